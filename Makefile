@@ -1,0 +1,163 @@
+# accubench: gradient-accumulation throughput, measured.
+#
+#   make            build build/accubench (CPU backend; CUDA too where nvcc is)
+#   make bench      run the default profile on the best backend present
+#   make test       every test, then the unit tests again under ASan + UBSan
+#   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
+#   make report     Markdown + HTML report from a CSV (same CSV= rule)
+#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
+#   make nsys       the abc profile under Nsight Systems
+#
+# Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
+#        PROFILE=name (bench), ACCUBENCH_NO_INSTALL=1 (never apt-get).
+
+BUILD      ?= build
+CUDA_HOME  ?= /usr/local/cuda
+NVCC       ?= $(CUDA_HOME)/bin/nvcc
+NVCC_GENCODE ?= -gencode arch=compute_90a,code=sm_90a \
+                -gencode arch=compute_90,code=compute_90
+PROFILE    ?= default
+DEBUG      ?= 0
+VERBOSE    ?= 0
+export CUDA_HOME
+
+ifeq ($(VERBOSE),1)
+Q :=
+else
+Q := @
+endif
+
+# What this machine has (and, as root, what was installed): see the script.
+include $(BUILD)/config.mk
+$(BUILD)/config.mk: scripts/configure.sh
+	@mkdir -p $(BUILD)
+	$(Q)CC="$(CC)" NVCC="$(NVCC)" sh scripts/configure.sh > $@.tmp && mv $@.tmp $@
+
+ifeq ($(DEBUG),1)
+OPT := -O0 -g
+else
+OPT := -O3 -g
+endif
+
+WARN     := -Wall -Wextra -Werror
+CPPFLAGS := -D_GNU_SOURCE -Iharness -Ikernels -MMD -MP
+CFLAGS   := -std=c11 $(OPT) $(WARN) -pthread
+LDLIBS   := -lm -pthread -ldl
+
+ifeq ($(HAVE_OPENBLAS),1)
+CPPFLAGS += -DACCUBENCH_HAVE_OPENBLAS=1
+LDLIBS   += -lopenblas
+endif
+ifeq ($(HAVE_NVTX),1)
+CPPFLAGS += -DACCUBENCH_HAVE_NVTX=1 -isystem $(CUDA_HOME)/include
+endif
+
+# The backend-neutral core and the CPU backend: no CUDA header anywhere.
+CORE_SRC := $(wildcard harness/*.c) $(wildcard kernels/cpu_*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
+CORE_LIB := $(BUILD)/libaccubench.a
+
+# The CUDA backend and the CUPTI collector, built only where nvcc is.
+CUDA_CU  := $(wildcard kernels/cuda_*.cu)
+CUDA_C   := $(wildcard kernels/cuda_*.c kernels/cupti_*.c)
+CUDA_OBJ := $(CUDA_CU:%.cu=$(BUILD)/obj/%.o) $(CUDA_C:%.c=$(BUILD)/obj/%.o)
+CUDA_LIB := $(BUILD)/libaccubench_cuda.a
+CUDA_LIBDIRS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
+                -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
+CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcublasLt -lcublas -lcudart -lstdc++ -lrt
+NVCCFLAGS := -std=c++17 -O3 -g $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror \
+             -Werror all-warnings -Iharness -Ikernels
+
+ifeq ($(HAVE_NVCC),1)
+BACKEND_LIBS := $(CUDA_LIB) $(CORE_LIB)
+BACKEND_LDLIBS := $(CUDA_LDLIBS)
+CUDA_DEFINE := -DACCUBENCH_HAVE_CUDA=1
+else
+BACKEND_LIBS := $(CORE_LIB)
+BACKEND_LDLIBS :=
+CUDA_DEFINE :=
+endif
+
+BIN := $(BUILD)/accubench
+
+.PHONY: all bench test unit-test asan-test e2e-test plots report check-gpu nsys clean
+all: $(BIN)
+
+$(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC    $<")
+	$(Q)$(CC) $(CPPFLAGS) $(CUDA_DEFINE) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/kernels/cuda_%.o: kernels/cuda_%.cu $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC  $<")
+	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# CUDA/CUPTI C sources see the CUDA headers; the core never does.
+$(BUILD)/obj/kernels/cupti_%.o $(BUILD)/obj/kernels/cuda_%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include
+
+$(CORE_LIB): $(CORE_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(CUDA_LIB): $(CUDA_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN): $(BUILD)/obj/bench/main.o $(BACKEND_LIBS)
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
+ifneq ($(HAVE_NVCC),1)
+	@echo "note: built without the CUDA backend (nvcc not found at $(NVCC))"
+endif
+
+# ---------------------------------------------------------------- tests
+# Unit tests: tests/test_*.c, each a program linked against the core.
+UNIT_SRC  := $(wildcard tests/test_*.c)
+UNIT_BIN  := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
+ASAN_BUILD := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_OBJ  := $(CORE_SRC:%.c=$(ASAN_BUILD)/obj/%.o)
+ASAN_BIN  := $(UNIT_SRC:tests/%.c=$(ASAN_BUILD)/tests/%)
+# Helper libraries some tests load (the NVTX injection recorder).
+TEST_SO   := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(wildcard tests/lib*.c))
+
+$(BUILD)/tests/%: tests/%.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(CORE_LIB) $(LDLIBS)
+
+$(BUILD)/tests/lib%.so: tests/lib%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
+
+$(ASAN_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+$(ASAN_BUILD)/libaccubench.a: $(ASAN_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(ASAN_BUILD)/tests/%: tests/%.c $(ASAN_BUILD)/libaccubench.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(ASAN_FLAGS) -o $@ $< $(ASAN_BUILD)/libaccubench.a $(LDLIBS)
+
+unit-test: $(UNIT_BIN) $(TEST_SO)
+	$(Q)sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
+
+asan-test: $(ASAN_BIN) $(TEST_SO)
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    sh tests/run_unit.sh $(BUILD)/tests $(ASAN_BIN)
+
+e2e-test: $(BIN) $(TEST_SO)
+	$(Q)sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
+
+test: all
+	$(Q)$(MAKE) --no-print-directory unit-test e2e-test asan-test
+
+# -------------------------------------------------------------- running
+bench: $(BIN)
+	$(Q)mkdir -p results
+	$(Q)$(BIN) run --profile $(PROFILE) --backend auto --out results
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d)

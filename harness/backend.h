@@ -1,0 +1,182 @@
+/* The backend table: everything the model needs from a device.
+ *
+ * The model is written once against this table; the CPU backend and the CUDA
+ * backend fill it in. No CUDA header is ever included here: device pointers
+ * are plain void* / float* owned by the backend.
+ *
+ * Conventions
+ *  - Matrices are column-major (BLAS). Activations are [features x batch]
+ *    with leading dimension = features, so one example is one column.
+ *  - Every op returns BK_OK or an error code and leaves a one-line reason in
+ *    backend.error (with file, line and call for CUDA errors). Nothing exits.
+ *  - Ops are asynchronous with respect to the host where the device allows;
+ *    sync() waits for everything issued so far.
+ *  - Master weights, gradients and optimizer state are always fp32.
+ *    Activations and the weights the GEMMs read are in the compute storage
+ *    type (fp32, or bf16 when dtype is bf16). */
+#ifndef ACCUBENCH_BACKEND_H
+#define ACCUBENCH_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/elementwise.h"
+
+enum bk_status {
+    BK_OK = 0,
+    BK_OOM = 1,          /* an allocation failed; everything else is intact */
+    BK_UNSUPPORTED = 2,  /* this backend cannot do what was asked */
+    BK_ERROR = 3,        /* a device or library call failed */
+};
+
+/* The arithmetic of a run: what the GEMMs compute in. */
+typedef enum dtype {
+    DTYPE_FP32 = 0,
+    DTYPE_TF32 = 1, /* fp32 storage, TF32 tensor-core GEMMs */
+    DTYPE_BF16 = 2, /* bf16 weight copy and activations, fp32 accumulation */
+} dtype;
+
+/* How one buffer stores its elements. */
+typedef enum storage {
+    STORAGE_F32 = 0,
+    STORAGE_BF16 = 1,
+} storage;
+
+static inline size_t storage_bytes(storage s) { return s == STORAGE_BF16 ? 2 : 4; }
+
+/* C = alpha * op(A) * op(B) + beta * C, column-major, BLAS semantics.
+ * A and B are in ab_storage; C in c_storage (weight gradients accumulate in
+ * fp32 with beta = 1 while A and B may be bf16). */
+typedef struct gemm_desc {
+    int trans_a, trans_b; /* 0 = N, 1 = T */
+    int m, n, k;
+    float alpha;
+    const void *a;
+    int lda;
+    const void *b;
+    int ldb;
+    float beta;
+    void *c;
+    int ldc;
+    storage ab_storage, c_storage;
+} gemm_desc;
+
+typedef struct backend backend;
+
+/* A timestamp on the device's timeline (a CUDA event, or a host clock). */
+typedef struct bk_timer bk_timer;
+
+typedef struct backend_ops {
+    void (*destroy)(backend *b);
+
+    /* Memory. alloc returns BK_OOM (never aborts) when the device is full.
+     * alloc_transient/free_transient serve the `alloc` execution modes: the
+     * backend may use a stream-ordered allocator there. */
+    int (*alloc)(backend *b, size_t bytes, void **out);
+    void (*free)(backend *b, void *p);
+    int (*alloc_transient)(backend *b, size_t bytes, void **out);
+    void (*free_transient)(backend *b, void *p);
+    int (*upload)(backend *b, void *dst, const void *src, size_t bytes);
+    int (*download)(backend *b, void *dst, const void *src, size_t bytes);
+    int (*zero)(backend *b, void *dst, size_t bytes);
+
+    int (*gemm)(backend *b, const gemm_desc *g);
+
+    /* z[:, j] += bias; then h = gelu(z) when gelu is set (z keeps the
+     * pre-activation for the backward pass; h may be NULL without gelu).
+     * z and h are [rows x cols] in storage s. */
+    int (*bias_gelu_forward)(backend *b, storage s, void *z, const float *bias,
+                             void *h, int rows, int cols, int gelu);
+    /* dz = dh * gelu'(z), n elements in storage s. dz may alias dh. */
+    int (*gelu_backward)(backend *b, storage s, const void *z, const void *dh,
+                         void *dz, size_t n);
+    /* db[i] += sum_j dz[i, j]: the bias gradient, accumulated in fp32. */
+    int (*bias_grad_accumulate)(backend *b, storage s, const void *dz, float *db,
+                                int rows, int cols);
+    /* Softmax cross-entropy over a [classes x batch] block. labels and valid
+     * are device arrays of batch ints; *scale is a device float: the factor
+     * every example's gradient is multiplied by (the loss normalisation).
+     * loss_sum (device float) += the sum of the valid examples' losses. */
+    int (*softmax_xent)(backend *b, storage s, const void *logits, void *dlogits,
+                        const int *labels, const int *valid, const float *scale,
+                        float *loss_sum, int classes, int batch);
+    /* h points to device memory, written with upload() before each step,
+     * so that a captured graph reads the current step's bias correction. */
+    int (*adamw)(backend *b, float *w, const float *g, float *m, float *v,
+                 size_t n, const adamw_hparams *h);
+    int (*sgd)(backend *b, float *w, const float *g, size_t n, float lr,
+               float weight_decay);
+    /* dst = (compute storage) src: refreshes the bf16 weight copy. */
+    int (*convert)(backend *b, const float *src, void *dst, storage dst_storage,
+                   size_t n);
+    /* dst = (fp32) src: brings compute-storage data back for checks. */
+    int (*to_f32)(backend *b, const void *src, storage src_storage, float *dst,
+                  size_t n);
+
+    /* Timing on the device timeline. elapsed_ms waits for `end`. */
+    int (*timer_create)(backend *b, bk_timer **out);
+    void (*timer_destroy)(backend *b, bk_timer *t);
+    int (*timer_record)(backend *b, bk_timer *t);
+    int (*timer_elapsed_ms)(backend *b, bk_timer *start, bk_timer *end, double *ms);
+    int (*sync)(backend *b);
+
+    /* Optional (NULL where unsupported): capture what is issued between
+     * begin and end as one replayable graph (the `graph` mode). */
+    int (*graph_begin)(backend *b);
+    int (*graph_end)(backend *b, void **graph);
+    int (*graph_launch)(backend *b, void *graph);
+    void (*graph_destroy)(backend *b, void *graph);
+
+    /* Optional: bracket the measured region for external profilers. */
+    void (*profiler_start)(backend *b);
+    void (*profiler_stop)(backend *b);
+} backend_ops;
+
+/* Execution modes understood by backends (an axis of the sweep). */
+typedef enum exec_mode {
+    MODE_ASYNC = 0,       /* no host sync inside a step */
+    MODE_SYNC = 1,        /* host sync after every micro-batch */
+    MODE_GRAPH = 2,       /* one step captured as a graph and replayed */
+    MODE_ALLOC = 3,       /* activations allocated/freed per micro-batch */
+    MODE_ALLOC_ASYNC = 4, /* the same with a stream-ordered allocator */
+    MODE_COUNT
+} exec_mode;
+
+struct trace_recorder; /* harness/trace.h */
+
+struct backend {
+    const backend_ops *ops;
+    void *impl;              /* the backend's own state */
+    const char *name;        /* "cpu", "cuda" */
+    char device[128];        /* what it runs on, for the CSV */
+    char library[160];       /* BLAS core / cuBLAS version, for the metadata */
+    dtype dtype;
+    storage compute_storage; /* derived from dtype */
+    exec_mode transient_mode;/* which allocator alloc_transient uses */
+    /* Largest square GEMM size worth timing for the peak rate. */
+    int peak_gemm_n;
+    /* Datasheet peak for dtype in TFLOP/s, 0 when unknown. */
+    double datasheet_tflops;
+    /* Bytes the device can hold (0 = unknown) and the soft cap the user set
+     * (0 = none): an allocation that would pass the cap fails with BK_OOM. */
+    size_t mem_total, mem_cap;
+    /* Allocation accounting, kept by the harness wrappers (dispatch.h). */
+    size_t mem_in_use, mem_peak;
+    /* Counted by the harness wrappers: every op issued on the device. */
+    uint64_t dispatches;
+    /* When set, each dispatched op is recorded with its start and end
+     * (backends without their own tracer; see trace.h). */
+    struct trace_recorder *recorder;
+    char error[320];
+};
+
+/* Backend constructors. Each returns BK_OK and a ready backend, or an error
+ * with a one-line reason in `why`. */
+int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len);
+/* Defined only when the CUDA backend is built in (ACCUBENCH_HAVE_CUDA). */
+int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
+
+const char *dtype_name(dtype d);
+const char *mode_name(exec_mode m);
+
+#endif

@@ -1,0 +1,139 @@
+/* How the harness calls a backend: every op goes through these wrappers, so
+ * the dispatch count, the memory accounting and the CPU activity records are
+ * kept in one place for every backend. */
+#ifndef ACCUBENCH_DISPATCH_H
+#define ACCUBENCH_DISPATCH_H
+
+#include <stdio.h>
+
+#include "backend.h"
+#include "trace.h"
+
+/* Issues one device op: counts it and, when a recorder is attached, records
+ * its interval as device work (a CPU dispatch runs while the call runs). */
+#define BK_DISPATCH(b, op_name, call)                                        \
+    do {                                                                     \
+        uint64_t bk_t0_ = (b)->recorder ? trace_now_ns() : 0;                \
+        int bk_rc_ = (call);                                                 \
+        (b)->dispatches++;                                                   \
+        if ((b)->recorder)                                                   \
+            trace_add((b)->recorder, TRACE_KERNEL, (op_name), bk_t0_,        \
+                      trace_now_ns(), 0, 0);                                 \
+        return bk_rc_;                                                       \
+    } while (0)
+
+static inline int bk_alloc_checked(backend *b, size_t bytes, void **out, int transient)
+{
+    *out = NULL;
+    if (b->mem_cap && b->mem_in_use + bytes > b->mem_cap) {
+        snprintf(b->error, sizeof b->error,
+                 "allocation of %zu bytes would pass the memory cap of %zu bytes",
+                 bytes, b->mem_cap);
+        return BK_OOM;
+    }
+    int rc = transient ? b->ops->alloc_transient(b, bytes, out)
+                       : b->ops->alloc(b, bytes, out);
+    if (rc != BK_OK)
+        return rc;
+    b->mem_in_use += bytes;
+    if (b->mem_in_use > b->mem_peak)
+        b->mem_peak = b->mem_in_use;
+    return BK_OK;
+}
+
+static inline int bk_alloc(backend *b, size_t bytes, void **out)
+{
+    return bk_alloc_checked(b, bytes, out, 0);
+}
+
+static inline void bk_free(backend *b, void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    b->ops->free(b, p);
+    b->mem_in_use -= bytes;
+}
+
+static inline int bk_alloc_transient(backend *b, size_t bytes, void **out)
+{
+    return bk_alloc_checked(b, bytes, out, 1);
+}
+
+static inline void bk_free_transient(backend *b, void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    b->ops->free_transient(b, p);
+    b->mem_in_use -= bytes;
+}
+
+static inline int bk_upload(backend *b, void *dst, const void *src, size_t bytes)
+{
+    BK_DISPATCH(b, "upload", b->ops->upload(b, dst, src, bytes));
+}
+
+static inline int bk_download(backend *b, void *dst, const void *src, size_t bytes)
+{
+    return b->ops->download(b, dst, src, bytes);
+}
+
+static inline int bk_zero(backend *b, void *dst, size_t bytes)
+{
+    BK_DISPATCH(b, "zero", b->ops->zero(b, dst, bytes));
+}
+
+static inline int bk_gemm(backend *b, const gemm_desc *g)
+{
+    BK_DISPATCH(b, "gemm", b->ops->gemm(b, g));
+}
+
+static inline int bk_bias_gelu_forward(backend *b, void *z, const float *bias,
+                                       void *h, int rows, int cols, int gelu)
+{
+    BK_DISPATCH(b, gelu ? "bias_gelu" : "bias",
+                b->ops->bias_gelu_forward(b, b->compute_storage, z, bias, h, rows,
+                                          cols, gelu));
+}
+
+static inline int bk_gelu_backward(backend *b, const void *z, const void *dh,
+                                   void *dz, size_t n)
+{
+    BK_DISPATCH(b, "gelu_backward",
+                b->ops->gelu_backward(b, b->compute_storage, z, dh, dz, n));
+}
+
+static inline int bk_bias_grad(backend *b, const void *dz, float *db, int rows, int cols)
+{
+    BK_DISPATCH(b, "bias_grad",
+                b->ops->bias_grad_accumulate(b, b->compute_storage, dz, db, rows, cols));
+}
+
+static inline int bk_softmax_xent(backend *b, const void *logits, void *dlogits,
+                                  const int *labels, const int *valid,
+                                  const float *scale, float *loss_sum,
+                                  int classes, int batch)
+{
+    BK_DISPATCH(b, "softmax_xent",
+                b->ops->softmax_xent(b, b->compute_storage, logits, dlogits, labels,
+                                     valid, scale, loss_sum, classes, batch));
+}
+
+static inline int bk_adamw(backend *b, float *w, const float *g, float *m,
+                           float *v, size_t n, const adamw_hparams *h)
+{
+    BK_DISPATCH(b, "adamw", b->ops->adamw(b, w, g, m, v, n, h));
+}
+
+static inline int bk_sgd(backend *b, float *w, const float *g, size_t n,
+                         float lr, float weight_decay)
+{
+    BK_DISPATCH(b, "sgd", b->ops->sgd(b, w, g, n, lr, weight_decay));
+}
+
+static inline int bk_convert(backend *b, const float *src, void *dst,
+                             storage dst_storage, size_t n)
+{
+    BK_DISPATCH(b, "convert", b->ops->convert(b, src, dst, dst_storage, n));
+}
+
+#endif

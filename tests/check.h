@@ -1,0 +1,40 @@
+/* A minimal assertion kit for the unit tests: each CHECK prints where it
+ * failed and counts; main returns check_finish(). */
+#ifndef ACCUBENCH_TEST_CHECK_H
+#define ACCUBENCH_TEST_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+
+static int check_failures;
+static int check_count;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        check_count++;                                                         \
+        if (!(cond)) {                                                         \
+            check_failures++;                                                  \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                  \
+    do {                                                                       \
+        double check_a_ = (a), check_b_ = (b);                                 \
+        check_count++;                                                         \
+        if (!(fabs(check_a_ - check_b_) <= (tol))) {                           \
+            check_failures++;                                                  \
+            fprintf(stderr, "%s:%d: %s = %.9g, expected %s = %.9g (tol %g)\n", \
+                    __FILE__, __LINE__, #a, check_a_, #b, check_b_,            \
+                    (double)(tol));                                            \
+        }                                                                      \
+    } while (0)
+
+static inline int check_finish(const char *name)
+{
+    fprintf(stderr, "%s: %d checks, %d failed\n", name, check_count, check_failures);
+    return check_failures ? 1 : 0;
+}
+
+#endif
