@@ -29,6 +29,7 @@
     X(step_noise_pct, REAL, timed)               \
     X(samples, INT, timed)                       \
     X(host_enqueue_ms, REAL, timed)              \
+    X(pass_ms, REAL, timed)                      \
     X(samples_per_s, REAL, timed)                \
     X(flops_per_step, REAL, config)              \
     X(tflops, REAL, timed)                       \

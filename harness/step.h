@@ -1,0 +1,40 @@
+/* One config in motion: a model, its data, one split and one execution
+ * mode, stepping window after window. */
+#ifndef ACCUBENCH_STEP_H
+#define ACCUBENCH_STEP_H
+
+#include "dataset.h"
+#include "model.h"
+#include "plan.h"
+
+typedef struct step_runner {
+    model *m;
+    dataset *d;
+    split sp;
+    exec_mode mode;
+    activations acts;      /* preallocated unless the mode allocates per micro */
+    float *loss_sum;       /* device float */
+    void *graphs[DATASET_MAX_BUFFERS]; /* graph mode: one per input buffer */
+    int next_buffer;
+    int steps_done;
+} step_runner;
+
+/* Prepares the split (scales, activations, graphs). BK_* status; the reason
+ * is in m->b->error. */
+int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
+                     exec_mode mode, reduction r);
+void step_runner_free(step_runner *s);
+
+/* One optimizer step on the next input buffer, in the runner's mode, inside
+ * a "step" range. Does not wait for the device. */
+int step_run(step_runner *s);
+
+/* The forward and backward passes of one window on buffer `buf`, gradients
+ * zeroed first, no optimizer step: what the correctness check compares. */
+int step_window(step_runner *s, int buf);
+
+/* One forward+backward pass of a single micro-batch (no zeroing, no
+ * optimizer): the unit of the naive K x pass prediction. */
+int step_single_pass(step_runner *s);
+
+#endif
