@@ -1,0 +1,479 @@
+/* The CUDA backend: the backend table on an NVIDIA GPU.
+ *
+ * One device (0, as CUDA_VISIBLE_DEVICES orders them), one compute stream
+ * (non-blocking, so nothing else in the process serialises with it), one
+ * cuBLAS and one cuBLASLt handle sharing one workspace. Every op is issued
+ * on that stream and returns without waiting, except download, sync and
+ * timer_elapsed_ms, which exist to wait. The element-wise kernels live in
+ * cuda_elementwise.cu, the GEMMs in cuda_gemm.cu.
+ *
+ * Memory: alloc is cudaMalloc; a failure returns BK_OOM and the sweep goes
+ * on. alloc_transient serves the `alloc` execution modes: cudaMalloc/cudaFree
+ * (MODE_ALLOC) or the stream-ordered cudaMallocAsync/cudaFreeAsync on the
+ * device's default pool, which keeps freed memory for reuse (MODE_ALLOC_ASYNC).
+ * The harness must not change transient_mode while transient buffers live. */
+#include <cuda_profiler_api.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_internal.h"
+#include "cuda_peak.h"
+
+struct bk_timer {
+    cudaEvent_t event;
+};
+
+/* ------------------------------------------------------------- errors */
+
+int cuda_fail(backend *b, const char *file, int line, const char *call,
+                         cudaError_t e)
+{
+    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
+             cudaGetErrorName(e), cudaGetErrorString(e));
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError(); /* not sticky: clear it for the next call */
+        return BK_OOM;
+    }
+    return BK_ERROR;
+}
+
+int cublas_fail(backend *b, const char *file, int line, const char *call,
+                           cublasStatus_t s)
+{
+    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
+             cublasGetStatusName(s), cublasGetStatusString(s));
+    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
+}
+
+int cublaslt_fail(backend *b, const char *file, int line, const char *call,
+                             cublasStatus_t s)
+{
+    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
+             cublasLtGetStatusName(s), cublasLtGetStatusString(s));
+    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
+}
+
+/* ------------------------------------------------------------- memory */
+
+/* Allocation failures name the size, so that an OOM row says what failed. */
+static int alloc_failed(backend *b, const char *call, size_t bytes, cudaError_t e)
+{
+    int rc = cuda_fail(b, __FILE__, __LINE__, call, e);
+    if (rc == BK_OOM)
+        snprintf(b->error, sizeof b->error, "device out of memory: %s of %zu bytes failed",
+                 call, bytes);
+    return rc;
+}
+
+static int cu_alloc(backend *b, size_t bytes, void **out)
+{
+    *out = NULL;
+    cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
+    if (e != cudaSuccess) {
+        *out = NULL;
+        return alloc_failed(b, "cudaMalloc", bytes, e);
+    }
+    return BK_OK;
+}
+
+static void cu_free(backend *b, void *p)
+{
+    (void)b;
+    if (p)
+        (void)cudaFree(p);
+}
+
+static int cu_alloc_transient(backend *b, size_t bytes, void **out)
+{
+    cuda_impl *c = cuda_of(b);
+    if (b->transient_mode != MODE_ALLOC_ASYNC)
+        return cu_alloc(b, bytes, out);
+    *out = NULL;
+    if (!c->mempools) {
+        snprintf(b->error, sizeof b->error,
+                 "this device has no stream-ordered allocator (cudaMallocAsync)");
+        return BK_UNSUPPORTED;
+    }
+    cudaError_t e = cudaMallocAsync(out, bytes ? bytes : 1, c->stream);
+    if (e != cudaSuccess) {
+        *out = NULL;
+        return alloc_failed(b, "cudaMallocAsync", bytes, e);
+    }
+    return BK_OK;
+}
+
+static void cu_free_transient(backend *b, void *p)
+{
+    if (!p)
+        return;
+    if (b->transient_mode == MODE_ALLOC_ASYNC)
+        (void)cudaFreeAsync(p, cuda_of(b)->stream);
+    else
+        (void)cudaFree(p);
+}
+
+/* The source may be reused as soon as this returns: a copy from pageable
+ * host memory is staged by the driver before cudaMemcpyAsync returns. A copy
+ * inside a graph capture would bake this call's host address into the graph,
+ * so it is refused there (the harness uploads before each replay). */
+static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
+{
+    cuda_impl *c = cuda_of(b);
+    cudaStreamCaptureStatus capture;
+    CUDA_CHECK(b, cudaStreamIsCapturing(c->stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone) {
+        snprintf(b->error, sizeof b->error,
+                 "upload inside a graph capture: upload before the replay instead");
+        return BK_UNSUPPORTED;
+    }
+    CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream));
+    return BK_OK;
+}
+
+static int cu_download(backend *b, void *dst, const void *src, size_t bytes)
+{
+    cuda_impl *c = cuda_of(b);
+    CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
+    CUDA_CHECK(b, cudaStreamSynchronize(c->stream));
+    return BK_OK;
+}
+
+static int cu_zero(backend *b, void *dst, size_t bytes)
+{
+    CUDA_CHECK(b, cudaMemsetAsync(dst, 0, bytes, cuda_of(b)->stream));
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------- timers */
+
+static int cu_timer_create(backend *b, bk_timer **out)
+{
+    bk_timer *t = (bk_timer *)calloc(1, sizeof *t);
+    *out = NULL;
+    if (!t) {
+        snprintf(b->error, sizeof b->error, "out of host memory for a timer");
+        return BK_OOM;
+    }
+    cudaError_t e = cudaEventCreate(&t->event);
+    if (e != cudaSuccess) {
+        free(t);
+        return cuda_fail(b, __FILE__, __LINE__, "cudaEventCreate(&t->event)", e);
+    }
+    *out = t;
+    return BK_OK;
+}
+
+static void cu_timer_destroy(backend *b, bk_timer *t)
+{
+    (void)b;
+    if (!t)
+        return;
+    (void)cudaEventDestroy(t->event);
+    free(t);
+}
+
+static int cu_timer_record(backend *b, bk_timer *t)
+{
+    CUDA_CHECK(b, cudaEventRecord(t->event, cuda_of(b)->stream));
+    return BK_OK;
+}
+
+static int cu_timer_elapsed(backend *b, bk_timer *start, bk_timer *end, double *ms)
+{
+    float f = 0.0f;
+    CUDA_CHECK(b, cudaEventSynchronize(end->event));
+    CUDA_CHECK(b, cudaEventElapsedTime(&f, start->event, end->event));
+    *ms = (double)f;
+    return BK_OK;
+}
+
+static int cu_sync(backend *b)
+{
+    CUDA_CHECK(b, cudaStreamSynchronize(cuda_of(b)->stream));
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------- graphs */
+
+/* Thread-local capture: calls that are illegal during a capture fail only
+ * on this thread, and a collector thread (CUPTI) is left alone. */
+static int cu_graph_begin(backend *b)
+{
+    CUDA_CHECK(b, cudaStreamBeginCapture(cuda_of(b)->stream,
+                                         cudaStreamCaptureModeThreadLocal));
+    return BK_OK;
+}
+
+/* Ends the capture (always, so the stream is usable after a failed one),
+ * instantiates the graph and uploads it, so that the first replay costs no
+ * more than the others. *graph is a cudaGraphExec_t. */
+static int cu_graph_end(backend *b, void **graph)
+{
+    cuda_impl *c = cuda_of(b);
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t exec = NULL;
+    *graph = NULL;
+    cudaError_t e = cudaStreamEndCapture(c->stream, &g);
+    if (e != cudaSuccess) {
+        if (g)
+            (void)cudaGraphDestroy(g);
+        return cuda_fail(b, __FILE__, __LINE__, "cudaStreamEndCapture(c->stream, &g)", e);
+    }
+    e = cudaGraphInstantiate(&exec, g, 0);
+    (void)cudaGraphDestroy(g);
+    if (e != cudaSuccess)
+        return cuda_fail(b, __FILE__, __LINE__, "cudaGraphInstantiate(&exec, g, 0)", e);
+    e = cudaGraphUpload(exec, c->stream);
+    if (e != cudaSuccess) {
+        (void)cudaGraphExecDestroy(exec);
+        return cuda_fail(b, __FILE__, __LINE__, "cudaGraphUpload(exec, c->stream)", e);
+    }
+    *graph = (void *)exec;
+    return BK_OK;
+}
+
+static int cu_graph_launch(backend *b, void *graph)
+{
+    CUDA_CHECK(b, cudaGraphLaunch((cudaGraphExec_t)graph, cuda_of(b)->stream));
+    return BK_OK;
+}
+
+static void cu_graph_destroy(backend *b, void *graph)
+{
+    (void)b;
+    if (graph)
+        (void)cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
+/* ----------------------------------------------------------- profiler */
+
+/* The measured region for Nsight Systems' --capture-range=cudaProfilerApi.
+ * Outside a profiler these do nothing; a failure is only worth a note. */
+static void cu_profiler_start(backend *b)
+{
+    cudaError_t e = cudaProfilerStart();
+    if (e != cudaSuccess)
+        cuda_fail(b, __FILE__, __LINE__, "cudaProfilerStart()", e);
+}
+
+static void cu_profiler_stop(backend *b)
+{
+    cudaError_t e = cudaProfilerStop();
+    if (e != cudaSuccess)
+        cuda_fail(b, __FILE__, __LINE__, "cudaProfilerStop()", e);
+}
+
+/* ------------------------------------------------------- create/destroy */
+
+/* Frees whatever the backend holds; safe on a half-built one. */
+static void cu_destroy(backend *b)
+{
+    if (!b)
+        return;
+    cuda_impl *c = cuda_of(b);
+    if (c) {
+        if (c->stream) {
+            /* A capture left open by an error path would keep the stream
+             * unusable: end it and drop what it caught. */
+            cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+            if (cudaStreamIsCapturing(c->stream, &capture) == cudaSuccess &&
+                capture != cudaStreamCaptureStatusNone) {
+                cudaGraph_t g = NULL;
+                (void)cudaStreamEndCapture(c->stream, &g);
+                if (g)
+                    (void)cudaGraphDestroy(g);
+            }
+            (void)cudaStreamSynchronize(c->stream);
+        }
+        cuda_gemm_destroy(b);
+        if (c->lt)
+            (void)cublasLtDestroy(c->lt);
+        if (c->blas)
+            (void)cublasDestroy(c->blas);
+        if (c->workspace)
+            (void)cudaFree(c->workspace);
+        if (c->reduce_scratch)
+            (void)cudaFree(c->reduce_scratch);
+        if (c->stream)
+            (void)cudaStreamDestroy(c->stream);
+        if (c->mempools) {
+            cudaMemPool_t pool;
+            if (cudaDeviceGetDefaultMemPool(&pool, c->device) == cudaSuccess)
+                (void)cudaMemPoolTrimTo(pool, 0);
+        }
+        (void)cudaGetLastError();
+        free(c);
+    }
+    free(b);
+}
+
+/* Filled by name (C++17 has no designated initializers): the order of
+ * backend_ops may change without this table going wrong. */
+static backend_ops cuda_ops_table(void)
+{
+    backend_ops o;
+    memset(&o, 0, sizeof o);
+    o.destroy = cu_destroy;
+    o.alloc = cu_alloc;
+    o.free = cu_free;
+    o.alloc_transient = cu_alloc_transient;
+    o.free_transient = cu_free_transient;
+    o.upload = cu_upload;
+    o.download = cu_download;
+    o.zero = cu_zero;
+    o.gemm = cuda_gemm;
+    o.bias_gelu_forward = cuda_bias_gelu_forward;
+    o.gelu_backward = cuda_gelu_backward;
+    o.bias_grad_accumulate = cuda_bias_grad;
+    o.softmax_xent = cuda_softmax_xent;
+    o.adamw = cuda_adamw;
+    o.sgd = cuda_sgd;
+    o.convert = cuda_convert;
+    o.to_f32 = cuda_to_f32;
+    o.timer_create = cu_timer_create;
+    o.timer_destroy = cu_timer_destroy;
+    o.timer_record = cu_timer_record;
+    o.timer_elapsed_ms = cu_timer_elapsed;
+    o.sync = cu_sync;
+    o.graph_begin = cu_graph_begin;
+    o.graph_end = cu_graph_end;
+    o.graph_launch = cu_graph_launch;
+    o.graph_destroy = cu_graph_destroy;
+    o.profiler_start = cu_profiler_start;
+    o.profiler_stop = cu_profiler_stop;
+    return o;
+}
+
+static const backend_ops cuda_ops = cuda_ops_table();
+
+/* Whether device 0 can run this build at all; BK_OK or BK_UNSUPPORTED with
+ * the reason (no driver, no device, no kernel image for its architecture). */
+static int device_usable(dtype dt, char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaSuccess && count == 0)
+        e = cudaErrorNoDevice;
+    if (e == cudaSuccess)
+        e = cudaSetDevice(0);
+    if (e == cudaSuccess)
+        e = cudaFree(0); /* creates the context now, so its failure shows here */
+    if (e != cudaSuccess) {
+        snprintf(why, why_len, "no usable CUDA device: %s: %s",
+                 count ? "cudaSetDevice(0)" : "cudaGetDeviceCount", cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return BK_UNSUPPORTED;
+    }
+    e = cuda_elementwise_loadable();
+    if (e != cudaSuccess) {
+        int major = 0, minor = 0;
+        (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+        (void)cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+        snprintf(why, why_len,
+                 "no usable CUDA device: this build has no code for sm_%d%d (%s); rebuild "
+                 "with NVCC_GENCODE naming it",
+                 major, minor, cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return BK_UNSUPPORTED;
+    }
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
+        dt == DTYPE_BF16 && major < 8) {
+        snprintf(why, why_len, "bf16 GEMMs need compute capability 8.0 or newer");
+        return BK_UNSUPPORTED;
+    }
+    return BK_OK;
+}
+
+/* Everything the backend holds, built in order; on failure the reason is in
+ * b->error and cu_destroy frees what was built. */
+static int cu_init(backend *b)
+{
+    cuda_impl *c = cuda_of(b);
+    cudaDeviceProp p;
+    int clock_khz = 0;
+    CUDA_CHECK(b, cudaGetDeviceProperties(&p, c->device));
+    CUDA_CHECK(b, cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, c->device));
+    c->sm_count = p.multiProcessorCount;
+
+    CUDA_CHECK(b, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+    CUDA_CHECK(b, cudaMalloc(&c->workspace, CUDA_GEMM_WORKSPACE_BYTES));
+    CUDA_CHECK(b, cudaMalloc((void **)&c->reduce_scratch,
+                             CUDA_REDUCE_SCRATCH_FLOATS * sizeof(float)));
+    CUBLAS_CHECK(b, cublasCreate(&c->blas));
+    CUBLAS_CHECK(b, cublasSetStream(c->blas, c->stream));
+    /* With its workspace given, cuBLAS allocates nothing while a graph is
+     * being captured. */
+    CUBLAS_CHECK(b, cublasSetWorkspace(c->blas, c->workspace, CUDA_GEMM_WORKSPACE_BYTES));
+    CUBLASLT_CHECK(b, cublasLtCreate(&c->lt));
+    int rc = cuda_gemm_create(b);
+    if (rc != BK_OK)
+        return rc;
+
+    int pools = 0;
+    CUDA_CHECK(b, cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, c->device));
+    if (pools) {
+        /* Keep freed blocks in the pool instead of handing them back at every
+         * sync: how frameworks use the stream-ordered allocator. */
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        CUDA_CHECK(b, cudaDeviceGetDefaultMemPool(&pool, c->device));
+        CUDA_CHECK(b, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+        c->mempools = 1;
+    }
+
+    int blas_version = 0, runtime = 0, driver = 0;
+    CUBLAS_CHECK(b, cublasGetVersion(c->blas, &blas_version));
+    CUDA_CHECK(b, cudaRuntimeGetVersion(&runtime));
+    CUDA_CHECK(b, cudaDriverGetVersion(&driver));
+    snprintf(b->device, sizeof b->device, "%.80s (sm_%d%d %d SMs %.0f GB)", p.name, p.major,
+             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1e9);
+    for (char *s = b->device; *s; s++)
+        if (*s == ',')
+            *s = ' ';
+    snprintf(b->library, sizeof b->library,
+             "cuBLAS %d.%d.%d + cuBLASLt %zu; CUDA runtime %d.%d; driver %d.%d",
+             blas_version / 10000, blas_version / 100 % 100, blas_version % 100,
+             cublasLtGetVersion(), runtime / 1000, runtime % 1000 / 10, driver / 1000,
+             driver % 1000 / 10);
+    b->mem_total = p.totalGlobalMem;
+    b->peak_gemm_n = cuda_peak_gemm_n(p.totalGlobalMem);
+    b->datasheet_tflops =
+        cuda_datasheet_tflops(p.name, p.major, p.minor, p.multiProcessorCount, clock_khz,
+                              b->dtype);
+    return BK_OK;
+}
+
+extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    int rc = device_usable(dt, why, why_len);
+    if (rc != BK_OK)
+        return rc;
+    backend *b = (backend *)calloc(1, sizeof *b);
+    cuda_impl *c = (cuda_impl *)calloc(1, sizeof *c);
+    if (!b || !c) {
+        free(b);
+        free(c);
+        snprintf(why, why_len, "out of host memory");
+        return BK_OOM;
+    }
+    b->ops = &cuda_ops;
+    b->impl = c;
+    b->name = "cuda";
+    b->dtype = dt;
+    b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+    b->transient_mode = MODE_ALLOC;
+    c->device = 0;
+    rc = cu_init(b);
+    if (rc != BK_OK) {
+        snprintf(why, why_len, "%s", b->error);
+        cu_destroy(b);
+        return rc;
+    }
+    *out = b;
+    return BK_OK;
+}

@@ -1,0 +1,408 @@
+/* The CUDA backend's element-wise ops: grid-stride kernels around the
+ * per-element bodies of elementwise.h, the same bodies the CPU backend loops
+ * over. Activations are fp32 or bf16 (stored as raw bf16 bits, converted by
+ * the shared ew_* functions, so the GPU rounds exactly as the CPU tests
+ * expect); master weights, gradients and optimizer state are always fp32.
+ *
+ * Every op issues its kernels on the backend's compute stream and returns
+ * without waiting. */
+#include "cuda_check.h"
+#include "cuda_internal.h"
+#include "elementwise.h"
+
+typedef unsigned short bf16_bits;
+
+/* Storage-generic element access: fp32 as is, bf16 through the shared
+ * round-to-nearest-even conversion. */
+__device__ __forceinline__ float load(const float *p, size_t i) { return p[i]; }
+__device__ __forceinline__ float load(const bf16_bits *p, size_t i)
+{
+    return ew_bf16_bits_to_f32(p[i]);
+}
+__device__ __forceinline__ void store(float *p, size_t i, float x) { p[i] = x; }
+__device__ __forceinline__ void store(bf16_bits *p, size_t i, float x)
+{
+    p[i] = ew_f32_to_bf16_bits(x);
+}
+/* The value a store of x would leave, read back. */
+template <typename T> __device__ __forceinline__ float quantize(float x);
+template <> __device__ __forceinline__ float quantize<float>(float x) { return x; }
+template <> __device__ __forceinline__ float quantize<bf16_bits>(float x)
+{
+    return ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(x));
+}
+
+#define EW_THREADS 256
+
+/* Blocks for a grid-stride loop over n items: enough to fill the device a
+ * few times over, never more than the items need. */
+static unsigned blocks_for(const backend *b, size_t n, int threads)
+{
+    size_t want = (n + (size_t)threads - 1) / (size_t)threads;
+    size_t cap = (size_t)((const cuda_impl *)b->impl)->sm_count * 16;
+    if (want > cap)
+        want = cap;
+    return want ? (unsigned)want : 1u;
+}
+
+#define GRID_STRIDE(i, n)                                                     \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);  \
+         i += (size_t)blockDim.x * gridDim.x)
+
+/* ------------------------------------------------------- bias + GELU */
+
+/* One pass instead of two: z[:, j] += bias and h = gelu(z). GELU reads the
+ * stored (rounded) pre-activation, the same value the backward pass will
+ * read, so forward and backward agree in bf16 too. */
+template <typename T>
+__global__ void bias_gelu_kernel(T *z, const float *bias, T *h, int rows, int cols,
+                                 int gelu)
+{
+    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
+             i += blockDim.x * gridDim.x) {
+            size_t idx = (size_t)j * (size_t)rows + (size_t)i;
+            float zi = quantize<T>(load(z, idx) + bias[i]);
+            store(z, idx, zi);
+            if (gelu)
+                store(h, idx, ew_gelu(zi));
+        }
+    }
+}
+
+template <typename T>
+static int launch_bias_gelu(backend *b, void *z, const float *bias, void *h, int rows,
+                            int cols, int gelu)
+{
+    unsigned gx = blocks_for(b, (size_t)rows, EW_THREADS);
+    unsigned total = blocks_for(b, (size_t)rows * (size_t)cols, EW_THREADS);
+    unsigned gy = total / gx ? total / gx : 1;
+    if (gy > (unsigned)cols)
+        gy = (unsigned)cols;
+    if (gy > 65535u)
+        gy = 65535u;
+    bias_gelu_kernel<T><<<dim3(gx, gy), EW_THREADS, 0, cuda_of(b)->stream>>>(
+        (T *)z, bias, (T *)h, rows, cols, gelu);
+    CUDA_CHECK_LAUNCH(b, "bias_gelu_kernel");
+    return BK_OK;
+}
+
+extern "C" int cuda_bias_gelu_forward(backend *b, storage s, void *z, const float *bias,
+                                      void *h, int rows, int cols, int gelu)
+{
+    if (rows <= 0 || cols <= 0)
+        return BK_OK;
+    if (gelu && !h) {
+        snprintf(b->error, sizeof b->error, "bias_gelu_forward: gelu needs an output h");
+        return BK_ERROR;
+    }
+    return s == STORAGE_BF16 ? launch_bias_gelu<bf16_bits>(b, z, bias, h, rows, cols, gelu)
+                             : launch_bias_gelu<float>(b, z, bias, h, rows, cols, gelu);
+}
+
+/* ------------------------------------------------------ GELU backward */
+
+/* dz may alias dh: each element is read before it is written, and no
+ * pointer is __restrict__. */
+template <typename T>
+__global__ void gelu_backward_kernel(const T *z, const T *dh, T *dz, size_t n)
+{
+    GRID_STRIDE(i, n) { store(dz, i, load(dh, i) * ew_gelu_grad(load(z, i))); }
+}
+
+extern "C" int cuda_gelu_backward(backend *b, storage s, const void *z, const void *dh,
+                                  void *dz, size_t n)
+{
+    if (n == 0)
+        return BK_OK;
+    unsigned g = blocks_for(b, n, EW_THREADS);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        gelu_backward_kernel<bf16_bits><<<g, EW_THREADS, 0, st>>>(
+            (const bf16_bits *)z, (const bf16_bits *)dh, (bf16_bits *)dz, n);
+    else
+        gelu_backward_kernel<float><<<g, EW_THREADS, 0, st>>>(
+            (const float *)z, (const float *)dh, (float *)dz, n);
+    CUDA_CHECK_LAUNCH(b, "gelu_backward_kernel");
+    return BK_OK;
+}
+
+/* ------------------------------------------------------- bias gradient */
+
+/* db[i] += sum_j dz[i, j], deterministic (no atomics), in two passes so that
+ * a narrow layer still fills the device: pass 1 gives each block 32 rows and
+ * one chunk of the columns; its 32 x 8 threads read 32 consecutive rows of a
+ * column at a time (coalesced), reduce over the 8 column lanes in shared
+ * memory and write one partial sum per row and chunk. Pass 2 adds the
+ * chunks' partials in a fixed order. With one chunk, pass 1 adds to db
+ * itself. */
+#define BG_ROWS 32
+#define BG_LANES 8
+
+template <typename T>
+__global__ void bias_grad_partial_kernel(const T *dz, float *out, int accumulate,
+                                         int rows, int cols, int chunk_cols)
+{
+    __shared__ float part[BG_LANES][BG_ROWS + 1];
+    int row = blockIdx.x * BG_ROWS + threadIdx.x;
+    int first = blockIdx.y * chunk_cols;
+    int last = min(cols, first + chunk_cols);
+    float sum = 0.0f;
+    if (row < rows)
+        for (int j = first + threadIdx.y; j < last; j += BG_LANES)
+            sum += load(dz, (size_t)j * (size_t)rows + (size_t)row);
+    part[threadIdx.y][threadIdx.x] = sum;
+    __syncthreads();
+    if (threadIdx.y == 0 && row < rows) {
+        float total = 0.0f;
+        for (int l = 0; l < BG_LANES; l++)
+            total += part[l][threadIdx.x];
+        if (accumulate)
+            out[row] += total;
+        else
+            out[(size_t)blockIdx.y * (size_t)rows + (size_t)row] = total;
+    }
+}
+
+__global__ void bias_grad_finish_kernel(const float *partial, float *db, int rows,
+                                        int chunks)
+{
+    GRID_STRIDE(i, (size_t)rows)
+    {
+        float total = 0.0f;
+        for (int c = 0; c < chunks; c++)
+            total += partial[(size_t)c * (size_t)rows + i];
+        db[i] += total;
+    }
+}
+
+template <typename T>
+static int launch_bias_grad(backend *b, const void *dz, float *db, int rows, int cols)
+{
+    cuda_impl *c = cuda_of(b);
+    unsigned gx = (unsigned)((rows + BG_ROWS - 1) / BG_ROWS);
+    /* Chunks: about two blocks per SM in all, each chunk at least one column
+     * per lane, and the partials must fit the scratch. */
+    long chunks = ((long)c->sm_count * 2 + gx - 1) / gx;
+    long max_by_cols = (cols + BG_LANES - 1) / BG_LANES;
+    long max_by_scratch = (long)(CUDA_REDUCE_SCRATCH_FLOATS / (size_t)rows);
+    if (chunks > max_by_cols)
+        chunks = max_by_cols;
+    if (chunks > max_by_scratch)
+        chunks = max_by_scratch;
+    if (chunks > 65535)
+        chunks = 65535;
+    if (chunks < 1)
+        chunks = 1;
+    int chunk_cols = (int)((cols + chunks - 1) / chunks);
+    chunks = (cols + chunk_cols - 1) / chunk_cols;
+
+    dim3 block(BG_ROWS, BG_LANES);
+    if (chunks == 1) {
+        bias_grad_partial_kernel<T><<<dim3(gx, 1), block, 0, c->stream>>>(
+            (const T *)dz, db, 1, rows, cols, chunk_cols);
+        CUDA_CHECK_LAUNCH(b, "bias_grad_partial_kernel");
+        return BK_OK;
+    }
+    bias_grad_partial_kernel<T><<<dim3(gx, (unsigned)chunks), block, 0, c->stream>>>(
+        (const T *)dz, c->reduce_scratch, 0, rows, cols, chunk_cols);
+    CUDA_CHECK_LAUNCH(b, "bias_grad_partial_kernel");
+    bias_grad_finish_kernel<<<blocks_for(b, (size_t)rows, EW_THREADS), EW_THREADS, 0,
+                              c->stream>>>(c->reduce_scratch, db, rows, (int)chunks);
+    CUDA_CHECK_LAUNCH(b, "bias_grad_finish_kernel");
+    return BK_OK;
+}
+
+extern "C" int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, int rows,
+                              int cols)
+{
+    if (rows <= 0 || cols <= 0)
+        return BK_OK;
+    return s == STORAGE_BF16 ? launch_bias_grad<bf16_bits>(b, dz, db, rows, cols)
+                             : launch_bias_grad<float>(b, dz, db, rows, cols);
+}
+
+/* ------------------------------------------- softmax cross-entropy */
+
+/* A block takes `per_block` consecutive examples. Their logits are one
+ * contiguous run of memory (column-major, ld = classes), so the block loads
+ * them coalesced into shared memory as fp32, each thread runs the shared
+ * per-example body on its own column, and the block writes the gradients
+ * back coalesced. Columns sit `pitch` floats apart (odd) so that the threads'
+ * column walks fall in different banks. The loss is reduced per block and
+ * added to *loss_sum with one atomic per block. */
+#define SX_THREADS 128
+#define SX_SHARED_BYTES 49152
+
+template <typename T>
+__global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labels,
+                                    const int *valid, const float *scale,
+                                    float *loss_sum, int classes, int batch,
+                                    int per_block, int pitch)
+{
+    extern __shared__ float sx_smem[];
+    __shared__ float warp_loss[SX_THREADS / 32];
+    float *sl = sx_smem;
+    float *sd = sx_smem + (size_t)per_block * (size_t)pitch;
+    const float sc = *scale;
+    float loss = 0.0f;
+
+    for (int j0 = blockIdx.x * per_block; j0 < batch; j0 += gridDim.x * per_block) {
+        int count = min(per_block, batch - j0);
+        size_t base = (size_t)j0 * (size_t)classes;
+        size_t len = (size_t)count * (size_t)classes;
+        for (size_t e = threadIdx.x; e < len; e += blockDim.x) {
+            size_t col = e / (size_t)classes;
+            sl[col * pitch + (e - col * classes)] = load(logits, base + e);
+        }
+        __syncthreads();
+        if ((int)threadIdx.x < count) {
+            int j = j0 + threadIdx.x;
+            loss += ew_softmax_xent(sl + (size_t)threadIdx.x * pitch,
+                                    sd + (size_t)threadIdx.x * pitch, classes, labels[j],
+                                    valid[j], sc);
+        }
+        __syncthreads();
+        for (size_t e = threadIdx.x; e < len; e += blockDim.x) {
+            size_t col = e / (size_t)classes;
+            store(dlogits, base + e, sd[col * pitch + (e - col * classes)]);
+        }
+        /* The next round writes sl only; sd is rewritten after its barrier. */
+    }
+
+    for (int off = 16; off > 0; off >>= 1)
+        loss += __shfl_down_sync(0xffffffffu, loss, off);
+    if ((threadIdx.x & 31) == 0)
+        warp_loss[threadIdx.x / 32] = loss;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int w = 0; w < SX_THREADS / 32; w++)
+            total += warp_loss[w];
+        atomicAdd(loss_sum, total);
+    }
+}
+
+extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void *dlogits,
+                                 const int *labels, const int *valid, const float *scale,
+                                 float *loss_sum, int classes, int batch)
+{
+    if (batch <= 0)
+        return BK_OK;
+    int pitch = classes | 1;
+    size_t per_example = 2 * (size_t)pitch * sizeof(float);
+    int per_block = (int)(SX_SHARED_BYTES / per_example);
+    if (per_block < 1) {
+        snprintf(b->error, sizeof b->error,
+                 "softmax_xent: %d classes do not fit the kernel's %d bytes of shared memory",
+                 classes, SX_SHARED_BYTES);
+        return BK_UNSUPPORTED;
+    }
+    if (per_block > SX_THREADS)
+        per_block = SX_THREADS;
+    size_t shared = (size_t)per_block * per_example;
+    unsigned grid = (unsigned)((batch + per_block - 1) / per_block);
+    unsigned cap = (unsigned)cuda_of(b)->sm_count * 8;
+    if (grid > cap)
+        grid = cap;
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        softmax_xent_kernel<bf16_bits><<<grid, SX_THREADS, shared, st>>>(
+            (const bf16_bits *)logits, (bf16_bits *)dlogits, labels, valid, scale,
+            loss_sum, classes, batch, per_block, pitch);
+    else
+        softmax_xent_kernel<float><<<grid, SX_THREADS, shared, st>>>(
+            (const float *)logits, (float *)dlogits, labels, valid, scale, loss_sum,
+            classes, batch, per_block, pitch);
+    CUDA_CHECK_LAUNCH(b, "softmax_xent_kernel");
+    return BK_OK;
+}
+
+/* ----------------------------------------------------------- optimizers */
+
+/* The hyper-parameters are read from device memory, so that a captured graph
+ * picks up each step's bias correction from the upload before its replay. */
+__global__ void adamw_kernel(float *w, const float *g, float *m, float *v, size_t n,
+                             const adamw_hparams *h)
+{
+    const adamw_hparams hp = *h;
+    GRID_STRIDE(i, n) { ew_adamw(&w[i], g[i], &m[i], &v[i], &hp); }
+}
+
+__global__ void sgd_kernel(float *w, const float *g, size_t n, float lr, float wd)
+{
+    GRID_STRIDE(i, n) { ew_sgd(&w[i], g[i], lr, wd); }
+}
+
+extern "C" int cuda_adamw(backend *b, float *w, const float *g, float *m, float *v,
+                          size_t n, const adamw_hparams *h)
+{
+    if (n == 0)
+        return BK_OK;
+    adamw_kernel<<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+        w, g, m, v, n, h);
+    CUDA_CHECK_LAUNCH(b, "adamw_kernel");
+    return BK_OK;
+}
+
+extern "C" int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr,
+                        float weight_decay)
+{
+    if (n == 0)
+        return BK_OK;
+    sgd_kernel<<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+        w, g, n, lr, weight_decay);
+    CUDA_CHECK_LAUNCH(b, "sgd_kernel");
+    return BK_OK;
+}
+
+/* ---------------------------------------------------------- conversion */
+
+template <typename D, typename S> __global__ void convert_kernel(const S *src, D *dst, size_t n)
+{
+    GRID_STRIDE(i, n) { store(dst, i, load(src, i)); }
+}
+
+static int copy_f32(backend *b, void *dst, const void *src, size_t n)
+{
+    if (dst != src)
+        CUDA_CHECK(b, cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                      cuda_of(b)->stream));
+    return BK_OK;
+}
+
+extern "C" int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage,
+                            size_t n)
+{
+    if (n == 0)
+        return BK_OK;
+    if (dst_storage == STORAGE_F32)
+        return copy_f32(b, dst, src, n);
+    convert_kernel<bf16_bits, float>
+        <<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+            src, (bf16_bits *)dst, n);
+    CUDA_CHECK_LAUNCH(b, "convert_kernel<bf16,f32>");
+    return BK_OK;
+}
+
+extern "C" int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst,
+                           size_t n)
+{
+    if (n == 0)
+        return BK_OK;
+    if (src_storage == STORAGE_F32)
+        return copy_f32(b, dst, src, n);
+    convert_kernel<float, bf16_bits>
+        <<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+            (const bf16_bits *)src, dst, n);
+    CUDA_CHECK_LAUNCH(b, "convert_kernel<f32,bf16>");
+    return BK_OK;
+}
+
+/* Whether this binary carries code the current device can run (a build for
+ * sm_90 on an older GPU does not): cudaErrorNoKernelImageForDevice if not. */
+extern "C" cudaError_t cuda_elementwise_loadable(void)
+{
+    cudaFuncAttributes attr;
+    return cudaFuncGetAttributes(&attr, adamw_kernel);
+}

@@ -1,0 +1,127 @@
+/* The key of a GEMM's cached plan, and the hash table that holds the plans.
+ *
+ * The CUDA backend chooses a cuBLASLt algorithm once per GEMM shape and
+ * reuses it: the choice costs host time that would otherwise land in every
+ * step's enqueue time. A shape is everything the choice depends on: sizes,
+ * transposes, leading dimensions, storage types, the compute type and how
+ * well the pointers are aligned (an algorithm chosen for 16-byte aligned
+ * operands may not run on 4-byte aligned ones).
+ *
+ * Plain C with no CUDA header, so that the unit tests exercise it on a
+ * machine without a GPU. Values are opaque pointers owned by the caller. */
+#ifndef ACCUBENCH_CUDA_GEMM_CACHE_H
+#define ACCUBENCH_CUDA_GEMM_CACHE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gemm_key {
+    int trans_a, trans_b;
+    int m, n, k;
+    int lda, ldb, ldc;
+    int ab_storage, c_storage;
+    int compute;                  /* the backend's dtype */
+    int align_a, align_b, align_c; /* bytes, a power of two up to 16 */
+} gemm_key;
+
+/* The largest power of two (up to 16) that divides the address. */
+static inline int gemm_alignment(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    int align = 1;
+    while (align < 16 && (a & (uintptr_t)(2 * align - 1)) == 0)
+        align *= 2;
+    return align;
+}
+
+/* FNV-1a over the key's ints (the struct has no padding: ints only). */
+static inline uint64_t gemm_key_hash(const gemm_key *k)
+{
+    const unsigned char *p = (const unsigned char *)k;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < sizeof *k; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static inline int gemm_key_equal(const gemm_key *a, const gemm_key *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* Open addressing, linear probing, capacity a power of two, at most half
+ * full. A NULL value marks an empty slot. */
+typedef struct gemm_table {
+    size_t cap, count;
+    gemm_key *keys;
+    void **values;
+} gemm_table;
+
+/* The value stored under key, or NULL. */
+static inline void *gemm_table_find(const gemm_table *t, const gemm_key *key)
+{
+    if (!t->cap)
+        return NULL;
+    size_t mask = t->cap - 1;
+    for (size_t i = (size_t)gemm_key_hash(key) & mask;; i = (i + 1) & mask) {
+        if (!t->values[i])
+            return NULL;
+        if (gemm_key_equal(&t->keys[i], key))
+            return t->values[i];
+    }
+}
+
+static inline void gemm_table_place(gemm_key *keys, void **values, size_t cap,
+                                    const gemm_key *key, void *value)
+{
+    size_t mask = cap - 1;
+    size_t i = (size_t)gemm_key_hash(key) & mask;
+    while (values[i])
+        i = (i + 1) & mask;
+    keys[i] = *key;
+    values[i] = value;
+}
+
+/* Stores value (non-NULL) under a key not yet present. 0, or -1 when the
+ * table could not grow (it is unchanged then). */
+static inline int gemm_table_insert(gemm_table *t, const gemm_key *key, void *value)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        gemm_key *keys = (gemm_key *)calloc(cap, sizeof *keys);
+        void **values = (void **)calloc(cap, sizeof *values);
+        if (!keys || !values) {
+            free(keys);
+            free(values);
+            return -1;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->values[i])
+                gemm_table_place(keys, values, cap, &t->keys[i], t->values[i]);
+        free(t->keys);
+        free(t->values);
+        t->keys = keys;
+        t->values = values;
+        t->cap = cap;
+    }
+    gemm_table_place(t->keys, t->values, t->cap, key, value);
+    t->count++;
+    return 0;
+}
+
+/* Hands every value to release (when given) and empties the table. */
+static inline void gemm_table_clear(gemm_table *t, void (*release)(void *value, void *ctx),
+                                    void *ctx)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->values[i] && release)
+            release(t->values[i], ctx);
+    free(t->keys);
+    free(t->values);
+    memset(t, 0, sizeof *t);
+}
+
+#endif

@@ -1,0 +1,54 @@
+/* The CUDA backend's own state and the ops its .cu files define for the
+ * table in cuda_backend.cu. Seen only by kernels/cuda_*.cu. */
+#ifndef ACCUBENCH_CUDA_INTERNAL_H
+#define ACCUBENCH_CUDA_INTERNAL_H
+
+#include "cuda_check.h"
+
+struct cuda_gemm_cache; /* cuda_gemm.cu */
+
+/* cuBLAS's recommendation for Hopper is 32 MiB; shared by cuBLAS and
+ * cuBLASLt (both run on the one stream, so never at the same time). */
+#define CUDA_GEMM_WORKSPACE_BYTES ((size_t)32 << 20)
+/* Partial sums of the bias-gradient reduction (see cuda_elementwise.cu). */
+#define CUDA_REDUCE_SCRATCH_FLOATS ((size_t)1 << 20)
+
+typedef struct cuda_impl {
+    int device;
+    int sm_count;
+    cudaStream_t stream; /* the one compute stream, non-blocking */
+    cublasHandle_t blas;
+    cublasLtHandle_t lt;
+    void *workspace;
+    float *reduce_scratch;
+    struct cuda_gemm_cache *gemms;
+    int mempools; /* the device supports cudaMallocAsync */
+} cuda_impl;
+
+static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
+
+extern "C" {
+/* cuda_gemm.cu */
+int cuda_gemm_create(backend *b);
+void cuda_gemm_destroy(backend *b);
+int cuda_gemm(backend *b, const gemm_desc *g);
+
+/* cuda_elementwise.cu */
+cudaError_t cuda_elementwise_loadable(void);
+int cuda_bias_gelu_forward(backend *b, storage s, void *z, const float *bias, void *h,
+                           int rows, int cols, int gelu);
+int cuda_gelu_backward(backend *b, storage s, const void *z, const void *dh, void *dz,
+                       size_t n);
+int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, int rows, int cols);
+int cuda_softmax_xent(backend *b, storage s, const void *logits, void *dlogits,
+                      const int *labels, const int *valid, const float *scale,
+                      float *loss_sum, int classes, int batch);
+int cuda_adamw(backend *b, float *w, const float *g, float *m, float *v, size_t n,
+               const adamw_hparams *h);
+int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr,
+             float weight_decay);
+int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage, size_t n);
+int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst, size_t n);
+}
+
+#endif
