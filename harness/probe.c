@@ -1,0 +1,120 @@
+#include "probe.h"
+
+#include <string.h>
+
+#include "dispatch.h"
+
+int probe_fits(backend *b, const memory_need *need)
+{
+    const size_t pieces[] = {need->weights,        need->master_copy, need->gradients,
+                             need->optimizer_state, need->activations, need->inputs};
+    enum { N = sizeof pieces / sizeof pieces[0] };
+    void *p[N] = {0};
+    int rc = BK_OK;
+    for (int i = 0; i < N && rc == BK_OK; i++)
+        if (pieces[i])
+            rc = bk_alloc(b, pieces[i], &p[i]);
+    for (int i = N - 1; i >= 0; i--)
+        bk_free(b, p[i], pieces[i]);
+    return rc;
+}
+
+/* The need of a candidate micro-batch, with the effective batch it plans
+ * for (the candidate itself when none was given). */
+static void need_of(const probe_request *req, int micro, memory_need *need)
+{
+    int effective = req->effective ? req->effective : micro;
+    model_memory_need(req->layout, req->dtype, req->optimizer, micro, effective,
+                      req->input_buffers, need);
+}
+
+static int try_micro(backend *b, const probe_request *req, int micro, probe_result *out)
+{
+    memory_need need;
+    need_of(req, micro, &need);
+    out->probes++;
+    return probe_fits(b, &need);
+}
+
+int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out)
+{
+    memset(out, 0, sizeof *out);
+    int bound = req->max_micro > 0 ? req->max_micro
+                : req->effective   ? req->effective
+                                   : PROBE_DEFAULT_MAX_MICRO;
+    if (req->effective && bound > req->effective)
+        bound = req->effective; /* a micro-batch never exceeds the effective batch */
+    out->bound = bound;
+
+    /* Invariant: `fits` fits (0 stands for nothing yet), `fails` does not
+     * (bound + 1 stands for nothing tried). Sizes only grow with the
+     * micro-batch, so the answer lies in between. */
+    int fits = 0, fails = bound + 1;
+    int rc = try_micro(b, req, bound, out);
+    if (rc == BK_OK)
+        fits = bound;
+    else if (rc == BK_OOM)
+        fails = bound;
+    else
+        return rc;
+    while (fails - fits > 1) {
+        int mid = fits + (fails - fits) / 2;
+        rc = try_micro(b, req, mid, out);
+        if (rc == BK_OK)
+            fits = mid;
+        else if (rc == BK_OOM)
+            fails = mid;
+        else
+            return rc;
+    }
+
+    out->micro = fits;
+    out->effective = req->effective ? req->effective : fits;
+    if (!fits) {
+        char reason[sizeof b->error];
+        snprintf(reason, sizeof reason, "%s", b->error);
+        snprintf(b->error, sizeof b->error, "not even a micro-batch of 1 fits: %s", reason);
+        return BK_OOM;
+    }
+    need_of(req, fits, &out->need);
+    out->accum = (out->effective + fits - 1) / fits;
+    out->last = out->effective - (out->accum - 1) * fits;
+    return BK_OK;
+}
+
+static double gib(size_t bytes) { return (double)bytes / (double)(1ull << 30); }
+
+void probe_print(FILE *f, const char *model_name, const probe_request *req,
+                 const probe_result *r, size_t mem_cap)
+{
+    fprintf(f, "model:              %s (%s, %s)\n", model_name, dtype_name(req->dtype),
+            req->optimizer == OPT_ADAMW ? "adamw" : "sgd");
+    if (mem_cap)
+        fprintf(f, "memory cap:         %zu bytes (%.2f GiB)\n", mem_cap, gib(mem_cap));
+    else
+        fprintf(f, "memory cap:         none (the device's own limit)\n");
+    if (!r->micro) {
+        fprintf(f, "largest micro-batch: none fits (%d probes)\n", r->probes);
+        return;
+    }
+    fprintf(f, "largest micro-batch: %d%s (%d probes)\n", r->micro,
+            r->micro == r->bound ? ", the largest considered" : "", r->probes);
+    const memory_need *n = &r->need;
+    fprintf(f, "memory need:        %zu bytes (%.2f GiB)\n", n->total, gib(n->total));
+    fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
+               "  activations %zu, inputs %zu (%d buffers)\n",
+            n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
+            n->inputs, req->input_buffers);
+    if (!req->effective)
+        return;
+    fprintf(f, "effective batch:    %d\n", r->effective);
+    fprintf(f, "accumulation steps: %d\n", r->accum);
+    if (r->last == r->micro)
+        return;
+    fprintf(f, "last micro-batch:   %d (the division is not whole)\n", r->last);
+    int even = r->micro;
+    while (r->effective % even)
+        even--;
+    fprintf(f, "even split:         %d x %d (the largest micro-batch that divides %d)\n",
+            even, r->effective / even, r->effective);
+}

@@ -1,0 +1,56 @@
+/* Finding the largest micro-batch that fits, by probing the allocator.
+ *
+ * The arithmetic of model_memory_need says what a config should take; the
+ * device says what it will give. The probe asks the device: for a candidate
+ * micro-batch it allocates each piece of the config's memory need through
+ * bk_alloc (so the user's --mem-cap applies, and a real cudaMalloc failure
+ * counts the same), frees them all, and binary-searches on the answer.
+ * Works with any backend through the table. */
+#ifndef ACCUBENCH_PROBE_H
+#define ACCUBENCH_PROBE_H
+
+#include <stdio.h>
+
+#include "backend.h"
+#include "model.h"
+
+typedef struct probe_request {
+    const model_layout *layout;
+    dtype dtype;
+    optimizer_kind optimizer;
+    /* The effective batch the accumulation is planned for; its input
+     * buffers are part of every candidate's need. 0: none given, every
+     * candidate runs unaccumulated (effective = micro). */
+    int effective;
+    int input_buffers;
+    /* Largest micro-batch considered; 0 = the effective batch, or
+     * PROBE_DEFAULT_MAX_MICRO when there is none. */
+    int max_micro;
+} probe_request;
+
+#define PROBE_DEFAULT_MAX_MICRO 65536
+
+typedef struct probe_result {
+    int micro;          /* the largest micro-batch that fits; 0: none does */
+    int effective;      /* what the accumulation was planned for */
+    int accum, last;    /* accumulation steps and last micro-batch for it */
+    int bound;          /* the largest micro-batch the search considered */
+    memory_need need;   /* the memory need of `micro` */
+    int probes;         /* candidates tried */
+} probe_result;
+
+/* BK_OK with the largest micro-batch in out; BK_OOM when not even a
+ * micro-batch of 1 fits (out->micro = 0); another status when the backend
+ * failed otherwise. The reason is in b->error. Nothing stays allocated. */
+int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out);
+
+/* Whether the need fits now: BK_OK, BK_OOM or another failure. Allocates
+ * every non-empty piece, then frees them all. */
+int probe_fits(backend *b, const memory_need *need);
+
+/* The answer for a person: the micro-batch, its memory need piece by piece,
+ * and the accumulation that reaches the effective batch. */
+void probe_print(FILE *f, const char *model_name, const probe_request *req,
+                 const probe_result *r, size_t mem_cap);
+
+#endif

@@ -1,0 +1,150 @@
+/* The memory arithmetic and the memory cap.
+ *
+ * model_memory_need against numbers worked out by hand for preset S, the
+ * same need against what the CPU backend is actually asked for when the
+ * model, its data and one micro-batch's activations are built, and the cap
+ * that dispatch.h enforces for every backend (how --mem-cap emulates a
+ * smaller GPU). */
+#include <string.h>
+
+#include "check.h"
+#include "dataset.h"
+#include "dispatch.h"
+#include "model.h"
+
+/* Preset S: hidden 1024, 4 hidden layers, 1024 classes, so 5 linear layers
+ * of 1024 x 1024 weights and 1024 biases each:
+ *   params      = 5 * (1024 * 1024 + 1024)          = 5,248,000
+ * fp32, AdamW, micro 64, effective 256, 2 input buffers:
+ *   weights     = 5,248,000 * 4                      = 20,992,000
+ *   gradients   = the same                           = 20,992,000
+ *   optimizer   = m and v                            = 41,984,000
+ *   activations = (5 z + 4 h + 2 gradient) * 1024 * 64 * 4 = 2,883,584
+ *   inputs      = 2 * (1024 * 256 * 4 x + 2 * 256 * 4 labels/valid
+ *                      + (256 + 2) * 4 scales)       = 2 * 1,051,656 = 2,103,312
+ *   total                                            = 88,954,896
+ * bf16 adds the bf16 compute copy (2 bytes a parameter) and halves the
+ * activations and x:
+ *   compute copy = 10,496,000; activations = 1,441,792;
+ *   inputs = 2 * (524,288 + 2,048 + 1,032) = 1,054,736; total = 96,960,528
+ * SGD keeps no optimizer state. */
+static void test_need_by_hand(void)
+{
+    model_layout l;
+    model_layout_of(model_preset_find("S"), &l);
+    CHECK(l.n_params == 5248000);
+
+    memory_need n;
+    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 64, 256, 2, &n);
+    CHECK(n.weights == 20992000);
+    CHECK(n.master_copy == 0);
+    CHECK(n.gradients == 20992000);
+    CHECK(n.optimizer_state == 41984000);
+    CHECK(n.activations == 2883584);
+    CHECK(n.inputs == 2103312);
+    CHECK(n.total == 88954896);
+
+    model_memory_need(&l, DTYPE_TF32, OPT_ADAMW, 64, 256, 2, &n);
+    CHECK(n.total == 88954896); /* tf32 stores fp32 */
+
+    model_memory_need(&l, DTYPE_BF16, OPT_ADAMW, 64, 256, 2, &n);
+    CHECK(n.weights == 20992000);
+    CHECK(n.master_copy == 10496000);
+    CHECK(n.gradients == 20992000);
+    CHECK(n.optimizer_state == 41984000);
+    CHECK(n.activations == 1441792);
+    CHECK(n.inputs == 1054736);
+    CHECK(n.total == 96960528);
+
+    model_memory_need(&l, DTYPE_FP32, OPT_SGD, 64, 256, 2, &n);
+    CHECK(n.optimizer_state == 0);
+    CHECK(n.total == 88954896 - 41984000);
+
+    /* Only the activations follow the micro-batch, linearly. */
+    memory_need n1, n2;
+    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 1, 256, 2, &n1);
+    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 2, 256, 2, &n2);
+    CHECK(n1.activations == 11 * 1024 * 4);
+    CHECK(n2.total - n1.total == n1.activations);
+    CHECK(n1.inputs == n.inputs);
+}
+
+/* What the model, the data and one micro-batch's activations actually ask
+ * the backend for, against the need. The need leaves out a few bytes: the
+ * device copy of the AdamW hyper-parameters, and it counts one scale more
+ * per buffer than the dataset allocates; nothing else may differ. */
+static void test_need_matches_allocations(void)
+{
+    backend *b;
+    char why[320];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    if (!b)
+        return;
+    const model_preset *p = model_preset_find("tiny");
+    optimizer_config opt = {.kind = OPT_ADAMW, .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f,
+                            .eps = 1e-8f};
+    model m;
+    dataset d;
+    activations a;
+    CHECK(model_create(b, p, &opt, 1, &m) == BK_OK);
+    CHECK(dataset_create(b, &m.layout, 48, 3, 2, &d) == BK_OK);
+    CHECK(activations_create(&m, 16, 0, &a) == BK_OK);
+    memory_need n;
+    model_memory_need(&m.layout, DTYPE_FP32, OPT_ADAMW, 16, 48, 3, &n);
+    long long diff = (long long)b->mem_in_use - (long long)n.total;
+    long long expected = (long long)sizeof(adamw_hparams) - 3 * (long long)sizeof(float);
+    CHECK(diff == expected);
+    if (diff != expected)
+        fprintf(stderr, "  in use %zu, need %zu\n", b->mem_in_use, n.total);
+    CHECK(a.bytes == n.activations);
+    activations_destroy(&m, &a, 0);
+    dataset_destroy(&d);
+    model_destroy(&m);
+    CHECK(b->mem_in_use == 0);
+    b->ops->destroy(b);
+}
+
+/* The cap: an allocation that would pass it fails with BK_OOM before the
+ * device is asked, leaves the accounting as it was and says why; frees give
+ * the room back; the peak is kept. */
+static void test_cap(void)
+{
+    backend *b;
+    char why[320];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    if (!b)
+        return;
+    b->mem_cap = 1000;
+    void *p1, *p2, *p3;
+    CHECK(bk_alloc(b, 600, &p1) == BK_OK);
+    CHECK(b->mem_in_use == 600);
+    CHECK(bk_alloc(b, 401, &p2) == BK_OOM);
+    CHECK(p2 == NULL);
+    CHECK(b->mem_in_use == 600);
+    CHECK(strstr(b->error, "memory cap of 1000 bytes") != NULL);
+    CHECK(bk_alloc(b, 400, &p2) == BK_OK); /* exactly at the cap fits */
+    CHECK(b->mem_in_use == 1000 && b->mem_peak == 1000);
+    CHECK(bk_alloc_transient(b, 1, &p3) == BK_OOM); /* transients count too */
+    bk_free(b, p1, 600);
+    CHECK(b->mem_in_use == 400);
+    CHECK(bk_alloc_transient(b, 500, &p3) == BK_OK);
+    CHECK(b->mem_in_use == 900);
+    bk_free_transient(b, p3, 500);
+    bk_free(b, p2, 400);
+    CHECK(b->mem_in_use == 0);
+    CHECK(b->mem_peak == 1000);
+    bk_free(b, NULL, 123); /* freeing nothing changes nothing */
+    CHECK(b->mem_in_use == 0);
+    b->mem_cap = 0; /* no cap: large requests go to the device */
+    CHECK(bk_alloc(b, 4096, &p1) == BK_OK);
+    bk_free(b, p1, 4096);
+    b->ops->destroy(b);
+}
+
+int main(void)
+{
+    test_need_by_hand();
+    test_need_matches_allocations();
+    test_cap();
+    return check_finish("test_memory");
+}

@@ -1,0 +1,239 @@
+/* The find-max-micro probe against a fake device whose allocator fails
+ * beyond a byte limit: the probe must find exactly the largest micro-batch
+ * whose memory need fits, through the device's failures or the user's cap,
+ * free everything it took, and pass real errors up. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "dispatch.h"
+#include "model.h"
+#include "probe.h"
+
+/* A device with `limit` bytes and no memory behind the pointers: each
+ * allocation is a distinct fake address whose size is remembered. */
+#define FAKE_SLOTS 64
+typedef struct fake_device {
+    size_t limit, in_use;
+    int calls, fail_with_error_at; /* the n-th alloc fails with BK_ERROR */
+    uintptr_t next;
+    uintptr_t ptr[FAKE_SLOTS];
+    size_t size[FAKE_SLOTS];
+} fake_device;
+
+static int fake_alloc(backend *b, size_t bytes, void **out)
+{
+    fake_device *f = b->impl;
+    *out = NULL;
+    f->calls++;
+    if (f->fail_with_error_at && f->calls == f->fail_with_error_at) {
+        snprintf(b->error, sizeof b->error, "fake: device lost");
+        return BK_ERROR;
+    }
+    if (f->in_use + bytes > f->limit) {
+        snprintf(b->error, sizeof b->error, "fake: out of memory for %zu bytes", bytes);
+        return BK_OOM;
+    }
+    for (int i = 0; i < FAKE_SLOTS; i++) {
+        if (!f->ptr[i]) {
+            f->next += 256;
+            f->ptr[i] = f->next;
+            f->size[i] = bytes;
+            f->in_use += bytes;
+            *out = (void *)f->ptr[i];
+            return BK_OK;
+        }
+    }
+    snprintf(b->error, sizeof b->error, "fake: out of slots");
+    return BK_ERROR;
+}
+
+static void fake_free(backend *b, void *p)
+{
+    fake_device *f = b->impl;
+    for (int i = 0; i < FAKE_SLOTS; i++) {
+        if (f->ptr[i] == (uintptr_t)p) {
+            f->in_use -= f->size[i];
+            f->ptr[i] = 0;
+            return;
+        }
+    }
+    CHECK(!"free of a pointer the fake never gave out");
+}
+
+static const backend_ops fake_ops = {
+    .alloc = fake_alloc,
+    .free = fake_free,
+    .alloc_transient = fake_alloc,
+    .free_transient = fake_free,
+};
+
+static void fake_init(backend *b, fake_device *f, size_t limit, dtype dt)
+{
+    memset(b, 0, sizeof *b);
+    memset(f, 0, sizeof *f);
+    f->limit = limit;
+    b->ops = &fake_ops;
+    b->impl = f;
+    b->name = "fake";
+    b->dtype = dt;
+    b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+}
+
+/* The answer by brute force: the largest micro in 1..bound whose need fits. */
+static int expected_max(const probe_request *req, size_t limit)
+{
+    int bound = req->max_micro ? req->max_micro : req->effective;
+    int best = 0;
+    for (int micro = 1; micro <= bound; micro++) {
+        memory_need n;
+        model_memory_need(req->layout, req->dtype, req->optimizer, micro,
+                          req->effective ? req->effective : micro, req->input_buffers, &n);
+        if (n.total <= limit)
+            best = micro;
+    }
+    return best;
+}
+
+static void test_device_limit(const char *preset, dtype dt, optimizer_kind opt,
+                              int effective)
+{
+    model_layout l;
+    model_layout_of(model_preset_find(preset), &l);
+    probe_request req = {.layout = &l, .dtype = dt, .optimizer = opt,
+                         .effective = effective, .input_buffers = 2};
+    memory_need at1, at_e;
+    model_memory_need(&l, dt, opt, 1, effective, 2, &at1);
+    model_memory_need(&l, dt, opt, effective, effective, 2, &at_e);
+    /* Limits from "micro 1 barely fits" to "everything fits", and between. */
+    size_t limits[] = {at1.total, at1.total + 1, (at1.total + at_e.total) / 2,
+                       at1.total + (at_e.total - at1.total) / 7, at_e.total - 1, at_e.total,
+                       at_e.total * 4};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        backend b;
+        fake_device f;
+        fake_init(&b, &f, limits[i], dt);
+        probe_result r;
+        int rc = probe_find_max_micro(&b, &req, &r);
+        int want = expected_max(&req, limits[i]);
+        CHECK(rc == BK_OK);
+        CHECK(r.micro == want);
+        if (r.micro != want)
+            fprintf(stderr, "  %s %s limit %zu: probe %d, expected %d\n", preset,
+                    dtype_name(dt), limits[i], r.micro, want);
+        CHECK(r.need.total <= limits[i]);
+        CHECK(r.accum == (effective + r.micro - 1) / r.micro);
+        CHECK(r.last == effective - (r.accum - 1) * r.micro);
+        CHECK(r.probes <= 2 + 20); /* a binary search over <= 2^20 candidates */
+        CHECK(f.in_use == 0);      /* everything freed */
+        CHECK(b.mem_in_use == 0);
+        CHECK(b.mem_peak <= limits[i]);
+    }
+}
+
+/* The user's cap through dispatch.h on a device with room to spare gives
+ * the same answer as a device of that size. */
+static void test_cap(void)
+{
+    model_layout l;
+    model_layout_of(model_preset_find("M"), &l);
+    probe_request req = {.layout = &l, .dtype = DTYPE_BF16, .optimizer = OPT_ADAMW,
+                         .effective = 256, .input_buffers = 2};
+    memory_need at1;
+    model_memory_need(&l, DTYPE_BF16, OPT_ADAMW, 1, 256, 2, &at1);
+    size_t cap = at1.total + (size_t)100 * 4096 * 2 * 30; /* room for ~100 examples */
+    backend b;
+    fake_device f;
+    fake_init(&b, &f, SIZE_MAX, DTYPE_BF16);
+    b.mem_cap = cap;
+    probe_result r;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OK);
+    CHECK(r.micro == expected_max(&req, cap));
+    CHECK(r.micro > 1 && r.micro < 256);
+    CHECK(f.in_use == 0 && b.mem_in_use == 0);
+
+    /* The printout names the micro-batch and the accumulation. */
+    char text[2048] = "";
+    FILE *mem = fmemopen(text, sizeof text - 1, "w");
+    CHECK(mem != NULL);
+    if (mem) {
+        probe_print(mem, "M", &req, &r, cap);
+        fclose(mem);
+    }
+    char line[128];
+    snprintf(line, sizeof line, "largest micro-batch: %d", r.micro);
+    CHECK(strstr(text, line) != NULL);
+    snprintf(line, sizeof line, "accumulation steps: %d", r.accum);
+    CHECK(strstr(text, line) != NULL);
+    if (r.last != r.micro)
+        CHECK(strstr(text, "even split:") != NULL);
+}
+
+static void test_nothing_fits(void)
+{
+    model_layout l;
+    model_layout_of(model_preset_find("S"), &l);
+    probe_request req = {.layout = &l, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+                         .effective = 64, .input_buffers = 2};
+    memory_need at1;
+    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 1, 64, 2, &at1);
+    backend b;
+    fake_device f;
+    fake_init(&b, &f, at1.total - 1, DTYPE_FP32);
+    probe_result r;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OOM);
+    CHECK(r.micro == 0);
+    CHECK(strstr(b.error, "not even a micro-batch of 1 fits") != NULL);
+    CHECK(f.in_use == 0 && b.mem_in_use == 0);
+}
+
+/* A failure that is not a lack of memory ends the search and comes back. */
+static void test_error_passes_up(void)
+{
+    model_layout l;
+    model_layout_of(model_preset_find("S"), &l);
+    probe_request req = {.layout = &l, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+                         .effective = 64, .input_buffers = 2};
+    backend b;
+    fake_device f;
+    fake_init(&b, &f, SIZE_MAX, DTYPE_FP32);
+    f.fail_with_error_at = 3; /* midway through the first candidate's pieces */
+    probe_result r;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_ERROR);
+    CHECK(strstr(b.error, "device lost") != NULL);
+    CHECK(f.in_use == 0 && b.mem_in_use == 0);
+}
+
+/* Without an effective batch each candidate runs unaccumulated, up to the
+ * bound given. */
+static void test_no_effective(void)
+{
+    model_layout l;
+    model_layout_of(model_preset_find("S"), &l);
+    probe_request req = {.layout = &l, .dtype = DTYPE_FP32, .optimizer = OPT_SGD,
+                         .effective = 0, .input_buffers = 1, .max_micro = 5000};
+    memory_need n;
+    model_memory_need(&l, DTYPE_FP32, OPT_SGD, 1234, 1234, 1, &n);
+    backend b;
+    fake_device f;
+    fake_init(&b, &f, n.total, DTYPE_FP32);
+    probe_result r;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OK);
+    CHECK(r.micro == 1234);
+    CHECK(r.accum == 1 && r.effective == 1234);
+    CHECK(f.in_use == 0);
+}
+
+int main(void)
+{
+    test_device_limit("S", DTYPE_FP32, OPT_ADAMW, 256);
+    test_device_limit("S", DTYPE_BF16, OPT_ADAMW, 100);
+    test_device_limit("M", DTYPE_TF32, OPT_SGD, 64);
+    test_device_limit("tiny", DTYPE_FP32, OPT_ADAMW, 1000);
+    test_cap();
+    test_nothing_fits();
+    test_error_passes_up();
+    test_no_effective();
+    return check_finish("test_probe");
+}
