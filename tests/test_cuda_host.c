@@ -1,0 +1,119 @@
+/* The CUDA backend's host-side logic, testable without a GPU: the datasheet
+ * peak computed from SM count, clock and architecture, and the cache of
+ * GEMM plans keyed by shape. Both headers are plain C. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cuda_gemm_cache.h"
+#include "cuda_peak.h"
+
+static void test_datasheet(void)
+{
+    /* H100/H200 SXM: 132 SMs, cudaDevAttrClockRate 1980 MHz. Datasheet dense:
+     * bf16 989.4, tf32 494.7, fp32 66.9 TF. */
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA H200", 9, 0, 132, 1980000, DTYPE_BF16), 989.4,
+               1.0);
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA H200", 9, 0, 132, 1980000, DTYPE_TF32), 494.7,
+               0.5);
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA H200", 9, 0, 132, 1980000, DTYPE_FP32), 66.9,
+               0.1);
+    /* H100 PCIe: 114 SMs at 1755 MHz, 756 TF bf16 dense, 51 TF fp32. */
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA H100 PCIe", 9, 0, 114, 1755000, DTYPE_BF16),
+               756.0, 8.0);
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA H100 PCIe", 9, 0, 114, 1755000, DTYPE_FP32),
+               51.2, 0.2);
+    /* A100 SXM: 108 SMs at 1410 MHz: 312 / 156 / 19.5 TF. */
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, DTYPE_BF16),
+               311.9, 0.5);
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, DTYPE_TF32),
+               155.9, 0.5);
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA A100-SXM4-80GB", 8, 0, 108, 1410000, DTYPE_FP32),
+               19.5, 0.1);
+    /* GeForce RTX 4090: 128 SMs at 2520 MHz, 165 TF bf16 with fp32
+     * accumulation (half its data-centre sibling's rate per SM). */
+    CHECK_NEAR(cuda_datasheet_tflops("NVIDIA GeForce RTX 4090", 8, 9, 128, 2520000,
+                                     DTYPE_BF16),
+               165.2, 0.5);
+    /* Unknown architecture or nonsense inputs: 0, never a guess. */
+    CHECK(cuda_datasheet_tflops("Tesla V100", 7, 0, 80, 1530000, DTYPE_BF16) == 0.0);
+    CHECK(cuda_datasheet_tflops("NVIDIA H200", 9, 0, 0, 1980000, DTYPE_BF16) == 0.0);
+    CHECK(cuda_datasheet_tflops("NVIDIA H200", 9, 0, 132, 0, DTYPE_BF16) == 0.0);
+
+    CHECK(cuda_peak_gemm_n((size_t)141 << 30) == 8192);
+    CHECK(cuda_peak_gemm_n((size_t)8 << 30) == 4096);
+}
+
+static gemm_key key_of(int m, int n, int k, int tb, int align)
+{
+    gemm_key key;
+    memset(&key, 0, sizeof key);
+    key.m = m;
+    key.n = n;
+    key.k = k;
+    key.trans_b = tb;
+    key.lda = m;
+    key.ldb = tb ? n : k;
+    key.ldc = m;
+    key.align_a = key.align_b = key.align_c = align;
+    return key;
+}
+
+static void test_alignment(void)
+{
+    CHECK(gemm_alignment((void *)(uintptr_t)0x1000) == 16);
+    CHECK(gemm_alignment((void *)(uintptr_t)0x1008) == 8);
+    CHECK(gemm_alignment((void *)(uintptr_t)0x1004) == 4);
+    CHECK(gemm_alignment((void *)(uintptr_t)0x1002) == 2);
+    CHECK(gemm_alignment((void *)(uintptr_t)0x1001) == 1);
+}
+
+static void release_count(void *value, void *ctx)
+{
+    (void)value;
+    (*(int *)ctx)++;
+}
+
+/* Many shapes (a sweep's worth and more, through several growths), each
+ * found again under its own key with its own value; keys that differ in one
+ * field only are different shapes. */
+static void test_table(void)
+{
+    gemm_table t = {0};
+    enum { N = 1000 };
+    static int values[N];
+    CHECK(gemm_table_find(&t, &(gemm_key){0}) == NULL);
+    for (int i = 0; i < N; i++) {
+        gemm_key k = key_of(1024, 1 + i, 4096, i & 1, 16);
+        CHECK(gemm_table_find(&t, &k) == NULL);
+        CHECK(gemm_table_insert(&t, &k, &values[i]) == 0);
+    }
+    CHECK(t.count == N);
+    CHECK(t.cap >= 2 * N);
+    int all_found = 1;
+    for (int i = 0; i < N; i++) {
+        gemm_key k = key_of(1024, 1 + i, 4096, i & 1, 16);
+        all_found &= gemm_table_find(&t, &k) == &values[i];
+    }
+    CHECK(all_found);
+    gemm_key k = key_of(1024, 1, 4096, 1, 16); /* transpose differs from entry 0 */
+    CHECK(gemm_table_find(&t, &k) == NULL);
+    k = key_of(1024, 1, 4096, 0, 8); /* alignment differs */
+    CHECK(gemm_table_find(&t, &k) == NULL);
+    k = key_of(1024, 1, 4096, 0, 16);
+    k.compute = 2; /* dtype differs */
+    CHECK(gemm_table_find(&t, &k) == NULL);
+
+    int released = 0;
+    gemm_table_clear(&t, release_count, &released);
+    CHECK(released == N);
+    CHECK(t.cap == 0 && t.count == 0 && t.values == NULL);
+}
+
+int main(void)
+{
+    test_datasheet();
+    test_alignment();
+    test_table();
+    return check_finish("test_cuda_host");
+}
