@@ -127,6 +127,27 @@ ifeq ($(CUDA_DEFINE),)
 	@echo "note: built without the CUDA backend (nvcc not found at $(NVCC))"
 endif
 
+# ------------------------------------------------------------ GPU check
+# build/gpu-check (only where the CUDA backend is built): the CUDA backend
+# op by op against the CPU reference. `make check-gpu` is the GPU box's one
+# call: build, gpu-check, the sweeps, a compact table (scripts/check_gpu.sh),
+# results in CHECK_OUT. It never installs packages.
+GPU_CHECK := $(BUILD)/gpu-check
+CHECK_OUT ?= results/check-gpu
+ifneq ($(CUDA_DEFINE),)
+all: $(GPU_CHECK)
+$(BUILD)/obj/bench/gpu_check.o: $(BUILD)/bench-flags
+$(GPU_CHECK): $(BUILD)/obj/bench/gpu_check.o $(BACKEND_LIBS)
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
+-include $(BUILD)/obj/bench/gpu_check.d
+endif
+ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
+export ACCUBENCH_NO_INSTALL := 1
+endif
+check-gpu:
+	$(Q)CHECK_OUT="$(CHECK_OUT)" BUILD="$(BUILD)" sh scripts/check_gpu.sh
+
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/test_*.c, each a program linked against the core.
 UNIT_SRC  := $(wildcard tests/test_*.c)

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Without a GPU, `--backend cuda` fails cleanly: exit status 2, one line on
+# stderr that names CUDA, no CSV written; `--backend auto` falls back to the
+# CPU and runs. The GPU check program (built where nvcc is) refuses the same
+# way. Skipped where a GPU answers.
+set -u
+if [ -e /dev/nvidia0 ] && nvidia-smi >/dev/null 2>&1; then
+    echo "SKIP: a GPU answers here; the CUDA backend is checked by make check-gpu"
+    exit 0
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+
+timeout 60 "$ACCUBENCH" run --backend cuda --profile quick --out out-cuda >stdout 2>stderr
+rc=$?
+[ "$rc" -eq 2 ] || { cat stderr; fail "--backend cuda exited $rc, expected 2"; }
+[ "$(wc -l <stderr)" -eq 1 ] || { cat stderr; fail "expected one line on stderr"; }
+grep -qi cuda stderr || { cat stderr; fail "the message does not mention CUDA"; }
+if [ -d out-cuda ] && [ -n "$(find out-cuda -name '*.csv')" ]; then
+    fail "a CSV was written although nothing ran"
+fi
+echo "ok: --backend cuda: $(cat stderr)"
+
+timeout 120 "$ACCUBENCH" run --backend auto --profile quick --model tiny --effective 8 \
+    --micro 8 --budget-s 0.05 --out out-auto >stdout 2>stderr
+rc=$?
+[ "$rc" -eq 0 ] || { cat stderr; fail "--backend auto exited $rc on a machine without a GPU"; }
+csv=$(find out-auto -name '*.csv' | head -n 1)
+[ -n "$csv" ] || fail "--backend auto wrote no CSV"
+grep -q '^cpu,' "$csv" || { cat "$csv"; fail "--backend auto did not run on the CPU"; }
+echo "ok: --backend auto fell back to the CPU"
+
+check=$(dirname "$ACCUBENCH")/gpu-check
+if [ -x "$check" ]; then
+    timeout 60 "$check" >stdout 2>stderr
+    rc=$?
+    [ "$rc" -eq 2 ] || { cat stdout stderr; fail "gpu-check exited $rc, expected 2"; }
+    grep -q "no usable CUDA device" stderr || { cat stderr; fail "gpu-check did not say why"; }
+    echo "ok: gpu-check: $(cat stderr)"
+fi
