@@ -1,0 +1,162 @@
+#!/bin/sh
+# The GPU box's one call (make check-gpu): build, check the CUDA backend
+# against the CPU reference, run the abc profile in every mode and a short
+# bf16 sweep over S, M and L, then print a compact table last. Everything it
+# writes goes to CHECK_OUT (default results/check-gpu/): the CSVs, one log
+# per stage, nvidia-smi's report. Made to finish within 6 minutes on an H200
+# including the build; never installs anything (ACCUBENCH_NO_INSTALL=1).
+#
+#   CHECK_OUT=DIR          where the results go
+#   BUILD=DIR              the build directory (default build)
+#   CHECK_SKIP_BUILD=1     use what BUILD holds
+#   CHECK_BACKEND=cpu      a rehearsal on a machine without a GPU: the same
+#                          stages on the CPU backend, model tiny, fp32, no
+#                          graph mode (tests/e2e_check_gpu_rehearsal.sh)
+#
+# Exit status: 0 when every stage passed, 1 otherwise (the table says which).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${CHECK_OUT:-results/check-gpu}
+build=${BUILD:-build}
+backend=${CHECK_BACKEND:-cuda}
+mkdir -p "$out" || exit 1
+t0=$(date +%s)
+failed=""
+
+say() { echo "check-gpu: $*"; }
+elapsed() { echo $(($(date +%s) - t0)); }
+# stage NAME SECONDS CMD...: runs CMD with a time limit, output to NAME.log.
+stage() {
+    name=$1 limit=$2
+    shift 2
+    say "$name ($(elapsed)s so far)"
+    timeout "$limit" "$@" >"$out/$name.log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        failed="$failed $name"
+        [ "$rc" -eq 124 ] && say "$name: timed out after ${limit}s"
+        say "$name: exit $rc; the log ends:"
+        tail -n 15 "$out/$name.log" | sed 's/^/    /'
+    fi
+    return "$rc"
+}
+
+if [ "$backend" = cpu ]; then
+    models_s=tiny models_sweep=tiny sweep_dtype=fp32 modes=async,sync,alloc,alloc-async
+    ratio_modes=async,sync check_args="--device cpu --dtype fp32" profile_model="--model tiny"
+else
+    models_s=S models_sweep=S,M,L sweep_dtype=bf16 modes=async,sync,graph,alloc,alloc-async
+    ratio_modes=async,graph check_args="" profile_model=""
+fi
+
+# ---------------------------------------------------------------- build
+if [ "${CHECK_SKIP_BUILD:-0}" != 1 ]; then
+    ACCUBENCH_NO_INSTALL=1 stage build 240 "${MAKE:-make}" -j"$(nproc 2>/dev/null || echo 8)" \
+        BUILD="$build" all || { say "the build failed; nothing else can run"; exit 1; }
+fi
+bin=$build/accubench
+if [ ! -x "$bin" ] || [ ! -x "$build/gpu-check" ]; then
+    say "$build/accubench or $build/gpu-check is missing (was nvcc found? see $out/build.log)"
+    exit 1
+fi
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
+
+# ------------------------------------------------------------ the stages
+# shellcheck disable=SC2086 # the argument lists are meant to split
+stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv"
+stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model \
+    --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv"
+stage graph-ratio 60 "$bin" run --backend "$backend" --model "$models_s" --effective 64 \
+    --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 --trace-steps 0 \
+    --csv "$out/graph-ratio.csv"
+stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$models_sweep" \
+    --effective 256 --micro 1,8,64,256 --budget-s 0.5 --min-samples 3 --max-samples 100 \
+    --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv"
+if [ -f "$here/check_gpu_kernels.sh" ]; then
+    stage kernels 90 sh "$here/check_gpu_kernels.sh" "$out" "$build"
+fi
+
+# ------------------------------------------------------------- the table
+# The table: awk reads each CSV's columns by their header names.
+table() {
+    echo
+    echo "== check-gpu: $(head -n 1 "$out/gpu-check.log" 2>/dev/null | sed 's/^gpu-check: //')"
+    echo "== correctness: relative L2 error against the CPU, by dtype and split"
+    if [ -f "$out/gpu-check.csv" ]; then
+        grep -v '^#' "$out/gpu-check.csv" | awk -F, '
+            NR == 1 { next }
+            $1 == "forward+backward" || $1 == "window" {
+                key = $2; if (!(key in row)) { order[++n] = key; row[key] = sprintf("  %-5s", key) }
+                row[key] = row[key] sprintf("  %s %.1e%s", $3, $4, $6 == "ok" ? "" : "!")
+            }
+            $6 != "ok" { nbad++; bad = bad sprintf("    FAIL %s %s %s: error %s (tol %s) %s\n", $1, $2, $3, $4, $5, $7) }
+            END {
+                for (i = 1; i <= n; i++) print row[order[i]]
+                printf "  %d checks, %d failed\n", NR - 1, nbad
+                printf "%s", bad
+            }'
+    else
+        echo "  (no gpu-check.csv)"
+    fi
+
+    echo "== step time, ms (median): abc on $models_s, effective 64"
+    rows "$out/abc-modes.csv" | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        {
+            m = $col["mode"]; u = $col["micro_batch"]
+            if (!(m in seen)) { seen[m] = 1; order[++n] = m }
+            v = $col["status"] == "ok" ? sprintf("%.3f", $col["step_ms_median"]) : $col["status"]
+            t[m, u] = v
+        }
+        END {
+            printf "  %-12s %10s %10s %10s\n", "mode", "A 64x1", "B 16x4", "C 8x8"
+            for (i = 1; i <= n; i++) {
+                m = order[i]
+                printf "  %-12s %10s %10s %10s\n", m, t[m, 64], t[m, 16], t[m, 8]
+            }
+        }'
+
+    echo "== $sweep_dtype sweep, effective 256: MFU at the largest micro-batch that ran"
+    rows "$out/sweep-$sweep_dtype.csv" | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["status"] == "ok" {
+            m = $col["model"]; u = $col["micro_batch"] + 0
+            if (!(m in best)) order[++n] = m
+            if (!(m in best) || u > best[m]) {
+                best[m] = u
+                line[m] = sprintf("  %-5s micro %4d x %-4d %8.3f ms  %8.3g TFLOP/s  MFU %5.1f%%",
+                    m, u, $col["accum_steps"], $col["step_ms_median"], $col["tflops"], $col["mfu_pct"])
+            }
+        }
+        $col["status"] != "ok" { other = other sprintf("  %s micro %s: %s %s\n", $col["model"],
+                                 $col["micro_batch"], $col["status"], $col["note"]) }
+        END { for (i = 1; i <= n; i++) print line[order[i]]; printf "%s", other }'
+
+    echo "== graph / async step time on $models_s (effective 64), micro 1..8"
+    rows "$out/graph-ratio.csv" | awk -F, -v modes="$ratio_modes" '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["status"] == "ok" { t[$col["mode"], $col["micro_batch"]] = $col["step_ms_median"] }
+        END {
+            split(modes, m, ",")
+            line = sprintf("  %s/%s:", m[2], m[1])
+            for (u = 1; u <= 8; u *= 2) {
+                a = t[m[1], u]; g = t[m[2], u]
+                line = line sprintf("  micro %d %s", u, a > 0 && g > 0 ? sprintf("%.2f", g / a) : "-")
+            }
+            print line
+        }'
+    if [ -f "$out/kernels.log" ]; then
+        echo "== kernels (scripts/check_gpu_kernels.sh): see $out/kernels.log"
+    fi
+    echo "== $(elapsed)s; results in $out${failed:+; FAILED:$failed}"
+}
+
+# The data rows of a results CSV with its header, '#' lines dropped; a
+# missing file gives nothing (its stage already said why).
+rows() {
+    [ -f "$1" ] && grep -v '^#' "$1"
+    return 0
+}
+
+table | tee "$out/summary.txt"
+[ -z "$failed" ]

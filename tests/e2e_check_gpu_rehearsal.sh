@@ -1,0 +1,25 @@
+#!/bin/sh
+# make check-gpu's script, rehearsed on the CPU backend (CHECK_BACKEND=cpu):
+# every stage runs, the CSVs and logs land in CHECK_OUT, and the compact
+# table comes last with each of its parts. Needs build/gpu-check, which is
+# built only where nvcc is; skipped elsewhere.
+set -u
+build=$(dirname "$ACCUBENCH")
+if [ ! -x "$build/gpu-check" ]; then
+    echo "SKIP: no $build/gpu-check (built only where nvcc is)"
+    exit 0
+fi
+fail() { echo "FAIL: $*"; exit 1; }
+CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg \
+    timeout 300 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1 ||
+    { cat stdout; fail "the rehearsal failed"; }
+for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv summary.txt; do
+    [ -s "cg/$f" ] || { cat stdout; fail "cg/$f is missing or empty"; }
+done
+tail -n 14 stdout >table
+for want in "== correctness" "fp32   32x1" "0 failed" "A 64x1" "alloc-async" "MFU" \
+    "sync/async:  micro 1"; do
+    grep -q -- "$want" table || { cat stdout; fail "the table lacks '$want'"; }
+done
+tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "the last line"; }
+echo "ok: the check-gpu rehearsal printed its table"
