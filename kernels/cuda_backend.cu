@@ -115,10 +115,16 @@ static void cu_free_transient(backend *b, void *p)
         (void)cudaFree(p);
 }
 
-/* The source may be reused as soon as this returns: a copy from pageable
- * host memory is staged by the driver before cudaMemcpyAsync returns. A copy
- * inside a graph capture would bake this call's host address into the graph,
- * so it is refused there (the harness uploads before each replay). */
+/* The source may be reused as soon as this returns. A small upload (the
+ * optimizer's per-step numbers) is copied into a pinned slot and sent from
+ * there, so it never waits for the stream: a copy straight from pageable
+ * memory may synchronise with the stream, a hidden host sync inside every
+ * step. A slot is reused CUDA_UPLOAD_SLOTS uploads later, once its event
+ * says its copy is done (long since, in practice). Large uploads are set-up
+ * work and go straight from pageable memory; the driver stages them before
+ * cudaMemcpyAsync returns. A copy inside a graph capture would bake this
+ * call's host address into the graph, so it is refused there (the harness
+ * uploads before each replay). */
 static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
 {
     cuda_impl *c = cuda_of(b);
@@ -129,7 +135,17 @@ static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
                  "upload inside a graph capture: upload before the replay instead");
         return BK_UNSUPPORTED;
     }
-    CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream));
+    if (bytes > CUDA_UPLOAD_SLOT_BYTES) {
+        CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream));
+        return BK_OK;
+    }
+    int i = c->upload_next;
+    c->upload_next = (i + 1) % CUDA_UPLOAD_SLOTS;
+    unsigned char *slot = c->upload_ring + (size_t)i * CUDA_UPLOAD_SLOT_BYTES;
+    CUDA_CHECK(b, cudaEventSynchronize(c->upload_done[i]));
+    memcpy(slot, src, bytes);
+    CUDA_CHECK(b, cudaMemcpyAsync(dst, slot, bytes, cudaMemcpyHostToDevice, c->stream));
+    CUDA_CHECK(b, cudaEventRecord(c->upload_done[i], c->stream));
     return BK_OK;
 }
 
@@ -297,6 +313,11 @@ static void cu_destroy(backend *b)
             (void)cudaFree(c->workspace);
         if (c->reduce_scratch)
             (void)cudaFree(c->reduce_scratch);
+        for (int i = 0; i < CUDA_UPLOAD_SLOTS; i++)
+            if (c->upload_done[i])
+                (void)cudaEventDestroy(c->upload_done[i]);
+        if (c->upload_ring)
+            (void)cudaFreeHost(c->upload_ring);
         if (c->stream)
             (void)cudaStreamDestroy(c->stream);
         if (c->mempools) {
@@ -354,16 +375,20 @@ static const backend_ops cuda_ops = cuda_ops_table();
 static int device_usable(dtype dt, char *why, size_t why_len)
 {
     int count = 0;
+    const char *call = "cudaGetDeviceCount";
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && count == 0)
         e = cudaErrorNoDevice;
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        call = "cudaSetDevice(0)";
         e = cudaSetDevice(0);
-    if (e == cudaSuccess)
-        e = cudaFree(0); /* creates the context now, so its failure shows here */
+    }
+    if (e == cudaSuccess) {
+        call = "cudaFree(0)"; /* creates the context now, so its failure shows here */
+        e = cudaFree(0);
+    }
     if (e != cudaSuccess) {
-        snprintf(why, why_len, "no usable CUDA device: %s: %s",
-                 count ? "cudaSetDevice(0)" : "cudaGetDeviceCount", cudaGetErrorString(e));
+        snprintf(why, why_len, "no usable CUDA device: %s: %s", call, cudaGetErrorString(e));
         (void)cudaGetLastError();
         return BK_UNSUPPORTED;
     }
@@ -403,6 +428,11 @@ static int cu_init(backend *b)
     CUDA_CHECK(b, cudaMalloc(&c->workspace, CUDA_GEMM_WORKSPACE_BYTES));
     CUDA_CHECK(b, cudaMalloc((void **)&c->reduce_scratch,
                              CUDA_REDUCE_SCRATCH_FLOATS * sizeof(float)));
+    CUDA_CHECK(b, cudaHostAlloc((void **)&c->upload_ring,
+                                CUDA_UPLOAD_SLOTS * CUDA_UPLOAD_SLOT_BYTES,
+                                cudaHostAllocDefault));
+    for (int i = 0; i < CUDA_UPLOAD_SLOTS; i++)
+        CUDA_CHECK(b, cudaEventCreateWithFlags(&c->upload_done[i], cudaEventDisableTiming));
     CUBLAS_CHECK(b, cublasCreate(&c->blas));
     CUBLAS_CHECK(b, cublasSetStream(c->blas, c->stream));
     /* With its workspace given, cuBLAS allocates nothing while a graph is

@@ -13,6 +13,11 @@ struct cuda_gemm_cache; /* cuda_gemm.cu */
 /* Partial sums of the bias-gradient reduction (see cuda_elementwise.cu). */
 #define CUDA_REDUCE_SCRATCH_FLOATS ((size_t)1 << 20)
 
+/* Small uploads (a step's optimizer numbers) are staged through pinned
+ * slots, so that the copy never waits for the stream (see cu_upload). */
+#define CUDA_UPLOAD_SLOTS 64
+#define CUDA_UPLOAD_SLOT_BYTES ((size_t)4096)
+
 typedef struct cuda_impl {
     int device;
     int sm_count;
@@ -23,6 +28,9 @@ typedef struct cuda_impl {
     float *reduce_scratch;
     struct cuda_gemm_cache *gemms;
     int mempools; /* the device supports cudaMallocAsync */
+    unsigned char *upload_ring; /* pinned: CUDA_UPLOAD_SLOTS slots */
+    cudaEvent_t upload_done[CUDA_UPLOAD_SLOTS]; /* each slot's last copy */
+    int upload_next;
 } cuda_impl;
 
 static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
