@@ -74,7 +74,7 @@ static void record(const char *check, dtype d, const char *split, double error,
     r->tolerance = tolerance;
     r->passed = error <= tolerance; /* NaN compares false */
     snprintf(r->note, sizeof r->note, "%s", note ? note : "");
-    printf("%-4s %-22s %-5s %-8s error %-10.3g tol %-7.0e %s\n", r->passed ? "ok" : "FAIL",
+    printf("%-4s %-26s %-5s %-10s error %-10.3g tol %-7.0e %s\n", r->passed ? "ok" : "FAIL",
            r->check, r->dtype, r->split, error, tolerance, r->note);
     fflush(stdout);
 }
@@ -96,55 +96,94 @@ static double rel_err(const float *got, const float *want, size_t n)
 
 /* ------------------------------------------------------------ buffers */
 
-/* Device buffers of one check, freed together. */
-#define ARENA_MAX 16
-typedef struct arena {
-    backend *b;
-    int n;
-    void *p[ARENA_MAX];
-    size_t bytes[ARENA_MAX];
-} arena;
+/* The two sides of an op check: [CPU] the reference, [DEV] the device. */
+enum { CPU = 0, DEV = 1 };
 
-static int arena_alloc(arena *a, size_t bytes, void **out)
+typedef struct sides {
+    backend *b[2];
+    storage st[2]; /* each side's compute storage: fp32, and the device's */
+    dtype dt;
+    rng r;
+} sides;
+
+/* What one check holds, freed together: device buffers on each side and
+ * host arrays. A host allocation that fails sets host_failed. */
+#define SCRATCH_MAX 16
+typedef struct scratch {
+    backend *b[2];
+    void *dev[2][SCRATCH_MAX];
+    size_t bytes[2][SCRATCH_MAX];
+    int n_dev[2];
+    void *host[SCRATCH_MAX];
+    int n_host, host_failed;
+} scratch;
+
+static int dev_alloc(scratch *sc, int side, size_t bytes, void **out)
 {
+    backend *b = sc->b[side];
     *out = NULL;
-    if (a->n == ARENA_MAX) {
-        snprintf(a->b->error, sizeof a->b->error, "gpu-check: arena full");
+    if (sc->n_dev[side] == SCRATCH_MAX) {
+        snprintf(b->error, sizeof b->error, "gpu-check: too many buffers in one check");
         return BK_ERROR;
     }
-    int rc = bk_alloc(a->b, bytes, out);
+    int rc = bk_alloc(b, bytes, out);
     if (rc == BK_OK) {
-        a->p[a->n] = *out;
-        a->bytes[a->n++] = bytes;
+        sc->dev[side][sc->n_dev[side]] = *out;
+        sc->bytes[side][sc->n_dev[side]++] = bytes;
     }
     return rc;
 }
 
-static void arena_free(arena *a)
+static float *host_alloc(scratch *sc, size_t n)
 {
-    for (int i = a->n - 1; i >= 0; i--)
-        bk_free(a->b, a->p[i], a->bytes[i]);
-    a->n = 0;
+    float *p = sc->n_host < SCRATCH_MAX ? malloc((n ? n : 1) * sizeof *p) : NULL;
+    if (!p)
+        sc->host_failed = 1;
+    else
+        sc->host[sc->n_host++] = p;
+    return p;
 }
 
-/* A device buffer holding host[0..n) in storage s. */
-static int put(arena *a, storage s, const float *host, size_t n, void **out)
+/* n random values in [lo, hi), rounded to storage s (so that both sides
+ * start from the same numbers). */
+static float *host_random(scratch *sc, rng *r, size_t n, float lo, float hi, storage s)
 {
-    int rc = arena_alloc(a, n * storage_bytes(s), out);
-    if (rc)
-        return rc;
-    if (s == STORAGE_F32)
-        return bk_upload(a->b, *out, host, n * sizeof(float));
+    float *v = host_alloc(sc, n);
+    for (size_t i = 0; v && i < n; i++) {
+        v[i] = rng_uniform(r, lo, hi);
+        if (s == STORAGE_BF16)
+            v[i] = ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(v[i]));
+    }
+    return v;
+}
+
+static void scratch_free(scratch *sc)
+{
+    for (int side = 0; side < 2; side++)
+        for (int i = sc->n_dev[side] - 1; i >= 0; i--)
+            bk_free(sc->b[side], sc->dev[side][i], sc->bytes[side][i]);
+    for (int i = 0; i < sc->n_host; i++)
+        free(sc->host[i]);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* A device buffer on `side` holding host[0..n) in storage s. */
+static int put(scratch *sc, int side, storage s, const float *host, size_t n, void **out)
+{
+    backend *b = sc->b[side];
+    int rc = dev_alloc(sc, side, n * storage_bytes(s), out);
+    if (rc || s == STORAGE_F32)
+        return rc ? rc : bk_upload(b, *out, host, n * sizeof(float));
     unsigned short *bits = malloc(n * sizeof *bits);
     if (!bits) {
-        snprintf(a->b->error, sizeof a->b->error, "gpu-check: out of host memory");
+        snprintf(b->error, sizeof b->error, "gpu-check: out of host memory");
         return BK_OOM;
     }
     for (size_t i = 0; i < n; i++)
         bits[i] = ew_f32_to_bf16_bits(host[i]);
-    rc = bk_upload(a->b, *out, bits, n * sizeof *bits);
+    rc = bk_upload(b, *out, bits, n * sizeof *bits);
     if (!rc)
-        rc = a->b->ops->sync(a->b); /* bits must outlive the copy */
+        rc = b->ops->sync(b); /* bits must outlive the copy */
     free(bits);
     return rc;
 }
@@ -166,35 +205,20 @@ static int get(backend *b, storage s, const void *dev, size_t n, float *host)
     return rc;
 }
 
-/* n random values in [lo, hi), rounded to storage s (so both sides start
- * from the same numbers). */
-static float *random_values(rng *r, size_t n, float lo, float hi, storage s)
-{
-    float *v = malloc((n ? n : 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        v[i] = rng_uniform(r, lo, hi);
-        if (s == STORAGE_BF16)
-            v[i] = ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(v[i]));
-    }
-    return v;
-}
-
-/* The two sides of an op check: the CPU reference and the device. */
-typedef struct sides {
-    backend *cpu, *dev;
-    dtype dt;
-    storage s; /* the device's compute storage */
-    rng r;
-} sides;
-
-/* Runs `call` on side b; on failure records the check as failed and jumps
- * to the check's cleanup. */
-#define TRY(b, check, call)                                                   \
+/* Inside a check (which names `check`, `split`, `x` and `sc`): on failure
+ * record the check as failed, with the backend's reason, and clean up. */
+#define TRY(b, call)                                                          \
     do {                                                                      \
         if ((call) != BK_OK) {                                                \
             record_failure(check, x->dt, split, (b));                         \
+            goto done;                                                        \
+        }                                                                     \
+    } while (0)
+
+#define NEED_HOST()                                                           \
+    do {                                                                      \
+        if (sc.host_failed) {                                                 \
+            record(check, x->dt, split, NAN, 0, "out of host memory");        \
             goto done;                                                        \
         }                                                                     \
     } while (0)
@@ -207,104 +231,72 @@ typedef struct sides {
  * gradient's accumulation), else it is in the compute storage. */
 static void check_gemm(sides *x, int ta, int tb, int m, int n, int k, int offset, int c_f32)
 {
-    char check[48], split[24] = "";
+    char check[48], split[24];
     snprintf(check, sizeof check, "gemm %c%c %s%s", ta ? 'T' : 'N', tb ? 'T' : 'N',
              c_f32 ? "acc-f32" : "out", offset ? " +1" : "");
     snprintf(split, sizeof split, "%dx%dx%d", m, n, k);
-    storage cs = c_f32 ? STORAGE_F32 : x->s;
     int lda = ta ? k : m, ldb = tb ? n : k;
     size_t na = (size_t)lda * (ta ? m : k) + 1, nb = (size_t)ldb * (tb ? k : n) + 1;
     size_t nc = (size_t)m * n;
-    float *ha = random_values(&x->r, na, -1, 1, x->s), *hb = random_values(&x->r, nb, -1, 1, x->s);
-    float *hc = random_values(&x->r, nc, -1, 1, cs);
-    float *want = malloc(nc * sizeof *want), *got = malloc(nc * sizeof *got);
-    arena ac = {.b = x->cpu}, ad = {.b = x->dev};
-    if (!ha || !hb || !hc || !want || !got) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    storage cs_dev = c_f32 ? STORAGE_F32 : x->st[DEV];
+    float *ha = host_random(&sc, &x->r, na, -1, 1, x->st[DEV]);
+    float *hb = host_random(&sc, &x->r, nb, -1, 1, x->st[DEV]);
+    float *hc = host_random(&sc, &x->r, nc, -1, 1, cs_dev);
+    float *out[2] = {host_alloc(&sc, nc), host_alloc(&sc, nc)};
+    NEED_HOST();
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        storage s = x->st[side], cs = c_f32 ? STORAGE_F32 : s;
+        void *da, *db, *dc;
+        TRY(b, put(&sc, side, s, ha, na, &da));
+        TRY(b, put(&sc, side, s, hb, nb, &db));
+        TRY(b, put(&sc, side, cs, hc, nc, &dc));
+        gemm_desc g = {.trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 0.75f,
+                       .a = (char *)da + offset * storage_bytes(s), .lda = lda,
+                       .b = (char *)db + offset * storage_bytes(s), .ldb = ldb,
+                       .beta = c_f32 ? 1.0f : 0.0f, .c = dc, .ldc = m, .ab_storage = s,
+                       .c_storage = cs};
+        TRY(b, bk_gemm(b, &g));
+        TRY(b, get(b, cs, dc, nc, out[side]));
     }
-    void *ca, *cb, *cc, *da, *db, *dc;
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, ha, na, &ca));
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hb, nb, &cb));
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hc, nc, &cc));
-    TRY(x->dev, check, put(&ad, x->s, ha, na, &da));
-    TRY(x->dev, check, put(&ad, x->s, hb, nb, &db));
-    TRY(x->dev, check, put(&ad, cs, hc, nc, &dc));
-    float beta = c_f32 ? 1.0f : 0.0f;
-    gemm_desc g = {.trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 0.75f,
-                   .lda = lda, .ldb = ldb, .beta = beta, .ldc = m};
-    g.a = (float *)ca + offset;
-    g.b = (float *)cb + offset;
-    g.c = cc;
-    g.ab_storage = g.c_storage = STORAGE_F32;
-    TRY(x->cpu, check, bk_gemm(x->cpu, &g));
-    g.a = (char *)da + offset * storage_bytes(x->s);
-    g.b = (char *)db + offset * storage_bytes(x->s);
-    g.c = dc;
-    g.ab_storage = x->s;
-    g.c_storage = cs;
-    TRY(x->dev, check, bk_gemm(x->dev, &g));
-    TRY(x->cpu, check, get(x->cpu, STORAGE_F32, cc, nc, want));
-    TRY(x->dev, check, get(x->dev, cs, dc, nc, got));
-    record(check, x->dt, split, rel_err(got, want, nc), op_tolerance(x->dt), NULL);
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], nc), op_tolerance(x->dt), NULL);
 done:
-    arena_free(&ac);
-    arena_free(&ad);
-    free(ha);
-    free(hb);
-    free(hc);
-    free(want);
-    free(got);
+    scratch_free(&sc);
 }
 
 /* ------------------------------------------------------ element-wise */
 
+/* z += bias per row, then h = gelu(z): both outputs compared. */
 static void check_bias_gelu(sides *x, int rows, int cols, int gelu)
 {
     const char *check = gelu ? "bias_gelu_forward" : "bias_forward";
     char split[24];
     snprintf(split, sizeof split, "%dx%d", rows, cols);
     size_t n = (size_t)rows * cols;
-    float *hz = random_values(&x->r, n, -4, 4, x->s);
-    float *hb = random_values(&x->r, (size_t)rows, -1, 1, STORAGE_F32);
-    float *wz = malloc(n * sizeof(float)), *wh = malloc(n * sizeof(float));
-    float *gz = malloc(n * sizeof(float)), *gh = malloc(n * sizeof(float));
-    arena ac = {.b = x->cpu}, ad = {.b = x->dev};
-    if (!hz || !hb || !wz || !wh || !gz || !gh) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hz = host_random(&sc, &x->r, n, -4, 4, x->st[DEV]);
+    float *hb = host_random(&sc, &x->r, (size_t)rows, -1, 1, STORAGE_F32);
+    float *out[2] = {host_alloc(&sc, 2 * n), host_alloc(&sc, 2 * n)};
+    NEED_HOST();
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        storage s = x->st[side];
+        void *dz, *dbias, *dh = NULL;
+        TRY(b, put(&sc, side, s, hz, n, &dz));
+        TRY(b, put(&sc, side, STORAGE_F32, hb, (size_t)rows, &dbias));
+        if (gelu)
+            TRY(b, dev_alloc(&sc, side, n * storage_bytes(s), &dh));
+        TRY(b, b->ops->bias_gelu_forward(b, s, dz, dbias, dh, rows, cols, gelu));
+        TRY(b, get(b, s, dz, n, out[side]));
+        if (gelu)
+            TRY(b, get(b, s, dh, n, out[side] + n));
     }
-    void *cz, *cb, *ch = NULL, *dz, *db, *dh = NULL;
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hz, n, &cz));
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hb, (size_t)rows, &cb));
-    TRY(x->dev, check, put(&ad, x->s, hz, n, &dz));
-    TRY(x->dev, check, put(&ad, STORAGE_F32, hb, (size_t)rows, &db));
-    if (gelu) {
-        TRY(x->cpu, check, arena_alloc(&ac, n * sizeof(float), &ch));
-        TRY(x->dev, check, arena_alloc(&ad, n * storage_bytes(x->s), &dh));
-    }
-    TRY(x->cpu, check, x->cpu->ops->bias_gelu_forward(x->cpu, STORAGE_F32, cz, cb, ch, rows,
-                                                      cols, gelu));
-    TRY(x->dev, check, bk_bias_gelu_forward(x->dev, dz, db, dh, rows, cols, gelu));
-    TRY(x->cpu, check, get(x->cpu, STORAGE_F32, cz, n, wz));
-    TRY(x->dev, check, get(x->dev, x->s, dz, n, gz));
-    double err = rel_err(gz, wz, n);
-    if (gelu) {
-        TRY(x->cpu, check, get(x->cpu, STORAGE_F32, ch, n, wh));
-        TRY(x->dev, check, get(x->dev, x->s, dh, n, gh));
-        double e2 = rel_err(gh, wh, n);
-        err = isnan(e2) || e2 > err ? e2 : err;
-    }
-    record(check, x->dt, split, err, op_tolerance(x->dt), NULL);
+    size_t compared = gelu ? 2 * n : n;
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], compared), op_tolerance(x->dt),
+           NULL);
 done:
-    arena_free(&ac);
-    arena_free(&ad);
-    free(hz);
-    free(hb);
-    free(wz);
-    free(wh);
-    free(gz);
-    free(gh);
+    scratch_free(&sc);
 }
 
 /* dz = dh * gelu'(z), into a separate buffer or in place over dh. */
@@ -313,36 +305,26 @@ static void check_gelu_backward(sides *x, size_t n, int in_place)
     const char *check = in_place ? "gelu_backward in-place" : "gelu_backward";
     char split[24];
     snprintf(split, sizeof split, "%zu", n);
-    float *hz = random_values(&x->r, n, -4, 4, x->s), *hd = random_values(&x->r, n, -1, 1, x->s);
-    float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
-    arena ac = {.b = x->cpu}, ad = {.b = x->dev};
-    if (!hz || !hd || !want || !got) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hz = host_random(&sc, &x->r, n, -4, 4, x->st[DEV]);
+    float *hd = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]);
+    float *out[2] = {host_alloc(&sc, n), host_alloc(&sc, n)};
+    NEED_HOST();
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        storage s = x->st[side];
+        void *dz, *dh, *dout;
+        TRY(b, put(&sc, side, s, hz, n, &dz));
+        TRY(b, put(&sc, side, s, hd, n, &dh));
+        dout = dh;
+        if (!in_place)
+            TRY(b, dev_alloc(&sc, side, n * storage_bytes(s), &dout));
+        TRY(b, b->ops->gelu_backward(b, s, dz, dh, dout, n));
+        TRY(b, get(b, s, dout, n, out[side]));
     }
-    void *cz, *cd, *co, *dz, *dd, *dout;
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hz, n, &cz));
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hd, n, &cd));
-    TRY(x->dev, check, put(&ad, x->s, hz, n, &dz));
-    TRY(x->dev, check, put(&ad, x->s, hd, n, &dd));
-    co = cd;
-    dout = dd;
-    if (!in_place) {
-        TRY(x->cpu, check, arena_alloc(&ac, n * sizeof(float), &co));
-        TRY(x->dev, check, arena_alloc(&ad, n * storage_bytes(x->s), &dout));
-    }
-    TRY(x->cpu, check, x->cpu->ops->gelu_backward(x->cpu, STORAGE_F32, cz, cd, co, n));
-    TRY(x->dev, check, bk_gelu_backward(x->dev, dz, dd, dout, n));
-    TRY(x->cpu, check, get(x->cpu, STORAGE_F32, co, n, want));
-    TRY(x->dev, check, get(x->dev, x->s, dout, n, got));
-    record(check, x->dt, split, rel_err(got, want, n), op_tolerance(x->dt), NULL);
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], n), op_tolerance(x->dt), NULL);
 done:
-    arena_free(&ac);
-    arena_free(&ad);
-    free(hz);
-    free(hd);
-    free(want);
-    free(got);
+    scratch_free(&sc);
 }
 
 /* db += row sums of dz, onto a db that already holds values. */
@@ -351,33 +333,23 @@ static void check_bias_grad(sides *x, int rows, int cols)
     const char *check = "bias_grad";
     char split[24];
     snprintf(split, sizeof split, "%dx%d", rows, cols);
-    size_t n = (size_t)rows * cols;
-    float *hd = random_values(&x->r, n, -1, 1, x->s);
-    float *hb = random_values(&x->r, (size_t)rows, -1, 1, STORAGE_F32);
-    float *want = malloc((size_t)rows * sizeof(float)), *got = malloc((size_t)rows * sizeof(float));
-    arena ac = {.b = x->cpu}, ad = {.b = x->dev};
-    if (!hd || !hb || !want || !got) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
+    size_t n = (size_t)rows * cols, nr = (size_t)rows;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hd = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]);
+    float *hb = host_random(&sc, &x->r, nr, -1, 1, STORAGE_F32);
+    float *out[2] = {host_alloc(&sc, nr), host_alloc(&sc, nr)};
+    NEED_HOST();
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        void *dd, *db;
+        TRY(b, put(&sc, side, x->st[side], hd, n, &dd));
+        TRY(b, put(&sc, side, STORAGE_F32, hb, nr, &db));
+        TRY(b, b->ops->bias_grad_accumulate(b, x->st[side], dd, db, rows, cols));
+        TRY(b, get(b, STORAGE_F32, db, nr, out[side]));
     }
-    void *cd, *cb, *dd, *db;
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hd, n, &cd));
-    TRY(x->cpu, check, put(&ac, STORAGE_F32, hb, (size_t)rows, &cb));
-    TRY(x->dev, check, put(&ad, x->s, hd, n, &dd));
-    TRY(x->dev, check, put(&ad, STORAGE_F32, hb, (size_t)rows, &db));
-    TRY(x->cpu, check, x->cpu->ops->bias_grad_accumulate(x->cpu, STORAGE_F32, cd, cb, rows, cols));
-    TRY(x->dev, check, bk_bias_grad(x->dev, dd, db, rows, cols));
-    TRY(x->cpu, check, get(x->cpu, STORAGE_F32, cb, (size_t)rows, want));
-    TRY(x->dev, check, get(x->dev, STORAGE_F32, db, (size_t)rows, got));
-    /* Sums in fp32 in another order: the op tolerance of fp32 at least. */
-    record(check, x->dt, split, rel_err(got, want, (size_t)rows), op_tolerance(x->dt), NULL);
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], nr), op_tolerance(x->dt), NULL);
 done:
-    arena_free(&ac);
-    arena_free(&ad);
-    free(hd);
-    free(hb);
-    free(want);
-    free(got);
+    scratch_free(&sc);
 }
 
 /* Gradients and the loss sum (added onto a non-zero sum) over a batch with
@@ -387,139 +359,109 @@ static void check_softmax_xent(sides *x, int classes, int batch)
     const char *check = "softmax_xent";
     char split[24];
     snprintf(split, sizeof split, "%dx%d", classes, batch);
-    size_t n = (size_t)classes * batch;
-    float *hl = random_values(&x->r, n, -6, 6, x->s);
-    float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
-    int *labels = malloc((size_t)batch * sizeof(int)), *valid = malloc((size_t)batch * sizeof(int));
-    arena ac = {.b = x->cpu}, ad = {.b = x->dev};
-    if (!hl || !want || !got || !labels || !valid) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
-    }
+    size_t n = (size_t)classes * batch, nb = (size_t)batch;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hl = host_random(&sc, &x->r, n, -6, 6, x->st[DEV]);
+    float *out[2] = {host_alloc(&sc, n), host_alloc(&sc, n)};
+    int *labels = (int *)host_alloc(&sc, nb), *valid = (int *)host_alloc(&sc, nb);
+    NEED_HOST();
     int n_valid = 0;
     for (int j = 0; j < batch; j++) {
         labels[j] = rng_below(&x->r, classes);
         valid[j] = rng_below(&x->r, 4) != 0;
         n_valid += valid[j];
     }
-    float scale = n_valid ? 1.0f / (float)n_valid : 0.0f, loss0 = 0.5f;
-    void *cl, *cdl, *clab, *cval, *csc, *closs, *dl, *ddl, *dlab, *dval, *dsc, *dloss;
-    backend *sidesb[2] = {x->cpu, x->dev};
-    arena *ar[2] = {&ac, &ad};
-    storage st[2] = {STORAGE_F32, x->s};
-    void **bufs[2][6] = {{&cl, &cdl, &clab, &cval, &csc, &closs},
-                         {&dl, &ddl, &dlab, &dval, &dsc, &dloss}};
+    float scale = n_valid ? 1.0f / (float)n_valid : 0.0f, loss0 = 0.5f, loss[2];
     for (int side = 0; side < 2; side++) {
-        backend *b = sidesb[side];
-        TRY(b, check, put(ar[side], st[side], hl, n, bufs[side][0]));
-        TRY(b, check, arena_alloc(ar[side], n * storage_bytes(st[side]), bufs[side][1]));
-        TRY(b, check, arena_alloc(ar[side], (size_t)batch * sizeof(int), bufs[side][2]));
-        TRY(b, check, arena_alloc(ar[side], (size_t)batch * sizeof(int), bufs[side][3]));
-        TRY(b, check, put(ar[side], STORAGE_F32, &scale, 1, bufs[side][4]));
-        TRY(b, check, put(ar[side], STORAGE_F32, &loss0, 1, bufs[side][5]));
-        TRY(b, check, bk_upload(b, *bufs[side][2], labels, (size_t)batch * sizeof(int)));
-        TRY(b, check, bk_upload(b, *bufs[side][3], valid, (size_t)batch * sizeof(int)));
+        backend *b = sc.b[side];
+        storage s = x->st[side];
+        void *dl, *ddl, *dlab, *dval, *dsc, *dloss;
+        TRY(b, put(&sc, side, s, hl, n, &dl));
+        TRY(b, dev_alloc(&sc, side, n * storage_bytes(s), &ddl));
+        TRY(b, dev_alloc(&sc, side, nb * sizeof(int), &dlab));
+        TRY(b, dev_alloc(&sc, side, nb * sizeof(int), &dval));
+        TRY(b, bk_upload(b, dlab, labels, nb * sizeof(int)));
+        TRY(b, bk_upload(b, dval, valid, nb * sizeof(int)));
+        TRY(b, put(&sc, side, STORAGE_F32, &scale, 1, &dsc));
+        TRY(b, put(&sc, side, STORAGE_F32, &loss0, 1, &dloss));
+        TRY(b, b->ops->softmax_xent(b, s, dl, ddl, dlab, dval, dsc, dloss, classes, batch));
+        TRY(b, get(b, s, ddl, n, out[side]));
+        TRY(b, get(b, STORAGE_F32, dloss, 1, &loss[side]));
     }
-    TRY(x->cpu, check, x->cpu->ops->softmax_xent(x->cpu, STORAGE_F32, cl, cdl, clab, cval, csc,
-                                                 closs, classes, batch));
-    TRY(x->dev, check, bk_softmax_xent(x->dev, dl, ddl, dlab, dval, dsc, dloss, classes, batch));
-    TRY(x->cpu, check, get(x->cpu, STORAGE_F32, cdl, n, want));
-    TRY(x->dev, check, get(x->dev, x->s, ddl, n, got));
-    float loss_want, loss_got;
-    TRY(x->cpu, check, get(x->cpu, STORAGE_F32, closs, 1, &loss_want));
-    TRY(x->dev, check, get(x->dev, STORAGE_F32, dloss, 1, &loss_got));
-    record(check, x->dt, split, rel_err(got, want, n), op_tolerance(x->dt), "gradient");
-    record("softmax_xent loss", x->dt, split, rel_err(&loss_got, &loss_want, 1),
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], n), op_tolerance(x->dt),
+           "gradient");
+    record("softmax_xent loss", x->dt, split, rel_err(&loss[DEV], &loss[CPU], 1),
            op_tolerance(x->dt), NULL);
 done:
-    arena_free(&ac);
-    arena_free(&ad);
-    free(hl);
-    free(want);
-    free(got);
-    free(labels);
-    free(valid);
+    scratch_free(&sc);
 }
 
-/* Two optimizer steps on fp32 weights, gradients and state. */
+/* Two optimizer steps on fp32 weights, gradients and state: fp32 in every
+ * dtype, so held to the fp32 tolerance. */
 static void check_optimizer(sides *x, size_t n, int adamw)
 {
     const char *check = adamw ? "adamw" : "sgd";
     char split[24];
     snprintf(split, sizeof split, "%zu", n);
-    float *hw = random_values(&x->r, n, -1, 1, STORAGE_F32);
-    float *hg = random_values(&x->r, n, -1, 1, STORAGE_F32);
-    float *hm = random_values(&x->r, n, -0.1f, 0.1f, STORAGE_F32);
-    float *hv = random_values(&x->r, n, 0, 0.01f, STORAGE_F32);
-    float *want = malloc(3 * n * sizeof(float)), *got = malloc(3 * n * sizeof(float));
-    arena ac = {.b = x->cpu}, ad = {.b = x->dev};
-    if (!hw || !hg || !hm || !hv || !want || !got) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
-    }
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hw = host_random(&sc, &x->r, n, -1, 1, STORAGE_F32);
+    float *hg = host_random(&sc, &x->r, n, -1, 1, STORAGE_F32);
+    float *hm = host_random(&sc, &x->r, n, -0.1f, 0.1f, STORAGE_F32);
+    float *hv = host_random(&sc, &x->r, n, 0, 0.01f, STORAGE_F32);
+    float *out[2] = {host_alloc(&sc, 3 * n), host_alloc(&sc, 3 * n)};
+    NEED_HOST();
     adamw_hparams h = {.lr = 1e-2f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
                        .weight_decay = 0.01f, .bias_correction1 = 0.19f,
                        .bias_correction2 = 0.001999f};
-    backend *sb[2] = {x->cpu, x->dev};
-    arena *ar[2] = {&ac, &ad};
-    float *out[2] = {want, got};
     for (int side = 0; side < 2; side++) {
-        backend *b = sb[side];
+        backend *b = sc.b[side];
         void *w, *g, *m, *v, *hp;
-        TRY(b, check, put(ar[side], STORAGE_F32, hw, n, &w));
-        TRY(b, check, put(ar[side], STORAGE_F32, hg, n, &g));
-        TRY(b, check, put(ar[side], STORAGE_F32, hm, n, &m));
-        TRY(b, check, put(ar[side], STORAGE_F32, hv, n, &v));
-        TRY(b, check, arena_alloc(ar[side], sizeof h, &hp));
-        TRY(b, check, bk_upload(b, hp, &h, sizeof h));
+        TRY(b, put(&sc, side, STORAGE_F32, hw, n, &w));
+        TRY(b, put(&sc, side, STORAGE_F32, hg, n, &g));
+        TRY(b, put(&sc, side, STORAGE_F32, hm, n, &m));
+        TRY(b, put(&sc, side, STORAGE_F32, hv, n, &v));
+        TRY(b, dev_alloc(&sc, side, sizeof h, &hp));
+        TRY(b, bk_upload(b, hp, &h, sizeof h));
         for (int step = 0; step < 2; step++) {
             if (adamw)
-                TRY(b, check, bk_adamw(b, w, g, m, v, n, hp));
+                TRY(b, bk_adamw(b, w, g, m, v, n, hp));
             else
-                TRY(b, check, bk_sgd(b, w, g, n, 0.05f, 0.01f));
+                TRY(b, bk_sgd(b, w, g, n, 0.05f, 0.01f));
         }
-        TRY(b, check, get(b, STORAGE_F32, w, n, out[side]));
-        TRY(b, check, get(b, STORAGE_F32, m, n, out[side] + n));
-        TRY(b, check, get(b, STORAGE_F32, v, n, out[side] + 2 * n));
+        TRY(b, get(b, STORAGE_F32, w, n, out[side]));
+        TRY(b, get(b, STORAGE_F32, m, n, out[side] + n));
+        TRY(b, get(b, STORAGE_F32, v, n, out[side] + 2 * n));
     }
-    /* The optimizer is fp32 in every dtype. */
-    record(check, x->dt, split, rel_err(got, want, 3 * n), op_tolerance(DTYPE_FP32), NULL);
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], 3 * n), op_tolerance(DTYPE_FP32),
+           NULL);
 done:
-    arena_free(&ac);
-    arena_free(&ad);
-    free(hw);
-    free(hg);
-    free(hm);
-    free(hv);
-    free(want);
-    free(got);
+    scratch_free(&sc);
 }
 
-/* convert (fp32 -> compute storage) then to_f32 back: exactly the host's
- * round-to-nearest-even, NaN kept NaN. */
+/* convert (fp32 -> compute storage) then to_f32 back, on the device alone:
+ * exactly the host's round-to-nearest-even, NaN kept NaN. */
 static void check_convert(sides *x, size_t n)
 {
     const char *check = "convert+to_f32";
     char split[24];
     snprintf(split, sizeof split, "%zu", n);
-    float *h = random_values(&x->r, n, -3e4f, 3e4f, STORAGE_F32);
-    float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
-    arena ad = {.b = x->dev};
-    if (!h || !want || !got) {
-        record(check, x->dt, split, NAN, 0, "out of host memory");
-        goto done;
-    }
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    backend *b = x->b[DEV];
+    storage s = x->st[DEV];
+    float *h = host_random(&sc, &x->r, n, -3e4f, 3e4f, STORAGE_F32);
+    float *want = host_alloc(&sc, n), *got = host_alloc(&sc, n);
+    NEED_HOST();
     h[0] = NAN;
     h[1] = INFINITY;
     for (size_t i = 0; i < n; i++)
-        want[i] = x->s == STORAGE_BF16 ? ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(h[i])) : h[i];
+        want[i] = s == STORAGE_BF16 ? ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(h[i])) : h[i];
     void *src, *mid, *back;
-    TRY(x->dev, check, put(&ad, STORAGE_F32, h, n, &src));
-    TRY(x->dev, check, arena_alloc(&ad, n * storage_bytes(x->s), &mid));
-    TRY(x->dev, check, arena_alloc(&ad, n * sizeof(float), &back));
-    TRY(x->dev, check, bk_convert(x->dev, src, mid, x->s, n));
-    TRY(x->dev, check, x->dev->ops->to_f32(x->dev, mid, x->s, back, n));
-    TRY(x->dev, check, get(x->dev, STORAGE_F32, back, n, got));
+    TRY(b, put(&sc, DEV, STORAGE_F32, h, n, &src));
+    TRY(b, dev_alloc(&sc, DEV, n * storage_bytes(s), &mid));
+    TRY(b, dev_alloc(&sc, DEV, n * sizeof(float), &back));
+    TRY(b, bk_convert(b, src, mid, s, n));
+    TRY(b, b->ops->to_f32(b, mid, s, back, n));
+    TRY(b, get(b, STORAGE_F32, back, n, got));
     size_t mismatches = !isnan(got[0]);
     for (size_t i = 1; i < n; i++)
         mismatches += memcmp(&got[i], &want[i], sizeof(float)) != 0;
@@ -527,10 +469,7 @@ static void check_convert(sides *x, size_t n)
     snprintf(note, sizeof note, "%zu values differ bit for bit", mismatches);
     record(check, x->dt, split, (double)mismatches, 0, note);
 done:
-    arena_free(&ad);
-    free(h);
-    free(want);
-    free(got);
+    scratch_free(&sc);
 }
 
 static void check_ops(sides *x)
@@ -707,7 +646,7 @@ static void check_modes(backend *dev, dtype dt, size_t n_params)
         char check[48];
         snprintf(check, sizeof check, "mode %s vs async", mode_name(modes[k]));
         if (modes[k] == MODE_GRAPH && !dev->ops->graph_begin) {
-            printf("skip %-22s %-5s (the %s backend has no graphs)\n", check, dtype_name(dt),
+            printf("skip %-26s %-5s (the %s backend has no graphs)\n", check, dtype_name(dt),
                    dev->name);
             continue;
         }
@@ -818,94 +757,105 @@ static void usage(void)
                     "[--seed N]\n");
 }
 
+/* The CPU's full-batch gradient and loss of the model: the reference every
+ * dtype's windows are held to. */
+static int cpu_reference(backend *cpu, float **grads, float *loss, size_t *n_params)
+{
+    model_layout l;
+    model_layout_of(model_preset_find(MODEL_PRESET), &l);
+    *n_params = l.n_params;
+    *grads = malloc(l.n_params * sizeof **grads);
+    if (!*grads) {
+        snprintf(cpu->error, sizeof cpu->error, "out of host memory");
+        return BK_OOM;
+    }
+    bench x;
+    int rc = bench_open(cpu, OPT_ADAMW, 1, &x);
+    if (!rc)
+        rc = window_gradient(&x, MODEL_EFFECTIVE, *grads, loss);
+    bench_close(&x);
+    return rc;
+}
+
+/* Every check of one dtype on an open device. */
+static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long seed,
+                        const float *ref_grads, float ref_loss, size_t n_params)
+{
+    sides x = {.b = {cpu, dev}, .st = {STORAGE_F32, dev->compute_storage}, .dt = dt,
+               .r = {seed * 0x9e3779b97f4a7c15ull + (uint64_t)dt}};
+    check_ops(&x);
+    check_model(dev, dt, ref_grads, ref_loss, n_params);
+    check_modes(dev, dt, n_params);
+    if (strcmp(dev->name, "cuda") == 0 && dt == DTYPE_BF16)
+        check_probe(dev, dt);
+    if (dev->mem_in_use) {
+        char note[96];
+        snprintf(note, sizeof note, "%zu bytes still allocated after the checks",
+                 dev->mem_in_use);
+        record("leak", dt, "", (double)dev->mem_in_use, 0, note);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    const char *dtypes = "fp32,tf32,bf16", *csv = NULL, *device = "cuda";
+    const char *csv = NULL, *device = "cuda";
+    char list[64] = "fp32,tf32,bf16", why[320];
     unsigned long long seed = 1;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            usage();
-            return 2;
-        }
-        if (strcmp(argv[i], "--dtype") == 0)
-            dtypes = v;
-        else if (strcmp(argv[i], "--csv") == 0)
+        if (v && strcmp(argv[i], "--dtype") == 0)
+            snprintf(list, sizeof list, "%s", v);
+        else if (v && strcmp(argv[i], "--csv") == 0)
             csv = v;
-        else if (strcmp(argv[i], "--device") == 0)
+        else if (v && strcmp(argv[i], "--device") == 0)
             device = v;
-        else if (strcmp(argv[i], "--seed") == 0)
+        else if (v && strcmp(argv[i], "--seed") == 0)
             seed = strtoull(v, NULL, 10);
         else {
             usage();
             return 2;
         }
-        i++;
+    }
+    dtype dts[8];
+    int n_dts = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        if (n_dts == 8 || dtype_parse(name, &dts[n_dts])) {
+            fprintf(stderr, "gpu-check: unknown dtype '%s' (known: %s)\n", name, dtype_names());
+            return 2;
+        }
+        n_dts++;
     }
 
-    char why[320];
     backend *cpu = NULL;
     if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
         fprintf(stderr, "gpu-check: %s\n", why);
         return 2;
     }
-
-    /* The CPU reference of the model, once for every dtype. */
     float *ref_grads = NULL, ref_loss = 0;
     size_t n_params = 0;
-    char list[64];
-    snprintf(list, sizeof list, "%s", dtypes);
-    int opened = 0;
-    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
-         name = strtok_r(NULL, ",", &save)) {
-        dtype dt;
-        if (dtype_parse(name, &dt)) {
-            fprintf(stderr, "gpu-check: unknown dtype '%s' (known: %s)\n", name, dtype_names());
-            cpu->ops->destroy(cpu);
-            free(ref_grads);
-            return 2;
-        }
+    for (int i = 0; i < n_dts; i++) {
         backend *dev = NULL;
-        if (open_device(device, dt, &dev, why, sizeof why) != BK_OK) {
+        int rc = open_device(device, dts[i], &dev, why, sizeof why);
+        if (rc != BK_OK && i == 0) {
+            /* No device at all: say so, nothing else to check. */
             fprintf(stderr, "gpu-check: %s\n", why);
-            if (opened)
-                continue; /* this dtype only: say so and go on */
             cpu->ops->destroy(cpu);
             return 2;
         }
-        if (!opened++)
+        if (rc != BK_OK) {
+            record("open", dts[i], "", NAN, 0, why);
+            continue;
+        }
+        if (i == 0) {
             printf("gpu-check: %s (%s) against %s\n", dev->device, dev->library, cpu->device);
-        if (!ref_grads) {
-            bench x;
-            model_layout l;
-            model_layout_of(model_preset_find(MODEL_PRESET), &l);
-            n_params = l.n_params;
-            ref_grads = malloc(n_params * sizeof *ref_grads);
-            int rc = ref_grads ? bench_open(cpu, OPT_ADAMW, 1, &x) : BK_OOM;
-            if (!rc)
-                rc = window_gradient(&x, MODEL_EFFECTIVE, ref_grads, &ref_loss);
-            bench_close(&x);
-            if (rc) {
-                fprintf(stderr, "gpu-check: the CPU reference failed: %s\n", cpu->error);
+            if (cpu_reference(cpu, &ref_grads, &ref_loss, &n_params) != BK_OK) {
+                record("cpu reference", DTYPE_FP32, "", NAN, 0, cpu->error);
                 dev->ops->destroy(dev);
-                cpu->ops->destroy(cpu);
-                free(ref_grads);
-                return 1;
+                break;
             }
         }
-        sides x = {.cpu = cpu, .dev = dev, .dt = dt, .s = dev->compute_storage,
-                   .r = {seed * 0x9e3779b97f4a7c15ull + (uint64_t)dt}};
-        check_ops(&x);
-        check_model(dev, dt, ref_grads, ref_loss, n_params);
-        check_modes(dev, dt, n_params);
-        if (strcmp(dev->name, "cuda") == 0 && dt == DTYPE_BF16)
-            check_probe(dev, dt);
-        if (dev->mem_in_use) {
-            char note[96];
-            snprintf(note, sizeof note, "%zu bytes still allocated after the checks",
-                     dev->mem_in_use);
-            record("leak", dt, "", (double)dev->mem_in_use, 0, note);
-        }
+        check_dtype(cpu, dev, dts[i], seed, ref_grads, ref_loss, n_params);
         dev->ops->destroy(dev);
     }
     cpu->ops->destroy(cpu);
