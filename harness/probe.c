@@ -48,22 +48,15 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
 
     /* Invariant: `fits` fits (0 stands for nothing yet), `fails` does not
      * (bound + 1 stands for nothing tried). Sizes only grow with the
-     * micro-batch, so the answer lies in between. */
+     * micro-batch, so the answer lies in between. The bound goes first:
+     * often everything fits. */
     int fits = 0, fails = bound + 1;
-    int rc = try_micro(b, req, bound, out);
-    if (rc == BK_OK)
-        fits = bound;
-    else if (rc == BK_OOM)
-        fails = bound;
-    else
-        return rc;
-    while (fails - fits > 1) {
-        int mid = fits + (fails - fits) / 2;
-        rc = try_micro(b, req, mid, out);
+    for (int micro = bound; fails - fits > 1; micro = fits + (fails - fits) / 2) {
+        int rc = try_micro(b, req, micro, out);
         if (rc == BK_OK)
-            fits = mid;
+            fits = micro;
         else if (rc == BK_OOM)
-            fails = mid;
+            fails = micro;
         else
             return rc;
     }

@@ -363,40 +363,35 @@ template <typename D, typename S> __global__ void convert_kernel(const S *src, D
     GRID_STRIDE(i, n) { store(dst, i, load(src, i)); }
 }
 
-static int copy_f32(backend *b, void *dst, const void *src, size_t n)
+/* dst = src converted, n elements; fp32 to fp32 is a copy. */
+template <typename D, typename S>
+static int launch_convert(backend *b, const void *src, void *dst, size_t n)
 {
-    if (dst != src)
-        CUDA_CHECK(b, cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice,
-                                      cuda_of(b)->stream));
+    cudaStream_t st = cuda_of(b)->stream;
+    if (n == 0 || dst == src)
+        return BK_OK;
+    if constexpr (sizeof(D) == sizeof(S)) {
+        CUDA_CHECK(b, cudaMemcpyAsync(dst, src, n * sizeof(D), cudaMemcpyDeviceToDevice, st));
+    } else {
+        convert_kernel<D, S><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>(
+            (const S *)src, (D *)dst, n);
+        CUDA_CHECK_LAUNCH(b, "convert_kernel");
+    }
     return BK_OK;
 }
 
 extern "C" int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage,
                             size_t n)
 {
-    if (n == 0)
-        return BK_OK;
-    if (dst_storage == STORAGE_F32)
-        return copy_f32(b, dst, src, n);
-    convert_kernel<bf16_bits, float>
-        <<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
-            src, (bf16_bits *)dst, n);
-    CUDA_CHECK_LAUNCH(b, "convert_kernel<bf16,f32>");
-    return BK_OK;
+    return dst_storage == STORAGE_BF16 ? launch_convert<bf16_bits, float>(b, src, dst, n)
+                                       : launch_convert<float, float>(b, src, dst, n);
 }
 
 extern "C" int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst,
                            size_t n)
 {
-    if (n == 0)
-        return BK_OK;
-    if (src_storage == STORAGE_F32)
-        return copy_f32(b, dst, src, n);
-    convert_kernel<float, bf16_bits>
-        <<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
-            (const bf16_bits *)src, dst, n);
-    CUDA_CHECK_LAUNCH(b, "convert_kernel<f32,bf16>");
-    return BK_OK;
+    return src_storage == STORAGE_BF16 ? launch_convert<float, bf16_bits>(b, src, dst, n)
+                                       : launch_convert<float, float>(b, src, dst, n);
 }
 
 /* Whether this binary carries code the current device can run (a build for

@@ -80,22 +80,24 @@ static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p
 
     cublasLtMatmulPreference_t pref = NULL;
     CUBLASLT_CHECK(b, cublasLtMatmulPreferenceCreate(&pref));
-    size_t ws = CUDA_GEMM_WORKSPACE_BYTES;
-    uint32_t align[3] = {(uint32_t)k->align_a, (uint32_t)k->align_b, (uint32_t)k->align_c};
-    cublasStatus_t s = cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatmulPreferenceSetAttribute(
-            pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align[0], sizeof align[0]);
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatmulPreferenceSetAttribute(
-            pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align[1], sizeof align[1]);
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatmulPreferenceSetAttribute(
-            pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align[2], sizeof align[2]);
-    if (s == CUBLAS_STATUS_SUCCESS)
-        s = cublasLtMatmulPreferenceSetAttribute(
-            pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align[2], sizeof align[2]);
+    uint64_t ws = CUDA_GEMM_WORKSPACE_BYTES;
+    uint32_t align_a = (uint32_t)k->align_a, align_b = (uint32_t)k->align_b,
+             align_c = (uint32_t)k->align_c;
+    const struct {
+        cublasLtMatmulPreferenceAttributes_t attr;
+        const void *value;
+        size_t size;
+    } prefs[] = {
+        {CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_a, sizeof align_a},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_b, sizeof align_b},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof align_c},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof align_c},
+    };
+    cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
+    for (size_t i = 0; i < sizeof prefs / sizeof prefs[0] && s == CUBLAS_STATUS_SUCCESS; i++)
+        s = cublasLtMatmulPreferenceSetAttribute(pref, prefs[i].attr, prefs[i].value,
+                                                 prefs[i].size);
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
     if (s == CUBLAS_STATUS_SUCCESS)
