@@ -397,18 +397,20 @@ done:
 }
 
 /* Two optimizer steps on fp32 weights, gradients and state: fp32 in every
- * dtype, so held to the fp32 tolerance. */
-static void check_optimizer(sides *x, size_t n, int adamw)
+ * dtype, so held to the fp32 tolerance. With `offset` every array starts one
+ * element past an aligned address (the kernels' element-by-element path). */
+static void check_optimizer(sides *x, size_t n, int adamw, int offset)
 {
-    const char *check = adamw ? "adamw" : "sgd";
+    const char *check = adamw ? (offset ? "adamw +1" : "adamw") : (offset ? "sgd +1" : "sgd");
     char split[24];
     snprintf(split, sizeof split, "%zu", n);
+    size_t len = n + (size_t)offset;
     scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
-    float *hw = host_random(&sc, &x->r, n, -1, 1, STORAGE_F32);
-    float *hg = host_random(&sc, &x->r, n, -1, 1, STORAGE_F32);
-    float *hm = host_random(&sc, &x->r, n, -0.1f, 0.1f, STORAGE_F32);
-    float *hv = host_random(&sc, &x->r, n, 0, 0.01f, STORAGE_F32);
-    float *out[2] = {host_alloc(&sc, 3 * n), host_alloc(&sc, 3 * n)};
+    float *hw = host_random(&sc, &x->r, len, -1, 1, STORAGE_F32);
+    float *hg = host_random(&sc, &x->r, len, -1, 1, STORAGE_F32);
+    float *hm = host_random(&sc, &x->r, len, -0.1f, 0.1f, STORAGE_F32);
+    float *hv = host_random(&sc, &x->r, len, 0, 0.01f, STORAGE_F32);
+    float *out[2] = {host_alloc(&sc, 3 * len), host_alloc(&sc, 3 * len)};
     NEED_HOST();
     adamw_hparams h = {.lr = 1e-2f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
                        .weight_decay = 0.01f, .bias_correction1 = 0.19f,
@@ -416,24 +418,26 @@ static void check_optimizer(sides *x, size_t n, int adamw)
     for (int side = 0; side < 2; side++) {
         backend *b = sc.b[side];
         void *w, *g, *m, *v, *hp;
-        TRY(b, put(&sc, side, STORAGE_F32, hw, n, &w));
-        TRY(b, put(&sc, side, STORAGE_F32, hg, n, &g));
-        TRY(b, put(&sc, side, STORAGE_F32, hm, n, &m));
-        TRY(b, put(&sc, side, STORAGE_F32, hv, n, &v));
+        TRY(b, put(&sc, side, STORAGE_F32, hw, len, &w));
+        TRY(b, put(&sc, side, STORAGE_F32, hg, len, &g));
+        TRY(b, put(&sc, side, STORAGE_F32, hm, len, &m));
+        TRY(b, put(&sc, side, STORAGE_F32, hv, len, &v));
         TRY(b, dev_alloc(&sc, side, sizeof h, &hp));
         TRY(b, bk_upload(b, hp, &h, sizeof h));
+        float *wo = (float *)w + offset, *go = (float *)g + offset;
+        float *mo = (float *)m + offset, *vo = (float *)v + offset;
         for (int step = 0; step < 2; step++) {
             if (adamw)
-                TRY(b, bk_adamw(b, w, g, m, v, n, hp));
+                TRY(b, bk_adamw(b, wo, go, mo, vo, n, hp));
             else
-                TRY(b, bk_sgd(b, w, g, n, 0.05f, 0.01f));
+                TRY(b, bk_sgd(b, wo, go, n, 0.05f, 0.01f));
         }
-        TRY(b, get(b, STORAGE_F32, w, n, out[side]));
-        TRY(b, get(b, STORAGE_F32, m, n, out[side] + n));
-        TRY(b, get(b, STORAGE_F32, v, n, out[side] + 2 * n));
+        TRY(b, get(b, STORAGE_F32, w, len, out[side]));
+        TRY(b, get(b, STORAGE_F32, m, len, out[side] + len));
+        TRY(b, get(b, STORAGE_F32, v, len, out[side] + 2 * len));
     }
-    record(check, x->dt, split, rel_err(out[DEV], out[CPU], 3 * n), op_tolerance(DTYPE_FP32),
-           NULL);
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], 3 * len),
+           op_tolerance(DTYPE_FP32), NULL);
 done:
     scratch_free(&sc);
 }
@@ -492,8 +496,10 @@ static void check_ops(sides *x)
     check_softmax_xent(x, 1000, 77);
     check_softmax_xent(x, 16, 300);
     check_softmax_xent(x, 1024, 1);
-    check_optimizer(x, 100003, 1);
-    check_optimizer(x, 100003, 0);
+    check_optimizer(x, 100003, 1, 0);
+    check_optimizer(x, 100003, 0, 0);
+    check_optimizer(x, 4099, 1, 1);
+    check_optimizer(x, 4099, 0, 1);
     check_convert(x, 100003);
 }
 

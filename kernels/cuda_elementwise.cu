@@ -318,20 +318,89 @@ extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void
     return BK_OK;
 }
 
-/* ----------------------------------------------------------- optimizers */
+/* ------------------------------------------- optimizers, conversion */
+
+/* These run over every parameter once a step and are bound by memory
+ * bandwidth, so each thread takes four consecutive elements per turn: one
+ * 16-byte load or store per array when every pointer is aligned for it
+ * (`vec`, decided on the host), element by element otherwise and in the
+ * tail. */
+#define VEC 4
+
+__device__ __forceinline__ float &lane(float4 &v, int k)
+{
+    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+
+static int aligned(const void *p, size_t bytes) { return ((uintptr_t)p & (bytes - 1)) == 0; }
 
 /* The hyper-parameters are read from device memory, so that a captured graph
  * picks up each step's bias correction from the upload before its replay. */
 __global__ void adamw_kernel(float *w, const float *g, float *m, float *v, size_t n,
-                             const adamw_hparams *h)
+                             const adamw_hparams *h, int vec)
 {
     const adamw_hparams hp = *h;
-    GRID_STRIDE(i, n) { ew_adamw(&w[i], g[i], &m[i], &v[i], &hp); }
+    GRID_STRIDE(q, (n + VEC - 1) / VEC)
+    {
+        size_t i = q * VEC;
+        if (vec && i + VEC <= n) {
+            float4 wq = ((float4 *)w)[q], gq = ((const float4 *)g)[q];
+            float4 mq = ((float4 *)m)[q], vq = ((float4 *)v)[q];
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                ew_adamw(&lane(wq, k), lane(gq, k), &lane(mq, k), &lane(vq, k), &hp);
+            ((float4 *)w)[q] = wq;
+            ((float4 *)m)[q] = mq;
+            ((float4 *)v)[q] = vq;
+        } else {
+            for (size_t j = i; j < n && j < i + VEC; j++)
+                ew_adamw(&w[j], g[j], &m[j], &v[j], &hp);
+        }
+    }
 }
 
-__global__ void sgd_kernel(float *w, const float *g, size_t n, float lr, float wd)
+__global__ void sgd_kernel(float *w, const float *g, size_t n, float lr, float wd, int vec)
 {
-    GRID_STRIDE(i, n) { ew_sgd(&w[i], g[i], lr, wd); }
+    GRID_STRIDE(q, (n + VEC - 1) / VEC)
+    {
+        size_t i = q * VEC;
+        if (vec && i + VEC <= n) {
+            float4 wq = ((float4 *)w)[q], gq = ((const float4 *)g)[q];
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                ew_sgd(&lane(wq, k), lane(gq, k), lr, wd);
+            ((float4 *)w)[q] = wq;
+        } else {
+            for (size_t j = i; j < n && j < i + VEC; j++)
+                ew_sgd(&w[j], g[j], lr, wd);
+        }
+    }
+}
+
+/* fp32 -> bf16: 16 bytes in, 8 bytes out per turn. */
+__global__ void to_bf16_kernel(const float *src, bf16_bits *dst, size_t n, int vec)
+{
+    GRID_STRIDE(q, (n + VEC - 1) / VEC)
+    {
+        size_t i = q * VEC;
+        if (vec && i + VEC <= n) {
+            float4 x = ((const float4 *)src)[q];
+            ushort4 y;
+            y.x = ew_f32_to_bf16_bits(x.x);
+            y.y = ew_f32_to_bf16_bits(x.y);
+            y.z = ew_f32_to_bf16_bits(x.z);
+            y.w = ew_f32_to_bf16_bits(x.w);
+            ((ushort4 *)dst)[q] = y;
+        } else {
+            for (size_t j = i; j < n && j < i + VEC; j++)
+                store(dst, j, src[j]);
+        }
+    }
+}
+
+__global__ void to_f32_kernel(const bf16_bits *src, float *dst, size_t n)
+{
+    GRID_STRIDE(i, n) { dst[i] = load(src, i); }
 }
 
 extern "C" int cuda_adamw(backend *b, float *w, const float *g, float *m, float *v,
@@ -339,8 +408,9 @@ extern "C" int cuda_adamw(backend *b, float *w, const float *g, float *m, float 
 {
     if (n == 0)
         return BK_OK;
-    adamw_kernel<<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
-        w, g, m, v, n, h);
+    int vec = aligned(w, 16) && aligned(g, 16) && aligned(m, 16) && aligned(v, 16);
+    adamw_kernel<<<blocks_for(b, (n + VEC - 1) / VEC, EW_THREADS), EW_THREADS, 0,
+                   cuda_of(b)->stream>>>(w, g, m, v, n, h, vec);
     CUDA_CHECK_LAUNCH(b, "adamw_kernel");
     return BK_OK;
 }
@@ -350,48 +420,47 @@ extern "C" int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr
 {
     if (n == 0)
         return BK_OK;
-    sgd_kernel<<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
-        w, g, n, lr, weight_decay);
+    int vec = aligned(w, 16) && aligned(g, 16);
+    sgd_kernel<<<blocks_for(b, (n + VEC - 1) / VEC, EW_THREADS), EW_THREADS, 0,
+                 cuda_of(b)->stream>>>(w, g, n, lr, weight_decay, vec);
     CUDA_CHECK_LAUNCH(b, "sgd_kernel");
     return BK_OK;
 }
 
-/* ---------------------------------------------------------- conversion */
-
-template <typename D, typename S> __global__ void convert_kernel(const S *src, D *dst, size_t n)
+/* fp32 to fp32 is a device copy (nothing when in place). */
+static int copy_f32(backend *b, void *dst, const void *src, size_t n)
 {
-    GRID_STRIDE(i, n) { store(dst, i, load(src, i)); }
-}
-
-/* dst = src converted, n elements; fp32 to fp32 is a copy. */
-template <typename D, typename S>
-static int launch_convert(backend *b, const void *src, void *dst, size_t n)
-{
-    cudaStream_t st = cuda_of(b)->stream;
-    if (n == 0 || dst == src)
-        return BK_OK;
-    if constexpr (sizeof(D) == sizeof(S)) {
-        CUDA_CHECK(b, cudaMemcpyAsync(dst, src, n * sizeof(D), cudaMemcpyDeviceToDevice, st));
-    } else {
-        convert_kernel<D, S><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>(
-            (const S *)src, (D *)dst, n);
-        CUDA_CHECK_LAUNCH(b, "convert_kernel");
-    }
+    if (n && dst != src)
+        CUDA_CHECK(b, cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                      cuda_of(b)->stream));
     return BK_OK;
 }
 
 extern "C" int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage,
                             size_t n)
 {
-    return dst_storage == STORAGE_BF16 ? launch_convert<bf16_bits, float>(b, src, dst, n)
-                                       : launch_convert<float, float>(b, src, dst, n);
+    if (dst_storage == STORAGE_F32)
+        return copy_f32(b, dst, src, n);
+    if (n == 0)
+        return BK_OK;
+    int vec = aligned(src, 16) && aligned(dst, 8);
+    to_bf16_kernel<<<blocks_for(b, (n + VEC - 1) / VEC, EW_THREADS), EW_THREADS, 0,
+                     cuda_of(b)->stream>>>(src, (bf16_bits *)dst, n, vec);
+    CUDA_CHECK_LAUNCH(b, "to_bf16_kernel");
+    return BK_OK;
 }
 
 extern "C" int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst,
                            size_t n)
 {
-    return src_storage == STORAGE_BF16 ? launch_convert<float, bf16_bits>(b, src, dst, n)
-                                       : launch_convert<float, float>(b, src, dst, n);
+    if (src_storage == STORAGE_F32)
+        return copy_f32(b, dst, src, n);
+    if (n == 0)
+        return BK_OK;
+    to_f32_kernel<<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+        (const bf16_bits *)src, dst, n);
+    CUDA_CHECK_LAUNCH(b, "to_f32_kernel");
+    return BK_OK;
 }
 
 /* Whether this binary carries code the current device can run (a build for
