@@ -28,8 +28,7 @@ struct bk_timer {
 
 /* ------------------------------------------------------------- errors */
 
-int cuda_fail(backend *b, const char *file, int line, const char *call,
-                         cudaError_t e)
+int cuda_fail(backend *b, const char *file, int line, const char *call, cudaError_t e)
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
              cudaGetErrorName(e), cudaGetErrorString(e));
@@ -40,8 +39,7 @@ int cuda_fail(backend *b, const char *file, int line, const char *call,
     return BK_ERROR;
 }
 
-int cublas_fail(backend *b, const char *file, int line, const char *call,
-                           cublasStatus_t s)
+int cublas_fail(backend *b, const char *file, int line, const char *call, cublasStatus_t s)
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
              cublasGetStatusName(s), cublasGetStatusString(s));
@@ -49,7 +47,7 @@ int cublas_fail(backend *b, const char *file, int line, const char *call,
 }
 
 int cublaslt_fail(backend *b, const char *file, int line, const char *call,
-                             cublasStatus_t s)
+                  cublasStatus_t s)
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
              cublasLtGetStatusName(s), cublasLtGetStatusString(s));
@@ -68,10 +66,26 @@ static int alloc_failed(backend *b, const char *call, size_t bytes, cudaError_t 
     return rc;
 }
 
+/* Hands the stream-ordered pool's free blocks back to the device. */
+static cudaError_t trim_pool(const cuda_impl *c)
+{
+    cudaMemPool_t pool;
+    cudaError_t e = cudaDeviceGetDefaultMemPool(&pool, c->device);
+    return e == cudaSuccess ? cudaMemPoolTrimTo(pool, 0) : e;
+}
+
 static int cu_alloc(backend *b, size_t bytes, void **out)
 {
+    cuda_impl *c = cuda_of(b);
     *out = NULL;
     cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
+    if (e == cudaErrorMemoryAllocation && c->mempools) {
+        /* The alloc-async mode's pool keeps what it once held: give that
+         * back (once its frees have run) and try again before saying OOM. */
+        (void)cudaGetLastError();
+        if (cudaStreamSynchronize(c->stream) == cudaSuccess && trim_pool(c) == cudaSuccess)
+            e = cudaMalloc(out, bytes ? bytes : 1);
+    }
     if (e != cudaSuccess) {
         *out = NULL;
         return alloc_failed(b, "cudaMalloc", bytes, e);
@@ -320,11 +334,8 @@ static void cu_destroy(backend *b)
             (void)cudaFreeHost(c->upload_ring);
         if (c->stream)
             (void)cudaStreamDestroy(c->stream);
-        if (c->mempools) {
-            cudaMemPool_t pool;
-            if (cudaDeviceGetDefaultMemPool(&pool, c->device) == cudaSuccess)
-                (void)cudaMemPoolTrimTo(pool, 0);
-        }
+        if (c->mempools)
+            (void)trim_pool(c);
         (void)cudaGetLastError();
         free(c);
     }
