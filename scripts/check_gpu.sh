@@ -16,6 +16,7 @@
 #
 # Exit status: 0 when every stage passed, 1 otherwise (the table says which).
 set -u
+export ACCUBENCH_NO_INSTALL=1
 here=$(cd "$(dirname "$0")" && pwd)
 out=${CHECK_OUT:-results/check-gpu}
 build=${BUILD:-build}
@@ -52,7 +53,7 @@ fi
 
 # ---------------------------------------------------------------- build
 if [ "${CHECK_SKIP_BUILD:-0}" != 1 ]; then
-    ACCUBENCH_NO_INSTALL=1 stage build 240 "${MAKE:-make}" -j"$(nproc 2>/dev/null || echo 8)" \
+    stage build 240 "${MAKE:-make}" -j"$(nproc 2>/dev/null || echo 8)" \
         BUILD="$build" all || { say "the build failed; nothing else can run"; exit 1; }
 fi
 bin=$build/accubench
