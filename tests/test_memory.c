@@ -70,9 +70,11 @@ static void test_need_by_hand(void)
 }
 
 /* What the model, the data and one micro-batch's activations actually ask
- * the backend for, against the need. The need leaves out a few bytes: the
- * device copy of the AdamW hyper-parameters, and it counts one scale more
- * per buffer than the dataset allocates; nothing else may differ. */
+ * the backend for, against the need. Only bookkeeping may differ, a few
+ * bytes (today: the device copy of the AdamW hyper-parameters, 28 bytes, is
+ * not in the need, and the need counts one loss scale per buffer more than
+ * the dataset allocates); the smallest tensor a forgotten piece could be is
+ * 1 KiB here (16 classes x 16 examples x 4 bytes). */
 static void test_need_matches_allocations(void)
 {
     backend *b;
@@ -92,9 +94,8 @@ static void test_need_matches_allocations(void)
     memory_need n;
     model_memory_need(&m.layout, DTYPE_FP32, OPT_ADAMW, 16, 48, 3, &n);
     long long diff = (long long)b->mem_in_use - (long long)n.total;
-    long long expected = (long long)sizeof(adamw_hparams) - 3 * (long long)sizeof(float);
-    CHECK(diff == expected);
-    if (diff != expected)
+    CHECK(diff >= -64 && diff <= 64);
+    if (diff < -64 || diff > 64)
         fprintf(stderr, "  in use %zu, need %zu\n", b->mem_in_use, n.total);
     CHECK(a.bytes == n.activations);
     activations_destroy(&m, &a, 0);
