@@ -179,6 +179,15 @@ bench: $(BIN)
 	$(Q)mkdir -p results
 	$(Q)$(BIN) run --profile $(PROFILE) --backend auto --out results
 
+# ------------------------------------------------- charts and reports
+# CSV=FILE picks the run; without it, the newest results/*.csv (named).
+# Charts (PNG + SVG) and the report land next to the CSV.
+plots:
+	$(Q)sh scripts/plots.sh $(CSV)
+
+report: $(BIN)
+	$(Q)csv=$$(sh scripts/pick_csv.sh $(CSV)) && $(BIN) report "$$csv"
+
 clean:
 	rm -rf $(BUILD)
 
