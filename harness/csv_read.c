@@ -294,3 +294,15 @@ int csv_result_rows(const csv_table *t, const char *const *required,
     *out = rows;
     return 0;
 }
+
+int csv_load(const char *path, const char *const *required, csv_table *t,
+             result_row **rows, char *why, size_t why_len)
+{
+    if (csv_read(path, t, why, why_len))
+        return -1;
+    if (csv_result_rows(t, required, rows, why, why_len)) {
+        csv_free(t);
+        return -1;
+    }
+    return 0;
+}

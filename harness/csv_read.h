@@ -46,6 +46,10 @@ const char *csv_cell(const csv_table *t, size_t row, int col);
 int csv_result_rows(const csv_table *t, const char *const *required,
                     result_row **out, char *why, size_t why_len);
 
+/* csv_read then csv_result_rows; on failure nothing is left to free. */
+int csv_load(const char *path, const char *const *required, csv_table *t,
+             result_row **rows, char *why, size_t why_len);
+
 /* The result columns every reader needs: the config key and the status. */
 extern const char *const csv_key_columns[];
 
