@@ -154,12 +154,11 @@ int compare_main(int argc, char **argv)
         goto done;
     }
 
+    static const char *const head[] = {"model", "dtype", "mode", "reduction", "E",
+                                       "micro x K", "base ms", "new ms", "new/base",
+                                       "noise % b/n", "verdict", NULL};
     table tb;
-    table_init(&tb, 11, "llllrrrrrrl");
-    const char *head[] = {"model", "dtype", "mode", "reduction", "E", "micro x K",
-                          "base ms", "new ms", "new/base", "noise % b/n", "verdict"};
-    for (size_t i = 0; i < 11; i++)
-        table_add(&tb, head[i]);
+    table_init(&tb, "llllrrrrrrl", head);
     int counts[VERDICT_NOT_RUN + 1] = {0}, both = 0, only_base = 0, only_new = 0;
     for (size_t i = 0; i < t[0].rows; i++) {
         const result_row *b = &rows[0][i], *n = NULL;

@@ -196,11 +196,10 @@ static void environment(const report_input *in, doc *d)
 {
     const csv_table *t = in->t;
     doc_heading(d, 2, "Environment");
-    table *tb = doc_table(d, 2, "ll");
+    static const char *const head[] = {"what", "value", NULL};
+    table *tb = doc_table(d, "ll", head);
     if (!tb)
         return;
-    table_add(tb, "what");
-    table_add(tb, "value");
     const char *device = meta_or(t, "device", t->rows ? in->rows[0].device : "-");
     table_add(tb, "device");
     table_addf(tb, "%s (backend %s)", device, meta_or(t, "backend", "-"));
@@ -235,22 +234,20 @@ static void abc_table(const report_input *in, const group *g, doc *d)
     doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction (%s, %s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
                 first->dtype, first->backend);
-    table *tb = doc_table(d, 13, "lrrrrrrrrrrrr");
-    if (!tb)
-        return;
     static const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
         "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",
-        "memory need",
+        "memory need", NULL,
     };
-    for (size_t i = 0; i < 13; i++)
-        table_add(tb, head[i]);
+    table *tb = doc_table(d, "lrrrrrrrrrrrr", head);
+    if (!tb)
+        return;
     for (size_t j = 0; j < g->n; j++) {
         const result_row *r = &in->rows[g->idx[j]];
         table_add(tb, split_name(r).s);
         if (!row_ok(r)) {
             table_addf(tb, "%s: %s", r->status, *r->note ? r->note : "no reason given");
-            for (int c = 2; c < 12; c++)
+            for (size_t c = 2; c < tb->cols - 1; c++) /* all but the memory need */
                 table_add(tb, "-");
             table_add(tb, bytes(r->mem_need_bytes).s);
             continue;
@@ -555,13 +552,11 @@ static void not_run(const report_input *in, doc *d, int as_table)
         doc_para(d, "Every config ran.");
         return;
     }
-    table *tb = doc_table(d, 7, "llllrll");
+    static const char *const head[] = {"model", "dtype", "mode", "reduction",
+                                       "E", "micro x K", "status: reason", NULL};
+    table *tb = doc_table(d, "llllrll", head);
     if (!tb)
         return;
-    static const char *const head[] = {"model", "dtype", "mode", "reduction",
-                                       "E", "micro x K", "status: reason"};
-    for (size_t i = 0; i < 7; i++)
-        table_add(tb, head[i]);
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
         if (row_ok(r))
@@ -594,13 +589,11 @@ static void memory(const report_input *in, const group *g, size_t ng, const char
         doc_para(d, "Cap: %s (from %s). Per effective batch and model, the fastest split whose "
                     "memory need fits, beside the fastest split regardless of memory.",
                  bytes(in->mem_cap).s, in->mem_cap_from);
-    table *tb = doc_table(d, 7, "rllrrlr");
+    static const char *const head[] = {"E", "model", "fastest that fits", "step ms",
+                                       "needs", "fastest overall", "step ms", NULL};
+    table *tb = doc_table(d, "rllrrlr", head);
     if (!tb)
         return;
-    static const char *const head[] = {"E", "model", "fastest that fits", "step ms",
-                                       "needs", "fastest overall", "step ms"};
-    for (size_t i = 0; i < 7; i++)
-        table_add(tb, head[i]);
     for (size_t k = 0; k < ng; k++) {
         const result_row *fit = NULL, *fast = NULL;
         for (size_t j = 0; j < g[k].n; j++) {

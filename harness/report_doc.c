@@ -76,7 +76,7 @@ void doc_bullet(doc *d, const char *fmt, ...)
     va_end(ap);
 }
 
-table *doc_table(doc *d, size_t cols, const char *align)
+table *doc_table(doc *d, const char *align, const char *const *header)
 {
     table *t = calloc(1, sizeof *t);
     doc_block *b = t ? add(d, DOC_TABLE) : NULL;
@@ -85,7 +85,7 @@ table *doc_table(doc *d, size_t cols, const char *align)
         d->failed = 1;
         return NULL;
     }
-    table_init(t, cols, align);
+    table_init(t, align, header);
     b->tab = t;
     return t;
 }

@@ -34,9 +34,9 @@ void doc_free(doc *d);
 void doc_heading(doc *d, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void doc_para(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_bullet(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A new table to fill with table_add; owned by the document. NULL when out
- * of memory (then d->failed is set; table_add on NULL is not allowed). */
-table *doc_table(doc *d, size_t cols, const char *align);
+/* A new table (see table_init) to fill with table_add; owned by the
+ * document. NULL when out of memory (then d->failed is set). */
+table *doc_table(doc *d, const char *align, const char *const *header);
 void doc_chart(doc *d, const char *name, const char *caption);
 
 /* Markdown. Charts are images at CHART_BASE.NAME.png, relative to the

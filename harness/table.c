@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void table_init(table *t, size_t cols, const char *align)
+void table_init(table *t, const char *align, const char *const *header)
 {
     memset(t, 0, sizeof *t);
-    t->cols = cols < sizeof t->align ? cols : sizeof t->align - 1;
+    while (header[t->cols] && t->cols < sizeof t->align - 1)
+        t->cols++;
     for (size_t i = 0; i < t->cols; i++)
         t->align[i] = (align && i < strlen(align)) ? align[i] : 'l';
+    for (size_t i = 0; i < t->cols; i++)
+        table_add(t, header[i]);
 }
 
 void table_free(table *t)

@@ -13,9 +13,9 @@ typedef struct table {
     int failed;              /* an allocation failed: the table is short */
 } table;
 
-/* A table with `cols` columns (at most 31); `align` is one letter a column
- * ("lrr..."). The header cells are added like any row, with table_add. */
-void table_init(table *t, size_t cols, const char *align);
+/* A table whose columns are named by `header` (NULL-terminated, at most
+ * 31); `align` is one letter a column ("lrr...": left, right). */
+void table_init(table *t, const char *align, const char *const *header);
 void table_free(table *t);
 /* Appends the next cell, row by row. */
 void table_add(table *t, const char *text);
