@@ -18,11 +18,6 @@ static int same_config(const result_row *a, const result_row *b)
            a->micro_batch == b->micro_batch;
 }
 
-static int is_ok(const result_row *r)
-{
-    return !strcmp(r->status, STATUS_OK) && !isnan(r->step_ms_median);
-}
-
 /* The band a run's step time is known to within: from p10 to p90 of the
  * steps, widened to median +- step_noise_pct where the run reported more
  * noise than its spread shows. Missing numbers shrink the band to the median
@@ -44,7 +39,7 @@ static void band(const result_row *r, double *lo, double *hi)
  * passes min_diff; faster is the mirror image; anything else is "same". */
 verdict compare_rows(const result_row *base, const result_row *now, double min_diff)
 {
-    int base_ok = is_ok(base), now_ok = is_ok(now);
+    int base_ok = result_ran(base), now_ok = result_ran(now);
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
     double blo, bhi, nlo, nhi;
@@ -84,7 +79,7 @@ static const char *device_of(const csv_table *t, const result_row *rows)
 static double noise_pct(const result_row *r)
 {
     double lo, hi;
-    if (!is_ok(r))
+    if (!result_ran(r))
         return NAN;
     band(r, &lo, &hi);
     return (hi - lo) / 2 / r->step_ms_median * 100;
@@ -92,7 +87,7 @@ static double noise_pct(const result_row *r)
 
 static const char *step_text(char *buf, size_t len, const result_row *r)
 {
-    return is_ok(r) ? fmt_sig(buf, len, r->step_ms_median, 4) : r->status;
+    return result_ran(r) ? fmt_sig(buf, len, r->step_ms_median, 4) : r->status;
 }
 
 static int usage(void)

@@ -306,3 +306,8 @@ int csv_load(const char *path, const char *const *required, csv_table *t,
     }
     return 0;
 }
+
+int result_ran(const result_row *r)
+{
+    return !strcmp(r->status, STATUS_OK) && !isnan(r->step_ms_median);
+}

@@ -50,6 +50,9 @@ int csv_result_rows(const csv_table *t, const char *const *required,
 int csv_load(const char *path, const char *const *required, csv_table *t,
              result_row **rows, char *why, size_t why_len);
 
+/* The row ran: status ok and a step time measured. */
+int result_ran(const result_row *r);
+
 /* The result columns every reader needs: the config key and the status. */
 extern const char *const csv_key_columns[];
 

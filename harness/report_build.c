@@ -23,11 +23,6 @@ static double grad_tolerance(const char *dtype)
  * the host: the step is launch-bound. */
 #define LAUNCH_BOUND_SHARE 0.9
 
-static int row_ok(const result_row *r)
-{
-    return !strcmp(r->status, STATUS_OK) && !isnan(r->step_ms_median);
-}
-
 /* One A/B/C table: the splits of one effective batch for one model, mode,
  * reduction, dtype and backend. */
 static int same_group(const result_row *a, const result_row *b)
@@ -88,7 +83,7 @@ static group *make_groups(const result_row *rows, size_t n, size_t *count)
         qsort(g[k].idx, g[k].n, sizeof *g[k].idx, by_micro_desc);
         for (size_t j = 0; j < g[k].n; j++) {
             const result_row *r = &rows[g[k].idx[j]];
-            if (r->accum_steps == 1 && row_ok(r))
+            if (r->accum_steps == 1 && result_ran(r))
                 g[k].k1 = r;
         }
     }
@@ -245,7 +240,7 @@ static void abc_table(const report_input *in, const group *g, doc *d)
     for (size_t j = 0; j < g->n; j++) {
         const result_row *r = &in->rows[g->idx[j]];
         table_add(tb, split_name(r).s);
-        if (!row_ok(r)) {
+        if (!result_ran(r)) {
             table_addf(tb, "%s: %s", r->status, *r->note ? r->note : "no reason given");
             for (size_t c = 2; c < tb->cols - 1; c++) /* all but the memory need */
                 table_add(tb, "-");
@@ -292,7 +287,7 @@ static void group_findings(const report_input *in, const group *g, doc *d)
     size_t ok = 0;
     for (size_t j = 0; j < g->n; j++) {
         const result_row *r = &in->rows[g->idx[j]];
-        if (!row_ok(r))
+        if (!result_ran(r))
             continue;
         ok++;
         if (!fast || r->step_ms_median < fast->step_ms_median)
@@ -338,7 +333,7 @@ static void naive_finding(const report_input *in, doc *d)
     const result_row *worst = NULL;
     for (size_t i = 0; i < n; i++) {
         const result_row *r = &in->rows[i];
-        if (!row_ok(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
+        if (!result_ran(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
             continue;
         dev[m++] = (r->step_ms_median / naive_ms(r) - 1) * 100;
         if (!worst || fabs(dev[m - 1]) > fabs(worst->step_ms_median / naive_ms(worst) - 1) * 100)
@@ -375,7 +370,7 @@ static const group *widest(const report_input *in, const group *g, size_t ng, co
         const result_row *a = NULL, *b = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
             const result_row *r = &in->rows[g[k].idx[j]];
-            if (!row_ok(r) || strcmp(r->mode, mode) || isnan(value(r)))
+            if (!result_ran(r) || strcmp(r->mode, mode) || isnan(value(r)))
                 continue;
             if (!a || r->accum_steps < a->accum_steps)
                 a = r;
@@ -435,7 +430,7 @@ static void launch_findings(const report_input *in, const group *g, size_t ng, c
     const result_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
-        if (!row_ok(r) || isnan(r->host_enqueue_ms))
+        if (!result_ran(r) || isnan(r->host_enqueue_ms))
             continue;
         ok++;
         if (r->host_enqueue_ms >= LAUNCH_BOUND_SHARE * r->step_ms_median) {
@@ -462,7 +457,7 @@ static void mfu_finding(const report_input *in, doc *d)
     const result_row *best = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
-        if (row_ok(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
+        if (result_ran(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
             best = r;
     }
     if (!best)
@@ -478,7 +473,7 @@ static void grad_finding(const report_input *in, doc *d)
     const result_row *worst = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
-        if (row_ok(r) && !isnan(r->grad_rel_err) &&
+        if (result_ran(r) && !isnan(r->grad_rel_err) &&
             (!worst || r->grad_rel_err > worst->grad_rel_err))
             worst = r;
     }
@@ -511,11 +506,11 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
             const result_row *r = &in->rows[i];
-            if (!row_ok(r) || strcmp(r->mode, modes[mi]))
+            if (!result_ran(r) || strcmp(r->mode, modes[mi]))
                 continue;
             for (size_t j = 0; j < n; j++) {
                 const result_row *b = &in->rows[j];
-                if (row_ok(b) && !strcmp(b->mode, mode) && !strcmp(b->model, r->model) &&
+                if (result_ran(b) && !strcmp(b->mode, mode) && !strcmp(b->model, r->model) &&
                     b->effective_batch == r->effective_batch &&
                     b->micro_batch == r->micro_batch && !strcmp(b->dtype, r->dtype) &&
                     !strcmp(b->reduction, r->reduction)) {
@@ -540,7 +535,7 @@ static void not_run(const report_input *in, doc *d, int as_table)
 {
     size_t bad = 0;
     for (size_t i = 0; i < in->t->rows; i++)
-        bad += !row_ok(&in->rows[i]);
+        bad += !result_ran(&in->rows[i]);
     if (!as_table) {
         if (bad)
             doc_bullet(d, "%zu of %zu configs did not run (listed below with the reason).",
@@ -559,7 +554,7 @@ static void not_run(const report_input *in, doc *d, int as_table)
         return;
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
-        if (row_ok(r))
+        if (result_ran(r))
             continue;
         table_add(tb, r->model);
         table_add(tb, r->dtype);
@@ -598,7 +593,7 @@ static void memory(const report_input *in, const group *g, size_t ng, const char
         const result_row *fit = NULL, *fast = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
             const result_row *r = &in->rows[g[k].idx[j]];
-            if (!row_ok(r) || strcmp(r->mode, mode))
+            if (!result_ran(r) || strcmp(r->mode, mode))
                 continue;
             if (!fast || r->step_ms_median < fast->step_ms_median)
                 fast = r;
