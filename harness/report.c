@@ -14,28 +14,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int64_t parse_size(const char *s)
+#include "parse.h"
+
+/* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
+ * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
+static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *why,
+                         size_t why_len)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v >= 0))
+    uint64_t v = 0;
+    *cap = -1;
+    if (!strcmp(s, "0"))
+        return 0;
+    if (parse_bytes(what, s, &v, why, why_len))
         return -1;
-    static const char units[] = "KMGT";
-    const char *u = *end ? strchr(units, *end >= 'a' ? *end - 'a' + 'A' : *end) : NULL;
-    if (*end && (!u || !*u))
-        return -1;
-    if (u) {
-        v *= (double)((int64_t)1 << (10 * (u - units + 1)));
-        end++;
-        if (*end == 'i' || *end == 'I') /* 8GiB, 8GB read the same */
-            end++;
-        if (*end == 'B' || *end == 'b')
-            end++;
-    }
-    if (*end || v > 9.2e18)
-        return -1;
-    return (int64_t)v;
+    *cap = (int64_t)v;
+    return 0;
 }
 
 /* Where scripts/plots.sh is: $ACCUBENCH_ROOT, else the repo the program was
@@ -141,7 +134,7 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
     return 2;
 }
 
-#define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap SIZE] [--no-charts]"
+#define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]"
 
 int report_main(int argc, char **argv)
 {
@@ -163,16 +156,15 @@ int report_main(int argc, char **argv)
         return fail(USAGE);
 
     report_input in = {.csv_path = csv, .mem_cap = -1};
+    char why[4400];
     if (cap_text) {
-        in.mem_cap = parse_size(cap_text);
+        if (mem_cap_parse("--mem-cap", cap_text, &in.mem_cap, why, sizeof why))
+            return fail("%s", why);
         in.mem_cap_from = "--mem-cap";
-        if (in.mem_cap < 0)
-            return fail("--mem-cap wants a size like 8G, 512M or 1000000, not '%s'", cap_text);
     }
 
     csv_table t;
     result_row *rows = NULL;
-    char why[4400];
     static const char *const required[] = {
         "backend", "device", "model", "dtype", "mode", "reduction", "effective_batch",
         "micro_batch", "accum_steps", "status", "step_ms_median", NULL,
@@ -183,10 +175,8 @@ int report_main(int argc, char **argv)
     in.rows = rows;
     if (in.mem_cap < 0) {
         const char *m = csv_meta_get(&t, "mem_cap_bytes");
-        if (m && *m) {
-            in.mem_cap = parse_size(m);
+        if (m && *m && mem_cap_parse("mem_cap_bytes", m, &in.mem_cap, why, sizeof why) == 0)
             in.mem_cap_from = "the run's mem_cap_bytes";
-        }
     }
 
     /* Outputs: DIR/NAME.md, DIR/NAME.html, charts DIR/NAME.CHART.svg|png */

@@ -10,7 +10,8 @@
 #include "report_doc.h"
 
 /* argv[0] is "report". Usage:
- *   report FILE.csv [--out DIR] [--mem-cap SIZE] [--no-charts]
+ *   report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]
+ * (BYTES as run's --mem-cap takes it: 8G, 512M, 1000000; 0 = no cap)
  * Writes DIR/NAME.md and DIR/NAME.html (DIR: the CSV's folder by default),
  * rendering the charts with scripts/plots.sh first unless --no-charts.
  * Returns 0, or 2 with one line on stderr starting "accubench: ". */
@@ -30,9 +31,5 @@ typedef struct report_input {
 /* Builds the report's document from the numbers. Returns 0, or -1 when out
  * of memory. */
 int report_build(const report_input *in, doc *d);
-
-/* "8G", "512M", "64K", "1.5G", "1000": bytes (K, M, G, T = 2^10 .. 2^40),
- * or -1 when s is not a size. */
-int64_t parse_size(const char *s);
 
 #endif

@@ -140,8 +140,10 @@ static txt bytes(int64_t b)
         snprintf(t.s, sizeof t.s, "-");
     else if (b >= (int64_t)1 << 30)
         snprintf(t.s, sizeof t.s, "%.2f GiB", (double)b / (1 << 30));
-    else
+    else if (b >= 1 << 20)
         snprintf(t.s, sizeof t.s, "%.1f MiB", (double)b / (1 << 20));
+    else
+        snprintf(t.s, sizeof t.s, "%.1f KiB", (double)b / 1024);
     return t;
 }
 
@@ -388,6 +390,13 @@ static const group *widest(const report_input *in, const group *g, size_t ng, co
 }
 
 static double v_kernels(const result_row *r) { return r->kernels_per_step; }
+static int any_measured(const report_input *in, double (*value)(const result_row *))
+{
+    for (size_t i = 0; i < in->t->rows; i++)
+        if (result_ran(&in->rows[i]) && !isnan(value(&in->rows[i])))
+            return 1;
+    return 0;
+}
 static double v_dispatches(const result_row *r) { return r->dispatches_per_step; }
 static double v_busy(const result_row *r) { return r->gpu_busy_pct; }
 
@@ -423,15 +432,23 @@ static void launch_findings(const report_input *in, const group *g, size_t ng, c
                        ? "smaller micro-batches leave the GPU idle for more of the step."
                        : "the GPU is no less busy at the smaller micro-batch.");
     else
-        doc_bullet(d, "No trace pass in this run: GPU busy %%, kernel counts and the time "
-                      "split were not measured.");
+        doc_bullet(d, "GPU busy %% was not measured in this run (%s).",
+                   any_measured(in, v_kernels) ? "its trace pass recorded dispatches, not "
+                                                 "device activity"
+                                               : "no trace pass");
 
-    size_t ok = 0, bound = 0;
+    /* On the CPU backend the host does the work while it "enqueues" it, so
+     * enqueue time is step time and says nothing about launch overhead. */
+    size_t ok = 0, bound = 0, on_cpu = 0;
     const result_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
         if (!result_ran(r) || isnan(r->host_enqueue_ms))
             continue;
+        if (!strcmp(r->backend, "cpu")) {
+            on_cpu++;
+            continue;
+        }
         ok++;
         if (r->host_enqueue_ms >= LAUNCH_BOUND_SHARE * r->step_ms_median) {
             bound++;
@@ -450,6 +467,10 @@ static void launch_findings(const report_input *in, const group *g, size_t ng, c
     else if (ok)
         doc_bullet(d, "The host's enqueue time stays under %.0f%% of the step in all %zu "
                       "configs: none is launch-bound.", LAUNCH_BOUND_SHARE * 100, ok);
+    if (on_cpu)
+        doc_bullet(d, "%zu configs ran on the CPU backend, where the host computes each "
+                      "operation as it issues it: enqueue time equals step time there, so "
+                      "launch-boundness is judged on a GPU only.", on_cpu);
 }
 
 static void mfu_finding(const report_input *in, doc *d)
@@ -578,7 +599,7 @@ static void memory(const report_input *in, const group *g, size_t ng, const char
         return;
     }
     if (in->mem_cap < 0)
-        doc_para(d, "No memory cap given (report --mem-cap SIZE, or the run's mem_cap_bytes): "
+        doc_para(d, "No memory cap given (report --mem-cap BYTES, or the run's mem_cap_bytes): "
                     "the fastest split of each effective batch and what it needs.");
     else
         doc_para(d, "Cap: %s (from %s). Per effective batch and model, the fastest split whose "

@@ -18,7 +18,7 @@ set format y "%g"
 disp_models = distinct("model", ok.";dispatches_per_step!=")
 kern_models = distinct("model", ok.";kernels_per_step!=")
 if (words(kern_models) == 0 && words(disp_models) > 0) {
-    set label 92 "CUPTI kernel counts not measured (no trace pass)" @note_at
+    set label 92 "traced kernel counts not measured (no trace pass)" @note_at
 }
 
 # Build the plot from the clauses that have data (gnuplot 5.4 runs an empty
@@ -30,7 +30,7 @@ disp_lines = 'for [i=1:words(disp_models)] rows(ok.";model=".word(disp_models, i
 kern_lines = 'for [i=1:words(kern_models)] rows(ok.";model=".word(kern_models, i)) \
     using (column("accum_steps")):(column("kernels_per_step")) \
     with linespoints lw 1.5 dt 2 pt 6 ps 0.9 lc rgb model_color(model_index(word(kern_models, i))) \
-    title word(kern_models, i)." CUPTI kernels"'
+    title word(kern_models, i)." traced kernels"'
 lines = (words(disp_models) > 0 ? disp_lines : "") . \
         (words(disp_models) > 0 && words(kern_models) > 0 ? ", " : "") . \
         (words(kern_models) > 0 ? kern_lines : "")

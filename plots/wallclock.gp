@@ -19,13 +19,13 @@ set ytics nomirror
 set y2tics 0, 10, 100
 set format x "%g"
 
-# Busy % comes from the trace pass; models run without one get no busy line,
+# Busy % comes from a device trace (CUPTI); models without one get no busy line,
 # and the chart says which.
 busy_models = distinct("model", ok.";gpu_busy_pct!=")
 untraced = ""
 do for [m in models] { if (strstrt(" ".busy_models." ", " ".m." ") == 0) { untraced = untraced." ".m } }
 if (strlen(untraced) > 0) {
-    set label 92 "GPU busy % not measured (no trace pass) for:".untraced @note_at
+    set label 92 "GPU busy % not measured for:".untraced @note_at
 }
 
 # gnuplot 5.4 runs an empty `for [i=1:0]` plot clause once, so the busy

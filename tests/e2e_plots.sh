@@ -37,7 +37,7 @@ grep -q 'are empty in this CSV' cpu_notrace.time_split.svg ||
     fail "the time split of a run without a trace does not say its data is missing"
 grep -q 'only one execution mode' cpu_notrace.modes.svg ||
     fail "the modes chart of a one-mode run does not say so"
-grep -q 'not measured (no trace pass) for: M' default.wallclock.svg ||
+grep -q 'GPU busy % not measured for: M' default.wallclock.svg ||
     fail "the wall-clock chart does not name the model without busy %"
 grep -q 'not run: L 1x256 async: skipped; L 256x1 async: oom' default.wallclock.svg ||
     fail "the wall-clock chart does not list the configs that did not run"
