@@ -144,7 +144,8 @@ int compare_main(int argc, char **argv)
     int rc = 2;
     const char *dev0 = device_of(&t[0], rows[0]), *dev1 = device_of(&t[1], rows[1]);
     if (strcmp(dev0, dev1) && !ignore_device) {
-        fprintf(stderr, "accubench: %s ran on '%s' but %s on '%s' (--ignore-device to compare anyway)\n",
+        fprintf(stderr,
+                "accubench: %s ran on '%s' but %s on '%s' (--ignore-device to compare anyway)\n",
                 paths[0], dev0, paths[1], dev1);
         goto done;
     }

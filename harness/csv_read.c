@@ -160,7 +160,8 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
             continue;
         }
         if (n != t->cols) {
-            say(why, why_len, "%s:%d: %zu fields, but the header has %zu", path, lineno, n, t->cols);
+            say(why, why_len, "%s:%d: %zu fields, but the header has %zu", path, lineno, n,
+                t->cols);
             goto fail;
         }
         if (grow(&t->cells, &cells_cap, (t->rows + 1) * t->cols - 1, sizeof *t->cells) ||

@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "csv_read.h"
+#include "csv_writer.h"
 
 /* Writes `text` to a fresh temporary file; returns its path (static). */
 static const char *temp_csv(const char *text)
@@ -127,8 +128,51 @@ static void test_absent_optional_column(void)
     unlink(path);
 }
 
+/* What the run's writer writes, the reader reads back: every column, by
+ * the one list RESULT_COLUMNS, measured and unmeasured. */
+static void test_writer_round_trip(void)
+{
+    result_row in[2], *out = NULL;
+    result_row_clear(&in[1]); /* the second row: nothing measured */
+    int k = 0;
+#define SET_TEXT(name) snprintf(in[0].name, RESULT_TEXT_LEN, "t_%s", #name);
+#define SET_INT(name) in[0].name = 1000 + k;
+#define SET_REAL(name) in[0].name = k + 0.25;
+#define SET(name, type, pass) k++; SET_##type(name)
+    RESULT_COLUMNS(SET)
+#undef SET
+    const char *path = temp_csv("");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fputs("# device: a device, with a comma\n", f);
+    csv_write_header(f);
+    csv_write_row(f, &in[0]);
+    csv_write_row(f, &in[1]);
+    fclose(f);
+    csv_table t;
+    char why[256] = "";
+    CHECK(csv_load(path, csv_key_columns, &t, &out, why, sizeof why) == 0);
+    if (!out) {
+        fprintf(stderr, "  %s\n", why);
+        return;
+    }
+    CHECK(t.rows == 2);
+    CHECK(!strcmp(csv_meta_get(&t, "device"), "a device, with a comma"));
+#define SAME_TEXT(name) CHECK(!strcmp(out[0].name, in[0].name) && !strcmp(out[1].name, ""));
+#define SAME_INT(name) CHECK(out[0].name == in[0].name && out[1].name == -1);
+#define SAME_REAL(name) CHECK(out[0].name == in[0].name && isnan(out[1].name));
+#define SAME(name, type, pass) SAME_##type(name)
+    RESULT_COLUMNS(SAME)
+#undef SAME
+    free(out);
+    csv_free(&t);
+    unlink(path);
+}
+
 int main(void)
 {
+    test_writer_round_trip();
     test_fixture();
     test_unmeasured();
     test_absent_optional_column();
