@@ -123,16 +123,11 @@ int compare_main(int argc, char **argv)
     if (npaths != 2)
         return usage();
 
-    static const char *const required[] = {
-        "backend", "device", "model", "dtype", "mode", "reduction",
-        "effective_batch", "micro_batch", "accum_steps", "status",
-        "step_ms_median", NULL,
-    };
     csv_table t[2];
     result_row *rows[2] = {NULL, NULL};
     char why[512];
     for (int k = 0; k < 2; k++)
-        if (csv_load(paths[k], required, &t[k], &rows[k], why, sizeof why)) {
+        if (csv_load(paths[k], csv_required_columns, &t[k], &rows[k], why, sizeof why)) {
             fprintf(stderr, "accubench: %s\n", why);
             if (k == 1) {
                 free(rows[0]);
@@ -205,7 +200,8 @@ int compare_main(int argc, char **argv)
         printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", paths[0], dev0,
                paths[1], dev1);
         printf("# verdict: slower/faster only when the new p10..p90 band (widened by its "
-               "noise %%) clears the base band and the ratio differs by more than %g%%\n\n",
+               "noise %%) clears the base band and the ratio differs by more than %g%%\n"
+               "# noise %% b/n: half of each run's band, in %% of its median\n\n",
                min_diff * 100);
         table_write_md(&tb, stdout);
         printf("\ncompare: %d configs in both: %d slower, %d faster, %d same", both,

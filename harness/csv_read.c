@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const csv_key_columns[] = {
+const char *const csv_required_columns[] = {
     "backend", "device", "model", "dtype", "mode", "reduction",
-    "effective_batch", "micro_batch", "accum_steps", "status", NULL,
+    "effective_batch", "micro_batch", "accum_steps", "status", "step_ms_median", NULL,
 };
 
 static void say(char *why, size_t why_len, const char *fmt, ...)

@@ -53,7 +53,8 @@ int csv_load(const char *path, const char *const *required, csv_table *t,
 /* The row ran: status ok and a step time measured. */
 int result_ran(const result_row *r);
 
-/* The result columns every reader needs: the config key and the status. */
-extern const char *const csv_key_columns[];
+/* The columns the report and compare need (the config, its status and its
+ * step time): a file without one of them is refused. */
+extern const char *const csv_required_columns[];
 
 #endif

@@ -165,11 +165,7 @@ int report_main(int argc, char **argv)
 
     csv_table t;
     result_row *rows = NULL;
-    static const char *const required[] = {
-        "backend", "device", "model", "dtype", "mode", "reduction", "effective_batch",
-        "micro_batch", "accum_steps", "status", "step_ms_median", NULL,
-    };
-    if (csv_load(csv, required, &t, &rows, why, sizeof why))
+    if (csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
         return fail("%s", why);
     in.t = &t;
     in.rows = rows;

@@ -33,7 +33,7 @@ static void expect_bad(const char *text, const char *expect)
     int rc = csv_read(path, &t, why, sizeof why);
     result_row *rows = NULL;
     if (rc == 0) {
-        rc = csv_result_rows(&t, csv_key_columns, &rows, why, sizeof why);
+        rc = csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why);
         free(rows);
         csv_free(&t);
     }
@@ -66,7 +66,7 @@ static void test_fixture(void)
     CHECK(!strcmp(csv_cell(&t, 0, csv_column(&t, "nope")), ""));
 
     result_row *rows = NULL;
-    CHECK(csv_result_rows(&t, csv_key_columns, &rows, why, sizeof why) == 0);
+    CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
     if (rows) {
         CHECK(!strcmp(rows[1].model, "S"));
         CHECK(rows[1].micro_batch == 24 && rows[1].accum_steps == 3);
@@ -87,7 +87,7 @@ static void test_unmeasured(void)
     char why[256] = "";
     CHECK(csv_read("tests/fixtures/default.csv", &t, why, sizeof why) == 0);
     result_row *rows = NULL;
-    CHECK(csv_result_rows(&t, csv_key_columns, &rows, why, sizeof why) == 0);
+    CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
     int saw_oom = 0, saw_untraced = 0;
     for (size_t i = 0; rows && i < t.rows; i++) {
         if (!strcmp(rows[i].status, "oom")) {
@@ -118,7 +118,7 @@ static void test_absent_optional_column(void)
     char why[256];
     result_row *rows = NULL;
     CHECK(csv_read(path, &t, why, sizeof why) == 0);
-    CHECK(csv_result_rows(&t, csv_key_columns, &rows, why, sizeof why) == 0);
+    CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
     if (rows) {
         CHECK(rows[0].step_ms_median == 1.5);
         CHECK(isnan(rows[0].pass_ms) && rows[0].mem_need_bytes == -1);
@@ -152,7 +152,7 @@ static void test_writer_round_trip(void)
     fclose(f);
     csv_table t;
     char why[256] = "";
-    CHECK(csv_load(path, csv_key_columns, &t, &out, why, sizeof why) == 0);
+    CHECK(csv_load(path, csv_required_columns, &t, &out, why, sizeof why) == 0);
     if (!out) {
         fprintf(stderr, "  %s\n", why);
         return;
@@ -188,10 +188,10 @@ int main(void)
     expect_bad("\x89PNG\r\n\x1a\n", "not a CSV");
     expect_bad("a,b,c\n1,2,3\n", "missing column backend");
     expect_bad("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
-               "accum_steps,status\ncpu,x,S,fp32,async,mean,8,4\n",
-               ":2: 8 fields, but the header has 10");
+               "accum_steps,status,step_ms_median\ncpu,x,S,fp32,async,mean,8,4\n",
+               ":2: 8 fields, but the header has 11");
     expect_bad("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
-               "accum_steps,status\n\ncpu,x,S,fp32,async,mean,8,four,2,ok\n",
+               "accum_steps,status,step_ms_median\n\ncpu,x,S,fp32,async,mean,8,four,2,ok,1\n",
                ":3: column micro_batch: 'four' is not a number");
     expect_bad("a,b,a\n", "duplicate");
     return check_finish("test_csv_read");

@@ -160,7 +160,7 @@ static void check_report_numbers(const char *csv, const char *md_path)
     char why[256];
     const char *md = slurp(md_path);
     CHECK(md != NULL);
-    if (!md || csv_load(csv, csv_key_columns, &t, &rows, why, sizeof why))
+    if (!md || csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
         return;
     int checked = 0;
     for (size_t i = 0; i < t.rows; i++) {
