@@ -22,6 +22,9 @@ static double grad_tolerance(const char *dtype)
  * the host: the step is launch-bound. */
 #define LAUNCH_BOUND_SHARE 0.9
 
+/* A change in busy % smaller than this many points is not worth a claim. */
+#define BUSY_DROP_POINTS 5.0
+
 /* Sentences about one A/B/C table: the range of step times across its splits. */
 static void group_findings(const report_input *in, const report_group *g, doc *d)
 {
@@ -162,15 +165,21 @@ static void launch_findings(const report_input *in, const report_group *g, size_
                    rp_num((double)hi->accum_steps / (double)lo->accum_steps, 3).s);
     }
     lo = hi = NULL;
-    if (widest(in, g, ng, mode, v_busy, &lo, &hi))
+    if (widest(in, g, ng, mode, v_busy, &lo, &hi)) {
+        /* hi has the most passes, so the smallest micro-batch */
+        double drop = lo->gpu_busy_pct - hi->gpu_busy_pct;
+        const char *who = strcmp(lo->backend, "cpu") ? "GPU" : "Device (CPU backend)";
         doc_bullet(d,
-                   "GPU busy time is %s%% of the step at micro-batch %lld and %s%% at %lld "
+                   "%s busy time is %s%% of the step at micro-batch %lld and %s%% at %lld "
                    "(model %s, from the trace pass): %s",
-                   rp_num(hi->gpu_busy_pct, 3).s, (long long)hi->micro_batch,
+                   who, rp_num(hi->gpu_busy_pct, 3).s, (long long)hi->micro_batch,
                    rp_num(lo->gpu_busy_pct, 3).s, (long long)lo->micro_batch, lo->model,
-                   hi->gpu_busy_pct < lo->gpu_busy_pct
-                       ? "smaller micro-batches leave the GPU idle for more of the step."
-                       : "the GPU is no less busy at the smaller micro-batch.");
+                   drop >= BUSY_DROP_POINTS
+                       ? "smaller micro-batches leave the device idle for more of the step."
+                   : drop <= -BUSY_DROP_POINTS
+                       ? "the device is busier at the smaller micro-batch."
+                       : "the micro-batch hardly changes how busy the device is.");
+    }
     else
         doc_bullet(d, "GPU busy %% was not measured in this run (%s).",
                    any_measured(in, v_kernels) ? "its trace pass recorded dispatches, not "

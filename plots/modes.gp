@@ -29,10 +29,11 @@ mode_color(m) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd", \
 set title "Execution modes side by side, model ".model."\n". \
           sprintf("%s, %s, effective batch %s", device, dtype, E)
 set xlabel "micro-batch size (examples per pass; bars grouped per micro-batch)"
-set ylabel "wall-clock per optimizer step (ms, median, log scale)"
+set ylabel "wall-clock per optimizer step (ms, median and p10..p90, log scale)"
 set logscale y 10
 set ytics @tics125
 set style fill solid 0.85 border rgb "#ffffff"
+set errorbars lc rgb "#333333"
 set key outside right top
 # Groups sit at log2(micro-batch); each mode takes a slice of the group.
 nm = words(modes)
@@ -51,8 +52,11 @@ if (nm < 2) {
     missing_why = sprintf("only one execution mode (%s) in this CSV:\nrun a profile that sweeps modes to compare them", nm ? word(modes, 1) : "none")
     @nothing_to_draw
 } else {
+    # whiskers: p10..p90 of the step times, so a difference within the noise
+    # looks like one
     plot for [j=1:nm] rows(here_rows.";mode=".word(modes, j)) \
-             using (log(column("micro_batch")) / log(2) + offset(j)):(column("step_ms_median")) \
-             with boxes lc rgb mode_color(word(modes, j)) title word(modes, j)
+             using (log(column("micro_batch")) / log(2) + offset(j)):(column("step_ms_median")): \
+                   (column("step_ms_p10")):(column("step_ms_p90")):(width) \
+             with boxerrorbars lc rgb mode_color(word(modes, j)) title word(modes, j)
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'
