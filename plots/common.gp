@@ -28,7 +28,10 @@ if (system(sprintf("test -r %s && echo yes", q(csv))) ne "yes") { print "plots: 
 
 # Which rows a chart shows: one effective batch, one mode, one reduction
 # (a run sweeps the split; the other axes are compared by the modes chart).
-if (!exists("E")) { E = common("effective_batch", "status=ok") }
+if (!exists("E")) {
+    E = common("effective_batch", "status=ok")
+    if (strlen(E) == 0) { E = "0" }  # no row ran: every chart says so below
+}
 E = sprintf("%d", E + 0)  # given as a number or a string
 if (!exists("mode")) {
     mode = (count("mode", "status=ok;mode=async") > 0) ? "async" : common("mode", "status=ok")
@@ -37,9 +40,13 @@ reduction = common("reduction", "status=ok;effective_batch=".E)
 sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
 ok = "status=ok;".sel
 models = distinct("model", ok)
+# What a chart says when it has no rows at all to draw.
+no_rows_why = (count("model", "status=ok") == 0) ? "no config ran in this CSV (no row with status ok)" \
+              : "no ok rows at effective batch ".E." in mode ".mode." in this CSV"
 
 device = meta("device"); dtype = meta("dtype")
-subtitle = sprintf("%s, %s, effective batch %s, %s", device, dtype, E, mode)
+subtitle = (E eq "0") ? sprintf("%s, %s", device, dtype) \
+           : sprintf("%s, %s, effective batch %s, %s", device, dtype, E, mode)
 # Configs that did not run are named under the chart, never silently absent.
 skipped = notrun(sel)
 if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }

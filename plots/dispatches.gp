@@ -36,7 +36,8 @@ lines = (words(disp_models) > 0 ? disp_lines : "") . \
         (words(kern_models) > 0 ? kern_lines : "")
 
 if (strlen(lines) == 0) {
-    missing_why = "dispatches_per_step and kernels_per_step are empty in this CSV"
+    missing_why = words(models) == 0 ? no_rows_why : \
+                  "dispatches_per_step and kernels_per_step are empty in this CSV"
     @nothing_to_draw
 } else {
     plot @lines

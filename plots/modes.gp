@@ -49,7 +49,8 @@ unset label 90
 if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }
 
 if (nm < 2) {
-    missing_why = sprintf("only one execution mode (%s) in this CSV:\nrun a profile that sweeps modes to compare them", nm ? word(modes, 1) : "none")
+    missing_why = nm == 0 ? no_rows_why : sprintf("only one execution mode (%s) in this CSV:\n". \
+                  "run a profile that sweeps modes to compare them", word(modes, 1))
     @nothing_to_draw
 } else {
     # whiskers: p10..p90 of the step times, so a difference within the noise

@@ -15,7 +15,7 @@ set format x "%g"
 set format y "%.0s%c"  # 1k, 10k, 1M
 
 if (words(models) == 0) {
-    missing_why = "no ok rows at effective batch ".E." in this CSV"
+    missing_why = no_rows_why
     @nothing_to_draw
 } else {
     plot for [i=1:words(models)] rows(ok.";model=".word(models, i)) \

@@ -29,7 +29,9 @@ share(name) = 100.0 * column(name) / (@total)
 tic = 'sprintf("%s %sx%s %.3g ms", strcol("model"), strcol("micro_batch"), strcol("accum_steps"), @total)'
 
 if (count("forward_ms", traced) == 0) {
-    missing_why = "forward_ms, backward_ms, optimizer_ms, idle_ms are empty in this CSV:\nthe split comes from a device trace (CUPTI on a GPU)"
+    missing_why = words(models) == 0 ? no_rows_why : \
+                  "forward_ms, backward_ms, optimizer_ms, idle_ms are empty in this CSV:\n". \
+                  "the split comes from a device trace (CUPTI on a GPU)"
     @nothing_to_draw
 } else {
     plot rows(traced) using (share("forward_ms")):xtic(@tic) lc rgb "#1f77b4" title "forward", \

@@ -37,7 +37,7 @@ busy_lines = (words(busy_models) == 0) ? "" : \
        title word(busy_models, i)." GPU busy %"'
 
 if (words(models) == 0) {
-    missing_why = "no ok rows at effective batch ".E." in this CSV"
+    missing_why = no_rows_why
     @nothing_to_draw
 } else {
     plot for [i=1:words(models)] rows(ok.";model=".word(models, i)) \

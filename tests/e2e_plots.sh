@@ -42,6 +42,14 @@ grep -q 'GPU busy % not measured for: M' default.wallclock.svg ||
 grep -q 'not run: L 1x256 async: skipped; L 256x1 async: oom' default.wallclock.svg ||
     fail "the wall-clock chart does not list the configs that did not run"
 
+# A CSV whose sweep was interrupted before its first row: every chart
+# renders and says so.
+grep '^#\|^backend,' abc.csv > none.csv
+sh "$root/scripts/plots.sh" none.csv > /dev/null 2> plots.err || { cat plots.err; fail "plots.sh failed on a header-only CSV"; }
+for c in $charts; do
+    grep -q 'no config ran in this CSV' "none.$c.svg" || fail "none.$c.svg does not say no config ran"
+done
+
 # Standalone: one script, from another folder, with an output prefix.
 mkdir -p elsewhere out
 (cd elsewhere && gnuplot -e "csv='../abc.csv'; out='../out/x'" "$root/plots/wallclock.gp") ||
