@@ -304,6 +304,14 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d)
 {
+    size_t ran = 0;
+    for (size_t i = 0; i < in->t->rows; i++)
+        ran += result_ran(&in->rows[i]);
+    if (!ran) {
+        doc_bullet(d, "No config in this file ran (%zu rows, none with status ok and a step "
+                      "time): there is nothing to measure against.", in->t->rows);
+        return;
+    }
     for (size_t k = 0; k < ng; k++)
         if (g[k].n && !strcmp(in->rows[g[k].idx[0]].mode, mode))
             group_findings(in, &g[k], d);
@@ -312,10 +320,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     mfu_finding(in, d);
     grad_finding(in, d);
     mode_findings(in, mode, d);
-    size_t bad = 0;
-    for (size_t i = 0; i < in->t->rows; i++)
-        bad += !result_ran(&in->rows[i]);
-    if (bad)
-        doc_bullet(d, "%zu of %zu configs did not run (listed below with the reason).", bad,
-                   in->t->rows);
+    if (ran < in->t->rows)
+        doc_bullet(d, "%zu of %zu configs did not run (listed below with the reason).",
+                   in->t->rows - ran, in->t->rows);
 }

@@ -242,6 +242,17 @@ static void test_report(void)
     /* the cap from the run's metadata */
     CHECK(md && strstr(md, "Cap: 17.50 GiB (from the run's mem_cap_bytes)"));
 
+    /* a sweep interrupted before its first row: a report that says so */
+    char none[256];
+    snprintf(none, sizeof none, "%s/none.csv", tmpdir);
+    write_file(none, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+                     "micro_batch,accum_steps,status,step_ms_median\n");
+    char *nargv[] = {"report", none, "--no-charts", NULL};
+    CHECK(report_main(3, nargv) == 0);
+    snprintf(none, sizeof none, "%s/none.md", tmpdir);
+    const char *nmd = slurp(none);
+    CHECK(nmd && strstr(nmd, "No config in this file ran (0 rows"));
+
     /* a memory cap from the option wins */
     char *argv[] = {"report", "tests/fixtures/default.csv", "--out", tmpdir, "--no-charts",
                     "--mem-cap", "16500M", NULL};
