@@ -132,7 +132,11 @@ static const report_group *widest(const report_input *in, const report_group *g,
     return best;
 }
 
+/* The columns the findings look at, for widest() and any_measured(). */
 static double v_kernels(const result_row *r) { return r->kernels_per_step; }
+static double v_dispatches(const result_row *r) { return r->dispatches_per_step; }
+static double v_busy(const result_row *r) { return r->gpu_busy_pct; }
+
 static int any_measured(const report_input *in, double (*value)(const result_row *))
 {
     for (size_t i = 0; i < in->t->rows; i++)
@@ -140,22 +144,22 @@ static int any_measured(const report_input *in, double (*value)(const result_row
             return 1;
     return 0;
 }
-static double v_dispatches(const result_row *r) { return r->dispatches_per_step; }
-static double v_busy(const result_row *r) { return r->gpu_busy_pct; }
 
 static void launch_findings(const report_input *in, const report_group *g, size_t ng,
                             const char *mode, doc *d)
 {
+    /* kernels from the trace pass where there was one, else the operations
+     * the harness dispatched (measured on every backend) */
     const result_row *lo = NULL, *hi = NULL;
+    double (*value)(const result_row *) = v_kernels;
     const char *what = "kernels (traced)";
-    if (!widest(in, g, ng, mode, v_kernels, &lo, &hi)) {
+    if (!widest(in, g, ng, mode, value, &lo, &hi)) {
+        value = v_dispatches;
         what = "device operations (dispatched)";
-        widest(in, g, ng, mode, v_dispatches, &lo, &hi);
+        widest(in, g, ng, mode, value, &lo, &hi);
     }
     if (lo && hi) {
-        int traced = what[0] == 'k';
-        double a = traced ? lo->kernels_per_step : lo->dispatches_per_step;
-        double b = traced ? hi->kernels_per_step : hi->dispatches_per_step;
+        double a = value(lo), b = value(hi);
         doc_bullet(d,
                    "Model %s issues %s %s per step at K=%lld and %s at K=%lld (%sx for %sx the "
                    "passes): each pass launches its kernels again, so launch overhead grows "
