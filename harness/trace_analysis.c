@@ -170,12 +170,14 @@ static int assign(const trace_record *recs, size_t n, assignment *a)
 }
 
 int trace_assign_steps(const trace_record *recs, size_t n, int32_t *step_of,
-                       int *n_steps)
+                       ptrdiff_t *host_of, int *n_steps)
 {
     assignment a;
     if (assign(recs, n, &a) != 0)
         return -1;
     memcpy(step_of, a.step_of, n * sizeof *step_of);
+    if (host_of)
+        memcpy(host_of, a.host_of, n * sizeof *host_of);
     *n_steps = a.n_steps;
     assignment_free(&a);
     return 0;

@@ -102,10 +102,11 @@ typedef struct trace_analysis_options {
 } trace_analysis_options;
 
 /* The step each record belongs to (-1: none), as defined above, into
- * step_of[n]; the number of steps into *n_steps. Returns 0, or -1 when out
- * of memory. */
+ * step_of[n]; when host_of is not NULL, the index of the host call each
+ * device record is correlated with (-1: none) into host_of[n]; the number
+ * of steps into *n_steps. Returns 0, or -1 when out of memory. */
 int trace_assign_steps(const trace_record *recs, size_t n, int32_t *step_of,
-                       int *n_steps);
+                       ptrdiff_t *host_of, int *n_steps);
 
 /* Analyses recs[0..n) (any order) into *out. opt may be NULL. Returns 0, or
  * -1 when out of memory. With no step range, out->steps is 0 and every mean

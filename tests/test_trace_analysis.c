@@ -253,12 +253,16 @@ static void test_steps(void)
         rec(TRACE_KERNEL, "unstamped", 207, 208, 7, 0, -1),
     };
     int32_t step_of[N(r)];
+    ptrdiff_t host_of[N(r)];
     int steps = 0;
-    CHECK(trace_assign_steps(r, N(r), step_of, &steps) == 0);
+    CHECK(trace_assign_steps(r, N(r), step_of, host_of, &steps) == 0);
     CHECK(steps == 2);
     int32_t expect[N(r)] = {-1, -1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
-    for (size_t i = 0; i < N(r); i++)
+    ptrdiff_t expect_host[N(r)] = {-1, 0, -1, -1, -1, 3, -1, -1, -1, 7, -1, -1};
+    for (size_t i = 0; i < N(r); i++) {
         CHECK(step_of[i] == expect[i]);
+        CHECK(host_of[i] == expect_host[i]);
+    }
 
     for (unsigned seed = 1; seed <= 4; seed++) {
         trace_summary s;
