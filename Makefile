@@ -27,6 +27,8 @@ else
 Q := @
 endif
 
+.DEFAULT_GOAL := all
+
 # What this machine has (and, as root, what was installed): see the script.
 include $(BUILD)/config.mk
 $(BUILD)/config.mk: scripts/configure.sh
@@ -39,7 +41,8 @@ else
 OPT := -O3 -g
 endif
 
-WARN     := -Wall -Wextra -Werror
+# snprintf truncating a long message is the intended, safe behaviour.
+WARN     := -Wall -Wextra -Werror -Wno-format-truncation
 CPPFLAGS := -D_GNU_SOURCE -Iharness -Ikernels -MMD -MP
 CFLAGS   := -std=c11 $(OPT) $(WARN) -pthread
 LDLIBS   := -lm -pthread -ldl
@@ -68,7 +71,7 @@ CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcublasLt -lcublas -lcudart -lstdc++ -l
 NVCCFLAGS := -std=c++17 -O3 -g $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror \
              -Werror all-warnings -Iharness -Ikernels
 
-ifeq ($(HAVE_NVCC),1)
+ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(CUDA_CU)),)
 BACKEND_LIBS := $(CUDA_LIB) $(CORE_LIB)
 BACKEND_LDLIBS := $(CUDA_LDLIBS)
 CUDA_DEFINE := -DACCUBENCH_HAVE_CUDA=1
@@ -86,7 +89,11 @@ all: $(BIN)
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC    $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CUDA_DEFINE) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+# Only the program's own files know whether CUDA is built in, so the core
+# library links alone into the unit tests.
+$(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
 
 $(BUILD)/obj/kernels/cuda_%.o: kernels/cuda_%.cu $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
@@ -102,10 +109,21 @@ $(CORE_LIB): $(CORE_OBJ)
 $(CUDA_LIB): $(CUDA_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/bench/main.o $(BACKEND_LIBS)
+BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o
+
+# The revision the program reports and whether CUDA is in: the program's
+# objects rebuild when either changes (the stamp is rewritten only then).
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/bench-flags: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(GIT_REV) $(CUDA_DEFINE)' | cmp -s - $@ || echo '$(GIT_REV) $(CUDA_DEFINE)' > $@
+.PHONY: FORCE
+$(BENCH_OBJ): $(BUILD)/bench-flags
+
+$(BIN): $(BENCH_OBJ) $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
-ifneq ($(HAVE_NVCC),1)
+ifeq ($(CUDA_DEFINE),)
 	@echo "note: built without the CUDA backend (nvcc not found at $(NVCC))"
 endif
 
@@ -160,4 +178,4 @@ bench: $(BIN)
 clean:
 	rm -rf $(BUILD)
 
--include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)

@@ -136,4 +136,9 @@ static inline int bk_convert(backend *b, const float *src, void *dst,
     BK_DISPATCH(b, "convert", b->ops->convert(b, src, dst, dst_storage, n));
 }
 
+static inline int bk_graph_launch(backend *b, void *graph)
+{
+    BK_DISPATCH(b, "graph_launch", b->ops->graph_launch(b, graph));
+}
+
 #endif

@@ -1,0 +1,217 @@
+/* accubench: what gradient accumulation costs, measured.
+ *
+ *   accubench run [--profile NAME|FILE] [--key value ...]
+ *   accubench plan --effective N --max-micro N [--devices N]
+ *   accubench --help | --version
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "parse.h"
+#include "plan.h"
+#include "runner.h"
+#include "version.h"
+
+#ifndef ACCUBENCH_GIT_REV
+#define ACCUBENCH_GIT_REV "unknown"
+#endif
+
+static const char USAGE[] =
+    "usage: accubench COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
+    "  plan      the arithmetic: accumulation steps for an effective batch\n"
+    "\n"
+    "run options (command-line values override the profile's):\n"
+    "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
+    "  --effective LIST      effective batch sizes, e.g. 64 or 64,256\n"
+    "  --micro LIST|pow2     micro-batch sizes; pow2 = every power of two up to E\n"
+    "  --model LIST          tiny, S, M, L, XL\n"
+    "  --dtype fp32|tf32|bf16\n"
+    "  --mode LIST           async, sync, graph, alloc, alloc-async\n"
+    "  --reduction LIST      sum (correct), mean-of-means, no-scale (known bugs)\n"
+    "  --optimizer adamw|sgd --lr X\n"
+    "  --backend auto|cpu|cuda\n"
+    "  --steps N             time exactly N steps (default: adaptive)\n"
+    "  --budget-s S          time budget per config (default 2)\n"
+    "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
+    "  --min-samples N --max-samples N --warmup N\n"
+    "  --seed N --buffers N  synthetic data seed; input buffers rotated (default 3)\n"
+    "  --mem-cap BYTES       emulate a smaller device (K, M, G suffixes)\n"
+    "  --out DIR             where the CSV goes (default results/)\n"
+    "  --csv FILE            the CSV's exact path\n"
+    "  --trace FILE          one step of the first config as Chrome trace JSON\n"
+    "  --trace-steps N       steps in the trace pass (default 3; 0 = none)\n"
+    "  --no-cupti            no activity collector (for Nsight Systems)\n"
+    "  --quiet\n"
+    "\n"
+    "plan options:\n"
+    "  --effective N --max-micro N [--devices N]\n";
+
+static void usage_error(const char *msg)
+{
+    fprintf(stderr, "accubench: %s (see accubench --help)\n", msg);
+}
+
+/* Splits "--key=value" or "--key value"; returns the index of the next
+ * argument, or -1 with a reason. */
+static int next_option(int argc, char **argv, int i, char *key, size_t key_len,
+                       const char **value, char *why, size_t why_len)
+{
+    const char *arg = argv[i];
+    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+        snprintf(why, why_len, "unexpected argument '%s'", arg);
+        return -1;
+    }
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+    if (len >= key_len) {
+        snprintf(why, why_len, "unknown option '%s'", arg);
+        return -1;
+    }
+    memcpy(key, arg + 2, len);
+    key[len] = '\0';
+    if (eq) {
+        *value = eq + 1;
+        return i + 1;
+    }
+    if (options_is_flag(key)) {
+        *value = NULL;
+        return i + 1;
+    }
+    if (i + 1 >= argc) {
+        snprintf(why, why_len, "--%s needs a value", key);
+        return -1;
+    }
+    *value = argv[i + 1];
+    return i + 2;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    run_options o;
+    options_defaults(&o);
+    char key[64], why[600];
+    const char *value;
+    /* The profile first, so the command line overrides it. */
+    for (int i = 1; i < argc;) {
+        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
+        if (next < 0) {
+            usage_error(why);
+            return 2;
+        }
+        if (strcmp(key, "profile") == 0 &&
+            options_load_profile(&o, value ? value : "", argv[0], why, sizeof why)) {
+            usage_error(why);
+            return 2;
+        }
+        i = next;
+    }
+    for (int i = 1; i < argc;) {
+        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
+        if (strcmp(key, "profile") != 0 && options_set(&o, key, value, why, sizeof why)) {
+            usage_error(why);
+            return 2;
+        }
+        i = next;
+    }
+    if (options_validate(&o, why, sizeof why)) {
+        usage_error(why);
+        return 2;
+    }
+    char command[2048] = "accubench";
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(command);
+        snprintf(command + used, sizeof command - used, " %s", argv[i]);
+    }
+    run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
+    return runner_run(&o, &ctx);
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    long long effective = 0, max_micro = 0, devices = 1;
+    char key[64], why[400];
+    const char *value;
+    for (int i = 1; i < argc;) {
+        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
+        if (next < 0) {
+            usage_error(why);
+            return 2;
+        }
+        long long *target = strcmp(key, "effective") == 0   ? &effective
+                            : strcmp(key, "max-micro") == 0 ? &max_micro
+                            : strcmp(key, "devices") == 0   ? &devices
+                                                            : NULL;
+        if (!target) {
+            snprintf(why, sizeof why, "unknown plan option '--%s'", key);
+            usage_error(why);
+            return 2;
+        }
+        if (parse_int(key, value, 1, 1 << 30, target, why, sizeof why)) {
+            usage_error(why);
+            return 2;
+        }
+        i = next;
+    }
+    if (!effective || !max_micro) {
+        usage_error("plan needs --effective N and --max-micro N");
+        return 2;
+    }
+    if (effective % devices) {
+        snprintf(why, sizeof why, "effective batch %lld does not split evenly over %lld devices",
+                 effective, devices);
+        usage_error(why);
+        return 2;
+    }
+    long long per_device = effective / devices;
+    long long micro = max_micro < per_device ? max_micro : per_device;
+    split sp;
+    if (split_make((int)per_device, (int)micro, (int)devices, &sp, why, sizeof why)) {
+        usage_error(why);
+        return 2;
+    }
+    printf("effective batch:    %lld\n", effective);
+    printf("devices:            %d\n", sp.devices);
+    printf("micro-batch:        %d\n", sp.micro);
+    printf("accumulation steps: %d\n", sp.accum);
+    if (sp.last != sp.micro)
+        printf("last micro-batch:   %d (the division is not whole)\n", sp.last);
+    printf("effective reached:  %lld = ", (long long)sp.effective * sp.devices);
+    if (sp.last != sp.micro)
+        printf("(%d x %d + %d)", sp.micro, sp.accum - 1, sp.last);
+    else
+        printf("%d x %d", sp.micro, sp.accum);
+    if (sp.devices > 1)
+        printf(" x %d devices", sp.devices);
+    printf("\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("accubench %s (%s)\n", ACCUBENCH_VERSION, ACCUBENCH_GIT_REV);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "plan") == 0)
+        return cmd_plan(argc - 1, argv + 1);
+    char why[300];
+    snprintf(why, sizeof why, "unknown command '%s'", cmd);
+    usage_error(why);
+    return 2;
+}

@@ -1,0 +1,140 @@
+#include "csv_writer.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void csv_writer_init(csv_writer *w, const char *path)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->path, sizeof w->path, "%s", path);
+}
+
+void csv_writer_free(csv_writer *w)
+{
+    free(w->rows);
+    w->rows = NULL;
+    w->count = w->capacity = 0;
+}
+
+/* Commas and line breaks would break the format: they become ';' and ' '. */
+static void sanitize(char *s)
+{
+    for (; *s; s++) {
+        if (*s == ',')
+            *s = ';';
+        else if (*s == '\n' || *s == '\r')
+            *s = ' ';
+    }
+}
+
+void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
+{
+    int slot = 0;
+    while (slot < w->meta_count && strcmp(w->keys[slot], key) != 0)
+        slot++;
+    if (slot == CSV_MAX_META)
+        return;
+    if (slot == w->meta_count)
+        w->meta_count++;
+    snprintf(w->keys[slot], sizeof w->keys[slot], "%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->values[slot], sizeof w->values[slot], fmt, ap);
+    va_end(ap);
+    for (char *c = w->values[slot]; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+void csv_write_header(FILE *f)
+{
+    const char *sep = "";
+#define HEADER(name, type, pass)      \
+    fprintf(f, "%s%s", sep, #name);   \
+    sep = ",";
+    RESULT_COLUMNS(HEADER)
+#undef HEADER
+    fputc('\n', f);
+}
+
+static void put_text(FILE *f, const char *s)
+{
+    char copy[RESULT_TEXT_LEN];
+    snprintf(copy, sizeof copy, "%s", s);
+    sanitize(copy);
+    fputs(copy, f);
+}
+
+static void put_int(FILE *f, int64_t v)
+{
+    if (v >= 0)
+        fprintf(f, "%lld", (long long)v);
+}
+
+static void put_real(FILE *f, double v)
+{
+    if (!isnan(v) && !isinf(v))
+        fprintf(f, "%.6g", v);
+}
+
+void csv_write_row(FILE *f, const result_row *r)
+{
+    const char *sep = "";
+#define PUT_TEXT(name) put_text(f, r->name);
+#define PUT_INT(name) put_int(f, r->name);
+#define PUT_REAL(name) put_real(f, r->name);
+#define CELL(name, type, pass) \
+    fputs(sep, f);             \
+    PUT_##type(name) sep = ",";
+    RESULT_COLUMNS(CELL)
+#undef CELL
+#undef PUT_TEXT
+#undef PUT_INT
+#undef PUT_REAL
+    fputc('\n', f);
+}
+
+int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", w->path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fputs("# accubench results\n", f);
+    for (int i = 0; i < w->meta_count; i++)
+        fprintf(f, "# %s: %s\n", w->keys[i], w->values[i]);
+    csv_write_header(f);
+    for (size_t i = 0; i < w->count; i++)
+        csv_write_row(f, &w->rows[i]);
+    int failed = ferror(f);
+    failed |= fclose(f) != 0;
+    if (failed || rename(tmp, w->path) != 0) {
+        snprintf(why, why_len, "cannot write %s: %s", w->path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len)
+{
+    if (w->count == w->capacity) {
+        size_t cap = w->capacity ? 2 * w->capacity : 32;
+        result_row *grown = realloc(w->rows, cap * sizeof *grown);
+        if (!grown) {
+            snprintf(why, why_len, "out of memory holding result rows");
+            return -1;
+        }
+        w->rows = grown;
+        w->capacity = cap;
+    }
+    w->rows[w->count++] = *r;
+    return csv_writer_flush(w, why, why_len);
+}

@@ -1,0 +1,42 @@
+/* The CSV a run writes: `# key: value` metadata lines, one header row, one
+ * row per config. The whole file is rewritten to a temporary name and
+ * renamed over the real one after every row, so the file on disk is always
+ * complete: an interrupted sweep keeps every row it measured. */
+#ifndef ACCUBENCH_CSV_WRITER_H
+#define ACCUBENCH_CSV_WRITER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "record.h"
+
+#define CSV_MAX_META 48
+
+typedef struct csv_writer {
+    char path[4096];
+    char keys[CSV_MAX_META][40];
+    char values[CSV_MAX_META][512];
+    int meta_count;
+    result_row *rows;
+    size_t count, capacity;
+} csv_writer;
+
+void csv_writer_init(csv_writer *w, const char *path);
+void csv_writer_free(csv_writer *w);
+
+/* Sets (or replaces) a metadata line. */
+void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Writes the file as it stands now (also with no rows yet). Returns 0, or -1
+ * with a one-line reason. */
+int csv_writer_flush(csv_writer *w, char *why, size_t why_len);
+
+/* Adds a row and flushes. */
+int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len);
+
+/* Writes the header row / one row (exposed for the tests and other writers). */
+void csv_write_header(FILE *f);
+void csv_write_row(FILE *f, const result_row *r);
+
+#endif

@@ -1,0 +1,181 @@
+/* Synthetic inputs, labels and validity masks, and the loss scales of a
+ * split. */
+#include "dataset.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "rng.h"
+
+/* One example in four is padding. */
+#define VALID_PERCENT 75
+
+float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps)
+{
+    switch (r) {
+    case REDUCTION_SUM:
+        return valid_in_window ? 1.0f / (float)valid_in_window : 0.0f;
+    case REDUCTION_MEAN_OF_MEANS:
+        return valid_in_micro ? 1.0f / ((float)valid_in_micro * (float)accum_steps) : 0.0f;
+    case REDUCTION_NO_SCALE:
+        return valid_in_micro ? 1.0f / (float)valid_in_micro : 0.0f;
+    default:
+        return 0.0f;
+    }
+}
+
+void dataset_destroy(dataset *d)
+{
+    backend *b = d->b;
+    if (!b)
+        return;
+    size_t e = (size_t)d->effective_batch;
+    size_t xbytes = (size_t)d->hidden * e * storage_bytes(b->compute_storage);
+    for (int i = 0; i < d->count; i++) {
+        input_buffer *ib = &d->buf[i];
+        bk_free(b, ib->x, xbytes);
+        bk_free(b, ib->labels, e * sizeof(int));
+        bk_free(b, ib->valid, e * sizeof(int));
+        bk_free(b, ib->scales, (size_t)d->scale_capacity * sizeof(float));
+        free(ib->valid_host);
+    }
+    memset(d, 0, sizeof *d);
+}
+
+/* Fills one buffer from the generator. x goes through an fp32 staging
+ * buffer and the backend's convert when the compute storage is narrower. */
+static int fill_buffer(dataset *d, input_buffer *ib, rng *r, float *xh, int *labels)
+{
+    backend *b = d->b;
+    size_t e = (size_t)d->effective_batch, nx = (size_t)d->hidden * e;
+    int valid_count = 0;
+    for (size_t i = 0; i < nx; i++)
+        xh[i] = rng_uniform(r, -1.0f, 1.0f);
+    for (size_t j = 0; j < e; j++) {
+        labels[j] = rng_below(r, d->classes);
+        ib->valid_host[j] = rng_below(r, 100) < VALID_PERCENT;
+        valid_count += ib->valid_host[j];
+    }
+    if (valid_count == 0)
+        ib->valid_host[0] = 1; /* a window always holds a valid example */
+    int rc;
+    if ((rc = bk_upload(b, ib->labels, labels, e * sizeof(int))) ||
+        (rc = bk_upload(b, ib->valid, ib->valid_host, e * sizeof(int))))
+        return rc;
+    if (b->compute_storage == STORAGE_F32)
+        return bk_upload(b, ib->x, xh, nx * sizeof(float));
+    float *staging;
+    if ((rc = bk_alloc(b, nx * sizeof(float), (void **)&staging)))
+        return rc;
+    rc = bk_upload(b, staging, xh, nx * sizeof(float));
+    if (!rc)
+        rc = bk_convert(b, staging, ib->x, b->compute_storage, nx);
+    if (!rc)
+        rc = b->ops->sync(b); /* staging must outlive the conversion */
+    bk_free(b, staging, nx * sizeof(float));
+    return rc;
+}
+
+int dataset_create(backend *b, const model_layout *l, int effective_batch, int buffers,
+                   uint64_t seed, dataset *d)
+{
+    memset(d, 0, sizeof *d);
+    d->b = b;
+    d->effective_batch = effective_batch;
+    d->hidden = l->in[0];
+    d->classes = l->out[l->n_linear - 1];
+    d->scale_capacity = effective_batch + 1;
+    size_t e = (size_t)effective_batch, nx = (size_t)d->hidden * e;
+    float *xh = malloc(nx * sizeof *xh);
+    int *labels = malloc(e * sizeof *labels);
+    int rc = BK_OK;
+    if (!xh || !labels) {
+        snprintf(b->error, sizeof b->error, "out of host memory for the inputs");
+        rc = BK_OOM;
+    }
+    rng r = {seed ^ 0xda7a5e7ull};
+    for (int i = 0; i < buffers && !rc; i++) {
+        input_buffer *ib = &d->buf[i];
+        d->count = i + 1;
+        ib->valid_host = calloc(e, sizeof(int));
+        if (!ib->valid_host) {
+            snprintf(b->error, sizeof b->error, "out of host memory for the masks");
+            rc = BK_OOM;
+            break;
+        }
+        if ((rc = bk_alloc(b, nx * storage_bytes(b->compute_storage), &ib->x)) ||
+            (rc = bk_alloc(b, e * sizeof(int), (void **)&ib->labels)) ||
+            (rc = bk_alloc(b, e * sizeof(int), (void **)&ib->valid)) ||
+            (rc = bk_alloc(b, (size_t)d->scale_capacity * sizeof(float),
+                           (void **)&ib->scales)))
+            break;
+        rc = fill_buffer(d, ib, &r, xh, labels);
+    }
+    free(xh);
+    free(labels);
+    if (rc) {
+        dataset_destroy(d);
+        return rc;
+    }
+    size_t per = nx * storage_bytes(b->compute_storage) + 2 * e * sizeof(int) +
+                 (size_t)d->scale_capacity * sizeof(float);
+    d->bytes = per * (size_t)buffers;
+    return BK_OK;
+}
+
+static int count_valid(const int *valid, int first, int count)
+{
+    int n = 0;
+    for (int j = first; j < first + count; j++)
+        n += valid[j];
+    return n;
+}
+
+int dataset_set_split(dataset *d, int micro, reduction r)
+{
+    int e = d->effective_batch;
+    int accum = (e + micro - 1) / micro;
+    float *scales = malloc(((size_t)accum + 1) * sizeof *scales);
+    if (!scales) {
+        snprintf(d->b->error, sizeof d->b->error, "out of host memory for loss scales");
+        return BK_OOM;
+    }
+    int rc = BK_OK;
+    for (int i = 0; i < d->count && !rc; i++) {
+        const int *valid = d->buf[i].valid_host;
+        int window = count_valid(valid, 0, e);
+        for (int k = 0; k < accum; k++) {
+            int first = k * micro, count = k == accum - 1 ? e - first : micro;
+            scales[k] = loss_scale(r, count_valid(valid, first, count), window, accum);
+        }
+        scales[accum] = loss_scale(REDUCTION_SUM, window, window, 1);
+        rc = bk_upload(d->b, d->buf[i].scales, scales, ((size_t)accum + 1) * sizeof *scales);
+    }
+    free(scales);
+    return rc;
+}
+
+micro_batch_view dataset_micro(const dataset *d, int buf, int micro, int k)
+{
+    const input_buffer *ib = &d->buf[buf];
+    int e = d->effective_batch, accum = (e + micro - 1) / micro;
+    int first = k * micro;
+    micro_batch_view v = {
+        .x = ib->x, .labels = ib->labels, .valid = ib->valid, .scale = ib->scales + k,
+        .first = first, .count = k == accum - 1 ? e - first : micro,
+    };
+    return v;
+}
+
+micro_batch_view dataset_full_batch(const dataset *d, int buf, int micro)
+{
+    const input_buffer *ib = &d->buf[buf];
+    int accum = (d->effective_batch + micro - 1) / micro;
+    micro_batch_view v = {
+        .x = ib->x, .labels = ib->labels, .valid = ib->valid, .scale = ib->scales + accum,
+        .first = 0, .count = d->effective_batch,
+    };
+    return v;
+}

@@ -1,0 +1,18 @@
+/* The correctness check of a config: the gradient accumulated over one
+ * window against the gradient of the same examples in one full-batch pass,
+ * from the same weights. */
+#ifndef ACCUBENCH_GRADCHECK_H
+#define ACCUBENCH_GRADCHECK_H
+
+#include "step.h"
+
+/* ||a - b|| / ||b|| in double; 0 when both are zero. */
+double relative_error(const float *a, const float *b, size_t n);
+
+/* Runs the window on input buffer 0 and the full-batch reference; sets the
+ * relative error and the window's loss (as its reduction normalises it).
+ * If g_window/g_full are non-NULL (n_params floats each), the two gradients
+ * are left there for the caller. BK_* status. */
+int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, float *g_full);
+
+#endif

@@ -1,0 +1,237 @@
+#include "measure.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "rng.h"
+#include "trace.h"
+
+/* At least this many samples even when the budget runs out. */
+#define MIN_SAMPLES_HARD 3
+
+typedef struct timer_pair {
+    bk_timer *start, *end;
+} timer_pair;
+
+static void destroy_timers(backend *b, timer_pair *t, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (t[i].start)
+            b->ops->timer_destroy(b, t[i].start);
+        if (t[i].end)
+            b->ops->timer_destroy(b, t[i].end);
+    }
+}
+
+static int create_timers(backend *b, timer_pair *t, int n)
+{
+    memset(t, 0, (size_t)n * sizeof *t);
+    for (int i = 0; i < n; i++) {
+        int rc = b->ops->timer_create(b, &t[i].start);
+        if (!rc)
+            rc = b->ops->timer_create(b, &t[i].end);
+        if (rc) {
+            destroy_timers(b, t, n);
+            return rc;
+        }
+    }
+    return BK_OK;
+}
+
+/* Adaptive stopping, judged on the n samples read back so far. */
+static int should_stop(const measure_options *o, const double *samples, size_t n,
+                       double elapsed_s, int *noise_met)
+{
+    if (o->stop && *o->stop && n >= 1)
+        return 1;
+    if ((int)n >= o->min_samples) {
+        timing_stats st;
+        if (timing_stats_of(samples, n, &st) == 0 && st.noise_pct <= o->max_noise_pct) {
+            *noise_met = 1;
+            return 1;
+        }
+    }
+    return elapsed_s >= o->budget_s && n >= MIN_SAMPLES_HARD;
+}
+
+int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
+{
+    backend *b = s->m->b;
+    memset(out, 0, sizeof *out);
+    int rc = BK_OK;
+    /* Warm-up: at least one step, and no more than half the budget. */
+    uint64_t warm0 = trace_now_ns();
+    for (int i = 0; i < (o->warmup ? o->warmup : 0) && !rc; i++) {
+        rc = step_run(s);
+        if (!rc)
+            rc = b->ops->sync(b);
+        if ((double)(trace_now_ns() - warm0) / 1e9 > o->budget_s / 2)
+            break;
+    }
+    if (rc)
+        return rc;
+
+    size_t cap = o->steps ? (size_t)o->steps : (size_t)o->max_samples;
+    double *dev_ms = calloc(cap, sizeof *dev_ms), *host_ms = calloc(cap, sizeof *host_ms);
+    timer_pair t[2];
+    if (!dev_ms || !host_ms) {
+        free(dev_ms);
+        free(host_ms);
+        snprintf(b->error, sizeof b->error, "out of host memory for samples");
+        return BK_OOM;
+    }
+    if ((rc = create_timers(b, t, 2))) {
+        free(dev_ms);
+        free(host_ms);
+        return rc;
+    }
+
+    /* Step i is issued before step i-1 is read back, so the device always has
+     * the next step queued: steps run back to back, each between its own
+     * events. */
+    size_t n = 0, issued = 0;
+    uint64_t dispatch0 = b->dispatches, t0 = trace_now_ns();
+    if (b->ops->profiler_start)
+        b->ops->profiler_start(b);
+    while (!rc) {
+        timer_pair *cur = &t[issued % 2];
+        uint64_t h0 = trace_now_ns();
+        rc = b->ops->timer_record(b, cur->start);
+        if (!rc)
+            rc = step_run(s);
+        if (!rc)
+            rc = b->ops->timer_record(b, cur->end);
+        if (rc)
+            break;
+        host_ms[issued++] = (double)(trace_now_ns() - h0) / 1e6;
+        if (issued >= 2) {
+            timer_pair *prev = &t[(issued - 2) % 2];
+            rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &dev_ms[n++]);
+        }
+        double elapsed = (double)(trace_now_ns() - t0) / 1e9;
+        if (issued >= cap || (!o->steps && should_stop(o, dev_ms, n, elapsed, &out->noise_met)))
+            break;
+    }
+    if (!rc && issued > n) {
+        timer_pair *last = &t[(issued - 1) % 2];
+        rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &dev_ms[n++]);
+    }
+    if (b->ops->profiler_stop)
+        b->ops->profiler_stop(b);
+    if (!rc) {
+        timing_stats host;
+        timing_stats_of(dev_ms, n, &out->step);
+        timing_stats_of(host_ms, issued, &host);
+        out->host_enqueue_ms = host.median;
+        out->dispatches_per_step = (double)(b->dispatches - dispatch0) / (double)issued;
+    }
+    destroy_timers(b, t, 2);
+    free(dev_ms);
+    free(host_ms);
+    return rc;
+}
+
+int measure_single_pass(step_runner *s, int reps, double *median_ms)
+{
+    backend *b = s->m->b;
+    timer_pair t;
+    double *ms = calloc((size_t)reps, sizeof *ms);
+    if (!ms) {
+        snprintf(b->error, sizeof b->error, "out of host memory for samples");
+        return BK_OOM;
+    }
+    int rc = create_timers(b, &t, 1);
+    for (int i = 0; i < reps && !rc; i++) {
+        rc = b->ops->timer_record(b, t.start);
+        if (!rc)
+            rc = step_single_pass(s);
+        if (!rc)
+            rc = b->ops->timer_record(b, t.end);
+        if (!rc)
+            rc = b->ops->timer_elapsed_ms(b, t.start, t.end, &ms[i]);
+    }
+    if (!rc) {
+        timing_stats st;
+        timing_stats_of(ms, (size_t)reps, &st);
+        *median_ms = st.median;
+    }
+    if (t.start || t.end)
+        destroy_timers(b, &t, 1);
+    free(ms);
+    return rc;
+}
+
+/* Fills an n x n matrix in compute storage with uniform values. */
+static int random_matrix(backend *b, int n, uint64_t seed, void **out)
+{
+    size_t count = (size_t)n * n, f32_bytes = count * sizeof(float);
+    float *host = malloc(f32_bytes), *staging = NULL;
+    if (!host) {
+        snprintf(b->error, sizeof b->error, "out of host memory");
+        return BK_OOM;
+    }
+    rng r = {seed};
+    for (size_t i = 0; i < count; i++)
+        host[i] = rng_uniform(&r, -1.0f, 1.0f);
+    int rc = bk_alloc(b, count * storage_bytes(b->compute_storage), out);
+    if (!rc && b->compute_storage == STORAGE_F32)
+        rc = bk_upload(b, *out, host, f32_bytes);
+    else if (!rc) {
+        rc = bk_alloc(b, f32_bytes, (void **)&staging);
+        if (!rc)
+            rc = bk_upload(b, staging, host, f32_bytes);
+        if (!rc)
+            rc = bk_convert(b, staging, *out, b->compute_storage, count);
+        if (!rc)
+            rc = b->ops->sync(b);
+        bk_free(b, staging, f32_bytes);
+    }
+    free(host);
+    return rc;
+}
+
+int measure_peak_gemm(backend *b, double *tflops, int *n_used)
+{
+    enum { REPS = 5 };
+    int n = b->peak_gemm_n;
+    size_t bytes = (size_t)n * n * storage_bytes(b->compute_storage);
+    void *a = NULL, *bm = NULL, *c = NULL;
+    timer_pair t = {0};
+    double ms[REPS];
+    int rc = random_matrix(b, n, 11, &a);
+    if (!rc)
+        rc = random_matrix(b, n, 12, &bm);
+    if (!rc)
+        rc = bk_alloc(b, bytes, &c);
+    if (!rc)
+        rc = create_timers(b, &t, 1);
+    gemm_desc g = {
+        .m = n, .n = n, .k = n, .alpha = 1.0f, .a = a, .lda = n, .b = bm, .ldb = n,
+        .beta = 0.0f, .c = c, .ldc = n, .ab_storage = b->compute_storage,
+        .c_storage = b->compute_storage,
+    };
+    if (!rc)
+        rc = bk_gemm(b, &g); /* warm-up: algorithm choice, caches, clocks */
+    for (int i = 0; i < REPS && !rc; i++) {
+        rc = b->ops->timer_record(b, t.start);
+        if (!rc)
+            rc = bk_gemm(b, &g);
+        if (!rc)
+            rc = b->ops->timer_record(b, t.end);
+        if (!rc)
+            rc = b->ops->timer_elapsed_ms(b, t.start, t.end, &ms[i]);
+    }
+    if (!rc) {
+        timing_stats st;
+        timing_stats_of(ms, REPS, &st);
+        *tflops = 2.0 * n * (double)n * n / (st.median * 1e-3) / 1e12;
+        *n_used = n;
+    }
+    if (t.start || t.end)
+        destroy_timers(b, &t, 1);
+    bk_free(b, a, bytes);
+    bk_free(b, bm, bytes);
+    bk_free(b, c, bytes);
+    return rc;
+}

@@ -1,0 +1,38 @@
+/* The timed pass: whole optimizer steps back to back on the device
+ * timeline, warm-up first, until the noise is low enough or the budget is
+ * spent. */
+#ifndef ACCUBENCH_MEASURE_H
+#define ACCUBENCH_MEASURE_H
+
+#include "record.h"
+#include "stats.h"
+#include "step.h"
+
+typedef struct measure_options {
+    int warmup;
+    int steps;        /* fixed count; 0 = adaptive */
+    int min_samples, max_samples;
+    double budget_s;
+    double max_noise_pct;
+    const volatile int *stop; /* set asynchronously (SIGINT): stop soon */
+} measure_options;
+
+typedef struct step_timing {
+    timing_stats step;            /* device time per step, ms */
+    double host_enqueue_ms;       /* median host time to issue one step */
+    double dispatches_per_step;
+    double pass_ms;               /* median single forward+backward, ms */
+    int noise_met;                /* the noise target was reached */
+} step_timing;
+
+/* Runs the timed pass; BK_* status (reason in the backend's error). */
+int measure_steps(step_runner *s, const measure_options *o, step_timing *out);
+
+/* Times `reps` single micro-batch passes, one by one; median in ms. */
+int measure_single_pass(step_runner *s, int reps, double *median_ms);
+
+/* Times a square GEMM of the backend's peak size in its compute storage;
+ * median of several, in TFLOP/s. */
+int measure_peak_gemm(backend *b, double *tflops, int *n_used);
+
+#endif

@@ -1,0 +1,358 @@
+#include "options.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "names.h"
+#include "parse.h"
+
+/* The largest batch anyone should ask of one device; also keeps every
+ * product of sizes inside an int. */
+#define MAX_BATCH (1 << 20)
+
+void options_defaults(run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->effective[0] = 64;
+    o->n_effective = 1;
+    o->micro_pow2 = 1;
+    o->models[0] = model_preset_find("S");
+    o->n_models = 1;
+    o->dtype = DTYPE_FP32;
+    o->modes[0] = MODE_ASYNC;
+    o->n_modes = 1;
+    o->reductions[0] = REDUCTION_SUM;
+    o->n_reductions = 1;
+    o->optimizer = (optimizer_config){OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    snprintf(o->backend, sizeof o->backend, "auto");
+    o->warmup = 2;
+    o->min_samples = 5;
+    o->max_samples = 1000;
+    o->budget_s = 2.0;
+    o->max_noise_pct = 2.0;
+    o->seed = 1;
+    o->buffers = 3;
+    snprintf(o->out_dir, sizeof o->out_dir, "results");
+    o->trace_steps = 3;
+}
+
+static int set_int(const char *key, const char *v, long long min, long long max, int *out,
+                   char *why, size_t n)
+{
+    long long x;
+    if (parse_int(key, v, min, max, &x, why, n))
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+static int set_path(const char *key, const char *v, char *out, size_t cap, char *why, size_t n)
+{
+    if (!*v || strlen(v) >= cap) {
+        snprintf(why, n, "%s needs a path of 1 to %zu characters", key, cap - 1);
+        return -1;
+    }
+    snprintf(out, cap, "%s", v);
+    return 0;
+}
+
+/* Parses a comma list with one callback per item. */
+typedef int (*item_fn)(run_options *o, const char *key, const char *item, char *why, size_t n);
+
+static int each_item(run_options *o, const char *key, const char *value, item_fn fn, char *why,
+                     size_t n)
+{
+    char copy[1024], *items[OPT_MAX_LIST];
+    snprintf(copy, sizeof copy, "%s", value);
+    int count = split_list(key, copy, items, OPT_MAX_LIST, why, n);
+    for (int i = 0; i < count; i++)
+        if (fn(o, key, items[i], why, n))
+            return -1;
+    return count < 0 ? -1 : 0;
+}
+
+static int add_effective(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    return set_int(key, item, 1, MAX_BATCH, &o->effective[o->n_effective++], why, n);
+}
+
+static int add_micro(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    if (strcmp(item, "pow2") == 0) {
+        o->micro_pow2 = 1;
+        return 0;
+    }
+    return set_int(key, item, 1, MAX_BATCH, &o->micro[o->n_micro++], why, n);
+}
+
+static int add_model(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    const model_preset *p = model_preset_find(item);
+    if (!p) {
+        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, model_preset_names());
+        return -1;
+    }
+    o->models[o->n_models++] = p;
+    return 0;
+}
+
+static int add_mode(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    exec_mode m;
+    if (mode_parse(item, &m)) {
+        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, mode_names());
+        return -1;
+    }
+    for (int i = 0; i < o->n_modes; i++)
+        if (o->modes[i] == m)
+            return 0;
+    o->modes[o->n_modes++] = m;
+    return 0;
+}
+
+static int add_reduction(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    reduction r;
+    if (reduction_parse(item, &r)) {
+        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, reduction_names());
+        return -1;
+    }
+    for (int i = 0; i < o->n_reductions; i++)
+        if (o->reductions[i] == r)
+            return 0;
+    o->reductions[o->n_reductions++] = r;
+    return 0;
+}
+
+int options_is_flag(const char *key)
+{
+    return strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0;
+}
+
+int options_set(run_options *o, const char *key, const char *value, char *why, size_t n)
+{
+    if (strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0) {
+        int on = value == NULL || strcmp(value, "1") == 0 || strcmp(value, "yes") == 0 ||
+                 strcmp(value, "true") == 0;
+        if (!on && value && strcmp(value, "0") && strcmp(value, "no") && strcmp(value, "false")) {
+            snprintf(why, n, "%s takes yes or no, got '%s'", key, value);
+            return -1;
+        }
+        *(key[0] == 'n' ? &o->no_cupti : &o->quiet) = on;
+        return 0;
+    }
+    if (!value) {
+        snprintf(why, n, "--%s needs a value", key);
+        return -1;
+    }
+    if (strcmp(key, "effective") == 0) {
+        o->n_effective = 0;
+        return each_item(o, key, value, add_effective, why, n);
+    }
+    if (strcmp(key, "micro") == 0) {
+        o->n_micro = 0;
+        o->micro_pow2 = 0;
+        return each_item(o, key, value, add_micro, why, n);
+    }
+    if (strcmp(key, "model") == 0) {
+        o->n_models = 0;
+        return each_item(o, key, value, add_model, why, n);
+    }
+    if (strcmp(key, "mode") == 0) {
+        o->n_modes = 0;
+        return each_item(o, key, value, add_mode, why, n);
+    }
+    if (strcmp(key, "reduction") == 0) {
+        o->n_reductions = 0;
+        return each_item(o, key, value, add_reduction, why, n);
+    }
+    if (strcmp(key, "dtype") == 0) {
+        if (dtype_parse(value, &o->dtype) == 0)
+            return 0;
+        snprintf(why, n, "unknown dtype '%s' (known: %s)", value, dtype_names());
+        return -1;
+    }
+    if (strcmp(key, "optimizer") == 0) {
+        if (optimizer_parse(value, &o->optimizer.kind) == 0)
+            return 0;
+        snprintf(why, n, "unknown optimizer '%s' (known: adamw, sgd)", value);
+        return -1;
+    }
+    if (strcmp(key, "backend") == 0) {
+        if (strcmp(value, "auto") && strcmp(value, "cpu") && strcmp(value, "cuda")) {
+            snprintf(why, n, "unknown backend '%s' (known: auto, cpu, cuda)", value);
+            return -1;
+        }
+        snprintf(o->backend, sizeof o->backend, "%s", value);
+        return 0;
+    }
+    if (strcmp(key, "lr") == 0) {
+        double lr;
+        if (parse_real(key, value, 0, 10, &lr, why, n))
+            return -1;
+        o->optimizer.lr = (float)lr;
+        return 0;
+    }
+    if (strcmp(key, "steps") == 0)
+        return set_int(key, value, 1, 1000000, &o->steps, why, n);
+    if (strcmp(key, "warmup") == 0)
+        return set_int(key, value, 0, 10000, &o->warmup, why, n);
+    if (strcmp(key, "min-samples") == 0)
+        return set_int(key, value, 1, 1000000, &o->min_samples, why, n);
+    if (strcmp(key, "max-samples") == 0)
+        return set_int(key, value, 1, 1000000, &o->max_samples, why, n);
+    if (strcmp(key, "budget-s") == 0)
+        return parse_real(key, value, 0.001, 86400, &o->budget_s, why, n);
+    if (strcmp(key, "max-noise") == 0)
+        return parse_real(key, value, 0.001, 100, &o->max_noise_pct, why, n);
+    if (strcmp(key, "seed") == 0) {
+        long long s;
+        if (parse_int(key, value, 0, LLONG_MAX, &s, why, n))
+            return -1;
+        o->seed = (uint64_t)s;
+        return 0;
+    }
+    if (strcmp(key, "buffers") == 0)
+        return set_int(key, value, 1, DATASET_MAX_BUFFERS, &o->buffers, why, n);
+    if (strcmp(key, "mem-cap") == 0)
+        return parse_bytes(key, value, &o->mem_cap, why, n);
+    if (strcmp(key, "out") == 0)
+        return set_path(key, value, o->out_dir, sizeof o->out_dir, why, n);
+    if (strcmp(key, "csv") == 0)
+        return set_path(key, value, o->csv_path, sizeof o->csv_path, why, n);
+    if (strcmp(key, "trace") == 0)
+        return set_path(key, value, o->trace_path, sizeof o->trace_path, why, n);
+    if (strcmp(key, "trace-steps") == 0)
+        return set_int(key, value, 0, 1000, &o->trace_steps, why, n);
+    snprintf(why, n, "unknown option '%s'", key);
+    return -1;
+}
+
+static int find_profile(const char *name, const char *argv0, char *path, size_t cap)
+{
+    if (strchr(name, '/') || strstr(name, ".profile")) {
+        snprintf(path, cap, "%s", name);
+        return access(path, R_OK) == 0 ? 0 : -1;
+    }
+    snprintf(path, cap, "profiles/%s.profile", name);
+    if (access(path, R_OK) == 0)
+        return 0;
+    /* Beside the program: build/accubench -> build/../profiles. */
+    char exe[1024];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0 && argv0)
+        len = (ssize_t)snprintf(exe, sizeof exe, "%s", argv0);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(path, cap, "%s/../profiles/%s.profile", exe, name);
+            if (access(path, R_OK) == 0)
+                return 0;
+        }
+    }
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
+        *--end = '\0';
+    return s;
+}
+
+int options_load_profile(run_options *o, const char *name, const char *argv0, char *why,
+                         size_t n)
+{
+    char path[1200];
+    if (find_profile(name, argv0, path, sizeof path)) {
+        snprintf(why, n, "unknown profile '%s' (no file %s)", name, path);
+        return -1;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, n, "cannot read profile %s", path);
+        return -1;
+    }
+    char line[1024], reason[300];
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *text = trim(line);
+        if (!*text)
+            continue;
+        char *eq = strchr(text, '=');
+        if (!eq) {
+            snprintf(why, n, "%s:%d: expected 'key = value'", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(text), *value = trim(eq + 1);
+        if (!*key || !*value) {
+            snprintf(why, n, "%s:%d: expected 'key = value'", path, lineno);
+            rc = -1;
+        } else if (options_set(o, key, value, reason, sizeof reason)) {
+            snprintf(why, n, "%s:%d: %s", path, lineno, reason);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    if (!rc)
+        snprintf(o->profile, sizeof o->profile, "%s", name);
+    return rc;
+}
+
+int options_micro_list(const run_options *o, int e, int *out, int max)
+{
+    int n = 0;
+    if (o->micro_pow2)
+        for (int m = 1; m <= e && n < max; m *= 2)
+            out[n++] = m;
+    for (int i = 0; i < o->n_micro && n < max; i++) {
+        int dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= out[j] == o->micro[i];
+        if (!dup)
+            out[n++] = o->micro[i];
+    }
+    /* ascending, so a sweep reads small to large */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            int t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+int options_validate(const run_options *o, char *why, size_t n)
+{
+    if (o->n_micro == 0 && !o->micro_pow2) {
+        snprintf(why, n, "no micro-batch sizes given");
+        return -1;
+    }
+    for (int i = 0; i < o->n_effective; i++)
+        for (int j = 0; j < o->n_micro; j++)
+            if (o->micro[j] > o->effective[i]) {
+                snprintf(why, n, "micro-batch %d is larger than the effective batch %d",
+                         o->micro[j], o->effective[i]);
+                return -1;
+            }
+    if (o->min_samples > o->max_samples) {
+        snprintf(why, n, "min-samples %d is more than max-samples %d", o->min_samples,
+                 o->max_samples);
+        return -1;
+    }
+    return 0;
+}

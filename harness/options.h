@@ -1,0 +1,69 @@
+/* What `accubench run` is asked to do. Profiles and the command line set
+ * the same keys through options_set(): one vocabulary, one parser. */
+#ifndef ACCUBENCH_OPTIONS_H
+#define ACCUBENCH_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "dataset.h"
+#include "model.h"
+
+#define OPT_MAX_LIST 32
+
+typedef struct run_options {
+    char profile[256];
+    int effective[OPT_MAX_LIST], n_effective;
+    int micro[OPT_MAX_LIST], n_micro;
+    int micro_pow2;                         /* every power of two up to E */
+    const model_preset *models[OPT_MAX_LIST];
+    int n_models;
+    dtype dtype;
+    exec_mode modes[MODE_COUNT];
+    int n_modes;
+    reduction reductions[REDUCTION_COUNT];
+    int n_reductions;
+    optimizer_config optimizer;
+    char backend[16];                       /* auto, cpu, cuda */
+    int steps;                              /* fixed timed steps; 0 = adaptive */
+    int warmup;
+    int min_samples, max_samples;
+    double budget_s;                        /* timing budget per config */
+    double max_noise_pct;                   /* stop when the noise is under this */
+    uint64_t seed;
+    int buffers;                            /* input buffers rotated */
+    uint64_t mem_cap;                       /* 0 = none */
+    char out_dir[1024];
+    char csv_path[1024];                    /* explicit file; "" = named in out_dir */
+    char trace_path[1024];                  /* --trace: one step as Chrome JSON */
+    int trace_steps;                        /* steps in the trace pass; 0 = none */
+    int no_cupti;
+    int quiet;
+} run_options;
+
+void options_defaults(run_options *o);
+
+/* Sets one key ("micro", "effective", ...) from its text. Returns 0, or -1
+ * with a one-line reason naming the key. */
+int options_set(run_options *o, const char *key, const char *value, char *why,
+                size_t why_len);
+
+/* Keys that take no value (flags such as no-cupti). */
+int options_is_flag(const char *key);
+
+/* Reads a profile: `key = value` lines, `#` comments. NAME is looked up as
+ * profiles/NAME.profile beside the working directory, then beside the
+ * program (../profiles); anything with a '/' or ending in .profile is a file.
+ * Returns 0, or -1 with a reason naming the file and line. */
+int options_load_profile(run_options *o, const char *name_or_file, const char *argv0,
+                         char *why, size_t why_len);
+
+/* Final cross-checks once everything is set (micro > effective, ...). */
+int options_validate(const run_options *o, char *why, size_t why_len);
+
+/* The micro-batches a sweep visits for effective batch e (pow2 expanded),
+ * ascending. Returns the count. */
+int options_micro_list(const run_options *o, int e, int *out, int max);
+
+#endif

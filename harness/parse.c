@@ -1,0 +1,102 @@
+#include "parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int parse_int(const char *what, const char *s, long long min, long long max,
+              long long *out, char *why, size_t why_len)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || isspace((unsigned char)*s)) {
+        snprintf(why, why_len, "%s needs a whole number, got '%s'", what, s ? s : "");
+        return -1;
+    }
+    long long v = strtoll(s, &end, 10);
+    if (*end != '\0') {
+        snprintf(why, why_len, "%s must be a whole number, got '%s'", what, s);
+        return -1;
+    }
+    if (errno == ERANGE || v < min || v > max) {
+        snprintf(why, why_len, "%s must be between %lld and %lld, got '%s'", what, min, max, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int parse_real(const char *what, const char *s, double min, double max, double *out,
+               char *why, size_t why_len)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || isspace((unsigned char)*s)) {
+        snprintf(why, why_len, "%s needs a number, got '%s'", what, s ? s : "");
+        return -1;
+    }
+    double v = strtod(s, &end);
+    if (*end != '\0' || isnan(v)) {
+        snprintf(why, why_len, "%s must be a number, got '%s'", what, s);
+        return -1;
+    }
+    if (errno == ERANGE || v < min || v > max) {
+        snprintf(why, why_len, "%s must be between %g and %g, got '%s'", what, min, max, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_t why_len)
+{
+    char number[64];
+    size_t len = s ? strlen(s) : 0;
+    if (len == 0 || len >= sizeof number) {
+        snprintf(why, why_len, "%s needs a size in bytes (K, M, G suffixes), got '%s'", what,
+                 s ? s : "");
+        return -1;
+    }
+    memcpy(number, s, len + 1);
+    unsigned shift = 0;
+    switch (toupper((unsigned char)number[len - 1])) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: break;
+    }
+    if (shift)
+        number[len - 1] = '\0';
+    long long v;
+    if (parse_int(what, number, 1, (long long)(INT64_MAX >> shift), &v, why, why_len))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int split_list(const char *what, char *s, char **items, int max, char *why, size_t why_len)
+{
+    int n = 0;
+    char *p = s;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (*p == '\0') {
+            snprintf(why, why_len, "%s has an empty item", what);
+            return -1;
+        }
+        if (n == max) {
+            snprintf(why, why_len, "%s has more than %d items", what, max);
+            return -1;
+        }
+        items[n++] = p;
+        if (!comma)
+            return n;
+        p = comma + 1;
+    }
+}

@@ -1,0 +1,20 @@
+/* Statistics of repeated timings. */
+#ifndef ACCUBENCH_STATS_H
+#define ACCUBENCH_STATS_H
+
+#include <stddef.h>
+
+typedef struct timing_stats {
+    size_t samples;
+    double median, p10, p90, mean;
+    double noise_pct; /* sample standard deviation / mean, in percent */
+} timing_stats;
+
+/* Percentile p (0..100) of sorted values, linearly interpolated. */
+double percentile_sorted(const double *sorted, size_t n, double p);
+
+/* Computes the stats of n values (the array is not modified). Returns 0, or
+ * -1 when n is 0 or memory ran out. */
+int timing_stats_of(const double *values, size_t n, timing_stats *out);
+
+#endif

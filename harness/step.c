@@ -1,0 +1,140 @@
+/* Steps in each execution mode. The arithmetic is the same in every mode;
+ * only how the host drives the device changes. */
+#include "step.h"
+
+#include <string.h>
+
+#include "dispatch.h"
+#include "ranges.h"
+
+static int allocates_per_micro(exec_mode mode)
+{
+    return mode == MODE_ALLOC || mode == MODE_ALLOC_ASYNC;
+}
+
+/* Forward and backward of micro-batch k of buffer buf. */
+static int run_micro(step_runner *s, int buf, int k)
+{
+    model *m = s->m;
+    micro_batch_view mb = dataset_micro(s->d, buf, s->sp.micro, k);
+    activations transient, *a = &s->acts;
+    int rc;
+    range_push("micro");
+    if (allocates_per_micro(s->mode)) {
+        a = &transient;
+        if ((rc = activations_create(m, s->sp.micro, 1, a)))
+            goto done;
+    }
+    rc = model_forward(m, a, &mb, s->loss_sum);
+    if (!rc)
+        rc = model_backward(m, a, &mb);
+    if (a == &transient)
+        activations_destroy(m, a, 1);
+    if (!rc && s->mode == MODE_SYNC)
+        rc = m->b->ops->sync(m->b);
+done:
+    range_pop();
+    return rc;
+}
+
+static int run_window(step_runner *s, int buf)
+{
+    int rc = model_zero_grads(s->m, s->loss_sum);
+    for (int k = 0; k < s->sp.accum && !rc; k++)
+        rc = run_micro(s, buf, k);
+    return rc;
+}
+
+static int capture_graphs(step_runner *s)
+{
+    backend *b = s->m->b;
+    if (!b->ops->graph_begin) {
+        snprintf(b->error, sizeof b->error, "the %s backend cannot capture graphs", b->name);
+        return BK_UNSUPPORTED;
+    }
+    int64_t steps = s->m->step_count;
+    for (int i = 0; i < s->d->count; i++) {
+        int rc = b->ops->graph_begin(b);
+        if (rc)
+            return rc;
+        /* Captured, not run: the hyper-parameters are uploaded before each
+         * replay, outside the graph. */
+        int body = run_window(s, i);
+        if (!body)
+            body = model_optimizer_step(s->m, 1);
+        rc = b->ops->graph_end(b, &s->graphs[i]);
+        if (body || rc)
+            return body ? body : rc;
+    }
+    s->m->step_count = steps;
+    return BK_OK;
+}
+
+void step_runner_free(step_runner *s)
+{
+    backend *b = s->m ? s->m->b : NULL;
+    if (!b)
+        return;
+    for (int i = 0; i < DATASET_MAX_BUFFERS; i++)
+        if (s->graphs[i])
+            b->ops->graph_destroy(b, s->graphs[i]);
+    if (s->acts.capacity)
+        activations_destroy(s->m, &s->acts, 0);
+    bk_free(b, s->loss_sum, sizeof(float));
+    memset(s, 0, sizeof *s);
+}
+
+int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
+                     exec_mode mode, reduction r)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->d = d;
+    s->sp = *sp;
+    s->mode = mode;
+    backend *b = m->b;
+    b->transient_mode = mode == MODE_ALLOC_ASYNC ? MODE_ALLOC_ASYNC : MODE_ALLOC;
+    int rc = bk_alloc(b, sizeof(float), (void **)&s->loss_sum);
+    if (!rc)
+        rc = dataset_set_split(d, sp->micro, r);
+    if (!rc && !allocates_per_micro(mode))
+        rc = activations_create(m, sp->micro, 0, &s->acts);
+    if (!rc && mode == MODE_GRAPH)
+        rc = capture_graphs(s);
+    if (rc)
+        step_runner_free(s);
+    return rc;
+}
+
+int step_run(step_runner *s)
+{
+    int buf = s->next_buffer;
+    s->next_buffer = (buf + 1) % s->d->count;
+    int rc;
+    range_push("step");
+    if (s->mode == MODE_GRAPH) {
+        rc = model_upload_hparams(s->m);
+        if (!rc)
+            rc = bk_graph_launch(s->m->b, s->graphs[buf]);
+        s->m->step_count++;
+    } else {
+        rc = run_window(s, buf);
+        if (!rc)
+            rc = model_optimizer_step(s->m, 0);
+    }
+    range_pop();
+    s->steps_done++;
+    return rc;
+}
+
+int step_window(step_runner *s, int buf)
+{
+    return run_window(s, buf);
+}
+
+int step_single_pass(step_runner *s)
+{
+    int buf = s->next_buffer;
+    s->next_buffer = (buf + 1) % s->d->count;
+    return run_micro(s, buf, 0);
+}

@@ -1,0 +1,4 @@
+#ifndef ACCUBENCH_VERSION_H
+#define ACCUBENCH_VERSION_H
+#define ACCUBENCH_VERSION "0.1.0"
+#endif

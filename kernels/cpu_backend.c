@@ -1,0 +1,282 @@
+/* The CPU backend: the embedded default and the reference GPU results are
+ * checked against. fp32 only; the per-element math comes from
+ * elementwise.h, the GEMM from cpu_gemm.c. Every op runs to completion
+ * before it returns, so sync() has nothing to wait for. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "cpu_gemm.h"
+#include "trace.h"
+
+struct bk_timer {
+    uint64_t ns;
+};
+
+static void cpu_destroy(backend *b)
+{
+    free(b);
+}
+
+static int cpu_alloc(backend *b, size_t bytes, void **out)
+{
+    /* 64-byte alignment for vector loads; aligned_alloc wants a multiple. */
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    *out = aligned_alloc(64, rounded ? rounded : 64);
+    if (!*out) {
+        snprintf(b->error, sizeof b->error, "out of host memory allocating %zu bytes", bytes);
+        return BK_OOM;
+    }
+    return BK_OK;
+}
+
+static void cpu_free(backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+static int cpu_copy(backend *b, void *dst, const void *src, size_t bytes)
+{
+    (void)b;
+    memcpy(dst, src, bytes);
+    return BK_OK;
+}
+
+static int cpu_zero(backend *b, void *dst, size_t bytes)
+{
+    (void)b;
+    memset(dst, 0, bytes);
+    return BK_OK;
+}
+
+static int f32_only(backend *b, storage s)
+{
+    if (s == STORAGE_F32)
+        return BK_OK;
+    snprintf(b->error, sizeof b->error, "the cpu backend computes in fp32 only");
+    return BK_UNSUPPORTED;
+}
+
+static int cpu_gemm(backend *b, const gemm_desc *g)
+{
+    if (g->ab_storage != STORAGE_F32 || g->c_storage != STORAGE_F32)
+        return f32_only(b, STORAGE_BF16);
+    cpu_sgemm(g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
+              g->b, g->ldb, g->beta, g->c, g->ldc);
+    return BK_OK;
+}
+
+static int cpu_bias_gelu_forward(backend *b, storage s, void *z_, const float *bias,
+                                 void *h_, int rows, int cols, int gelu)
+{
+    if (f32_only(b, s))
+        return BK_UNSUPPORTED;
+    float *z = z_, *h = h_;
+    for (int j = 0; j < cols; j++) {
+        float *zj = z + (size_t)j * rows;
+        for (int i = 0; i < rows; i++)
+            zj[i] += bias[i];
+        if (gelu) {
+            float *hj = h + (size_t)j * rows;
+            for (int i = 0; i < rows; i++)
+                hj[i] = ew_gelu(zj[i]);
+        }
+    }
+    return BK_OK;
+}
+
+static int cpu_gelu_backward(backend *b, storage s, const void *z_, const void *dh_,
+                             void *dz_, size_t n)
+{
+    if (f32_only(b, s))
+        return BK_UNSUPPORTED;
+    const float *z = z_, *dh = dh_;
+    float *dz = dz_;
+    for (size_t i = 0; i < n; i++)
+        dz[i] = dh[i] * ew_gelu_grad(z[i]);
+    return BK_OK;
+}
+
+static int cpu_bias_grad(backend *b, storage s, const void *dz_, float *db, int rows,
+                         int cols)
+{
+    if (f32_only(b, s))
+        return BK_UNSUPPORTED;
+    const float *dz = dz_;
+    for (int j = 0; j < cols; j++) {
+        const float *col = dz + (size_t)j * rows;
+        for (int i = 0; i < rows; i++)
+            db[i] += col[i];
+    }
+    return BK_OK;
+}
+
+static int cpu_softmax_xent(backend *b, storage s, const void *logits_, void *dlogits_,
+                            const int *labels, const int *valid, const float *scale,
+                            float *loss_sum, int classes, int batch)
+{
+    if (f32_only(b, s))
+        return BK_UNSUPPORTED;
+    const float *logits = logits_;
+    float *dlogits = dlogits_;
+    float sum = 0.0f;
+    for (int j = 0; j < batch; j++)
+        sum += ew_softmax_xent(logits + (size_t)j * classes, dlogits + (size_t)j * classes,
+                               classes, labels[j], valid[j], *scale);
+    *loss_sum += sum;
+    return BK_OK;
+}
+
+static int cpu_adamw(backend *b, float *w, const float *g, float *m, float *v, size_t n,
+                     const adamw_hparams *h)
+{
+    (void)b;
+    const adamw_hparams hp = *h;
+    for (size_t i = 0; i < n; i++)
+        ew_adamw(&w[i], g[i], &m[i], &v[i], &hp);
+    return BK_OK;
+}
+
+static int cpu_sgd(backend *b, float *w, const float *g, size_t n, float lr,
+                   float weight_decay)
+{
+    (void)b;
+    for (size_t i = 0; i < n; i++)
+        ew_sgd(&w[i], g[i], lr, weight_decay);
+    return BK_OK;
+}
+
+static int cpu_convert(backend *b, const float *src, void *dst, storage s, size_t n)
+{
+    if (f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (dst != src)
+        memcpy(dst, src, n * sizeof(float));
+    return BK_OK;
+}
+
+static int cpu_to_f32(backend *b, const void *src, storage s, float *dst, size_t n)
+{
+    if (f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if ((const void *)dst != src)
+        memcpy(dst, src, n * sizeof(float));
+    return BK_OK;
+}
+
+static int cpu_timer_create(backend *b, bk_timer **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out) {
+        snprintf(b->error, sizeof b->error, "out of host memory for a timer");
+        return BK_OOM;
+    }
+    return BK_OK;
+}
+
+static void cpu_timer_destroy(backend *b, bk_timer *t)
+{
+    (void)b;
+    free(t);
+}
+
+static int cpu_timer_record(backend *b, bk_timer *t)
+{
+    (void)b;
+    t->ns = trace_now_ns();
+    return BK_OK;
+}
+
+static int cpu_timer_elapsed(backend *b, bk_timer *start, bk_timer *end, double *ms)
+{
+    (void)b;
+    *ms = (double)(end->ns - start->ns) / 1e6;
+    return BK_OK;
+}
+
+static int cpu_sync(backend *b)
+{
+    (void)b;
+    return BK_OK;
+}
+
+static const backend_ops cpu_ops = {
+    .destroy = cpu_destroy,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .alloc_transient = cpu_alloc,
+    .free_transient = cpu_free,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .zero = cpu_zero,
+    .gemm = cpu_gemm,
+    .bias_gelu_forward = cpu_bias_gelu_forward,
+    .gelu_backward = cpu_gelu_backward,
+    .bias_grad_accumulate = cpu_bias_grad,
+    .softmax_xent = cpu_softmax_xent,
+    .adamw = cpu_adamw,
+    .sgd = cpu_sgd,
+    .convert = cpu_convert,
+    .to_f32 = cpu_to_f32,
+    .timer_create = cpu_timer_create,
+    .timer_destroy = cpu_timer_destroy,
+    .timer_record = cpu_timer_record,
+    .timer_elapsed_ms = cpu_timer_elapsed,
+    .sync = cpu_sync,
+    /* No graphs, no external profiler bracket on the CPU. */
+};
+
+static void cpu_device_name(char *out, size_t len)
+{
+    char model[96] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *colon = strchr(line, ':');
+                if (colon) {
+                    snprintf(model, sizeof model, "%s", colon + 2);
+                    model[strcspn(model, "\n")] = 0;
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    snprintf(out, len, "%s (%ld cores)", model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    if (dt != DTYPE_FP32) {
+        snprintf(why, why_len,
+                 "the cpu backend computes in fp32 only; --dtype %s needs --backend cuda",
+                 dtype_name(dt));
+        return BK_UNSUPPORTED;
+    }
+    backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(why, why_len, "out of host memory");
+        return BK_OOM;
+    }
+    b->ops = &cpu_ops;
+    b->name = "cpu";
+    b->dtype = dt;
+    b->compute_storage = STORAGE_F32;
+    b->transient_mode = MODE_ALLOC;
+    b->peak_gemm_n = 2048;
+    cpu_device_name(b->device, sizeof b->device);
+    for (char *c = b->device; *c; c++)
+        if (*c == ',')
+            *c = ' ';
+    snprintf(b->library, sizeof b->library, "%s", cpu_blas_description());
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    b->mem_total = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+    *out = b;
+    return BK_OK;
+}
