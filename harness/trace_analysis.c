@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
+
 static int is_device_work(trace_kind k)
 {
     return k == TRACE_KERNEL || k == TRACE_MEMCPY || k == TRACE_MEMSET;
@@ -18,25 +20,6 @@ static int is_host_call(trace_kind k)
 static int is_step_range(const trace_record *r)
 {
     return r->kind == TRACE_RANGE && r->name && strcmp(r->name, "step") == 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-double trace_quantile(double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    if (lo >= n - 1)
-        return v[n - 1];
-    double frac = pos - (double)lo;
-    return v[lo] + frac * (v[lo + 1] - v[lo]);
 }
 
 /* ------------------------------------------------------------ step assignment */
@@ -503,8 +486,13 @@ int trace_analyse(const trace_record *recs, size_t n,
         out->idle_other_pct = 100.0 * other / wall;
     }
     out->latency_samples = n_latency;
-    out->launch_latency_us_median = trace_quantile(latency, n_latency, 0.5);
-    out->launch_latency_us_p90 = trace_quantile(latency, n_latency, 0.9);
+    timing_stats lat;
+    if (n_latency > 0) {
+        if (timing_stats_of(latency, n_latency, &lat) != 0)
+            goto done;
+        out->launch_latency_us_median = lat.median;
+        out->launch_latency_us_p90 = lat.p90;
+    }
     memcpy(out->step, st, (size_t)(S < TRACE_MAX_STEPS ? S : TRACE_MAX_STEPS) * sizeof *st);
     rc = 0;
 

@@ -41,7 +41,8 @@
  *             the device-work record count, stands in for it.
  *  latency    Per launch call with device work: the first correlated device
  *             record's start minus the call's start (graph launches: the
- *             first kernel of the graph). The CPU backend has none: each
+ *             first kernel of the graph); median and p90 interpolated
+ *             between closest ranks (stats.h). The CPU backend has none: each
  *             dispatch is its own launch, latency 0 by definition.
  *  phases     Device work is attributed to the forward, backward or
  *             optimizer range that contains its issue time (where the host
@@ -113,9 +114,5 @@ int trace_assign_steps(const trace_record *recs, size_t n, int32_t *step_of,
  * is NAN. */
 int trace_analyse(const trace_record *recs, size_t n,
                   const trace_analysis_options *opt, trace_summary *out);
-
-/* The q-quantile (0..1) of v[0..n), linear between closest ranks; sorts v.
- * NAN when n is 0. */
-double trace_quantile(double *v, size_t n, double q);
 
 #endif

@@ -38,18 +38,6 @@ static void shuffle(trace_record *r, size_t n, unsigned seed)
 #define TOL 1e-9
 #define US_NS(x) ((uint64_t)((x) * 1000.0 + 0.5))
 
-static void test_quantile(void)
-{
-    double v[] = {5, 1, 4, 2, 3};
-    CHECK_NEAR(trace_quantile(v, 5, 0.5), 3.0, TOL);
-    CHECK_NEAR(trace_quantile(v, 5, 0.9), 4.6, TOL); /* 4 + 0.6 * (5 - 4) */
-    CHECK_NEAR(trace_quantile(v, 5, 0.0), 1.0, TOL);
-    CHECK_NEAR(trace_quantile(v, 5, 1.0), 5.0, TOL);
-    double one = 7;
-    CHECK_NEAR(trace_quantile(&one, 1, 0.9), 7.0, TOL);
-    CHECK(isnan(trace_quantile(v, 0, 0.5)));
-}
-
 static void test_no_records(void)
 {
     trace_summary s;
@@ -329,7 +317,6 @@ static void test_overlap_two_streams(void)
 
 int main(void)
 {
-    test_quantile();
     test_no_records();
     test_cpu_dispatches();
     test_gpu_step();
