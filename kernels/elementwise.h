@@ -15,6 +15,42 @@
 #define EW_FN static inline
 #endif
 
+/* exp and tanh written out (Cephes single-precision algorithms, about 2 ulp)
+ * rather than called from libm: branch-free, so a CPU compiler vectorises
+ * the loops around them, and the GPU computes the very same function. */
+EW_FN float ew_exp(float x)
+{
+    /* Ternaries, not fminf/fmaxf: those stay library calls in a CPU loop. */
+    x = x < -87.3f ? -87.3f : x > 88.7f ? 88.7f : x;
+    /* x = n ln2 + r, |r| <= ln2/2; ln2 split in two for an exact product. */
+    float fn = x * 1.44269504088896341f;
+    int n = (int)(fn + 0.5f) - (fn < -0.5f); /* round to nearest */
+    float r = x - (float)n * 0.693359375f + (float)n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    union { float f; int i; } scale;
+    scale.i = (n + 127) << 23;
+    return p * scale.f;
+}
+
+EW_FN float ew_tanh(float x)
+{
+    float ax = fabsf(x);
+    /* Small |x|: odd polynomial; else 1 - 2 / (exp(2|x|) + 1). */
+    float z = x * x;
+    float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z -
+                     5.37397155531e-2f) * z + 1.33314422036e-1f) * z -
+                   3.33332819422e-1f) * z * x + x;
+    float big = 1.0f - 2.0f / (ew_exp(2.0f * ax) + 1.0f);
+    big = x < 0.0f ? -big : big;
+    return ax < 0.625f ? small : big;
+}
+
 /* GELU, tanh approximation (as GPT-2 and llm.c use). */
 #define EW_GELU_SCALE 0.7978845608028654f /* sqrt(2/pi) */
 #define EW_GELU_CUBIC 0.044715f
@@ -22,14 +58,14 @@
 EW_FN float ew_gelu(float x)
 {
     float inner = EW_GELU_SCALE * (x + EW_GELU_CUBIC * x * x * x);
-    return 0.5f * x * (1.0f + tanhf(inner));
+    return 0.5f * x * (1.0f + ew_tanh(inner));
 }
 
 /* d gelu(x) / dx, the exact derivative of the approximation above. */
 EW_FN float ew_gelu_grad(float x)
 {
     float inner = EW_GELU_SCALE * (x + EW_GELU_CUBIC * x * x * x);
-    float t = tanhf(inner);
+    float t = ew_tanh(inner);
     float sech2 = 1.0f - t * t;
     float dinner = EW_GELU_SCALE * (1.0f + 3.0f * EW_GELU_CUBIC * x * x);
     return 0.5f * (1.0f + t) + 0.5f * x * sech2 * dinner;
@@ -49,13 +85,13 @@ EW_FN float ew_softmax_xent(const float *logits, float *dlogits, int classes,
     }
     float maxv = logits[0];
     for (int c = 1; c < classes; c++)
-        maxv = fmaxf(maxv, logits[c]);
+        maxv = logits[c] > maxv ? logits[c] : maxv;
     float sum = 0.0f;
     for (int c = 0; c < classes; c++)
-        sum += expf(logits[c] - maxv);
+        sum += ew_exp(logits[c] - maxv);
     float log_sum = logf(sum);
     for (int c = 0; c < classes; c++) {
-        float p = expf(logits[c] - maxv - log_sum);
+        float p = ew_exp(logits[c] - maxv - log_sum);
         dlogits[c] = (p - (c == label ? 1.0f : 0.0f)) * scale;
     }
     return log_sum + maxv - logits[label];

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Every bad input: exit 2, exactly one line on stderr naming the problem,
+# and no file written.
+set -u
+fail=0
+mkdir out
+expect_error() {
+    pattern=$1; shift
+    "$ACCUBENCH" "$@" >stdout.txt 2>stderr.txt
+    rc=$?
+    lines=$(wc -l <stderr.txt)
+    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || ! grep -q -- "$pattern" stderr.txt; then
+        echo "FAILED: accubench $* -> exit $rc, $lines stderr lines:"; cat stderr.txt
+        fail=1
+    fi
+    if [ -n "$(ls out)" ]; then
+        echo "FAILED: accubench $* left files:"; ls out; rm -rf out/*
+        fail=1
+    fi
+}
+run() { expect_error "$@"; }
+base="--out out --profile quick"
+run "effective" run $base --effective 0
+run "effective" run $base --effective -4
+run "effective" run $base --effective abc
+run "effective" run $base --effective 99999999999999999999
+run "micro" run $base --micro 8x
+run "micro" run $base --micro 1,,2
+run "larger than the effective" run $base --effective 8 --micro 16
+run "unknown model 'Q'" run $base --model Q
+run "unknown dtype" run $base --dtype fp8
+run "unknown backend" run $base --backend tpu
+run "unknown profile" run --out out --profile nosuch
+run "unknown option" run $base --frobnicate 3
+run "unknown command" frobnicate
+run "needs a value" run $base --steps
+run "steps" run $base --steps 0
+run "mem-cap" run $base --mem-cap 12Q
+run "mode" run $base --mode warp
+run "reduction" run $base --reduction median
+run "budget-s" run $base --budget-s -1
+run "max-micro" plan --effective 64
+run "effective" plan --effective 0 --max-micro 8
+run "devices" plan --effective 10 --max-micro 8 --devices 3
+printf 'effective = 16\nmicro = 4\nmodel tiny\n' > broken.profile
+run "broken.profile:3" run --out out --profile ./broken.profile
+printf 'effective = 16\nmicro = 4\nwibble = 3\n' > unknown.profile
+run "unknown.profile:3: unknown option 'wibble'" run --out out --profile ./unknown.profile
+# an unwritable output directory (a file in the way)
+touch notadir
+run "output directory" run --profile quick --out notadir/sub
+# the cpu backend refuses reduced precision instead of pretending
+run "fp32 only" run $base --backend cpu --dtype bf16
+exit $fail

@@ -1,0 +1,67 @@
+#!/bin/sh
+# A real CPU run: the abc profile's three rows, correct gradients, the
+# columns the charts read; plan's arithmetic; an interrupted sweep keeps
+# what it measured.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+
+"$ACCUBENCH" run --backend cpu --profile abc --budget-s 0.3 --min-samples 3 \
+    --trace-steps 1 --csv abc.csv >run.txt 2>err.txt
+check '[ $? -eq 0 ]' "abc run exits 0: $(cat err.txt)"
+check '[ -f abc.csv ]' "abc.csv written"
+rows=$(grep -v '^#' abc.csv | tail -n +2)
+check '[ $(echo "$rows" | wc -l) -eq 3 ]' "three rows"
+# columns by name, so the order can change without breaking this test
+col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' abc.csv; }
+check '[ "$(col micro_batch | tr "\n" " ")" = "8 16 64 " ]' "micro-batches 8 16 64"
+check '[ "$(col accum_steps | tr "\n" " ")" = "8 4 1 " ]' "accumulation 8 4 1"
+check '[ "$(col status | tr "\n" " ")" = "ok ok ok " ]' "all ok"
+for e in $(col grad_rel_err); do
+    check "awk 'BEGIN { exit !($e < 1e-5) }'" "grad_rel_err $e < 1e-5"
+done
+for c in step_ms_median samples_per_s mfu_pct tflops dispatches_per_step pass_ms; do
+    for v in $(col $c); do
+        check "awk 'BEGIN { exit !($v > 0) }'" "$c = $v > 0"
+    done
+done
+d=$(col dispatches_per_step | tr "\n" " ")
+check "echo $d | awk '{ exit !(\$1 > \$2 && \$2 > \$3) }'" "dispatches per step grow with K: $d"
+for key in tool_version git_revision date host backend device blas_core profile seed \
+           peak_gemm_tflops; do
+    check "grep -q '^# $key: .' abc.csv" "metadata $key"
+done
+
+# plan
+"$ACCUBENCH" plan --effective 256 --max-micro 32 >plan.txt
+check 'grep -q "accumulation steps: 8" plan.txt' "plan: 8 steps"
+"$ACCUBENCH" plan --effective 100 --max-micro 32 --devices 2 >plan2.txt
+check 'grep -q "last micro-batch:   18" plan2.txt' "plan: last micro-batch 18"
+check 'grep -q "x 2 devices" plan2.txt' "plan: devices factor"
+
+# an uneven split and the known-wrong reductions
+"$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 \
+    --reduction sum,mean-of-means,no-scale --budget-s 0.1 --min-samples 3 --csv uneven.csv >/dev/null 2>&1
+check '[ $? -eq 0 ]' "uneven run exits 0"
+last=$(awk -F, -v name=last_micro_batch '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c; exit }' uneven.csv)
+check '[ "$last" = "1" ]' "10 = 3 x 3 + 1: last micro-batch $last"
+errs=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) { if ($i == "grad_rel_err") e = i; if ($i == "reduction") r = i } h = 1; next } print $r "=" $e }' uneven.csv | tr "\n" " ")
+check "echo '$errs' | grep -Eq 'sum=[0-9.]+e-0[6-9]|sum=0 '" "sum is right: $errs"
+check "echo '$errs' | grep -Eq 'mean-of-means=0\.[0-9]'" "mean-of-means is off: $errs"
+
+# SIGINT mid-sweep keeps the finished rows and leaves no temporary file
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.4 \
+    --csv int.csv >int.txt 2>&1 &
+pid=$!
+for i in $(seq 1 100); do
+    [ -f int.csv ] && [ "$(grep -vc '^#' int.csv)" -ge 3 ] && break
+    sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc=$?
+check '[ $rc -eq 130 ]' "interrupted run exits 130 (got $rc)"
+n=$(grep -v '^#' int.csv | tail -n +2 | wc -l)
+check '[ $n -ge 2 ] && [ $n -lt 7 ]' "interrupted CSV keeps its finished rows ($n)"
+check '[ -z "$(ls | grep tmp)" ]' "no temporary file left"
+exit $fail

@@ -1,0 +1,67 @@
+/* The CPU GEMMs (portable and BLAS) against a naive triple loop, for every
+ * transpose, odd sizes and alpha/beta. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "cpu_gemm.h"
+#include "rng.h"
+
+typedef void (*gemm_fn)(int, int, int, int, int, float, const float *, int, const float *,
+                        int, float, float *, int);
+
+static float at(const float *x, int ld, int trans, int r, int c)
+{
+    return trans ? x[c + r * ld] : x[r + c * ld];
+}
+
+static double max_error(gemm_fn fn, int ta, int tb, int m, int n, int k, float alpha,
+                        float beta)
+{
+    int lda = (ta ? k : m) + 3, ldb = (tb ? n : k) + 1, ldc = m + 2;
+    size_t sa = (size_t)lda * (ta ? m : k), sb = (size_t)ldb * (tb ? k : n),
+           sc = (size_t)ldc * n;
+    float *a = malloc(sa * 4), *b = malloc(sb * 4), *c = malloc(sc * 4), *ref = malloc(sc * 4);
+    rng r = {42};
+    for (size_t i = 0; i < sa; i++)
+        a[i] = rng_uniform(&r, -1, 1);
+    for (size_t i = 0; i < sb; i++)
+        b[i] = rng_uniform(&r, -1, 1);
+    for (size_t i = 0; i < sc; i++)
+        c[i] = ref[i] = rng_uniform(&r, -1, 1);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double s = 0;
+            for (int p = 0; p < k; p++)
+                s += (double)at(a, lda, ta, i, p) * at(b, ldb, tb, p, j);
+            ref[i + (size_t)j * ldc] = (float)(alpha * s + beta * ref[i + (size_t)j * ldc]);
+        }
+    fn(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    double worst = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double e = fabs(c[i + (size_t)j * ldc] - ref[i + (size_t)j * ldc]);
+            worst = e > worst ? e : worst;
+        }
+    free(a);
+    free(b);
+    free(c);
+    free(ref);
+    return worst;
+}
+
+int main(void)
+{
+    gemm_fn fns[2] = {cpu_sgemm_portable, cpu_sgemm};
+    int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33}};
+    for (int f = 0; f < 2; f++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (int ta = 0; ta < 2; ta++)
+                for (int tb = 0; tb < 2; tb++) {
+                    int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
+                    CHECK(max_error(fns[f], ta, tb, m, n, k, 1.0f, 0.0f) < 1e-4 * sqrt(k));
+                    CHECK(max_error(fns[f], ta, tb, m, n, k, 0.5f, 1.0f) < 1e-4 * sqrt(k));
+                    CHECK(max_error(fns[f], ta, tb, m, n, k, -2.0f, 0.25f) < 2e-4 * sqrt(k));
+                }
+    return check_finish("test_gemm");
+}

@@ -1,0 +1,215 @@
+/* The accumulated gradient equals the full-batch gradient on every split;
+ * the known-wrong reductions do not; and a float64 reference agrees with
+ * the fp32 full-batch gradient. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "dispatch.h"
+#include "gradcheck.h"
+#include "step.h"
+
+static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+
+static double gelu_d(double x)
+{
+    return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+static double gelu_grad_d(double x)
+{
+    double u = 0.7978845608028654 * (x + 0.044715 * x * x * x), t = tanh(u);
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 * (1 + 3 * 0.044715 * x * x);
+}
+
+/* The full-batch gradient in double precision, example by example, written
+ * independently of the model code. */
+static void reference_gradient(const model_layout *l, const float *w, const float *x,
+                               const int *labels, const int *valid, int examples, double *g)
+{
+    int L = l->n_linear, width = l->max_width;
+    double *z = calloc((size_t)L * width, sizeof *z), *h = calloc((size_t)L * width, sizeof *h);
+    double *dz = calloc((size_t)width, sizeof *dz), *da = calloc((size_t)width, sizeof *da);
+    memset(g, 0, l->n_params * sizeof *g);
+    int n_valid = 0;
+    for (int j = 0; j < examples; j++)
+        n_valid += valid[j];
+    for (int j = 0; j < examples; j++) {
+        if (!valid[j])
+            continue;
+        for (int i = 0; i < L; i++) {
+            for (int o = 0; o < l->out[i]; o++) {
+                double s = w[l->b_off[i] + o];
+                for (int k = 0; k < l->in[i]; k++) {
+                    double in = i == 0 ? x[(size_t)j * l->in[0] + k] : h[(size_t)(i - 1) * width + k];
+                    s += (double)w[l->w_off[i] + (size_t)k * l->out[i] + o] * in;
+                }
+                z[(size_t)i * width + o] = s;
+                h[(size_t)i * width + o] = gelu_d(s);
+            }
+        }
+        const double *logits = z + (size_t)(L - 1) * width;
+        int C = l->out[L - 1];
+        double mx = logits[0], sum = 0;
+        for (int c = 1; c < C; c++)
+            mx = logits[c] > mx ? logits[c] : mx;
+        for (int c = 0; c < C; c++)
+            sum += exp(logits[c] - mx);
+        for (int c = 0; c < C; c++)
+            dz[c] = (exp(logits[c] - mx) / sum - (c == labels[j])) / n_valid;
+        for (int i = L - 1; i >= 0; i--) {
+            for (int o = 0; o < l->out[i]; o++) {
+                g[l->b_off[i] + o] += dz[o];
+                for (int k = 0; k < l->in[i]; k++) {
+                    double in = i == 0 ? x[(size_t)j * l->in[0] + k] : h[(size_t)(i - 1) * width + k];
+                    g[l->w_off[i] + (size_t)k * l->out[i] + o] += dz[o] * in;
+                }
+            }
+            if (i == 0)
+                break;
+            for (int k = 0; k < l->in[i]; k++) {
+                double s = 0;
+                for (int o = 0; o < l->out[i]; o++)
+                    s += (double)w[l->w_off[i] + (size_t)k * l->out[i] + o] * dz[o];
+                da[k] = s * gelu_grad_d(z[(size_t)(i - 1) * width + k]);
+            }
+            memcpy(dz, da, (size_t)l->in[i] * sizeof *dz);
+        }
+    }
+    free(z);
+    free(h);
+    free(dz);
+    free(da);
+}
+
+typedef struct fixture {
+    backend *b;
+    model m;
+    dataset d;
+} fixture;
+
+static void setup(fixture *f, int effective)
+{
+    char why[300];
+    CHECK(cpu_backend_create(DTYPE_FP32, &f->b, why, sizeof why) == BK_OK);
+    CHECK(model_create(f->b, model_preset_find("tiny"), &ADAMW, 7, &f->m) == BK_OK);
+    CHECK(dataset_create(f->b, &f->m.layout, effective, 2, 7, &f->d) == BK_OK);
+}
+
+static void teardown(fixture *f)
+{
+    dataset_destroy(&f->d);
+    model_destroy(&f->m);
+    CHECK(f->b->mem_in_use == 0); /* everything allocated was freed */
+    f->b->ops->destroy(f->b);
+}
+
+static double window_error(fixture *f, int micro, reduction r, float *g_window, float *g_full)
+{
+    split sp;
+    char why[200];
+    CHECK(split_make(f->d.effective_batch, micro, 1, &sp, why, sizeof why) == 0);
+    step_runner s;
+    CHECK(step_runner_init(&s, &f->m, &f->d, &sp, MODE_ASYNC, r) == BK_OK);
+    double err = -1, loss = 0;
+    CHECK(grad_check(&s, &err, &loss, g_window, g_full) == BK_OK);
+    CHECK(isfinite(loss) && loss > 0);
+    step_runner_free(&s);
+    return err;
+}
+
+static void test_float64_reference(void)
+{
+    fixture f;
+    setup(&f, 12);
+    size_t n = f.m.layout.n_params;
+    float *gw = malloc(n * 4), *gf = malloc(n * 4);
+    double *ref = malloc(n * sizeof *ref);
+    window_error(&f, 12, REDUCTION_SUM, gw, gf);
+    /* On the CPU backend device memory is host memory. */
+    const float *x = f.d.buf[0].x;
+    const int *labels = f.d.buf[0].labels, *valid = f.d.buf[0].valid_host;
+    reference_gradient(&f.m.layout, f.m.initial, x, labels, valid, 0, ref);
+    for (size_t i = 0; i < n; i++)
+        CHECK(ref[i] == 0.0); /* no examples, no gradient */
+    reference_gradient(&f.m.layout, f.m.initial, x, labels, valid, 12, ref);
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < n; i++) {
+        diff += (gf[i] - ref[i]) * (gf[i] - ref[i]);
+        norm += ref[i] * ref[i];
+    }
+    CHECK(norm > 0);
+    CHECK(sqrt(diff / norm) < 1e-5);
+    fprintf(stderr, "fp32 full batch vs float64 reference: %.3g\n", sqrt(diff / norm));
+    free(gw);
+    free(gf);
+    free(ref);
+    teardown(&f);
+}
+
+static int valid_counts_differ(const dataset *d, int micro)
+{
+    int first = -1;
+    for (int k = 0; k * micro < d->effective_batch; k++) {
+        int c = 0;
+        for (int j = k * micro; j < (k + 1) * micro && j < d->effective_batch; j++)
+            c += d->buf[0].valid_host[j];
+        if (first >= 0 && c != first)
+            return 1;
+        first = first < 0 ? c : first;
+    }
+    return 0;
+}
+
+static void test_every_split(void)
+{
+    int batches[] = {16, 10};
+    for (int bi = 0; bi < 2; bi++) {
+        fixture f;
+        setup(&f, batches[bi]);
+        for (int micro = 1; micro <= batches[bi]; micro++) {
+            double err = window_error(&f, micro, REDUCTION_SUM, NULL, NULL);
+            CHECK(err >= 0 && err < 1e-5);
+            if (!(err < 1e-5))
+                fprintf(stderr, "E=%d micro=%d: %.3g\n", batches[bi], micro, err);
+        }
+        teardown(&f);
+    }
+}
+
+static void test_wrong_reductions(void)
+{
+    fixture f;
+    setup(&f, 16);
+    CHECK(valid_counts_differ(&f.d, 4)); /* the premise of the demonstration */
+    double mom = window_error(&f, 4, REDUCTION_MEAN_OF_MEANS, NULL, NULL);
+    double nos = window_error(&f, 4, REDUCTION_NO_SCALE, NULL, NULL);
+    fprintf(stderr, "E=16 4x4: mean-of-means %.3g, no-scale %.3g\n", mom, nos);
+    CHECK(mom > 1e-2);
+    CHECK(nos > 1.0); /* about K - 1 = 3 times too large */
+    /* With one micro-batch, both are the right answer. */
+    CHECK(window_error(&f, 16, REDUCTION_MEAN_OF_MEANS, NULL, NULL) < 1e-6);
+    CHECK(window_error(&f, 16, REDUCTION_NO_SCALE, NULL, NULL) < 1e-6);
+    teardown(&f);
+}
+
+static void test_loss_scale(void)
+{
+    CHECK_NEAR(loss_scale(REDUCTION_SUM, 3, 12, 4), 1.0 / 12, 1e-8);
+    CHECK_NEAR(loss_scale(REDUCTION_MEAN_OF_MEANS, 3, 12, 4), 1.0 / 12, 1e-8);
+    CHECK_NEAR(loss_scale(REDUCTION_MEAN_OF_MEANS, 2, 12, 4), 1.0 / 8, 1e-9);
+    CHECK_NEAR(loss_scale(REDUCTION_NO_SCALE, 2, 12, 4), 1.0 / 2, 1e-9);
+    CHECK(loss_scale(REDUCTION_MEAN_OF_MEANS, 0, 12, 4) == 0.0f);
+    CHECK(relative_error((float[]){1, 2}, (float[]){1, 2}, 2) == 0.0);
+    CHECK(isinf(relative_error((float[]){3, 4}, (float[]){0, 0}, 2)));
+}
+
+int main(void)
+{
+    test_loss_scale();
+    test_float64_reference();
+    test_every_split();
+    test_wrong_reductions();
+    return check_finish("test_gradcheck");
+}

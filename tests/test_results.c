@@ -1,0 +1,99 @@
+/* Timing statistics and the CSV writer. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "csv_writer.h"
+#include "stats.h"
+
+static void test_stats(void)
+{
+    double v[] = {5, 1, 4, 2, 3}; /* unsorted on purpose */
+    timing_stats s;
+    CHECK(timing_stats_of(v, 5, &s) == 0);
+    CHECK(s.samples == 5 && s.median == 3 && s.mean == 3);
+    CHECK_NEAR(s.p10, 1.4, 1e-12);
+    CHECK_NEAR(s.p90, 4.6, 1e-12);
+    CHECK_NEAR(s.noise_pct, 100 * sqrt(2.5) / 3, 1e-9);
+    CHECK(v[0] == 5); /* input untouched */
+    double one = 7;
+    CHECK(timing_stats_of(&one, 1, &s) == 0 && s.median == 7 && s.noise_pct == 0);
+    CHECK(timing_stats_of(v, 0, &s) == -1);
+    double even[] = {1, 2, 3, 4};
+    CHECK(timing_stats_of(even, 4, &s) == 0 && s.median == 2.5);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void test_csv(void)
+{
+    char dir[] = "/tmp/accubench-csv-XXXXXX", path[300], why[400];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/out.csv", dir);
+    csv_writer w;
+    csv_writer_init(&w, path);
+    csv_writer_meta(&w, "device", "a device, with a comma");
+    csv_writer_meta(&w, "seed", "%d", 1);
+    csv_writer_meta(&w, "seed", "%d", 2); /* replaced, not repeated */
+    CHECK(csv_writer_flush(&w, why, sizeof why) == 0);
+    result_row r;
+    result_row_clear(&r);
+    snprintf(r.model, sizeof r.model, "S");
+    snprintf(r.note, sizeof r.note, "a note, with commas, and\nnewline");
+    r.micro_batch = 8;
+    r.step_ms_median = 1.5;
+    CHECK(csv_writer_append(&w, &r, why, sizeof why) == 0);
+    char *text = slurp(path);
+    CHECK(text && strstr(text, "# seed: 2\n") && !strstr(text, "# seed: 1\n"));
+    CHECK(strstr(text, "\nbackend,device,model,params,") != NULL);
+    const char *row = strstr(text, "\n,,S,");
+    CHECK(row != NULL);
+    if (row) {
+        const char *line_end = strchr(row + 1, '\n');
+        CHECK(line_end && line_end[1] == '\0'); /* one row, one line */
+        CHECK(strstr(row, ",1.5,") != NULL && strstr(row, ",8,") != NULL);
+        CHECK(strstr(row, "a note; with commas; and newline") != NULL);
+    }
+    /* every line of the table has as many fields as the header */
+    int fields = 0, lines = 0;
+    for (const char *p = strstr(text, "\nbackend,") + 1; *p; p = strchr(p, '\n') + 1) {
+        int f = 1;
+        for (const char *q = p; *q && *q != '\n'; q++)
+            f += *q == ',';
+        CHECK(lines == 0 || f == fields);
+        fields = f;
+        lines++;
+    }
+    CHECK(lines == 2);
+    /* no temporary left behind */
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    CHECK(access(tmp, F_OK) != 0);
+    /* an unwritable place fails with a reason, and the old file stays */
+    csv_writer bad;
+    csv_writer_init(&bad, "/nonexistent-dir/x.csv");
+    CHECK(csv_writer_flush(&bad, why, sizeof why) == -1 && strstr(why, "/nonexistent-dir"));
+    csv_writer_free(&bad);
+    csv_writer_free(&w);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    test_stats();
+    test_csv();
+    return check_finish("test_results");
+}
