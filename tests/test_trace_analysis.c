@@ -6,21 +6,7 @@
 
 #include "check.h"
 #include "trace_analysis.h"
-
-static trace_record rec(trace_kind kind, const char *name, double start_us,
-                        double end_us, uint32_t stream, uint32_t corr, int32_t step)
-{
-    trace_record r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    r.name = name;
-    r.start_ns = (uint64_t)(start_us * 1000.0 + 0.5);
-    r.end_ns = (uint64_t)(end_us * 1000.0 + 0.5);
-    r.stream = stream;
-    r.correlation = corr;
-    r.step = step;
-    return r;
-}
+#include "trace_records.h"
 
 /* Deterministic shuffle: the analysis must not depend on record order. */
 static void shuffle(trace_record *r, size_t n, unsigned seed)
@@ -34,7 +20,6 @@ static void shuffle(trace_record *r, size_t n, unsigned seed)
     }
 }
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 #define TOL 1e-9
 #define US_NS(x) ((uint64_t)((x) * 1000.0 + 0.5))
 

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "trace_export.h"
+#include "trace_records.h"
 
 /* ------------------------------------------------------------ a JSON parser */
 
@@ -208,39 +209,19 @@ static jval *load(const char *path)
 
 /* ------------------------------------------------------------ the tests */
 
-static trace_record rec(trace_kind kind, const char *name, uint64_t start_us,
-                        uint64_t end_us, uint32_t stream, uint32_t corr, int32_t step)
-{
-    trace_record r;
-    memset(&r, 0, sizeof r);
-    r.kind = kind;
-    r.name = name;
-    r.start_ns = start_us * 1000;
-    r.end_ns = end_us * 1000;
-    r.stream = stream;
-    r.correlation = corr;
-    r.step = step;
-    return r;
-}
 
-#define N(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *odd_name = "void k<\"q\">(a\\b)\n\x01";
 
 /* Two GPU steps; step 1 has 2 ranges, 2 launches, a runtime call, a sync,
  * 2 kernels (one correlated to each launch) and a memset from the call. */
-static trace_record gpu[] = {
-    {TRACE_RANGE, 1000, 2000, 1, 0, 0, 0, "step"},
-    {TRACE_LAUNCH, 1100, 1200, 1, 1, -1, 0, "cudaLaunchKernel"},
-    {TRACE_KERNEL, 1300, 1400, 7, 1, -1, 0, "step0_kernel"},
-};
-
 static void test_gpu(const char *dir)
 {
     trace_record r[16];
     size_t n = 0;
-    for (size_t i = 0; i < N(gpu); i++)
-        r[n++] = gpu[i];
+    r[n++] = rec(TRACE_RANGE, "step", 1, 2, 1, 0, 0);
+    r[n++] = rec(TRACE_LAUNCH, "cudaLaunchKernel", 1.1, 1.2, 1, 1, -1);
+    r[n++] = rec(TRACE_KERNEL, "step0_kernel", 1.3, 1.4, 7, 1, -1);
     r[n++] = rec(TRACE_RANGE, "step", 10, 60, 1, 0, 1);
     r[n++] = rec(TRACE_RANGE, "forward", 11, 30, 1, 0, 1);
     r[n++] = rec(TRACE_LAUNCH, "cudaLaunchKernel", 12, 14, 1, 11, -1);
