@@ -119,8 +119,9 @@ static int assign(const trace_record *recs, size_t n, assignment *a)
         if (!is_device_work(r->kind))
             continue;
         if (r->correlation != 0 && nc > 0) {
-            /* First call with this correlation id (a launch before a
-             * runtime record when both carry it). */
+            /* The call with this correlation id: a launch before a runtime
+             * record, and the outermost (earliest) when a runtime launch and
+             * the driver launch inside it share the id. */
             size_t lo = 0, hi = nc;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -130,10 +131,14 @@ static int assign(const trace_record *recs, size_t n, assignment *a)
                     hi = mid;
             }
             ptrdiff_t best = -1;
-            for (size_t k = lo; k < nc && calls[k].key == r->correlation; k++)
-                if (best < 0 || (recs[calls[k].index].kind == TRACE_LAUNCH &&
-                                 recs[best].kind != TRACE_LAUNCH))
+            for (size_t k = lo; k < nc && calls[k].key == r->correlation; k++) {
+                const trace_record *c = &recs[calls[k].index];
+                int launch = c->kind == TRACE_LAUNCH;
+                int best_launch = best >= 0 && recs[best].kind == TRACE_LAUNCH;
+                if (best < 0 || launch > best_launch ||
+                    (launch == best_launch && c->start_ns < recs[best].start_ns))
                     best = (ptrdiff_t)calls[k].index;
+            }
             if (best >= 0) {
                 a->host_of[i] = best;
                 a->step_of[i] = a->step_of[best];

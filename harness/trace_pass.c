@@ -44,6 +44,14 @@ static void add_note(result_row *row, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Says so when a requested trace file cannot be written (no trace). */
+static void not_written(const trace_pass_options *o)
+{
+    if (o->trace_file)
+        fprintf(stderr, "accubench: --trace %s not written: this config has no trace "
+                        "(see its note)\n", o->trace_file);
+}
+
 static void fill_row(const trace_summary *t, uint64_t dropped, result_row *row)
 {
     row->kernels_per_step = t->kernels_per_step;
@@ -83,6 +91,7 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, result_row *row)
     if (!c && strcmp(b->name, "cpu") != 0) {
         add_note(row, "trace pass skipped: no activity collector on the %s backend",
                  b->name);
+        not_written(o);
         return BK_OK;
     }
 
@@ -95,6 +104,7 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, result_row *row)
     if (c && c->ops->start(c) != BK_OK) {
         /* The collector failing costs the trace columns, not the row. */
         add_note(row, "trace pass skipped: %s", c->error);
+        not_written(o);
         trace_recorder_free(&rec);
         return BK_OK;
     }
@@ -122,6 +132,7 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, result_row *row)
     }
     if (crc) {
         add_note(row, "trace pass failed: %s", c->error);
+        not_written(o);
         trace_recorder_free(&rec);
         return BK_OK;
     }

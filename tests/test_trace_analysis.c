@@ -182,6 +182,35 @@ static void test_gpu_step(void)
         CHECK_NEAR(s.phase_ms[TRACE_PHASE_OTHER], 0, 1e-12);
     }
 
+    /* A driver launch inside a runtime launch, both with the same
+     * correlation id (CUPTI may report both for one launch): one launch,
+     * timed from the outer call. Add L6 [41,44] and D6 [42,43] on thread
+     * 100, both c7, and kernel K6 c7 [46,47]:
+     *   busy 28 + 1 = 29; the old tail [40,60) other 20 becomes
+     *   [40,41) host wait 1 (L6 not called yet), [41,46) gap 5 (issued,
+     *   after device work, < 10), [47,60) other 13
+     *   -> host wait 4, gap 10, other 4 + 13 = 17; 29 + 4 + 10 + 17 = 60.
+     *   Launches 6 (D6 inside L6); latency of L6 = 46 - 41 = 5. */
+    {
+        trace_record r2[40];
+        size_t n2 = gpu_records(r2);
+        r2[n2++] = rec(TRACE_LAUNCH, "cuLaunchKernel", 42, 43, 100, 7, -1);
+        r2[n2++] = rec(TRACE_LAUNCH, "cudaLaunchKernel", 41, 44, 100, 7, -1);
+        r2[n2++] = rec(TRACE_KERNEL, "k6", 46, 47, 7, 7, -1);
+        trace_summary s;
+        CHECK(trace_analyse(r2, n2, NULL, &s) == 0);
+        CHECK_NEAR(s.launches_per_step, 6, TOL);
+        CHECK_NEAR(s.kernels_per_step, 6, TOL);
+        CHECK_NEAR(s.busy_ms, 0.029, TOL);
+        CHECK_NEAR(s.idle_host_wait_pct, 100.0 * 4 / 60, 1e-9);
+        CHECK_NEAR(s.idle_gap_pct, 100.0 * 10 / 60, 1e-9);
+        CHECK_NEAR(s.idle_other_pct, 100.0 * 17 / 60, 1e-9);
+        CHECK(s.latency_samples == 6); /* one per launch with a kernel */
+        /* 2 3 4 5 6 20: median 4.5, p90 = 6 + 0.5 * 14 = 13 */
+        CHECK_NEAR(s.launch_latency_us_median, 4.5, 1e-9);
+        CHECK_NEAR(s.launch_latency_us_p90, 13.0, 1e-9);
+    }
+
     /* A threshold of 2.5 us: the 2 us stretch stays a gap, the 3 us one
      * becomes other. */
     trace_analysis_options opt = {.gap_threshold_ns = 2500};
