@@ -197,7 +197,7 @@ nsys: $(BIN)
 	$(Q)mkdir -p results
 	$(NSYS) profile -t cuda,nvtx,cublas --capture-range=cudaProfilerApi \
 	    --capture-range-end=none --force-overwrite=true -o results/accubench-abc \
-	    $(BIN) run --profile abc --backend cuda --no-cupti --out results
+	    $(BIN) run --profile abc --backend cuda --no-cupti --trace-steps 0 --out results
 	@echo "open results/accubench-abc.nsys-rep in Nsight Systems (docs/nsight-systems.md)"
 
 # -------------------------------------------------------------- running
