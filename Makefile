@@ -42,7 +42,8 @@ OPT := -O3 -g
 endif
 
 # snprintf truncating a long message is the intended, safe behaviour.
-WARN     := -Wall -Wextra -Werror -Wno-format-truncation
+WARN     := -Wall -Wextra -Werror \
+            $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
 CPPFLAGS := -D_GNU_SOURCE -Iharness -Ikernels -MMD -MP
 # -fno-math-errno and -fno-trapping-math (no errno, no FP traps: nothing
 # here reads either) let sqrtf be one instruction and the per-element loops

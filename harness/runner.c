@@ -148,12 +148,17 @@ static void print_row(const result_row *r)
         snprintf(last, sizeof last, "+%lld", (long long)r->last_micro_batch);
     snprintf(split, sizeof split, "%lldx%lld%s", (long long)r->micro_batch,
              (long long)r->accum_steps, last);
-    if (!isnan(r->step_ms_p10))
+    printf("%-5s %-5s %-11s %-13s %5lld %11s ", r->model, r->dtype, r->mode, r->reduction,
+           (long long)r->effective_batch, split);
+    if (strcmp(r->status, STATUS_OK) != 0) {
+        printf("%10s %16s %6s %11s %6s %9s  %s: %s\n", "-", "", "", "", "", "", r->status,
+               r->note);
+    } else {
         snprintf(range, sizeof range, "%.3f..%.3f", r->step_ms_p10, r->step_ms_p90);
-    printf("%-5s %-5s %-11s %-13s %5lld %11s %10.3f %16s %5.1f%% %11.1f %6.1f %9.2e  %s%s%s\n",
-           r->model, r->dtype, r->mode, r->reduction, (long long)r->effective_batch, split,
-           r->step_ms_median, range, r->step_noise_pct, r->samples_per_s, r->mfu_pct,
-           r->grad_rel_err, r->status, r->note[0] ? ": " : "", r->note);
+        printf("%10.3f %16s %5.1f%% %11.1f %6.1f %9.2e  %s%s%s\n", r->step_ms_median, range,
+               r->step_noise_pct, r->samples_per_s, r->mfu_pct, r->grad_rel_err, r->status,
+               r->note[0] ? ": " : "", r->note);
+    }
     fflush(stdout);
 }
 

@@ -35,15 +35,17 @@ int timing_stats_of(const double *values, size_t n, timing_stats *out)
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += sorted[i];
-    double mean = sum / (double)n, var = 0;
-    for (size_t i = 0; i < n; i++)
-        var += (sorted[i] - mean) * (sorted[i] - mean);
     out->samples = n;
-    out->mean = mean;
+    out->mean = sum / (double)n;
     out->median = percentile_sorted(sorted, n, 50);
     out->p10 = percentile_sorted(sorted, n, 10);
     out->p90 = percentile_sorted(sorted, n, 90);
-    out->noise_pct = n > 1 && mean > 0 ? 100.0 * sqrt(var / (double)(n - 1)) / mean : 0.0;
+    /* the absolute deviations from the median, sorted in place */
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = fabs(sorted[i] - out->median);
+    qsort(sorted, n, sizeof *sorted, cmp_double);
+    double mad = percentile_sorted(sorted, n, 50);
+    out->noise_pct = out->median > 0 ? 100.0 * 1.4826 * mad / out->median : 0.0;
     free(sorted);
     return 0;
 }

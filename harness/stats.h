@@ -7,7 +7,11 @@
 typedef struct timing_stats {
     size_t samples;
     double median, p10, p90, mean;
-    double noise_pct; /* sample standard deviation / mean, in percent */
+    /* Relative noise in percent: 1.4826 x the median absolute deviation over
+     * the median, the standard deviation's robust estimate. A shared machine
+     * preempts a step now and then; one such outlier should not keep a
+     * well-behaved config from ever meeting its noise target. */
+    double noise_pct;
 } timing_stats;
 
 /* Percentile p (0..100) of sorted values, linearly interpolated. */
