@@ -115,6 +115,11 @@ print(len(ids))
 EOF
 )
 say "ncu:        kernels in one step $ncu_count (exit $rc; $out/kernels_ncu.csv)"
+if grep -q "ERR_NVGPUCTRPERM" "$out/kernels_ncu.csv" "$out/kernels_ncu.log" 2>/dev/null; then
+    say "ncu may not read the GPU's counters here (ERR_NVGPUCTRPERM: run as root, or see"
+    say "  https://developer.nvidia.com/ERR_NVGPUCTRPERM): independent count skipped"
+    exit $status
+fi
 if [ "$rc" -ne 0 ] || [ "${ncu_count:-0}" -eq 0 ]; then
     say "FAIL: ncu counted nothing; see $out/kernels_ncu.log"
     exit 1
