@@ -10,7 +10,9 @@
 #include "trace_analysis.h"
 
 enum { PID_HOST = 1, PID_DEVICE = 2 };
-enum { TID_RANGES = 1, TID_CALLS = 2, TID_SYNC = 3 };
+/* Host rows: the ranges, the waits, then one row of calls per host thread
+ * (calls of two threads may overlap; one row must nest). */
+enum { TID_RANGES = 1, TID_SYNC = 2, TID_CALLS = 10 };
 
 static void put_string(FILE *f, const char *s)
 {
@@ -51,7 +53,7 @@ static int is_device_work(trace_kind k)
     return k == TRACE_KERNEL || k == TRACE_MEMCPY || k == TRACE_MEMSET;
 }
 
-static void row_of(const trace_record *r, int *pid, uint32_t *tid)
+static void row_of(const trace_record *r, int *pid, unsigned long *tid)
 {
     if (is_device_work(r->kind)) {
         *pid = PID_DEVICE;
@@ -59,8 +61,9 @@ static void row_of(const trace_record *r, int *pid, uint32_t *tid)
         return;
     }
     *pid = PID_HOST;
-    *tid = r->kind == TRACE_RANGE ? TID_RANGES : r->kind == TRACE_SYNC ? TID_SYNC
-                                                                       : TID_CALLS;
+    *tid = r->kind == TRACE_RANGE ? TID_RANGES
+           : r->kind == TRACE_SYNC ? TID_SYNC
+                                   : TID_CALLS + (unsigned long)r->stream; /* its thread */
 }
 
 /* Microseconds from the origin, to the nanosecond. */
@@ -94,10 +97,14 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
 {
     uint64_t origin = UINT64_MAX;
     int has_launches = 0;
-    size_t n_streams = 0;
+    size_t n_streams = 0, n_threads = 0;
     uint32_t *streams = malloc((n + 1) * sizeof *streams);
-    if (!streams)
+    uint32_t *threads = malloc((n + 1) * sizeof *threads);
+    if (!streams || !threads) {
+        free(streams);
+        free(threads);
         return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         has_launches |= recs[i].kind == TRACE_LAUNCH;
         if (step_of[i] != step)
@@ -106,8 +113,11 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
             origin = recs[i].start_ns;
         if (is_device_work(recs[i].kind))
             streams[n_streams++] = recs[i].stream;
+        else if (recs[i].kind == TRACE_LAUNCH || recs[i].kind == TRACE_RUNTIME)
+            threads[n_threads++] = recs[i].stream;
     }
     qsort(streams, n_streams, sizeof *streams, cmp_u32);
+    qsort(threads, n_threads, sizeof *threads, cmp_u32);
 
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"accubench\","
           "\"config\":", f);
@@ -120,8 +130,15 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
     put_meta(f, "process_name", PID_DEVICE, -1,
              has_launches ? "device" : "device (CPU dispatches)", &first);
     put_meta(f, "thread_name", PID_HOST, TID_RANGES, "NVTX ranges", &first);
-    put_meta(f, "thread_name", PID_HOST, TID_CALLS, "launch / API calls", &first);
     put_meta(f, "thread_name", PID_HOST, TID_SYNC, "host waits", &first);
+    for (size_t k = 0; k < n_threads; k++) {
+        if (k > 0 && threads[k] == threads[k - 1])
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "launch / API calls, thread %u", threads[k]);
+        put_meta(f, "thread_name", PID_HOST, (long)TID_CALLS + threads[k], name, &first);
+    }
+    free(threads);
     for (size_t k = 0; k < n_streams; k++) {
         if (k > 0 && streams[k] == streams[k - 1])
             continue;
@@ -138,12 +155,12 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
         if (step_of[i] != step)
             continue;
         int pid;
-        uint32_t tid;
+        unsigned long tid;
         row_of(r, &pid, &tid);
         uint64_t end = r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
         fputs(",\n{\"ph\":\"X\",\"name\":", f);
         put_string(f, r->name);
-        fprintf(f, ",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%u",
+        fprintf(f, ",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%lu",
                 category(r->kind), us(r->start_ns, origin),
                 (double)(end - r->start_ns) / 1e3, pid, tid);
         if (r->correlation)
@@ -155,17 +172,17 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
         if (is_device_work(r->kind) && host_of[i] >= 0) {
             const trace_record *h = &recs[host_of[i]];
             int hpid;
-            uint32_t htid;
+            unsigned long htid;
             row_of(h, &hpid, &htid);
             uint64_t hend = h->end_ns > h->start_ns ? h->end_ns : h->start_ns;
             flow_id++;
             fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"flow\","
-                       "\"id\":%lu,\"ts\":%.3f,\"pid\":%d,\"tid\":%u}",
+                       "\"id\":%lu,\"ts\":%.3f,\"pid\":%d,\"tid\":%lu}",
                     flow_id, us(h->start_ns + (hend - h->start_ns) / 2, origin),
                     hpid, htid);
             fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\","
                        "\"cat\":\"flow\",\"id\":%lu,\"ts\":%.3f,\"pid\":%d,"
-                       "\"tid\":%u}",
+                       "\"tid\":%lu}",
                     flow_id, us(r->start_ns + (end - r->start_ns) / 2, origin),
                     pid, tid);
         }

@@ -2,9 +2,10 @@
  * (ui.perfetto.dev) or chrome://tracing: no Nsight needed.
  *
  * Layout: process 1 "host" has a row for the NVTX ranges (tid 1), one for
- * the launch and other runtime/driver calls (tid 2) and one for host waits
- * on the device (tid 3); process 2 "device" has one row per stream (tid =
- * stream id; on the CPU backend the dispatches, tid 0). Every interval is a
+ * host waits on the device (tid 2) and one per host thread for the launch
+ * and other runtime/driver calls (tid 10 + thread id); process 2 "device"
+ * has one row per stream (tid = stream id; on the CPU backend the
+ * dispatches, tid 0). Every interval is a
  * complete event (ph "X", ts and dur in microseconds from the step's start,
  * pid, tid, name, cat); a flow (ph "s" on the host call, ph "f" with bp "e"
  * on the device record, one id per pair) joins each launch or runtime call to

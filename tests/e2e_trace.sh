@@ -62,6 +62,19 @@ for i, phs in flows.items():
     assert sorted(phs) == ["f", "s"], (i, phs)
 for e in ev:
     assert e["ph"] in ("X", "M", "s", "f"), e["ph"]
+# On each row, events nest or are disjoint (what the viewers require).
+rows = {}
+for e in xs:
+    rows.setdefault((e["pid"], e["tid"]), []).append(e)
+for row, evs in rows.items():
+    evs.sort(key=lambda e: (e["ts"], -e["dur"]))
+    open_ends = []
+    for e in evs:
+        while open_ends and open_ends[-1] <= e["ts"] + 1e-3:
+            open_ends.pop()
+        end = e["ts"] + e["dur"]
+        assert not open_ends or end <= open_ends[-1] + 1e-3, (row, e)
+        open_ends.append(end)
 ranges = [e for e in xs if e["cat"] == "range"]
 names = {e["name"] for e in ranges}
 for n in ("step", "micro", "forward", "backward", "optimizer"):

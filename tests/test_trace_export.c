@@ -278,6 +278,8 @@ static void test_gpu(const char *dir)
                 kernels++;
                 CHECK((int)pid->num == 2);
             }
+            if (strcmp(cat->str, "launch") == 0 || strcmp(cat->str, "runtime") == 0)
+                CHECK((int)pid->num == 1 && (int)tid->num == 10 + 1); /* thread 1 */
             odd_seen += strcmp(name->str, odd_name) == 0;
             min_ts_zero += ts->num == 0.0;
         } else if (strcmp(ph->str, "s") == 0 || strcmp(ph->str, "f") == 0) {
