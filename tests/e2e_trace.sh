@@ -9,7 +9,7 @@
 set -eu
 command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 0; }
 
-"$ACCUBENCH" run --backend cpu --profile abc --steps 2 --warmup 1 --trace-steps 2 \
+"$ACCUBENCH" run --backend cpu --profile "$ACCUBENCH_ROOT/profiles/abc.profile" --steps 2 --warmup 1 --trace-steps 2 \
     --trace t.json --csv abc.csv --quiet >run.log 2>&1 || { cat run.log; exit 1; }
 test ! -e t.json.tmp
 
