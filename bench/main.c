@@ -38,6 +38,7 @@ static const char USAGE[] =
     "  --steps N             time exactly N steps (default: adaptive)\n"
     "  --budget-s S          time budget per config (default 2)\n"
     "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
+    "  --max-step-s S        skip configs whose step would take longer (default 10)\n"
     "  --min-samples N --max-samples N --warmup N\n"
     "  --seed N --buffers N  synthetic data seed; input buffers rotated (default 3)\n"
     "  --mem-cap BYTES       emulate a smaller device (K, M, G suffixes)\n"

@@ -33,6 +33,7 @@ void options_defaults(run_options *o)
     o->max_samples = 1000;
     o->budget_s = 2.0;
     o->max_noise_pct = 2.0;
+    o->max_step_s = 10.0;
     o->seed = 1;
     o->buffers = 3;
     snprintf(o->out_dir, sizeof o->out_dir, "results");
@@ -206,6 +207,8 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         return set_int(key, value, 1, 1000000, &o->max_samples, why, n);
     if (strcmp(key, "budget-s") == 0)
         return parse_real(key, value, 0.001, 86400, &o->budget_s, why, n);
+    if (strcmp(key, "max-step-s") == 0)
+        return parse_real(key, value, 0.001, 86400, &o->max_step_s, why, n);
     if (strcmp(key, "max-noise") == 0)
         return parse_real(key, value, 0.001, 100, &o->max_noise_pct, why, n);
     if (strcmp(key, "seed") == 0) {

@@ -31,6 +31,7 @@ typedef struct run_options {
     int min_samples, max_samples;
     double budget_s;                        /* timing budget per config */
     double max_noise_pct;                   /* stop when the noise is under this */
+    double max_step_s;                      /* skip configs whose step takes longer */
     uint64_t seed;
     int buffers;                            /* input buffers rotated */
     uint64_t mem_cap;                       /* 0 = none */
