@@ -157,6 +157,8 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, result_row *row)
                                 sizeof why) != 0) {
             fprintf(stderr, "accubench: %s\n", why);
             add_note(row, "trace file not written: %s", why);
+        } else if (o->file_written) {
+            *o->file_written = 1;
         }
     }
     trace_recorder_free(&rec);

@@ -1,5 +1,6 @@
 # time_split.gp: where each config's optimizer step goes (forward, backward,
-# optimizer, idle), as stacked bars of the step's share, one bar per config.
+# optimizer, other device work such as gradient zeroing, idle), as stacked
+# bars of the step's share, one bar per config.
 # The split comes from the trace pass; a CSV without one says so here.
 # Shares rather than milliseconds, so a 0.3 ms and a 50 ms step both read;
 # each bar's label carries its step time.
@@ -24,7 +25,10 @@ traced = ok.";forward_ms!="
 untraced = distinct("model", ok.";forward_ms=")
 if (strlen(untraced) > 0) { set label 92 "no trace pass for: ".untraced @note_at }
 
-total = 'column("forward_ms") + column("backward_ms") + column("optimizer_ms") + column("idle_ms")'
+# busy + idle is the traced step; "other" is busy time outside the three
+# phase ranges (gradient zeroing, uploads), so the bars add up to 100 %.
+total = 'column("cupti_step_ms")'
+other = 'column("gpu_busy_ms") - column("forward_ms") - column("backward_ms") - column("optimizer_ms")'
 share(name) = 100.0 * column(name) / (@total)
 tic = 'sprintf("%s %sx%s %.3g ms", strcol("model"), strcol("micro_batch"), strcol("accum_steps"), @total)'
 
@@ -37,6 +41,7 @@ if (count("forward_ms", traced) == 0) {
     plot rows(traced) using (share("forward_ms")):xtic(@tic) lc rgb "#1f77b4" title "forward", \
          '' using (share("backward_ms")) lc rgb "#ff7f0e" title "backward", \
          '' using (share("optimizer_ms")) lc rgb "#2ca02c" title "optimizer", \
+         '' using (100.0 * (@other) / (@total)) lc rgb "#9467bd" title "other (zeroing, uploads)", \
          '' using (share("idle_ms")) lc rgb "#bbbbbb" title "idle"
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'
