@@ -195,10 +195,46 @@ e2e-test: $(BIN) $(TEST_SO)
 test: all
 	$(Q)$(MAKE) --no-print-directory unit-test e2e-test asan-test
 
+# ------------------------------------------------ trace: CUPTI probe, nsys
+# The CUPTI collector alone, linked where nvcc and CUPTI are; run by
+# tests/e2e_cupti_absent.sh (it must fail cleanly where there is no GPU).
+ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(wildcard $(CUDA_HOME)/include/cupti.h)),)
+CUPTI_PROBE := $(BUILD)/tests/cupti_probe
+$(CUPTI_PROBE): tests/cupti_probe.c $(BUILD)/obj/kernels/cupti_collector.o $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ \
+	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti
+e2e-test: $(CUPTI_PROBE)
+endif
+
+# The abc profile under Nsight Systems, collector off (nsys wants to be
+# CUPTI's only subscriber); capture from the first cudaProfilerStart (the
+# first timed pass) to the end. docs/nsight-systems.md says how to read it.
+NSYS ?= nsys
+nsys: $(BIN)
+	$(Q)if ! command -v $(NSYS) >/dev/null 2>&1; then \
+	    echo "make nsys: $(NSYS) not found. Install Nsight Systems (the CUDA toolkit's"; \
+	    echo "  nsight-systems package, or https://developer.nvidia.com/nsight-systems)"; \
+	    echo "  and put nsys on PATH, or run: make nsys NSYS=/path/to/nsys"; exit 1; fi
+	$(Q)mkdir -p results
+	$(NSYS) profile -t cuda,nvtx,cublas --capture-range=cudaProfilerApi \
+	    --capture-range-end=none --force-overwrite=true -o results/accubench-abc \
+	    $(BIN) run --profile abc --backend cuda --no-cupti --trace-steps 0 --out results
+	@echo "open results/accubench-abc.nsys-rep in Nsight Systems (docs/nsight-systems.md)"
+
 # -------------------------------------------------------------- running
 bench: $(BIN)
 	$(Q)mkdir -p results
 	$(Q)$(BIN) run --profile $(PROFILE) --backend auto --out results
+
+# ------------------------------------------------- charts and reports
+# CSV=FILE picks the run; without it, the newest results/*.csv (named).
+# Charts (PNG + SVG) and the report land next to the CSV.
+plots:
+	$(Q)sh scripts/plots.sh $(CSV)
+
+report: $(BIN)
+	$(Q)csv=$$(sh scripts/pick_csv.sh $(CSV)) && $(BIN) report "$$csv"
 
 clean:
 	rm -rf $(BUILD)

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "options.h"
 #include "parse.h"
 #include "plan.h"
+#include "report.h"
 #include "runner.h"
 #include "version.h"
 
@@ -24,6 +26,8 @@ static const char USAGE[] =
     "commands:\n"
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
+    "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]: Markdown + HTML\n"
+    "  compare   BASE.csv NEW.csv [--ignore-device] [--min-diff PCT]: exit 1 if slower\n"
     "\n"
     "run options (command-line values override the profile's):\n"
     "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
@@ -211,6 +215,10 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plan") == 0)
         return cmd_plan(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return report_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return compare_main(argc - 1, argv + 1);
     char why[300];
     snprintf(why, sizeof why, "unknown command '%s'", cmd);
     usage_error(why);

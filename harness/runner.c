@@ -294,13 +294,10 @@ static void run_config(sweep *s, model *m, dataset *d, const split *sp, exec_mod
         r->mem_peak_bytes = (int64_t)b->mem_peak;
     }
     if (!rc && o->trace_steps > 0 && !interrupted) {
-        const char *trace_file = NULL;
-        if (o->trace_path[0] && !s->trace_written) {
-            trace_file = o->trace_path;
-            s->trace_written = 1;
-        }
+        /* The first config whose trace pass succeeds writes --trace. */
+        const char *trace_file = o->trace_path[0] && !s->trace_written ? o->trace_path : NULL;
         trace_pass_options to = {.steps = o->trace_steps, .collector = s->col,
-                                 .trace_file = trace_file};
+                                 .trace_file = trace_file, .file_written = &s->trace_written};
         rc = trace_pass_run(&run, &to, r);
     }
     if (!rc)

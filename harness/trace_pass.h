@@ -12,6 +12,7 @@ typedef struct trace_pass_options {
     int steps;                /* steps recorded and analysed */
     collector *collector;     /* NULL: record CPU dispatches instead */
     const char *trace_file;   /* non-NULL: export one step as Chrome JSON */
+    int *file_written;        /* set to 1 once trace_file is written (may be NULL) */
 } trace_pass_options;
 
 /* Fills the trace columns of row; BK_* status. */

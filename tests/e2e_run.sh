@@ -50,11 +50,12 @@ check "echo '$errs' | grep -Eq 'sum=[0-9.]+e-0[6-9]|sum=0 '" "sum is right: $err
 check "echo '$errs' | grep -Eq 'mean-of-means=0\.[0-9]'" "mean-of-means is off: $errs"
 
 # SIGINT mid-sweep keeps the finished rows and leaves no temporary file
-"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.4 \
-    --csv int.csv >int.txt 2>&1 &
+# 11 configs of at least 0.5 s each (a noise target no run meets)
+"$ACCUBENCH" run --backend cpu --model tiny --effective 1024 --micro pow2 --budget-s 0.5 \
+    --max-noise 0.001 --csv int.csv >int.txt 2>&1 &
 pid=$!
 for i in $(seq 1 100); do
-    [ -f int.csv ] && [ "$(grep -vc '^#' int.csv)" -ge 3 ] && break
+    [ -f int.csv ] && [ "$(grep -vc '^#' int.csv)" -ge 3 ] && break # header + 2 rows
     sleep 0.1
 done
 kill -INT $pid
@@ -62,6 +63,6 @@ wait $pid
 rc=$?
 check '[ $rc -eq 130 ]' "interrupted run exits 130 (got $rc)"
 n=$(grep -v '^#' int.csv | tail -n +2 | wc -l)
-check '[ $n -ge 2 ] && [ $n -lt 7 ]' "interrupted CSV keeps its finished rows ($n)"
+check '[ $n -ge 2 ] && [ $n -lt 11 ]' "interrupted CSV keeps its finished rows ($n)"
 check '[ -z "$(ls | grep tmp)" ]' "no temporary file left"
 exit $fail

@@ -1,0 +1,225 @@
+/* accubench compare: regression check between two runs (see compare.h). */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_read.h"
+#include "table.h"
+
+/* What identifies a config across runs. */
+static int same_config(const result_row *a, const result_row *b)
+{
+    return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
+           !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
+           !strcmp(a->reduction, b->reduction) && a->effective_batch == b->effective_batch &&
+           a->micro_batch == b->micro_batch;
+}
+
+/* The band a run's step time is known to within: from p10 to p90 of the
+ * steps, widened to median +- step_noise_pct where the run reported more
+ * noise than its spread shows. Missing numbers shrink the band to the median
+ * (min_diff still applies then). */
+static void band(const result_row *r, double *lo, double *hi)
+{
+    double m = r->step_ms_median;
+    double n = isnan(r->step_noise_pct) ? 0 : r->step_noise_pct / 100.0;
+    *lo = m * (1 - n);
+    *hi = m * (1 + n);
+    if (!isnan(r->step_ms_p10) && r->step_ms_p10 < *lo)
+        *lo = r->step_ms_p10;
+    if (!isnan(r->step_ms_p90) && r->step_ms_p90 > *hi)
+        *hi = r->step_ms_p90;
+}
+
+/* The rule: a config is slower only when NEW's whole band lies above BASE's
+ * whole band, i.e. the difference is beyond both runs' noise, and the ratio
+ * passes min_diff; faster is the mirror image; anything else is "same". */
+verdict compare_rows(const result_row *base, const result_row *now, double min_diff)
+{
+    int base_ok = result_ran(base), now_ok = result_ran(now);
+    if (!base_ok || !now_ok)
+        return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
+    double blo, bhi, nlo, nhi;
+    band(base, &blo, &bhi);
+    band(now, &nlo, &nhi);
+    double ratio = now->step_ms_median / base->step_ms_median;
+    if (nlo > bhi && ratio > 1 + min_diff)
+        return VERDICT_SLOWER;
+    if (nhi < blo && ratio < 1 - min_diff)
+        return VERDICT_FASTER;
+    return VERDICT_SAME;
+}
+
+const char *verdict_name(verdict v)
+{
+    switch (v) {
+    case VERDICT_SAME: return "same";
+    case VERDICT_FASTER: return "faster";
+    case VERDICT_SLOWER: return "slower";
+    case VERDICT_FAILED: return "failed";
+    case VERDICT_FIXED: return "now runs";
+    case VERDICT_NOT_RUN: return "not run";
+    }
+    return "?";
+}
+
+/* The device a file was measured on: its metadata, else its first row. */
+static const char *device_of(const csv_table *t, const result_row *rows)
+{
+    const char *d = csv_meta_get(t, "device");
+    if (d && *d)
+        return d;
+    return t->rows ? rows[0].device : "";
+}
+
+/* Relative noise of one row for the table: half its band, in percent. */
+static double noise_pct(const result_row *r)
+{
+    double lo, hi;
+    if (!result_ran(r))
+        return NAN;
+    band(r, &lo, &hi);
+    return (hi - lo) / 2 / r->step_ms_median * 100;
+}
+
+static const char *step_text(char *buf, size_t len, const result_row *r)
+{
+    return result_ran(r) ? fmt_sig(buf, len, r->step_ms_median, 4) : r->status;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "accubench: usage: accubench compare BASE.csv NEW.csv "
+                    "[--ignore-device] [--min-diff PCT]\n");
+    return 2;
+}
+
+int compare_main(int argc, char **argv)
+{
+    const char *paths[2] = {NULL, NULL};
+    int npaths = 0, ignore_device = 0;
+    double min_diff = 0.01;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ignore-device")) {
+            ignore_device = 1;
+        } else if (!strcmp(argv[i], "--min-diff") && i + 1 < argc) {
+            char *end;
+            min_diff = strtod(argv[++i], &end) / 100.0;
+            if (*end || !(min_diff >= 0)) {
+                fprintf(stderr, "accubench: --min-diff wants a percentage, not %s\n", argv[i]);
+                return 2;
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage();
+        } else if (npaths < 2) {
+            paths[npaths++] = argv[i];
+        } else {
+            return usage();
+        }
+    }
+    if (npaths != 2)
+        return usage();
+
+    csv_table t[2];
+    result_row *rows[2] = {NULL, NULL};
+    char why[512];
+    for (int k = 0; k < 2; k++)
+        if (csv_load(paths[k], csv_required_columns, &t[k], &rows[k], why, sizeof why)) {
+            fprintf(stderr, "accubench: %s\n", why);
+            if (k == 1) {
+                free(rows[0]);
+                csv_free(&t[0]);
+            }
+            return 2;
+        }
+
+    int rc = 2;
+    const char *dev0 = device_of(&t[0], rows[0]), *dev1 = device_of(&t[1], rows[1]);
+    if (strcmp(dev0, dev1) && !ignore_device) {
+        fprintf(stderr,
+                "accubench: %s ran on '%s' but %s on '%s' (--ignore-device to compare anyway)\n",
+                paths[0], dev0, paths[1], dev1);
+        goto done;
+    }
+
+    static const char *const head[] = {"model", "dtype", "mode", "reduction", "E",
+                                       "micro x K", "base ms", "new ms", "new/base",
+                                       "noise % b/n", "verdict", NULL};
+    table tb;
+    table_init(&tb, "llllrrrrrrl", head);
+    int counts[VERDICT_NOT_RUN + 1] = {0}, both = 0, only_base = 0, only_new = 0;
+    for (size_t i = 0; i < t[0].rows; i++) {
+        const result_row *b = &rows[0][i], *n = NULL;
+        for (size_t j = 0; j < t[1].rows && !n; j++)
+            if (same_config(b, &rows[1][j]))
+                n = &rows[1][j];
+        /* a config listed twice in BASE is compared once */
+        int repeat = 0;
+        for (size_t j = 0; j < i && !repeat; j++)
+            repeat = same_config(b, &rows[0][j]);
+        if (repeat)
+            continue;
+        if (!n) {
+            only_base++;
+            continue;
+        }
+        both++;
+        verdict v = compare_rows(b, n, min_diff);
+        counts[v]++;
+        char s1[32], s2[32], s3[32], s4[32];
+        table_add(&tb, b->model);
+        table_add(&tb, b->dtype);
+        table_add(&tb, b->mode);
+        table_add(&tb, b->reduction);
+        table_addf(&tb, "%lld", (long long)b->effective_batch);
+        table_addf(&tb, "%lldx%lld", (long long)b->micro_batch, (long long)b->accum_steps);
+        table_add(&tb, step_text(s1, sizeof s1, b));
+        table_add(&tb, step_text(s2, sizeof s2, n));
+        table_add(&tb, v <= VERDICT_SLOWER
+                           ? fmt_sig(s3, sizeof s3, n->step_ms_median / b->step_ms_median, 3)
+                           : "-");
+        table_addf(&tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
+                   fmt_sig(s4, sizeof s4, noise_pct(n), 2));
+        table_add(&tb, verdict_name(v));
+    }
+    for (size_t j = 0; j < t[1].rows; j++) {
+        int found = 0;
+        for (size_t i = 0; i < t[0].rows && !found; i++)
+            found = same_config(&rows[0][i], &rows[1][j]);
+        only_new += !found;
+    }
+    if (tb.failed) {
+        fprintf(stderr, "accubench: out of memory building the comparison\n");
+    } else if (!both) {
+        fprintf(stderr, "accubench: %s and %s share no config (backend, model, dtype, mode, "
+                        "reduction, effective_batch, micro_batch)\n", paths[0], paths[1]);
+    } else {
+        printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", paths[0], dev0,
+               paths[1], dev1);
+        printf("# verdict: slower/faster only when the new p10..p90 band (widened by its "
+               "noise %%) clears the base band and the ratio differs by more than %g%%\n"
+               "# noise %% b/n: half of each run's band, in %% of its median\n\n",
+               min_diff * 100);
+        table_write_md(&tb, stdout);
+        printf("\ncompare: %d configs in both: %d slower, %d faster, %d same", both,
+               counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_SAME]);
+        if (counts[VERDICT_FAILED])
+            printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);
+        if (counts[VERDICT_FIXED])
+            printf(", %d now run", counts[VERDICT_FIXED]);
+        if (counts[VERDICT_NOT_RUN])
+            printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
+        printf("; %d only in base, %d only in new\n", only_base, only_new);
+        rc = (counts[VERDICT_SLOWER] || counts[VERDICT_FAILED]) ? 1 : 0;
+    }
+    table_free(&tb);
+done:
+    for (int k = 0; k < 2; k++) {
+        free(rows[k]);
+        csv_free(&t[k]);
+    }
+    return rc;
+}

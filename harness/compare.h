@@ -1,0 +1,27 @@
+/* accubench compare BASE.csv NEW.csv: the step time of every config present
+ * in both runs, with a noise-aware verdict (faster, slower, same). */
+#ifndef ACCUBENCH_COMPARE_H
+#define ACCUBENCH_COMPARE_H
+
+#include "record.h"
+
+/* argv[0] is "compare". Prints the table on stdout. Returns 0 when nothing
+ * got slower, 1 when a config got slower (or stopped running), 2 on bad
+ * input (one line on stderr starting "accubench: "). */
+int compare_main(int argc, char **argv);
+
+typedef enum verdict {
+    VERDICT_SAME = 0,
+    VERDICT_FASTER,
+    VERDICT_SLOWER,
+    VERDICT_FAILED,  /* ran in BASE, not in NEW: counts as a regression */
+    VERDICT_FIXED,   /* did not run in BASE, runs in NEW */
+    VERDICT_NOT_RUN, /* ran in neither */
+} verdict;
+
+/* The verdict for one config measured in both runs; min_diff is the
+ * relative difference (0.01 = 1%) below which any change reads "same". */
+verdict compare_rows(const result_row *base, const result_row *now, double min_diff);
+const char *verdict_name(verdict v);
+
+#endif

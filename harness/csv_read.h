@@ -1,0 +1,60 @@
+/* Reading back the CSV that `accubench run` writes.
+ *
+ * The file is `# key: value` metadata lines, one header row, then one row per
+ * config. Columns are found by their header name, never by position, so a
+ * file from an older or newer writer still reads. An empty field means "not
+ * measured". Text fields never contain commas, so there is no quoting. */
+#ifndef ACCUBENCH_CSV_READ_H
+#define ACCUBENCH_CSV_READ_H
+
+#include <stddef.h>
+
+#include "record.h"
+
+typedef struct csv_meta {
+    char *key, *value;
+} csv_meta;
+
+typedef struct csv_table {
+    char *path;
+    csv_meta *meta;
+    size_t meta_count;
+    char **header;  /* column names, in file order */
+    size_t cols;
+    char **cells;   /* rows x cols, row-major; "" = not measured */
+    int *line;      /* the file line of each row, for messages */
+    size_t rows;
+} csv_table;
+
+/* Reads `path` into *t. Returns 0, or -1 with a one-line reason naming the
+ * file (and line) in `why`; *t is then empty and needs no csv_free. */
+int csv_read(const char *path, csv_table *t, char *why, size_t why_len);
+void csv_free(csv_table *t);
+
+/* The value of metadata `key` ("" when empty), or NULL when absent. */
+const char *csv_meta_get(const csv_table *t, const char *key);
+/* The index of column `name`, or -1 when the header lacks it. */
+int csv_column(const csv_table *t, const char *name);
+/* The text of one cell; "" when col is -1. */
+const char *csv_cell(const csv_table *t, size_t row, int col);
+
+/* Converts every row into a result_row (RESULT_COLUMNS): numbers parsed,
+ * unmeasured fields NAN / -1 / "". Columns in `required` (a NULL-terminated
+ * list of names) must be in the header; any other column the file lacks is
+ * left unmeasured. Returns 0 and a malloc'ed array in *out (free()), or -1
+ * with a one-line reason ("FILE:LINE: ...") in `why`. */
+int csv_result_rows(const csv_table *t, const char *const *required,
+                    result_row **out, char *why, size_t why_len);
+
+/* csv_read then csv_result_rows; on failure nothing is left to free. */
+int csv_load(const char *path, const char *const *required, csv_table *t,
+             result_row **rows, char *why, size_t why_len);
+
+/* The row ran: status ok and a step time measured. */
+int result_ran(const result_row *r);
+
+/* The columns the report and compare need (the config, its status and its
+ * step time): a file without one of them is refused. */
+extern const char *const csv_required_columns[];
+
+#endif

@@ -1,0 +1,228 @@
+/* accubench report: options, charts, and the two output files (see
+ * report.h). The content is built in report_build.c and written by the
+ * Markdown (report_doc.c) and HTML (report_html.c) writers. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+/* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
+ * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
+static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *why,
+                         size_t why_len)
+{
+    uint64_t v = 0;
+    *cap = -1;
+    if (!strcmp(s, "0"))
+        return 0;
+    if (parse_bytes(what, s, &v, why, why_len))
+        return -1;
+    *cap = (int64_t)v;
+    return 0;
+}
+
+/* Where scripts/plots.sh is: $ACCUBENCH_ROOT, else the repo the program was
+ * built in (build/accubench -> ..), else the working folder. */
+static int find_plots_script(char *out, size_t len)
+{
+    const char *root = getenv("ACCUBENCH_ROOT");
+    if (root && *root) {
+        snprintf(out, len, "%s/scripts/plots.sh", root);
+        if (!access(out, R_OK))
+            return 0;
+    }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *dir = dirname(exe); /* .../build */
+        snprintf(out, len, "%s/../scripts/plots.sh", dir);
+        if (!access(out, R_OK))
+            return 0;
+        snprintf(out, len, "%s/../../scripts/plots.sh", dir); /* build/tests/.. */
+        if (!access(out, R_OK))
+            return 0;
+    }
+    snprintf(out, len, "scripts/plots.sh");
+    return access(out, R_OK) ? -1 : 0;
+}
+
+/* Runs `sh plots.sh CSV PREFIX` with its stdout silenced (the report says
+ * where things went). Returns 0, or -1 with the reason in why. */
+static int render_charts(const char *csv, const char *prefix, char *why, size_t why_len)
+{
+    char script[4200];
+    if (find_plots_script(script, sizeof script)) {
+        snprintf(why, why_len, "scripts/plots.sh not found (set ACCUBENCH_ROOT to the repo)");
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(why, why_len, "cannot start scripts/plots.sh: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, STDOUT_FILENO);
+        execlp("sh", "sh", script, csv, prefix, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            snprintf(why, why_len, "waiting for scripts/plots.sh: %s", strerror(errno));
+            return -1;
+        }
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        snprintf(why, why_len, "scripts/plots.sh %s failed (exit %d): some charts are missing",
+                 csv, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return -1;
+    }
+    return 0;
+}
+
+typedef enum { OUT_MD, OUT_HTML } out_kind;
+
+/* Writes one output file through a temporary name and rename(), so a
+ * reader never sees half a report. */
+static int write_output(const char *path, out_kind kind, const doc *d, const char *title,
+                        const char *chart_base, const char *chart_prefix, char *why,
+                        size_t why_len)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
+        return -1;
+    }
+    if (kind == OUT_MD)
+        doc_write_md(d, f, chart_base);
+    else
+        doc_write_html(d, f, title, chart_prefix);
+    int bad = ferror(f);
+    if (fclose(f) || bad || rename(tmp, path)) {
+        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one error line on stderr; returns the exit code for bad input. */
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("accubench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+#define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]"
+
+int report_main(int argc, char **argv)
+{
+    const char *csv = NULL, *out_dir = NULL, *cap_text = NULL;
+    int charts = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out_dir = argv[++i];
+        else if (!strcmp(argv[i], "--mem-cap") && i + 1 < argc)
+            cap_text = argv[++i];
+        else if (!strcmp(argv[i], "--no-charts"))
+            charts = 0;
+        else if ((argv[i][0] == '-' && argv[i][1]) || csv)
+            return fail(USAGE);
+        else
+            csv = argv[i];
+    }
+    if (!csv)
+        return fail(USAGE);
+
+    report_input in = {.csv_path = csv, .mem_cap = -1};
+    char why[4400];
+    if (cap_text) {
+        if (mem_cap_parse("--mem-cap", cap_text, &in.mem_cap, why, sizeof why))
+            return fail("%s", why);
+        in.mem_cap_from = "--mem-cap";
+    }
+
+    csv_table t;
+    result_row *rows = NULL;
+    if (csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
+        return fail("%s", why);
+    in.t = &t;
+    in.rows = rows;
+    if (in.mem_cap < 0) {
+        const char *m = csv_meta_get(&t, "mem_cap_bytes");
+        if (m && *m && mem_cap_parse("mem_cap_bytes", m, &in.mem_cap, why, sizeof why) == 0)
+            in.mem_cap_from = "the run's mem_cap_bytes";
+    }
+
+    /* Outputs: DIR/NAME.md, DIR/NAME.html, charts DIR/NAME.CHART.svg|png */
+    int rc = 2;
+    char *csv_copy = strdup(csv), *csv_copy2 = strdup(csv);
+    char base[1024], prefix[4096], md[4200], html[4200];
+    if (!csv_copy || !csv_copy2) {
+        fail("out of memory");
+        goto done;
+    }
+    snprintf(base, sizeof base, "%s", basename(csv_copy));
+    size_t bl = strlen(base);
+    if (bl > 4 && !strcmp(base + bl - 4, ".csv"))
+        base[bl - 4] = '\0';
+    if (!out_dir)
+        out_dir = dirname(csv_copy2);
+    struct stat st;
+    if (stat(out_dir, &st) || !S_ISDIR(st.st_mode)) {
+        fail("output folder %s does not exist", out_dir);
+        goto done;
+    }
+    snprintf(prefix, sizeof prefix, "%s/%s", out_dir, base);
+    snprintf(md, sizeof md, "%s.md", prefix);
+    snprintf(html, sizeof html, "%s.html", prefix);
+
+    char chart_why[4400];
+    if (!charts) {
+        in.charts_note = "Charts were not rendered for this report (--no-charts); any shown "
+                         "are from an earlier run of make plots.";
+    } else if (render_charts(csv, prefix, chart_why, sizeof chart_why)) {
+        fprintf(stderr, "accubench: warning: %s\n", chart_why);
+        in.charts_note = chart_why;
+    }
+    in.chart_base = base;
+
+    doc d = {0};
+    if (report_build(&in, &d)) {
+        fail("out of memory building the report");
+    } else if (write_output(md, OUT_MD, &d, base, base, prefix, why, sizeof why) ||
+               write_output(html, OUT_HTML, &d, base, base, prefix, why, sizeof why)) {
+        fail("%s", why);
+    } else {
+        printf("report: wrote %s and %s\n", md, html);
+        rc = 0;
+    }
+    doc_free(&d);
+done:
+    free(csv_copy);
+    free(csv_copy2);
+    free(rows);
+    csv_free(&t);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* accubench report FILE.csv: a Markdown report and a self-contained HTML
+ * page (charts inlined as SVG) from one run's CSV. */
+#ifndef ACCUBENCH_REPORT_H
+#define ACCUBENCH_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv_read.h"
+#include "report_doc.h"
+
+/* argv[0] is "report". Usage:
+ *   report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]
+ * (BYTES as run's --mem-cap takes it: 8G, 512M, 1000000; 0 = no cap)
+ * Writes DIR/NAME.md and DIR/NAME.html (DIR: the CSV's folder by default),
+ * rendering the charts with scripts/plots.sh first unless --no-charts.
+ * Returns 0, or 2 with one line on stderr starting "accubench: ". */
+int report_main(int argc, char **argv);
+
+/* What the analysis reads. */
+typedef struct report_input {
+    const char *csv_path;
+    const csv_table *t;
+    const result_row *rows;
+    int64_t mem_cap;          /* bytes; -1 = no cap */
+    const char *mem_cap_from; /* where the cap came from, for the text */
+    const char *chart_base;   /* the charts' file-name prefix, no folder */
+    const char *charts_note;  /* why charts are missing, or NULL */
+} report_input;
+
+/* Builds the report's document from the numbers. Returns 0, or -1 when out
+ * of memory. */
+int report_build(const report_input *in, doc *d);
+
+#endif

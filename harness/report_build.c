@@ -1,0 +1,229 @@
+/* The report's content: the environment, the A/B/C table of every
+ * effective batch, the memory-cap advice, the configs that did not run and
+ * the charts, with the sentences of report_findings.c on top (see
+ * report.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_parts.h"
+
+static void environment(const report_input *in, doc *d)
+{
+    const csv_table *t = in->t;
+    doc_heading(d, 2, "Environment");
+    static const char *const head[] = {"what", "value", NULL};
+    table *tb = doc_table(d, "ll", head);
+    if (!tb)
+        return;
+    const char *device = rp_meta(t, "device", t->rows ? in->rows[0].device : "-");
+    table_add(tb, "device");
+    table_addf(tb, "%s (backend %s)", device, rp_meta(t, "backend", "-"));
+    table_add(tb, "library");
+    table_add(tb, rp_meta(t, "library", "-"));
+    table_add(tb, "BLAS core");
+    table_add(tb, rp_meta(t, "blas_core", "-"));
+    table_add(tb, "peak GEMM rate");
+    table_addf(tb, "%s TFLOP/s measured in this run (%s); datasheet %s TFLOP/s",
+               rp_meta(t, "peak_gemm_tflops", "-"), rp_meta(t, "peak_gemm_shape", "shape unknown"),
+               rp_meta(t, "datasheet_tflops", "unknown"));
+    table_add(tb, "dtype, optimizer");
+    table_addf(tb, "%s, %s", rp_meta(t, "dtype", "-"), rp_meta(t, "optimizer", "-"));
+    table_add(tb, "profile, seed");
+    table_addf(tb, "%s, %s", rp_meta(t, "profile", "-"), rp_meta(t, "seed", "-"));
+    table_add(tb, "tool, revision");
+    table_addf(tb, "accubench %s, %s", rp_meta(t, "tool_version", "-"),
+               rp_meta(t, "git_revision", "-"));
+    table_add(tb, "date, host");
+    table_addf(tb, "%s, %s", rp_meta(t, "date", "-"), rp_meta(t, "host", "-"));
+    table_add(tb, "command");
+    table_add(tb, rp_meta(t, "command", "-"));
+    table_add(tb, "memory cap");
+    table_add(tb, in->mem_cap >= 0 ? rp_bytes(in->mem_cap).s : "none");
+    table_add(tb, "source");
+    table_add(tb, in->csv_path);
+}
+
+static void abc_table(const report_input *in, const report_group *g, doc *d)
+{
+    const result_row *first = &in->rows[g->idx[0]];
+    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction (%s, %s)",
+                (long long)first->effective_batch, first->model, first->mode, first->reduction,
+                first->dtype, first->backend);
+    static const char *const head[] = {
+        "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
+        "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",
+        "memory need", NULL,
+    };
+    table *tb = doc_table(d, "lrrrrrrrrrrrr", head);
+    if (!tb)
+        return;
+    for (size_t j = 0; j < g->n; j++) {
+        const result_row *r = &in->rows[g->idx[j]];
+        table_add(tb, rp_split(r).s);
+        if (!result_ran(r)) {
+            table_addf(tb, "%s: %s", r->status, *r->note ? r->note : "no reason given");
+            for (size_t c = 2; c < tb->cols - 1; c++) /* all but the memory need */
+                table_add(tb, "-");
+            table_add(tb, rp_bytes(r->mem_need_bytes).s);
+            continue;
+        }
+        double naive = rp_naive_ms(r);
+        table_add(tb, rp_num(r->step_ms_median, 4).s);
+        table_add(tb, rp_num(r->step_noise_pct, 2).s);
+        table_add(tb, rp_num(naive, 4).s);
+        table_add(tb, rp_pct((r->step_ms_median / naive - 1) * 100).s);
+        if (g->k1)
+            table_addf(tb, "%sx", rp_num(r->step_ms_median / g->k1->step_ms_median, 3).s);
+        else
+            table_add(tb, "-");
+        table_add(tb, rp_num(r->samples_per_s, 4).s);
+        table_add(tb, rp_count(r->dispatches_per_step).s);
+        table_add(tb, rp_count(r->kernels_per_step).s);
+        table_add(tb, rp_num(r->gpu_busy_pct, 3).s);
+        table_add(tb, rp_num(r->mfu_pct, 3).s);
+        table_add(tb, r->grad_rel_err == 0 ? "0" : rp_num(r->grad_rel_err, 2).s);
+        table_add(tb, rp_bytes(r->mem_need_bytes).s);
+    }
+}
+
+static void abc_tables(const report_input *in, const report_group *g, size_t ng, doc *d)
+{
+    doc_heading(d, 2, "Splits of each effective batch");
+    doc_para(d, "One table per effective batch and model: each split's median step time, its "
+                "noise, the naive prediction (K x the one-pass time pass_ms at that micro-batch) "
+                "and how far the measurement is from it, the ratio to the no-accumulation "
+                "split (K=1), throughput, device operations per step (dispatched by the harness; "
+                "kernels: counted by the trace pass), GPU busy %%, MFU and the gradient error "
+                "against the full batch. '-' is not measured.");
+    for (size_t k = 0; k < ng; k++)
+        if (g[k].n)
+            abc_table(in, &g[k], d);
+}
+
+static void not_run(const report_input *in, doc *d)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < in->t->rows; i++)
+        bad += !result_ran(&in->rows[i]);
+    doc_heading(d, 2, "Configs that did not run");
+    if (!bad) {
+        doc_para(d, "Every config ran.");
+        return;
+    }
+    static const char *const head[] = {"model", "dtype", "mode", "reduction",
+                                       "E", "micro x K", "status: reason", NULL};
+    table *tb = doc_table(d, "llllrll", head);
+    if (!tb)
+        return;
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const result_row *r = &in->rows[i];
+        if (result_ran(r))
+            continue;
+        table_add(tb, r->model);
+        table_add(tb, r->dtype);
+        table_add(tb, r->mode);
+        table_add(tb, r->reduction);
+        table_addf(tb, "%lld", (long long)r->effective_batch);
+        table_add(tb, rp_split(r).s);
+        table_addf(tb, "%s: %s", *r->status ? r->status : "ok (no step time)",
+                   *r->note ? r->note : "no reason given");
+    }
+}
+
+static void memory(const report_input *in, const report_group *g, size_t ng, const char *mode,
+                   doc *d)
+{
+    doc_heading(d, 2, "The fastest split under a memory cap");
+    int any = 0;
+    for (size_t i = 0; i < in->t->rows; i++)
+        any |= in->rows[i].mem_need_bytes >= 0;
+    if (!any) {
+        doc_para(d, "The CSV has no memory figures (mem_need_bytes is empty): no advice.");
+        return;
+    }
+    if (in->mem_cap < 0)
+        doc_para(d, "No memory cap given (report --mem-cap BYTES, or the run's mem_cap_bytes): "
+                    "the fastest split of each effective batch and what it needs.");
+    else
+        doc_para(d, "Cap: %s (from %s). Per effective batch and model, the fastest split whose "
+                    "memory need fits, beside the fastest split regardless of memory.",
+                 rp_bytes(in->mem_cap).s, in->mem_cap_from);
+    static const char *const head[] = {"E", "model", "fastest that fits", "step ms",
+                                       "needs", "fastest overall", "step ms", NULL};
+    table *tb = doc_table(d, "rllrrlr", head);
+    if (!tb)
+        return;
+    for (size_t k = 0; k < ng; k++) {
+        const result_row *fit = NULL, *fast = NULL;
+        for (size_t j = 0; j < g[k].n; j++) {
+            const result_row *r = &in->rows[g[k].idx[j]];
+            if (!result_ran(r) || strcmp(r->mode, mode))
+                continue;
+            if (!fast || r->step_ms_median < fast->step_ms_median)
+                fast = r;
+            int fits = in->mem_cap < 0 ||
+                       (r->mem_need_bytes >= 0 && r->mem_need_bytes <= in->mem_cap);
+            if (fits && (!fit || r->step_ms_median < fit->step_ms_median))
+                fit = r;
+        }
+        if (!fast)
+            continue;
+        table_addf(tb, "%lld", (long long)fast->effective_batch);
+        table_add(tb, fast->model);
+        table_add(tb, fit ? rp_split(fit).s : "none fits");
+        table_add(tb, fit ? rp_num(fit->step_ms_median, 4).s : "-");
+        table_add(tb, fit ? rp_bytes(fit->mem_need_bytes).s : "-");
+        table_add(tb, rp_split(fast).s);
+        table_add(tb, rp_num(fast->step_ms_median, 4).s);
+        if (in->mem_cap >= 0 && fit && fit != fast)
+            doc_bullet(d, "Under the %s cap, model %s at effective batch %lld runs fastest as %s "
+                          "(%s ms, needs %s); %s would take %s ms but needs %s.",
+                       rp_bytes(in->mem_cap).s, fast->model, (long long)fast->effective_batch,
+                       rp_split(fit).s, rp_num(fit->step_ms_median, 4).s,
+                       rp_bytes(fit->mem_need_bytes).s, rp_split(fast).s,
+                       rp_num(fast->step_ms_median, 4).s, rp_bytes(fast->mem_need_bytes).s);
+    }
+}
+
+static void charts(const report_input *in, doc *d)
+{
+    static const char *const chart[][2] = {
+        {"wallclock", "Wall-clock per optimizer step against micro-batch, with GPU busy % and "
+                      "MFU % on the right axis"},
+        {"throughput", "Samples per second against accumulation steps"},
+        {"dispatches", "Kernels (dispatches) per optimizer step against accumulation steps"},
+        {"time_split", "Where the step goes: forward, backward, optimizer, idle (trace pass)"},
+        {"modes", "Execution modes side by side per micro-batch"},
+    };
+    doc_heading(d, 2, "Charts");
+    if (in->charts_note)
+        doc_para(d, "%s", in->charts_note);
+    for (size_t i = 0; i < sizeof chart / sizeof *chart; i++)
+        doc_chart(d, chart[i][0], chart[i][1]);
+}
+
+int report_build(const report_input *in, doc *d)
+{
+    size_t ng = 0;
+    report_group *g = report_groups(in->rows, in->t->rows, &ng);
+    if (!g)
+        return -1;
+    const char *mode = rp_main_mode(in->rows, in->t->rows);
+    const char *name = strrchr(in->csv_path, '/');
+    doc_heading(d, 1, "accubench report: %s", name ? name + 1 : in->csv_path);
+    doc_para(d, "%s, %s, %zu configs. Generated by accubench report from the CSV alone.",
+             rp_meta(in->t, "device", "unknown device"), rp_meta(in->t, "dtype", "-"),
+             in->t->rows);
+
+    doc_heading(d, 2, "What the numbers show");
+    report_findings(in, g, ng, mode, d);
+
+    environment(in, d);
+    abc_tables(in, g, ng, d);
+    memory(in, g, ng, mode, d);
+    not_run(in, d);
+    charts(in, d);
+    report_groups_free(g, ng);
+    return d->failed ? -1 : 0;
+}

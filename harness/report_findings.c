@@ -1,0 +1,330 @@
+/* "What the numbers show": sentences computed from the rows. Nothing here
+ * is canned: every sentence states figures read from the CSV, and says
+ * nothing where the figures are missing. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_parts.h"
+
+/* The relative gradient error accumulation may show in each dtype before
+ * the report calls it wrong: rounding of a K-term sum in that precision. */
+static double grad_tolerance(const char *dtype)
+{
+    if (!strcmp(dtype, "bf16"))
+        return 1e-2;
+    if (!strcmp(dtype, "tf32"))
+        return 1e-3;
+    return 1e-5;
+}
+
+/* A host enqueue time this close to the step time means the GPU waited for
+ * the host: the step is launch-bound. */
+#define LAUNCH_BOUND_SHARE 0.9
+
+/* A change in busy % smaller than this many points is not worth a claim. */
+#define BUSY_DROP_POINTS 5.0
+
+/* Sentences about one A/B/C table: the range of step times across its splits. */
+static void group_findings(const report_input *in, const report_group *g, doc *d)
+{
+    const result_row *fast = NULL, *slow = NULL;
+    size_t ok = 0;
+    for (size_t j = 0; j < g->n; j++) {
+        const result_row *r = &in->rows[g->idx[j]];
+        if (!result_ran(r))
+            continue;
+        ok++;
+        if (!fast || r->step_ms_median < fast->step_ms_median)
+            fast = r;
+        if (!slow || r->step_ms_median > slow->step_ms_median)
+            slow = r;
+    }
+    if (ok < 2)
+        return;
+    doc_bullet(d,
+               "At effective batch %lld, model %s (%s): the fastest split is %s at %s ms per "
+               "step and the slowest is %s at %s ms, %sx as long for the same arithmetic%s.",
+               (long long)fast->effective_batch, fast->model, fast->mode, rp_split(fast).s,
+               rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
+               rp_num(slow->step_ms_median, 4).s,
+               rp_num(slow->step_ms_median / fast->step_ms_median, 3).s,
+               fast->accum_steps > 1 && g->k1
+                   ? " (accumulating beats the single pass here)"
+                   : "");
+    if (!g->k1)
+        for (size_t j = 0; j < g->n; j++) {
+            const result_row *r = &in->rows[g->idx[j]];
+            if (r->accum_steps == 1)
+                doc_bullet(d, "Model %s has no K=1 step time at effective batch %lld (%s: %s), "
+                              "so its ratios to the single pass are not shown.",
+                           r->model, (long long)r->effective_batch, r->status,
+                           *r->note ? r->note : "no reason given");
+        }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void naive_finding(const report_input *in, doc *d)
+{
+    size_t n = in->t->rows, m = 0;
+    double *dev = malloc((n ? n : 1) * sizeof *dev);
+    if (!dev)
+        return;
+    const result_row *worst = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const result_row *r = &in->rows[i];
+        if (!result_ran(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
+            continue;
+        dev[m++] = (r->step_ms_median / rp_naive_ms(r) - 1) * 100;
+        if (!worst || fabs(dev[m - 1]) > fabs(worst->step_ms_median / rp_naive_ms(worst) - 1) * 100)
+            worst = r;
+    }
+    if (!m) {
+        doc_bullet(d, "The one-pass time (pass_ms) was not measured, so there is no naive "
+                      "K x pass prediction to compare with.");
+        free(dev);
+        return;
+    }
+    qsort(dev, m, sizeof *dev, cmp_double);
+    double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
+    doc_bullet(d,
+               "Against the naive estimate K x one-pass time, the measured steps range from "
+               "%s to %s (median %s over %zu configs; furthest: %s %s %s at %s). %s",
+               rp_pct(dev[0]).s, rp_pct(dev[m - 1]).s, rp_pct(med).s, m,
+               worst->model, rp_split(worst).s, worst->mode,
+               rp_pct((worst->step_ms_median / rp_naive_ms(worst) - 1) * 100).s,
+               med >= 0 ? "The estimate leaves out the optimizer step and per-step overhead."
+                        : "Steps run faster than K separate passes: work overlaps across passes.");
+    free(dev);
+}
+
+/* The group (in the main mode) whose K range is widest: the clearest view
+ * of what accumulation adds. */
+static const report_group *widest(const report_input *in, const report_group *g, size_t ng,
+                                  const char *mode, double (*value)(const result_row *),
+                                  const result_row **lo, const result_row **hi)
+{
+    const report_group *best = NULL;
+    double best_span = 0;
+    for (size_t k = 0; k < ng; k++) {
+        const result_row *a = NULL, *b = NULL;
+        for (size_t j = 0; j < g[k].n; j++) {
+            const result_row *r = &in->rows[g[k].idx[j]];
+            if (!result_ran(r) || strcmp(r->mode, mode) || isnan(value(r)))
+                continue;
+            if (!a || r->accum_steps < a->accum_steps)
+                a = r;
+            if (!b || r->accum_steps > b->accum_steps)
+                b = r;
+        }
+        if (a && b && a != b && (double)b->accum_steps / (double)a->accum_steps > best_span) {
+            best_span = (double)b->accum_steps / (double)a->accum_steps;
+            best = &g[k];
+            *lo = a;
+            *hi = b;
+        }
+    }
+    return best;
+}
+
+/* The columns the findings look at, for widest() and any_measured(). */
+static double v_kernels(const result_row *r) { return r->kernels_per_step; }
+static double v_dispatches(const result_row *r) { return r->dispatches_per_step; }
+static double v_busy(const result_row *r) { return r->gpu_busy_pct; }
+
+static int any_measured(const report_input *in, double (*value)(const result_row *))
+{
+    for (size_t i = 0; i < in->t->rows; i++)
+        if (result_ran(&in->rows[i]) && !isnan(value(&in->rows[i])))
+            return 1;
+    return 0;
+}
+
+static void launch_findings(const report_input *in, const report_group *g, size_t ng,
+                            const char *mode, doc *d)
+{
+    /* kernels from the trace pass where there was one, else the operations
+     * the harness dispatched (measured on every backend) */
+    const result_row *lo = NULL, *hi = NULL;
+    double (*value)(const result_row *) = v_kernels;
+    const char *what = "kernels (traced)";
+    if (!widest(in, g, ng, mode, value, &lo, &hi)) {
+        value = v_dispatches;
+        what = "device operations (dispatched)";
+        widest(in, g, ng, mode, value, &lo, &hi);
+    }
+    if (lo && hi) {
+        double a = value(lo), b = value(hi);
+        doc_bullet(d,
+                   "Model %s issues %s %s per step at K=%lld and %s at K=%lld (%sx for %sx the "
+                   "passes): each pass launches its kernels again, so launch overhead grows "
+                   "with K while the arithmetic per step stays the same.",
+                   lo->model, rp_count(a).s, what, (long long)lo->accum_steps, rp_count(b).s,
+                   (long long)hi->accum_steps, rp_num(b / a, 3).s,
+                   rp_num((double)hi->accum_steps / (double)lo->accum_steps, 3).s);
+    }
+    lo = hi = NULL;
+    if (widest(in, g, ng, mode, v_busy, &lo, &hi)) {
+        /* hi has the most passes, so the smallest micro-batch */
+        double drop = lo->gpu_busy_pct - hi->gpu_busy_pct;
+        const char *who = strcmp(lo->backend, "cpu") ? "GPU" : "Device (CPU backend)";
+        doc_bullet(d,
+                   "%s busy time is %s%% of the step at micro-batch %lld and %s%% at %lld "
+                   "(model %s, from the trace pass): %s",
+                   who, rp_num(hi->gpu_busy_pct, 3).s, (long long)hi->micro_batch,
+                   rp_num(lo->gpu_busy_pct, 3).s, (long long)lo->micro_batch, lo->model,
+                   drop >= BUSY_DROP_POINTS
+                       ? "smaller micro-batches leave the device idle for more of the step."
+                   : drop <= -BUSY_DROP_POINTS
+                       ? "the device is busier at the smaller micro-batch."
+                       : "the micro-batch hardly changes how busy the device is.");
+    }
+    else
+        doc_bullet(d, "GPU busy %% was not measured in this run (%s).",
+                   any_measured(in, v_kernels) ? "its trace pass recorded dispatches, not "
+                                                 "device activity"
+                                               : "no trace pass");
+
+    /* On the CPU backend the host does the work while it "enqueues" it, so
+     * enqueue time is step time and says nothing about launch overhead. */
+    size_t ok = 0, bound = 0, on_cpu = 0;
+    const result_row *example = NULL;
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const result_row *r = &in->rows[i];
+        if (!result_ran(r) || isnan(r->host_enqueue_ms))
+            continue;
+        if (!strcmp(r->backend, "cpu")) {
+            on_cpu++;
+            continue;
+        }
+        ok++;
+        if (r->host_enqueue_ms >= LAUNCH_BOUND_SHARE * r->step_ms_median) {
+            bound++;
+            if (!example || r->accum_steps > example->accum_steps)
+                example = r;
+        }
+    }
+    if (example)
+        doc_bullet(d,
+                   "In %zu of %zu configs the host's enqueue time is at least %.0f%% of the "
+                   "step (e.g. %s %s %s: %s of %s ms): those steps are launch-bound, the GPU "
+                   "waits for the host.",
+                   bound, ok, LAUNCH_BOUND_SHARE * 100, example->model, rp_split(example).s,
+                   example->mode, rp_num(example->host_enqueue_ms, 3).s,
+                   rp_num(example->step_ms_median, 3).s);
+    else if (ok)
+        doc_bullet(d, "The host's enqueue time stays under %.0f%% of the step in all %zu "
+                      "configs: none is launch-bound.", LAUNCH_BOUND_SHARE * 100, ok);
+    if (on_cpu)
+        doc_bullet(d, "%zu configs ran on the CPU backend, where the host computes each "
+                      "operation as it issues it: enqueue time equals step time there, so "
+                      "launch-boundness is judged on a GPU only.", on_cpu);
+}
+
+static void mfu_finding(const report_input *in, doc *d)
+{
+    const result_row *best = NULL;
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const result_row *r = &in->rows[i];
+        if (result_ran(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
+            best = r;
+    }
+    if (!best)
+        return;
+    doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+                  "peak GEMM rate measured in this run.",
+               rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+               rp_num(best->tflops, 4).s, rp_meta(in->t, "peak_gemm_tflops", "(unrecorded)"));
+}
+
+static void grad_finding(const report_input *in, doc *d)
+{
+    const result_row *worst = NULL;
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const result_row *r = &in->rows[i];
+        if (result_ran(r) && !isnan(r->grad_rel_err) &&
+            (!worst || r->grad_rel_err > worst->grad_rel_err))
+            worst = r;
+    }
+    if (!worst) {
+        doc_bullet(d, "The gradient check (grad_rel_err) was not measured.");
+        return;
+    }
+    double tol = grad_tolerance(worst->dtype);
+    doc_bullet(d,
+               "The largest relative error of the accumulated gradient against the full-batch "
+               "gradient is %s (model %s, %s), %s the %s tolerance of %s%s",
+               rp_num(worst->grad_rel_err, 2).s, worst->model, rp_split(worst).s,
+               worst->grad_rel_err <= tol ? "within" : "beyond", worst->dtype,
+               rp_num(tol, 1).s,
+               worst->grad_rel_err <= tol
+                   ? ": accumulation computed the same gradient."
+                   : ": check the loss normalisation (divide by the window's total, not by K).");
+}
+
+static void mode_findings(const report_input *in, const char *mode, doc *d)
+{
+    static const char *const modes[] = {"async", "sync", "graph", "alloc", "alloc-async"};
+    size_t n = in->t->rows;
+    double *ratio = malloc((n ? n : 1) * sizeof *ratio);
+    if (!ratio)
+        return;
+    for (size_t mi = 0; mi < sizeof modes / sizeof *modes; mi++) {
+        if (!strcmp(modes[mi], mode))
+            continue;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const result_row *r = &in->rows[i];
+            if (!result_ran(r) || strcmp(r->mode, modes[mi]))
+                continue;
+            for (size_t j = 0; j < n; j++) {
+                const result_row *b = &in->rows[j];
+                if (result_ran(b) && !strcmp(b->mode, mode) && !strcmp(b->model, r->model) &&
+                    b->effective_batch == r->effective_batch &&
+                    b->micro_batch == r->micro_batch && !strcmp(b->dtype, r->dtype) &&
+                    !strcmp(b->reduction, r->reduction)) {
+                    ratio[m++] = r->step_ms_median / b->step_ms_median;
+                    break;
+                }
+            }
+        }
+        if (!m)
+            continue;
+        qsort(ratio, m, sizeof *ratio, cmp_double);
+        double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
+        doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu configs measured "
+                      "in both; from %sx to %sx).",
+                   modes[mi], rp_num(med, 3).s, mode, m, rp_num(ratio[0], 3).s,
+                   rp_num(ratio[m - 1], 3).s);
+    }
+    free(ratio);
+}
+
+void report_findings(const report_input *in, const report_group *g, size_t ng,
+                     const char *mode, doc *d)
+{
+    size_t ran = 0;
+    for (size_t i = 0; i < in->t->rows; i++)
+        ran += result_ran(&in->rows[i]);
+    if (!ran) {
+        doc_bullet(d, "No config in this file ran (%zu rows, none with status ok and a step "
+                      "time): there is nothing to measure against.", in->t->rows);
+        return;
+    }
+    for (size_t k = 0; k < ng; k++)
+        if (g[k].n && !strcmp(in->rows[g[k].idx[0]].mode, mode))
+            group_findings(in, &g[k], d);
+    naive_finding(in, d);
+    launch_findings(in, g, ng, mode, d);
+    mfu_finding(in, d);
+    grad_finding(in, d);
+    mode_findings(in, mode, d);
+    if (ran < in->t->rows)
+        doc_bullet(d, "%zu of %zu configs did not run (listed below with the reason).",
+                   in->t->rows - ran, in->t->rows);
+}

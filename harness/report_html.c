@@ -1,0 +1,134 @@
+/* The report as one self-contained HTML page: styles inline, charts inlined
+ * as SVG (see report_doc.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_doc.h"
+
+static const char style[] =
+    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;"
+    "color:#222;line-height:1.45}\n"
+    "h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ddd}h3{margin-top:1.4em}\n"
+    "table{border-collapse:collapse;margin:0.6em 0 1.2em;font-size:0.92em}\n"
+    "th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left}\n"
+    "th{background:#f3f3f3}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "figure{margin:1em 0 2em}figcaption{color:#555;font-size:0.92em}\n"
+    "figure svg{width:100%;height:auto;border:1px solid #eee}\n"
+    ".missing{color:#a00000}\n";
+
+/* Reads a whole file; NULL when it cannot. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            char *p = realloc(buf, cap);
+            if (!p) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = p;
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+/* Writes the <svg> element of an SVG file, dropping the XML declaration,
+ * and gives its ids (and the references to them) a prefix: several gnuplot
+ * charts on one page would otherwise share ids like gpPt1. Returns 0, or -1
+ * when the file is missing or is not an SVG. */
+static int inline_svg(FILE *out, const char *path, const char *prefix)
+{
+    char *svg = slurp(path);
+    char *p = svg ? strstr(svg, "<svg") : NULL;
+    if (!p || !strstr(p, "</svg>")) {
+        free(svg);
+        return -1;
+    }
+    static const char *const refs[] = {"id='", "id=\"", "href='#", "href=\"#", "url(#"};
+    while (*p) {
+        const char *hit = NULL;
+        size_t hit_len = 0;
+        for (size_t i = 0; i < sizeof refs / sizeof *refs; i++) {
+            size_t l = strlen(refs[i]);
+            if (!strncmp(p, refs[i], l)) {
+                hit = refs[i];
+                hit_len = l;
+                break;
+            }
+        }
+        if (hit) {
+            fwrite(p, 1, hit_len, out);
+            fputs(prefix, out);
+            p += hit_len;
+        } else {
+            fputc(*p++, out);
+        }
+    }
+    fputc('\n', out);
+    free(svg);
+    return 0;
+}
+
+void doc_write_html(const doc *d, FILE *f, const char *title, const char *chart_prefix)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    html_escape(f, title);
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", style);
+    for (size_t i = 0; i < d->count; i++) {
+        const doc_block *b = &d->blocks[i];
+        int prev_bullet = i > 0 && d->blocks[i - 1].kind == DOC_BULLET;
+        if (b->kind != DOC_BULLET && prev_bullet)
+            fputs("</ul>\n", f);
+        switch (b->kind) {
+        case DOC_HEADING:
+            fprintf(f, "<h%d>", b->level);
+            html_escape(f, b->text);
+            fprintf(f, "</h%d>\n", b->level);
+            break;
+        case DOC_PARA:
+            fputs("<p>", f);
+            html_escape(f, b->text);
+            fputs("</p>\n", f);
+            break;
+        case DOC_BULLET:
+            fputs(prev_bullet ? "<li>" : "<ul>\n<li>", f);
+            html_escape(f, b->text);
+            fputs("</li>\n", f);
+            break;
+        case DOC_TABLE:
+            table_write_html(b->tab, f);
+            break;
+        case DOC_CHART: {
+            char path[4096], prefix[64];
+            snprintf(path, sizeof path, "%s.%s.svg", chart_prefix, b->name);
+            snprintf(prefix, sizeof prefix, "c%zu_", i);
+            fputs("<figure>\n", f);
+            if (inline_svg(f, path, prefix)) {
+                fputs("<p class=\"missing\">chart not rendered: ", f);
+                html_escape(f, path);
+                fputs(" is missing</p>\n", f);
+            }
+            fputs("<figcaption>", f);
+            html_escape(f, b->text);
+            fputs("</figcaption>\n</figure>\n", f);
+            break;
+        }
+        }
+    }
+    if (d->count && d->blocks[d->count - 1].kind == DOC_BULLET)
+        fputs("</ul>\n", f);
+    fputs("</body>\n</html>\n", f);
+}

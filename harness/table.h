@@ -1,0 +1,34 @@
+/* A table of text cells, built once and written as Markdown (aligned, so it
+ * also reads as plain text) or as HTML. The report and compare share it. */
+#ifndef ACCUBENCH_TABLE_H
+#define ACCUBENCH_TABLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct table {
+    size_t cols, count, cap; /* count = cells so far, header included */
+    char **cells;            /* row-major; row 0 is the header */
+    char align[32];          /* per column: 'l' or 'r' */
+    int failed;              /* an allocation failed: the table is short */
+} table;
+
+/* A table whose columns are named by `header` (NULL-terminated, at most
+ * 31); `align` is one letter a column ("lrr...": left, right). */
+void table_init(table *t, const char *align, const char *const *header);
+void table_free(table *t);
+/* Appends the next cell, row by row. */
+void table_add(table *t, const char *text);
+void table_addf(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void table_write_md(const table *t, FILE *f);
+void table_write_html(const table *t, FILE *f);
+
+/* v with `sig` significant digits in plain notation (no exponent between
+ * 1e-3 and 1e12), "-" when v is NAN (not measured). Returns buf. */
+const char *fmt_sig(char *buf, size_t len, double v, int sig);
+
+/* Writes s with &, <, >, " escaped. */
+void html_escape(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,252 @@
+/* Chrome trace-event JSON writer; the layout is described in the header. */
+#include "trace_export.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_analysis.h"
+
+enum { PID_HOST = 1, PID_DEVICE = 2 };
+/* Host rows: the ranges, the waits, then one row of calls per host thread
+ * (calls of two threads may overlap; one row must nest). */
+enum { TID_RANGES = 1, TID_SYNC = 2, TID_CALLS = 10 };
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+static const char *category(trace_kind k)
+{
+    switch (k) {
+    case TRACE_KERNEL: return "kernel";
+    case TRACE_LAUNCH: return "launch";
+    case TRACE_RUNTIME: return "runtime";
+    case TRACE_MEMCPY: return "memcpy";
+    case TRACE_MEMSET: return "memset";
+    case TRACE_SYNC: return "sync";
+    case TRACE_RANGE: return "range";
+    default: return "other";
+    }
+}
+
+static int is_device_work(trace_kind k)
+{
+    return k == TRACE_KERNEL || k == TRACE_MEMCPY || k == TRACE_MEMSET;
+}
+
+static void row_of(const trace_record *r, int *pid, unsigned long *tid)
+{
+    if (is_device_work(r->kind)) {
+        *pid = PID_DEVICE;
+        *tid = r->stream;
+        return;
+    }
+    *pid = PID_HOST;
+    *tid = r->kind == TRACE_RANGE ? TID_RANGES
+           : r->kind == TRACE_SYNC ? TID_SYNC
+                                   : TID_CALLS + (unsigned long)r->stream; /* its thread */
+}
+
+/* Microseconds from the origin, to the nanosecond. */
+static double us(uint64_t t, uint64_t origin)
+{
+    return t >= origin ? (double)(t - origin) / 1e3 : -(double)(origin - t) / 1e3;
+}
+
+static void put_meta(FILE *f, const char *what, int pid, long tid, const char *name,
+                     int *first)
+{
+    fputs(*first ? "\n" : ",\n", f);
+    *first = 0;
+    fprintf(f, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d", what, pid);
+    if (tid >= 0)
+        fprintf(f, ",\"tid\":%ld", tid);
+    fputs(",\"args\":{\"name\":", f);
+    put_string(f, name);
+    fputs("}}", f);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int write_events(FILE *f, const trace_record *recs, size_t n,
+                        const int32_t *step_of, const ptrdiff_t *host_of,
+                        int step, const char *label)
+{
+    uint64_t origin = UINT64_MAX;
+    int has_launches = 0;
+    size_t n_streams = 0, n_threads = 0;
+    uint32_t *streams = malloc((n + 1) * sizeof *streams);
+    uint32_t *threads = malloc((n + 1) * sizeof *threads);
+    if (!streams || !threads) {
+        free(streams);
+        free(threads);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        has_launches |= recs[i].kind == TRACE_LAUNCH;
+        if (step_of[i] != step)
+            continue;
+        if (recs[i].start_ns < origin)
+            origin = recs[i].start_ns;
+        if (is_device_work(recs[i].kind))
+            streams[n_streams++] = recs[i].stream;
+        else if (recs[i].kind == TRACE_LAUNCH || recs[i].kind == TRACE_RUNTIME)
+            threads[n_threads++] = recs[i].stream;
+    }
+    qsort(streams, n_streams, sizeof *streams, cmp_u32);
+    qsort(threads, n_threads, sizeof *threads, cmp_u32);
+
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"accubench\","
+          "\"config\":", f);
+    put_string(f, label ? label : "");
+    fprintf(f, ",\"step\":%d,\"origin_ns\":%llu},\"traceEvents\":[", step,
+            (unsigned long long)(origin == UINT64_MAX ? 0 : origin));
+
+    int first = 1;
+    put_meta(f, "process_name", PID_HOST, -1, "host", &first);
+    put_meta(f, "process_name", PID_DEVICE, -1,
+             has_launches ? "device" : "device (CPU dispatches)", &first);
+    put_meta(f, "thread_name", PID_HOST, TID_RANGES, "NVTX ranges", &first);
+    put_meta(f, "thread_name", PID_HOST, TID_SYNC, "host waits", &first);
+    for (size_t k = 0; k < n_threads; k++) {
+        if (k > 0 && threads[k] == threads[k - 1])
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "launch / API calls, thread %u", threads[k]);
+        put_meta(f, "thread_name", PID_HOST, (long)TID_CALLS + threads[k], name, &first);
+    }
+    free(threads);
+    for (size_t k = 0; k < n_streams; k++) {
+        if (k > 0 && streams[k] == streams[k - 1])
+            continue;
+        char name[48];
+        snprintf(name, sizeof name, has_launches ? "stream %u" : "dispatches",
+                 streams[k]);
+        put_meta(f, "thread_name", PID_DEVICE, (long)streams[k], name, &first);
+    }
+    free(streams);
+
+    unsigned long flow_id = 0;
+    for (size_t i = 0; i < n; i++) {
+        const trace_record *r = &recs[i];
+        if (step_of[i] != step)
+            continue;
+        int pid;
+        unsigned long tid;
+        row_of(r, &pid, &tid);
+        uint64_t end = r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
+        fputs(",\n{\"ph\":\"X\",\"name\":", f);
+        put_string(f, r->name);
+        fprintf(f, ",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%lu",
+                category(r->kind), us(r->start_ns, origin),
+                (double)(end - r->start_ns) / 1e3, pid, tid);
+        if (r->correlation)
+            fprintf(f, ",\"args\":{\"correlation\":%u}", r->correlation);
+        fputs("}", f);
+
+        /* The flow from the call that issued this work to the work, each end
+         * in the middle of its slice so that it binds to that slice. */
+        if (is_device_work(r->kind) && host_of[i] >= 0) {
+            const trace_record *h = &recs[host_of[i]];
+            int hpid;
+            unsigned long htid;
+            row_of(h, &hpid, &htid);
+            uint64_t hend = h->end_ns > h->start_ns ? h->end_ns : h->start_ns;
+            flow_id++;
+            fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"flow\","
+                       "\"id\":%lu,\"ts\":%.3f,\"pid\":%d,\"tid\":%lu}",
+                    flow_id, us(h->start_ns + (hend - h->start_ns) / 2, origin),
+                    hpid, htid);
+            fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\","
+                       "\"cat\":\"flow\",\"id\":%lu,\"ts\":%.3f,\"pid\":%d,"
+                       "\"tid\":%lu}",
+                    flow_id, us(r->start_ns + (end - r->start_ns) / 2, origin),
+                    pid, tid);
+        }
+    }
+    fputs("\n]}\n", f);
+    return 0;
+}
+
+int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
+                        int step, const char *label, char *why, size_t why_len)
+{
+    int32_t *step_of = malloc((n + 1) * sizeof *step_of);
+    ptrdiff_t *host_of = malloc((n + 1) * sizeof *host_of);
+    int n_steps = 0;
+    char tmp[4096] = "";
+    FILE *f = NULL;
+    int rc = -1;
+
+    if (!step_of || !host_of ||
+        trace_assign_steps(recs, n, step_of, host_of, &n_steps) != 0) {
+        snprintf(why, why_len, "trace export: out of memory");
+        goto done;
+    }
+    if (step < 0)
+        step = n_steps - 1;
+    if (step < 0 || step >= n_steps) {
+        snprintf(why, why_len, "trace export: no step %d in the trace (%d steps)",
+                 step, n_steps);
+        goto done;
+    }
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        tmp[0] = '\0'; /* never remove a truncated name */
+        snprintf(why, why_len, "trace export: path too long");
+        goto done;
+    }
+    f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    if (write_events(f, recs, n, step_of, host_of, step, label) != 0) {
+        snprintf(why, why_len, "trace export: out of memory");
+        goto done;
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        f = NULL;
+        snprintf(why, why_len, "error writing %s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    f = NULL;
+    if (rename(tmp, path) != 0) {
+        snprintf(why, why_len, "cannot rename %s to %s: %s", tmp, path,
+                 strerror(errno));
+        goto done;
+    }
+    rc = 0;
+
+done:
+    if (f)
+        fclose(f);
+    if (rc != 0 && tmp[0])
+        remove(tmp);
+    free(step_of);
+    free(host_of);
+    return rc;
+}

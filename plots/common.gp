@@ -1,0 +1,81 @@
+# common.gp: what every chart script shares. A chart script sets `chart` (its
+# name) and loads this file, which reads the CSV's metadata, chooses the rows
+# to draw and opens the PNG; after its plot it loads svg.gp for the SVG twin.
+#
+# Set on the command line (gnuplot -e "csv='run.csv'" plots/NAME.gp):
+#   csv   the CSV `accubench run` wrote (required)
+#   out   output prefix (default: csv without .csv); writes OUT.NAME.png/.svg
+#   E     the effective batch to draw (default: the one with the most rows)
+#   mode  the execution mode (default: async when present, else the commonest)
+# Paths must not contain a single quote (they are quoted for the shell).
+
+if (!exists("csv")) { print "plots: set csv, e.g. gnuplot -e \"csv='results/run.csv'\" ".ARG0; exit status 2 }
+if (!exists("out")) { out = (csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv }
+
+# The scripts' own folder, so that pick.awk is found from any working folder.
+here = system(sprintf("dirname '%s'", ARG0))
+q(s) = "'".s."'"
+pick(w) = sprintf("awk -f %s -v want=%s ", q(here.'/pick.awk'), w)
+meta(k) = system(pick("meta")."-v key=".q(k)." ".q(csv))
+distinct(c, w) = system(pick("distinct")."-v col=".c." -v where=".q(w)." ".q(csv))
+count(c, w) = int(system(pick("count")."-v col=".c." -v where=".q(w)." ".q(csv)))
+common(c, w) = system(pick("common")."-v col=".c." -v where=".q(w)." ".q(csv))
+notrun(w) = system(pick("notrun")."-v where=".q(w)." ".q(csv))
+# A data source for plot: the header and the rows matching w.
+rows(w) = "< ".pick("rows")."-v where=".q(w)." ".q(csv)
+
+if (system(sprintf("test -r %s && echo yes", q(csv))) ne "yes") { print "plots: cannot read ".csv; exit status 2 }
+
+# Which rows a chart shows: one effective batch, one mode, one reduction
+# (a run sweeps the split; the other axes are compared by the modes chart).
+if (!exists("E")) {
+    E = common("effective_batch", "status=ok")
+    if (strlen(E) == 0) { E = "0" }  # no row ran: every chart says so below
+}
+E = sprintf("%d", E + 0)  # given as a number or a string
+if (!exists("mode")) {
+    mode = (count("mode", "status=ok;mode=async") > 0) ? "async" : common("mode", "status=ok")
+}
+reduction = common("reduction", "status=ok;effective_batch=".E)
+sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
+ok = "status=ok;".sel
+models = distinct("model", ok)
+# What a chart says when it has no rows at all to draw.
+no_rows_why = (count("model", "status=ok") == 0) ? "no config ran in this CSV (no row with status ok)" \
+              : "no ok rows at effective batch ".E." in mode ".mode." in this CSV"
+
+device = meta("device"); dtype = meta("dtype")
+subtitle = (E eq "0") ? sprintf("%s, %s", device, dtype) \
+           : sprintf("%s, %s, effective batch %s, %s", device, dtype, E, mode)
+# Configs that did not run are named under the chart, never silently absent.
+skipped = notrun(sel)
+if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }
+
+set datafile separator ','
+set datafile columnheaders
+set datafile missing ''
+set grid lc rgb "#dddddd"
+set border lc rgb "#444444"
+set key outside right top box lc rgb "#cccccc" samplen 2.5
+set bmargin 6
+# One colour per model (the same in every chart); dash type says the metric.
+model_index(m) = words((" ".models." ")[1:strstrt(" ".models." ", " ".m." ") + 1])
+model_color(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf", (i < 1 ? 0 : i - 1) % 7 + 1)
+
+# Tics at 1, 2, 5 x 10^n for log-scaled milliseconds: gnuplot labels only
+# whole decades, which leaves a narrow range (0.2 .. 0.9 ms) with one label.
+tics125 = ""
+do for [e=-3:7] {
+    do for [k=1:3] {
+        v = word("1 2 5", k) * 10.0**e
+        tics125 = tics125.(strlen(tics125) ? ", " : "").sprintf('"%g" %g', v, v)
+    }
+}
+tics125 = "(".tics125.")"
+# Notes about missing data go under the chart, above the "not run" line.
+note_at = "at screen 0.01, 0.06 left font ',10' tc rgb '#a00000'"
+# A chart with nothing to draw says why, on the chart.
+nothing_to_draw = "unset xtics; unset ytics; unset y2tics; unset logscale; unset xlabel; set label 91 missing_why at graph 0.5, 0.5 center font ',14' tc rgb '#a00000'; unset key; plot [0:1][0:1] NaN notitle"
+
+set terminal pngcairo noenhanced size 1100,650 font "sans,11"
+set output out.".".chart.".png"

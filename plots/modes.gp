@@ -1,0 +1,63 @@
+# modes.gp: execution modes side by side (async, sync, graph, alloc,
+# alloc-async) at each micro-batch, for one model at the fixed effective
+# batch: what a host sync per micro-batch, a captured graph, or allocating
+# activations per pass costs or saves.
+#
+#   gnuplot -e "csv='results/run.csv'" plots/modes.gp      (model='S' to pick)
+chart = "modes"
+load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+
+# Every mode, not only the one the other charts show.
+base = "status=ok;effective_batch=".E.";reduction=".reduction
+# The model with the most modes measured, unless one was named.
+if (!exists("model")) {
+    model = word(distinct("model", base), 1); best = 0
+    do for [m in distinct("model", base)] {
+        n = words(distinct("mode", base.";model=".m))
+        if (n > best) { best = n; model = m }
+    }
+}
+here_rows = base.";model=".model
+# Modes in a fixed order, so a colour always means the same mode.
+all_modes = "async sync graph alloc alloc-async"
+found = " ".distinct("mode", here_rows)." "
+modes = ""
+do for [m in all_modes] { if (strstrt(found, " ".m." ") > 0) { modes = modes." ".m } }
+mode_color(m) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd", \
+                     words((" ".all_modes." ")[1:strstrt(" ".all_modes." ", " ".m." ") + 1]))
+
+set title "Execution modes side by side, model ".model."\n". \
+          sprintf("%s, %s, effective batch %s", device, dtype, E)
+set xlabel "micro-batch size (examples per pass; bars grouped per micro-batch)"
+set ylabel "wall-clock per optimizer step (ms, median and p10..p90, log scale)"
+set logscale y 10
+set ytics @tics125
+set style fill solid 0.85 border rgb "#ffffff"
+set errorbars lc rgb "#333333"
+set key outside right top
+# Groups sit at log2(micro-batch); each mode takes a slice of the group.
+nm = words(modes)
+width = 0.8 / (nm > 0 ? nm : 1)
+set boxwidth width absolute
+offset(j) = (j - (nm + 1) / 2.0) * width
+set xtics ()
+do for [mb in distinct("micro_batch", here_rows)] { set xtics add (mb log(mb + 0) / log(2)) }
+set xrange [*:*] noextend
+set offsets 0.5, 0.5, 0, 0
+skipped = notrun("effective_batch=".E.";model=".model)
+unset label 90
+if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }
+
+if (nm < 2) {
+    missing_why = nm == 0 ? no_rows_why : sprintf("only one execution mode (%s) in this CSV:\n". \
+                  "run a profile that sweeps modes to compare them", word(modes, 1))
+    @nothing_to_draw
+} else {
+    # whiskers: p10..p90 of the step times, so a difference within the noise
+    # looks like one
+    plot for [j=1:nm] rows(here_rows.";mode=".word(modes, j)) \
+             using (log(column("micro_batch")) / log(2) + offset(j)):(column("step_ms_median")): \
+                   (column("step_ms_p10")):(column("step_ms_p90")):(width) \
+             with boxerrorbars lc rgb mode_color(word(modes, j)) title word(modes, j)
+}
+load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

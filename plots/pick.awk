@@ -1,0 +1,80 @@
+# pick.awk: what the chart scripts ask of an accubench CSV, by column name.
+#
+#   awk -f pick.awk -v want=WHAT [-v where=FILTER] [-v col=NAME] [-v key=K] FILE.csv
+#
+# FILTER is `name=value` or `name!=value` terms joined by `;` ("status=ok;
+# effective_batch=256"); `name!=` means "not empty", i.e. measured.
+# WHAT:
+#   meta      the value of metadata line `# KEY: value`
+#   rows      the header and the rows matching FILTER (what gnuplot plots)
+#   distinct  the distinct values of COL in matching rows, in file order
+#   count     how many matching rows have COL measured (not empty)
+#   common    the most frequent value of COL in matching rows (ties: larger)
+#   notrun    "model micro x accum mode: status" for matching rows that are
+#             not ok, joined by "; " (so a chart can say what is missing);
+#             the first six, then "and N more"
+# POSIX awk only (mawk, gawk and busybox all run it).
+BEGIN {
+    FS = ","
+    nterms = split(where, term, ";")
+    for (i = 1; i <= nterms; i++) {
+        if (index(term[i], "!=")) {
+            split(term[i], kv, "!=")
+            tname[i] = kv[1]; tval[i] = kv[2]; tneg[i] = 1
+        } else {
+            split(term[i], kv, "=")
+            tname[i] = kv[1]; tval[i] = kv[2]; tneg[i] = 0
+        }
+    }
+}
+/^#/ {
+    if (want == "meta" && !header) {
+        line = substr($0, 2)
+        sub(/^[ \t]+/, "", line)
+        if (index(line, key ":") == 1) {
+            v = substr(line, length(key) + 2)
+            sub(/^[ \t]+/, "", v); sub(/[ \t\r]+$/, "", v)
+            if (!found) { found = 1; print v }
+        }
+    }
+    next
+}
+/^[ \t\r]*$/ { next }
+!header {
+    header = 1
+    sub(/\r$/, "")
+    for (i = 1; i <= NF; i++) colnum[$i] = i
+    if (want == "rows") print
+    next
+}
+{
+    sub(/\r$/, "")
+    for (i = 1; i <= nterms; i++) {
+        if (term[i] == "") continue
+        v = (tname[i] in colnum) ? $(colnum[tname[i]]) : ""
+        if (tneg[i] ? v == tval[i] : v != tval[i]) next
+    }
+    c = (col in colnum) ? $(colnum[col]) : ""
+    if (want == "rows") print
+    else if (want == "count") { if (c != "") n++ }
+    else if (want == "distinct") {
+        if (c != "" && !(c in seen)) { seen[c] = 1; list = list (list == "" ? "" : " ") c }
+    } else if (want == "common") {
+        if (c != "") {
+            freq[c]++
+            if (freq[c] > best_n || (freq[c] == best_n && c + 0 > best + 0)) { best = c; best_n = freq[c] }
+        }
+    } else if (want == "notrun") {
+        if ($(colnum["status"]) != "ok") {
+            s = $(colnum["model"]) " " $(colnum["micro_batch"]) "x" $(colnum["accum_steps"]) \
+                " " $(colnum["mode"]) ": " $(colnum["status"])
+            if (++nr <= 6) list = list (list == "" ? "" : "; ") s
+        }
+    }
+}
+END {
+    if (want == "count") print n + 0
+    else if (want == "distinct") print list
+    else if (want == "notrun") print list (nr > 6 ? sprintf("; and %d more", nr - 6) : "")
+    else if (want == "common") print best
+}

@@ -1,0 +1,25 @@
+# throughput.gp: samples per second against accumulation steps at a fixed
+# effective batch, one line per model. Accumulation does the same arithmetic
+# per step, so any drop here is overhead, not work.
+#
+#   gnuplot -e "csv='results/run.csv'" plots/throughput.gp
+chart = "throughput"
+load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+
+set title "Samples per second vs accumulation steps\n".subtitle
+set xlabel "accumulation steps per optimizer step (log2 scale)"
+set ylabel "training throughput (samples/s, log scale)"
+set logscale x 2
+set logscale y 10
+set format x "%g"
+set format y "%.0s%c"  # 1k, 10k, 1M
+
+if (words(models) == 0) {
+    missing_why = no_rows_why
+    @nothing_to_draw
+} else {
+    plot for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
+             using (column("accum_steps")):(column("samples_per_s")) \
+             with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title word(models, i)
+}
+load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

@@ -1,0 +1,47 @@
+# time_split.gp: where each config's optimizer step goes (forward, backward,
+# optimizer, other device work such as gradient zeroing, idle), as stacked
+# bars of the step's share, one bar per config.
+# The split comes from the trace pass; a CSV without one says so here.
+# Shares rather than milliseconds, so a 0.3 ms and a 50 ms step both read;
+# each bar's label carries its step time.
+#
+#   gnuplot -e "csv='results/run.csv'" plots/time_split.gp
+chart = "time_split"
+load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+
+set title "Where the optimizer step goes (trace pass)\n".subtitle
+set ylabel "share of the traced step (%)"
+set xlabel "config: model, micro-batch x accumulation steps, traced step time"
+set yrange [0:100]
+set style data histograms
+set style histogram rowstacked
+set style fill solid 0.85 border rgb "#ffffff"
+set boxwidth 0.8
+set xtics rotate by -45 font ",9" nomirror
+set bmargin 11  # room for the slanted config labels above the notes
+set key outside right top
+
+traced = ok.";forward_ms!="
+untraced = distinct("model", ok.";forward_ms=")
+if (strlen(untraced) > 0) { set label 92 "no trace pass for: ".untraced @note_at }
+
+# busy + idle is the traced step; "other" is busy time outside the three
+# phase ranges (gradient zeroing, uploads), so the bars add up to 100 %.
+total = 'column("cupti_step_ms")'
+other = 'column("gpu_busy_ms") - column("forward_ms") - column("backward_ms") - column("optimizer_ms")'
+share(name) = 100.0 * column(name) / (@total)
+tic = 'sprintf("%s %sx%s %.3g ms", strcol("model"), strcol("micro_batch"), strcol("accum_steps"), @total)'
+
+if (count("forward_ms", traced) == 0) {
+    missing_why = words(models) == 0 ? no_rows_why : \
+                  "forward_ms, backward_ms, optimizer_ms, idle_ms are empty in this CSV:\n". \
+                  "the split comes from a device trace (CUPTI on a GPU)"
+    @nothing_to_draw
+} else {
+    plot rows(traced) using (share("forward_ms")):xtic(@tic) lc rgb "#1f77b4" title "forward", \
+         '' using (share("backward_ms")) lc rgb "#ff7f0e" title "backward", \
+         '' using (share("optimizer_ms")) lc rgb "#2ca02c" title "optimizer", \
+         '' using (100.0 * (@other) / (@total)) lc rgb "#9467bd" title "other (zeroing, uploads)", \
+         '' using (share("idle_ms")) lc rgb "#bbbbbb" title "idle"
+}
+load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

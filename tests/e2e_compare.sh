@@ -1,0 +1,46 @@
+#!/bin/sh
+# accubench compare: a file against itself passes, a copy with one row
+# slower beyond its noise fails, different devices are refused, bad input
+# exits 2 with one line.
+set -u
+root=$ACCUBENCH_ROOT
+fail() { echo "e2e_compare: $*" >&2; exit 1; }
+cp "$root/tests/fixtures/default.csv" base.csv
+
+"$ACCUBENCH" compare base.csv base.csv > out.txt 2> err.txt; rc=$?
+[ "$rc" = 0 ] || { cat out.txt err.txt; fail "a file against itself exited $rc"; }
+grep -q ' 0 slower' out.txt || fail "no summary line: $(tail -n 2 out.txt)"
+
+# The same run with model M at micro-batch 16 made 30% slower: step_ms_*
+# columns scaled, found by header name.
+awk -F, -v OFS=, '
+    /^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["model"] == "M" && $c["micro_batch"] == 16 && $c["mode"] == "async" {
+        for (k in c) if (k ~ /^step_ms_/) $c[k] = sprintf("%.4f", $c[k] * 1.3)
+    }
+    { print }' base.csv > slower.csv
+"$ACCUBENCH" compare base.csv slower.csv > out.txt 2> err.txt; rc=$?
+[ "$rc" = 1 ] || { cat out.txt err.txt; fail "one slower row exited $rc, want 1"; }
+grep -E '^\| M +\|.*16x16 .*\| slower +\|$' out.txt > /dev/null || fail "the slower row is not marked: $(grep 16x16 out.txt)"
+[ "$(grep -c '| slower ' out.txt)" = 1 ] || fail "more than one row marked slower"
+"$ACCUBENCH" compare slower.csv base.csv > out.txt 2>&1; rc=$?
+[ "$rc" = 0 ] && grep -q '| faster ' out.txt || fail "the reverse is not 'faster' with exit 0 ($rc)"
+
+# Different device: refused, unless --ignore-device.
+sed 's/NVIDIA H200/NVIDIA H100 80GB HBM3/g' base.csv > h100.csv
+"$ACCUBENCH" compare base.csv h100.csv > /dev/null 2> err.txt; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] || fail "different devices: exit $rc, $(cat err.txt)"
+"$ACCUBENCH" compare --ignore-device base.csv h100.csv > /dev/null 2>&1 ||
+    fail "--ignore-device did not compare"
+
+# Bad input.
+printf 'just text\n' > notes.csv
+printf 'model,micro_batch\nS,4\n' > nocols.csv
+for args in "missing.csv base.csv" "base.csv notes.csv" "nocols.csv base.csv" "base.csv"; do
+    "$ACCUBENCH" compare $args > /dev/null 2> err.txt; rc=$?
+    [ "$rc" = 2 ] || fail "compare $args exited $rc, want 2"
+    [ "$(wc -l < err.txt)" = 1 ] && grep -q '^accubench: ' err.txt ||
+        fail "compare $args: want one 'accubench: ' line, got: $(cat err.txt)"
+done
+echo "e2e_compare: ok"

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Every chart renders from the fixture CSVs, as a real PNG and a real SVG;
+# a chart without its data says so; make-style errors exit 2.
+# Runs in a temp dir; needs gnuplot (the Makefile's configure installs it).
+set -u
+root=$ACCUBENCH_ROOT
+fail() { echo "e2e_plots: $*" >&2; exit 1; }
+command -v gnuplot >/dev/null 2>&1 || fail "gnuplot is missing (apt-get install gnuplot-nox)"
+
+charts=$(grep -l '^chart = ' "$root"/plots/*.gp | xargs -n1 basename | sed 's/\.gp$//')
+[ "$(echo $charts | wc -w)" -ge 5 ] || fail "expected at least 5 chart scripts, found: $charts"
+
+is_png() { [ "$(od -An -tx1 -N8 "$1" | tr -d ' \n')" = 89504e470d0a1a0a ]; }
+# The root element, past the XML declaration, doctype and comments, is <svg>.
+is_svg() {
+    [ "$(tr '\n' ' ' < "$1" | sed 's/<[?!][^>]*>//g; s/^[[:space:]]*//' | cut -c1-4)" = "<svg" ] &&
+        tail -c 20 "$1" | grep -q '</svg>'
+}
+
+for f in abc default cpu_notrace; do
+    cp "$root/tests/fixtures/$f.csv" .
+    sh "$root/scripts/plots.sh" "$f.csv" > plots.log 2> plots.err || {
+        cat plots.log plots.err; fail "plots.sh failed on $f.csv"; }
+    # gnuplot warnings mean a chart drew less than it meant to
+    [ ! -s plots.err ] || { cat plots.err; fail "gnuplot complained on $f.csv"; }
+    for c in $charts; do
+        is_png "$f.$c.png" || fail "$f.$c.png is not a PNG"
+        is_svg "$f.$c.svg" || fail "$f.$c.svg is not an SVG"
+    done
+done
+
+# Titles name the device, dtype and effective batch from the metadata.
+grep -q 'NVIDIA H200, bf16, effective batch 256' default.wallclock.svg ||
+    fail "the wall-clock title lacks device, dtype, effective batch"
+# Charts whose columns are empty say so instead of drawing nothing.
+grep -q 'are empty in this CSV' cpu_notrace.time_split.svg ||
+    fail "the time split of a run without a trace does not say its data is missing"
+grep -q 'only one execution mode' cpu_notrace.modes.svg ||
+    fail "the modes chart of a one-mode run does not say so"
+grep -q 'GPU busy % not measured for: M' default.wallclock.svg ||
+    fail "the wall-clock chart does not name the model without busy %"
+grep -q 'not run: L 1x256 async: skipped; L 256x1 async: oom' default.wallclock.svg ||
+    fail "the wall-clock chart does not list the configs that did not run"
+
+# A CSV whose sweep was interrupted before its first row: every chart
+# renders and says so.
+grep '^#\|^backend,' abc.csv > none.csv
+sh "$root/scripts/plots.sh" none.csv > /dev/null 2> plots.err || { cat plots.err; fail "plots.sh failed on a header-only CSV"; }
+for c in $charts; do
+    grep -q 'no config ran in this CSV' "none.$c.svg" || fail "none.$c.svg does not say no config ran"
+done
+
+# Standalone: one script, from another folder, with an output prefix.
+mkdir -p elsewhere out
+(cd elsewhere && gnuplot -e "csv='../abc.csv'; out='../out/x'" "$root/plots/wallclock.gp") ||
+    fail "plots/wallclock.gp does not run standalone"
+is_png out/x.wallclock.png && is_svg out/x.wallclock.svg || fail "standalone output missing"
+
+# Errors: no CSV at all, an unreadable CSV.
+mkdir -p empty && cp -r "$root/scripts" "$root/plots" empty/
+sh empty/scripts/plots.sh > /dev/null 2> err.txt; rc=$?
+[ "$rc" = 2 ] || fail "plots.sh with no results/*.csv exited $rc, want 2"
+[ "$(wc -l < err.txt)" = 1 ] || fail "want one error line, got: $(cat err.txt)"
+sh "$root/scripts/plots.sh" no-such.csv > /dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] || fail "plots.sh on a missing CSV exited $rc, want 2"
+# ... and with a CSV present, the newest one is picked and named.
+mkdir -p empty/results && cp abc.csv empty/results/old.csv && sleep 1 &&
+    cp abc.csv empty/results/new.csv
+sh empty/scripts/plots.sh > log.txt 2>&1 || { cat log.txt; fail "plots.sh without a CSV failed"; }
+grep -q 'using .*results/new.csv (the newest' log.txt || fail "plots.sh did not say it picked the newest CSV"
+is_png empty/results/new.wallclock.png || fail "charts of the newest CSV not written next to it"
+echo "e2e_plots: ok ($(echo $charts))"

@@ -1,0 +1,66 @@
+#!/bin/sh
+# accubench report on the fixture CSVs: Markdown + HTML next to the CSV,
+# charts inlined, the report's numbers equal to the CSV's, errors exit 2.
+set -u
+root=$ACCUBENCH_ROOT
+fail() { echo "e2e_report: $*" >&2; exit 1; }
+
+cp "$root/tests/fixtures/default.csv" "$root/tests/fixtures/abc.csv" .
+"$ACCUBENCH" report default.csv > out.txt 2> err.txt || { cat out.txt err.txt; fail "report failed"; }
+grep -q 'wrote ./default.md and ./default.html' out.txt || fail "report did not say where: $(cat out.txt)"
+[ -s default.md ] && [ -s default.html ] || fail "default.md / default.html missing"
+ls ./*.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
+[ "$(grep -c '<svg' default.html)" -ge 5 ] || fail "the HTML does not inline the five charts"
+grep -q 'chart not rendered' default.html && fail "a chart is missing from the HTML"
+grep -q '](default.wallclock.png)' default.md || fail "the Markdown does not show the charts"
+
+# Every ok row's step time, samples/s and naive prediction in the report
+# equal the CSV's (to the 4 significant digits printed); rows that did not
+# run are listed with their reason.
+awk -F'|' '
+    FNR == NR {
+        if ($0 ~ /^### Effective batch /) {
+            h = $0; sub(/^### Effective batch /, "", h); sub(/ \(.*$/, "", h)
+        } else if (h != "" && NF > 10) {
+            split_ = $2; gsub(/ /, "", split_); sub(/\(last[0-9]+\)/, "", split_)
+            key = h "/" split_; step[key] = $3; naive[key] = $5; sps[key] = $8
+        }
+        next
+    }
+    FNR == 1 { next }
+    /^#/ { next }
+    !header { header = 1; FS = ","; $0 = $0; for (i = 1; i <= NF; i++) col[$i] = i; next }
+    {
+        key = $col["effective_batch"] ": model " $col["model"] ", " $col["mode"] ", " \
+              $col["reduction"] " reduction/" $col["micro_batch"] "x" $col["accum_steps"]
+        if (!(key in step)) { print "missing in report: " key; bad++; next }
+        if ($col["status"] != "ok") {
+            if (index(step[key], $col["status"] ": " $col["note"]) == 0) { print "reason lost: " key; bad++ }
+            next
+        }
+        if (!near(step[key], $col["step_ms_median"])) { print "step " key ": " step[key] " vs " $col["step_ms_median"]; bad++ }
+        if (!near(sps[key], $col["samples_per_s"])) { print "samples/s " key; bad++ }
+        if (!near(naive[key], $col["accum_steps"] * $col["pass_ms"])) { print "naive " key; bad++ }
+        n++
+    }
+    function near(a, b) { a += 0; b += 0; return (a - b) <= 6e-4 * b && (b - a) <= 6e-4 * b }
+    END { if (bad || n < 40) { print n " rows checked, " bad " wrong"; exit 1 } }
+' default.md FS=',' default.csv || fail "the report's numbers differ from the CSV's"
+
+# --out and --mem-cap
+mkdir -p outdir
+"$ACCUBENCH" report abc.csv --out outdir --mem-cap 256M > /dev/null 2>&1 || fail "report --out failed"
+[ -s outdir/abc.md ] && [ -s outdir/abc.html ] && [ -s outdir/abc.wallclock.svg ] ||
+    fail "--out did not put the report and its charts in outdir"
+grep -q 'Cap: 256.0 MiB (from --mem-cap)' outdir/abc.md || fail "--mem-cap not used"
+
+# Bad input: exit 2, one line on stderr.
+printf 'just text\n' > notes.csv
+printf 'model,micro_batch\nS,4\n' > nocols.csv
+for bad in missing.csv notes.csv nocols.csv; do
+    "$ACCUBENCH" report "$bad" > /dev/null 2> err.txt; rc=$?
+    [ "$rc" = 2 ] || fail "report $bad exited $rc, want 2"
+    [ "$(wc -l < err.txt)" = 1 ] && grep -q '^accubench: ' err.txt ||
+        fail "report $bad: want one 'accubench: ' line, got: $(cat err.txt)"
+done
+echo "e2e_report: ok"

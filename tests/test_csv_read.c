@@ -1,0 +1,198 @@
+/* The CSV reader: metadata, columns by name, unmeasured fields, and a
+ * one-line reason naming file and line for each kind of bad input. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "csv_read.h"
+#include "csv_writer.h"
+
+/* Writes `text` to a fresh temporary file; returns its path (static). */
+static const char *temp_csv(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/accubench-csv-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return "/nonexistent";
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Reads `text` and expects failure with `expect` somewhere in the reason. */
+static void expect_bad(const char *text, const char *expect)
+{
+    const char *path = temp_csv(text);
+    csv_table t;
+    char why[256] = "";
+    int rc = csv_read(path, &t, why, sizeof why);
+    result_row *rows = NULL;
+    if (rc == 0) {
+        rc = csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why);
+        free(rows);
+        csv_free(&t);
+    }
+    CHECK(rc == -1);
+    CHECK(strstr(why, expect) != NULL);
+    CHECK(strstr(why, path) != NULL);
+    CHECK(strchr(why, '\n') == NULL);
+    if (!strstr(why, expect))
+        fprintf(stderr, "  reason was: %s (wanted %s)\n", why, expect);
+    unlink(path);
+}
+
+static void test_fixture(void)
+{
+    csv_table t;
+    char why[256] = "";
+    CHECK(csv_read("tests/fixtures/abc.csv", &t, why, sizeof why) == 0);
+    if (!t.header) {
+        fprintf(stderr, "  %s\n", why);
+        return;
+    }
+    CHECK(!strcmp(csv_meta_get(&t, "device"), "NVIDIA H200"));
+    CHECK(!strcmp(csv_meta_get(&t, "mem_cap_bytes"), ""));
+    CHECK(!strcmp(csv_meta_get(&t, "future_key"), "unknown keys are tolerated"));
+    CHECK(csv_meta_get(&t, "no_such_key") == NULL);
+    CHECK(t.rows == 4);
+    /* pass_ms sits right after host_enqueue_ms: found by name all the same */
+    CHECK(csv_column(&t, "pass_ms") == csv_column(&t, "host_enqueue_ms") + 1);
+    CHECK(csv_column(&t, "nope") == -1);
+    CHECK(!strcmp(csv_cell(&t, 0, csv_column(&t, "nope")), ""));
+
+    result_row *rows = NULL;
+    CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
+    if (rows) {
+        CHECK(!strcmp(rows[1].model, "S"));
+        CHECK(rows[1].micro_batch == 24 && rows[1].accum_steps == 3);
+        CHECK(rows[1].last_micro_batch == 16);
+        CHECK(!strcmp(rows[0].status, "ok"));
+        CHECK(!strcmp(rows[0].note, ""));
+        CHECK(rows[0].step_ms_median > 0);
+        CHECK(strtod(csv_cell(&t, 2, csv_column(&t, "step_ms_median")), NULL) ==
+              rows[2].step_ms_median);
+    }
+    free(rows);
+    csv_free(&t);
+}
+
+static void test_unmeasured(void)
+{
+    csv_table t;
+    char why[256] = "";
+    CHECK(csv_read("tests/fixtures/default.csv", &t, why, sizeof why) == 0);
+    result_row *rows = NULL;
+    CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
+    int saw_oom = 0, saw_untraced = 0;
+    for (size_t i = 0; rows && i < t.rows; i++) {
+        if (!strcmp(rows[i].status, "oom")) {
+            saw_oom = 1;
+            CHECK(isnan(rows[i].step_ms_median));
+            CHECK(rows[i].samples == -1);
+            CHECK(strlen(rows[i].note) > 0);
+        }
+        if (!strcmp(rows[i].model, "M") && !strcmp(rows[i].status, "ok")) {
+            saw_untraced = 1;
+            CHECK(isnan(rows[i].gpu_busy_pct) && isnan(rows[i].forward_ms));
+            CHECK(!isnan(rows[i].step_ms_median));
+        }
+    }
+    CHECK(saw_oom && saw_untraced);
+    free(rows);
+    csv_free(&t);
+}
+
+static void test_absent_optional_column(void)
+{
+    /* a file from a writer that lacked most columns still reads */
+    const char *path = temp_csv("# device: x\n"
+                                "backend,device,model,dtype,mode,reduction,effective_batch,"
+                                "micro_batch,accum_steps,status,step_ms_median\n"
+                                "cpu,x,S,fp32,async,mean,8,4,2,ok,1.5\n");
+    csv_table t;
+    char why[256];
+    result_row *rows = NULL;
+    CHECK(csv_read(path, &t, why, sizeof why) == 0);
+    CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
+    if (rows) {
+        CHECK(rows[0].step_ms_median == 1.5);
+        CHECK(isnan(rows[0].pass_ms) && rows[0].mem_need_bytes == -1);
+    }
+    free(rows);
+    csv_free(&t);
+    unlink(path);
+}
+
+/* What the run's writer writes, the reader reads back: every column, by
+ * the one list RESULT_COLUMNS, measured and unmeasured. */
+static void test_writer_round_trip(void)
+{
+    result_row in[2], *out = NULL;
+    result_row_clear(&in[1]); /* the second row: nothing measured */
+    int k = 0;
+#define SET_TEXT(name) snprintf(in[0].name, RESULT_TEXT_LEN, "t_%s", #name);
+#define SET_INT(name) in[0].name = 1000 + k;
+#define SET_REAL(name) in[0].name = k + 0.25;
+#define SET(name, type, pass) k++; SET_##type(name)
+    RESULT_COLUMNS(SET)
+#undef SET
+    const char *path = temp_csv("");
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fputs("# device: a device, with a comma\n", f);
+    csv_write_header(f);
+    csv_write_row(f, &in[0]);
+    csv_write_row(f, &in[1]);
+    fclose(f);
+    csv_table t;
+    char why[256] = "";
+    CHECK(csv_load(path, csv_required_columns, &t, &out, why, sizeof why) == 0);
+    if (!out) {
+        fprintf(stderr, "  %s\n", why);
+        return;
+    }
+    CHECK(t.rows == 2);
+    CHECK(!strcmp(csv_meta_get(&t, "device"), "a device, with a comma"));
+#define SAME_TEXT(name) CHECK(!strcmp(out[0].name, in[0].name) && !strcmp(out[1].name, ""));
+#define SAME_INT(name) CHECK(out[0].name == in[0].name && out[1].name == -1);
+#define SAME_REAL(name) CHECK(out[0].name == in[0].name && isnan(out[1].name));
+#define SAME(name, type, pass) SAME_##type(name)
+    RESULT_COLUMNS(SAME)
+#undef SAME
+    free(out);
+    csv_free(&t);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_writer_round_trip();
+    test_fixture();
+    test_unmeasured();
+    test_absent_optional_column();
+
+    char why[256];
+    csv_table t;
+    CHECK(csv_read("tests/fixtures/no-such-file.csv", &t, why, sizeof why) == -1);
+    CHECK(strstr(why, "cannot open tests/fixtures/no-such-file.csv") != NULL);
+
+    expect_bad("", "no header row");
+    expect_bad("# device: x\n# only metadata\n", "no header row");
+    expect_bad("just some text\n", "not a CSV");
+    expect_bad("\x89PNG\r\n\x1a\n", "not a CSV");
+    expect_bad("a,b,c\n1,2,3\n", "missing column backend");
+    expect_bad("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+               "accum_steps,status,step_ms_median\ncpu,x,S,fp32,async,mean,8,4\n",
+               ":2: 8 fields, but the header has 11");
+    expect_bad("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+               "accum_steps,status,step_ms_median\n\ncpu,x,S,fp32,async,mean,8,four,2,ok,1\n",
+               ":3: column micro_batch: 'four' is not a number");
+    expect_bad("a,b,a\n", "duplicate");
+    return check_finish("test_csv_read");
+}

@@ -1,0 +1,387 @@
+/* The report and compare commands end to end, through their entry points.
+ *
+ * With arguments this program is a stand-in for `accubench report|compare`
+ * (until bench/main.c wires them, and for running tests/e2e_report.sh and
+ * e2e_compare.sh against the entry points alone):
+ *     build/tests/test_report_cli report FILE.csv ...
+ * Without arguments it runs its checks: exit codes, one-line errors, the
+ * report's numbers against the CSV's, and compare's verdicts. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "compare.h"
+#include "csv_read.h"
+#include "report.h"
+
+static char tmpdir[] = "/tmp/accubench-report-XXXXXX";
+
+/* Runs main_fn with stderr captured; returns its exit code and the number
+ * of lines it wrote on stderr (in *lines), the first line in first[]. */
+static int run_captured(int (*main_fn)(int, char **), int argc, char **argv, int *lines,
+                        char *first, size_t first_len)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/stderr.txt", tmpdir);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    int rc = main_fn(argc, argv);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    FILE *f = fopen(path, "r");
+    *lines = 0;
+    first[0] = '\0';
+    char buf[4096];
+    while (f && fgets(buf, sizeof buf, f)) {
+        if (!(*lines)++)
+            snprintf(first, first_len, "%s", buf);
+    }
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/* Bad input: exit 2 and one line on stderr that starts "accubench: ". */
+static void expect_bad(int (*main_fn)(int, char **), const char *what, int argc, char **argv)
+{
+    int lines;
+    char first[4096];
+    int rc = run_captured(main_fn, argc, argv, &lines, first, sizeof first);
+    CHECK(rc == 2);
+    CHECK(lines == 1);
+    CHECK(!strncmp(first, "accubench: ", 11));
+    if (rc != 2 || lines != 1)
+        fprintf(stderr, "  %s: rc %d, %d stderr lines, first: %s\n", what, rc, lines, first);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* A copy of `src` at `dst` in which the row of `model` at micro-batch
+ * `micro` (mode async) has its step times multiplied by `factor`. */
+static void write_slower_copy(const char *src, const char *dst, const char *model, int micro,
+                              double factor)
+{
+    csv_table t;
+    char why[256];
+    if (csv_read(src, &t, why, sizeof why))
+        return;
+    FILE *f = fopen(dst, "w");
+    for (size_t m = 0; f && m < t.meta_count; m++)
+        fprintf(f, "# %s: %s\n", t.meta[m].key, t.meta[m].value);
+    for (size_t c = 0; f && c < t.cols; c++)
+        fprintf(f, "%s%s", c ? "," : "", t.header[c]);
+    if (f)
+        fputc('\n', f);
+    int cm = csv_column(&t, "model"), cmb = csv_column(&t, "micro_batch"),
+        cmode = csv_column(&t, "mode");
+    for (size_t r = 0; f && r < t.rows; r++) {
+        int hit = !strcmp(csv_cell(&t, r, cm), model) && atoi(csv_cell(&t, r, cmb)) == micro &&
+                  !strcmp(csv_cell(&t, r, cmode), "async");
+        for (size_t c = 0; c < t.cols; c++) {
+            const char *name = t.header[c], *v = csv_cell(&t, r, (int)c);
+            fputs(c ? "," : "", f);
+            if (hit && !strncmp(name, "step_ms_", 8))
+                fprintf(f, "%.4f", strtod(v, NULL) * factor);
+            else
+                fputs(v, f);
+        }
+        fputc('\n', f);
+    }
+    if (f)
+        fclose(f);
+    csv_free(&t);
+}
+
+/* Reads a whole file (small ones). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The Markdown table row of the report that starts with "| SPLIT " in the
+ * table whose heading names model and E; its cells split at '|'. */
+static int report_row(const char *md, const char *heading, const char *split, char cells[16][64])
+{
+    const char *h = strstr(md, heading);
+    if (!h)
+        return 0;
+    char want[80];
+    snprintf(want, sizeof want, "\n| %s ", split);
+    const char *row = strstr(h, want);
+    const char *next_heading = strstr(h + 1, "\n#");
+    if (!row || (next_heading && row > next_heading))
+        return 0;
+    row += 2;
+    int n = 0;
+    for (const char *p = row + 1; *p && *p != '\n' && n < 16;) {
+        const char *bar = strchr(p, '|');
+        if (!bar)
+            break;
+        size_t len = (size_t)(bar - p);
+        while (len && p[len - 1] == ' ')
+            len--;
+        while (len && *p == ' ')
+            p++, len--;
+        snprintf(cells[n++], 64, "%.*s", (int)len, p);
+        p = bar + 1;
+    }
+    return n;
+}
+
+/* Every ok row of the CSV appears in the report's table with the CSV's
+ * numbers (to the 4 significant digits printed). */
+static void check_report_numbers(const char *csv, const char *md_path)
+{
+    csv_table t;
+    result_row *rows = NULL;
+    char why[256];
+    const char *md = slurp(md_path);
+    CHECK(md != NULL);
+    if (!md || csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
+        return;
+    int checked = 0;
+    for (size_t i = 0; i < t.rows; i++) {
+        const result_row *r = &rows[i];
+        char heading[640], split[64], cells[16][64];
+        snprintf(heading, sizeof heading, "Effective batch %lld: model %s, %s, %s reduction",
+                 (long long)r->effective_batch, r->model, r->mode, r->reduction);
+        snprintf(split, sizeof split, "%lldx%lld", (long long)r->micro_batch,
+                 (long long)r->accum_steps);
+        int n = report_row(md, heading, split, cells);
+        CHECK(n == 13);
+        if (n != 13) {
+            fprintf(stderr, "  no report row for %s %s\n", heading, split);
+            continue;
+        }
+        if (strcmp(r->status, "ok")) {
+            /* listed with its reason, not dropped */
+            CHECK(strstr(cells[1], r->status) == cells[1]);
+            CHECK(strstr(cells[1], r->note) != NULL);
+            continue;
+        }
+        double rel = 6e-4; /* 4 significant digits */
+        CHECK_NEAR(strtod(cells[1], NULL), r->step_ms_median, r->step_ms_median * rel);
+        CHECK_NEAR(strtod(cells[3], NULL), r->accum_steps * r->pass_ms,
+                   r->accum_steps * r->pass_ms * rel);
+        double dev = (r->step_ms_median / (r->accum_steps * r->pass_ms) - 1) * 100;
+        CHECK_NEAR(strtod(cells[4], NULL), dev, 0.051);
+        CHECK_NEAR(strtod(cells[6], NULL), r->samples_per_s, r->samples_per_s * rel);
+        CHECK_NEAR(strtod(cells[7], NULL), r->dispatches_per_step, 0.5);
+        if (isnan(r->gpu_busy_pct))
+            CHECK(!strcmp(cells[9], "-"));
+        else
+            CHECK_NEAR(strtod(cells[9], NULL), r->gpu_busy_pct, r->gpu_busy_pct * 6e-3);
+        CHECK_NEAR(strtod(cells[10], NULL), r->mfu_pct, r->mfu_pct * 6e-3);
+        /* the ratio to the K=1 row of the same table */
+        for (size_t j = 0; j < t.rows; j++) {
+            const result_row *k1 = &rows[j];
+            if (k1->accum_steps == 1 && !strcmp(k1->status, "ok") &&
+                !strcmp(k1->model, r->model) && !strcmp(k1->mode, r->mode) &&
+                k1->effective_batch == r->effective_batch)
+                CHECK_NEAR(strtod(cells[5], NULL), r->step_ms_median / k1->step_ms_median,
+                           r->step_ms_median / k1->step_ms_median * 6e-3);
+        }
+        checked++;
+    }
+    CHECK(checked > 0);
+    free(rows);
+    csv_free(&t);
+}
+
+static void test_report(void)
+{
+    const char *fixtures[] = {"tests/fixtures/abc.csv", "tests/fixtures/default.csv",
+                              "tests/fixtures/cpu_notrace.csv"};
+    for (size_t i = 0; i < 3; i++) {
+        char *argv[] = {"report", (char *)fixtures[i], "--out", tmpdir, "--no-charts", NULL};
+        CHECK(report_main(5, argv) == 0);
+        char md[256], html[256];
+        const char *name = strrchr(fixtures[i], '/') + 1;
+        snprintf(md, sizeof md, "%s/%.*s.md", tmpdir, (int)strlen(name) - 4, name);
+        snprintf(html, sizeof html, "%s/%.*s.html", tmpdir, (int)strlen(name) - 4, name);
+        check_report_numbers(fixtures[i], md);
+        const char *h = slurp(html);
+        CHECK(h && !strncmp(h, "<!DOCTYPE html>", 15) && strstr(h, "</html>"));
+    }
+    /* the sentences state the file's own numbers */
+    char path[256];
+    snprintf(path, sizeof path, "%s/abc.md", tmpdir);
+    const char *md = slurp(path);
+    CHECK(md && strstr(md, "the fastest split is 64x1 at 0.2337 ms per step and the slowest "
+                           "is 8x8 at 0.9258 ms, 3.96x as long"));
+    CHECK(md && strstr(md, "No memory cap given"));
+    snprintf(path, sizeof path, "%s/default.md", tmpdir);
+    md = slurp(path);
+    CHECK(md && strstr(md, "| L     | bf16  | async | mean      | 256 | 256x1     | oom: needs "
+                           "18.01 GiB; over the 17.50 GiB cap "));
+    CHECK(md && strstr(md, "Model L has no K=1 step time at effective batch 256 (oom: "));
+    CHECK(md && strstr(md, "graph mode takes 0.503x the async step time"));
+    /* the cap from the run's metadata */
+    CHECK(md && strstr(md, "Cap: 17.50 GiB (from the run's mem_cap_bytes)"));
+
+    /* a sweep interrupted before its first row: a report that says so */
+    char none[256];
+    snprintf(none, sizeof none, "%s/none.csv", tmpdir);
+    write_file(none, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+                     "micro_batch,accum_steps,status,step_ms_median\n");
+    char *nargv[] = {"report", none, "--no-charts", NULL};
+    CHECK(report_main(3, nargv) == 0);
+    snprintf(none, sizeof none, "%s/none.md", tmpdir);
+    const char *nmd = slurp(none);
+    CHECK(nmd && strstr(nmd, "No config in this file ran (0 rows"));
+
+    /* a memory cap from the option wins */
+    char *argv[] = {"report", "tests/fixtures/default.csv", "--out", tmpdir, "--no-charts",
+                    "--mem-cap", "16500M", NULL};
+    CHECK(report_main(7, argv) == 0);
+    md = slurp(path);
+    CHECK(md && strstr(md, "Cap: 16.11 GiB (from --mem-cap)"));
+    CHECK(md && strstr(md, "Under the 16.11 GiB cap, model L at effective batch 256 runs "
+                           "fastest as 8x32 (21.37 ms, needs 16.07 GiB); 128x2 would take "
+                           "10.32 ms but needs 17.01 GiB."));
+}
+
+static void test_compare(void)
+{
+    char *self[] = {"compare", "tests/fixtures/default.csv", "tests/fixtures/default.csv", NULL};
+    int lines;
+    char first[4096];
+    CHECK(run_captured(compare_main, 3, self, &lines, first, sizeof first) == 0);
+    CHECK(lines == 0);
+
+    char slower[256], faster[256], within[256];
+    snprintf(slower, sizeof slower, "%s/slower.csv", tmpdir);
+    snprintf(faster, sizeof faster, "%s/faster.csv", tmpdir);
+    snprintf(within, sizeof within, "%s/within.csv", tmpdir);
+    write_slower_copy("tests/fixtures/default.csv", slower, "M", 16, 1.25);
+    write_slower_copy("tests/fixtures/default.csv", faster, "M", 16, 0.75);
+    /* 16x16 on M has 1.8% noise: a 0.5% change is within it */
+    write_slower_copy("tests/fixtures/default.csv", within, "M", 16, 1.005);
+    char *a[] = {"compare", "tests/fixtures/default.csv", slower, NULL};
+    CHECK(compare_main(3, a) == 1);
+    char *b[] = {"compare", "tests/fixtures/default.csv", faster, NULL};
+    CHECK(compare_main(3, b) == 0);
+    char *c[] = {"compare", "tests/fixtures/default.csv", within, NULL};
+    CHECK(compare_main(3, c) == 0);
+    char *d[] = {"compare", slower, "tests/fixtures/default.csv", NULL};
+    CHECK(compare_main(3, d) == 0); /* the reverse is faster */
+
+    /* different devices: refused unless asked */
+    char *e[] = {"compare", "tests/fixtures/abc.csv", "tests/fixtures/cpu_notrace.csv", NULL};
+    expect_bad(compare_main, "different devices", 3, e);
+    char *f[] = {"compare", "tests/fixtures/abc.csv", "tests/fixtures/cpu_notrace.csv",
+                 "--ignore-device", NULL};
+    expect_bad(compare_main, "nothing in common", 4, f);
+}
+
+/* The rule itself, on hand-made rows. */
+static void test_verdicts(void)
+{
+    result_row b, n;
+    memset(&b, 0, sizeof b);
+    strcpy(b.status, "ok");
+    b.step_ms_median = 10;
+    b.step_ms_p10 = 9.8;
+    b.step_ms_p90 = 10.3;
+    b.step_noise_pct = 2;
+    n = b;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME);
+    n.step_ms_median = 10.4, n.step_ms_p10 = 10.3, n.step_ms_p90 = 10.5, n.step_noise_pct = 0.5;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME); /* inside base's band */
+    n.step_ms_median = 11, n.step_ms_p10 = 10.9, n.step_ms_p90 = 11.1;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SLOWER);
+    n.step_noise_pct = 10; /* the new run is too noisy to tell */
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME);
+    n.step_ms_median = 9, n.step_ms_p10 = 8.9, n.step_ms_p90 = 9.1, n.step_noise_pct = 0.5;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_FASTER);
+    /* bands without noise figures: min_diff decides */
+    b.step_ms_p10 = b.step_ms_p90 = b.step_noise_pct = NAN;
+    n = b;
+    n.step_ms_median = 10.05;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME);
+    n.step_ms_median = 10.5;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SLOWER);
+    strcpy(n.status, "oom");
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_FAILED);
+    CHECK(compare_rows(&n, &b, 0.01) == VERDICT_FIXED);
+    CHECK(compare_rows(&n, &n, 0.01) == VERDICT_NOT_RUN);
+}
+
+static void test_bad_input(void)
+{
+    char notcsv[256], nocols[256], ragged[256], png[256];
+    snprintf(notcsv, sizeof notcsv, "%s/notes.csv", tmpdir);
+    snprintf(nocols, sizeof nocols, "%s/nocols.csv", tmpdir);
+    snprintf(ragged, sizeof ragged, "%s/ragged.csv", tmpdir);
+    snprintf(png, sizeof png, "%s/chart.csv", tmpdir);
+    write_file(notcsv, "This is a text file.\nNothing to see here.\n");
+    write_file(nocols, "# device: x\nmodel,micro_batch\nS,4\n");
+    write_file(ragged, "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+                       "accum_steps,status,step_ms_median\ncpu,x,S,fp32,async,mean,8,4,2,ok\n");
+    write_file(png, "\x89PNG\r\n\x1a\n");
+    const char *bad[] = {"tests/fixtures/missing.csv", notcsv, nocols, ragged, png};
+    for (size_t i = 0; i < 5; i++) {
+        char *r[] = {"report", (char *)bad[i], "--no-charts", NULL};
+        expect_bad(report_main, bad[i], 3, r);
+        char *c1[] = {"compare", (char *)bad[i], "tests/fixtures/abc.csv", NULL};
+        expect_bad(compare_main, bad[i], 3, c1);
+        char *c2[] = {"compare", "tests/fixtures/abc.csv", (char *)bad[i], NULL};
+        expect_bad(compare_main, bad[i], 3, c2);
+    }
+    char *r1[] = {"report", NULL};
+    expect_bad(report_main, "no file", 1, r1);
+    char *r2[] = {"report", "tests/fixtures/abc.csv", "--mem-cap", "lots", NULL};
+    expect_bad(report_main, "bad cap", 4, r2);
+    char *r4[] = {"report", "tests/fixtures/abc.csv", "--mem-cap", "1.5G", NULL};
+    expect_bad(report_main, "fractional cap", 4, r4);
+    char *r3[] = {"report", "tests/fixtures/abc.csv", "--out", "/nonexistent/dir", NULL};
+    expect_bad(report_main, "bad out dir", 4, r3);
+    char *c3[] = {"compare", "tests/fixtures/abc.csv", NULL};
+    expect_bad(compare_main, "one file", 2, c3);
+    char *c4[] = {"compare", "tests/fixtures/abc.csv", "tests/fixtures/abc.csv", "--nope", NULL};
+    expect_bad(compare_main, "unknown option", 4, c4);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "report"))
+        return report_main(argc - 1, argv + 1);
+    if (argc > 1 && !strcmp(argv[1], "compare"))
+        return compare_main(argc - 1, argv + 1);
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_verdicts();
+    test_report();
+    test_compare();
+    test_bad_input();
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return check_finish("test_report_cli");
+}

@@ -1,0 +1,223 @@
+/* The trace pass on the CPU backend (tiny model, 16 examples as 4x4): with
+ * its own dispatch records, with a stand-in collector that delivers
+ * CUPTI-like records and losses, with a collector that fails, and on a GPU
+ * backend without a collector. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "dispatch.h"
+#include "step.h"
+#include "trace_pass.h"
+
+static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+
+typedef struct fixture {
+    backend *b;
+    model m;
+    dataset d;
+    step_runner s;
+} fixture;
+
+static void setup(fixture *f)
+{
+    char why[300];
+    split sp;
+    CHECK(cpu_backend_create(DTYPE_FP32, &f->b, why, sizeof why) == BK_OK);
+    CHECK(model_create(f->b, model_preset_find("tiny"), &ADAMW, 7, &f->m) == BK_OK);
+    CHECK(dataset_create(f->b, &f->m.layout, 16, 2, 7, &f->d) == BK_OK);
+    CHECK(split_make(16, 4, 1, &sp, why, sizeof why) == 0);
+    CHECK(step_runner_init(&f->s, &f->m, &f->d, &sp, MODE_ASYNC, REDUCTION_SUM) == BK_OK);
+}
+
+static void teardown(fixture *f)
+{
+    step_runner_free(&f->s);
+    dataset_destroy(&f->d);
+    model_destroy(&f->m);
+    f->b->ops->destroy(f->b);
+}
+
+/* ------------------------------------------------------------ a stand-in */
+
+/* Delivers, for each "step" range already in the recorder, one launch call
+ * (0.5 us long) and its kernel 2 us after the call starts (1 us long), both
+ * unstamped as CUPTI's are, and reports 2 records lost. The call starts
+ * where the step starts (outside every phase range: what a graph replay
+ * looks like) or, with in_optimizer, in the middle of the step's optimizer
+ * range. */
+typedef struct fake {
+    int fail_start, in_optimizer, started, stopped;
+} fake;
+
+static int fake_start(collector *c)
+{
+    fake *f = c->impl;
+    if (f->fail_start) {
+        snprintf(c->error, sizeof c->error, "fake.c:1: cuptiActivityEnable: boom");
+        return BK_ERROR;
+    }
+    f->started++;
+    return BK_OK;
+}
+
+static int fake_stop(collector *c, trace_recorder *into)
+{
+    fake *f = c->impl;
+    f->stopped++;
+    size_t n = into->count;
+    uint32_t corr = 100;
+    CHECK(into->current_step == -1);
+    for (size_t i = 0; i < n; i++) {
+        const trace_record *r = &into->records[i];
+        if (r->kind != TRACE_RANGE || strcmp(r->name, "step") != 0)
+            continue;
+        uint64_t t = r->start_ns;
+        for (size_t k = i + 1; f->in_optimizer && k < n; k++) {
+            const trace_record *o = &into->records[k];
+            if (o->kind == TRACE_RANGE && strcmp(o->name, "optimizer") == 0) {
+                t = o->start_ns + (o->end_ns - o->start_ns) / 2;
+                break;
+            }
+        }
+        corr++;
+        trace_add(into, TRACE_LAUNCH, "cudaLaunchKernel", t, t + 500, 9, corr);
+        trace_add(into, TRACE_KERNEL, "k", t + 2000, t + 3000, 7, corr);
+    }
+    c->dropped += 2;
+    return BK_OK;
+}
+
+static void fake_destroy(collector *c) { (void)c; }
+
+static const collector_ops fake_ops = {fake_start, fake_stop, fake_destroy};
+
+/* ------------------------------------------------------------ the tests */
+
+static void test_cpu_dispatches(void)
+{
+    fixture f;
+    setup(&f);
+    char path[] = "/tmp/accubench-trace-pass-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+
+    result_row row;
+    result_row_clear(&row);
+    trace_pass_options o = {.steps = 3, .collector = NULL, .trace_file = path};
+    uint64_t d0 = f.b->dispatches;
+    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    double per_step = (double)(f.b->dispatches - d0) / 3;
+    CHECK(f.b->recorder == NULL); /* detached afterwards */
+    CHECK(per_step > 0);
+    CHECK_NEAR(row.kernels_per_step, per_step, 0);
+    CHECK_NEAR(row.launch_calls_per_step, per_step, 0);
+    CHECK_NEAR(row.launch_latency_us_median, 0, 0);
+    CHECK(row.cupti_dropped == 0);
+    CHECK(row.cupti_step_ms > 0 && row.gpu_busy_ms > 0);
+    CHECK(row.gpu_busy_ms <= row.cupti_step_ms);
+    CHECK(row.gpu_busy_pct > 0 && row.gpu_busy_pct <= 100);
+    CHECK_NEAR(row.gpu_busy_ms + row.idle_ms, row.cupti_step_ms, 1e-9);
+    CHECK(row.forward_ms > 0 && row.backward_ms > 0 && row.optimizer_ms > 0);
+    CHECK(row.forward_ms + row.backward_ms + row.optimizer_ms <= row.gpu_busy_ms + 1e-9);
+    CHECK(row.note[0] == '\0');
+
+    FILE *t = fopen(path, "r");
+    CHECK(t != NULL);
+    if (t) {
+        char head[64] = "";
+        CHECK(fread(head, 1, sizeof head - 1, t) > 0);
+        CHECK(strstr(head, "\"traceEvents\"") || strstr(head, "\"displayTimeUnit\""));
+        fclose(t);
+    }
+    remove(path);
+    teardown(&f);
+}
+
+static void test_collector(void)
+{
+    fixture f;
+    setup(&f);
+    fake state = {0};
+    collector c = {.ops = &fake_ops, .impl = &state};
+    result_row row;
+    result_row_clear(&row);
+    trace_pass_options o = {.steps = 3, .collector = &c, .trace_file = NULL};
+    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    CHECK(state.started == 1 && state.stopped == 1);
+    /* Only the collector's records count as device work: the CPU
+     * dispatches were not recorded. */
+    CHECK_NEAR(row.kernels_per_step, 1, 0);
+    CHECK_NEAR(row.launch_calls_per_step, 1, 0);
+    CHECK_NEAR(row.launch_latency_us_median, 2.0, 1e-9);
+    CHECK_NEAR(row.launch_latency_us_p90, 2.0, 1e-9);
+    CHECK_NEAR(row.gpu_busy_ms, 0.001, 1e-12);
+    CHECK(row.cupti_dropped == 2);
+    CHECK(strstr(row.note, "lost 2 activity records") != NULL);
+    /* Launched before any forward/backward/optimizer range: no split. */
+    CHECK(isnan(row.forward_ms) && isnan(row.backward_ms) && isnan(row.optimizer_ms));
+    CHECK(strstr(row.note, "no forward/backward/optimizer split") != NULL);
+    CHECK(row.idle_ms > 0);
+
+    /* Launched inside the optimizer range: all of the busy time is the
+     * optimizer's. */
+    fake in_opt = {.in_optimizer = 1};
+    c.impl = &in_opt;
+    result_row_clear(&row);
+    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    CHECK_NEAR(row.optimizer_ms, 0.001, 1e-12);
+    CHECK_NEAR(row.forward_ms, 0, 0);
+    CHECK_NEAR(row.backward_ms, 0, 0);
+    CHECK(strstr(row.note, "split") == NULL);
+    teardown(&f);
+}
+
+static void test_collector_fails(void)
+{
+    fixture f;
+    setup(&f);
+    fake state = {.fail_start = 1};
+    collector c = {.ops = &fake_ops, .impl = &state};
+    result_row row;
+    result_row_clear(&row);
+    snprintf(row.note, sizeof row.note, "earlier remark");
+    trace_pass_options o = {.steps = 2, .collector = &c, .trace_file = NULL};
+    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK); /* the row survives */
+    CHECK(state.stopped == 0);
+    CHECK(isnan(row.kernels_per_step) && isnan(row.cupti_step_ms));
+    CHECK(row.cupti_dropped == -1);
+    CHECK(strcmp(row.note, "earlier remark; trace pass skipped: fake.c:1: "
+                           "cuptiActivityEnable: boom") == 0);
+    teardown(&f);
+}
+
+static void test_gpu_without_collector(void)
+{
+    fixture f;
+    setup(&f);
+    const char *name = f.b->name;
+    f.b->name = "cuda";
+    result_row row;
+    result_row_clear(&row);
+    trace_pass_options o = {.steps = 2, .collector = NULL, .trace_file = NULL};
+    uint64_t d0 = f.b->dispatches;
+    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    CHECK(f.b->dispatches == d0); /* no steps were run */
+    CHECK(isnan(row.kernels_per_step));
+    CHECK(strstr(row.note, "no activity collector on the cuda backend") != NULL);
+    f.b->name = name;
+    teardown(&f);
+}
+
+int main(void)
+{
+    test_cpu_dispatches();
+    test_collector();
+    test_collector_fails();
+    test_gpu_without_collector();
+    return check_finish("test_trace_pass");
+}
