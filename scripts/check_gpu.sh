@@ -9,6 +9,9 @@
 #   CHECK_OUT=DIR          where the results go
 #   BUILD=DIR              the build directory (default build)
 #   CHECK_SKIP_BUILD=1     use what BUILD holds
+#   CHECK_BUDGET_S=350     seconds for everything; each stage's limit shrinks
+#                          to what is left, and a stage with no time left is
+#                          skipped (and counts as failed)
 #   CHECK_BACKEND=cpu      a rehearsal on a machine without a GPU: the same
 #                          stages on the CPU backend, model tiny, fp32, no
 #                          graph mode, no kernel counts
@@ -21,6 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${CHECK_OUT:-results/check-gpu}
 build=${BUILD:-build}
 backend=${CHECK_BACKEND:-cuda}
+budget=${CHECK_BUDGET_S:-350} # the whole check, build included: under 6 minutes
 mkdir -p "$out" || exit 1
 t0=$(date +%s)
 failed=""
@@ -28,10 +32,18 @@ failed=""
 say() { echo "check-gpu: $*"; }
 elapsed() { echo $(($(date +%s) - t0)); }
 # stage NAME SECONDS CMD...: runs CMD with a time limit, output to NAME.log.
+# The limit shrinks to what is left of the whole check's budget.
 stage() {
     name=$1 limit=$2
     shift 2
-    say "$name ($(elapsed)s so far)"
+    left=$((budget - $(elapsed)))
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -lt 5 ]; then
+        failed="$failed $name"
+        say "$name: skipped, the ${budget}s budget is spent"
+        return 1
+    fi
+    say "$name ($(elapsed)s so far, at most ${limit}s)"
     timeout "$limit" "$@" >"$out/$name.log" 2>&1
     rc=$?
     if [ "$rc" -ne 0 ]; then
