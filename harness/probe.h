@@ -28,7 +28,8 @@ typedef struct probe_request {
     int max_micro;
 } probe_request;
 
-#define PROBE_DEFAULT_MAX_MICRO 65536
+/* The largest batch the command line accepts (options.c). */
+#define PROBE_DEFAULT_MAX_MICRO (1 << 20)
 
 typedef struct probe_result {
     int micro;          /* the largest micro-batch that fits; 0: none does */
