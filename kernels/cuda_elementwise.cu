@@ -224,60 +224,73 @@ extern "C" int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, 
 
 /* ------------------------------------------- softmax cross-entropy */
 
-/* A block takes `per_block` consecutive examples. Their logits are one
- * contiguous run of memory (column-major, ld = classes), so the block loads
- * them coalesced into shared memory as fp32, each thread runs the shared
- * per-example body on its own column, and the block writes the gradients
- * back coalesced. Columns sit `pitch` floats apart (odd) so that the threads'
- * column walks fall in different banks. The loss is reduced per block and
- * added to *loss_sum with one atomic per block. */
+/* One warp per example. ew_softmax_xent walks an example's classes three
+ * times in a row (max, sum of exponentials, gradients), which on one GPU
+ * thread costs tens of microseconds for a thousand classes: longer than the
+ * GEMMs of a small micro-batch, and it would distort exactly what the
+ * benchmark measures. So the warp takes the same three steps, with the same
+ * per-element ew_exp and the same formulas, each across its 32 lanes (reads
+ * coalesced), and combines them with shuffles; only the order of the sum
+ * differs from the CPU's. The loss is reduced per block and added to
+ * *loss_sum with one atomic per block. */
 #define SX_THREADS 128
-#define SX_SHARED_BYTES 49152
+#define SX_WARPS (SX_THREADS / 32)
+
+__device__ __forceinline__ float warp_max(float x)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
+    return x;
+}
+
+__device__ __forceinline__ float warp_sum(float x)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        x += __shfl_xor_sync(0xffffffffu, x, off);
+    return x;
+}
 
 template <typename T>
 __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labels,
                                     const int *valid, const float *scale,
-                                    float *loss_sum, int classes, int batch,
-                                    int per_block, int pitch)
+                                    float *loss_sum, int classes, int batch)
 {
-    extern __shared__ float sx_smem[];
-    __shared__ float warp_loss[SX_THREADS / 32];
-    float *sl = sx_smem;
-    float *sd = sx_smem + (size_t)per_block * (size_t)pitch;
+    __shared__ float warp_loss[SX_WARPS];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const float sc = *scale;
-    float loss = 0.0f;
+    float loss = 0.0f; /* lane 0's: the sum of its warp's examples */
 
-    for (int j0 = blockIdx.x * per_block; j0 < batch; j0 += gridDim.x * per_block) {
-        int count = min(per_block, batch - j0);
-        size_t base = (size_t)j0 * (size_t)classes;
-        size_t len = (size_t)count * (size_t)classes;
-        for (size_t e = threadIdx.x; e < len; e += blockDim.x) {
-            size_t col = e / (size_t)classes;
-            sl[col * pitch + (e - col * classes)] = load(logits, base + e);
+    for (int j = blockIdx.x * SX_WARPS + warp; j < batch; j += gridDim.x * SX_WARPS) {
+        const T *l = logits + (size_t)j * (size_t)classes;
+        T *dl = dlogits + (size_t)j * (size_t)classes;
+        if (!valid[j]) { /* padding: no loss, no gradient */
+            for (int c = lane; c < classes; c += 32)
+                store(dl, c, 0.0f);
+            continue;
         }
-        __syncthreads();
-        if ((int)threadIdx.x < count) {
-            int j = j0 + threadIdx.x;
-            loss += ew_softmax_xent(sl + (size_t)threadIdx.x * pitch,
-                                    sd + (size_t)threadIdx.x * pitch, classes, labels[j],
-                                    valid[j], sc);
+        int label = labels[j];
+        float maxv = -INFINITY;
+        for (int c = lane; c < classes; c += 32)
+            maxv = fmaxf(maxv, load(l, c));
+        maxv = warp_max(maxv);
+        float sum = 0.0f;
+        for (int c = lane; c < classes; c += 32)
+            sum += ew_exp(load(l, c) - maxv);
+        float log_sum = logf(warp_sum(sum));
+        for (int c = lane; c < classes; c += 32) {
+            float p = ew_exp(load(l, c) - maxv - log_sum);
+            store(dl, c, (p - (c == label ? 1.0f : 0.0f)) * sc);
         }
-        __syncthreads();
-        for (size_t e = threadIdx.x; e < len; e += blockDim.x) {
-            size_t col = e / (size_t)classes;
-            store(dlogits, base + e, sd[col * pitch + (e - col * classes)]);
-        }
-        /* The next round writes sl only; sd is rewritten after its barrier. */
+        if (lane == 0)
+            loss += log_sum + maxv - load(l, label);
     }
 
-    for (int off = 16; off > 0; off >>= 1)
-        loss += __shfl_down_sync(0xffffffffu, loss, off);
-    if ((threadIdx.x & 31) == 0)
-        warp_loss[threadIdx.x / 32] = loss;
+    if (lane == 0)
+        warp_loss[warp] = loss;
     __syncthreads();
     if (threadIdx.x == 0) {
         float total = 0.0f;
-        for (int w = 0; w < SX_THREADS / 32; w++)
+        for (int w = 0; w < SX_WARPS; w++)
             total += warp_loss[w];
         atomicAdd(loss_sum, total);
     }
@@ -289,31 +302,19 @@ extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void
 {
     if (batch <= 0)
         return BK_OK;
-    int pitch = classes | 1;
-    size_t per_example = 2 * (size_t)pitch * sizeof(float);
-    int per_block = (int)(SX_SHARED_BYTES / per_example);
-    if (per_block < 1) {
-        snprintf(b->error, sizeof b->error,
-                 "softmax_xent: %d classes do not fit the kernel's %d bytes of shared memory",
-                 classes, SX_SHARED_BYTES);
-        return BK_UNSUPPORTED;
-    }
-    if (per_block > SX_THREADS)
-        per_block = SX_THREADS;
-    size_t shared = (size_t)per_block * per_example;
-    unsigned grid = (unsigned)((batch + per_block - 1) / per_block);
-    unsigned cap = (unsigned)cuda_of(b)->sm_count * 8;
+    unsigned grid = (unsigned)((batch + SX_WARPS - 1) / SX_WARPS);
+    unsigned cap = (unsigned)cuda_of(b)->sm_count * 16;
     if (grid > cap)
         grid = cap;
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        softmax_xent_kernel<bf16_bits><<<grid, SX_THREADS, shared, st>>>(
-            (const bf16_bits *)logits, (bf16_bits *)dlogits, labels, valid, scale,
-            loss_sum, classes, batch, per_block, pitch);
+        softmax_xent_kernel<bf16_bits><<<grid, SX_THREADS, 0, st>>>(
+            (const bf16_bits *)logits, (bf16_bits *)dlogits, labels, valid, scale, loss_sum,
+            classes, batch);
     else
-        softmax_xent_kernel<float><<<grid, SX_THREADS, shared, st>>>(
-            (const float *)logits, (float *)dlogits, labels, valid, scale, loss_sum,
-            classes, batch, per_block, pitch);
+        softmax_xent_kernel<float><<<grid, SX_THREADS, 0, st>>>(
+            (const float *)logits, (float *)dlogits, labels, valid, scale, loss_sum, classes,
+            batch);
     CUDA_CHECK_LAUNCH(b, "softmax_xent_kernel");
     return BK_OK;
 }
