@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "compare.h"
+#include "backend_registry.h"
+#include "names.h"
 #include "options.h"
 #include "parse.h"
 #include "plan.h"
+#include "probe.h"
 #include "report.h"
 #include "runner.h"
 #include "version.h"
@@ -54,7 +57,9 @@ static const char USAGE[] =
     "  --quiet\n"
     "\n"
     "plan options:\n"
-    "  --effective N --max-micro N [--devices N]\n";
+    "  --effective N --max-micro N [--devices N]\n"
+    "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
+    "                   [--backend B]: the largest micro-batch that fits, by probing\n";
 
 static void usage_error(const char *msg)
 {
@@ -136,50 +141,117 @@ static int cmd_run(int argc, char **argv)
     return runner_run(&o, &ctx);
 }
 
-static int cmd_plan(int argc, char **argv)
+typedef struct plan_args {
+    long long effective, max_micro, devices, buffers;
+    int find_max_micro;
+    const model_preset *model;
+    dtype dtype;
+    optimizer_kind optimizer;
+    uint64_t mem_cap;
+    char backend[16];
+} plan_args;
+
+static int plan_arg(plan_args *a, const char *key, const char *value, char *why, size_t n)
 {
-    long long effective = 0, max_micro = 0, devices = 1;
-    char key[64], why[400];
-    const char *value;
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (next < 0) {
-            usage_error(why);
-            return 2;
-        }
-        long long *target = strcmp(key, "effective") == 0   ? &effective
-                            : strcmp(key, "max-micro") == 0 ? &max_micro
-                            : strcmp(key, "devices") == 0   ? &devices
-                                                            : NULL;
-        if (!target) {
-            snprintf(why, sizeof why, "unknown plan option '--%s'", key);
-            usage_error(why);
-            return 2;
-        }
-        if (parse_int(key, value, 1, 1 << 30, target, why, sizeof why)) {
-            usage_error(why);
-            return 2;
-        }
-        i = next;
+    if (strcmp(key, "find-max-micro") == 0) {
+        a->find_max_micro = 1;
+        return 0;
     }
-    if (!effective || !max_micro) {
-        usage_error("plan needs --effective N and --max-micro N");
+    if (!value) {
+        snprintf(why, n, "--%s needs a value", key);
+        return -1;
+    }
+    long long *number = strcmp(key, "effective") == 0   ? &a->effective
+                        : strcmp(key, "max-micro") == 0 ? &a->max_micro
+                        : strcmp(key, "devices") == 0   ? &a->devices
+                        : strcmp(key, "buffers") == 0   ? &a->buffers
+                                                        : NULL;
+    if (number)
+        return parse_int(key, value, 1, 1 << 20, number, why, n);
+    if (strcmp(key, "model") == 0) {
+        a->model = model_preset_find(value);
+        if (!a->model)
+            snprintf(why, n, "unknown model '%s' (known: %s)", value, model_preset_names());
+        return a->model ? 0 : -1;
+    }
+    if (strcmp(key, "mem-cap") == 0)
+        return parse_bytes(key, value, &a->mem_cap, why, n);
+    if (strcmp(key, "dtype") == 0) {
+        if (dtype_parse(value, &a->dtype) == 0)
+            return 0;
+        snprintf(why, n, "unknown dtype '%s' (known: %s)", value, dtype_names());
+        return -1;
+    }
+    if (strcmp(key, "optimizer") == 0) {
+        if (optimizer_parse(value, &a->optimizer) == 0)
+            return 0;
+        snprintf(why, n, "unknown optimizer '%s' (known: adamw, sgd)", value);
+        return -1;
+    }
+    if (strcmp(key, "backend") == 0) {
+        if (strcmp(value, "auto") && strcmp(value, "cpu") && strcmp(value, "cuda")) {
+            snprintf(why, n, "unknown backend '%s' (known: auto, cpu, cuda)", value);
+            return -1;
+        }
+        snprintf(a->backend, sizeof a->backend, "%s", value);
+        return 0;
+    }
+    snprintf(why, n, "unknown plan option '--%s'", key);
+    return -1;
+}
+
+/* plan --find-max-micro: ask the device, allocation by allocation. */
+static int plan_probe(const plan_args *a)
+{
+    if (!a->model) {
+        usage_error("plan --find-max-micro needs --model NAME");
         return 2;
     }
-    if (effective % devices) {
+    char note[400], why[400];
+    backend *b;
+    if (backend_open(a->backend, a->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (note[0])
+        printf("%s\n", note);
+    b->mem_cap = (size_t)a->mem_cap;
+    model_layout l;
+    model_layout_of(a->model, &l);
+    probe_request req = {&l, a->dtype, a->optimizer, (int)a->effective, (int)a->buffers,
+                         (int)a->max_micro};
+    probe_result r;
+    int rc = probe_find_max_micro(b, &req, &r);
+    if (rc == BK_OK || rc == BK_OOM)
+        probe_print(stdout, a->model->name, &req, &r, (size_t)a->mem_cap);
+    if (rc != BK_OK)
+        fprintf(stderr, "accubench: %s\n", b->error);
+    b->ops->destroy(b);
+    return rc == BK_OK ? 0 : rc == BK_OOM ? 1 : 2;
+}
+
+/* plan: the arithmetic of one split. */
+static int plan_split(const plan_args *a)
+{
+    char why[300];
+    if (!a->effective || !a->max_micro) {
+        usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
+        return 2;
+    }
+    if (a->effective % a->devices) {
         snprintf(why, sizeof why, "effective batch %lld does not split evenly over %lld devices",
-                 effective, devices);
+                 a->effective, a->devices);
         usage_error(why);
         return 2;
     }
-    long long per_device = effective / devices;
-    long long micro = max_micro < per_device ? max_micro : per_device;
+    long long per_device = a->effective / a->devices;
+    long long micro = a->max_micro < per_device ? a->max_micro : per_device;
     split sp;
-    if (split_make((int)per_device, (int)micro, (int)devices, &sp, why, sizeof why)) {
+    if (split_make((int)per_device, (int)micro, (int)a->devices, &sp, why, sizeof why)) {
         usage_error(why);
         return 2;
     }
-    printf("effective batch:    %lld\n", effective);
+    printf("effective batch:    %lld\n", a->effective);
     printf("devices:            %d\n", sp.devices);
     printf("micro-batch:        %d\n", sp.micro);
     printf("accumulation steps: %d\n", sp.accum);
@@ -194,6 +266,23 @@ static int cmd_plan(int argc, char **argv)
         printf(" x %d devices", sp.devices);
     printf("\n");
     return 0;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+    plan_args a = {.devices = 1, .buffers = 3, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+                   .backend = "auto"};
+    char key[64], why[400];
+    const char *value;
+    for (int i = 1; i < argc;) {
+        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
+        if (next < 0 || plan_arg(&a, key, value, why, sizeof why)) {
+            usage_error(why);
+            return 2;
+        }
+        i = next;
+    }
+    return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
 }
 
 int main(int argc, char **argv)

@@ -83,12 +83,14 @@ void model_memory_need(const model_layout *l, dtype dt, optimizer_kind opt,
     n->weights = params * sizeof(float);
     n->master_copy = dt == DTYPE_BF16 ? params * storage_bytes(s) : 0;
     n->gradients = params * sizeof(float);
-    n->optimizer_state = opt == OPT_ADAMW ? 2 * params * sizeof(float) : 0;
+    n->optimizer_state = opt == OPT_ADAMW ? 2 * params * sizeof(float) + sizeof(adamw_hparams)
+                                          : 0;
     n->activations = activations_bytes(l, s, micro_batch);
-    /* Per buffer: inputs in compute storage, labels, valid, scales. */
+    /* Per buffer: inputs in compute storage, labels, valid, and the loss
+     * scales (one per micro-batch, at most E, and the full batch's). */
     size_t per_buffer = (size_t)l->in[0] * effective_batch * storage_bytes(s) +
                         2 * (size_t)effective_batch * sizeof(int) +
-                        ((size_t)effective_batch + 2) * sizeof(float);
+                        ((size_t)effective_batch + 1) * sizeof(float);
     n->inputs = per_buffer * (size_t)input_buffers;
     n->total = n->weights + n->master_copy + n->gradients + n->optimizer_state +
                n->activations + n->inputs;

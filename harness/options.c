@@ -130,7 +130,8 @@ static int add_reduction(run_options *o, const char *key, const char *item, char
 
 int options_is_flag(const char *key)
 {
-    return strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0;
+    return strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0 ||
+           strcmp(key, "find-max-micro") == 0;
 }
 
 int options_set(run_options *o, const char *key, const char *value, char *why, size_t n)

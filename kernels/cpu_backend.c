@@ -33,6 +33,14 @@ static void cpu_destroy(backend *b)
 
 static int cpu_alloc(backend *b, size_t bytes, void **out)
 {
+    /* Linux overcommits: a huge malloc succeeds and the first touch kills
+     * the process. Refuse what physical memory cannot hold instead. */
+    if (b->mem_total && b->mem_in_use + bytes > b->mem_total) {
+        *out = NULL;
+        snprintf(b->error, sizeof b->error, "%zu bytes more would pass the host's %zu bytes",
+                 bytes, b->mem_total);
+        return BK_OOM;
+    }
     /* 64-byte alignment for vector loads; aligned_alloc wants a multiple. */
     size_t rounded = (bytes + 63) & ~(size_t)63;
     *out = aligned_alloc(64, rounded ? rounded : 64);

@@ -39,6 +39,14 @@ check 'grep -q "accumulation steps: 8" plan.txt' "plan: 8 steps"
 check 'grep -q "last micro-batch:   18" plan2.txt' "plan: last micro-batch 18"
 check 'grep -q "x 2 devices" plan2.txt' "plan: devices factor"
 
+# plan --find-max-micro probes the allocator under a cap
+"$ACCUBENCH" plan --find-max-micro --model S --mem-cap 90M --backend cpu >probe.txt 2>&1
+check '[ $? -eq 0 ]' "find-max-micro exits 0: $(cat probe.txt)"
+micro=$(sed -n 's/^largest micro-batch: \([0-9]*\).*/\1/p' probe.txt)
+check '[ -n "$micro" ] && [ "$micro" -gt 1 ]' "find-max-micro found $micro"
+"$ACCUBENCH" plan --find-max-micro --model S --mem-cap 1M --backend cpu >/dev/null 2>err.txt
+check '[ $? -eq 1 ] && [ $(wc -l <err.txt) -eq 1 ]' "nothing fits under 1M: exit 1, one line"
+
 # an uneven split and the known-wrong reductions
 "$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 \
     --reduction sum,mean-of-means,no-scale --budget-s 0.1 --min-samples 3 --csv uneven.csv >/dev/null 2>&1
