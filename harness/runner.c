@@ -232,9 +232,13 @@ static void fill_timing(result_row *r, const step_timing *t, double peak_tflops,
     r->samples_per_s = (double)r->effective_batch / (t->step.median * 1e-3);
     r->tflops = r->flops_per_step / (t->step.median * 1e-3) / 1e12;
     r->mfu_pct = peak_tflops > 0 ? 100.0 * r->tflops / peak_tflops : NAN;
-    if (!mo->steps && !t->noise_met)
+    /* Say which stopping condition was not met. */
+    if (!mo->steps && !t->noise_met && t->step.noise_pct > mo->max_noise_pct)
         snprintf(r->note, sizeof r->note, "noise %.1f%% over the %.1f%% target when the "
                  "%.1fs budget ran out", t->step.noise_pct, mo->max_noise_pct, mo->budget_s);
+    else if (!mo->steps && !t->noise_met)
+        snprintf(r->note, sizeof r->note, "%zu samples, fewer than min-samples %d, when the "
+                 "%.1fs budget ran out", t->step.samples, mo->min_samples, mo->budget_s);
 }
 
 static void run_config(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
@@ -296,7 +300,12 @@ static void run_config(sweep *s, model *m, dataset *d, const split *sp, exec_mod
     if (!rc && o->trace_steps > 0 && !interrupted) {
         /* The first config whose trace pass succeeds writes --trace. */
         const char *trace_file = o->trace_path[0] && !s->trace_written ? o->trace_path : NULL;
-        trace_pass_options to = {.steps = o->trace_steps, .collector = s->col,
+        /* The trace pass keeps to the time budget too: fewer steps (one at
+         * least) when a step is slow. */
+        int steps = o->trace_steps;
+        if (steps > 1 && t.step.median * steps > o->budget_s * 1e3)
+            steps = t.step.median >= o->budget_s * 1e3 ? 1 : (int)(o->budget_s * 1e3 / t.step.median);
+        trace_pass_options to = {.steps = steps, .collector = s->col,
                                  .trace_file = trace_file, .file_written = &s->trace_written};
         rc = trace_pass_run(&run, &to, r);
     }
