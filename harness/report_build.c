@@ -62,7 +62,8 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
         const result_row *r = &in->rows[g->idx[j]];
         table_add(tb, rp_split(r).s);
         if (!result_ran(r)) {
-            table_addf(tb, "%s: %s", r->status, *r->note ? r->note : "no reason given");
+            /* the status alone: the reason is in "Configs that did not run" */
+            table_addf(tb, "%s", *r->status ? r->status : "not run");
             for (size_t c = 2; c < tb->cols - 1; c++) /* all but the memory need */
                 table_add(tb, "-");
             table_add(tb, rp_bytes(r->mem_need_bytes).s);
