@@ -142,60 +142,30 @@ static int cmd_run(int argc, char **argv)
 }
 
 typedef struct plan_args {
-    long long effective, max_micro, devices, buffers;
+    long long effective, max_micro, devices;
     int find_max_micro;
-    const model_preset *model;
-    dtype dtype;
-    optimizer_kind optimizer;
-    uint64_t mem_cap;
-    char backend[16];
+    int model_given;    /* --model was named (run's default, S, does not count) */
+    run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
 } plan_args;
 
+/* plan's own keys here; the ones it shares with run go through the same
+ * parser as run's, so they mean and refuse exactly the same. */
 static int plan_arg(plan_args *a, const char *key, const char *value, char *why, size_t n)
 {
     if (strcmp(key, "find-max-micro") == 0) {
         a->find_max_micro = 1;
         return 0;
     }
-    if (!value) {
-        snprintf(why, n, "--%s needs a value", key);
-        return -1;
-    }
     long long *number = strcmp(key, "effective") == 0   ? &a->effective
                         : strcmp(key, "max-micro") == 0 ? &a->max_micro
                         : strcmp(key, "devices") == 0   ? &a->devices
-                        : strcmp(key, "buffers") == 0   ? &a->buffers
                                                         : NULL;
     if (number)
         return parse_int(key, value, 1, 1 << 20, number, why, n);
-    if (strcmp(key, "model") == 0) {
-        a->model = model_preset_find(value);
-        if (!a->model)
-            snprintf(why, n, "unknown model '%s' (known: %s)", value, model_preset_names());
-        return a->model ? 0 : -1;
-    }
-    if (strcmp(key, "mem-cap") == 0)
-        return parse_bytes(key, value, &a->mem_cap, why, n);
-    if (strcmp(key, "dtype") == 0) {
-        if (dtype_parse(value, &a->dtype) == 0)
-            return 0;
-        snprintf(why, n, "unknown dtype '%s' (known: %s)", value, dtype_names());
-        return -1;
-    }
-    if (strcmp(key, "optimizer") == 0) {
-        if (optimizer_parse(value, &a->optimizer) == 0)
-            return 0;
-        snprintf(why, n, "unknown optimizer '%s' (known: adamw, sgd)", value);
-        return -1;
-    }
-    if (strcmp(key, "backend") == 0) {
-        if (strcmp(value, "auto") && strcmp(value, "cpu") && strcmp(value, "cuda")) {
-            snprintf(why, n, "unknown backend '%s' (known: auto, cpu, cuda)", value);
-            return -1;
-        }
-        snprintf(a->backend, sizeof a->backend, "%s", value);
-        return 0;
-    }
+    const char *shared[] = {"model", "dtype", "optimizer", "backend", "mem-cap", "buffers"};
+    for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+        if (strcmp(key, shared[i]) == 0)
+            return options_set(&a->shared, key, value, why, n);
     snprintf(why, n, "unknown plan option '--%s'", key);
     return -1;
 }
@@ -203,27 +173,29 @@ static int plan_arg(plan_args *a, const char *key, const char *value, char *why,
 /* plan --find-max-micro: ask the device, allocation by allocation. */
 static int plan_probe(const plan_args *a)
 {
-    if (!a->model) {
-        usage_error("plan --find-max-micro needs --model NAME");
+    const run_options *o = &a->shared;
+    if (!a->model_given || o->n_models != 1) {
+        usage_error("plan --find-max-micro needs one --model NAME");
         return 2;
     }
+    const model_preset *model = o->models[0];
     char note[400], why[400];
     backend *b;
-    if (backend_open(a->backend, a->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
+    if (backend_open(o->backend, o->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
     if (note[0])
         printf("%s\n", note);
-    b->mem_cap = (size_t)a->mem_cap;
+    b->mem_cap = (size_t)o->mem_cap;
     model_layout l;
-    model_layout_of(a->model, &l);
-    probe_request req = {&l, a->dtype, a->optimizer, (int)a->effective, (int)a->buffers,
+    model_layout_of(model, &l);
+    probe_request req = {&l, o->dtype, o->optimizer.kind, (int)a->effective, o->buffers,
                          (int)a->max_micro};
     probe_result r;
     int rc = probe_find_max_micro(b, &req, &r);
     if (rc == BK_OK || rc == BK_OOM)
-        probe_print(stdout, a->model->name, &req, &r, (size_t)a->mem_cap);
+        probe_print(stdout, model->name, &req, &r, (size_t)o->mem_cap);
     if (rc != BK_OK)
         fprintf(stderr, "accubench: %s\n", b->error);
     b->ops->destroy(b);
@@ -270,8 +242,8 @@ static int plan_split(const plan_args *a)
 
 static int cmd_plan(int argc, char **argv)
 {
-    plan_args a = {.devices = 1, .buffers = 3, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
-                   .backend = "auto"};
+    plan_args a = {.devices = 1};
+    options_defaults(&a.shared);
     char key[64], why[400];
     const char *value;
     for (int i = 1; i < argc;) {
@@ -280,6 +252,7 @@ static int cmd_plan(int argc, char **argv)
             usage_error(why);
             return 2;
         }
+        a.model_given |= strcmp(key, "model") == 0;
         i = next;
     }
     return a.find_max_micro ? plan_probe(&a) : plan_split(&a);

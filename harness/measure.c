@@ -132,9 +132,11 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
     return rc;
 }
 
-int measure_single_pass(step_runner *s, int reps, double *median_ms)
+/* Times `reps` runs of work(ctx), one at a time, each between its own pair
+ * of device timestamps; the median in ms. */
+static int median_of_reps(backend *b, int reps, int (*work)(void *ctx), void *ctx,
+                          double *median_ms)
 {
-    backend *b = s->m->b;
     timer_pair t;
     double *ms = calloc((size_t)reps, sizeof *ms);
     if (!ms) {
@@ -142,10 +144,14 @@ int measure_single_pass(step_runner *s, int reps, double *median_ms)
         return BK_OOM;
     }
     int rc = create_timers(b, &t, 1);
+    if (rc) {
+        free(ms);
+        return rc;
+    }
     for (int i = 0; i < reps && !rc; i++) {
         rc = b->ops->timer_record(b, t.start);
         if (!rc)
-            rc = step_single_pass(s);
+            rc = work(ctx);
         if (!rc)
             rc = b->ops->timer_record(b, t.end);
         if (!rc)
@@ -156,10 +162,19 @@ int measure_single_pass(step_runner *s, int reps, double *median_ms)
         timing_stats_of(ms, (size_t)reps, &st);
         *median_ms = st.median;
     }
-    if (t.start || t.end)
-        destroy_timers(b, &t, 1);
+    destroy_timers(b, &t, 1);
     free(ms);
     return rc;
+}
+
+static int single_pass(void *runner)
+{
+    return step_single_pass(runner);
+}
+
+int measure_single_pass(step_runner *s, int reps, double *median_ms)
+{
+    return median_of_reps(s->m->b, reps, single_pass, s, median_ms);
 }
 
 /* Fills an n x n matrix in compute storage with uniform values. */
@@ -191,45 +206,42 @@ static int random_matrix(backend *b, int n, uint64_t seed, void **out)
     return rc;
 }
 
+typedef struct gemm_work {
+    backend *b;
+    gemm_desc g;
+} gemm_work;
+
+static int one_gemm(void *ctx)
+{
+    gemm_work *w = ctx;
+    return bk_gemm(w->b, &w->g);
+}
+
 int measure_peak_gemm(backend *b, double *tflops, int *n_used)
 {
-    enum { REPS = 5 };
     int n = b->peak_gemm_n;
     size_t bytes = (size_t)n * n * storage_bytes(b->compute_storage);
     void *a = NULL, *bm = NULL, *c = NULL;
-    timer_pair t = {0};
-    double ms[REPS];
     int rc = random_matrix(b, n, 11, &a);
     if (!rc)
         rc = random_matrix(b, n, 12, &bm);
     if (!rc)
         rc = bk_alloc(b, bytes, &c);
-    if (!rc)
-        rc = create_timers(b, &t, 1);
-    gemm_desc g = {
-        .m = n, .n = n, .k = n, .alpha = 1.0f, .a = a, .lda = n, .b = bm, .ldb = n,
-        .beta = 0.0f, .c = c, .ldc = n, .ab_storage = b->compute_storage,
-        .c_storage = b->compute_storage,
+    gemm_work w = {
+        .b = b,
+        .g = {.m = n, .n = n, .k = n, .alpha = 1.0f, .a = a, .lda = n, .b = bm, .ldb = n,
+              .beta = 0.0f, .c = c, .ldc = n, .ab_storage = b->compute_storage,
+              .c_storage = b->compute_storage},
     };
+    double median_ms = 0;
     if (!rc)
-        rc = bk_gemm(b, &g); /* warm-up: algorithm choice, caches, clocks */
-    for (int i = 0; i < REPS && !rc; i++) {
-        rc = b->ops->timer_record(b, t.start);
-        if (!rc)
-            rc = bk_gemm(b, &g);
-        if (!rc)
-            rc = b->ops->timer_record(b, t.end);
-        if (!rc)
-            rc = b->ops->timer_elapsed_ms(b, t.start, t.end, &ms[i]);
-    }
+        rc = one_gemm(&w); /* warm-up: algorithm choice, caches, clocks */
+    if (!rc)
+        rc = median_of_reps(b, 5, one_gemm, &w, &median_ms);
     if (!rc) {
-        timing_stats st;
-        timing_stats_of(ms, REPS, &st);
-        *tflops = 2.0 * n * (double)n * n / (st.median * 1e-3) / 1e12;
+        *tflops = 2.0 * n * (double)n * n / (median_ms * 1e-3) / 1e12;
         *n_used = n;
     }
-    if (t.start || t.end)
-        destroy_timers(b, &t, 1);
     bk_free(b, a, bytes);
     bk_free(b, bm, bytes);
     bk_free(b, c, bytes);
