@@ -12,12 +12,12 @@
 #include "cpu_parallel.h"
 #include "trace.h"
 
-/* The streaming loops get an AVX2+FMA clone picked at load time where the
- * CPU has it; the default clone runs anywhere. (The GELU and softmax loops
+/* The streaming loops get an FMA (AVX) clone picked at load time by a CPU
+ * feature check; the default clone runs anywhere. (The GELU and softmax loops
  * stay on the default: gcc 12 if-converts their clamps for SSE but not for
  * AVX, and SSE vectors beat scalar AVX code.) */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define CPU_HOT __attribute__((target_clones("arch=haswell", "default")))
+#define CPU_HOT __attribute__((target_clones("fma", "default")))
 #else
 #define CPU_HOT
 #endif
