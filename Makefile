@@ -44,7 +44,21 @@ endif
 # snprintf truncating a long message is the intended, safe behaviour.
 WARN     := -Wall -Wextra -Werror \
             $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
-CPPFLAGS := -D_GNU_SOURCE -Iharness -Ikernels -MMD -MP
+# harness/ is in rooms along its dependency lines, and each room sees only
+# the rooms below it: util <- results, trace <- backend <- models <- run.
+# An include that runs the wrong way (results reaching for backend.h, the
+# harness reaching into kernels/) is a compile error, not a convention.
+room_inc     = $(addprefix -Iharness/,$(1))
+INC_util    := $(call room_inc,util)
+INC_results := $(call room_inc,util results)
+INC_trace   := $(call room_inc,util trace)
+INC_models  := $(call room_inc,util trace backend models)
+INC_run     := $(call room_inc,util trace backend models results run)
+# Backends see the device interface and the shared per-element math.
+INC_kernels := $(call room_inc,util trace backend) -Ikernels
+# The programs and the tests see everything.
+INC_all     := $(INC_run) -Ikernels -Ikernels/cpu -Ikernels/cuda
+CPPFLAGS := -D_GNU_SOURCE -MMD -MP
 # -fno-math-errno and -fno-trapping-math (no errno, no FP traps: nothing
 # here reads either) let sqrtf be one instruction and the per-element loops
 # vectorise.
@@ -60,20 +74,21 @@ CPPFLAGS += -DACCUBENCH_HAVE_NVTX=1 -isystem $(CUDA_HOME)/include
 endif
 
 # The backend-neutral core and the CPU backend: no CUDA header anywhere.
-CORE_SRC := $(wildcard harness/*.c) $(wildcard kernels/cpu_*.c)
+ROOMS    := util results trace models run
+CORE_SRC := $(foreach r,$(ROOMS),$(wildcard harness/$(r)/*.c)) $(wildcard kernels/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_LIB := $(BUILD)/libaccubench.a
 
 # The CUDA backend and the CUPTI collector, built only where nvcc is.
-CUDA_CU  := $(wildcard kernels/cuda_*.cu)
-CUDA_C   := $(wildcard kernels/cuda_*.c kernels/cupti_*.c)
+CUDA_CU  := $(wildcard kernels/cuda/*.cu)
+CUDA_C   := $(wildcard kernels/cuda/*.c)
 CUDA_OBJ := $(CUDA_CU:%.cu=$(BUILD)/obj/%.o) $(CUDA_C:%.c=$(BUILD)/obj/%.o)
 CUDA_LIB := $(BUILD)/libaccubench_cuda.a
 CUDA_LIBDIRS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
                 -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
 CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcublasLt -lcublas -lcudart -lstdc++ -lrt
 NVCCFLAGS := -std=c++17 -O3 -g $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror \
-             -Werror all-warnings -Iharness -Ikernels
+             -Werror all-warnings $(INC_kernels) -Ikernels/cuda
 
 ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(CUDA_CU)),)
 BACKEND_LIBS := $(CUDA_LIB) $(CORE_LIB)
@@ -93,19 +108,26 @@ all: $(BIN)
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC    $<")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(ROOM_INC) $(CFLAGS) -c $< -o $@
+
+# Each object sees its own room's include list (above); the same for the
+# sanitizer build.
+ROOM_INC := $(INC_all)
+$(foreach r,$(ROOMS),$(eval $(BUILD)/obj/harness/$(r)/%.o $(BUILD)/asan/obj/harness/$(r)/%.o: ROOM_INC := $$(INC_$(r))))
+$(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cpu
+$(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
 
 # Only the program's own files know whether CUDA is built in, so the core
 # library links alone into the unit tests.
 $(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
 
-$(BUILD)/obj/kernels/cuda_%.o: kernels/cuda_%.cu $(BUILD)/config.mk
+$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC  $<")
 	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # CUDA/CUPTI C sources see the CUDA headers; the core never does.
-$(BUILD)/obj/kernels/cupti_%.o $(BUILD)/obj/kernels/cuda_%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include
+$(BUILD)/obj/kernels/cuda/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include
 
 $(CORE_LIB): $(CORE_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -165,22 +187,22 @@ TEST_SO   := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(wildcard tests/lib*.c))
 
 $(BUILD)/tests/%: tests/%.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(CORE_LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -Itests $(CFLAGS) -o $@ $< $(CORE_LIB) $(LDLIBS)
 
 $(BUILD)/tests/lib%.so: tests/lib%.c
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) -fPIC -shared -o $@ $<
 
 $(ASAN_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(ROOM_INC) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
 
 $(ASAN_BUILD)/libaccubench.a: $(ASAN_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(ASAN_BUILD)/tests/%: tests/%.c $(ASAN_BUILD)/libaccubench.a
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(ASAN_FLAGS) -o $@ $< $(ASAN_BUILD)/libaccubench.a $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -Itests $(CFLAGS) $(ASAN_FLAGS) -o $@ $< $(ASAN_BUILD)/libaccubench.a $(LDLIBS)
 
 unit-test: $(UNIT_BIN) $(TEST_SO)
 	$(Q)sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
@@ -200,9 +222,9 @@ test: all
 # tests/e2e_cupti_absent.sh (it must fail cleanly where there is no GPU).
 ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(wildcard $(CUDA_HOME)/include/cupti.h)),)
 CUPTI_PROBE := $(BUILD)/tests/cupti_probe
-$(CUPTI_PROBE): tests/cupti_probe.c $(BUILD)/obj/kernels/cupti_collector.o $(CORE_LIB)
+$(CUPTI_PROBE): tests/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collector.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ \
+	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ \
 	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti
 e2e-test: $(CUPTI_PROBE)
 endif

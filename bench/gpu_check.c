@@ -33,6 +33,7 @@
 #include "backend.h"
 #include "dataset.h"
 #include "dispatch.h"
+#include "elementwise.h"
 #include "gradcheck.h"
 #include "model.h"
 #include "names.h"

@@ -13,10 +13,10 @@
 #include "names.h"
 #include "options.h"
 #include "parse.h"
-#include "plan.h"
+#include "split.h"
 #include "probe.h"
 #include "report.h"
-#include "runner.h"
+#include "sweep.h"
 #include "version.h"
 
 #ifndef ACCUBENCH_GIT_REV
@@ -138,7 +138,7 @@ static int cmd_run(int argc, char **argv)
         snprintf(command + used, sizeof command - used, " %s", argv[i]);
     }
     run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
-    return runner_run(&o, &ctx);
+    return sweep_run(&o, &ctx);
 }
 
 typedef struct plan_args {

@@ -9,6 +9,8 @@
 
 #include <math.h>
 
+#include "optimizer_hparams.h"
+
 #ifdef __CUDACC__
 #define EW_FN static inline __host__ __device__
 #else
@@ -96,13 +98,6 @@ EW_FN float ew_softmax_xent(const float *logits, float *dlogits, int classes,
     }
     return log_sum + maxv - logits[label];
 }
-
-/* Hyper-parameters of one optimizer step. bias_correction1/2 are
- * 1 - beta^t, computed once per step on the host. */
-typedef struct adamw_hparams {
-    float lr, beta1, beta2, eps, weight_decay;
-    float bias_correction1, bias_correction2;
-} adamw_hparams;
 
 /* AdamW (decoupled weight decay) on one parameter. */
 EW_FN void ew_adamw(float *w, float g, float *m, float *v, const adamw_hparams *h)

@@ -22,7 +22,7 @@
 #include "check.h"
 #include "dataset.h"
 #include "model.h"
-#include "plan.h"
+#include "split.h"
 #include "ranges.h"
 #include "step.h"
 

@@ -7,7 +7,7 @@
 #include "names.h"
 #include "options.h"
 #include "parse.h"
-#include "plan.h"
+#include "split.h"
 
 static char why[600];
 

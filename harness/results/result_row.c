@@ -1,4 +1,4 @@
-#include "record.h"
+#include "result_row.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 
 #include "dataset.h"
 #include "model.h"
-#include "plan.h"
+#include "split.h"
 
 typedef struct step_runner {
     model *m;

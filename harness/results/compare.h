@@ -3,7 +3,7 @@
 #ifndef ACCUBENCH_COMPARE_H
 #define ACCUBENCH_COMPARE_H
 
-#include "record.h"
+#include "result_row.h"
 
 /* argv[0] is "compare". Prints the table on stdout. Returns 0 when nothing
  * got slower, 1 when a config got slower (or stopped running), 2 on bad

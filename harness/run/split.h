@@ -1,6 +1,6 @@
 /* The arithmetic of accumulation: how an effective batch splits. */
-#ifndef ACCUBENCH_PLAN_H
-#define ACCUBENCH_PLAN_H
+#ifndef ACCUBENCH_SPLIT_H
+#define ACCUBENCH_SPLIT_H
 
 typedef struct split {
     int effective;  /* examples per optimizer step, per device */

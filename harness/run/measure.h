@@ -4,7 +4,7 @@
 #ifndef ACCUBENCH_MEASURE_H
 #define ACCUBENCH_MEASURE_H
 
-#include "record.h"
+#include "result_row.h"
 #include "stats.h"
 #include "step.h"
 

@@ -1,4 +1,4 @@
-#include "runner.h"
+#include "sweep.h"
 
 #include <errno.h>
 #include <math.h>
@@ -417,7 +417,7 @@ static int model_fits(const sweep *s, const model_preset *p)
     return fits(s, &l, &r);
 }
 
-int runner_run(const run_options *o, const run_context *ctx)
+int sweep_run(const run_options *o, const run_context *ctx)
 {
     char why[400], note[400];
     sweep s = {.o = o};

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "cpu_gemm.h"
 #include "cpu_parallel.h"
+#include "elementwise.h"
 #include "trace.h"
 
 /* The streaming loops get an FMA (AVX) clone picked at load time by a CPU

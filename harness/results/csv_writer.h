@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "record.h"
+#include "result_row.h"
 
 #define CSV_MAX_META 48
 

@@ -5,8 +5,8 @@
  * X(name, type, pass): type says how the field is stored and printed, pass
  * says which run measured it (the timed pass and the trace pass are separate
  * runs of the same config, because tracing perturbs timing). */
-#ifndef ACCUBENCH_RECORD_H
-#define ACCUBENCH_RECORD_H
+#ifndef ACCUBENCH_RESULT_ROW_H
+#define ACCUBENCH_RESULT_ROW_H
 
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* `accubench run`: the sweep over models, effective batches, splits, modes
  * and reductions, one CSV row per config. */
-#ifndef ACCUBENCH_RUNNER_H
-#define ACCUBENCH_RUNNER_H
+#ifndef ACCUBENCH_SWEEP_H
+#define ACCUBENCH_SWEEP_H
 
 #include "options.h"
 
@@ -14,6 +14,6 @@ typedef struct run_context {
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config
  * failed or its gradient check did, 2 bad input or no backend, 130 when
  * interrupted (the rows measured so far stay on disk). */
-int runner_run(const run_options *o, const run_context *ctx);
+int sweep_run(const run_options *o, const run_context *ctx);
 
 #endif

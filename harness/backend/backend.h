@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernels/elementwise.h"
+#include "optimizer_hparams.h"
 
 enum bk_status {
     BK_OK = 0,

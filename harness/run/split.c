@@ -1,4 +1,4 @@
-#include "plan.h"
+#include "split.h"
 
 #include <stdio.h>
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "record.h"
+#include "result_row.h"
 
 typedef struct csv_meta {
     char *key, *value;

@@ -5,7 +5,7 @@
 #define ACCUBENCH_TRACE_PASS_H
 
 #include "collector.h"
-#include "record.h"
+#include "result_row.h"
 #include "step.h"
 
 typedef struct trace_pass_options {
