@@ -162,11 +162,12 @@ GPU_CHECK := $(BUILD)/gpu-check
 CHECK_OUT ?= results/check-gpu
 ifneq ($(CUDA_DEFINE),)
 all: $(GPU_CHECK)
-$(BUILD)/obj/bench/gpu_check.o: $(BUILD)/bench-flags
-$(GPU_CHECK): $(BUILD)/obj/bench/gpu_check.o $(BACKEND_LIBS)
+GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c))
+$(GPU_CHECK_OBJ): $(BUILD)/bench-flags
+$(GPU_CHECK): $(GPU_CHECK_OBJ) $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
--include $(BUILD)/obj/bench/gpu_check.d
+-include $(GPU_CHECK_OBJ:.o=.d)
 endif
 ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
 export ACCUBENCH_NO_INSTALL := 1

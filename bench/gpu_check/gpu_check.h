@@ -1,0 +1,108 @@
+/* gpu-check's shared parts: the result list every check appends to, the
+ * two-sided scratch buffers of an op check, and the checks themselves. */
+#ifndef ACCUBENCH_GPU_CHECK_H
+#define ACCUBENCH_GPU_CHECK_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "backend.h"
+#include "rng.h"
+
+/* ------------------------------------------------------------ results */
+
+typedef struct check_result {
+    char check[48], dtype[8], split[24];
+    double error, tolerance;
+    int passed;
+    char note[200];
+} check_result;
+
+double op_tolerance(dtype d);
+double model_tolerance(dtype d);
+
+/* Appends a result (printed at once); passed = error <= tolerance. */
+void record(const char *check, dtype d, const char *split, double error, double tolerance,
+            const char *note);
+/* A check that could not run: the backend said why. */
+void record_failure(const char *check, dtype d, const char *split, const backend *b);
+/* Relative L2 error, NaN when either side has a NaN. */
+double rel_err(const float *got, const float *want, size_t n);
+
+int check_results_count(void);
+int check_results_failed(void);
+int check_results_write_csv(const char *path);
+
+/* ------------------------------------------------------------ buffers */
+
+/* The two sides of an op check: [CPU] the reference, [DEV] the device. */
+enum { CPU = 0, DEV = 1 };
+
+typedef struct sides {
+    backend *b[2];
+    storage st[2]; /* each side's compute storage: fp32, and the device's */
+    dtype dt;
+    rng r;
+} sides;
+
+/* What one check holds, freed together: device buffers on each side and
+ * host arrays. A host allocation that fails sets host_failed. */
+#define SCRATCH_MAX 16
+typedef struct scratch {
+    backend *b[2];
+    void *dev[2][SCRATCH_MAX];
+    size_t bytes[2][SCRATCH_MAX];
+    int n_dev[2];
+    void *host[SCRATCH_MAX];
+    int n_host, host_failed;
+} scratch;
+
+int dev_alloc(scratch *sc, int side, size_t bytes, void **out);
+float *host_alloc(scratch *sc, size_t n);
+/* n random values in [lo, hi), rounded to storage s (so that both sides
+ * start from the same numbers), and to TF32 when `tf32`. */
+float *host_random_as(scratch *sc, rng *r, size_t n, float lo, float hi, storage s, int tf32);
+float *host_random(scratch *sc, rng *r, size_t n, float lo, float hi, storage s);
+void scratch_free(scratch *sc);
+/* A device buffer on `side` holding host[0..n) in storage s. */
+int put(scratch *sc, int side, storage s, const float *host, size_t n, void **out);
+/* host[0..n) = the device buffer in storage s, widened to fp32. */
+int get(backend *b, storage s, const void *dev, size_t n, float *host);
+
+/* Inside a check (which names `check`, `split`, `x` and `sc`): on failure
+ * record the check as failed, with the backend's reason, and clean up. */
+#define TRY(b, call)                                                          \
+    do {                                                                      \
+        if ((call) != BK_OK) {                                                \
+            record_failure(check, x->dt, split, (b));                         \
+            goto done;                                                        \
+        }                                                                     \
+    } while (0)
+
+#define NEED_HOST()                                                           \
+    do {                                                                      \
+        if (sc.host_failed) {                                                 \
+            record(check, x->dt, split, NAN, 0, "out of host memory");        \
+            goto done;                                                        \
+        }                                                                     \
+    } while (0)
+
+/* ------------------------------------------------------------- checks */
+
+/* Every op on fresh random inputs, device against CPU (ops.c). */
+void check_ops(sides *x);
+
+/* The model (model.c). */
+#define MODEL_PRESET "S"
+#define MODEL_EFFECTIVE 32
+#define MODEL_SEED 7
+
+/* The CPU's full-batch gradient and loss: the reference every dtype's
+ * windows are held to. */
+int cpu_reference(backend *cpu, float **grads, float *loss, size_t *n_params);
+void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
+                 size_t n_params);
+void check_modes(backend *dev, dtype dt, size_t n_params);
+void check_probe(backend *dev, dtype dt);
+
+#endif

@@ -1,0 +1,145 @@
+/* gpu-check: the CUDA backend against the CPU reference.
+ *
+ *   gpu-check [--dtype LIST] [--csv FILE] [--device cuda|cpu] [--seed N]
+ *
+ * For each dtype, op by op on fresh random inputs (the GEMM in every
+ * transpose, bias+GELU, GELU backward, the bias gradient, softmax
+ * cross-entropy, AdamW, SGD, the bf16 conversion), then the model: one
+ * forward and backward, and one accumulated window at several splits,
+ * against the CPU's full-batch gradient; then the execution modes (sync,
+ * graph, alloc, alloc-async) against async on the device itself, and the
+ * memory probe through a real out-of-memory failure.
+ *
+ * Inputs are rounded to the device's storage first, so both sides compute
+ * on the same numbers; the CPU computes in fp32. The error is the relative
+ * L2 error ||device - cpu|| / ||cpu||; NaN never passes. Tolerances by
+ * dtype: fp32 1e-5, tf32 1e-3, bf16 1e-2 for single ops; the model's
+ * gradients pass through every layer twice, so tf32 and bf16 get five times
+ * as much there. GEMM inputs are rounded to TF32 too in a tf32 run: the op
+ * check then measures the GEMM, not the rounding, which the model check
+ * shows.
+ *
+ * `--device cpu` checks a second CPU backend against the first (fp32 only):
+ * the checking code itself, on a machine without a GPU.
+ *
+ * Exit status: 0 all passed, 1 a check failed, 2 no usable device or bad
+ * usage. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_check.h"
+#include "names.h"
+
+static int open_device(const char *which, dtype dt, backend **out, char *why, size_t len)
+{
+    if (strcmp(which, "cpu") == 0)
+        return cpu_backend_create(dt, out, why, len);
+#ifdef ACCUBENCH_HAVE_CUDA
+    return cuda_backend_create(dt, out, why, len);
+#else
+    snprintf(why, len, "built without the CUDA backend");
+    *out = NULL;
+    return BK_UNSUPPORTED;
+#endif
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: gpu-check [--dtype LIST] [--csv FILE] [--device cuda|cpu] "
+                    "[--seed N]\n");
+}
+
+/* Every check of one dtype on an open device. */
+static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long seed,
+                        const float *ref_grads, float ref_loss, size_t n_params)
+{
+    sides x = {.b = {cpu, dev}, .st = {STORAGE_F32, dev->compute_storage}, .dt = dt,
+               .r = {seed * 0x9e3779b97f4a7c15ull + (uint64_t)dt}};
+    check_ops(&x);
+    check_model(dev, dt, ref_grads, ref_loss, n_params);
+    check_modes(dev, dt, n_params);
+    if (strcmp(dev->name, "cuda") == 0 && dt == DTYPE_BF16)
+        check_probe(dev, dt);
+    if (dev->mem_in_use) {
+        char note[96];
+        snprintf(note, sizeof note, "%zu bytes still allocated after the checks",
+                 dev->mem_in_use);
+        record("leak", dt, "", (double)dev->mem_in_use, 0, note);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *csv = NULL, *device = "cuda";
+    char list[64] = "fp32,tf32,bf16", why[320];
+    unsigned long long seed = 1;
+    for (int i = 1; i < argc; i += 2) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v && strcmp(argv[i], "--dtype") == 0)
+            snprintf(list, sizeof list, "%s", v);
+        else if (v && strcmp(argv[i], "--csv") == 0)
+            csv = v;
+        else if (v && strcmp(argv[i], "--device") == 0)
+            device = v;
+        else if (v && strcmp(argv[i], "--seed") == 0)
+            seed = strtoull(v, NULL, 10);
+        else {
+            usage();
+            return 2;
+        }
+    }
+    dtype dts[8];
+    int n_dts = 0;
+    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+        if (n_dts == 8 || dtype_parse(name, &dts[n_dts])) {
+            fprintf(stderr, "gpu-check: unknown dtype '%s' (known: %s)\n", name, dtype_names());
+            return 2;
+        }
+        n_dts++;
+    }
+
+    backend *cpu = NULL;
+    if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
+        fprintf(stderr, "gpu-check: %s\n", why);
+        return 2;
+    }
+    float *ref_grads = NULL, ref_loss = 0;
+    size_t n_params = 0;
+    for (int i = 0; i < n_dts; i++) {
+        backend *dev = NULL;
+        int rc = open_device(device, dts[i], &dev, why, sizeof why);
+        if (rc != BK_OK && i == 0) {
+            /* No device at all: say so, nothing else to check. */
+            fprintf(stderr, "gpu-check: %s\n", why);
+            cpu->ops->destroy(cpu);
+            return 2;
+        }
+        if (rc != BK_OK) {
+            record("open", dts[i], "", NAN, 0, why);
+            continue;
+        }
+        if (i == 0) {
+            printf("gpu-check: %s (%s) against %s\n", dev->device, dev->library, cpu->device);
+            if (cpu_reference(cpu, &ref_grads, &ref_loss, &n_params) != BK_OK) {
+                record("cpu reference", DTYPE_FP32, "", NAN, 0, cpu->error);
+                dev->ops->destroy(dev);
+                break;
+            }
+        }
+        check_dtype(cpu, dev, dts[i], seed, ref_grads, ref_loss, n_params);
+        dev->ops->destroy(dev);
+    }
+    cpu->ops->destroy(cpu);
+    free(ref_grads);
+
+    int failed = check_results_failed();
+    printf("gpu-check: %d checks, %d failed\n", check_results_count(), failed);
+    if (csv && check_results_write_csv(csv) != 0) {
+        fprintf(stderr, "gpu-check: cannot write %s\n", csv);
+        return 1;
+    }
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,248 @@
+/* Model checks: windows at several splits against the CPU's full-batch
+ * gradient, every execution mode against async, and the memory probe. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "dispatch.h"
+#include "gpu_check.h"
+#include "model.h"
+#include "names.h"
+#include "probe.h"
+#include "step.h"
+
+/* A model with its data on one backend. */
+typedef struct bench {
+    model m;
+    dataset d;
+    int ready;
+} bench;
+
+static int bench_open(backend *b, optimizer_kind opt, int buffers, bench *x)
+{
+    memset(x, 0, sizeof *x);
+    optimizer_config oc = {.kind = opt, .lr = opt == OPT_SGD ? 0.05f : 1e-3f, .beta1 = 0.9f,
+                           .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
+    int rc = model_create(b, model_preset_find(MODEL_PRESET), &oc, MODEL_SEED, &x->m);
+    if (rc)
+        return rc;
+    rc = dataset_create(b, &x->m.layout, MODEL_EFFECTIVE, buffers, MODEL_SEED, &x->d);
+    if (rc) {
+        model_destroy(&x->m);
+        return rc;
+    }
+    x->ready = 1;
+    return BK_OK;
+}
+
+static void bench_close(bench *x)
+{
+    if (!x->ready)
+        return;
+    dataset_destroy(&x->d);
+    model_destroy(&x->m);
+    x->ready = 0;
+}
+
+/* The window's gradient and loss at one split, from the starting weights. */
+static int window_gradient(bench *x, int micro, float *grads, float *loss)
+{
+    backend *b = x->m.b;
+    split sp;
+    char why[200];
+    if (split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why)) {
+        snprintf(b->error, sizeof b->error, "%s", why);
+        return BK_ERROR;
+    }
+    step_runner s;
+    int rc = model_reset(&x->m);
+    if (!rc)
+        rc = step_runner_init(&s, &x->m, &x->d, &sp, MODE_ASYNC, REDUCTION_SUM);
+    if (rc)
+        return rc;
+    rc = step_window(&s, 0);
+    if (!rc)
+        rc = bk_download(b, grads, x->m.grads, x->m.layout.n_params * sizeof(float));
+    if (!rc)
+        rc = bk_download(b, loss, s.loss_sum, sizeof *loss);
+    step_runner_free(&s);
+    return rc;
+}
+
+/* One forward and backward (E x 1) and accumulated windows at several
+ * splits, the last uneven, each against the CPU's full-batch gradient. */
+void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
+                        size_t n_params)
+{
+    static const int micros[] = {MODEL_EFFECTIVE, 16, 8, 5, 1};
+    float *g = malloc(n_params * sizeof *g);
+    bench x;
+    if (!g) {
+        record("model", dt, "", NAN, 0, "out of host memory");
+        return;
+    }
+    if (bench_open(dev, OPT_ADAMW, 1, &x)) {
+        record_failure("model", dt, "", dev);
+        free(g);
+        return;
+    }
+    for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
+        char split[24];
+        int accum = (MODEL_EFFECTIVE + micros[i] - 1) / micros[i];
+        snprintf(split, sizeof split, "%dx%d", micros[i], accum);
+        const char *check = micros[i] == MODEL_EFFECTIVE ? "forward+backward" : "window";
+        float loss;
+        if (window_gradient(&x, micros[i], g, &loss)) {
+            record_failure(check, dt, split, dev);
+            continue;
+        }
+        record(check, dt, split, rel_err(g, ref_grads, n_params), model_tolerance(dt), NULL);
+        if (micros[i] == MODEL_EFFECTIVE)
+            record("loss", dt, split, rel_err(&loss, &ref_loss, 1), model_tolerance(dt), NULL);
+    }
+    bench_close(&x);
+    free(g);
+}
+
+/* Weights after a few SGD steps (rotating two input buffers) in `mode`. */
+static int steps_in_mode(backend *dev, exec_mode mode, int micro, int steps, float *w0,
+                         float *w)
+{
+    bench x;
+    int rc = bench_open(dev, OPT_SGD, 2, &x);
+    if (rc)
+        return rc;
+    split sp;
+    char why[200];
+    step_runner s;
+    split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why);
+    size_t bytes = x.m.layout.n_params * sizeof(float);
+    rc = step_runner_init(&s, &x.m, &x.d, &sp, mode, REDUCTION_SUM);
+    if (!rc) {
+        rc = bk_download(dev, w0, x.m.params, bytes);
+        for (int i = 0; i < steps && !rc; i++)
+            rc = step_run(&s);
+        if (!rc)
+            rc = bk_download(dev, w, x.m.params, bytes);
+        step_runner_free(&s);
+    }
+    bench_close(&x);
+    return rc;
+}
+
+/* Every execution mode computes what async computes: compared by the
+ * weights' change over three steps, on the device itself. */
+void check_modes(backend *dev, dtype dt, size_t n_params)
+{
+    static const exec_mode modes[] = {MODE_SYNC, MODE_GRAPH, MODE_ALLOC, MODE_ALLOC_ASYNC};
+    const int micro = 8, steps = 3;
+    float *w0 = malloc(n_params * sizeof(float)), *ref = malloc(n_params * sizeof(float));
+    float *w = malloc(n_params * sizeof(float));
+    char split[24];
+    snprintf(split, sizeof split, "%dx%d", micro, MODEL_EFFECTIVE / micro);
+    if (!w0 || !ref || !w) {
+        record("mode", dt, split, NAN, 0, "out of host memory");
+        goto done;
+    }
+    if (steps_in_mode(dev, MODE_ASYNC, micro, steps, w0, ref)) {
+        record_failure("mode async", dt, split, dev);
+        goto done;
+    }
+    for (size_t i = 0; i < n_params; i++)
+        ref[i] -= w0[i];
+    for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++) {
+        char check[48];
+        snprintf(check, sizeof check, "mode %s vs async", mode_name(modes[k]));
+        if (modes[k] == MODE_GRAPH && !dev->ops->graph_begin) {
+            printf("skip %-26s %-5s (the %s backend has no graphs)\n", check, dtype_name(dt),
+                   dev->name);
+            continue;
+        }
+        if (steps_in_mode(dev, modes[k], micro, steps, w0, w)) {
+            record_failure(check, dt, split, dev);
+            continue;
+        }
+        for (size_t i = 0; i < n_params; i++)
+            w[i] -= w0[i];
+        record(check, dt, split, rel_err(w, ref, n_params), op_tolerance(DTYPE_FP32), NULL);
+    }
+done:
+    free(w0);
+    free(ref);
+    free(w);
+}
+
+/* The probe on the real device: with no cap and a bound far past what the
+ * device holds, the search goes through real allocation failures and must
+ * come back with an answer, the device still usable afterwards; with a cap,
+ * the answer is the arithmetic's. */
+void check_probe(backend *dev, dtype dt)
+{
+    model_layout l;
+    model_layout_of(model_preset_find("XL"), &l);
+    probe_request req = {.layout = &l, .dtype = dt, .optimizer = OPT_ADAMW,
+                         .effective = 0, .input_buffers = 2, .max_micro = 1 << 22};
+    probe_result r;
+    int rc = probe_find_max_micro(dev, &req, &r);
+    char note[200];
+    void *p = NULL;
+    if (rc == BK_OK)
+        rc = bk_alloc(dev, 1 << 20, &p);
+    if (rc == BK_OK)
+        rc = bk_zero(dev, p, 1 << 20);
+    if (rc == BK_OK)
+        rc = dev->ops->sync(dev);
+    bk_free(dev, p, 1 << 20);
+    if (rc != BK_OK) {
+        record_failure("probe device limit", dt, "XL", dev);
+    } else {
+        snprintf(note, sizeof note, "XL fits micro %d of %d considered; %zu bytes; %d probes",
+                 r.micro, r.bound, r.need.total, r.probes);
+        record("probe device limit", dt, "XL", r.micro > 0 && r.micro < r.bound ? 0 : 1, 0,
+               note);
+    }
+
+    /* Under a 16 GiB cap, unaccumulated: L's weights and state take about
+     * 10 GB, each example about 0.35 MB, so the cap binds near 20000. */
+    model_layout_of(model_preset_find("L"), &l);
+    req.layout = &l;
+    req.max_micro = 0;
+    size_t cap = (size_t)16 << 30;
+    int want = 0;
+    for (int micro = 1; micro <= PROBE_DEFAULT_MAX_MICRO; micro++) {
+        memory_need n;
+        model_memory_need(&l, dt, OPT_ADAMW, micro, micro, 2, &n);
+        if (n.total + dev->mem_in_use > cap)
+            break;
+        want = micro;
+    }
+    dev->mem_cap = cap;
+    rc = probe_find_max_micro(dev, &req, &r);
+    dev->mem_cap = 0;
+    if (rc != BK_OK) {
+        record_failure("probe 16G cap", dt, "L", dev);
+        return;
+    }
+    snprintf(note, sizeof note, "micro %d (the arithmetic says %d) in %d probes", r.micro, want,
+             r.probes);
+    record("probe 16G cap", dt, "L", r.micro == want ? 0 : 1, 0, note);
+}
+
+int cpu_reference(backend *cpu, float **grads, float *loss, size_t *n_params)
+{
+    model_layout l;
+    model_layout_of(model_preset_find(MODEL_PRESET), &l);
+    *n_params = l.n_params;
+    *grads = malloc(l.n_params * sizeof **grads);
+    if (!*grads) {
+        snprintf(cpu->error, sizeof cpu->error, "out of host memory");
+        return BK_OOM;
+    }
+    bench x;
+    int rc = bench_open(cpu, OPT_ADAMW, 1, &x);
+    if (!rc)
+        rc = window_gradient(&x, MODEL_EFFECTIVE, *grads, loss);
+    bench_close(&x);
+    return rc;
+}

@@ -1,0 +1,88 @@
+/* The checks' results: one list, printed as each is appended. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_check.h"
+#include "gradcheck.h"
+#include "names.h"
+
+#define MAX_RESULTS 256
+static check_result results[MAX_RESULTS];
+static int n_results;
+
+double op_tolerance(dtype d)
+{
+    return d == DTYPE_BF16 ? 1e-2 : d == DTYPE_TF32 ? 1e-3 : 1e-5;
+}
+
+/* A model gradient passes through about ten GEMMs, each rounding in tf32
+ * or bf16: five times the op tolerance. A real bug (a transpose, a lost
+ * scale) is off by far more. */
+double model_tolerance(dtype d)
+{
+    return d == DTYPE_FP32 ? 1e-5 : 5 * op_tolerance(d);
+}
+
+void record(const char *check, dtype d, const char *split, double error,
+                   double tolerance, const char *note)
+{
+    if (n_results == MAX_RESULTS)
+        return;
+    check_result *r = &results[n_results++];
+    snprintf(r->check, sizeof r->check, "%s", check);
+    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(d));
+    snprintf(r->split, sizeof r->split, "%s", split ? split : "");
+    r->error = error;
+    r->tolerance = tolerance;
+    r->passed = error <= tolerance; /* NaN compares false */
+    snprintf(r->note, sizeof r->note, "%s", note ? note : "");
+    printf("%-4s %-26s %-5s %-10s error %-10.3g tol %-7.0e %s\n", r->passed ? "ok" : "FAIL",
+           r->check, r->dtype, r->split, error, tolerance, r->note);
+    fflush(stdout);
+}
+
+/* A check that could not run: the backend said why. */
+void record_failure(const char *check, dtype d, const char *split, const backend *b)
+{
+    record(check, d, split, NAN, 0, b->error);
+}
+
+/* Relative L2 error, NaN when either side has a NaN. */
+double rel_err(const float *got, const float *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isnan(got[i]) || isnan(want[i]))
+            return NAN;
+    return relative_error(got, want, n);
+}
+
+int check_results_count(void)
+{
+    return n_results;
+}
+
+int check_results_failed(void)
+{
+    int failed = 0;
+    for (int i = 0; i < n_results; i++)
+        failed += !results[i].passed;
+    return failed;
+}
+
+int check_results_write_csv(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# gpu-check: device against the CPU reference; error = relative L2\n");
+    fprintf(f, "check,dtype,split,error,tolerance,status,note\n");
+    for (int i = 0; i < n_results; i++) {
+        check_result *r = &results[i];
+        for (char *c = r->note; *c; c++) /* the note is the last column: no commas */
+            if (*c == ',')
+                *c = ';';
+        fprintf(f, "%s,%s,%s,%.6g,%.6g,%s,%s\n", r->check, r->dtype, r->split, r->error,
+                r->tolerance, r->passed ? "ok" : "FAIL", r->note);
+    }
+    return fclose(f);
+}

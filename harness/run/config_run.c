@@ -1,0 +1,142 @@
+#include "config_run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gradcheck.h"
+#include "measure.h"
+#include "names.h"
+#include "ranges.h"
+#include "trace_pass.h"
+
+/* The largest relative gradient error a correct (`sum`) window may show. */
+static double grad_tolerance(dtype d)
+{
+    return d == DTYPE_BF16 ? 1e-2 : d == DTYPE_TF32 ? 1e-3 : 1e-5;
+}
+
+void row_set_status(result_row *r, const char *status, const char *note)
+{
+    snprintf(r->status, sizeof r->status, "%s", status);
+    snprintf(r->note, sizeof r->note, "%s", note);
+}
+
+/* The row's status for a failed backend call. */
+void row_status_from(result_row *r, int rc, const backend *b)
+{
+    row_set_status(r, rc == BK_OOM ? STATUS_OOM : rc == BK_UNSUPPORTED ? STATUS_SKIPPED : STATUS_ERROR,
+               b->error);
+}
+
+static void fill_timing(result_row *r, const step_timing *t, double peak_tflops,
+                        const measure_options *mo)
+{
+    r->step_ms_median = t->step.median;
+    r->step_ms_p10 = t->step.p10;
+    r->step_ms_p90 = t->step.p90;
+    r->step_noise_pct = t->step.noise_pct;
+    r->samples = (int64_t)t->step.samples;
+    r->host_enqueue_ms = t->host_enqueue_ms;
+    r->dispatches_per_step = t->dispatches_per_step;
+    r->pass_ms = t->pass_ms;
+    r->samples_per_s = (double)r->effective_batch / (t->step.median * 1e-3);
+    r->tflops = r->flops_per_step / (t->step.median * 1e-3) / 1e12;
+    r->mfu_pct = peak_tflops > 0 ? 100.0 * r->tflops / peak_tflops : NAN;
+    /* Say which stopping condition was not met. */
+    if (!mo->steps && !t->noise_met && t->step.noise_pct > mo->max_noise_pct)
+        snprintf(r->note, sizeof r->note, "noise %.1f%% over the %.1f%% target when the "
+                 "%.1fs budget ran out", t->step.noise_pct, mo->max_noise_pct, mo->budget_s);
+    else if (!mo->steps && !t->noise_met)
+        snprintf(r->note, sizeof r->note, "%zu samples, fewer than min-samples %d, when the "
+                 "%.1fs budget ran out", t->step.samples, mo->min_samples, mo->budget_s);
+}
+
+void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
+                       reduction red, result_row *r)
+{
+    backend *b = s->b;
+    const run_options *o = s->o;
+    char name[160];
+    snprintf(name, sizeof name, "config %s %s %dx%d %s %s", m->preset.name,
+             dtype_name(o->dtype), sp->micro, sp->accum, mode_name(mode), reduction_name(red));
+    range_push(name);
+    b->mem_peak = b->mem_in_use;
+    step_runner run;
+    int rc = model_reset(m);
+    if (!rc)
+        rc = step_runner_init(&run, m, d, sp, mode, red);
+    if (rc) {
+        row_status_from(r, rc, b);
+        range_pop();
+        return;
+    }
+
+    /* A config whose step would take longer than --max-step-s (micro-batch 1
+     * of a large model on a CPU: minutes a step) is skipped, judged from one
+     * measured pass before anything long runs. */
+    double one_pass_ms = 0;
+    rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
+    if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
+        char why[RESULT_TEXT_LEN];
+        snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "
+                 "over --max-step-s %g", sp->accum * one_pass_ms / 1e3, sp->accum,
+                 one_pass_ms, o->max_step_s);
+        row_set_status(r, STATUS_SKIPPED, why);
+        step_runner_free(&run);
+        range_pop();
+        return;
+    }
+
+    /* Correctness first, from the starting weights. */
+    if (!rc)
+        rc = grad_check(&run, &r->grad_rel_err, &r->loss, NULL, NULL);
+    if (!rc)
+        rc = model_reset(m);
+
+    measure_options mo = {
+        .warmup = o->warmup, .steps = o->steps, .min_samples = o->min_samples,
+        .max_samples = o->max_samples, .budget_s = o->budget_s,
+        .max_noise_pct = o->max_noise_pct, .stop = (const volatile int *)s->stop,
+    };
+    step_timing t;
+    if (!rc)
+        rc = measure_steps(&run, &mo, &t);
+    if (!rc)
+        rc = measure_single_pass(&run, 5, &t.pass_ms);
+    if (!rc) {
+        fill_timing(r, &t, s->peak_tflops, &mo);
+        r->mem_peak_bytes = (int64_t)b->mem_peak;
+    }
+    if (!rc && o->trace_steps > 0 && !*s->stop) {
+        /* The first config whose trace pass succeeds writes --trace. */
+        const char *trace_file = o->trace_path[0] && !s->trace_written ? o->trace_path : NULL;
+        /* The trace pass keeps to the time budget too: fewer steps (one at
+         * least) when a step is slow. */
+        int steps = o->trace_steps;
+        if (steps > 1 && t.step.median * steps > o->budget_s * 1e3)
+            steps = t.step.median >= o->budget_s * 1e3 ? 1 : (int)(o->budget_s * 1e3 / t.step.median);
+        trace_pass_options to = {.steps = steps, .collector = s->col,
+                                 .trace_file = trace_file, .file_written = &s->trace_written};
+        rc = trace_pass_run(&run, &to, r);
+    }
+    if (!rc)
+        rc = b->ops->sync(b);
+
+    if (rc) {
+        row_status_from(r, rc, b);
+    } else if (red == REDUCTION_SUM && !(r->grad_rel_err <= grad_tolerance(o->dtype))) {
+        char why[RESULT_TEXT_LEN];
+        snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
+                 r->grad_rel_err, grad_tolerance(o->dtype));
+        row_set_status(r, STATUS_ERROR, why);
+    } else {
+        snprintf(r->status, sizeof r->status, "%s", STATUS_OK);
+        if (red != REDUCTION_SUM && !r->note[0])
+            snprintf(r->note, sizeof r->note,
+                     "known-wrong reduction kept as a demonstration");
+    }
+    step_runner_free(&run);
+    range_pop();
+}
+

@@ -1,0 +1,23 @@
+/* One config of the sweep, start to finish: the step-time guard, the
+ * gradient check, the timed pass, the single-pass timing and the trace
+ * pass, into one result row with its status. */
+#ifndef ACCUBENCH_CONFIG_RUN_H
+#define ACCUBENCH_CONFIG_RUN_H
+
+#include "dataset.h"
+#include "model.h"
+#include "result_row.h"
+#include "split.h"
+#include "sweep_state.h"
+
+/* Runs the config and fills the measured columns and the status of r (its
+ * config columns are filled already). */
+void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
+                reduction red, result_row *r);
+
+void row_set_status(result_row *r, const char *status, const char *note);
+/* The row's status for a failed backend call: oom, skipped (unsupported)
+ * or error, with the backend's reason. */
+void row_status_from(result_row *r, int rc, const backend *b);
+
+#endif

@@ -1,0 +1,58 @@
+#include "run_metadata.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "names.h"
+#include "version.h"
+
+static void list_columns(char *out, size_t n, const char *pass)
+{
+    size_t used = 0;
+    out[0] = '\0';
+#define ADD(name, type, p)                                                         \
+    if (strcmp(#p, pass) == 0 && used < n)                                         \
+        used += (size_t)snprintf(out + used, n - used, "%s%s", used ? " " : "", #name);
+    RESULT_COLUMNS(ADD)
+#undef ADD
+}
+
+void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
+                        const run_context *ctx, const char *note)
+{
+    char date[32], host[128] = "unknown", cols[1024];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    gethostname(host, sizeof host);
+    csv_writer_meta(w, "tool_version", "%s", ACCUBENCH_VERSION);
+    csv_writer_meta(w, "git_revision", "%s", ctx->git_rev);
+    csv_writer_meta(w, "date", "%s", date);
+    csv_writer_meta(w, "host", "%s", host);
+    csv_writer_meta(w, "backend", "%s", b->name);
+    csv_writer_meta(w, "backend_choice", "%s", note[0] ? note : o->backend);
+    csv_writer_meta(w, "device", "%s", b->device);
+    csv_writer_meta(w, "library", "%s", b->library);
+    csv_writer_meta(w, "blas_core", "%s", "n/a");
+    const char *core = strstr(b->library, "core ");
+    if (core)
+        csv_writer_meta(w, "blas_core", "%.*s", (int)strcspn(core + 5, " "), core + 5);
+    csv_writer_meta(w, "profile", "%s", o->profile[0] ? o->profile : "(none)");
+    csv_writer_meta(w, "seed", "%llu", (unsigned long long)o->seed);
+    csv_writer_meta(w, "dtype", "%s", dtype_name(o->dtype));
+    csv_writer_meta(w, "optimizer", "%s lr %g", optimizer_name(o->optimizer.kind),
+                    (double)o->optimizer.lr);
+    csv_writer_meta(w, "mem_cap_bytes", "%llu", (unsigned long long)o->mem_cap);
+    csv_writer_meta(w, "timing", "warmup %d; min %d max %d samples; noise target %g%%; "
+                    "budget %gs per config%s", o->warmup, o->min_samples, o->max_samples,
+                    o->max_noise_pct, o->budget_s, o->steps ? "; fixed step count" : "");
+    csv_writer_meta(w, "command", "%s", ctx->command_line);
+    list_columns(cols, sizeof cols, "timed");
+    csv_writer_meta(w, "pass_timed", "%s", cols);
+    list_columns(cols, sizeof cols, "trace");
+    csv_writer_meta(w, "pass_trace", "%s", cols);
+    list_columns(cols, sizeof cols, "check");
+    csv_writer_meta(w, "pass_check", "%s", cols);
+}
+

@@ -1,0 +1,15 @@
+/* The `# key: value` lines at the top of a run's CSV: what ran, where,
+ * with which settings, and which pass measured which columns. */
+#ifndef ACCUBENCH_RUN_METADATA_H
+#define ACCUBENCH_RUN_METADATA_H
+
+#include "backend.h"
+#include "csv_writer.h"
+#include "options.h"
+#include "sweep.h"
+
+/* note: how the backend was chosen ("" when it was named). */
+void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
+                        const run_context *ctx, const char *note);
+
+#endif
