@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "parse.h"
 
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
@@ -96,30 +97,32 @@ static int render_charts(const char *csv, const char *prefix, char *why, size_t 
 
 typedef enum { OUT_MD, OUT_HTML } out_kind;
 
-/* Writes one output file through a temporary name and rename(), so a
- * reader never sees half a report. */
+typedef struct output_job {
+    out_kind kind;
+    const doc *d;
+    const char *title, *chart_base, *chart_prefix;
+} output_job;
+
+static int write_job(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    const output_job *j = ctx;
+    (void)why;
+    (void)why_len;
+    if (j->kind == OUT_MD)
+        doc_write_md(j->d, f, j->chart_base);
+    else
+        doc_write_html(j->d, f, j->title, j->chart_prefix);
+    return 0;
+}
+
+/* Writes one output file whole (atomic_file.h), so a reader never sees
+ * half a report. */
 static int write_output(const char *path, out_kind kind, const doc *d, const char *title,
                         const char *chart_base, const char *chart_prefix, char *why,
                         size_t why_len)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (kind == OUT_MD)
-        doc_write_md(d, f, chart_base);
-    else
-        doc_write_html(d, f, title, chart_prefix);
-    int bad = ferror(f);
-    if (fclose(f) || bad || rename(tmp, path)) {
-        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    output_job job = {kind, d, title, chart_base, chart_prefix};
+    return atomic_write_file(path, write_job, &job, why, why_len);
 }
 
 /* The one error line on stderr; returns the exit code for bad input. */
