@@ -16,6 +16,7 @@
 
 #include "atomic_file.h"
 #include "parse.h"
+#include "repo_path.h"
 
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
  * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
@@ -32,38 +33,12 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
     return 0;
 }
 
-/* Where scripts/plots.sh is: $ACCUBENCH_ROOT, else the repo the program was
- * built in (build/accubench -> ..), else the working folder. */
-static int find_plots_script(char *out, size_t len)
-{
-    const char *root = getenv("ACCUBENCH_ROOT");
-    if (root && *root) {
-        snprintf(out, len, "%s/scripts/plots.sh", root);
-        if (!access(out, R_OK))
-            return 0;
-    }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *dir = dirname(exe); /* .../build */
-        snprintf(out, len, "%s/../scripts/plots.sh", dir);
-        if (!access(out, R_OK))
-            return 0;
-        snprintf(out, len, "%s/../../scripts/plots.sh", dir); /* build/tests/.. */
-        if (!access(out, R_OK))
-            return 0;
-    }
-    snprintf(out, len, "scripts/plots.sh");
-    return access(out, R_OK) ? -1 : 0;
-}
-
 /* Runs `sh plots.sh CSV PREFIX` with its stdout silenced (the report says
  * where things went). Returns 0, or -1 with the reason in why. */
 static int render_charts(const char *csv, const char *prefix, char *why, size_t why_len)
 {
     char script[4200];
-    if (find_plots_script(script, sizeof script)) {
+    if (repo_path_find("scripts/plots.sh", NULL, script, sizeof script)) {
         snprintf(why, why_len, "scripts/plots.sh not found (set ACCUBENCH_ROOT to the repo)");
         return -1;
     }
