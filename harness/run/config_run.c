@@ -10,12 +10,6 @@
 #include "ranges.h"
 #include "trace_pass.h"
 
-/* The largest relative gradient error a correct (`sum`) window may show. */
-static double grad_tolerance(dtype d)
-{
-    return d == DTYPE_BF16 ? 1e-2 : d == DTYPE_TF32 ? 1e-3 : 1e-5;
-}
-
 void row_set_status(result_row *r, const char *status, const char *note)
 {
     snprintf(r->status, sizeof r->status, "%s", status);
@@ -125,10 +119,11 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
 
     if (rc) {
         row_status_from(r, rc, b);
-    } else if (red == REDUCTION_SUM && !(r->grad_rel_err <= grad_tolerance(o->dtype))) {
+    } else if (red == REDUCTION_SUM &&
+               !(r->grad_rel_err <= dtype_info_of(o->dtype)->grad_tolerance)) {
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
-                 r->grad_rel_err, grad_tolerance(o->dtype));
+                 r->grad_rel_err, dtype_info_of(o->dtype)->grad_tolerance);
         row_set_status(r, STATUS_ERROR, why);
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);
