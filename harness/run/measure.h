@@ -22,7 +22,8 @@ typedef struct step_timing {
     double host_enqueue_ms;       /* median host time to issue one step */
     double dispatches_per_step;
     double pass_ms;               /* median single forward+backward, ms */
-    int noise_met;                /* the noise target was reached */
+    int noise_met;                /* adaptive: the noise target holds for
+                                   * exactly the samples in `step` */
 } step_timing;
 
 /* Runs the timed pass; BK_* status (reason in the backend's error). */
