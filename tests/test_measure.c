@@ -1,6 +1,7 @@
 /* The timed pass, on the CPU backend with the device timer replaced by a
  * script of step times: the noise target is judged on exactly the samples
- * the row reports, and a row over the target says so in its note. */
+ * the row reports, and a row over the target says so in its note. The peak
+ * GEMM is warmed up for PEAK_GEMM_WARMUP_MS before it is timed. */
 #include <string.h>
 
 #include "check.h"
@@ -9,6 +10,7 @@
 #include "measure.h"
 #include "model.h"
 #include "step.h"
+#include "trace.h"
 
 static const backend_ops *cpu_ops;
 static backend_ops fake_ops;
@@ -25,6 +27,50 @@ static int scripted_elapsed(backend *b, bk_timer *start, bk_timer *end, double *
     *ms = script[script_next < script_len ? script_next : script_len - 1];
     script_next++;
     return BK_OK;
+}
+
+/* When the first GEMM was issued and when the first timer was recorded. */
+static int gemms;
+static uint64_t first_gemm_ns, first_timer_ns;
+
+static int counting_gemm(backend *b, const gemm_desc *g)
+{
+    if (!gemms++)
+        first_gemm_ns = trace_now_ns();
+    return cpu_ops->gemm(b, g);
+}
+
+static int noting_timer_record(backend *b, bk_timer *t)
+{
+    if (!first_timer_ns)
+        first_timer_ns = trace_now_ns();
+    return cpu_ops->timer_record(b, t);
+}
+
+/* A small peak GEMM (a few microseconds each on a CPU): one warm-up GEMM
+ * would be over long before the timing starts. */
+static void test_peak_warmup(backend *b)
+{
+    int saved_n = b->peak_gemm_n;
+    b->peak_gemm_n = 32;
+    fake_ops.gemm = counting_gemm;
+    fake_ops.timer_record = noting_timer_record;
+    gemms = 0;
+    first_timer_ns = 0;
+    double tflops = 0;
+    int n = 0;
+    const double one_ms[] = {1.0};
+    script = one_ms;
+    script_len = 1;
+    script_next = 0;
+    CHECK(measure_peak_gemm(b, &tflops, &n) == BK_OK);
+    CHECK(n == 32 && tflops > 0);
+    double warm_ms = (double)(first_timer_ns - first_gemm_ns) / 1e6;
+    CHECK(first_timer_ns > first_gemm_ns && warm_ms >= PEAK_GEMM_WARMUP_MS);
+    CHECK(gemms > 1 + 5); /* many warm-up GEMMs, then the timed ones */
+    fake_ops.gemm = cpu_ops->gemm;
+    fake_ops.timer_record = cpu_ops->timer_record;
+    b->peak_gemm_n = saved_n;
 }
 
 static void run_script(step_runner *s, const double *times, size_t n, int min_samples,
@@ -108,6 +154,7 @@ int main(void)
     CHECK(r.note[0] == '\0');
 
     step_runner_free(&s);
+    test_peak_warmup(b);
     dataset_destroy(&d);
     model_destroy(&m);
     b->ops = cpu_ops;

@@ -233,6 +233,20 @@ static int one_gemm(void *ctx)
     return bk_gemm(w->b, &w->g);
 }
 
+/* GEMMs back to back, each waited for, until PEAK_GEMM_WARMUP_MS have
+ * passed (one at least). */
+static int warm_up_gemm(backend *b, gemm_work *w)
+{
+    uint64_t t0 = trace_now_ns();
+    int rc;
+    do {
+        rc = one_gemm(w);
+        if (!rc)
+            rc = b->ops->sync(b);
+    } while (!rc && trace_now_ns() - t0 < (uint64_t)PEAK_GEMM_WARMUP_MS * 1000000u);
+    return rc;
+}
+
 int measure_peak_gemm(backend *b, double *tflops, int *n_used)
 {
     int n = b->peak_gemm_n;
@@ -251,7 +265,7 @@ int measure_peak_gemm(backend *b, double *tflops, int *n_used)
     };
     double median_ms = 0;
     if (!rc)
-        rc = one_gemm(&w); /* warm-up: algorithm choice, caches, clocks */
+        rc = warm_up_gemm(b, &w); /* algorithm choice, caches, clocks */
     if (!rc)
         rc = median_of_reps(b, 5, one_gemm, &w, &median_ms);
     if (!rc) {
