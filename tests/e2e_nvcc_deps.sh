@@ -8,6 +8,8 @@
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 root=$ACCUBENCH_ROOT
+# Run from `make test`: the outer make's flags and variables are not ours.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 build=$PWD/b
 mk() { make --no-print-directory -C "$root" BUILD="$build" ACCUBENCH_NO_INSTALL=1 "$@"; }
 

@@ -20,6 +20,7 @@ int main(void)
     }
     dtype d;
     CHECK(dtype_parse("fp16", &d) == -1 && dtype_info_named("fp16") == NULL);
+    CHECK(strcmp(dtype_names(), "fp32, tf32, bf16") == 0);
     CHECK(strcmp(dtype_name((dtype)7), "?") == 0);
     CHECK(dtype_info_of((dtype)7) == dtype_info_of(DTYPE_FP32));
 

@@ -1,5 +1,6 @@
 #include "dtype_table.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const dtype_info DTYPES[DTYPE_COUNT] = {
@@ -33,4 +34,13 @@ int dtype_parse(const char *s, dtype *out)
     return 0;
 }
 
-const char *dtype_names(void) { return "fp32, tf32, bf16"; }
+const char *dtype_names(void)
+{
+    static char list[64];
+    if (!list[0])
+        for (int i = 0; i < DTYPE_COUNT; i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", DTYPES[i].name);
+        }
+    return list;
+}
