@@ -121,10 +121,12 @@ $(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
 # library links alone into the unit tests.
 $(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
 
+# -MMD -MP as for the C objects: an edit of a header a kernel includes
+# (elementwise.h's math, backend.h's struct layout) rebuilds that kernel.
 $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC  $<")
-	$(Q)$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 # CUDA/CUPTI C sources see the CUDA headers; the core never does.
 $(BUILD)/obj/kernels/cuda/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include

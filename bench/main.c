@@ -54,7 +54,7 @@ static const char USAGE[] =
     "  --trace FILE          one step of the first config as Chrome trace JSON\n"
     "  --trace-steps N       steps in the trace pass (default 3; 0 = none)\n"
     "  --no-cupti            no activity collector (for Nsight Systems)\n"
-    "  --quiet\n"
+    "  --quiet               nothing on stdout (errors still go to stderr)\n"
     "\n"
     "plan options:\n"
     "  --effective N --max-micro N [--devices N]\n"

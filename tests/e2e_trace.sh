@@ -11,7 +11,9 @@ command -v python3 >/dev/null 2>&1 || { echo "python3 not found: skipped"; exit 
 
 "$ACCUBENCH" run --backend cpu --profile "$ACCUBENCH_ROOT/profiles/abc.profile" --steps 2 --warmup 1 --trace-steps 2 \
     --trace t.json --csv abc.csv --quiet >run.log 2>&1 || { cat run.log; exit 1; }
-test ! -e t.json.tmp
+for f in t.json.tmp* abc.csv.tmp*; do
+    test ! -e "$f" || { echo "temporary $f left behind"; exit 1; }
+done
 
 python3 - abc.csv t.json <<'EOF'
 import csv, json, math, sys

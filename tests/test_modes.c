@@ -4,6 +4,7 @@
  * happen during a graph capture (no upload, download, sync or plain
  * allocation: CUDA refuses those while a stream is captured). A recording
  * backend, the CPU backend with counting wrappers, checks each mode. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -23,6 +24,10 @@ static int capturing;
 static const backend_ops *cpu_ops;
 static backend_ops rec_ops;
 static int graph_token;
+/* GEMMs issued in all, and how many had been when the first capture began;
+ * the nonzero entries of `watched`'s gradients and loss sum then. */
+static int gemms, gemms_at_first_capture = -1, nonzero_at_first_capture = -1;
+static const step_runner *watched;
 
 static int rec_alloc(backend *b, size_t bytes, void **out)
 {
@@ -72,9 +77,30 @@ static int rec_sync(backend *b)
 }
 
 /* The CPU runs the captured ops as they are issued; a replay does nothing. */
+static int rec_gemm(backend *b, const gemm_desc *g)
+{
+    gemms++;
+    return cpu_ops->gemm(b, g);
+}
+
 static int rec_graph_begin(backend *b)
 {
     (void)b;
+    if (gemms_at_first_capture < 0) {
+        gemms_at_first_capture = gemms;
+        if (watched) {
+            size_t n_params = watched->m->layout.n_params;
+            float *g = malloc((n_params + 1) * sizeof *g);
+            CHECK(g != NULL);
+            if (g && cpu_ops->download(b, g, watched->m->grads, n_params * sizeof *g) == BK_OK &&
+                cpu_ops->download(b, &g[n_params], watched->loss_sum, sizeof *g) == BK_OK) {
+                nonzero_at_first_capture = 0;
+                for (size_t i = 0; i <= n_params; i++)
+                    nonzero_at_first_capture += g[i] != 0;
+            }
+            free(g);
+        }
+    }
     capturing = 1;
     return BK_OK;
 }
@@ -156,6 +182,29 @@ static void test_mode(backend *b, model *m, dataset *d, exec_mode mode)
     step_runner_free(&s);
 }
 
+/* Graph mode runs one eager window of the split before it captures (what
+ * a GEMM shape needs on first use must not happen inside a capture), and
+ * the capture begins with the gradients and the loss sum zeroed again. */
+static void test_graph_after_eager_window(model *m, dataset *d)
+{
+    split sp;
+    char why[128];
+    CHECK(split_make(EFFECTIVE, MICRO, 1, &sp, why, sizeof why) == 0);
+    gemms = 0;
+    gemms_at_first_capture = nonzero_at_first_capture = -1;
+    step_runner s;
+    watched = &s;
+    CHECK(step_runner_init(&s, m, d, &sp, MODE_GRAPH, REDUCTION_SUM) == BK_OK);
+    watched = NULL;
+    int before = gemms;
+    CHECK(step_window(&s, 0) == BK_OK); /* one window, eagerly, to count it */
+    int window = gemms - before;
+    CHECK(window > 0);
+    CHECK(gemms_at_first_capture == window);
+    CHECK(nonzero_at_first_capture == 0);
+    step_runner_free(&s);
+}
+
 int main(void)
 {
     test_names();
@@ -175,6 +224,7 @@ int main(void)
     rec_ops.upload = rec_upload;
     rec_ops.download = rec_download;
     rec_ops.sync = rec_sync;
+    rec_ops.gemm = rec_gemm;
     rec_ops.graph_begin = rec_graph_begin;
     rec_ops.graph_end = rec_graph_end;
     rec_ops.graph_launch = rec_graph_launch;
@@ -189,6 +239,7 @@ int main(void)
     CHECK(dataset_create(b, &m.layout, EFFECTIVE, 2, 3, &d) == BK_OK);
     for (int mode = 0; mode < MODE_COUNT; mode++)
         test_mode(b, &m, &d, (exec_mode)mode);
+    test_graph_after_eager_window(&m, &d);
     dataset_destroy(&d);
     model_destroy(&m);
     CHECK(b->mem_in_use == 0);

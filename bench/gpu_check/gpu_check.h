@@ -18,8 +18,9 @@ typedef struct check_result {
     char note[200];
 } check_result;
 
-double op_tolerance(dtype d);
-double model_tolerance(dtype d);
+/* The tolerances of one op and of a whole model: the dtype table's. */
+static inline double op_tolerance(dtype d) { return dtype_info_of(d)->op_tolerance; }
+static inline double model_tolerance(dtype d) { return dtype_info_of(d)->model_tolerance; }
 
 /* Appends a result (printed at once); passed = error <= tolerance. */
 void record(const char *check, dtype d, const char *split, double error, double tolerance,

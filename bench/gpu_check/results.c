@@ -10,19 +10,6 @@
 static check_result results[MAX_RESULTS];
 static int n_results;
 
-double op_tolerance(dtype d)
-{
-    return d == DTYPE_BF16 ? 1e-2 : d == DTYPE_TF32 ? 1e-3 : 1e-5;
-}
-
-/* A model gradient passes through about ten GEMMs, each rounding in tf32
- * or bf16: five times the op tolerance. A real bug (a transpose, a lost
- * scale) is off by far more. */
-double model_tolerance(dtype d)
-{
-    return d == DTYPE_FP32 ? 1e-5 : 5 * op_tolerance(d);
-}
-
 void record(const char *check, dtype d, const char *split, double error,
                    double tolerance, const char *note)
 {

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype_table.h"
 #include "optimizer_hparams.h"
 
 enum bk_status {
@@ -28,13 +29,6 @@ enum bk_status {
     BK_UNSUPPORTED = 2,  /* this backend cannot do what was asked */
     BK_ERROR = 3,        /* a device or library call failed */
 };
-
-/* The arithmetic of a run: what the GEMMs compute in. */
-typedef enum dtype {
-    DTYPE_FP32 = 0,
-    DTYPE_TF32 = 1, /* fp32 storage, TF32 tensor-core GEMMs */
-    DTYPE_BF16 = 2, /* bf16 weight copy and activations, fp32 accumulation */
-} dtype;
 
 /* How one buffer stores its elements. */
 typedef enum storage {
@@ -176,7 +170,6 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 /* Defined only when the CUDA backend is built in (ACCUBENCH_HAVE_CUDA). */
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
-const char *dtype_name(dtype d);
 const char *mode_name(exec_mode m);
 
 #endif

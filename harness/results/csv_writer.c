@@ -1,11 +1,11 @@
 #include "csv_writer.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "atomic_file.h"
 
 void csv_writer_init(csv_writer *w, const char *path)
 {
@@ -98,29 +98,23 @@ void csv_write_row(FILE *f, const result_row *r)
     fputc('\n', f);
 }
 
-int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
+static int write_csv(FILE *f, void *ctx, char *why, size_t why_len)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", w->path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
+    const csv_writer *w = ctx;
+    (void)why;
+    (void)why_len;
     fputs("# accubench results\n", f);
     for (int i = 0; i < w->meta_count; i++)
         fprintf(f, "# %s: %s\n", w->keys[i], w->values[i]);
     csv_write_header(f);
     for (size_t i = 0; i < w->count; i++)
         csv_write_row(f, &w->rows[i]);
-    int failed = ferror(f);
-    failed |= fclose(f) != 0;
-    if (failed || rename(tmp, w->path) != 0) {
-        snprintf(why, why_len, "cannot write %s: %s", w->path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
     return 0;
+}
+
+int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
+{
+    return atomic_write_file(w->path, write_csv, w, why, why_len);
 }
 
 int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len)

@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "parse.h"
+#include "repo_path.h"
 
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
  * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
@@ -31,38 +33,12 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
     return 0;
 }
 
-/* Where scripts/plots.sh is: $ACCUBENCH_ROOT, else the repo the program was
- * built in (build/accubench -> ..), else the working folder. */
-static int find_plots_script(char *out, size_t len)
-{
-    const char *root = getenv("ACCUBENCH_ROOT");
-    if (root && *root) {
-        snprintf(out, len, "%s/scripts/plots.sh", root);
-        if (!access(out, R_OK))
-            return 0;
-    }
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *dir = dirname(exe); /* .../build */
-        snprintf(out, len, "%s/../scripts/plots.sh", dir);
-        if (!access(out, R_OK))
-            return 0;
-        snprintf(out, len, "%s/../../scripts/plots.sh", dir); /* build/tests/.. */
-        if (!access(out, R_OK))
-            return 0;
-    }
-    snprintf(out, len, "scripts/plots.sh");
-    return access(out, R_OK) ? -1 : 0;
-}
-
 /* Runs `sh plots.sh CSV PREFIX` with its stdout silenced (the report says
  * where things went). Returns 0, or -1 with the reason in why. */
 static int render_charts(const char *csv, const char *prefix, char *why, size_t why_len)
 {
     char script[4200];
-    if (find_plots_script(script, sizeof script)) {
+    if (repo_path_find("scripts/plots.sh", NULL, script, sizeof script)) {
         snprintf(why, why_len, "scripts/plots.sh not found (set ACCUBENCH_ROOT to the repo)");
         return -1;
     }
@@ -96,30 +72,32 @@ static int render_charts(const char *csv, const char *prefix, char *why, size_t 
 
 typedef enum { OUT_MD, OUT_HTML } out_kind;
 
-/* Writes one output file through a temporary name and rename(), so a
- * reader never sees half a report. */
+typedef struct output_job {
+    out_kind kind;
+    const doc *d;
+    const char *title, *chart_base, *chart_prefix;
+} output_job;
+
+static int write_job(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    const output_job *j = ctx;
+    (void)why;
+    (void)why_len;
+    if (j->kind == OUT_MD)
+        doc_write_md(j->d, f, j->chart_base);
+    else
+        doc_write_html(j->d, f, j->title, j->chart_prefix);
+    return 0;
+}
+
+/* Writes one output file whole (atomic_file.h), so a reader never sees
+ * half a report. */
 static int write_output(const char *path, out_kind kind, const doc *d, const char *title,
                         const char *chart_base, const char *chart_prefix, char *why,
                         size_t why_len)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
-        return -1;
-    }
-    if (kind == OUT_MD)
-        doc_write_md(d, f, chart_base);
-    else
-        doc_write_html(d, f, title, chart_prefix);
-    int bad = ferror(f);
-    if (fclose(f) || bad || rename(tmp, path)) {
-        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    output_job job = {kind, d, title, chart_base, chart_prefix};
+    return atomic_write_file(path, write_job, &job, why, why_len);
 }
 
 /* The one error line on stderr; returns the exit code for bad input. */

@@ -5,17 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype_table.h"
 #include "report_parts.h"
 
-/* The relative gradient error accumulation may show in each dtype before
- * the report calls it wrong: rounding of a K-term sum in that precision. */
+/* The relative gradient error accumulation may show in a dtype before the
+ * report calls it wrong (dtype_table.h); fp32's for a name it does not know. */
 static double grad_tolerance(const char *dtype)
 {
-    if (!strcmp(dtype, "bf16"))
-        return 1e-2;
-    if (!strcmp(dtype, "tf32"))
-        return 1e-3;
-    return 1e-5;
+    const dtype_info *di = dtype_info_named(dtype);
+    return (di ? di : dtype_info_of(DTYPE_FP32))->grad_tolerance;
 }
 
 /* A host enqueue time this close to the step time means the GPU waited for

@@ -10,12 +10,6 @@
 #include "ranges.h"
 #include "trace_pass.h"
 
-/* The largest relative gradient error a correct (`sum`) window may show. */
-static double grad_tolerance(dtype d)
-{
-    return d == DTYPE_BF16 ? 1e-2 : d == DTYPE_TF32 ? 1e-3 : 1e-5;
-}
-
 void row_set_status(result_row *r, const char *status, const char *note)
 {
     snprintf(r->status, sizeof r->status, "%s", status);
@@ -29,8 +23,8 @@ void row_status_from(result_row *r, int rc, const backend *b)
                b->error);
 }
 
-static void fill_timing(result_row *r, const step_timing *t, double peak_tflops,
-                        const measure_options *mo)
+void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
+                     const measure_options *mo)
 {
     r->step_ms_median = t->step.median;
     r->step_ms_p10 = t->step.p10;
@@ -43,8 +37,14 @@ static void fill_timing(result_row *r, const step_timing *t, double peak_tflops,
     r->samples_per_s = (double)r->effective_batch / (t->step.median * 1e-3);
     r->tflops = r->flops_per_step / (t->step.median * 1e-3) / 1e12;
     r->mfu_pct = peak_tflops > 0 ? 100.0 * r->tflops / peak_tflops : NAN;
-    /* Say which stopping condition was not met. */
-    if (!mo->steps && !t->noise_met && t->step.noise_pct > mo->max_noise_pct)
+    /* Say which stopping condition was not met: a row whose noise is over
+     * the target always says so. */
+    if (!mo->steps && t->step.noise_pct > mo->max_noise_pct &&
+        t->step.samples >= (size_t)mo->max_samples)
+        snprintf(r->note, sizeof r->note, "noise %.1f%% over the %.1f%% target when "
+                 "max-samples %d was reached", t->step.noise_pct, mo->max_noise_pct,
+                 mo->max_samples);
+    else if (!mo->steps && t->step.noise_pct > mo->max_noise_pct)
         snprintf(r->note, sizeof r->note, "noise %.1f%% over the %.1f%% target when the "
                  "%.1fs budget ran out", t->step.noise_pct, mo->max_noise_pct, mo->budget_s);
     else if (!mo->steps && !t->noise_met)
@@ -105,7 +105,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     if (!rc)
         rc = measure_single_pass(&run, 5, &t.pass_ms);
     if (!rc) {
-        fill_timing(r, &t, s->peak_tflops, &mo);
+        row_fill_timing(r, &t, s->peak_tflops, &mo);
         r->mem_peak_bytes = (int64_t)b->mem_peak;
     }
     if (!rc && o->trace_steps > 0 && !*s->stop) {
@@ -125,10 +125,11 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
 
     if (rc) {
         row_status_from(r, rc, b);
-    } else if (red == REDUCTION_SUM && !(r->grad_rel_err <= grad_tolerance(o->dtype))) {
+    } else if (red == REDUCTION_SUM &&
+               !(r->grad_rel_err <= dtype_info_of(o->dtype)->grad_tolerance)) {
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
-                 r->grad_rel_err, grad_tolerance(o->dtype));
+                 r->grad_rel_err, dtype_info_of(o->dtype)->grad_tolerance);
         row_set_status(r, STATUS_ERROR, why);
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);

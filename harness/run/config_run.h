@@ -5,6 +5,7 @@
 #define ACCUBENCH_CONFIG_RUN_H
 
 #include "dataset.h"
+#include "measure.h"
 #include "model.h"
 #include "result_row.h"
 #include "split.h"
@@ -14,6 +15,11 @@
  * config columns are filled already). */
 void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
                 reduction red, result_row *r);
+
+/* The timed pass's columns of r, and a note naming the stopping condition
+ * an adaptive pass did not meet (the noise target, min-samples). */
+void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
+                     const measure_options *mo);
 
 void row_set_status(result_row *r, const char *status, const char *note);
 /* The row's status for a failed backend call: oom, skipped (unsupported)

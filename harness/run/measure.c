@@ -39,19 +39,22 @@ static int create_timers(backend *b, timer_pair *t, int n)
     return BK_OK;
 }
 
+/* The noise target, judged on samples[0..n). */
+static int noise_met(const measure_options *o, const double *samples, size_t n)
+{
+    timing_stats st;
+    return (int)n >= o->min_samples && timing_stats_of(samples, n, &st) == 0 &&
+           st.noise_pct <= o->max_noise_pct;
+}
+
 /* Adaptive stopping, judged on the n samples read back so far. */
 static int should_stop(const measure_options *o, const double *samples, size_t n,
-                       double elapsed_s, int *noise_met)
+                       double elapsed_s)
 {
     if (o->stop && *o->stop && n >= 1)
         return 1;
-    if ((int)n >= o->min_samples) {
-        timing_stats st;
-        if (timing_stats_of(samples, n, &st) == 0 && st.noise_pct <= o->max_noise_pct) {
-            *noise_met = 1;
-            return 1;
-        }
-    }
+    if (noise_met(o, samples, n))
+        return 1;
     return elapsed_s >= o->budget_s && n >= MIN_SAMPLES_HARD;
 }
 
@@ -91,6 +94,7 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
      * the next step queued: steps run back to back, each between its own
      * events. */
     size_t n = 0, issued = 0;
+    int judged = 0; /* adaptive stopping decided on dev_ms[0..n) */
     uint64_t dispatch0 = b->dispatches, t0 = trace_now_ns();
     if (b->ops->profiler_start)
         b->ops->profiler_start(b);
@@ -110,18 +114,30 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
             rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &dev_ms[n++]);
         }
         double elapsed = (double)(trace_now_ns() - t0) / 1e9;
-        if (issued >= cap || (!o->steps && should_stop(o, dev_ms, n, elapsed, &out->noise_met)))
+        if (issued >= cap)
             break;
+        if (!o->steps && should_stop(o, dev_ms, n, elapsed)) {
+            judged = 1;
+            break;
+        }
     }
+    /* The step still in flight: waited for, and counted unless the stopping
+     * decision was made without it. The reported statistics are the samples
+     * judged, never one more: a sample added after the judgement could put
+     * the noise over the target it was just found under. */
     if (!rc && issued > n) {
         timer_pair *last = &t[(issued - 1) % 2];
-        rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &dev_ms[n++]);
+        double ms;
+        rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &ms);
+        if (!judged)
+            dev_ms[n++] = ms;
     }
     if (b->ops->profiler_stop)
         b->ops->profiler_stop(b);
     if (!rc) {
         timing_stats host;
         timing_stats_of(dev_ms, n, &out->step);
+        out->noise_met = !o->steps && noise_met(o, dev_ms, n);
         timing_stats_of(host_ms, issued, &host);
         out->host_enqueue_ms = host.median;
         out->dispatches_per_step = (double)(b->dispatches - dispatch0) / (double)issued;
@@ -217,6 +233,20 @@ static int one_gemm(void *ctx)
     return bk_gemm(w->b, &w->g);
 }
 
+/* GEMMs back to back, each waited for, until PEAK_GEMM_WARMUP_MS have
+ * passed (one at least). */
+static int warm_up_gemm(backend *b, gemm_work *w)
+{
+    uint64_t t0 = trace_now_ns();
+    int rc;
+    do {
+        rc = one_gemm(w);
+        if (!rc)
+            rc = b->ops->sync(b);
+    } while (!rc && trace_now_ns() - t0 < (uint64_t)PEAK_GEMM_WARMUP_MS * 1000000u);
+    return rc;
+}
+
 int measure_peak_gemm(backend *b, double *tflops, int *n_used)
 {
     int n = b->peak_gemm_n;
@@ -235,7 +265,7 @@ int measure_peak_gemm(backend *b, double *tflops, int *n_used)
     };
     double median_ms = 0;
     if (!rc)
-        rc = one_gemm(&w); /* warm-up: algorithm choice, caches, clocks */
+        rc = warm_up_gemm(b, &w); /* algorithm choice, caches, clocks */
     if (!rc)
         rc = median_of_reps(b, 5, one_gemm, &w, &median_ms);
     if (!rc) {

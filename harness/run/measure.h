@@ -22,7 +22,8 @@ typedef struct step_timing {
     double host_enqueue_ms;       /* median host time to issue one step */
     double dispatches_per_step;
     double pass_ms;               /* median single forward+backward, ms */
-    int noise_met;                /* the noise target was reached */
+    int noise_met;                /* adaptive: the noise target holds for
+                                   * exactly the samples in `step` */
 } step_timing;
 
 /* Runs the timed pass; BK_* status (reason in the backend's error). */
@@ -31,8 +32,14 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out);
 /* Times `reps` single micro-batch passes, one by one; median in ms. */
 int measure_single_pass(step_runner *s, int reps, double *median_ms);
 
-/* Times a square GEMM of the backend's peak size in its compute storage;
- * median of several, in TFLOP/s. */
+/* The peak GEMM is timed after the device sat idle (clocks down, caches
+ * cold): one warm-up GEMM is a few ms, too short to bring the clocks up.
+ * It is warmed up for this long first. */
+#define PEAK_GEMM_WARMUP_MS 200
+
+/* Times a square GEMM of the backend's peak size in its compute storage,
+ * after PEAK_GEMM_WARMUP_MS of the same GEMM; median of several, in
+ * TFLOP/s. */
 int measure_peak_gemm(backend *b, double *tflops, int *n_used);
 
 #endif

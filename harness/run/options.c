@@ -8,6 +8,7 @@
 
 #include "names.h"
 #include "parse.h"
+#include "repo_path.h"
 
 /* The largest batch anyone should ask of one device; also keeps every
  * product of sizes inside an int. */
@@ -241,29 +242,9 @@ static int find_profile(const char *name, const char *argv0, char *path, size_t 
         snprintf(path, cap, "%s", name);
         return access(path, R_OK) == 0 ? 0 : -1;
     }
-    snprintf(path, cap, "profiles/%s.profile", name);
-    if (access(path, R_OK) == 0)
-        return 0;
-    char exe[1024];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0 && argv0)
-        len = (ssize_t)snprintf(exe, sizeof exe, "%s", argv0);
-    /* Beside the program or a few folders up: build/accubench,
-     * build/asan/accubench and the like all find the repository's. */
-    if (len > 0) {
-        exe[len] = '\0';
-        for (int up = 0; up < 3; up++) {
-            char *slash = strrchr(exe, '/');
-            if (!slash)
-                break;
-            *slash = '\0';
-            snprintf(path, cap, "%s/../profiles/%s.profile", exe, name);
-            if (access(path, R_OK) == 0)
-                return 0;
-        }
-    }
-    snprintf(path, cap, "profiles/%s.profile", name);
-    return -1;
+    char rel[1100];
+    snprintf(rel, sizeof rel, "profiles/%s.profile", name);
+    return repo_path_find(rel, argv0, path, cap);
 }
 
 static char *trim(char *s)

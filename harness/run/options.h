@@ -54,8 +54,9 @@ int options_set(run_options *o, const char *key, const char *value, char *why,
 int options_is_flag(const char *key);
 
 /* Reads a profile: `key = value` lines, `#` comments. NAME is looked up as
- * profiles/NAME.profile beside the working directory, then beside the
- * program (../profiles); anything with a '/' or ending in .profile is a file.
+ * profiles/NAME.profile in the repository (repo_path.h: $ACCUBENCH_ROOT, the
+ * working directory, then beside the program); anything with a '/' or
+ * ending in .profile is a file.
  * Returns 0, or -1 with a reason naming the file and line. */
 int options_load_profile(run_options *o, const char *name_or_file, const char *argv0,
                          char *why, size_t why_len);

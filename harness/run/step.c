@@ -52,6 +52,16 @@ static int capture_graphs(step_runner *s)
         snprintf(b->error, sizeof b->error, "the %s backend cannot capture graphs", b->name);
         return BK_UNSUPPORTED;
     }
+    /* One eager window of this split first, so that whatever its GEMM
+     * shapes and kernels need on first use (an algorithm choice, a
+     * workspace, a module load) happens outside the capture. It changes the
+     * gradients and the loss sum only (no optimizer step): zeroed again, as
+     * the first step will find them. */
+    int eager = run_window(s, 0);
+    if (!eager)
+        eager = model_zero_grads(s->m, s->loss_sum);
+    if (eager)
+        return eager;
     int64_t steps = s->m->step_count;
     for (int i = 0; i < s->d->count; i++) {
         int rc = b->ops->graph_begin(b);

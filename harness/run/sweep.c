@@ -118,7 +118,8 @@ static int emit(sweep *s, const result_row *r)
     char why[400];
     if (strcmp(r->status, STATUS_ERROR) == 0)
         s->failures++;
-    console_table_row(stdout, r);
+    if (!s->o->quiet)
+        console_table_row(stdout, r);
     if (csv_writer_append(&s->csv, r, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return -1;
@@ -212,7 +213,7 @@ int sweep_run(const run_options *o, const run_context *ctx)
     }
     s.b = b;
     b->mem_cap = (size_t)o->mem_cap;
-    if (note[0])
+    if (note[0] && !o->quiet)
         printf("%s\n", note);
     if (make_dirs(o->out_dir, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
@@ -240,7 +241,9 @@ int sweep_run(const run_options *o, const run_context *ctx)
     sa.sa_handler = on_sigint;
     sigaction(SIGINT, &sa, &old_sa);
 
-    printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, b->device, b->name, b->library);
+    if (!o->quiet)
+        printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, b->device, b->name,
+               b->library);
     int peak_n = 0, rc = measure_peak_gemm(b, &s.peak_tflops, &peak_n);
     if (rc) {
         fprintf(stderr, "accubench: measuring the peak GEMM rate failed: %s\n", b->error);
@@ -250,15 +253,18 @@ int sweep_run(const run_options *o, const run_context *ctx)
         csv_writer_meta(&s.csv, "peak_gemm_tflops", "%.4g", s.peak_tflops);
         csv_writer_meta(&s.csv, "peak_gemm_shape", "%dx%dx%d %s", peak_n, peak_n, peak_n,
                         dtype_name(o->dtype));
-        printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
-               dtype_name(o->dtype), s.peak_tflops);
+        if (!o->quiet)
+            printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
+                   dtype_name(o->dtype), s.peak_tflops);
     }
     if (b->datasheet_tflops > 0)
         csv_writer_meta(&s.csv, "datasheet_tflops", "%.4g", b->datasheet_tflops);
     else
         csv_writer_meta(&s.csv, "datasheet_tflops", "%s", "");
-    printf("results: %s\n", path);
-    console_table_header(stdout);
+    if (!o->quiet) {
+        printf("results: %s\n", path);
+        console_table_header(stdout);
+    }
 
     range_push("run");
     int write_failed = 0;
@@ -281,7 +287,8 @@ int sweep_run(const run_options *o, const run_context *ctx)
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }
-    printf("%zu rows written to %s\n", s.csv.count, path);
+    if (!o->quiet)
+        printf("%zu rows written to %s\n", s.csv.count, path);
     if (s.col)
         s.col->ops->destroy(s.col);
     csv_writer_free(&s.csv);

@@ -1,12 +1,12 @@
 /* Chrome trace-event JSON writer; the layout is described in the header. */
 #include "trace_export.h"
 
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "atomic_file.h"
 #include "trace_analysis.h"
 
 enum { PID_HOST = 1, PID_DEVICE = 2 };
@@ -191,61 +191,46 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
     return 0;
 }
 
+typedef struct export_job {
+    const trace_record *recs;
+    size_t n;
+    const int32_t *step_of;
+    const ptrdiff_t *host_of;
+    int step;
+    const char *label;
+} export_job;
+
+static int write_job(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    const export_job *j = ctx;
+    if (write_events(f, j->recs, j->n, j->step_of, j->host_of, j->step, j->label) != 0) {
+        snprintf(why, why_len, "trace export: out of memory");
+        return -1;
+    }
+    return 0;
+}
+
 int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
                         int step, const char *label, char *why, size_t why_len)
 {
     int32_t *step_of = malloc((n + 1) * sizeof *step_of);
     ptrdiff_t *host_of = malloc((n + 1) * sizeof *host_of);
     int n_steps = 0;
-    char tmp[4096] = "";
-    FILE *f = NULL;
     int rc = -1;
 
     if (!step_of || !host_of ||
         trace_assign_steps(recs, n, step_of, host_of, &n_steps) != 0) {
         snprintf(why, why_len, "trace export: out of memory");
-        goto done;
+    } else {
+        if (step < 0)
+            step = n_steps - 1;
+        export_job job = {recs, n, step_of, host_of, step, label};
+        if (step < 0 || step >= n_steps)
+            snprintf(why, why_len, "trace export: no step %d in the trace (%d steps)",
+                     step, n_steps);
+        else
+            rc = atomic_write_file(path, write_job, &job, why, why_len);
     }
-    if (step < 0)
-        step = n_steps - 1;
-    if (step < 0 || step >= n_steps) {
-        snprintf(why, why_len, "trace export: no step %d in the trace (%d steps)",
-                 step, n_steps);
-        goto done;
-    }
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        tmp[0] = '\0'; /* never remove a truncated name */
-        snprintf(why, why_len, "trace export: path too long");
-        goto done;
-    }
-    f = fopen(tmp, "w");
-    if (!f) {
-        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    if (write_events(f, recs, n, step_of, host_of, step, label) != 0) {
-        snprintf(why, why_len, "trace export: out of memory");
-        goto done;
-    }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        f = NULL;
-        snprintf(why, why_len, "error writing %s: %s", tmp, strerror(errno));
-        goto done;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0) {
-        snprintf(why, why_len, "cannot rename %s to %s: %s", tmp, path,
-                 strerror(errno));
-        goto done;
-    }
-    rc = 0;
-
-done:
-    if (f)
-        fclose(f);
-    if (rc != 0 && tmp[0])
-        remove(tmp);
     free(step_of);
     free(host_of);
     return rc;

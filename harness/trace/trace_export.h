@@ -19,10 +19,10 @@
 #include "trace.h"
 
 /* Writes the records of step `step` (0-based, in the order of the "step"
- * ranges; -1: the last step) of recs[0..n) to `path`, through path.tmp and
- * a rename so that a reader never sees half a file. `label` (may be NULL)
- * names the config in the file's metadata. Returns 0, or -1 with a
- * one-line reason in why. */
+ * ranges; -1: the last step) of recs[0..n) to `path`, through a temporary
+ * and a rename so that a reader never sees half a file (atomic_file.h).
+ * `label` (may be NULL) names the config in the file's metadata. Returns 0,
+ * or -1 with a one-line reason in why. */
 int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
                         int step, const char *label, char *why, size_t why_len);
 

@@ -1,0 +1,46 @@
+#include "dtype_table.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const dtype_info DTYPES[DTYPE_COUNT] = {
+    /* dt          name    grad   op     model */
+    {DTYPE_FP32, "fp32", 1e-5, 1e-5, 1e-5},
+    {DTYPE_TF32, "tf32", 1e-3, 1e-3, 5e-3},
+    {DTYPE_BF16, "bf16", 1e-2, 1e-2, 5e-2},
+};
+
+const dtype_info *dtype_info_of(dtype d)
+{
+    return d >= 0 && d < DTYPE_COUNT ? &DTYPES[d] : &DTYPES[DTYPE_FP32];
+}
+
+const dtype_info *dtype_info_named(const char *name)
+{
+    for (int i = 0; i < DTYPE_COUNT; i++)
+        if (strcmp(DTYPES[i].name, name) == 0)
+            return &DTYPES[i];
+    return NULL;
+}
+
+const char *dtype_name(dtype d) { return d >= 0 && d < DTYPE_COUNT ? DTYPES[d].name : "?"; }
+
+int dtype_parse(const char *s, dtype *out)
+{
+    const dtype_info *di = dtype_info_named(s);
+    if (!di)
+        return -1;
+    *out = di->dt;
+    return 0;
+}
+
+const char *dtype_names(void)
+{
+    static char list[64];
+    if (!list[0])
+        for (int i = 0; i < DTYPE_COUNT; i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", DTYPES[i].name);
+        }
+    return list;
+}

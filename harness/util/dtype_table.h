@@ -1,0 +1,49 @@
+/* The arithmetic of a run, one row per dtype: its name as the command line,
+ * the profiles and the CSV spell it, and the relative errors a correct
+ * result may show in it. The device side keys the table by the enum
+ * (backend.h includes this header for it); the results side, which never
+ * sees backend.h, keys it by the name it reads from a CSV. */
+#ifndef ACCUBENCH_DTYPE_TABLE_H
+#define ACCUBENCH_DTYPE_TABLE_H
+
+/* What the GEMMs compute in. */
+typedef enum dtype {
+    DTYPE_FP32 = 0,
+    DTYPE_TF32 = 1, /* fp32 storage, TF32 tensor-core GEMMs */
+    DTYPE_BF16 = 2, /* bf16 weight copy and activations, fp32 accumulation */
+} dtype;
+
+#define DTYPE_COUNT 3
+
+typedef struct dtype_info {
+    dtype dt;
+    const char *name;
+    /* The accumulated (`sum`) window's gradient against the full-batch
+     * gradient: the rounding of a K-term sum in this precision. The run
+     * calls a row over it an error; the report says it is beyond. */
+    double grad_tolerance;
+    /* gpu-check: one op on the device against the CPU reference. */
+    double op_tolerance;
+    /* gpu-check: a whole model's gradient and loss. A gradient passes
+     * through about ten GEMMs, each rounding in tf32 or bf16: five times
+     * the op tolerance there. A real bug (a transpose, a lost scale) is off
+     * by far more. */
+    double model_tolerance;
+} dtype_info;
+
+/* The row of d; the fp32 row when d is out of range. */
+const dtype_info *dtype_info_of(dtype d);
+
+/* The row named `name` ("bf16"), or NULL when there is none. */
+const dtype_info *dtype_info_named(const char *name);
+
+/* The name of d, "?" when out of range. */
+const char *dtype_name(dtype d);
+
+/* Sets *out and returns 0, or -1 when the name is unknown. */
+int dtype_parse(const char *s, dtype *out);
+
+/* "fp32, tf32, bf16", for error messages. */
+const char *dtype_names(void);
+
+#endif

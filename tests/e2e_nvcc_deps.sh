@@ -1,0 +1,45 @@
+#!/bin/sh
+# The CUDA objects depend on the headers they include: after an edit of
+# kernels/elementwise.h (the per-element math) or harness/backend/backend.h
+# (the table's struct layout), make rebuilds them, so the GPU never runs
+# stale math or a stale layout. Builds the CUDA objects into a scratch
+# BUILD, then asks make, without touching the sources (-n -W FILE: "as if
+# FILE were just edited"), what it would rebuild. Skipped where nvcc is not.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+root=$ACCUBENCH_ROOT
+# Run from `make test`: the outer make's flags and variables are not ours.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+build=$PWD/b
+mk() { make --no-print-directory -C "$root" BUILD="$build" ACCUBENCH_NO_INSTALL=1 "$@"; }
+
+mk "$build/config.mk" >/dev/null 2>configure.txt || { cat configure.txt; fail "configure"; }
+if ! grep -q '^HAVE_NVCC := 1' "$build/config.mk"; then
+    echo "SKIP: nvcc not found (${CUDA_HOME:-/usr/local/cuda}/bin/nvcc): no CUDA objects to check"
+    exit 0
+fi
+objs=""
+for cu in "$root"/kernels/cuda/*.cu; do
+    objs="$objs $build/obj/kernels/cuda/$(basename "$cu" .cu).o"
+done
+mk $objs >build.txt 2>&1 || { tail -n 20 build.txt; fail "nvcc build"; }
+
+# Built: nothing to do until a header changes.
+mk -q $objs || fail "the CUDA objects are out of date right after they were built"
+
+# Which .cu files make would compile if FILE had just been edited.
+rebuilt() { mk -n -W "$1" $objs 2>&1 | sed -n 's|.* -c kernels/cuda/\([^ ]*\.cu\) .*|\1|p' | sort | tr '\n' ' '; }
+
+r=$(rebuilt kernels/elementwise.h)
+echo "$r" | grep -q 'cuda_elementwise.cu' ||
+    fail "an edit of kernels/elementwise.h rebuilds no kernel (would rebuild: '$r')"
+r=$(rebuilt harness/backend/backend.h)
+for cu in "$root"/kernels/cuda/*.cu; do
+    name=$(basename "$cu")
+    grep -q '"backend.h"\|"cuda_check.h"\|"cuda_internal.h"' "$cu" || continue
+    echo "$r" | grep -q "$name" ||
+        fail "an edit of harness/backend/backend.h does not rebuild $name (would rebuild: '$r')"
+done
+r=$(rebuilt harness/results/result_row.h)
+[ -z "$r" ] || fail "an edit of a header no kernel includes rebuilds: $r"
+echo "ok: header edits rebuild the CUDA objects that include them"
