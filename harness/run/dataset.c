@@ -1,5 +1,5 @@
-/* Synthetic inputs, labels and validity masks, and the loss scales of a
- * split. */
+/* Synthetic inputs, labels and validity masks; the loss scales of a split
+ * from their valid counts. */
 #include "dataset.h"
 
 #include <stdio.h>
@@ -11,20 +11,6 @@
 
 /* One example in four is padding. */
 #define VALID_PERCENT 75
-
-float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps)
-{
-    switch (r) {
-    case REDUCTION_SUM:
-        return valid_in_window ? 1.0f / (float)valid_in_window : 0.0f;
-    case REDUCTION_MEAN_OF_MEANS:
-        return valid_in_micro ? 1.0f / ((float)valid_in_micro * (float)accum_steps) : 0.0f;
-    case REDUCTION_NO_SCALE:
-        return valid_in_micro ? 1.0f / (float)valid_in_micro : 0.0f;
-    default:
-        return 0.0f;
-    }
-}
 
 void dataset_destroy(dataset *d)
 {
@@ -125,8 +111,9 @@ int dataset_create(backend *b, const model_layout *l, int effective_batch, int b
     return BK_OK;
 }
 
-static int count_valid(const int *valid, int first, int count)
+int dataset_valid_count(const dataset *d, int buf, int first, int count)
 {
+    const int *valid = d->buf[buf].valid_host;
     int n = 0;
     for (int j = first; j < first + count; j++)
         n += valid[j];
@@ -137,22 +124,22 @@ int dataset_set_split(dataset *d, int micro, reduction r)
 {
     int e = d->effective_batch;
     int accum = (e + micro - 1) / micro;
+    int *valid = malloc((size_t)accum * sizeof *valid);
     float *scales = malloc(((size_t)accum + 1) * sizeof *scales);
-    if (!scales) {
-        snprintf(d->b->error, sizeof d->b->error, "out of host memory for loss scales");
-        return BK_OOM;
-    }
     int rc = BK_OK;
+    if (!valid || !scales) {
+        snprintf(d->b->error, sizeof d->b->error, "out of host memory for loss scales");
+        rc = BK_OOM;
+    }
     for (int i = 0; i < d->count && !rc; i++) {
-        const int *valid = d->buf[i].valid_host;
-        int window = count_valid(valid, 0, e);
         for (int k = 0; k < accum; k++) {
             int first = k * micro, count = k == accum - 1 ? e - first : micro;
-            scales[k] = loss_scale(r, count_valid(valid, first, count), window, accum);
+            valid[k] = dataset_valid_count(d, i, first, count);
         }
-        scales[accum] = loss_scale(REDUCTION_SUM, window, window, 1);
+        reduction_scales(r, valid, accum, scales);
         rc = bk_upload(d->b, d->buf[i].scales, scales, ((size_t)accum + 1) * sizeof *scales);
     }
+    free(valid);
     free(scales);
     return rc;
 }

@@ -9,18 +9,9 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "reduction.h"
 
 #define DATASET_MAX_BUFFERS 8
-
-/* How the loss is normalised over an accumulation window. */
-typedef enum reduction {
-    REDUCTION_SUM = 0,           /* sum over the window / valid examples in it */
-    REDUCTION_MEAN_OF_MEANS = 1, /* bug: mean per micro-batch, then / K */
-    REDUCTION_NO_SCALE = 2,      /* bug: mean per micro-batch, never / K */
-    REDUCTION_COUNT
-} reduction;
-
-const char *reduction_name(reduction r);
 
 typedef struct input_buffer {
     void *x;       /* [hidden x E], compute storage */
@@ -44,12 +35,12 @@ void dataset_destroy(dataset *d);
 
 /* Writes each buffer's per-micro-batch loss scales for a split of the
  * effective batch into micro-batches of `micro` (the last one smaller when
- * it does not divide), normalised as `r` says. scales[K] is the full-batch
- * scale (1 / valid examples in the whole batch) for the reference pass. */
+ * it does not divide), normalised as `r` says (reduction.h); after them the
+ * full-batch scale for the reference pass. */
 int dataset_set_split(dataset *d, int micro, reduction r);
 
-/* The scale one micro-batch's gradient gets (exposed for the tests). */
-float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps);
+/* Valid loss items among examples [first, first + count) of buffer `buf`. */
+int dataset_valid_count(const dataset *d, int buf, int first, int count);
 
 /* The view of micro-batch k of buffer `buf` under the current split. */
 micro_batch_view dataset_micro(const dataset *d, int buf, int micro, int k);
