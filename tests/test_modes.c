@@ -11,6 +11,7 @@
 #include "model.h"
 #include "names.h"
 #include "step.h"
+#include "test_spec.h"
 
 typedef struct counts {
     int alloc, free, transient_alloc, transient_free, upload, download, sync;
@@ -120,8 +121,12 @@ static void test_names(void)
 static void test_mode(backend *b, model *m, dataset *d, exec_mode mode)
 {
     const int accum = EFFECTIVE / MICRO, steps = 2;
-    /* z per layer, h per hidden layer, two gradient buffers. */
-    const int tensors = m->layout.n_linear + (m->layout.n_linear - 1) + 2;
+    /* Every activation buffer the model lists, once per micro-batch. */
+    activations probe;
+    CHECK(activations_create(m, MICRO, 0, &probe) == BK_OK);
+    const int tensors = probe.count;
+    CHECK(tensors > 0);
+    activations_destroy(m, &probe, 0);
     split sp;
     char why[128];
     CHECK(split_make(EFFECTIVE, MICRO, 1, &sp, why, sizeof why) == 0);
@@ -185,8 +190,11 @@ int main(void)
                             .eps = 1e-8f, .weight_decay = 0.01f};
     model m;
     dataset d;
-    CHECK(model_create(b, model_preset_find("tiny"), &opt, 3, &m) == BK_OK);
-    CHECK(dataset_create(b, &m.layout, EFFECTIVE, 2, 3, &d) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    input_spec in;
+    model_input(&tiny, &in);
+    CHECK(model_create(b, &tiny, &opt, 3, &m) == BK_OK);
+    CHECK(dataset_create(b, &in, EFFECTIVE, 2, 3, &d) == BK_OK);
     for (int mode = 0; mode < MODE_COUNT; mode++)
         test_mode(b, &m, &d, (exec_mode)mode);
     dataset_destroy(&d);

@@ -1,8 +1,10 @@
 /* Synthetic training data: several input buffers of one effective batch
  * each, rotated step by step so that no step reads what the previous one
- * left in cache. Inputs are uniform in [-1, 1) from the seed (never zeros);
- * about a quarter of the examples are padding (valid = 0), so micro-batches
- * hold uneven numbers of valid examples. */
+ * left in cache. The data is what the model's input_spec asks for: float
+ * features uniform in [-1, 1) from the seed (never zeros), or token ids
+ * uniform in [0, vocab); labels uniform in [0, classes). About a quarter of
+ * the loss items are padding (valid = 0), so micro-batches hold uneven
+ * numbers of valid items. */
 #ifndef ACCUBENCH_DATASET_H
 #define ACCUBENCH_DATASET_H
 
@@ -14,22 +16,23 @@
 #define DATASET_MAX_BUFFERS 8
 
 typedef struct input_buffer {
-    void *x;       /* [hidden x E], compute storage */
-    int *labels;   /* E */
-    int *valid;    /* E, 0 or 1 */
+    void *x;       /* [width x E]: features in compute storage, or token ids */
+    int *labels;   /* E x loss_items */
+    int *valid;    /* E x loss_items, 0 or 1 */
     float *scales; /* one per micro-batch of the current split (+ full batch) */
     int *valid_host;
 } input_buffer;
 
 typedef struct dataset {
     backend *b;
-    int effective_batch, hidden, classes, count;
+    input_spec input;
+    int effective_batch, count;
     input_buffer buf[DATASET_MAX_BUFFERS];
     int scale_capacity;
     size_t bytes;
 } dataset;
 
-int dataset_create(backend *b, const model_layout *l, int effective_batch,
+int dataset_create(backend *b, const input_spec *in, int effective_batch,
                    int buffers, uint64_t seed, dataset *d);
 void dataset_destroy(dataset *d);
 
