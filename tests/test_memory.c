@@ -71,8 +71,9 @@ static void test_need_by_hand(void)
 }
 
 /* What the model, the data and one micro-batch's activations actually ask
- * the backend for, against the need: to the byte. */
-static void test_need_matches_allocations(void)
+ * the backend for, against the need: to the byte, with either optimizer
+ * (SGD keeps no state at all). */
+static void test_need_matches_allocations(optimizer_kind kind)
 {
     backend *b;
     char why[320];
@@ -80,7 +81,7 @@ static void test_need_matches_allocations(void)
     if (!b)
         return;
     model_spec p = test_spec("tiny");
-    optimizer_config opt = {.kind = OPT_ADAMW, .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f,
+    optimizer_config opt = {.kind = kind, .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f,
                             .eps = 1e-8f};
     model m;
     dataset d;
@@ -91,11 +92,12 @@ static void test_need_matches_allocations(void)
     CHECK(dataset_create(b, &in, 48, 3, 2, &d) == BK_OK);
     CHECK(activations_create(&m, 16, 0, &a) == BK_OK);
     memory_need n;
-    model_memory_need(&p, DTYPE_FP32, OPT_ADAMW, 16, 48, 3, &n);
+    model_memory_need(&p, DTYPE_FP32, kind, 16, 48, 3, &n);
     long long diff = (long long)b->mem_in_use - (long long)n.total;
     CHECK(diff == 0);
     if (diff != 0)
-        fprintf(stderr, "  in use %zu, need %zu\n", b->mem_in_use, n.total);
+        fprintf(stderr, "  %s: in use %zu, need %zu\n", kind == OPT_SGD ? "sgd" : "adamw",
+                b->mem_in_use, n.total);
     CHECK(a.bytes == n.activations);
     activations_destroy(&m, &a, 0);
     dataset_destroy(&d);
@@ -144,7 +146,8 @@ static void test_cap(void)
 int main(void)
 {
     test_need_by_hand();
-    test_need_matches_allocations();
+    test_need_matches_allocations(OPT_ADAMW);
+    test_need_matches_allocations(OPT_SGD);
     test_cap();
     return check_finish("test_memory");
 }

@@ -93,11 +93,13 @@ int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
     }
     s->kind->init_weights(s, seed, m->initial);
     if ((rc = bk_alloc(b, bytes, (void **)&m->params)) ||
-        (rc = bk_alloc(b, bytes, (void **)&m->grads)) ||
-        (rc = bk_alloc(b, sizeof(adamw_hparams), (void **)&m->hparams)))
+        (rc = bk_alloc(b, bytes, (void **)&m->grads)))
         goto fail;
+    /* SGD takes its numbers in the call: only AdamW keeps state on the
+     * device, as the memory need counts it. */
     if (opt->kind == OPT_ADAMW &&
-        ((rc = bk_alloc(b, bytes, (void **)&m->adam_m)) ||
+        ((rc = bk_alloc(b, sizeof(adamw_hparams), (void **)&m->hparams)) ||
+         (rc = bk_alloc(b, bytes, (void **)&m->adam_m)) ||
          (rc = bk_alloc(b, bytes, (void **)&m->adam_v))))
         goto fail;
     if (b->compute_storage == STORAGE_F32)

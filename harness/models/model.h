@@ -166,8 +166,8 @@ struct model {
     float *params;        /* fp32 master weights */
     void *params_compute; /* what the GEMMs read: params itself, or a bf16 copy */
     float *grads;
-    float *adam_m, *adam_v;
-    adamw_hparams *hparams; /* device copy of this step's AdamW numbers */
+    float *adam_m, *adam_v; /* AdamW only */
+    adamw_hparams *hparams; /* AdamW: device copy of this step's numbers */
     float *initial;         /* host copy of the starting weights (reset) */
     int64_t step_count;
     void *impl;             /* the kind's own state */
