@@ -180,8 +180,9 @@ static void test_lists(void)
     CHECK(options_set(&o, "model", "tiny,mlp:hidden=2048,layers=6,classes=1000", why,
                       sizeof why) == 0);
     CHECK(o.n_models == 2 && strcmp(o.models[1].name, "mlp:hidden=2048,layers=6,classes=1000") == 0);
-    CHECK(options_set(&o, "model", "Q", why, sizeof why) == -1);
+    CHECK(options_set(&o, "model", "M,Q", why, sizeof why) == -1);
     CHECK(strncmp(why, "unknown model 'Q' (known: tiny, S, M, L, XL", 43) == 0);
+    CHECK(o.n_models == 2 && strcmp(o.models[0].name, "tiny") == 0); /* as it was */
 }
 
 /* A custom shape on the CPU: what it allocates is its need to the byte,

@@ -150,9 +150,11 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         return each_item(o, key, value, add_micro, why, n);
     }
     if (strcmp(key, "model") == 0) {
-        int count = model_spec_list_parse(value, o->models, OPT_MAX_LIST, why, n);
+        model_spec models[OPT_MAX_LIST]; /* the old list stays if the new one is refused */
+        int count = model_spec_list_parse(value, models, OPT_MAX_LIST, why, n);
         if (count < 0)
             return -1;
+        memcpy(o->models, models, (size_t)count * sizeof models[0]);
         o->n_models = count;
         return 0;
     }
