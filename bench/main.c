@@ -36,7 +36,7 @@ static const char USAGE[] =
     "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
     "  --effective LIST      effective batch sizes, e.g. 64 or 64,256\n"
     "  --micro LIST|pow2     micro-batch sizes; pow2 = every power of two up to E\n"
-    "  --model LIST          tiny, S, M, L, XL\n"
+    "  --model LIST          tiny, S, M, L, XL, or mlp:hidden=N,layers=N,classes=N\n"
     "  --dtype fp32|tf32|bf16\n"
     "  --mode LIST           async, sync, graph, alloc, alloc-async\n"
     "  --reduction LIST      sum (correct), mean-of-means, no-scale (known bugs)\n"
@@ -178,7 +178,7 @@ static int plan_probe(const plan_args *a)
         usage_error("plan --find-max-micro needs one --model NAME");
         return 2;
     }
-    const model_preset *model = o->models[0];
+    const model_spec *model = &o->models[0];
     char note[400], why[400];
     backend *b;
     if (backend_open(o->backend, o->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
@@ -188,9 +188,7 @@ static int plan_probe(const plan_args *a)
     if (note[0])
         printf("%s\n", note);
     b->mem_cap = (size_t)o->mem_cap;
-    model_layout l;
-    model_layout_of(model, &l);
-    probe_request req = {&l, o->dtype, o->optimizer.kind, (int)a->effective, o->buffers,
+    probe_request req = {model, o->dtype, o->optimizer.kind, (int)a->effective, o->buffers,
                          (int)a->max_micro};
     probe_result r;
     int rc = probe_find_max_micro(b, &req, &r);

@@ -28,6 +28,9 @@ run "micro" run $base --micro 8x
 run "micro" run $base --micro 1,,2
 run "larger than the effective" run $base --effective 8 --micro 16
 run "unknown model 'Q'" run $base --model Q
+run "model 'mlp:hidden=0,layers=2,classes=4': hidden must be" run $base --model mlp:hidden=0,layers=2,classes=4
+run "gives no classes" run $base --model S,mlp:hidden=8,layers=2
+run "unknown model 'Q'" plan --find-max-micro --model Q
 run "unknown dtype" run $base --dtype fp8
 run "unknown backend" run $base --backend tpu
 run "unknown profile" run --out out --profile nosuch

@@ -47,6 +47,14 @@ check '[ -n "$micro" ] && [ "$micro" -gt 1 ]' "find-max-micro found $micro"
 "$ACCUBENCH" plan --find-max-micro --model S --mem-cap 1M --backend cpu >/dev/null 2>err.txt
 check '[ $? -eq 1 ] && [ $(wc -l <err.txt) -eq 1 ]' "nothing fits under 1M: exit 1, one line"
 
+# a custom shape beside a preset: its own row, named as written (the CSV
+# writes ; for ,), its own parameter count, a correct gradient
+"$ACCUBENCH" run --backend cpu --model tiny,mlp:hidden=32,layers=2,classes=8 --effective 8 \
+    --micro 4 --budget-s 0.1 --min-samples 3 --trace-steps 0 --csv custom.csv >/dev/null 2>&1
+check '[ $? -eq 0 ]' "custom shape run exits 0"
+custom=$(grep '^cpu,' custom.csv | cut -d, -f3,4 | tr "\n" " ")
+check '[ "$custom" = "tiny,9360 mlp:hidden=32;layers=2;classes=8,2376 " ]' "custom model rows: $custom"
+
 # an uneven split and the known-wrong reductions
 "$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 \
     --reduction sum,mean-of-means,no-scale --budget-s 0.1 --min-samples 3 --csv uneven.csv >/dev/null 2>&1

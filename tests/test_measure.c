@@ -10,6 +10,7 @@
 #include "measure.h"
 #include "model.h"
 #include "step.h"
+#include "test_spec.h"
 #include "trace.h"
 
 static const backend_ops *cpu_ops;
@@ -113,8 +114,11 @@ int main(void)
     dataset d;
     split sp;
     step_runner s;
-    CHECK(model_create(b, model_preset_find("tiny"), &opt, 3, &m) == BK_OK);
-    CHECK(dataset_create(b, &m.layout, 8, 1, 3, &d) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    input_spec in;
+    model_input(&tiny, &in);
+    CHECK(model_create(b, &tiny, &opt, 3, &m) == BK_OK);
+    CHECK(dataset_create(b, &in, 8, 1, 3, &d) == BK_OK);
     CHECK(split_make(8, 8, 1, &sp, why, sizeof why) == 0);
     CHECK(step_runner_init(&s, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM) == BK_OK);
     step_timing t;

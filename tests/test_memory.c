@@ -11,6 +11,7 @@
 #include "dataset.h"
 #include "dispatch.h"
 #include "model.h"
+#include "test_spec.h"
 
 /* Preset S: hidden 1024, 4 hidden layers, 1024 classes, so 5 linear layers
  * of 1024 x 1024 weights and 1024 biases each:
@@ -31,12 +32,11 @@
  * SGD keeps no optimizer state. */
 static void test_need_by_hand(void)
 {
-    model_layout l;
-    model_layout_of(model_preset_find("S"), &l);
-    CHECK(l.n_params == 5248000);
+    model_spec spec = test_spec("S");
+    CHECK(model_param_count(&spec) == 5248000);
 
     memory_need n;
-    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 64, 256, 2, &n);
+    model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, 64, 256, 2, &n);
     CHECK(n.weights == 20992000);
     CHECK(n.master_copy == 0);
     CHECK(n.gradients == 20992000);
@@ -45,10 +45,10 @@ static void test_need_by_hand(void)
     CHECK(n.inputs == 2103304);
     CHECK(n.total == 88954916);
 
-    model_memory_need(&l, DTYPE_TF32, OPT_ADAMW, 64, 256, 2, &n);
+    model_memory_need(&spec, DTYPE_TF32, OPT_ADAMW, 64, 256, 2, &n);
     CHECK(n.total == 88954916); /* tf32 stores fp32 */
 
-    model_memory_need(&l, DTYPE_BF16, OPT_ADAMW, 64, 256, 2, &n);
+    model_memory_need(&spec, DTYPE_BF16, OPT_ADAMW, 64, 256, 2, &n);
     CHECK(n.weights == 20992000);
     CHECK(n.master_copy == 10496000);
     CHECK(n.gradients == 20992000);
@@ -57,43 +57,47 @@ static void test_need_by_hand(void)
     CHECK(n.inputs == 1054728);
     CHECK(n.total == 96960548);
 
-    model_memory_need(&l, DTYPE_FP32, OPT_SGD, 64, 256, 2, &n);
+    model_memory_need(&spec, DTYPE_FP32, OPT_SGD, 64, 256, 2, &n);
     CHECK(n.optimizer_state == 0);
     CHECK(n.total == 88954916 - 41984028);
 
     /* Only the activations follow the micro-batch, linearly. */
     memory_need n1, n2;
-    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 1, 256, 2, &n1);
-    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 2, 256, 2, &n2);
+    model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, 1, 256, 2, &n1);
+    model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, 2, 256, 2, &n2);
     CHECK(n1.activations == 11 * 1024 * 4);
     CHECK(n2.total - n1.total == n1.activations);
     CHECK(n1.inputs == n.inputs);
 }
 
 /* What the model, the data and one micro-batch's activations actually ask
- * the backend for, against the need: to the byte. */
-static void test_need_matches_allocations(void)
+ * the backend for, against the need: to the byte, with either optimizer
+ * (SGD keeps no state at all). */
+static void test_need_matches_allocations(optimizer_kind kind)
 {
     backend *b;
     char why[320];
     CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
     if (!b)
         return;
-    const model_preset *p = model_preset_find("tiny");
-    optimizer_config opt = {.kind = OPT_ADAMW, .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f,
+    model_spec p = test_spec("tiny");
+    optimizer_config opt = {.kind = kind, .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f,
                             .eps = 1e-8f};
     model m;
     dataset d;
     activations a;
-    CHECK(model_create(b, p, &opt, 1, &m) == BK_OK);
-    CHECK(dataset_create(b, &m.layout, 48, 3, 2, &d) == BK_OK);
+    input_spec in;
+    model_input(&p, &in);
+    CHECK(model_create(b, &p, &opt, 1, &m) == BK_OK);
+    CHECK(dataset_create(b, &in, 48, 3, 2, &d) == BK_OK);
     CHECK(activations_create(&m, 16, 0, &a) == BK_OK);
     memory_need n;
-    model_memory_need(&m.layout, DTYPE_FP32, OPT_ADAMW, 16, 48, 3, &n);
+    model_memory_need(&p, DTYPE_FP32, kind, 16, 48, 3, &n);
     long long diff = (long long)b->mem_in_use - (long long)n.total;
     CHECK(diff == 0);
     if (diff != 0)
-        fprintf(stderr, "  in use %zu, need %zu\n", b->mem_in_use, n.total);
+        fprintf(stderr, "  %s: in use %zu, need %zu\n", kind == OPT_SGD ? "sgd" : "adamw",
+                b->mem_in_use, n.total);
     CHECK(a.bytes == n.activations);
     activations_destroy(&m, &a, 0);
     dataset_destroy(&d);
@@ -142,7 +146,8 @@ static void test_cap(void)
 int main(void)
 {
     test_need_by_hand();
-    test_need_matches_allocations();
+    test_need_matches_allocations(OPT_ADAMW);
+    test_need_matches_allocations(OPT_SGD);
     test_cap();
     return check_finish("test_memory");
 }

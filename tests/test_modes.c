@@ -12,6 +12,7 @@
 #include "model.h"
 #include "names.h"
 #include "step.h"
+#include "test_spec.h"
 
 typedef struct counts {
     int alloc, free, transient_alloc, transient_free, upload, download, sync;
@@ -89,7 +90,7 @@ static int rec_graph_begin(backend *b)
     if (gemms_at_first_capture < 0) {
         gemms_at_first_capture = gemms;
         if (watched) {
-            size_t n_params = watched->m->layout.n_params;
+            size_t n_params = watched->m->n_params;
             float *g = malloc((n_params + 1) * sizeof *g);
             CHECK(g != NULL);
             if (g && cpu_ops->download(b, g, watched->m->grads, n_params * sizeof *g) == BK_OK &&
@@ -146,8 +147,12 @@ static void test_names(void)
 static void test_mode(backend *b, model *m, dataset *d, exec_mode mode)
 {
     const int accum = EFFECTIVE / MICRO, steps = 2;
-    /* z per layer, h per hidden layer, two gradient buffers. */
-    const int tensors = m->layout.n_linear + (m->layout.n_linear - 1) + 2;
+    /* Every activation buffer the model lists, once per micro-batch. */
+    activations probe;
+    CHECK(activations_create(m, MICRO, 0, &probe) == BK_OK);
+    const int tensors = probe.count;
+    CHECK(tensors > 0);
+    activations_destroy(m, &probe, 0);
     split sp;
     char why[128];
     CHECK(split_make(EFFECTIVE, MICRO, 1, &sp, why, sizeof why) == 0);
@@ -235,8 +240,11 @@ int main(void)
                             .eps = 1e-8f, .weight_decay = 0.01f};
     model m;
     dataset d;
-    CHECK(model_create(b, model_preset_find("tiny"), &opt, 3, &m) == BK_OK);
-    CHECK(dataset_create(b, &m.layout, EFFECTIVE, 2, 3, &d) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    input_spec in;
+    model_input(&tiny, &in);
+    CHECK(model_create(b, &tiny, &opt, 3, &m) == BK_OK);
+    CHECK(dataset_create(b, &in, EFFECTIVE, 2, 3, &d) == BK_OK);
     for (int mode = 0; mode < MODE_COUNT; mode++)
         test_mode(b, &m, &d, (exec_mode)mode);
     test_graph_after_eager_window(&m, &d);

@@ -25,6 +25,7 @@
 #include "split.h"
 #include "ranges.h"
 #include "step.h"
+#include "test_spec.h"
 
 #ifdef ACCUBENCH_HAVE_NVTX
 #define DOMAIN "accubench"
@@ -342,17 +343,18 @@ static void drive_steps(void)
         fprintf(stderr, "cpu backend: %s\n", why);
         return;
     }
-    const model_preset *p = model_preset_find("tiny");
-    CHECK(p != NULL);
+    model_spec tiny = test_spec("tiny"), *p = &tiny;
+    input_spec in;
+    model_input(p, &in);
     optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
     model m;
     dataset d;
-    if (!p || (rc = model_create(b, p, &opt, 7, &m)) != BK_OK) {
+    if ((rc = model_create(b, p, &opt, 7, &m)) != BK_OK) {
         CHECK(!"model_create");
         b->ops->destroy(b);
         return;
     }
-    if ((rc = dataset_create(b, &m.layout, EFFECTIVE, 2, 7, &d)) != BK_OK) {
+    if ((rc = dataset_create(b, &in, EFFECTIVE, 2, 7, &d)) != BK_OK) {
         CHECK(!"dataset_create");
         model_destroy(&m);
         b->ops->destroy(b);

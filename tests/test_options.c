@@ -98,7 +98,7 @@ static void test_profiles(void)
     options_defaults(&o);
     CHECK(options_load_profile(&o, good, "accubench", why, sizeof why) == 0);
     CHECK(o.effective[0] == 32 && o.n_micro == 2 && o.micro[1] == 8 && !o.micro_pow2);
-    CHECK(strcmp(o.models[0]->name, "tiny") == 0);
+    CHECK(strcmp(o.models[0].name, "tiny") == 0);
     CHECK(options_load_profile(&o, bad, "accubench", why, sizeof why) == -1);
     CHECK(strstr(why, ":2:") != NULL); /* names the line */
     CHECK(options_load_profile(&o, badval, "accubench", why, sizeof why) == -1);

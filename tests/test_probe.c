@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "model.h"
 #include "probe.h"
+#include "test_spec.h"
 
 /* A device with `limit` bytes and no memory behind the pointers: each
  * allocation is a distinct fake address whose size is remembered. */
@@ -88,7 +89,7 @@ static int expected_max(const probe_request *req, size_t limit)
     int best = 0;
     for (int micro = 1; micro <= bound; micro++) {
         memory_need n;
-        model_memory_need(req->layout, req->dtype, req->optimizer, micro,
+        model_memory_need(req->model, req->dtype, req->optimizer, micro,
                           req->effective ? req->effective : micro, req->input_buffers, &n);
         if (n.total <= limit)
             best = micro;
@@ -99,13 +100,12 @@ static int expected_max(const probe_request *req, size_t limit)
 static void test_device_limit(const char *preset, dtype dt, optimizer_kind opt,
                               int effective)
 {
-    model_layout l;
-    model_layout_of(model_preset_find(preset), &l);
-    probe_request req = {.layout = &l, .dtype = dt, .optimizer = opt,
+    model_spec spec = test_spec(preset);
+    probe_request req = {.model = &spec, .dtype = dt, .optimizer = opt,
                          .effective = effective, .input_buffers = 2};
     memory_need at1, at_e;
-    model_memory_need(&l, dt, opt, 1, effective, 2, &at1);
-    model_memory_need(&l, dt, opt, effective, effective, 2, &at_e);
+    model_memory_need(&spec, dt, opt, 1, effective, 2, &at1);
+    model_memory_need(&spec, dt, opt, effective, effective, 2, &at_e);
     /* Limits from "micro 1 barely fits" to "everything fits", and between. */
     size_t limits[] = {at1.total, at1.total + 1, (at1.total + at_e.total) / 2,
                        at1.total + (at_e.total - at1.total) / 7, at_e.total - 1, at_e.total,
@@ -136,12 +136,11 @@ static void test_device_limit(const char *preset, dtype dt, optimizer_kind opt,
  * the same answer as a device of that size. */
 static void test_cap(void)
 {
-    model_layout l;
-    model_layout_of(model_preset_find("M"), &l);
-    probe_request req = {.layout = &l, .dtype = DTYPE_BF16, .optimizer = OPT_ADAMW,
+    model_spec spec = test_spec("M");
+    probe_request req = {.model = &spec, .dtype = DTYPE_BF16, .optimizer = OPT_ADAMW,
                          .effective = 256, .input_buffers = 2};
     memory_need at1;
-    model_memory_need(&l, DTYPE_BF16, OPT_ADAMW, 1, 256, 2, &at1);
+    model_memory_need(&spec, DTYPE_BF16, OPT_ADAMW, 1, 256, 2, &at1);
     size_t cap = at1.total + (size_t)100 * 4096 * 2 * 30; /* room for ~100 examples */
     backend b;
     fake_device f;
@@ -172,12 +171,11 @@ static void test_cap(void)
 
 static void test_nothing_fits(void)
 {
-    model_layout l;
-    model_layout_of(model_preset_find("S"), &l);
-    probe_request req = {.layout = &l, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+    model_spec spec = test_spec("S");
+    probe_request req = {.model = &spec, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
                          .effective = 64, .input_buffers = 2};
     memory_need at1;
-    model_memory_need(&l, DTYPE_FP32, OPT_ADAMW, 1, 64, 2, &at1);
+    model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, 1, 64, 2, &at1);
     backend b;
     fake_device f;
     fake_init(&b, &f, at1.total - 1, DTYPE_FP32);
@@ -191,9 +189,8 @@ static void test_nothing_fits(void)
 /* A failure that is not a lack of memory ends the search and comes back. */
 static void test_error_passes_up(void)
 {
-    model_layout l;
-    model_layout_of(model_preset_find("S"), &l);
-    probe_request req = {.layout = &l, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+    model_spec spec = test_spec("S");
+    probe_request req = {.model = &spec, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
                          .effective = 64, .input_buffers = 2};
     backend b;
     fake_device f;
@@ -209,12 +206,11 @@ static void test_error_passes_up(void)
  * bound given. */
 static void test_no_effective(void)
 {
-    model_layout l;
-    model_layout_of(model_preset_find("S"), &l);
-    probe_request req = {.layout = &l, .dtype = DTYPE_FP32, .optimizer = OPT_SGD,
+    model_spec spec = test_spec("S");
+    probe_request req = {.model = &spec, .dtype = DTYPE_FP32, .optimizer = OPT_SGD,
                          .effective = 0, .input_buffers = 1, .max_micro = 5000};
     memory_need n;
-    model_memory_need(&l, DTYPE_FP32, OPT_SGD, 1234, 1234, 1, &n);
+    model_memory_need(&spec, DTYPE_FP32, OPT_SGD, 1234, 1234, 1, &n);
     backend b;
     fake_device f;
     fake_init(&b, &f, n.total, DTYPE_FP32);

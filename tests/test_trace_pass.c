@@ -11,6 +11,7 @@
 #include "check.h"
 #include "dispatch.h"
 #include "step.h"
+#include "test_spec.h"
 #include "trace_pass.h"
 
 static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
@@ -27,8 +28,11 @@ static void setup(fixture *f)
     char why[300];
     split sp;
     CHECK(cpu_backend_create(DTYPE_FP32, &f->b, why, sizeof why) == BK_OK);
-    CHECK(model_create(f->b, model_preset_find("tiny"), &ADAMW, 7, &f->m) == BK_OK);
-    CHECK(dataset_create(f->b, &f->m.layout, 16, 2, 7, &f->d) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    input_spec in;
+    model_input(&tiny, &in);
+    CHECK(model_create(f->b, &tiny, &ADAMW, 7, &f->m) == BK_OK);
+    CHECK(dataset_create(f->b, &in, 16, 2, 7, &f->d) == BK_OK);
     CHECK(split_make(16, 4, 1, &sp, why, sizeof why) == 0);
     CHECK(step_runner_init(&f->s, &f->m, &f->d, &sp, MODE_ASYNC, REDUCTION_SUM) == BK_OK);
 }

@@ -10,7 +10,16 @@
 #include "model.h"
 #include "names.h"
 #include "probe.h"
+#include "registry.h"
 #include "step.h"
+
+/* A preset's shape (the names here are the table's own). */
+static model_spec preset(const char *name)
+{
+    model_spec s;
+    model_spec_parse(name, &s, NULL, 0);
+    return s;
+}
 
 /* A model with its data on one backend. */
 typedef struct bench {
@@ -24,10 +33,13 @@ static int bench_open(backend *b, optimizer_kind opt, int buffers, bench *x)
     memset(x, 0, sizeof *x);
     optimizer_config oc = {.kind = opt, .lr = opt == OPT_SGD ? 0.05f : 1e-3f, .beta1 = 0.9f,
                            .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
-    int rc = model_create(b, model_preset_find(MODEL_PRESET), &oc, MODEL_SEED, &x->m);
+    model_spec spec = preset(MODEL_PRESET);
+    input_spec in;
+    model_input(&spec, &in);
+    int rc = model_create(b, &spec, &oc, MODEL_SEED, &x->m);
     if (rc)
         return rc;
-    rc = dataset_create(b, &x->m.layout, MODEL_EFFECTIVE, buffers, MODEL_SEED, &x->d);
+    rc = dataset_create(b, &in, MODEL_EFFECTIVE, buffers, MODEL_SEED, &x->d);
     if (rc) {
         model_destroy(&x->m);
         return rc;
@@ -63,7 +75,7 @@ static int window_gradient(bench *x, int micro, float *grads, float *loss)
         return rc;
     rc = step_window(&s, 0);
     if (!rc)
-        rc = bk_download(b, grads, x->m.grads, x->m.layout.n_params * sizeof(float));
+        rc = bk_download(b, grads, x->m.grads, x->m.n_params * sizeof(float));
     if (!rc)
         rc = bk_download(b, loss, s.loss_sum, sizeof *loss);
     step_runner_free(&s);
@@ -117,7 +129,7 @@ static int steps_in_mode(backend *dev, exec_mode mode, int micro, int steps, flo
     char why[200];
     step_runner s;
     split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why);
-    size_t bytes = x.m.layout.n_params * sizeof(float);
+    size_t bytes = x.m.n_params * sizeof(float);
     rc = step_runner_init(&s, &x.m, &x.d, &sp, mode, REDUCTION_SUM);
     if (!rc) {
         rc = bk_download(dev, w0, x.m.params, bytes);
@@ -179,9 +191,8 @@ done:
  * the answer is the arithmetic's. */
 void check_probe(backend *dev, dtype dt)
 {
-    model_layout l;
-    model_layout_of(model_preset_find("XL"), &l);
-    probe_request req = {.layout = &l, .dtype = dt, .optimizer = OPT_ADAMW,
+    model_spec spec = preset("XL");
+    probe_request req = {.model = &spec, .dtype = dt, .optimizer = OPT_ADAMW,
                          .effective = 0, .input_buffers = 2, .max_micro = 1 << 22};
     probe_result r;
     int rc = probe_find_max_micro(dev, &req, &r);
@@ -205,14 +216,13 @@ void check_probe(backend *dev, dtype dt)
 
     /* Under a 16 GiB cap, unaccumulated: L's weights and state take about
      * 10 GB, each example about 0.35 MB, so the cap binds near 20000. */
-    model_layout_of(model_preset_find("L"), &l);
-    req.layout = &l;
+    spec = preset("L");
     req.max_micro = 0;
     size_t cap = (size_t)16 << 30;
     int want = 0;
     for (int micro = 1; micro <= PROBE_DEFAULT_MAX_MICRO; micro++) {
         memory_need n;
-        model_memory_need(&l, dt, OPT_ADAMW, micro, micro, 2, &n);
+        model_memory_need(&spec, dt, OPT_ADAMW, micro, micro, 2, &n);
         if (n.total + dev->mem_in_use > cap)
             break;
         want = micro;
@@ -231,10 +241,9 @@ void check_probe(backend *dev, dtype dt)
 
 int cpu_reference(backend *cpu, float **grads, float *loss, size_t *n_params)
 {
-    model_layout l;
-    model_layout_of(model_preset_find(MODEL_PRESET), &l);
-    *n_params = l.n_params;
-    *grads = malloc(l.n_params * sizeof **grads);
+    model_spec spec = preset(MODEL_PRESET);
+    *n_params = model_param_count(&spec);
+    *grads = malloc(*n_params * sizeof **grads);
     if (!*grads) {
         snprintf(cpu->error, sizeof cpu->error, "out of host memory");
         return BK_OOM;

@@ -1,10 +1,15 @@
-/* The MLP, written once against the backend table.
+/* Models behind one interface.
  *
- * Input width = hidden; `layers` blocks of Linear + bias + GELU; a final
- * Linear to `classes`; softmax cross-entropy over examples that carry a
- * validity mask. All parameters live in one fp32 vector (weights and biases
- * of every layer in order), so that the gradient, the optimizer state and
- * the optimizer step are each one buffer and one call. */
+ * A model kind (the MLP in mlp.c; registry.c lists them all) is a table of
+ * functions written once against the backend table: its shape keys and
+ * presets, its parameter count, FLOPs, activations and input, its starting
+ * weights, and its forward pass (with the loss) and backward pass.
+ *
+ * What every model has is kept here, once, for every kind: one fp32
+ * parameter vector (each kind lays its weights out inside it), the copy the
+ * GEMMs read, the gradient, the optimizer state and the optimizer step. So
+ * the gradient, the optimizer state and the optimizer step are each one
+ * buffer and one call whatever the model. */
 #ifndef ACCUBENCH_MODEL_H
 #define ACCUBENCH_MODEL_H
 
@@ -13,18 +18,6 @@
 
 #include "backend.h"
 
-#define MODEL_MAX_LINEAR 17
-
-typedef struct model_preset {
-    const char *name;
-    int hidden, layers, classes;
-} model_preset;
-
-/* tiny, S, M, L, XL; NULL when the name is unknown. */
-const model_preset *model_preset_find(const char *name);
-/* "tiny, S, M, L, XL" for messages. */
-const char *model_preset_names(void);
-
 typedef enum optimizer_kind { OPT_ADAMW = 0, OPT_SGD = 1 } optimizer_kind;
 
 typedef struct optimizer_config {
@@ -32,73 +25,76 @@ typedef struct optimizer_config {
     float lr, beta1, beta2, eps, weight_decay;
 } optimizer_config;
 
-/* The shapes of a preset: which linear layer sits where in the vector. */
-typedef struct model_layout {
-    int n_linear;
-    int in[MODEL_MAX_LINEAR], out[MODEL_MAX_LINEAR];
-    size_t w_off[MODEL_MAX_LINEAR], b_off[MODEL_MAX_LINEAR];
-    size_t n_params;
-    int max_width; /* widest activation: max(hidden, classes) */
-} model_layout;
+typedef struct model_kind model_kind;
+typedef struct model model;
 
-void model_layout_of(const model_preset *p, model_layout *out);
+/* ---------------------------------------------------------------- shapes */
 
-/* GEMM FLOPs of one optimizer step over `examples` examples: forward, the
- * weight gradients and the input gradients of every layer but the first.
- * The same for every split of the same effective batch. */
-double model_flops_per_step(const model_layout *l, int examples);
+/* A shape is a few whole numbers, one per key of its kind
+ * (mlp:hidden=1024,layers=4,classes=1024). */
+#define MODEL_MAX_DIMS 8
 
-/* Bytes a config needs on the device: master weights, gradients, optimizer
- * state, the compute copy (bf16), the activations of one micro-batch, and
- * the rotated input buffers of one effective batch. */
-typedef struct memory_need {
-    size_t weights, master_copy, gradients, optimizer_state, activations, inputs;
-    size_t total;
-} memory_need;
+/* One key of a kind's shape and the values it accepts. */
+typedef struct model_dim {
+    const char *key;
+    int min, max;
+} model_dim;
 
-void model_memory_need(const model_layout *l, dtype dt, optimizer_kind opt,
-                       int micro_batch, int effective_batch, int input_buffers,
-                       memory_need *out);
+/* A named shape: `S` for mlp:hidden=1024,layers=4,classes=1024. */
+typedef struct model_preset {
+    const char *name;
+    int dims[MODEL_MAX_DIMS]; /* in the order of the kind's keys */
+} model_preset;
 
-/* Device state of one model: parameters, gradients, optimizer state. */
-typedef struct model {
-    backend *b;
-    model_preset preset;
-    model_layout layout;
-    optimizer_config opt;
-    float *params;        /* fp32 master weights */
-    void *params_compute; /* what the GEMMs read: params itself, or a bf16 copy */
-    float *grads;
-    float *adam_m, *adam_v;
-    adamw_hparams *hparams; /* device copy of this step's AdamW numbers */
-    float *initial;         /* host copy of the starting weights (reset) */
-    int64_t step_count;
-} model;
+/* One model to build: its kind and shape, parsed (registry.h), and its name
+ * as the CSV's model column and the NVTX ranges show it: the preset's
+ * name, or the shape written out (mlp:hidden=2048,layers=6,classes=1000). */
+typedef struct model_spec {
+    const model_kind *kind;
+    int dims[MODEL_MAX_DIMS];
+    char name[128];
+} model_spec;
 
-int model_create(backend *b, const model_preset *p, const optimizer_config *opt,
-                 uint64_t seed, model *m);
-void model_destroy(model *m);
-/* Back to the starting weights and a fresh optimizer state. */
-int model_reset(model *m);
+/* ----------------------------------------------------------------- input */
 
-/* Activations of one micro-batch of up to `capacity` examples. */
+/* What a model reads. Per example: `width` floats (features, kept in the
+ * compute storage) or `width` token ids in [0, vocab) (ints); and
+ * `loss_items` labels in [0, classes) with as many validity flags: 1 for a
+ * classifier, one per token for a language model. */
+typedef enum input_kind { INPUT_FEATURES = 0, INPUT_TOKENS = 1 } input_kind;
+
+typedef struct input_spec {
+    input_kind kind;
+    int width;
+    int vocab; /* tokens only; 0 for features */
+    int classes;
+    int loss_items;
+} input_spec;
+
+/* Bytes of one input buffer of `effective` examples on the device: the
+ * inputs, the labels, the validity flags and the loss scales (one per
+ * micro-batch, at most E, and the full batch's). */
+size_t input_buffer_bytes(const input_spec *in, storage s, int effective);
+
+/* ----------------------------------------------------------- activations */
+
+/* The device buffers of one micro-batch of up to `capacity` examples, in
+ * the order the kind lists them (activation_sizes). */
+#define MODEL_MAX_ACTIVATIONS 160
+
 typedef struct activations {
     int capacity;
-    void *z[MODEL_MAX_LINEAR]; /* pre-activation per layer (logits last) */
-    void *h[MODEL_MAX_LINEAR]; /* post-GELU per hidden layer */
-    void *grad[2];             /* ping-pong gradient buffers, max_width wide */
-    size_t bytes;              /* everything above */
+    int count;
+    void *buf[MODEL_MAX_ACTIVATIONS];
+    size_t buf_bytes[MODEL_MAX_ACTIVATIONS];
+    size_t bytes; /* all of them */
 } activations;
 
-size_t activations_bytes(const model_layout *l, storage s, int capacity);
-/* transient: use the backend's per-micro-batch allocator (`alloc` modes). */
-int activations_create(model *m, int capacity, int transient, activations *a);
-void activations_destroy(model *m, activations *a, int transient);
-
-/* One micro-batch: the inputs are columns [first, first + count) of x
- * ([hidden x E] in compute storage), with labels/valid device int arrays
- * and a device float *scale (the loss normalisation of this micro-batch).
- * Runs forward and backward; weight gradients accumulate into m->grads. */
+/* One micro-batch: examples [first, first + count) of a buffer. x holds
+ * the inputs of every example of the buffer (features [width x E] in
+ * compute storage, or token ids [width x E]); labels and valid hold
+ * loss_items device ints per example; scale is a device float, the loss
+ * normalisation of this micro-batch. */
 typedef struct micro_batch_view {
     const void *x;
     const int *labels, *valid;
@@ -106,6 +102,89 @@ typedef struct micro_batch_view {
     int first, count;
 } micro_batch_view;
 
+/* ------------------------------------------------------------ model kind */
+
+struct model_kind {
+    const char *name; /* "mlp": the prefix of a custom shape */
+    const model_dim *dims;
+    int n_dims;
+    const model_preset *presets;
+    int n_presets;
+    /* Checks across keys once each key is in its range (a size that must
+     * divide another, a total that must stay in bounds): 0, or -1 with a
+     * reason. NULL: none needed. */
+    int (*check)(const model_spec *s, char *why, size_t why_len);
+
+    size_t (*param_count)(const model_spec *s);
+    /* FLOPs of one optimizer step over `examples` examples: the same for
+     * every split of the same effective batch. */
+    double (*flops_per_step)(const model_spec *s, int examples);
+    void (*input)(const model_spec *s, input_spec *out);
+    /* Bytes of each activation buffer of one micro-batch of `capacity`
+     * examples in storage st; returns how many (<= MODEL_MAX_ACTIVATIONS). */
+    int (*activation_sizes)(const model_spec *s, storage st, int capacity, size_t *bytes);
+    /* The starting weights from the seed: param_count floats. */
+    void (*init_weights)(const model_spec *s, uint64_t seed, float *w);
+
+    /* The kind's own host state in m->impl, made after the parameters;
+     * destroy also meets a half-made model. NULL: none. */
+    int (*create)(model *m);
+    void (*destroy)(model *m);
+    /* Forward through the loss: loss_sum (device float) += the valid items'
+     * losses, and the loss gradient scaled by *mb->scale left in `a` for
+     * backward, which accumulates the weight gradients into m->grads. */
+    int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
+    int (*backward)(model *m, activations *a, const micro_batch_view *mb);
+};
+
+/* What a shape comes to, without building it. */
+size_t model_param_count(const model_spec *s);
+double model_flops_per_step(const model_spec *s, int examples);
+void model_input(const model_spec *s, input_spec *out);
+size_t activations_bytes(const model_spec *s, storage st, int capacity);
+
+/* Bytes a config needs on the device: master weights, gradients, optimizer
+ * state, the compute copy (bf16), the activations of one micro-batch, and
+ * the rotated input buffers of one effective batch. To the byte: what
+ * model_create, activations_create and the dataset allocate. */
+typedef struct memory_need {
+    size_t weights, master_copy, gradients, optimizer_state, activations, inputs;
+    size_t total;
+} memory_need;
+
+void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int micro_batch,
+                       int effective_batch, int input_buffers, memory_need *out);
+
+/* ----------------------------------------------------------------- model */
+
+/* Device state of one model: parameters, gradients, optimizer state. */
+struct model {
+    backend *b;
+    model_spec spec;
+    size_t n_params;
+    optimizer_config opt;
+    float *params;        /* fp32 master weights */
+    void *params_compute; /* what the GEMMs read: params itself, or a bf16 copy */
+    float *grads;
+    float *adam_m, *adam_v; /* AdamW only */
+    adamw_hparams *hparams; /* AdamW: device copy of this step's numbers */
+    float *initial;         /* host copy of the starting weights (reset) */
+    int64_t step_count;
+    void *impl;             /* the kind's own state */
+};
+
+int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
+                 uint64_t seed, model *m);
+void model_destroy(model *m);
+/* Back to the starting weights and a fresh optimizer state. */
+int model_reset(model *m);
+
+/* transient: use the backend's per-micro-batch allocator (`alloc` modes). */
+int activations_create(model *m, int capacity, int transient, activations *a);
+void activations_destroy(model *m, activations *a, int transient);
+
+/* One micro-batch through the kind, inside "forward" and "backward"
+ * ranges. */
 int model_forward(model *m, activations *a, const micro_batch_view *mb,
                   float *loss_sum);
 int model_backward(model *m, activations *a, const micro_batch_view *mb);

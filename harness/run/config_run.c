@@ -58,7 +58,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     backend *b = s->b;
     const run_options *o = s->o;
     char name[160];
-    snprintf(name, sizeof name, "config %s %s %dx%d %s %s", m->preset.name,
+    snprintf(name, sizeof name, "config %s %s %dx%d %s %s", m->spec.name,
              dtype_name(o->dtype), sp->micro, sp->accum, mode_name(mode), reduction_name(red));
     range_push(name);
     b->mem_peak = b->mem_in_use;

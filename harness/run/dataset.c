@@ -1,5 +1,5 @@
-/* Synthetic inputs, labels and validity masks, and the loss scales of a
- * split. */
+/* Synthetic inputs, labels and validity masks; the loss scales of a split
+ * from their valid counts. */
 #include "dataset.h"
 
 #include <stdio.h>
@@ -9,21 +9,20 @@
 #include "dispatch.h"
 #include "rng.h"
 
-/* One example in four is padding. */
+/* One loss item in four is padding. */
 #define VALID_PERCENT 75
 
-float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps)
+/* Bytes of one buffer's x. */
+static size_t x_bytes(const dataset *d)
 {
-    switch (r) {
-    case REDUCTION_SUM:
-        return valid_in_window ? 1.0f / (float)valid_in_window : 0.0f;
-    case REDUCTION_MEAN_OF_MEANS:
-        return valid_in_micro ? 1.0f / ((float)valid_in_micro * (float)accum_steps) : 0.0f;
-    case REDUCTION_NO_SCALE:
-        return valid_in_micro ? 1.0f / (float)valid_in_micro : 0.0f;
-    default:
-        return 0.0f;
-    }
+    const input_spec *in = &d->input;
+    size_t per = in->kind == INPUT_TOKENS ? sizeof(int) : storage_bytes(d->b->compute_storage);
+    return (size_t)in->width * (size_t)d->effective_batch * per;
+}
+
+static size_t items_of(const dataset *d)
+{
+    return (size_t)d->effective_batch * (size_t)d->input.loss_items;
 }
 
 void dataset_destroy(dataset *d)
@@ -31,45 +30,41 @@ void dataset_destroy(dataset *d)
     backend *b = d->b;
     if (!b)
         return;
-    size_t e = (size_t)d->effective_batch;
-    size_t xbytes = (size_t)d->hidden * e * storage_bytes(b->compute_storage);
+    size_t items = items_of(d);
     for (int i = 0; i < d->count; i++) {
         input_buffer *ib = &d->buf[i];
-        bk_free(b, ib->x, xbytes);
-        bk_free(b, ib->labels, e * sizeof(int));
-        bk_free(b, ib->valid, e * sizeof(int));
+        bk_free(b, ib->x, x_bytes(d));
+        bk_free(b, ib->labels, items * sizeof(int));
+        bk_free(b, ib->valid, items * sizeof(int));
         bk_free(b, ib->scales, (size_t)d->scale_capacity * sizeof(float));
         free(ib->valid_host);
     }
     memset(d, 0, sizeof *d);
 }
 
-/* Fills one buffer from the generator. x goes through an fp32 staging
- * buffer and the backend's convert when the compute storage is narrower. */
-static int fill_buffer(dataset *d, input_buffer *ib, rng *r, float *xh, int *labels)
+/* x of one buffer: features go through an fp32 staging buffer and the
+ * backend's convert when the compute storage is narrower; token ids go up
+ * as they are. */
+static int fill_x(dataset *d, input_buffer *ib, rng *r, void *xh)
 {
     backend *b = d->b;
-    size_t e = (size_t)d->effective_batch, nx = (size_t)d->hidden * e;
-    int valid_count = 0;
-    for (size_t i = 0; i < nx; i++)
-        xh[i] = rng_uniform(r, -1.0f, 1.0f);
-    for (size_t j = 0; j < e; j++) {
-        labels[j] = rng_below(r, d->classes);
-        ib->valid_host[j] = rng_below(r, 100) < VALID_PERCENT;
-        valid_count += ib->valid_host[j];
+    size_t nx = (size_t)d->input.width * (size_t)d->effective_batch;
+    if (d->input.kind == INPUT_TOKENS) {
+        int *ids = xh;
+        for (size_t i = 0; i < nx; i++)
+            ids[i] = rng_below(r, d->input.vocab);
+        return bk_upload(b, ib->x, ids, nx * sizeof(int));
     }
-    if (valid_count == 0)
-        ib->valid_host[0] = 1; /* a window always holds a valid example */
-    int rc;
-    if ((rc = bk_upload(b, ib->labels, labels, e * sizeof(int))) ||
-        (rc = bk_upload(b, ib->valid, ib->valid_host, e * sizeof(int))))
-        return rc;
+    float *f = xh;
+    for (size_t i = 0; i < nx; i++)
+        f[i] = rng_uniform(r, -1.0f, 1.0f);
     if (b->compute_storage == STORAGE_F32)
-        return bk_upload(b, ib->x, xh, nx * sizeof(float));
+        return bk_upload(b, ib->x, f, nx * sizeof(float));
     float *staging;
+    int rc;
     if ((rc = bk_alloc(b, nx * sizeof(float), (void **)&staging)))
         return rc;
-    rc = bk_upload(b, staging, xh, nx * sizeof(float));
+    rc = bk_upload(b, staging, f, nx * sizeof(float));
     if (!rc)
         rc = bk_convert(b, staging, ib->x, b->compute_storage, nx);
     if (!rc)
@@ -78,18 +73,39 @@ static int fill_buffer(dataset *d, input_buffer *ib, rng *r, float *xh, int *lab
     return rc;
 }
 
-int dataset_create(backend *b, const model_layout *l, int effective_batch, int buffers,
+/* Fills one buffer from the generator: x first, then each loss item's
+ * label and validity. */
+static int fill_buffer(dataset *d, input_buffer *ib, rng *r, void *xh, int *labels)
+{
+    backend *b = d->b;
+    size_t items = items_of(d);
+    int rc = fill_x(d, ib, r, xh);
+    if (rc)
+        return rc;
+    int valid_count = 0;
+    for (size_t j = 0; j < items; j++) {
+        labels[j] = rng_below(r, d->input.classes);
+        ib->valid_host[j] = rng_below(r, 100) < VALID_PERCENT;
+        valid_count += ib->valid_host[j];
+    }
+    if (valid_count == 0)
+        ib->valid_host[0] = 1; /* a window always holds a valid item */
+    if ((rc = bk_upload(b, ib->labels, labels, items * sizeof(int))))
+        return rc;
+    return bk_upload(b, ib->valid, ib->valid_host, items * sizeof(int));
+}
+
+int dataset_create(backend *b, const input_spec *in, int effective_batch, int buffers,
                    uint64_t seed, dataset *d)
 {
     memset(d, 0, sizeof *d);
     d->b = b;
+    d->input = *in;
     d->effective_batch = effective_batch;
-    d->hidden = l->in[0];
-    d->classes = l->out[l->n_linear - 1];
     d->scale_capacity = effective_batch + 1;
-    size_t e = (size_t)effective_batch, nx = (size_t)d->hidden * e;
-    float *xh = malloc(nx * sizeof *xh);
-    int *labels = malloc(e * sizeof *labels);
+    size_t items = items_of(d), nx = (size_t)in->width * (size_t)effective_batch;
+    void *xh = malloc(nx * (in->kind == INPUT_TOKENS ? sizeof(int) : sizeof(float)));
+    int *labels = malloc(items * sizeof *labels);
     int rc = BK_OK;
     if (!xh || !labels) {
         snprintf(b->error, sizeof b->error, "out of host memory for the inputs");
@@ -99,15 +115,15 @@ int dataset_create(backend *b, const model_layout *l, int effective_batch, int b
     for (int i = 0; i < buffers && !rc; i++) {
         input_buffer *ib = &d->buf[i];
         d->count = i + 1;
-        ib->valid_host = calloc(e, sizeof(int));
+        ib->valid_host = calloc(items, sizeof(int));
         if (!ib->valid_host) {
             snprintf(b->error, sizeof b->error, "out of host memory for the masks");
             rc = BK_OOM;
             break;
         }
-        if ((rc = bk_alloc(b, nx * storage_bytes(b->compute_storage), &ib->x)) ||
-            (rc = bk_alloc(b, e * sizeof(int), (void **)&ib->labels)) ||
-            (rc = bk_alloc(b, e * sizeof(int), (void **)&ib->valid)) ||
+        if ((rc = bk_alloc(b, x_bytes(d), &ib->x)) ||
+            (rc = bk_alloc(b, items * sizeof(int), (void **)&ib->labels)) ||
+            (rc = bk_alloc(b, items * sizeof(int), (void **)&ib->valid)) ||
             (rc = bk_alloc(b, (size_t)d->scale_capacity * sizeof(float),
                            (void **)&ib->scales)))
             break;
@@ -119,16 +135,17 @@ int dataset_create(backend *b, const model_layout *l, int effective_batch, int b
         dataset_destroy(d);
         return rc;
     }
-    size_t per = nx * storage_bytes(b->compute_storage) + 2 * e * sizeof(int) +
-                 (size_t)d->scale_capacity * sizeof(float);
+    size_t per = x_bytes(d) + 2 * items * sizeof(int) + (size_t)d->scale_capacity * sizeof(float);
     d->bytes = per * (size_t)buffers;
     return BK_OK;
 }
 
-static int count_valid(const int *valid, int first, int count)
+int dataset_valid_count(const dataset *d, int buf, int first, int count)
 {
+    const int *valid = d->buf[buf].valid_host;
+    size_t per = (size_t)d->input.loss_items;
     int n = 0;
-    for (int j = first; j < first + count; j++)
+    for (size_t j = (size_t)first * per; j < (size_t)(first + count) * per; j++)
         n += valid[j];
     return n;
 }
@@ -137,22 +154,22 @@ int dataset_set_split(dataset *d, int micro, reduction r)
 {
     int e = d->effective_batch;
     int accum = (e + micro - 1) / micro;
+    int *valid = malloc((size_t)accum * sizeof *valid);
     float *scales = malloc(((size_t)accum + 1) * sizeof *scales);
-    if (!scales) {
-        snprintf(d->b->error, sizeof d->b->error, "out of host memory for loss scales");
-        return BK_OOM;
-    }
     int rc = BK_OK;
+    if (!valid || !scales) {
+        snprintf(d->b->error, sizeof d->b->error, "out of host memory for loss scales");
+        rc = BK_OOM;
+    }
     for (int i = 0; i < d->count && !rc; i++) {
-        const int *valid = d->buf[i].valid_host;
-        int window = count_valid(valid, 0, e);
         for (int k = 0; k < accum; k++) {
             int first = k * micro, count = k == accum - 1 ? e - first : micro;
-            scales[k] = loss_scale(r, count_valid(valid, first, count), window, accum);
+            valid[k] = dataset_valid_count(d, i, first, count);
         }
-        scales[accum] = loss_scale(REDUCTION_SUM, window, window, 1);
+        reduction_scales(r, valid, accum, scales);
         rc = bk_upload(d->b, d->buf[i].scales, scales, ((size_t)accum + 1) * sizeof *scales);
     }
+    free(valid);
     free(scales);
     return rc;
 }

@@ -1,55 +1,49 @@
 /* Synthetic training data: several input buffers of one effective batch
  * each, rotated step by step so that no step reads what the previous one
- * left in cache. Inputs are uniform in [-1, 1) from the seed (never zeros);
- * about a quarter of the examples are padding (valid = 0), so micro-batches
- * hold uneven numbers of valid examples. */
+ * left in cache. The data is what the model's input_spec asks for: float
+ * features uniform in [-1, 1) from the seed (never zeros), or token ids
+ * uniform in [0, vocab); labels uniform in [0, classes). About a quarter of
+ * the loss items are padding (valid = 0), so micro-batches hold uneven
+ * numbers of valid items. */
 #ifndef ACCUBENCH_DATASET_H
 #define ACCUBENCH_DATASET_H
 
 #include <stdint.h>
 
 #include "model.h"
+#include "reduction.h"
 
 #define DATASET_MAX_BUFFERS 8
 
-/* How the loss is normalised over an accumulation window. */
-typedef enum reduction {
-    REDUCTION_SUM = 0,           /* sum over the window / valid examples in it */
-    REDUCTION_MEAN_OF_MEANS = 1, /* bug: mean per micro-batch, then / K */
-    REDUCTION_NO_SCALE = 2,      /* bug: mean per micro-batch, never / K */
-    REDUCTION_COUNT
-} reduction;
-
-const char *reduction_name(reduction r);
-
 typedef struct input_buffer {
-    void *x;       /* [hidden x E], compute storage */
-    int *labels;   /* E */
-    int *valid;    /* E, 0 or 1 */
+    void *x;       /* [width x E]: features in compute storage, or token ids */
+    int *labels;   /* E x loss_items */
+    int *valid;    /* E x loss_items, 0 or 1 */
     float *scales; /* one per micro-batch of the current split (+ full batch) */
     int *valid_host;
 } input_buffer;
 
 typedef struct dataset {
     backend *b;
-    int effective_batch, hidden, classes, count;
+    input_spec input;
+    int effective_batch, count;
     input_buffer buf[DATASET_MAX_BUFFERS];
     int scale_capacity;
     size_t bytes;
 } dataset;
 
-int dataset_create(backend *b, const model_layout *l, int effective_batch,
+int dataset_create(backend *b, const input_spec *in, int effective_batch,
                    int buffers, uint64_t seed, dataset *d);
 void dataset_destroy(dataset *d);
 
 /* Writes each buffer's per-micro-batch loss scales for a split of the
  * effective batch into micro-batches of `micro` (the last one smaller when
- * it does not divide), normalised as `r` says. scales[K] is the full-batch
- * scale (1 / valid examples in the whole batch) for the reference pass. */
+ * it does not divide), normalised as `r` says (reduction.h); after them the
+ * full-batch scale for the reference pass. */
 int dataset_set_split(dataset *d, int micro, reduction r);
 
-/* The scale one micro-batch's gradient gets (exposed for the tests). */
-float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps);
+/* Valid loss items among examples [first, first + count) of buffer `buf`. */
+int dataset_valid_count(const dataset *d, int buf, int first, int count);
 
 /* The view of micro-batch k of buffer `buf` under the current split. */
 micro_batch_view dataset_micro(const dataset *d, int buf, int micro, int k);

@@ -22,7 +22,7 @@ int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, f
 {
     model *m = s->m;
     backend *b = m->b;
-    size_t n = m->layout.n_params, bytes = n * sizeof(float);
+    size_t n = m->n_params, bytes = n * sizeof(float);
     float *window = g_window ? g_window : malloc(bytes);
     float *full = g_full ? g_full : malloc(bytes);
     float loss_sum = 0;

@@ -6,16 +6,15 @@
 #include "backend.h"
 #include "dataset.h"
 #include "model.h"
+#include "reduction.h"
 
 /* Each returns 0 and sets *out, or -1 when the name is unknown (the
  * dtype's name and parser are in dtype_table.h). */
 int mode_parse(const char *s, exec_mode *out);
-int reduction_parse(const char *s, reduction *out);
 int optimizer_parse(const char *s, optimizer_kind *out);
 const char *optimizer_name(optimizer_kind k);
 
 /* "async, sync, graph, ..." etc. for error messages. */
 const char *mode_names(void);
-const char *reduction_names(void);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "names.h"
 #include "parse.h"
+#include "registry.h"
 #include "repo_path.h"
 
 /* The largest batch anyone should ask of one device; also keeps every
@@ -20,7 +21,7 @@ void options_defaults(run_options *o)
     o->effective[0] = 64;
     o->n_effective = 1;
     o->micro_pow2 = 1;
-    o->models[0] = model_preset_find("S");
+    model_spec_parse("S", &o->models[0], NULL, 0);
     o->n_models = 1;
     o->dtype = DTYPE_FP32;
     o->modes[0] = MODE_ASYNC;
@@ -90,17 +91,6 @@ static int add_micro(run_options *o, const char *key, const char *item, char *wh
     return set_int(key, item, 1, MAX_BATCH, &o->micro[o->n_micro++], why, n);
 }
 
-static int add_model(run_options *o, const char *key, const char *item, char *why, size_t n)
-{
-    const model_preset *p = model_preset_find(item);
-    if (!p) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, model_preset_names());
-        return -1;
-    }
-    o->models[o->n_models++] = p;
-    return 0;
-}
-
 static int add_mode(run_options *o, const char *key, const char *item, char *why, size_t n)
 {
     exec_mode m;
@@ -161,8 +151,13 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         return each_item(o, key, value, add_micro, why, n);
     }
     if (strcmp(key, "model") == 0) {
-        o->n_models = 0;
-        return each_item(o, key, value, add_model, why, n);
+        model_spec models[OPT_MAX_LIST]; /* the old list stays if the new one is refused */
+        int count = model_spec_list_parse(value, models, OPT_MAX_LIST, why, n);
+        if (count < 0)
+            return -1;
+        memcpy(o->models, models, (size_t)count * sizeof models[0]);
+        o->n_models = count;
+        return 0;
     }
     if (strcmp(key, "mode") == 0) {
         o->n_modes = 0;

@@ -17,7 +17,7 @@ typedef struct run_options {
     int effective[OPT_MAX_LIST], n_effective;
     int micro[OPT_MAX_LIST], n_micro;
     int micro_pow2;                         /* every power of two up to E */
-    const model_preset *models[OPT_MAX_LIST];
+    model_spec models[OPT_MAX_LIST];
     int n_models;
     dtype dtype;
     exec_mode modes[MODE_COUNT];

@@ -24,7 +24,7 @@ int probe_fits(backend *b, const memory_need *need)
 static void need_of(const probe_request *req, int micro, memory_need *need)
 {
     int effective = req->effective ? req->effective : micro;
-    model_memory_need(req->layout, req->dtype, req->optimizer, micro, effective,
+    model_memory_need(req->model, req->dtype, req->optimizer, micro, effective,
                       req->input_buffers, need);
 }
 

@@ -15,7 +15,7 @@
 #include "model.h"
 
 typedef struct probe_request {
-    const model_layout *layout;
+    const model_spec *model;
     dtype dtype;
     optimizer_kind optimizer;
     /* The effective batch the accumulation is planned for; its input

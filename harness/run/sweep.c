@@ -70,32 +70,32 @@ static void csv_path_for(const run_options *o, const backend *b, char *path, siz
              (int)strcspn(base, "."), base, b->name, dtype_name(o->dtype), stamp);
 }
 
-static void fill_config(result_row *r, const sweep *s, const model_preset *p,
-                        const model_layout *l, const split *sp, exec_mode mode, reduction red)
+static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
+                        exec_mode mode, reduction red)
 {
     result_row_clear(r);
     snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
     snprintf(r->device, sizeof r->device, "%s", s->b->device);
-    snprintf(r->model, sizeof r->model, "%s", p->name);
+    snprintf(r->model, sizeof r->model, "%s", ms->name);
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(s->o->dtype));
     snprintf(r->mode, sizeof r->mode, "%s", mode_name(mode));
     snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(red));
-    r->params = (int64_t)l->n_params;
+    r->params = (int64_t)model_param_count(ms);
     r->effective_batch = sp->effective * sp->devices;
     r->micro_batch = sp->micro;
     r->accum_steps = sp->accum;
     r->last_micro_batch = sp->last;
     r->devices = sp->devices;
-    r->flops_per_step = model_flops_per_step(l, sp->effective);
+    r->flops_per_step = model_flops_per_step(ms, sp->effective);
     memory_need need;
-    model_memory_need(l, s->o->dtype, s->o->optimizer.kind, sp->micro, sp->effective,
+    model_memory_need(ms, s->o->dtype, s->o->optimizer.kind, sp->micro, sp->effective,
                       s->o->buffers, &need);
     r->mem_need_bytes = (int64_t)need.total;
 }
 
 /* Whether a config fits: the user's cap, and the device's memory (on the
  * CPU the host copies of the check share that memory too). */
-static int fits(const sweep *s, const model_layout *l, result_row *r)
+static int fits(const sweep *s, result_row *r)
 {
     uint64_t need = (uint64_t)r->mem_need_bytes;
     if (s->o->mem_cap && need > s->o->mem_cap) {
@@ -103,7 +103,7 @@ static int fits(const sweep *s, const model_layout *l, result_row *r)
                  (unsigned long long)need, (unsigned long long)s->o->mem_cap);
         return 0;
     }
-    uint64_t host_copies = strcmp(s->b->name, "cpu") == 0 ? 3ull * l->n_params * sizeof(float) : 0;
+    uint64_t host_copies = strcmp(s->b->name, "cpu") == 0 ? 3ull * r->params * sizeof(float) : 0;
     uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
     if (s->b->mem_total && need + host_copies > usable) {
         snprintf(r->note, sizeof r->note, "needs %llu bytes; the device holds %llu",
@@ -134,7 +134,9 @@ static int sweep_batch(sweep *s, model *m, int effective)
     int micros[64];
     int n_micro = options_micro_list(o, effective, micros, 64);
     dataset d;
-    int data_rc = dataset_create(s->b, &m->layout, effective, o->buffers, o->seed, &d);
+    input_spec in;
+    model_input(&m->spec, &in);
+    int data_rc = dataset_create(s->b, &in, effective, o->buffers, o->seed, &d);
     for (int i = 0; i < n_micro && !interrupted; i++) {
         split sp;
         char why[200];
@@ -143,11 +145,10 @@ static int sweep_batch(sweep *s, model *m, int effective)
         for (int mi = 0; mi < o->n_modes && !interrupted; mi++)
             for (int ri = 0; ri < o->n_reductions && !interrupted; ri++) {
                 result_row r;
-                fill_config(&r, s, &m->preset, &m->layout, &sp, o->modes[mi],
-                            o->reductions[ri]);
+                fill_config(&r, s, &m->spec, &sp, o->modes[mi], o->reductions[ri]);
                 if (data_rc)
                     row_status_from(&r, data_rc, s->b);
-                else if (!fits(s, &m->layout, &r))
+                else if (!fits(s, &r))
                     snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
                 else
                     config_run(s, m, &d, &sp, o->modes[mi], o->reductions[ri], &r);
@@ -163,10 +164,8 @@ static int sweep_batch(sweep *s, model *m, int effective)
 }
 
 /* Rows for every config of a model that could not even be created. */
-static int emit_model_failure(sweep *s, const model_preset *p, int rc)
+static int emit_model_failure(sweep *s, const model_spec *ms, int rc)
 {
-    model_layout l;
-    model_layout_of(p, &l);
     for (int e = 0; e < s->o->n_effective; e++) {
         int micros[64], n = options_micro_list(s->o, s->o->effective[e], micros, 64);
         for (int i = 0; i < n; i++)
@@ -176,10 +175,10 @@ static int emit_model_failure(sweep *s, const model_preset *p, int rc)
                     char why[200];
                     split_make(s->o->effective[e], micros[i], 1, &sp, why, sizeof why);
                     result_row r;
-                    fill_config(&r, s, p, &l, &sp, s->o->modes[mi], s->o->reductions[ri]);
+                    fill_config(&r, s, ms, &sp, s->o->modes[mi], s->o->reductions[ri]);
                     if (rc == BK_OK) {
                         snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-                        fits(s, &l, &r);
+                        fits(s, &r);
                     } else {
                         row_status_from(&r, rc, s->b);
                     }
@@ -192,14 +191,12 @@ static int emit_model_failure(sweep *s, const model_preset *p, int rc)
 
 /* The weights, gradients and optimizer state alone: if these do not fit,
  * no split of the model can. */
-static int model_fits(const sweep *s, const model_preset *p)
+static int model_fits(const sweep *s, const model_spec *ms)
 {
-    model_layout l;
-    model_layout_of(p, &l);
     result_row r;
     split sp = {.effective = 1, .micro = 1, .accum = 1, .last = 1, .devices = 1};
-    fill_config(&r, s, p, &l, &sp, MODE_ASYNC, REDUCTION_SUM);
-    return fits(s, &l, &r);
+    fill_config(&r, s, ms, &sp, MODE_ASYNC, REDUCTION_SUM);
+    return fits(s, &r);
 }
 
 int sweep_run(const run_options *o, const run_context *ctx)
@@ -269,11 +266,11 @@ int sweep_run(const run_options *o, const run_context *ctx)
     range_push("run");
     int write_failed = 0;
     for (int mi = 0; mi < o->n_models && !interrupted && !write_failed; mi++) {
-        const model_preset *p = o->models[mi];
+        const model_spec *ms = &o->models[mi];
         model m;
-        int mrc = model_fits(&s, p) ? model_create(b, p, &o->optimizer, o->seed, &m) : BK_OK;
-        if (mrc != BK_OK || !model_fits(&s, p)) {
-            write_failed = emit_model_failure(&s, p, mrc) != 0;
+        int mrc = model_fits(&s, ms) ? model_create(b, ms, &o->optimizer, o->seed, &m) : BK_OK;
+        if (mrc != BK_OK || !model_fits(&s, ms)) {
+            write_failed = emit_model_failure(&s, ms, mrc) != 0;
             continue;
         }
         for (int e = 0; e < o->n_effective && !interrupted && !write_failed; e++)

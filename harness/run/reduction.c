@@ -1,0 +1,48 @@
+/* The loss normalisation of a window: the correct one and the two bugs
+ * frameworks shipped. */
+#include "reduction.h"
+
+#include <string.h>
+
+static const char *const NAMES[] = {"sum", "mean-of-means", "no-scale"};
+
+const char *reduction_name(reduction r)
+{
+    return r >= 0 && r < REDUCTION_COUNT ? NAMES[r] : "?";
+}
+
+int reduction_parse(const char *s, reduction *out)
+{
+    for (int i = 0; i < REDUCTION_COUNT; i++)
+        if (strcmp(NAMES[i], s) == 0) {
+            *out = (reduction)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *reduction_names(void) { return "sum, mean-of-means, no-scale"; }
+
+float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps)
+{
+    switch (r) {
+    case REDUCTION_SUM:
+        return valid_in_window ? 1.0f / (float)valid_in_window : 0.0f;
+    case REDUCTION_MEAN_OF_MEANS:
+        return valid_in_micro ? 1.0f / ((float)valid_in_micro * (float)accum_steps) : 0.0f;
+    case REDUCTION_NO_SCALE:
+        return valid_in_micro ? 1.0f / (float)valid_in_micro : 0.0f;
+    default:
+        return 0.0f;
+    }
+}
+
+void reduction_scales(reduction r, const int *valid, int accum, float *scales)
+{
+    int window = 0;
+    for (int k = 0; k < accum; k++)
+        window += valid[k];
+    for (int k = 0; k < accum; k++)
+        scales[k] = loss_scale(r, valid[k], window, accum);
+    scales[accum] = loss_scale(REDUCTION_SUM, window, window, 1);
+}
