@@ -179,37 +179,35 @@ int model_reset(model *m)
     return BK_OK;
 }
 
-void activations_destroy(model *m, activations *a, int transient)
+void activations_destroy(model *m, activations *a, bk_allocator from)
 {
-    void (*release)(backend *, void *, size_t) = transient ? bk_free_transient : bk_free;
     size_t es = storage_bytes(m->b->compute_storage);
     const model_layout *l = &m->layout;
     for (int i = 0; i < l->n_linear; i++) {
-        release(m->b, a->z[i], (size_t)l->out[i] * a->capacity * es);
-        release(m->b, a->h[i], (size_t)l->out[i] * a->capacity * es);
+        bk_free_from(m->b, from, a->z[i], (size_t)l->out[i] * a->capacity * es);
+        bk_free_from(m->b, from, a->h[i], (size_t)l->out[i] * a->capacity * es);
     }
     for (int i = 0; i < 2; i++)
-        release(m->b, a->grad[i], (size_t)l->max_width * a->capacity * es);
+        bk_free_from(m->b, from, a->grad[i], (size_t)l->max_width * a->capacity * es);
     memset(a, 0, sizeof *a);
 }
 
-int activations_create(model *m, int capacity, int transient, activations *a)
+int activations_create(model *m, int capacity, bk_allocator from, activations *a)
 {
-    int (*get)(backend *, size_t, void **) = transient ? bk_alloc_transient : bk_alloc;
     size_t es = storage_bytes(m->b->compute_storage);
     const model_layout *l = &m->layout;
     memset(a, 0, sizeof *a);
     a->capacity = capacity;
     int rc = BK_OK;
     for (int i = 0; i < l->n_linear && !rc; i++) {
-        rc = get(m->b, (size_t)l->out[i] * capacity * es, &a->z[i]);
+        rc = bk_alloc_from(m->b, from, (size_t)l->out[i] * capacity * es, &a->z[i]);
         if (!rc && i < l->n_linear - 1)
-            rc = get(m->b, (size_t)l->out[i] * capacity * es, &a->h[i]);
+            rc = bk_alloc_from(m->b, from, (size_t)l->out[i] * capacity * es, &a->h[i]);
     }
     for (int i = 0; i < 2 && !rc; i++)
-        rc = get(m->b, (size_t)l->max_width * capacity * es, &a->grad[i]);
+        rc = bk_alloc_from(m->b, from, (size_t)l->max_width * capacity * es, &a->grad[i]);
     if (rc) {
-        activations_destroy(m, a, transient);
+        activations_destroy(m, a, from);
         return rc;
     }
     a->bytes = activations_bytes(l, m->b->compute_storage, capacity);

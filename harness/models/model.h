@@ -91,9 +91,10 @@ typedef struct activations {
 } activations;
 
 size_t activations_bytes(const model_layout *l, storage s, int capacity);
-/* transient: use the backend's per-micro-batch allocator (`alloc` modes). */
-int activations_create(model *m, int capacity, int transient, activations *a);
-void activations_destroy(model *m, activations *a, int transient);
+/* from: BK_ALLOC_HELD for activations kept for a whole config, or the
+ * per-micro-batch allocator of an `alloc` mode; destroy with the same. */
+int activations_create(model *m, int capacity, bk_allocator from, activations *a);
+void activations_destroy(model *m, activations *a, bk_allocator from);
 
 /* One micro-batch: the inputs are columns [first, first + count) of x
  * ([hidden x E] in compute storage), with labels/valid device int arrays

@@ -3,7 +3,6 @@
 #include <string.h>
 
 static const char *const DTYPES[] = {"fp32", "tf32", "bf16"};
-static const char *const MODES[] = {"async", "sync", "graph", "alloc", "alloc-async"};
 static const char *const REDUCTIONS[] = {"sum", "mean-of-means", "no-scale"};
 static const char *const OPTIMIZERS[] = {"adamw", "sgd"};
 
@@ -18,7 +17,6 @@ static int lookup(const char *const *names, int n, const char *s)
 }
 
 const char *dtype_name(dtype d) { return d >= 0 && d < COUNT(DTYPES) ? DTYPES[d] : "?"; }
-const char *mode_name(exec_mode m) { return m >= 0 && m < COUNT(MODES) ? MODES[m] : "?"; }
 const char *reduction_name(reduction r)
 {
     return r >= 0 && r < COUNT(REDUCTIONS) ? REDUCTIONS[r] : "?";
@@ -38,10 +36,8 @@ const char *optimizer_name(optimizer_kind k)
         return 0;                                 \
     }
 PARSER(dtype_parse, dtype, DTYPES)
-PARSER(mode_parse, exec_mode, MODES)
 PARSER(reduction_parse, reduction, REDUCTIONS)
 PARSER(optimizer_parse, optimizer_kind, OPTIMIZERS)
 
 const char *dtype_names(void) { return "fp32, tf32, bf16"; }
-const char *mode_names(void) { return "async, sync, graph, alloc, alloc-async"; }
 const char *reduction_names(void) { return "sum, mean-of-means, no-scale"; }
