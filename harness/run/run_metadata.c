@@ -12,7 +12,7 @@ static void list_columns(char *out, size_t n, const char *pass)
 {
     size_t used = 0;
     out[0] = '\0';
-#define ADD(name, type, p)                                                         \
+#define ADD(name, type, p, role)                                                   \
     if (strcmp(#p, pass) == 0 && used < n)                                         \
         used += (size_t)snprintf(out + used, n - used, "%s%s", used ? " " : "", #name);
     RESULT_COLUMNS(ADD)
