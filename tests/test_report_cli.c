@@ -328,6 +328,10 @@ static void test_key_columns(void)
     b = a;
     strcpy(b.mode, "graph");
     CHECK(!result_same_config(&a, &b) && !result_same_series(&a, &b));
+    /* the same config in another mode: what the modes comparison pairs */
+    CHECK(result_same_config_but(&a, &b, "mode") && !result_same_config_but(&a, &b, "dtype"));
+    b.devices = 2;
+    CHECK(!result_same_config_but(&a, &b, "mode"));
 
     /* the report's tables: one per series */
     result_row rows[3] = {a, a, a};

@@ -65,13 +65,15 @@ int result_column_equal(const result_row *a, const result_row *b, const result_c
     return 0;
 }
 
-/* Equal in every column whose role is key, or split as well when with_split. */
-static int same_in_key(const result_row *a, const result_row *b, int with_split)
+/* Equal in every KEY column, and in every SPLIT one too when with_split,
+ * except the column called `except` (none when NULL). */
+static int same_in_key(const result_row *a, const result_row *b, int with_split,
+                       const char *except)
 {
     for (int i = 0; i < result_column_count; i++) {
         const result_column *c = &result_columns[i];
         if ((c->role == RESULT_KEY || (with_split && c->role == RESULT_SPLIT)) &&
-            !result_column_equal(a, b, c))
+            !(except && strcmp(c->name, except) == 0) && !result_column_equal(a, b, c))
             return 0;
     }
     return 1;
@@ -79,12 +81,17 @@ static int same_in_key(const result_row *a, const result_row *b, int with_split)
 
 int result_same_config(const result_row *a, const result_row *b)
 {
-    return same_in_key(a, b, 1);
+    return same_in_key(a, b, 1, NULL);
 }
 
 int result_same_series(const result_row *a, const result_row *b)
 {
-    return same_in_key(a, b, 0);
+    return same_in_key(a, b, 0, NULL);
+}
+
+int result_same_config_but(const result_row *a, const result_row *b, const char *column)
+{
+    return same_in_key(a, b, 1, column);
 }
 
 void result_key_names(char *out, size_t len)

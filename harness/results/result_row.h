@@ -116,6 +116,9 @@ int result_column_equal(const result_row *a, const result_row *b, const result_c
 int result_same_config(const result_row *a, const result_row *b);
 /* The same config but for the split: equal in every KEY column. */
 int result_same_series(const result_row *a, const result_row *b);
+/* The same config but for one key column (by name): rows to set side by
+ * side along that axis (a mode against another). */
+int result_same_config_but(const result_row *a, const result_row *b, const char *column);
 /* "backend, model, ...": the KEY and SPLIT columns, in CSV order. */
 void result_key_names(char *out, size_t len);
 
