@@ -23,22 +23,24 @@
 #define ACCUBENCH_GIT_REV "unknown"
 #endif
 
-static const char USAGE[] =
+/* The usage text, around its generated lines (print_usage). */
+static const char USAGE_HEAD[] =
     "usage: accubench COMMAND [options]\n"
     "\n"
     "commands:\n"
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
     "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]: Markdown + HTML\n"
-    "  compare   BASE.csv NEW.csv [--ignore-device] [--min-diff PCT]: exit 1 if slower\n"
+    "  compare   BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] [--min-diff PCT]:\n"
+    "            exit 1 if slower\n"
     "\n"
     "run options (command-line values override the profile's):\n"
     "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
     "  --effective LIST      effective batch sizes, e.g. 64 or 64,256\n"
     "  --micro LIST|pow2     micro-batch sizes; pow2 = every power of two up to E\n"
     "  --model LIST          tiny, S, M, L, XL, or mlp:hidden=N,layers=N,classes=N\n"
-    "  --dtype fp32|tf32|bf16\n"
-    "  --mode LIST           async, sync, graph, alloc, alloc-async\n"
+    "  --dtype fp32|tf32|bf16\n";
+static const char USAGE_TAIL[] =
     "  --reduction LIST      sum (correct), mean-of-means, no-scale (known bugs)\n"
     "  --optimizer adamw|sgd --lr X\n"
     "  --backend auto|cpu|cuda\n"
@@ -60,6 +62,13 @@ static const char USAGE[] =
     "  --effective N --max-micro N [--devices N]\n"
     "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
     "                   [--backend B]: the largest micro-batch that fits, by probing\n";
+
+static void print_usage(FILE *f)
+{
+    fputs(USAGE_HEAD, f);
+    fputs(mode_usage_line(), f);
+    fputs(USAGE_TAIL, f);
+}
 
 static void usage_error(const char *msg)
 {
@@ -259,12 +268,12 @@ static int cmd_plan(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(USAGE, stderr);
+        print_usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(USAGE, stdout);
+        print_usage(stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {

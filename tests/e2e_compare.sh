@@ -1,7 +1,8 @@
 #!/bin/sh
 # accubench compare: a file against itself passes, a copy with one row
-# slower beyond its noise fails, different devices are refused, bad input
-# exits 2 with one line.
+# slower beyond its noise fails, a row on more devices is another config,
+# different devices or optimizers are refused, bad input exits 2 with one
+# line.
 set -u
 root=$ACCUBENCH_ROOT
 fail() { echo "e2e_compare: $*" >&2; exit 1; }
@@ -33,6 +34,26 @@ sed 's/NVIDIA H200/NVIDIA H100 80GB HBM3/g' base.csv > h100.csv
 [ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] || fail "different devices: exit $rc, $(cat err.txt)"
 "$ACCUBENCH" compare --ignore-device base.csv h100.csv > /dev/null 2>&1 ||
     fail "--ignore-device did not compare"
+
+# Devices are part of a config: the row of model M at micro-batch 16 (async)
+# run on two devices is another config, in base only and in new only.
+awk -F, -v OFS=, '
+    /^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["model"] == "M" && $c["micro_batch"] == 16 && $c["mode"] == "async" { $c["devices"] = 2 }
+    { print }' base.csv > two.csv
+"$ACCUBENCH" compare base.csv two.csv > out.txt 2> err.txt; rc=$?
+[ "$rc" = 0 ] || { cat out.txt err.txt; fail "a row on two devices: exit $rc, want 0"; }
+grep -q '; 1 only in base, 1 only in new$' out.txt ||
+    fail "a row on two devices matched the one-device row: $(tail -n 1 out.txt)"
+
+# Different optimizer: refused, unless --ignore-optimizer.
+sed 's/^# optimizer: .*/# optimizer: sgd lr 0.01/' base.csv > sgd.csv
+"$ACCUBENCH" compare base.csv sgd.csv > /dev/null 2> err.txt; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q optimizer err.txt ||
+    fail "different optimizers: exit $rc, $(cat err.txt)"
+"$ACCUBENCH" compare --ignore-optimizer base.csv sgd.csv > /dev/null 2>&1 ||
+    fail "--ignore-optimizer did not compare"
 
 # Bad input.
 printf 'just text\n' > notes.csv

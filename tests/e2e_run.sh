@@ -31,6 +31,7 @@ for key in tool_version git_revision date host backend device blas_core profile 
            peak_gemm_tflops; do
     check "grep -q '^# $key: .' abc.csv" "metadata $key"
 done
+check "grep -qx '# modes: async (no host sync inside a step)' abc.csv" "metadata modes: $(grep '^# modes' abc.csv)"
 
 # plan
 "$ACCUBENCH" plan --effective 256 --max-micro 32 >plan.txt

@@ -138,7 +138,7 @@ static void test_writer_round_trip(void)
 #define SET_TEXT(name) snprintf(in[0].name, RESULT_TEXT_LEN, "t_%s", #name);
 #define SET_INT(name) in[0].name = 1000 + k;
 #define SET_REAL(name) in[0].name = k + 0.25;
-#define SET(name, type, pass) k++; SET_##type(name)
+#define SET(name, type, pass, role) k++; SET_##type(name)
     RESULT_COLUMNS(SET)
 #undef SET
     const char *path = temp_csv("");
@@ -162,7 +162,7 @@ static void test_writer_round_trip(void)
 #define SAME_TEXT(name) CHECK(!strcmp(out[0].name, in[0].name) && !strcmp(out[1].name, ""));
 #define SAME_INT(name) CHECK(out[0].name == in[0].name && out[1].name == -1);
 #define SAME_REAL(name) CHECK(out[0].name == in[0].name && isnan(out[1].name));
-#define SAME(name, type, pass) SAME_##type(name)
+#define SAME(name, type, pass, role) SAME_##type(name)
     RESULT_COLUMNS(SAME)
 #undef SAME
     free(out);

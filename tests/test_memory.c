@@ -90,7 +90,7 @@ static void test_need_matches_allocations(optimizer_kind kind)
     model_input(&p, &in);
     CHECK(model_create(b, &p, &opt, 1, &m) == BK_OK);
     CHECK(dataset_create(b, &in, 48, 3, 2, &d) == BK_OK);
-    CHECK(activations_create(&m, 16, 0, &a) == BK_OK);
+    CHECK(activations_create(&m, 16, BK_ALLOC_HELD, &a) == BK_OK);
     memory_need n;
     model_memory_need(&p, DTYPE_FP32, kind, 16, 48, 3, &n);
     long long diff = (long long)b->mem_in_use - (long long)n.total;
@@ -99,7 +99,7 @@ static void test_need_matches_allocations(optimizer_kind kind)
         fprintf(stderr, "  %s: in use %zu, need %zu\n", kind == OPT_SGD ? "sgd" : "adamw",
                 b->mem_in_use, n.total);
     CHECK(a.bytes == n.activations);
-    activations_destroy(&m, &a, 0);
+    activations_destroy(&m, &a, BK_ALLOC_HELD);
     dataset_destroy(&d);
     model_destroy(&m);
     CHECK(b->mem_in_use == 0);
@@ -126,12 +126,12 @@ static void test_cap(void)
     CHECK(strstr(b->error, "memory cap of 1000 bytes") != NULL);
     CHECK(bk_alloc(b, 400, &p2) == BK_OK); /* exactly at the cap fits */
     CHECK(b->mem_in_use == 1000 && b->mem_peak == 1000);
-    CHECK(bk_alloc_transient(b, 1, &p3) == BK_OOM); /* transients count too */
+    CHECK(bk_alloc_from(b, BK_ALLOC_PLAIN, 1, &p3) == BK_OOM); /* transients count too */
     bk_free(b, p1, 600);
     CHECK(b->mem_in_use == 400);
-    CHECK(bk_alloc_transient(b, 500, &p3) == BK_OK);
+    CHECK(bk_alloc_from(b, BK_ALLOC_PLAIN, 500, &p3) == BK_OK);
     CHECK(b->mem_in_use == 900);
-    bk_free_transient(b, p3, 500);
+    bk_free_from(b, BK_ALLOC_PLAIN, p3, 500);
     bk_free(b, p2, 400);
     CHECK(b->mem_in_use == 0);
     CHECK(b->mem_peak == 1000);

@@ -204,12 +204,12 @@ static void test_custom_model_runs(void)
     CHECK(model_create(b, &s, &opt, 5, &m) == BK_OK);
     CHECK(m.n_params == model_param_count(&s));
     CHECK(dataset_create(b, &in, 10, 2, 5, &d) == BK_OK);
-    CHECK(activations_create(&m, 3, 0, &a) == BK_OK);
+    CHECK(activations_create(&m, 3, BK_ALLOC_HELD, &a) == BK_OK);
     memory_need n;
     model_memory_need(&s, DTYPE_FP32, OPT_ADAMW, 3, 10, 2, &n);
     CHECK(b->mem_in_use == n.total);
     CHECK(a.bytes == n.activations && d.bytes == n.inputs);
-    activations_destroy(&m, &a, 0);
+    activations_destroy(&m, &a, BK_ALLOC_HELD);
 
     split sp;
     CHECK(split_make(10, 3, 1, &sp, why, sizeof why) == 0);

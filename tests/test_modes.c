@@ -17,7 +17,8 @@
 typedef struct counts {
     int alloc, free, transient_alloc, transient_free, upload, download, sync;
     int captures, launches, in_capture_forbidden;
-    exec_mode transient_mode_seen; /* b->transient_mode at a transient alloc */
+    int transient_mismatch;        /* frees from another allocator than the allocs */
+    int allocator_seen;            /* the allocator of the transient allocs, -1: several */
 } counts;
 
 static counts n;
@@ -43,17 +44,20 @@ static void rec_free(backend *b, void *p)
     cpu_ops->free(b, p);
 }
 
-static int rec_alloc_transient(backend *b, size_t bytes, void **out)
+static int rec_alloc_transient(backend *b, bk_allocator from, size_t bytes, void **out)
 {
-    n.transient_alloc++;
-    n.transient_mode_seen = b->transient_mode;
-    return cpu_ops->alloc_transient(b, bytes, out);
+    if (n.transient_alloc++ == 0)
+        n.allocator_seen = (int)from;
+    else if (n.allocator_seen != (int)from)
+        n.allocator_seen = -1;
+    return cpu_ops->alloc_transient(b, from, bytes, out);
 }
 
-static void rec_free_transient(backend *b, void *p)
+static void rec_free_transient(backend *b, bk_allocator from, void *p)
 {
     n.transient_free++;
-    cpu_ops->free_transient(b, p);
+    n.transient_mismatch += (int)from != n.allocator_seen;
+    cpu_ops->free_transient(b, from, p);
 }
 
 static int rec_upload(backend *b, void *dst, const void *src, size_t bytes)
@@ -139,6 +143,21 @@ static void test_names(void)
     CHECK(mode_parse("alloc-async", &m) == 0 && m == MODE_ALLOC_ASYNC);
     CHECK(mode_parse("graphs", &m) == -1);
     CHECK(mode_parse("", &m) == -1);
+    CHECK(strcmp(mode_name(MODE_COUNT), "?") == 0);
+    /* Every row filled in; the lists made from the table. */
+    for (int k = 0; k < MODE_COUNT; k++)
+        CHECK(mode_info_of((exec_mode)k)->name && mode_info_of((exec_mode)k)->description &&
+              *mode_info_of((exec_mode)k)->description);
+    CHECK(strcmp(mode_names(), "async, sync, graph, alloc, alloc-async") == 0);
+    CHECK(strcmp(mode_usage_line(),
+                 "  --mode LIST           async, sync, graph, alloc, alloc-async\n") == 0);
+    exec_mode run[] = {MODE_SYNC, MODE_ALLOC_ASYNC};
+    char line[256];
+    modes_describe(run, 2, line, sizeof line);
+    CHECK(strcmp(line, "sync (host sync after every micro-batch); alloc-async (activations "
+                       "per micro-batch from a stream-ordered allocator)") == 0);
+    modes_describe(run, 2, line, 12); /* truncated, never overrun */
+    CHECK(strlen(line) == 11);
 }
 
 #define EFFECTIVE 16
@@ -149,10 +168,10 @@ static void test_mode(backend *b, model *m, dataset *d, exec_mode mode)
     const int accum = EFFECTIVE / MICRO, steps = 2;
     /* Every activation buffer the model lists, once per micro-batch. */
     activations probe;
-    CHECK(activations_create(m, MICRO, 0, &probe) == BK_OK);
+    CHECK(activations_create(m, MICRO, BK_ALLOC_HELD, &probe) == BK_OK);
     const int tensors = probe.count;
     CHECK(tensors > 0);
-    activations_destroy(m, &probe, 0);
+    activations_destroy(m, &probe, BK_ALLOC_HELD);
     split sp;
     char why[128];
     CHECK(split_make(EFFECTIVE, MICRO, 1, &sp, why, sizeof why) == 0);
@@ -164,7 +183,6 @@ static void test_mode(backend *b, model *m, dataset *d, exec_mode mode)
         fprintf(stderr, "  %s: %s\n", mode_name(mode), b->error);
         return;
     }
-    CHECK(b->transient_mode == (mode == MODE_ALLOC_ASYNC ? MODE_ALLOC_ASYNC : MODE_ALLOC));
     CHECK(n.in_capture_forbidden == 0);
     CHECK(n.captures == (mode == MODE_GRAPH ? d->count : 0));
     CHECK(!capturing);
@@ -176,7 +194,9 @@ static void test_mode(backend *b, model *m, dataset *d, exec_mode mode)
     CHECK(n.transient_alloc == (allocating ? steps * accum * tensors : 0));
     CHECK(n.transient_free == n.transient_alloc);
     if (allocating)
-        CHECK(n.transient_mode_seen == mode);
+        CHECK(n.allocator_seen == (mode == MODE_ALLOC_ASYNC ? BK_ALLOC_STREAM_ORDERED
+                                                            : BK_ALLOC_PLAIN));
+    CHECK(n.transient_mismatch == 0);
     CHECK(n.alloc == 0 && n.free == 0);     /* nothing else allocated in a step */
     CHECK(n.download == 0);                 /* nothing read back in a step */
     CHECK(n.sync == (mode == MODE_SYNC ? steps * accum : 0));

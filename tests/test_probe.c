@@ -63,11 +63,23 @@ static void fake_free(backend *b, void *p)
     CHECK(!"free of a pointer the fake never gave out");
 }
 
+static int fake_alloc_transient(backend *b, bk_allocator from, size_t bytes, void **out)
+{
+    (void)from;
+    return fake_alloc(b, bytes, out);
+}
+
+static void fake_free_transient(backend *b, bk_allocator from, void *p)
+{
+    (void)from;
+    fake_free(b, p);
+}
+
 static const backend_ops fake_ops = {
     .alloc = fake_alloc,
     .free = fake_free,
-    .alloc_transient = fake_alloc,
-    .free_transient = fake_free,
+    .alloc_transient = fake_alloc_transient,
+    .free_transient = fake_free_transient,
 };
 
 static void fake_init(backend *b, fake_device *f, size_t limit, dtype dt)

@@ -18,6 +18,7 @@
 #include "compare.h"
 #include "csv_read.h"
 #include "report.h"
+#include "report_parts.h"
 
 static char tmpdir[] = "/tmp/accubench-report-XXXXXX";
 
@@ -264,6 +265,91 @@ static void test_report(void)
                            "10.32 ms but needs 17.01 GiB."));
 }
 
+/* A copy of `src` at `dst` with metadata `key` set to `value` (when key is
+ * not NULL) and column `column` set to `cell` in every row (when column is
+ * not NULL). */
+static void write_edited_copy(const char *src, const char *dst, const char *key,
+                              const char *value, const char *column, const char *cell)
+{
+    csv_table t;
+    char why[256];
+    if (csv_read(src, &t, why, sizeof why))
+        return;
+    FILE *f = fopen(dst, "w");
+    for (size_t m = 0; f && m < t.meta_count; m++)
+        fprintf(f, "# %s: %s\n", t.meta[m].key,
+                key && !strcmp(t.meta[m].key, key) ? value : t.meta[m].value);
+    for (size_t c = 0; f && c < t.cols; c++)
+        fprintf(f, "%s%s", c ? "," : "", t.header[c]);
+    if (f)
+        fputc('\n', f);
+    for (size_t r = 0; f && r < t.rows; r++) {
+        for (size_t c = 0; c < t.cols; c++)
+            fprintf(f, "%s%s", c ? "," : "",
+                    column && !strcmp(t.header[c], column) ? cell : csv_cell(&t, r, (int)c));
+        fputc('\n', f);
+    }
+    if (f)
+        fclose(f);
+    csv_free(&t);
+}
+
+/* Which rows are the same config (compare) and the same series (one table
+ * of the report) follows from the KEY and SPLIT marks of RESULT_COLUMNS. */
+static void test_key_columns(void)
+{
+    char names[256];
+    result_key_names(names, sizeof names);
+    CHECK(!strcmp(names, "backend, model, dtype, mode, reduction, effective_batch, "
+                         "micro_batch, devices"));
+    result_row a, b;
+    result_row_clear(&a);
+    strcpy(a.backend, "cuda");
+    strcpy(a.model, "S");
+    strcpy(a.dtype, "bf16");
+    strcpy(a.mode, "async");
+    strcpy(a.reduction, "sum");
+    a.effective_batch = 64, a.micro_batch = 16, a.accum_steps = 4, a.devices = 1;
+    b = a;
+    CHECK(result_same_config(&a, &b) && result_same_series(&a, &b));
+    /* what was measured, or follows from the key, or where: not the config */
+    b.step_ms_median = 3, b.accum_steps = 5, b.params = 7;
+    strcpy(b.device, "elsewhere");
+    strcpy(b.status, "oom");
+    CHECK(result_same_config(&a, &b) && result_same_series(&a, &b));
+    /* another split: another config of the same series */
+    b = a;
+    b.micro_batch = 8;
+    CHECK(!result_same_config(&a, &b) && result_same_series(&a, &b));
+    /* rows that differ only in devices are different configs */
+    b = a;
+    b.devices = 2;
+    CHECK(!result_same_config(&a, &b) && !result_same_series(&a, &b));
+    b = a;
+    strcpy(b.mode, "graph");
+    CHECK(!result_same_config(&a, &b) && !result_same_series(&a, &b));
+    /* the same config in another mode: what the modes comparison pairs */
+    CHECK(result_same_config_but(&a, &b, "mode") && !result_same_config_but(&a, &b, "dtype"));
+    b.devices = 2;
+    CHECK(!result_same_config_but(&a, &b, "mode"));
+
+    /* the report's tables: one per series */
+    result_row rows[3] = {a, a, a};
+    rows[1].micro_batch = 8;
+    rows[2].devices = 2;
+    size_t ng = 0;
+    report_group *g = report_groups(rows, 3, &ng);
+    CHECK(g && ng == 2 && g[0].n == 2 && g[1].n == 1 && g[1].idx[0] == 2);
+    report_groups_free(g, ng);
+
+    const result_column *c = result_column_find("devices");
+    CHECK(c && c->type == RESULT_IS_INT && c->role == RESULT_KEY && !strcmp(c->pass, "config"));
+    CHECK(result_number(&rows[2], c) == 2);
+    c = result_column_find("mode");
+    CHECK(c && !strcmp(result_text(&rows[0], c), "async"));
+    CHECK(result_column_find("optimizer") == NULL); /* metadata, not a column */
+}
+
 static void test_compare(void)
 {
     char *self[] = {"compare", "tests/fixtures/default.csv", "tests/fixtures/default.csv", NULL};
@@ -295,6 +381,27 @@ static void test_compare(void)
     char *f[] = {"compare", "tests/fixtures/abc.csv", "tests/fixtures/cpu_notrace.csv",
                  "--ignore-device", NULL};
     expect_bad(compare_main, "nothing in common", 4, f);
+
+    /* the same configs on two devices each: nothing in common */
+    char two[256];
+    snprintf(two, sizeof two, "%s/two-devices.csv", tmpdir);
+    write_edited_copy("tests/fixtures/default.csv", two, NULL, NULL, "devices", "2");
+    char *g[] = {"compare", "tests/fixtures/default.csv", two, NULL};
+    expect_bad(compare_main, "other device count", 3, g);
+
+    /* another optimizer: refused unless asked; another learning rate is the
+     * same work per step */
+    char sgd[256], lr[256];
+    snprintf(sgd, sizeof sgd, "%s/sgd.csv", tmpdir);
+    snprintf(lr, sizeof lr, "%s/lr.csv", tmpdir);
+    write_edited_copy("tests/fixtures/default.csv", sgd, "optimizer", "sgd lr 0.01", NULL, NULL);
+    write_edited_copy("tests/fixtures/default.csv", lr, "optimizer", "adamw lr 0.5", NULL, NULL);
+    char *h[] = {"compare", "tests/fixtures/default.csv", sgd, NULL};
+    expect_bad(compare_main, "different optimizer", 3, h);
+    char *i[] = {"compare", "tests/fixtures/default.csv", sgd, "--ignore-optimizer", NULL};
+    CHECK(compare_main(4, i) == 0);
+    char *j[] = {"compare", "tests/fixtures/default.csv", lr, NULL};
+    CHECK(compare_main(3, j) == 0);
 }
 
 /* The rule itself, on hand-made rows. */
@@ -376,6 +483,7 @@ int main(int argc, char **argv)
         return 1;
     }
     test_verdicts();
+    test_key_columns();
     test_report();
     test_compare();
     test_bad_input();

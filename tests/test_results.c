@@ -1,10 +1,11 @@
-/* Timing statistics and the CSV writer. */
+/* Timing statistics, the CSV writer and the console table. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "console_table.h"
 #include "csv_writer.h"
 #include "stats.h"
 
@@ -94,9 +95,62 @@ static void test_csv(void)
     rmdir(dir);
 }
 
+/* The console table, column by column as RESULT_COLUMNS names them: a row
+ * that ran, one with a smaller last micro-batch and a note, and rows that
+ * did not run (their measured columns blank, the step time "-"). */
+static void test_console_table(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    result_row r;
+    result_row_clear(&r);
+    strcpy(r.model, "S");
+    strcpy(r.dtype, "fp32");
+    strcpy(r.mode, "async");
+    strcpy(r.reduction, "sum");
+    r.effective_batch = 64, r.micro_batch = 16, r.accum_steps = 4, r.last_micro_batch = 16;
+    strcpy(r.status, "ok");
+    r.step_ms_median = 12.3456, r.step_ms_p10 = 12.0, r.step_ms_p90 = 13.25;
+    r.step_noise_pct = 0.73, r.samples_per_s = 5184.21, r.mfu_pct = 12.34;
+    r.grad_rel_err = 1.5e-7;
+    console_table_header(f);
+    console_table_row(f, &r);
+    r.micro_batch = 24, r.accum_steps = 3;
+    strcpy(r.mode, "alloc-async");
+    strcpy(r.note, "noise 3.1% over the 2.0% target");
+    console_table_row(f, &r);
+    strcpy(r.status, "oom");
+    strcpy(r.note, "needs 5 bytes");
+    console_table_row(f, &r);
+    strcpy(r.status, "error");
+    r.note[0] = '\0';
+    console_table_row(f, &r);
+    fclose(f);
+    const char *want =
+        "model dtype mode        reduction         E   micro x K    step ms         p10..p90 "
+        " noise   samples/s   mfu%  grad err  status\n"
+        "S     fp32  async       sum              64        16x4     12.346   12.000..13.250 "
+        "  0.7%      5184.2   12.3  1.50e-07  ok\n"
+        "S     fp32  alloc-async sum              64     24x3+16     12.346   12.000..13.250 "
+        "  0.7%      5184.2   12.3  1.50e-07  ok: noise 3.1% over the 2.0% target\n"
+        "S     fp32  alloc-async sum              64     24x3+16          -                 "
+        "                                      oom: needs 5 bytes\n"
+        "S     fp32  alloc-async sum              64     24x3+16          -                 "
+        "                                      error: \n";
+    CHECK(text && strcmp(text, want) == 0);
+    if (text && strcmp(text, want) != 0)
+        fprintf(stderr, "  got:\n%s  want:\n%s", text, want);
+    free(text);
+}
+
 int main(void)
 {
     test_stats();
     test_csv();
+    test_console_table();
     return check_finish("test_results");
 }

@@ -1,7 +1,8 @@
 /* The trace pass on the CPU backend (tiny model, 16 examples as 4x4): with
  * its own dispatch records, with a stand-in collector that delivers
  * CUPTI-like records and losses, with a collector that fails, and on a GPU
- * backend without a collector. */
+ * backend without a collector. Each returns a summary, which row_fill_trace
+ * (config_run.c) turns into the row's trace columns and note. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "config_run.h"
 #include "dispatch.h"
 #include "step.h"
 #include "test_spec.h"
@@ -112,11 +114,16 @@ static void test_cpu_dispatches(void)
 
     result_row row;
     result_row_clear(&row);
-    trace_pass_options o = {.steps = 3, .collector = NULL, .trace_file = path};
+    trace_pass_options o = {.steps = 3, .collector = NULL, .trace_file = path,
+                            .trace_label = "cpu tiny fp32 4x4 async sum"};
+    static trace_pass_summary tp;
     uint64_t d0 = f.b->dispatches;
-    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    CHECK(trace_pass_run(&f.s, &o, &tp) == BK_OK);
     double per_step = (double)(f.b->dispatches - d0) / 3;
     CHECK(f.b->recorder == NULL); /* detached afterwards */
+    CHECK(tp.analysed && tp.trace.steps == 3 && tp.dropped == 0 && tp.note[0] == '\0');
+    CHECK_NEAR(tp.trace.kernels_per_step, per_step, 0);
+    row_fill_trace(&row, &tp);
     CHECK(per_step > 0);
     CHECK_NEAR(row.kernels_per_step, per_step, 0);
     CHECK_NEAR(row.launch_calls_per_step, per_step, 0);
@@ -137,6 +144,14 @@ static void test_cpu_dispatches(void)
         CHECK(fread(head, 1, sizeof head - 1, t) > 0);
         CHECK(strstr(head, "\"traceEvents\"") || strstr(head, "\"displayTimeUnit\""));
         fclose(t);
+        char *json = NULL;
+        size_t cap = 0;
+        t = fopen(path, "r");
+        CHECK(t && getdelim(&json, &cap, '\0', t) > 0);
+        CHECK(json && strstr(json, "cpu tiny fp32 4x4 async sum")); /* the label */
+        free(json);
+        if (t)
+            fclose(t);
     }
     remove(path);
     teardown(&f);
@@ -151,8 +166,11 @@ static void test_collector(void)
     result_row row;
     result_row_clear(&row);
     trace_pass_options o = {.steps = 3, .collector = &c, .trace_file = NULL};
-    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    static trace_pass_summary tp;
+    CHECK(trace_pass_run(&f.s, &o, &tp) == BK_OK);
     CHECK(state.started == 1 && state.stopped == 1);
+    CHECK(tp.analysed && tp.dropped == 2 && tp.note[0] == '\0');
+    row_fill_trace(&row, &tp);
     /* Only the collector's records count as device work: the CPU
      * dispatches were not recorded. */
     CHECK_NEAR(row.kernels_per_step, 1, 0);
@@ -172,7 +190,8 @@ static void test_collector(void)
     fake in_opt = {.in_optimizer = 1};
     c.impl = &in_opt;
     result_row_clear(&row);
-    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    CHECK(trace_pass_run(&f.s, &o, &tp) == BK_OK);
+    row_fill_trace(&row, &tp);
     CHECK_NEAR(row.optimizer_ms, 0.001, 1e-12);
     CHECK_NEAR(row.forward_ms, 0, 0);
     CHECK_NEAR(row.backward_ms, 0, 0);
@@ -190,9 +209,16 @@ static void test_collector_fails(void)
     result_row_clear(&row);
     snprintf(row.note, sizeof row.note, "earlier remark");
     trace_pass_options o = {.steps = 2, .collector = &c, .trace_file = NULL};
-    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK); /* the row survives */
+    static trace_pass_summary tp;
+    CHECK(trace_pass_run(&f.s, &o, &tp) == BK_OK); /* the row survives */
     CHECK(state.stopped == 0);
+    CHECK(!tp.analysed);
+    CHECK(strcmp(tp.note, "trace pass skipped: fake.c:1: cuptiActivityEnable: boom") == 0);
+    row_fill_trace(&row, &tp);
     CHECK(isnan(row.kernels_per_step) && isnan(row.cupti_step_ms));
+    /* no steps asked: an empty summary, whatever was in it before */
+    o.steps = 0;
+    CHECK(trace_pass_run(&f.s, &o, &tp) == BK_OK && !tp.analysed && tp.note[0] == '\0');
     CHECK(row.cupti_dropped == -1);
     CHECK(strcmp(row.note, "earlier remark; trace pass skipped: fake.c:1: "
                            "cuptiActivityEnable: boom") == 0);
@@ -208,9 +234,12 @@ static void test_gpu_without_collector(void)
     result_row row;
     result_row_clear(&row);
     trace_pass_options o = {.steps = 2, .collector = NULL, .trace_file = NULL};
+    static trace_pass_summary tp;
     uint64_t d0 = f.b->dispatches;
-    CHECK(trace_pass_run(&f.s, &o, &row) == BK_OK);
+    CHECK(trace_pass_run(&f.s, &o, &tp) == BK_OK);
     CHECK(f.b->dispatches == d0); /* no steps were run */
+    CHECK(!tp.analysed);
+    row_fill_trace(&row, &tp);
     CHECK(isnan(row.kernels_per_step));
     CHECK(strstr(row.note, "no activity collector on the cuda backend") != NULL);
     f.b->name = name;

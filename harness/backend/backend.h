@@ -57,6 +57,18 @@ typedef struct gemm_desc {
 
 typedef struct backend backend;
 
+/* Where a buffer's memory comes from: a column of the execution modes'
+ * table (harness/run/modes.c), passed with every call so that a backend
+ * keeps no state about modes. Buffers held for a whole config come from
+ * alloc; the `alloc` modes take each micro-batch's activations from
+ * alloc_transient and give them back at once, through the plain allocator
+ * or a stream-ordered one (whose pool keeps freed memory for reuse). */
+typedef enum bk_allocator {
+    BK_ALLOC_HELD = 0,           /* alloc/free: held for the whole config */
+    BK_ALLOC_PLAIN = 1,          /* alloc_transient: the plain allocator */
+    BK_ALLOC_STREAM_ORDERED = 2, /* alloc_transient: the stream-ordered one */
+} bk_allocator;
+
 /* A timestamp on the device's timeline (a CUDA event, or a host clock). */
 typedef struct bk_timer bk_timer;
 
@@ -64,12 +76,14 @@ typedef struct backend_ops {
     void (*destroy)(backend *b);
 
     /* Memory. alloc returns BK_OOM (never aborts) when the device is full.
-     * alloc_transient/free_transient serve the `alloc` execution modes: the
-     * backend may use a stream-ordered allocator there. */
+     * alloc_transient/free_transient serve the `alloc` execution modes from
+     * the allocator `from` names (BK_ALLOC_PLAIN or BK_ALLOC_STREAM_ORDERED;
+     * a backend with one allocator serves both from it); a buffer is freed
+     * with the allocator it came from. */
     int (*alloc)(backend *b, size_t bytes, void **out);
     void (*free)(backend *b, void *p);
-    int (*alloc_transient)(backend *b, size_t bytes, void **out);
-    void (*free_transient)(backend *b, void *p);
+    int (*alloc_transient)(backend *b, bk_allocator from, size_t bytes, void **out);
+    void (*free_transient)(backend *b, bk_allocator from, void *p);
     int (*upload)(backend *b, void *dst, const void *src, size_t bytes);
     int (*download)(backend *b, void *dst, const void *src, size_t bytes);
     int (*zero)(backend *b, void *dst, size_t bytes);
@@ -126,16 +140,6 @@ typedef struct backend_ops {
     void (*profiler_stop)(backend *b);
 } backend_ops;
 
-/* Execution modes understood by backends (an axis of the sweep). */
-typedef enum exec_mode {
-    MODE_ASYNC = 0,       /* no host sync inside a step */
-    MODE_SYNC = 1,        /* host sync after every micro-batch */
-    MODE_GRAPH = 2,       /* one step captured as a graph and replayed */
-    MODE_ALLOC = 3,       /* activations allocated/freed per micro-batch */
-    MODE_ALLOC_ASYNC = 4, /* the same with a stream-ordered allocator */
-    MODE_COUNT
-} exec_mode;
-
 struct trace_recorder; /* harness/trace.h */
 
 struct backend {
@@ -146,7 +150,6 @@ struct backend {
     char library[160];       /* BLAS core / cuBLAS version, for the metadata */
     dtype dtype;
     storage compute_storage; /* derived from dtype */
-    exec_mode transient_mode;/* which allocator alloc_transient uses */
     /* Largest square GEMM size worth timing for the peak rate. */
     int peak_gemm_n;
     /* Datasheet peak for dtype in TFLOP/s, 0 when unknown. */
@@ -170,6 +173,5 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 /* Defined only when the CUDA backend is built in (ACCUBENCH_HAVE_CUDA). */
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
-const char *mode_name(exec_mode m);
 
 #endif

@@ -22,7 +22,9 @@
         return bk_rc_;                                                       \
     } while (0)
 
-static inline int bk_alloc_checked(backend *b, size_t bytes, void **out, int transient)
+/* Allocates from the allocator `from` names (see bk_allocator), inside the
+ * memory cap, and keeps the accounting. */
+static inline int bk_alloc_from(backend *b, bk_allocator from, size_t bytes, void **out)
 {
     *out = NULL;
     if (b->mem_cap && b->mem_in_use + bytes > b->mem_cap) {
@@ -31,8 +33,8 @@ static inline int bk_alloc_checked(backend *b, size_t bytes, void **out, int tra
                  bytes, b->mem_cap);
         return BK_OOM;
     }
-    int rc = transient ? b->ops->alloc_transient(b, bytes, out)
-                       : b->ops->alloc(b, bytes, out);
+    int rc = from == BK_ALLOC_HELD ? b->ops->alloc(b, bytes, out)
+                                   : b->ops->alloc_transient(b, from, bytes, out);
     if (rc != BK_OK)
         return rc;
     b->mem_in_use += bytes;
@@ -41,30 +43,26 @@ static inline int bk_alloc_checked(backend *b, size_t bytes, void **out, int tra
     return BK_OK;
 }
 
+/* Frees p (of `bytes`) back to the allocator it came from. */
+static inline void bk_free_from(backend *b, bk_allocator from, void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    if (from == BK_ALLOC_HELD)
+        b->ops->free(b, p);
+    else
+        b->ops->free_transient(b, from, p);
+    b->mem_in_use -= bytes;
+}
+
 static inline int bk_alloc(backend *b, size_t bytes, void **out)
 {
-    return bk_alloc_checked(b, bytes, out, 0);
+    return bk_alloc_from(b, BK_ALLOC_HELD, bytes, out);
 }
 
 static inline void bk_free(backend *b, void *p, size_t bytes)
 {
-    if (!p)
-        return;
-    b->ops->free(b, p);
-    b->mem_in_use -= bytes;
-}
-
-static inline int bk_alloc_transient(backend *b, size_t bytes, void **out)
-{
-    return bk_alloc_checked(b, bytes, out, 1);
-}
-
-static inline void bk_free_transient(backend *b, void *p, size_t bytes)
-{
-    if (!p)
-        return;
-    b->ops->free_transient(b, p);
-    b->mem_in_use -= bytes;
+    bk_free_from(b, BK_ALLOC_HELD, p, bytes);
 }
 
 static inline int bk_upload(backend *b, void *dst, const void *src, size_t bytes)

@@ -131,26 +131,24 @@ int model_reset(model *m)
     return BK_OK;
 }
 
-void activations_destroy(model *m, activations *a, int transient)
+void activations_destroy(model *m, activations *a, bk_allocator from)
 {
-    void (*release)(backend *, void *, size_t) = transient ? bk_free_transient : bk_free;
     for (int i = 0; i < a->count; i++)
-        release(m->b, a->buf[i], a->buf_bytes[i]);
+        bk_free_from(m->b, from, a->buf[i], a->buf_bytes[i]);
     memset(a, 0, sizeof *a);
 }
 
-int activations_create(model *m, int capacity, int transient, activations *a)
+int activations_create(model *m, int capacity, bk_allocator from, activations *a)
 {
-    int (*get)(backend *, size_t, void **) = transient ? bk_alloc_transient : bk_alloc;
     memset(a, 0, sizeof *a);
     a->capacity = capacity;
     int n = m->spec.kind->activation_sizes(&m->spec, m->b->compute_storage, capacity,
                                            a->buf_bytes);
     for (int i = 0; i < n; i++) {
-        int rc = get(m->b, a->buf_bytes[i], &a->buf[i]);
+        int rc = bk_alloc_from(m->b, from, a->buf_bytes[i], &a->buf[i]);
         if (rc) {
             a->count = i; /* what was allocated so far */
-            activations_destroy(m, a, transient);
+            activations_destroy(m, a, from);
             return rc;
         }
         a->bytes += a->buf_bytes[i];

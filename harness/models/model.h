@@ -179,9 +179,10 @@ void model_destroy(model *m);
 /* Back to the starting weights and a fresh optimizer state. */
 int model_reset(model *m);
 
-/* transient: use the backend's per-micro-batch allocator (`alloc` modes). */
-int activations_create(model *m, int capacity, int transient, activations *a);
-void activations_destroy(model *m, activations *a, int transient);
+/* from: BK_ALLOC_HELD for activations kept for a whole config, or the
+ * per-micro-batch allocator of an `alloc` mode; destroy with the same. */
+int activations_create(model *m, int capacity, bk_allocator from, activations *a);
+void activations_destroy(model *m, activations *a, bk_allocator from);
 
 /* One micro-batch through the kind, inside "forward" and "backward"
  * ranges. */

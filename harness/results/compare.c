@@ -9,15 +9,6 @@
 #include "csv_read.h"
 #include "table.h"
 
-/* What identifies a config across runs. */
-static int same_config(const result_row *a, const result_row *b)
-{
-    return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
-           !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
-           !strcmp(a->reduction, b->reduction) && a->effective_batch == b->effective_batch &&
-           a->micro_batch == b->micro_batch;
-}
-
 /* The band a run's step time is known to within: from p10 to p90 of the
  * steps, widened to median +- step_noise_pct where the run reported more
  * noise than its spread shows. Missing numbers shrink the band to the median
@@ -75,6 +66,17 @@ static const char *device_of(const csv_table *t, const result_row *rows)
     return t->rows ? rows[0].device : "";
 }
 
+/* The optimizer a file's steps ran, by name: its metadata ("adamw lr
+ * 0.001") up to the first space; "" when the file does not say. The learning
+ * rate changes no work per step, the optimizer does (AdamW keeps and updates
+ * two more tensors than SGD). */
+static void optimizer_of(const csv_table *t, char *out, size_t len)
+{
+    const char *o = csv_meta_get(t, "optimizer");
+    o = o ? o : "";
+    snprintf(out, len, "%.*s", (int)strcspn(o, " "), o);
+}
+
 /* Relative noise of one row for the table: half its band, in percent. */
 static double noise_pct(const result_row *r)
 {
@@ -93,18 +95,20 @@ static const char *step_text(char *buf, size_t len, const result_row *r)
 static int usage(void)
 {
     fprintf(stderr, "accubench: usage: accubench compare BASE.csv NEW.csv "
-                    "[--ignore-device] [--min-diff PCT]\n");
+                    "[--ignore-device] [--ignore-optimizer] [--min-diff PCT]\n");
     return 2;
 }
 
 int compare_main(int argc, char **argv)
 {
     const char *paths[2] = {NULL, NULL};
-    int npaths = 0, ignore_device = 0;
+    int npaths = 0, ignore_device = 0, ignore_optimizer = 0;
     double min_diff = 0.01;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ignore-device")) {
             ignore_device = 1;
+        } else if (!strcmp(argv[i], "--ignore-optimizer")) {
+            ignore_optimizer = 1;
         } else if (!strcmp(argv[i], "--min-diff") && i + 1 < argc) {
             char *end;
             min_diff = strtod(argv[++i], &end) / 100.0;
@@ -144,6 +148,15 @@ int compare_main(int argc, char **argv)
                 paths[0], dev0, paths[1], dev1);
         goto done;
     }
+    char opt0[64], opt1[64];
+    optimizer_of(&t[0], opt0, sizeof opt0);
+    optimizer_of(&t[1], opt1, sizeof opt1);
+    if (*opt0 && *opt1 && strcmp(opt0, opt1) && !ignore_optimizer) {
+        fprintf(stderr, "accubench: %s ran optimizer '%s' but %s ran '%s' "
+                        "(--ignore-optimizer to compare anyway)\n",
+                paths[0], opt0, paths[1], opt1);
+        goto done;
+    }
 
     static const char *const head[] = {"model", "dtype", "mode", "reduction", "E",
                                        "micro x K", "base ms", "new ms", "new/base",
@@ -154,12 +167,12 @@ int compare_main(int argc, char **argv)
     for (size_t i = 0; i < t[0].rows; i++) {
         const result_row *b = &rows[0][i], *n = NULL;
         for (size_t j = 0; j < t[1].rows && !n; j++)
-            if (same_config(b, &rows[1][j]))
+            if (result_same_config(b, &rows[1][j]))
                 n = &rows[1][j];
         /* a config listed twice in BASE is compared once */
         int repeat = 0;
         for (size_t j = 0; j < i && !repeat; j++)
-            repeat = same_config(b, &rows[0][j]);
+            repeat = result_same_config(b, &rows[0][j]);
         if (repeat)
             continue;
         if (!n) {
@@ -188,14 +201,15 @@ int compare_main(int argc, char **argv)
     for (size_t j = 0; j < t[1].rows; j++) {
         int found = 0;
         for (size_t i = 0; i < t[0].rows && !found; i++)
-            found = same_config(&rows[0][i], &rows[1][j]);
+            found = result_same_config(&rows[0][i], &rows[1][j]);
         only_new += !found;
     }
     if (tb.failed) {
         fprintf(stderr, "accubench: out of memory building the comparison\n");
     } else if (!both) {
-        fprintf(stderr, "accubench: %s and %s share no config (backend, model, dtype, mode, "
-                        "reduction, effective_batch, micro_batch)\n", paths[0], paths[1]);
+        char key[256];
+        result_key_names(key, sizeof key);
+        fprintf(stderr, "accubench: %s and %s share no config (%s)\n", paths[0], paths[1], key);
     } else {
         printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", paths[0], dev0,
                paths[1], dev1);

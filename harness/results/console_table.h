@@ -1,4 +1,6 @@
-/* The table `accubench run` prints as configs finish: one line a row. */
+/* The table `accubench run` prints as configs finish: one line a row. Its
+ * columns are columns of RESULT_COLUMNS, named in one list in
+ * console_table.c (header, width, format): showing another is one entry. */
 #ifndef ACCUBENCH_CONSOLE_TABLE_H
 #define ACCUBENCH_CONSOLE_TABLE_H
 

@@ -281,7 +281,7 @@ int csv_result_rows(const csv_table *t, const char *const *required,
     for (size_t i = 0; i < t->rows; i++) {
         result_row *r = &rows[i];
         int col;
-#define PARSE(name, type, pass)                                                  \
+#define PARSE(name, type, pass, role)                                            \
         col = csv_column(t, #name);                                              \
         if (parse_##type(csv_cell(t, i, col), FIELD_ADDR_##type(r, name))) {     \
             say(why, why_len, "%s:%d: column %s: '%s' is not a number", t->path, \

@@ -53,8 +53,8 @@ void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
 void csv_write_header(FILE *f)
 {
     const char *sep = "";
-#define HEADER(name, type, pass)      \
-    fprintf(f, "%s%s", sep, #name);   \
+#define HEADER(name, type, pass, role) \
+    fprintf(f, "%s%s", sep, #name);    \
     sep = ",";
     RESULT_COLUMNS(HEADER)
 #undef HEADER
@@ -87,8 +87,8 @@ void csv_write_row(FILE *f, const result_row *r)
 #define PUT_TEXT(name) put_text(f, r->name);
 #define PUT_INT(name) put_int(f, r->name);
 #define PUT_REAL(name) put_real(f, r->name);
-#define CELL(name, type, pass) \
-    fputs(sep, f);             \
+#define CELL(name, type, pass, role) \
+    fputs(sep, f);                   \
     PUT_##type(name) sep = ",";
     RESULT_COLUMNS(CELL)
 #undef CELL

@@ -47,9 +47,12 @@ static void environment(const report_input *in, doc *d)
 static void abc_table(const report_input *in, const report_group *g, doc *d)
 {
     const result_row *first = &in->rows[g->idx[0]];
-    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction (%s, %s)",
+    char devices[48] = "";
+    if (first->devices > 1)
+        snprintf(devices, sizeof devices, ", %lld devices", (long long)first->devices);
+    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction (%s, %s%s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
-                first->dtype, first->backend);
+                first->dtype, first->backend, devices);
     static const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
         "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",

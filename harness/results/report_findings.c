@@ -265,27 +265,31 @@ static void grad_finding(const report_input *in, doc *d)
                    : ": check the loss normalisation (divide by the window's total, not by K).");
 }
 
+/* Every other mode against the main one, in the order the file first has
+ * them (the sweep's order), each row against the same config in the main
+ * mode. */
 static void mode_findings(const report_input *in, const char *mode, doc *d)
 {
-    static const char *const modes[] = {"async", "sync", "graph", "alloc", "alloc-async"};
     size_t n = in->t->rows;
     double *ratio = malloc((n ? n : 1) * sizeof *ratio);
     if (!ratio)
         return;
-    for (size_t mi = 0; mi < sizeof modes / sizeof *modes; mi++) {
-        if (!strcmp(modes[mi], mode))
+    for (size_t k = 0; k < n; k++) {
+        const char *other = in->rows[k].mode;
+        int seen = !strcmp(other, mode);
+        for (size_t j = 0; j < k && !seen; j++)
+            seen = !strcmp(in->rows[j].mode, other);
+        if (seen)
             continue;
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
             const result_row *r = &in->rows[i];
-            if (!result_ran(r) || strcmp(r->mode, modes[mi]))
+            if (!result_ran(r) || strcmp(r->mode, other))
                 continue;
             for (size_t j = 0; j < n; j++) {
                 const result_row *b = &in->rows[j];
-                if (result_ran(b) && !strcmp(b->mode, mode) && !strcmp(b->model, r->model) &&
-                    b->effective_batch == r->effective_batch &&
-                    b->micro_batch == r->micro_batch && !strcmp(b->dtype, r->dtype) &&
-                    !strcmp(b->reduction, r->reduction)) {
+                if (result_ran(b) && !strcmp(b->mode, mode) &&
+                    result_same_config_but(b, r, "mode")) {
                     ratio[m++] = r->step_ms_median / b->step_ms_median;
                     break;
                 }
@@ -297,7 +301,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
         doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu configs measured "
                       "in both; from %sx to %sx).",
-                   modes[mi], rp_num(med, 3).s, mode, m, rp_num(ratio[0], 3).s,
+                   other, rp_num(med, 3).s, mode, m, rp_num(ratio[0], 3).s,
                    rp_num(ratio[m - 1], 3).s);
     }
     free(ratio);

@@ -7,8 +7,9 @@
 
 #include "report.h"
 
-/* One A/B/C table: the splits of one effective batch for one model, mode,
- * reduction, dtype and backend. */
+/* One A/B/C table: the splits of one config, rows equal in every KEY column
+ * of result_row.h (one effective batch, model, mode, reduction, dtype,
+ * backend and device count). */
 typedef struct report_group {
     size_t *idx; /* rows of the report_group, micro-batch descending (K ascending) */
     size_t n;

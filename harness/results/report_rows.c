@@ -6,16 +6,9 @@
 
 #include "report_parts.h"
 
-/* One A/B/C table: the splits of one effective batch for one model, mode,
- * reduction, dtype and backend. */
-static int same_group(const result_row *a, const result_row *b)
-{
-    return a->effective_batch == b->effective_batch && !strcmp(a->model, b->model) &&
-           !strcmp(a->mode, b->mode) && !strcmp(a->reduction, b->reduction) &&
-           !strcmp(a->dtype, b->dtype) && !strcmp(a->backend, b->backend);
-}
-
-/* The groups, effective batch ascending, then in file order. */
+/* The groups: one A/B/C table per series of rows equal in every key column
+ * (result_row.h), i.e. the splits of one config; effective batch ascending,
+ * then in file order. */
 report_group *report_groups(const result_row *rows, size_t n, size_t *count)
 {
     report_group *g = calloc(n ? n : 1, sizeof *g);
@@ -28,7 +21,7 @@ report_group *report_groups(const result_row *rows, size_t n, size_t *count)
     }
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
-        while (k < ng && !same_group(&rows[leader[k]], &rows[i]))
+        while (k < ng && !result_same_series(&rows[leader[k]], &rows[i]))
             k++;
         if (k == ng)
             leader[ng++] = i;
@@ -46,7 +39,7 @@ report_group *report_groups(const result_row *rows, size_t n, size_t *count)
         if (!g[k].idx)
             continue;
         for (size_t i = 0; i < n; i++)
-            if (same_group(&rows[leader[k]], &rows[i]))
+            if (result_same_series(&rows[leader[k]], &rows[i]))
                 g[k].idx[g[k].n++] = i;
         /* micro-batch descending: insertion sort, a table has few rows */
         for (size_t a = 1; a < g[k].n; a++)

@@ -2,59 +2,70 @@
  * by separate writers (CSV now; the report reads the CSV back).
  *
  * RESULT_COLUMNS is the single list of columns, in CSV order. Each entry is
- * X(name, type, pass): type says how the field is stored and printed, pass
- * says which run measured it (the timed pass and the trace pass are separate
- * runs of the same config, because tracing perturbs timing). */
+ * X(name, type, pass, role): type says how the field is stored and printed,
+ * pass says which run measured it (the timed pass and the trace pass are
+ * separate runs of the same config, because tracing perturbs timing), and
+ * role whether it names the config:
+ *   KEY    identifies the config: an axis of the sweep. Rows equal in every
+ *          KEY and SPLIT column are the same config (what compare matches);
+ *   SPLIT  identifies it too, and is what varies along one of the report's
+ *          A/B/C tables, whose rows are equal in every KEY column;
+ *   VALUE  describes or measures it: follows from the key (params,
+ *          accum_steps), says where it ran (device: compare checks that
+ *          once per file), or was measured.
+ * The optimizer is the same for a whole run: it is in the metadata
+ * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
 #define ACCUBENCH_RESULT_ROW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define RESULT_COLUMNS(X)                        \
-    X(backend, TEXT, config)                     \
-    X(device, TEXT, config)                      \
-    X(model, TEXT, config)                       \
-    X(params, INT, config)                       \
-    X(dtype, TEXT, config)                       \
-    X(mode, TEXT, config)                        \
-    X(reduction, TEXT, config)                   \
-    X(effective_batch, INT, config)              \
-    X(micro_batch, INT, config)                  \
-    X(accum_steps, INT, config)                  \
-    X(last_micro_batch, INT, config)             \
-    X(devices, INT, config)                      \
-    X(step_ms_median, REAL, timed)               \
-    X(step_ms_p10, REAL, timed)                  \
-    X(step_ms_p90, REAL, timed)                  \
-    X(step_noise_pct, REAL, timed)               \
-    X(samples, INT, timed)                       \
-    X(host_enqueue_ms, REAL, timed)              \
-    X(pass_ms, REAL, timed)                      \
-    X(samples_per_s, REAL, timed)                \
-    X(flops_per_step, REAL, config)              \
-    X(tflops, REAL, timed)                       \
-    X(mfu_pct, REAL, timed)                      \
-    X(dispatches_per_step, REAL, timed)          \
-    X(grad_rel_err, REAL, check)                 \
-    X(loss, REAL, check)                         \
-    X(mem_need_bytes, INT, config)               \
-    X(mem_peak_bytes, INT, timed)                \
-    X(kernels_per_step, REAL, trace)             \
-    X(launch_calls_per_step, REAL, trace)        \
-    X(gpu_busy_ms, REAL, trace)                  \
-    X(gpu_busy_pct, REAL, trace)                 \
-    X(idle_host_wait_pct, REAL, trace)           \
-    X(idle_gap_pct, REAL, trace)                 \
-    X(launch_latency_us_median, REAL, trace)     \
-    X(launch_latency_us_p90, REAL, trace)        \
-    X(cupti_step_ms, REAL, trace)                \
-    X(cupti_dropped, INT, trace)                 \
-    X(forward_ms, REAL, trace)                   \
-    X(backward_ms, REAL, trace)                  \
-    X(optimizer_ms, REAL, trace)                 \
-    X(idle_ms, REAL, trace)                      \
-    X(status, TEXT, config)                      \
-    X(note, TEXT, config)
+#define RESULT_COLUMNS(X)                           \
+    X(backend, TEXT, config, KEY)                   \
+    X(device, TEXT, config, VALUE)                  \
+    X(model, TEXT, config, KEY)                     \
+    X(params, INT, config, VALUE)                   \
+    X(dtype, TEXT, config, KEY)                     \
+    X(mode, TEXT, config, KEY)                      \
+    X(reduction, TEXT, config, KEY)                 \
+    X(effective_batch, INT, config, KEY)            \
+    X(micro_batch, INT, config, SPLIT)              \
+    X(accum_steps, INT, config, VALUE)              \
+    X(last_micro_batch, INT, config, VALUE)         \
+    X(devices, INT, config, KEY)                    \
+    X(step_ms_median, REAL, timed, VALUE)           \
+    X(step_ms_p10, REAL, timed, VALUE)              \
+    X(step_ms_p90, REAL, timed, VALUE)              \
+    X(step_noise_pct, REAL, timed, VALUE)           \
+    X(samples, INT, timed, VALUE)                   \
+    X(host_enqueue_ms, REAL, timed, VALUE)          \
+    X(pass_ms, REAL, timed, VALUE)                  \
+    X(samples_per_s, REAL, timed, VALUE)            \
+    X(flops_per_step, REAL, config, VALUE)          \
+    X(tflops, REAL, timed, VALUE)                   \
+    X(mfu_pct, REAL, timed, VALUE)                  \
+    X(dispatches_per_step, REAL, timed, VALUE)      \
+    X(grad_rel_err, REAL, check, VALUE)             \
+    X(loss, REAL, check, VALUE)                     \
+    X(mem_need_bytes, INT, config, VALUE)           \
+    X(mem_peak_bytes, INT, timed, VALUE)            \
+    X(kernels_per_step, REAL, trace, VALUE)         \
+    X(launch_calls_per_step, REAL, trace, VALUE)    \
+    X(gpu_busy_ms, REAL, trace, VALUE)              \
+    X(gpu_busy_pct, REAL, trace, VALUE)             \
+    X(idle_host_wait_pct, REAL, trace, VALUE)       \
+    X(idle_gap_pct, REAL, trace, VALUE)             \
+    X(launch_latency_us_median, REAL, trace, VALUE) \
+    X(launch_latency_us_p90, REAL, trace, VALUE)    \
+    X(cupti_step_ms, REAL, trace, VALUE)            \
+    X(cupti_dropped, INT, trace, VALUE)             \
+    X(forward_ms, REAL, trace, VALUE)               \
+    X(backward_ms, REAL, trace, VALUE)              \
+    X(optimizer_ms, REAL, trace, VALUE)             \
+    X(idle_ms, REAL, trace, VALUE)                  \
+    X(status, TEXT, config, VALUE)                  \
+    X(note, TEXT, config, VALUE)
 
 /* Storage per type. A REAL that was not measured is NAN and prints empty;
  * an INT that was not measured is -1 and prints empty. */
@@ -65,7 +76,7 @@ typedef struct result_row {
 #define RESULT_FIELD_TEXT(name) char name[RESULT_TEXT_LEN];
 #define RESULT_FIELD_INT(name) int64_t name;
 #define RESULT_FIELD_REAL(name) double name;
-#define RESULT_FIELD(name, type, pass) RESULT_FIELD_##type(name)
+#define RESULT_FIELD(name, type, pass, role) RESULT_FIELD_##type(name)
     RESULT_COLUMNS(RESULT_FIELD)
 #undef RESULT_FIELD
 #undef RESULT_FIELD_TEXT
@@ -75,6 +86,41 @@ typedef struct result_row {
 
 /* A row with every number unmeasured (NAN / -1) and empty text. */
 void result_row_clear(result_row *r);
+
+/* RESULT_COLUMNS as data, for code that walks the columns by their marks
+ * (compare's matching, the report's grouping, the console table). */
+typedef enum result_type { RESULT_IS_TEXT, RESULT_IS_INT, RESULT_IS_REAL } result_type;
+typedef enum result_role { RESULT_KEY, RESULT_SPLIT, RESULT_VALUE } result_role;
+
+typedef struct result_column {
+    const char *name;
+    result_type type;
+    const char *pass;   /* "config", "timed", "check", "trace" */
+    result_role role;
+    size_t offset;      /* of the field in result_row */
+} result_column;
+
+extern const result_column result_columns[];
+extern const int result_column_count;
+
+/* The column called `name`, or NULL. */
+const result_column *result_column_find(const char *name);
+/* A field through its column: the text of a TEXT column, the number of an
+ * INT or REAL one (an INT as a double: exact for every count we store). */
+const char *result_text(const result_row *r, const result_column *c);
+double result_number(const result_row *r, const result_column *c);
+/* Equal in column c (unmeasured equals unmeasured). */
+int result_column_equal(const result_row *a, const result_row *b, const result_column *c);
+
+/* The same config: equal in every KEY and SPLIT column. */
+int result_same_config(const result_row *a, const result_row *b);
+/* The same config but for the split: equal in every KEY column. */
+int result_same_series(const result_row *a, const result_row *b);
+/* The same config but for one key column (by name): rows to set side by
+ * side along that axis (a mode against another). */
+int result_same_config_but(const result_row *a, const result_row *b, const char *column);
+/* "backend, model, ...": the KEY and SPLIT columns, in CSV order. */
+void result_key_names(char *out, size_t len);
 
 /* The status vocabulary of the `status` column. */
 #define STATUS_OK "ok"

@@ -1,6 +1,7 @@
 #include "config_run.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,20 @@ void row_status_from(result_row *r, int rc, const backend *b)
 {
     row_set_status(r, rc == BK_OOM ? STATUS_OOM : rc == BK_UNSUPPORTED ? STATUS_SKIPPED : STATUS_ERROR,
                b->error);
+}
+
+/* Appends to the row's note ("; " between remarks). */
+static void add_note(result_row *row, const char *fmt, ...)
+{
+    size_t used = strlen(row->note);
+    if (used && used + 2 < sizeof row->note) {
+        memcpy(row->note + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(row->note + used, sizeof row->note - used, fmt, ap);
+    va_end(ap);
 }
 
 void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
@@ -50,6 +65,41 @@ void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
     else if (!mo->steps && !t->noise_met)
         snprintf(r->note, sizeof r->note, "%zu samples, fewer than min-samples %d, when the "
                  "%.1fs budget ran out", t->step.samples, mo->min_samples, mo->budget_s);
+}
+
+void row_fill_trace(result_row *r, const trace_pass_summary *p)
+{
+    const trace_summary *t = &p->trace;
+    if (p->analysed) {
+        r->kernels_per_step = t->kernels_per_step;
+        r->launch_calls_per_step = t->launches_per_step;
+        r->gpu_busy_ms = t->busy_ms;
+        r->gpu_busy_pct = t->busy_pct;
+        r->idle_host_wait_pct = t->idle_host_wait_pct;
+        r->idle_gap_pct = t->idle_gap_pct;
+        r->launch_latency_us_median = t->launch_latency_us_median;
+        r->launch_latency_us_p90 = t->launch_latency_us_p90;
+        r->cupti_step_ms = t->wall_ms;
+        r->cupti_dropped = (int64_t)p->dropped;
+        r->idle_ms = t->idle_ms;
+        double phased = t->phase_ms[TRACE_PHASE_FORWARD] + t->phase_ms[TRACE_PHASE_BACKWARD] +
+                        t->phase_ms[TRACE_PHASE_OPTIMIZER];
+        if (phased > 0 || !(t->busy_ms > 0)) {
+            r->forward_ms = t->phase_ms[TRACE_PHASE_FORWARD];
+            r->backward_ms = t->phase_ms[TRACE_PHASE_BACKWARD];
+            r->optimizer_ms = t->phase_ms[TRACE_PHASE_OPTIMIZER];
+        } else {
+            /* Device work but none issued inside a forward/backward/optimizer
+             * range: a graph replay, launched as a whole from the step range.
+             * No split rather than a split of zeros. */
+            add_note(r, "no forward/backward/optimizer split (work not issued inside "
+                        "those ranges, e.g. a graph replay)");
+        }
+        if (p->dropped)
+            add_note(r, "trace pass lost %llu activity records", (unsigned long long)p->dropped);
+    }
+    if (p->note[0])
+        add_note(r, "%s", p->note);
 }
 
 void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
@@ -116,9 +166,16 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         int steps = o->trace_steps;
         if (steps > 1 && t.step.median * steps > o->budget_s * 1e3)
             steps = t.step.median >= o->budget_s * 1e3 ? 1 : (int)(o->budget_s * 1e3 / t.step.median);
-        trace_pass_options to = {.steps = steps, .collector = s->col,
-                                 .trace_file = trace_file, .file_written = &s->trace_written};
-        rc = trace_pass_run(&run, &to, r);
+        char label[RESULT_TEXT_LEN * 2];
+        snprintf(label, sizeof label, "%s %s %s %lldx%lld %s %s", r->backend, r->model,
+                 r->dtype, (long long)r->micro_batch, (long long)r->accum_steps, r->mode,
+                 r->reduction);
+        trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
+                                 .trace_label = label, .file_written = &s->trace_written};
+        trace_pass_summary tp;
+        rc = trace_pass_run(&run, &to, &tp);
+        if (!rc)
+            row_fill_trace(r, &tp);
     }
     if (!rc)
         rc = b->ops->sync(b);

@@ -1,6 +1,7 @@
 /* One config of the sweep, start to finish: the step-time guard, the
  * gradient check, the timed pass, the single-pass timing and the trace
- * pass, into one result row with its status. */
+ * pass, into one result row with its status: each pass returns what it
+ * measured, and the row is filled here. */
 #ifndef ACCUBENCH_CONFIG_RUN_H
 #define ACCUBENCH_CONFIG_RUN_H
 
@@ -10,6 +11,7 @@
 #include "result_row.h"
 #include "split.h"
 #include "sweep_state.h"
+#include "trace_pass.h"
 
 /* Runs the config and fills the measured columns and the status of r (its
  * config columns are filled already). */
@@ -22,6 +24,9 @@ void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
                      const measure_options *mo);
 
 void row_set_status(result_row *r, const char *status, const char *note);
+/* The trace columns of r from the trace pass's summary (when it was
+ * analysed), and its remarks appended to the note. */
+void row_fill_trace(result_row *r, const trace_pass_summary *t);
 /* The row's status for a failed backend call: oom, skipped (unsupported)
  * or error, with the backend's reason. */
 void row_status_from(result_row *r, int rc, const backend *b);

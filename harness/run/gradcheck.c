@@ -41,7 +41,7 @@ int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, f
     /* The reference: all E examples in one pass, normalised by the valid
      * examples of the whole batch. */
     micro_batch_view all = dataset_full_batch(s->d, 0, s->sp.micro);
-    if ((rc = activations_create(m, s->d->effective_batch, 0, &acts)) ||
+    if ((rc = activations_create(m, s->d->effective_batch, BK_ALLOC_HELD, &acts)) ||
         (rc = model_zero_grads(m, s->loss_sum)) ||
         (rc = model_forward(m, &acts, &all, s->loss_sum)) ||
         (rc = model_backward(m, &acts, &all)) || (rc = bk_download(b, full, m->grads, bytes)))
@@ -49,7 +49,7 @@ int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, f
     *rel_err = relative_error(window, full, n);
 done:
     if (acts.capacity)
-        activations_destroy(m, &acts, 0);
+        activations_destroy(m, &acts, BK_ALLOC_HELD);
     if (window != g_window)
         free(window);
     if (full != g_full)

@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-static const char *const MODES[] = {"async", "sync", "graph", "alloc", "alloc-async"};
 static const char *const OPTIMIZERS[] = {"adamw", "sgd"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -15,7 +14,6 @@ static int lookup(const char *const *names, int n, const char *s)
     return -1;
 }
 
-const char *mode_name(exec_mode m) { return m >= 0 && m < COUNT(MODES) ? MODES[m] : "?"; }
 const char *optimizer_name(optimizer_kind k)
 {
     return k >= 0 && k < COUNT(OPTIMIZERS) ? OPTIMIZERS[k] : "?";
@@ -30,7 +28,4 @@ const char *optimizer_name(optimizer_kind k)
         *out = (type)i;                           \
         return 0;                                 \
     }
-PARSER(mode_parse, exec_mode, MODES)
 PARSER(optimizer_parse, optimizer_kind, OPTIMIZERS)
-
-const char *mode_names(void) { return "async, sync, graph, alloc, alloc-async"; }

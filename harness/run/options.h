@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "dataset.h"
 #include "model.h"
+#include "modes.h"
 
 #define OPT_MAX_LIST 32
 

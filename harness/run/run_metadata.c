@@ -12,7 +12,7 @@ static void list_columns(char *out, size_t n, const char *pass)
 {
     size_t used = 0;
     out[0] = '\0';
-#define ADD(name, type, p)                                                         \
+#define ADD(name, type, p, role)                                                   \
     if (strcmp(#p, pass) == 0 && used < n)                                         \
         used += (size_t)snprintf(out + used, n - used, "%s%s", used ? " " : "", #name);
     RESULT_COLUMNS(ADD)
@@ -22,7 +22,7 @@ static void list_columns(char *out, size_t n, const char *pass)
 void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
                         const run_context *ctx, const char *note)
 {
-    char date[32], host[128] = "unknown", cols[1024];
+    char date[32], host[128] = "unknown", cols[1024], modes[1024];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     gethostname(host, sizeof host);
@@ -43,6 +43,8 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     csv_writer_meta(w, "dtype", "%s", dtype_name(o->dtype));
     csv_writer_meta(w, "optimizer", "%s lr %g", optimizer_name(o->optimizer.kind),
                     (double)o->optimizer.lr);
+    modes_describe(o->modes, o->n_modes, modes, sizeof modes);
+    csv_writer_meta(w, "modes", "%s", modes);
     csv_writer_meta(w, "mem_cap_bytes", "%llu", (unsigned long long)o->mem_cap);
     csv_writer_meta(w, "timing", "warmup %d; min %d max %d samples; noise target %g%%; "
                     "budget %gs per config%s", o->warmup, o->min_samples, o->max_samples,

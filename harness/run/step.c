@@ -1,16 +1,12 @@
 /* Steps in each execution mode. The arithmetic is the same in every mode;
- * only how the host drives the device changes. */
+ * only how the host drives the device changes, as the mode's row in the
+ * modes table says (modes.c). */
 #include "step.h"
 
 #include <string.h>
 
 #include "dispatch.h"
 #include "ranges.h"
-
-static int allocates_per_micro(exec_mode mode)
-{
-    return mode == MODE_ALLOC || mode == MODE_ALLOC_ASYNC;
-}
 
 /* Forward and backward of micro-batch k of buffer buf. */
 static int run_micro(step_runner *s, int buf, int k)
@@ -20,17 +16,18 @@ static int run_micro(step_runner *s, int buf, int k)
     activations transient, *a = &s->acts;
     int rc;
     range_push("micro");
-    if (allocates_per_micro(s->mode)) {
+    bk_allocator from = mode_info_of(s->mode)->activations;
+    if (from != BK_ALLOC_HELD) {
         a = &transient;
-        if ((rc = activations_create(m, s->sp.micro, 1, a)))
+        if ((rc = activations_create(m, s->sp.micro, from, a)))
             goto done;
     }
     rc = model_forward(m, a, &mb, s->loss_sum);
     if (!rc)
         rc = model_backward(m, a, &mb);
     if (a == &transient)
-        activations_destroy(m, a, 1);
-    if (!rc && s->mode == MODE_SYNC)
+        activations_destroy(m, a, from);
+    if (!rc && mode_info_of(s->mode)->sync_per_micro)
         rc = m->b->ops->sync(m->b);
 done:
     range_pop();
@@ -89,7 +86,7 @@ void step_runner_free(step_runner *s)
         if (s->graphs[i])
             b->ops->graph_destroy(b, s->graphs[i]);
     if (s->acts.capacity)
-        activations_destroy(s->m, &s->acts, 0);
+        activations_destroy(s->m, &s->acts, BK_ALLOC_HELD);
     bk_free(b, s->loss_sum, sizeof(float));
     memset(s, 0, sizeof *s);
 }
@@ -103,13 +100,12 @@ int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
     s->sp = *sp;
     s->mode = mode;
     backend *b = m->b;
-    b->transient_mode = mode == MODE_ALLOC_ASYNC ? MODE_ALLOC_ASYNC : MODE_ALLOC;
     int rc = bk_alloc(b, sizeof(float), (void **)&s->loss_sum);
     if (!rc)
         rc = dataset_set_split(d, sp->micro, r);
-    if (!rc && !allocates_per_micro(mode))
-        rc = activations_create(m, sp->micro, 0, &s->acts);
-    if (!rc && mode == MODE_GRAPH)
+    if (!rc && mode_info_of(mode)->activations == BK_ALLOC_HELD)
+        rc = activations_create(m, sp->micro, BK_ALLOC_HELD, &s->acts);
+    if (!rc && mode_info_of(mode)->graph)
         rc = capture_graphs(s);
     if (rc)
         step_runner_free(s);
@@ -122,7 +118,7 @@ int step_run(step_runner *s)
     s->next_buffer = (buf + 1) % s->d->count;
     int rc;
     range_push("step");
-    if (s->mode == MODE_GRAPH) {
+    if (mode_info_of(s->mode)->graph) {
         rc = model_upload_hparams(s->m);
         if (!rc)
             rc = bk_graph_launch(s->m->b, s->graphs[buf]);

@@ -5,6 +5,7 @@
 
 #include "dataset.h"
 #include "model.h"
+#include "modes.h"
 #include "split.h"
 
 typedef struct step_runner {

@@ -58,6 +58,19 @@ static void cpu_free(backend *b, void *p)
     free(p);
 }
 
+/* The host has one allocator: both transient kinds are plain allocations. */
+static int cpu_alloc_transient(backend *b, bk_allocator from, size_t bytes, void **out)
+{
+    (void)from;
+    return cpu_alloc(b, bytes, out);
+}
+
+static void cpu_free_transient(backend *b, bk_allocator from, void *p)
+{
+    (void)from;
+    cpu_free(b, p);
+}
+
 static int cpu_copy(backend *b, void *dst, const void *src, size_t bytes)
 {
     (void)b;
@@ -267,8 +280,8 @@ static const backend_ops cpu_ops = {
     .destroy = cpu_destroy,
     .alloc = cpu_alloc,
     .free = cpu_free,
-    .alloc_transient = cpu_alloc,
-    .free_transient = cpu_free,
+    .alloc_transient = cpu_alloc_transient,
+    .free_transient = cpu_free_transient,
     .upload = cpu_copy,
     .download = cpu_copy,
     .zero = cpu_zero,
@@ -328,7 +341,6 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
     b->name = "cpu";
     b->dtype = dt;
     b->compute_storage = STORAGE_F32;
-    b->transient_mode = MODE_ALLOC;
     b->peak_gemm_n = 2048;
     cpu_device_name(b->device, sizeof b->device);
     for (char *c = b->device; *c; c++)

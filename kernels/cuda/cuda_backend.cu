@@ -8,10 +8,10 @@
  * cuda_elementwise.cu, the GEMMs in cuda_gemm.cu.
  *
  * Memory: alloc is cudaMalloc; a failure returns BK_OOM and the sweep goes
- * on. alloc_transient serves the `alloc` execution modes: cudaMalloc/cudaFree
- * (MODE_ALLOC) or the stream-ordered cudaMallocAsync/cudaFreeAsync on the
- * device's default pool, which keeps freed memory for reuse (MODE_ALLOC_ASYNC).
- * The harness must not change transient_mode while transient buffers live. */
+ * on. alloc_transient serves the `alloc` execution modes from the allocator
+ * the call names: cudaMalloc/cudaFree (BK_ALLOC_PLAIN) or the stream-ordered
+ * cudaMallocAsync/cudaFreeAsync on the device's default pool, which keeps
+ * freed memory for reuse (BK_ALLOC_STREAM_ORDERED). */
 #include <cuda_profiler_api.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -100,10 +100,10 @@ static void cu_free(backend *b, void *p)
         (void)cudaFree(p);
 }
 
-static int cu_alloc_transient(backend *b, size_t bytes, void **out)
+static int cu_alloc_transient(backend *b, bk_allocator from, size_t bytes, void **out)
 {
     cuda_impl *c = cuda_of(b);
-    if (b->transient_mode != MODE_ALLOC_ASYNC)
+    if (from != BK_ALLOC_STREAM_ORDERED)
         return cu_alloc(b, bytes, out);
     *out = NULL;
     if (!c->mempools) {
@@ -119,11 +119,11 @@ static int cu_alloc_transient(backend *b, size_t bytes, void **out)
     return BK_OK;
 }
 
-static void cu_free_transient(backend *b, void *p)
+static void cu_free_transient(backend *b, bk_allocator from, void *p)
 {
     if (!p)
         return;
-    if (b->transient_mode == MODE_ALLOC_ASYNC)
+    if (from == BK_ALLOC_STREAM_ORDERED)
         (void)cudaFreeAsync(p, cuda_of(b)->stream);
     else
         (void)cudaFree(p);
@@ -507,7 +507,6 @@ extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t wh
     b->name = "cuda";
     b->dtype = dt;
     b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
-    b->transient_mode = MODE_ALLOC;
     c->device = 0;
     rc = cu_init(b);
     if (rc != BK_OK) {
