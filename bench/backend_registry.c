@@ -3,6 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu_backend.h"
+#ifdef ACCUBENCH_HAVE_CUDA
+#include "cuda_backend.h"
+#include "cupti_collector.h"
+#endif
+
 int backend_have_cuda(void)
 {
 #ifdef ACCUBENCH_HAVE_CUDA

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "dispatch.h"
 #include "step.h"
 #include "trace_pass.h"

@@ -29,6 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_backend.h"
+#ifdef ACCUBENCH_HAVE_CUDA
+#include "cuda_backend.h"
+#endif
 #include "gpu_check.h"
 #include "names.h"
 

@@ -170,12 +170,6 @@ struct backend {
     char error[320];
 };
 
-/* Backend constructors. Each returns BK_OK and a ready backend, or an error
- * with a one-line reason in `why`. */
-int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len);
-/* Defined only when the CUDA backend is built in (ACCUBENCH_HAVE_CUDA). */
-int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
-
 const char *dtype_name(dtype d);
 const char *mode_name(exec_mode m);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cpu_backend.h"
 #include "cpu_gemm.h"
 #include "cpu_parallel.h"
 #include "elementwise.h"

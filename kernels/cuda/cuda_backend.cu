@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_internal.h"
 #include "cuda_peak.h"
