@@ -29,6 +29,22 @@ enum bk_status {
     BK_ERROR = 3,        /* a device or library call failed */
 };
 
+/* What a backend's device is like, where the harness must act on it: the
+ * harness asks these flags, never a backend's name (struct backend.caps).
+ * The optional ops below (graph_begin, profiler_start) are capabilities of
+ * their own: NULL where the backend has none. */
+enum bk_cap {
+    /* The host computes each op while its call runs, so the per-dispatch
+     * records of the harness wrappers (dispatch.h) are the device's
+     * timeline: a trace pass needs no activity collector, and the host's
+     * enqueue time is the step time (launch-boundness means nothing). */
+    BK_CAP_DISPATCH_IS_DEVICE_WORK = 1u << 0,
+    /* Device memory is the host's memory: the host-side copies of the
+     * gradient check compete with the model for it, and probing it to
+     * exhaustion would exhaust the machine. */
+    BK_CAP_SHARES_HOST_MEMORY = 1u << 1,
+};
+
 /* The arithmetic of a run: what the GEMMs compute in. */
 typedef enum dtype {
     DTYPE_FP32 = 0,
@@ -148,6 +164,7 @@ struct backend {
     const backend_ops *ops;
     void *impl;              /* the backend's own state */
     const char *name;        /* "cpu", "cuda" */
+    unsigned caps;           /* BK_CAP_* */
     char device[128];        /* what it runs on, for the CSV */
     char library[160];       /* BLAS core / cuBLAS version, for the metadata */
     dtype dtype;

@@ -93,8 +93,8 @@ static void fill_config(result_row *r, const sweep *s, const model_preset *p,
     r->mem_need_bytes = (int64_t)need.total;
 }
 
-/* Whether a config fits: the user's cap, and the device's memory (on the
- * CPU the host copies of the check share that memory too). */
+/* Whether a config fits: the user's cap, and the device's memory (where
+ * that is the host's memory, the host copies of the check share it too). */
 static int fits(const sweep *s, const model_layout *l, result_row *r)
 {
     uint64_t need = (uint64_t)r->mem_need_bytes;
@@ -103,7 +103,8 @@ static int fits(const sweep *s, const model_layout *l, result_row *r)
                  (unsigned long long)need, (unsigned long long)s->o->mem_cap);
         return 0;
     }
-    uint64_t host_copies = strcmp(s->b->name, "cpu") == 0 ? 3ull * l->n_params * sizeof(float) : 0;
+    uint64_t host_copies =
+        s->b->caps & BK_CAP_SHARES_HOST_MEMORY ? 3ull * l->n_params * sizeof(float) : 0;
     uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
     if (s->b->mem_total && need + host_copies > usable) {
         snprintf(r->note, sizeof r->note, "needs %llu bytes; the device holds %llu",

@@ -327,6 +327,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
     }
     b->ops = &cpu_ops;
     b->name = "cpu";
+    b->caps = BK_CAP_DISPATCH_IS_DEVICE_WORK | BK_CAP_SHARES_HOST_MEMORY;
     b->dtype = dt;
     b->compute_storage = STORAGE_F32;
     b->transient_mode = MODE_ALLOC;

@@ -506,6 +506,7 @@ extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t wh
     b->ops = &cuda_ops;
     b->impl = c;
     b->name = "cuda";
+    b->caps = 0; /* kernels run after their launch returns, in device memory */
     b->dtype = dt;
     b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
     b->transient_mode = MODE_ALLOC;
