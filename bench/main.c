@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
 #include "backend_registry.h"
+#include "compare.h"
 #include "names.h"
 #include "options.h"
 #include "parse.h"
@@ -128,7 +128,8 @@ static int cmd_run(int argc, char **argv)
         }
         i = next;
     }
-    if (options_validate(&o, why, sizeof why)) {
+    if (backend_check_name(o.backend, why, sizeof why) ||
+        options_validate(&o, why, sizeof why)) {
         usage_error(why);
         return 2;
     }
@@ -138,7 +139,30 @@ static int cmd_run(int argc, char **argv)
         snprintf(command + used, sizeof command - used, " %s", argv[i]);
     }
     run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
-    return sweep_run(&o, &ctx);
+
+    /* The device and its collector: opened here, from the backend table,
+     * and handed to the sweep. */
+    char note[400], source[320];
+    const backend_entry *entry;
+    backend *b;
+    if (backend_open(o.backend, o.dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
+        BK_OK) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (note[0])
+        printf("%s\n", note);
+    collector *col = NULL;
+    if (o.no_cupti)
+        snprintf(source, sizeof source, "off (--no-cupti)");
+    else
+        col = backend_open_collector(entry, b, source, sizeof source);
+    sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note};
+    int rc = sweep_run(&o, &dev, &ctx);
+    if (col)
+        col->ops->destroy(col);
+    b->ops->destroy(b);
+    return rc;
 }
 
 typedef struct plan_args {
@@ -180,8 +204,10 @@ static int plan_probe(const plan_args *a)
     }
     const model_preset *model = o->models[0];
     char note[400], why[400];
+    const backend_entry *entry;
     backend *b;
-    if (backend_open(o->backend, o->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
+    if (backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
+        BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
@@ -254,6 +280,10 @@ static int cmd_plan(int argc, char **argv)
         }
         a.model_given |= strcmp(key, "model") == 0;
         i = next;
+    }
+    if (backend_check_name(a.shared.backend, why, sizeof why)) {
+        usage_error(why);
+        return 2;
     }
     return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
 }

@@ -29,24 +29,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_registry.h"
 #include "cpu_backend.h"
-#ifdef ACCUBENCH_HAVE_CUDA
-#include "cuda_backend.h"
-#endif
 #include "gpu_check.h"
 #include "names.h"
 
+/* The device from the program's backend table; `auto` is no device to
+ * check against. */
 static int open_device(const char *which, dtype dt, backend **out, char *why, size_t len)
 {
-    if (strcmp(which, "cpu") == 0)
-        return cpu_backend_create(dt, out, why, len);
-#ifdef ACCUBENCH_HAVE_CUDA
-    return cuda_backend_create(dt, out, why, len);
-#else
-    snprintf(why, len, "built without the CUDA backend");
-    *out = NULL;
-    return BK_UNSUPPORTED;
-#endif
+    const backend_entry *entry;
+    char note[8];
+    return backend_open(which, dt, out, &entry, note, sizeof note, why, len);
 }
 
 static void usage(void)

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend_registry.h"
 #include "config_run.h"
 #include "console_table.h"
 #include "measure.h"
@@ -202,40 +201,25 @@ static int model_fits(const sweep *s, const model_preset *p)
     return fits(s, &l, &r);
 }
 
-int sweep_run(const run_options *o, const run_context *ctx)
+int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
-    char why[400], note[400];
-    sweep s = {.o = o, .stop = &interrupted};
-    backend *b;
-    if (backend_open(o->backend, o->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
-        fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
-    s.b = b;
+    char why[400];
+    backend *b = dev->b;
+    sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
     b->mem_cap = (size_t)o->mem_cap;
-    if (note[0])
-        printf("%s\n", note);
     if (make_dirs(o->out_dir, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        b->ops->destroy(b);
         return 2;
     }
     char path[1200];
     csv_path_for(o, b, path, sizeof path);
     csv_writer_init(&s.csv, path);
-    run_metadata_write(&s.csv, o, b, ctx, note);
+    run_metadata_write(&s.csv, o, b, ctx, dev->note);
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        b->ops->destroy(b);
         return 2;
     }
-    if (!o->no_cupti) {
-        char col_why[320];
-        s.col = backend_collector(b, col_why, sizeof col_why);
-        csv_writer_meta(&s.csv, "trace_source", "%s", s.col ? "CUPTI activity records" : col_why);
-    } else {
-        csv_writer_meta(&s.csv, "trace_source", "off (--no-cupti)");
-    }
+    csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
 
     struct sigaction sa = {0}, old_sa;
     sa.sa_handler = on_sigint;
@@ -283,10 +267,7 @@ int sweep_run(const run_options *o, const run_context *ctx)
         write_failed = 1;
     }
     printf("%zu rows written to %s\n", s.csv.count, path);
-    if (s.col)
-        s.col->ops->destroy(s.col);
     csv_writer_free(&s.csv);
-    b->ops->destroy(b);
     if (interrupted) {
         fprintf(stderr, "accubench: interrupted; the rows measured so far are in %s\n", path);
         return 130;
