@@ -39,6 +39,14 @@ const backend_entry *backend_find(const char *name)
     return NULL;
 }
 
+const backend_entry *backend_first(int gpu)
+{
+    for (size_t i = 0; i < backend_table_count; i++)
+        if (!backend_table[i].gpu == !gpu)
+            return &backend_table[i];
+    return NULL;
+}
+
 void backend_names(char *out, size_t len, const char *sep, int with_auto)
 {
     size_t used = (size_t)snprintf(out, len, "%s", with_auto ? "auto" : "");
@@ -57,8 +65,8 @@ int backend_check_name(const char *name, char *why, size_t why_len)
     return -1;
 }
 
-static int open_entry(const backend_entry *e, dtype dt, backend **out, char *why,
-                      size_t why_len)
+int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
+                   size_t why_len)
 {
     *out = NULL;
     if (!e->create) {
@@ -75,16 +83,12 @@ static int open_auto(dtype dt, backend **out, const backend_entry **entry, char 
 {
     char reasons[640] = "";
     size_t used = 0;
-    const backend_entry *fallback = NULL;
     for (size_t i = 0; i < backend_table_count; i++) {
         const backend_entry *e = &backend_table[i];
-        if (!e->gpu) {
-            if (!fallback)
-                fallback = e;
+        if (!e->gpu)
             continue;
-        }
         char reason[320];
-        if (open_entry(e, dt, out, reason, sizeof reason) == BK_OK) {
+        if (backend_create(e, dt, out, reason, sizeof reason) == BK_OK) {
             *entry = e;
             snprintf(note, note_len, "backend auto: a GPU answered, running on %s", e->label);
             return BK_OK;
@@ -93,6 +97,7 @@ static int open_auto(dtype dt, backend **out, const backend_entry **entry, char 
             used += (size_t)snprintf(reasons + used, sizeof reasons - used, "%s%s",
                                      used ? "; " : "", reason);
     }
+    const backend_entry *fallback = backend_first(0);
     if (!fallback) {
         snprintf(why, why_len, "backend auto: no GPU (%s) and no other backend", reasons);
         return BK_UNSUPPORTED;
@@ -100,7 +105,7 @@ static int open_auto(dtype dt, backend **out, const backend_entry **entry, char 
     *entry = fallback;
     snprintf(note, note_len, "backend auto: no GPU (%s); running on %s", reasons,
              fallback->label);
-    return open_entry(fallback, dt, out, why, why_len);
+    return backend_create(fallback, dt, out, why, why_len);
 }
 
 int backend_open(const char *name, dtype dt, backend **out, const backend_entry **entry,
@@ -116,7 +121,7 @@ int backend_open(const char *name, dtype dt, backend **out, const backend_entry 
         return BK_UNSUPPORTED;
     }
     *entry = e;
-    return open_entry(e, dt, out, why, why_len);
+    return backend_create(e, dt, out, why, why_len);
 }
 
 collector *backend_open_collector(const backend_entry *entry, const backend *b, char *source,

@@ -33,12 +33,22 @@ extern const size_t backend_table_count;
 /* The row named `name`, or NULL. */
 const backend_entry *backend_find(const char *name);
 
+/* The first row that is (gpu = 1) or is not (gpu = 0) a GPU, or NULL:
+ * `auto` falls back to backend_first(0); gpu-check checks backend_first(1)
+ * unless told otherwise. */
+const backend_entry *backend_first(int gpu);
+
 /* The names joined by sep ("auto, cpu, cuda"), "auto" first if with_auto. */
 void backend_names(char *out, size_t len, const char *sep, int with_auto);
 
 /* 0 when `name` is "auto" or a row's name; else -1 and, in why, "unknown
  * backend 'NAME' (known: auto, cpu, cuda)". */
 int backend_check_name(const char *name, char *why, size_t why_len);
+
+/* Opens the backend of one row: BK_OK, or an error with a one-line reason
+ * (BK_UNSUPPORTED and `absent` when it is not built in). */
+int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
+                   size_t why_len);
 
 /* Opens backend `name`, or for "auto" the first GPU row that answers and
  * else the first other row, saying in `note` which and why ("" when named).

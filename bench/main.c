@@ -2,12 +2,17 @@
  *
  *   accubench run [--profile NAME|FILE] [--key value ...]
  *   accubench plan --effective N --max-micro N [--devices N]
- *   accubench --help | --version
- */
+ *   accubench report FILE.csv | compare BASE.csv NEW.csv
+ *   accubench [COMMAND] --help | --version
+ *
+ * The program owns the backend table (backend_registry.c): it checks
+ * --backend against it, opens the backend and its activity collector, and
+ * hands them to the sweep. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
 #include "names.h"
@@ -24,14 +29,18 @@
 #endif
 
 static const char USAGE[] =
-    "usage: accubench COMMAND [options]\n"
+    "usage: accubench COMMAND [options]   (accubench COMMAND --help: its options)\n"
     "\n"
     "commands:\n"
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
     "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]: Markdown + HTML\n"
-    "  compare   BASE.csv NEW.csv [--ignore-device] [--min-diff PCT]: exit 1 if slower\n"
-    "\n"
+    "  compare   BASE.csv NEW.csv [--ignore-device] [--min-diff PCT]: exit 1 if slower\n";
+
+static const char RUN_USAGE[] = "usage: accubench run [--profile NAME|FILE] [--key value ...]\n";
+
+/* The backend line between the two comes from the backend table. */
+static const char RUN_OPTIONS[] =
     "run options (command-line values override the profile's):\n"
     "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
     "  --effective LIST      effective batch sizes, e.g. 64 or 64,256\n"
@@ -40,8 +49,8 @@ static const char USAGE[] =
     "  --dtype fp32|tf32|bf16\n"
     "  --mode LIST           async, sync, graph, alloc, alloc-async\n"
     "  --reduction LIST      sum (correct), mean-of-means, no-scale (known bugs)\n"
-    "  --optimizer adamw|sgd --lr X\n"
-    "  --backend auto|cpu|cuda\n"
+    "  --optimizer adamw|sgd --lr X\n";
+static const char RUN_OPTIONS_AFTER_BACKEND[] =
     "  --steps N             time exactly N steps (default: adaptive)\n"
     "  --budget-s S          time budget per config (default 2)\n"
     "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
@@ -54,80 +63,87 @@ static const char USAGE[] =
     "  --trace FILE          one step of the first config as Chrome trace JSON\n"
     "  --trace-steps N       steps in the trace pass (default 3; 0 = none)\n"
     "  --no-cupti            no activity collector (for Nsight Systems)\n"
-    "  --quiet\n"
-    "\n"
+    "  --quiet\n";
+
+static const char PLAN_USAGE[] =
+    "usage: accubench plan --effective N --max-micro N [--devices N]\n"
+    "       accubench plan --find-max-micro --model NAME [options]\n";
+
+static const char PLAN_OPTIONS[] =
     "plan options:\n"
     "  --effective N --max-micro N [--devices N]\n"
     "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
     "                   [--backend B]: the largest micro-batch that fits, by probing\n";
+
+/* run's options, the --backend line and the backends from the table. */
+static void print_run_options(FILE *f)
+{
+    char names[256];
+    backend_names(names, sizeof names, "|", 1);
+    fputs(RUN_OPTIONS, f);
+    fprintf(f, "  --backend %s\n", names);
+    fputs(RUN_OPTIONS_AFTER_BACKEND, f);
+    const backend_entry *fallback = backend_first(0);
+    fprintf(f, "\nbackends (auto: the first GPU backend that answers, else %s):\n",
+            fallback ? fallback->name : "none");
+    for (size_t i = 0; i < backend_table_count; i++) {
+        const backend_entry *e = &backend_table[i];
+        fprintf(f, "  %-8s %s%s\n", e->name, e->description,
+                e->create ? "" : " (not in this build)");
+    }
+}
+
+static void print_usage(FILE *f)
+{
+    fputs(USAGE, f);
+    fputc('\n', f);
+    print_run_options(f);
+    fputc('\n', f);
+    fputs(PLAN_OPTIONS, f);
+}
 
 static void usage_error(const char *msg)
 {
     fprintf(stderr, "accubench: %s (see accubench --help)\n", msg);
 }
 
-/* Splits "--key=value" or "--key value"; returns the index of the next
- * argument, or -1 with a reason. */
-static int next_option(int argc, char **argv, int i, char *key, size_t key_len,
-                       const char **value, char *why, size_t why_len)
+/* A command's --help: its usage on stdout, exit 0. */
+static int help_run(void)
 {
-    const char *arg = argv[i];
-    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-        snprintf(why, why_len, "unexpected argument '%s'", arg);
-        return -1;
-    }
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-    if (len >= key_len) {
-        snprintf(why, why_len, "unknown option '%s'", arg);
-        return -1;
-    }
-    memcpy(key, arg + 2, len);
-    key[len] = '\0';
-    if (eq) {
-        *value = eq + 1;
-        return i + 1;
-    }
-    if (options_is_flag(key)) {
-        *value = NULL;
-        return i + 1;
-    }
-    if (i + 1 >= argc) {
-        snprintf(why, why_len, "--%s needs a value", key);
-        return -1;
-    }
-    *value = argv[i + 1];
-    return i + 2;
+    fputs(RUN_USAGE, stdout);
+    fputc('\n', stdout);
+    print_run_options(stdout);
+    return 0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
     run_options o;
     options_defaults(&o);
-    char key[64], why[600];
-    const char *value;
-    /* The profile first, so the command line overrides it. */
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (next < 0) {
+    char why[600];
+    args a;
+    arg_kind k;
+    /* The profile first, so the command line overrides it; the first pass
+     * also finds every malformed argument and --help. */
+    args_init(&a, argc, argv, options_is_flag);
+    while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
+        if (k == ARG_HELP)
+            return help_run();
+        if (k == ARG_POSITIONAL)
+            snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
+        if (k == ARG_ERROR || k == ARG_POSITIONAL ||
+            (strcmp(a.key, "profile") == 0 &&
+             options_load_profile(&o, a.value ? a.value : "", argv[0], why, sizeof why))) {
             usage_error(why);
             return 2;
         }
-        if (strcmp(key, "profile") == 0 &&
-            options_load_profile(&o, value ? value : "", argv[0], why, sizeof why)) {
-            usage_error(why);
-            return 2;
-        }
-        i = next;
     }
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (strcmp(key, "profile") != 0 && options_set(&o, key, value, why, sizeof why)) {
+    args_init(&a, argc, argv, options_is_flag);
+    while (args_next(&a, why, sizeof why) == ARG_OPTION)
+        if (strcmp(a.key, "profile") != 0 && options_set(&o, a.key, a.value, why, sizeof why)) {
             usage_error(why);
             return 2;
         }
-        i = next;
-    }
     if (backend_check_name(o.backend, why, sizeof why) ||
         options_validate(&o, why, sizeof why)) {
         usage_error(why);
@@ -270,16 +286,24 @@ static int cmd_plan(int argc, char **argv)
 {
     plan_args a = {.devices = 1};
     options_defaults(&a.shared);
-    char key[64], why[400];
-    const char *value;
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (next < 0 || plan_arg(&a, key, value, why, sizeof why)) {
+    char why[400];
+    args in;
+    arg_kind k;
+    args_init(&in, argc, argv, options_is_flag);
+    while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
+        if (k == ARG_HELP) {
+            fputs(PLAN_USAGE, stdout);
+            fputc('\n', stdout);
+            fputs(PLAN_OPTIONS, stdout);
+            return 0;
+        }
+        if (k == ARG_POSITIONAL)
+            snprintf(why, sizeof why, "unexpected argument '%s'", in.value);
+        if (k != ARG_OPTION || plan_arg(&a, in.key, in.value, why, sizeof why)) {
             usage_error(why);
             return 2;
         }
-        a.model_given |= strcmp(key, "model") == 0;
-        i = next;
+        a.model_given |= strcmp(in.key, "model") == 0;
     }
     if (backend_check_name(a.shared.backend, why, sizeof why)) {
         usage_error(why);
@@ -291,12 +315,12 @@ static int cmd_plan(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(USAGE, stderr);
+        print_usage(stderr);
         return 2;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(USAGE, stdout);
+        print_usage(stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
