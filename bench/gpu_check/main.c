@@ -25,6 +25,10 @@
  * The device is a row of the program's backend table (backend_registry.c),
  * by default its first GPU backend.
  *
+ * With --csv, the file is written from the start and each result appended
+ * as it is recorded: a run cut short (a stage timeout) keeps every row
+ * checked so far.
+ *
  * Exit status: 0 all passed, 1 a check failed, 2 no usable device or bad
  * usage. */
 #include <limits.h>
@@ -136,6 +140,10 @@ int main(int argc, char **argv)
         n_dts++;
     }
 
+    if (csv && check_results_open_csv(csv, why, sizeof why)) {
+        fprintf(stderr, "gpu-check: %s\n", why);
+        return 2;
+    }
     backend *cpu = NULL;
     if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
         fprintf(stderr, "gpu-check: %s\n", why);
@@ -172,7 +180,7 @@ int main(int argc, char **argv)
 
     int failed = check_results_failed();
     printf("gpu-check: %d checks, %d failed\n", check_results_count(), failed);
-    if (csv && check_results_write_csv(csv) != 0) {
+    if (check_results_close_csv() != 0) {
         fprintf(stderr, "gpu-check: cannot write %s\n", csv);
         return 1;
     }
