@@ -163,7 +163,7 @@ struct trace_recorder; /* harness/trace.h */
 struct backend {
     const backend_ops *ops;
     void *impl;              /* the backend's own state */
-    const char *name;        /* "cpu", "cuda" */
+    const char *name;        /* its row in the program's backend table */
     unsigned caps;           /* BK_CAP_* */
     char device[128];        /* what it runs on, for the CSV */
     char library[160];       /* BLAS core / cuBLAS version, for the metadata */
