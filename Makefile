@@ -166,7 +166,9 @@ ifneq ($(CUDA_DEFINE),)
 all: $(GPU_CHECK)
 GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c))
 $(GPU_CHECK_OBJ): $(BUILD)/bench-flags
-$(GPU_CHECK): $(GPU_CHECK_OBJ) $(BACKEND_LIBS)
+# gpu-check opens its device from the program's backend table.
+$(GPU_CHECK_OBJ): ROOM_INC += -Ibench
+$(GPU_CHECK): $(GPU_CHECK_OBJ) $(BUILD)/obj/bench/backend_registry.o $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
 -include $(GPU_CHECK_OBJ:.o=.d)

@@ -1,58 +1,142 @@
+/* The backend table and `auto` (see backend_registry.h). Adding a backend:
+ * its folder under kernels/ with a constructor, and a row below. */
 #include "backend_registry.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int backend_have_cuda(void)
-{
+#include "cpu_backend.h"
 #ifdef ACCUBENCH_HAVE_CUDA
-    return 1;
+#include "cuda_backend.h"
+#include "cupti_collector.h"
+#define CUDA_CREATE cuda_backend_create
+#define CUDA_ABSENT NULL
+#define CUDA_COLLECTOR cupti_collector_create
 #else
-    return 0;
+#define CUDA_CREATE NULL
+#define CUDA_ABSENT                                                                           \
+    "this accubench was built without the CUDA backend (nvcc was not found at build time)"
+#define CUDA_COLLECTOR NULL
 #endif
+
+const backend_entry backend_table[] = {
+    {.name = "cpu", .label = "the CPU backend",
+     .description = "the host's cores (OpenBLAS or the portable GEMM), fp32; the reference",
+     .gpu = 0, .create = cpu_backend_create, .absent = NULL, .collector = NULL,
+     .collector_records = NULL},
+    {.name = "cuda", .label = "CUDA",
+     .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
+     .gpu = 1, .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
+     .collector_records = "CUPTI activity records"},
+};
+const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];
+
+const backend_entry *backend_find(const char *name)
+{
+    for (size_t i = 0; i < backend_table_count; i++)
+        if (strcmp(backend_table[i].name, name) == 0)
+            return &backend_table[i];
+    return NULL;
 }
 
-static int open_cuda(dtype dt, backend **out, char *why, size_t why_len)
+const backend_entry *backend_first(int gpu)
 {
-#ifdef ACCUBENCH_HAVE_CUDA
-    return cuda_backend_create(dt, out, why, why_len);
-#else
-    (void)dt;
+    for (size_t i = 0; i < backend_table_count; i++)
+        if (!backend_table[i].gpu == !gpu)
+            return &backend_table[i];
+    return NULL;
+}
+
+void backend_names(char *out, size_t len, const char *sep, int with_auto)
+{
+    size_t used = (size_t)snprintf(out, len, "%s", with_auto ? "auto" : "");
+    for (size_t i = 0; i < backend_table_count && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? sep : "",
+                                 backend_table[i].name);
+}
+
+int backend_check_name(const char *name, char *why, size_t why_len)
+{
+    if (strcmp(name, "auto") == 0 || backend_find(name))
+        return 0;
+    char known[256];
+    backend_names(known, sizeof known, ", ", 1);
+    snprintf(why, why_len, "unknown backend '%s' (known: %s)", name, known);
+    return -1;
+}
+
+int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
+                   size_t why_len)
+{
     *out = NULL;
-    snprintf(why, why_len, "this accubench was built without the CUDA backend (nvcc was "
-                           "not found at build time)");
-    return BK_UNSUPPORTED;
-#endif
+    if (!e->create) {
+        snprintf(why, why_len, "%s", e->absent);
+        return BK_UNSUPPORTED;
+    }
+    return e->create(dt, out, why, why_len);
 }
 
-int backend_open(const char *which, dtype dt, backend **out, char *note, size_t note_len,
-                 char *why, size_t why_len)
+/* auto: the GPU rows in table order, the first that answers; else the
+ * first other row, with every GPU row's reason in the note. */
+static int open_auto(dtype dt, backend **out, const backend_entry **entry, char *note,
+                     size_t note_len, char *why, size_t why_len)
+{
+    char reasons[640] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < backend_table_count; i++) {
+        const backend_entry *e = &backend_table[i];
+        if (!e->gpu)
+            continue;
+        char reason[320];
+        if (backend_create(e, dt, out, reason, sizeof reason) == BK_OK) {
+            *entry = e;
+            snprintf(note, note_len, "backend auto: a GPU answered, running on %s", e->label);
+            return BK_OK;
+        }
+        if (used < sizeof reasons)
+            used += (size_t)snprintf(reasons + used, sizeof reasons - used, "%s%s",
+                                     used ? "; " : "", reason);
+    }
+    const backend_entry *fallback = backend_first(0);
+    if (!fallback) {
+        snprintf(why, why_len, "backend auto: no GPU (%s) and no other backend", reasons);
+        return BK_UNSUPPORTED;
+    }
+    *entry = fallback;
+    snprintf(note, note_len, "backend auto: no GPU (%s); running on %s", reasons,
+             fallback->label);
+    return backend_create(fallback, dt, out, why, why_len);
+}
+
+int backend_open(const char *name, dtype dt, backend **out, const backend_entry **entry,
+                 char *note, size_t note_len, char *why, size_t why_len)
 {
     note[0] = '\0';
-    if (strcmp(which, "cpu") == 0)
-        return cpu_backend_create(dt, out, why, why_len);
-    if (strcmp(which, "cuda") == 0)
-        return open_cuda(dt, out, why, why_len);
-    char cuda_why[320];
-    if (open_cuda(dt, out, cuda_why, sizeof cuda_why) == BK_OK) {
-        snprintf(note, note_len, "backend auto: a GPU answered, running on CUDA");
-        return BK_OK;
+    *out = NULL;
+    if (strcmp(name, "auto") == 0)
+        return open_auto(dt, out, entry, note, note_len, why, why_len);
+    const backend_entry *e = backend_find(name);
+    if (!e) {
+        backend_check_name(name, why, why_len);
+        return BK_UNSUPPORTED;
     }
-    snprintf(note, note_len, "backend auto: no GPU (%s); running on the CPU backend",
-             cuda_why);
-    return cpu_backend_create(dt, out, why, why_len);
+    *entry = e;
+    return backend_create(e, dt, out, why, why_len);
 }
 
-collector *backend_collector(backend *b, char *why, size_t why_len)
+collector *backend_open_collector(const backend_entry *entry, const backend *b, char *source,
+                                  size_t source_len)
 {
-#ifdef ACCUBENCH_HAVE_CUDA
-    if (strcmp(b->name, "cuda") == 0) {
-        collector *c = NULL;
-        if (cupti_collector_create(&c, why, why_len) == BK_OK)
-            return c;
+    if (!entry->collector) {
+        if (b->caps & BK_CAP_DISPATCH_IS_DEVICE_WORK)
+            snprintf(source, source_len, "the %s backend records its own dispatches", b->name);
+        else
+            snprintf(source, source_len, "the %s backend has no activity collector", b->name);
         return NULL;
     }
-#endif
-    snprintf(why, why_len, "the %s backend records its own dispatches", b->name);
-    return NULL;
+    collector *c = NULL;
+    if (entry->collector(&c, source, source_len) != BK_OK)
+        return NULL;
+    snprintf(source, source_len, "%s", entry->collector_records);
+    return c;
 }

@@ -2,14 +2,19 @@
  *
  *   accubench run [--profile NAME|FILE] [--key value ...]
  *   accubench plan --effective N --max-micro N [--devices N]
- *   accubench --help | --version
- */
+ *   accubench report FILE.csv | compare BASE.csv NEW.csv
+ *   accubench [COMMAND] --help | --version
+ *
+ * The program owns the backend table (backend_registry.c): it checks
+ * --backend against it, opens the backend and its activity collector, and
+ * hands them to the sweep. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "args.h"
 #include "backend_registry.h"
+#include "compare.h"
 #include "names.h"
 #include "options.h"
 #include "parse.h"
@@ -23,27 +28,31 @@
 #define ACCUBENCH_GIT_REV "unknown"
 #endif
 
-/* The usage text, around its generated lines (print_usage). */
-static const char USAGE_HEAD[] =
-    "usage: accubench COMMAND [options]\n"
+static const char USAGE[] =
+    "usage: accubench COMMAND [options]   (accubench COMMAND --help: its options)\n"
     "\n"
     "commands:\n"
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
     "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]: Markdown + HTML\n"
     "  compare   BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] [--min-diff PCT]:\n"
-    "            exit 1 if slower\n"
-    "\n"
+    "            exit 1 if slower\n";
+
+static const char RUN_USAGE[] = "usage: accubench run [--profile NAME|FILE] [--key value ...]\n";
+
+/* The --mode line and the --backend line between these come from the
+ * mode table and the backend table. */
+static const char RUN_OPTIONS[] =
     "run options (command-line values override the profile's):\n"
     "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
     "  --effective LIST      effective batch sizes, e.g. 64 or 64,256\n"
     "  --micro LIST|pow2     micro-batch sizes; pow2 = every power of two up to E\n"
     "  --model LIST          tiny, S, M, L, XL, or mlp:hidden=N,layers=N,classes=N\n"
     "  --dtype fp32|tf32|bf16\n";
-static const char USAGE_TAIL[] =
+static const char RUN_OPTIONS_AFTER_MODE[] =
     "  --reduction LIST      sum (correct), mean-of-means, no-scale (known bugs)\n"
-    "  --optimizer adamw|sgd --lr X\n"
-    "  --backend auto|cpu|cuda\n"
+    "  --optimizer adamw|sgd --lr X\n";
+static const char RUN_OPTIONS_AFTER_BACKEND[] =
     "  --steps N             time exactly N steps (default: adaptive)\n"
     "  --budget-s S          time budget per config (default 2)\n"
     "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
@@ -56,18 +65,45 @@ static const char USAGE_TAIL[] =
     "  --trace FILE          one step of the first config as Chrome trace JSON\n"
     "  --trace-steps N       steps in the trace pass (default 3; 0 = none)\n"
     "  --no-cupti            no activity collector (for Nsight Systems)\n"
-    "  --quiet               nothing on stdout (errors still go to stderr)\n"
-    "\n"
+    "  --quiet               nothing on stdout (errors still go to stderr)\n";
+
+static const char PLAN_USAGE[] =
+    "usage: accubench plan --effective N --max-micro N [--devices N]\n"
+    "       accubench plan --find-max-micro --model NAME [options]\n";
+
+static const char PLAN_OPTIONS[] =
     "plan options:\n"
     "  --effective N --max-micro N [--devices N]\n"
     "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
     "                   [--backend B]: the largest micro-batch that fits, by probing\n";
 
+/* run's options, the --backend line and the backends from the table. */
+static void print_run_options(FILE *f)
+{
+    char names[256];
+    backend_names(names, sizeof names, "|", 1);
+    fputs(RUN_OPTIONS, f);
+    fputs(mode_usage_line(), f);
+    fputs(RUN_OPTIONS_AFTER_MODE, f);
+    fprintf(f, "  --backend %s\n", names);
+    fputs(RUN_OPTIONS_AFTER_BACKEND, f);
+    const backend_entry *fallback = backend_first(0);
+    fprintf(f, "\nbackends (auto: the first GPU backend that answers, else %s):\n",
+            fallback ? fallback->name : "none");
+    for (size_t i = 0; i < backend_table_count; i++) {
+        const backend_entry *e = &backend_table[i];
+        fprintf(f, "  %-8s %s%s\n", e->name, e->description,
+                e->create ? "" : " (not in this build)");
+    }
+}
+
 static void print_usage(FILE *f)
 {
-    fputs(USAGE_HEAD, f);
-    fputs(mode_usage_line(), f);
-    fputs(USAGE_TAIL, f);
+    fputs(USAGE, f);
+    fputc('\n', f);
+    print_run_options(f);
+    fputc('\n', f);
+    fputs(PLAN_OPTIONS, f);
 }
 
 static void usage_error(const char *msg)
@@ -75,69 +111,45 @@ static void usage_error(const char *msg)
     fprintf(stderr, "accubench: %s (see accubench --help)\n", msg);
 }
 
-/* Splits "--key=value" or "--key value"; returns the index of the next
- * argument, or -1 with a reason. */
-static int next_option(int argc, char **argv, int i, char *key, size_t key_len,
-                       const char **value, char *why, size_t why_len)
+/* A command's --help: its usage on stdout, exit 0. */
+static int help_run(void)
 {
-    const char *arg = argv[i];
-    if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
-        snprintf(why, why_len, "unexpected argument '%s'", arg);
-        return -1;
-    }
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-    if (len >= key_len) {
-        snprintf(why, why_len, "unknown option '%s'", arg);
-        return -1;
-    }
-    memcpy(key, arg + 2, len);
-    key[len] = '\0';
-    if (eq) {
-        *value = eq + 1;
-        return i + 1;
-    }
-    if (options_is_flag(key)) {
-        *value = NULL;
-        return i + 1;
-    }
-    if (i + 1 >= argc) {
-        snprintf(why, why_len, "--%s needs a value", key);
-        return -1;
-    }
-    *value = argv[i + 1];
-    return i + 2;
+    fputs(RUN_USAGE, stdout);
+    fputc('\n', stdout);
+    print_run_options(stdout);
+    return 0;
 }
 
 static int cmd_run(int argc, char **argv)
 {
     run_options o;
     options_defaults(&o);
-    char key[64], why[600];
-    const char *value;
-    /* The profile first, so the command line overrides it. */
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (next < 0) {
+    char why[600];
+    args a;
+    arg_kind k;
+    /* The profile first, so the command line overrides it; the first pass
+     * also finds every malformed argument and --help. */
+    args_init(&a, argc, argv, options_is_flag);
+    while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
+        if (k == ARG_HELP)
+            return help_run();
+        if (k == ARG_POSITIONAL)
+            snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
+        if (k == ARG_ERROR || k == ARG_POSITIONAL ||
+            (strcmp(a.key, "profile") == 0 &&
+             options_load_profile(&o, a.value ? a.value : "", argv[0], why, sizeof why))) {
             usage_error(why);
             return 2;
         }
-        if (strcmp(key, "profile") == 0 &&
-            options_load_profile(&o, value ? value : "", argv[0], why, sizeof why)) {
-            usage_error(why);
-            return 2;
-        }
-        i = next;
     }
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (strcmp(key, "profile") != 0 && options_set(&o, key, value, why, sizeof why)) {
+    args_init(&a, argc, argv, options_is_flag);
+    while (args_next(&a, why, sizeof why) == ARG_OPTION)
+        if (strcmp(a.key, "profile") != 0 && options_set(&o, a.key, a.value, why, sizeof why)) {
             usage_error(why);
             return 2;
         }
-        i = next;
-    }
-    if (options_validate(&o, why, sizeof why)) {
+    if (backend_check_name(o.backend, why, sizeof why) ||
+        options_validate(&o, why, sizeof why)) {
         usage_error(why);
         return 2;
     }
@@ -147,7 +159,30 @@ static int cmd_run(int argc, char **argv)
         snprintf(command + used, sizeof command - used, " %s", argv[i]);
     }
     run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
-    return sweep_run(&o, &ctx);
+
+    /* The device and its collector: opened here, from the backend table,
+     * and handed to the sweep. */
+    char note[400], source[320];
+    const backend_entry *entry;
+    backend *b;
+    if (backend_open(o.backend, o.dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
+        BK_OK) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (note[0] && !o.quiet)
+        printf("%s\n", note);
+    collector *col = NULL;
+    if (o.no_cupti)
+        snprintf(source, sizeof source, "off (--no-cupti)");
+    else
+        col = backend_open_collector(entry, b, source, sizeof source);
+    sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note};
+    int rc = sweep_run(&o, &dev, &ctx);
+    if (col)
+        col->ops->destroy(col);
+    b->ops->destroy(b);
+    return rc;
 }
 
 typedef struct plan_args {
@@ -189,8 +224,10 @@ static int plan_probe(const plan_args *a)
     }
     const model_spec *model = &o->models[0];
     char note[400], why[400];
+    const backend_entry *entry;
     backend *b;
-    if (backend_open(o->backend, o->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
+    if (backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
+        BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
@@ -251,16 +288,28 @@ static int cmd_plan(int argc, char **argv)
 {
     plan_args a = {.devices = 1};
     options_defaults(&a.shared);
-    char key[64], why[400];
-    const char *value;
-    for (int i = 1; i < argc;) {
-        int next = next_option(argc, argv, i, key, sizeof key, &value, why, sizeof why);
-        if (next < 0 || plan_arg(&a, key, value, why, sizeof why)) {
+    char why[400];
+    args in;
+    arg_kind k;
+    args_init(&in, argc, argv, options_is_flag);
+    while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
+        if (k == ARG_HELP) {
+            fputs(PLAN_USAGE, stdout);
+            fputc('\n', stdout);
+            fputs(PLAN_OPTIONS, stdout);
+            return 0;
+        }
+        if (k == ARG_POSITIONAL)
+            snprintf(why, sizeof why, "unexpected argument '%s'", in.value);
+        if (k != ARG_OPTION || plan_arg(&a, in.key, in.value, why, sizeof why)) {
             usage_error(why);
             return 2;
         }
-        a.model_given |= strcmp(key, "model") == 0;
-        i = next;
+        a.model_given |= strcmp(in.key, "model") == 0;
+    }
+    if (backend_check_name(a.shared.backend, why, sizeof why)) {
+        usage_error(why);
+        return 2;
     }
     return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
 }

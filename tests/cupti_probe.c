@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "collector.h"
+#include "cupti_collector.h"
 #include "trace.h"
 
 int main(void)

@@ -32,6 +32,9 @@ for key in tool_version git_revision date host backend device blas_core profile 
     check "grep -q '^# $key: .' abc.csv" "metadata $key"
 done
 check "grep -qx '# modes: async (no host sync inside a step)' abc.csv" "metadata modes: $(grep '^# modes' abc.csv)"
+# what the report needs to know of the backend, in words
+check "grep -qx '# backend_caps: dispatch-is-device-work shares-host-memory' abc.csv" \
+    "metadata backend_caps"
 
 # plan
 "$ACCUBENCH" plan --effective 256 --max-micro 32 >plan.txt

@@ -146,6 +146,8 @@ static void test_writer_round_trip(void)
     if (!f)
         return;
     fputs("# device: a device, with a comma\n", f);
+    fputs("# backend_caps: shares-host-memory  dispatch-is-device-work\n", f);
+    fputs("# empty_words: \n", f);
     csv_write_header(f);
     csv_write_row(f, &in[0]);
     csv_write_row(f, &in[1]);
@@ -159,6 +161,13 @@ static void test_writer_round_trip(void)
     }
     CHECK(t.rows == 2);
     CHECK(!strcmp(csv_meta_get(&t, "device"), "a device, with a comma"));
+    /* words of a metadata line: whole words only; -1 when there is no line */
+    CHECK(csv_meta_has_word(&t, "backend_caps", "dispatch-is-device-work") == 1);
+    CHECK(csv_meta_has_word(&t, "backend_caps", "shares-host-memory") == 1);
+    CHECK(csv_meta_has_word(&t, "backend_caps", "shares-host") == 0);
+    CHECK(csv_meta_has_word(&t, "backend_caps", "memory") == 0);
+    CHECK(csv_meta_has_word(&t, "empty_words", "shares-host-memory") == 0);
+    CHECK(csv_meta_has_word(&t, "no_such_key", "shares-host-memory") == -1);
 #define SAME_TEXT(name) CHECK(!strcmp(out[0].name, in[0].name) && !strcmp(out[1].name, ""));
 #define SAME_INT(name) CHECK(out[0].name == in[0].name && out[1].name == -1);
 #define SAME_REAL(name) CHECK(out[0].name == in[0].name && isnan(out[1].name));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "dataset.h"
 #include "dispatch.h"
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "dispatch.h"
 #include "gradcheck.h"
 #include "mlp.h"

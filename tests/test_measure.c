@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "config_run.h"
 #include "dataset.h"
 #include "measure.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "dataset.h"
 #include "model.h"
 #include "names.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cpu_backend.h"
 #include "dataset.h"
 #include "model.h"
 #include "split.h"

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "config_run.h"
+#include "cpu_backend.h"
 #include "dispatch.h"
 #include "step.h"
 #include "test_spec.h"
@@ -230,7 +231,9 @@ static void test_gpu_without_collector(void)
     fixture f;
     setup(&f);
     const char *name = f.b->name;
+    unsigned caps = f.b->caps;
     f.b->name = "cuda";
+    f.b->caps &= ~BK_CAP_DISPATCH_IS_DEVICE_WORK;
     result_row row;
     result_row_clear(&row);
     trace_pass_options o = {.steps = 2, .collector = NULL, .trace_file = NULL};
@@ -243,6 +246,7 @@ static void test_gpu_without_collector(void)
     CHECK(isnan(row.kernels_per_step));
     CHECK(strstr(row.note, "no activity collector on the cuda backend") != NULL);
     f.b->name = name;
+    f.b->caps = caps;
     teardown(&f);
 }
 

@@ -32,7 +32,12 @@ double rel_err(const float *got, const float *want, size_t n);
 
 int check_results_count(void);
 int check_results_failed(void);
-int check_results_write_csv(const char *path);
+/* The results CSV: opened with its comment and header line at once, then a
+ * row appended and flushed per result, so that the file is whole after
+ * every row. Returns 0, or -1 with the reason. */
+int check_results_open_csv(const char *path, char *why, size_t why_len);
+/* Closes it (when open): 0, or -1 when a row could not be written. */
+int check_results_close_csv(void);
 
 /* ------------------------------------------------------------ buffers */
 

@@ -30,6 +30,22 @@ enum bk_status {
     BK_ERROR = 3,        /* a device or library call failed */
 };
 
+/* What a backend's device is like, where the harness must act on it: the
+ * harness asks these flags, never a backend's name (struct backend.caps).
+ * The optional ops below (graph_begin, profiler_start) are capabilities of
+ * their own: NULL where the backend has none. */
+enum bk_cap {
+    /* The host computes each op while its call runs, so the per-dispatch
+     * records of the harness wrappers (dispatch.h) are the device's
+     * timeline: a trace pass needs no activity collector, and the host's
+     * enqueue time is the step time (launch-boundness means nothing). */
+    BK_CAP_DISPATCH_IS_DEVICE_WORK = 1u << 0,
+    /* Device memory is the host's memory: the host-side copies of the
+     * gradient check compete with the model for it, and probing it to
+     * exhaustion would exhaust the machine. */
+    BK_CAP_SHARES_HOST_MEMORY = 1u << 1,
+};
+
 /* How one buffer stores its elements. */
 typedef enum storage {
     STORAGE_F32 = 0,
@@ -145,7 +161,8 @@ struct trace_recorder; /* harness/trace.h */
 struct backend {
     const backend_ops *ops;
     void *impl;              /* the backend's own state */
-    const char *name;        /* "cpu", "cuda" */
+    const char *name;        /* its row in the program's backend table */
+    unsigned caps;           /* BK_CAP_* */
     char device[128];        /* what it runs on, for the CSV */
     char library[160];       /* BLAS core / cuBLAS version, for the metadata */
     dtype dtype;
@@ -166,12 +183,6 @@ struct backend {
     struct trace_recorder *recorder;
     char error[320];
 };
-
-/* Backend constructors. Each returns BK_OK and a ready backend, or an error
- * with a one-line reason in `why`. */
-int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len);
-/* Defined only when the CUDA backend is built in (ACCUBENCH_HAVE_CUDA). */
-int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
 
 #endif

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "csv_read.h"
+#include "parse.h"
 #include "table.h"
 
 /* The band a run's step time is known to within: from p10 to p90 of the
@@ -92,11 +94,32 @@ static const char *step_text(char *buf, size_t len, const result_row *r)
     return result_ran(r) ? fmt_sig(buf, len, r->step_ms_median, 4) : r->status;
 }
 
+#define USAGE                                                                    \
+    "usage: accubench compare BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] " \
+    "[--min-diff PCT]"
+
 static int usage(void)
 {
-    fprintf(stderr, "accubench: usage: accubench compare BASE.csv NEW.csv "
-                    "[--ignore-device] [--ignore-optimizer] [--min-diff PCT]\n");
+    fprintf(stderr, "accubench: %s\n", USAGE);
     return 2;
+}
+
+static int help(void)
+{
+    printf("%s\n\n"
+           "  --ignore-device   compare runs measured on different devices\n"
+           "  --ignore-optimizer compare runs trained with different optimizers\n"
+           "  --min-diff PCT    a change under PCT %% reads \"same\" (default 1)\n"
+           "\n"
+           "exit status: 0 nothing got slower, 1 a config got slower or stopped running,\n"
+           "2 bad input\n",
+           USAGE);
+    return 0;
+}
+
+static int compare_is_flag(const char *key)
+{
+    return !strcmp(key, "ignore-device") || !strcmp(key, "ignore-optimizer");
 }
 
 int compare_main(int argc, char **argv)
@@ -104,22 +127,26 @@ int compare_main(int argc, char **argv)
     const char *paths[2] = {NULL, NULL};
     int npaths = 0, ignore_device = 0, ignore_optimizer = 0;
     double min_diff = 0.01;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--ignore-device")) {
+    char arg_why[200];
+    args a;
+    arg_kind kind;
+    args_init(&a, argc, argv, compare_is_flag);
+    while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
+        if (kind == ARG_HELP)
+            return help();
+        if (kind == ARG_OPTION && !strcmp(a.key, "ignore-device") && !a.value) {
             ignore_device = 1;
-        } else if (!strcmp(argv[i], "--ignore-optimizer")) {
+        } else if (kind == ARG_OPTION && !strcmp(a.key, "ignore-optimizer") && !a.value) {
             ignore_optimizer = 1;
-        } else if (!strcmp(argv[i], "--min-diff") && i + 1 < argc) {
-            char *end;
-            min_diff = strtod(argv[++i], &end) / 100.0;
-            if (*end || !(min_diff >= 0)) {
-                fprintf(stderr, "accubench: --min-diff wants a percentage, not %s\n", argv[i]);
+        } else if (kind == ARG_OPTION && !strcmp(a.key, "min-diff")) {
+            double pct;
+            if (parse_real("--min-diff", a.value, 0, 1e6, &pct, arg_why, sizeof arg_why)) {
+                fprintf(stderr, "accubench: --min-diff wants a percentage, not %s\n", a.value);
                 return 2;
             }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return usage();
-        } else if (npaths < 2) {
-            paths[npaths++] = argv[i];
+            min_diff = pct / 100.0;
+        } else if (kind == ARG_POSITIONAL && npaths < 2) {
+            paths[npaths++] = a.value;
         } else {
             return usage();
         }

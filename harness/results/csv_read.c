@@ -207,6 +207,22 @@ const char *csv_meta_get(const csv_table *t, const char *key)
     return NULL;
 }
 
+int csv_meta_has_word(const csv_table *t, const char *key, const char *word)
+{
+    const char *v = csv_meta_get(t, key);
+    if (!v)
+        return -1;
+    size_t len = strlen(word);
+    while (*v) {
+        size_t n = strcspn(v, " ");
+        if (n == len && !strncmp(v, word, len))
+            return 1;
+        v += n;
+        v += strspn(v, " ");
+    }
+    return 0;
+}
+
 int csv_column(const csv_table *t, const char *name)
 {
     for (size_t i = 0; i < t->cols; i++)

@@ -33,6 +33,9 @@ void csv_free(csv_table *t);
 
 /* The value of metadata `key` ("" when empty), or NULL when absent. */
 const char *csv_meta_get(const csv_table *t, const char *key);
+/* Whether the value of metadata `key` holds `word` among its space-separated
+ * words: 1 or 0, or -1 when the file has no such line. */
+int csv_meta_has_word(const csv_table *t, const char *key, const char *word);
 /* The index of column `name`, or -1 when the header lacks it. */
 int csv_column(const csv_table *t, const char *name);
 /* The text of one cell; "" when col is -1. */

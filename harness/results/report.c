@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "atomic_file.h"
 #include "parse.h"
 #include "repo_path.h"
@@ -114,21 +115,44 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 
 #define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]"
 
+static int help(void)
+{
+    printf("%s\n\n"
+           "  FILE.csv          a CSV that accubench run wrote\n"
+           "  --out DIR         where NAME.md and NAME.html go (default: the CSV's folder)\n"
+           "  --mem-cap BYTES   the memory cap the advice assumes (K, M, G suffixes;\n"
+           "                    0 = none; default: the run's own cap)\n"
+           "  --no-charts       do not render the charts (scripts/plots.sh) first\n",
+           USAGE);
+    return 0;
+}
+
+static int report_is_flag(const char *key)
+{
+    return !strcmp(key, "no-charts");
+}
+
 int report_main(int argc, char **argv)
 {
     const char *csv = NULL, *out_dir = NULL, *cap_text = NULL;
     int charts = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            out_dir = argv[++i];
-        else if (!strcmp(argv[i], "--mem-cap") && i + 1 < argc)
-            cap_text = argv[++i];
-        else if (!strcmp(argv[i], "--no-charts"))
+    char arg_why[200];
+    args a;
+    arg_kind kind;
+    args_init(&a, argc, argv, report_is_flag);
+    while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
+        if (kind == ARG_HELP)
+            return help();
+        if (kind == ARG_OPTION && !strcmp(a.key, "out"))
+            out_dir = a.value;
+        else if (kind == ARG_OPTION && !strcmp(a.key, "mem-cap"))
+            cap_text = a.value;
+        else if (kind == ARG_OPTION && !strcmp(a.key, "no-charts") && !a.value)
             charts = 0;
-        else if ((argv[i][0] == '-' && argv[i][1]) || csv)
-            return fail(USAGE);
+        else if (kind == ARG_POSITIONAL && !csv)
+            csv = a.value;
         else
-            csv = argv[i];
+            return fail(USAGE);
     }
     if (!csv)
         return fail(USAGE);

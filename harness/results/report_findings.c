@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_caps_meta.h"
 #include "dtype_table.h"
 #include "report_parts.h"
 
@@ -135,6 +136,16 @@ static double v_kernels(const result_row *r) { return r->kernels_per_step; }
 static double v_dispatches(const result_row *r) { return r->dispatches_per_step; }
 static double v_busy(const result_row *r) { return r->gpu_busy_pct; }
 
+/* Whether row r's backend computes each operation on the host as it issues
+ * it (its dispatch records are its device work), from the run's
+ * backend_caps line; files from before that line knew one such backend,
+ * cpu. */
+static int host_computes_ops(const report_input *in, const result_row *r)
+{
+    int has = csv_meta_has_word(in->t, BACKEND_CAPS_KEY, BACKEND_CAPS_DISPATCH_IS_DEVICE_WORK);
+    return has >= 0 ? has : !strcmp(r->backend, "cpu");
+}
+
 static int any_measured(const report_input *in, double (*value)(const result_row *))
 {
     for (size_t i = 0; i < in->t->rows; i++)
@@ -170,7 +181,7 @@ static void launch_findings(const report_input *in, const report_group *g, size_
     if (widest(in, g, ng, mode, v_busy, &lo, &hi)) {
         /* hi has the most passes, so the smallest micro-batch */
         double drop = lo->gpu_busy_pct - hi->gpu_busy_pct;
-        const char *who = strcmp(lo->backend, "cpu") ? "GPU" : "Device (CPU backend)";
+        const char *who = host_computes_ops(in, lo) ? "Device (CPU backend)" : "GPU";
         doc_bullet(d,
                    "%s busy time is %s%% of the step at micro-batch %lld and %s%% at %lld "
                    "(model %s, from the trace pass): %s",
@@ -188,15 +199,16 @@ static void launch_findings(const report_input *in, const report_group *g, size_
                                                  "device activity"
                                                : "no trace pass");
 
-    /* On the CPU backend the host does the work while it "enqueues" it, so
-     * enqueue time is step time and says nothing about launch overhead. */
+    /* Where the host does the work while it "enqueues" it (the CPU
+     * backend), enqueue time is step time and says nothing about launch
+     * overhead. */
     size_t ok = 0, bound = 0, on_cpu = 0;
     const result_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const result_row *r = &in->rows[i];
         if (!result_ran(r) || isnan(r->host_enqueue_ms))
             continue;
-        if (!strcmp(r->backend, "cpu")) {
+        if (host_computes_ops(in, r)) {
             on_cpu++;
             continue;
         }

@@ -26,7 +26,7 @@ typedef struct run_options {
     reduction reductions[REDUCTION_COUNT];
     int n_reductions;
     optimizer_config optimizer;
-    char backend[16];                       /* auto, cpu, cuda */
+    char backend[32];                       /* auto or a backend's name */
     int steps;                              /* fixed timed steps; 0 = adaptive */
     int warmup;
     int min_samples, max_samples;

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend_caps_meta.h"
 #include "names.h"
 #include "version.h"
 
@@ -17,6 +18,25 @@ static void list_columns(char *out, size_t n, const char *pass)
         used += (size_t)snprintf(out + used, n - used, "%s%s", used ? " " : "", #name);
     RESULT_COLUMNS(ADD)
 #undef ADD
+}
+
+/* backend.caps as the words the results side reads (backend_caps_meta.h). */
+static void write_caps(csv_writer *w, unsigned caps)
+{
+    static const struct {
+        unsigned bit;
+        const char *word;
+    } words[] = {
+        {BK_CAP_DISPATCH_IS_DEVICE_WORK, BACKEND_CAPS_DISPATCH_IS_DEVICE_WORK},
+        {BK_CAP_SHARES_HOST_MEMORY, BACKEND_CAPS_SHARES_HOST_MEMORY},
+    };
+    char text[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if ((caps & words[i].bit) && used < sizeof text)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s", used ? " " : "",
+                                     words[i].word);
+    csv_writer_meta(w, BACKEND_CAPS_KEY, "%s", used ? text : "none");
 }
 
 void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
@@ -32,6 +52,7 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     csv_writer_meta(w, "host", "%s", host);
     csv_writer_meta(w, "backend", "%s", b->name);
     csv_writer_meta(w, "backend_choice", "%s", note[0] ? note : o->backend);
+    write_caps(w, b->caps);
     csv_writer_meta(w, "device", "%s", b->device);
     csv_writer_meta(w, "library", "%s", b->library);
     csv_writer_meta(w, "blas_core", "%s", "n/a");

@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend_registry.h"
 #include "config_run.h"
 #include "console_table.h"
 #include "measure.h"
@@ -93,8 +92,8 @@ static void fill_config(result_row *r, const sweep *s, const model_spec *ms, con
     r->mem_need_bytes = (int64_t)need.total;
 }
 
-/* Whether a config fits: the user's cap, and the device's memory (on the
- * CPU the host copies of the check share that memory too). */
+/* Whether a config fits: the user's cap, and the device's memory (where
+ * that is the host's memory, the host copies of the check share it too). */
 static int fits(const sweep *s, result_row *r)
 {
     uint64_t need = (uint64_t)r->mem_need_bytes;
@@ -103,7 +102,8 @@ static int fits(const sweep *s, result_row *r)
                  (unsigned long long)need, (unsigned long long)s->o->mem_cap);
         return 0;
     }
-    uint64_t host_copies = strcmp(s->b->name, "cpu") == 0 ? 3ull * r->params * sizeof(float) : 0;
+    uint64_t host_copies =
+        s->b->caps & BK_CAP_SHARES_HOST_MEMORY ? 3ull * r->params * sizeof(float) : 0;
     uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
     if (s->b->mem_total && need + host_copies > usable) {
         snprintf(r->note, sizeof r->note, "needs %llu bytes; the device holds %llu",
@@ -199,40 +199,25 @@ static int model_fits(const sweep *s, const model_spec *ms)
     return fits(s, &r);
 }
 
-int sweep_run(const run_options *o, const run_context *ctx)
+int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
-    char why[400], note[400];
-    sweep s = {.o = o, .stop = &interrupted};
-    backend *b;
-    if (backend_open(o->backend, o->dtype, &b, note, sizeof note, why, sizeof why) != BK_OK) {
-        fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
-    s.b = b;
+    char why[400];
+    backend *b = dev->b;
+    sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
     b->mem_cap = (size_t)o->mem_cap;
-    if (note[0] && !o->quiet)
-        printf("%s\n", note);
     if (make_dirs(o->out_dir, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        b->ops->destroy(b);
         return 2;
     }
     char path[1200];
     csv_path_for(o, b, path, sizeof path);
     csv_writer_init(&s.csv, path);
-    run_metadata_write(&s.csv, o, b, ctx, note);
+    run_metadata_write(&s.csv, o, b, ctx, dev->note);
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        b->ops->destroy(b);
         return 2;
     }
-    if (!o->no_cupti) {
-        char col_why[320];
-        s.col = backend_collector(b, col_why, sizeof col_why);
-        csv_writer_meta(&s.csv, "trace_source", "%s", s.col ? "CUPTI activity records" : col_why);
-    } else {
-        csv_writer_meta(&s.csv, "trace_source", "off (--no-cupti)");
-    }
+    csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
 
     struct sigaction sa = {0}, old_sa;
     sa.sa_handler = on_sigint;
@@ -286,10 +271,7 @@ int sweep_run(const run_options *o, const run_context *ctx)
     }
     if (!o->quiet)
         printf("%zu rows written to %s\n", s.csv.count, path);
-    if (s.col)
-        s.col->ops->destroy(s.col);
     csv_writer_free(&s.csv);
-    b->ops->destroy(b);
     if (interrupted) {
         fprintf(stderr, "accubench: interrupted; the rows measured so far are in %s\n", path);
         return 130;

@@ -3,6 +3,8 @@
 #ifndef ACCUBENCH_SWEEP_H
 #define ACCUBENCH_SWEEP_H
 
+#include "backend.h"
+#include "collector.h"
 #include "options.h"
 
 typedef struct run_context {
@@ -11,9 +13,18 @@ typedef struct run_context {
     const char *command_line;
 } run_context;
 
+/* The device the program opened for the sweep (bench/ owns the backend
+ * table); the sweep uses it and leaves closing it to the caller. */
+typedef struct sweep_device {
+    backend *b;
+    collector *col;           /* the activity collector, or NULL */
+    const char *trace_source; /* what the trace pass records, or why nothing */
+    const char *note;         /* how `auto` chose the backend; "" when named */
+} sweep_device;
+
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config
- * failed or its gradient check did, 2 bad input or no backend, 130 when
- * interrupted (the rows measured so far stay on disk). */
-int sweep_run(const run_options *o, const run_context *ctx);
+ * failed or its gradient check did, 2 bad input, 130 when interrupted (the
+ * rows measured so far stay on disk). */
+int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx);
 
 #endif

@@ -52,7 +52,7 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, trace_pass_summa
     memset(out, 0, sizeof *out);
     if (o->steps <= 0)
         return BK_OK;
-    if (!c && strcmp(b->name, "cpu") != 0) {
+    if (!c && !(b->caps & BK_CAP_DISPATCH_IS_DEVICE_WORK)) {
         say(out, "trace pass skipped: no activity collector on the %s backend", b->name);
         not_written(o);
         return BK_OK;

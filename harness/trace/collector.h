@@ -25,8 +25,4 @@ struct collector {
     char error[320];
 };
 
-/* Only where the CUDA backend is built (ACCUBENCH_HAVE_CUDA): BK_OK and a
- * collector, or an error with a one-line reason. */
-int cupti_collector_create(collector **out, char *why, size_t why_len);
-
 #endif

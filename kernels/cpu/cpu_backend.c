@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cpu_backend.h"
 #include "cpu_gemm.h"
 #include "cpu_parallel.h"
 #include "elementwise.h"
@@ -339,6 +340,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
     }
     b->ops = &cpu_ops;
     b->name = "cpu";
+    b->caps = BK_CAP_DISPATCH_IS_DEVICE_WORK | BK_CAP_SHARES_HOST_MEMORY;
     b->dtype = dt;
     b->compute_storage = STORAGE_F32;
     b->peak_gemm_n = 2048;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_internal.h"
 #include "cuda_peak.h"
@@ -505,6 +506,7 @@ extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t wh
     b->ops = &cuda_ops;
     b->impl = c;
     b->name = "cuda";
+    b->caps = 0; /* kernels run after their launch returns, in device memory */
     b->dtype = dt;
     b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
     c->device = 0;

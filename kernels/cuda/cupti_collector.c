@@ -28,6 +28,7 @@
 
 #include "backend.h"
 #include "collector.h"
+#include "cupti_collector.h"
 #include "trace.h"
 
 /* 8 MiB buffers (CUPTI's suggestion is a few MiB), 8-byte aligned as the

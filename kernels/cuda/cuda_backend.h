@@ -1,0 +1,25 @@
+/* The CUDA backend's constructor, for the program's backend table
+ * (bench/backend_registry.c). Defined only where the CUDA backend is built
+ * (ACCUBENCH_HAVE_CUDA). */
+#ifndef ACCUBENCH_CUDA_BACKEND_H
+#define ACCUBENCH_CUDA_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* C linkage for the table's types as well as the constructor, as in
+ * cuda_check.h (the standard headers first, outside the block). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "backend.h"
+
+/* BK_OK and a ready backend on device 0, or an error with a one-line reason
+ * in `why` (no usable device, a driver too old, ...). */
+int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Every command's --help (or -h), wherever it stands among the options: its
+# own usage on stdout, nothing on stderr, exit 0, nothing run or written.
+set -u
+fail=0
+expect_help() {
+    want=$1; shift
+    "$@" >stdout.txt 2>stderr.txt
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ -s stderr.txt ] || ! grep -q -- "$want" stdout.txt; then
+        echo "FAILED: $* -> exit $rc, stdout: $(head -n 1 stdout.txt), stderr: $(cat stderr.txt)"
+        fail=1
+    fi
+}
+for h in --help -h; do
+    expect_help "^usage: accubench run" "$ACCUBENCH" run $h
+    expect_help "^usage: accubench plan" "$ACCUBENCH" plan $h
+    expect_help "^usage: accubench report" "$ACCUBENCH" report $h
+    expect_help "^usage: accubench compare" "$ACCUBENCH" compare $h
+done
+expect_help "^usage: accubench run" "$ACCUBENCH" run --profile quick --effective 8 --help
+expect_help "^usage: accubench run" "$ACCUBENCH" run --help --steps 0
+expect_help "^usage: accubench plan" "$ACCUBENCH" plan --effective 64 --find-max-micro --help
+expect_help "^usage: accubench report" "$ACCUBENCH" report some.csv --help
+expect_help "^usage: accubench compare" "$ACCUBENCH" compare a.csv b.csv --help
+# the --backend choices come from the program's backend table
+expect_help "^  --backend auto|cpu|cuda$" "$ACCUBENCH" run --help
+expect_help "^  --backend auto|cpu|cuda$" "$ACCUBENCH" --help
+if [ -n "$(ls | grep -v '^std')" ]; then
+    echo "FAILED: --help left files: $(ls)"
+    fail=1
+fi
+check=$(dirname "$ACCUBENCH")/gpu-check
+if [ -x "$check" ]; then
+    expect_help "^usage: gpu-check .*--device cpu|cuda" "$check" --help
+    expect_help "^usage: gpu-check" "$check" --device cpu -h
+fi
+exit $fail
