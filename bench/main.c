@@ -15,11 +15,12 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
-#include "names.h"
+#include "name_list.h"
 #include "options.h"
 #include "parse.h"
 #include "split.h"
 #include "probe.h"
+#include "registry.h"
 #include "report.h"
 #include "sweep.h"
 #include "version.h"
@@ -40,19 +41,16 @@ static const char USAGE[] =
 
 static const char RUN_USAGE[] = "usage: accubench run [--profile NAME|FILE] [--key value ...]\n";
 
-/* The --mode line and the --backend line between these come from the
- * mode table and the backend table. */
+/* The lines of the sweep's axes (model, dtype, mode, reduction, optimizer,
+ * backend) are made from their tables (print_run_options). */
 static const char RUN_OPTIONS[] =
     "run options (command-line values override the profile's):\n"
     "  --profile NAME|FILE   a sweep definition from profiles/ (abc, quick, default)\n"
     "  --effective LIST      effective batch sizes, e.g. 64 or 64,256\n"
-    "  --micro LIST|pow2     micro-batch sizes; pow2 = every power of two up to E\n"
-    "  --model LIST          tiny, S, M, L, XL, or mlp:hidden=N,layers=N,classes=N\n"
-    "  --dtype fp32|tf32|bf16\n";
-static const char RUN_OPTIONS_AFTER_MODE[] =
-    "  --reduction LIST      sum (correct), mean-of-means, no-scale (known bugs)\n"
-    "  --optimizer adamw|sgd --lr X\n";
-static const char RUN_OPTIONS_AFTER_BACKEND[] =
+    "  --micro LIST|pow2     micro-batch sizes; pow2 = every power of two up to E\n";
+static const char RUN_OPTIONS_AFTER_AXES[] =
+    "  --lr X                the learning rate (default 0.001)\n";
+static const char RUN_OPTIONS_REST[] =
     "  --steps N             time exactly N steps (default: adaptive)\n"
     "  --budget-s S          time budget per config (default 2)\n"
     "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
@@ -77,16 +75,33 @@ static const char PLAN_OPTIONS[] =
     "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
     "                   [--backend B]: the largest micro-batch that fits, by probing\n";
 
-/* run's options, the --backend line and the backends from the table. */
+static void option_line(FILE *f, const char *option, const char *what)
+{
+    fprintf(f, "  %-21s %s\n", option, what);
+}
+
+static const char *dtype_at(int i) { return dtype_name((dtype)i); }
+static const char *mode_at(int i) { return mode_name((exec_mode)i); }
+static const char *reduction_at(int i) { return reduction_name((reduction)i); }
+static const char *optimizer_at(int i) { return optimizer_name((optimizer_kind)i); }
+
+/* run's options; the axes and the backends from their tables. */
 static void print_run_options(FILE *f)
 {
-    char names[256];
-    backend_names(names, sizeof names, "|", 1);
+    char list[512], what[600];
     fputs(RUN_OPTIONS, f);
-    fputs(mode_usage_line(), f);
-    fputs(RUN_OPTIONS_AFTER_MODE, f);
-    fprintf(f, "  --backend %s\n", names);
-    fputs(RUN_OPTIONS_AFTER_BACKEND, f);
+    option_line(f, "--model LIST", model_names());
+    option_line(f, "--dtype NAME", name_list(list, sizeof list, DTYPE_COUNT, dtype_at, "|"));
+    option_line(f, "--mode LIST", name_list(list, sizeof list, MODE_COUNT, mode_at, ", "));
+    snprintf(what, sizeof what, "%s (%s is right; the others are known bugs)",
+             name_list(list, sizeof list, REDUCTION_COUNT, reduction_at, ", "),
+             reduction_name(REDUCTION_SUM));
+    option_line(f, "--reduction LIST", what);
+    option_line(f, "--optimizer NAME", name_list(list, sizeof list, OPT_COUNT, optimizer_at, "|"));
+    fputs(RUN_OPTIONS_AFTER_AXES, f);
+    backend_names(list, sizeof list, "|", 1);
+    option_line(f, "--backend NAME", list);
+    fputs(RUN_OPTIONS_REST, f);
     const backend_entry *fallback = backend_first(0);
     fprintf(f, "\nbackends (auto: the first GPU backend that answers, else %s):\n",
             fallback ? fallback->name : "none");

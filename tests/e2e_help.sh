@@ -23,9 +23,15 @@ expect_help "^usage: accubench run" "$ACCUBENCH" run --help --steps 0
 expect_help "^usage: accubench plan" "$ACCUBENCH" plan --effective 64 --find-max-micro --help
 expect_help "^usage: accubench report" "$ACCUBENCH" report some.csv --help
 expect_help "^usage: accubench compare" "$ACCUBENCH" compare a.csv b.csv --help
-# the --backend choices come from the program's backend table
-expect_help "^  --backend auto|cpu|cuda$" "$ACCUBENCH" run --help
-expect_help "^  --backend auto|cpu|cuda$" "$ACCUBENCH" --help
+# the choices of every axis come from its table: the backends from the
+# program's, the rest from the harness's
+expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" run --help
+expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" --help
+expect_help "^  --mode LIST  *async, sync, graph, alloc, alloc-async$" "$ACCUBENCH" run --help
+expect_help "^  --dtype NAME  *fp32|tf32|bf16$" "$ACCUBENCH" run --help
+expect_help "^  --model LIST  *tiny, S, M, L, XL; or mlp:hidden=N,layers=N,classes=N$" "$ACCUBENCH" run --help
+expect_help "^  --optimizer NAME  *adamw|sgd$" "$ACCUBENCH" run --help
+expect_help "^  --reduction LIST  *sum, mean-of-means, no-scale (sum is right" "$ACCUBENCH" run --help
 if [ -n "$(ls | grep -v '^std')" ]; then
     echo "FAILED: --help left files: $(ls)"
     fail=1

@@ -11,7 +11,6 @@
 #include "cpu_backend.h"
 #include "dataset.h"
 #include "model.h"
-#include "names.h"
 #include "step.h"
 #include "test_spec.h"
 
@@ -150,8 +149,6 @@ static void test_names(void)
         CHECK(mode_info_of((exec_mode)k)->name && mode_info_of((exec_mode)k)->description &&
               *mode_info_of((exec_mode)k)->description);
     CHECK(strcmp(mode_names(), "async, sync, graph, alloc, alloc-async") == 0);
-    CHECK(strcmp(mode_usage_line(),
-                 "  --mode LIST           async, sync, graph, alloc, alloc-async\n") == 0);
     exec_mode run[] = {MODE_SYNC, MODE_ALLOC_ASYNC};
     char line[256];
     modes_describe(run, 2, line, sizeof line);

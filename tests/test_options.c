@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "names.h"
 #include "options.h"
 #include "parse.h"
 #include "split.h"

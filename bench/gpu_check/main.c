@@ -41,7 +41,6 @@
 #include "backend_registry.h"
 #include "cpu_backend.h"
 #include "gpu_check.h"
-#include "names.h"
 #include "parse.h"
 
 static void usage(FILE *f)

@@ -8,7 +8,6 @@
 #include "dispatch.h"
 #include "gpu_check.h"
 #include "model.h"
-#include "names.h"
 #include "probe.h"
 #include "registry.h"
 #include "step.h"

@@ -5,7 +5,6 @@
 
 #include "gpu_check.h"
 #include "gradcheck.h"
-#include "names.h"
 
 #define MAX_RESULTS 256
 static check_result results[MAX_RESULTS];

@@ -17,13 +17,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-
-typedef enum optimizer_kind { OPT_ADAMW = 0, OPT_SGD = 1 } optimizer_kind;
-
-typedef struct optimizer_config {
-    optimizer_kind kind;
-    float lr, beta1, beta2, eps, weight_decay;
-} optimizer_config;
+#include "optimizer.h"
 
 typedef struct model_kind model_kind;
 typedef struct model model;

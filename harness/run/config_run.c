@@ -7,7 +7,6 @@
 
 #include "gradcheck.h"
 #include "measure.h"
-#include "names.h"
 #include "ranges.h"
 #include "trace_pass.h"
 

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "name_list.h"
+
 /* Each row: name, where the activations come from, host sync after each
  * micro-batch, graph replay, then the description. */
 static const mode_info MODES[MODE_COUNT] = {
@@ -39,22 +41,12 @@ int mode_parse(const char *s, exec_mode *out)
     return -1;
 }
 
+static const char *name_at(int m) { return MODES[m].name; }
+
 const char *mode_names(void)
 {
-    static char names[256];
-    if (!names[0])
-        for (int m = 0, used = 0; m < MODE_COUNT; m++)
-            used += snprintf(names + used, sizeof names - (size_t)used, "%s%s", m ? ", " : "",
-                             MODES[m].name);
-    return names;
-}
-
-const char *mode_usage_line(void)
-{
-    static char line[320];
-    if (!line[0])
-        snprintf(line, sizeof line, "  %-22s%s\n", "--mode LIST", mode_names());
-    return line;
+    static char list[256];
+    return name_list(list, sizeof list, MODE_COUNT, name_at, ", ");
 }
 
 void modes_describe(const exec_mode *modes, int n, char *out, size_t len)

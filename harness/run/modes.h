@@ -1,7 +1,7 @@
 /* The execution modes: how the host drives the device through one
  * optimizer step. The arithmetic is the same in every mode; what differs is
  * a column of one table (modes.c), which the step reads (step.c) and from
- * which the names, their parser, the usage text's --mode line and the CSV's
+ * which the names, their parser, the usage text's --mode list and the CSV's
  * `# modes:` metadata are made. No code checks a mode by name or number.
  *
  * Adding a mode: a value in exec_mode (before MODE_COUNT) and its row in
@@ -42,8 +42,6 @@ const char *mode_name(exec_mode m);
 int mode_parse(const char *s, exec_mode *out);
 /* "async, sync, ...": every name, for messages. */
 const char *mode_names(void);
-/* The usage text's line for --mode, newline included. */
-const char *mode_usage_line(void);
 /* "async (no host sync inside a step); sync (...)": the modes of a run, for
  * the CSV's `# modes:` line. */
 void modes_describe(const exec_mode *modes, int n, char *out, size_t len);

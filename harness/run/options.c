@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "names.h"
 #include "parse.h"
 #include "registry.h"
 #include "repo_path.h"
@@ -176,7 +175,7 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
     if (strcmp(key, "optimizer") == 0) {
         if (optimizer_parse(value, &o->optimizer.kind) == 0)
             return 0;
-        snprintf(why, n, "unknown optimizer '%s' (known: adamw, sgd)", value);
+        snprintf(why, n, "unknown optimizer '%s' (known: %s)", value, optimizer_names());
         return -1;
     }
     if (strcmp(key, "backend") == 0) {

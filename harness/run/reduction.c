@@ -4,7 +4,13 @@
 
 #include <string.h>
 
-static const char *const NAMES[] = {"sum", "mean-of-means", "no-scale"};
+#include "name_list.h"
+
+static const char *const NAMES[REDUCTION_COUNT] = {
+    [REDUCTION_SUM] = "sum",
+    [REDUCTION_MEAN_OF_MEANS] = "mean-of-means",
+    [REDUCTION_NO_SCALE] = "no-scale",
+};
 
 const char *reduction_name(reduction r)
 {
@@ -21,7 +27,13 @@ int reduction_parse(const char *s, reduction *out)
     return -1;
 }
 
-const char *reduction_names(void) { return "sum, mean-of-means, no-scale"; }
+static const char *name_at(int r) { return NAMES[r]; }
+
+const char *reduction_names(void)
+{
+    static char list[64];
+    return name_list(list, sizeof list, REDUCTION_COUNT, name_at, ", ");
+}
 
 float loss_scale(reduction r, int valid_in_micro, int valid_in_window, int accum_steps)
 {

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "backend_caps_meta.h"
-#include "names.h"
 #include "version.h"
 
 static void list_columns(char *out, size_t n, const char *pass)

@@ -15,7 +15,6 @@
 #include "config_run.h"
 #include "console_table.h"
 #include "measure.h"
-#include "names.h"
 #include "ranges.h"
 #include "run_metadata.h"
 #include "sweep_state.h"

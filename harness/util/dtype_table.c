@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "name_list.h"
+
 static const dtype_info DTYPES[DTYPE_COUNT] = {
     /* dt          name    grad   op     model */
     {DTYPE_FP32, "fp32", 1e-5, 1e-5, 1e-5},
@@ -34,13 +36,10 @@ int dtype_parse(const char *s, dtype *out)
     return 0;
 }
 
+static const char *name_at(int i) { return DTYPES[i].name; }
+
 const char *dtype_names(void)
 {
     static char list[64];
-    if (!list[0])
-        for (int i = 0; i < DTYPE_COUNT; i++) {
-            size_t used = strlen(list);
-            snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", DTYPES[i].name);
-        }
-    return list;
+    return name_list(list, sizeof list, DTYPE_COUNT, name_at, ", ");
 }
