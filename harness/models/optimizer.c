@@ -1,6 +1,5 @@
 #include "optimizer.h"
 
-#include <string.h>
 
 #include "name_list.h"
 
@@ -11,17 +10,16 @@ const char *optimizer_name(optimizer_kind k)
     return k >= 0 && k < OPT_COUNT ? NAMES[k] : "?";
 }
 
+static const char *name_at(int k) { return NAMES[k]; }
+
 int optimizer_parse(const char *s, optimizer_kind *out)
 {
-    for (int k = 0; k < OPT_COUNT; k++)
-        if (strcmp(NAMES[k], s) == 0) {
-            *out = (optimizer_kind)k;
-            return 0;
-        }
-    return -1;
+    int i = name_find(OPT_COUNT, name_at, s);
+    if (i < 0)
+        return -1;
+    *out = (optimizer_kind)i;
+    return 0;
 }
-
-static const char *name_at(int k) { return NAMES[k]; }
 
 const char *optimizer_names(void)
 {

@@ -2,7 +2,6 @@
 #include "modes.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "name_list.h"
 
@@ -31,17 +30,16 @@ const char *mode_name(exec_mode m)
     return m >= 0 && m < MODE_COUNT ? MODES[m].name : "?";
 }
 
+static const char *name_at(int m) { return MODES[m].name; }
+
 int mode_parse(const char *s, exec_mode *out)
 {
-    for (int m = 0; m < MODE_COUNT; m++)
-        if (strcmp(MODES[m].name, s) == 0) {
-            *out = (exec_mode)m;
-            return 0;
-        }
-    return -1;
+    int i = name_find(MODE_COUNT, name_at, s);
+    if (i < 0)
+        return -1;
+    *out = (exec_mode)i;
+    return 0;
 }
-
-static const char *name_at(int m) { return MODES[m].name; }
 
 const char *mode_names(void)
 {

@@ -2,7 +2,6 @@
  * frameworks shipped. */
 #include "reduction.h"
 
-#include <string.h>
 
 #include "name_list.h"
 
@@ -17,17 +16,16 @@ const char *reduction_name(reduction r)
     return r >= 0 && r < REDUCTION_COUNT ? NAMES[r] : "?";
 }
 
+static const char *name_at(int r) { return NAMES[r]; }
+
 int reduction_parse(const char *s, reduction *out)
 {
-    for (int i = 0; i < REDUCTION_COUNT; i++)
-        if (strcmp(NAMES[i], s) == 0) {
-            *out = (reduction)i;
-            return 0;
-        }
-    return -1;
+    int i = name_find(REDUCTION_COUNT, name_at, s);
+    if (i < 0)
+        return -1;
+    *out = (reduction)i;
+    return 0;
 }
-
-static const char *name_at(int r) { return NAMES[r]; }
 
 const char *reduction_names(void)
 {

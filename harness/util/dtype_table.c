@@ -1,7 +1,6 @@
 #include "dtype_table.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "name_list.h"
 
@@ -12,6 +11,8 @@ static const dtype_info DTYPES[DTYPE_COUNT] = {
     {DTYPE_BF16, "bf16", 1e-2, 1e-2, 5e-2},
 };
 
+static const char *name_at(int i) { return DTYPES[i].name; }
+
 const dtype_info *dtype_info_of(dtype d)
 {
     return d >= 0 && d < DTYPE_COUNT ? &DTYPES[d] : &DTYPES[DTYPE_FP32];
@@ -19,10 +20,8 @@ const dtype_info *dtype_info_of(dtype d)
 
 const dtype_info *dtype_info_named(const char *name)
 {
-    for (int i = 0; i < DTYPE_COUNT; i++)
-        if (strcmp(DTYPES[i].name, name) == 0)
-            return &DTYPES[i];
-    return NULL;
+    int i = name_find(DTYPE_COUNT, name_at, name);
+    return i < 0 ? NULL : &DTYPES[i];
 }
 
 const char *dtype_name(dtype d) { return d >= 0 && d < DTYPE_COUNT ? DTYPES[d].name : "?"; }
@@ -35,8 +34,6 @@ int dtype_parse(const char *s, dtype *out)
     *out = di->dt;
     return 0;
 }
-
-static const char *name_at(int i) { return DTYPES[i].name; }
 
 const char *dtype_names(void)
 {
