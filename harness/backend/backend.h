@@ -184,5 +184,4 @@ struct backend {
     char error[320];
 };
 
-
 #endif
