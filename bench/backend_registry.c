@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "name_list.h"
 #ifdef ACCUBENCH_HAVE_CUDA
 #include "cuda_backend.h"
 #include "cupti_collector.h"
@@ -47,12 +48,17 @@ const backend_entry *backend_first(int gpu)
     return NULL;
 }
 
+static const char *name_at(int i) { return backend_table[i].name; }
+/* "auto" first, then the table's rows. */
+static const char *name_at_with_auto(int i) { return i ? backend_table[i - 1].name : "auto"; }
+
 void backend_names(char *out, size_t len, const char *sep, int with_auto)
 {
-    size_t used = (size_t)snprintf(out, len, "%s", with_auto ? "auto" : "");
-    for (size_t i = 0; i < backend_table_count && used < len; i++)
-        used += (size_t)snprintf(out + used, len - used, "%s%s", used ? sep : "",
-                                 backend_table[i].name);
+    int n = (int)backend_table_count;
+    if (with_auto)
+        name_list(out, len, n + 1, name_at_with_auto, sep);
+    else
+        name_list(out, len, n, name_at, sep);
 }
 
 int backend_check_name(const char *name, char *why, size_t why_len)

@@ -41,6 +41,7 @@
 #include "backend_registry.h"
 #include "cpu_backend.h"
 #include "gpu_check.h"
+#include "name_list.h"
 #include "parse.h"
 
 static void usage(FILE *f)
@@ -56,7 +57,7 @@ static int help(void)
     const backend_entry *gpu = backend_first(1);
     usage(stdout);
     printf("\n"
-           "  --dtype LIST    dtypes to check, e.g. fp32,bf16 (default fp32,tf32,bf16)\n"
+           "  --dtype LIST    dtypes to check, e.g. fp32,bf16 (default: every dtype)\n"
            "  --csv FILE      one row per check, written as each is checked\n"
            "  --device NAME   the backend checked against the CPU (default %s)\n"
            "  --seed N        the random inputs' seed (default 1)\n"
@@ -87,14 +88,17 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
     }
 }
 
+static const char *dtype_at(int i) { return dtype_name((dtype)i); }
+
 int main(int argc, char **argv)
 {
     const char *csv = NULL;
     const backend_entry *device = backend_first(1);
-    char list[64] = "fp32,tf32,bf16", why[320];
+    char list[64], why[320];
     unsigned long long seed = 1;
     args a;
     arg_kind kind;
+    name_list(list, sizeof list, DTYPE_COUNT, dtype_at, ","); /* the default: every dtype */
     args_init(&a, argc, argv, NULL);
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
