@@ -69,6 +69,11 @@ typedef struct gemm_desc {
     void *c;
     int ldc;
     storage ab_storage, c_storage;
+    /* Strided-batched (attention's products): `batch` products, the i-th
+     * reading a + i * stride_a and b + i * stride_b and writing
+     * c + i * stride_c (strides in elements). batch 0 or 1: one product. */
+    int batch;
+    int64_t stride_a, stride_b, stride_c;
 } gemm_desc;
 
 typedef struct backend backend;
@@ -124,6 +129,43 @@ typedef struct backend_ops {
     int (*softmax_xent)(backend *b, storage s, const void *logits, void *dlogits,
                         const int *labels, const int *valid, const float *scale,
                         float *loss_sum, int classes, int batch);
+    /* Transformer ops. Activations are [features x tokens], one token per
+     * column; a micro-batch of `batch` sequences of t tokens has batch * t
+     * columns, sequence by sequence. LayerNorm and embedding weights are the
+     * fp32 master weights (like the biases); gradients accumulate in fp32.
+     *
+     * LayerNorm of each column of x [dim x rows]:
+     * y = (x - mean) * rstd * gamma + beta, with mean and rstd (fp32, one
+     * per column) kept for the backward. */
+    int (*layernorm_forward)(backend *b, storage s, const void *x, const float *gamma,
+                             const float *beta, void *y, float *mean, float *rstd,
+                             int dim, int rows);
+    /* dx += the input gradient (the residual stream adds into it);
+     * dgamma += sum_cols dy * xhat; dbeta += sum_cols dy. */
+    int (*layernorm_backward)(backend *b, storage s, const void *dy, const void *x,
+                              const float *gamma, const float *mean, const float *rstd,
+                              void *dx, float *dgamma, float *dbeta, int dim, int rows);
+    /* Causal softmax of `count` [t x t] score blocks stored one after the
+     * other, one query per column (column i holds query i's scores against
+     * keys 0..t-1): p[j, i] = exp(scale s[j, i]) / sum_{j' <= i}
+     * exp(scale s[j', i]) for j <= i, and 0 for j > i. */
+    int (*causal_softmax_forward)(backend *b, storage s, const void *scores, void *probs,
+                                  float scale, int t, int count);
+    /* dscores[j, i] = scale p[j, i] (dp[j, i] - sum_{j'} p[j', i] dp[j', i]);
+     * 0 above the diagonal. dscores may alias dprobs. */
+    int (*causal_softmax_backward)(backend *b, storage s, const void *probs,
+                                   const void *dprobs, void *dscores, float scale, int t,
+                                   int count);
+    /* out[:, q * t + i] = wte[:, tokens[q * t + i]] + wpe[:, i] for the
+     * `batch` sequences q; wte [dim x vocab] and wpe [dim x t] are fp32. */
+    int (*embedding_forward)(backend *b, storage s, const int *tokens, const float *wte,
+                             const float *wpe, void *out, int dim, int t, int batch);
+    /* dwte[:, tokens[c]] += dout[:, c]; dwpe[:, i] += sum_q dout[:, q * t + i]. */
+    int (*embedding_backward)(backend *b, storage s, const int *tokens, const void *dout,
+                              float *dwte, float *dwpe, int dim, int t, int batch);
+    /* y += x over n elements: the residual connections. */
+    int (*add)(backend *b, storage s, void *y, const void *x, size_t n);
+
     /* h points to device memory, written with upload() before each step,
      * so that a captured graph reads the current step's bias correction. */
     int (*adamw)(backend *b, float *w, const float *g, float *m, float *v,

@@ -116,6 +116,64 @@ static inline int bk_softmax_xent(backend *b, const void *logits, void *dlogits,
                                      valid, scale, loss_sum, classes, batch));
 }
 
+static inline int bk_layernorm_forward(backend *b, const void *x, const float *gamma,
+                                       const float *beta, void *y, float *mean, float *rstd,
+                                       int dim, int rows)
+{
+    BK_DISPATCH(b, "layernorm",
+                b->ops->layernorm_forward(b, b->compute_storage, x, gamma, beta, y, mean,
+                                          rstd, dim, rows));
+}
+
+static inline int bk_layernorm_backward(backend *b, const void *dy, const void *x,
+                                        const float *gamma, const float *mean,
+                                        const float *rstd, void *dx, float *dgamma,
+                                        float *dbeta, int dim, int rows)
+{
+    BK_DISPATCH(b, "layernorm_backward",
+                b->ops->layernorm_backward(b, b->compute_storage, dy, x, gamma, mean, rstd,
+                                           dx, dgamma, dbeta, dim, rows));
+}
+
+static inline int bk_causal_softmax_forward(backend *b, const void *scores, void *probs,
+                                            float scale, int t, int count)
+{
+    BK_DISPATCH(b, "causal_softmax",
+                b->ops->causal_softmax_forward(b, b->compute_storage, scores, probs, scale,
+                                               t, count));
+}
+
+static inline int bk_causal_softmax_backward(backend *b, const void *probs,
+                                             const void *dprobs, void *dscores,
+                                             float scale, int t, int count)
+{
+    BK_DISPATCH(b, "causal_softmax_backward",
+                b->ops->causal_softmax_backward(b, b->compute_storage, probs, dprobs,
+                                                dscores, scale, t, count));
+}
+
+static inline int bk_embedding_forward(backend *b, const int *tokens, const float *wte,
+                                       const float *wpe, void *out, int dim, int t,
+                                       int batch)
+{
+    BK_DISPATCH(b, "embedding",
+                b->ops->embedding_forward(b, b->compute_storage, tokens, wte, wpe, out, dim,
+                                          t, batch));
+}
+
+static inline int bk_embedding_backward(backend *b, const int *tokens, const void *dout,
+                                        float *dwte, float *dwpe, int dim, int t, int batch)
+{
+    BK_DISPATCH(b, "embedding_backward",
+                b->ops->embedding_backward(b, b->compute_storage, tokens, dout, dwte, dwpe,
+                                           dim, t, batch));
+}
+
+static inline int bk_add(backend *b, void *y, const void *x, size_t n)
+{
+    BK_DISPATCH(b, "add", b->ops->add(b, b->compute_storage, y, x, n));
+}
+
 static inline int bk_adamw(backend *b, float *w, const float *g, float *m,
                            float *v, size_t n, const adamw_hparams *h)
 {

@@ -96,6 +96,25 @@ typedef struct micro_batch_view {
     int first, count;
 } micro_batch_view;
 
+/* ----------------------------------------------------------- tensors */
+
+/* One parameter tensor as PyTorch names and shapes it, for the window dump
+ * (docs/dump.md). The floats at `offset` of the parameter vector are a
+ * column-major [rows x cols] matrix (cols = 1 for a vector). PyTorch's
+ * tensor is that matrix as a row-major [rows, cols] array (an nn.Linear
+ * weight [out, in]: the dump transposes the memory), or, when
+ * `torch_is_transpose` is set, as a row-major [cols, rows] array (an
+ * nn.Embedding weight [vocab, d] stored one token per column: the dump
+ * writes the memory as it is). Vectors are written with shape [rows]. */
+#define MODEL_TENSOR_NAME 64
+
+typedef struct model_tensor {
+    char name[MODEL_TENSOR_NAME]; /* PyTorch's state_dict key: "layers.0.weight" */
+    size_t offset;
+    int64_t rows, cols;
+    int torch_is_transpose;
+} model_tensor;
+
 /* ------------------------------------------------------------ model kind */
 
 struct model_kind {
@@ -119,6 +138,10 @@ struct model_kind {
     int (*activation_sizes)(const model_spec *s, storage st, int capacity, size_t *bytes);
     /* The starting weights from the seed: param_count floats. */
     void (*init_weights)(const model_spec *s, uint64_t seed, float *w);
+
+    /* The parameter tensors in the order of the parameter vector: writes up
+     * to `max` into out (out may be NULL) and returns how many there are. */
+    int (*tensors)(const model_spec *s, model_tensor *out, int max);
 
     /* The kind's own host state in m->impl, made after the parameters;
      * destroy also meets a half-made model. NULL: none. */
