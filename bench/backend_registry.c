@@ -23,11 +23,14 @@
 const backend_entry backend_table[] = {
     {.name = "cpu", .label = "the CPU backend",
      .description = "the host's cores (OpenBLAS or the portable GEMM), fp32; the reference",
-     .gpu = 0, .create = cpu_backend_create, .absent = NULL, .collector = NULL,
+     .gpu = 0, .auto_dtype = DTYPE_FP32,
+     .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create, .absent = NULL, .collector = NULL,
      .collector_records = NULL},
     {.name = "cuda", .label = "CUDA",
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
-     .gpu = 1, .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
+     .gpu = 1, .auto_dtype = DTYPE_BF16,
+     .auto_dtype_why = "bf16 runs on the GPU's tensor cores, where fp32 would leave them idle",
+     .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records"},
 };
 const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];
@@ -79,7 +82,7 @@ int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
         snprintf(why, why_len, "%s", e->absent);
         return BK_UNSUPPORTED;
     }
-    return e->create(dt, out, why, why_len);
+    return e->create(dt == DTYPE_AUTO ? e->auto_dtype : dt, out, why, why_len);
 }
 
 /* auto: the GPU rows in table order, the first that answers; else the

@@ -7,6 +7,7 @@
 
 #include "gradcheck.h"
 #include "measure.h"
+#include "progress.h"
 #include "ranges.h"
 #include "trace_pass.h"
 
@@ -145,6 +146,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
      * of a large model on a CPU: minutes a step) is skipped, judged from one
      * measured pass before anything long runs. */
     double one_pass_ms = 0;
+    progress_phase(s->progress, "timing one pass to judge --max-step-s");
     rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
     if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
         char why[RESULT_TEXT_LEN];
@@ -158,6 +160,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     }
 
     /* Correctness first, from the starting weights. */
+    progress_phase(s->progress, "gradient check against the full batch");
     if (!rc)
         rc = grad_check(&run, &r->grad_rel_err, &r->loss, NULL, NULL);
     if (!rc)
@@ -169,8 +172,10 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         .max_noise_pct = o->max_noise_pct, .stop = (const volatile int *)s->stop,
     };
     step_timing t;
+    progress_phase(s->progress, "warm-up and timed steps");
     if (!rc)
         rc = measure_steps(&run, &mo, &t);
+    progress_phase(s->progress, "timing single passes");
     if (!rc)
         rc = measure_single_pass(&run, 5, &t.pass_ms);
     if (!rc) {
@@ -192,6 +197,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
                                  .trace_label = label, .file_written = &s->trace_written};
         trace_pass_summary tp;
+        progress_phase(s->progress, "trace pass");
         rc = trace_pass_run(&run, &to, &tp);
         if (!rc)
             row_fill_trace(r, &tp);
