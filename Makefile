@@ -1,7 +1,9 @@
 # accubench: gradient-accumulation throughput, measured.
 #
 #   make            build build/accubench (CPU backend; CUDA too where nvcc is)
-#   make bench      run the default profile on the best backend present
+#   make bench      a sweep on the best backend here (the default profile on a
+#                   GPU, profiles/cpu otherwise), then its charts and report
+#   make bench-full the default profile, GPU or not
 #   make test       every test, then the unit tests again under ASan + UBSan
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
@@ -9,14 +11,15 @@
 #   make nsys       the abc profile under Nsight Systems
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
-#        PROFILE=name (bench), ACCUBENCH_NO_INSTALL=1 (never apt-get).
+#        PROFILE=name (bench: instead of the automatic choice),
+#        ACCUBENCH_NO_INSTALL=1 (never apt-get).
 
 BUILD      ?= build
 CUDA_HOME  ?= /usr/local/cuda
 NVCC       ?= $(CUDA_HOME)/bin/nvcc
 NVCC_GENCODE ?= -gencode arch=compute_90a,code=sm_90a \
                 -gencode arch=compute_90,code=compute_90
-PROFILE    ?= default
+PROFILE    ?=
 DEBUG      ?= 0
 VERBOSE    ?= 0
 export CUDA_HOME
@@ -102,7 +105,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench test unit-test asan-test e2e-test plots report check-gpu nsys clean
+.PHONY: all bench bench-full test unit-test asan-test e2e-test plots report check-gpu nsys clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -250,9 +253,14 @@ nsys: $(BIN)
 	@echo "open results/accubench-abc.nsys-rep in Nsight Systems (docs/nsight-systems.md)"
 
 # -------------------------------------------------------------- running
+# The sweep, then its charts and report (scripts/bench.sh). Without PROFILE
+# the profile is sized for what runs it: default where a GPU answers, cpu
+# otherwise (it says which); bench-full runs the default anywhere.
 bench: $(BIN)
-	$(Q)mkdir -p results
-	$(Q)$(BIN) run --profile $(PROFILE) --backend auto --out results
+	$(Q)sh scripts/bench.sh $(BIN) "$(PROFILE)" results
+
+bench-full: $(BIN)
+	$(Q)sh scripts/bench.sh $(BIN) default results
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).

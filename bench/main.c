@@ -52,7 +52,8 @@ static const char RUN_OPTIONS_AFTER_AXES[] =
     "  --lr X                the learning rate (default 0.001)\n";
 static const char RUN_OPTIONS_REST[] =
     "  --steps N             time exactly N steps (default: adaptive)\n"
-    "  --budget-s S          time budget per config (default 2)\n"
+    "  --budget-s S          time budget of a config's timed steps (default 2); warm-up\n"
+    "                        and the trace pass keep to it too, the checks run whole\n"
     "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
     "  --max-step-s S        skip configs whose step would take longer (default 10)\n"
     "  --min-samples N --max-samples N --warmup N\n"
