@@ -6,7 +6,7 @@
 #
 # Without PROFILE the sweep is sized for what runs it: the default profile
 # where a GPU answers (the CUDA backend opens), else profiles/cpu.profile
-# (about three minutes on a 2-core VM; the default would take over ten).
+# (a minute or two on a 2-core VM; the default would take over ten).
 # It says which and why. PROFILE=default (`make bench-full`) runs the full
 # default anywhere. Exit: the run's status (0, 1 a config failed, 2, 130
 # interrupted), or 1 when the report could not be made.
@@ -32,18 +32,20 @@ else
 fi
 
 mkdir -p "$out" || exit 2
-log=$(mktemp) || exit 2
-trap 'rm -f "$log" "$log.rc"' EXIT
-# The run's stdout goes to the terminal and to a copy that names its CSV.
-# Ctrl-C stops the sweep (its rows stay on disk) but not this script, nor
-# tee: the report of the rows measured still follows.
+# The run's CSV is the one file in OUT_DIR that was not there before it
+# (the program names it; its output goes straight to the terminal, where
+# the progress line and the table share the screen). Ctrl-C stops the
+# sweep, whose rows stay on disk, but not this script: the report of the
+# rows measured still follows.
+before=$(ls "$out"/*.csv 2>/dev/null)
 trap : INT
-{ "$bin" run --profile "$profile" --backend auto --out "$out"; echo $? >"$log.rc"; } |
-    (trap '' INT; tee "$log")
+"$bin" run --profile "$profile" --backend auto --out "$out"
+rc=$?
 trap - INT
-rc=$(cat "$log.rc" 2>/dev/null || echo 2)
-csv=$(sed -n 's/^results: //p' "$log" | tail -n 1)
-if [ -z "$csv" ] || [ ! -f "$csv" ] || ! grep -q '^[^#]' "$csv"; then
+csv=$(ls -t "$out"/*.csv 2>/dev/null | while read -r f; do
+    printf '%s\n' "$before" | grep -qxF "$f" || { echo "$f"; break; }
+done)
+if [ -z "$csv" ] || ! grep -q '^[^#]' "$csv"; then
     exit "$rc"
 fi
 if ! "$bin" report "$csv"; then

@@ -35,8 +35,7 @@ cat >fake.sh <<FAKE
 case \$1 in
 plan) [ -n "\${FAKE_GPU:-}" ] ;;
 run) echo "\$*" >run-args.txt
-     cp "$ACCUBENCH_ROOT/tests/fixtures/$(ls "$ACCUBENCH_ROOT/tests/fixtures" | grep -m1 '\.csv$')" fake/run.csv
-     echo "results: fake/run.csv" ;;
+     cp "$ACCUBENCH_ROOT/tests/fixtures/abc.csv" fake/run-\$\$.csv ;;
 *) exec "$ACCUBENCH" "\$@" ;;
 esac
 FAKE
