@@ -28,6 +28,7 @@ enum bk_status {
     BK_OOM = 1,          /* an allocation failed; everything else is intact */
     BK_UNSUPPORTED = 2,  /* this backend cannot do what was asked */
     BK_ERROR = 3,        /* a device or library call failed */
+    BK_NO_DEVICE = 4,    /* create: no device of this kind is present at all */
 };
 
 /* What a backend's device is like, where the harness must act on it: the

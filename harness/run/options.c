@@ -22,7 +22,7 @@ void options_defaults(run_options *o)
     o->micro_pow2 = 1;
     model_spec_parse("S", &o->models[0], NULL, 0);
     o->n_models = 1;
-    o->dtype = DTYPE_FP32;
+    o->dtype = DTYPE_AUTO;
     o->modes[0] = MODE_ASYNC;
     o->n_modes = 1;
     o->reductions[0] = REDUCTION_SUM;
@@ -169,7 +169,12 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
     if (strcmp(key, "dtype") == 0) {
         if (dtype_parse(value, &o->dtype) == 0)
             return 0;
-        snprintf(why, n, "unknown dtype '%s' (known: %s)", value, dtype_names());
+        if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
+            o->dtype = DTYPE_AUTO;
+            return 0;
+        }
+        snprintf(why, n, "unknown dtype '%s' (known: %s, %s)", value, dtype_name(DTYPE_AUTO),
+                 dtype_names());
         return -1;
     }
     if (strcmp(key, "optimizer") == 0) {

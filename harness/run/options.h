@@ -20,7 +20,7 @@ typedef struct run_options {
     int micro_pow2;                         /* every power of two up to E */
     model_spec models[OPT_MAX_LIST];
     int n_models;
-    dtype dtype;
+    dtype dtype;                            /* DTYPE_AUTO: the backend's own */
     exec_mode modes[MODE_COUNT];
     int n_modes;
     reduction reductions[REDUCTION_COUNT];

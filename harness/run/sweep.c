@@ -112,11 +112,31 @@ static int fits(const sweep *s, result_row *r)
     return 1;
 }
 
+/* The progress line of the config this row is for. */
+static void progress_row(sweep *s, const result_row *r)
+{
+    char label[RESULT_TEXT_LEN * 3];
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s", r->model, r->dtype,
+             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction);
+    progress_config(s->progress, label);
+}
+
+/* How many configs (rows) the sweep will visit. */
+static int count_configs(const run_options *o)
+{
+    int micros[64], n = 0;
+    for (int e = 0; e < o->n_effective; e++)
+        n += options_micro_list(o, o->effective[e], micros, 64);
+    return n * o->n_models * o->n_modes * o->n_reductions;
+}
+
 static int emit(sweep *s, const result_row *r)
 {
     char why[400];
     if (strcmp(r->status, STATUS_ERROR) == 0)
         s->failures++;
+    progress_config_done(s->progress);
+    progress_clear(s->progress);
     if (!s->o->quiet)
         console_table_row(stdout, r);
     if (csv_writer_append(&s->csv, r, why, sizeof why)) {
@@ -145,6 +165,7 @@ static int sweep_batch(sweep *s, model *m, int effective)
             for (int ri = 0; ri < o->n_reductions && !interrupted; ri++) {
                 result_row r;
                 fill_config(&r, s, &m->spec, &sp, o->modes[mi], o->reductions[ri]);
+                progress_row(s, &r);
                 if (data_rc)
                     row_status_from(&r, data_rc, s->b);
                 else if (!fits(s, &r))
@@ -175,6 +196,7 @@ static int emit_model_failure(sweep *s, const model_spec *ms, int rc)
                     split_make(s->o->effective[e], micros[i], 1, &sp, why, sizeof why);
                     result_row r;
                     fill_config(&r, s, ms, &sp, s->o->modes[mi], s->o->reductions[ri]);
+                    progress_row(s, &r);
                     if (rc == BK_OK) {
                         snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
                         fits(s, &r);
@@ -212,6 +234,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     csv_path_for(o, b, path, sizeof path);
     csv_writer_init(&s.csv, path);
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
+    csv_writer_meta(&s.csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
@@ -246,6 +269,9 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         printf("results: %s\n", path);
         console_table_header(stdout);
     }
+    progress prog;
+    progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o), PROGRESS_SILENT_S);
+    s.progress = &prog;
 
     range_push("run");
     int write_failed = 0;
@@ -262,6 +288,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         model_destroy(&m);
     }
     range_pop();
+    progress_stop(&prog);
     sigaction(SIGINT, &old_sa, NULL);
 
     if (!write_failed && csv_writer_flush(&s.csv, why, sizeof why)) {

@@ -20,6 +20,7 @@ typedef struct sweep_device {
     collector *col;           /* the activity collector, or NULL */
     const char *trace_source; /* what the trace pass records, or why nothing */
     const char *note;         /* how `auto` chose the backend; "" when named */
+    const char *dtype_note;   /* how the dtype was chosen (--dtype auto or asked) */
 } sweep_device;
 
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
@@ -389,8 +390,18 @@ static backend_ops cuda_ops_table(void)
 
 static const backend_ops cuda_ops = cuda_ops_table();
 
-/* Whether device 0 can run this build at all; BK_OK or BK_UNSUPPORTED with
- * the reason (no driver, no device, no kernel image for its architecture). */
+/* Whether the failure means there is no GPU here at all rather than one
+ * that does not work: no device, or a runtime that finds no driver where
+ * no NVIDIA kernel driver is loaded. */
+static int no_gpu_present(cudaError_t e)
+{
+    return e == cudaErrorNoDevice ||
+           (e == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0);
+}
+
+/* Whether device 0 can run this build at all; BK_OK, BK_NO_DEVICE (no GPU
+ * here) or BK_UNSUPPORTED with the reason (no driver, no device, no kernel
+ * image for its architecture). */
 static int device_usable(dtype dt, char *why, size_t why_len)
 {
     int count = 0;
@@ -409,7 +420,7 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     if (e != cudaSuccess) {
         snprintf(why, why_len, "no usable CUDA device: %s: %s", call, cudaGetErrorString(e));
         (void)cudaGetLastError();
-        return BK_UNSUPPORTED;
+        return no_gpu_present(e) ? BK_NO_DEVICE : BK_UNSUPPORTED;
     }
     e = cuda_elementwise_loadable();
     if (e != cudaSuccess) {
