@@ -166,7 +166,7 @@ int report_main(int argc, char **argv)
     }
 
     csv_table t;
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     if (csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
         return fail("%s", why);
     in.t = &t;
