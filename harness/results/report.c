@@ -26,11 +26,9 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
 {
     uint64_t v = 0;
     *cap = -1;
-    if (!strcmp(s, "0"))
-        return 0;
     if (parse_bytes(what, s, &v, why, why_len))
         return -1;
-    *cap = (int64_t)v;
+    *cap = v ? (int64_t)v : -1;
     return 0;
 }
 
