@@ -142,7 +142,7 @@ int compare_main(int argc, char **argv)
         } else if (kind == ARG_OPTION && !strcmp(a.key, "min-diff")) {
             double pct;
             if (parse_real("--min-diff", a.value, 0, 1e6, &pct, arg_why, sizeof arg_why)) {
-                fprintf(stderr, "accubench: --min-diff wants a percentage, not %s\n", a.value);
+                fprintf(stderr, "accubench: %s (a percentage)\n", arg_why);
                 return 2;
             }
             min_diff = pct / 100.0;
