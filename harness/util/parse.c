@@ -106,8 +106,9 @@ int split_list(const char *what, char *s, char **items, int max, char *why, size
         if (comma)
             *comma = '\0';
         if (*p == '\0' || n == max) {
+            int empty = *p == '\0';
             unsplit(s, comma ? comma + 1 : p);
-            if (*p)
+            if (!empty)
                 snprintf(why, why_len, "%s has more than %d items, got '%s'", what, max, s);
             else
                 snprintf(why, why_len, "%s has an empty item, got '%s'", what, s);
