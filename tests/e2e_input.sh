@@ -35,6 +35,9 @@ for key in $run_numeric; do
     done
     expect_refusal "" run --out out --profile quick --$key=
 done
+for key in out csv trace; do
+    expect_refusal "" run --out out --profile quick --$key ""
+done
 expect_refusal 99999999999T run --out out --profile quick --mem-cap 99999999999T
 expect_refusal 12Q run --out out --profile quick --mem-cap 12Q
 for key in effective max-micro devices mem-cap buffers; do

@@ -58,7 +58,7 @@ static int set_int(const char *key, const char *v, long long min, long long max,
 static int set_path(const char *key, const char *v, char *out, size_t cap, char *why, size_t n)
 {
     if (!*v || strlen(v) >= cap) {
-        snprintf(why, n, "%s needs a path of 1 to %zu characters", key, cap - 1);
+        snprintf(why, n, "%s needs a path of 1 to %zu characters, got '%s'", key, cap - 1, v);
         return -1;
     }
     snprintf(out, cap, "%s", v);
