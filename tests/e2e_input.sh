@@ -21,7 +21,8 @@ expect_refusal() {
     text=$1; shift
     "$ACCUBENCH" "$@" > stdout.txt 2> stderr.txt
     rc=$?
-    if [ "$rc" -ne 2 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] || ! grep -qF -- "'$text'" stderr.txt; then
+    if [ "$rc" -ne 2 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] ||
+       ! grep -qF -- "'$text'" stderr.txt; then
         bad "accubench $* -> exit $rc, want 2 and one line echoing '$text':"; cat stderr.txt
     fi
     [ -z "$(ls out)" ] || { bad "accubench $* left files: $(ls out)"; rm -rf out/*; }
@@ -116,9 +117,11 @@ ls edited.md > /dev/null 2>&1 && bad "a report was written from a file with impo
     { bad "report of a CSV with a BOM and CRLF failed:"; cat err.txt; }
 "$ACCUBENCH" report base.csv --no-charts > /dev/null 2> err.txt || bad "report of base.csv failed"
 if [ -f crlf.md ]; then
-    sed "s/crlf/base/g" crlf.md | cmp -s - base.md || bad "the BOM/CRLF report differs from the plain one"
+    sed "s/crlf/base/g" crlf.md | cmp -s - base.md ||
+        bad "the BOM/CRLF report differs from the plain one"
 fi
 "$ACCUBENCH" compare base.csv crlf.csv > out.txt 2> err.txt ||
     { bad "compare with a BOM/CRLF file:"; cat err.txt; }
-grep -q '; 0 only in base, 0 only in new$' out.txt || bad "compare with a BOM/CRLF file: $(tail -n 1 out.txt)"
+grep -q '; 0 only in base, 0 only in new$' out.txt ||
+    bad "compare with a BOM/CRLF file: $(tail -n 1 out.txt)"
 exit $fail
