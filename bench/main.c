@@ -328,6 +328,8 @@ static int cmd_plan(int argc, char **argv)
         usage_error(why);
         return 2;
     }
+    if (a.shared.note[0])
+        fprintf(stderr, "accubench: note: %s\n", a.shared.note);
     return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
 }
 
