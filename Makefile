@@ -9,6 +9,7 @@
 #   make fuzz       the fuzz targets, FUZZ_SECONDS each
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
+#   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
 #   make nsys       the abc profile under Nsight Systems
 #
@@ -332,6 +333,12 @@ plots:
 
 report: $(BIN)
 	$(Q)csv=$$(sh scripts/pick_csv.sh $(CSV)) && $(BIN) report "$$csv"
+
+# report and compare on generated CSVs of 10^4, 10^5 and 10^6 rows (or
+# SCALE_ROWS="N ..."): wall time and peak memory of each.
+.PHONY: bench-report-scale
+bench-report-scale: $(BIN)
+	$(Q)sh scripts/bench_report_scale.sh $(BIN) $(SCALE_ROWS)
 
 clean:
 	rm -rf $(BUILD)

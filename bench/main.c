@@ -58,7 +58,7 @@ static const char RUN_OPTIONS_REST[] =
     "  --max-step-s S        skip configs whose step would take longer (default 10)\n"
     "  --min-samples N --max-samples N --warmup N\n"
     "  --seed N --buffers N  synthetic data seed; input buffers rotated (default 3)\n"
-    "  --mem-cap BYTES       emulate a smaller device (K, M, G suffixes)\n"
+    "  --mem-cap BYTES       emulate a smaller device (K, M, G, T suffixes; 0 = none)\n"
     "  --out DIR             where the CSV goes (default results/)\n"
     "  --csv FILE            the CSV's exact path\n"
     "  --trace FILE          one step of the first config as Chrome trace JSON\n"
@@ -182,6 +182,8 @@ static int cmd_run(int argc, char **argv)
         usage_error(why);
         return 2;
     }
+    if (o.note[0])
+        fprintf(stderr, "accubench: note: %s\n", o.note);
     char command[2048] = "accubench";
     for (int i = 0; i < argc; i++) {
         size_t used = strlen(command);
@@ -351,6 +353,8 @@ static int cmd_plan(int argc, char **argv)
         usage_error(why);
         return 2;
     }
+    if (a.shared.note[0])
+        fprintf(stderr, "accubench: note: %s\n", a.shared.note);
     return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
 }
 

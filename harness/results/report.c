@@ -26,11 +26,9 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
 {
     uint64_t v = 0;
     *cap = -1;
-    if (!strcmp(s, "0"))
-        return 0;
     if (parse_bytes(what, s, &v, why, why_len))
         return -1;
-    *cap = (int64_t)v;
+    *cap = v ? (int64_t)v : -1;
     return 0;
 }
 
@@ -166,7 +164,7 @@ int report_main(int argc, char **argv)
     }
 
     csv_table t;
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     if (csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
         return fail("%s", why);
     in.t = &t;

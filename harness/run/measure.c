@@ -254,7 +254,7 @@ static int warm_up_gemm(backend *b, gemm_work *w)
     return rc;
 }
 
-int measure_peak_gemm(backend *b, double *tflops, int *n_used)
+static int peak_gemm(backend *b, double *tflops, int *n_used)
 {
     int n = b->peak_gemm_n;
     size_t bytes = (size_t)n * n * storage_bytes(b->compute_storage);
@@ -282,5 +282,16 @@ int measure_peak_gemm(backend *b, double *tflops, int *n_used)
     bk_free(b, a, bytes);
     bk_free(b, bm, bytes);
     bk_free(b, c, bytes);
+    return rc;
+}
+
+int measure_peak_gemm(backend *b, double *tflops, int *n_used)
+{
+    /* The memory cap is the user's budget for the model; the peak probe is
+     * ours and measures the device, so it runs outside the cap. */
+    size_t user_cap = b->mem_cap;
+    b->mem_cap = 0;
+    int rc = peak_gemm(b, tflops, n_used);
+    b->mem_cap = user_cap;
     return rc;
 }

@@ -49,7 +49,8 @@ int measure_single_pass(step_runner *s, int reps, double *median_ms);
 
 /* Times a square GEMM of the backend's peak size in its compute storage,
  * after PEAK_GEMM_WARMUP_MS of the same GEMM; median of several, in
- * TFLOP/s. */
+ * TFLOP/s. Outside b->mem_cap: the cap budgets the model, and a cap under
+ * the three matrices must not leave the run without its peak (and MFU). */
 int measure_peak_gemm(backend *b, double *tflops, int *n_used);
 
 #endif

@@ -257,6 +257,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         csv_writer_meta(&s.csv, "peak_gemm_tflops", "%.4g", s.peak_tflops);
         csv_writer_meta(&s.csv, "peak_gemm_shape", "%dx%dx%d %s", peak_n, peak_n, peak_n,
                         dtype_name(o->dtype));
+        csv_writer_meta(&s.csv, "peak_gemm_memory", "%zu bytes, outside the memory cap",
+                        3 * (size_t)peak_n * (size_t)peak_n * storage_bytes(b->compute_storage));
         if (!o->quiet)
             printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
                    dtype_name(o->dtype), s.peak_tflops);

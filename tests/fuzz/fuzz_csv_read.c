@@ -1,6 +1,6 @@
 /* libFuzzer target: any bytes as a results CSV, read the way `report` and
  * `compare` read one (csv_load: the table, then every row converted to a
- * result_row), then every metadata lookup and cell. Every outcome is a 0 or
+ * csv_row), then every metadata lookup and cell. Every outcome is a 0 or
  * a -1 with a reason; a crash, a hang or a sanitizer report is the bug. */
 #include <string.h>
 
@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!path)
         return 0;
     csv_table t;
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     char why[600];
     why[0] = '\0';
     if (csv_load(path, csv_required_columns, &t, &rows, why, sizeof why) != 0) {
