@@ -14,58 +14,40 @@
 
 #include "config_run.h"
 #include "console_table.h"
+#include "csv_lock.h"
 #include "measure.h"
 #include "ranges.h"
 #include "run_metadata.h"
 #include "sweep_state.h"
 #include "version.h"
 
+/* The signal that stopped the sweep (SIGINT or SIGTERM), or 0: the
+ * configs stop, the rows measured so far stay on disk. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
 }
 
-static int make_dirs(const char *dir, char *why, size_t n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1;; p++) {
-        char c = *p;
-        if (c == '/' || c == '\0') {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-                snprintf(why, n, "cannot create output directory %s: %s", path, strerror(errno));
-                return -1;
-            }
-            *p = c;
-        }
-        if (c == '\0')
-            break;
-    }
-    if (access(dir, W_OK) != 0) {
-        snprintf(why, n, "output directory %s is not writable: %s", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static void csv_path_for(const run_options *o, const backend *b, char *path, size_t n)
+/* The CSV's path: --csv as given (checked and locked by run_outputs.h),
+ * or a fresh name in --out that no other run has (csv_lock.h). */
+static int csv_path_for(const run_options *o, const backend *b, char *path, size_t n,
+                        char *why, size_t why_len)
 {
     if (o->csv_path[0]) {
         snprintf(path, n, "%s", o->csv_path);
-        return;
+        return 0;
     }
-    char stamp[32];
+    char stamp[32], stem[1200];
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
     const char *profile = o->profile[0] ? o->profile : "custom";
     const char *base = strrchr(profile, '/');
     base = base ? base + 1 : profile;
-    snprintf(path, n, "%s/accubench-%.*s-%s-%s-%s.csv", o->out_dir,
+    snprintf(stem, sizeof stem, "%s/accubench-%.*s-%s-%s-%s", o->out_dir,
              (int)strcspn(base, "."), base, b->name, dtype_name(o->dtype), stamp);
+    return csv_claim_new(stem, path, n, why, why_len);
 }
 
 static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
@@ -204,23 +186,27 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     backend *b = dev->b;
     sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
     b->mem_cap = (size_t)o->mem_cap;
-    if (make_dirs(o->out_dir, why, sizeof why)) {
+    char path[1300];
+    if (csv_path_for(o, b, path, sizeof path, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
-    char path[1200];
-    csv_path_for(o, b, path, sizeof path);
     csv_writer_init(&s.csv, path);
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
+        if (!o->csv_path[0])
+            unlink(path); /* the empty file that claimed the name */
         return 2;
     }
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
 
-    struct sigaction sa = {0}, old_sa;
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, &old_sa);
+    /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
+     * configs, keep what was measured, and never die inside a write. */
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
 
     if (!o->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, b->device, b->name,
@@ -262,19 +248,39 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         model_destroy(&m);
     }
     range_pop();
-    sigaction(SIGINT, &old_sa, NULL);
 
+    if (o->trace_path[0] && s.trace_written != 1 && !interrupted) {
+        if (s.trace_written == 0) /* a failed write has said why already */
+            fprintf(stderr, "accubench: --trace %s not written: no config had a trace\n",
+                    o->trace_path);
+        s.failures++;
+    }
     if (!write_failed && csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }
-    if (!o->quiet)
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (write_failed) {
+        /* What the file holds, read back: never the rows meant for it. */
+        long on_disk = csv_rows_on_disk(path);
+        if (on_disk < 0)
+            fprintf(stderr, "accubench: %s is not on disk: none of the %zu rows measured was "
+                    "kept\n", path, s.csv.count);
+        else
+            fprintf(stderr, "accubench: %ld of the %zu rows measured are in %s\n", on_disk,
+                    s.csv.count, path);
+    } else if (!o->quiet) {
         printf("%zu rows written to %s\n", s.csv.count, path);
+    }
     csv_writer_free(&s.csv);
-    if (interrupted) {
-        fprintf(stderr, "accubench: interrupted; the rows measured so far are in %s\n", path);
+    if (interrupted && !write_failed) {
+        fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
+                interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
         return 130;
     }
+    if (interrupted)
+        return 130;
     if (write_failed)
         return 2;
     return s.failures ? 1 : 0;
