@@ -256,12 +256,14 @@ bench: $(BIN)
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).
-# Charts (PNG + SVG) and the report land next to the CSV.
+# Charts (PNG + SVG) and the report land next to the CSV. The name is read
+# from the environment (make exports command-line variables), never pasted
+# into the command, so no character of it is shell code.
 plots:
-	$(Q)sh scripts/plots.sh $(CSV)
+	$(Q)sh scripts/plots.sh "$${CSV:-}"
 
 report: $(BIN)
-	$(Q)csv=$$(sh scripts/pick_csv.sh $(CSV)) && $(BIN) report "$$csv"
+	$(Q)csv=$$(sh scripts/pick_csv.sh "$${CSV:-}") && $(BIN) report "$$csv"
 
 clean:
 	rm -rf $(BUILD)
