@@ -120,7 +120,8 @@ static int help(void)
 {
     printf("%s\n\n"
            "  FILE.csv          a CSV that accubench run wrote\n"
-           "  --out DIR         where NAME.md and NAME.html go (default: the CSV's folder)\n"
+           "  --out DIR         where NAME.md and NAME.html go (default: the CSV's folder;\n"
+           "                    created when missing)\n"
            "  --mem-cap BYTES   the memory cap the advice assumes (K, M, G suffixes;\n"
            "                    0 = none; default: the run's own cap)\n"
            "  --no-charts       do not render the charts (scripts/plots.sh) first\n",
