@@ -37,6 +37,11 @@ check '[ -L devnull ] && [ -p fifo ] && [ "$(cat afile)" = keep ]' \
     "the refused paths are untouched"
 check '[ -z "$(ls adir)" ] && [ ! -e nodir ]' "nothing made in the refused places"
 
+# a trace asked for with no trace pass to take it from
+"$ACCUBENCH" run $quick --trace t.json >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "trace-steps is 0" err.txt' \
+    "--trace with --trace-steps 0 refused up front: $(cat err.txt)"
+
 # --csv names the file: no results/ appears in the working folder
 "$ACCUBENCH" run $quick --csv given.csv --quiet 2>err.txt
 check '[ $? -eq 0 ] && [ "$(rows given.csv)" -eq 2 ]' "--csv run: $(cat err.txt)"
@@ -78,6 +83,17 @@ check "grep -q 'locked.csv' err.txt && grep -q 'pid $first' err.txt" \
 wait $first
 check '[ $? -eq 0 ] && [ "$(rows locked.csv)" -eq 7 ]' "the first run kept all 7 rows: $(cat first.txt)"
 check '[ ! -e locked.csv.lock ]' "the lock is gone with its run"
+
+# a name the run chose is locked too: --csv naming it is refused meanwhile
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
+    --max-noise 0.001 --trace-steps 0 --out chosen --quiet 2>first.txt & first=$!
+for i in $(seq 1 100); do ls chosen/*.csv.lock >/dev/null 2>&1 && break; sleep 0.05; done
+taken=$(ls chosen/*.csv | head -n 1)
+"$ACCUBENCH" run $quick --csv "$taken" >out.txt 2>err.txt
+check "[ \$? -eq 2 ] && grep -q 'pid $first' err.txt" "--csv naming a running run's file: $(cat err.txt)"
+wait $first
+check '[ "$(rows "$taken")" -eq 7 ] && [ -z "$(ls chosen | grep lock)" ]' \
+    "the chosen name kept its run's 7 rows, and no lock: $(ls chosen)"
 
 # ---- 3. a write that fails (the file-size limit stands in for a full disk):
 # the count printed is what the file holds. The limit (512-byte blocks)

@@ -1,5 +1,7 @@
 #include "run_outputs.h"
 
+#include <stdio.h>
+
 #include "atomic_file.h"
 #include "output_path.h"
 
@@ -8,6 +10,11 @@ int run_outputs_open(const run_options *o, run_outputs *out, char *why, size_t w
     out->lock.fd = -1;
     /* The trace first: it takes no lock, so a refusal leaves nothing held. */
     if (o->trace_path[0]) {
+        if (o->trace_steps == 0) {
+            snprintf(why, why_len, "--trace %s needs a trace pass, and --trace-steps is 0",
+                     o->trace_path);
+            return -1;
+        }
         if (output_path_check("--trace", o->trace_path, OUTPUT_FILE, why, why_len))
             return -1;
         atomic_file_remove_stale(o->trace_path);

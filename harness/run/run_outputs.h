@@ -16,7 +16,8 @@ typedef struct run_outputs {
 /* --csv: a regular file or nothing, in a writable folder, and locked for
  * the run (a second run writing the same file is refused); without it,
  * --out: a folder, created when missing (with --csv, --out is not
- * touched). --trace: a regular file or nothing, in a writable folder.
+ * touched). --trace: a regular file or nothing, in a writable folder, and
+ * a trace pass to fill it (--trace-steps not 0).
  * Temporaries a killed run left beside these files are removed
  * (atomic_file_remove_stale). A new output option adds its check here
  * (a folder it fills: output_path_check(NAME, path, OUTPUT_DIR, ...)).

@@ -187,8 +187,16 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
     b->mem_cap = (size_t)o->mem_cap;
     char path[1300];
+    /* A name the run chose is locked as an explicit --csv is (by the
+     * caller), so a run given that name with --csv is refused meanwhile. */
+    csv_lock own = {.fd = -1};
     if (csv_path_for(o, b, path, sizeof path, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (!o->csv_path[0] && csv_lock_take(&own, path, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        unlink(path); /* the empty file that claimed the name */
         return 2;
     }
     csv_writer_init(&s.csv, path);
@@ -197,6 +205,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         fprintf(stderr, "accubench: %s\n", why);
         if (!o->csv_path[0])
             unlink(path); /* the empty file that claimed the name */
+        csv_lock_release(&own);
         return 2;
     }
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
@@ -274,6 +283,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         printf("%zu rows written to %s\n", s.csv.count, path);
     }
     csv_writer_free(&s.csv);
+    csv_lock_release(&own);
     if (interrupted && !write_failed) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
                 interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);

@@ -70,8 +70,8 @@ static int make_folders(const char *what, const char *dir, char *why, size_t n)
         if (c == '/' || c == '\0') {
             *p = '\0';
             if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-                snprintf(why, n, "%s %s: cannot create folder %s: %s", what, dir, path,
-                         strerror(errno));
+                snprintf(why, n, "%s %s: cannot create the output directory %s: %s", what,
+                         dir, path, strerror(errno));
                 return -1;
             }
             *p = c;
@@ -92,7 +92,8 @@ int output_path_check(const char *what, const char *path, output_kind kind, char
     }
     struct stat st;
     int exists = stat(path, &st) == 0;
-    if (!exists && errno != ENOENT) {
+    /* ENOTDIR: a file in the way; what to say about it is below. */
+    if (!exists && errno != ENOENT && errno != ENOTDIR) {
         snprintf(why, why_len, "%s %s: %s", what, path, strerror(errno));
         return -1;
     }
