@@ -2,13 +2,11 @@
  * model x effective batch x split x mode x reduction, a row each. */
 #include "sweep.h"
 
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
