@@ -16,7 +16,7 @@ typedef struct sweep {
     collector *col;
     csv_writer csv;
     double peak_tflops;
-    int trace_written;  /* --trace: 1 written, -1 writing it failed, 0 not yet */
+    int trace_written;
     int failures;
     const volatile sig_atomic_t *stop; /* set by SIGINT: finish no more configs */
 } sweep;
