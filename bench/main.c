@@ -22,7 +22,6 @@
 #include "probe.h"
 #include "registry.h"
 #include "report.h"
-#include "run_outputs.h"
 #include "sweep.h"
 #include "version.h"
 
@@ -169,12 +168,6 @@ static int cmd_run(int argc, char **argv)
         usage_error(why);
         return 2;
     }
-    /* Every output path before the device is even opened. */
-    run_outputs outputs;
-    if (run_outputs_open(&o, &outputs, why, sizeof why)) {
-        fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
     char command[2048] = "accubench";
     for (int i = 0; i < argc; i++) {
         size_t used = strlen(command);
@@ -190,7 +183,6 @@ static int cmd_run(int argc, char **argv)
     if (backend_open(o.backend, o.dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
         BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
-        run_outputs_close(&outputs);
         return 2;
     }
     if (note[0] && !o.quiet)
@@ -202,7 +194,6 @@ static int cmd_run(int argc, char **argv)
         col = backend_open_collector(entry, b, source, sizeof source);
     sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note};
     int rc = sweep_run(&o, &dev, &ctx);
-    run_outputs_close(&outputs);
     if (col)
         col->ops->destroy(col);
     b->ops->destroy(b);

@@ -12,10 +12,10 @@
 
 #include "config_run.h"
 #include "console_table.h"
-#include "csv_lock.h"
 #include "measure.h"
 #include "ranges.h"
 #include "run_metadata.h"
+#include "run_outputs.h"
 #include "sweep_state.h"
 #include "version.h"
 
@@ -26,26 +26,6 @@ static volatile sig_atomic_t interrupted;
 static void on_stop_signal(int sig)
 {
     interrupted = sig;
-}
-
-/* The CSV's path: --csv as given (checked and locked by run_outputs.h),
- * or a fresh name in --out that no other run has (csv_lock.h). */
-static int csv_path_for(const run_options *o, const backend *b, char *path, size_t n,
-                        char *why, size_t why_len)
-{
-    if (o->csv_path[0]) {
-        snprintf(path, n, "%s", o->csv_path);
-        return 0;
-    }
-    char stamp[32], stem[1200];
-    time_t now = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-    const char *profile = o->profile[0] ? o->profile : "custom";
-    const char *base = strrchr(profile, '/');
-    base = base ? base + 1 : profile;
-    snprintf(stem, sizeof stem, "%s/accubench-%.*s-%s-%s-%s", o->out_dir,
-             (int)strcspn(base, "."), base, b->name, dtype_name(o->dtype), stamp);
-    return csv_claim_new(stem, path, n, why, why_len);
 }
 
 static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
@@ -184,26 +164,19 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     backend *b = dev->b;
     sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
     b->mem_cap = (size_t)o->mem_cap;
-    char path[1300];
-    /* A name the run chose is locked as an explicit --csv is (by the
-     * caller), so a run given that name with --csv is refused meanwhile. */
-    csv_lock own = {.fd = -1};
-    if (csv_path_for(o, b, path, sizeof path, why, sizeof why)) {
+    /* Every output path, before anything is measured; the CSV is locked
+     * until the last row is written. */
+    run_outputs out;
+    if (run_outputs_open(o, b->name, &out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
-    if (!o->csv_path[0] && csv_lock_take(&own, path, why, sizeof why)) {
-        fprintf(stderr, "accubench: %s\n", why);
-        unlink(path); /* the empty file that claimed the name */
-        return 2;
-    }
+    const char *path = out.csv_path;
     csv_writer_init(&s.csv, path);
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        if (!o->csv_path[0])
-            unlink(path); /* the empty file that claimed the name */
-        csv_lock_release(&own);
+        run_outputs_close(&out, 1);
         return 2;
     }
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
@@ -281,7 +254,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         printf("%zu rows written to %s\n", s.csv.count, path);
     }
     csv_writer_free(&s.csv);
-    csv_lock_release(&own);
+    run_outputs_close(&out, 0);
     if (interrupted && !write_failed) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
                 interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
