@@ -57,8 +57,20 @@ for name in $charts; do
 done
 
 # The private folder sits beside the charts, so each rename stays on one
-# file system and a reader sees a whole chart or none.
-work=$(mktemp -d "$folder/.plots.XXXXXX") || exit 2
+# file system and a reader sees a whole chart or none. Its name carries our
+# pid: one whose process is gone (killed before its trap ran) is removed.
+# (Where neither /proc nor ps can tell, every process counts as alive.)
+alive() {
+    if [ -d /proc/self ]; then [ -d "/proc/$1" ]
+    elif command -v ps >/dev/null 2>&1; then ps -p "$1" >/dev/null 2>&1
+    else true; fi
+}
+for old in "$folder"/.plots.*.*; do
+    pid=${old##*/.plots.}; pid=${pid%%.*}
+    case $pid in '' | *[!0-9]*) continue ;; esac
+    [ -d "$old" ] && ! alive "$pid" && rm -rf -- "$old"
+done
+work=$(mktemp -d "$folder/.plots.$$.XXXXXX") || exit 2
 trap 'rm -rf -- "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -79,6 +79,16 @@ done
 check '[ -s cells-mode.wallclock.png ] && [ -s cells-mode.wallclock.svg ]' \
     "charts from a CSV with a hostile mode: $(cat err.txt)"
 
+# A private folder a killed plots.sh left is removed by the next one; a
+# live one's is not.
+sh -c 'exit 0' & dead=$!
+wait $dead
+mkdir -p stale/.plots.$dead.abc stale/.plots.$$.xyz
+cp plain.csv stale/
+sh "$root/scripts/plots.sh" stale/plain.csv >log.txt 2>err.txt
+check "[ ! -e stale/.plots.$dead.abc ] && [ -d stale/.plots.$$.xyz ]" \
+    "stale private folders: $(ls -a stale | tr '\n' ' ')"
+
 pwned=$(find . -name 'PWNED*' | tr '\n' ' ')
 check '[ -z "$pwned" ]' "a name or a cell was run as code: $pwned"
 exit $fail
