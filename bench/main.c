@@ -15,6 +15,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
+#include "dp_launch.h"
 #include "name_list.h"
 #include "options.h"
 #include "parse.h"
@@ -84,6 +85,7 @@ static const char *dtype_at(int i) { return dtype_name((dtype)i); }
 static const char *mode_at(int i) { return mode_name((exec_mode)i); }
 static const char *reduction_at(int i) { return reduction_name((reduction)i); }
 static const char *optimizer_at(int i) { return optimizer_name((optimizer_kind)i); }
+static const char *sync_at(int i) { return sync_name((sync_mode)i); }
 
 /* run's options; the axes and the backends from their tables. */
 static void print_run_options(FILE *f)
@@ -98,6 +100,11 @@ static void print_run_options(FILE *f)
              reduction_name(REDUCTION_SUM));
     option_line(f, "--reduction LIST", what);
     option_line(f, "--optimizer NAME", name_list(list, sizeof list, OPT_COUNT, optimizer_at, "|"));
+    option_line(f, "--devices LIST", "data parallel, under mpirun: each count on that many "
+                "ranks (default: all)");
+    snprintf(what, sizeof what, "%s: when the gradient all-reduce runs (default %s)",
+             name_list(list, sizeof list, SYNC_COUNT, sync_at, ", "), sync_name(SYNC_WINDOW));
+    option_line(f, "--sync LIST", what);
     fputs(RUN_OPTIONS_AFTER_AXES, f);
     backend_names(list, sizeof list, "|", 1);
     option_line(f, "--backend NAME", list);
@@ -174,6 +181,10 @@ static int cmd_run(int argc, char **argv)
         snprintf(command + used, sizeof command - used, " %s", argv[i]);
     }
     run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
+    dp_launch ranks;
+    int rc = dp_launch_start(&argc, &argv, &o, command, &ranks);
+    if (rc)
+        return rc;
 
     /* The device and its collector: opened here, from the backend table,
      * and handed to the sweep. */
@@ -183,7 +194,14 @@ static int cmd_run(int argc, char **argv)
     if (backend_open(o.backend, o.dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
         BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
+        dp_launch_end(&ranks, NULL);
         return 2;
+    }
+    comm *world = NULL;
+    if ((rc = dp_launch_world(&ranks, entry, b, &world))) {
+        b->ops->destroy(b);
+        dp_launch_end(&ranks, NULL);
+        return rc;
     }
     if (note[0] && !o.quiet)
         printf("%s\n", note);
@@ -192,8 +210,10 @@ static int cmd_run(int argc, char **argv)
         snprintf(source, sizeof source, "off (--no-cupti)");
     else
         col = backend_open_collector(entry, b, source, sizeof source);
-    sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note};
-    int rc = sweep_run(&o, &dev, &ctx);
+    sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note,
+                        .world = world};
+    rc = sweep_run(&o, &dev, &ctx);
+    dp_launch_end(&ranks, world);
     if (col)
         col->ops->destroy(col);
     b->ops->destroy(b);

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "collector.h"
+#include "comm.h"
 #include "options.h"
 
 typedef struct run_context {
@@ -20,6 +21,8 @@ typedef struct sweep_device {
     collector *col;           /* the activity collector, or NULL */
     const char *trace_source; /* what the trace pass records, or why nothing */
     const char *note;         /* how `auto` chose the backend; "" when named */
+    comm *world;              /* data parallel: every rank mpirun started, on
+                               * this backend's engine; NULL: one process */
 } sweep_device;
 
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config
