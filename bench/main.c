@@ -16,6 +16,7 @@
 #include "backend_registry.h"
 #include "compare.h"
 #include "dp_launch.h"
+#include "dp_projection.h"
 #include "name_list.h"
 #include "options.h"
 #include "parse.h"
@@ -68,13 +69,21 @@ static const char RUN_OPTIONS_REST[] =
 
 static const char PLAN_USAGE[] =
     "usage: accubench plan --effective N --max-micro N [--devices N]\n"
-    "       accubench plan --find-max-micro --model NAME [options]\n";
+    "       accubench plan --find-max-micro --model NAME [options]\n"
+    "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
+    "                      [--bw GBPS --latency-us US]\n";
 
 static const char PLAN_OPTIONS[] =
     "plan options:\n"
     "  --effective N --max-micro N [--devices N]\n"
     "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
-    "                   [--backend B]: the largest micro-batch that fits, by probing\n";
+    "                   [--backend B]: the largest micro-batch that fits, by probing\n"
+    "  --fit FILE.csv    data parallel past this machine: a ring all-reduce model fitted\n"
+    "                    to the all-reduces FILE measured (--fit-devices: only at these\n"
+    "                    counts; the others check it), or --bw/--latency-us as given, and\n"
+    "                    per measured split the predicted step time and communication\n"
+    "                    share at --devices N (default 8 to 1024), per micro-batch and\n"
+    "                    per window\n";
 
 static void option_line(FILE *f, const char *option, const char *what)
 {
@@ -225,7 +234,26 @@ typedef struct plan_args {
     int find_max_micro;
     int model_given;    /* --model was named (run's default, S, does not count) */
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
+    projection_options proj; /* --fit and its options */
+    int devices_given;
 } plan_args;
+
+/* A comma list of device counts into list (at most 32). */
+static int device_list(const char *key, const char *value, int *list, int *n, char *why,
+                       size_t len)
+{
+    char copy[512], *items[32];
+    snprintf(copy, sizeof copy, "%s", value);
+    int count = split_list(key, copy, items, 32, why, len);
+    for (int i = 0; i < count; i++) {
+        long long d;
+        if (parse_int(key, items[i], 1, 1 << 20, &d, why, len))
+            return -1;
+        list[i] = (int)d;
+    }
+    *n = count < 0 ? 0 : count;
+    return count < 0 ? -1 : 0;
+}
 
 /* plan's own keys here; the ones it shares with run go through the same
  * parser as run's, so they mean and refuse exactly the same. */
@@ -235,6 +263,20 @@ static int plan_arg(plan_args *a, const char *key, const char *value, char *why,
         a->find_max_micro = 1;
         return 0;
     }
+    if (strcmp(key, "fit") == 0) {
+        if (!value || !*value) {
+            snprintf(why, n, "--fit needs a CSV file");
+            return -1;
+        }
+        a->proj.csv_path = value;
+        return 0;
+    }
+    if (strcmp(key, "fit-devices") == 0)
+        return device_list(key, value, a->proj.fit_devices, &a->proj.n_fit_devices, why, n);
+    if (strcmp(key, "bw") == 0)
+        return parse_real(key, value, 1e-6, 1e6, &a->proj.bw_gbps, why, n);
+    if (strcmp(key, "latency-us") == 0)
+        return parse_real(key, value, 0, 1e9, &a->proj.latency_us, why, n);
     long long *number = strcmp(key, "effective") == 0   ? &a->effective
                         : strcmp(key, "max-micro") == 0 ? &a->max_micro
                         : strcmp(key, "devices") == 0   ? &a->devices
@@ -321,7 +363,7 @@ static int plan_split(const plan_args *a)
 
 static int cmd_plan(int argc, char **argv)
 {
-    plan_args a = {.devices = 1};
+    plan_args a = {.devices = 1, .proj = {.latency_us = -1}};
     options_defaults(&a.shared);
     char why[400];
     args in;
@@ -341,6 +383,20 @@ static int cmd_plan(int argc, char **argv)
             return 2;
         }
         a.model_given |= strcmp(in.key, "model") == 0;
+        a.devices_given |= strcmp(in.key, "devices") == 0;
+    }
+    if (a.proj.csv_path) {
+        if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
+            usage_error("plan --fit takes --bw and --latency-us together, or neither");
+            return 2;
+        }
+        if (a.devices_given) {
+            a.proj.devices[a.proj.n_devices++] = (int)a.devices;
+        } else {
+            for (int d = 8; d <= 1024; d *= 2)
+                a.proj.devices[a.proj.n_devices++] = d;
+        }
+        return projection_main(stdout, &a.proj);
     }
     if (backend_check_name(a.shared.backend, why, sizeof why)) {
         usage_error(why);
