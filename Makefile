@@ -6,6 +6,8 @@
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
+#   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
+#                   1..DP_RANKS devices (default 2)
 #   make nsys       the abc profile under Nsight Systems
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
@@ -123,7 +125,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench test unit-test asan-test e2e-test plots report check-gpu nsys clean
+.PHONY: all bench bench-dp test unit-test asan-test e2e-test plots report check-gpu nsys clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -281,6 +283,16 @@ nsys: $(BIN)
 bench: $(BIN)
 	$(Q)mkdir -p results
 	$(Q)$(BIN) run --profile $(PROFILE) --backend auto --out results
+
+# Data parallel on the CPU backend: the ranks share the cores. Open MPI
+# refuses to run as root unless told; a container's root is told here.
+DP_RANKS ?= 2
+MPIRUN   ?= mpirun
+bench-dp: $(BIN)
+	$(Q)mkdir -p results
+	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
+	    $(MPIRUN) -np $(DP_RANKS) $(BIN) run --profile dp --backend cpu \
+	    --devices $$(seq -s, 1 $(DP_RANKS)) --out results
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).

@@ -56,6 +56,16 @@ $MPIRUN -np 2 "$ACCUBENCH" run $quick --effective 16 --micro 4,8 --sync micro,wi
 check_rows two/*.csv 6
 grep -q '^# ranks: 2 launched; all-reduce by mpi' two/*.csv || { echo "FAILED: no ranks metadata"; fail=1; }
 
+# The chart of compute and exposed communication per devices x K.
+if command -v gnuplot >/dev/null 2>&1; then
+    sh "$ACCUBENCH_ROOT/scripts/plots.sh" two/*.csv two/run >plots.log 2>&1 ||
+        { echo "FAILED: plots"; cat plots.log; fail=1; }
+    grep -q 'compute and exposed communication per step, model tiny' two/run.dp.svg &&
+        grep -q '2 x 2 (4)' two/run.dp.svg && ! grep -q 'no data-parallel rows' two/run.dp.svg ||
+        { echo "FAILED: the dp chart of a 2-rank run"; fail=1; }
+    rm -f two/run.*
+fi
+
 # 3 ranks on a ragged split: E = 10, micro 2: micro-batches of 6 and 4
 # examples, dealt 2,2,2 and 1,1,2; the adaptive timing's stop is agreed.
 mkdir three
