@@ -56,6 +56,13 @@ $MPIRUN -np 2 "$ACCUBENCH" run $quick --effective 16 --micro 4,8 --sync micro,wi
 check_rows two/*.csv 6
 grep -q '^# ranks: 2 launched; all-reduce by mpi' two/*.csv || { echo "FAILED: no ranks metadata"; fail=1; }
 
+# The report says what deferring and overlapping saved at each K.
+mkdir rep
+"$ACCUBENCH" report two/*.csv --no-charts --out rep >/dev/null 2>&1 || { echo "FAILED: report"; fail=1; }
+grep -q 'At K=2 on 2 devices (model tiny, effective batch 16, 4x2): micro sync makes 2 all-reduces a step' rep/*.md &&
+    grep -q 'window sync (1 all-reduce, [0-9.e-]* ms exposed) takes [0-9.e-]* ms: it \(saves\|costs\)' rep/*.md ||
+    { echo "FAILED: the report's data-parallel sentences:"; grep 'At K=' rep/*.md; fail=1; }
+
 # The chart of compute and exposed communication per devices x K.
 if command -v gnuplot >/dev/null 2>&1; then
     sh "$ACCUBENCH_ROOT/scripts/plots.sh" two/*.csv two/run >plots.log 2>&1 ||
