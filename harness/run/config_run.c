@@ -182,6 +182,9 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         r->mem_peak_bytes = (int64_t)b->mem_peak;
         if (c)
             dp_fill_row(c, &t, r);
+        if (c && sync_info_of(sync)->buckets_in_backward && !m->spec.kind->reports_grad_ready)
+            add_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
+                     "nothing overlapped", m->spec.kind->name);
     }
     if (!rc && o->trace_steps > 0 && !*s->stop) {
         /* The first config whose trace pass succeeds writes --trace. */
