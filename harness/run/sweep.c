@@ -186,6 +186,15 @@ static int sweep_batch(sweep *s, model *m, int effective)
     input_spec in;
     model_input(&m->spec, &in);
     int data_rc = dataset_create(s->b, &in, effective, o->buffers, o->seed, &d);
+    if (s->world) {
+        /* Every rank has the data, or none runs these configs. */
+        int worst = dp_agree_status(s->world, data_rc);
+        if (worst && !data_rc) {
+            dataset_destroy(&d);
+            snprintf(s->b->error, sizeof s->b->error, "another rank could not make the data");
+        }
+        data_rc = worst;
+    }
     int rc = 0;
     if (!s->world) {
         rc = sweep_split(s, m, &d, data_rc, effective, 1);
@@ -258,6 +267,15 @@ static int sweep_models(sweep *s)
         const model_spec *ms = &o->models[mi];
         model m;
         int mrc = model_fits(s, ms) ? model_create(s->b, ms, &o->optimizer, o->seed, &m) : BK_OK;
+        if (s->world && model_fits(s, ms)) {
+            /* Every rank has the model, or none runs it. */
+            int worst = dp_agree_status(s->world, mrc);
+            if (worst && !mrc) {
+                model_destroy(&m);
+                snprintf(s->b->error, sizeof s->b->error, "another rank could not make the model");
+            }
+            mrc = worst;
+        }
         if (mrc != BK_OK || !model_fits(s, ms)) {
             write_failed = emit_model_failure(s, ms, mrc) != 0;
             continue;
