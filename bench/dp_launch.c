@@ -33,6 +33,7 @@ static int most_devices(const run_options *o)
     return most;
 }
 
+#ifdef ACCUBENCH_HAVE_MPI
 /* This rank's device and share of the cores, before the backend opens. */
 static void share_machine(const dp_launch *l)
 {
@@ -44,6 +45,7 @@ static void share_machine(const dp_launch *l)
     snprintf(text, sizeof text, "%ld", share < 1 ? 1 : share);
     setenv("ACCUBENCH_CPU_THREADS", text, 0);
 }
+#endif
 
 int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
                     dp_launch *out)
@@ -83,6 +85,7 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
     return 0;
 #else
     (void)argc;
+    (void)argv;
     (void)o;
     if (launched > 1) {
         fprintf(stderr, "accubench: started as one of %d ranks, but this accubench was built "
