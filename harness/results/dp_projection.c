@@ -89,12 +89,14 @@ static int in_list(const int *list, int n, int v)
 
 /* One split on one device, as measured: what a step computes. */
 typedef struct split_compute {
-    const result_row *first;
+    size_t first; /* the split's first row */
     double compute_ms[256];
     int n;
 } split_compute;
 
-static int same_split(const result_row *a, const result_row *b)
+/* Not inlined: gcc's -Wstringop-overread misjudges the rows' fields once
+ * this is inlined into a loop over a malloc'ed array. */
+__attribute__((noinline)) static int same_split(const result_row *a, const result_row *b)
 {
     return !strcmp(a->model, b->model) && !strcmp(a->dtype, b->dtype) &&
            !strcmp(a->backend, b->backend) && !strcmp(a->mode, b->mode) &&
@@ -115,12 +117,13 @@ static int gather_splits(const result_row *rows, size_t n, split_compute *out, i
         if (!(compute > 0))
             continue;
         int j = 0;
-        while (j < k && !same_split(out[j].first, r))
+        while (j < k && !same_split(&rows[out[j].first], r))
             j++;
         if (j == k) {
             if (k == max)
                 continue;
-            out[k++] = (split_compute){.first = r};
+            out[k].first = i;
+            out[k++].n = 0;
         }
         if (out[j].n < (int)(sizeof out[j].compute_ms / sizeof out[j].compute_ms[0]))
             out[j].compute_ms[out[j].n++] = compute;
@@ -166,8 +169,8 @@ static void print_check(FILE *out, const ring_model *m, const allreduce_sample *
                 "check the model against\n");
 }
 
-static void print_projection(FILE *out, const ring_model *m, const split_compute *sc, int n,
-                             const projection_options *o)
+static void print_projection(FILE *out, const ring_model *m, const result_row *rows,
+                             const split_compute *sc, int n, const projection_options *o)
 {
     fprintf(out, "# projection (a model, not a measurement): each device keeps the split it "
             "was measured at (E = micro x K x N grows with N), computes as measured, and "
@@ -175,7 +178,7 @@ static void print_projection(FILE *out, const ring_model *m, const split_compute
     fprintf(out, "# %-24s %7s %7s %11s %10s %14s %10s %14s %8s\n", "model", "micro", "K",
             "compute_ms", "devices", "per_micro_ms", "comm_pct", "per_window_ms", "comm_pct");
     for (int i = 0; i < n; i++) {
-        const result_row *r = sc[i].first;
+        const result_row *r = &rows[sc[i].first];
         double compute = median_of(sc[i].compute_ms, sc[i].n);
         double bytes = (double)r->params * 4;
         for (int j = 0; j < o->n_devices; j++) {
@@ -233,7 +236,7 @@ int projection_main(FILE *out, const projection_options *o)
             fprintf(stderr, "accubench: %s: no measured step to project\n", o->csv_path);
             rc = 1;
         } else {
-            print_projection(out, &m, sc, n_splits, o);
+            print_projection(out, &m, rows, sc, n_splits, o);
         }
     }
     free(rows);
