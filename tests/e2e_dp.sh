@@ -93,6 +93,9 @@ devs=$(awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next} {printf "%s ",
 [ "$devs" = "1 2 " ] || { echo "FAILED: devices column '$devs', expected '1 2 '"; fail=1; }
 [ "$(ls sweep | wc -l)" -eq 2 ] && [ -s sweep/trace.json ] ||
     { echo "FAILED: the sweep wrote: $(ls sweep)"; fail=1; }
+# The traced step shows its all-reduce and its wait as ranges.
+grep -q '"name":"allreduce"' sweep/trace.json && grep -q '"name":"allreduce wait"' sweep/trace.json ||
+    { echo "FAILED: no allreduce ranges in the trace"; fail=1; }
 
 # A rank that fails mid-config (rank 1's memory cap is passed by the full
 # batch of the gradient check at E = 64, not at E = 16) stops every rank with
