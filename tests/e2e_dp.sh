@@ -63,6 +63,17 @@ grep -q 'At K=2 on 2 devices (model tiny, effective batch 16, 4x2): micro sync m
     grep -q 'window sync (1 all-reduce, [0-9.e-]* ms exposed) takes [0-9.e-]* ms: it \(saves\|costs\)' rep/*.md ||
     { echo "FAILED: the report's data-parallel sentences:"; grep 'At K=' rep/*.md; fail=1; }
 
+# Past this machine: the ring model fitted to the run, projected.
+"$ACCUBENCH" plan --fit two/*.csv >plan.txt 2>plan.err ||
+    { echo "FAILED: plan --fit: exit $?"; cat plan.err; fail=1; }
+grep -q '^# fitted on [0-9]* blocking all-reduce samples' plan.txt &&
+    grep -q '^# projection (a model, not a measurement)' plan.txt &&
+    grep -q '^  tiny  *4  *2  .* 1024 ' plan.txt ||
+    { echo "FAILED: plan --fit printed:"; cat plan.txt; fail=1; }
+"$ACCUBENCH" plan --fit two/*.csv --bw 10 --latency-us 5 --devices 64 >plan.txt 2>&1 &&
+    grep -q 'model (given): bw 10 GB/s, latency 5 us' plan.txt ||
+    { echo "FAILED: plan --fit with given links:"; cat plan.txt; fail=1; }
+
 # The chart of compute and exposed communication per devices x K.
 if command -v gnuplot >/dev/null 2>&1; then
     sh "$ACCUBENCH_ROOT/scripts/plots.sh" two/*.csv two/run >plots.log 2>&1 ||
@@ -129,5 +140,7 @@ expect_error "unknown sync 'bulk' (known: micro, window, overlap)" \
 expect_error "devices" "$ACCUBENCH" run $quick --devices 0 --out bad
 expect_error "--devices 4 needs 4 ranks but mpirun started 2" \
     $MPIRUN -np 2 "$ACCUBENCH" run $quick --devices 4 --out bad
+expect_error "takes --bw and --latency-us together" "$ACCUBENCH" plan --fit two/x.csv --bw 10
+expect_error "nosuch.csv" "$ACCUBENCH" plan --fit nosuch.csv
 [ -z "$(ls bad)" ] || { echo "FAILED: bad inputs left files: $(ls bad)"; fail=1; }
 exit $fail
