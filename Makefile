@@ -175,7 +175,7 @@ $(BENCH_OBJ): $(BUILD)/bench-flags
 
 $(BIN): $(BENCH_OBJ) $(DP_OBJ) $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS) $(DP_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(DP_LDLIBS) $(BACKEND_LDLIBS)
 ifeq ($(CUDA_DEFINE),)
 	@echo "note: built without the CUDA backend (nvcc not found at $(NVCC))"
 endif
@@ -200,7 +200,7 @@ $(GPU_CHECK_OBJ): $(BUILD)/bench-flags
 $(GPU_CHECK_OBJ): ROOM_INC += -Ibench
 $(GPU_CHECK): $(GPU_CHECK_OBJ) $(BUILD)/obj/bench/backend_registry.o $(DP_OBJ) $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS) $(DP_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(DP_LDLIBS) $(BACKEND_LDLIBS)
 -include $(GPU_CHECK_OBJ:.o=.d)
 endif
 ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)

@@ -62,6 +62,7 @@ struct comm {
     const comm_ops *ops;
     void *impl;
     const char *name;  /* the engine: "mpi", "nccl" */
+    char library[128]; /* its library and version, for the CSV's metadata */
     int rank, size;
     backend *b;        /* whose device memory the all-reduces run on; a
                         * failed call leaves its reason in b->error */

@@ -323,6 +323,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         csv_writer_meta(&s.csv, "sync", "%s", syncs);
         csv_writer_meta(&s.csv, "ranks", "%d launched; all-reduce by %s", s.world->size,
                         s.world->name);
+        csv_writer_meta(&s.csv, "allreduce_library", "%s", s.world->library);
     }
 
     struct sigaction sa = {0}, old_sa;

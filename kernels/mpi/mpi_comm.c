@@ -211,6 +211,10 @@ int mpi_comm_over(backend *b, MPI_Comm mc, comm **out)
     c->impl = p;
     c->name = "mpi";
     c->b = b;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(version, &len) == MPI_SUCCESS)
+        snprintf(c->library, sizeof c->library, "%.*s", (int)strcspn(version, ",\n"), version);
     int err = MPI_Comm_dup(mc, &p->mc);
     if (err == MPI_SUCCESS)
         err = MPI_Comm_set_errhandler(p->mc, MPI_ERRORS_RETURN);

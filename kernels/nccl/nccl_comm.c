@@ -263,6 +263,10 @@ static int nccl_over(comm *host, comm **out)
     c->impl = p;
     c->name = "nccl";
     c->b = b;
+    int version = 0;
+    if (ncclGetVersion(&version) == ncclSuccess)
+        snprintf(c->library, sizeof c->library, "NCCL %d.%d.%d (bootstrap: %s)",
+                 version / 10000, version / 100 % 100, version % 100, host->library);
     c->rank = host->rank;
     c->size = host->size;
     int rc = make_device_side(c);
