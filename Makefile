@@ -11,6 +11,8 @@
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
+#   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
+#                   1..DP_RANKS devices (default 2)
 #   make nsys       the abc profile under Nsight Systems
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
@@ -63,7 +65,7 @@ INC_run     := $(call room_inc,util trace backend models results run)
 # Backends see the device interface and the shared per-element math.
 INC_kernels := $(call room_inc,util trace backend) -Ikernels
 # The programs and the tests see everything.
-INC_all     := $(INC_run) -Ikernels -Ikernels/cpu -Ikernels/cuda
+INC_all     := $(INC_run) -Ikernels -Ikernels/cpu -Ikernels/cuda -Ikernels/mpi -Ikernels/nccl
 CPPFLAGS := -D_GNU_SOURCE -MMD -MP
 # -fno-math-errno and -fno-trapping-math (no errno, no FP traps: nothing
 # here reads either) let sqrtf be one instruction and the per-element loops
@@ -106,9 +108,30 @@ BACKEND_LDLIBS :=
 CUDA_DEFINE :=
 endif
 
+# Data parallel: the MPI engine (and MPI's start) where mpicc is, the NCCL
+# engine where CUDA and NCCL are too; only their own files see mpi.h and
+# nccl.h, and only the program's files know whether they are in.
+DP_OBJ :=
+DP_DEFINE :=
+DP_LDLIBS :=
+ifeq ($(HAVE_MPI),1)
+DP_OBJ    += $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/mpi/*.c))
+DP_DEFINE += -DACCUBENCH_HAVE_MPI=1
+DP_LDLIBS += $(MPI_LIBS)
+$(BUILD)/obj/kernels/mpi/%.o: ROOM_INC := $(INC_kernels) -Ikernels/mpi
+$(BUILD)/obj/kernels/mpi/%.o: CPPFLAGS += $(MPI_CFLAGS)
+ifneq ($(and $(filter 1,$(HAVE_NCCL)),$(CUDA_DEFINE)),)
+DP_OBJ    += $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/nccl/*.c))
+DP_DEFINE += -DACCUBENCH_HAVE_NCCL=1
+DP_LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) $(NCCL_LINK)
+$(BUILD)/obj/kernels/nccl/%.o: ROOM_INC := $(INC_kernels) -Ikernels/nccl -Ikernels/mpi -Ikernels/cuda
+$(BUILD)/obj/kernels/nccl/%.o: CPPFLAGS += $(MPI_CFLAGS) -isystem $(CUDA_HOME)/include -isystem $(NCCL_INC)
+endif
+endif
+
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench bench-full test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys clean
+.PHONY: all bench bench-full bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -125,7 +148,7 @@ $(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
 
 # Only the program's own files know whether CUDA is built in, so the core
 # library links alone into the unit tests.
-$(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
+$(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) $(DP_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
 
 # -MMD -MP as for the C objects: an edit of a header a kernel includes
 # (elementwise.h's math, backend.h's struct layout) rebuilds that kernel.
@@ -143,22 +166,29 @@ $(CORE_LIB): $(CORE_OBJ)
 $(CUDA_LIB): $(CUDA_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o
+BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o \
+             $(BUILD)/obj/bench/dp_launch.o
 
 # The revision the program reports and whether CUDA is in: the program's
 # objects rebuild when either changes (the stamp is rewritten only then).
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 $(BUILD)/bench-flags: FORCE
 	@mkdir -p $(BUILD)
-	@echo '$(GIT_REV) $(CUDA_DEFINE)' | cmp -s - $@ || echo '$(GIT_REV) $(CUDA_DEFINE)' > $@
+	@echo '$(GIT_REV) $(CUDA_DEFINE) $(DP_DEFINE)' | cmp -s - $@ || \
+	    echo '$(GIT_REV) $(CUDA_DEFINE) $(DP_DEFINE)' > $@
 .PHONY: FORCE
 $(BENCH_OBJ): $(BUILD)/bench-flags
 
-$(BIN): $(BENCH_OBJ) $(BACKEND_LIBS)
+$(BIN): $(BENCH_OBJ) $(DP_OBJ) $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(DP_LDLIBS) $(BACKEND_LDLIBS)
 ifeq ($(CUDA_DEFINE),)
 	@echo "note: built without the CUDA backend (nvcc not found at $(NVCC))"
+endif
+ifeq ($(HAVE_MPI),1)
+	@echo "note: built with MPI$(if $(findstring NCCL,$(DP_DEFINE)), and NCCL,): mpirun -np N $@ run ... runs N ranks"
+else
+	@echo "note: built without MPI (mpicc not found): one process, --devices 1"
 endif
 
 # ------------------------------------------------------------ GPU check
@@ -174,9 +204,9 @@ GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c)
 $(GPU_CHECK_OBJ): $(BUILD)/bench-flags
 # gpu-check opens its device from the program's backend table.
 $(GPU_CHECK_OBJ): ROOM_INC += -Ibench
-$(GPU_CHECK): $(GPU_CHECK_OBJ) $(BUILD)/obj/bench/backend_registry.o $(BACKEND_LIBS)
+$(GPU_CHECK): $(GPU_CHECK_OBJ) $(BUILD)/obj/bench/backend_registry.o $(DP_OBJ) $(BACKEND_LIBS)
 	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(BACKEND_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(DP_LDLIBS) $(BACKEND_LDLIBS)
 -include $(GPU_CHECK_OBJ:.o=.d)
 endif
 ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
@@ -325,6 +355,16 @@ bench: $(BIN)
 bench-full: $(BIN)
 	$(Q)sh scripts/bench.sh $(BIN) default results
 
+# Data parallel on the CPU backend: the ranks share the cores. Open MPI
+# refuses to run as root unless told; a container's root is told here.
+DP_RANKS ?= 2
+MPIRUN   ?= mpirun
+bench-dp: $(BIN)
+	$(Q)mkdir -p results
+	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
+	    $(MPIRUN) -np $(DP_RANKS) $(BIN) run --profile dp --backend cpu \
+	    --devices $$(seq -s, 1 $(DP_RANKS)) --out results
+
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).
 # Charts (PNG + SVG) and the report land next to the CSV. The name is read
@@ -346,6 +386,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
-         $(ASAN_BENCH_OBJ:.o=.d) \
-         $(FUZZ_OBJ:.o=.d) \
+         $(DP_OBJ:.o=.d) $(ASAN_BENCH_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
          $(UNIT_BIN:=.d) $(ASAN_BIN:=.d)

@@ -20,18 +20,38 @@
 #define CUDA_COLLECTOR NULL
 #endif
 
+#ifdef ACCUBENCH_HAVE_MPI
+#include "mpi_comm.h"
+#define MPI_WORLD mpi_comm_world
+#define MPI_ABSENT NULL
+#else
+#define MPI_WORLD NULL
+#define MPI_ABSENT "this accubench was built without MPI (mpicc was not found at build time)"
+#endif
+#ifdef ACCUBENCH_HAVE_NCCL
+#include "nccl_comm.h"
+#define NCCL_WORLD nccl_comm_world
+#define NCCL_ABSENT NULL
+#else
+#define NCCL_WORLD NULL
+#define NCCL_ABSENT                                                                           \
+    "this accubench was built without NCCL (it needs CUDA, MPI and nccl.h at build time)"
+#endif
+
 const backend_entry backend_table[] = {
     {.name = "cpu", .label = "the CPU backend",
      .description = "the host's cores (OpenBLAS or the portable GEMM), fp32; the reference",
      .gpu = 0, .auto_dtype = DTYPE_FP32,
-     .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create, .absent = NULL, .collector = NULL,
-     .collector_records = NULL},
+     .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create,
+     .absent = NULL, .collector = NULL, .collector_records = NULL,
+     .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT},
     {.name = "cuda", .label = "CUDA",
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
      .gpu = 1, .auto_dtype = DTYPE_BF16,
      .auto_dtype_why = "bf16 runs on the GPU's tensor cores, where fp32 would leave them idle",
      .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
-     .collector_records = "CUPTI activity records"},
+     .collector_records = "CUPTI activity records", .comm_world = NCCL_WORLD,
+     .comm_absent = NCCL_ABSENT},
 };
 const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];
 

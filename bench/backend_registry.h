@@ -9,6 +9,7 @@
 
 #include "backend.h"
 #include "collector.h"
+#include "comm.h"
 
 typedef struct backend_entry {
     const char *name;        /* what --backend and gpu-check's --device take */
@@ -28,6 +29,11 @@ typedef struct backend_entry {
      * are, for the trace_source metadata. */
     int (*collector)(collector **out, char *why, size_t why_len);
     const char *collector_records;
+    /* The all-reduce engine of a data-parallel run on this backend (comm.h:
+     * every rank mpirun started), or NULL when it is not built in:
+     * `comm_absent` says why. */
+    int (*comm_world)(backend *b, comm **out, char *why, size_t why_len);
+    const char *comm_absent;
 } backend_entry;
 
 extern const backend_entry backend_table[];

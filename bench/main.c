@@ -15,6 +15,8 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
+#include "dp_launch.h"
+#include "dp_projection.h"
 #include "name_list.h"
 #include "options.h"
 #include "parse.h"
@@ -68,13 +70,21 @@ static const char RUN_OPTIONS_REST[] =
 
 static const char PLAN_USAGE[] =
     "usage: accubench plan --effective N --max-micro N [--devices N]\n"
-    "       accubench plan --find-max-micro --model NAME [options]\n";
+    "       accubench plan --find-max-micro --model NAME [options]\n"
+    "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
+    "                      [--bw GBPS --latency-us US]\n";
 
 static const char PLAN_OPTIONS[] =
     "plan options:\n"
     "  --effective N --max-micro N [--devices N]\n"
     "  --find-max-micro --model NAME [--mem-cap BYTES] [--effective N] [--dtype D]\n"
-    "                   [--backend B]: the largest micro-batch that fits, by probing\n";
+    "                   [--backend B]: the largest micro-batch that fits, by probing\n"
+    "  --fit FILE.csv    data parallel past this machine: a ring all-reduce model fitted\n"
+    "                    to the all-reduces FILE measured (--fit-devices: only at these\n"
+    "                    counts; the others check it), or --bw/--latency-us as given, and\n"
+    "                    per measured split the predicted step time and communication\n"
+    "                    share at --devices N (default 8 to 1024), per micro-batch and\n"
+    "                    per window\n";
 
 static void option_line(FILE *f, const char *option, const char *what)
 {
@@ -85,6 +95,7 @@ static const char *dtype_at(int i) { return dtype_name((dtype)i); }
 static const char *mode_at(int i) { return mode_name((exec_mode)i); }
 static const char *reduction_at(int i) { return reduction_name((reduction)i); }
 static const char *optimizer_at(int i) { return optimizer_name((optimizer_kind)i); }
+static const char *sync_at(int i) { return sync_name((sync_mode)i); }
 
 /* run's options; the axes and the backends from their tables. */
 static void print_run_options(FILE *f)
@@ -109,6 +120,11 @@ static void print_run_options(FILE *f)
              reduction_name(REDUCTION_SUM));
     option_line(f, "--reduction LIST", what);
     option_line(f, "--optimizer NAME", name_list(list, sizeof list, OPT_COUNT, optimizer_at, "|"));
+    option_line(f, "--devices LIST", "data parallel, under mpirun: each count on that many "
+                "ranks (default: all)");
+    snprintf(what, sizeof what, "%s: when the gradient all-reduce runs (default %s)",
+             name_list(list, sizeof list, SYNC_COUNT, sync_at, ", "), sync_name(SYNC_WINDOW));
+    option_line(f, "--sync LIST", what);
     fputs(RUN_OPTIONS_AFTER_AXES, f);
     backend_names(list, sizeof list, "|", 1);
     option_line(f, "--backend NAME", list);
@@ -190,6 +206,10 @@ static int cmd_run(int argc, char **argv)
         snprintf(command + used, sizeof command - used, " %s", argv[i]);
     }
     run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
+    dp_launch ranks;
+    int rc = dp_launch_start(&argc, &argv, &o, command, &ranks);
+    if (rc)
+        return rc;
 
     /* The device and its collector: opened here, from the backend table,
      * and handed to the sweep. */
@@ -199,7 +219,14 @@ static int cmd_run(int argc, char **argv)
     if (backend_open(o.backend, o.dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
         BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
+        dp_launch_end(&ranks, NULL);
         return 2;
+    }
+    comm *world = NULL;
+    if ((rc = dp_launch_world(&ranks, entry, b, &world))) {
+        b->ops->destroy(b);
+        dp_launch_end(&ranks, NULL);
+        return rc;
     }
     if (note[0] && !o.quiet)
         printf("%s\n", note);
@@ -219,8 +246,9 @@ static int cmd_run(int argc, char **argv)
     else
         col = backend_open_collector(entry, b, source, sizeof source);
     sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note,
-                        .dtype_note = dtype_note};
-    int rc = sweep_run(&o, &dev, &ctx);
+                        .dtype_note = dtype_note, .world = world};
+    rc = sweep_run(&o, &dev, &ctx);
+    dp_launch_end(&ranks, world);
     if (col)
         col->ops->destroy(col);
     b->ops->destroy(b);
@@ -232,7 +260,26 @@ typedef struct plan_args {
     int find_max_micro;
     int model_given;    /* --model was named (run's default, S, does not count) */
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
+    projection_options proj; /* --fit and its options */
+    int devices_given;
 } plan_args;
+
+/* A comma list of device counts into list (at most 32). */
+static int device_list(const char *key, const char *value, int *list, int *n, char *why,
+                       size_t len)
+{
+    char copy[512], *items[32];
+    snprintf(copy, sizeof copy, "%s", value);
+    int count = split_list(key, copy, items, 32, why, len);
+    for (int i = 0; i < count; i++) {
+        long long d;
+        if (parse_int(key, items[i], 1, 1 << 20, &d, why, len))
+            return -1;
+        list[i] = (int)d;
+    }
+    *n = count < 0 ? 0 : count;
+    return count < 0 ? -1 : 0;
+}
 
 /* plan's own keys here; the ones it shares with run go through the same
  * parser as run's, so they mean and refuse exactly the same. */
@@ -242,6 +289,20 @@ static int plan_arg(plan_args *a, const char *key, const char *value, char *why,
         a->find_max_micro = 1;
         return 0;
     }
+    if (strcmp(key, "fit") == 0) {
+        if (!value || !*value) {
+            snprintf(why, n, "--fit needs a CSV file");
+            return -1;
+        }
+        a->proj.csv_path = value;
+        return 0;
+    }
+    if (strcmp(key, "fit-devices") == 0)
+        return device_list(key, value, a->proj.fit_devices, &a->proj.n_fit_devices, why, n);
+    if (strcmp(key, "bw") == 0)
+        return parse_real(key, value, 1e-6, 1e6, &a->proj.bw_gbps, why, n);
+    if (strcmp(key, "latency-us") == 0)
+        return parse_real(key, value, 0, 1e9, &a->proj.latency_us, why, n);
     long long *number = strcmp(key, "effective") == 0   ? &a->effective
                         : strcmp(key, "max-micro") == 0 ? &a->max_micro
                         : strcmp(key, "devices") == 0   ? &a->devices
@@ -328,7 +389,7 @@ static int plan_split(const plan_args *a)
 
 static int cmd_plan(int argc, char **argv)
 {
-    plan_args a = {.devices = 1};
+    plan_args a = {.devices = 1, .proj = {.latency_us = -1}};
     options_defaults(&a.shared);
     char why[400];
     args in;
@@ -348,6 +409,20 @@ static int cmd_plan(int argc, char **argv)
             return 2;
         }
         a.model_given |= strcmp(in.key, "model") == 0;
+        a.devices_given |= strcmp(in.key, "devices") == 0;
+    }
+    if (a.proj.csv_path) {
+        if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
+            usage_error("plan --fit takes --bw and --latency-us together, or neither");
+            return 2;
+        }
+        if (a.devices_given) {
+            a.proj.devices[a.proj.n_devices++] = (int)a.devices;
+        } else {
+            for (int d = 8; d <= 1024; d *= 2)
+                a.proj.devices[a.proj.n_devices++] = d;
+        }
+        return projection_main(stdout, &a.proj);
     }
     if (backend_check_name(a.shared.backend, why, sizeof why)) {
         usage_error(why);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The GPU box's one call (make check-gpu): build, check the CUDA backend
-# against the CPU reference, run the abc profile in every mode and a short
-# bf16 sweep over S, M and L, then print a compact table last. Everything it
+# against the CPU reference, run the abc profile in every mode, a short
+# bf16 sweep over S, M and L, and data parallel over NCCL on every GPU
+# (under mpirun), then print a compact table last. Everything it
 # writes goes to CHECK_OUT (default results/check-gpu/): the CSVs, one log
 # per stage, nvidia-smi's report. Made to finish within 6 minutes on an H200
 # including the build; never installs anything (ACCUBENCH_NO_INSTALL=1).
@@ -88,6 +89,27 @@ stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$mode
 stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$models_sweep" \
     --effective 256 --micro 1,8,64,256 --budget-s 0.5 --min-samples 3 --max-samples 100 \
     --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv"
+# Data parallel: the all-reduce engine of the backend (NCCL on the GPU, MPI
+# on the CPU rehearsal) on every GPU the box has (one GPU is still a real
+# NCCL communicator), in every sync mode, each config's gradient and
+# weights checked across the ranks.
+if [ "$backend" = cpu ]; then
+    dp_ranks=2 dp_mpirun="mpirun --oversubscribe"
+else
+    dp_ranks=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    [ "$dp_ranks" -ge 1 ] 2>/dev/null || dp_ranks=1
+    dp_mpirun=mpirun
+fi
+if command -v mpirun >/dev/null 2>&1; then
+    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # shellcheck disable=SC2086 # dp_mpirun is a command and its option
+    stage dp 60 $dp_mpirun -np "$dp_ranks" "$bin" run --backend "$backend" \
+        --model "$models_s" --effective 256 --micro 8,32 --sync micro,window,overlap \
+        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv"
+else
+    failed="$failed dp"
+    say "dp: mpirun not found (install openmpi-bin libopenmpi-dev and rebuild)"
+fi
 # The kernel counts need CUPTI on a GPU: not part of a CPU rehearsal.
 if [ "$backend" != cpu ] && [ -f "$here/check_gpu_kernels.sh" ]; then
     stage kernels 90 sh "$here/check_gpu_kernels.sh" "$out" "$build"
@@ -161,6 +183,23 @@ table() {
                 line = line sprintf("  micro %d %s", u, a > 0 && g > 0 ? sprintf("%.2f", g / a) : "-")
             }
             print line
+        }'
+    echo "== data parallel, $models_s at effective 256 ($(sed -n 's/^# ranks: //p' "$out/dp.csv" 2>/dev/null))"
+    rows "$out/dp.csv" | awk -F, '
+        NR == 1 {
+            for (i = 1; i <= NF; i++) col[$i] = i
+            printf "  %-4s %-8s %9s %10s %10s %10s %9s  %s\n", "dev", "sync", "micro x K",
+                   "step ms", "all-red.", "exposed", "busbw", "checks"
+            next
+        }
+        {
+            ok = $col["status"] == "ok"
+            printf "  %-4s %-8s %9s %10s %10s %10s %9s  %s\n", $col["devices"], $col["sync"],
+                   $col["micro_batch"] "x" $col["accum_steps"],
+                   ok ? sprintf("%.3f", $col["step_ms_median"]) : "-", $col["allreduce_calls_per_step"],
+                   ok ? sprintf("%.3f", $col["comm_exposed_ms"]) : "-",
+                   $col["busbw_gbps"] == "" ? "-" : sprintf("%.1f", $col["busbw_gbps"]),
+                   ok ? sprintf("grad %.1e, weights equal", $col["grad_rel_err"]) : $col["status"] ": " $col["note"]
         }'
     if [ -f "$out/kernels.log" ]; then
         echo "== kernels per step (scripts/check_gpu_kernels.sh; all of it in $out/kernels.log)"

@@ -15,10 +15,12 @@ have_openblas() {
         $CC -x c - -lopenblas -o /dev/null 2>/dev/null
 }
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
+have_mpi() { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; }
 
 missing=""
 have_openblas || missing="$missing libopenblas-dev"
 have_gnuplot || missing="$missing gnuplot-nox"
+have_mpi || missing="$missing openmpi-bin libopenmpi-dev"
 
 if [ -n "$missing" ]; then
     if [ "${ACCUBENCH_NO_INSTALL:-0}" = 1 ]; then
@@ -53,4 +55,60 @@ if [ -f "$CUDA_HOME/include/nvtx3/nvToolsExt.h" ]; then
 else
     say "NVTX3 headers not found under $CUDA_HOME/include: ranges are compiled out"
     echo "HAVE_NVTX := 0"
+fi
+
+# MPI (data parallel: mpirun starts the ranks; the CPU backend's all-reduce).
+# Its flags come from the wrapper compiler (Open MPI's --showme, MPICH's
+# -show), include paths as -isystem so that its headers meet -Werror as
+# system headers.
+mpi_flags() {
+    mpicc --showme:"$1" 2>/dev/null && return 0
+    # MPICH: -compile_info / -link_info print the whole command line
+    mpicc "-$1_info" 2>/dev/null | cut -d' ' -f2-
+}
+have_mpi_headers() {
+    printf '#include <mpi.h>\nint main(int c,char**v){MPI_Init(&c,&v);return MPI_Finalize();}\n' |
+        $CC -x c - $1 $2 -o /dev/null 2>/dev/null
+}
+HAVE_MPI=0
+if have_mpi; then
+    mpi_cflags=$(mpi_flags compile | sed 's/-I/-isystem /g')
+    mpi_libs=$(mpi_flags link)
+    if have_mpi_headers "$mpi_cflags" "$mpi_libs"; then
+        HAVE_MPI=1
+        echo "HAVE_MPI := 1"
+        echo "MPI_CFLAGS := $mpi_cflags"
+        echo "MPI_LIBS := $mpi_libs"
+    fi
+fi
+if [ "$HAVE_MPI" = 0 ]; then
+    say "MPI (mpicc, mpirun, mpi.h) not found: building without data parallelism (--devices 1 only)"
+    echo "HAVE_MPI := 0"
+fi
+
+# NCCL (the CUDA backend's all-reduce): NCCL_HOME, else the nvidia-nccl pip
+# package, else the CUDA toolkit's copy. Needs nvcc and MPI (its bootstrap).
+nccl_dir=""
+for d in "${NCCL_HOME:-}" \
+         "$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null ||
+            python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)" \
+         "$CUDA_HOME"; do
+    [ -n "$d" ] && [ -f "$d/include/nccl.h" ] || continue
+    for lib in lib lib64; do
+        if ls "$d/$lib"/libnccl.so* >/dev/null 2>&1; then
+            nccl_dir=$d
+            nccl_lib=$d/$lib
+            break 2
+        fi
+    done
+done
+if [ -n "$nccl_dir" ] && [ "$HAVE_MPI" = 1 ] && { [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; }; then
+    echo "HAVE_NCCL := 1"
+    echo "NCCL_INC := $nccl_dir/include"
+    echo "NCCL_LIBDIR := $nccl_lib"
+    # the pip package ships libnccl.so.2 only
+    if [ -e "$nccl_lib/libnccl.so" ]; then echo "NCCL_LINK := -lnccl"; else echo "NCCL_LINK := -l:libnccl.so.2"; fi
+else
+    [ -z "$nccl_dir" ] && say "NCCL not found (NCCL_HOME, the nvidia-nccl pip package, $CUDA_HOME): the CUDA backend runs one device"
+    echo "HAVE_NCCL := 0"
 fi

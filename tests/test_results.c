@@ -113,6 +113,8 @@ static void test_console_table(void)
     strcpy(r.mode, "async");
     strcpy(r.reduction, "sum");
     r.effective_batch = 64, r.micro_batch = 16, r.accum_steps = 4, r.last_micro_batch = 16;
+    r.devices = 2;
+    strcpy(r.sync, "window");
     strcpy(r.status, "ok");
     r.step_ms_median = 12.3456, r.step_ms_p10 = 12.0, r.step_ms_p90 = 13.25;
     r.step_noise_pct = 0.73, r.samples_per_s = 5184.21, r.mfu_pct = 12.34;
@@ -131,16 +133,16 @@ static void test_console_table(void)
     console_table_row(f, &r);
     fclose(f);
     const char *want =
-        "model dtype mode        reduction         E   micro x K    step ms         p10..p90 "
-        " noise   samples/s   mfu%  grad err  status\n"
-        "S     fp32  async       sum              64        16x4     12.346   12.000..13.250 "
-        "  0.7%      5184.2   12.3  1.50e-07  ok\n"
-        "S     fp32  alloc-async sum              64     24x3+16     12.346   12.000..13.250 "
-        "  0.7%      5184.2   12.3  1.50e-07  ok: noise 3.1% over the 2.0% target\n"
-        "S     fp32  alloc-async sum              64     24x3+16          -                 "
-        "                                      oom: needs 5 bytes\n"
-        "S     fp32  alloc-async sum              64     24x3+16          -                 "
-        "                                      error: \n";
+        "model dtype mode        reduction         E dev sync      micro x K    step ms "
+        "        p10..p90  noise   samples/s   mfu%  grad err  status\n"
+        "S     fp32  async       sum              64   2 window         16x4     12.346 "
+        "  12.000..13.250   0.7%      5184.2   12.3  1.50e-07  ok\n"
+        "S     fp32  alloc-async sum              64   2 window      24x3+16     12.346 "
+        "  12.000..13.250   0.7%      5184.2   12.3  1.50e-07  ok: noise 3.1% over the 2.0% target\n"
+        "S     fp32  alloc-async sum              64   2 window      24x3+16          - "
+        "                                                      oom: needs 5 bytes\n"
+        "S     fp32  alloc-async sum              64   2 window      24x3+16          - "
+        "                                                      error: \n";
     CHECK(text && strcmp(text, want) == 0);
     if (text && strcmp(text, want) != 0)
         fprintf(stderr, "  got:\n%s  want:\n%s", text, want);

@@ -213,6 +213,9 @@ static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
             (rc = bk_bias_grad(b, act_grad(l, a, cur), m->grads + l->b_off[i], l->out[i],
                                mb->count)))
             break;
+        /* Layer i's weight and bias (contiguous) are final. */
+        if ((rc = model_grad_ready(m, l->w_off[i], l->b_off[i] + (size_t)l->out[i] - l->w_off[i])))
+            break;
         if (i == 0)
             break; /* the inputs need no gradient */
         /* dH_{i-1} = W_i^T dZ_i, then dZ_{i-1} = dH_{i-1} * gelu'(z_{i-1}). */
@@ -247,4 +250,5 @@ const model_kind mlp_kind = {
     .destroy = mlp_destroy,
     .forward = mlp_forward,
     .backward = mlp_backward,
+    .reports_grad_ready = 1,
 };

@@ -152,6 +152,11 @@ struct model_kind {
      * backward, which accumulates the weight gradients into m->grads. */
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
     int (*backward)(model *m, activations *a, const micro_batch_view *mb);
+    /* 1 when backward calls model_grad_ready for each range of the
+     * gradient as it becomes final, so that a data-parallel step can
+     * all-reduce it behind the rest of the backward. 0: the step
+     * all-reduces the whole gradient after backward, and says so. */
+    int reports_grad_ready;
 };
 
 /* What a shape comes to, without building it. */
@@ -188,7 +193,21 @@ struct model {
     float *initial;         /* host copy of the starting weights (reset) */
     int64_t step_count;
     void *impl;             /* the kind's own state */
+    /* Set by a data-parallel step around the last backward of a window
+     * (NULL otherwise): told each gradient range [offset, offset + count)
+     * (floats of grads) as the backward finishes it. */
+    int (*grad_ready)(void *ctx, size_t offset, size_t count);
+    void *grad_ready_ctx;
 };
+
+/* A kind's backward calls this when floats [offset, offset + count) of
+ * m->grads hold their final value for this backward (the ranges of one
+ * backward, in order, are contiguous and run from the end of the vector to
+ * its start: backward finishes the last layer first). */
+static inline int model_grad_ready(model *m, size_t offset, size_t count)
+{
+    return m->grad_ready ? m->grad_ready(m->grad_ready_ctx, offset, count) : BK_OK;
+}
 
 int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
                  uint64_t seed, model *m);

@@ -39,6 +39,8 @@ static const console_column SHOWN[] = {
     {"mode", "mode", -11, "%s", NULL, NULL},
     {"reduction", "reduction", -13, "%s", NULL, NULL},
     {"effective_batch", "E", 5, "%lld", NULL, NULL},
+    {"devices", "dev", 3, "%lld", NULL, NULL},
+    {"sync", "sync", -7, "%s", NULL, NULL},
     {"micro_batch", "micro x K", 11, NULL, split_cell, NULL},
     {"step_ms_median", "step ms", 10, "%.3f", NULL, "-"},
     {"step_ms_p10", "p10..p90", 16, NULL, band_cell, NULL},

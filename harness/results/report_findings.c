@@ -349,6 +349,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     mfu_finding(in, d);
     grad_finding(in, d);
     mode_findings(in, mode, d);
+    report_dp_findings(in, d);
     if (ran < in->t->rows)
         doc_bullet(d, "%zu of %zu configs did not run (listed below with the reason).",
                    in->t->rows - ran, in->t->rows);

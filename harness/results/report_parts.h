@@ -37,6 +37,9 @@ const char *rp_meta(const csv_table *t, const char *key, const char *dflt);
  * modes comparison). */
 const char *rp_main_mode(const csv_row *rows, size_t n);
 
+/* Data parallel: what each sync mode saved at each K (report_dp.c). */
+void report_dp_findings(const report_input *in, doc *d);
+
 /* The sentences of "What the numbers show" (report_findings.c). */
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d);

@@ -13,6 +13,12 @@
  *   VALUE  describes or measures it: follows from the key (params,
  *          accum_steps), says where it ran (device: compare checks that
  *          once per file), or was measured.
+ * Data parallel: devices is the number of ranks, sync when the gradient
+ * all-reduce ran (empty: a single process, no all-reduce); the comm
+ * columns are per step, comm_exposed_ms the part of comm_ms the step
+ * waited for, busbw as nccl-tests defines it, rank_step_spread_pct the
+ * ranks' step medians' range over rank 0's, rank_weight_diff the largest
+ * difference between rank 0's weights and any rank's after one step.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
@@ -34,6 +40,7 @@
     X(accum_steps, INT, config, VALUE)              \
     X(last_micro_batch, INT, config, VALUE)         \
     X(devices, INT, config, KEY)                    \
+    X(sync, TEXT, config, KEY)                      \
     X(step_ms_median, REAL, timed, VALUE)           \
     X(step_ms_p10, REAL, timed, VALUE)              \
     X(step_ms_p90, REAL, timed, VALUE)              \
@@ -64,6 +71,13 @@
     X(backward_ms, REAL, trace, VALUE)              \
     X(optimizer_ms, REAL, trace, VALUE)             \
     X(idle_ms, REAL, trace, VALUE)                  \
+    X(allreduce_calls_per_step, REAL, timed, VALUE) \
+    X(allreduce_bytes_per_step, REAL, timed, VALUE) \
+    X(comm_ms, REAL, timed, VALUE)                  \
+    X(comm_exposed_ms, REAL, timed, VALUE)          \
+    X(busbw_gbps, REAL, timed, VALUE)               \
+    X(rank_step_spread_pct, REAL, timed, VALUE)     \
+    X(rank_weight_diff, REAL, check, VALUE)         \
     X(status, TEXT, config, VALUE)                  \
     X(note, TEXT, config, VALUE)
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dp_check.h"
 #include "gradcheck.h"
 #include "measure.h"
 #include "progress.h"
@@ -123,8 +124,9 @@ void row_fill_trace(result_row *r, const trace_pass_summary *p)
 }
 
 void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
-                       reduction red, result_row *r)
+                       reduction red, sync_mode sync, result_row *r)
 {
+    comm *c = s->comm; /* data parallel: this config's ranks; NULL: one process */
     backend *b = s->b;
     const run_options *o = s->o;
     char name[160];
@@ -135,7 +137,17 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     step_runner run;
     int rc = model_reset(m);
     if (!rc)
-        rc = step_runner_init(&run, m, d, sp, mode, red);
+        rc = step_runner_init_dp(&run, m, d, sp, mode, red, c, sync);
+    if (c) {
+        /* Ranks that could not set the config up (all alike, or the first
+         * failing rank's status for all) skip it together. */
+        int worst = dp_agree_status(c, rc);
+        if (!rc && worst) {
+            step_runner_free(&run);
+            snprintf(b->error, sizeof b->error, "another rank could not set this config up");
+        }
+        rc = worst;
+    }
     if (rc) {
         row_status_from(r, rc, b);
         range_pop();
@@ -148,6 +160,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     double one_pass_ms = 0;
     progress_phase(s->progress, "timing one pass to judge --max-step-s");
     rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
+    if (c && !rc)
+        one_pass_ms = dp_agree_max(c, one_pass_ms); /* every rank skips it, or none */
     if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "
@@ -163,6 +177,16 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     progress_phase(s->progress, "gradient check against the full batch");
     if (!rc)
         rc = grad_check(&run, &r->grad_rel_err, &r->loss, NULL, NULL);
+    if (c && !rc) {
+        /* Each rank's all-reduced gradient against the full batch, in one
+         * process, of the same examples: the worst rank counts. The loss is
+         * the window's, every rank's part. Then one step: the weights must
+         * be the same on every rank. */
+        r->grad_rel_err = dp_agree_max(c, r->grad_rel_err);
+        r->loss = dp_agree_sum(c, r->loss);
+        if ((rc = model_reset(m)) == BK_OK)
+            rc = dp_weights_check(&run, &r->rank_weight_diff);
+    }
     if (!rc)
         rc = model_reset(m);
 
@@ -181,15 +205,23 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     if (!rc) {
         row_fill_timing(r, &t, s->peak_tflops, &mo);
         r->mem_peak_bytes = (int64_t)b->mem_peak;
+        if (c)
+            dp_fill_row(c, &t, r);
+        if (c && sync_info_of(sync)->buckets_in_backward && !m->spec.kind->reports_grad_ready)
+            add_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
+                     "nothing overlapped", m->spec.kind->name);
     }
     if (!rc && o->trace_steps > 0 && !*s->stop) {
         /* The first config whose trace pass succeeds writes --trace. */
-        const char *trace_file = o->trace_path[0] && !s->trace_written ? o->trace_path : NULL;
+        const char *trace_file = o->trace_path[0] && !s->trace_written && s->writer
+                                     ? o->trace_path : NULL;
         /* The trace pass keeps to the time budget too: fewer steps (one at
          * least) when a step is slow. */
         int steps = o->trace_steps;
         if (steps > 1 && t.step.median * steps > o->budget_s * 1e3)
             steps = t.step.median >= o->budget_s * 1e3 ? 1 : (int)(o->budget_s * 1e3 / t.step.median);
+        if (c)
+            steps = dp_agree_root_int(c, steps); /* the ranks step together */
         char label[RESULT_TEXT_LEN * 2];
         snprintf(label, sizeof label, "%s %s %s %lldx%lld %s %s", r->backend, r->model,
                  r->dtype, (long long)r->micro_batch, (long long)r->accum_steps, r->mode,
@@ -205,6 +237,13 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     if (!rc)
         rc = b->ops->sync(b);
 
+    if (rc && c && c->size > 1) {
+        /* The other ranks may be waiting in an all-reduce for this one. */
+        char what[RESULT_TEXT_LEN * 2];
+        snprintf(what, sizeof what, "config %s %s %lldx%lld %s sync %s", r->model, r->dtype,
+                 (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->sync);
+        dp_fail(c, what, b->error);
+    }
     if (rc) {
         row_status_from(r, rc, b);
     } else if (red == REDUCTION_SUM &&
@@ -212,6 +251,11 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
                  r->grad_rel_err, dtype_info_of(o->dtype)->grad_tolerance);
+        row_set_status(r, STATUS_ERROR, why);
+    } else if (c && !(r->rank_weight_diff == 0)) {
+        char why[RESULT_TEXT_LEN];
+        snprintf(why, sizeof why, "the ranks' weights differ after a step by up to %.3g",
+                 r->rank_weight_diff);
         row_set_status(r, STATUS_ERROR, why);
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);

@@ -14,9 +14,10 @@
 #include "trace_pass.h"
 
 /* Runs the config and fills the measured columns and the status of r (its
- * config columns are filled already). */
+ * config columns are filled already). With s->comm, on every rank of it,
+ * the gradient all-reduced as `sync` says. */
 void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
-                reduction red, result_row *r);
+                reduction red, sync_mode sync, result_row *r);
 
 /* The timed pass's columns of r, and a note naming the stopping condition
  * an adaptive pass did not meet (the noise target, min-samples). */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "split.h"
 #include "rng.h"
 
 /* One loss item in four is padding. */
@@ -103,6 +104,7 @@ int dataset_create(backend *b, const input_spec *in, int effective_batch, int bu
     d->input = *in;
     d->effective_batch = effective_batch;
     d->scale_capacity = effective_batch + 1;
+    d->ranks = 1;
     size_t items = items_of(d), nx = (size_t)in->width * (size_t)effective_batch;
     void *xh = malloc(nx * (in->kind == INPUT_TOKENS ? sizeof(int) : sizeof(float)));
     int *labels = malloc(items * sizeof *labels);
@@ -150,26 +152,51 @@ int dataset_valid_count(const dataset *d, int buf, int first, int count)
     return n;
 }
 
+void dataset_set_shard(dataset *d, int rank, int ranks)
+{
+    d->rank = rank;
+    d->ranks = ranks;
+}
+
+/* The split of the current micro-batch size over this dataset's ranks
+ * (validated before the sweep: a split that fails here is not run). */
+static split shard_of(const dataset *d, int micro)
+{
+    split sp;
+    char why[200];
+    if (split_make_sharded(d->effective_batch, micro, d->ranks, &sp, why, sizeof why))
+        split_make(d->effective_batch, micro, 1, &sp, why, sizeof why);
+    return sp;
+}
+
 int dataset_set_split(dataset *d, int micro, reduction r)
 {
-    int e = d->effective_batch;
-    int accum = (e + micro - 1) / micro;
-    int *valid = malloc((size_t)accum * sizeof *valid);
-    float *scales = malloc(((size_t)accum + 1) * sizeof *scales);
+    split sp = shard_of(d, micro);
+    /* Every rank's micro-batches of one window, k by k and rank by rank. */
+    int n = sp.accum * sp.devices;
+    int *valid = malloc((size_t)n * sizeof *valid);
+    float *all = malloc(((size_t)n + 1) * sizeof *all);
+    float *scales = malloc(((size_t)sp.accum + 1) * sizeof *scales);
     int rc = BK_OK;
-    if (!valid || !scales) {
+    if (!valid || !all || !scales) {
         snprintf(d->b->error, sizeof d->b->error, "out of host memory for loss scales");
         rc = BK_OOM;
     }
     for (int i = 0; i < d->count && !rc; i++) {
-        for (int k = 0; k < accum; k++) {
-            int first = k * micro, count = k == accum - 1 ? e - first : micro;
-            valid[k] = dataset_valid_count(d, i, first, count);
-        }
-        reduction_scales(r, valid, accum, scales);
-        rc = bk_upload(d->b, d->buf[i].scales, scales, ((size_t)accum + 1) * sizeof *scales);
+        for (int k = 0; k < sp.accum; k++)
+            for (int q = 0; q < sp.devices; q++) {
+                int first, count;
+                split_shard(&sp, q, k, &first, &count);
+                valid[k * sp.devices + q] = dataset_valid_count(d, i, first, count);
+            }
+        reduction_scales(r, valid, n, all);
+        for (int k = 0; k < sp.accum; k++)
+            scales[k] = all[k * sp.devices + d->rank];
+        scales[sp.accum] = all[n];
+        rc = bk_upload(d->b, d->buf[i].scales, scales, ((size_t)sp.accum + 1) * sizeof *scales);
     }
     free(valid);
+    free(all);
     free(scales);
     return rc;
 }
@@ -177,19 +204,17 @@ int dataset_set_split(dataset *d, int micro, reduction r)
 micro_batch_view dataset_micro(const dataset *d, int buf, int micro, int k)
 {
     const input_buffer *ib = &d->buf[buf];
-    int e = d->effective_batch, accum = (e + micro - 1) / micro;
-    int first = k * micro;
-    micro_batch_view v = {
-        .x = ib->x, .labels = ib->labels, .valid = ib->valid, .scale = ib->scales + k,
-        .first = first, .count = k == accum - 1 ? e - first : micro,
-    };
+    split sp = shard_of(d, micro);
+    micro_batch_view v = {.x = ib->x, .labels = ib->labels, .valid = ib->valid,
+                          .scale = ib->scales + k};
+    split_shard(&sp, d->rank, k, &v.first, &v.count);
     return v;
 }
 
 micro_batch_view dataset_full_batch(const dataset *d, int buf, int micro)
 {
     const input_buffer *ib = &d->buf[buf];
-    int accum = (d->effective_batch + micro - 1) / micro;
+    int accum = shard_of(d, micro).accum;
     micro_batch_view v = {
         .x = ib->x, .labels = ib->labels, .valid = ib->valid, .scale = ib->scales + accum,
         .first = 0, .count = d->effective_batch,

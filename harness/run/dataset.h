@@ -30,16 +30,26 @@ typedef struct dataset {
     input_buffer buf[DATASET_MAX_BUFFERS];
     int scale_capacity;
     size_t bytes;
+    /* Data parallel: this process is rank `rank` of `ranks` and takes its
+     * part of every window (split_shard); 0 of 1 unless dataset_set_shard. */
+    int rank, ranks;
 } dataset;
 
 int dataset_create(backend *b, const input_spec *in, int effective_batch,
                    int buffers, uint64_t seed, dataset *d);
 void dataset_destroy(dataset *d);
 
+/* Makes this dataset rank `rank`'s of `ranks`: every rank holds the same
+ * E examples and takes its part of each micro-batch. Set before
+ * dataset_set_split. */
+void dataset_set_shard(dataset *d, int rank, int ranks);
+
 /* Writes each buffer's per-micro-batch loss scales for a split of the
  * effective batch into micro-batches of `micro` (the last one smaller when
  * it does not divide), normalised as `r` says (reduction.h); after them the
- * full-batch scale for the reference pass. */
+ * full-batch scale for the reference pass. With ranks, the scales are the
+ * whole window's (every rank's micro-batches): the loss is normalised by
+ * the valid items of the global window on every rank. */
 int dataset_set_split(dataset *d, int micro, reduction r);
 
 /* Valid loss items among examples [first, first + count) of buffer `buf`. */

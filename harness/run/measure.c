@@ -63,6 +63,35 @@ static int should_stop(const measure_options *o, const double *samples, size_t n
     return 1;
 }
 
+/* The communication of the steps read back since the last call: the
+ * engine's totals now (the all-reduces finished so far; all of them when
+ * `wait`) less the totals of the last call, into busy[i] and exposed[i]. */
+typedef struct comm_samples {
+    double *busy, *exposed;
+    double busy_seen, exposed_seen;
+} comm_samples;
+
+static int comm_sample(comm *c, comm_samples *cs, size_t i, int wait)
+{
+    double busy = 0, exposed = 0;
+    int rc = c->ops->times(c, &busy, &exposed, wait);
+    cs->busy[i] = busy - cs->busy_seen;
+    cs->exposed[i] = exposed - cs->exposed_seen;
+    cs->busy_seen = busy;
+    cs->exposed_seen = exposed;
+    return rc;
+}
+
+/* A decision every rank takes together: any rank's yes is everyone's. */
+static int agreed(step_runner *s, int yes, int *rc)
+{
+    if (!s->comm || *rc)
+        return yes;
+    double v = yes;
+    *rc = s->comm->ops->host_allreduce(s->comm, &v, 1, COMM_MAX);
+    return v > 0;
+}
+
 int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
 {
     backend *b = s->m->b;
@@ -74,7 +103,7 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
         rc = step_run(s);
         if (!rc)
             rc = b->ops->sync(b);
-        if ((double)(trace_now_ns() - warm0) / 1e9 > o->budget_s / 2)
+        if (agreed(s, (double)(trace_now_ns() - warm0) / 1e9 > o->budget_s / 2, &rc))
             break;
     }
     if (rc)
@@ -101,6 +130,18 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
     size_t n = 0, issued = 0;
     int judged = 0; /* adaptive stopping decided on dev_ms[0..n) */
     uint64_t dispatch0 = b->dispatches, t0 = trace_now_ns();
+    comm *c = s->comm;
+    uint64_t calls0 = c ? c->calls : 0, bytes0 = c ? c->bytes : 0;
+    comm_samples cs = {0};
+    if (c) {
+        c->ops->reset_times(c);
+        cs.busy = calloc(cap, sizeof *cs.busy);
+        cs.exposed = calloc(cap, sizeof *cs.exposed);
+        if (!cs.busy || !cs.exposed) {
+            snprintf(b->error, sizeof b->error, "out of host memory for samples");
+            rc = BK_OOM;
+        }
+    }
     if (b->ops->profiler_start)
         b->ops->profiler_start(b);
     while (!rc) {
@@ -117,13 +158,16 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
         if (issued >= 2) {
             timer_pair *prev = &t[(issued - 2) % 2];
             rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &dev_ms[n++]);
+            if (!rc && c)
+                rc = comm_sample(c, &cs, n - 1, 0);
         }
         double elapsed = (double)(trace_now_ns() - t0) / 1e9;
         if (issued >= cap) {
             out->stopped_by = o->steps ? MEASURE_STOP_STEPS : MEASURE_STOP_SAMPLE_CAP;
             break;
         }
-        if (!o->steps && should_stop(o, dev_ms, n, elapsed, &out->stopped_by)) {
+        /* Data parallel: rank 0's reason is the one its row reports. */
+        if (!o->steps && agreed(s, should_stop(o, dev_ms, n, elapsed, &out->stopped_by), &rc)) {
             judged = 1;
             break;
         }
@@ -138,6 +182,8 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
         rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &ms);
         if (!judged)
             dev_ms[n++] = ms;
+        if (!rc && c && !judged)
+            rc = comm_sample(c, &cs, n - 1, 1);
     }
     if (b->ops->profiler_stop)
         b->ops->profiler_stop(b);
@@ -149,6 +195,19 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
         out->host_enqueue_ms = host.median;
         out->dispatches_per_step = (double)(b->dispatches - dispatch0) / (double)issued;
     }
+    if (!rc && c) {
+        /* Medians, like the step time's: the communication of a typical
+         * step, not a mean that one stalled step dominates. */
+        timing_stats busy, exposed;
+        timing_stats_of(cs.busy, n, &busy);
+        timing_stats_of(cs.exposed, n, &exposed);
+        out->allreduce_calls = (double)(c->calls - calls0) / (double)issued;
+        out->allreduce_bytes = (double)(c->bytes - bytes0) / (double)issued;
+        out->comm_ms = busy.median;
+        out->comm_exposed_ms = exposed.median;
+    }
+    free(cs.busy);
+    free(cs.exposed);
     destroy_timers(b, t, 2);
     free(dev_ms);
     free(host_ms);

@@ -34,9 +34,14 @@ typedef struct step_timing {
     int noise_met;                /* adaptive: the noise target holds for
                                    * exactly the samples in `step` */
     measure_stop stopped_by;
+    /* Data parallel (the runner has a communicator), per timed step: */
+    double allreduce_calls, allreduce_bytes;
+    double comm_ms, comm_exposed_ms; /* comm.h's busy and exposed times */
 } step_timing;
 
-/* Runs the timed pass; BK_* status (reason in the backend's error). */
+/* Runs the timed pass; BK_* status (reason in the backend's error). With a
+ * communicator every rank takes the same decisions (the warm-up's end, the
+ * adaptive stop), so that they step together. */
 int measure_steps(step_runner *s, const measure_options *o, step_timing *out);
 
 /* Times `reps` single micro-batch passes, one by one; median in ms. */

@@ -43,6 +43,8 @@ void options_defaults(run_options *o)
     o->buffers = 3;
     snprintf(o->out_dir, sizeof o->out_dir, "results");
     o->trace_steps = 3;
+    o->syncs[0] = SYNC_WINDOW;
+    o->n_syncs = 1;
 }
 
 static int set_int(const char *key, const char *v, long long min, long long max, int *out,
@@ -150,6 +152,35 @@ static int add_reduction(run_options *o, const char *key, const char *item, char
     return 0;
 }
 
+/* The most ranks one run may span. */
+#define MAX_DEVICES 4096
+
+static int add_devices(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    int d;
+    if (set_int(key, item, 1, MAX_DEVICES, &d, why, n))
+        return -1;
+    for (int i = 0; i < o->n_devices; i++)
+        if (o->devices[i] == d)
+            return 0;
+    o->devices[o->n_devices++] = d;
+    return 0;
+}
+
+static int add_sync(run_options *o, const char *key, const char *item, char *why, size_t n)
+{
+    sync_mode m;
+    if (sync_parse(item, &m)) {
+        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, sync_names());
+        return -1;
+    }
+    for (int i = 0; i < o->n_syncs; i++)
+        if (o->syncs[i] == m)
+            return 0;
+    o->syncs[o->n_syncs++] = m;
+    return 0;
+}
+
 int options_is_flag(const char *key)
 {
     return strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0 ||
@@ -204,6 +235,14 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
             return -1;
         dedupe_list(o, key, value, o->modes, &o->n_modes, sizeof o->modes[0], same_mode);
         return 0;
+    }
+    if (strcmp(key, "devices") == 0) {
+        o->n_devices = 0;
+        return each_item(o, key, value, add_devices, why, n);
+    }
+    if (strcmp(key, "sync") == 0) {
+        o->n_syncs = 0;
+        return each_item(o, key, value, add_sync, why, n);
     }
     if (strcmp(key, "reduction") == 0) {
         o->n_reductions = 0;

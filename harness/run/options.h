@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "modes.h"
+#include "sync_modes.h"
 
 #define OPT_MAX_LIST 32
 
@@ -43,6 +44,11 @@ typedef struct run_options {
     int no_cupti;
     int quiet;
     char note[600];                         /* what was dropped (duplicates), for stderr */
+    /* Data parallel: each device count runs on the first that many ranks
+     * (n_devices 0: every rank launched); when the all-reduce runs. */
+    int devices[OPT_MAX_LIST], n_devices;
+    sync_mode syncs[SYNC_COUNT];
+    int n_syncs;
 } run_options;
 
 void options_defaults(run_options *o);

@@ -3,7 +3,9 @@
 #define ACCUBENCH_SPLIT_H
 
 typedef struct split {
-    int effective;  /* examples per optimizer step, per device */
+    int effective;  /* examples per optimizer step, per device (the most any
+                     * rank takes when they do not divide evenly) */
+    int global;     /* examples per optimizer step over all devices */
     int micro;      /* examples per forward/backward pass */
     int accum;      /* passes per optimizer step: ceil(effective / micro) */
     int last;       /* examples in the last pass (== micro when it divides) */
@@ -13,6 +15,22 @@ typedef struct split {
 /* Fills *s; returns 0, or -1 with a reason when micro is not in
  * 1..effective. */
 int split_make(int effective, int micro, int devices, split *s, char *why, int why_len);
+
+/* Data parallel: one window of `global` examples dealt to `devices`
+ * ranks, the same effective batch a single process would take. Global
+ * micro-batch k is examples [k micro N, min((k + 1) micro N, E)); its G_k
+ * examples are cut into N contiguous near-equal parts, rank r taking
+ * [k micro N + r G_k / N, k micro N + (r + 1) G_k / N). Every rank makes the
+ * same K = ceil(E / (micro N)) passes; a rank's part is at most micro (the
+ * last global micro-batch, and any that N does not divide, are ragged).
+ * Fills *s (effective = ceil(E / N), last = the largest part of the last
+ * micro-batch); -1 with a reason when micro is not in 1..ceil(E / N) or
+ * the last global micro-batch has fewer examples than ranks (a rank would
+ * have none). With devices = 1 it is split_make. */
+int split_make_sharded(int global, int micro, int devices, split *s, char *why, int why_len);
+
+/* Rank r's part of micro-batch k (0-based) of a sharded split. */
+void split_shard(const split *s, int rank, int k, int *first, int *count);
 
 /* Micro-batch of pass k (0-based). */
 static inline int split_micro_size(const split *s, int k)

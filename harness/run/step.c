@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "dp_step.h"
 #include "ranges.h"
 
 /* Forward and backward of micro-batch k of buffer buf. */
@@ -37,8 +38,13 @@ done:
 static int run_window(step_runner *s, int buf)
 {
     int rc = model_zero_grads(s->m, s->loss_sum);
-    for (int k = 0; k < s->sp.accum && !rc; k++)
+    for (int k = 0; k < s->sp.accum && !rc; k++) {
+        if (s->comm && (rc = dp_micro_begin(s, k)))
+            break;
         rc = run_micro(s, buf, k);
+        if (s->comm)
+            rc = dp_micro_end(s, k, rc);
+    }
     return rc;
 }
 
@@ -94,12 +100,27 @@ void step_runner_free(step_runner *s)
 int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
                      exec_mode mode, reduction r)
 {
+    return step_runner_init_dp(s, m, d, sp, mode, r, NULL, SYNC_WINDOW);
+}
+
+int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
+                        exec_mode mode, reduction r, comm *c, sync_mode sync)
+{
     memset(s, 0, sizeof *s);
     s->m = m;
     s->d = d;
     s->sp = *sp;
     s->mode = mode;
+    s->comm = c;
+    s->sync = sync;
     backend *b = m->b;
+    if (c && mode_info_of(mode)->graph) {
+        /* An all-reduce driven from the host (MPI) cannot be captured, and
+         * the buckets of the overlap are issued by host callbacks. */
+        snprintf(b->error, sizeof b->error, "the %s mode does not capture the all-reduce "
+                 "of a data-parallel step", mode_name(mode));
+        return BK_UNSUPPORTED;
+    }
     int rc = bk_alloc(b, sizeof(float), (void **)&s->loss_sum);
     if (!rc)
         rc = dataset_set_split(d, sp->micro, r);

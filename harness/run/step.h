@@ -3,10 +3,12 @@
 #ifndef ACCUBENCH_STEP_H
 #define ACCUBENCH_STEP_H
 
+#include "comm.h"
 #include "dataset.h"
 #include "model.h"
 #include "modes.h"
 #include "split.h"
+#include "sync_modes.h"
 
 typedef struct step_runner {
     model *m;
@@ -18,12 +20,23 @@ typedef struct step_runner {
     void *graphs[DATASET_MAX_BUFFERS]; /* graph mode: one per input buffer */
     int next_buffer;
     int steps_done;
+    /* Data parallel (dp_step.c): the communicator (NULL: one process, no
+     * all-reduce), when it all-reduces, and the last backward's buckets. */
+    comm *comm;
+    sync_mode sync;
+    size_t dp_unreported; /* floats [0, this) of the gradient not yet issued */
+    int dp_buckets;       /* all-reduces of the last window's last backward */
 } step_runner;
 
 /* Prepares the split (scales, activations, graphs). BK_* status; the reason
  * is in m->b->error. */
 int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
                      exec_mode mode, reduction r);
+/* The same for one rank of a data-parallel run: the gradient all-reduced
+ * over c as `sync` says (c NULL: step_runner_init). The data must be
+ * sharded over c's ranks (dataset_set_shard). */
+int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
+                        exec_mode mode, reduction r, comm *c, sync_mode sync);
 void step_runner_free(step_runner *s);
 
 /* One optimizer step on the next input buffer, in the runner's mode, inside

@@ -12,6 +12,7 @@
 
 #include "config_run.h"
 #include "console_table.h"
+#include "dp_check.h"
 #include "measure.h"
 #include "ranges.h"
 #include "run_metadata.h"
@@ -29,7 +30,7 @@ static void on_stop_signal(int sig)
 }
 
 static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
-                        exec_mode mode, reduction red)
+                        exec_mode mode, reduction red, const char *sync)
 {
     result_row_clear(r);
     snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
@@ -38,15 +39,16 @@ static void fill_config(result_row *r, const sweep *s, const model_spec *ms, con
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(s->o->dtype));
     snprintf(r->mode, sizeof r->mode, "%s", mode_name(mode));
     snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(red));
+    snprintf(r->sync, sizeof r->sync, "%s", sync);
     r->params = (int64_t)model_param_count(ms);
-    r->effective_batch = sp->effective * sp->devices;
+    r->effective_batch = sp->global;
     r->micro_batch = sp->micro;
     r->accum_steps = sp->accum;
     r->last_micro_batch = sp->last;
     r->devices = sp->devices;
     r->flops_per_step = model_flops_per_step(ms, sp->effective);
     memory_need need;
-    model_memory_need(ms, s->o->dtype, s->o->optimizer.kind, sp->micro, sp->effective,
+    model_memory_need(ms, s->o->dtype, s->o->optimizer.kind, sp->micro, sp->global,
                       s->o->buffers, &need);
     r->mem_need_bytes = (int64_t)need.total;
 }
@@ -81,13 +83,17 @@ static void progress_row(sweep *s, const result_row *r)
     progress_config(s->progress, label);
 }
 
-/* How many configs (rows) the sweep will visit. */
-static int count_configs(const run_options *o)
+/* How many configs (rows) the sweep will visit (at most: a split wider
+ * than a device's share of the batch is passed over). */
+static int count_configs(const run_options *o, int data_parallel)
 {
     int micros[64], n = 0;
     for (int e = 0; e < o->n_effective; e++)
         n += options_micro_list(o, o->effective[e], micros, 64);
-    return n * o->n_models * o->n_modes * o->n_reductions;
+    n *= o->n_models * o->n_modes * o->n_reductions;
+    if (data_parallel)
+        n *= (o->n_devices > 0 ? o->n_devices : 1) * o->n_syncs;
+    return n;
 }
 
 static int emit(sweep *s, const result_row *r)
@@ -97,6 +103,8 @@ static int emit(sweep *s, const result_row *r)
         s->failures++;
     progress_config_done(s->progress);
     progress_clear(s->progress);
+    if (!s->writer)
+        return 0; /* rank 0 writes for every rank */
     if (!s->o->quiet)
         console_table_row(stdout, r);
     if (csv_writer_append(&s->csv, r, why, sizeof why)) {
@@ -106,41 +114,96 @@ static int emit(sweep *s, const result_row *r)
     return 0;
 }
 
-/* Every config of one model and one effective batch. */
-static int sweep_batch(sweep *s, model *m, int effective)
+/* Every config of one model, one effective batch and one device count,
+ * on the ranks of s->comm (none: one process). */
+static int sweep_split(sweep *s, model *m, dataset *d, int data_rc, int effective, int devices)
 {
     const run_options *o = s->o;
     int micros[64];
     int n_micro = options_micro_list(o, effective, micros, 64);
+    int n_sync = s->comm ? o->n_syncs : 1;
+    for (int i = 0; i < n_micro && !interrupted; i++) {
+        split sp;
+        char why[RESULT_TEXT_LEN];
+        if (micros[i] > (effective + devices - 1) / devices)
+            continue; /* more than a device's share of the batch */
+        int bad = split_make_sharded(effective, micros[i], devices, &sp, why, sizeof why);
+        if (bad) {
+            /* The row says what the split would have been: K passes, and a
+             * last micro-batch too small to give every device an example. */
+            long long per_step = (long long)micros[i] * devices;
+            sp = (split){.effective = (effective + devices - 1) / devices, .global = effective,
+                         .micro = micros[i], .devices = devices,
+                         .accum = (int)((effective + per_step - 1) / per_step)};
+            sp.last = (int)((effective - (sp.accum - 1) * per_step) / devices);
+        }
+        for (int mi = 0; mi < o->n_modes && !interrupted; mi++)
+            for (int ri = 0; ri < o->n_reductions && !interrupted; ri++)
+                for (int si = 0; si < n_sync && !interrupted; si++) {
+                    result_row r;
+                    const char *sync = s->comm ? sync_name(o->syncs[si]) : "";
+                    fill_config(&r, s, &m->spec, &sp, o->modes[mi], o->reductions[ri], sync);
+                    progress_row(s, &r);
+                    if (bad)
+                        row_set_status(&r, STATUS_SKIPPED, why);
+                    else if (data_rc)
+                        row_status_from(&r, data_rc, s->b);
+                    else if (!fits(s, &r))
+                        snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
+                    else
+                        config_run(s, m, d, &sp, o->modes[mi], o->reductions[ri],
+                                   s->comm ? o->syncs[si] : SYNC_WINDOW, &r);
+                    if (interrupted)
+                        break; /* the interrupted config's row is not complete */
+                    if (emit(s, &r))
+                        return -1;
+                }
+    }
+    return 0;
+}
+
+/* Every config of one model and one effective batch: each device count on
+ * the first that many ranks (the others wait), or the one process. */
+static int sweep_batch(sweep *s, model *m, int effective)
+{
+    const run_options *o = s->o;
     dataset d;
     input_spec in;
     model_input(&m->spec, &in);
     int data_rc = dataset_create(s->b, &in, effective, o->buffers, o->seed, &d);
-    for (int i = 0; i < n_micro && !interrupted; i++) {
-        split sp;
-        char why[200];
-        if (split_make(effective, micros[i], 1, &sp, why, sizeof why))
-            continue; /* validated before the sweep */
-        for (int mi = 0; mi < o->n_modes && !interrupted; mi++)
-            for (int ri = 0; ri < o->n_reductions && !interrupted; ri++) {
-                result_row r;
-                fill_config(&r, s, &m->spec, &sp, o->modes[mi], o->reductions[ri]);
-                progress_row(s, &r);
-                if (data_rc)
-                    row_status_from(&r, data_rc, s->b);
-                else if (!fits(s, &r))
-                    snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-                else
-                    config_run(s, m, &d, &sp, o->modes[mi], o->reductions[ri], &r);
-                if (interrupted)
-                    break; /* the interrupted config's row is not complete */
-                if (emit(s, &r))
-                    return -1;
+    if (s->world) {
+        /* Every rank has the data, or none runs these configs. */
+        int worst = dp_agree_status(s->world, data_rc);
+        if (worst && !data_rc) {
+            dataset_destroy(&d);
+            snprintf(s->b->error, sizeof s->b->error, "another rank could not make the data");
+        }
+        data_rc = worst;
+    }
+    int rc = 0;
+    if (!s->world) {
+        rc = sweep_split(s, m, &d, data_rc, effective, 1);
+    } else {
+        for (int di = 0; di < o->n_devices && !rc && !interrupted; di++) {
+            int devices = o->devices[di];
+            comm *ranks = NULL;
+            if (s->world->ops->split(s->world, devices, &ranks))
+                dp_fail(s->world, "making a communicator", s->b->error);
+            if (ranks) {
+                s->comm = ranks;
+                if (!data_rc)
+                    dataset_set_shard(&d, ranks->rank, ranks->size);
+                rc = sweep_split(s, m, &d, data_rc, effective, devices);
+                s->comm = NULL;
+                ranks->ops->destroy(ranks);
             }
+            if (s->world->ops->barrier(s->world))
+                dp_fail(s->world, "waiting for the other ranks", s->b->error);
+        }
     }
     if (!data_rc)
         dataset_destroy(&d);
-    return 0;
+    return rc;
 }
 
 /* Rows for every config of a model that could not even be created. */
@@ -155,7 +218,7 @@ static int emit_model_failure(sweep *s, const model_spec *ms, int rc)
                     char why[200];
                     split_make(s->o->effective[e], micros[i], 1, &sp, why, sizeof why);
                     result_row r;
-                    fill_config(&r, s, ms, &sp, s->o->modes[mi], s->o->reductions[ri]);
+                    fill_config(&r, s, ms, &sp, s->o->modes[mi], s->o->reductions[ri], "");
                     progress_row(s, &r);
                     if (rc == BK_OK) {
                         snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
@@ -175,21 +238,60 @@ static int emit_model_failure(sweep *s, const model_spec *ms, int rc)
 static int model_fits(const sweep *s, const model_spec *ms)
 {
     result_row r;
-    split sp = {.effective = 1, .micro = 1, .accum = 1, .last = 1, .devices = 1};
-    fill_config(&r, s, ms, &sp, MODE_ASYNC, REDUCTION_SUM);
+    split sp = {.effective = 1, .global = 1, .micro = 1, .accum = 1, .last = 1, .devices = 1};
+    fill_config(&r, s, ms, &sp, MODE_ASYNC, REDUCTION_SUM, "");
     return fits(s, &r);
+}
+
+/* Every model's configs; nonzero when the CSV could not be written. */
+static int sweep_models(sweep *s)
+{
+    const run_options *o = s->o;
+    range_push("run");
+    int write_failed = 0;
+    for (int mi = 0; mi < o->n_models && !interrupted && !write_failed; mi++) {
+        const model_spec *ms = &o->models[mi];
+        model m;
+        int mrc = model_fits(s, ms) ? model_create(s->b, ms, &o->optimizer, o->seed, &m) : BK_OK;
+        if (s->world && model_fits(s, ms)) {
+            /* Every rank has the model, or none runs it. */
+            int worst = dp_agree_status(s->world, mrc);
+            if (worst && !mrc) {
+                model_destroy(&m);
+                snprintf(s->b->error, sizeof s->b->error, "another rank could not make the model");
+            }
+            mrc = worst;
+        }
+        if (mrc != BK_OK || !model_fits(s, ms)) {
+            write_failed = emit_model_failure(s, ms, mrc) != 0;
+            continue;
+        }
+        for (int e = 0; e < o->n_effective && !interrupted && !write_failed; e++)
+            write_failed = sweep_batch(s, &m, o->effective[e]) != 0;
+        model_destroy(&m);
+    }
+    range_pop();
+    return write_failed;
 }
 
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
     char why[400];
     backend *b = dev->b;
-    sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
+    sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted, .world = dev->world,
+               .writer = !dev->world || dev->world->rank == 0};
     b->mem_cap = (size_t)o->mem_cap;
+    if (!s.writer) {
+        /* Another rank writes: this one steps with it and writes nothing. */
+        sweep_models(&s);
+        return s.failures ? 1 : 0;
+    }
     /* Every output path, before anything is measured; the CSV is locked
      * until the last row is written. */
     run_outputs out;
     if (run_outputs_open(o, b->name, &out, why, sizeof why)) {
+        if (s.world)
+            dp_fail(s.world, "the output", why); /* the other ranks wait for this one */
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
@@ -198,11 +300,21 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
     csv_writer_meta(&s.csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
+        if (s.world)
+            dp_fail(s.world, "the output", why);
         fprintf(stderr, "accubench: %s\n", why);
         run_outputs_close(&out, 1);
         return 2;
     }
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
+    if (s.world) {
+        char syncs[512];
+        sync_describe(o->syncs, o->n_syncs, syncs, sizeof syncs);
+        csv_writer_meta(&s.csv, "sync", "%s", syncs);
+        csv_writer_meta(&s.csv, "ranks", "%d launched; all-reduce by %s", s.world->size,
+                        s.world->name);
+        csv_writer_meta(&s.csv, "allreduce_library", "%s", s.world->library);
+    }
 
     /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
      * configs, keep what was measured, and never die inside a write. */
@@ -238,24 +350,11 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         console_table_header(stdout);
     }
     progress prog;
-    progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o), PROGRESS_SILENT_S);
+    progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o, s.world != NULL),
+                   PROGRESS_SILENT_S);
     s.progress = &prog;
 
-    range_push("run");
-    int write_failed = 0;
-    for (int mi = 0; mi < o->n_models && !interrupted && !write_failed; mi++) {
-        const model_spec *ms = &o->models[mi];
-        model m;
-        int mrc = model_fits(&s, ms) ? model_create(b, ms, &o->optimizer, o->seed, &m) : BK_OK;
-        if (mrc != BK_OK || !model_fits(&s, ms)) {
-            write_failed = emit_model_failure(&s, ms, mrc) != 0;
-            continue;
-        }
-        for (int e = 0; e < o->n_effective && !interrupted && !write_failed; e++)
-            write_failed = sweep_batch(&s, &m, o->effective[e]) != 0;
-        model_destroy(&m);
-    }
-    range_pop();
+    int write_failed = sweep_models(&s);
     progress_stop(&prog);
 
     if (o->trace_path[0] && s.trace_written != 1 && !interrupted) {

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "collector.h"
+#include "comm.h"
 #include "options.h"
 
 typedef struct run_context {
@@ -21,6 +22,8 @@ typedef struct sweep_device {
     const char *trace_source; /* what the trace pass records, or why nothing */
     const char *note;         /* how `auto` chose the backend; "" when named */
     const char *dtype_note;   /* how the dtype was chosen (--dtype auto or asked) */
+    comm *world;              /* data parallel: every rank mpirun started, on
+                               * this backend's engine; NULL: one process */
 } sweep_device;
 
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config

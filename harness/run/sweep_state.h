@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "collector.h"
+#include "comm.h"
 #include "csv_writer.h"
 #include "options.h"
 #include "progress.h"
@@ -21,6 +22,9 @@ typedef struct sweep {
     int failures;
     const volatile sig_atomic_t *stop; /* set by SIGINT: finish no more configs */
     progress *progress;                /* NULL: none */
+    comm *world; /* every rank mpirun started (NULL: one process) */
+    comm *comm;  /* the ranks of the configs being run (NULL: one process) */
+    int writer;  /* this process writes the CSV, the console table, the trace */
 } sweep;
 
 #endif

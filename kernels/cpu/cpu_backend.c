@@ -344,6 +344,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
     for (char *c = b->device; *c; c++)
         if (*c == ',')
             *c = ' ';
+    cpu_blas_threads_from_env();
     snprintf(b->library, sizeof b->library, "%s", cpu_blas_description());
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     b->mem_total = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;

@@ -3,6 +3,7 @@
 #include "cpu_parallel.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef ACCUBENCH_HAVE_OPENBLAS
@@ -208,6 +209,12 @@ const char *cpu_blas_core(void)
     return openblas_get_corename();
 }
 
+void cpu_blas_threads_from_env(void)
+{
+    if (getenv("ACCUBENCH_CPU_THREADS"))
+        openblas_set_num_threads(cpu_parallel_threads());
+}
+
 const char *cpu_blas_description(void)
 {
     /* openblas_get_config() reads e.g. "OpenBLAS 0.3.21 NO_LAPACKE ...". */
@@ -219,6 +226,11 @@ const char *cpu_blas_description(void)
     return text;
 }
 #else
+void cpu_blas_threads_from_env(void)
+{
+    /* the portable GEMM's threads are cpu_parallel_threads() already */
+}
+
 void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta,
                float *c, int ldc)

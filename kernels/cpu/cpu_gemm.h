@@ -31,6 +31,9 @@ void cpu_sgemm_portable_batched(int trans_a, int trans_b, int m, int n, int k, f
 
 /* "OpenBLAS 0.3.21 core Zen" or "portable blocked GEMM", and the core alone. */
 const char *cpu_blas_description(void);
+/* Where ACCUBENCH_CPU_THREADS is set (a rank's share of the cores), the
+ * BLAS library uses that many threads too; otherwise it keeps its own. */
+void cpu_blas_threads_from_env(void);
 const char *cpu_blas_core(void);
 
 #endif

@@ -399,9 +399,20 @@ static int no_gpu_present(cudaError_t e)
            (e == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0);
 }
 
-/* Whether device 0 can run this build at all; BK_OK, BK_NO_DEVICE (no GPU
- * here) or BK_UNSUPPORTED with the reason (no driver, no device, no kernel
- * image for its architecture). */
+/* The device this process uses: ACCUBENCH_DEVICE_INDEX modulo the count (a
+ * data-parallel rank's index on its node, set by the program), else 0. */
+static int chosen_device;
+
+static int device_index(int count)
+{
+    const char *env = getenv("ACCUBENCH_DEVICE_INDEX");
+    int i = env ? atoi(env) : 0;
+    return count > 0 && i > 0 ? i % count : 0;
+}
+
+/* Whether the chosen device can run this build at all; BK_OK, BK_NO_DEVICE
+ * (no GPU here) or BK_UNSUPPORTED with the reason (no driver, no device, no
+ * kernel image for its architecture). */
 static int device_usable(dtype dt, char *why, size_t why_len)
 {
     int count = 0;
@@ -410,8 +421,9 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     if (e == cudaSuccess && count == 0)
         e = cudaErrorNoDevice;
     if (e == cudaSuccess) {
-        call = "cudaSetDevice(0)";
-        e = cudaSetDevice(0);
+        chosen_device = device_index(count);
+        call = "cudaSetDevice";
+        e = cudaSetDevice(chosen_device);
     }
     if (e == cudaSuccess) {
         call = "cudaFree(0)"; /* creates the context now, so its failure shows here */
@@ -425,8 +437,8 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     e = cuda_elementwise_loadable();
     if (e != cudaSuccess) {
         int major = 0, minor = 0;
-        (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-        (void)cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+        (void)cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, chosen_device);
+        (void)cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, chosen_device);
         snprintf(why, why_len,
                  "no usable CUDA device: this build has no code for sm_%d%d (%s); rebuild "
                  "with NVCC_GENCODE naming it",
@@ -435,7 +447,8 @@ static int device_usable(dtype dt, char *why, size_t why_len)
         return BK_UNSUPPORTED;
     }
     int major = 0;
-    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, chosen_device) ==
+            cudaSuccess &&
         dt == DTYPE_BF16 && major < 8) {
         snprintf(why, why_len, "bf16 GEMMs need compute capability 8.0 or newer");
         return BK_UNSUPPORTED;
@@ -507,6 +520,11 @@ static int cu_init(backend *b)
     return BK_OK;
 }
 
+extern "C" void *cuda_backend_stream(backend *b)
+{
+    return cuda_of(b)->stream;
+}
+
 extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len)
 {
     *out = NULL;
@@ -527,7 +545,7 @@ extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t wh
     b->caps = 0; /* kernels run after their launch returns, in device memory */
     b->dtype = dt;
     b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
-    c->device = 0;
+    c->device = chosen_device;
     rc = cu_init(b);
     if (rc != BK_OK) {
         snprintf(why, why_len, "%s", b->error);

@@ -18,6 +18,10 @@ extern "C" {
  * in `why` (no usable device, a driver too old, ...). */
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
+/* The backend's one compute stream (a cudaStream_t), for an all-reduce
+ * engine that orders its work with the model's (kernels/nccl). */
+void *cuda_backend_stream(backend *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,126 @@
+#include "dp_launch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef ACCUBENCH_HAVE_MPI
+#include "mpi_comm.h"
+#define BUILD_NOTE ""
+#else
+#define BUILD_NOTE "  (this accubench was built without MPI: install libopenmpi-dev and rebuild)"
+#endif
+
+/* The ranks the launcher says it started (Open MPI, MPICH/Hydra, Slurm's
+ * PMI), 0 when no launcher started this process. */
+static int launcher_size(void)
+{
+    const char *keys[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = getenv(keys[i]);
+        if (v && atoi(v) > 0)
+            return atoi(v);
+    }
+    return 0;
+}
+
+static int most_devices(const run_options *o)
+{
+    int most = 1;
+    for (int i = 0; i < o->n_devices; i++)
+        most = o->devices[i] > most ? o->devices[i] : most;
+    return most;
+}
+
+#ifdef ACCUBENCH_HAVE_MPI
+/* This rank's device and share of the cores, before the backend opens. */
+static void share_machine(const dp_launch *l)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%d", l->local_rank);
+    setenv("ACCUBENCH_DEVICE_INDEX", text, 1);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long share = cores > 0 ? cores / l->local_size : 1;
+    snprintf(text, sizeof text, "%ld", share < 1 ? 1 : share);
+    setenv("ACCUBENCH_CPU_THREADS", text, 0);
+}
+#endif
+
+int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
+                    dp_launch *out)
+{
+    memset(out, 0, sizeof *out);
+    out->size = out->local_size = 1;
+    int launched = launcher_size(), most = most_devices(o);
+    if (!launched) {
+        if (most > 1) {
+            fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
+                    "mpirun -np %d %s%s\n", most, most, most, cmdline, BUILD_NOTE);
+            return 2;
+        }
+        return 0;
+    }
+#ifdef ACCUBENCH_HAVE_MPI
+    mpi_launch l;
+    char why[300];
+    if (mpi_launch_init(argc, argv, &l, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    *out = (dp_launch){.launched = 1, .rank = l.rank, .size = l.size,
+                       .local_rank = l.local_rank, .local_size = l.local_size};
+    if (most > l.size) {
+        if (l.rank == 0)
+            fprintf(stderr, "accubench: --devices %d needs %d ranks but mpirun started %d: run "
+                    "it as  mpirun -np %d %s\n", most, most, l.size, most, cmdline);
+        mpi_launch_finalize();
+        return 2;
+    }
+    if (o->n_devices == 0)
+        o->devices[o->n_devices++] = l.size;
+    if (l.rank != 0)
+        o->quiet = 1; /* rank 0 speaks for every rank */
+    share_machine(out);
+    return 0;
+#else
+    (void)argc;
+    (void)argv;
+    (void)o;
+    if (launched > 1) {
+        fprintf(stderr, "accubench: started as one of %d ranks, but this accubench was built "
+                "without MPI and each would run alone: install libopenmpi-dev and rebuild\n",
+                launched);
+        return 2;
+    }
+    return 0;
+#endif
+}
+
+int dp_launch_world(const dp_launch *l, const backend_entry *e, backend *b, comm **out)
+{
+    *out = NULL;
+    if (!l->launched)
+        return 0;
+    char why[400];
+    if (!e->comm_world) {
+        snprintf(why, sizeof why, "the %s backend has no all-reduce engine: %s", e->name,
+                 e->comm_absent);
+    } else if (e->comm_world(b, out, why, sizeof why) == BK_OK) {
+        return 0;
+    }
+    fprintf(stderr, "accubench: rank %d of %d: %s\n", l->rank, l->size, why);
+    return 2;
+}
+
+void dp_launch_end(const dp_launch *l, comm *world)
+{
+    if (world)
+        world->ops->destroy(world);
+#ifdef ACCUBENCH_HAVE_MPI
+    if (l->launched)
+        mpi_launch_finalize();
+#else
+    (void)l;
+#endif
+}

@@ -1,0 +1,34 @@
+/* Data parallel from the program's side: whether mpirun started this
+ * process, MPI's start and end, --devices checked against the ranks, each
+ * rank's share of the machine, and the all-reduce engine of the backend's
+ * row. Without MPI in the build, one process, and --devices above 1 says
+ * how to run it. */
+#ifndef ACCUBENCH_DP_LAUNCH_H
+#define ACCUBENCH_DP_LAUNCH_H
+
+#include "backend_registry.h"
+#include "options.h"
+
+typedef struct dp_launch {
+    int launched;               /* MPI started: the ranks below are real */
+    int rank, size;
+    int local_rank, local_size; /* on this node */
+} dp_launch;
+
+/* Before the backend is opened: starts MPI when mpirun started this
+ * process, checks --devices against the ranks (every count at most the
+ * ranks launched; none given: all of them), and gives this rank its
+ * device (ACCUBENCH_DEVICE_INDEX) and its share of the cores
+ * (ACCUBENCH_CPU_THREADS, unless set). 0, or 2 after one line on stderr
+ * (rank 0's) saying what to do. `cmdline` is the command as typed. */
+int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
+                    dp_launch *out);
+
+/* The engine of e's row over every rank, on b; NULL when not launched.
+ * 0, or 2 after one line on stderr. */
+int dp_launch_world(const dp_launch *l, const backend_entry *e, backend *b, comm **out);
+
+/* Destroys the engine and ends MPI (when launched). */
+void dp_launch_end(const dp_launch *l, comm *world);
+
+#endif

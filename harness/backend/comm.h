@@ -1,0 +1,99 @@
+/* The all-reduce interface: what data parallelism needs from a
+ * communication engine, as a table of function pointers like the backend
+ * table. The engines live beside the backends (kernels/mpi: MPI on the
+ * host's memory, for the CPU backend; kernels/nccl: NCCL on the GPU,
+ * bootstrapped over MPI) and the program's backend table names the engine
+ * that goes with each backend. The harness never includes an MPI or NCCL
+ * header: it sees only this.
+ *
+ * A communicator is a set of ranks (processes, one device each) started by
+ * mpirun. Gradient all-reduces are in place on the backend's device memory
+ * and ordered with the device work issued around them; the host values
+ * (stopping decisions, checks, timings) go through the host calls. */
+#ifndef ACCUBENCH_COMM_H
+#define ACCUBENCH_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "ranges.h"
+
+typedef struct comm comm;
+
+typedef enum comm_reduce { COMM_SUM = 0, COMM_MAX = 1, COMM_MIN = 2 } comm_reduce;
+
+typedef struct comm_ops {
+    void (*destroy)(comm *c);
+    /* A communicator of ranks [0, size) of c. Collective over every rank of
+     * c; a rank outside gets *out = NULL. */
+    int (*split)(comm *c, int size, comm **out);
+
+    /* Sums n fp32 floats of device memory across the ranks, in place, after
+     * the device work issued before it. May return before it is done. */
+    int (*allreduce_start)(comm *c, float *buf, size_t n);
+    /* Lets the started all-reduces advance (an MPI engine has no progress
+     * thread); NULL where they advance on their own. */
+    int (*progress)(comm *c);
+    /* Every started all-reduce is done, and device work issued after this
+     * call runs after them. */
+    int (*wait_all)(comm *c);
+    /* Communication time since reset_times, in ms, of the all-reduces
+     * finished so far (with `wait`: of all of them, waiting for the device):
+     * `busy` sums each all-reduce from its start to its end; `exposed` is
+     * the part the step waited for (the host blocked in the engine on the
+     * CPU; the compute stream stalled on the GPU). */
+    int (*times)(comm *c, double *busy_ms, double *exposed_ms, int wait);
+    void (*reset_times)(comm *c);
+
+    /* Small host values: in place over n doubles; from rank 0 to all; onto
+     * rank 0 (out holds size x n, rank by rank; NULL elsewhere). */
+    int (*host_allreduce)(comm *c, double *v, int n, comm_reduce op);
+    int (*host_broadcast)(comm *c, void *buf, size_t bytes);
+    int (*host_gather)(comm *c, const double *v, int n, double *out);
+    int (*barrier)(comm *c);
+
+    /* Prints "accubench: rank R of N: REASON; stopping every rank" on
+     * stderr and ends every rank of the job. Never returns. */
+    void (*abort)(comm *c, const char *reason);
+} comm_ops;
+
+struct comm {
+    const comm_ops *ops;
+    void *impl;
+    const char *name;  /* the engine: "mpi", "nccl" */
+    char library[128]; /* its library and version, for the CSV's metadata */
+    int rank, size;
+    backend *b;        /* whose device memory the all-reduces run on; a
+                        * failed call leaves its reason in b->error */
+    /* Counted by comm_allreduce: all-reduces started, and their bytes. */
+    uint64_t calls, bytes;
+};
+
+/* The wrappers the harness calls: every gradient all-reduce is counted and
+ * issued inside an "allreduce" range, and the wait inside an
+ * "allreduce wait" range (NVTX: Nsight Systems shows each one). */
+static inline int comm_allreduce(comm *c, float *buf, size_t n)
+{
+    range_push("allreduce");
+    int rc = c->ops->allreduce_start(c, buf, n);
+    range_pop();
+    c->calls++;
+    c->bytes += n * sizeof(float);
+    return rc;
+}
+
+static inline int comm_progress(comm *c)
+{
+    return c->ops->progress ? c->ops->progress(c) : BK_OK;
+}
+
+static inline int comm_wait_all(comm *c)
+{
+    range_push("allreduce wait");
+    int rc = c->ops->wait_all(c);
+    range_pop();
+    return rc;
+}
+
+#endif

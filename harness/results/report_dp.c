@@ -1,0 +1,88 @@
+/* The report's sentences about data parallelism: for each config run on
+ * more than one device in several sync modes, what each mode's step cost
+ * against the one that moved the most bytes (per micro-batch, the whole
+ * gradient K times; the first in the file when they all move the same): what
+ * deferring the all-reduce to the window, or overlapping it with the last
+ * backward, saved at that K. Every figure is read from the rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_parts.h"
+#include "row_index.h"
+
+/* A row run on several devices in a sync mode: one that has siblings. */
+static int dp_row(const csv_row *r)
+{
+    return result_ran(r) && r->devices > 1 && r->sync[0];
+}
+
+void report_dp_findings(const report_input *in, doc *d)
+{
+    size_t n = in->t->rows;
+    /* Sets of rows of the same config that differ in their sync mode
+     * alone, found through a hash of the config's other columns (linear in
+     * the rows), each kept as a list in file order. */
+    row_key key = row_key_config_but("sync");
+    row_index ix;
+    size_t *next = malloc(n * sizeof *next), *tail = malloc(n * sizeof *tail);
+    if (!next || !tail || row_index_init(&ix, &key, in->rows, n)) {
+        free(next);
+        free(tail);
+        doc_bullet(d, "No data-parallel comparison: out of memory.");
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        next[i] = ROW_NONE;
+        if (!dp_row(&in->rows[i]))
+            continue;
+        size_t head = row_index_add(&ix, i);
+        if (head == i)
+            tail[i] = i;
+        else
+            tail[head] = next[tail[head]] = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const csv_row *r = &in->rows[i];
+        if (!dp_row(r) || row_index_find(&ix, r) != i)
+            continue; /* once per set: at its first row in the file */
+        /* The baseline: the mode that moves the most bytes a step. */
+        const csv_row *base = r;
+        size_t members = 0;
+        for (size_t j = i; j != ROW_NONE; j = next[j]) {
+            const csv_row *o = &in->rows[j];
+            members++;
+            if (o->allreduce_bytes_per_step > base->allreduce_bytes_per_step)
+                base = o;
+        }
+        if (members < 2)
+            continue;
+        char text[1400];
+        size_t used = (size_t)snprintf(
+            text, sizeof text,
+            "At K=%lld on %lld devices (model %s, effective batch %lld, %s): %s sync makes %s "
+            "all-reduce%s a step and takes %s ms a step, %s ms of it waiting for communication",
+            (long long)base->accum_steps, (long long)base->devices, base->model,
+            (long long)base->effective_batch, rp_split(base).s, base->sync,
+            rp_count(base->allreduce_calls_per_step).s,
+            base->allreduce_calls_per_step == 1 ? "" : "s", rp_num(base->step_ms_median, 4).s,
+            rp_num(base->comm_exposed_ms, 3).s);
+        for (size_t j = i; j != ROW_NONE && used < sizeof text; j = next[j]) {
+            const csv_row *o = &in->rows[j];
+            if (o == base)
+                continue;
+            double saved = base->step_ms_median - o->step_ms_median;
+            used += (size_t)snprintf(
+                text + used, sizeof text - used,
+                "; %s sync (%s all-reduce%s, %s ms exposed) takes %s ms: %s %s ms (%s%%) a step",
+                o->sync, rp_count(o->allreduce_calls_per_step).s,
+                o->allreduce_calls_per_step == 1 ? "" : "s", rp_num(o->comm_exposed_ms, 3).s,
+                rp_num(o->step_ms_median, 4).s, saved >= 0 ? "it saves" : "it costs",
+                rp_num(saved >= 0 ? saved : -saved, 3).s,
+                rp_num(100 * (saved >= 0 ? saved : -saved) / base->step_ms_median, 2).s);
+        }
+        doc_bullet(d, "%s.", text);
+    }
+    row_index_free(&ix);
+    free(next);
+    free(tail);
+}

@@ -1,0 +1,277 @@
+/* The MPI all-reduce engine: gradients in host memory (the CPU backend),
+ * summed with MPI_Iallreduce in place. MPI has no progress thread here, so
+ * a started all-reduce advances when the engine is called: at each bucket
+ * of an overlapped backward (progress) and at the wait. The host is the
+ * CPU backend's device, so the time the host spends inside the engine is
+ * the communication the step waited for (exposed). */
+#include "mpi_comm_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MPI_MAX_PENDING 256
+/* MPI counts are ints: larger host exchanges go in pieces. */
+#define MPI_PIECE_BYTES ((size_t)1 << 30)
+
+typedef struct mpi_impl {
+    MPI_Comm mc;
+    MPI_Request pending[MPI_MAX_PENDING];
+    double started[MPI_MAX_PENDING];
+    int n_pending;
+    double busy_s, exposed_s;
+} mpi_impl;
+
+static mpi_impl *impl_of(comm *c) { return c->impl; }
+
+int mpi_fail(backend *b, const char *call, int err)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(err, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "error %d", err);
+    snprintf(b->error, sizeof b->error, "%s failed: %s", call, text);
+    return BK_ERROR;
+}
+
+#define MPI_TRY(b, call)                                                     \
+    do {                                                                     \
+        int mpi_err_ = (call);                                               \
+        if (mpi_err_ != MPI_SUCCESS)                                         \
+            return mpi_fail((b), #call, mpi_err_);                           \
+    } while (0)
+
+MPI_Comm mpi_comm_handle(comm *c) { return impl_of(c)->mc; }
+
+static void mpi_destroy(comm *c)
+{
+    mpi_impl *p = impl_of(c);
+    if (p->mc != MPI_COMM_NULL)
+        MPI_Comm_free(&p->mc);
+    free(p);
+    free(c);
+}
+
+static int mpi_split(comm *c, int size, comm **out)
+{
+    *out = NULL;
+    MPI_Comm sub;
+    MPI_TRY(c->b, MPI_Comm_split(impl_of(c)->mc, c->rank < size ? 0 : MPI_UNDEFINED, c->rank,
+                                 &sub));
+    if (sub == MPI_COMM_NULL)
+        return BK_OK;
+    int rc = mpi_comm_over(c->b, sub, out);
+    MPI_Comm_free(&sub);
+    return rc;
+}
+
+static int mpi_allreduce_start(comm *c, float *buf, size_t n)
+{
+    mpi_impl *p = impl_of(c);
+    if (n > INT_MAX || p->n_pending == MPI_MAX_PENDING) {
+        snprintf(c->b->error, sizeof c->b->error, "an all-reduce of %zu floats with %d pending "
+                 "is past what the MPI engine takes", n, p->n_pending);
+        return BK_UNSUPPORTED;
+    }
+    double t0 = MPI_Wtime();
+    MPI_Request *r = &p->pending[p->n_pending];
+    MPI_TRY(c->b, MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, p->mc, r));
+    p->started[p->n_pending++] = t0;
+    p->exposed_s += MPI_Wtime() - t0;
+    return BK_OK;
+}
+
+/* Drops the finished requests, counting their time. */
+static void settle(mpi_impl *p, const int *done, double now)
+{
+    int kept = 0;
+    for (int i = 0; i < p->n_pending; i++) {
+        if (done[i]) {
+            p->busy_s += now - p->started[i];
+            continue;
+        }
+        p->pending[kept] = p->pending[i];
+        p->started[kept++] = p->started[i];
+    }
+    p->n_pending = kept;
+}
+
+static int mpi_progress(comm *c)
+{
+    mpi_impl *p = impl_of(c);
+    if (!p->n_pending)
+        return BK_OK;
+    double t0 = MPI_Wtime();
+    int done[MPI_MAX_PENDING] = {0};
+    for (int i = 0; i < p->n_pending; i++)
+        MPI_TRY(c->b, MPI_Test(&p->pending[i], &done[i], MPI_STATUS_IGNORE));
+    double now = MPI_Wtime();
+    settle(p, done, now);
+    p->exposed_s += now - t0;
+    return BK_OK;
+}
+
+static int mpi_wait_all(comm *c)
+{
+    mpi_impl *p = impl_of(c);
+    double t0 = MPI_Wtime();
+    /* In order: each one's end is when its wait returns. */
+    for (int i = 0; i < p->n_pending; i++) {
+        MPI_TRY(c->b, MPI_Wait(&p->pending[i], MPI_STATUS_IGNORE));
+        p->busy_s += MPI_Wtime() - p->started[i];
+    }
+    p->n_pending = 0;
+    p->exposed_s += MPI_Wtime() - t0;
+    return BK_OK;
+}
+
+static int mpi_times(comm *c, double *busy_ms, double *exposed_ms, int wait)
+{
+    (void)wait; /* the host has done all it counted */
+    *busy_ms = impl_of(c)->busy_s * 1e3;
+    *exposed_ms = impl_of(c)->exposed_s * 1e3;
+    return BK_OK;
+}
+
+static void mpi_reset_times(comm *c)
+{
+    impl_of(c)->busy_s = impl_of(c)->exposed_s = 0;
+}
+
+static int mpi_host_allreduce(comm *c, double *v, int n, comm_reduce op)
+{
+    MPI_Op mop = op == COMM_MAX ? MPI_MAX : op == COMM_MIN ? MPI_MIN : MPI_SUM;
+    MPI_TRY(c->b, MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, mop, impl_of(c)->mc));
+    return BK_OK;
+}
+
+static int mpi_host_broadcast(comm *c, void *buf, size_t bytes)
+{
+    for (size_t at = 0; at < bytes; at += MPI_PIECE_BYTES) {
+        size_t piece = bytes - at < MPI_PIECE_BYTES ? bytes - at : MPI_PIECE_BYTES;
+        MPI_TRY(c->b, MPI_Bcast((char *)buf + at, (int)piece, MPI_BYTE, 0, impl_of(c)->mc));
+    }
+    return BK_OK;
+}
+
+static int mpi_host_gather(comm *c, const double *v, int n, double *out)
+{
+    MPI_TRY(c->b, MPI_Gather(v, n, MPI_DOUBLE, out, n, MPI_DOUBLE, 0, impl_of(c)->mc));
+    return BK_OK;
+}
+
+static int mpi_barrier(comm *c)
+{
+    MPI_TRY(c->b, MPI_Barrier(impl_of(c)->mc));
+    return BK_OK;
+}
+
+static void mpi_abort(comm *c, const char *reason)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    (void)c;
+    fprintf(stderr, "accubench: rank %d of %d: %s; stopping every rank\n", rank, size, reason);
+    fflush(stderr);
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1); /* MPI_Abort does not return; this is for the compiler */
+}
+
+static const comm_ops mpi_ops = {
+    .destroy = mpi_destroy,
+    .split = mpi_split,
+    .allreduce_start = mpi_allreduce_start,
+    .progress = mpi_progress,
+    .wait_all = mpi_wait_all,
+    .times = mpi_times,
+    .reset_times = mpi_reset_times,
+    .host_allreduce = mpi_host_allreduce,
+    .host_broadcast = mpi_host_broadcast,
+    .host_gather = mpi_host_gather,
+    .barrier = mpi_barrier,
+    .abort = mpi_abort,
+};
+
+int mpi_comm_over(backend *b, MPI_Comm mc, comm **out)
+{
+    *out = NULL;
+    comm *c = calloc(1, sizeof *c);
+    mpi_impl *p = calloc(1, sizeof *p);
+    if (!c || !p) {
+        free(c);
+        free(p);
+        snprintf(b->error, sizeof b->error, "out of host memory for a communicator");
+        return BK_OOM;
+    }
+    p->mc = MPI_COMM_NULL;
+    c->ops = &mpi_ops;
+    c->impl = p;
+    c->name = "mpi";
+    c->b = b;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(version, &len) == MPI_SUCCESS)
+        snprintf(c->library, sizeof c->library, "%.*s", (int)strcspn(version, ",\n"), version);
+    int err = MPI_Comm_dup(mc, &p->mc);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_set_errhandler(p->mc, MPI_ERRORS_RETURN);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_rank(p->mc, &c->rank);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_size(p->mc, &c->size);
+    if (err != MPI_SUCCESS) {
+        mpi_destroy(c);
+        return mpi_fail(b, "MPI_Comm_dup", err);
+    }
+    *out = c;
+    return BK_OK;
+}
+
+int mpi_comm_world(backend *b, comm **out, char *why, size_t why_len)
+{
+    int rc = mpi_comm_over(b, MPI_COMM_WORLD, out);
+    if (rc)
+        snprintf(why, why_len, "%s", b->error);
+    return rc;
+}
+
+int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t why_len)
+{
+    int provided = 0;
+    int err = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm node = MPI_COMM_NULL;
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_rank(MPI_COMM_WORLD, &out->rank);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_size(MPI_COMM_WORLD, &out->size);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, out->rank,
+                                  MPI_INFO_NULL, &node);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_rank(node, &out->local_rank);
+    if (err == MPI_SUCCESS)
+        err = MPI_Comm_size(node, &out->local_size);
+    if (node != MPI_COMM_NULL)
+        MPI_Comm_free(&node);
+    if (err != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(err, text, &len);
+        snprintf(why, why_len, "starting MPI failed: %s", text);
+        return -1;
+    }
+    if (provided < MPI_THREAD_FUNNELED) {
+        snprintf(why, why_len, "this MPI cannot be called from a threaded program "
+                 "(MPI_THREAD_FUNNELED not provided)");
+        return -1;
+    }
+    return 0;
+}
+
+void mpi_launch_finalize(void)
+{
+    MPI_Finalize();
+}

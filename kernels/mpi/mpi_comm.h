@@ -1,0 +1,28 @@
+/* The MPI side of data parallelism, for the program's backend table
+ * (bench/): starting and ending the ranks, and the all-reduce engine of
+ * the CPU backend (comm.h) over MPI. Built only where MPI is
+ * (ACCUBENCH_HAVE_MPI). */
+#ifndef ACCUBENCH_MPI_COMM_H
+#define ACCUBENCH_MPI_COMM_H
+
+#include <stddef.h>
+
+#include "comm.h"
+
+/* Where this process stands among the ranks mpirun started. */
+typedef struct mpi_launch {
+    int rank, size;             /* in the job */
+    int local_rank, local_size; /* on this node */
+} mpi_launch;
+
+/* MPI_Init (host threads of the backend never call MPI: funneled), and
+ * where this rank stands. 0, or -1 with a one-line reason. */
+int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t why_len);
+/* MPI_Finalize, once every communicator is destroyed. */
+void mpi_launch_finalize(void);
+
+/* The all-reduce engine over every rank, on backend b's memory (host
+ * memory: the CPU backend). BK_OK, or an error with a reason. */
+int mpi_comm_world(backend *b, comm **out, char *why, size_t why_len);
+
+#endif

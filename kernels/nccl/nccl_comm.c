@@ -1,0 +1,300 @@
+/* The NCCL all-reduce engine. Gradients are device memory of the CUDA
+ * backend; each all-reduce runs on a side stream after the compute stream
+ * reaches it (an event), so that work issued after it on the compute
+ * stream (the rest of an overlapped backward) runs beside it; wait_all
+ * makes the compute stream wait for the side stream. The host never waits.
+ *
+ * Times come from events: busy, around each all-reduce on the side stream;
+ * exposed, around the compute stream's wait for it (how long the compute
+ * stream stalled). They are read back in times(), or when the event pairs
+ * run out. Host exchanges and the bootstrap go through the MPI engine over
+ * the same ranks. */
+#include "nccl_comm.h"
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_backend.h"
+#include "mpi_comm_internal.h"
+
+#define NCCL_MAX_PAIRS 512
+
+typedef struct nccl_impl {
+    comm *host; /* the MPI engine over the same ranks */
+    ncclComm_t nc;
+    cudaStream_t compute, side;
+    cudaEvent_t ready, done;
+    cudaEvent_t busy[NCCL_MAX_PAIRS][2], stall[NCCL_MAX_PAIRS][2];
+    int n_busy, n_stall, pending, events_made;
+    double busy_ms, exposed_ms;
+} nccl_impl;
+
+static nccl_impl *impl_of(comm *c) { return c->impl; }
+
+static int cuda_fail(backend *b, const char *call, cudaError_t e)
+{
+    snprintf(b->error, sizeof b->error, "%s failed: %s", call, cudaGetErrorString(e));
+    return BK_ERROR;
+}
+
+static int nccl_fail(backend *b, const char *call, ncclResult_t r)
+{
+    snprintf(b->error, sizeof b->error, "%s failed: %s", call, ncclGetErrorString(r));
+    return BK_ERROR;
+}
+
+#define CU_TRY(b, call)                                                      \
+    do {                                                                     \
+        cudaError_t cu_e_ = (call);                                          \
+        if (cu_e_ != cudaSuccess)                                            \
+            return cuda_fail((b), #call, cu_e_);                             \
+    } while (0)
+
+#define NC_TRY(b, call)                                                      \
+    do {                                                                     \
+        ncclResult_t nc_r_ = (call);                                         \
+        if (nc_r_ != ncclSuccess)                                            \
+            return nccl_fail((b), #call, nc_r_);                             \
+    } while (0)
+
+static void nccl_destroy(comm *c)
+{
+    nccl_impl *p = impl_of(c);
+    if (p->nc)
+        ncclCommDestroy(p->nc);
+    if (p->events_made) {
+        cudaEventDestroy(p->ready);
+        cudaEventDestroy(p->done);
+        for (int i = 0; i < NCCL_MAX_PAIRS; i++)
+            for (int j = 0; j < 2; j++) {
+                cudaEventDestroy(p->busy[i][j]);
+                cudaEventDestroy(p->stall[i][j]);
+            }
+    }
+    if (p->side)
+        cudaStreamDestroy(p->side);
+    if (p->host)
+        p->host->ops->destroy(p->host);
+    free(p);
+    free(c);
+}
+
+/* Adds the finished pairs of one list (in the order recorded) to *total
+ * and keeps the rest; with `wait`, waits for them all. */
+static int collect_pairs(backend *b, cudaEvent_t (*pairs)[2], int *count, double *total,
+                         int wait)
+{
+    int i = 0;
+    for (; i < *count; i++) {
+        cudaError_t e = wait ? cudaEventSynchronize(pairs[i][1]) : cudaEventQuery(pairs[i][1]);
+        if (e == cudaErrorNotReady)
+            break;
+        if (e != cudaSuccess)
+            return cuda_fail(b, wait ? "cudaEventSynchronize" : "cudaEventQuery", e);
+        float ms;
+        CU_TRY(b, cudaEventElapsedTime(&ms, pairs[i][0], pairs[i][1]));
+        *total += ms;
+    }
+    /* The unfinished ones move to the front (events are handles: swapped). */
+    for (int j = i; j < *count; j++) {
+        cudaEvent_t t0 = pairs[j - i][0], t1 = pairs[j - i][1];
+        pairs[j - i][0] = pairs[j][0];
+        pairs[j - i][1] = pairs[j][1];
+        pairs[j][0] = t0;
+        pairs[j][1] = t1;
+    }
+    *count -= i;
+    return BK_OK;
+}
+
+static int collect(comm *c, int wait)
+{
+    nccl_impl *p = impl_of(c);
+    int rc = collect_pairs(c->b, p->busy, &p->n_busy, &p->busy_ms, wait);
+    return rc ? rc : collect_pairs(c->b, p->stall, &p->n_stall, &p->exposed_ms, wait);
+}
+
+static int nccl_allreduce_start(comm *c, float *buf, size_t n)
+{
+    nccl_impl *p = impl_of(c);
+    int rc;
+    if (p->n_busy == NCCL_MAX_PAIRS && (rc = collect(c, 1)))
+        return rc;
+    cudaEvent_t *ev = p->busy[p->n_busy++];
+    CU_TRY(c->b, cudaEventRecord(p->ready, p->compute));
+    CU_TRY(c->b, cudaStreamWaitEvent(p->side, p->ready, 0));
+    CU_TRY(c->b, cudaEventRecord(ev[0], p->side));
+    NC_TRY(c->b, ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, p->nc, p->side));
+    CU_TRY(c->b, cudaEventRecord(ev[1], p->side));
+    p->pending = 1;
+    return BK_OK;
+}
+
+static int nccl_wait_all(comm *c)
+{
+    nccl_impl *p = impl_of(c);
+    int rc;
+    if (!p->pending)
+        return BK_OK;
+    if (p->n_stall == NCCL_MAX_PAIRS && (rc = collect(c, 1)))
+        return rc;
+    cudaEvent_t *ev = p->stall[p->n_stall++];
+    CU_TRY(c->b, cudaEventRecord(ev[0], p->compute));
+    CU_TRY(c->b, cudaEventRecord(p->done, p->side));
+    CU_TRY(c->b, cudaStreamWaitEvent(p->compute, p->done, 0));
+    CU_TRY(c->b, cudaEventRecord(ev[1], p->compute));
+    p->pending = 0;
+    return BK_OK;
+}
+
+static int nccl_times(comm *c, double *busy_ms, double *exposed_ms, int wait)
+{
+    int rc = collect(c, wait);
+    *busy_ms = impl_of(c)->busy_ms;
+    *exposed_ms = impl_of(c)->exposed_ms;
+    return rc;
+}
+
+static void nccl_reset_times(comm *c)
+{
+    nccl_impl *p = impl_of(c);
+    (void)collect(c, 1);
+    p->busy_ms = p->exposed_ms = 0;
+}
+
+static int nccl_host_allreduce(comm *c, double *v, int n, comm_reduce op)
+{
+    comm *h = impl_of(c)->host;
+    return h->ops->host_allreduce(h, v, n, op);
+}
+
+static int nccl_host_broadcast(comm *c, void *buf, size_t bytes)
+{
+    comm *h = impl_of(c)->host;
+    return h->ops->host_broadcast(h, buf, bytes);
+}
+
+static int nccl_host_gather(comm *c, const double *v, int n, double *out)
+{
+    comm *h = impl_of(c)->host;
+    return h->ops->host_gather(h, v, n, out);
+}
+
+static int nccl_barrier(comm *c)
+{
+    comm *h = impl_of(c)->host;
+    return h->ops->barrier(h);
+}
+
+static void nccl_abort(comm *c, const char *reason)
+{
+    comm *h = impl_of(c)->host;
+    h->ops->abort(h, reason);
+}
+
+static int nccl_split(comm *c, int size, comm **out);
+
+static const comm_ops nccl_ops = {
+    .destroy = nccl_destroy,
+    .split = nccl_split,
+    .allreduce_start = nccl_allreduce_start,
+    .progress = NULL,
+    .wait_all = nccl_wait_all,
+    .times = nccl_times,
+    .reset_times = nccl_reset_times,
+    .host_allreduce = nccl_host_allreduce,
+    .host_broadcast = nccl_host_broadcast,
+    .host_gather = nccl_host_gather,
+    .barrier = nccl_barrier,
+    .abort = nccl_abort,
+};
+
+/* The streams and events of an engine whose host side is set. */
+static int make_device_side(comm *c)
+{
+    nccl_impl *p = impl_of(c);
+    p->compute = (cudaStream_t)cuda_backend_stream(c->b);
+    CU_TRY(c->b, cudaStreamCreateWithFlags(&p->side, cudaStreamNonBlocking));
+    CU_TRY(c->b, cudaEventCreateWithFlags(&p->ready, cudaEventDisableTiming));
+    CU_TRY(c->b, cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
+    for (int i = 0; i < NCCL_MAX_PAIRS; i++)
+        for (int j = 0; j < 2; j++) {
+            CU_TRY(c->b, cudaEventCreate(&p->busy[i][j]));
+            CU_TRY(c->b, cudaEventCreate(&p->stall[i][j]));
+        }
+    p->events_made = 1;
+    return BK_OK;
+}
+
+/* nccl-tests' bootstrap: rank 0's unique id, broadcast over MPI. */
+static int join(comm *c)
+{
+    nccl_impl *p = impl_of(c);
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    if (c->rank == 0)
+        NC_TRY(c->b, ncclGetUniqueId(&id));
+    int rc = p->host->ops->host_broadcast(p->host, &id, sizeof id);
+    if (rc)
+        return rc;
+    NC_TRY(c->b, ncclCommInitRank(&p->nc, c->size, id, c->rank));
+    return BK_OK;
+}
+
+/* An NCCL engine over the ranks of the MPI engine `host` (taken over). */
+static int nccl_over(comm *host, comm **out)
+{
+    *out = NULL;
+    backend *b = host->b;
+    comm *c = calloc(1, sizeof *c);
+    nccl_impl *p = calloc(1, sizeof *p);
+    if (!c || !p) {
+        free(c);
+        free(p);
+        host->ops->destroy(host);
+        snprintf(b->error, sizeof b->error, "out of host memory for a communicator");
+        return BK_OOM;
+    }
+    p->host = host;
+    c->ops = &nccl_ops;
+    c->impl = p;
+    c->name = "nccl";
+    c->b = b;
+    int version = 0;
+    if (ncclGetVersion(&version) == ncclSuccess)
+        snprintf(c->library, sizeof c->library, "NCCL %d.%d.%d (bootstrap: %s)",
+                 version / 10000, version / 100 % 100, version % 100, host->library);
+    c->rank = host->rank;
+    c->size = host->size;
+    int rc = make_device_side(c);
+    if (!rc)
+        rc = join(c);
+    if (rc) {
+        nccl_destroy(c);
+        return rc;
+    }
+    *out = c;
+    return BK_OK;
+}
+
+static int nccl_split(comm *c, int size, comm **out)
+{
+    comm *h = impl_of(c)->host, *sub = NULL;
+    *out = NULL;
+    int rc = h->ops->split(h, size, &sub);
+    return rc || !sub ? rc : nccl_over(sub, out);
+}
+
+int nccl_comm_world(backend *b, comm **out, char *why, size_t why_len)
+{
+    comm *host = NULL;
+    int rc = mpi_comm_over(b, MPI_COMM_WORLD, &host);
+    if (!rc)
+        rc = nccl_over(host, out);
+    if (rc)
+        snprintf(why, why_len, "%s", b->error);
+    return rc;
+}

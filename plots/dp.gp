@@ -1,0 +1,70 @@
+# dp.gp: data parallel at the fixed effective batch: the step time of each
+# device count x accumulation steps, one bar per sync mode (micro: an
+# all-reduce after every micro-batch; window: one after the last; overlap:
+# buckets behind the last backward), split into compute and the
+# communication the step waited for (exposed).
+#
+#   gnuplot -e "csv='results/run.csv'" plots/dp.gp      (model='S' to pick)
+chart = "dp"
+load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+
+# Rows with an all-reduce: sync is set.
+base = "status=ok;effective_batch=".E.";mode=".mode.";reduction=".reduction.";sync!="
+if (!exists("model")) { model = common("model", base) }
+here_rows = base.";model=".model
+all_syncs = "micro window overlap"
+found = " ".distinct("sync", here_rows)." "
+syncs = ""
+do for [s in all_syncs] { if (strstrt(found, " ".s." ") > 0) { syncs = syncs." ".s } }
+sync_color(s) = word("#d62728 #1f77b4 #2ca02c", \
+                     words((" ".all_syncs." ")[1:strstrt(" ".all_syncs." ", " ".s." ") + 1]))
+# One group per devices x micro-batch, devices ascending, then K descending.
+groups = ""
+glabels = ""
+do for [d in distinct("devices", here_rows)] {
+    do for [mb in distinct("micro_batch", here_rows.";devices=".d)] {
+        groups = groups." ".d.":".mb
+    }
+}
+ng = words(groups)
+gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d ", d, mb)) + 1])
+
+set title "Data parallel: compute and exposed communication per step, model ".model."\n". \
+          sprintf("%s, %s, effective batch %s (over all devices), %s", device, dtype, E, mode)
+set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode"
+set ylabel "wall-clock per optimizer step (ms, median)"
+set style fill solid 0.9 border rgb "#ffffff"
+set key outside right top
+ns = words(syncs)
+width = 0.8 / (ns > 0 ? ns : 1)
+set boxwidth width absolute
+offset(j) = (j - (ns + 1) / 2.0) * width
+set xtics () rotate by -30
+set xrange [0.4:ng + 0.6]
+set yrange [0:*]
+
+if (ns == 0) {
+    missing_why = count("model", "status=ok") == 0 ? no_rows_why : \
+                  "no data-parallel rows in this CSV:\nrun under mpirun (make bench-dp)"
+    @nothing_to_draw
+} else {
+    do for [i=1:ng] {
+        g = word(groups, i); c = strstrt(g, ":")
+        d = g[1:c-1]; mb = g[c+1:]
+        k = common("accum_steps", here_rows.";devices=".d.";micro_batch=".mb)
+        set xtics add (sprintf("%s x %s (%s)", d, k, mb) i)
+    }
+    # The whole step in the light shade, then the compute part over it: the
+    # light part left on top is the exposed communication.
+    plot for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
+             using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
+                   (column("step_ms_median")) \
+             with boxes lc rgb sync_color(word(syncs, j)) fs transparent solid 0.35 \
+             title word(syncs, j)." exposed comm", \
+         for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
+             using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
+                   (column("step_ms_median") - column("comm_exposed_ms") > 0 ? \
+                    column("step_ms_median") - column("comm_exposed_ms") : 0) \
+             with boxes lc rgb sync_color(word(syncs, j)) title word(syncs, j)." compute"
+}
+load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

@@ -1,0 +1,146 @@
+#!/bin/sh
+# Data parallel under mpirun: 2 and 3 ranks (oversubscribed on a small
+# machine) in every sync mode, with the gradient and weight checks passing,
+# a ragged split, a devices sweep, rank 0 alone writing, a rank that fails
+# stopping every rank, and the bad inputs. mpirun must be here: CI installs
+# it (make does, as root on Debian), so its absence is a failure, not a skip.
+set -u
+fail=0
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "FAILED: mpirun not found: install openmpi-bin libopenmpi-dev (make does so as root)"
+    exit 1
+fi
+if ! "$ACCUBENCH" run --help | grep -q -- "--sync"; then
+    echo "FAILED: accubench has no --sync"; exit 1
+fi
+# Open MPI refuses root without these, and more ranks than cores without
+# oversubscription; the tests need both, users do not.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+MPIRUN="mpirun --oversubscribe"
+quick="--backend cpu --model tiny --steps 3 --warmup 1 --trace-steps 0"
+
+# check_rows CSV EXPECTED_ROWS: every row ok, the all-reduced gradient
+# within 1e-5 of the single-process full batch, the same weights on every
+# rank, and the all-reduce counts each sync mode implies (tiny has 3 linear
+# layers: 3 buckets when overlapped).
+check_rows() {
+    awk -F, -v want="$2" '
+        /^#/ { next }
+        !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        {
+            n++
+            where = "row " n " (devices " $c["devices"] ", sync " $c["sync"] ", micro " \
+                    $c["micro_batch"] ")"
+            if ($c["status"] != "ok") { print "FAILED: " where ": status " $c["status"] ": " $c["note"]; bad = 1 }
+            if (!($c["grad_rel_err"] != "" && $c["grad_rel_err"] + 0 < 1e-5)) { print "FAILED: " where ": grad_rel_err " $c["grad_rel_err"]; bad = 1 }
+            if ($c["rank_weight_diff"] != "0") { print "FAILED: " where ": rank_weight_diff " $c["rank_weight_diff"]; bad = 1 }
+            k = $c["accum_steps"]; calls = $c["allreduce_calls_per_step"]
+            want_calls = $c["sync"] == "micro" ? k : $c["sync"] == "window" ? 1 : 3
+            if (calls + 0 != want_calls) { print "FAILED: " where ": " calls " all-reduces a step, expected " want_calls; bad = 1 }
+            per = $c["sync"] == "micro" ? k : 1
+            if ($c["allreduce_bytes_per_step"] + 0 != per * $c["params"] * 4) { print "FAILED: " where ": " $c["allreduce_bytes_per_step"] " bytes a step"; bad = 1 }
+            if (!($c["comm_ms"] + 0 > 0) || $c["comm_exposed_ms"] == "") { print "FAILED: " where ": no communication time"; bad = 1 }
+        }
+        END {
+            if (n != want) { print "FAILED: " n " rows, expected " want; bad = 1 }
+            exit bad
+        }' "$1" || fail=1
+}
+
+# 2 ranks, every sync mode, K = 2 and K = 1.
+mkdir two
+$MPIRUN -np 2 "$ACCUBENCH" run $quick --effective 16 --micro 4,8 --sync micro,window,overlap \
+    --out two --quiet >two.log 2>&1 || { echo "FAILED: 2 ranks: exit $?"; cat two.log; fail=1; }
+[ "$(ls two | wc -l)" -eq 1 ] || { echo "FAILED: 2 ranks wrote $(ls two | wc -l) files"; fail=1; }
+check_rows two/*.csv 6
+grep -q '^# ranks: 2 launched; all-reduce by mpi' two/*.csv || { echo "FAILED: no ranks metadata"; fail=1; }
+
+# The report says what deferring and overlapping saved at each K.
+mkdir rep
+"$ACCUBENCH" report two/*.csv --no-charts --out rep >/dev/null 2>&1 || { echo "FAILED: report"; fail=1; }
+grep -q 'At K=2 on 2 devices (model tiny, effective batch 16, 4x2): micro sync makes 2 all-reduces a step' rep/*.md &&
+    grep -q 'window sync (1 all-reduce, [0-9.e-]* ms exposed) takes [0-9.e-]* ms: it \(saves\|costs\)' rep/*.md ||
+    { echo "FAILED: the report's data-parallel sentences:"; grep 'At K=' rep/*.md; fail=1; }
+
+# Past this machine: the ring model fitted to the run, projected.
+"$ACCUBENCH" plan --fit two/*.csv >plan.txt 2>plan.err ||
+    { echo "FAILED: plan --fit: exit $?"; cat plan.err; fail=1; }
+grep -q '^# fitted on [0-9]* blocking all-reduce samples' plan.txt &&
+    grep -q '^# projection (a model, not a measurement)' plan.txt &&
+    grep -q '^  tiny  *4  *2  .* 1024 ' plan.txt ||
+    { echo "FAILED: plan --fit printed:"; cat plan.txt; fail=1; }
+"$ACCUBENCH" plan --fit two/*.csv --bw 10 --latency-us 5 --devices 64 >plan.txt 2>&1 &&
+    grep -q 'model (given): bw 10 GB/s, latency 5 us' plan.txt ||
+    { echo "FAILED: plan --fit with given links:"; cat plan.txt; fail=1; }
+
+# The chart of compute and exposed communication per devices x K.
+if command -v gnuplot >/dev/null 2>&1; then
+    sh "$ACCUBENCH_ROOT/scripts/plots.sh" two/*.csv two/run >plots.log 2>&1 ||
+        { echo "FAILED: plots"; cat plots.log; fail=1; }
+    grep -q 'compute and exposed communication per step, model tiny' two/run.dp.svg &&
+        grep -q '2 x 2 (4)' two/run.dp.svg && ! grep -q 'no data-parallel rows' two/run.dp.svg ||
+        { echo "FAILED: the dp chart of a 2-rank run"; fail=1; }
+    rm -f two/run.*
+fi
+
+# 3 ranks on a ragged split: E = 10, micro 2: micro-batches of 6 and 4
+# examples, dealt 2,2,2 and 1,1,2; the adaptive timing's stop is agreed.
+mkdir three
+$MPIRUN -np 3 "$ACCUBENCH" run --backend cpu --model tiny --budget-s 0.2 --trace-steps 0 \
+    --effective 10 --micro 2 --sync micro,window,overlap --out three --quiet \
+    >three.log 2>&1 || { echo "FAILED: 3 ranks: exit $?"; cat three.log; fail=1; }
+check_rows three/*.csv 3
+awk -F, '/^#/{next} !h{h=1;next} $12 != 3 || $10 != 2 || $11 != 2 {print "FAILED: ragged row " $0; exit 1}' \
+    three/*.csv || fail=1
+
+# A devices sweep in one run: each count on the first ranks, one CSV; the
+# trace of the first config written once, by rank 0.
+mkdir sweep
+$MPIRUN -np 2 "$ACCUBENCH" run $quick --effective 8 --micro 4 --devices 1,2 --sync window \
+    --trace-steps 1 --trace sweep/trace.json --out sweep --quiet >sweep.log 2>&1 ||
+    { echo "FAILED: devices sweep: exit $?"; cat sweep.log; fail=1; }
+devs=$(awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next} {printf "%s ", $c["devices"]}' sweep/*.csv)
+[ "$devs" = "1 2 " ] || { echo "FAILED: devices column '$devs', expected '1 2 '"; fail=1; }
+[ "$(ls sweep | wc -l)" -eq 2 ] && [ -s sweep/trace.json ] ||
+    { echo "FAILED: the sweep wrote: $(ls sweep)"; fail=1; }
+# The traced step shows its all-reduce and its wait as ranges.
+grep -q '"name":"allreduce"' sweep/trace.json && grep -q '"name":"allreduce wait"' sweep/trace.json ||
+    { echo "FAILED: no allreduce ranges in the trace"; fail=1; }
+
+# A rank that fails mid-config (rank 1's memory cap is passed by the full
+# batch of the gradient check at E = 64, not at E = 16) stops every rank with
+# one line, and the rows measured before stay in the CSV.
+mkdir failing
+$MPIRUN -np 1 "$ACCUBENCH" run $quick --effective 16,64 --micro 8 --out failing --csv failing/f.csv : \
+    -np 1 "$ACCUBENCH" run $quick --effective 16,64 --micro 8 --out failing --csv failing/f.csv \
+    --mem-cap 260K >failing.log 2>&1
+rc=$?
+[ "$rc" -ne 0 ] || { echo "FAILED: a failing rank: exit 0"; fail=1; }
+[ "$(grep -c 'accubench: rank 1 of 2: .*; stopping every rank' failing.log)" -eq 1 ] ||
+    { echo "FAILED: no one line from the failing rank:"; cat failing.log; fail=1; }
+awk -F, '/^#/{next} !h{h=1;next} {n++} END{exit n != 1}' failing/f.csv 2>/dev/null ||
+    { echo "FAILED: the row measured before the failure is not in the CSV"; fail=1; }
+
+# Bad inputs: one line each, exit 2.
+expect_error() {
+    pattern=$1; shift
+    "$@" >stdout.txt 2>stderr.txt
+    rc=$?
+    if [ "$rc" -ne 2 ] || [ "$(grep -c -- "$pattern" stderr.txt)" -ne 1 ]; then
+        echo "FAILED: $* -> exit $rc:"; cat stderr.txt; fail=1
+    fi
+}
+mkdir bad
+expect_error "needs 2 ranks, one per device: run it as  mpirun -np 2 accubench run" \
+    "$ACCUBENCH" run $quick --devices 2 --out bad
+[ "$(wc -l <stderr.txt)" -eq 1 ] || { echo "FAILED: more than one line:"; cat stderr.txt; fail=1; }
+expect_error "unknown sync 'bulk' (known: micro, window, overlap)" \
+    "$ACCUBENCH" run $quick --sync bulk --out bad
+expect_error "devices" "$ACCUBENCH" run $quick --devices 0 --out bad
+expect_error "--devices 4 needs 4 ranks but mpirun started 2" \
+    $MPIRUN -np 2 "$ACCUBENCH" run $quick --devices 4 --out bad
+expect_error "takes --bw and --latency-us together" "$ACCUBENCH" plan --fit two/x.csv --bw 10
+expect_error "nosuch.csv" "$ACCUBENCH" plan --fit nosuch.csv
+[ -z "$(ls bad)" ] || { echo "FAILED: bad inputs left files: $(ls bad)"; fail=1; }
+exit $fail

@@ -1,0 +1,151 @@
+/* Data parallel, the parts that need no second process: how a window is
+ * dealt to the ranks (every example exactly once, ragged where it must
+ * be), the loss scales each rank gets (the global window's), what each
+ * sync mode's row must say, and the ring all-reduce model's fit. The ranks
+ * themselves run in tests/e2e_dp.sh under mpirun. */
+#include <string.h>
+
+#include "check.h"
+#include "cpu_backend.h"
+#include "dataset.h"
+#include "dispatch.h"
+#include "dp_projection.h"
+#include "split.h"
+#include "sync_modes.h"
+
+/* Every (E, micro, N) the sharded split accepts deals each example to
+ * exactly one rank's micro-batch, at most micro and at least one each, the
+ * same K on every rank; the ones it refuses would leave a rank empty. */
+static void test_shards_cover_the_window(void)
+{
+    char why[200];
+    for (int e = 1; e <= 40; e++)
+        for (int n = 1; n <= 5; n++)
+            for (int micro = 1; micro <= e; micro++) {
+                split sp;
+                int rc = split_make_sharded(e, micro, n, &sp, why, sizeof why);
+                int per_device = (e + n - 1) / n;
+                if (micro > per_device) {
+                    CHECK(rc == -1 && strstr(why, "larger than"));
+                    continue;
+                }
+                long long step = (long long)micro * n;
+                int last_global = (int)(e - ((e + step - 1) / step - 1) * step);
+                CHECK((rc == 0) == (last_global >= n));
+                if (rc)
+                    continue;
+                CHECK(sp.global == e && sp.devices == n && sp.micro == micro);
+                int seen[40] = {0}, biggest_last = 0;
+                for (int k = 0; k < sp.accum; k++)
+                    for (int r = 0; r < n; r++) {
+                        int first, count;
+                        split_shard(&sp, r, k, &first, &count);
+                        CHECK(count >= 1 && count <= micro);
+                        for (int i = first; i < first + count && i < e; i++)
+                            seen[i]++;
+                        if (k == sp.accum - 1 && count > biggest_last)
+                            biggest_last = count;
+                    }
+                for (int i = 0; i < e; i++)
+                    CHECK(seen[i] == 1);
+                CHECK(sp.last == biggest_last);
+                if (n == 1) {
+                    split one;
+                    CHECK(split_make(e, micro, 1, &one, why, sizeof why) == 0);
+                    CHECK(one.accum == sp.accum && one.last == sp.last &&
+                          one.effective == sp.effective && one.global == sp.global);
+                }
+            }
+    /* The ragged case of the e2e test: 10 examples, micro 2, 3 ranks. */
+    split sp;
+    CHECK(split_make_sharded(10, 2, 3, &sp, why, sizeof why) == 0);
+    CHECK(sp.accum == 2 && sp.last == 2 && sp.effective == 4);
+    int first, count;
+    split_shard(&sp, 2, 1, &first, &count);
+    CHECK(first == 8 && count == 2);
+    split_shard(&sp, 0, 1, &first, &count);
+    CHECK(first == 6 && count == 1);
+    CHECK(split_make_sharded(13, 4, 3, &sp, why, sizeof why) == -1 && strstr(why, "none"));
+}
+
+/* Each rank's scales are the whole window's: under `sum` every micro-batch
+ * of every rank is divided by the valid items of the global window, and
+ * the full batch's scale is the same. */
+static void test_scales_are_global(void)
+{
+    char why[300];
+    backend *b = NULL;
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    if (!b)
+        return;
+    input_spec in = {.kind = INPUT_FEATURES, .width = 8, .classes = 4, .loss_items = 1};
+    dataset d;
+    CHECK(dataset_create(b, &in, 10, 1, 3, &d) == BK_OK);
+    int total = dataset_valid_count(&d, 0, 0, 10), covered = 0;
+    for (int r = 0; r < 3; r++) {
+        dataset_set_shard(&d, r, 3);
+        CHECK(dataset_set_split(&d, 2, REDUCTION_SUM) == BK_OK);
+        for (int k = 0; k < 2; k++) {
+            micro_batch_view v = dataset_micro(&d, 0, 2, k);
+            CHECK_NEAR(*v.scale, 1.0 / total, 1e-9);
+            covered += dataset_valid_count(&d, 0, v.first, v.count);
+        }
+        micro_batch_view all = dataset_full_batch(&d, 0, 2);
+        CHECK(all.first == 0 && all.count == 10);
+        CHECK_NEAR(*all.scale, 1.0 / total, 1e-9);
+    }
+    CHECK(covered == total);
+    dataset_destroy(&d);
+    b->ops->destroy(b);
+}
+
+/* What each sync mode must do, whatever the table's order. */
+static void test_sync_rows(void)
+{
+    sync_mode m;
+    CHECK(sync_parse("micro", &m) == 0 && sync_info_of(m)->per_micro &&
+          !sync_info_of(m)->buckets_in_backward);
+    CHECK(sync_parse("window", &m) == 0 && !sync_info_of(m)->per_micro &&
+          !sync_info_of(m)->buckets_in_backward);
+    CHECK(sync_parse("overlap", &m) == 0 && !sync_info_of(m)->per_micro &&
+          sync_info_of(m)->buckets_in_backward);
+    CHECK(sync_parse("bulk", &m) == -1);
+    CHECK(!strcmp(sync_names(), "micro, window, overlap"));
+    CHECK(!strcmp(sync_name(SYNC_COUNT), "?"));
+}
+
+/* The fit recovers the bandwidth and latency that made the samples; with
+ * samples a latency cannot explain it falls back to bandwidth alone. */
+static void test_ring_fit(void)
+{
+    ring_model truth = {.bw_bytes_per_s = 5e9, .latency_s = 20e-6}, fit;
+    allreduce_sample s[6];
+    int n = 0;
+    double sizes[] = {4e6, 16e6, 64e3};
+    int devices[] = {2, 4};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++)
+            s[n++] = (allreduce_sample){sizes[i], devices[j],
+                                        ring_allreduce_s(&truth, sizes[i], devices[j])};
+    char note[200];
+    CHECK(ring_fit(s, n, &fit, note, sizeof note) == 0 && !note[0]);
+    CHECK_NEAR(fit.bw_bytes_per_s / truth.bw_bytes_per_s, 1, 1e-9);
+    CHECK_NEAR(fit.latency_s / truth.latency_s, 1, 1e-9);
+    /* The model itself: 2 (N-1)/N B / bw + 2 (N-1) lat; nothing on one device. */
+    CHECK_NEAR(ring_allreduce_s(&truth, 1e9, 4), 1.5 * 0.2 + 6 * 20e-6, 1e-12);
+    CHECK(ring_allreduce_s(&truth, 1e9, 1) == 0);
+    /* Times that fall with the ranks (a latency below zero): bandwidth alone. */
+    allreduce_sample odd[2] = {{8e6, 2, 4e-3}, {8e6, 8, 3e-3}};
+    CHECK(ring_fit(odd, 2, &fit, note, sizeof note) == 0 && fit.latency_s == 0 &&
+          strstr(note, "bandwidth alone") && fit.bw_bytes_per_s > 0);
+    CHECK(ring_fit(s, 1, &fit, note, sizeof note) == -1 && strstr(note, "two at least"));
+}
+
+int main(void)
+{
+    test_shards_cover_the_window();
+    test_scales_are_global();
+    test_sync_rows();
+    test_ring_fit();
+    return check_finish("test_dp");
+}
