@@ -112,7 +112,7 @@ static void dump_first(sweep *s, model *m, dataset *d, const split *sp, reductio
     char why[400];
     s->dump_done = 1;
     dump_window w = {.m = m, .d = d, .sp = sp, .dtype = s->o->dtype, .reduction = red,
-                     .optimizer = s->o->optimizer.kind, .seed = s->o->seed, .loss = loss,
+                     .optimizer = s->o->optimizer.kind, .seed = s->o->seed, .loss_sum = loss,
                      .grad = grad};
     if (!grad) {
         snprintf(why, sizeof why, "out of host memory for the gradient");

@@ -252,8 +252,8 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
             sp->effective, sp->micro, sp->accum);
     for (int k = 0; k < sp->accum; k++)
         fprintf(f, "%s%d", k ? ", " : "", split_micro_size(sp, k));
-    fprintf(f, "],\n  \"valid_items\": %d,\n  \"loss\": %.9g,\n  \"tensors\": [\n",
-            j->valid_items, w->loss);
+    fprintf(f, "],\n  \"valid_items\": %d,\n  \"loss\": %.9g, \"loss_sum\": %.9g,\n"
+            "  \"tensors\": [\n", j->valid_items, w->loss_sum / j->valid_items, w->loss_sum);
     for (int i = 0; i < j->n_tensors; i++) {
         const model_tensor *t = &j->tensors[i];
         int64_t shape[2];

@@ -27,7 +27,7 @@ typedef struct dump_window {
     reduction reduction;
     optimizer_kind optimizer;
     uint64_t seed;
-    double loss;       /* the window's normalised loss */
+    double loss_sum;  /* the sum of the window's valid items' losses */
     const float *grad; /* host copy of the accumulated gradient, n_params */
 } dump_window;
 
