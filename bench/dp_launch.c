@@ -77,6 +77,15 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
         mpi_launch_finalize();
         return 2;
     }
+    if (o->dump_dir[0]) {
+        /* The dump is one process's window, checked against one process's
+         * full batch: under mpirun every rank would write it. */
+        if (l.rank == 0)
+            fprintf(stderr, "accubench: --dump %s writes one process's window: run it without "
+                    "mpirun\n", o->dump_dir);
+        mpi_launch_finalize();
+        return 2;
+    }
     if (o->n_devices == 0)
         o->devices[o->n_devices++] = l.size;
     if (l.rank != 0)

@@ -1,5 +1,6 @@
 /* Model checks: windows at several splits against the CPU's full-batch
- * gradient, every execution mode against async, and the memory probe. */
+ * gradient (the MLP preset, and a small GPT), every execution mode against
+ * async, and the memory probe. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +28,30 @@ typedef struct bench {
     int ready;
 } bench;
 
-static int bench_open(backend *b, optimizer_kind opt, int buffers, bench *x)
+static int bench_open_model(backend *b, const char *model_name, int effective,
+                            optimizer_kind opt, int buffers, bench *x)
 {
     memset(x, 0, sizeof *x);
     optimizer_config oc = {.kind = opt, .lr = opt == OPT_SGD ? 0.05f : 1e-3f, .beta1 = 0.9f,
                            .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
-    model_spec spec = preset(MODEL_PRESET);
+    model_spec spec = preset(model_name);
     input_spec in;
     model_input(&spec, &in);
     int rc = model_create(b, &spec, &oc, MODEL_SEED, &x->m);
     if (rc)
         return rc;
-    rc = dataset_create(b, &in, MODEL_EFFECTIVE, buffers, MODEL_SEED, &x->d);
+    rc = dataset_create(b, &in, effective, buffers, MODEL_SEED, &x->d);
     if (rc) {
         model_destroy(&x->m);
         return rc;
     }
     x->ready = 1;
     return BK_OK;
+}
+
+static int bench_open(backend *b, optimizer_kind opt, int buffers, bench *x)
+{
+    return bench_open_model(b, MODEL_PRESET, MODEL_EFFECTIVE, opt, buffers, x);
 }
 
 static void bench_close(bench *x)
@@ -62,7 +69,7 @@ static int window_gradient(bench *x, int micro, float *grads, float *loss)
     backend *b = x->m.b;
     split sp;
     char why[200];
-    if (split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why)) {
+    if (split_make(x->d.effective_batch, micro, 1, &sp, why, sizeof why)) {
         snprintf(b->error, sizeof b->error, "%s", why);
         return BK_ERROR;
     }
@@ -116,18 +123,67 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
     free(g);
 }
 
+/* A GPT window per dtype: the same splits against the CPU's full-batch
+ * gradient of the same shape (computed again for each dtype: a second or
+ * so on the CPU). Rows "gpt forward+backward", "gpt window", "gpt loss". */
+void check_gpt_model(backend *cpu, backend *dev, dtype dt)
+{
+    static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
+    bench ref, x;
+    float *want = NULL, *g = NULL, want_loss = 0;
+    if (bench_open_model(cpu, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &ref)) {
+        record_failure("gpt cpu reference", dt, "", cpu);
+        return;
+    }
+    size_t n = ref.m.n_params;
+    want = malloc(n * sizeof *want);
+    g = malloc(n * sizeof *g);
+    if (!want || !g) {
+        record("gpt model", dt, "", NAN, 0, "out of host memory");
+        goto done;
+    }
+    if (window_gradient(&ref, GPT_CHECK_EFFECTIVE, want, &want_loss)) {
+        record_failure("gpt cpu reference", dt, "", cpu);
+        goto done;
+    }
+    if (bench_open_model(dev, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &x)) {
+        record_failure("gpt model", dt, "", dev);
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
+        char split[24];
+        int accum = (GPT_CHECK_EFFECTIVE + micros[i] - 1) / micros[i];
+        snprintf(split, sizeof split, "%dx%d", micros[i], accum);
+        int whole = micros[i] == GPT_CHECK_EFFECTIVE;
+        const char *check = whole ? "gpt forward+backward" : "gpt window";
+        float loss;
+        if (window_gradient(&x, micros[i], g, &loss)) {
+            record_failure(check, dt, split, dev);
+            continue;
+        }
+        record(check, dt, split, rel_err(g, want, n), model_tolerance(dt), NULL);
+        if (whole)
+            record("gpt loss", dt, split, rel_err(&loss, &want_loss, 1), model_tolerance(dt), NULL);
+    }
+    bench_close(&x);
+done:
+    bench_close(&ref);
+    free(want);
+    free(g);
+}
+
 /* Weights after a few SGD steps (rotating two input buffers) in `mode`. */
-static int steps_in_mode(backend *dev, exec_mode mode, int micro, int steps, float *w0,
-                         float *w)
+static int steps_in_mode(backend *dev, const char *model_name, int effective, exec_mode mode,
+                         int micro, int steps, float *w0, float *w)
 {
     bench x;
-    int rc = bench_open(dev, OPT_SGD, 2, &x);
+    int rc = bench_open_model(dev, model_name, effective, OPT_SGD, 2, &x);
     if (rc)
         return rc;
     split sp;
     char why[200];
     step_runner s;
-    split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why);
+    split_make(effective, micro, 1, &sp, why, sizeof why);
     size_t bytes = x.m.n_params * sizeof(float);
     rc = step_runner_init(&s, &x.m, &x.d, &sp, mode, REDUCTION_SUM);
     if (!rc) {
@@ -143,20 +199,26 @@ static int steps_in_mode(backend *dev, exec_mode mode, int micro, int steps, flo
 }
 
 /* Every execution mode computes what async computes: compared by the
- * weights' change over three steps, on the device itself. */
-void check_modes(backend *dev, dtype dt, size_t n_params)
+ * weights' change over three steps, on the device itself. `prefix` names
+ * the model in the check's name ("" for the MLP, "gpt "). */
+static void modes_of(backend *dev, dtype dt, const char *model_name, int effective, int micro,
+                     const char *prefix)
 {
-    const int micro = 8, steps = 3;
+    const int steps = 3;
+    model_spec spec = preset(model_name);
+    size_t n_params = model_param_count(&spec);
     float *w0 = malloc(n_params * sizeof(float)), *ref = malloc(n_params * sizeof(float));
     float *w = malloc(n_params * sizeof(float));
-    char split[24];
-    snprintf(split, sizeof split, "%dx%d", micro, MODEL_EFFECTIVE / micro);
+    char split[24], check[48];
+    snprintf(split, sizeof split, "%dx%d", micro, (effective + micro - 1) / micro);
     if (!w0 || !ref || !w) {
-        record("mode", dt, split, NAN, 0, "out of host memory");
+        snprintf(check, sizeof check, "%smode", prefix);
+        record(check, dt, split, NAN, 0, "out of host memory");
         goto done;
     }
-    if (steps_in_mode(dev, MODE_ASYNC, micro, steps, w0, ref)) {
-        record_failure("mode async", dt, split, dev);
+    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, micro, steps, w0, ref)) {
+        snprintf(check, sizeof check, "%smode async", prefix);
+        record_failure(check, dt, split, dev);
         goto done;
     }
     for (size_t i = 0; i < n_params; i++)
@@ -165,14 +227,13 @@ void check_modes(backend *dev, dtype dt, size_t n_params)
         exec_mode mode = (exec_mode)k;
         if (mode == MODE_ASYNC)
             continue; /* the reference */
-        char check[48];
-        snprintf(check, sizeof check, "mode %s vs async", mode_name(mode));
+        snprintf(check, sizeof check, "%smode %s vs async", prefix, mode_name(mode));
         if (mode_info_of(mode)->graph && !dev->ops->graph_begin) {
             printf("skip %-26s %-5s (the %s backend has no graphs)\n", check, dtype_name(dt),
                    dev->name);
             continue;
         }
-        if (steps_in_mode(dev, mode, micro, steps, w0, w)) {
+        if (steps_in_mode(dev, model_name, effective, mode, micro, steps, w0, w)) {
             record_failure(check, dt, split, dev);
             continue;
         }
@@ -184,6 +245,12 @@ done:
     free(w0);
     free(ref);
     free(w);
+}
+
+void check_modes(backend *dev, dtype dt)
+{
+    modes_of(dev, dt, MODEL_PRESET, MODEL_EFFECTIVE, 8, "");
+    modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, "gpt ");
 }
 
 /* The probe on the real device: with no cap and a bound far past what the
