@@ -77,9 +77,10 @@ static int fits(const sweep *s, result_row *r)
 /* The progress line of the config this row is for. */
 static void progress_row(sweep *s, const result_row *r)
 {
-    char label[RESULT_TEXT_LEN * 3];
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s", r->model, r->dtype,
-             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction);
+    char label[RESULT_TEXT_LEN * 4];
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s", r->model, r->dtype,
+             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
+             r->sync[0] ? " sync " : "", r->sync);
     progress_config(s->progress, label);
 }
 
