@@ -264,9 +264,20 @@ ASAN_BENCH_OBJ := $(BENCH_OBJ:$(BUILD)/obj/%=$(ASAN_BUILD)/obj/%)
 ASAN_REPORTS   := $(ASAN_BUILD)/reports
 $(ASAN_BENCH_OBJ): CPPFLAGS += -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
 $(ASAN_BENCH_OBJ): $(BUILD)/bench-flags
-$(ASAN_PROG): $(ASAN_BENCH_OBJ) $(ASAN_BUILD)/libaccubench.a
+# With the MPI engine where MPI is (never NCCL: no CUDA here), so the
+# data-parallel tests run sanitized too.
+ASAN_DP_OBJ    :=
+ASAN_DP_LDLIBS :=
+ifeq ($(HAVE_MPI),1)
+ASAN_DP_OBJ    := $(patsubst %.c,$(ASAN_BUILD)/obj/%.o,$(wildcard kernels/mpi/*.c))
+ASAN_DP_LDLIBS := $(MPI_LIBS)
+$(ASAN_DP_OBJ): ROOM_INC := $(INC_kernels) -Ikernels/mpi
+$(ASAN_DP_OBJ): CPPFLAGS += $(MPI_CFLAGS)
+$(ASAN_BENCH_OBJ): CPPFLAGS += -DACCUBENCH_HAVE_MPI=1
+endif
+$(ASAN_PROG): $(ASAN_BENCH_OBJ) $(ASAN_DP_OBJ) $(ASAN_BUILD)/libaccubench.a
 	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS) $(ASAN_DP_LDLIBS)
 
 asan-e2e: $(ASAN_PROG) $(TEST_SO)
 	$(Q)rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)

@@ -622,10 +622,17 @@ static int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         (rc = gemm(&p, 0, 0, d, n, v, wc(m, &p, l->wte), d, dlogits, v, dx, d, 0, 0)) ||
         (rc = bk_zero(p.b, dres, (size_t)d * n * p.es)) ||
         (rc = bk_layernorm_backward(p.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
-                                    dres, g + l->lnf_g, g + l->lnf_b, d, n)))
+                                    dres, g + l->lnf_g, g + l->lnf_b, d, n)) ||
+        (rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
         return rc;
-    for (int i = l->layers - 1; i >= 0 && !rc; i--)
+    /* Each block's weights are final once its backward is done: reported
+     * from the last block down, so a data-parallel step all-reduces them
+     * behind the blocks below. The embeddings take the rest, at the end. */
+    for (int i = l->layers - 1; i >= 0 && !rc; i--) {
         rc = block_backward(m, &p, a, i);
+        if (!rc)
+            rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
+    }
     if (rc)
         return rc;
     return bk_embedding_backward(p.b, tokens_of(&p, mb), dres, g + l->wte, g + l->wpe, d,
@@ -649,4 +656,5 @@ const model_kind gpt_kind = {
     .destroy = gpt_destroy,
     .forward = gpt_forward,
     .backward = gpt_backward,
+    .reports_grad_ready = 1,
 };
