@@ -16,11 +16,17 @@ have_openblas() {
 }
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
 have_mpi() { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; }
+# A clang that links libFuzzer: the fuzz targets `make test` runs.
+have_libfuzzer() {
+    printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' |
+        clang -x c - -fsanitize=fuzzer -o /dev/null >/dev/null 2>&1
+}
 
 missing=""
 have_openblas || missing="$missing libopenblas-dev"
 have_gnuplot || missing="$missing gnuplot-nox"
 have_mpi || missing="$missing openmpi-bin libopenmpi-dev"
+have_libfuzzer || missing="$missing clang libclang-rt-dev"
 
 if [ -n "$missing" ]; then
     if [ "${ACCUBENCH_NO_INSTALL:-0}" = 1 ]; then
