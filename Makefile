@@ -7,6 +7,8 @@
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
 #   make nsys       the abc profile under Nsight Systems
+#   make peers      accubench beside its PyTorch peer on the abc profile: one
+#                   CSV, the report's ratio per split, the side-by-side chart
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
 #        PROFILE=name (bench), ACCUBENCH_NO_INSTALL=1 (never apt-get).
@@ -102,7 +104,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench test unit-test asan-test e2e-test plots report check-gpu nsys clean
+.PHONY: all bench test unit-test asan-test e2e-test plots report check-gpu nsys peers peer-ratio clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -262,6 +264,19 @@ plots:
 
 report: $(BIN)
 	$(Q)csv=$$(sh scripts/pick_csv.sh $(CSV)) && $(BIN) report "$$csv"
+
+# ------------------------------------------------- the PyTorch peer
+# bench/peers/torch_accum.py beside accubench (scripts/peers.sh); without
+# PyTorch it says how to install it and fails. peer-ratio: accubench CPU
+# against each PyTorch mode on the A/B/C splits, interleaved, 3 repeats.
+PYTHON ?= python3
+peers: $(BIN)
+	$(Q)PYTHON=$(PYTHON) sh scripts/peers.sh $(BIN) results
+
+peer-ratio: $(BIN)
+	$(Q)if ! $(PYTHON) -c "import torch" >/dev/null 2>&1; then \
+	    echo "make peer-ratio: PyTorch is not installed: pip install torch"; exit 1; fi
+	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN)
 
 clean:
 	rm -rf $(BUILD)
