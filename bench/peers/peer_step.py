@@ -83,8 +83,13 @@ class StepRunner:
         self.opt = torch.optim.AdamW(self.params, **ADAMW, **kw)
         self.autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) \
             if dtype == "bf16" else contextlib.nullcontext
-        self.fn = torch.compile(self._micro_loss, dynamic=False) if mode.compiled \
-            else self._micro_loss
+        if mode.compiled:
+            # Each config compiles afresh: dynamo's per-function recompile
+            # limit would otherwise, a few configs in, run this mode eager.
+            torch._dynamo.reset()
+            self.fn = torch.compile(self._micro_loss, dynamic=False)
+        else:
+            self.fn = self._micro_loss
         self.loss_sum = torch.zeros((), device=device)
         self.next_buffer = 0
         self.graphs = None
