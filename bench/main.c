@@ -15,6 +15,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
+#include "dump.h"
 #include "name_list.h"
 #include "options.h"
 #include "parse.h"
@@ -62,6 +63,8 @@ static const char RUN_OPTIONS_REST[] =
     "  --csv FILE            the CSV's exact path\n"
     "  --trace FILE          one step of the first config as Chrome trace JSON\n"
     "  --trace-steps N       steps in the trace pass (default 3; 0 = none)\n"
+    "  --dump DIR            the first config's window and gradient as .npy files for\n"
+    "                        checks with other frameworks (docs/dump.md)\n"
     "  --no-cupti            no activity collector (for Nsight Systems)\n"
     "  --quiet               nothing on stdout (errors still go to stderr)\n";
 
@@ -164,7 +167,8 @@ static int cmd_run(int argc, char **argv)
             return 2;
         }
     if (backend_check_name(o.backend, why, sizeof why) ||
-        options_validate(&o, why, sizeof why)) {
+        options_validate(&o, why, sizeof why) ||
+        (o.dump_dir[0] && dump_check_target(o.dump_dir, why, sizeof why))) {
         usage_error(why);
         return 2;
     }

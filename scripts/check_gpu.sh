@@ -1,7 +1,8 @@
 #!/bin/sh
 # The GPU box's one call (make check-gpu): build, check the CUDA backend
-# against the CPU reference, run the abc profile in every mode and a short
-# bf16 sweep over S, M and L, then print a compact table last. Everything it
+# against the CPU reference, run the abc profile in every mode, a short
+# bf16 sweep over S, M and L and a short one of GPT-2 small at its context
+# of 1024, then print a compact table last. Everything it
 # writes goes to CHECK_OUT (default results/check-gpu/): the CSVs, one log
 # per stage, nvidia-smi's report. Made to finish within 6 minutes on an H200
 # including the build; never installs anything (ACCUBENCH_NO_INSTALL=1).
@@ -13,8 +14,8 @@
 #                          to what is left, and a stage with no time left is
 #                          skipped (and counts as failed)
 #   CHECK_BACKEND=cpu      a rehearsal on a machine without a GPU: the same
-#                          stages on the CPU backend, model tiny, fp32, no
-#                          graph mode, no kernel counts
+#                          stages on the CPU backend, models tiny and
+#                          gpt-tiny, fp32, no graph mode, no kernel counts
 #                          (tests/e2e_check_gpu_rehearsal.sh)
 #
 # Exit status: 0 when every stage passed, 1 otherwise (the table says which).
@@ -58,9 +59,11 @@ stage() {
 if [ "$backend" = cpu ]; then
     models_s=tiny models_sweep=tiny sweep_dtype=fp32 modes=async,sync,alloc,alloc-async
     ratio_modes=async,sync check_args="--device cpu --dtype fp32" profile_model="--model tiny"
+    gpt_model=gpt-tiny
 else
     models_s=S models_sweep=S,M,L sweep_dtype=bf16 modes=async,sync,graph,alloc,alloc-async
     ratio_modes=async,graph check_args="" profile_model=""
+    gpt_model=gpt-small
 fi
 
 # ---------------------------------------------------------------- build
@@ -86,6 +89,11 @@ stage graph-ratio 60 "$bin" run --backend "$backend" --model "$models_s" --effec
 stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$models_sweep" \
     --effective 256 --micro 1,8,64,256 --budget-s 0.5 --min-samples 3 --max-samples 100 \
     --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv"
+# GPT-2 small in bf16 (gpt-tiny in a rehearsal): 16 sequences of its
+# context as 16x1, 8x2 and 1x16; micro 8 is the issue's benchmark point.
+stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" \
+    --effective 16 --micro 1,8,16 --budget-s 0.5 --min-samples 3 --max-samples 50 \
+    --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv"
 # The kernel counts need CUPTI on a GPU: not part of a CPU rehearsal.
 if [ "$backend" != cpu ] && [ -f "$here/check_gpu_kernels.sh" ]; then
     stage kernels 90 sh "$here/check_gpu_kernels.sh" "$out" "$build"
@@ -100,8 +108,8 @@ table() {
     if [ -f "$out/gpu-check.csv" ]; then
         grep -v '^#' "$out/gpu-check.csv" | awk -F, '
             NR == 1 { next }
-            $1 == "forward+backward" || $1 == "window" {
-                key = $2; if (!(key in row)) { order[++n] = key; row[key] = sprintf("  %-5s", key) }
+            $1 ~ /^(gpt )?(forward\+backward|window)$/ {
+                key = ($1 ~ /^gpt/ ? "gpt " : "") $2; if (!(key in row)) { order[++n] = key; row[key] = sprintf("  %-5s", key) }
                 row[key] = row[key] sprintf("  %s %.1e%s", $3, $4, $6 == "ok" ? "" : "!")
             }
             $6 != "ok" { nbad++; bad = bad sprintf("    FAIL %s %s %s: error %s (tol %s) %s\n", $1, $2, $3, $4, $5, $7) }
@@ -146,6 +154,15 @@ table() {
         $col["status"] != "ok" { other = other sprintf("  %s micro %s: %s %s\n", $col["model"],
                                  $col["micro_batch"], $col["status"], $col["note"]) }
         END { for (i = 1; i <= n; i++) print line[order[i]]; printf "%s", other }'
+
+    echo "== $gpt_model $sweep_dtype, 16 sequences a step: step time, sequences/s, MFU"
+    rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["status"] == "ok" {
+            printf "  micro %3d x %-3d %10.3f ms %10.1f seq/s  MFU %5.1f%%\n", $col["micro_batch"],
+                $col["accum_steps"], $col["step_ms_median"], $col["samples_per_s"], $col["mfu_pct"]
+        }
+        $col["status"] != "ok" { printf "  micro %s: %s %s\n", $col["micro_batch"], $col["status"], $col["note"] }'
 
     echo "== graph / async step time on $models_s (effective 64), micro 1..8"
     rows "$out/graph-ratio.csv" | awk -F, -v modes="$ratio_modes" '

@@ -13,12 +13,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg \
     timeout 300 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1 ||
     { cat stdout; fail "the rehearsal failed"; }
-for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv summary.txt; do
+for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv gpt-fp32.csv summary.txt; do
     [ -s "cg/$f" ] || { cat stdout; fail "cg/$f is missing or empty"; }
 done
-tail -n 14 stdout >table
-for want in "== correctness" "fp32   32x1" "0 failed" "A 64x1" "alloc-async" "MFU" \
-    "sync/async:  micro 1"; do
+sed -n '/^== check-gpu/,$p' stdout >table
+for want in "== correctness" "fp32   32x1" "gpt fp32  16x1" "0 failed" "A 64x1" "alloc-async" \
+    "MFU" "gpt-tiny fp32" "micro   8 x 2" "sync/async:  micro 1"; do
     grep -q -- "$want" table || { cat stdout; fail "the table lacks '$want'"; }
 done
 tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "the last line"; }

@@ -60,7 +60,8 @@ static void test_features_unchanged(void)
  * the CPU computes in fp32, but ids never pass through the compute
  * storage, so nothing of it is asked), a label and a validity flag per
  * token, the valid count per example range, and the scales from those
- * counts. */
+ * counts. Each sequence is a document then padding: its valid tokens are
+ * a prefix of at least one, padding is token 0 and masked. */
 static void test_tokens(void)
 {
     backend *b = cpu();
@@ -77,23 +78,22 @@ static void test_tokens(void)
           (size_t)T * E * sizeof(int) + 2 * (size_t)T * E * sizeof(int) + (E + 1) * sizeof(float));
     CHECK(b->mem_in_use == d.bytes);
 
-    int seen[V] = {0}, valid = 0;
     for (int i = 0; i < d.count; i++) {
         const int *ids = d.buf[i].x, *labels = d.buf[i].labels, *flags = d.buf[i].valid;
-        for (int j = 0; j < T * E; j++) {
-            CHECK(ids[j] >= 0 && ids[j] < V);
-            if (ids[j] >= 0 && ids[j] < V)
-                seen[ids[j]]++;
-            CHECK(labels[j] >= 0 && labels[j] < C);
-            CHECK(flags[j] == 0 || flags[j] == 1);
-            CHECK(flags[j] == d.buf[i].valid_host[j]);
-            valid += flags[j];
+        for (int e = 0; e < E; e++) {
+            CHECK(flags[e * T] == 1); /* a document has a token at least */
+            for (int j = e * T; j < (e + 1) * T; j++) {
+                CHECK(ids[j] >= 0 && ids[j] < V);
+                CHECK(labels[j] >= 0 && labels[j] < C);
+                CHECK(flags[j] == 0 || flags[j] == 1);
+                CHECK(flags[j] == d.buf[i].valid_host[j]);
+                if (j > e * T)
+                    CHECK(flags[j] <= flags[j - 1]); /* padding only after it */
+                if (!flags[j])
+                    CHECK(ids[j] == 0 && labels[j] == 0);
+            }
         }
     }
-    for (int v = 0; v < V; v++)
-        CHECK(seen[v] > 0); /* 60 draws of 11 ids: every one turns up */
-    /* About one token in four is padding: 45 of 60 expected. */
-    CHECK(valid > 30 && valid < 58);
 
     /* Counts are of tokens, over whole examples. */
     const int *flags = d.buf[1].valid_host;
@@ -122,9 +122,60 @@ static void test_tokens(void)
     b->ops->destroy(b);
 }
 
+/* A language model's data: where the classes are the vocabulary, a
+ * token's label is the next token of its document; ids are skewed as
+ * Zipf's law says (1 / rank); document lengths vary, so micro-batches of
+ * the same size hold different numbers of valid tokens. */
+static void test_documents(void)
+{
+    backend *b = cpu();
+    if (!b)
+        return;
+    enum { T = 16, V = 50, E = 400 };
+    input_spec in = {.kind = INPUT_TOKENS, .width = T, .vocab = V, .classes = V,
+                     .loss_items = T};
+    dataset d;
+    CHECK(dataset_create(b, &in, E, 1, 9, &d) == BK_OK);
+    const int *ids = d.buf[0].x, *labels = d.buf[0].labels, *ok = d.buf[0].valid_host;
+    int count[V] = {0}, lengths[T + 1] = {0}, valid = 0;
+    for (int e = 0; e < E; e++) {
+        int len = 0;
+        for (int i = 0; i < T; i++) {
+            int j = e * T + i;
+            len += ok[j];
+            if (ok[j]) {
+                count[ids[j]]++;
+                valid++;
+            }
+            if (i + 1 < T && ok[j + 1])
+                CHECK(labels[j] == ids[j + 1]);
+        }
+        lengths[len]++;
+    }
+    /* 1/rank: token 0 about twice as often as token 1 and 50 times as often
+     * as token 49 (about 3400 valid tokens drawn). */
+    CHECK(count[0] > 1.5 * count[1] && count[1] > count[10] && count[0] > 20 * count[V - 1]);
+    /* Lengths uniform in 1..16: mean 8.5, each about 25 times. */
+    CHECK(valid > E * 7 && valid < E * 10);
+    for (int len = 1; len <= T; len++)
+        CHECK(lengths[len] > 5);
+    CHECK(lengths[0] == 0);
+    /* Micro-batches of 4 sequences: their valid tokens differ. */
+    int lo = T * 4, hi = 0;
+    for (int k = 0; k < E / 4; k++) {
+        int v = dataset_valid_count(&d, 0, 4 * k, 4);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    CHECK(hi - lo > 20);
+    dataset_destroy(&d);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
     test_features_unchanged();
     test_tokens();
+    test_documents();
     return check_finish("test_dataset");
 }

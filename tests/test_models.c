@@ -112,12 +112,14 @@ static void test_refused(void)
     const struct {
         const char *text, *reason;
     } bad[] = {
-        {"Q", "unknown model 'Q' (known: tiny, S, M, L, XL; or mlp:hidden=N,layers=N,classes=N)"},
+        {"Q", "unknown model 'Q' (known: tiny, S, M, L, XL, gpt-tiny, gpt-small, gpt-medium, "
+              "gpt-large, gpt-xl; or mlp:hidden=N,layers=N,classes=N; "
+              "or gpt:d=N,layers=N,heads=N,seq=N,vocab=N)"},
         {"s", "unknown model 's'"},
         {"", "unknown model ''"},
         {"mlp", "model 'mlp' needs a shape: mlp:hidden=N,layers=N,classes=N"},
         {"mlp:", "gives no shape"},
-        {"gpt:d=64", "unknown model kind 'gpt' in 'gpt:d=64' (known: mlp)"},
+        {"bert:d=64", "unknown model kind 'bert' in 'bert:d=64' (known: mlp, gpt)"},
         {":hidden=8", "unknown model kind ''"},
         {"mlp:hidden=0,layers=2,classes=4", "hidden must be between 1 and 1048576, got '0'"},
         {"mlp:hidden=8,layers=0,classes=4", "layers must be between 1 and 64, got '0'"},

@@ -97,6 +97,9 @@ int get(backend *b, storage s, const void *dev, size_t n, float *host);
 
 /* Every op on fresh random inputs, device against CPU (ops.c). */
 void check_ops(sides *x);
+/* The transformer ops and the strided-batched GEMM (ops_transformer.c),
+ * called from check_ops. */
+void check_transformer_ops(sides *x);
 
 /* The model (model.c). */
 #define MODEL_PRESET "S"
@@ -108,6 +111,11 @@ void check_ops(sides *x);
 int cpu_reference(backend *cpu, float **grads, float *loss, size_t *n_params);
 void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
                  size_t n_params);
+/* A small GPT's windows against the CPU, per dtype (the reference made on
+ * `cpu` each time). */
+#define GPT_CHECK_SHAPE "gpt:d=128,layers=2,heads=4,seq=64,vocab=1024"
+#define GPT_CHECK_EFFECTIVE 16
+void check_gpt_model(backend *cpu, backend *dev, dtype dt);
 void check_modes(backend *dev, dtype dt, size_t n_params);
 void check_probe(backend *dev, dtype dt);
 

@@ -6,7 +6,7 @@
  * transpose, bias+GELU, GELU backward, the bias gradient, softmax
  * cross-entropy, AdamW, SGD, the bf16 conversion), then the model: one
  * forward and backward, and one accumulated window at several splits,
- * against the CPU's full-batch gradient; then the execution modes (sync,
+ * against the CPU's full-batch gradient, for the MLP and a small GPT; then the execution modes (sync,
  * graph, alloc, alloc-async) against async on the device itself, and the
  * memory probe through a real out-of-memory failure.
  *
@@ -75,6 +75,7 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
                .r = {seed * 0x9e3779b97f4a7c15ull + (uint64_t)dt}};
     check_ops(&x);
     check_model(dev, dt, ref_grads, ref_loss, n_params);
+    check_gpt_model(cpu, dev, dt);
     check_modes(dev, dt, n_params);
     /* The probe runs the device out of memory on purpose: never where that
      * memory is the host's. */

@@ -1,5 +1,6 @@
 /* Model checks: windows at several splits against the CPU's full-batch
- * gradient, every execution mode against async, and the memory probe. */
+ * gradient (the MLP preset, and a small GPT), every execution mode against
+ * async, and the memory probe. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +28,30 @@ typedef struct bench {
     int ready;
 } bench;
 
-static int bench_open(backend *b, optimizer_kind opt, int buffers, bench *x)
+static int bench_open_model(backend *b, const char *model_name, int effective,
+                            optimizer_kind opt, int buffers, bench *x)
 {
     memset(x, 0, sizeof *x);
     optimizer_config oc = {.kind = opt, .lr = opt == OPT_SGD ? 0.05f : 1e-3f, .beta1 = 0.9f,
                            .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
-    model_spec spec = preset(MODEL_PRESET);
+    model_spec spec = preset(model_name);
     input_spec in;
     model_input(&spec, &in);
     int rc = model_create(b, &spec, &oc, MODEL_SEED, &x->m);
     if (rc)
         return rc;
-    rc = dataset_create(b, &in, MODEL_EFFECTIVE, buffers, MODEL_SEED, &x->d);
+    rc = dataset_create(b, &in, effective, buffers, MODEL_SEED, &x->d);
     if (rc) {
         model_destroy(&x->m);
         return rc;
     }
     x->ready = 1;
     return BK_OK;
+}
+
+static int bench_open(backend *b, optimizer_kind opt, int buffers, bench *x)
+{
+    return bench_open_model(b, MODEL_PRESET, MODEL_EFFECTIVE, opt, buffers, x);
 }
 
 static void bench_close(bench *x)
@@ -62,7 +69,7 @@ static int window_gradient(bench *x, int micro, float *grads, float *loss)
     backend *b = x->m.b;
     split sp;
     char why[200];
-    if (split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why)) {
+    if (split_make(x->d.effective_batch, micro, 1, &sp, why, sizeof why)) {
         snprintf(b->error, sizeof b->error, "%s", why);
         return BK_ERROR;
     }
@@ -113,6 +120,55 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
             record("loss", dt, split, rel_err(&loss, &ref_loss, 1), model_tolerance(dt), NULL);
     }
     bench_close(&x);
+    free(g);
+}
+
+/* A GPT window per dtype: the same splits against the CPU's full-batch
+ * gradient of the same shape (computed again for each dtype: a second or
+ * so on the CPU). Rows "gpt forward+backward", "gpt window", "gpt loss". */
+void check_gpt_model(backend *cpu, backend *dev, dtype dt)
+{
+    static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
+    bench ref, x;
+    float *want = NULL, *g = NULL, want_loss = 0;
+    if (bench_open_model(cpu, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &ref)) {
+        record_failure("gpt cpu reference", dt, "", cpu);
+        return;
+    }
+    size_t n = ref.m.n_params;
+    want = malloc(n * sizeof *want);
+    g = malloc(n * sizeof *g);
+    if (!want || !g) {
+        record("gpt model", dt, "", NAN, 0, "out of host memory");
+        goto done;
+    }
+    if (window_gradient(&ref, GPT_CHECK_EFFECTIVE, want, &want_loss)) {
+        record_failure("gpt cpu reference", dt, "", cpu);
+        goto done;
+    }
+    if (bench_open_model(dev, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &x)) {
+        record_failure("gpt model", dt, "", dev);
+        goto done;
+    }
+    for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
+        char split[24];
+        int accum = (GPT_CHECK_EFFECTIVE + micros[i] - 1) / micros[i];
+        snprintf(split, sizeof split, "%dx%d", micros[i], accum);
+        int whole = micros[i] == GPT_CHECK_EFFECTIVE;
+        const char *check = whole ? "gpt forward+backward" : "gpt window";
+        float loss;
+        if (window_gradient(&x, micros[i], g, &loss)) {
+            record_failure(check, dt, split, dev);
+            continue;
+        }
+        record(check, dt, split, rel_err(g, want, n), model_tolerance(dt), NULL);
+        if (whole)
+            record("gpt loss", dt, split, rel_err(&loss, &want_loss, 1), model_tolerance(dt), NULL);
+    }
+    bench_close(&x);
+done:
+    bench_close(&ref);
+    free(want);
     free(g);
 }
 

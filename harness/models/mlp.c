@@ -137,6 +137,27 @@ static void mlp_init_weights(const model_spec *s, uint64_t seed, float *w)
     }
 }
 
+/* nn.Linear's names and shapes: "layers.N.weight" [out, in] (stored
+ * column-major [out x in], so the dump transposes it), "layers.N.bias". */
+static int mlp_tensors(const model_spec *s, model_tensor *out, int max)
+{
+    mlp_layout l;
+    mlp_layout_of(s, &l);
+    int n = 0;
+    for (int i = 0; i < l.n_linear; i++)
+        for (int bias = 0; bias < 2; bias++, n++) {
+            if (!out || n >= max)
+                continue;
+            model_tensor *t = &out[n];
+            snprintf(t->name, sizeof t->name, "layers.%d.%s", i, bias ? "bias" : "weight");
+            t->offset = bias ? l.b_off[i] : l.w_off[i];
+            t->rows = l.out[i];
+            t->cols = bias ? 1 : l.in[i];
+            t->torch_is_transpose = 0;
+        }
+    return n;
+}
+
 /* The layout, worked out once per model. */
 static int mlp_create(model *m)
 {
@@ -243,6 +264,7 @@ const model_kind mlp_kind = {
     .input = mlp_input,
     .activation_sizes = mlp_activation_sizes,
     .init_weights = mlp_init_weights,
+    .tensors = mlp_tensors,
     .create = mlp_create,
     .destroy = mlp_destroy,
     .forward = mlp_forward,

@@ -73,8 +73,9 @@ size_t input_buffer_bytes(const input_spec *in, storage s, int effective);
 /* ----------------------------------------------------------- activations */
 
 /* The device buffers of one micro-batch of up to `capacity` examples, in
- * the order the kind lists them (activation_sizes). */
-#define MODEL_MAX_ACTIVATIONS 160
+ * the order the kind lists them (activation_sizes). Each kind asserts that
+ * its deepest shape fits (the GPT: 11 buffers a block, 96 blocks). */
+#define MODEL_MAX_ACTIVATIONS 1088
 
 typedef struct activations {
     int capacity;

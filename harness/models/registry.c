@@ -5,13 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpt.h"
 #include "mlp.h"
 #include "parse.h"
 
-/* Every model kind. Adding one: its file (gpt.c defining gpt_kind) and its
- * row here. */
+/* Every model kind. Adding one: its file (NAME.c defining NAME_kind) and
+ * its row here. */
 static const model_kind *const KINDS[] = {
     &mlp_kind,
+    &gpt_kind,
 };
 #define N_KINDS ((int)(sizeof KINDS / sizeof KINDS[0]))
 

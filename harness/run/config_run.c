@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "dump.h"
 #include "gradcheck.h"
 #include "measure.h"
 #include "ranges.h"
@@ -101,6 +103,28 @@ void row_fill_trace(result_row *r, const trace_pass_summary *p)
         add_note(r, "%s", p->note);
 }
 
+/* --dump: the window the gradient check just accumulated, from the starting
+ * weights, written once, for the first config that runs. A dump that
+ * cannot be written fails the run but not the measurements. */
+static void dump_first(sweep *s, model *m, dataset *d, const split *sp, reduction red,
+                       double loss, const float *grad)
+{
+    char why[400];
+    s->dump_done = 1;
+    dump_window w = {.m = m, .d = d, .sp = sp, .dtype = s->o->dtype, .reduction = red,
+                     .optimizer = s->o->optimizer.kind, .seed = s->o->seed, .loss_sum = loss,
+                     .grad = grad};
+    if (!grad) {
+        snprintf(why, sizeof why, "out of host memory for the gradient");
+    } else if (dump_write(s->o->dump_dir, &w, why, sizeof why) == 0) {
+        if (!s->o->quiet)
+            printf("window dump: %s\n", s->o->dump_dir);
+        return;
+    }
+    fprintf(stderr, "accubench: --dump: %s\n", why);
+    s->failures++;
+}
+
 void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
                        reduction red, result_row *r)
 {
@@ -138,8 +162,13 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     }
 
     /* Correctness first, from the starting weights. */
+    int dump = !rc && o->dump_dir[0] && !s->dump_done;
+    float *window = dump ? malloc(m->n_params * sizeof(float)) : NULL;
     if (!rc)
-        rc = grad_check(&run, &r->grad_rel_err, &r->loss, NULL, NULL);
+        rc = grad_check(&run, &r->grad_rel_err, &r->loss, window, NULL);
+    if (!rc && dump)
+        dump_first(s, m, d, sp, red, r->loss, window);
+    free(window);
     if (!rc)
         rc = model_reset(m);
 

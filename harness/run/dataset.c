@@ -42,19 +42,12 @@ void dataset_destroy(dataset *d)
     memset(d, 0, sizeof *d);
 }
 
-/* x of one buffer: features go through an fp32 staging buffer and the
- * backend's convert when the compute storage is narrower; token ids go up
- * as they are. */
+/* x of one buffer of features: through an fp32 staging buffer and the
+ * backend's convert when the compute storage is narrower. */
 static int fill_x(dataset *d, input_buffer *ib, rng *r, void *xh)
 {
     backend *b = d->b;
     size_t nx = (size_t)d->input.width * (size_t)d->effective_batch;
-    if (d->input.kind == INPUT_TOKENS) {
-        int *ids = xh;
-        for (size_t i = 0; i < nx; i++)
-            ids[i] = rng_below(r, d->input.vocab);
-        return bk_upload(b, ib->x, ids, nx * sizeof(int));
-    }
     float *f = xh;
     for (size_t i = 0; i < nx; i++)
         f[i] = rng_uniform(r, -1.0f, 1.0f);
@@ -71,6 +64,66 @@ static int fill_x(dataset *d, input_buffer *ib, rng *r, void *xh)
         rc = b->ops->sync(b); /* staging must outlive the conversion */
     bk_free(b, staging, nx * sizeof(float));
     return rc;
+}
+
+/* Zipf's law over the vocabulary: token k (0 the most frequent) drawn with
+ * probability proportional to 1 / (k + 1), as word frequencies in text
+ * are. cdf[k] = P(token <= k). */
+static double *zipf_cdf(int vocab)
+{
+    double *cdf = malloc((size_t)vocab * sizeof *cdf), sum = 0;
+    if (!cdf)
+        return NULL;
+    for (int k = 0; k < vocab; k++)
+        cdf[k] = sum += 1.0 / (k + 1);
+    for (int k = 0; k < vocab; k++)
+        cdf[k] /= sum;
+    return cdf;
+}
+
+static int zipf_draw(rng *r, const double *cdf, int vocab)
+{
+    double u = (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+    int lo = 0, hi = vocab - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cdf[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* Token data as a language model reads packed documents: each sequence is
+ * a stretch of a document whose length (1 to seq tokens, uniform) ends
+ * somewhere in the window, the rest padding (token 0, masked out), so
+ * sequences, and micro-batches, hold different numbers of valid tokens.
+ * Token ids follow Zipf's law; the label of a token is the next token of
+ * the document (classes = vocabulary), or where the classes are not the
+ * vocabulary, a class drawn uniformly. */
+static int fill_tokens(dataset *d, input_buffer *ib, rng *r, const double *cdf, int *ids,
+                       int *labels)
+{
+    const input_spec *in = &d->input;
+    int t = in->width, lm = in->classes == in->vocab;
+    for (int e = 0; e < d->effective_batch; e++) {
+        int len = 1 + rng_below(r, t);
+        int *x = ids + (size_t)e * t, *y = labels + (size_t)e * t;
+        int *ok = ib->valid_host + (size_t)e * t;
+        int next = zipf_draw(r, cdf, in->vocab);
+        for (int i = 0; i < t; i++) {
+            int cur = next;
+            next = zipf_draw(r, cdf, in->vocab);
+            ok[i] = i < len;
+            x[i] = ok[i] ? cur : 0;
+            y[i] = !ok[i] ? 0 : lm ? next : rng_below(r, in->classes);
+        }
+    }
+    int rc = bk_upload(d->b, ib->x, ids, (size_t)t * d->effective_batch * sizeof(int));
+    if (!rc)
+        rc = bk_upload(d->b, ib->labels, labels, items_of(d) * sizeof(int));
+    return rc ? rc : bk_upload(d->b, ib->valid, ib->valid_host, items_of(d) * sizeof(int));
 }
 
 /* Fills one buffer from the generator: x first, then each loss item's
@@ -112,6 +165,11 @@ int dataset_create(backend *b, const input_spec *in, int effective_batch, int bu
         rc = BK_OOM;
     }
     rng r = {seed ^ 0xda7a5e7ull};
+    double *cdf = NULL;
+    if (!rc && in->kind == INPUT_TOKENS && !(cdf = zipf_cdf(in->vocab))) {
+        snprintf(b->error, sizeof b->error, "out of host memory for the token distribution");
+        rc = BK_OOM;
+    }
     for (int i = 0; i < buffers && !rc; i++) {
         input_buffer *ib = &d->buf[i];
         d->count = i + 1;
@@ -127,8 +185,9 @@ int dataset_create(backend *b, const input_spec *in, int effective_batch, int bu
             (rc = bk_alloc(b, (size_t)d->scale_capacity * sizeof(float),
                            (void **)&ib->scales)))
             break;
-        rc = fill_buffer(d, ib, &r, xh, labels);
+        rc = cdf ? fill_tokens(d, ib, &r, cdf, xh, labels) : fill_buffer(d, ib, &r, xh, labels);
     }
+    free(cdf);
     free(xh);
     free(labels);
     if (rc) {

@@ -1,9 +1,11 @@
 /* Synthetic training data: several input buffers of one effective batch
  * each, rotated step by step so that no step reads what the previous one
  * left in cache. The data is what the model's input_spec asks for: float
- * features uniform in [-1, 1) from the seed (never zeros), or token ids
- * uniform in [0, vocab); labels uniform in [0, classes). About a quarter of
- * the loss items are padding (valid = 0), so micro-batches hold uneven
+ * features uniform in [-1, 1) from the seed (never zeros) with labels
+ * uniform in [0, classes) and about a quarter of the examples padding
+ * (valid = 0); or token data like packed documents: ids from Zipf's law,
+ * each sequence a document of 1 to seq tokens (the label of a token the
+ * next one) and padding after it. Either way micro-batches hold uneven
  * numbers of valid items. */
 #ifndef ACCUBENCH_DATASET_H
 #define ACCUBENCH_DATASET_H

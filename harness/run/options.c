@@ -225,6 +225,8 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         return set_path(key, value, o->csv_path, sizeof o->csv_path, why, n);
     if (strcmp(key, "trace") == 0)
         return set_path(key, value, o->trace_path, sizeof o->trace_path, why, n);
+    if (strcmp(key, "dump") == 0)
+        return set_path(key, value, o->dump_dir, sizeof o->dump_dir, why, n);
     if (strcmp(key, "trace-steps") == 0)
         return set_int(key, value, 0, 1000, &o->trace_steps, why, n);
     snprintf(why, n, "unknown option '%s'", key);

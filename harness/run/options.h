@@ -39,6 +39,7 @@ typedef struct run_options {
     char out_dir[1024];
     char csv_path[1024];                    /* explicit file; "" = named in out_dir */
     char trace_path[1024];                  /* --trace: one step as Chrome JSON */
+    char dump_dir[1024];                    /* --dump: the first config's window */
     int trace_steps;                        /* steps in the trace pass; 0 = none */
     int no_cupti;
     int quiet;

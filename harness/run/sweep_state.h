@@ -17,6 +17,7 @@ typedef struct sweep {
     csv_writer csv;
     double peak_tflops;
     int trace_written;
+    int dump_done; /* --dump was written (or failed) */
     int failures;
     const volatile sig_atomic_t *stop; /* set by SIGINT: finish no more configs */
 } sweep;

@@ -10,19 +10,10 @@
 #include "backend.h"
 #include "cpu_backend.h"
 #include "cpu_gemm.h"
+#include "cpu_internal.h"
 #include "cpu_parallel.h"
 #include "elementwise.h"
 #include "trace.h"
-
-/* The streaming loops get an FMA (AVX) clone picked at load time by a CPU
- * feature check; the default clone runs anywhere. (The GELU and softmax loops
- * stay on the default: gcc 12 if-converts their clamps for SSE but not for
- * AVX, and SSE vectors beat scalar AVX code.) */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define CPU_HOT __attribute__((target_clones("fma", "default")))
-#else
-#define CPU_HOT
-#endif
 
 struct bk_timer {
     uint64_t ns;
@@ -86,7 +77,7 @@ static int cpu_zero(backend *b, void *dst, size_t bytes)
     return BK_OK;
 }
 
-static int f32_only(backend *b, storage s)
+int cpu_f32_only(backend *b, storage s)
 {
     if (s == STORAGE_F32)
         return BK_OK;
@@ -97,14 +88,12 @@ static int f32_only(backend *b, storage s)
 static int cpu_gemm(backend *b, const gemm_desc *g)
 {
     if (g->ab_storage != STORAGE_F32 || g->c_storage != STORAGE_F32)
-        return f32_only(b, STORAGE_BF16);
-    cpu_sgemm(g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
-              g->b, g->ldb, g->beta, g->c, g->ldc);
+        return cpu_f32_only(b, STORAGE_BF16);
+    cpu_sgemm_batched(g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
+                      g->stride_a, g->b, g->ldb, g->stride_b, g->beta, g->c, g->ldc,
+                      g->stride_c, g->batch);
     return BK_OK;
 }
-
-/* Below this many elements a loop runs on the calling thread alone. */
-#define PARALLEL_MIN_ELEMS ((size_t)1 << 16)
 
 typedef struct bias_gelu_args {
     float *z, *h;
@@ -130,7 +119,7 @@ static void bias_gelu_columns(void *ctx, size_t first, size_t last)
 static int cpu_bias_gelu_forward(backend *b, storage s, void *z, const float *bias,
                                  void *h, int rows, int cols, int gelu)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     bias_gelu_args a = {z, h, bias, rows, gelu};
     cpu_parallel_for((size_t)cols, PARALLEL_MIN_ELEMS / (size_t)rows + 1, bias_gelu_columns, &a);
@@ -152,7 +141,7 @@ static void gelu_backward_range(void *ctx, size_t first, size_t last)
 static int cpu_gelu_backward(backend *b, storage s, const void *z, const void *dh,
                              void *dz, size_t n)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     gelu_backward_args a = {z, dh, dz};
     cpu_parallel_for(n, PARALLEL_MIN_ELEMS, gelu_backward_range, &a);
@@ -162,7 +151,7 @@ static int cpu_gelu_backward(backend *b, storage s, const void *z, const void *d
 CPU_HOT static int cpu_bias_grad(backend *b, storage s, const void *dz_, float *db, int rows,
                          int cols)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     const float *dz = dz_;
     for (int j = 0; j < cols; j++) {
@@ -177,7 +166,7 @@ static int cpu_softmax_xent(backend *b, storage s, const void *logits_, void *dl
                             const int *labels, const int *valid, const float *scale,
                             float *loss_sum, int classes, int batch)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     const float *logits = logits_;
     float *dlogits = dlogits_;
@@ -225,7 +214,7 @@ CPU_HOT static int cpu_sgd(backend *b, float *w, const float *g, size_t n, float
 
 static int cpu_convert(backend *b, const float *src, void *dst, storage s, size_t n)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     if (dst != src)
         memcpy(dst, src, n * sizeof(float));
@@ -234,7 +223,7 @@ static int cpu_convert(backend *b, const float *src, void *dst, storage s, size_
 
 static int cpu_to_f32(backend *b, const void *src, storage s, float *dst, size_t n)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     if ((const void *)dst != src)
         memcpy(dst, src, n * sizeof(float));
@@ -291,6 +280,13 @@ static const backend_ops cpu_ops = {
     .gelu_backward = cpu_gelu_backward,
     .bias_grad_accumulate = cpu_bias_grad,
     .softmax_xent = cpu_softmax_xent,
+    .layernorm_forward = cpu_layernorm_forward,
+    .layernorm_backward = cpu_layernorm_backward,
+    .causal_softmax_forward = cpu_causal_softmax_forward,
+    .causal_softmax_backward = cpu_causal_softmax_backward,
+    .embedding_forward = cpu_embedding_forward,
+    .embedding_backward = cpu_embedding_backward,
+    .add = cpu_add,
     .adamw = cpu_adamw,
     .sgd = cpu_sgd,
     .convert = cpu_convert,

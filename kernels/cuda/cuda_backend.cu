@@ -362,6 +362,13 @@ static backend_ops cuda_ops_table(void)
     o.gelu_backward = cuda_gelu_backward;
     o.bias_grad_accumulate = cuda_bias_grad;
     o.softmax_xent = cuda_softmax_xent;
+    o.layernorm_forward = cuda_layernorm_forward;
+    o.layernorm_backward = cuda_layernorm_backward;
+    o.causal_softmax_forward = cuda_causal_softmax_forward;
+    o.causal_softmax_backward = cuda_causal_softmax_backward;
+    o.embedding_forward = cuda_embedding_forward;
+    o.embedding_backward = cuda_embedding_backward;
+    o.add = cuda_add;
     o.adamw = cuda_adamw;
     o.sgd = cuda_sgd;
     o.convert = cuda_convert;

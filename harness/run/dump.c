@@ -1,0 +1,322 @@
+/* The window dump: host copies of the window, turned into PyTorch's
+ * layout, written as .npy files and a manifest into a temporary directory
+ * that becomes the dump by one rename. */
+#include "dump.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic_file.h"
+#include "dispatch.h"
+#include "npy.h"
+#include "version.h"
+
+int dump_check_target(const char *dir, char *why, size_t n)
+{
+    struct stat st;
+    if (!*dir) {
+        snprintf(why, n, "--dump needs a directory");
+        return -1;
+    }
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            snprintf(why, n, "--dump %s exists and is not a directory", dir);
+            return -1;
+        }
+        DIR *dh = opendir(dir);
+        if (!dh) {
+            snprintf(why, n, "--dump %s cannot be read: %s", dir, strerror(errno));
+            return -1;
+        }
+        struct dirent *e;
+        int empty = 1;
+        while (empty && (e = readdir(dh)))
+            empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+        closedir(dh);
+        if (!empty) {
+            snprintf(why, n, "--dump %s is not empty (a dump goes into a new or empty "
+                     "directory)", dir);
+            return -1;
+        }
+    }
+    /* The dump is made beside it: its parent must take a new directory. */
+    char parent[1200];
+    snprintf(parent, sizeof parent, "%s", dir);
+    size_t len = strlen(parent);
+    while (len > 1 && parent[len - 1] == '/')
+        parent[--len] = '\0';
+    char *slash = strrchr(parent, '/');
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (slash == parent)
+        parent[1] = '\0';
+    else
+        *slash = '\0';
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode) || access(parent, W_OK) != 0) {
+        snprintf(why, n, "--dump %s: its parent directory %s does not exist or is not "
+                 "writable", dir, parent);
+        return -1;
+    }
+    return 0;
+}
+
+/* Removes what a failed dump left in its temporary directory. */
+static void remove_tree(const char *tmp)
+{
+    DIR *dh = opendir(tmp);
+    if (dh) {
+        struct dirent *e;
+        char path[4200];
+        while ((e = readdir(dh)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+                unlink(path);
+            }
+        closedir(dh);
+    }
+    rmdir(tmp);
+}
+
+/* What one dump writes, kept while it is written. */
+typedef struct dump_job {
+    const dump_window *w;
+    const char *tmp;
+    model_tensor *tensors;
+    int n_tensors;
+    input_spec in;
+    int valid_items;
+    char why[400];
+} dump_job;
+
+static int write_array(dump_job *j, const char *file, npy_dtype type, const int64_t *shape,
+                       int ndim, const void *data)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", j->tmp, file);
+    return npy_write(path, type, shape, ndim, data, j->why, sizeof j->why);
+}
+
+/* PyTorch's shape of tensor t, and its floats from `vec` (the parameter
+ * vector's layout) in that shape's row-major order, into out. */
+static int torch_shape(const model_tensor *t, int64_t *shape)
+{
+    if (t->cols == 1) {
+        shape[0] = t->rows;
+        return 1;
+    }
+    shape[0] = t->torch_is_transpose ? t->cols : t->rows;
+    shape[1] = t->torch_is_transpose ? t->rows : t->cols;
+    return 2;
+}
+
+static void torch_order(const model_tensor *t, const float *vec, float *out)
+{
+    const float *src = vec + t->offset;
+    size_t rows = (size_t)t->rows, cols = (size_t)t->cols;
+    if (t->cols == 1 || t->torch_is_transpose) {
+        memcpy(out, src, rows * cols * sizeof *out);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++)
+            out[r * cols + c] = src[c * rows + r];
+}
+
+static int write_tensors(dump_job *j)
+{
+    size_t largest = 0;
+    for (int i = 0; i < j->n_tensors; i++) {
+        size_t elems = (size_t)j->tensors[i].rows * (size_t)j->tensors[i].cols;
+        largest = elems > largest ? elems : largest;
+    }
+    float *host = malloc(largest * sizeof *host);
+    if (!host) {
+        snprintf(j->why, sizeof j->why, "out of host memory for the dump");
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < j->n_tensors && !rc; i++) {
+        const model_tensor *t = &j->tensors[i];
+        int64_t shape[2];
+        int ndim = torch_shape(t, shape);
+        for (int role = 0; role < 2 && !rc; role++) {
+            char file[MODEL_TENSOR_NAME + 16];
+            snprintf(file, sizeof file, "%s.%s.npy", role ? "grad" : "param", t->name);
+            torch_order(t, role ? j->w->grad : j->w->m->initial, host);
+            rc = write_array(j, file, NPY_F32, shape, ndim, host);
+        }
+    }
+    free(host);
+    return rc;
+}
+
+/* inputs.npy, labels.npy, mask.npy of input buffer 0. */
+static int write_window_data(dump_job *j)
+{
+    backend *b = j->w->m->b;
+    const input_buffer *ib = &j->w->d->buf[0];
+    int64_t e = j->w->d->effective_batch;
+    size_t nx = (size_t)j->in.width * (size_t)e, items = (size_t)e * j->in.loss_items;
+    size_t big = nx > items ? nx : items;
+    void *host = malloc(big * 4);
+    float *staging = NULL;
+    int rc = host ? BK_OK : BK_OOM;
+    if (rc)
+        snprintf(b->error, sizeof b->error, "out of host memory for the dump");
+    /* Features in a narrower compute storage come back through fp32. */
+    int tokens = j->in.kind == INPUT_TOKENS;
+    if (!rc && !tokens && b->compute_storage != STORAGE_F32 &&
+        !(rc = bk_alloc(b, nx * sizeof(float), (void **)&staging)))
+        rc = b->ops->to_f32(b, ib->x, b->compute_storage, staging, nx);
+    if (!rc)
+        rc = bk_download(b, host, staging ? staging : ib->x, nx * 4);
+    if (staging)
+        bk_free(b, staging, nx * sizeof(float));
+    if (rc) {
+        snprintf(j->why, sizeof j->why, "reading the window back: %s", b->error);
+        free(host);
+        return -1;
+    }
+    int64_t xs[2] = {e, j->in.width}, ys[2] = {e, j->in.loss_items};
+    int fail = write_array(j, "inputs.npy", tokens ? NPY_I32 : NPY_F32, xs, 2, host);
+    const int *flags[2] = {ib->labels, ib->valid};
+    const char *files[2] = {"labels.npy", "mask.npy"};
+    for (int k = 0; k < 2 && !fail; k++) {
+        if ((rc = bk_download(b, host, flags[k], items * sizeof(int)))) {
+            snprintf(j->why, sizeof j->why, "reading the window back: %s", b->error);
+            fail = -1;
+        } else {
+            fail = write_array(j, files[k], NPY_I32, ys, 2, host);
+        }
+    }
+    free(host);
+    return fail;
+}
+
+/* A JSON string: the names here are plain, but a quote or a backslash
+ * would still come out right. */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char)*s < 0x20)
+            fprintf(f, "\\u%04x", *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_entry(FILE *f, const char *name, const char *role, const char *file,
+                       const int64_t *shape, int ndim, const char *type, int last)
+{
+    fputs("    {\"name\": ", f);
+    json_string(f, name);
+    fprintf(f, ", \"role\": \"%s\", \"file\": ", role);
+    json_string(f, file);
+    fputs(", \"shape\": [", f);
+    for (int i = 0; i < ndim; i++)
+        fprintf(f, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    fprintf(f, "], \"dtype\": \"%s\"}%s\n", type, last ? "" : ",");
+}
+
+static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
+{
+    (void)why;
+    (void)n;
+    const dump_job *j = ctx;
+    const dump_window *w = j->w;
+    const model_spec *s = &w->m->spec;
+    const split *sp = w->sp;
+    fprintf(f, "{\n  \"format\": \"accubench-dump\", \"version\": 1,\n");
+    fprintf(f, "  \"accubench_version\": \"%s\",\n  \"model\": ", ACCUBENCH_VERSION);
+    json_string(f, s->name);
+    fprintf(f, ", \"kind\": \"%s\", \"shape\": {", s->kind->name);
+    for (int i = 0; i < s->kind->n_dims; i++)
+        fprintf(f, "%s\"%s\": %d", i ? ", " : "", s->kind->dims[i].key, s->dims[i]);
+    fprintf(f, "},\n  \"input\": {\"kind\": \"%s\", \"width\": %d, \"vocab\": %d, "
+            "\"classes\": %d, \"loss_items\": %d},\n",
+            j->in.kind == INPUT_TOKENS ? "tokens" : "features", j->in.width, j->in.vocab,
+            j->in.classes, j->in.loss_items);
+    fprintf(f, "  \"dtype\": \"%s\", \"reduction\": \"%s\", \"optimizer\": \"%s\", "
+            "\"seed\": %llu,\n", dtype_name(w->dtype), reduction_name(w->reduction),
+            optimizer_name(w->optimizer), (unsigned long long)w->seed);
+    fprintf(f, "  \"effective\": %d, \"micro\": %d, \"accum\": %d,\n  \"split\": [",
+            sp->effective, sp->micro, sp->accum);
+    for (int k = 0; k < sp->accum; k++)
+        fprintf(f, "%s%d", k ? ", " : "", split_micro_size(sp, k));
+    fprintf(f, "],\n  \"valid_items\": %d,\n  \"loss\": %.9g, \"loss_sum\": %.9g,\n"
+            "  \"tensors\": [\n", j->valid_items, w->loss_sum / j->valid_items, w->loss_sum);
+    for (int i = 0; i < j->n_tensors; i++) {
+        const model_tensor *t = &j->tensors[i];
+        int64_t shape[2];
+        int ndim = torch_shape(t, shape);
+        for (int role = 0; role < 2; role++) {
+            char file[MODEL_TENSOR_NAME + 16];
+            snprintf(file, sizeof file, "%s.%s.npy", role ? "grad" : "param", t->name);
+            json_entry(f, t->name, role ? "grad" : "param", file, shape, ndim, "float32", 0);
+        }
+    }
+    int64_t e = w->d->effective_batch;
+    int64_t xs[2] = {e, j->in.width}, ys[2] = {e, j->in.loss_items};
+    json_entry(f, "inputs", "input", "inputs.npy", xs, 2,
+               j->in.kind == INPUT_TOKENS ? "int32" : "float32", 0);
+    json_entry(f, "labels", "label", "labels.npy", ys, 2, "int32", 0);
+    json_entry(f, "mask", "mask", "mask.npy", ys, 2, "int32", 1);
+    fprintf(f, "  ]\n}\n");
+    return 0;
+}
+
+int dump_write(const char *dir, const dump_window *w, char *why, size_t n)
+{
+    dump_job j = {.w = w};
+    const model_spec *s = &w->m->spec;
+    model_input(s, &j.in);
+    j.valid_items = dataset_valid_count(w->d, 0, 0, w->d->effective_batch);
+    if (!s->kind->tensors) {
+        snprintf(why, n, "cannot dump %s: its kind lists no tensors", s->name);
+        return -1;
+    }
+    j.n_tensors = s->kind->tensors(s, NULL, 0);
+    j.tensors = calloc((size_t)j.n_tensors, sizeof *j.tensors);
+    char target[1200], tmp[1300];
+    snprintf(target, sizeof target, "%s", dir);
+    size_t len = strlen(target);
+    while (len > 1 && target[len - 1] == '/')
+        target[--len] = '\0';
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
+    j.tmp = tmp;
+    if (!j.tensors) {
+        snprintf(why, n, "out of host memory for the dump");
+        return -1;
+    }
+    s->kind->tensors(s, j.tensors, j.n_tensors);
+    if (mkdir(tmp, 0777) != 0) {
+        snprintf(why, n, "cannot create %s: %s", tmp, strerror(errno));
+        free(j.tensors);
+        return -1;
+    }
+    char path[1400];
+    snprintf(path, sizeof path, "%s/manifest.json", tmp);
+    /* The manifest last: a directory that has one is whole. */
+    int rc = write_tensors(&j) || write_window_data(&j) ||
+             atomic_write_file(path, write_manifest, &j, j.why, sizeof j.why);
+    if (!rc && rename(tmp, target) != 0) {
+        snprintf(j.why, sizeof j.why, "cannot rename %s to %s: %s", tmp, target,
+                 strerror(errno));
+        rc = 1;
+    }
+    if (rc) {
+        snprintf(why, n, "%s", j.why);
+        remove_tree(tmp);
+    }
+    free(j.tensors);
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,46 @@
+/* What the CPU backend's files share: the storage check every op makes and
+ * the threshold of its parallel loops. Seen only by kernels/cpu/. */
+#ifndef ACCUBENCH_CPU_INTERNAL_H
+#define ACCUBENCH_CPU_INTERNAL_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+/* The streaming loops get an FMA (AVX) clone picked at load time by a CPU
+ * feature check; the default clone runs anywhere. (The GELU and softmax loops
+ * stay on the default: gcc 12 if-converts their clamps for SSE but not for
+ * AVX, and SSE vectors beat scalar AVX code.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define CPU_HOT __attribute__((target_clones("fma", "default")))
+#else
+#define CPU_HOT
+#endif
+
+/* Below this many elements a loop runs on the calling thread alone. */
+#define PARALLEL_MIN_ELEMS ((size_t)1 << 16)
+
+/* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error
+ * (the CPU backend computes in fp32 only). */
+int cpu_f32_only(backend *b, storage s);
+
+/* The transformer ops (cpu_transformer.c), with backend_ops' signatures and
+ * semantics (backend.h). */
+int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
+                          const float *beta, void *y, float *mean, float *rstd, int dim,
+                          int rows);
+int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
+                           const float *gamma, const float *mean, const float *rstd,
+                           void *dx, float *dgamma, float *dbeta, int dim, int rows);
+int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
+                               float scale, int t, int count);
+int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,
+                                const void *dprobs, void *dscores, float scale, int t,
+                                int count);
+int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float *wte,
+                          const float *wpe, void *out, int dim, int t, int batch);
+int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
+                           float *dwte, float *dwpe, int dim, int t, int batch);
+int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
+
+#endif

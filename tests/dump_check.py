@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Checks a window dump (docs/dump.md) with NumPy alone, in float64, from
+PyTorch's conventions, never from accubench's code: every file has the
+manifest's shape and dtype; the loss recomputed from the dumped weights and
+window is the manifest's; and the gradient is d(loss)/d(weights): for the
+MLP by backpropagation written here, for the GPT by central differences on
+a few entries of every tensor.
+
+usage: dump_check.py DIR   (exit 0: the dump holds; 1: it does not)"""
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def gelu_grad(x):
+    inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
+    t = np.tanh(inner)
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * math.sqrt(2 / math.pi) * (1 + 3 * 0.044715 * x * x)
+
+
+def xent(logits, labels, mask):
+    """Sum over valid rows of -log softmax(logits)[label]; and d/dlogits."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=-1, keepdims=True)
+    rows = np.arange(len(labels))
+    loss = -(np.log(p[rows, labels]) * mask).sum()
+    d = p.copy()
+    d[rows, labels] -= 1
+    return loss, d * mask[:, None]
+
+
+def mlp_loss_and_grads(w, x, labels, mask):
+    n = len([k for k in w if k.endswith(".weight")])
+    hs, zs = [x], []
+    h = x
+    for i in range(n):
+        z = h @ w[f"layers.{i}.weight"].T + w[f"layers.{i}.bias"]
+        zs.append(z)
+        h = gelu(z) if i < n - 1 else z
+        hs.append(h)
+    loss, dz = xent(zs[-1], labels[:, 0], mask[:, 0].astype(np.float64))
+    grads = {}
+    for i in reversed(range(n)):
+        grads[f"layers.{i}.weight"] = dz.T @ hs[i]
+        grads[f"layers.{i}.bias"] = dz.sum(axis=0)
+        if i:
+            dz = (dz @ w[f"layers.{i}.weight"]) * gelu_grad(zs[i - 1])
+    return loss, grads
+
+
+def layernorm(x, g, b):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * g + b
+
+
+def gpt_loss(w, shape, tokens, labels, mask):
+    d, heads, layers = shape["d"], shape["heads"], shape["layers"]
+    hd = d // heads
+    e, t = tokens.shape
+    x = w["transformer.wte.weight"][tokens] + w["transformer.wpe.weight"][:t]
+    causal = np.tril(np.ones((t, t), dtype=bool))
+    for i in range(layers):
+        p = f"transformer.h.{i}."
+        a = layernorm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"])
+        qkv = a @ w[p + "attn.c_attn.weight"].T + w[p + "attn.c_attn.bias"]
+        q, k, v = (qkv[..., j * d:(j + 1) * d].reshape(e, t, heads, hd).transpose(0, 2, 1, 3)
+                   for j in range(3))
+        s = q @ k.transpose(0, 1, 3, 2) / math.sqrt(hd)
+        s = np.where(causal, s, -np.inf)
+        s = np.exp(s - s.max(axis=-1, keepdims=True))
+        s /= s.sum(axis=-1, keepdims=True)
+        y = (s @ v).transpose(0, 2, 1, 3).reshape(e, t, d)
+        x = x + y @ w[p + "attn.c_proj.weight"].T + w[p + "attn.c_proj.bias"]
+        a = layernorm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
+        h = gelu(a @ w[p + "mlp.c_fc.weight"].T + w[p + "mlp.c_fc.bias"])
+        x = x + h @ w[p + "mlp.c_proj.weight"].T + w[p + "mlp.c_proj.bias"]
+    a = layernorm(x, w["transformer.ln_f.weight"], w["transformer.ln_f.bias"])
+    logits = a @ w["transformer.wte.weight"].T  # the LM head, tied
+    loss, _ = xent(logits.reshape(e * t, -1), labels.reshape(-1),
+                   mask.reshape(-1).astype(np.float64))
+    return loss
+
+
+def main():
+    root = sys.argv[1]
+    with open(os.path.join(root, "manifest.json")) as f:
+        m = json.load(f)
+    failures = []
+
+    def fail(msg):
+        failures.append(msg)
+
+    arrays = {}
+    for t in m["tensors"]:
+        a = np.load(os.path.join(root, t["file"]))
+        if list(a.shape) != t["shape"] or str(a.dtype) != t["dtype"]:
+            fail(f"{t['file']}: {a.shape} {a.dtype}, manifest {t['shape']} {t['dtype']}")
+        arrays[(t["role"], t["name"])] = a
+    params = {n: a.astype(np.float64) for (r, n), a in arrays.items() if r == "param"}
+    grads = {n: a.astype(np.float64) for (r, n), a in arrays.items() if r == "grad"}
+    x, labels, mask = (arrays[("input", "inputs")], arrays[("label", "labels")],
+                       arrays[("mask", "mask")])
+    valid = int(mask.sum())
+    if valid != m["valid_items"]:
+        fail(f"mask has {valid} valid items, manifest {m['valid_items']}")
+    if sum(m["split"]) != m["effective"] or len(m["split"]) != m["accum"]:
+        fail(f"split {m['split']} is not {m['accum']} micro-batches of {m['effective']}")
+    if m["reduction"] != "sum":
+        print(f"dump_check: reduction {m['reduction']}: shapes only")
+        return report(failures)
+
+    if m["kind"] == "mlp":
+        loss, want = mlp_loss_and_grads(params, x.astype(np.float64), labels, mask)
+        for name, g in want.items():
+            g = g / valid
+            err = np.linalg.norm(grads[name] - g) / max(np.linalg.norm(g), 1e-30)
+            if not err < 1e-4:
+                fail(f"grad {name}: relative error {err:.3g}")
+        checked = "every gradient by backpropagation"
+    else:
+        loss = gpt_loss(params, m["shape"], x, labels, mask)
+        rng = np.random.default_rng(0)
+        got, fds = [], []
+        for name, w in params.items():
+            flat = w.reshape(-1)
+            for idx in rng.choice(flat.size, size=min(3, flat.size), replace=False):
+                keep, h = flat[idx], 1e-4
+                flat[idx] = keep + h
+                up = gpt_loss(params, m["shape"], x, labels, mask)
+                flat[idx] = keep - h
+                down = gpt_loss(params, m["shape"], x, labels, mask)
+                flat[idx] = keep
+                fds.append((up - down) / (2 * h) / valid)
+                got.append(grads[name].reshape(-1)[idx])
+        got, fds = np.array(got), np.array(fds)
+        err = np.linalg.norm(got - fds) / np.linalg.norm(fds)
+        if not err < 1e-3:
+            fail(f"gradient against central differences: relative error {err:.3g}")
+        checked = f"{len(got)} gradient entries by central differences"
+    loss /= valid
+    if not abs(loss - m["loss"]) <= 1e-5 * abs(loss):
+        fail(f"loss {loss:.9g} recomputed, manifest {m['loss']:.9g}")
+    print(f"dump_check: {m['model']}: {len(m['tensors'])} files, loss {loss:.6g}, {checked}")
+    return report(failures)
+
+
+def report(failures):
+    for f in failures:
+        print("dump_check: FAILED:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

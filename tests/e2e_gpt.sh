@@ -1,0 +1,86 @@
+#!/bin/sh
+# The GPT on the CPU: the gradient accumulated over 16 = 16x1, 4x4, 1x16
+# is the full batch's, kernels per step grow with K, and mean-of-means is
+# visibly off on token data with documents of different lengths; malformed
+# shapes are refused in one line; plan --find-max-micro probes GPT shapes;
+# --dump refuses a taken directory before measuring, and the dump it writes
+# holds up in NumPy (tests/dump_check.py; skipped where numpy is absent).
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
+
+"$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 16 --micro 16,4,1 \
+    --reduction sum,mean-of-means --budget-s 0.2 --min-samples 3 --trace-steps 1 \
+    --csv gpt.csv >run.txt 2>err.txt
+check '[ $? -eq 0 ]' "gpt-tiny run exits 0: $(cat err.txt)"
+check '[ "$(col micro_batch gpt.csv | tr "\n" " ")" = "1 1 4 4 16 16 " ]' "six rows"
+check '[ "$(col status gpt.csv | sort -u)" = "ok" ]' "all ok: $(col status gpt.csv | tr '\n' ' ')"
+errs=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) { if ($i == "grad_rel_err") e = i; if ($i == "reduction") r = i; if ($i == "micro_batch") m = i } h = 1; next } print $m ":" $r "=" $e }' gpt.csv)
+for row in $errs; do
+    e=${row#*=}
+    case $row in
+    *:sum=*) check "awk 'BEGIN { exit !($e < 1e-5) }'" "sum: $row under 1e-5" ;;
+    16:*) check "awk 'BEGIN { exit !($e < 1e-5) }'" "one micro-batch is the full batch: $row" ;;
+    *) check "awk 'BEGIN { exit !($e > 1e-3) }'" "mean-of-means visibly off: $row" ;;
+    esac
+done
+k=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) { if ($i == "kernels_per_step") c = i; if ($i == "reduction") r = i } h = 1; next } if ($r == "sum") print $c }' gpt.csv | tr "\n" " ")
+check "echo $k | awk '{ exit !(\$1 > \$2 && \$2 > \$3 && \$3 > 0) }'" "kernels per step shrink as K does (K = 16, 4, 1): $k"
+for v in $(col mfu_pct gpt.csv) $(col flops_per_step gpt.csv); do
+    check "awk 'BEGIN { exit !($v > 0) }'" "mfu and flops > 0: $v"
+done
+
+# Malformed shapes: one line naming the shape, exit 2, nothing measured.
+mkdir out
+bad() {
+    "$ACCUBENCH" run --backend cpu --out out --model "$1" >stdout.txt 2>stderr.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <stderr.txt) -eq 1 ] && grep -qF -- \"$2\" stderr.txt && grep -qF -- '$1' stderr.txt && [ -z \"\$(ls out)\" ]" \
+        "--model $1: exit $rc, $(cat stderr.txt)"
+}
+bad gpt:d=64,layers=2,heads=5,seq=32,vocab=512 "heads=5 does not divide d=64"
+bad gpt:d=0,layers=2,heads=1,seq=32,vocab=512 "d must be between 1 and 65536"
+bad gpt:d=64,layers=2,heads=4,seq=0,vocab=512 "seq must be between 1 and 32768"
+bad gpt:d=65536,layers=96,heads=1,seq=32768,vocab=2097152 "parameters; at most 2^40"
+bad gpt:d=64,layers=2,heads=4,seq=32 "gives no vocab"
+
+# plan --find-max-micro on a GPT shape under a cap: the answer's need fits
+# the cap and one more sequence would not.
+"$ACCUBENCH" plan --find-max-micro --model gpt-tiny --effective 256 --mem-cap 64M \
+    --backend cpu >probe.txt 2>&1
+check '[ $? -eq 0 ]' "find-max-micro gpt-tiny exits 0: $(cat probe.txt)"
+micro=$(sed -n 's/^largest micro-batch: \([0-9]*\).*/\1/p' probe.txt)
+check '[ -n "$micro" ] && [ "$micro" -gt 1 ] && [ "$micro" -lt 256 ]' "find-max-micro found $micro"
+"$ACCUBENCH" plan --find-max-micro --model gpt-small --mem-cap 1G --backend cpu >/dev/null 2>err.txt
+check '[ $? -eq 1 ] && [ $(wc -l <err.txt) -eq 1 ]' "gpt-small under 1G: exit 1, one line: $(cat err.txt)"
+
+# --dump: a file or a non-empty directory is refused before anything runs.
+touch taken
+mkdir full && touch full/x
+for target in taken full; do
+    "$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 2 --micro 1 --out out \
+        --dump $target >stdout.txt 2>stderr.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <stderr.txt) -eq 1 ] && grep -q -- '--dump $target' stderr.txt && [ -z \"\$(ls out)\" ]" \
+        "--dump $target refused: exit $rc, $(cat stderr.txt)"
+done
+# The dumps: a GPT with an uneven split and the MLP.
+"$ACCUBENCH" run --backend cpu --model gpt:d=16,layers=2,heads=2,seq=8,vocab=64 --effective 5 \
+    --micro 2 --budget-s 0.1 --min-samples 2 --trace-steps 0 --csv dump.csv --dump gdump \
+    >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ -f gdump/manifest.json ]' "gpt dump written: $(cat err.txt)"
+check 'grep -q "\"split\": \[2, 2, 1\]" gdump/manifest.json' "the split in the manifest"
+check '[ -z "$(ls | grep tmp)" ]' "no temporary left: $(ls)"
+"$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 --budget-s 0.1 \
+    --min-samples 2 --trace-steps 0 --csv dump2.csv --dump mdump >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ -f mdump/manifest.json ]' "mlp dump written: $(cat err.txt)"
+if python3 -c 'import numpy' 2>/dev/null; then
+    for d in gdump mdump; do
+        python3 "$ACCUBENCH_ROOT/tests/dump_check.py" $d >check.txt 2>&1
+        check '[ $? -eq 0 ]' "$d holds up in numpy: $(cat check.txt)"
+    done
+else
+    echo "note: numpy is not importable; the dumps were not checked in NumPy"
+fi
+exit $fail
