@@ -22,6 +22,22 @@ col() { # col FILE NAME: the values of column NAME, one per row
 "$py" "$root/tests/test_peer_verify.py" 2>&1 | tail -n 3 | grep -q '^OK' ||
     fail "tests/test_peer_verify.py: $("$py" "$root/tests/test_peer_verify.py" 2>&1 | tail -n 20)"
 
+# accubench's own dumps (an MLP on a ragged split, a GPT) checked by PyTorch;
+# one gradient nudged by 1e-4 is a mismatch.
+for model in "tiny --effective 10 --micro 3" "gpt-tiny --effective 6 --micro 4"; do
+    rm -rf dump
+    "$ACCUBENCH" run --backend cpu --model $model --steps 1 --warmup 0 --no-cupti --quiet \
+        --csv dump.csv --dump dump >/dev/null 2>&1 || fail "accubench --dump ($model)"
+    "$py" "$peer" --verify dump >verify.out 2>&1 || fail "verify ($model): $(cat verify.out)"
+    grep -q '^verify: PASS' verify.out || fail "verify ($model) says: $(cat verify.out)"
+    [ "$(grep -c '^ok ' verify.out)" -eq "$(grep -c '"role": "grad"' dump/manifest.json)" ] ||
+        fail "not one ok line per gradient ($model): $(cat verify.out)"
+done
+"$py" -c "import numpy as np; f='dump/grad.transformer.h.1.mlp.c_fc.weight.npy'; np.save(f, np.load(f) * np.float32(1.0001))"
+"$py" "$peer" --verify dump >verify.out 2>&1
+[ $? -eq 1 ] || fail "a nudged gradient passed: $(cat verify.out)"
+grep -q '^MISMATCH transformer.h.1.mlp.c_fc.weight ' verify.out || fail "the mismatch is not named: $(cat verify.out)"
+
 split="--model tiny --effective 10 --micro 3,10 --budget-s 0.2"
 "$ACCUBENCH" run --backend cpu $split --reduction sum,mean-of-means --csv run.csv --quiet \
     --no-cupti >/dev/null 2>&1 || fail "accubench run"

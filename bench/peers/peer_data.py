@@ -64,6 +64,24 @@ class Buffer:
                                    device=self.x.device)
 
 
+def _tokens(inp, effective, g):
+    """dataset.c's packed documents: each sequence a stretch of 1 to seq
+    tokens (uniform), the rest padding (token 0, label 0, masked); token
+    ids by Zipf's law; the label of a token the next one."""
+    t, vocab = inp["width"], inp["vocab"]
+    zipf = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64)
+    ids = torch.multinomial(zipf, effective * (t + 1), replacement=True, generator=g)
+    ids = ids.view(effective, t + 1)
+    length = torch.randint(1, t + 1, (effective, 1), generator=g)
+    valid = torch.arange(t).view(1, t) < length
+    x = torch.where(valid, ids[:, :t], 0)
+    labels = torch.where(valid, ids[:, 1:], 0)
+    if inp["classes"] != vocab:
+        labels = torch.where(valid, torch.randint(0, inp["classes"], (effective, t),
+                                                  generator=g), 0)
+    return x, labels.reshape(-1), valid.reshape(-1).float()
+
+
 def make_buffers(inp, effective, count, seed, device):
     """`count` buffers drawn from a generator seeded from `seed` (a
     different stream from accubench's: the numbers differ, their
@@ -73,12 +91,11 @@ def make_buffers(inp, effective, count, seed, device):
     out = []
     for _ in range(count):
         if inp["kind"] == "tokens":
-            x = torch.randint(0, inp["vocab"], (effective, inp["width"]), generator=g,
-                              dtype=torch.int64)
+            x, labels, mask = _tokens(inp, effective, g)
         else:
             x = torch.rand(effective, inp["width"], generator=g) * 2 - 1
-        labels = torch.randint(0, inp["classes"], (items,), generator=g, dtype=torch.int64)
-        mask = (torch.randint(0, 100, (items,), generator=g) < VALID_PERCENT).float()
+            labels = torch.randint(0, inp["classes"], (items,), generator=g, dtype=torch.int64)
+            mask = (torch.randint(0, 100, (items,), generator=g) < VALID_PERCENT).float()
         if mask.sum() == 0:
             mask[0] = 1.0  # a window always holds a valid item
         out.append(Buffer(x.to(device), labels.to(device), mask.to(device)))

@@ -80,12 +80,15 @@ def torch_window(man, params, data):
         raise DumpError("model kind '%s' is not one the peer knows (%s)"
                         % (man["kind"], ", ".join(peer_models.KINDS)))
     model = kind.build(man["shape"])
-    want = set(model.state_dict())
+    want = set(model.state_dict()) - set(getattr(kind, "tied", {}))
     if set(params) != want:
         raise DumpError("the dump's parameters %s are not the model's %s (missing %s, "
                         "unexpected %s)" % (len(params), len(want), sorted(want - set(params))[:3],
                                             sorted(set(params) - want)[:3]))
-    model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in params.items()})
+    # strict=False: a tied alias (the GPT's lm_head) is loaded through the
+    # tensor it shares, which the set check above found complete
+    model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in params.items()},
+                          strict=False)
     x = torch.from_numpy(data["input"].copy())
     if x.dtype == torch.int32:
         x = x.long()
@@ -129,13 +132,13 @@ def verify(folder, out=sys.stdout):
     bad = good = 0
     for name in sorted(named, key=list(named).index):
         if name not in grads:
-            print("MISSING  %-28s the dump has no grad.%s.npy" % (name, name), file=out)
+            print("MISSING  %-36s the dump has no grad.%s.npy" % (name, name), file=out)
             bad += 1
             continue
         g_dump = torch.from_numpy(grads[name].astype(np.float64))
         g_torch = named[name].grad.detach().double()
         if tuple(g_dump.shape) != tuple(g_torch.shape):
-            print("MISMATCH %-28s shape %s, PyTorch's %s" % (name, list(g_dump.shape),
+            print("MISMATCH %-36s shape %s, PyTorch's %s" % (name, list(g_dump.shape),
                                                             list(g_torch.shape)), file=out)
             bad += 1
             continue
@@ -145,12 +148,12 @@ def verify(folder, out=sys.stdout):
         ok = err < tol
         bad += not ok
         good += ok
-        print("%-8s %-28s %-14s rel err %.3g (%s tolerance %g)"
+        print("%-8s %-36s %-14s rel err %.3g (%s tolerance %g)"
               % ("ok" if ok else "MISMATCH", name, "x".join(map(str, g_dump.shape)), err,
                  man["dtype"], tol), file=out)
     extra = sorted(set(grads) - set(named))
     for name in extra:
-        print("MISMATCH %-28s a gradient the model has no parameter for" % name, file=out)
+        print("MISMATCH %-36s a gradient the model has no parameter for" % name, file=out)
         bad += 1
     dumped_loss = man.get("loss")
     print("loss: PyTorch %.7g, accubench %s; %s %s over split %s, %d valid items"
