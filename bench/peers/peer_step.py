@@ -81,7 +81,10 @@ class StepRunner:
         if mode.graph:
             kw["capturable"] = True
         self.opt = torch.optim.AdamW(self.params, **ADAMW, **kw)
-        self.autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16)) \
+        # A captured graph must not hold autocast's cast-weight cache
+        # (it would replay casts of the weights of the capture's step).
+        self.autocast = (lambda: torch.autocast(device.type, dtype=torch.bfloat16,
+                                                cache_enabled=not mode.graph)) \
             if dtype == "bf16" else contextlib.nullcontext
         if mode.compiled:
             # Each config compiles afresh: dynamo's per-function recompile
