@@ -35,7 +35,18 @@ def main(argv):
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--budget-s", default="2")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "peer-ratio"))
+    p.add_argument("--torch-env", action="append", default=[], metavar="KEY=VALUE",
+                   help="environment of the torch runs only (e.g. OMP_WAIT_POLICY=PASSIVE: "
+                        "on a machine shared with other work, PyTorch's OpenMP threads "
+                        "spin-waiting for a descheduled peer cost it several times over)")
     a = p.parse_args(argv)
+    torch_env = dict(os.environ)
+    for kv in a.torch_env:
+        key, eq, value = kv.partition("=")
+        if not key or not eq:
+            print("peer_ratio: --torch-env takes KEY=VALUE, got '%s'" % kv, file=sys.stderr)
+            return 2
+        torch_env[key] = value
     if not os.access(a.accubench, os.X_OK):
         print("peer_ratio: %s is not built (make)" % a.accubench, file=sys.stderr)
         return 2
@@ -55,7 +66,7 @@ def main(argv):
                            + common, check=True, stdout=subprocess.DEVNULL)
             subprocess.run([sys.executable, os.path.join(HERE, "torch_accum.py"), "--device",
                             "cpu", "--mode", a.mode, "--quiet"] + common, check=True,
-                           stdout=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, env=torch_env)
             rows = rows_of(csv)
             base = [r for r in rows if r["backend"] != "torch" and r["status"] == "ok"]
             if len(base) != 1:
@@ -80,7 +91,8 @@ def main(argv):
             print("  ".join(line), flush=True)
     print()
     print("torch step / accubench CPU step (above 1: accubench faster); median over %d "
-          "interleaved repeats [min..max]" % a.reps)
+          "interleaved repeats [min..max]%s" % (a.reps, "; torch runs with " +
+                                                " ".join(a.torch_env) if a.torch_env else ""))
     print("| split | accubench ms | " + " | ".join("%s ms | %s ratio" % (x, x) for x in modes)
           + " |")
     print("|---|---:|" + "---:|---:|" * len(modes))

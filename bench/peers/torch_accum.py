@@ -188,6 +188,11 @@ def torch_library(device):
         if "BLAS_INFO=" in line:
             parts.append("BLAS_INFO=" + line.split("BLAS_INFO=")[1].split(",")[0])
     parts.append("%d threads (at::get_num_threads)" % torch.get_num_threads())
+    env = ["%s=%s" % (k, os.environ[k]) for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
+                                                   "MKL_NUM_THREADS", "GOMP_SPINCOUNT")
+           if k in os.environ]
+    if env:
+        parts.append("environment " + " ".join(env))
     if device.type == "cuda":
         parts.append("CUDA %s, cuBLAS via torch, cuDNN %s" % (torch.version.cuda,
                                                             torch.backends.cudnn.version()))
