@@ -92,7 +92,7 @@ alone=$(ls alone/torch-*.csv 2>/dev/null | head -n 1)
 "$ACCUBENCH" report "$alone" --no-charts >/dev/null || fail "report of the peer's own CSV"
 
 # Bad input: exit 2, one line naming it.
-for bad in "--model nope" "--mode graph" "--micro 11 --effective 10"; do
+for bad in "--model nope" "--mode graph" "--micro 11 --effective 10" "--bogus 1"; do
     "$py" "$peer" --device cpu $bad --csv bad.csv >bad.out 2>&1
     rc=$?
     [ $rc -eq 2 ] || fail "'$bad' exited $rc: $(cat bad.out)"

@@ -116,8 +116,16 @@ def micro_list(spec, effective):
     return sorted(out)
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line on stderr and exit 2, as accubench's."""
+
+    def error(self, message):
+        print("torch_accum: %s (--help lists the options)" % message, file=sys.stderr)
+        sys.exit(2)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="torch_accum.py",
         description="The PyTorch peer of accubench: the same models and splits, rows in "
                     "accubench's CSV.")
