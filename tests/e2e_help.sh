@@ -29,7 +29,7 @@ expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" run --help
 expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" --help
 expect_help "^  --mode LIST  *async, sync, graph, alloc, alloc-async$" "$ACCUBENCH" run --help
 expect_help "^  --dtype NAME  *fp32|tf32|bf16$" "$ACCUBENCH" run --help
-expect_help "^  --model LIST  *tiny, S, M, L, XL; or mlp:hidden=N,layers=N,classes=N$" "$ACCUBENCH" run --help
+expect_help "^  --model LIST  *tiny, S, M, L, XL, gpt-tiny, gpt-small, gpt-medium, gpt-large, gpt-xl; or mlp:hidden=N,layers=N,classes=N; or gpt:d=N,layers=N,heads=N,seq=N,vocab=N$" "$ACCUBENCH" run --help
 expect_help "^  --optimizer NAME  *adamw|sgd$" "$ACCUBENCH" run --help
 expect_help "^  --reduction LIST  *sum, mean-of-means, no-scale (sum is right" "$ACCUBENCH" run --help
 if [ -n "$(ls | grep -v '^std')" ]; then

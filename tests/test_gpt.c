@@ -393,6 +393,42 @@ static void test_accumulation(void)
     fixture_free(&f);
 }
 
+/* The FLOPs per step are what the GEMMs of a window do, counted as they
+ * are issued (2 m n k per product, times the batch): the 6 x weights and
+ * the attention term are the exact count, for every split. */
+static const backend_ops *real_ops;
+static double gemm_flops;
+
+static int counting_gemm(backend *b, const gemm_desc *g)
+{
+    gemm_flops += 2.0 * g->m * g->n * g->k * (g->batch > 1 ? g->batch : 1);
+    return real_ops->gemm(b, g);
+}
+
+static void test_flops_are_the_gemms(void)
+{
+    fixture f;
+    if (fixture_make(&f, "gpt:d=16,layers=3,heads=4,seq=6,vocab=40", 7, NULL))
+        return;
+    backend_ops counting = *f.b->ops;
+    real_ops = f.b->ops;
+    counting.gemm = counting_gemm;
+    f.b->ops = &counting;
+    const int micros[] = {1, 3, 7};
+    for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
+        split sp;
+        CHECK(split_make(7, micros[i], 1, &sp, why, sizeof why) == 0);
+        step_runner run;
+        CHECK(step_runner_init(&run, &f.m, &f.d, &sp, MODE_ASYNC, REDUCTION_SUM) == BK_OK);
+        gemm_flops = 0;
+        CHECK(step_window(&run, 0) == BK_OK);
+        CHECK(gemm_flops == model_flops_per_step(&f.m.spec, 7));
+        step_runner_free(&run);
+    }
+    f.b->ops = real_ops;
+    fixture_free(&f);
+}
+
 /* What the model and its data allocate is the memory need, to the byte;
  * and the activations list has a buffer per block's piece. */
 static void test_memory(void)
@@ -424,6 +460,7 @@ int main(void)
     test_shapes();
     test_tensors();
     test_memory();
+    test_flops_are_the_gemms();
     test_accumulation();
     test_finite_differences();
     return check_finish("test_gpt");

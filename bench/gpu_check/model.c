@@ -173,17 +173,17 @@ done:
 }
 
 /* Weights after a few SGD steps (rotating two input buffers) in `mode`. */
-static int steps_in_mode(backend *dev, exec_mode mode, int micro, int steps, float *w0,
-                         float *w)
+static int steps_in_mode(backend *dev, const char *model_name, int effective, exec_mode mode,
+                         int micro, int steps, float *w0, float *w)
 {
     bench x;
-    int rc = bench_open(dev, OPT_SGD, 2, &x);
+    int rc = bench_open_model(dev, model_name, effective, OPT_SGD, 2, &x);
     if (rc)
         return rc;
     split sp;
     char why[200];
     step_runner s;
-    split_make(MODEL_EFFECTIVE, micro, 1, &sp, why, sizeof why);
+    split_make(effective, micro, 1, &sp, why, sizeof why);
     size_t bytes = x.m.n_params * sizeof(float);
     rc = step_runner_init(&s, &x.m, &x.d, &sp, mode, REDUCTION_SUM);
     if (!rc) {
@@ -199,20 +199,26 @@ static int steps_in_mode(backend *dev, exec_mode mode, int micro, int steps, flo
 }
 
 /* Every execution mode computes what async computes: compared by the
- * weights' change over three steps, on the device itself. */
-void check_modes(backend *dev, dtype dt, size_t n_params)
+ * weights' change over three steps, on the device itself. `prefix` names
+ * the model in the check's name ("" for the MLP, "gpt "). */
+static void modes_of(backend *dev, dtype dt, const char *model_name, int effective, int micro,
+                     const char *prefix)
 {
-    const int micro = 8, steps = 3;
+    const int steps = 3;
+    model_spec spec = preset(model_name);
+    size_t n_params = model_param_count(&spec);
     float *w0 = malloc(n_params * sizeof(float)), *ref = malloc(n_params * sizeof(float));
     float *w = malloc(n_params * sizeof(float));
-    char split[24];
-    snprintf(split, sizeof split, "%dx%d", micro, MODEL_EFFECTIVE / micro);
+    char split[24], check[48];
+    snprintf(split, sizeof split, "%dx%d", micro, (effective + micro - 1) / micro);
     if (!w0 || !ref || !w) {
-        record("mode", dt, split, NAN, 0, "out of host memory");
+        snprintf(check, sizeof check, "%smode", prefix);
+        record(check, dt, split, NAN, 0, "out of host memory");
         goto done;
     }
-    if (steps_in_mode(dev, MODE_ASYNC, micro, steps, w0, ref)) {
-        record_failure("mode async", dt, split, dev);
+    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, micro, steps, w0, ref)) {
+        snprintf(check, sizeof check, "%smode async", prefix);
+        record_failure(check, dt, split, dev);
         goto done;
     }
     for (size_t i = 0; i < n_params; i++)
@@ -221,14 +227,13 @@ void check_modes(backend *dev, dtype dt, size_t n_params)
         exec_mode mode = (exec_mode)k;
         if (mode == MODE_ASYNC)
             continue; /* the reference */
-        char check[48];
-        snprintf(check, sizeof check, "mode %s vs async", mode_name(mode));
+        snprintf(check, sizeof check, "%smode %s vs async", prefix, mode_name(mode));
         if (mode_info_of(mode)->graph && !dev->ops->graph_begin) {
             printf("skip %-26s %-5s (the %s backend has no graphs)\n", check, dtype_name(dt),
                    dev->name);
             continue;
         }
-        if (steps_in_mode(dev, mode, micro, steps, w0, w)) {
+        if (steps_in_mode(dev, model_name, effective, mode, micro, steps, w0, w)) {
             record_failure(check, dt, split, dev);
             continue;
         }
@@ -240,6 +245,12 @@ done:
     free(w0);
     free(ref);
     free(w);
+}
+
+void check_modes(backend *dev, dtype dt)
+{
+    modes_of(dev, dt, MODEL_PRESET, MODEL_EFFECTIVE, 8, "");
+    modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, "gpt ");
 }
 
 /* The probe on the real device: with no cap and a bound far past what the

@@ -157,7 +157,8 @@ typedef struct backend_ops {
                                    const void *dprobs, void *dscores, float scale, int t,
                                    int count);
     /* out[:, q * t + i] = wte[:, tokens[q * t + i]] + wpe[:, i] for the
-     * `batch` sequences q; wte [dim x vocab] and wpe [dim x t] are fp32. */
+     * `batch` sequences q; wte [dim x vocab] and wpe [dim x t] are fp32.
+     * tokens (device ints) must lie in [0, vocab): no backend checks them. */
     int (*embedding_forward)(backend *b, storage s, const int *tokens, const float *wte,
                              const float *wpe, void *out, int dim, int t, int batch);
     /* dwte[:, tokens[c]] += dout[:, c]; dwpe[:, i] += sum_q dout[:, q * t + i]. */

@@ -375,9 +375,11 @@ static int pass_init(model *m, const micro_batch_view *mb, pass *p)
     const gpt_layout *l = m->impl;
     *p = (pass){.b = m->b, .l = l, .cs = m->b->compute_storage,
                 .es = storage_bytes(m->b->compute_storage), .batch = mb->count};
-    if ((size_t)mb->count * (size_t)l->seq > INT_MAX / 4) {
-        snprintf(m->b->error, sizeof m->b->error, "a micro-batch of %d x %d tokens is more "
-                 "than the ops index", mb->count, l->seq);
+    /* The ops count a pass's tokens in an int (a GEMM's n, a LayerNorm's
+     * rows); memory runs out long before, but say so rather than wrap. */
+    if ((size_t)mb->count * (size_t)l->seq > INT_MAX) {
+        snprintf(m->b->error, sizeof m->b->error, "a micro-batch of %d sequences of %d "
+                 "tokens is more tokens than one pass can index", mb->count, l->seq);
         return BK_UNSUPPORTED;
     }
     p->n = mb->count * l->seq;

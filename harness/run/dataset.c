@@ -126,8 +126,8 @@ static int fill_tokens(dataset *d, input_buffer *ib, rng *r, const double *cdf, 
     return rc ? rc : bk_upload(d->b, ib->valid, ib->valid_host, items_of(d) * sizeof(int));
 }
 
-/* Fills one buffer from the generator: x first, then each loss item's
- * label and validity. */
+/* Fills one buffer of features from the generator: x first, then each
+ * loss item's label and validity. */
 static int fill_buffer(dataset *d, input_buffer *ib, rng *r, void *xh, int *labels)
 {
     backend *b = d->b;
@@ -185,7 +185,8 @@ int dataset_create(backend *b, const input_spec *in, int effective_batch, int bu
             (rc = bk_alloc(b, (size_t)d->scale_capacity * sizeof(float),
                            (void **)&ib->scales)))
             break;
-        rc = cdf ? fill_tokens(d, ib, &r, cdf, xh, labels) : fill_buffer(d, ib, &r, xh, labels);
+        rc = in->kind == INPUT_TOKENS ? fill_tokens(d, ib, &r, cdf, xh, labels)
+                                      : fill_buffer(d, ib, &r, xh, labels);
     }
     free(cdf);
     free(xh);
