@@ -14,6 +14,8 @@
 #   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
 #                   1..DP_RANKS devices (default 2)
 #   make nsys       the abc profile under Nsight Systems
+#   make peers      accubench beside its PyTorch peer on the abc profile: one
+#                   CSV, the report's ratio per split, the side-by-side chart
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
 #        PROFILE=name (bench: instead of the automatic choice),
@@ -131,7 +133,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench bench-full bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys clean
+.PHONY: all bench bench-full bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys peers peer-ratio clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -392,6 +394,19 @@ report: $(BIN)
 .PHONY: bench-report-scale
 bench-report-scale: $(BIN)
 	$(Q)sh scripts/bench_report_scale.sh $(BIN) $(SCALE_ROWS)
+
+# ------------------------------------------------- the PyTorch peer
+# bench/peers/torch_accum.py beside accubench (scripts/peers.sh); without
+# PyTorch it says how to install it and fails. peer-ratio: accubench CPU
+# against each PyTorch mode on the A/B/C splits, interleaved, 3 repeats.
+PYTHON ?= python3
+peers: $(BIN)
+	$(Q)PYTHON=$(PYTHON) sh scripts/peers.sh $(BIN) results
+
+peer-ratio: $(BIN)
+	$(Q)if ! $(PYTHON) -c "import torch" >/dev/null 2>&1; then \
+	    echo "make peer-ratio: PyTorch is not installed: pip install torch"; exit 1; fi
+	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN)
 
 clean:
 	rm -rf $(BUILD)

@@ -45,6 +45,10 @@ if (!exists("mode")) {
 }
 reduction = common("reduction", "status=ok;effective_batch=".E)
 sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
+# The run's own backend: rows a peer program added to the CSV are charted
+# by peers.gp alone.
+own_backend = meta("backend")
+if (strlen(own_backend) > 0) { sel = sel.";backend=".own_backend }
 ok = "status=ok;".sel
 models = distinct("model", ok)
 # What a chart says when it has no rows at all to draw.

@@ -44,4 +44,10 @@ void report_dp_findings(const report_input *in, doc *d);
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d);
 
+/* The metadata line a peer program writes: the backends of its rows. */
+#define PEERS_META_KEY "peers"
+/* "Against PEER": accubench beside the peer's rows, per split, with their
+ * ratio (report_peers.c); nothing when the CSV names no peer. */
+void report_peers(const report_input *in, const report_group *g, size_t ng, doc *d);
+
 #endif

@@ -1,0 +1,102 @@
+"""The data of a window, as harness/run/dataset.c and reduction.c define it:
+uniform features in [-1, 1], uniform labels, one loss item in four padding
+(at least one valid item per window), and the loss scale of every
+micro-batch from the valid counts."""
+import numpy as np
+import torch
+
+VALID_PERCENT = 75
+
+
+def split_of(effective, micro):
+    """accum = ceil(E / micro); the last micro-batch holds the rest."""
+    accum = -(-effective // micro)
+    return accum, effective - (accum - 1) * micro
+
+
+def micro_ranges(effective, micro):
+    accum, _ = split_of(effective, micro)
+    return [(k * micro, micro if k < accum - 1 else effective - k * micro) for k in range(accum)]
+
+
+def _f32_recip(n):
+    return float(np.float32(1.0) / np.float32(n)) if n else 0.0
+
+
+def loss_scale(reduction, valid_micro, valid_window, accum):
+    """reduction.c's loss_scale, in fp32 as the C computes it."""
+    if reduction == "sum":
+        return _f32_recip(valid_window)
+    if reduction == "mean-of-means":
+        return (float(np.float32(1.0) / (np.float32(valid_micro) * np.float32(accum)))
+                if valid_micro else 0.0)
+    if reduction == "no-scale":
+        return _f32_recip(valid_micro)
+    raise ValueError(reduction)
+
+
+REDUCTIONS = ("sum", "mean-of-means", "no-scale")
+
+
+def window_scales(reduction, valid_counts):
+    """One scale per micro-batch, then the full batch's (the sum
+    reduction over the window), as reduction_scales."""
+    window, k = sum(valid_counts), len(valid_counts)
+    return [loss_scale(reduction, v, window, k) for v in valid_counts] + [
+        loss_scale("sum", window, window, 1)]
+
+
+class Buffer:
+    """One input buffer: x [E, width] (float features) or [E, seq] (token
+    ids), labels and mask [E * loss_items]."""
+
+    def __init__(self, x, labels, mask):
+        self.x, self.labels, self.mask = x, labels, mask
+        self.mask_host = mask.to("cpu", torch.int32)
+        self.scales = None
+
+    def set_split(self, effective, micro, reduction, items_per_example):
+        per = items_per_example
+        counts = [int(self.mask_host[f * per:(f + c) * per].sum())
+                  for f, c in micro_ranges(effective, micro)]
+        self.valid_counts = counts
+        self.scales = torch.tensor(window_scales(reduction, counts), dtype=torch.float32,
+                                   device=self.x.device)
+
+
+def _tokens(inp, effective, g):
+    """dataset.c's packed documents: each sequence a stretch of 1 to seq
+    tokens (uniform), the rest padding (token 0, label 0, masked); token
+    ids by Zipf's law; the label of a token the next one."""
+    t, vocab = inp["width"], inp["vocab"]
+    zipf = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64)
+    ids = torch.multinomial(zipf, effective * (t + 1), replacement=True, generator=g)
+    ids = ids.view(effective, t + 1)
+    length = torch.randint(1, t + 1, (effective, 1), generator=g)
+    valid = torch.arange(t).view(1, t) < length
+    x = torch.where(valid, ids[:, :t], 0)
+    labels = torch.where(valid, ids[:, 1:], 0)
+    if inp["classes"] != vocab:
+        labels = torch.where(valid, torch.randint(0, inp["classes"], (effective, t),
+                                                  generator=g), 0)
+    return x, labels.reshape(-1), valid.reshape(-1).float()
+
+
+def make_buffers(inp, effective, count, seed, device):
+    """`count` buffers drawn from a generator seeded from `seed` (a
+    different stream from accubench's: the numbers differ, their
+    distribution does not)."""
+    g = torch.Generator().manual_seed(seed ^ 0xda7a5e7)
+    items = effective * inp["loss_items"]
+    out = []
+    for _ in range(count):
+        if inp["kind"] == "tokens":
+            x, labels, mask = _tokens(inp, effective, g)
+        else:
+            x = torch.rand(effective, inp["width"], generator=g) * 2 - 1
+            labels = torch.randint(0, inp["classes"], (items,), generator=g, dtype=torch.int64)
+            mask = (torch.randint(0, 100, (items,), generator=g) < VALID_PERCENT).float()
+        if mask.sum() == 0:
+            mask[0] = 1.0  # a window always holds a valid item
+        out.append(Buffer(x.to(device), labels.to(device), mask.to(device)))
+    return out

@@ -1,0 +1,149 @@
+"""Timing as harness/run/measure.c does it: warm-up steps (each waited for,
+at most half the budget), then whole optimizer steps back to back, each
+between its own pair of timestamps (CUDA events on a GPU), step i issued
+before step i-1 is read back, until the robust noise is under the target
+with at least min-samples, or the budget is spent (3 samples at least),
+or max-samples; median, p10, p90, noise over exactly the samples judged.
+The statistics are harness/util/stats.c's."""
+import time
+
+import torch
+
+MIN_SAMPLES_HARD = 3
+
+
+def percentile_sorted(s, p):
+    if not s:
+        return float("nan")
+    pos = p / 100.0 * (len(s) - 1)
+    lo = int(pos)
+    if lo + 1 >= len(s):
+        return s[-1]
+    return s[lo] + (pos - lo) * (s[lo + 1] - s[lo])
+
+
+def timing_stats(values):
+    s = sorted(values)
+    med = percentile_sorted(s, 50)
+    mad = percentile_sorted(sorted(abs(v - med) for v in s), 50)
+    return {"samples": len(s), "median": med, "p10": percentile_sorted(s, 10),
+            "p90": percentile_sorted(s, 90),
+            "noise_pct": 100.0 * 1.4826 * mad / med if med > 0 else 0.0}
+
+
+class CpuTimer:
+    """A host timestamp: the CPU runs each op to completion before the
+    next is issued."""
+
+    def __init__(self):
+        self.t = 0
+
+    def record(self):
+        self.t = time.perf_counter_ns()
+
+    @staticmethod
+    def elapsed_ms(a, b):
+        return (b.t - a.t) / 1e6
+
+
+class CudaTimer:
+    def __init__(self):
+        self.e = torch.cuda.Event(enable_timing=True)
+
+    def record(self):
+        self.e.record()
+
+    @staticmethod
+    def elapsed_ms(a, b):
+        b.e.synchronize()
+        return a.e.elapsed_time(b.e)
+
+
+def sync(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def timer_class(device):
+    return CudaTimer if device.type == "cuda" else CpuTimer
+
+
+class MeasureOptions:
+    def __init__(self, warmup=2, min_samples=5, max_samples=1000, budget_s=2.0,
+                 max_noise_pct=2.0):
+        self.warmup, self.min_samples, self.max_samples = warmup, min_samples, max_samples
+        self.budget_s, self.max_noise_pct = budget_s, max_noise_pct
+
+
+def _noise_met(o, samples):
+    return len(samples) >= o.min_samples and timing_stats(samples)["noise_pct"] <= o.max_noise_pct
+
+
+def measure_steps(step, device, o):
+    """Returns the step statistics (ms), the median host time to issue a
+    step, and whether the noise target held for the samples reported."""
+    warm0 = time.perf_counter()
+    for _ in range(o.warmup):
+        step()
+        sync(device)
+        if time.perf_counter() - warm0 > o.budget_s / 2:
+            break
+    T = timer_class(device)
+    t = [(T(), T()), (T(), T())]
+    dev, host = [], []
+    issued, judged = 0, False
+    t0 = time.perf_counter()
+    while True:
+        cur = t[issued % 2]
+        h0 = time.perf_counter_ns()
+        cur[0].record()
+        step()
+        cur[1].record()
+        host.append((time.perf_counter_ns() - h0) / 1e6)
+        issued += 1
+        if issued >= 2:
+            prev = t[(issued - 2) % 2]
+            dev.append(T.elapsed_ms(*prev))
+        elapsed = time.perf_counter() - t0
+        if issued >= o.max_samples:
+            break
+        if len(dev) >= 1 and (_noise_met(o, dev) or
+                              (elapsed >= o.budget_s and len(dev) >= MIN_SAMPLES_HARD)):
+            judged = True
+            break
+    if issued > len(dev):
+        last = t[(issued - 1) % 2]
+        ms = T.elapsed_ms(*last)
+        if not judged:
+            dev.append(ms)
+    sync(device)
+    return timing_stats(dev), timing_stats(host)["median"], (_noise_met(o, dev))
+
+
+def median_of_reps(work, device, reps):
+    T = timer_class(device)
+    a, b = T(), T()
+    ms = []
+    for _ in range(reps):
+        a.record()
+        work()
+        b.record()
+        ms.append(T.elapsed_ms(a, b))
+    return timing_stats(ms)["median"]
+
+
+def peak_gemm_tflops(device, dtype, n):
+    """A square GEMM of n in the compute dtype, after 200 ms of the same
+    GEMM (as measure_peak_gemm); median of 5, TFLOP/s."""
+    g = torch.Generator().manual_seed(11)
+    tdt = torch.bfloat16 if dtype == "bf16" else torch.float32
+    a = (torch.rand(n, n, generator=g) * 2 - 1).to(device, tdt)
+    b = (torch.rand(n, n, generator=g) * 2 - 1).to(device, tdt)
+    t0 = time.perf_counter()
+    while True:
+        torch.mm(a, b)
+        sync(device)
+        if time.perf_counter() - t0 >= 0.2:
+            break
+    ms = median_of_reps(lambda: torch.mm(a, b), device, 5)
+    return 2.0 * n ** 3 / (ms * 1e-3) / 1e12

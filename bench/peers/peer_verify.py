@@ -1,0 +1,165 @@
+"""Outside verification: PyTorch's accumulated gradient against the one
+accubench wrote with `accubench run --dump DIR` (docs/dump.md is the
+contract). The window is run in PyTorch over the dump's own split (one
+forward and backward per micro-batch, each scaled by the reduction's scale
+from the mask), at the dump's parameters, in fp32, and each tensor's
+gradient is compared by its relative error ‖g_torch − g_dump‖ / ‖g_dump‖.
+One line per tensor; exit 0 all within tolerance, 1 a mismatch, 2 the dump
+cannot be read."""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import peer_data
+import peer_models
+
+# harness/util/dtype_table.c's window-gradient tolerances.
+TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 1e-2}
+
+
+class DumpError(Exception):
+    pass
+
+
+def _load(folder, name, dtype):
+    path = os.path.join(folder, name)
+    try:
+        a = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise DumpError("cannot read %s: %s" % (path, e))
+    if a.dtype != np.dtype(dtype):
+        raise DumpError("%s is %s, docs/dump.md says %s" % (path, a.dtype, dtype))
+    return a
+
+
+def read_dump(folder):
+    path = os.path.join(folder, "manifest.json")
+    try:
+        with open(path) as f:
+            man = json.load(f)
+    except (OSError, ValueError) as e:
+        raise DumpError("cannot read %s: %s" % (path, e))
+    if man.get("format") != "accubench-dump" or man.get("version") != 1:
+        raise DumpError("%s is not an accubench-dump version 1 manifest" % path)
+    for key in ("kind", "shape", "dtype", "reduction", "effective", "split", "valid_items",
+                "tensors"):
+        if key not in man:
+            raise DumpError("%s has no '%s'" % (path, key))
+    params, grads, data = {}, {}, {}
+    for t in man["tensors"]:
+        role = t.get("role")
+        dtype = t.get("dtype", "float32")
+        a = _load(folder, t["file"], dtype)
+        if list(a.shape) != list(t.get("shape", a.shape)):
+            raise DumpError("%s has shape %s, the manifest says %s"
+                            % (t["file"], list(a.shape), t["shape"]))
+        if role == "param":
+            params[t["name"]] = a
+        elif role == "grad":
+            grads[t["name"]] = a
+        elif role in ("input", "label", "mask"):
+            data[role] = a
+        else:
+            raise DumpError("%s: tensor %s has an unknown role '%s'"
+                            % (path, t.get("name"), role))
+    for role in ("input", "label", "mask"):
+        if role not in data:
+            raise DumpError("%s lists no %s tensor" % (path, role))
+    return man, params, grads, data
+
+
+def torch_window(man, params, data):
+    """The window in PyTorch: the model at the dump's parameters, the
+    gradient accumulated over the dump's split. Returns (model, loss)."""
+    kind = peer_models.KINDS.get(man["kind"])
+    if kind is None:
+        raise DumpError("model kind '%s' is not one the peer knows (%s)"
+                        % (man["kind"], ", ".join(peer_models.KINDS)))
+    model = kind.build(man["shape"])
+    want = set(model.state_dict()) - set(getattr(kind, "tied", {}))
+    if set(params) != want:
+        raise DumpError("the dump's parameters %s are not the model's %s (missing %s, "
+                        "unexpected %s)" % (len(params), len(want), sorted(want - set(params))[:3],
+                                            sorted(set(params) - want)[:3]))
+    # strict=False: a tied alias (the GPT's lm_head) is loaded through the
+    # tensor it shares, which the set check above found complete
+    model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in params.items()},
+                          strict=False)
+    x = torch.from_numpy(data["input"].copy())
+    if x.dtype == torch.int32:
+        x = x.long()
+    labels = torch.from_numpy(data["label"].astype(np.int64)).reshape(-1)
+    mask = torch.from_numpy(data["mask"].astype(np.float32)).reshape(-1)
+    per = labels.numel() // man["effective"]
+    split = [int(c) for c in man["split"]]
+    if sum(split) != man["effective"]:
+        raise DumpError("split %s does not add up to effective %d" % (split, man["effective"]))
+    counts, first = [], 0
+    for c in split:
+        counts.append(int(mask[first * per:(first + c) * per].sum()))
+        first += c
+    if sum(counts) != man["valid_items"]:
+        raise DumpError("the mask holds %d valid items, the manifest says %d"
+                        % (sum(counts), man["valid_items"]))
+    scales = peer_data.window_scales(man["reduction"], counts)
+    torch.set_float32_matmul_precision("highest")
+    model.zero_grad(set_to_none=True)
+    first, loss_sum = 0, 0.0
+    for k, c in enumerate(split):
+        items = slice(first * per, (first + c) * per)
+        logits, lab = kind.logits_and_labels(model, x[first:first + c], labels[items])
+        ce = F.cross_entropy(logits.float(), lab, reduction="none")
+        loss = (ce * mask[items]).sum() * scales[k]
+        loss.backward()
+        loss_sum += float(loss.detach())
+        first += c
+    return model, loss_sum
+
+
+def verify(folder, out=sys.stdout):
+    try:
+        man, params, grads, data = read_dump(folder)
+        model, loss = torch_window(man, params, data)
+    except DumpError as e:
+        print("torch_accum: --verify %s: %s" % (folder, e), file=sys.stderr)
+        return 2
+    tol = TOLERANCE.get(man["dtype"], 1e-5)
+    named = dict(model.named_parameters())
+    bad = good = 0
+    for name in sorted(named, key=list(named).index):
+        if name not in grads:
+            print("MISSING  %-36s the dump has no grad.%s.npy" % (name, name), file=out)
+            bad += 1
+            continue
+        g_dump = torch.from_numpy(grads[name].astype(np.float64))
+        g_torch = named[name].grad.detach().double()
+        if tuple(g_dump.shape) != tuple(g_torch.shape):
+            print("MISMATCH %-36s shape %s, PyTorch's %s" % (name, list(g_dump.shape),
+                                                            list(g_torch.shape)), file=out)
+            bad += 1
+            continue
+        denom = float(torch.linalg.vector_norm(g_dump))
+        diff = float(torch.linalg.vector_norm(g_torch - g_dump))
+        err = diff / denom if denom > 0 else (0.0 if diff == 0 else float("inf"))
+        ok = err < tol
+        bad += not ok
+        good += ok
+        print("%-8s %-36s %-14s rel err %.3g (%s tolerance %g)"
+              % ("ok" if ok else "MISMATCH", name, "x".join(map(str, g_dump.shape)), err,
+                 man["dtype"], tol), file=out)
+    extra = sorted(set(grads) - set(named))
+    for name in extra:
+        print("MISMATCH %-36s a gradient the model has no parameter for" % name, file=out)
+        bad += 1
+    dumped_loss = man.get("loss")
+    print("loss: PyTorch %.7g, accubench %s; %s %s over split %s, %d valid items"
+          % (loss, "%.7g" % dumped_loss if dumped_loss is not None else "not in the dump",
+             man.get("model", man["kind"]), man["reduction"], man["split"],
+             man["valid_items"]), file=out)
+    print("verify: %s (%d of %d tensors within %g)"
+          % ("PASS" if not bad else "FAIL", good, len(named), tol), file=out)
+    return 1 if bad else 0

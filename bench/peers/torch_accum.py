@@ -1,0 +1,433 @@
+#!/usr/bin/env python3
+"""The PyTorch peer of accubench: the same models, splits, data semantics,
+optimizer and timing, written as rows of accubench's CSV (backend `torch`,
+one series per peer mode), into accubench's own CSV or a new one.
+
+  torch_accum.py --profile abc --csv results/run.csv     # join a run's CSV
+  torch_accum.py --model S --effective 64 --micro 8,16,64 --mode eager,compile
+  torch_accum.py --verify DIR     # check an `accubench run --dump DIR` window
+
+Exit: 0 done, 1 a gradient mismatch (--verify) or a config failed, 2 bad
+input (one line on stderr naming it)."""
+import argparse
+import os
+import platform
+import socket
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+
+try:
+    import torch
+except ImportError:
+    print("torch_accum: PyTorch is not installed (pip install torch)", file=sys.stderr)
+    sys.exit(2)
+
+import peer_csv  # noqa: E402
+import peer_data  # noqa: E402
+import peer_models  # noqa: E402
+import peer_step  # noqa: E402
+import peer_timing  # noqa: E402
+
+
+class BadInput(Exception):
+    pass
+
+
+# Options, with accubench's names and defaults (harness/run/options.c).
+DEFAULTS = {
+    "model": "S", "effective": "64", "micro": "pow2", "dtype": "fp32", "reduction": "sum",
+    "warmup": "2", "min-samples": "5", "max-samples": "1000", "budget-s": "2",
+    "max-noise": "2", "max-step-s": "10", "seed": "1", "buffers": "3",
+}
+# Profile keys that describe accubench's own axes (its execution modes, its
+# backend and trace pass): the peer has its own modes and no trace pass.
+PROFILE_IGNORED = {"mode", "backend", "mem-cap", "trace-steps", "no-cupti", "quiet", "out",
+                   "csv", "optimizer", "devices", "trace"}
+
+
+def read_profile(name):
+    path = name if ("/" in name or name.endswith(".profile")) else \
+        os.path.join(ROOT, "profiles", name + ".profile")
+    if not os.path.exists(path):
+        raise BadInput("unknown profile '%s' (no file %s)" % (name, path))
+    values = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            text = line.split("#", 1)[0].strip()
+            if not text:
+                continue
+            key, eq, value = text.partition("=")
+            if not eq:
+                raise BadInput("%s:%d: '%s' is not key = value" % (path, n, text))
+            key = key.strip()
+            if key not in DEFAULTS and key not in PROFILE_IGNORED:
+                raise BadInput("%s:%d: unknown key '%s'" % (path, n, key))
+            values[key] = value.strip()
+    return values
+
+
+def int_in(key, text, lo, hi):
+    try:
+        v = int(text)
+    except ValueError:
+        raise BadInput("--%s must be a whole number, got '%s'" % (key, text))
+    if not lo <= v <= hi:
+        raise BadInput("--%s must be from %d to %d, got '%s'" % (key, lo, hi, text))
+    return v
+
+
+def real_in(key, text, lo, hi):
+    try:
+        v = float(text)
+    except ValueError:
+        raise BadInput("--%s must be a number, got '%s'" % (key, text))
+    if not lo <= v <= hi:
+        raise BadInput("--%s must be from %g to %g, got '%s'" % (key, lo, hi, text))
+    return v
+
+
+def items(text):
+    out = [t.strip() for t in text.split(",")]
+    if any(not t for t in out):
+        raise BadInput("empty item in '%s'" % text)
+    return out
+
+
+def micro_list(spec, effective):
+    """As options_micro_list: pow2 (1, 2, 4, .. <= E) and the sizes given,
+    ascending, without repeats."""
+    out = set()
+    for t in items(spec):
+        if t == "pow2":
+            m = 1
+            while m <= effective:
+                out.add(m)
+                m *= 2
+        else:
+            m = int_in("micro", t, 1, 1 << 20)
+            if m > effective:
+                raise BadInput("micro-batch %d is larger than the effective batch %d"
+                               % (m, effective))
+            out.add(m)
+    return sorted(out)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Bad input is one line on stderr and exit 2, as accubench's."""
+
+    def error(self, message):
+        print("torch_accum: %s (--help lists the options)" % message, file=sys.stderr)
+        sys.exit(2)
+
+
+def parse_args(argv):
+    p = OneLineParser(
+        prog="torch_accum.py",
+        description="The PyTorch peer of accubench: the same models and splits, rows in "
+                    "accubench's CSV.")
+    p.add_argument("--profile", help="profiles/NAME.profile: the run's model, effective, "
+                   "micro, dtype, reduction and timing (accubench's own modes are not the "
+                   "peer's: --mode)")
+    for key in DEFAULTS:
+        p.add_argument("--" + key, help="as accubench run --%s (default %s)"
+                       % (key, DEFAULTS[key]))
+    p.add_argument("--mode", help="peer modes, comma list (default: every mode this device "
+                   "runs): " + ", ".join(m.name for m in peer_step.MODES))
+    p.add_argument("--device", default="auto", help="auto (cuda when present), cpu or cuda")
+    p.add_argument("--threads", help="torch.set_num_threads (default: PyTorch's own)")
+    p.add_argument("--csv", help="append rows to this CSV (accubench's, or a new one)")
+    p.add_argument("--out", default="results", help="folder of the new CSV when no --csv")
+    p.add_argument("--verify", metavar="DIR", help="check an `accubench run --dump DIR` "
+                   "window's gradient against PyTorch's and exit")
+    p.add_argument("--quiet", action="store_true", help="no line per config")
+    return p.parse_args(argv)
+
+
+def settings_of(args):
+    s = dict(DEFAULTS)
+    if args.profile:
+        s.update({k: v for k, v in read_profile(args.profile).items() if k in DEFAULTS})
+    s.update({k: getattr(args, k.replace("-", "_")) for k in DEFAULTS
+              if getattr(args, k.replace("-", "_")) is not None})
+    return s
+
+
+def pick_device(name):
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            raise BadInput("--device cuda: no usable GPU (torch.cuda.is_available() is False)")
+        return torch.device("cuda")
+    if name == "cpu":
+        return torch.device("cpu")
+    raise BadInput("unknown --device '%s' (known: auto, cpu, cuda)" % name)
+
+
+def device_name(device):
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device).replace(",", " ")
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return ("%s (%d cores)" % (model, os.cpu_count() or 0)).replace(",", " ")
+
+
+def torch_library(device):
+    """torch's version and its BLAS, OpenMP and thread counts, from its own
+    build and parallel reports."""
+    show = torch.__config__.show()
+    parts = ["torch %s" % torch.__version__]
+    for line in show.splitlines():
+        line = line.strip(" -")
+        if "Math Kernel Library" in line or line.startswith("OpenMP") or \
+                line.startswith("CPU capability"):
+            parts.append(line)
+        if "BLAS_INFO=" in line:
+            parts.append("BLAS_INFO=" + line.split("BLAS_INFO=")[1].split(",")[0])
+    parts.append("%d threads (at::get_num_threads)" % torch.get_num_threads())
+    env = ["%s=%s" % (k, os.environ[k]) for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
+                                                   "MKL_NUM_THREADS", "GOMP_SPINCOUNT")
+           if k in os.environ]
+    if env:
+        parts.append("environment " + " ".join(env))
+    if device.type == "cuda":
+        parts.append("CUDA %s, cuBLAS via torch, cuDNN %s" % (torch.version.cuda,
+                                                            torch.backends.cudnn.version()))
+    return "; ".join(parts)
+
+
+class Peer:
+    def __init__(self, args, s, device, modes, argv):
+        self.args, self.s, self.device, self.modes = args, s, device, modes
+        self.opts = peer_timing.MeasureOptions(
+            warmup=int_in("warmup", s["warmup"], 0, 10000),
+            min_samples=int_in("min-samples", s["min-samples"], 1, 1000000),
+            max_samples=int_in("max-samples", s["max-samples"], 1, 1000000),
+            budget_s=real_in("budget-s", s["budget-s"], 0.001, 86400),
+            max_noise_pct=real_in("max-noise", s["max-noise"], 0.001, 100))
+        if self.opts.min_samples > self.opts.max_samples:
+            raise BadInput("min-samples %d is more than max-samples %d"
+                           % (self.opts.min_samples, self.opts.max_samples))
+        self.max_step_s = real_in("max-step-s", s["max-step-s"], 0.001, 86400)
+        self.seed = int_in("seed", s["seed"], 0, (1 << 63) - 1)
+        self.nbuf = int_in("buffers", s["buffers"], 1, 8)
+        self.dtype = s["dtype"]
+        if self.dtype not in peer_step.DTYPES:
+            raise BadInput("unknown dtype '%s' (known: %s)"
+                           % (self.dtype, ", ".join(peer_step.DTYPES)))
+        if self.dtype == "tf32" and device.type != "cuda":
+            raise BadInput("dtype tf32 needs a GPU (the CPU runs fp32 or bf16)")
+        self.reductions = items(s["reduction"])
+        for r in self.reductions:
+            if r not in peer_data.REDUCTIONS:
+                raise BadInput("unknown reduction '%s' (known: %s)"
+                               % (r, ", ".join(peer_data.REDUCTIONS)))
+        try:
+            self.models = [peer_models.parse_model(m) for m in items(s["model"])]
+        except peer_models.ModelError as e:
+            raise BadInput(str(e))
+        self.effective = [int_in("effective", e, 1, 1 << 20) for e in items(s["effective"])]
+        self.micros = {e: micro_list(s["micro"], e) for e in self.effective}
+        self.fused_ok = peer_step.fused_adamw_available(device)
+        self.argv = argv
+        self.failed = 0
+
+    def metadata(self):
+        fused = "fused" if self.fused_ok else "foreach (fused AdamW is not in this build)"
+        modes = "; ".join("%s: %s%s" % (m.name, m.what,
+                                         " [ran: %s]" % fused if m.optimizer == "fused" else "")
+                          for m in self.modes)
+        o = self.opts
+        peer = [
+            ("peers", "torch"),
+            ("torch_version", torch.__version__),
+            ("torch_library", torch_library(self.device)),
+            ("torch_device", device_name(self.device)),
+            ("torch_dtype", self.dtype + (" (torch.autocast bf16; fp32 master weights)"
+                                          if self.dtype == "bf16" else "")),
+            ("torch_modes", modes),
+            ("torch_optimizer", "adamw lr %g betas %g/%g eps %g weight decay %g; fp32 "
+             "parameters; gradients set to None once per window" % (
+                 peer_step.ADAMW["lr"], peer_step.ADAMW["betas"][0],
+                 peer_step.ADAMW["betas"][1], peer_step.ADAMW["eps"],
+                 peer_step.ADAMW["weight_decay"])),
+            ("torch_timing", "warmup %d; min %d max %d samples; noise target %g%%; budget %gs "
+             "per config; %s" % (o.warmup, o.min_samples, o.max_samples, o.max_noise_pct,
+                                 o.budget_s, "CUDA events" if self.device.type == "cuda"
+                                 else "host clock")),
+            ("torch_peak_gemm_tflops", "%.4g" % self.peak),
+            ("torch_peak_gemm_shape", "%dx%dx%d %s (torch.mm; the torch rows' mfu_pct is "
+             "over it)" % (self.peak_n, self.peak_n, self.peak_n, self.dtype)),
+            ("torch_data", "same distribution as accubench's (uniform features, 1 in 4 "
+             "items padding), drawn by torch's generator: not the same numbers"),
+            ("torch_unmeasured", "dispatches_per_step mem_need_bytes and the trace pass "
+             "(kernels_per_step ... idle_ms)%s" % ("" if self.device.type == "cuda"
+                                                   else " and mem_peak_bytes")),
+            ("torch_date", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            ("torch_host", socket.gethostname()),
+            ("torch_command", " ".join(["torch_accum.py"] + self.argv)),
+        ]
+        own = [
+            ("tool_version", "torch_accum (the PyTorch peer)"),
+            ("date", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            ("host", socket.gethostname()),
+            ("backend", "torch"),
+            ("backend_caps", "none"),
+            ("device", device_name(self.device)),
+            ("library", torch_library(self.device)),
+            ("profile", self.args.profile or "(none)"),
+            ("seed", str(self.seed)),
+            ("dtype", self.dtype),
+            ("optimizer", "adamw lr %g" % peer_step.ADAMW["lr"]),
+            ("modes", modes),
+            ("peak_gemm_tflops", "%.4g" % self.peak),
+            ("command", " ".join(["torch_accum.py"] + self.argv)),
+        ]
+        return own, peer
+
+    def csv_path(self):
+        if self.args.csv:
+            return self.args.csv
+        os.makedirs(self.args.out, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        profile = os.path.basename(self.args.profile or "custom").split(".")[0]
+        return os.path.join(self.args.out, "torch-%s-%s-%s-%s.csv"
+                            % (profile, self.device.type, self.dtype, stamp))
+
+    def run(self):
+        peer_step.set_matmul_precision(self.dtype)
+        self.peak_n = 8192 if self.device.type == "cuda" else 2048
+        self.peak = peer_timing.peak_gemm_tflops(self.device, self.dtype, self.peak_n)
+        own, peer = self.metadata()
+        path = self.csv_path()
+        target = peer_csv.CsvTarget(path, ROOT, own, peer)
+        target.flush()
+        for spec in self.models:
+            for e in self.effective:
+                for micro in self.micros[e]:
+                    for mode in self.modes:
+                        for red in self.reductions:
+                            row = self.config(spec, e, micro, mode, red)
+                            target.append(row)
+                            if not self.args.quiet:
+                                self.say(row)
+        print("%d rows written to %s" % (target.written, path))
+        return 1 if self.failed else 0
+
+    @staticmethod
+    def say(row):
+        if row["status"] != "ok":
+            print("torch %-6s %-11s %4dx%-3d %s: %s" % (row["model"], row["mode"],
+                  row["micro_batch"], row["accum_steps"], row["status"], row["note"]))
+            return
+        print("torch %-6s %-11s %4dx%-3d step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, "
+              "%d samples)  grad err %.2g" % (
+                  row["model"], row["mode"], row["micro_batch"], row["accum_steps"],
+                  row["step_ms_median"], row["step_ms_p10"], row["step_ms_p90"],
+                  row["step_noise_pct"], row["samples"], row["grad_rel_err"]))
+
+    def config(self, spec, e, micro, mode, red):
+        accum, last = peer_data.split_of(e, micro)
+        row = {"backend": "torch", "device": device_name(self.device), "model": spec.name,
+               "params": spec.params(), "dtype": self.dtype, "mode": mode.name,
+               "reduction": red, "effective_batch": e, "micro_batch": micro,
+               "accum_steps": accum, "last_micro_batch": last, "devices": 1,
+               "flops_per_step": spec.kind.flops_per_step(spec.shape, e), "status": "ok",
+               "note": ""}
+        try:
+            self.measure(spec, e, micro, mode, red, row)
+        except torch.cuda.OutOfMemoryError as ex:
+            row.update(status="oom", note="torch: " + str(ex).splitlines()[0][:150])
+        except Exception as ex:  # one config failing is a row, not the end of the run
+            self.failed += 1
+            row.update(status="error", note="%s: %s" % (type(ex).__name__,
+                                                        str(ex).splitlines()[0][:150]))
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+        return row
+
+    def measure(self, spec, e, micro, mode, red, row):
+        inp = spec.kind.input(spec.shape)
+        bufs = peer_data.make_buffers(inp, e, self.nbuf, self.seed, self.device)
+        for b in bufs:
+            b.set_split(e, micro, red, inp["loss_items"])
+        run = peer_step.StepRunner(spec, mode, self.dtype, self.device, bufs, e, micro,
+                                   self.seed, self.fused_ok)
+        row["grad_rel_err"], row["loss"] = run.check()
+        one = peer_timing.median_of_reps(run.single_pass, self.device, 3)
+        accum = row["accum_steps"]
+        if accum * one > self.max_step_s * 1e3:
+            row.update(status="skipped", note="a step would take about %.3g s (%d x %.3g ms) "
+                       "over --max-step-s %g" % (accum * one / 1e3, accum, one,
+                                                 self.max_step_s))
+            return
+        if mode.graph:
+            run.capture()
+        if self.device.type == "cuda":
+            torch.cuda.reset_peak_memory_stats()
+        st, host_ms, met = peer_timing.measure_steps(run.step, self.device, self.opts)
+        if self.device.type == "cuda":
+            row["mem_peak_bytes"] = torch.cuda.max_memory_allocated()
+        row["pass_ms"] = peer_timing.median_of_reps(run.single_pass, self.device, 5)
+        row.update(step_ms_median=st["median"], step_ms_p10=st["p10"], step_ms_p90=st["p90"],
+                   step_noise_pct=st["noise_pct"], samples=st["samples"],
+                   host_enqueue_ms=host_ms)
+        row["samples_per_s"] = e / (st["median"] * 1e-3)
+        row["tflops"] = row["flops_per_step"] / (st["median"] * 1e-3) / 1e12
+        row["mfu_pct"] = 100.0 * row["tflops"] / self.peak if self.peak > 0 else None
+        o = self.opts
+        if st["noise_pct"] > o.max_noise_pct and st["samples"] >= o.max_samples:
+            row["note"] = "noise %.1f%% over the %.1f%% target when max-samples %d was " \
+                          "reached" % (st["noise_pct"], o.max_noise_pct, o.max_samples)
+        elif st["noise_pct"] > o.max_noise_pct:
+            row["note"] = "noise %.1f%% over the %.1f%% target when the %.1fs budget ran " \
+                          "out" % (st["noise_pct"], o.max_noise_pct, o.budget_s)
+        elif not met:
+            row["note"] = "%d samples, fewer than min-samples %d, when the %.1fs budget " \
+                          "ran out" % (st["samples"], o.min_samples, o.budget_s)
+
+
+def main(argv):
+    args = parse_args(argv)
+    try:
+        if args.verify:
+            import peer_verify
+            return peer_verify.verify(args.verify)
+        if args.threads:
+            torch.set_num_threads(int_in("threads", args.threads, 1, 4096))
+        device = pick_device(args.device)
+        available = [m for m in peer_step.MODES if device.type == "cuda" or not m.gpu_only]
+        if args.mode:
+            modes = []
+            for name in items(args.mode):
+                m = peer_step.MODE_BY_NAME.get(name)
+                if m is None:
+                    raise BadInput("unknown --mode '%s' (known: %s)"
+                                   % (name, ", ".join(x.name for x in peer_step.MODES)))
+                if m not in available:
+                    raise BadInput("--mode %s needs a GPU (this run is on %s)"
+                                   % (name, device.type))
+                if m not in modes:
+                    modes.append(m)
+        else:
+            modes = available
+        peer = Peer(args, settings_of(args), device, modes, argv)
+        return peer.run()
+    except BadInput as e:
+        print("torch_accum: %s" % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
