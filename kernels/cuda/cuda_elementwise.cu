@@ -143,21 +143,8 @@ static int launch_bias_grad(backend *b, const void *dz, float *db, int rows, int
 {
     cuda_impl *c = cuda_of(b);
     unsigned gx = (unsigned)((rows + BG_ROWS - 1) / BG_ROWS);
-    /* Chunks: about two blocks per SM in all, each chunk at least one column
-     * per lane, and the partials must fit the scratch. */
-    long chunks = ((long)c->sm_count * 2 + gx - 1) / gx;
-    long max_by_cols = (cols + BG_LANES - 1) / BG_LANES;
-    long max_by_scratch = (long)(CUDA_REDUCE_SCRATCH_FLOATS / (size_t)rows);
-    if (chunks > max_by_cols)
-        chunks = max_by_cols;
-    if (chunks > max_by_scratch)
-        chunks = max_by_scratch;
-    if (chunks > 65535)
-        chunks = 65535;
-    if (chunks < 1)
-        chunks = 1;
-    int chunk_cols = (int)((cols + chunks - 1) / chunks);
-    chunks = (cols + chunk_cols - 1) / chunk_cols;
+    int chunk_cols;
+    int chunks = reduce_chunks(c, gx, cols, BG_LANES, (size_t)rows, &chunk_cols);
 
     dim3 block(BG_ROWS, BG_LANES);
     if (chunks == 1) {
@@ -170,7 +157,7 @@ static int launch_bias_grad(backend *b, const void *dz, float *db, int rows, int
         (const T *)dz, c->reduce_scratch, 0, rows, cols, chunk_cols);
     CUDA_CHECK_LAUNCH(b, "bias_grad_partial_kernel");
     bias_grad_finish_kernel<<<blocks_for(b, (size_t)rows, EW_THREADS), EW_THREADS, 0,
-                              c->stream>>>(c->reduce_scratch, db, rows, (int)chunks);
+                              c->stream>>>(c->reduce_scratch, db, rows, chunks);
     CUDA_CHECK_LAUNCH(b, "bias_grad_finish_kernel");
     return BK_OK;
 }

@@ -46,6 +46,30 @@ static inline unsigned blocks_for(const backend *b, size_t n, int threads)
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);  \
          i += (size_t)blockDim.x * gridDim.x)
 
+/* How a column reduction (the bias gradient, LayerNorm's dgamma/dbeta)
+ * splits its `cols` columns into chunks for a grid of gx blocks across
+ * the features: about two blocks per SM in all, each chunk at least one
+ * column per lane, and every chunk's partial sums (`partial_floats` each)
+ * within the reduction scratch. Returns the chunk count (1: no second
+ * pass) and the columns of each in *chunk_cols. */
+static inline int reduce_chunks(const cuda_impl *c, unsigned gx, long cols, int lanes,
+                                size_t partial_floats, int *chunk_cols)
+{
+    long chunks = ((long)c->sm_count * 2 + gx - 1) / gx;
+    long max_by_cols = (cols + lanes - 1) / lanes;
+    long max_by_scratch = (long)(CUDA_REDUCE_SCRATCH_FLOATS / partial_floats);
+    if (chunks > max_by_cols)
+        chunks = max_by_cols;
+    if (chunks > max_by_scratch)
+        chunks = max_by_scratch;
+    if (chunks > 65535)
+        chunks = 65535;
+    if (chunks < 1)
+        chunks = 1;
+    *chunk_cols = (int)((cols + chunks - 1) / chunks);
+    return (int)((cols + *chunk_cols - 1) / *chunk_cols);
+}
+
 /* Reductions across a warp's 32 lanes (xor shuffles: every lane gets the
  * result). */
 __device__ __forceinline__ float warp_max(float x)

@@ -183,21 +183,8 @@ static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
     CUDA_CHECK_LAUNCH(b, "layernorm_dx_kernel");
 
     unsigned gx = (unsigned)((dim + LP_FEATURES - 1) / LP_FEATURES);
-    /* Chunks: about two blocks per SM in all, each chunk at least one column
-     * per lane, and both partial sums must fit the scratch. */
-    long chunks = ((long)c->sm_count * 2 + gx - 1) / gx;
-    long max_by_cols = (rows + LP_LANES - 1) / LP_LANES;
-    long max_by_scratch = (long)(CUDA_REDUCE_SCRATCH_FLOATS / (2 * (size_t)dim));
-    if (chunks > max_by_cols)
-        chunks = max_by_cols;
-    if (chunks > max_by_scratch)
-        chunks = max_by_scratch;
-    if (chunks > 65535)
-        chunks = 65535;
-    if (chunks < 1)
-        chunks = 1;
-    int chunk_cols = (int)((rows + chunks - 1) / chunks);
-    chunks = (rows + chunk_cols - 1) / chunk_cols;
+    int chunk_cols; /* gamma's and beta's partial sums: two per feature */
+    int chunks = reduce_chunks(c, gx, rows, LP_LANES, 2 * (size_t)dim, &chunk_cols);
 
     dim3 block(LP_FEATURES, LP_LANES);
     float *partial = chunks == 1 ? NULL : c->reduce_scratch;
@@ -208,7 +195,7 @@ static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
     if (!partial)
         return BK_OK;
     layernorm_param_finish_kernel<<<blocks_for(b, (size_t)dim, EW_THREADS), EW_THREADS, 0,
-                                    c->stream>>>(partial, dgamma, dbeta, dim, (int)chunks);
+                                    c->stream>>>(partial, dgamma, dbeta, dim, chunks);
     CUDA_CHECK_LAUNCH(b, "layernorm_param_finish_kernel");
     return BK_OK;
 }
