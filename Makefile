@@ -179,6 +179,22 @@ endif
 check-gpu:
 	$(Q)CHECK_OUT="$(CHECK_OUT)" BUILD="$(BUILD)" sh scripts/check_gpu.sh
 
+# ------------------------------------------------------------ CPU passes
+# build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
+# against the peak GEMM rate measured in it) and its step pass by pass.
+# `make passes` runs it (PASSES_ARGS=... for another model or split).
+PASSES := $(BUILD)/cpu-passes
+PASSES_ARGS ?=
+all: $(PASSES)
+$(BUILD)/obj/bench/cpu_passes/%.o: ROOM_INC := $(INC_all)
+$(PASSES): $(BUILD)/obj/bench/cpu_passes/main.o $(CORE_LIB)
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+-include $(BUILD)/obj/bench/cpu_passes/main.d
+passes: $(PASSES)
+	$(Q)$(PASSES) $(PASSES_ARGS)
+.PHONY: passes
+
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/test_*.c, each a program linked against the core.
 UNIT_SRC  := $(wildcard tests/test_*.c)
