@@ -194,6 +194,7 @@ $(PASSES): $(BUILD)/obj/bench/cpu_passes/main.o $(CORE_LIB)
 passes: $(PASSES)
 	$(Q)$(PASSES) $(PASSES_ARGS)
 .PHONY: passes
+e2e-test: $(PASSES)
 
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/test_*.c, each a program linked against the core.
