@@ -3,16 +3,19 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #define MAX_THREADS 64
-
-/* How long a worker waits for the next loop, spinning, before it sleeps.
- * The loops of one step follow each other within microseconds, or come
- * after a GEMM whose BLAS threads need the cores: a short spin catches the
- * first without stealing much from the second. */
-#define SPIN_ITERATIONS 1000
+/* Chunks per thread: a worker that wakes late (tens of microseconds in a
+ * VM), or that loses its core to another process, leaves its share to the
+ * others instead of holding the loop up. */
+#define CHUNKS_PER_THREAD 4
+/* How long a worker polls for the next loop before it sleeps. The loops of
+ * a step are a GEMM apart, and the GEMM's BLAS threads need the cores: the
+ * poll only catches loops issued back to back. */
+#define SPIN_ITERATIONS 200
 
 static inline void cpu_relax(void)
 {
@@ -21,22 +24,25 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* One loop at a time: the caller publishes it and bumps `generation`;
- * worker t runs chunk t (if there is one) and counts itself out of
- * `pending`; the caller runs chunk 0 and waits until every worker has, so
- * that none still reads the loop when the next is published. */
+/* One loop at a time. The caller writes the loop, sets `done` to 0 and
+ * `claim` to (generation << 32 | chunks), then bumps `generation` to wake
+ * the workers. Every thread, the caller too, takes chunks by counting
+ * `claim`'s low half down while its high half still names the loop; a
+ * chunk taken is a chunk the caller waits for (`done`), so the loop's
+ * fields cannot change under a thread that holds one. A worker that wakes
+ * after the last chunk was taken finds none and does nothing. */
 typedef struct pool {
     pthread_mutex_t call_lock; /* one caller at a time; others run inline */
     pthread_mutex_t lock;      /* guards the sleep */
     pthread_cond_t wake;
     atomic_uint generation;
+    atomic_uint_fast64_t claim;
+    atomic_int done;
     atomic_int sleepers;
-    atomic_int pending;
-    int workers; /* started: chunks 1..workers */
+    int workers;
     cpu_range_fn fn;
     void *ctx;
     size_t n, per;
-    int chunks;
 } pool;
 
 static pool the_pool = {
@@ -48,19 +54,26 @@ static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
 /* Set on the pool's threads: a loop started from inside a loop runs inline. */
 static _Thread_local int in_pool;
 
-static void run_chunk(const pool *p, int t)
+/* Takes and runs chunks of loop `gen` until none is left. */
+static void run_chunks(pool *p, unsigned gen)
 {
-    size_t begin = (size_t)t * p->per;
-    if (begin >= p->n)
-        return;
-    size_t end = begin + p->per < p->n ? begin + p->per : p->n;
-    p->fn(p->ctx, begin, end);
+    uint_fast64_t c = atomic_load(&p->claim);
+    for (;;) {
+        if ((unsigned)(c >> 32) != gen || (c & 0xffffffffu) == 0)
+            return;
+        if (!atomic_compare_exchange_weak(&p->claim, &c, c - 1))
+            continue; /* c holds the current value: look again */
+        size_t chunk = (size_t)(c & 0xffffffffu) - 1;
+        size_t begin = chunk * p->per, end = begin + p->per < p->n ? begin + p->per : p->n;
+        p->fn(p->ctx, begin, end);
+        atomic_fetch_add(&p->done, 1);
+        c = atomic_load(&p->claim);
+    }
 }
 
 static void *worker(void *arg)
 {
-    pool *p = &the_pool;
-    int t = (int)(size_t)arg;
+    pool *p = arg;
     unsigned seen = 0; /* the pool starts before the first loop */
     in_pool = 1;
     for (;;) {
@@ -77,9 +90,7 @@ static void *worker(void *arg)
             pthread_mutex_unlock(&p->lock);
         }
         seen = g;
-        if (t < p->chunks)
-            run_chunk(p, t);
-        atomic_fetch_sub(&p->pending, 1);
+        run_chunks(p, g);
     }
     return NULL;
 }
@@ -105,11 +116,11 @@ static void start_pool(void)
     if (want < 1 || pthread_attr_init(&attr))
         return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    for (int t = 1; t <= want; t++) {
+    for (int t = 0; t < want; t++) {
         pthread_t id;
-        if (pthread_create(&id, &attr, worker, (void *)(size_t)t))
+        if (pthread_create(&id, &attr, worker, p))
             break;
-        p->workers = t;
+        p->workers = t + 1;
     }
     pthread_attr_destroy(&attr);
 }
@@ -131,13 +142,18 @@ void cpu_parallel_for(size_t n, size_t min_chunk, cpu_range_fn fn, void *ctx)
         fn(ctx, 0, n);
         return;
     }
+    size_t chunks = threads * CHUNKS_PER_THREAD;
+    if (chunks > n / min_chunk)
+        chunks = n / min_chunk;
     p->fn = fn;
     p->ctx = ctx;
     p->n = n;
-    p->per = (n + threads - 1) / threads;
-    p->chunks = (int)threads;
-    atomic_store(&p->pending, p->workers);
-    atomic_fetch_add(&p->generation, 1);
+    p->per = (n + chunks - 1) / chunks;
+    chunks = (n + p->per - 1) / p->per; /* none empty */
+    unsigned gen = atomic_load(&p->generation) + 1;
+    atomic_store(&p->done, 0);
+    atomic_store(&p->claim, (uint_fast64_t)gen << 32 | chunks);
+    atomic_store(&p->generation, gen);
     /* A worker either sees the new generation before it sleeps or is
      * counted in `sleepers` by then (both sequentially consistent). */
     if (atomic_load(&p->sleepers) > 0) {
@@ -146,11 +162,11 @@ void cpu_parallel_for(size_t n, size_t min_chunk, cpu_range_fn fn, void *ctx)
         pthread_mutex_unlock(&p->lock);
     }
     in_pool = 1;
-    run_chunk(p, 0);
+    run_chunks(p, gen);
     in_pool = 0;
-    /* The other chunks are as long as this one: a short wait, unless a
-     * worker lost its core, when yielding gives it back. */
-    for (int spins = 0; atomic_load(&p->pending) > 0; spins++) {
+    /* Only chunks still running on a worker are left: a short wait, unless
+     * that worker lost its core, when yielding gives it back. */
+    for (int spins = 0; atomic_load(&p->done) < (int)chunks; spins++) {
         if (spins < SPIN_ITERATIONS)
             cpu_relax();
         else
