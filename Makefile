@@ -1,22 +1,28 @@
 # accubench: gradient-accumulation throughput, measured.
 #
 #   make            build build/accubench (CPU backend; CUDA too where nvcc is)
-#   make bench      run the default profile on the best backend present
-#   make test       every test, then the unit tests again under ASan + UBSan
+#   make bench      a sweep on the best backend here (the default profile on a
+#                   GPU, profiles/cpu otherwise), then its charts and report
+#   make bench-full the default profile, GPU or not
+#   make test       every test; the unit and e2e tests again under ASan + UBSan;
+#                   the fuzz targets over their corpus
+#   make fuzz       the fuzz targets, FUZZ_SECONDS each
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
+#   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
 #   make nsys       the abc profile under Nsight Systems
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
-#        PROFILE=name (bench), ACCUBENCH_NO_INSTALL=1 (never apt-get).
+#        PROFILE=name (bench: instead of the automatic choice),
+#        ACCUBENCH_NO_INSTALL=1 (never apt-get).
 
 BUILD      ?= build
 CUDA_HOME  ?= /usr/local/cuda
 NVCC       ?= $(CUDA_HOME)/bin/nvcc
 NVCC_GENCODE ?= -gencode arch=compute_90a,code=sm_90a \
                 -gencode arch=compute_90,code=compute_90
-PROFILE    ?= default
+PROFILE    ?=
 DEBUG      ?= 0
 VERBOSE    ?= 0
 export CUDA_HOME
@@ -102,7 +108,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench test unit-test asan-test e2e-test plots report check-gpu nsys clean
+.PHONY: all bench bench-full test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -236,8 +242,68 @@ asan-test: $(ASAN_BIN) $(TEST_SO)
 e2e-test: $(BIN) $(TEST_SO)
 	$(Q)sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
 
+# The whole program under ASan + UBSan, CPU backend only (CUDA's runtime
+# and ASan's shadow memory do not mix), and the e2e tests against it. The
+# sanitizers log to files, so a report fails the pass even where a test
+# does not look at the exit status.
+ASAN_PROG      := $(ASAN_BUILD)/accubench
+ASAN_BENCH_OBJ := $(BENCH_OBJ:$(BUILD)/obj/%=$(ASAN_BUILD)/obj/%)
+ASAN_REPORTS   := $(ASAN_BUILD)/reports
+$(ASAN_BENCH_OBJ): CPPFLAGS += -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
+$(ASAN_BENCH_OBJ): $(BUILD)/bench-flags
+$(ASAN_PROG): $(ASAN_BENCH_OBJ) $(ASAN_BUILD)/libaccubench.a
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+asan-e2e: $(ASAN_PROG) $(TEST_SO)
+	$(Q)rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:log_path=$(abspath $(ASAN_REPORTS))/asan \
+	    UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(ASAN_REPORTS))/ubsan \
+	    sh tests/run_e2e.sh $(ASAN_PROG) $(BUILD)/tests; rc=$$?; \
+	    if [ -n "$$(ls $(ASAN_REPORTS))" ]; then \
+	        echo "asan-e2e: sanitizer reports:"; cat $(ASAN_REPORTS)/*; exit 1; fi; exit $$rc
+
 test: all
-	$(Q)$(MAKE) --no-print-directory unit-test e2e-test asan-test
+	$(Q)$(MAKE) --no-print-directory unit-test e2e-test asan-test asan-e2e fuzz-test
+
+# ------------------------------------------------------------- fuzzing
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME)
+# for the readers of files a user hands us: the profile parser and the CSV
+# reader, built with clang, ASan and UBSan. `make fuzz` runs each for
+# FUZZ_SECONDS and prints its executions; `make test` runs each over its
+# corpus and FUZZ_RUNS mutations (scripts/fuzz.sh). Where no clang links
+# -fsanitize=fuzzer, both say so and skip.
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?= 10000
+FUZZ_BUILD   := $(BUILD)/fuzz
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
+# The first clang that links a fuzzer (evaluated only when fuzzing).
+FUZZ_CC ?= $(shell for c in clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do     printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
+    $$c -x c - -fsanitize=fuzzer -o /dev/null >/dev/null 2>&1 && { echo $$c; break; }; done)
+FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -pthread -fno-omit-frame-pointer \
+               -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(FUZZ_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(INC_all) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/libaccubench.a: $(FUZZ_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_BUILD)/libaccubench.a
+	@$(if $(Q),echo "  FUZZ  $@")
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(INC_all) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer \
+	    -o $@ $< $(FUZZ_BUILD)/libaccubench.a $(LDLIBS)
+
+.PHONY: fuzz fuzz-test
+fuzz fuzz-test:
+	$(Q)if [ -z "$(FUZZ_CC)" ]; then \
+	    echo "$@: skipped: no clang that links -fsanitize=fuzzer (install clang, or FUZZ_CC=...)"; \
+	else $(MAKE) -s --no-print-directory $(FUZZ_BIN) && \
+	    sh scripts/fuzz.sh $(FUZZ_BUILD) $(if $(filter fuzz,$@),seconds $(FUZZ_SECONDS),runs $(FUZZ_RUNS)) \
+	        $(FUZZ_BIN); fi
 
 # ------------------------------------------------ trace: CUPTI probe, nsys
 # The CUPTI collector alone, linked where nvcc and CUPTI are; run by
@@ -267,20 +333,36 @@ nsys: $(BIN)
 	@echo "open results/accubench-abc.nsys-rep in Nsight Systems (docs/nsight-systems.md)"
 
 # -------------------------------------------------------------- running
+# The sweep, then its charts and report (scripts/bench.sh). Without PROFILE
+# the profile is sized for what runs it: default where a GPU answers, cpu
+# otherwise (it says which); bench-full runs the default anywhere.
 bench: $(BIN)
-	$(Q)mkdir -p results
-	$(Q)$(BIN) run --profile $(PROFILE) --backend auto --out results
+	$(Q)sh scripts/bench.sh $(BIN) "$(PROFILE)" results
+
+bench-full: $(BIN)
+	$(Q)sh scripts/bench.sh $(BIN) default results
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).
-# Charts (PNG + SVG) and the report land next to the CSV.
+# Charts (PNG + SVG) and the report land next to the CSV. The name is read
+# from the environment (make exports command-line variables), never pasted
+# into the command, so no character of it is shell code.
 plots:
-	$(Q)sh scripts/plots.sh $(CSV)
+	$(Q)sh scripts/plots.sh "$${CSV:-}"
 
 report: $(BIN)
-	$(Q)csv=$$(sh scripts/pick_csv.sh $(CSV)) && $(BIN) report "$$csv"
+	$(Q)csv=$$(sh scripts/pick_csv.sh "$${CSV:-}") && $(BIN) report "$$csv"
+
+# report and compare on generated CSVs of 10^4, 10^5 and 10^6 rows (or
+# SCALE_ROWS="N ..."): wall time and peak memory of each.
+.PHONY: bench-report-scale
+bench-report-scale: $(BIN)
+	$(Q)sh scripts/bench_report_scale.sh $(BIN) $(SCALE_ROWS)
 
 clean:
 	rm -rf $(BUILD)
 
--include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(BENCH_OBJ:.o=.d)
+-include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
+         $(ASAN_BENCH_OBJ:.o=.d) \
+         $(FUZZ_OBJ:.o=.d) \
+         $(UNIT_BIN:=.d) $(ASAN_BIN:=.d)

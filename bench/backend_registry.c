@@ -23,11 +23,14 @@
 const backend_entry backend_table[] = {
     {.name = "cpu", .label = "the CPU backend",
      .description = "the host's cores (OpenBLAS or the portable GEMM), fp32; the reference",
-     .gpu = 0, .create = cpu_backend_create, .absent = NULL, .collector = NULL,
+     .gpu = 0, .auto_dtype = DTYPE_FP32,
+     .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create, .absent = NULL, .collector = NULL,
      .collector_records = NULL},
     {.name = "cuda", .label = "CUDA",
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
-     .gpu = 1, .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
+     .gpu = 1, .auto_dtype = DTYPE_BF16,
+     .auto_dtype_why = "bf16 runs on the GPU's tensor cores, where fp32 would leave them idle",
+     .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records"},
 };
 const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];
@@ -79,7 +82,7 @@ int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
         snprintf(why, why_len, "%s", e->absent);
         return BK_UNSUPPORTED;
     }
-    return e->create(dt, out, why, why_len);
+    return e->create(dt == DTYPE_AUTO ? e->auto_dtype : dt, out, why, why_len);
 }
 
 /* auto: the GPU rows in table order, the first that answers; else the
@@ -89,16 +92,22 @@ static int open_auto(dtype dt, backend **out, const backend_entry **entry, char 
 {
     char reasons[640] = "";
     size_t used = 0;
+    int gpu_present = 0; /* a GPU row found a device that would not run */
+    int gpu_built = 0;   /* a GPU row is built into this program */
     for (size_t i = 0; i < backend_table_count; i++) {
         const backend_entry *e = &backend_table[i];
         if (!e->gpu)
             continue;
         char reason[320];
-        if (backend_create(e, dt, out, reason, sizeof reason) == BK_OK) {
+        int rc = backend_create(e, dt, out, reason, sizeof reason);
+        if (rc == BK_OK) {
             *entry = e;
             snprintf(note, note_len, "backend auto: a GPU answered, running on %s", e->label);
             return BK_OK;
         }
+        /* Built in, and a device there that failed: that reason matters. */
+        gpu_present |= e->create && rc != BK_NO_DEVICE;
+        gpu_built |= e->create != NULL;
         if (used < sizeof reasons)
             used += (size_t)snprintf(reasons + used, sizeof reasons - used, "%s%s",
                                      used ? "; " : "", reason);
@@ -109,8 +118,14 @@ static int open_auto(dtype dt, backend **out, const backend_entry **entry, char 
         return BK_UNSUPPORTED;
     }
     *entry = fallback;
-    snprintf(note, note_len, "backend auto: no GPU (%s); running on %s", reasons,
-             fallback->label);
+    /* No GPU at all is the plain case; a GPU that failed is worth its
+     * reason. */
+    if (gpu_present || !gpu_built)
+        snprintf(note, note_len, "backend auto: no usable GPU (%s); running on %s", reasons,
+                 fallback->label);
+    else
+        snprintf(note, note_len, "backend auto: running on %s because no GPU is present",
+                 fallback->label);
     return backend_create(fallback, dt, out, why, why_len);
 }
 

@@ -15,6 +15,9 @@ typedef struct backend_entry {
     const char *label;       /* how `auto` names it: "CUDA", "the CPU backend" */
     const char *description; /* one line for the usage text */
     int gpu;                 /* `auto` tries these, in table order, first */
+    /* What --dtype auto computes in on this backend, and why. */
+    dtype auto_dtype;
+    const char *auto_dtype_why;
     /* BK_OK and a ready backend, or an error with a one-line reason. NULL
      * when the backend is not built into this program: `absent` says why. */
     int (*create)(dtype dt, backend **out, char *why, size_t why_len);
@@ -45,8 +48,9 @@ void backend_names(char *out, size_t len, const char *sep, int with_auto);
  * backend 'NAME' (known: auto, cpu, cuda)". */
 int backend_check_name(const char *name, char *why, size_t why_len);
 
-/* Opens the backend of one row: BK_OK, or an error with a one-line reason
- * (BK_UNSUPPORTED and `absent` when it is not built in). */
+/* Opens the backend of one row (DTYPE_AUTO: in the row's auto_dtype): BK_OK,
+ * or an error with a one-line reason (BK_UNSUPPORTED and `absent` when it is
+ * not built in). */
 int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
                    size_t why_len);
 

@@ -52,12 +52,13 @@ static const char RUN_OPTIONS_AFTER_AXES[] =
     "  --lr X                the learning rate (default 0.001)\n";
 static const char RUN_OPTIONS_REST[] =
     "  --steps N             time exactly N steps (default: adaptive)\n"
-    "  --budget-s S          time budget per config (default 2)\n"
+    "  --budget-s S          time budget of a config's timed steps (default 2); warm-up\n"
+    "                        and the trace pass keep to it too, the checks run whole\n"
     "  --max-noise PCT       stop once the relative noise is under PCT (default 2)\n"
     "  --max-step-s S        skip configs whose step would take longer (default 10)\n"
     "  --min-samples N --max-samples N --warmup N\n"
     "  --seed N --buffers N  synthetic data seed; input buffers rotated (default 3)\n"
-    "  --mem-cap BYTES       emulate a smaller device (K, M, G suffixes)\n"
+    "  --mem-cap BYTES       emulate a smaller device (K, M, G, T suffixes; 0 = none)\n"
     "  --out DIR             where the CSV goes (default results/)\n"
     "  --csv FILE            the CSV's exact path\n"
     "  --trace FILE          one step of the first config as Chrome trace JSON\n"
@@ -91,7 +92,17 @@ static void print_run_options(FILE *f)
     char list[512], what[600];
     fputs(RUN_OPTIONS, f);
     option_line(f, "--model LIST", model_names());
-    option_line(f, "--dtype NAME", name_list(list, sizeof list, DTYPE_COUNT, dtype_at, "|"));
+    /* auto, then the rows; what auto picks on each backend, from its row. */
+    int used = snprintf(what, sizeof what, "%s|%s (default %s:", dtype_name(DTYPE_AUTO),
+                        name_list(list, sizeof list, DTYPE_COUNT, dtype_at, "|"),
+                        dtype_name(DTYPE_AUTO));
+    for (size_t i = 0; i < backend_table_count && used < (int)sizeof what; i++)
+        used += snprintf(what + used, sizeof what - (size_t)used, "%s %s on %s",
+                         i ? "," : "", dtype_name(backend_table[i].auto_dtype),
+                         backend_table[i].name);
+    if (used < (int)sizeof what)
+        snprintf(what + used, sizeof what - (size_t)used, ")");
+    option_line(f, "--dtype NAME", what);
     option_line(f, "--mode LIST", name_list(list, sizeof list, MODE_COUNT, mode_at, ", "));
     snprintf(what, sizeof what, "%s (%s is right; the others are known bugs)",
              name_list(list, sizeof list, REDUCTION_COUNT, reduction_at, ", "),
@@ -137,6 +148,9 @@ static int help_run(void)
 
 static int cmd_run(int argc, char **argv)
 {
+    /* Each line as it is printed, into a pipe or a file too: the header
+     * and every row show up while the sweep runs, not at its end. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     run_options o;
     options_defaults(&o);
     char why[600];
@@ -168,6 +182,8 @@ static int cmd_run(int argc, char **argv)
         usage_error(why);
         return 2;
     }
+    if (o.note[0])
+        fprintf(stderr, "accubench: note: %s\n", o.note);
     char command[2048] = "accubench";
     for (int i = 0; i < argc; i++) {
         size_t used = strlen(command);
@@ -187,12 +203,23 @@ static int cmd_run(int argc, char **argv)
     }
     if (note[0] && !o.quiet)
         printf("%s\n", note);
+    char dtype_note[300];
+    if (o.dtype == DTYPE_AUTO) {
+        o.dtype = b->dtype;
+        snprintf(dtype_note, sizeof dtype_note, "dtype auto: %s, because %s",
+                 dtype_name(b->dtype), entry->auto_dtype_why);
+        if (!o.quiet)
+            printf("%s\n", dtype_note);
+    } else {
+        snprintf(dtype_note, sizeof dtype_note, "%s, as asked", dtype_name(o.dtype));
+    }
     collector *col = NULL;
     if (o.no_cupti)
         snprintf(source, sizeof source, "off (--no-cupti)");
     else
         col = backend_open_collector(entry, b, source, sizeof source);
-    sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note};
+    sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note,
+                        .dtype_note = dtype_note};
     int rc = sweep_run(&o, &dev, &ctx);
     if (col)
         col->ops->destroy(col);
@@ -249,7 +276,7 @@ static int plan_probe(const plan_args *a)
     if (note[0])
         printf("%s\n", note);
     b->mem_cap = (size_t)o->mem_cap;
-    probe_request req = {model, o->dtype, o->optimizer.kind, (int)a->effective, o->buffers,
+    probe_request req = {model, b->dtype, o->optimizer.kind, (int)a->effective, o->buffers,
                          (int)a->max_micro};
     probe_result r;
     int rc = probe_find_max_micro(b, &req, &r);
@@ -326,6 +353,8 @@ static int cmd_plan(int argc, char **argv)
         usage_error(why);
         return 2;
     }
+    if (a.shared.note[0])
+        fprintf(stderr, "accubench: note: %s\n", a.shared.note);
     return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
 }
 

@@ -117,6 +117,139 @@ EW_FN void ew_sgd(float *w, float g, float lr, float weight_decay)
     *w -= lr * (g + weight_decay * *w);
 }
 
+/* ------------------------------------------------------------ transformer
+ *
+ * The per-row ops (LayerNorm, causal softmax) reduce over a column and then
+ * write every element from the reduction. Each is written here as its
+ * pieces: the per-element terms that are summed, the scalars computed from
+ * the sums, and the per-element output. A backend sums the terms in its own
+ * order (the CPU one after the other, the GPU across a warp's lanes); every
+ * other operation is the same function on both. The ew_*_column functions
+ * put the pieces together for a whole fp32 column, one element after the
+ * other: the CPU backend's bodies. */
+
+/* LayerNorm's epsilon, PyTorch's default (nn.LayerNorm, GPT-2). */
+#define EW_LAYERNORM_EPS 1e-5f
+
+/* 1 / sqrt(variance + eps) from the sum of squared deviations over dim
+ * elements: the biased variance, as PyTorch normalises. */
+EW_FN float ew_layernorm_rstd(float sq_dev_sum, int dim)
+{
+    return 1.0f / sqrtf(sq_dev_sum / (float)dim + EW_LAYERNORM_EPS);
+}
+
+/* y = xhat * gamma + beta, xhat = (x - mean) * rstd. */
+EW_FN float ew_layernorm_xhat(float x, float mean, float rstd)
+{
+    return (x - mean) * rstd;
+}
+
+EW_FN float ew_layernorm_out(float x, float mean, float rstd, float gamma, float beta)
+{
+    return ew_layernorm_xhat(x, mean, rstd) * gamma + beta;
+}
+
+/* The input gradient of one element, from g = dy * gamma (the gradient on
+ * xhat), the column means of g and of g * xhat:
+ * dx = rstd (g - mean(g) - xhat mean(g xhat)). */
+EW_FN float ew_layernorm_dx(float g, float xhat, float rstd, float g_mean, float gx_mean)
+{
+    return rstd * (g - g_mean - xhat * gx_mean);
+}
+
+/* LayerNorm forward of one column x[0..dim): y, and the column's mean and
+ * rstd. Two passes (mean, then squared deviations), so that a large mean
+ * costs no precision in the variance. */
+EW_FN void ew_layernorm_column(const float *x, const float *gamma, const float *beta,
+                               float *y, float *mean_out, float *rstd_out, int dim)
+{
+    float sum = 0.0f;
+    for (int i = 0; i < dim; i++)
+        sum += x[i];
+    float mean = sum / (float)dim;
+    float sq = 0.0f;
+    for (int i = 0; i < dim; i++) {
+        float d = x[i] - mean;
+        sq += d * d;
+    }
+    float rstd = ew_layernorm_rstd(sq, dim);
+    for (int i = 0; i < dim; i++)
+        y[i] = ew_layernorm_out(x[i], mean, rstd, gamma[i], beta[i]);
+    *mean_out = mean;
+    *rstd_out = rstd;
+}
+
+/* LayerNorm backward of one column: dx[0..dim) += the input gradient.
+ * (The parameter gradients sum over columns: the backend's job.) */
+EW_FN void ew_layernorm_backward_column(const float *dy, const float *x, const float *gamma,
+                                        float mean, float rstd, float *dx, int dim)
+{
+    float g_sum = 0.0f, gx_sum = 0.0f;
+    for (int i = 0; i < dim; i++) {
+        float g = dy[i] * gamma[i];
+        g_sum += g;
+        gx_sum += g * ew_layernorm_xhat(x[i], mean, rstd);
+    }
+    float g_mean = g_sum / (float)dim, gx_mean = gx_sum / (float)dim;
+    for (int i = 0; i < dim; i++)
+        dx[i] += ew_layernorm_dx(dy[i] * gamma[i], ew_layernorm_xhat(x[i], mean, rstd), rstd,
+                                 g_mean, gx_mean);
+}
+
+/* Causal softmax of query i's column (keys j = 0..t-1): keys j <= i are
+ * seen. The scale multiplies the scores before the max is taken, so that
+ * any sign of scale is right. */
+EW_FN float ew_causal_softmax_exp(float score, float scale, float scaled_max)
+{
+    return ew_exp(score * scale - scaled_max);
+}
+
+/* p[j] from its exponential term and 1 / the column's sum; exactly 0 above
+ * the diagonal (j > i), whatever the score there. */
+EW_FN float ew_causal_softmax_prob(float e, float inv_sum, int j, int i)
+{
+    return j <= i ? e * inv_sum : 0.0f;
+}
+
+/* dscores[j] = scale p[j] (dp[j] - sum_j' p[j'] dp[j']); 0 above the diagonal. */
+EW_FN float ew_causal_softmax_dscore(float p, float dp, float dot, float scale, int j, int i)
+{
+    return j <= i ? scale * p * (dp - dot) : 0.0f;
+}
+
+/* Query i's column of t scores into probabilities. Scores above the
+ * diagonal are never read. The exponentials wait in probs for the sum: one
+ * ew_exp per score, not two, in a loop of its own that the compiler
+ * vectorises. */
+EW_FN void ew_causal_softmax_column(const float *scores, float *probs, float scale, int i,
+                                    int t)
+{
+    float maxv = scores[0] * scale;
+    for (int j = 1; j <= i; j++)
+        maxv = scores[j] * scale > maxv ? scores[j] * scale : maxv;
+    for (int j = 0; j <= i; j++)
+        probs[j] = ew_causal_softmax_exp(scores[j], scale, maxv);
+    float sum = 0.0f;
+    for (int j = 0; j <= i; j++)
+        sum += probs[j];
+    float inv_sum = 1.0f / sum;
+    for (int j = 0; j < t; j++)
+        probs[j] = j <= i ? ew_causal_softmax_prob(probs[j], inv_sum, j, i) : 0.0f;
+}
+
+/* Query i's column of the backward pass. dscores may alias dprobs: every
+ * dprobs[j] is read (for the dot product) before any dscores[j] is written,
+ * and then each element is read just before it is overwritten. */
+EW_FN void ew_causal_softmax_backward_column(const float *probs, const float *dprobs,
+                                             float *dscores, float scale, int i, int t)
+{
+    float dot = 0.0f;
+    for (int j = 0; j <= i; j++)
+        dot += probs[j] * dprobs[j];
+    for (int j = 0; j < t; j++)
+        dscores[j] = ew_causal_softmax_dscore(probs[j], dprobs[j], dot, scale, j, i);
+}
+
 /* bf16 <-> fp32 by bit manipulation, round to nearest even, NaN kept NaN.
  * Shared so that the CPU tests can reason about the GPU's rounding. */
 EW_FN unsigned short ew_f32_to_bf16_bits(float f)

@@ -7,14 +7,21 @@
 #   out   output prefix (default: csv without .csv); writes OUT.NAME.png/.svg
 #   E     the effective batch to draw (default: the one with the most rows)
 #   mode  the execution mode (default: async when present, else the commonest)
-# Paths must not contain a single quote (they are quoted for the shell).
+# scripts/plots.sh sets csv and out to fixed names in a private folder, so
+# no character of a user's path is ever gnuplot code. What reaches a shell
+# from here (the script's folder, the CSV's name, values read from the CSV
+# such as a model name) goes through q(), which quotes it whole.
 
 if (!exists("csv")) { print "plots: set csv, e.g. gnuplot -e \"csv='results/run.csv'\" ".ARG0; exit status 2 }
 if (!exists("out")) { out = (csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv }
 
+# q(s): s as one shell word, every character of it data: in single quotes,
+# with each ' written as '\'' (close, an escaped quote, reopen).
+sq(s) = (strstrt(s, "'") == 0) ? s : \
+        s[1:strstrt(s, "'") - 1]."'\\''".sq(s[strstrt(s, "'") + 1:])
+q(s) = "'".sq(s)."'"
 # The scripts' own folder, so that pick.awk is found from any working folder.
-here = system(sprintf("dirname '%s'", ARG0))
-q(s) = "'".s."'"
+here = system("dirname ".q(ARG0))
 pick(w) = sprintf("awk -f %s -v want=%s ", q(here.'/pick.awk'), w)
 meta(k) = system(pick("meta")."-v key=".q(k)." ".q(csv))
 distinct(c, w) = system(pick("distinct")."-v col=".c." -v where=".q(w)." ".q(csv))

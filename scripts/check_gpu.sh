@@ -78,9 +78,11 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
 stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv"
+# fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
+# graph ratio are compared with the fp32 runs they were first measured in.
 stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model \
-    --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv"
-stage graph-ratio 60 "$bin" run --backend "$backend" --model "$models_s" --effective 64 \
+    --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv"
+stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" --effective 64 \
     --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 --trace-steps 0 \
     --csv "$out/graph-ratio.csv"
 stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$models_sweep" \

@@ -5,25 +5,83 @@
 #
 # CSV defaults to the newest results/*.csv (and says which). Charts land at
 # OUT_PREFIX.NAME.png / .svg; OUT_PREFIX defaults to the CSV's path without
-# .csv, i.e. next to the CSV. Exit: 0 all drawn, 1 a chart failed, 2 no CSV
-# or no gnuplot. `make plots` and `accubench report` run this.
+# .csv, i.e. next to the CSV. Exit: 0 all drawn, 1 a chart failed, 2 no CSV,
+# no gnuplot, or an output that is not a regular file. `make plots` and
+# `accubench report` run this.
+#
+# No character of a path is ever code. gnuplot is a language (and -e is
+# code too), so neither path is given to it: gnuplot runs in a private
+# folder beside the charts, reads the CSV through a link with a fixed name
+# (in.csv) and the chart scripts through another (plots), and writes
+# fixed names (chart.NAME.png); this script then renames each chart to the
+# path asked for. The paths themselves only ever pass through quoted shell
+# variables, which are data.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 csv=$(sh "$root/scripts/pick_csv.sh" "${1:-}") || exit 2
-case $csv in *"'"*) echo "plots: a path with a single quote is not supported: $csv" >&2; exit 2 ;; esac
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "plots: gnuplot not found (install gnuplot-nox)" >&2
     exit 2
 fi
 out=${2:-${csv%.csv}}
+case $out in
+    */*) folder=${out%/*}; folder=${folder:-/} ;;
+    *) folder=. ;;
+esac
+case $csv in
+    /*) csv_abs=$csv ;;
+    *) csv_abs=$PWD/$csv ;;
+esac
+
+# Chart scripts are the ones that name their chart; the rest are shared parts.
+charts=""
+for gp in "$root"/plots/*.gp; do
+    grep -q '^chart = ' "$gp" && charts="$charts $(basename "$gp" .gp)"
+done
+
+# Every output checked before any chart is drawn: absent or a regular file
+# (a rename would replace a device or a FIFO; it cannot replace a folder).
+if [ ! -d "$folder" ]; then
+    printf 'plots: folder %s does not exist\n' "$folder" >&2
+    exit 2
+fi
+for name in $charts; do
+    for ext in png svg; do
+        f="$out.$name.$ext"
+        if [ -e "$f" ] && [ ! -f "$f" ]; then
+            printf 'plots: %s exists and is not a regular file (refused)\n' "$f" >&2
+            exit 2
+        fi
+    done
+done
+
+# The private folder sits beside the charts, so each rename stays on one
+# file system and a reader sees a whole chart or none. Its name carries our
+# pid: one whose process is gone (killed before its trap ran) is removed.
+# (Where neither /proc nor ps can tell, every process counts as alive.)
+alive() {
+    if [ -d /proc/self ]; then [ -d "/proc/$1" ]
+    elif command -v ps >/dev/null 2>&1; then ps -p "$1" >/dev/null 2>&1
+    else true; fi
+}
+for old in "$folder"/.plots.*.*; do
+    pid=${old##*/.plots.}; pid=${pid%%.*}
+    case $pid in '' | *[!0-9]*) continue ;; esac
+    [ -d "$old" ] && ! alive "$pid" && rm -rf -- "$old"
+done
+work=$(mktemp -d "$folder/.plots.$$.XXXXXX") || exit 2
+trap 'rm -rf -- "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+ln -s -- "$csv_abs" "$work/in.csv" && ln -s -- "$root/plots" "$work/plots" || exit 2
 
 failed=0
-# Chart scripts are the ones that name their chart; the rest are shared parts.
-for gp in $(grep -l '^chart = ' "$root"/plots/*.gp); do
-    name=$(basename "$gp" .gp)
-    if gnuplot -e "csv='$csv'; out='$out'" "$gp"; then
-        echo "plots: wrote $out.$name.png $out.$name.svg"
+for name in $charts; do
+    if (cd "$work" && gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp") &&
+        mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
+        mv -f -- "$work/chart.$name.svg" "$out.$name.svg"; then
+        printf 'plots: wrote %s %s\n' "$out.$name.png" "$out.$name.svg"
     else
         echo "plots: $name failed" >&2
         failed=1

@@ -28,6 +28,18 @@ csv=$(find out-auto -name '*.csv' | head -n 1)
 [ -n "$csv" ] || fail "--backend auto wrote no CSV"
 grep -q '^cpu,' "$csv" || { cat "$csv"; fail "--backend auto did not run on the CPU"; }
 echo "ok: --backend auto fell back to the CPU"
+# Where no GPU is present at all (and CUDA is built in), auto says so once
+# and plainly, not with the driver's error.
+if [ ! -e /proc/driver/nvidia/version ] &&
+    ! "$ACCUBENCH" --help | grep -q '^  cuda .*(not in this build)'; then
+    [ "$(cat stdout stderr | grep -ci 'gpu')" -eq 1 ] &&
+        grep -qx 'backend auto: running on the CPU backend because no GPU is present' stdout ||
+        { cat stdout stderr; fail "auto did not say once, plainly, that no GPU is present"; }
+    if cat stdout stderr "$csv" | grep -qi 'driver\|cudaGet'; then
+        cat stdout stderr; fail "auto's message shows the driver's error"
+    fi
+    echo "ok: auto: $(grep -i gpu stdout)"
+fi
 
 check=$(dirname "$ACCUBENCH")/gpu-check
 if [ -x "$check" ]; then

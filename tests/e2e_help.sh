@@ -28,7 +28,7 @@ expect_help "^usage: accubench compare" "$ACCUBENCH" compare a.csv b.csv --help
 expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" run --help
 expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" --help
 expect_help "^  --mode LIST  *async, sync, graph, alloc, alloc-async$" "$ACCUBENCH" run --help
-expect_help "^  --dtype NAME  *fp32|tf32|bf16$" "$ACCUBENCH" run --help
+expect_help "^  --dtype NAME  *auto|fp32|tf32|bf16 (default auto: fp32 on cpu, bf16 on cuda)$" "$ACCUBENCH" run --help
 expect_help "^  --model LIST  *tiny, S, M, L, XL; or mlp:hidden=N,layers=N,classes=N$" "$ACCUBENCH" run --help
 expect_help "^  --optimizer NAME  *adamw|sgd$" "$ACCUBENCH" run --help
 expect_help "^  --reduction LIST  *sum, mean-of-means, no-scale (sum is right" "$ACCUBENCH" run --help

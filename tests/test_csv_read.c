@@ -31,7 +31,7 @@ static void expect_bad(const char *text, const char *expect)
     csv_table t;
     char why[256] = "";
     int rc = csv_read(path, &t, why, sizeof why);
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     if (rc == 0) {
         rc = csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why);
         free(rows);
@@ -65,7 +65,7 @@ static void test_fixture(void)
     CHECK(csv_column(&t, "nope") == -1);
     CHECK(!strcmp(csv_cell(&t, 0, csv_column(&t, "nope")), ""));
 
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
     if (rows) {
         CHECK(!strcmp(rows[1].model, "S"));
@@ -86,7 +86,7 @@ static void test_unmeasured(void)
     csv_table t;
     char why[256] = "";
     CHECK(csv_read("tests/fixtures/default.csv", &t, why, sizeof why) == 0);
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
     int saw_oom = 0, saw_untraced = 0;
     for (size_t i = 0; rows && i < t.rows; i++) {
@@ -116,7 +116,7 @@ static void test_absent_optional_column(void)
                                 "cpu,x,S,fp32,async,mean,8,4,2,ok,1.5\n");
     csv_table t;
     char why[256];
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     CHECK(csv_read(path, &t, why, sizeof why) == 0);
     CHECK(csv_result_rows(&t, csv_required_columns, &rows, why, sizeof why) == 0);
     if (rows) {
@@ -132,7 +132,8 @@ static void test_absent_optional_column(void)
  * the one list RESULT_COLUMNS, measured and unmeasured. */
 static void test_writer_round_trip(void)
 {
-    result_row in[2], *out = NULL;
+    result_row in[2];
+    csv_row *out = NULL;
     result_row_clear(&in[1]); /* the second row: nothing measured */
     int k = 0;
 #define SET_TEXT(name) snprintf(in[0].name, RESULT_TEXT_LEN, "t_%s", #name);

@@ -1,6 +1,6 @@
 /* The CUDA backend's host-side logic, testable without a GPU: the datasheet
  * peak computed from SM count, clock and architecture, and the cache of
- * GEMM plans keyed by shape. Both headers are plain C. */
+ * GEMM plans keyed by shape (a strided batch's count and strides too). Both headers are plain C. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -110,10 +110,45 @@ static void test_table(void)
     CHECK(t.cap == 0 && t.count == 0 && t.values == NULL);
 }
 
+/* A strided batch's key: its count and strides are part of the shape,
+ * batch 0 and 1 are the same single product whatever the strides say, and
+ * the alignment is what every product's start has. */
+static void test_batch_key(void)
+{
+    gemm_desc g = {.m = 64, .n = 64, .k = 64, .lda = 192, .ldb = 192, .ldc = 64,
+                   .a = (void *)(uintptr_t)0x1000, .b = (void *)(uintptr_t)0x2000,
+                   .c = (void *)(uintptr_t)0x3000, .ab_storage = STORAGE_BF16,
+                   .c_storage = STORAGE_BF16};
+    gemm_key one = gemm_key_of(&g, 2);
+    g.batch = 1;
+    g.stride_a = 7;
+    gemm_key also_one = gemm_key_of(&g, 2);
+    CHECK(gemm_key_equal(&one, &also_one));
+    CHECK(one.batch == 1 && one.stride_a == 0 && one.align_a == 16);
+
+    g.batch = 12;
+    g.stride_a = 64, g.stride_b = 64, g.stride_c = 4096;
+    gemm_key heads = gemm_key_of(&g, 2);
+    CHECK(!gemm_key_equal(&one, &heads));
+    CHECK(heads.batch == 12 && heads.stride_a == 64 && heads.stride_c == 4096);
+    CHECK(heads.align_a == 16 && heads.align_c == 16); /* 128 and 8192 bytes apart */
+    g.stride_b = 65;
+    gemm_key other = gemm_key_of(&g, 2);
+    CHECK(!gemm_key_equal(&heads, &other));
+    CHECK(other.align_b == 2); /* 130 bytes apart: bf16-aligned only */
+    g.stride_b = -64;
+    CHECK(gemm_key_of(&g, 2).align_b == 16);
+    g.batch = 13;
+    g.stride_b = 64;
+    gemm_key more = gemm_key_of(&g, 2);
+    CHECK(!gemm_key_equal(&heads, &more));
+}
+
 int main(void)
 {
     test_datasheet();
     test_alignment();
     test_table();
+    test_batch_key();
     return check_finish("test_cuda_host");
 }

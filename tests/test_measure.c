@@ -94,7 +94,35 @@ static void run_script(step_runner *s, const double *times, size_t n, int min_sa
     if (t->step.noise_pct > max_noise)
         CHECK(strstr(r->note, "noise") && strstr(r->note, "over the"));
     else
-        CHECK(r->note[0] == '\0');
+        CHECK(strstr(r->note, "over the") == NULL);
+    /* The note names what stopped the loop, and only that. */
+    CHECK(strstr(r->note, "budget") == NULL && strstr(r->note, "stopped ") == r->note);
+    if (t->stopped_by == MEASURE_STOP_SAMPLE_CAP)
+        CHECK(strstr(r->note, "max-samples") != NULL);
+    else
+        CHECK(t->stopped_by == MEASURE_STOP_NOISE && strstr(r->note, "noise target") &&
+              strstr(r->note, "max-samples") == NULL);
+}
+
+/* A budget already spent: three samples (the least ever taken), and the
+ * note blames the budget, not the sample cap nor the noise target. */
+static void test_budget_stop(step_runner *s)
+{
+    const double never_settles[] = {10, 16, 13, 19, 10, 17};
+    script = never_settles;
+    script_len = 6;
+    script_next = 0;
+    measure_options mo = {.min_samples = 5, .max_samples = 1000, .budget_s = 0,
+                          .max_noise_pct = 2.0};
+    step_timing t;
+    result_row r;
+    CHECK(measure_steps(s, &mo, &t) == BK_OK);
+    CHECK(t.stopped_by == MEASURE_STOP_BUDGET && t.step.samples == 3 && !t.noise_met);
+    memset(&r, 0, sizeof r);
+    r.effective_batch = 8;
+    row_fill_timing(&r, &t, 1.0, &mo);
+    CHECK(strstr(r.note, "budget ran out") && strstr(r.note, "fewer than min-samples 5"));
+    CHECK(strstr(r.note, "max-samples") == NULL);
 }
 
 int main(void)
@@ -145,6 +173,14 @@ int main(void)
     run_script(&s, never_settles, 5, 3, 5, 2.0, &t, &r);
     CHECK(t.step.samples == 5 && !t.noise_met);
     CHECK(strstr(r.note, "max-samples 5") != NULL);
+
+    /* The sample cap reached with the noise within the target: the cap is
+     * named as what stopped it, the noise as within. */
+    const double steady[] = {10, 10, 10, 10, 10, 10};
+    run_script(&s, steady, 6, 4, 4, 2.0, &t, &r);
+    CHECK(t.stopped_by == MEASURE_STOP_SAMPLE_CAP && t.step.samples == 4);
+    CHECK(strstr(r.note, "within the 2% target"));
+    test_budget_stop(&s);
 
     /* A fixed count: every step counted, no target, no note. */
     script = met_then_over;

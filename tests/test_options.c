@@ -62,6 +62,12 @@ static void test_options(void)
     CHECK(options_set(&o, "model", "S,XL", why, sizeof why) == 0 && o.n_models == 2);
     CHECK(options_set(&o, "model", "XXL", why, sizeof why) == -1 && strstr(why, "XXL"));
     CHECK(options_set(&o, "dtype", "fp16", why, sizeof why) == -1);
+    /* auto is the default and can be asked for again after a named one */
+    run_options fresh;
+    options_defaults(&fresh);
+    CHECK(fresh.dtype == DTYPE_AUTO && strcmp(dtype_name(fresh.dtype), "auto") == 0);
+    CHECK(options_set(&o, "dtype", "bf16", why, sizeof why) == 0 && o.dtype == DTYPE_BF16);
+    CHECK(options_set(&o, "dtype", "auto", why, sizeof why) == 0 && o.dtype == DTYPE_AUTO);
     /* any name is kept: the program checks it against its backend table */
     CHECK(options_set(&o, "backend", "tpu", why, sizeof why) == 0 && !strcmp(o.backend, "tpu"));
     CHECK(options_set(&o, "backend", "a-name-longer-than-any-backend-has", why, sizeof why) ==

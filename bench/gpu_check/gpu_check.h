@@ -97,6 +97,9 @@ int get(backend *b, storage s, const void *dev, size_t n, float *host);
 
 /* Every op on fresh random inputs, device against CPU (ops.c). */
 void check_ops(sides *x);
+/* The transformer ops and the strided-batched GEMM (ops_transformer.c),
+ * called from check_ops. */
+void check_transformer_ops(sides *x);
 
 /* The model (model.c). */
 #define MODEL_PRESET "S"

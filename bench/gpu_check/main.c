@@ -40,6 +40,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "cpu_backend.h"
+#include "dedupe.h"
 #include "gpu_check.h"
 #include "name_list.h"
 #include "parse.h"
@@ -90,6 +91,11 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
 
 static const char *dtype_at(int i) { return dtype_name((dtype)i); }
 
+static int same_dtype(const void *a, const void *b)
+{
+    return *(const dtype *)a == *(const dtype *)b;
+}
+
 int main(int argc, char **argv)
 {
     const char *csv = NULL;
@@ -105,6 +111,11 @@ int main(int argc, char **argv)
             return help();
         const char *key = kind == ARG_OPTION ? a.key : "", *v = a.value;
         if (strcmp(key, "dtype") == 0) {
+            if (strlen(v) >= sizeof list) { /* refused, never cut to fit */
+                fprintf(stderr, "gpu-check: --dtype list longer than %zu characters\n",
+                        sizeof list - 1);
+                return 2;
+            }
             snprintf(list, sizeof list, "%s", v);
         } else if (strcmp(key, "csv") == 0) {
             csv = v;
@@ -134,14 +145,26 @@ int main(int argc, char **argv)
     }
     dtype dts[8];
     int n_dts = 0;
+    char given[sizeof list];
+    snprintf(given, sizeof given, "%s", list);
     for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
          name = strtok_r(NULL, ",", &save)) {
-        if (n_dts == 8 || dtype_parse(name, &dts[n_dts])) {
+        if (n_dts == (int)(sizeof dts / sizeof dts[0])) {
+            fprintf(stderr, "gpu-check: --dtype names more than %zu dtypes\n",
+                    sizeof dts / sizeof dts[0]);
+            return 2;
+        }
+        if (dtype_parse(name, &dts[n_dts])) {
             fprintf(stderr, "gpu-check: unknown dtype '%s' (known: %s)\n", name, dtype_names());
             return 2;
         }
         n_dts++;
     }
+    int kept = dedupe_keep_first(dts, n_dts, sizeof dts[0], same_dtype);
+    if (kept < n_dts)
+        fprintf(stderr, "gpu-check: note: --dtype '%s' names an entry more than once: each "
+                        "runs once\n", given);
+    n_dts = kept;
 
     if (csv && check_results_open_csv(csv, why, sizeof why)) {
         fprintf(stderr, "gpu-check: %s\n", why);

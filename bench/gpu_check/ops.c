@@ -285,4 +285,5 @@ void check_ops(sides *x)
     check_optimizer(x, 4099, 1, 1);
     check_optimizer(x, 4099, 0, 1);
     check_convert(x, 100003);
+    check_transformer_ops(x);
 }

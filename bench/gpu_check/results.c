@@ -6,7 +6,7 @@
 #include "gpu_check.h"
 #include "gradcheck.h"
 
-#define MAX_RESULTS 256
+#define MAX_RESULTS 1024
 static check_result results[MAX_RESULTS];
 static int n_results;
 

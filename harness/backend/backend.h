@@ -28,6 +28,7 @@ enum bk_status {
     BK_OOM = 1,          /* an allocation failed; everything else is intact */
     BK_UNSUPPORTED = 2,  /* this backend cannot do what was asked */
     BK_ERROR = 3,        /* a device or library call failed */
+    BK_NO_DEVICE = 4,    /* create: no device of this kind is present at all */
 };
 
 /* What a backend's device is like, where the harness must act on it: the
@@ -157,7 +158,8 @@ typedef struct backend_ops {
                                    const void *dprobs, void *dscores, float scale, int t,
                                    int count);
     /* out[:, q * t + i] = wte[:, tokens[q * t + i]] + wpe[:, i] for the
-     * `batch` sequences q; wte [dim x vocab] and wpe [dim x t] are fp32. */
+     * `batch` sequences q; wte [dim x vocab] and wpe [dim x t] are fp32.
+     * tokens (device ints) must lie in [0, vocab): no backend checks them. */
     int (*embedding_forward)(backend *b, storage s, const int *tokens, const float *wte,
                              const float *wpe, void *out, int dim, int t, int batch);
     /* dwte[:, tokens[c]] += dout[:, c]; dwpe[:, i] += sum_q dout[:, q * t + i]. */

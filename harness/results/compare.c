@@ -9,13 +9,14 @@
 #include "args.h"
 #include "csv_read.h"
 #include "parse.h"
+#include "row_index.h"
 #include "table.h"
 
 /* The band a run's step time is known to within: from p10 to p90 of the
  * steps, widened to median +- step_noise_pct where the run reported more
  * noise than its spread shows. Missing numbers shrink the band to the median
  * (min_diff still applies then). */
-static void band(const result_row *r, double *lo, double *hi)
+static void band(const csv_row *r, double *lo, double *hi)
 {
     double m = r->step_ms_median;
     double n = isnan(r->step_noise_pct) ? 0 : r->step_noise_pct / 100.0;
@@ -30,7 +31,7 @@ static void band(const result_row *r, double *lo, double *hi)
 /* The rule: a config is slower only when NEW's whole band lies above BASE's
  * whole band, i.e. the difference is beyond both runs' noise, and the ratio
  * passes min_diff; faster is the mirror image; anything else is "same". */
-verdict compare_rows(const result_row *base, const result_row *now, double min_diff)
+verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
 {
     int base_ok = result_ran(base), now_ok = result_ran(now);
     if (!base_ok || !now_ok)
@@ -60,7 +61,7 @@ const char *verdict_name(verdict v)
 }
 
 /* The device a file was measured on: its metadata, else its first row. */
-static const char *device_of(const csv_table *t, const result_row *rows)
+static const char *device_of(const csv_table *t, const csv_row *rows)
 {
     const char *d = csv_meta_get(t, "device");
     if (d && *d)
@@ -80,7 +81,7 @@ static void optimizer_of(const csv_table *t, char *out, size_t len)
 }
 
 /* Relative noise of one row for the table: half its band, in percent. */
-static double noise_pct(const result_row *r)
+static double noise_pct(const csv_row *r)
 {
     double lo, hi;
     if (!result_ran(r))
@@ -89,7 +90,7 @@ static double noise_pct(const result_row *r)
     return (hi - lo) / 2 / r->step_ms_median * 100;
 }
 
-static const char *step_text(char *buf, size_t len, const result_row *r)
+static const char *step_text(char *buf, size_t len, const csv_row *r)
 {
     return result_ran(r) ? fmt_sig(buf, len, r->step_ms_median, 4) : r->status;
 }
@@ -141,7 +142,7 @@ int compare_main(int argc, char **argv)
         } else if (kind == ARG_OPTION && !strcmp(a.key, "min-diff")) {
             double pct;
             if (parse_real("--min-diff", a.value, 0, 1e6, &pct, arg_why, sizeof arg_why)) {
-                fprintf(stderr, "accubench: --min-diff wants a percentage, not %s\n", a.value);
+                fprintf(stderr, "accubench: %s (a percentage)\n", arg_why);
                 return 2;
             }
             min_diff = pct / 100.0;
@@ -155,7 +156,7 @@ int compare_main(int argc, char **argv)
         return usage();
 
     csv_table t[2];
-    result_row *rows[2] = {NULL, NULL};
+    csv_row *rows[2] = {NULL, NULL};
     char why[512];
     for (int k = 0; k < 2; k++)
         if (csv_load(paths[k], csv_required_columns, &t[k], &rows[k], why, sizeof why)) {
@@ -191,21 +192,26 @@ int compare_main(int argc, char **argv)
     table tb;
     table_init(&tb, "llllrrrrrrl", head);
     int counts[VERDICT_NOT_RUN + 1] = {0}, both = 0, only_base = 0, only_new = 0;
-    for (size_t i = 0; i < t[0].rows; i++) {
-        const result_row *b = &rows[0][i], *n = NULL;
-        for (size_t j = 0; j < t[1].rows && !n; j++)
-            if (result_same_config(b, &rows[1][j]))
-                n = &rows[1][j];
+    /* each file's configs by key: the first row of each is the one compared */
+    row_key config = row_key_config();
+    row_index ix[2];
+    int ix_ok = 0;
+    for (int k = 0; k < 2; k++)
+        ix_ok += row_index_init(&ix[k], &config, rows[k], t[k].rows) == 0;
+    for (int k = 0; k < 2 && ix_ok == 2; k++)
+        for (size_t i = 0; i < t[k].rows; i++)
+            row_index_add(&ix[k], i);
+    for (size_t i = 0; i < t[0].rows && ix_ok == 2; i++) {
+        const csv_row *b = &rows[0][i], *n = NULL;
         /* a config listed twice in BASE is compared once */
-        int repeat = 0;
-        for (size_t j = 0; j < i && !repeat; j++)
-            repeat = result_same_config(b, &rows[0][j]);
-        if (repeat)
+        if (row_index_find(&ix[0], b) != i)
             continue;
-        if (!n) {
+        size_t j = row_index_find(&ix[1], b);
+        if (j == ROW_NONE) {
             only_base++;
             continue;
         }
+        n = &rows[1][j];
         both++;
         verdict v = compare_rows(b, n, min_diff);
         counts[v]++;
@@ -225,12 +231,12 @@ int compare_main(int argc, char **argv)
                    fmt_sig(s4, sizeof s4, noise_pct(n), 2));
         table_add(&tb, verdict_name(v));
     }
-    for (size_t j = 0; j < t[1].rows; j++) {
-        int found = 0;
-        for (size_t i = 0; i < t[0].rows && !found; i++)
-            found = result_same_config(&rows[0][i], &rows[1][j]);
-        only_new += !found;
-    }
+    for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++)
+        only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
+    for (int k = 0; k < 2; k++)
+        row_index_free(&ix[k]);
+    if (ix_ok != 2)
+        tb.failed = 1;
     if (tb.failed) {
         fprintf(stderr, "accubench: out of memory building the comparison\n");
     } else if (!both) {

@@ -3,7 +3,7 @@
 #ifndef ACCUBENCH_COMPARE_H
 #define ACCUBENCH_COMPARE_H
 
-#include "result_row.h"
+#include "csv_read.h"
 
 /* argv[0] is "compare". Prints the table on stdout. Returns 0 when nothing
  * got slower, 1 when a config got slower (or stopped running), 2 on bad
@@ -21,7 +21,7 @@ typedef enum verdict {
 
 /* The verdict for one config measured in both runs; min_diff is the
  * relative difference (0.01 = 1%) below which any change reads "same". */
-verdict compare_rows(const result_row *base, const result_row *now, double min_diff);
+verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff);
 const char *verdict_name(verdict v);
 
 #endif

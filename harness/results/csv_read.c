@@ -1,8 +1,10 @@
 /* Reading back the CSV that `accubench run` writes (see csv_read.h). */
 #include "csv_read.h"
+#include "csv_values.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,15 +99,17 @@ void csv_free(csv_table *t)
     }
     for (size_t i = 0; i < t->cols; i++)
         free(t->header[i]);
-    for (size_t i = 0; i < t->rows * t->cols; i++)
-        free(t->cells[i]);
     free(t->meta);
     free(t->header);
-    free(t->cells);
+    free(t->text);
+    free(t->row_at);
     free(t->line);
     free(t->path);
     memset(t, 0, sizeof *t);
 }
+
+/* What spreadsheets put before the first byte of a UTF-8 file. */
+static const char UTF8_BOM[] = "\xEF\xBB\xBF";
 
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
 {
@@ -116,7 +120,8 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
         return -1;
     }
     char *buf = NULL, **fields = NULL;
-    size_t buf_cap = 0, fields_cap = 0, meta_cap = 0, cells_cap = 0, line_cap = 0;
+    size_t buf_cap = 0, fields_cap = 0, meta_cap = 0, text_cap = 0, text_len = 0;
+    size_t row_cap = 0, line_cap = 0;
     int lineno = 0, rc = -1;
     ssize_t len;
     t->path = strdup(path);
@@ -128,7 +133,10 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
             say(why, why_len, "%s:%d: not a CSV (binary data)", path, lineno);
             goto fail;
         }
-        char *text = trim(buf);
+        char *text = buf;
+        if (lineno == 1 && !strncmp(text, UTF8_BOM, 3))
+            text += 3;
+        text = trim(text);
         if (!*text)
             continue;
         if (*text == '#') {
@@ -164,17 +172,19 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
                 t->cols);
             goto fail;
         }
-        if (grow(&t->cells, &cells_cap, (t->rows + 1) * t->cols - 1, sizeof *t->cells) ||
+        if (grow(&t->row_at, &row_cap, t->rows, sizeof *t->row_at) ||
             grow(&t->line, &line_cap, t->rows, sizeof *t->line))
             goto oom;
+        size_t need = 0;
+        for (size_t i = 0; i < n; i++)
+            need += strlen(fields[i]) + 1;
+        if (grow(&t->text, &text_cap, text_len + need - 1, 1))
+            goto oom;
+        t->row_at[t->rows] = text_len;
         for (size_t i = 0; i < n; i++) {
-            char *cell = strdup(fields[i]);
-            if (!cell) {
-                for (size_t j = 0; j < i; j++)
-                    free(t->cells[t->rows * t->cols + j]);
-                goto oom;
-            }
-            t->cells[t->rows * t->cols + i] = cell;
+            size_t l = strlen(fields[i]) + 1;
+            memcpy(t->text + text_len, fields[i], l);
+            text_len += l;
         }
         t->line[t->rows++] = lineno;
     }
@@ -233,55 +243,68 @@ int csv_column(const csv_table *t, const char *name)
 
 const char *csv_cell(const csv_table *t, size_t row, int col)
 {
-    return col < 0 ? "" : t->cells[row * t->cols + (size_t)col];
+    if (col < 0)
+        return "";
+    const char *p = t->text + t->row_at[row];
+    for (int c = 0; c < col; c++)
+        p += strlen(p) + 1;
+    return p;
 }
 
 /* ------------------------------------------------------- into result rows */
 
-/* Each parse_* returns 0, or -1 when the text is not a value of its type. */
-static int parse_TEXT(const char *s, char *dst)
+const size_t csv_row_offset[] = {
+#define OFFSET(name, type, pass, role) offsetof(csv_row, name),
+    RESULT_COLUMNS(OFFSET)
+#undef OFFSET
+};
+
+static void row_clear(csv_row *r)
 {
-    snprintf(dst, RESULT_TEXT_LEN, "%s", s);
-    return 0;
+    for (int i = 0; i < result_column_count; i++) {
+        char *field = (char *)r + csv_row_offset[i];
+        switch (result_columns[i].type) {
+        case RESULT_IS_TEXT: *(const char **)field = ""; break;
+        case RESULT_IS_INT: *(int64_t *)field = -1; break;
+        case RESULT_IS_REAL: *(double *)field = NAN; break;
+        }
+    }
 }
 
-static int parse_INT(const char *s, int64_t *dst)
+/* Parses one cell into its field. Returns 0, or -1 with the reason (what
+ * the text is not, or why the number cannot be) in *what. */
+static int parse_cell(const result_column *c, const char *s, char *field, const char **what)
 {
     char *end;
-    *dst = -1;
-    if (!*s)
+    if (c->type == RESULT_IS_TEXT) {
+        *(const char **)field = s;
         return 0;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *dst = v;
-    return 0;
-}
-
-static int parse_REAL(const char *s, double *dst)
-{
-    char *end;
-    *dst = NAN;
+    }
     if (!*s)
-        return 0;
+        return 0; /* not measured */
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno == ERANGE && v != 0)
-        return -1;
-    if (*end)
-        return -1;
-    *dst = v;
-    return 0;
+    double v;
+    if (c->type == RESULT_IS_INT) {
+        long long x = strtoll(s, &end, 10);
+        if (errno || *end) {
+            *what = "is not a number";
+            return -1;
+        }
+        *(int64_t *)field = x;
+        v = (double)x;
+    } else {
+        v = strtod(s, &end);
+        if ((errno == ERANGE && v != 0) || *end) {
+            *what = "is not a number";
+            return -1;
+        }
+        *(double *)field = v;
+    }
+    return (*what = csv_value_check(c, v)) ? -1 : 0;
 }
-
-/* Storage of a field for parse_<type>: TEXT fields are arrays (decay). */
-#define FIELD_ADDR_TEXT(r, name) (r)->name
-#define FIELD_ADDR_INT(r, name) &(r)->name
-#define FIELD_ADDR_REAL(r, name) &(r)->name
 
 int csv_result_rows(const csv_table *t, const char *const *required,
-                    result_row **out, char *why, size_t why_len)
+                    csv_row **out, char *why, size_t why_len)
 {
     *out = NULL;
     for (const char *const *r = required; r && *r; r++)
@@ -289,31 +312,41 @@ int csv_result_rows(const csv_table *t, const char *const *required,
             say(why, why_len, "%s: missing column %s", t->path, *r);
             return -1;
         }
-    result_row *rows = calloc(t->rows ? t->rows : 1, sizeof *rows);
-    if (!rows) {
+    /* the file's columns in RESULT_COLUMNS, found once by name */
+    const result_column **known = calloc(t->cols ? t->cols : 1, sizeof *known);
+    csv_row *rows = calloc(t->rows ? t->rows : 1, sizeof *rows);
+    if (!rows || !known) {
+        free(known);
+        free(rows);
         say(why, why_len, "%s: out of memory", t->path);
         return -1;
     }
+    for (size_t c = 0; c < t->cols; c++)
+        known[c] = result_column_find(t->header[c]);
     for (size_t i = 0; i < t->rows; i++) {
-        result_row *r = &rows[i];
-        int col;
-#define PARSE(name, type, pass, role)                                            \
-        col = csv_column(t, #name);                                              \
-        if (parse_##type(csv_cell(t, i, col), FIELD_ADDR_##type(r, name))) {     \
-            say(why, why_len, "%s:%d: column %s: '%s' is not a number", t->path, \
-                t->line[i], #name, csv_cell(t, i, col));                         \
-            free(rows);                                                          \
-            return -1;                                                           \
+        csv_row *r = &rows[i];
+        row_clear(r);
+        const char *cell = t->text + t->row_at[i];
+        for (size_t c = 0; c < t->cols; cell += strlen(cell) + 1, c++) {
+            const result_column *col = known[c];
+            const char *what = NULL;
+            if (col && parse_cell(col, cell, (char *)r + csv_row_offset[col - result_columns],
+                                  &what)) {
+                say(why, why_len, "%s:%d: column %s: '%s' %s (field %zu of the row)", t->path,
+                    t->line[i], col->name, cell, what, c + 1);
+                free(known);
+                free(rows);
+                return -1;
+            }
         }
-        RESULT_COLUMNS(PARSE)
-#undef PARSE
     }
+    free(known);
     *out = rows;
     return 0;
 }
 
 int csv_load(const char *path, const char *const *required, csv_table *t,
-             result_row **rows, char *why, size_t why_len)
+             csv_row **rows, char *why, size_t why_len)
 {
     if (csv_read(path, t, why, why_len))
         return -1;
@@ -324,7 +357,7 @@ int csv_load(const char *path, const char *const *required, csv_table *t,
     return 0;
 }
 
-int result_ran(const result_row *r)
+int result_ran(const csv_row *r)
 {
     return !strcmp(r->status, STATUS_OK) && !isnan(r->step_ms_median);
 }

@@ -21,10 +21,32 @@ typedef struct csv_table {
     size_t meta_count;
     char **header;  /* column names, in file order */
     size_t cols;
-    char **cells;   /* rows x cols, row-major; "" = not measured */
+    char *text;     /* every row's cells, each NUL-terminated, row after row:
+                     * one block the size of the file, not one per cell */
+    size_t *row_at; /* where each row's first cell starts in text */
     int *line;      /* the file line of each row, for messages */
     size_t rows;
 } csv_table;
+
+/* One row as read back: the columns of RESULT_COLUMNS, text by reference
+ * into its csv_table (valid until csv_free), numbers parsed, unmeasured
+ * fields NAN / -1 / "". A few hundred bytes whatever the text holds, where
+ * result_row (what the run fills) carries fixed text buffers. */
+typedef struct csv_row {
+#define CSV_ROW_TEXT(name) const char *name;
+#define CSV_ROW_INT(name) int64_t name;
+#define CSV_ROW_REAL(name) double name;
+#define CSV_ROW_FIELD(name, type, pass, role) CSV_ROW_##type(name)
+    RESULT_COLUMNS(CSV_ROW_FIELD)
+#undef CSV_ROW_FIELD
+#undef CSV_ROW_TEXT
+#undef CSV_ROW_INT
+#undef CSV_ROW_REAL
+} csv_row;
+
+/* The offset of each column's field in csv_row, in RESULT_COLUMNS order
+ * (result_columns[i] describes csv_row_offset[i]). */
+extern const size_t csv_row_offset[];
 
 /* Reads `path` into *t. Returns 0, or -1 with a one-line reason naming the
  * file (and line) in `why`; *t is then empty and needs no csv_free. */
@@ -41,20 +63,22 @@ int csv_column(const csv_table *t, const char *name);
 /* The text of one cell; "" when col is -1. */
 const char *csv_cell(const csv_table *t, size_t row, int col);
 
-/* Converts every row into a result_row (RESULT_COLUMNS): numbers parsed,
- * unmeasured fields NAN / -1 / "". Columns in `required` (a NULL-terminated
- * list of names) must be in the header; any other column the file lacks is
- * left unmeasured. Returns 0 and a malloc'ed array in *out (free()), or -1
- * with a one-line reason ("FILE:LINE: ...") in `why`. */
+/* Converts every row into a csv_row (RESULT_COLUMNS). Columns in
+ * `required` (a NULL-terminated list of names) must be in the header; any
+ * other column the file lacks is left unmeasured. A value that cannot be
+ * (not a number, NaN or infinite, negative, a size or step time of zero:
+ * csv_value_check) is refused. Returns 0 and a malloc'ed array in *out
+ * (free()), or -1 with a one-line reason ("FILE:LINE: column NAME: 'TEXT'
+ * is not a number (field N of the row)") in `why`. */
 int csv_result_rows(const csv_table *t, const char *const *required,
-                    result_row **out, char *why, size_t why_len);
+                    csv_row **out, char *why, size_t why_len);
 
 /* csv_read then csv_result_rows; on failure nothing is left to free. */
 int csv_load(const char *path, const char *const *required, csv_table *t,
-             result_row **rows, char *why, size_t why_len);
+             csv_row **rows, char *why, size_t why_len);
 
 /* The row ran: status ok and a step time measured. */
-int result_ran(const result_row *r);
+int result_ran(const csv_row *r);
 
 /* The columns the report and compare need (the config, its status and its
  * step time): a file without one of them is refused. */

@@ -132,3 +132,30 @@ int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_
     w->rows[w->count++] = *r;
     return csv_writer_flush(w, why, why_len);
 }
+
+long csv_rows_on_disk(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    /* Lines other than `#` metadata and blanks: the header, then the rows. */
+    long lines = 0;
+    int c, at_start = 1, counted = 0;
+    while ((c = getc(f)) != EOF) {
+        if (at_start && c != '#' && c != '\n' && c != '\r')
+            counted = 1;
+        if (at_start && c == '#')
+            counted = 0;
+        at_start = c == '\n';
+        if (at_start) {
+            lines += counted;
+            counted = 0;
+        }
+    }
+    lines += counted; /* a last line without its newline */
+    int failed = ferror(f);
+    fclose(f);
+    if (failed)
+        return -1;
+    return lines > 0 ? lines - 1 : 0;
+}

@@ -35,6 +35,11 @@ int csv_writer_flush(csv_writer *w, char *why, size_t why_len);
 /* Adds a row and flushes. */
 int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len);
 
+/* The rows the file at path holds now, read back: what a run reports after
+ * a failed write, rather than the rows it meant to write. -1 when the file
+ * cannot be read (gone with a deleted folder, say). */
+long csv_rows_on_disk(const char *path);
+
 /* Writes the header row / one row (exposed for the tests and other writers). */
 void csv_write_header(FILE *f);
 void csv_write_row(FILE *f, const result_row *r);

@@ -16,6 +16,7 @@
 
 #include "args.h"
 #include "atomic_file.h"
+#include "output_path.h"
 #include "parse.h"
 #include "repo_path.h"
 
@@ -26,11 +27,9 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
 {
     uint64_t v = 0;
     *cap = -1;
-    if (!strcmp(s, "0"))
-        return 0;
     if (parse_bytes(what, s, &v, why, why_len))
         return -1;
-    *cap = (int64_t)v;
+    *cap = v ? (int64_t)v : -1;
     return 0;
 }
 
@@ -119,7 +118,8 @@ static int help(void)
 {
     printf("%s\n\n"
            "  FILE.csv          a CSV that accubench run wrote\n"
-           "  --out DIR         where NAME.md and NAME.html go (default: the CSV's folder)\n"
+           "  --out DIR         where NAME.md and NAME.html go (default: the CSV's folder;\n"
+           "                    created when missing)\n"
            "  --mem-cap BYTES   the memory cap the advice assumes (K, M, G suffixes;\n"
            "                    0 = none; default: the run's own cap)\n"
            "  --no-charts       do not render the charts (scripts/plots.sh) first\n",
@@ -166,7 +166,7 @@ int report_main(int argc, char **argv)
     }
 
     csv_table t;
-    result_row *rows = NULL;
+    csv_row *rows = NULL;
     if (csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
         return fail("%s", why);
     in.t = &t;
@@ -189,16 +189,25 @@ int report_main(int argc, char **argv)
     size_t bl = strlen(base);
     if (bl > 4 && !strcmp(base + bl - 4, ".csv"))
         base[bl - 4] = '\0';
+    const char *dir_what = out_dir ? "--out" : "the CSV's folder";
     if (!out_dir)
         out_dir = dirname(csv_copy2);
-    struct stat st;
-    if (stat(out_dir, &st) || !S_ISDIR(st.st_mode)) {
-        fail("output folder %s does not exist", out_dir);
+    /* Every output checked before any is written: the folder (created
+     * when missing, as run --out does), then the two files. */
+    if (output_path_check(dir_what, out_dir, OUTPUT_DIR, why, sizeof why)) {
+        fail("%s", why);
         goto done;
     }
     snprintf(prefix, sizeof prefix, "%s/%s", out_dir, base);
     snprintf(md, sizeof md, "%s.md", prefix);
     snprintf(html, sizeof html, "%s.html", prefix);
+    if (output_path_check("report", md, OUTPUT_FILE, why, sizeof why) ||
+        output_path_check("report", html, OUTPUT_FILE, why, sizeof why)) {
+        fail("%s", why);
+        goto done;
+    }
+    atomic_file_remove_stale(md);
+    atomic_file_remove_stale(html);
 
     char chart_why[4400];
     if (!charts) {

@@ -21,7 +21,7 @@ int report_main(int argc, char **argv);
 typedef struct report_input {
     const char *csv_path;
     const csv_table *t;
-    const result_row *rows;
+    const csv_row *rows;
     int64_t mem_cap;          /* bytes; -1 = no cap */
     const char *mem_cap_from; /* where the cap came from, for the text */
     const char *chart_base;   /* the charts' file-name prefix, no folder */

@@ -46,7 +46,7 @@ static void environment(const report_input *in, doc *d)
 
 static void abc_table(const report_input *in, const report_group *g, doc *d)
 {
-    const result_row *first = &in->rows[g->idx[0]];
+    const csv_row *first = &in->rows[g->idx[0]];
     char devices[48] = "";
     if (first->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices", (long long)first->devices);
@@ -62,7 +62,7 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
     if (!tb)
         return;
     for (size_t j = 0; j < g->n; j++) {
-        const result_row *r = &in->rows[g->idx[j]];
+        const csv_row *r = &in->rows[g->idx[j]];
         table_add(tb, rp_split(r).s);
         if (!result_ran(r)) {
             /* the status alone: the reason is in "Configs that did not run" */
@@ -121,7 +121,7 @@ static void not_run(const report_input *in, doc *d)
     if (!tb)
         return;
     for (size_t i = 0; i < in->t->rows; i++) {
-        const result_row *r = &in->rows[i];
+        const csv_row *r = &in->rows[i];
         if (result_ran(r))
             continue;
         table_add(tb, r->model);
@@ -159,9 +159,9 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
     if (!tb)
         return;
     for (size_t k = 0; k < ng; k++) {
-        const result_row *fit = NULL, *fast = NULL;
+        const csv_row *fit = NULL, *fast = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
-            const result_row *r = &in->rows[g[k].idx[j]];
+            const csv_row *r = &in->rows[g[k].idx[j]];
             if (!result_ran(r) || strcmp(r->mode, mode))
                 continue;
             if (!fast || r->step_ms_median < fast->step_ms_median)

@@ -8,6 +8,7 @@
 #include "backend_caps_meta.h"
 #include "dtype_table.h"
 #include "report_parts.h"
+#include "row_index.h"
 
 /* The relative gradient error accumulation may show in a dtype before the
  * report calls it wrong (dtype_table.h); fp32's for a name it does not know. */
@@ -27,10 +28,10 @@ static double grad_tolerance(const char *dtype)
 /* Sentences about one A/B/C table: the range of step times across its splits. */
 static void group_findings(const report_input *in, const report_group *g, doc *d)
 {
-    const result_row *fast = NULL, *slow = NULL;
+    const csv_row *fast = NULL, *slow = NULL;
     size_t ok = 0;
     for (size_t j = 0; j < g->n; j++) {
-        const result_row *r = &in->rows[g->idx[j]];
+        const csv_row *r = &in->rows[g->idx[j]];
         if (!result_ran(r))
             continue;
         ok++;
@@ -53,7 +54,7 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
                    : "");
     if (!g->k1)
         for (size_t j = 0; j < g->n; j++) {
-            const result_row *r = &in->rows[g->idx[j]];
+            const csv_row *r = &in->rows[g->idx[j]];
             if (r->accum_steps == 1)
                 doc_bullet(d, "Model %s has no K=1 step time at effective batch %lld (%s: %s), "
                               "so its ratios to the single pass are not shown.",
@@ -74,9 +75,9 @@ static void naive_finding(const report_input *in, doc *d)
     double *dev = malloc((n ? n : 1) * sizeof *dev);
     if (!dev)
         return;
-    const result_row *worst = NULL;
+    const csv_row *worst = NULL;
     for (size_t i = 0; i < n; i++) {
-        const result_row *r = &in->rows[i];
+        const csv_row *r = &in->rows[i];
         if (!result_ran(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
             continue;
         dev[m++] = (r->step_ms_median / rp_naive_ms(r) - 1) * 100;
@@ -105,15 +106,15 @@ static void naive_finding(const report_input *in, doc *d)
 /* The group (in the main mode) whose K range is widest: the clearest view
  * of what accumulation adds. */
 static const report_group *widest(const report_input *in, const report_group *g, size_t ng,
-                                  const char *mode, double (*value)(const result_row *),
-                                  const result_row **lo, const result_row **hi)
+                                  const char *mode, double (*value)(const csv_row *),
+                                  const csv_row **lo, const csv_row **hi)
 {
     const report_group *best = NULL;
     double best_span = 0;
     for (size_t k = 0; k < ng; k++) {
-        const result_row *a = NULL, *b = NULL;
+        const csv_row *a = NULL, *b = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
-            const result_row *r = &in->rows[g[k].idx[j]];
+            const csv_row *r = &in->rows[g[k].idx[j]];
             if (!result_ran(r) || strcmp(r->mode, mode) || isnan(value(r)))
                 continue;
             if (!a || r->accum_steps < a->accum_steps)
@@ -132,21 +133,21 @@ static const report_group *widest(const report_input *in, const report_group *g,
 }
 
 /* The columns the findings look at, for widest() and any_measured(). */
-static double v_kernels(const result_row *r) { return r->kernels_per_step; }
-static double v_dispatches(const result_row *r) { return r->dispatches_per_step; }
-static double v_busy(const result_row *r) { return r->gpu_busy_pct; }
+static double v_kernels(const csv_row *r) { return r->kernels_per_step; }
+static double v_dispatches(const csv_row *r) { return r->dispatches_per_step; }
+static double v_busy(const csv_row *r) { return r->gpu_busy_pct; }
 
 /* Whether row r's backend computes each operation on the host as it issues
  * it (its dispatch records are its device work), from the run's
  * backend_caps line; files from before that line knew one such backend,
  * cpu. */
-static int host_computes_ops(const report_input *in, const result_row *r)
+static int host_computes_ops(const report_input *in, const csv_row *r)
 {
     int has = csv_meta_has_word(in->t, BACKEND_CAPS_KEY, BACKEND_CAPS_DISPATCH_IS_DEVICE_WORK);
     return has >= 0 ? has : !strcmp(r->backend, "cpu");
 }
 
-static int any_measured(const report_input *in, double (*value)(const result_row *))
+static int any_measured(const report_input *in, double (*value)(const csv_row *))
 {
     for (size_t i = 0; i < in->t->rows; i++)
         if (result_ran(&in->rows[i]) && !isnan(value(&in->rows[i])))
@@ -159,8 +160,8 @@ static void launch_findings(const report_input *in, const report_group *g, size_
 {
     /* kernels from the trace pass where there was one, else the operations
      * the harness dispatched (measured on every backend) */
-    const result_row *lo = NULL, *hi = NULL;
-    double (*value)(const result_row *) = v_kernels;
+    const csv_row *lo = NULL, *hi = NULL;
+    double (*value)(const csv_row *) = v_kernels;
     const char *what = "kernels (traced)";
     if (!widest(in, g, ng, mode, value, &lo, &hi)) {
         value = v_dispatches;
@@ -203,9 +204,9 @@ static void launch_findings(const report_input *in, const report_group *g, size_
      * backend), enqueue time is step time and says nothing about launch
      * overhead. */
     size_t ok = 0, bound = 0, on_cpu = 0;
-    const result_row *example = NULL;
+    const csv_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
-        const result_row *r = &in->rows[i];
+        const csv_row *r = &in->rows[i];
         if (!result_ran(r) || isnan(r->host_enqueue_ms))
             continue;
         if (host_computes_ops(in, r)) {
@@ -238,9 +239,9 @@ static void launch_findings(const report_input *in, const report_group *g, size_
 
 static void mfu_finding(const report_input *in, doc *d)
 {
-    const result_row *best = NULL;
+    const csv_row *best = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
-        const result_row *r = &in->rows[i];
+        const csv_row *r = &in->rows[i];
         if (result_ran(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
             best = r;
     }
@@ -254,9 +255,9 @@ static void mfu_finding(const report_input *in, doc *d)
 
 static void grad_finding(const report_input *in, doc *d)
 {
-    const result_row *worst = NULL;
+    const csv_row *worst = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
-        const result_row *r = &in->rows[i];
+        const csv_row *r = &in->rows[i];
         if (result_ran(r) && !isnan(r->grad_rel_err) &&
             (!worst || r->grad_rel_err > worst->grad_rel_err))
             worst = r;
@@ -278,34 +279,40 @@ static void grad_finding(const report_input *in, doc *d)
 }
 
 /* Every other mode against the main one, in the order the file first has
- * them (the sweep's order), each row against the same config in the main
- * mode. */
+ * them (the sweep's order), each row against the first row of the same
+ * config in the main mode. Linear: the main mode's rows are found by a hash
+ * of their config but for the mode, and each mode's rows are chained. */
 static void mode_findings(const report_input *in, const char *mode, doc *d)
 {
-    size_t n = in->t->rows;
-    double *ratio = malloc((n ? n : 1) * sizeof *ratio);
-    if (!ratio)
-        return;
-    for (size_t k = 0; k < n; k++) {
+    size_t n = in->t->rows, one = n ? n : 1;
+    double *ratio = malloc(one * sizeof *ratio);
+    size_t *next = malloc(one * sizeof *next), *last = malloc(one * sizeof *last);
+    row_key by_mode = row_key_column("mode"), but_mode = row_key_config_but("mode");
+    row_index modes, main_rows;
+    int ok = !row_index_init(&modes, &by_mode, in->rows, n) &&
+             !row_index_init(&main_rows, &but_mode, in->rows, n) && ratio && next && last;
+    /* next[i]: the next row in i's mode; last[first]: the latest so far */
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t first = row_index_add(&modes, i);
+        next[i] = ROW_NONE;
+        if (first != i)
+            next[last[first]] = i;
+        last[first] = i;
+        if (result_ran(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
+            row_index_add(&main_rows, i);
+    }
+    for (size_t k = 0; ok && k < n; k++) {
         const char *other = in->rows[k].mode;
-        int seen = !strcmp(other, mode);
-        for (size_t j = 0; j < k && !seen; j++)
-            seen = !strcmp(in->rows[j].mode, other);
-        if (seen)
-            continue;
+        if (row_index_find(&modes, &in->rows[k]) != k || !strcmp(other, mode))
+            continue; /* not the first row of another mode */
         size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            const result_row *r = &in->rows[i];
-            if (!result_ran(r) || strcmp(r->mode, other))
+        for (size_t i = k; i != ROW_NONE; i = next[i]) {
+            const csv_row *r = &in->rows[i];
+            if (!result_ran(r))
                 continue;
-            for (size_t j = 0; j < n; j++) {
-                const result_row *b = &in->rows[j];
-                if (result_ran(b) && !strcmp(b->mode, mode) &&
-                    result_same_config_but(b, r, "mode")) {
-                    ratio[m++] = r->step_ms_median / b->step_ms_median;
-                    break;
-                }
-            }
+            size_t j = row_index_find(&main_rows, r);
+            if (j != ROW_NONE)
+                ratio[m++] = r->step_ms_median / in->rows[j].step_ms_median;
         }
         if (!m)
             continue;
@@ -316,7 +323,11 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
                    other, rp_num(med, 3).s, mode, m, rp_num(ratio[0], 3).s,
                    rp_num(ratio[m - 1], 3).s);
     }
+    row_index_free(&modes);
+    row_index_free(&main_rows);
     free(ratio);
+    free(next);
+    free(last);
 }
 
 void report_findings(const report_input *in, const report_group *g, size_t ng,

@@ -13,29 +13,29 @@
 typedef struct report_group {
     size_t *idx; /* rows of the report_group, micro-batch descending (K ascending) */
     size_t n;
-    const result_row *k1; /* the no-accumulation row, when it ran */
+    const csv_row *k1; /* the no-accumulation row, when it ran */
 } report_group;
 
 /* The groups of the rows, effective batch ascending, then in file order;
  * NULL when out of memory. */
-report_group *report_groups(const result_row *rows, size_t n, size_t *count);
+report_group *report_groups(const csv_row *rows, size_t n, size_t *count);
 void report_groups_free(report_group *g, size_t n);
 
 /* Numbers as the report prints them, in a small buffer passed by value. */
 typedef struct { char s[64]; } rp_text;
 rp_text rp_num(double v, int sig);   /* sig significant digits, "-" if unmeasured */
 rp_text rp_count(double v);          /* whole numbers whole: "216" */
-rp_text rp_split(const result_row *r); /* "16x4", "24x3 (last 16)" */
+rp_text rp_split(const csv_row *r); /* "16x4", "24x3 (last 16)" */
 rp_text rp_bytes(int64_t b);         /* "1.5 GiB", "-" if unmeasured */
 rp_text rp_pct(double v);            /* "+8.2%" */
 
 /* The naive prediction of a step: K passes at the one-pass time. */
-double rp_naive_ms(const result_row *r);
+double rp_naive_ms(const csv_row *r);
 /* Metadata `key`, or dflt when absent or empty. */
 const char *rp_meta(const csv_table *t, const char *key, const char *dflt);
 /* The execution mode most rows ran in (the sweep's own; the others are the
  * modes comparison). */
-const char *rp_main_mode(const result_row *rows, size_t n);
+const char *rp_main_mode(const csv_row *rows, size_t n);
 
 /* The sentences of "What the numbers show" (report_findings.c). */
 void report_findings(const report_input *in, const report_group *g, size_t ng,

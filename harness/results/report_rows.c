@@ -5,65 +5,88 @@
 #include <string.h>
 
 #include "report_parts.h"
+#include "row_index.h"
+
+/* Order of the leaders: effective batch ascending, then file order. */
+static int by_effective(const void *pa, const void *pb, void *ctx)
+{
+    const csv_row *rows = ctx;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    int64_t ea = rows[a].effective_batch, eb = rows[b].effective_batch;
+    return ea != eb ? (ea < eb ? -1 : 1) : (a > b) - (a < b);
+}
+
+/* Order in a table: micro-batch descending, then file order. */
+static int by_micro_desc(const void *pa, const void *pb, void *ctx)
+{
+    const csv_row *rows = ctx;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    int64_t ma = rows[a].micro_batch, mb = rows[b].micro_batch;
+    return ma != mb ? (ma > mb ? -1 : 1) : (a > b) - (a < b);
+}
 
 /* The groups: one A/B/C table per series of rows equal in every key column
  * (result_row.h), i.e. the splits of one config; effective batch ascending,
- * then in file order. */
-report_group *report_groups(const result_row *rows, size_t n, size_t *count)
+ * then in file order. Linear but for the sorts: the series are found by a
+ * hash of their key columns (row_index.h), and all groups share one array
+ * of row numbers. */
+report_group *report_groups(const csv_row *rows, size_t n, size_t *count)
 {
-    report_group *g = calloc(n ? n : 1, sizeof *g);
-    size_t *leader = calloc(n ? n : 1, sizeof *leader);
+    size_t one = n ? n : 1;
+    report_group *g = calloc(one, sizeof *g);
+    size_t *leader = calloc(one, sizeof *leader), *group_of = calloc(one, sizeof *group_of);
+    size_t *size = calloc(one, sizeof *size), *all = calloc(one, sizeof *all);
+    row_key series = row_key_series();
+    row_index ix;
     size_t ng = 0;
-    if (!g || !leader) {
+    int ix_ok = row_index_init(&ix, &series, rows, n) == 0;
+    if (!g || !leader || !group_of || !size || !all || !ix_ok) {
         free(g);
-        free(leader);
-        return NULL;
+        g = NULL;
+        free(all);
+        goto done;
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t k = 0;
-        while (k < ng && !result_same_series(&rows[leader[k]], &rows[i]))
-            k++;
-        if (k == ng)
+    /* group_of[i]: the first row of i's series, then its group's number */
+    for (size_t i = 0; i < n; i++)
+        if ((group_of[i] = row_index_add(&ix, i)) == i)
             leader[ng++] = i;
+    qsort_r(leader, ng, sizeof *leader, by_effective, (void *)rows);
+    for (size_t k = 0; k < ng; k++)
+        size[leader[k]] = k; /* a leader's group number, kept at its row */
+    for (size_t i = 0; i < n; i++) {
+        group_of[i] = size[group_of[i]];
+        g[group_of[i]].n++;
     }
-    /* insertion sort of the leaders by effective batch keeps file order */
-    for (size_t a = 1; a < ng; a++)
-        for (size_t b = a; b > 0 && rows[leader[b - 1]].effective_batch >
-                                        rows[leader[b]].effective_batch; b--) {
-            size_t t = leader[b];
-            leader[b] = leader[b - 1];
-            leader[b - 1] = t;
-        }
+    /* every group's rows in one array, file order within each */
+    for (size_t k = 0, at = 0; k < ng; at += g[k].n, k++) {
+        g[k].idx = all + at;
+        size[k] = 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        g[group_of[i]].idx[size[group_of[i]]++] = i;
     for (size_t k = 0; k < ng; k++) {
-        g[k].idx = calloc(n, sizeof *g[k].idx);
-        if (!g[k].idx)
-            continue;
-        for (size_t i = 0; i < n; i++)
-            if (result_same_series(&rows[leader[k]], &rows[i]))
-                g[k].idx[g[k].n++] = i;
-        /* micro-batch descending: insertion sort, a table has few rows */
-        for (size_t a = 1; a < g[k].n; a++)
-            for (size_t b = a; b > 0 && rows[g[k].idx[b - 1]].micro_batch <
-                                            rows[g[k].idx[b]].micro_batch; b--) {
-                size_t t = g[k].idx[b];
-                g[k].idx[b] = g[k].idx[b - 1];
-                g[k].idx[b - 1] = t;
-            }
+        qsort_r(g[k].idx, g[k].n, sizeof *g[k].idx, by_micro_desc, (void *)rows);
         for (size_t j = 0; j < g[k].n; j++) {
-            const result_row *r = &rows[g[k].idx[j]];
+            const csv_row *r = &rows[g[k].idx[j]];
             if (r->accum_steps == 1 && result_ran(r))
                 g[k].k1 = r;
         }
     }
-    free(leader);
+    if (!ng)
+        free(all);
     *count = ng;
+done:
+    row_index_free(&ix);
+    free(leader);
+    free(group_of);
+    free(size);
     return g;
 }
 
 void report_groups_free(report_group *g, size_t n)
 {
-    for (size_t k = 0; g && k < n; k++)
-        free(g[k].idx);
+    if (g && n)
+        free(g[0].idx); /* the groups' one shared array */
     free(g);
 }
 
@@ -85,7 +108,7 @@ rp_text rp_count(double v)
     return t;
 }
 
-rp_text rp_split(const result_row *r)
+rp_text rp_split(const csv_row *r)
 {
     rp_text t;
     if (r->last_micro_batch > 0 && r->last_micro_batch != r->micro_batch)
@@ -122,7 +145,7 @@ rp_text rp_pct(double v)
 }
 
 /* The naive prediction of a step: K passes at the one-pass time. */
-double rp_naive_ms(const result_row *r)
+double rp_naive_ms(const csv_row *r)
 {
     return (double)r->accum_steps * r->pass_ms;
 }
@@ -134,19 +157,31 @@ const char *rp_meta(const csv_table *t, const char *key, const char *dflt)
 }
 
 /* The mode most rows ran in (the sweep's own axis; the rest are the modes
- * comparison). */
-const char *rp_main_mode(const result_row *rows, size_t n)
+ * comparison); async where it ties for the most, else the first to reach
+ * the most in file order. */
+const char *rp_main_mode(const csv_row *rows, size_t n)
 {
     const char *best = n ? rows[0].mode : "async";
+    row_key mode = row_key_column("mode");
+    row_index ix;
+    size_t *c = calloc(n ? n : 1, sizeof *c), *first = calloc(n ? n : 1, sizeof *first);
+    if (!c || !first || row_index_init(&ix, &mode, rows, n)) {
+        free(c);
+        free(first);
+        return best;
+    }
+    for (size_t i = 0; i < n; i++)
+        c[first[i] = row_index_add(&ix, i)]++;
     size_t best_n = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t c = 0;
-        for (size_t j = 0; j < n; j++)
-            c += !strcmp(rows[i].mode, rows[j].mode);
-        if (c > best_n || (c == best_n && !strcmp(rows[i].mode, "async"))) {
+        size_t ci = c[first[i]];
+        if (ci > best_n || (ci == best_n && !strcmp(rows[i].mode, "async"))) {
             best = rows[i].mode;
-            best_n = c;
+            best_n = ci;
         }
     }
+    row_index_free(&ix);
+    free(c);
+    free(first);
     return best;
 }

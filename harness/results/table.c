@@ -19,51 +19,79 @@ void table_init(table *t, const char *align, const char *const *header)
 
 void table_free(table *t)
 {
-    for (size_t i = 0; i < t->count; i++)
-        free(t->cells[i]);
-    free(t->cells);
+    free(t->at);
+    free(t->text);
     memset(t, 0, sizeof *t);
 }
 
-static void add_owned(table *t, char *cell)
+/* Appends `len` bytes of `text` as the next cell. */
+static void add_cell(table *t, const char *text, size_t len)
 {
-    if (!cell) {
-        t->failed = 1;
+    if (t->failed)
         return;
-    }
     if (t->count == t->cap) {
         size_t ncap = t->cap ? 2 * t->cap : 64;
-        char **p = realloc(t->cells, ncap * sizeof *p);
+        size_t *p = realloc(t->at, ncap * sizeof *p);
         if (!p) {
-            free(cell);
             t->failed = 1;
             return;
         }
-        t->cells = p;
+        t->at = p;
         t->cap = ncap;
     }
+    if (t->text_len + len + 1 > t->text_cap) {
+        size_t ncap = t->text_cap ? 2 * t->text_cap : 1024;
+        while (ncap < t->text_len + len + 1)
+            ncap *= 2;
+        char *p = realloc(t->text, ncap);
+        if (!p) {
+            t->failed = 1;
+            return;
+        }
+        t->text = p;
+        t->text_cap = ncap;
+    }
+    char *cell = t->text + t->text_len;
+    memcpy(cell, text, len);
+    cell[len] = '\0';
     /* A pipe would split a Markdown cell: no field of ours has one, but a
      * note might. */
     for (char *c = cell; *c; c++)
         if (*c == '|' || *c == '\n')
             *c = '/';
-    t->cells[t->count++] = cell;
+    t->at[t->count++] = t->text_len;
+    t->text_len += len + 1;
 }
 
 void table_add(table *t, const char *text)
 {
-    add_owned(t, strdup(text ? text : ""));
+    text = text ? text : "";
+    add_cell(t, text, strlen(text));
 }
 
 void table_addf(table *t, const char *fmt, ...)
 {
     va_list ap;
-    char *s = NULL;
+    char small[256];
     va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    add_owned(t, s);
+    if (n < 0) {
+        t->failed = 1;
+    } else if ((size_t)n < sizeof small) {
+        add_cell(t, small, (size_t)n);
+    } else {
+        char *s = NULL;
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+            s = NULL;
+        va_end(ap);
+        if (s)
+            add_cell(t, s, strlen(s));
+        else
+            t->failed = 1;
+        free(s);
+    }
 }
 
 static size_t rows_of(const table *t)
@@ -74,7 +102,16 @@ static size_t rows_of(const table *t)
 static const char *cell(const table *t, size_t r, size_t c)
 {
     size_t i = r * t->cols + c;
-    return i < t->count ? t->cells[i] : "";
+    return i < t->count ? t->text + t->at[i] : "";
+}
+
+/* n spaces (a cell's padding to its column's width). */
+static void pad(FILE *f, size_t n)
+{
+    static const char spaces[] = "                                ";
+    for (; n >= sizeof spaces - 1; n -= sizeof spaces - 1)
+        fputs(spaces, f);
+    fwrite(spaces, 1, n, f);
 }
 
 void table_write_md(const table *t, FILE *f)
@@ -92,11 +129,15 @@ void table_write_md(const table *t, FILE *f)
             width[c] = 3;
     for (size_t r = 0; r < rows; r++) {
         for (size_t c = 0; c < t->cols; c++) {
-            int w = (int)width[c];
+            const char *text = cell(t, r, c);
+            size_t len = strlen(text);
+            fputs("| ", f);
             if (t->align[c] == 'r')
-                fprintf(f, "| %*s ", w, cell(t, r, c));
-            else
-                fprintf(f, "| %-*s ", w, cell(t, r, c));
+                pad(f, width[c] - len);
+            fputs(text, f);
+            if (t->align[c] != 'r')
+                pad(f, width[c] - len);
+            fputc(' ', f);
         }
         fputs("|\n", f);
         if (r == 0) {
@@ -133,14 +174,18 @@ const char *fmt_sig(char *buf, size_t len, double v, int sig)
 
 void html_escape(FILE *f, const char *s)
 {
-    for (; *s; s++) {
+    for (;;) {
+        size_t plain = strcspn(s, "&<>\""); /* written in one piece */
+        fwrite(s, 1, plain, f);
+        s += plain;
         switch (*s) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        default: return; /* the end */
         }
+        s++;
     }
 }
 
@@ -152,9 +197,13 @@ void table_write_html(const table *t, FILE *f)
         fputs(r == 0 ? "<thead><tr>" : "<tr>", f);
         for (size_t c = 0; c < t->cols; c++) {
             const char *tag = r == 0 ? "th" : "td";
-            fprintf(f, "<%s%s>", tag, t->align[c] == 'r' ? " class=\"num\"" : "");
+            fputc('<', f);
+            fputs(tag, f);
+            fputs(t->align[c] == 'r' ? " class=\"num\">" : ">", f);
             html_escape(f, cell(t, r, c));
-            fprintf(f, "</%s>", tag);
+            fputs("</", f);
+            fputs(tag, f);
+            fputc('>', f);
         }
         fputs(r == 0 ? "</tr></thead>\n<tbody>\n" : "</tr>\n", f);
     }

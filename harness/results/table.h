@@ -8,7 +8,12 @@
 
 typedef struct table {
     size_t cols, count, cap; /* count = cells so far, header included */
-    char **cells;            /* row-major; row 0 is the header */
+    size_t *at;              /* row-major; row 0 is the header: where each
+                              * cell starts in text */
+    char *text;              /* the cells, each NUL-terminated: one block
+                              * for a table of a million rows, not a
+                              * million allocations */
+    size_t text_len, text_cap;
     char align[32];          /* per column: 'l' or 'r' */
     int failed;              /* an allocation failed: the table is short */
 } table;

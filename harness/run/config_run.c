@@ -7,6 +7,7 @@
 
 #include "gradcheck.h"
 #include "measure.h"
+#include "progress.h"
 #include "ranges.h"
 #include "trace_pass.h"
 
@@ -37,6 +38,37 @@ static void add_note(result_row *row, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Names what ended an adaptive timed loop, and where the noise ended up
+ * against its target: a row over the target always says so. */
+static void note_stop(result_row *r, const step_timing *t, const measure_options *mo)
+{
+    char noise[160];
+    size_t n = t->step.samples;
+    if (n < (size_t)mo->min_samples)
+        snprintf(noise, sizeof noise, "%zu samples, fewer than min-samples %d", n,
+                 mo->min_samples);
+    else
+        snprintf(noise, sizeof noise, "noise %.3g%% %s the %g%% target after %zu samples",
+                 t->step.noise_pct, t->noise_met ? "within" : "over", mo->max_noise_pct, n);
+    switch (t->stopped_by) {
+    case MEASURE_STOP_NOISE:
+        add_note(r, "stopped at the noise target: %s", noise);
+        break;
+    case MEASURE_STOP_SAMPLE_CAP:
+        add_note(r, "stopped when max-samples %d was reached: %s", mo->max_samples,
+                 noise);
+        break;
+    case MEASURE_STOP_BUDGET:
+        add_note(r, "stopped when the %gs budget ran out: %s", mo->budget_s, noise);
+        break;
+    case MEASURE_STOP_INTERRUPTED:
+        add_note(r, "stopped by an interrupt: %s", noise);
+        break;
+    case MEASURE_STOP_STEPS:
+        break;
+    }
+}
+
 void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
                      const measure_options *mo)
 {
@@ -51,19 +83,8 @@ void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
     r->samples_per_s = (double)r->effective_batch / (t->step.median * 1e-3);
     r->tflops = r->flops_per_step / (t->step.median * 1e-3) / 1e12;
     r->mfu_pct = peak_tflops > 0 ? 100.0 * r->tflops / peak_tflops : NAN;
-    /* Say which stopping condition was not met: a row whose noise is over
-     * the target always says so. */
-    if (!mo->steps && t->step.noise_pct > mo->max_noise_pct &&
-        t->step.samples >= (size_t)mo->max_samples)
-        snprintf(r->note, sizeof r->note, "noise %.1f%% over the %.1f%% target when "
-                 "max-samples %d was reached", t->step.noise_pct, mo->max_noise_pct,
-                 mo->max_samples);
-    else if (!mo->steps && t->step.noise_pct > mo->max_noise_pct)
-        snprintf(r->note, sizeof r->note, "noise %.1f%% over the %.1f%% target when the "
-                 "%.1fs budget ran out", t->step.noise_pct, mo->max_noise_pct, mo->budget_s);
-    else if (!mo->steps && !t->noise_met)
-        snprintf(r->note, sizeof r->note, "%zu samples, fewer than min-samples %d, when the "
-                 "%.1fs budget ran out", t->step.samples, mo->min_samples, mo->budget_s);
+    if (!mo->steps)
+        note_stop(r, t, mo);
 }
 
 void row_fill_trace(result_row *r, const trace_pass_summary *p)
@@ -125,6 +146,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
      * of a large model on a CPU: minutes a step) is skipped, judged from one
      * measured pass before anything long runs. */
     double one_pass_ms = 0;
+    progress_phase(s->progress, "timing one pass to judge --max-step-s");
     rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
     if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
         char why[RESULT_TEXT_LEN];
@@ -138,6 +160,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     }
 
     /* Correctness first, from the starting weights. */
+    progress_phase(s->progress, "gradient check against the full batch");
     if (!rc)
         rc = grad_check(&run, &r->grad_rel_err, &r->loss, NULL, NULL);
     if (!rc)
@@ -149,8 +172,10 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         .max_noise_pct = o->max_noise_pct, .stop = (const volatile int *)s->stop,
     };
     step_timing t;
+    progress_phase(s->progress, "warm-up and timed steps");
     if (!rc)
         rc = measure_steps(&run, &mo, &t);
+    progress_phase(s->progress, "timing single passes");
     if (!rc)
         rc = measure_single_pass(&run, 5, &t.pass_ms);
     if (!rc) {
@@ -172,6 +197,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
                                  .trace_label = label, .file_written = &s->trace_written};
         trace_pass_summary tp;
+        progress_phase(s->progress, "trace pass");
         rc = trace_pass_run(&run, &to, &tp);
         if (!rc)
             row_fill_trace(r, &tp);
@@ -189,9 +215,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         row_set_status(r, STATUS_ERROR, why);
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);
-        if (red != REDUCTION_SUM && !r->note[0])
-            snprintf(r->note, sizeof r->note,
-                     "known-wrong reduction kept as a demonstration");
+        if (red != REDUCTION_SUM)
+            add_note(r, "known-wrong reduction kept as a demonstration");
     }
     step_runner_free(&run);
     range_pop();

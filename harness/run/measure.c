@@ -47,15 +47,20 @@ static int noise_met(const measure_options *o, const double *samples, size_t n)
            st.noise_pct <= o->max_noise_pct;
 }
 
-/* Adaptive stopping, judged on the n samples read back so far. */
+/* Adaptive stopping, judged on the n samples read back so far: 1 and what
+ * stopped it in *why, or 0 to go on. */
 static int should_stop(const measure_options *o, const double *samples, size_t n,
-                       double elapsed_s)
+                       double elapsed_s, measure_stop *why)
 {
     if (o->stop && *o->stop && n >= 1)
-        return 1;
-    if (noise_met(o, samples, n))
-        return 1;
-    return elapsed_s >= o->budget_s && n >= MIN_SAMPLES_HARD;
+        *why = MEASURE_STOP_INTERRUPTED;
+    else if (noise_met(o, samples, n))
+        *why = MEASURE_STOP_NOISE;
+    else if (elapsed_s >= o->budget_s && n >= MIN_SAMPLES_HARD)
+        *why = MEASURE_STOP_BUDGET;
+    else
+        return 0;
+    return 1;
 }
 
 int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
@@ -114,9 +119,11 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
             rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &dev_ms[n++]);
         }
         double elapsed = (double)(trace_now_ns() - t0) / 1e9;
-        if (issued >= cap)
+        if (issued >= cap) {
+            out->stopped_by = o->steps ? MEASURE_STOP_STEPS : MEASURE_STOP_SAMPLE_CAP;
             break;
-        if (!o->steps && should_stop(o, dev_ms, n, elapsed)) {
+        }
+        if (!o->steps && should_stop(o, dev_ms, n, elapsed, &out->stopped_by)) {
             judged = 1;
             break;
         }
@@ -247,7 +254,7 @@ static int warm_up_gemm(backend *b, gemm_work *w)
     return rc;
 }
 
-int measure_peak_gemm(backend *b, double *tflops, int *n_used)
+static int peak_gemm(backend *b, double *tflops, int *n_used)
 {
     int n = b->peak_gemm_n;
     size_t bytes = (size_t)n * n * storage_bytes(b->compute_storage);
@@ -275,5 +282,16 @@ int measure_peak_gemm(backend *b, double *tflops, int *n_used)
     bk_free(b, a, bytes);
     bk_free(b, bm, bytes);
     bk_free(b, c, bytes);
+    return rc;
+}
+
+int measure_peak_gemm(backend *b, double *tflops, int *n_used)
+{
+    /* The memory cap is the user's budget for the model; the peak probe is
+     * ours and measures the device, so it runs outside the cap. */
+    size_t user_cap = b->mem_cap;
+    b->mem_cap = 0;
+    int rc = peak_gemm(b, tflops, n_used);
+    b->mem_cap = user_cap;
     return rc;
 }

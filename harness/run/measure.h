@@ -17,6 +17,15 @@ typedef struct measure_options {
     const volatile int *stop; /* set asynchronously (SIGINT): stop soon */
 } measure_options;
 
+/* What ended the timed loop: the row's note names it. */
+typedef enum measure_stop {
+    MEASURE_STOP_STEPS = 0,    /* --steps: the fixed count was timed */
+    MEASURE_STOP_NOISE,        /* the noise target was met */
+    MEASURE_STOP_SAMPLE_CAP,   /* max-samples were taken */
+    MEASURE_STOP_BUDGET,       /* --budget-s ran out */
+    MEASURE_STOP_INTERRUPTED,  /* the stop flag was set */
+} measure_stop;
+
 typedef struct step_timing {
     timing_stats step;            /* device time per step, ms */
     double host_enqueue_ms;       /* median host time to issue one step */
@@ -24,6 +33,7 @@ typedef struct step_timing {
     double pass_ms;               /* median single forward+backward, ms */
     int noise_met;                /* adaptive: the noise target holds for
                                    * exactly the samples in `step` */
+    measure_stop stopped_by;
 } step_timing;
 
 /* Runs the timed pass; BK_* status (reason in the backend's error). */
@@ -39,7 +49,8 @@ int measure_single_pass(step_runner *s, int reps, double *median_ms);
 
 /* Times a square GEMM of the backend's peak size in its compute storage,
  * after PEAK_GEMM_WARMUP_MS of the same GEMM; median of several, in
- * TFLOP/s. */
+ * TFLOP/s. Outside b->mem_cap: the cap budgets the model, and a cap under
+ * the three matrices must not leave the run without its peak (and MFU). */
 int measure_peak_gemm(backend *b, double *tflops, int *n_used);
 
 #endif

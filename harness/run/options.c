@@ -1,11 +1,15 @@
 #include "options.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "dedupe.h"
 #include "parse.h"
 #include "registry.h"
 #include "repo_path.h"
@@ -22,7 +26,7 @@ void options_defaults(run_options *o)
     o->micro_pow2 = 1;
     model_spec_parse("S", &o->models[0], NULL, 0);
     o->n_models = 1;
-    o->dtype = DTYPE_FP32;
+    o->dtype = DTYPE_AUTO;
     o->modes[0] = MODE_ASYNC;
     o->n_modes = 1;
     o->reductions[0] = REDUCTION_SUM;
@@ -54,7 +58,7 @@ static int set_int(const char *key, const char *v, long long min, long long max,
 static int set_path(const char *key, const char *v, char *out, size_t cap, char *why, size_t n)
 {
     if (!*v || strlen(v) >= cap) {
-        snprintf(why, n, "%s needs a path of 1 to %zu characters", key, cap - 1);
+        snprintf(why, n, "%s needs a path of 1 to %zu characters, got '%s'", key, cap - 1, v);
         return -1;
     }
     snprintf(out, cap, "%s", v);
@@ -67,13 +71,47 @@ typedef int (*item_fn)(run_options *o, const char *key, const char *item, char *
 static int each_item(run_options *o, const char *key, const char *value, item_fn fn, char *why,
                      size_t n)
 {
-    char copy[1024], *items[OPT_MAX_LIST];
-    snprintf(copy, sizeof copy, "%s", value);
-    int count = split_list(key, copy, items, OPT_MAX_LIST, why, n);
-    for (int i = 0; i < count; i++)
-        if (fn(o, key, items[i], why, n))
-            return -1;
-    return count < 0 ? -1 : 0;
+    char *copy = strdup(value), *items[OPT_MAX_LIST]; /* whole, however long */
+    if (!copy) {
+        snprintf(why, n, "%s: out of memory", key);
+        return -1;
+    }
+    int count = split_list(key, copy, items, OPT_MAX_LIST, why, n), rc = count < 0 ? -1 : 0;
+    for (int i = 0; i < count && !rc; i++)
+        rc = fn(o, key, items[i], why, n);
+    free(copy);
+    return rc;
+}
+
+/* A list option's entries named twice run once (dedupe.h); the note says
+ * so, once per option. */
+static void dedupe_list(run_options *o, const char *key, const char *value, void *items,
+                        int *count, size_t size, int (*same)(const void *, const void *))
+{
+    int kept = dedupe_keep_first(items, *count, size, same);
+    if (kept < *count) {
+        size_t used = strlen(o->note);
+        snprintf(o->note + used, sizeof o->note - used, "%s--%s '%s' names an entry more than "
+                 "once: each runs once", used ? "; " : "", key, value);
+    }
+    *count = kept;
+}
+
+static int same_mode(const void *a, const void *b)
+{
+    return *(const exec_mode *)a == *(const exec_mode *)b;
+}
+
+static int same_reduction(const void *a, const void *b)
+{
+    return *(const reduction *)a == *(const reduction *)b;
+}
+
+/* The same model is the same kind and shape, however it was spelled. */
+static int same_model(const void *a, const void *b)
+{
+    const model_spec *x = a, *y = b;
+    return x->kind == y->kind && !memcmp(x->dims, y->dims, sizeof x->dims);
 }
 
 static int add_effective(run_options *o, const char *key, const char *item, char *why, size_t n)
@@ -97,9 +135,6 @@ static int add_mode(run_options *o, const char *key, const char *item, char *why
         snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, mode_names());
         return -1;
     }
-    for (int i = 0; i < o->n_modes; i++)
-        if (o->modes[i] == m)
-            return 0;
     o->modes[o->n_modes++] = m;
     return 0;
 }
@@ -111,9 +146,6 @@ static int add_reduction(run_options *o, const char *key, const char *item, char
         snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, reduction_names());
         return -1;
     }
-    for (int i = 0; i < o->n_reductions; i++)
-        if (o->reductions[i] == r)
-            return 0;
     o->reductions[o->n_reductions++] = r;
     return 0;
 }
@@ -142,12 +174,19 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
     }
     if (strcmp(key, "effective") == 0) {
         o->n_effective = 0;
-        return each_item(o, key, value, add_effective, why, n);
+        if (each_item(o, key, value, add_effective, why, n))
+            return -1;
+        dedupe_list(o, key, value, o->effective, &o->n_effective, sizeof o->effective[0],
+                    dedupe_same_int);
+        return 0;
     }
     if (strcmp(key, "micro") == 0) {
         o->n_micro = 0;
         o->micro_pow2 = 0;
-        return each_item(o, key, value, add_micro, why, n);
+        if (each_item(o, key, value, add_micro, why, n))
+            return -1;
+        dedupe_list(o, key, value, o->micro, &o->n_micro, sizeof o->micro[0], dedupe_same_int);
+        return 0;
     }
     if (strcmp(key, "model") == 0) {
         model_spec models[OPT_MAX_LIST]; /* the old list stays if the new one is refused */
@@ -156,20 +195,33 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
             return -1;
         memcpy(o->models, models, (size_t)count * sizeof models[0]);
         o->n_models = count;
+        dedupe_list(o, key, value, o->models, &o->n_models, sizeof o->models[0], same_model);
         return 0;
     }
     if (strcmp(key, "mode") == 0) {
         o->n_modes = 0;
-        return each_item(o, key, value, add_mode, why, n);
+        if (each_item(o, key, value, add_mode, why, n))
+            return -1;
+        dedupe_list(o, key, value, o->modes, &o->n_modes, sizeof o->modes[0], same_mode);
+        return 0;
     }
     if (strcmp(key, "reduction") == 0) {
         o->n_reductions = 0;
-        return each_item(o, key, value, add_reduction, why, n);
+        if (each_item(o, key, value, add_reduction, why, n))
+            return -1;
+        dedupe_list(o, key, value, o->reductions, &o->n_reductions, sizeof o->reductions[0],
+                    same_reduction);
+        return 0;
     }
     if (strcmp(key, "dtype") == 0) {
         if (dtype_parse(value, &o->dtype) == 0)
             return 0;
-        snprintf(why, n, "unknown dtype '%s' (known: %s)", value, dtype_names());
+        if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
+            o->dtype = DTYPE_AUTO;
+            return 0;
+        }
+        snprintf(why, n, "unknown dtype '%s' (known: %s, %s)", value, dtype_name(DTYPE_AUTO),
+                 dtype_names());
         return -1;
     }
     if (strcmp(key, "optimizer") == 0) {
@@ -252,23 +304,70 @@ static char *trim(char *s)
     return s;
 }
 
+/* A profile is a regular file: a directory, a device (/dev/zero) or a FIFO
+ * is refused before a byte is read, and opening never waits for a writer. */
+static FILE *open_profile(const char *path, char *why, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        snprintf(why, n, "cannot read profile %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, n, "profile %s is not a regular file (%s)", path,
+                 S_ISDIR(st.st_mode)    ? "a directory"
+                 : S_ISFIFO(st.st_mode) ? "a FIFO"
+                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                              : "not a plain file");
+        close(fd);
+        return NULL;
+    }
+    /* reads block as usual from here on */
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+        snprintf(why, n, "cannot read profile %s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        snprintf(why, n, "cannot read profile %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 int options_load_profile(run_options *o, const char *name, const char *argv0, char *why,
                          size_t n)
 {
     char path[1200];
+    /* a longer name is refused, never cut to another file's name */
+    if (strlen(name) >= sizeof o->profile) {
+        snprintf(why, n, "profile name longer than %zu characters: '%.60s...'",
+                 sizeof o->profile - 1, name);
+        return -1;
+    }
     if (find_profile(name, argv0, path, sizeof path)) {
         snprintf(why, n, "unknown profile '%s' (no file %s)", name, path);
         return -1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(why, n, "cannot read profile %s", path);
+    FILE *f = open_profile(path, why, n);
+    if (!f)
         return -1;
-    }
-    char line[1024], reason[300];
+    /* whole lines, however long: a line is never split into two settings */
+    char *line = NULL, reason[300];
+    size_t line_cap = 0;
+    ssize_t len;
     int lineno = 0, rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
+    while (!rc && (len = getline(&line, &line_cap, f)) >= 0) {
         lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            snprintf(why, n, "%s:%d: a NUL byte in the line (not a text file?)", path, lineno);
+            rc = -1;
+            break;
+        }
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
@@ -291,6 +390,11 @@ int options_load_profile(run_options *o, const char *name, const char *argv0, ch
             rc = -1;
         }
     }
+    if (!rc && ferror(f)) {
+        snprintf(why, n, "%s:%d: read error: %s", path, lineno + 1, strerror(errno));
+        rc = -1;
+    }
+    free(line);
     fclose(f);
     if (!rc)
         snprintf(o->profile, sizeof o->profile, "%s", name);

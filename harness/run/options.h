@@ -20,10 +20,10 @@ typedef struct run_options {
     int micro_pow2;                         /* every power of two up to E */
     model_spec models[OPT_MAX_LIST];
     int n_models;
-    dtype dtype;
-    exec_mode modes[MODE_COUNT];
+    dtype dtype;                            /* DTYPE_AUTO: the backend's own */
+    exec_mode modes[OPT_MAX_LIST];          /* as given, then duplicates dropped */
     int n_modes;
-    reduction reductions[REDUCTION_COUNT];
+    reduction reductions[OPT_MAX_LIST];
     int n_reductions;
     optimizer_config optimizer;
     char backend[32];                       /* auto or a backend's name */
@@ -42,6 +42,7 @@ typedef struct run_options {
     int trace_steps;                        /* steps in the trace pass; 0 = none */
     int no_cupti;
     int quiet;
+    char note[600];                         /* what was dropped (duplicates), for stderr */
 } run_options;
 
 void options_defaults(run_options *o);

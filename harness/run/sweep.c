@@ -2,13 +2,11 @@
  * model x effective batch x split x mode x reduction, a row each. */
 #include "sweep.h"
 
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,55 +15,17 @@
 #include "measure.h"
 #include "ranges.h"
 #include "run_metadata.h"
+#include "run_outputs.h"
 #include "sweep_state.h"
 #include "version.h"
 
+/* The signal that stopped the sweep (SIGINT or SIGTERM), or 0: the
+ * configs stop, the rows measured so far stay on disk. */
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    interrupted = 1;
-}
-
-static int make_dirs(const char *dir, char *why, size_t n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1;; p++) {
-        char c = *p;
-        if (c == '/' || c == '\0') {
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-                snprintf(why, n, "cannot create output directory %s: %s", path, strerror(errno));
-                return -1;
-            }
-            *p = c;
-        }
-        if (c == '\0')
-            break;
-    }
-    if (access(dir, W_OK) != 0) {
-        snprintf(why, n, "output directory %s is not writable: %s", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-static void csv_path_for(const run_options *o, const backend *b, char *path, size_t n)
-{
-    if (o->csv_path[0]) {
-        snprintf(path, n, "%s", o->csv_path);
-        return;
-    }
-    char stamp[32];
-    time_t now = time(NULL);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-    const char *profile = o->profile[0] ? o->profile : "custom";
-    const char *base = strrchr(profile, '/');
-    base = base ? base + 1 : profile;
-    snprintf(path, n, "%s/accubench-%.*s-%s-%s-%s.csv", o->out_dir,
-             (int)strcspn(base, "."), base, b->name, dtype_name(o->dtype), stamp);
+    interrupted = sig;
 }
 
 static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
@@ -112,11 +72,31 @@ static int fits(const sweep *s, result_row *r)
     return 1;
 }
 
+/* The progress line of the config this row is for. */
+static void progress_row(sweep *s, const result_row *r)
+{
+    char label[RESULT_TEXT_LEN * 3];
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s", r->model, r->dtype,
+             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction);
+    progress_config(s->progress, label);
+}
+
+/* How many configs (rows) the sweep will visit. */
+static int count_configs(const run_options *o)
+{
+    int micros[64], n = 0;
+    for (int e = 0; e < o->n_effective; e++)
+        n += options_micro_list(o, o->effective[e], micros, 64);
+    return n * o->n_models * o->n_modes * o->n_reductions;
+}
+
 static int emit(sweep *s, const result_row *r)
 {
     char why[400];
     if (strcmp(r->status, STATUS_ERROR) == 0)
         s->failures++;
+    progress_config_done(s->progress);
+    progress_clear(s->progress);
     if (!s->o->quiet)
         console_table_row(stdout, r);
     if (csv_writer_append(&s->csv, r, why, sizeof why)) {
@@ -145,6 +125,7 @@ static int sweep_batch(sweep *s, model *m, int effective)
             for (int ri = 0; ri < o->n_reductions && !interrupted; ri++) {
                 result_row r;
                 fill_config(&r, s, &m->spec, &sp, o->modes[mi], o->reductions[ri]);
+                progress_row(s, &r);
                 if (data_rc)
                     row_status_from(&r, data_rc, s->b);
                 else if (!fits(s, &r))
@@ -175,6 +156,7 @@ static int emit_model_failure(sweep *s, const model_spec *ms, int rc)
                     split_make(s->o->effective[e], micros[i], 1, &sp, why, sizeof why);
                     result_row r;
                     fill_config(&r, s, ms, &sp, s->o->modes[mi], s->o->reductions[ri]);
+                    progress_row(s, &r);
                     if (rc == BK_OK) {
                         snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
                         fits(s, &r);
@@ -204,23 +186,30 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     backend *b = dev->b;
     sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted};
     b->mem_cap = (size_t)o->mem_cap;
-    if (make_dirs(o->out_dir, why, sizeof why)) {
+    /* Every output path, before anything is measured; the CSV is locked
+     * until the last row is written. */
+    run_outputs out;
+    if (run_outputs_open(o, b->name, &out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
-    char path[1200];
-    csv_path_for(o, b, path, sizeof path);
+    const char *path = out.csv_path;
     csv_writer_init(&s.csv, path);
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
+    csv_writer_meta(&s.csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
+        run_outputs_close(&out, 1);
         return 2;
     }
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
 
-    struct sigaction sa = {0}, old_sa;
-    sa.sa_handler = on_sigint;
-    sigaction(SIGINT, &sa, &old_sa);
+    /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
+     * configs, keep what was measured, and never die inside a write. */
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
 
     if (!o->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, b->device, b->name,
@@ -234,6 +223,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         csv_writer_meta(&s.csv, "peak_gemm_tflops", "%.4g", s.peak_tflops);
         csv_writer_meta(&s.csv, "peak_gemm_shape", "%dx%dx%d %s", peak_n, peak_n, peak_n,
                         dtype_name(o->dtype));
+        csv_writer_meta(&s.csv, "peak_gemm_memory", "%zu bytes, outside the memory cap",
+                        3 * (size_t)peak_n * (size_t)peak_n * storage_bytes(b->compute_storage));
         if (!o->quiet)
             printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
                    dtype_name(o->dtype), s.peak_tflops);
@@ -246,6 +237,9 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         printf("results: %s\n", path);
         console_table_header(stdout);
     }
+    progress prog;
+    progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o), PROGRESS_SILENT_S);
+    s.progress = &prog;
 
     range_push("run");
     int write_failed = 0;
@@ -262,19 +256,40 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         model_destroy(&m);
     }
     range_pop();
-    sigaction(SIGINT, &old_sa, NULL);
+    progress_stop(&prog);
 
+    if (o->trace_path[0] && s.trace_written != 1 && !interrupted) {
+        if (s.trace_written == 0) /* a failed write has said why already */
+            fprintf(stderr, "accubench: --trace %s not written: no config had a trace\n",
+                    o->trace_path);
+        s.failures++;
+    }
     if (!write_failed && csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }
-    if (!o->quiet)
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (write_failed) {
+        /* What the file holds, read back: never the rows meant for it. */
+        long on_disk = csv_rows_on_disk(path);
+        if (on_disk < 0)
+            fprintf(stderr, "accubench: %s is not on disk: none of the %zu rows measured was "
+                    "kept\n", path, s.csv.count);
+        else
+            fprintf(stderr, "accubench: %ld of the %zu rows measured are in %s\n", on_disk,
+                    s.csv.count, path);
+    } else if (!o->quiet) {
         printf("%zu rows written to %s\n", s.csv.count, path);
-    csv_writer_free(&s.csv);
-    if (interrupted) {
-        fprintf(stderr, "accubench: interrupted; the rows measured so far are in %s\n", path);
-        return 130;
     }
+    csv_writer_free(&s.csv);
+    run_outputs_close(&out, 0);
+    if (interrupted && !write_failed) {
+        fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
+                interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
+    }
+    if (interrupted) /* the shell's code for death by that signal: 130, 143 */
+        return 128 + interrupted;
     if (write_failed)
         return 2;
     return s.failures ? 1 : 0;

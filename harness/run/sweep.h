@@ -20,11 +20,14 @@ typedef struct sweep_device {
     collector *col;           /* the activity collector, or NULL */
     const char *trace_source; /* what the trace pass records, or why nothing */
     const char *note;         /* how `auto` chose the backend; "" when named */
+    const char *dtype_note;   /* how the dtype was chosen (--dtype auto or asked) */
 } sweep_device;
 
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config
- * failed or its gradient check did, 2 bad input, 130 when interrupted (the
- * rows measured so far stay on disk). */
+ * failed or its gradient check did (or --trace was not written), 2 bad
+ * input or a failed write, 130 when interrupted by SIGINT or SIGTERM (the
+ * rows measured so far stay on disk). The output paths are checked
+ * (run_outputs.h) before anything is measured. */
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx);
 
 #endif

@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "csv_writer.h"
 #include "options.h"
+#include "progress.h"
 
 typedef struct sweep {
     const run_options *o;
@@ -19,6 +20,7 @@ typedef struct sweep {
     int trace_written;
     int failures;
     const volatile sig_atomic_t *stop; /* set by SIGINT: finish no more configs */
+    progress *progress;                /* NULL: none */
 } sweep;
 
 #endif

@@ -114,6 +114,8 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, trace_pass_summa
                                 o->trace_label ? o->trace_label : "", why, sizeof why) != 0) {
             fprintf(stderr, "accubench: %s\n", why);
             say(out, "trace file not written: %s", why);
+            if (o->file_written)
+                *o->file_written = -1; /* said once: the next configs do not retry */
         } else if (o->file_written) {
             *o->file_written = 1;
         }

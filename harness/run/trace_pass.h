@@ -16,7 +16,8 @@ typedef struct trace_pass_options {
     collector *collector;     /* NULL: record CPU dispatches instead */
     const char *trace_file;   /* non-NULL: export one step as Chrome JSON */
     const char *trace_label;  /* what the trace file calls the config */
-    int *file_written;        /* set to 1 once trace_file is written (may be NULL) */
+    int *file_written;        /* set to 1 once trace_file is written, -1 when writing
+                                 it failed (may be NULL) */
 } trace_pass_options;
 
 typedef struct trace_pass_summary {

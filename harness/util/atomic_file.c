@@ -1,6 +1,9 @@
 #include "atomic_file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -45,4 +48,45 @@ int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *wh
         return -1;
     }
     return 0;
+}
+
+/* The pid in NAME if it is BASE.tmp.PID, else 0. */
+static long temporary_pid(const char *name, const char *base)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".tmp.", 5) != 0)
+        return 0;
+    const char *digits = name + bl + 5;
+    char *end;
+    if (*digits < '1' || *digits > '9')
+        return 0;
+    long pid = strtol(digits, &end, 10);
+    return *end == '\0' && pid > 0 ? pid : 0;
+}
+
+int atomic_file_remove_stale(const char *path)
+{
+    char folder[4200];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    if (!slash)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    DIR *d = opendir(folder);
+    if (!d)
+        return 0;
+    int removed = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        long pid = temporary_pid(e->d_name, base);
+        /* ESRCH: no such process. EPERM means it runs (as someone else). */
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char stale[8400];
+        snprintf(stale, sizeof stale, "%s/%s", folder, e->d_name);
+        removed += unlink(stale) == 0;
+    }
+    closedir(d);
+    return removed;
 }

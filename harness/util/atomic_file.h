@@ -18,4 +18,10 @@ typedef int (*atomic_writer)(FILE *f, void *ctx, char *why, size_t why_len);
 int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,
                       size_t why_len);
 
+/* Removes the temporaries a killed writer of `path` left beside it: the
+ * files PATH.tmp.PID (the name above) whose PID no longer runs. A live
+ * process's temporary, and every other file, is left alone. Returns how
+ * many were removed. Called once before a program starts writing `path`. */
+int atomic_file_remove_stale(const char *path);
+
 #endif

@@ -24,7 +24,10 @@ const dtype_info *dtype_info_named(const char *name)
     return i < 0 ? NULL : &DTYPES[i];
 }
 
-const char *dtype_name(dtype d) { return d >= 0 && d < DTYPE_COUNT ? DTYPES[d].name : "?"; }
+const char *dtype_name(dtype d)
+{
+    return d >= 0 && d < DTYPE_COUNT ? DTYPES[d].name : d == DTYPE_AUTO ? "auto" : "?";
+}
 
 int dtype_parse(const char *s, dtype *out)
 {

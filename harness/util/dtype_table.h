@@ -8,6 +8,7 @@
 
 /* What the GEMMs compute in. */
 typedef enum dtype {
+    DTYPE_AUTO = -1, /* not a row: the backend's own choice (run --dtype auto) */
     DTYPE_FP32 = 0,
     DTYPE_TF32 = 1, /* fp32 storage, TF32 tensor-core GEMMs */
     DTYPE_BF16 = 2, /* bf16 weight copy and activations, fp32 accumulation */
@@ -37,7 +38,7 @@ const dtype_info *dtype_info_of(dtype d);
 /* The row named `name` ("bf16"), or NULL when there is none. */
 const dtype_info *dtype_info_named(const char *name);
 
-/* The name of d, "?" when out of range. */
+/* The name of d, "auto" for DTYPE_AUTO, "?" when out of range. */
 const char *dtype_name(dtype d);
 
 /* Sets *out and returns 0, or -1 when the name is unknown. */

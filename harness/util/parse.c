@@ -53,29 +53,48 @@ int parse_real(const char *what, const char *s, double min, double max, double *
 
 int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_t why_len)
 {
-    char number[64];
+    char number[64], inner[200];
     size_t len = s ? strlen(s) : 0;
     if (len == 0 || len >= sizeof number) {
-        snprintf(why, why_len, "%s needs a size in bytes (K, M, G suffixes), got '%s'", what,
+        snprintf(why, why_len, "%s needs a size in bytes (K, M, G, T suffixes), got '%s'", what,
                  s ? s : "");
         return -1;
     }
     memcpy(number, s, len + 1);
     unsigned shift = 0;
-    switch (toupper((unsigned char)number[len - 1])) {
+    char suffix = (char)toupper((unsigned char)number[len - 1]);
+    switch (suffix) {
     case 'K': shift = 10; break;
     case 'M': shift = 20; break;
     case 'G': shift = 30; break;
     case 'T': shift = 40; break;
-    default: break;
+    default: suffix = '\0'; break;
     }
     if (shift)
         number[len - 1] = '\0';
-    long long v;
-    if (parse_int(what, number, 1, (long long)(INT64_MAX >> shift), &v, why, why_len))
+    long long v, max = (long long)(INT64_MAX >> shift);
+    /* the reason names what was typed, suffix and all, not the digits alone */
+    if (parse_int(what, number, 0, max, &v, inner, sizeof inner)) {
+        if (*number && !isspace((unsigned char)*number) && strspn(number, "0123456789") ==
+                                                                strlen(number))
+            snprintf(why, why_len, "%s must be at most %lld%.1s (2^63 - 1 bytes), got '%s'",
+                     what, max, &suffix, s);
+        else
+            snprintf(why, why_len, "%s needs a size in bytes (K, M, G, T suffixes), got '%s'",
+                     what, s);
         return -1;
+    }
     *out = (uint64_t)v << shift;
     return 0;
+}
+
+/* Puts back the commas split_list replaced before `end`, so that a
+ * reason can echo the list as it was typed. */
+static void unsplit(char *s, const char *end)
+{
+    for (char *p = s; p < end; p++)
+        if (*p == '\0')
+            *p = ',';
 }
 
 int split_list(const char *what, char *s, char **items, int max, char *why, size_t why_len)
@@ -86,12 +105,13 @@ int split_list(const char *what, char *s, char **items, int max, char *why, size
         char *comma = strchr(p, ',');
         if (comma)
             *comma = '\0';
-        if (*p == '\0') {
-            snprintf(why, why_len, "%s has an empty item", what);
-            return -1;
-        }
-        if (n == max) {
-            snprintf(why, why_len, "%s has more than %d items", what, max);
+        if (*p == '\0' || n == max) {
+            int empty = *p == '\0';
+            unsplit(s, comma ? comma + 1 : p);
+            if (!empty)
+                snprintf(why, why_len, "%s has more than %d items, got '%s'", what, max, s);
+            else
+                snprintf(why, why_len, "%s has an empty item, got '%s'", what, s);
             return -1;
         }
         items[n++] = p;

@@ -10,20 +10,10 @@
 #include "backend.h"
 #include "cpu_backend.h"
 #include "cpu_gemm.h"
+#include "cpu_internal.h"
 #include "cpu_parallel.h"
 #include "elementwise.h"
 #include "trace.h"
-
-/* The streaming loops get AVX-512 and AVX2 + FMA clones, picked at load
- * time by the CPU's x86-64 level (a feature check, not a CPU model); the
- * default clone runs anywhere. The GELU and softmax loops need the level's
- * integer vectors too: with AVX alone (no AVX2) gcc leaves their exp's
- * exponent shift scalar and does not vectorise them. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define CPU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define CPU_HOT
-#endif
 
 struct bk_timer {
     uint64_t ns;
@@ -87,7 +77,7 @@ static int cpu_zero(backend *b, void *dst, size_t bytes)
     return BK_OK;
 }
 
-static int f32_only(backend *b, storage s)
+int cpu_f32_only(backend *b, storage s)
 {
     if (s == STORAGE_F32)
         return BK_OK;
@@ -98,14 +88,12 @@ static int f32_only(backend *b, storage s)
 static int cpu_gemm(backend *b, const gemm_desc *g)
 {
     if (g->ab_storage != STORAGE_F32 || g->c_storage != STORAGE_F32)
-        return f32_only(b, STORAGE_BF16);
-    cpu_sgemm(g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
-              g->b, g->ldb, g->beta, g->c, g->ldc);
+        return cpu_f32_only(b, STORAGE_BF16);
+    cpu_sgemm_batched(g->trans_a, g->trans_b, g->m, g->n, g->k, g->alpha, g->a, g->lda,
+                      g->stride_a, g->b, g->ldb, g->stride_b, g->beta, g->c, g->ldc,
+                      g->stride_c, g->batch);
     return BK_OK;
 }
-
-/* Below this many elements a loop runs on the calling thread alone. */
-#define PARALLEL_MIN_ELEMS ((size_t)1 << 16)
 
 typedef struct bias_gelu_args {
     float *z, *h;
@@ -131,7 +119,7 @@ CPU_HOT static void bias_gelu_columns(void *ctx, size_t first, size_t last)
 static int cpu_bias_gelu_forward(backend *b, storage s, void *z, const float *bias,
                                  void *h, int rows, int cols, int gelu)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     bias_gelu_args a = {z, h, bias, rows, gelu};
     cpu_parallel_for((size_t)cols, PARALLEL_MIN_ELEMS / (size_t)rows + 1, bias_gelu_columns, &a);
@@ -153,7 +141,7 @@ CPU_HOT static void gelu_backward_range(void *ctx, size_t first, size_t last)
 static int cpu_gelu_backward(backend *b, storage s, const void *z, const void *dh,
                              void *dz, size_t n)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     gelu_backward_args a = {z, dh, dz};
     cpu_parallel_for(n, PARALLEL_MIN_ELEMS, gelu_backward_range, &a);
@@ -163,7 +151,7 @@ static int cpu_gelu_backward(backend *b, storage s, const void *z, const void *d
 CPU_HOT static int cpu_bias_grad(backend *b, storage s, const void *dz_, float *db, int rows,
                          int cols)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     const float *dz = dz_;
     for (int j = 0; j < cols; j++) {
@@ -194,7 +182,7 @@ static int cpu_softmax_xent(backend *b, storage s, const void *logits, void *dlo
                             const int *labels, const int *valid, const float *scale,
                             float *loss_sum, int classes, int batch)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     float *losses = malloc((size_t)batch * sizeof *losses);
     if (!losses) {
@@ -250,7 +238,7 @@ CPU_HOT static int cpu_sgd(backend *b, float *w, const float *g, size_t n, float
 
 static int cpu_convert(backend *b, const float *src, void *dst, storage s, size_t n)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     if (dst != src)
         memcpy(dst, src, n * sizeof(float));
@@ -259,7 +247,7 @@ static int cpu_convert(backend *b, const float *src, void *dst, storage s, size_
 
 static int cpu_to_f32(backend *b, const void *src, storage s, float *dst, size_t n)
 {
-    if (f32_only(b, s))
+    if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     if ((const void *)dst != src)
         memcpy(dst, src, n * sizeof(float));
@@ -316,6 +304,13 @@ static const backend_ops cpu_ops = {
     .gelu_backward = cpu_gelu_backward,
     .bias_grad_accumulate = cpu_bias_grad,
     .softmax_xent = cpu_softmax_xent,
+    .layernorm_forward = cpu_layernorm_forward,
+    .layernorm_backward = cpu_layernorm_backward,
+    .causal_softmax_forward = cpu_causal_softmax_forward,
+    .causal_softmax_backward = cpu_causal_softmax_backward,
+    .embedding_forward = cpu_embedding_forward,
+    .embedding_backward = cpu_embedding_backward,
+    .add = cpu_add,
     .adamw = cpu_adamw,
     .sgd = cpu_sgd,
     .convert = cpu_convert,

@@ -105,9 +105,9 @@ static void gemm_columns(void *ctx, size_t first, size_t last)
     }
 }
 
-void cpu_sgemm_portable(int trans_a, int trans_b, int m, int n, int k, float alpha,
-                        const float *a, int lda, const float *b, int ldb,
-                        float beta, float *c, int ldc)
+/* C = beta C, the first step of every product (beta = 0 overwrites C, so
+ * that NaN in an unset C does not survive). */
+static void scale_c(int m, int n, float beta, float *c, int ldc)
 {
     for (int j = 0; j < n; j++) {
         float *cj = c + (size_t)j * ldc;
@@ -117,12 +117,68 @@ void cpu_sgemm_portable(int trans_a, int trans_b, int m, int n, int k, float alp
             for (int i = 0; i < m; i++)
                 cj[i] *= beta;
     }
+}
+
+/* Whether a product is too small to split between threads: its columns
+ * then run on one thread, and a batch of such products is split instead. */
+static int product_runs_alone(int m, int k)
+{
+    return (size_t)m * (size_t)k < ((size_t)1 << 18);
+}
+
+void cpu_sgemm_portable(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb,
+                        float beta, float *c, int ldc)
+{
+    scale_c(m, n, beta, c, ldc);
     if (k == 0 || alpha == 0.0f || m == 0 || n == 0)
         return;
     gemm_job g = {trans_a, trans_b, m, n, k, alpha, a, b, lda, ldb, ldc, c};
     /* Whole panels per thread, and only when there is work for several. */
-    size_t min_cols = (size_t)m * k < ((size_t)1 << 18) ? (size_t)n : NC;
+    size_t min_cols = product_runs_alone(m, k) ? (size_t)n : NC;
     cpu_parallel_for((size_t)n, min_cols, gemm_columns, &g);
+}
+
+typedef struct batch_job {
+    gemm_job g;
+    float beta;
+    int64_t stride_a, stride_b, stride_c;
+} batch_job;
+
+/* Products [first, last) of a batch, each on the calling thread. */
+static void gemm_products(void *ctx, size_t first, size_t last)
+{
+    const batch_job *job = ctx;
+    for (size_t i = first; i < last; i++) {
+        gemm_job g = job->g;
+        g.a += (int64_t)i * job->stride_a;
+        g.b += (int64_t)i * job->stride_b;
+        g.c += (int64_t)i * job->stride_c;
+        scale_c(g.m, g.n, job->beta, g.c, g.ldc);
+        if (g.k > 0 && g.alpha != 0.0f && g.m > 0 && g.n > 0)
+            gemm_columns(&g, 0, (size_t)g.n);
+    }
+}
+
+void cpu_sgemm_portable_batched(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                                const float *a, int lda, int64_t stride_a, const float *b,
+                                int ldb, int64_t stride_b, float beta, float *c, int ldc,
+                                int64_t stride_c, int batch)
+{
+    if (batch <= 1 || !product_runs_alone(m, k)) {
+        /* Large products split their own columns between threads. */
+        for (int i = 0; i < (batch > 1 ? batch : 1); i++)
+            cpu_sgemm_portable(trans_a, trans_b, m, n, k, alpha, a + (int64_t)i * stride_a,
+                               lda, b + (int64_t)i * stride_b, ldb, beta,
+                               c + (int64_t)i * stride_c, ldc);
+        return;
+    }
+    /* Small ones (attention's per-head products) go whole to threads, with
+     * about 2^21 multiply-adds per thread at least. */
+    batch_job job = {{trans_a, trans_b, m, n, k, alpha, a, b, lda, ldb, ldc, c}, beta,
+                     stride_a, stride_b, stride_c};
+    size_t work = (size_t)m * (size_t)n * (size_t)(k > 0 ? k : 1);
+    cpu_parallel_for((size_t)batch, ((size_t)1 << 21) / work + 1, gemm_products, &job);
 }
 
 #ifdef ACCUBENCH_HAVE_OPENBLAS
@@ -148,6 +204,18 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                 ldb, beta, c, ldc);
 }
 
+/* OpenBLAS 0.3.21 has no strided-batched call: one product after another,
+ * each split between OpenBLAS's own threads as it sees fit. */
+void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                       const float *a, int lda, int64_t stride_a, const float *b, int ldb,
+                       int64_t stride_b, float beta, float *c, int ldc, int64_t stride_c,
+                       int batch)
+{
+    for (int i = 0; i < (batch > 1 ? batch : 1); i++)
+        cpu_sgemm(trans_a, trans_b, m, n, k, alpha, a + (int64_t)i * stride_a, lda,
+                  b + (int64_t)i * stride_b, ldb, beta, c + (int64_t)i * stride_c, ldc);
+}
+
 const char *cpu_blas_core(void)
 {
     return openblas_get_corename();
@@ -169,6 +237,15 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                float *c, int ldc)
 {
     cpu_sgemm_portable(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                       const float *a, int lda, int64_t stride_a, const float *b, int ldb,
+                       int64_t stride_b, float beta, float *c, int ldc, int64_t stride_c,
+                       int batch)
+{
+    cpu_sgemm_portable_batched(trans_a, trans_b, m, n, k, alpha, a, lda, stride_a, b, ldb,
+                               stride_b, beta, c, ldc, stride_c, batch);
 }
 
 const char *cpu_blas_core(void)

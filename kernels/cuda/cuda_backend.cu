@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
@@ -362,6 +363,13 @@ static backend_ops cuda_ops_table(void)
     o.gelu_backward = cuda_gelu_backward;
     o.bias_grad_accumulate = cuda_bias_grad;
     o.softmax_xent = cuda_softmax_xent;
+    o.layernorm_forward = cuda_layernorm_forward;
+    o.layernorm_backward = cuda_layernorm_backward;
+    o.causal_softmax_forward = cuda_causal_softmax_forward;
+    o.causal_softmax_backward = cuda_causal_softmax_backward;
+    o.embedding_forward = cuda_embedding_forward;
+    o.embedding_backward = cuda_embedding_backward;
+    o.add = cuda_add;
     o.adamw = cuda_adamw;
     o.sgd = cuda_sgd;
     o.convert = cuda_convert;
@@ -382,8 +390,18 @@ static backend_ops cuda_ops_table(void)
 
 static const backend_ops cuda_ops = cuda_ops_table();
 
-/* Whether device 0 can run this build at all; BK_OK or BK_UNSUPPORTED with
- * the reason (no driver, no device, no kernel image for its architecture). */
+/* Whether the failure means there is no GPU here at all rather than one
+ * that does not work: no device, or a runtime that finds no driver where
+ * no NVIDIA kernel driver is loaded. */
+static int no_gpu_present(cudaError_t e)
+{
+    return e == cudaErrorNoDevice ||
+           (e == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0);
+}
+
+/* Whether device 0 can run this build at all; BK_OK, BK_NO_DEVICE (no GPU
+ * here) or BK_UNSUPPORTED with the reason (no driver, no device, no kernel
+ * image for its architecture). */
 static int device_usable(dtype dt, char *why, size_t why_len)
 {
     int count = 0;
@@ -402,7 +420,7 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     if (e != cudaSuccess) {
         snprintf(why, why_len, "no usable CUDA device: %s: %s", call, cudaGetErrorString(e));
         (void)cudaGetLastError();
-        return BK_UNSUPPORTED;
+        return no_gpu_present(e) ? BK_NO_DEVICE : BK_UNSUPPORTED;
     }
     e = cuda_elementwise_loadable();
     if (e != cudaSuccess) {

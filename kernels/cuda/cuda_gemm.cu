@@ -1,7 +1,11 @@
 /* GEMMs of the CUDA backend: cuBLASLt with the algorithm chosen once per
  * shape (cublasLtMatmulAlgoGetHeuristic) and kept, with its descriptors, in
- * a hash table keyed by shape; cublasGemmEx where cuBLASLt offers no
- * algorithm for a shape.
+ * a hash table keyed by shape; cublasGemmEx (cublasGemmStridedBatchedEx
+ * for a batch) where cuBLASLt offers no algorithm for a shape.
+ *
+ * A strided batch (gemm_desc.batch > 1, attention's per-head products) is
+ * one cuBLASLt call: each matrix layout carries the batch count and its
+ * stride, and both are in the plan's key.
  *
  * Compute types by the backend's dtype: fp32 -> CUBLAS_COMPUTE_32F (no
  * tensor cores), tf32 -> CUBLAS_COMPUTE_32F_FAST_TF32 (fp32 data, TF32
@@ -77,6 +81,23 @@ static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p
                                                  b_cols, k->ldb));
     CUBLASLT_CHECK(b, cublasLtMatrixLayoutCreate(&p->c, data_type(k->c_storage),
                                                  (uint64_t)k->m, (uint64_t)k->n, k->ldc));
+    if (k->batch > 1) {
+        /* Strided batch: every layout carries the count and its stride. */
+        int32_t count = k->batch;
+        const struct {
+            cublasLtMatrixLayout_t layout;
+            int64_t stride;
+        } batched[] = {{p->a, k->stride_a}, {p->b, k->stride_b}, {p->c, k->stride_c}};
+        for (size_t i = 0; i < sizeof batched / sizeof batched[0]; i++) {
+            CUBLASLT_CHECK(b, cublasLtMatrixLayoutSetAttribute(
+                                  batched[i].layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                  &count, sizeof count));
+            CUBLASLT_CHECK(b, cublasLtMatrixLayoutSetAttribute(
+                                  batched[i].layout,
+                                  CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                  &batched[i].stride, sizeof batched[i].stride));
+        }
+    }
 
     cublasLtMatmulPreference_t pref = NULL;
     CUBLASLT_CHECK(b, cublasLtMatmulPreferenceCreate(&pref));
@@ -117,23 +138,7 @@ static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p
 /* The cached plan for the GEMM g, built on first sight. */
 static int plan_for(backend *b, cuda_impl *c, const gemm_desc *g, gemm_plan **out)
 {
-    gemm_key k;
-    memset(&k, 0, sizeof k);
-    k.trans_a = g->trans_a != 0;
-    k.trans_b = g->trans_b != 0;
-    k.m = g->m;
-    k.n = g->n;
-    k.k = g->k;
-    k.lda = g->lda;
-    k.ldb = g->ldb;
-    k.ldc = g->ldc;
-    k.ab_storage = (int)g->ab_storage;
-    k.c_storage = (int)g->c_storage;
-    k.compute = (int)b->dtype;
-    k.align_a = gemm_alignment(g->a);
-    k.align_b = gemm_alignment(g->b);
-    k.align_c = gemm_alignment(g->c);
-
+    gemm_key k = gemm_key_of(g, (int)b->dtype);
     *out = (gemm_plan *)gemm_table_find(&c->gemms->table, &k);
     if (*out)
         return BK_OK;
@@ -174,6 +179,17 @@ extern "C" int cuda_gemm(backend *b, const gemm_desc *g)
                                          &g->beta, g->c, p->c, g->c, p->c, &p->algo,
                                          c->workspace, CUDA_GEMM_WORKSPACE_BYTES,
                                          c->stream));
+        return BK_OK;
+    }
+    if (g->batch > 1) {
+        CUBLAS_CHECK(b, cublasGemmStridedBatchedEx(
+                            c->blas, g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+                            g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, g->m, g->n, g->k,
+                            &g->alpha, g->a, data_type(g->ab_storage), g->lda,
+                            (long long)g->stride_a, g->b, data_type(g->ab_storage), g->ldb,
+                            (long long)g->stride_b, &g->beta, g->c, data_type(g->c_storage),
+                            g->ldc, (long long)g->stride_c, g->batch,
+                            compute_type(b->dtype, g->ab_storage), CUBLAS_GEMM_DEFAULT));
         return BK_OK;
     }
     CUBLAS_CHECK(b, cublasGemmEx(c->blas, g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,

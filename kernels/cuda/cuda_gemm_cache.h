@@ -3,18 +3,21 @@
  * The CUDA backend chooses a cuBLASLt algorithm once per GEMM shape and
  * reuses it: the choice costs host time that would otherwise land in every
  * step's enqueue time. A shape is everything the choice depends on: sizes,
- * transposes, leading dimensions, storage types, the compute type and how
- * well the pointers are aligned (an algorithm chosen for 16-byte aligned
+ * transposes, leading dimensions, storage types, the compute type, a
+ * batch's count and strides, and how well the pointers are aligned (an algorithm chosen for 16-byte aligned
  * operands may not run on 4-byte aligned ones).
  *
- * Plain C with no CUDA header, so that the unit tests exercise it on a
- * machine without a GPU. Values are opaque pointers owned by the caller. */
+ * Plain C with no CUDA header (backend.h is plain C too), so that the unit
+ * tests exercise it on a machine without a GPU. Values are opaque pointers
+ * owned by the caller. */
 #ifndef ACCUBENCH_CUDA_GEMM_CACHE_H
 #define ACCUBENCH_CUDA_GEMM_CACHE_H
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "backend.h"
 
 typedef struct gemm_key {
     int trans_a, trans_b;
@@ -23,6 +26,8 @@ typedef struct gemm_key {
     int ab_storage, c_storage;
     int compute;                  /* the backend's dtype */
     int align_a, align_b, align_c; /* bytes, a power of two up to 16 */
+    int batch;                    /* 1 for one product */
+    int64_t stride_a, stride_b, stride_c; /* elements; 0 for one product */
 } gemm_key;
 
 /* The largest power of two (up to 16) that divides the address. */
@@ -35,7 +40,50 @@ static inline int gemm_alignment(const void *p)
     return align;
 }
 
-/* FNV-1a over the key's ints (the struct has no padding: ints only). */
+/* The alignment every product of a batch has: the base pointer's and the
+ * stride's in bytes together (product i starts at p + i * stride). */
+static inline int gemm_batch_alignment(const void *p, int64_t stride, size_t elem_bytes,
+                                       int batch)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (batch > 1)
+        a |= (uintptr_t)((uint64_t)(stride < 0 ? -stride : stride) * elem_bytes);
+    return gemm_alignment((const void *)a);
+}
+
+/* The key of g's plan in a run whose dtype is `compute`. batch 0 and 1 are
+ * the same single product, whatever the strides say. */
+static inline gemm_key gemm_key_of(const gemm_desc *g, int compute)
+{
+    gemm_key k;
+    memset(&k, 0, sizeof k);
+    k.trans_a = g->trans_a != 0;
+    k.trans_b = g->trans_b != 0;
+    k.m = g->m;
+    k.n = g->n;
+    k.k = g->k;
+    k.lda = g->lda;
+    k.ldb = g->ldb;
+    k.ldc = g->ldc;
+    k.ab_storage = (int)g->ab_storage;
+    k.c_storage = (int)g->c_storage;
+    k.compute = compute;
+    k.batch = g->batch > 1 ? g->batch : 1;
+    if (k.batch > 1) {
+        k.stride_a = g->stride_a;
+        k.stride_b = g->stride_b;
+        k.stride_c = g->stride_c;
+    }
+    size_t ab = storage_bytes(g->ab_storage), cb = storage_bytes(g->c_storage);
+    k.align_a = gemm_batch_alignment(g->a, k.stride_a, ab, k.batch);
+    k.align_b = gemm_batch_alignment(g->b, k.stride_b, ab, k.batch);
+    k.align_c = gemm_batch_alignment(g->c, k.stride_c, cb, k.batch);
+    return k;
+}
+
+/* FNV-1a over the key's bytes. The struct has no padding (sixteen ints,
+ * then the int64 strides at an 8-byte boundary), and gemm_key_of zeroes
+ * it whole anyway. */
 static inline uint64_t gemm_key_hash(const gemm_key *k)
 {
     const unsigned char *p = (const unsigned char *)k;

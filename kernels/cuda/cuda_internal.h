@@ -10,7 +10,8 @@ struct cuda_gemm_cache; /* cuda_gemm.cu */
 /* cuBLAS's recommendation for Hopper is 32 MiB; shared by cuBLAS and
  * cuBLASLt (both run on the one stream, so never at the same time). */
 #define CUDA_GEMM_WORKSPACE_BYTES ((size_t)32 << 20)
-/* Partial sums of the bias-gradient reduction (see cuda_elementwise.cu). */
+/* Partial sums of the bias-gradient and LayerNorm parameter-gradient
+ * reductions (see cuda_elementwise.cu, cuda_transformer.cu). */
 #define CUDA_REDUCE_SCRATCH_FLOATS ((size_t)1 << 20)
 
 /* Small uploads (a step's optimizer numbers) are staged through pinned
@@ -57,6 +58,24 @@ int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr,
              float weight_decay);
 int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage, size_t n);
 int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst, size_t n);
+
+/* cuda_transformer.cu */
+int cuda_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
+                           const float *beta, void *y, float *mean, float *rstd, int dim,
+                           int rows);
+int cuda_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
+                            const float *gamma, const float *mean, const float *rstd,
+                            void *dx, float *dgamma, float *dbeta, int dim, int rows);
+int cuda_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
+                                float scale, int t, int count);
+int cuda_causal_softmax_backward(backend *b, storage s, const void *probs,
+                                 const void *dprobs, void *dscores, float scale, int t,
+                                 int count);
+int cuda_embedding_forward(backend *b, storage s, const int *tokens, const float *wte,
+                           const float *wpe, void *out, int dim, int t, int batch);
+int cuda_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
+                            float *dwte, float *dwpe, int dim, int t, int batch);
+int cuda_add(backend *b, storage s, void *y, const void *x, size_t n);
 }
 
 #endif

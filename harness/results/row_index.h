@@ -1,0 +1,47 @@
+/* Rows read back from a results CSV, found by their key columns in constant
+ * time: a hash over the columns that identify a config (the KEY and SPLIT
+ * marks of RESULT_COLUMNS), a series (KEY only), a config but for one
+ * column, or one column alone. What makes report and compare linear in the
+ * number of rows. */
+#ifndef ACCUBENCH_ROW_INDEX_H
+#define ACCUBENCH_ROW_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv_read.h"
+
+/* Which columns of RESULT_COLUMNS make a key: one flag per column. */
+typedef struct row_key {
+    unsigned char use[64];
+} row_key;
+
+row_key row_key_config(void);                 /* KEY and SPLIT: compare's match */
+row_key row_key_series(void);                 /* KEY: one table of the report */
+row_key row_key_config_but(const char *name); /* KEY and SPLIT but one column */
+row_key row_key_column(const char *name);     /* one column */
+
+/* Equal in every column of the key (unmeasured equals unmeasured). */
+int row_key_equal(const row_key *k, const csv_row *a, const csv_row *b);
+uint64_t row_key_hash(const row_key *k, const csv_row *r);
+
+/* Rows added by index; each key remembers the first row added with it. */
+typedef struct row_index {
+    row_key key;
+    const csv_row *rows;
+    size_t *slot; /* row + 1, 0 = empty; open addressing */
+    size_t cap;   /* a power of two, at least twice the rows it may hold */
+    size_t count;
+} row_index;
+
+/* For up to `max_rows` rows of `rows`. Returns 0, or -1 when out of memory. */
+int row_index_init(row_index *ix, const row_key *k, const csv_row *rows, size_t max_rows);
+void row_index_free(row_index *ix);
+/* Adds row i unless a row with its key is in already. Returns the first
+ * row added with that key (i itself when it is the first). */
+size_t row_index_add(row_index *ix, size_t i);
+/* The first row added with r's key, or ROW_NONE. */
+#define ROW_NONE ((size_t)-1)
+size_t row_index_find(const row_index *ix, const csv_row *r);
+
+#endif

@@ -1,0 +1,202 @@
+#include "progress.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+void progress_duration(double s, char *out, size_t len)
+{
+    long t = s > 0 ? (long)(s + 0.5) : 0;
+    if (t < 60)
+        snprintf(out, len, "%ld s", t);
+    else if (t < 3600)
+        snprintf(out, len, "%ld min %02ld s", t / 60, t % 60);
+    else
+        snprintf(out, len, "%ld h %02ld min", t / 3600, t / 60 % 60);
+}
+
+static double seconds_since(uint64_t t0_ns, uint64_t now_ns)
+{
+    return (double)(now_ns - t0_ns) / 1e9;
+}
+
+/* "config 3 of 12 (S fp32 16x4 async sum); 42 s so far, about 1 min 30 s
+ * left". The estimate is the mean time of the finished configs times the
+ * configs not finished, less what the current one has already run. */
+static void config_text(const progress *p, uint64_t now, char *out, size_t len)
+{
+    char so_far[32], left[32];
+    progress_duration(seconds_since(p->t0_ns, now), so_far, sizeof so_far);
+    int used = snprintf(out, len, "config %d of %d (%s); %s so far", p->started, p->total,
+                        p->config, so_far);
+    if (p->done > 0 && used < (int)len) {
+        double per = (double)p->done_ns / 1e9 / p->done;
+        double in_current = p->started > p->done ? seconds_since(p->config_t0_ns, now) : 0;
+        double rest = per * (p->total - p->done) - in_current;
+        if (rest < per * (p->total - p->started))
+            rest = per * (p->total - p->started);
+        progress_duration(rest, left, sizeof left);
+        snprintf(out + used, len - (size_t)used, ", about %s left", left);
+    }
+}
+
+/* The terminal's status line: the config and, when one runs, its phase. */
+static void draw_status(progress *p, uint64_t now)
+{
+    char text[400], phase[160] = "", took[32];
+    config_text(p, now, text, sizeof text);
+    if (p->phase[0]) {
+        progress_duration(seconds_since(p->phase_t0_ns, now), took, sizeof took);
+        snprintf(phase, sizeof phase, ": %s, %s", p->phase, took);
+    }
+    /* One line, or \r would not get back to its start. */
+    struct winsize ws;
+    int width = ioctl(fileno(p->f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+    fprintf(p->f, "\r\033[K%.*s", width, strncat(text, phase, sizeof text - strlen(text) - 1));
+    fflush(p->f);
+    p->shown = 1;
+}
+
+static void clear_locked(progress *p)
+{
+    if (p->f && p->tty && p->shown) {
+        fputs("\r\033[K", p->f);
+        fflush(p->f);
+        p->shown = 0;
+    }
+}
+
+/* Wakes every tick: on a terminal the status line's clocks move; a phase
+ * silent for longer than silent_after_s gets its line, once. */
+static void *watch(void *arg)
+{
+    progress *p = arg;
+    double tick = p->silent_after_s < 2 ? p->silent_after_s / 2 : 1.0;
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        long ns = until.tv_nsec + (long)(tick * 1e9);
+        until.tv_sec += ns / 1000000000L;
+        until.tv_nsec = ns % 1000000000L;
+        pthread_cond_timedwait(&p->wake, &p->mu, &until);
+        if (p->stop)
+            break;
+        uint64_t now = trace_now_ns();
+        if (p->phase[0] && !p->phase_told &&
+            seconds_since(p->phase_t0_ns, now) >= p->silent_after_s) {
+            p->phase_told = 1;
+            if (!p->tty) {
+                char took[32];
+                progress_duration(seconds_since(p->phase_t0_ns, now), took, sizeof took);
+                fprintf(p->f, "config %d of %d: %s (running for %s)\n", p->started, p->total,
+                        p->phase, took);
+                fflush(p->f);
+            }
+        }
+        if (p->tty && p->shown)
+            draw_status(p, now);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int progress_start(progress *p, FILE *f, int total, double silent_after_s)
+{
+    memset(p, 0, sizeof *p);
+    p->f = f;
+    p->total = total;
+    p->silent_after_s = silent_after_s > 0 ? silent_after_s : PROGRESS_SILENT_S;
+    p->t0_ns = trace_now_ns();
+    if (!f)
+        return 0;
+    p->tty = isatty(fileno(f));
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->wake, &attr);
+    pthread_condattr_destroy(&attr);
+    /* Signals (SIGINT, SIGTERM) stay with the thread that measures. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    p->watching = pthread_create(&p->watcher, NULL, watch, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return p->watching ? 0 : -1;
+}
+
+void progress_config(progress *p, const char *label)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    uint64_t now = trace_now_ns();
+    p->started++;
+    p->config_t0_ns = now;
+    p->phase[0] = '\0';
+    snprintf(p->config, sizeof p->config, "%s", label);
+    if (p->tty) {
+        draw_status(p, now);
+    } else {
+        char text[400];
+        config_text(p, now, text, sizeof text);
+        fprintf(p->f, "%s\n", text);
+        fflush(p->f);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_phase(progress *p, const char *what)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    snprintf(p->phase, sizeof p->phase, "%s", what);
+    p->phase_t0_ns = trace_now_ns();
+    p->phase_told = 0;
+    if (p->tty)
+        draw_status(p, p->phase_t0_ns);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_config_done(progress *p)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->done++;
+    p->done_ns += trace_now_ns() - p->config_t0_ns;
+    p->phase[0] = '\0';
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_clear(progress *p)
+{
+    if (!p || !p->f)
+        return;
+    fflush(stdout);
+    pthread_mutex_lock(&p->mu);
+    clear_locked(p);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_stop(progress *p)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    if (p->watching)
+        pthread_join(p->watcher, NULL);
+    clear_locked(p);
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->mu);
+    p->f = NULL;
+}

@@ -1,0 +1,61 @@
+/* Where a sweep stands, on stderr: "config i of N" and the time left at the
+ * pace so far as each config starts, and a line naming the phase (the skip
+ * probe, the gradient check, the trace pass...) when one runs silent for
+ * long. On a terminal it is one status line rewritten in place and cleared
+ * before each table row, so the table on stdout reads as without it; on a
+ * pipe or a file, whole lines. Nothing at all under --quiet (f = NULL). */
+#ifndef ACCUBENCH_PROGRESS_H
+#define ACCUBENCH_PROGRESS_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A phase silent this long gets its line. */
+#define PROGRESS_SILENT_S 3.0
+
+typedef struct progress {
+    FILE *f;               /* NULL: silent */
+    int tty;               /* f is a terminal: one status line, rewritten */
+    int total, started, done;
+    double silent_after_s;
+    uint64_t t0_ns, done_ns; /* the sweep's start; time spent in finished configs */
+    uint64_t config_t0_ns, phase_t0_ns;
+    char config[160], phase[96];
+    int phase_told;        /* the silent phase's line is out */
+    int shown;             /* a status line is on the terminal */
+    /* The watcher thread that notices silent phases. */
+    pthread_mutex_t mu;
+    pthread_cond_t wake;
+    pthread_t watcher;
+    int watching, stop;
+} progress;
+
+/* Starts reporting a sweep of `total` configs to f (NULL: nothing, no
+ * thread). A phase silent for silent_after_s gets a line. Returns 0, or -1
+ * when the watcher thread could not start (the per-config lines still
+ * come). */
+int progress_start(progress *p, FILE *f, int total, double silent_after_s);
+
+/* Config i (counted from 1) begins; `label` names it ("S fp32 16x4 async
+ * sum"). The line says how long the sweep has run and, once a config has
+ * finished, about how long the rest will take at the pace so far. */
+void progress_config(progress *p, const char *label);
+
+/* A phase of the current config begins ("gradient check"). */
+void progress_phase(progress *p, const char *what);
+
+/* The current config is finished (its row is written). */
+void progress_config_done(progress *p);
+
+/* Clears the status line before something else is printed (a table row on
+ * stdout, which is flushed first). A no-op off a terminal. */
+void progress_clear(progress *p);
+
+/* Stops the watcher and clears the status line. */
+void progress_stop(progress *p);
+
+/* "42 s", "3 min 05 s", "1 h 02 min": a duration for people. */
+void progress_duration(double seconds, char *out, size_t len);
+
+#endif

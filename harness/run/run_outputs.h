@@ -1,0 +1,35 @@
+/* Every path `accubench run` writes, checked before anything is measured
+ * (output_path.h): a run that cannot keep its results is refused in its
+ * first second, with one line, not after the sweep. */
+#ifndef ACCUBENCH_RUN_OUTPUTS_H
+#define ACCUBENCH_RUN_OUTPUTS_H
+
+#include <stddef.h>
+
+#include "csv_lock.h"
+#include "options.h"
+
+typedef struct run_outputs {
+    char csv_path[1300]; /* the CSV this run writes */
+    int named_here;      /* the run chose the name (no --csv) */
+    csv_lock lock;       /* on csv_path, held for the run */
+} run_outputs;
+
+/* --trace: a regular file or nothing, in a writable folder, and a trace
+ * pass to fill it (--trace-steps not 0). --csv: a regular file or nothing,
+ * in a writable folder. Without --csv, --out: a folder, created when
+ * missing (with --csv, --out is not touched), and in it a fresh name
+ * (csv_claim_new) from the profile, the backend and the dtype. Either CSV
+ * is locked for the run: a second run writing the same file is refused.
+ * Temporaries a killed run left beside these files are removed
+ * (atomic_file_remove_stale). A new output option adds its check here
+ * (a folder it fills: output_path_check(NAME, path, OUTPUT_DIR, ...)).
+ * Returns 0, or -1 with a one-line reason that echoes the path. */
+int run_outputs_open(const run_options *o, const char *backend_name, run_outputs *out,
+                     char *why, size_t why_len);
+
+/* Lets go of the lock (after the last write). With `discard`, a name the
+ * run chose is given up too (its file removed: nothing was written). */
+void run_outputs_close(run_outputs *out, int discard);
+
+#endif

@@ -1,0 +1,121 @@
+#include "output_path.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PATH_CAP 4096
+
+/* What a path is, in the words of the refusal. */
+static const char *kind_of(mode_t mode)
+{
+    if (S_ISREG(mode))
+        return "a regular file";
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* The folder a file path lands in ("." for a bare name). */
+static void folder_of(const char *path, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(out, cap, ".");
+    else if (slash == path)
+        snprintf(out, cap, "/");
+    else
+        snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+static int writable_folder(const char *what, const char *path, const char *folder, char *why,
+                           size_t n)
+{
+    struct stat st;
+    if (stat(folder, &st) != 0) {
+        snprintf(why, n, "%s %s: folder %s %s", what, path, folder,
+                 errno == ENOENT ? "does not exist" : strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, n, "%s %s: %s is %s, not a folder", what, path, folder,
+                 kind_of(st.st_mode));
+        return -1;
+    }
+    if (access(folder, W_OK | X_OK) != 0) {
+        snprintf(why, n, "%s %s: folder %s is not writable: %s", what, path, folder,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir -p: each missing component in turn. */
+static int make_folders(const char *what, const char *dir, char *why, size_t n)
+{
+    char path[PATH_CAP];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1;; p++) {
+        char c = *p;
+        if (c == '/' || c == '\0') {
+            *p = '\0';
+            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+                snprintf(why, n, "%s %s: cannot create the output directory %s: %s", what,
+                         dir, path, strerror(errno));
+                return -1;
+            }
+            *p = c;
+        }
+        if (c == '\0')
+            break;
+    }
+    return 0;
+}
+
+int output_path_check(const char *what, const char *path, output_kind kind, char *why,
+                      size_t why_len)
+{
+    if (!path[0] || strlen(path) >= PATH_CAP) {
+        snprintf(why, why_len, "%s '%s': needs a path of 1 to %d characters", what, path,
+                 PATH_CAP - 1);
+        return -1;
+    }
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    /* ENOTDIR: a file in the way; what to say about it is below. */
+    if (!exists && errno != ENOENT && errno != ENOTDIR) {
+        snprintf(why, why_len, "%s %s: %s", what, path, strerror(errno));
+        return -1;
+    }
+    if (kind == OUTPUT_FILE) {
+        if (exists && S_ISDIR(st.st_mode)) {
+            snprintf(why, why_len, "%s %s is a folder, not a file", what, path);
+            return -1;
+        }
+        if (exists && !S_ISREG(st.st_mode)) {
+            snprintf(why, why_len, "%s %s is %s, not a regular file (refused: writing would "
+                     "replace it)", what, path, kind_of(st.st_mode));
+            return -1;
+        }
+        char folder[PATH_CAP];
+        folder_of(path, folder, sizeof folder);
+        return writable_folder(what, path, folder, why, why_len);
+    }
+    if (exists && !S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "%s %s is %s, not a folder", what, path, kind_of(st.st_mode));
+        return -1;
+    }
+    if (!exists && make_folders(what, path, why, why_len))
+        return -1;
+    return writable_folder(what, path, path, why, why_len);
+}

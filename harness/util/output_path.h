@@ -1,0 +1,27 @@
+/* Output paths checked before anything is measured. Every file the program
+ * writes goes through a temporary and a rename (atomic_file.h), which would
+ * quietly replace whatever the path names: a device node such as /dev/null,
+ * a FIFO, a socket. A path that exists and is not what it should be is
+ * refused here, with one line, before a run spends time measuring. */
+#ifndef ACCUBENCH_OUTPUT_PATH_H
+#define ACCUBENCH_OUTPUT_PATH_H
+
+#include <stddef.h>
+
+typedef enum {
+    OUTPUT_FILE, /* a regular file, or nothing yet in an existing folder */
+    OUTPUT_DIR,  /* a folder, created (with its parents) when missing */
+} output_kind;
+
+/* Checks `path` for output of the given kind. `what` names the option in
+ * the reason ("--csv", "report --out").
+ *   OUTPUT_FILE: the path is absent or a regular file (symbolic links are
+ *     followed: a link to a regular file is accepted, and the link itself is
+ *     replaced by the rename), and its folder exists and is writable.
+ *   OUTPUT_DIR: the path is a writable folder, or is absent and is created
+ *     here with its parents (mode 0777 less the umask).
+ * Returns 0, or -1 with a one-line reason that echoes the path. */
+int output_path_check(const char *what, const char *path, output_kind kind, char *why,
+                      size_t why_len);
+
+#endif

@@ -1,0 +1,47 @@
+/* What the CPU backend's files share: the storage check every op makes and
+ * the threshold of its parallel loops. Seen only by kernels/cpu/. */
+#ifndef ACCUBENCH_CPU_INTERNAL_H
+#define ACCUBENCH_CPU_INTERNAL_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+/* The streaming loops get AVX-512 and AVX2 + FMA clones, picked at load
+ * time by the CPU's x86-64 level (a feature check, not a CPU model); the
+ * default clone runs anywhere. The GELU and softmax loops need the level's
+ * integer vectors too: with AVX alone (no AVX2) gcc leaves their exp's
+ * exponent shift scalar and does not vectorise them. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+#define CPU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CPU_HOT
+#endif
+
+/* Below this many elements a loop runs on the calling thread alone. */
+#define PARALLEL_MIN_ELEMS ((size_t)1 << 16)
+
+/* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error
+ * (the CPU backend computes in fp32 only). */
+int cpu_f32_only(backend *b, storage s);
+
+/* The transformer ops (cpu_transformer.c), with backend_ops' signatures and
+ * semantics (backend.h). */
+int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
+                          const float *beta, void *y, float *mean, float *rstd, int dim,
+                          int rows);
+int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
+                           const float *gamma, const float *mean, const float *rstd,
+                           void *dx, float *dgamma, float *dbeta, int dim, int rows);
+int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
+                               float scale, int t, int count);
+int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,
+                                const void *dprobs, void *dscores, float scale, int t,
+                                int count);
+int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float *wte,
+                          const float *wpe, void *out, int dim, int t, int batch);
+int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
+                           float *dwte, float *dwpe, int dim, int t, int batch);
+int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
+
+#endif

@@ -1,0 +1,247 @@
+/* The CPU backend's transformer ops: LayerNorm, causal softmax, the token
+ * and position embeddings and the residual add, in fp32. The per-column
+ * math is elementwise.h's; here are the loops around it and how they are
+ * cut between threads. Every sum over columns (the LayerNorm and embedding
+ * parameter gradients) is split by feature, never by column, so that each
+ * thread owns its outputs: no two threads add into one element, and each
+ * element's sum runs over the columns in order, the same on any number of
+ * threads. */
+#include "cpu_internal.h"
+#include "cpu_parallel.h"
+#include "elementwise.h"
+
+/* A chunk of columns long enough to be worth a thread: at least
+ * PARALLEL_MIN_ELEMS elements in all. */
+static size_t column_chunk(int rows)
+{
+    return PARALLEL_MIN_ELEMS / (size_t)(rows > 0 ? rows : 1) + 1;
+}
+
+/* A chunk of features for a loop over all `cols` columns: as much work,
+ * and at least a cache line of features so that threads do not share one. */
+static size_t feature_chunk(size_t cols)
+{
+    return PARALLEL_MIN_ELEMS / (cols ? cols : 1) + 16;
+}
+
+/* ------------------------------------------------------------ LayerNorm */
+
+typedef struct layernorm_args {
+    const float *x, *dy, *gamma, *beta, *mean, *rstd;
+    float *y, *dx, *dgamma, *dbeta, *mean_out, *rstd_out;
+    int dim, rows;
+} layernorm_args;
+
+static void layernorm_columns(void *ctx, size_t first, size_t last)
+{
+    const layernorm_args *a = ctx;
+    for (size_t j = first; j < last; j++) {
+        size_t off = j * (size_t)a->dim;
+        ew_layernorm_column(a->x + off, a->gamma, a->beta, a->y + off, &a->mean_out[j],
+                            &a->rstd_out[j], a->dim);
+    }
+}
+
+int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
+                          const float *beta, void *y, float *mean, float *rstd, int dim,
+                          int rows)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (dim <= 0 || rows <= 0)
+        return BK_OK;
+    layernorm_args a = {.x = x, .gamma = gamma, .beta = beta, .y = y, .mean_out = mean,
+                        .rstd_out = rstd, .dim = dim, .rows = rows};
+    cpu_parallel_for((size_t)rows, column_chunk(dim), layernorm_columns, &a);
+    return BK_OK;
+}
+
+static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
+{
+    const layernorm_args *a = ctx;
+    for (size_t j = first; j < last; j++) {
+        size_t off = j * (size_t)a->dim;
+        ew_layernorm_backward_column(a->dy + off, a->x + off, a->gamma, a->mean[j],
+                                     a->rstd[j], a->dx + off, a->dim);
+    }
+}
+
+/* Features [first, last) of dgamma and dbeta, summed over every column. */
+CPU_HOT static void layernorm_param_features(void *ctx, size_t first, size_t last)
+{
+    const layernorm_args *a = ctx;
+    for (int j = 0; j < a->rows; j++) {
+        size_t off = (size_t)j * (size_t)a->dim;
+        const float *dy = a->dy + off, *x = a->x + off;
+        float mean = a->mean[j], rstd = a->rstd[j];
+        for (size_t i = first; i < last; i++) {
+            a->dgamma[i] += dy[i] * ew_layernorm_xhat(x[i], mean, rstd);
+            a->dbeta[i] += dy[i];
+        }
+    }
+}
+
+int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
+                           const float *gamma, const float *mean, const float *rstd,
+                           void *dx, float *dgamma, float *dbeta, int dim, int rows)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (dim <= 0 || rows <= 0)
+        return BK_OK;
+    layernorm_args a = {.x = x, .dy = dy, .gamma = gamma, .mean = mean, .rstd = rstd,
+                        .dx = dx, .dgamma = dgamma, .dbeta = dbeta, .dim = dim,
+                        .rows = rows};
+    cpu_parallel_for((size_t)rows, column_chunk(dim), layernorm_dx_columns, &a);
+    cpu_parallel_for((size_t)dim, feature_chunk((size_t)rows), layernorm_param_features, &a);
+    return BK_OK;
+}
+
+/* ------------------------------------------------------- causal softmax */
+
+/* Column c of the `count` [t x t] blocks is query c % t of block c / t, and
+ * starts at c * t. */
+typedef struct softmax_args {
+    const float *in, *probs;
+    float *out;
+    float scale;
+    int t;
+} softmax_args;
+
+static void causal_softmax_columns(void *ctx, size_t first, size_t last)
+{
+    const softmax_args *a = ctx;
+    for (size_t c = first; c < last; c++) {
+        size_t off = c * (size_t)a->t;
+        ew_causal_softmax_column(a->in + off, a->out + off, a->scale, (int)(c % (size_t)a->t),
+                                 a->t);
+    }
+}
+
+int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
+                               float scale, int t, int count)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (t <= 0 || count <= 0)
+        return BK_OK;
+    softmax_args a = {.in = scores, .out = probs, .scale = scale, .t = t};
+    cpu_parallel_for((size_t)count * (size_t)t, column_chunk(t), causal_softmax_columns, &a);
+    return BK_OK;
+}
+
+static void causal_softmax_backward_columns(void *ctx, size_t first, size_t last)
+{
+    const softmax_args *a = ctx;
+    for (size_t c = first; c < last; c++) {
+        size_t off = c * (size_t)a->t;
+        ew_causal_softmax_backward_column(a->probs + off, a->in + off, a->out + off, a->scale,
+                                          (int)(c % (size_t)a->t), a->t);
+    }
+}
+
+int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,
+                                const void *dprobs, void *dscores, float scale, int t,
+                                int count)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (t <= 0 || count <= 0)
+        return BK_OK;
+    softmax_args a = {.in = dprobs, .probs = probs, .out = dscores, .scale = scale, .t = t};
+    cpu_parallel_for((size_t)count * (size_t)t, column_chunk(t),
+                     causal_softmax_backward_columns, &a);
+    return BK_OK;
+}
+
+/* ----------------------------------------------------------- embeddings */
+
+typedef struct embedding_args {
+    const int *tokens;
+    const float *wte, *wpe, *dout;
+    float *out, *dwte, *dwpe;
+    int dim, t;
+    size_t cols;
+} embedding_args;
+
+CPU_HOT static void embedding_columns(void *ctx, size_t first, size_t last)
+{
+    const embedding_args *a = ctx;
+    size_t dim = (size_t)a->dim;
+    for (size_t c = first; c < last; c++) {
+        const float *te = a->wte + (size_t)a->tokens[c] * dim;
+        const float *pe = a->wpe + (c % (size_t)a->t) * dim;
+        float *o = a->out + c * dim;
+        for (size_t i = 0; i < dim; i++)
+            o[i] = te[i] + pe[i];
+    }
+}
+
+int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float *wte,
+                          const float *wpe, void *out, int dim, int t, int batch)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (dim <= 0 || t <= 0 || batch <= 0)
+        return BK_OK;
+    embedding_args a = {.tokens = tokens, .wte = wte, .wpe = wpe, .out = out, .dim = dim,
+                        .t = t};
+    cpu_parallel_for((size_t)batch * (size_t)t, column_chunk(dim), embedding_columns, &a);
+    return BK_OK;
+}
+
+/* Features [first, last) of every column added into its token's and its
+ * position's gradient: a token repeated anywhere in the micro-batch adds
+ * each of its columns in turn, on one thread. */
+CPU_HOT static void embedding_grad_features(void *ctx, size_t first, size_t last)
+{
+    const embedding_args *a = ctx;
+    size_t dim = (size_t)a->dim;
+    for (size_t c = 0; c < a->cols; c++) {
+        const float *d = a->dout + c * dim;
+        float *te = a->dwte + (size_t)a->tokens[c] * dim;
+        float *pe = a->dwpe + (c % (size_t)a->t) * dim;
+        for (size_t i = first; i < last; i++) {
+            te[i] += d[i];
+            pe[i] += d[i];
+        }
+    }
+}
+
+int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
+                           float *dwte, float *dwpe, int dim, int t, int batch)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (dim <= 0 || t <= 0 || batch <= 0)
+        return BK_OK;
+    embedding_args a = {.tokens = tokens, .dout = dout, .dwte = dwte, .dwpe = dwpe,
+                        .dim = dim, .t = t, .cols = (size_t)batch * (size_t)t};
+    cpu_parallel_for((size_t)dim, feature_chunk(a.cols), embedding_grad_features, &a);
+    return BK_OK;
+}
+
+/* ------------------------------------------------------------ residual */
+
+typedef struct add_args {
+    float *y;
+    const float *x;
+} add_args;
+
+CPU_HOT static void add_range(void *ctx, size_t first, size_t last)
+{
+    const add_args *a = ctx;
+    float *y = a->y; /* no restrict: y += y is allowed */
+    const float *x = a->x;
+    for (size_t i = first; i < last; i++)
+        y[i] += x[i];
+}
+
+int cpu_add(backend *b, storage s, void *y, const void *x, size_t n)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    add_args a = {y, x};
+    cpu_parallel_for(n, PARALLEL_MIN_ELEMS, add_range, &a);
+    return BK_OK;
+}

@@ -1,0 +1,439 @@
+/* The CUDA backend's transformer ops: LayerNorm, causal softmax, the token
+ * and position embeddings and the residual add, in fp32 or bf16 storage.
+ *
+ * The per-row ops give one warp to a column: its lanes sum elementwise.h's
+ * terms across the column (coalesced reads), warp shuffles finish the sums,
+ * and every other step is the shared function the CPU backend calls (the
+ * ew_layernorm_* and ew_causal_softmax_* pieces), so only the order of the
+ * sums differs from the CPU's. Sums over columns are deterministic two-pass
+ * reductions (LayerNorm's parameter gradients, like the bias gradient) or a
+ * fixed loop (the position embedding's gradient); the token embedding's
+ * gradient adds with fp32 atomics, since any token may repeat anywhere in a
+ * micro-batch.
+ *
+ * Every op issues its kernels on the backend's compute stream and returns
+ * without waiting. */
+#include "cuda_check.h"
+#include "cuda_internal.h"
+#include "cuda_kernels.h"
+#include "elementwise.h"
+
+/* Kernels with a warp per column: four warps a block. */
+#define ROW_THREADS 128
+#define ROW_WARPS (ROW_THREADS / 32)
+
+#define FOR_EACH_WARP_COLUMN(col, ncols)                                          \
+    for (size_t col = (size_t)blockIdx.x * ROW_WARPS + threadIdx.x / 32; col < (ncols); \
+         col += (size_t)gridDim.x * ROW_WARPS)
+
+static unsigned row_blocks(const backend *b, size_t ncols)
+{
+    return blocks_for(b, ncols, ROW_WARPS);
+}
+
+/* ------------------------------------------------------------ LayerNorm */
+
+/* Two passes over the column (mean, then squared deviations), as the CPU's
+ * ew_layernorm_column: a large mean costs the variance no precision. */
+template <typename T>
+__global__ void layernorm_forward_kernel(const T *x, const float *gamma, const float *beta,
+                                         T *y, float *mean, float *rstd, int dim,
+                                         size_t rows)
+{
+    const int lane = threadIdx.x & 31;
+    FOR_EACH_WARP_COLUMN(col, rows)
+    {
+        const T *xc = x + col * (size_t)dim;
+        T *yc = y + col * (size_t)dim;
+        float sum = 0.0f;
+        for (int i = lane; i < dim; i += 32)
+            sum += load(xc, i);
+        float mu = warp_sum(sum) / (float)dim;
+        float sq = 0.0f;
+        for (int i = lane; i < dim; i += 32) {
+            float d = load(xc, i) - mu;
+            sq += d * d;
+        }
+        float rs = ew_layernorm_rstd(warp_sum(sq), dim);
+        for (int i = lane; i < dim; i += 32)
+            store(yc, i, ew_layernorm_out(load(xc, i), mu, rs, gamma[i], beta[i]));
+        if (lane == 0) {
+            mean[col] = mu;
+            rstd[col] = rs;
+        }
+    }
+}
+
+extern "C" int cuda_layernorm_forward(backend *b, storage s, const void *x,
+                                      const float *gamma, const float *beta, void *y,
+                                      float *mean, float *rstd, int dim, int rows)
+{
+    if (dim <= 0 || rows <= 0)
+        return BK_OK;
+    unsigned g = row_blocks(b, (size_t)rows);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        layernorm_forward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
+            (const bf16_bits *)x, gamma, beta, (bf16_bits *)y, mean, rstd, dim, (size_t)rows);
+    else
+        layernorm_forward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
+            (const float *)x, gamma, beta, (float *)y, mean, rstd, dim, (size_t)rows);
+    CUDA_CHECK_LAUNCH(b, "layernorm_forward_kernel");
+    return BK_OK;
+}
+
+/* dx += the input gradient, one warp per column. */
+template <typename T>
+__global__ void layernorm_dx_kernel(const T *dy, const T *x, const float *gamma,
+                                    const float *mean, const float *rstd, T *dx, int dim,
+                                    size_t rows)
+{
+    const int lane = threadIdx.x & 31;
+    FOR_EACH_WARP_COLUMN(col, rows)
+    {
+        size_t off = col * (size_t)dim;
+        const float mu = mean[col], rs = rstd[col];
+        float g_sum = 0.0f, gx_sum = 0.0f;
+        for (int i = lane; i < dim; i += 32) {
+            float g = load(dy, off + i) * gamma[i];
+            g_sum += g;
+            gx_sum += g * ew_layernorm_xhat(load(x, off + i), mu, rs);
+        }
+        float g_mean = warp_sum(g_sum) / (float)dim, gx_mean = warp_sum(gx_sum) / (float)dim;
+        for (int i = lane; i < dim; i += 32) {
+            float d = ew_layernorm_dx(load(dy, off + i) * gamma[i],
+                                      ew_layernorm_xhat(load(x, off + i), mu, rs), rs, g_mean,
+                                      gx_mean);
+            store(dx, off + i, load(dx, off + i) + d);
+        }
+    }
+}
+
+/* dgamma += sum_cols dy xhat and dbeta += sum_cols dy, the way the bias
+ * gradient is reduced (cuda_elementwise.cu): a block takes 32 features and
+ * one chunk of the columns, its 32 x 8 threads read 32 consecutive features
+ * of a column at a time and reduce over the 8 column lanes in shared
+ * memory; with several chunks the partial sums go to the scratch (gamma's
+ * chunks, then beta's) and a second pass adds them in a fixed order. */
+#define LP_FEATURES 32
+#define LP_LANES 8
+
+template <typename T>
+__global__ void layernorm_param_partial_kernel(const T *dy, const T *x, const float *mean,
+                                               const float *rstd, float *dgamma,
+                                               float *dbeta, float *partial, int dim,
+                                               int rows, int chunk_cols)
+{
+    __shared__ float part_g[LP_LANES][LP_FEATURES + 1], part_b[LP_LANES][LP_FEATURES + 1];
+    int f = blockIdx.x * LP_FEATURES + threadIdx.x;
+    int first = blockIdx.y * chunk_cols;
+    int last = min(rows, first + chunk_cols);
+    float sg = 0.0f, sb = 0.0f;
+    if (f < dim)
+        for (int j = first + threadIdx.y; j < last; j += LP_LANES) {
+            size_t idx = (size_t)j * (size_t)dim + (size_t)f;
+            float d = load(dy, idx);
+            sg += d * ew_layernorm_xhat(load(x, idx), mean[j], rstd[j]);
+            sb += d;
+        }
+    part_g[threadIdx.y][threadIdx.x] = sg;
+    part_b[threadIdx.y][threadIdx.x] = sb;
+    __syncthreads();
+    if (threadIdx.y == 0 && f < dim) {
+        float tg = 0.0f, tb = 0.0f;
+        for (int l = 0; l < LP_LANES; l++) {
+            tg += part_g[l][threadIdx.x];
+            tb += part_b[l][threadIdx.x];
+        }
+        if (!partial) {
+            dgamma[f] += tg;
+            dbeta[f] += tb;
+        } else {
+            size_t chunks = gridDim.y;
+            partial[(size_t)blockIdx.y * (size_t)dim + (size_t)f] = tg;
+            partial[(chunks + blockIdx.y) * (size_t)dim + (size_t)f] = tb;
+        }
+    }
+}
+
+__global__ void layernorm_param_finish_kernel(const float *partial, float *dgamma,
+                                              float *dbeta, int dim, int chunks)
+{
+    GRID_STRIDE(i, (size_t)dim)
+    {
+        float tg = 0.0f, tb = 0.0f;
+        for (int c = 0; c < chunks; c++) {
+            tg += partial[(size_t)c * (size_t)dim + i];
+            tb += partial[((size_t)chunks + (size_t)c) * (size_t)dim + i];
+        }
+        dgamma[i] += tg;
+        dbeta[i] += tb;
+    }
+}
+
+template <typename T>
+static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
+                                     const float *gamma, const float *mean,
+                                     const float *rstd, void *dx, float *dgamma,
+                                     float *dbeta, int dim, int rows)
+{
+    cuda_impl *c = cuda_of(b);
+    layernorm_dx_kernel<T><<<row_blocks(b, (size_t)rows), ROW_THREADS, 0, c->stream>>>(
+        (const T *)dy, (const T *)x, gamma, mean, rstd, (T *)dx, dim, (size_t)rows);
+    CUDA_CHECK_LAUNCH(b, "layernorm_dx_kernel");
+
+    unsigned gx = (unsigned)((dim + LP_FEATURES - 1) / LP_FEATURES);
+    /* Chunks: about two blocks per SM in all, each chunk at least one column
+     * per lane, and both partial sums must fit the scratch. */
+    long chunks = ((long)c->sm_count * 2 + gx - 1) / gx;
+    long max_by_cols = (rows + LP_LANES - 1) / LP_LANES;
+    long max_by_scratch = (long)(CUDA_REDUCE_SCRATCH_FLOATS / (2 * (size_t)dim));
+    if (chunks > max_by_cols)
+        chunks = max_by_cols;
+    if (chunks > max_by_scratch)
+        chunks = max_by_scratch;
+    if (chunks > 65535)
+        chunks = 65535;
+    if (chunks < 1)
+        chunks = 1;
+    int chunk_cols = (int)((rows + chunks - 1) / chunks);
+    chunks = (rows + chunk_cols - 1) / chunk_cols;
+
+    dim3 block(LP_FEATURES, LP_LANES);
+    float *partial = chunks == 1 ? NULL : c->reduce_scratch;
+    layernorm_param_partial_kernel<T><<<dim3(gx, (unsigned)chunks), block, 0, c->stream>>>(
+        (const T *)dy, (const T *)x, mean, rstd, dgamma, dbeta, partial, dim, rows,
+        chunk_cols);
+    CUDA_CHECK_LAUNCH(b, "layernorm_param_partial_kernel");
+    if (!partial)
+        return BK_OK;
+    layernorm_param_finish_kernel<<<blocks_for(b, (size_t)dim, EW_THREADS), EW_THREADS, 0,
+                                    c->stream>>>(partial, dgamma, dbeta, dim, (int)chunks);
+    CUDA_CHECK_LAUNCH(b, "layernorm_param_finish_kernel");
+    return BK_OK;
+}
+
+extern "C" int cuda_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
+                                       const float *gamma, const float *mean,
+                                       const float *rstd, void *dx, float *dgamma,
+                                       float *dbeta, int dim, int rows)
+{
+    if (dim <= 0 || rows <= 0)
+        return BK_OK;
+    if (2 * (size_t)dim > CUDA_REDUCE_SCRATCH_FLOATS) {
+        snprintf(b->error, sizeof b->error,
+                 "layernorm_backward: dim %d is more than the reduction scratch holds", dim);
+        return BK_UNSUPPORTED;
+    }
+    return s == STORAGE_BF16
+               ? launch_layernorm_backward<bf16_bits>(b, dy, x, gamma, mean, rstd, dx, dgamma,
+                                                      dbeta, dim, rows)
+               : launch_layernorm_backward<float>(b, dy, x, gamma, mean, rstd, dx, dgamma,
+                                                  dbeta, dim, rows);
+}
+
+/* ------------------------------------------------------- causal softmax */
+
+/* Column c of the score blocks is query i = c % t, starting at c * t; only
+ * keys j <= i are read. */
+template <typename T>
+__global__ void causal_softmax_forward_kernel(const T *scores, T *probs, float scale, int t,
+                                              size_t ncols)
+{
+    const int lane = threadIdx.x & 31;
+    FOR_EACH_WARP_COLUMN(col, ncols)
+    {
+        const int i = (int)(col % (size_t)t);
+        const T *s = scores + col * (size_t)t;
+        T *p = probs + col * (size_t)t;
+        float maxv = -INFINITY;
+        for (int j = lane; j <= i; j += 32)
+            maxv = fmaxf(maxv, load(s, j) * scale);
+        maxv = warp_max(maxv);
+        float sum = 0.0f;
+        for (int j = lane; j <= i; j += 32)
+            sum += ew_causal_softmax_exp(load(s, j), scale, maxv);
+        float inv_sum = 1.0f / warp_sum(sum);
+        for (int j = lane; j < t; j += 32)
+            store(p, j, j <= i ? ew_causal_softmax_prob(
+                                     ew_causal_softmax_exp(load(s, j), scale, maxv), inv_sum,
+                                     j, i)
+                               : 0.0f);
+    }
+}
+
+extern "C" int cuda_causal_softmax_forward(backend *b, storage s, const void *scores,
+                                           void *probs, float scale, int t, int count)
+{
+    if (t <= 0 || count <= 0)
+        return BK_OK;
+    size_t ncols = (size_t)count * (size_t)t;
+    unsigned g = row_blocks(b, ncols);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        causal_softmax_forward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
+            (const bf16_bits *)scores, (bf16_bits *)probs, scale, t, ncols);
+    else
+        causal_softmax_forward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
+            (const float *)scores, (float *)probs, scale, t, ncols);
+    CUDA_CHECK_LAUNCH(b, "causal_softmax_forward_kernel");
+    return BK_OK;
+}
+
+/* dscores may alias dprobs: the dot product reads every dprobs of the
+ * column before the shuffles, and then each lane reads an element just
+ * before it overwrites it. */
+template <typename T>
+__global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, T *dscores,
+                                               float scale, int t, size_t ncols)
+{
+    const int lane = threadIdx.x & 31;
+    FOR_EACH_WARP_COLUMN(col, ncols)
+    {
+        const int i = (int)(col % (size_t)t);
+        size_t off = col * (size_t)t;
+        float dot = 0.0f;
+        for (int j = lane; j <= i; j += 32)
+            dot += load(probs, off + j) * load(dprobs, off + j);
+        dot = warp_sum(dot);
+        for (int j = lane; j < t; j += 32)
+            store(dscores, off + j,
+                  ew_causal_softmax_dscore(load(probs, off + j), load(dprobs, off + j), dot,
+                                           scale, j, i));
+    }
+}
+
+extern "C" int cuda_causal_softmax_backward(backend *b, storage s, const void *probs,
+                                            const void *dprobs, void *dscores, float scale,
+                                            int t, int count)
+{
+    if (t <= 0 || count <= 0)
+        return BK_OK;
+    size_t ncols = (size_t)count * (size_t)t;
+    unsigned g = row_blocks(b, ncols);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        causal_softmax_backward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
+            (const bf16_bits *)probs, (const bf16_bits *)dprobs, (bf16_bits *)dscores, scale,
+            t, ncols);
+    else
+        causal_softmax_backward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
+            (const float *)probs, (const float *)dprobs, (float *)dscores, scale, t, ncols);
+    CUDA_CHECK_LAUNCH(b, "causal_softmax_backward_kernel");
+    return BK_OK;
+}
+
+/* ----------------------------------------------------------- embeddings */
+
+/* out[:, c] = wte[:, tokens[c]] + wpe[:, c % t], element by element. */
+template <typename T>
+__global__ void embedding_forward_kernel(const int *tokens, const float *wte,
+                                         const float *wpe, T *out, int dim, int t, size_t n)
+{
+    GRID_STRIDE(idx, n)
+    {
+        size_t c = idx / (size_t)dim, r = idx - c * (size_t)dim;
+        size_t pos = c % (size_t)t;
+        store(out, idx,
+              wte[(size_t)tokens[c] * (size_t)dim + r] + wpe[pos * (size_t)dim + r]);
+    }
+}
+
+extern "C" int cuda_embedding_forward(backend *b, storage s, const int *tokens,
+                                      const float *wte, const float *wpe, void *out, int dim,
+                                      int t, int batch)
+{
+    if (dim <= 0 || t <= 0 || batch <= 0)
+        return BK_OK;
+    size_t n = (size_t)dim * (size_t)t * (size_t)batch;
+    unsigned g = blocks_for(b, n, EW_THREADS);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        embedding_forward_kernel<bf16_bits><<<g, EW_THREADS, 0, st>>>(
+            tokens, wte, wpe, (bf16_bits *)out, dim, t, n);
+    else
+        embedding_forward_kernel<float><<<g, EW_THREADS, 0, st>>>(tokens, wte, wpe,
+                                                                  (float *)out, dim, t, n);
+    CUDA_CHECK_LAUNCH(b, "embedding_forward_kernel");
+    return BK_OK;
+}
+
+/* dwte[:, tokens[c]] += dout[:, c]: a token may repeat anywhere, so the
+ * adds are atomic (their order, and so the last bits, may vary from run to
+ * run). */
+template <typename T>
+__global__ void embedding_dwte_kernel(const int *tokens, const T *dout, float *dwte, int dim,
+                                      size_t n)
+{
+    GRID_STRIDE(idx, n)
+    {
+        size_t c = idx / (size_t)dim, r = idx - c * (size_t)dim;
+        atomicAdd(&dwte[(size_t)tokens[c] * (size_t)dim + r], load(dout, idx));
+    }
+}
+
+/* dwpe[:, i] += sum_q dout[:, q * t + i]: one thread per element of dwpe,
+ * the sequences in order. */
+template <typename T>
+__global__ void embedding_dwpe_kernel(const T *dout, float *dwpe, int dim, int t, int batch)
+{
+    size_t per_seq = (size_t)dim * (size_t)t;
+    GRID_STRIDE(idx, per_seq)
+    {
+        float sum = 0.0f;
+        for (int q = 0; q < batch; q++)
+            sum += load(dout, (size_t)q * per_seq + idx);
+        dwpe[idx] += sum;
+    }
+}
+
+template <typename T>
+static int launch_embedding_backward(backend *b, const int *tokens, const void *dout,
+                                     float *dwte, float *dwpe, int dim, int t, int batch)
+{
+    cudaStream_t st = cuda_of(b)->stream;
+    size_t n = (size_t)dim * (size_t)t * (size_t)batch;
+    embedding_dwte_kernel<T><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>(
+        tokens, (const T *)dout, dwte, dim, n);
+    CUDA_CHECK_LAUNCH(b, "embedding_dwte_kernel");
+    size_t per_seq = (size_t)dim * (size_t)t;
+    embedding_dwpe_kernel<T><<<blocks_for(b, per_seq, EW_THREADS), EW_THREADS, 0, st>>>(
+        (const T *)dout, dwpe, dim, t, batch);
+    CUDA_CHECK_LAUNCH(b, "embedding_dwpe_kernel");
+    return BK_OK;
+}
+
+extern "C" int cuda_embedding_backward(backend *b, storage s, const int *tokens,
+                                       const void *dout, float *dwte, float *dwpe, int dim,
+                                       int t, int batch)
+{
+    if (dim <= 0 || t <= 0 || batch <= 0)
+        return BK_OK;
+    return s == STORAGE_BF16
+               ? launch_embedding_backward<bf16_bits>(b, tokens, dout, dwte, dwpe, dim, t,
+                                                      batch)
+               : launch_embedding_backward<float>(b, tokens, dout, dwte, dwpe, dim, t, batch);
+}
+
+/* ------------------------------------------------------------ residual */
+
+/* y += x; y may be x. */
+template <typename T> __global__ void add_kernel(T *y, const T *x, size_t n)
+{
+    GRID_STRIDE(i, n) { store(y, i, load(y, i) + load(x, i)); }
+}
+
+extern "C" int cuda_add(backend *b, storage s, void *y, const void *x, size_t n)
+{
+    if (n == 0)
+        return BK_OK;
+    unsigned g = blocks_for(b, n, EW_THREADS);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        add_kernel<bf16_bits><<<g, EW_THREADS, 0, st>>>((bf16_bits *)y, (const bf16_bits *)x,
+                                                        n);
+    else
+        add_kernel<float><<<g, EW_THREADS, 0, st>>>((float *)y, (const float *)x, n);
+    CUDA_CHECK_LAUNCH(b, "add_kernel");
+    return BK_OK;
+}

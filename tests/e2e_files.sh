@@ -1,0 +1,139 @@
+#!/bin/sh
+# What a run and a report do to the file system: every output path checked
+# before anything is measured (a device, a FIFO, a folder where a file is
+# wanted, a file where a folder is wanted: refused with one line, exit 2,
+# the path untouched); --out folders created alike by run and report; no
+# results/ made when --csv names the file; two runs never overwrite each
+# other (fresh default names, a lock on --csv); after a failed write the
+# count printed is the file's; SIGTERM stops like Ctrl-C; temporaries of
+# killed runs are cleaned up.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+quick="--backend cpu --model tiny --effective 8 --micro 4,8 --budget-s 0.05 --min-samples 3 --trace-steps 0"
+# data rows of a CSV (not metadata, not the header)
+rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
+
+# ---- 1. every output path, before anything is measured
+# The character device is reached through a link: were the check ever to
+# fail, the rename would replace the link, never the system's /dev/null.
+ln -s /dev/null devnull
+mkfifo fifo
+mkdir adir
+echo keep > afile
+for bad in "--csv devnull" "--csv fifo" "--csv adir" "--out afile" "--out fifo" \
+           "--out devnull" "--trace devnull" "--trace fifo" "--trace adir" \
+           "--trace nodir/t.json" "--csv nodir/x.csv" "--out afile/sub"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$ACCUBENCH" run $quick $bad >out.txt 2>err.txt
+    rc=$?
+    path=${bad#* }
+    check "[ $rc -eq 2 ]" "$bad: exit 2 (got $rc)"
+    check "[ \$(wc -l <err.txt) -eq 1 ] && grep -qF -- '$path' err.txt" \
+        "$bad: one line naming the path: $(cat err.txt)"
+    check "! grep -q 'peak GEMM' out.txt" "$bad: refused before measuring"
+done
+check '[ -L devnull ] && [ -p fifo ] && [ "$(cat afile)" = keep ]' \
+    "the refused paths are untouched"
+check '[ -z "$(ls adir)" ] && [ ! -e nodir ]' "nothing made in the refused places"
+
+# a trace asked for with no trace pass to take it from
+"$ACCUBENCH" run $quick --trace t.json >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "trace-steps is 0" err.txt' \
+    "--trace with --trace-steps 0 refused up front: $(cat err.txt)"
+
+# --csv names the file: no results/ appears in the working folder
+"$ACCUBENCH" run $quick --csv given.csv --quiet 2>err.txt
+check '[ $? -eq 0 ] && [ "$(rows given.csv)" -eq 2 ]' "--csv run: $(cat err.txt)"
+check '[ ! -e results ]' "--csv given: no results/ created"
+
+# report --out: a missing folder is created, as run --out does; a file,
+# or an output that is a FIFO, is refused before anything is written
+"$ACCUBENCH" report given.csv --no-charts --out new/deeper >out.txt 2>err.txt
+check '[ $? -eq 0 ] && [ -s new/deeper/given.md ] && [ -s new/deeper/given.html ]' \
+    "report --out creates the folder: $(cat err.txt)"
+"$ACCUBENCH" report given.csv --no-charts --out afile >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q afile err.txt' \
+    "report --out FILE refused: $(cat err.txt)"
+mkdir rep && mkfifo rep/given.html
+"$ACCUBENCH" report given.csv --no-charts --out rep >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ -p rep/given.html ] && [ ! -e rep/given.md ]' \
+    "report refuses a FIFO output before writing either file: $(cat err.txt)"
+
+# ---- 2. never overwrite a result
+# two runs started at once with the same --out: two CSVs, each whole
+"$ACCUBENCH" run $quick --out same --quiet 2>e1.txt & p1=$!
+"$ACCUBENCH" run $quick --out same --quiet 2>e2.txt & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+check "[ $r1 -eq 0 ] && [ $r2 -eq 0 ]" "both runs exit 0: $(cat e1.txt e2.txt)"
+check '[ "$(ls same/*.csv | wc -l)" -eq 2 ]' "two CSVs in same/: $(ls same)"
+for f in same/*.csv; do
+    check "[ \"\$(rows $f)\" -eq 2 ]" "$f keeps both of its rows"
+done
+
+# two runs with the same --csv: the second is refused, naming the holder
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
+    --max-noise 0.001 --trace-steps 0 --csv locked.csv --quiet 2>first.txt & first=$!
+for i in $(seq 1 100); do [ -f locked.csv.lock ] && break; sleep 0.05; done
+"$ACCUBENCH" run $quick --csv locked.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "second writer refused, exit 2: $rc"
+check "grep -q 'locked.csv' err.txt && grep -q 'pid $first' err.txt" \
+    "the refusal names the file and the holder: $(cat err.txt)"
+wait $first
+check '[ $? -eq 0 ] && [ "$(rows locked.csv)" -eq 7 ]' "the first run kept all 7 rows: $(cat first.txt)"
+check '[ ! -e locked.csv.lock ]' "the lock is gone with its run"
+
+# a name the run chose is locked too: --csv naming it is refused meanwhile
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
+    --max-noise 0.001 --trace-steps 0 --out chosen --quiet 2>first.txt & first=$!
+for i in $(seq 1 100); do ls chosen/*.csv.lock >/dev/null 2>&1 && break; sleep 0.05; done
+taken=$(ls chosen/*.csv | head -n 1)
+"$ACCUBENCH" run $quick --csv "$taken" >out.txt 2>err.txt
+check "[ \$? -eq 2 ] && grep -q 'pid $first' err.txt" "--csv naming a running run's file: $(cat err.txt)"
+wait $first
+check '[ "$(rows "$taken")" -eq 7 ] && [ -z "$(ls chosen | grep lock)" ]' \
+    "the chosen name kept its run's 7 rows, and no lock: $(ls chosen)"
+
+# ---- 3. a write that fails (the file-size limit stands in for a full disk):
+# the count printed is what the file holds. The limit (512-byte blocks)
+# leaves room for the metadata and a few rows, not for all seven.
+blocks=$(( $(wc -c <given.csv) / 512 + 1 ))
+sh -c 'trap "" XFSZ; ulimit -f "$1"; shift; exec "$0" "$@"' "$ACCUBENCH" "$blocks" \
+    run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.05 --min-samples 3 --trace-steps 0 --csv full.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ]" "a failed write exits 2 (got $rc)"
+check 'grep -q "cannot write full.csv" err.txt' "the error is printed: $(cat err.txt)"
+on_disk=$(rows full.csv)
+said=$(sed -n 's/.*accubench: \([0-9]*\) of the [0-9]* rows measured are in full.csv/\1/p' err.txt)
+check "[ -n '$said' ] && [ '$said' -eq $on_disk ]" \
+    "the rows said ($said) are the rows on disk ($on_disk): $(cat err.txt)"
+check '! grep -q "rows written" out.txt' "no 'rows written' after a failed write: $(tail -n 1 out.txt)"
+
+# ---- 4. SIGTERM as SIGINT: rows kept, exit 143 (128 + SIGTERM), no temporary; a dead
+# run's temporary is removed by the next run, a live one's is not
+sh -c 'exit 0' & dead=$!
+wait $dead
+echo partial > "term.csv.tmp.$dead"
+echo live > "term.csv.tmp.$$"
+echo other > "other.csv.tmp.$dead"
+"$ACCUBENCH" run --backend cpu --model tiny --effective 1024 --micro pow2 --budget-s 0.5 \
+    --max-noise 0.001 --trace-steps 0 --csv term.csv >term.txt 2>&1 &
+pid=$!
+for i in $(seq 1 100); do
+    [ -f term.csv ] && [ "$(rows term.csv)" -ge 2 ] && break
+    sleep 0.1
+done
+check "[ ! -e term.csv.tmp.$dead ]" "the dead run's temporary is removed"
+check "[ -e term.csv.tmp.$$ ] && [ -e other.csv.tmp.$dead ]" \
+    "a live run's temporary and other files are left alone"
+kill -TERM $pid
+wait $pid
+rc=$?
+check "[ $rc -eq 143 ]" "SIGTERM: exit 143, as the shell reports death by SIGTERM (got $rc)"
+check 'grep -q "interrupted (SIGTERM)" term.txt' "SIGTERM: says so: $(tail -n 2 term.txt)"
+check '[ "$(rows term.csv)" -ge 2 ]' "SIGTERM: the rows measured are kept"
+check '[ -z "$(ls | grep "^term.csv.tmp.[0-9]*$" | grep -v "tmp.$$\$")" ]' \
+    "SIGTERM: no temporary left: $(ls)"
+
+exit $fail

@@ -1,0 +1,127 @@
+#!/bin/sh
+# What the user types and what a results file holds, at the edges:
+# - every numeric option of run, plan, report and compare refuses a bad or
+#   empty value with one line that echoes it whole (suffix and all);
+# - --mem-cap 0 is no cap; a cap under the peak GEMM's matrices leaves the
+#   peak (and MFU) measured;
+# - an entry named twice in a list option runs once, with a note;
+# - report and compare refuse values that cannot be (NaN, inf, negative,
+#   zero sizes) naming file, line and column, and read a CSV with a UTF-8
+#   byte order mark and CRLF line ends as spreadsheets write it.
+set -u
+root=$ACCUBENCH_ROOT
+fail=0
+bad() { echo "FAILED: $*"; fail=1; }
+mkdir out
+cp "$root/tests/fixtures/default.csv" base.csv
+
+# expect_refusal TEXT ARGS...: exit 2, one stderr line containing 'TEXT'
+# (quoted, as typed), nothing written.
+expect_refusal() {
+    text=$1; shift
+    "$ACCUBENCH" "$@" > stdout.txt 2> stderr.txt
+    rc=$?
+    if [ "$rc" -ne 2 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] ||
+       ! grep -qF -- "'$text'" stderr.txt; then
+        bad "accubench $* -> exit $rc, want 2 and one line echoing '$text':"; cat stderr.txt
+    fi
+    [ -z "$(ls out)" ] || { bad "accubench $* left files: $(ls out)"; rm -rf out/*; }
+}
+
+run_numeric="effective micro lr steps warmup min-samples max-samples budget-s max-step-s
+             max-noise seed buffers mem-cap trace-steps"
+for key in $run_numeric; do
+    for v in 7x "" 99999999999999999999999x; do
+        expect_refusal "$v" run --out out --profile quick --$key "$v"
+    done
+    expect_refusal "" run --out out --profile quick --$key=
+done
+for key in out csv trace; do
+    expect_refusal "" run --out out --profile quick --$key ""
+done
+expect_refusal 99999999999T run --out out --profile quick --mem-cap 99999999999T
+expect_refusal 12Q run --out out --profile quick --mem-cap 12Q
+for key in effective max-micro devices mem-cap buffers; do
+    for v in 7x ""; do
+        expect_refusal "$v" plan --effective 64 --max-micro 8 --$key "$v"
+    done
+done
+expect_refusal 99999999999T plan --find-max-micro --model tiny --mem-cap 99999999999T
+for v in 7x "" 99999999999T; do
+    expect_refusal "$v" report base.csv --no-charts --mem-cap "$v"
+done
+for v in 7x "" 5%; do
+    expect_refusal "$v" compare base.csv base.csv --min-diff "$v"
+done
+
+# A tiny sweep, quickly: $small, then the options under test.
+small="--backend cpu --profile quick --model tiny --effective 8 --micro 8 --steps 2 --warmup 0
+       --trace-steps 0 --quiet"
+rows_of() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
+
+"$ACCUBENCH" run $small --mem-cap 0 --csv cap0.csv 2> err.txt ||
+    { bad "--mem-cap 0 (no cap) was refused:"; cat err.txt; }
+
+# A cap far under the peak GEMM's three matrices: the configs fit, the
+# peak is measured all the same (outside the cap), MFU is a number.
+"$ACCUBENCH" run $small --micro 4,8 --mem-cap 1M --csv cap1m.csv 2> err.txt; rc=$?
+[ "$rc" -eq 0 ] || { bad "a 1M cap: exit $rc"; cat err.txt; }
+grep -q '^# peak_gemm_tflops: [0-9]' cap1m.csv || bad "a 1M cap: no peak GEMM rate measured"
+grep -q '^# peak_gemm_memory: .*outside the memory cap' cap1m.csv ||
+    bad "a 1M cap: the metadata does not say where the peak was measured"
+awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+         $c["status"] == "ok" && ($c["mfu_pct"] == "" || $c["mfu_pct"] == "nan") { bad = 1 }
+         END { exit bad }' cap1m.csv || bad "a 1M cap: MFU missing in an ok row"
+[ "$(rows_of cap1m.csv)" -eq 2 ] || bad "a 1M cap: $(rows_of cap1m.csv) rows, want 2"
+
+# Entries named twice run once, each list option alike; a note says so.
+"$ACCUBENCH" run $small --effective 8,8 --micro 8,8 --model tiny,tiny --mode async,async \
+    --reduction sum,sum --csv dup.csv 2> err.txt; rc=$?
+[ "$rc" -eq 0 ] || { bad "duplicates: exit $rc"; cat err.txt; }
+[ "$(rows_of dup.csv)" -eq 1 ] || bad "duplicates: $(rows_of dup.csv) rows, want 1"
+for key in effective micro model mode reduction; do
+    grep -q -- "--$key '.*' names an entry more than once: each runs once" err.txt ||
+        bad "duplicates: no note for --$key: $(cat err.txt)"
+done
+
+# Values that cannot be: exit 2, one line naming file, line and column.
+# edit COLUMN VALUE: base.csv with COLUMN of its first data row set to VALUE.
+edit() {
+    awk -F, -v OFS=, -v col="$1" -v val="$2" '
+        /^#/ { print; next }
+        !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+        !done { $c[col] = val; done = 1 }
+        { print }' base.csv > edited.csv
+}
+line=$(grep -n -v '^#' base.csv | sed -n 2p | cut -d: -f1)
+for case in step_ms_median:nan step_ms_median:NaN step_ms_median:inf step_ms_median:-1.5 \
+            step_ms_median:0 step_ms_p90:-inf pass_ms:0 micro_batch:-4 micro_batch:0 \
+            accum_steps:0 effective_batch:-64 devices:0 samples_per_s:infinity \
+            mem_need_bytes:-1 gpu_busy_pct:-3 grad_rel_err:nan; do
+    col=${case%%:*} val=${case#*:}
+    edit "$col" "$val"
+    for cmd in "report edited.csv --no-charts" "compare base.csv edited.csv" \
+               "compare edited.csv base.csv"; do
+        "$ACCUBENCH" $cmd > stdout.txt 2> stderr.txt; rc=$?
+        if [ "$rc" -ne 2 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] ||
+           ! grep -qF "edited.csv:$line: column $col: '$val'" stderr.txt; then
+            bad "$col = $val: accubench $cmd -> exit $rc:"; cat stderr.txt
+        fi
+    done
+done
+ls edited.md > /dev/null 2>&1 && bad "a report was written from a file with impossible values"
+
+# What spreadsheets write: a byte order mark, CRLF line ends.
+{ printf '\357\273\277'; sed 's/$/\r/' base.csv; } > crlf.csv
+"$ACCUBENCH" report crlf.csv --no-charts > /dev/null 2> err.txt ||
+    { bad "report of a CSV with a BOM and CRLF failed:"; cat err.txt; }
+"$ACCUBENCH" report base.csv --no-charts > /dev/null 2> err.txt || bad "report of base.csv failed"
+if [ -f crlf.md ]; then
+    sed "s/crlf/base/g" crlf.md | cmp -s - base.md ||
+        bad "the BOM/CRLF report differs from the plain one"
+fi
+"$ACCUBENCH" compare base.csv crlf.csv > out.txt 2> err.txt ||
+    { bad "compare with a BOM/CRLF file:"; cat err.txt; }
+grep -q '; 0 only in base, 0 only in new$' out.txt ||
+    bad "compare with a BOM/CRLF file: $(tail -n 1 out.txt)"
+exit $fail

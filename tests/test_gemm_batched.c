@@ -1,0 +1,138 @@
+/* Strided-batched GEMM on both CPU paths (portable and BLAS) and through
+ * the backend's gemm op, against a naive float64 triple loop per product:
+ * every transpose, leading dimensions larger than the rows, strides with
+ * gaps between the products, interleaved products (attention's heads side
+ * by side in one matrix), small products (split between threads whole) and
+ * large ones (each split by columns). What lies between the products' C
+ * elements must be left untouched. batch 0 and 1 are one product. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cpu_backend.h"
+#include "cpu_gemm.h"
+#include "dispatch.h"
+#include "rng.h"
+
+typedef void (*batched_fn)(int, int, int, int, int, float, const float *, int, int64_t,
+                           const float *, int, int64_t, float, float *, int, int64_t, int);
+
+static backend *cpu;
+
+/* The backend's op with the same arguments as the two direct paths. */
+static void via_backend(int ta, int tb, int m, int n, int k, float alpha, const float *a,
+                        int lda, int64_t sa, const float *b, int ldb, int64_t sb, float beta,
+                        float *c, int ldc, int64_t sc, int batch)
+{
+    gemm_desc g = {.trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = alpha,
+                   .a = a, .lda = lda, .b = b, .ldb = ldb, .beta = beta, .c = c, .ldc = ldc,
+                   .ab_storage = STORAGE_F32, .c_storage = STORAGE_F32, .batch = batch,
+                   .stride_a = sa, .stride_b = sb, .stride_c = sc};
+    CHECK(bk_gemm(cpu, &g) == BK_OK);
+}
+
+/* The layout of one case: leading dimensions and strides as given (0: the
+ * tight value), or interleaved (the products side by side, rows apart). */
+typedef struct layout {
+    int pad_ld;  /* added to every leading dimension */
+    int gap;     /* elements between one product and the next */
+    int interleave;
+} layout;
+
+static double at(const float *x, int ld, int trans, int r, int c)
+{
+    return trans ? x[(size_t)c + (size_t)r * ld] : x[(size_t)r + (size_t)c * ld];
+}
+
+/* Largest error of fn on one case, over every element of C's buffer: the
+ * products' elements against the reference, everything else against its
+ * starting value (exactly). */
+static double run_case(batched_fn fn, int ta, int tb, int m, int n, int k, float alpha,
+                       float beta, int batch, layout l)
+{
+    int rows_a = ta ? k : m, cols_a = ta ? m : k;
+    int rows_b = tb ? n : k, cols_b = tb ? k : n;
+    int products = batch > 1 ? batch : 1;
+    int lda, ldb, ldc;
+    int64_t sa, sb, sc;
+    if (l.interleave) {
+        /* Product i's matrices are rows [i * rows, (i + 1) * rows) of one
+         * tall matrix: stride = rows, ld = rows * products + pad. */
+        lda = rows_a * products + l.pad_ld;
+        ldb = rows_b * products + l.pad_ld;
+        ldc = m * products + l.pad_ld;
+        sa = rows_a, sb = rows_b, sc = m;
+    } else {
+        lda = rows_a + l.pad_ld, ldb = rows_b + l.pad_ld, ldc = m + l.pad_ld;
+        sa = (int64_t)lda * cols_a + l.gap;
+        sb = (int64_t)ldb * cols_b + l.gap;
+        sc = (int64_t)ldc * n + l.gap;
+    }
+    size_t na = (size_t)(sa * (products - 1)) + (size_t)lda * cols_a;
+    size_t nb = (size_t)(sb * (products - 1)) + (size_t)ldb * cols_b;
+    size_t nc = (size_t)(sc * (products - 1)) + (size_t)ldc * n;
+    float *a = malloc(na * 4), *b = malloc(nb * 4), *c = malloc(nc * 4);
+    double *want = malloc(nc * sizeof *want);
+    rng r = {(uint64_t)(m * 131 + n * 17 + k + batch)};
+    for (size_t i = 0; i < na; i++)
+        a[i] = rng_uniform(&r, -1, 1);
+    for (size_t i = 0; i < nb; i++)
+        b[i] = rng_uniform(&r, -1, 1);
+    for (size_t i = 0; i < nc; i++)
+        want[i] = c[i] = rng_uniform(&r, -1, 1);
+    for (int p = 0; p < products; p++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                double s = 0;
+                for (int q = 0; q < k; q++)
+                    s += at(a + p * sa, lda, ta, i, q) * at(b + p * sb, ldb, tb, q, j);
+                size_t idx = (size_t)(p * sc) + (size_t)i + (size_t)j * ldc;
+                want[idx] = alpha * s + beta * want[idx];
+            }
+    fn(ta, tb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, c, ldc, sc, batch);
+    double worst = 0;
+    for (size_t i = 0; i < nc; i++)
+        worst = fmax(worst, fabs(c[i] - want[i]));
+    free(a);
+    free(b);
+    free(c);
+    free(want);
+    return worst;
+}
+
+int main(void)
+{
+    /* Four threads whatever the machine: a batch of small products is
+     * split between them. */
+    setenv("ACCUBENCH_CPU_THREADS", "4", 1);
+    char why[200];
+    if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
+        fprintf(stderr, "cpu backend: %s\n", why);
+        return 1;
+    }
+    batched_fn fns[3] = {cpu_sgemm_portable_batched, cpu_sgemm_batched, via_backend};
+    /* {m, n, k, batch}: small products (whole to threads), one product
+     * (batch 0 and 1), and products large enough to split by columns. */
+    int cases[][4] = {{7, 5, 3, 4}, {16, 16, 8, 24}, {9, 11, 13, 1}, {9, 11, 13, 0},
+                      {600, 5, 512, 3}, {1, 1, 1, 5}};
+    layout layouts[] = {{0, 0, 0}, {3, 5, 0}, {2, 0, 1}};
+    for (int f = 0; f < 3; f++)
+        for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++)
+            for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
+                for (int ta = 0; ta < 2; ta++)
+                    for (int tb = 0; tb < 2; tb++) {
+                        int m = cases[s][0], n = cases[s][1], k = cases[s][2];
+                        int batch = cases[s][3];
+                        double tol = 1e-4 * sqrt(k);
+                        CHECK(run_case(fns[f], ta, tb, m, n, k, 1.0f, 0.0f, batch,
+                                       layouts[l]) < tol);
+                        CHECK(run_case(fns[f], ta, tb, m, n, k, -0.5f, 1.0f, batch,
+                                       layouts[l]) < tol);
+                        CHECK(run_case(fns[f], ta, tb, m, n, k, 0.75f, 0.25f, batch,
+                                       layouts[l]) < tol);
+                    }
+    cpu->ops->destroy(cpu);
+    return check_finish("test_gemm_batched");
+}

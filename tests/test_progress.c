@@ -1,0 +1,72 @@
+/* The sweep's progress lines off a terminal: "config i of N" as each config
+ * starts, the time left once one has finished, a line for a phase that runs
+ * silent past the threshold (and none for a short one), nothing at all
+ * without a stream. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "progress.h"
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static char *slurp(FILE *f)
+{
+    static char text[4096];
+    fflush(f);
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    return text;
+}
+
+int main(void)
+{
+    char d[32];
+    progress_duration(42.4, d, sizeof d);
+    CHECK(strcmp(d, "42 s") == 0);
+    progress_duration(185, d, sizeof d);
+    CHECK(strcmp(d, "3 min 05 s") == 0);
+    progress_duration(3720, d, sizeof d);
+    CHECK(strcmp(d, "1 h 02 min") == 0);
+    progress_duration(-1, d, sizeof d);
+    CHECK(strcmp(d, "0 s") == 0);
+
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    progress p;
+    CHECK(progress_start(&p, f, 3, 0.1) == 0);
+    progress_config(&p, "S fp32 16x4 async sum");
+    progress_phase(&p, "quick phase");
+    progress_phase(&p, "gradient check");
+    sleep_s(0.4);
+    progress_config_done(&p);
+    progress_config(&p, "S fp32 32x2 async sum");
+    progress_config_done(&p);
+    progress_stop(&p);
+    char *out = slurp(f);
+    CHECK(strstr(out, "config 1 of 3 (S fp32 16x4 async sum); 0 s so far\n") == out);
+    CHECK(strstr(out, "config 1 of 3: gradient check (running for 0 s)\n") != NULL);
+    CHECK(strstr(out, "quick phase") == NULL);
+    /* One config of about 0.4 s done: the other two take about 1 s. */
+    char *second = strstr(out, "config 2 of 3 (S fp32 32x2 async sum); 0 s so far, about ");
+    CHECK(second != NULL && strstr(second, "about 1 s left\n") != NULL);
+    CHECK(strchr(out, '\r') == NULL && strstr(out, "\033[") == NULL);
+    fclose(f);
+
+    /* No stream (--quiet): every call is a no-op. */
+    CHECK(progress_start(&p, NULL, 3, 0.1) == 0);
+    progress_config(&p, "x");
+    progress_phase(&p, "y");
+    progress_config_done(&p);
+    progress_clear(&p);
+    progress_stop(&p);
+    progress_config(NULL, "x");
+    progress_phase(NULL, "y");
+    return check_finish("test_progress");
+}
