@@ -71,9 +71,10 @@ CPPFLAGS := -D_GNU_SOURCE -MMD -MP
 CFLAGS   := -std=c11 $(OPT) $(WARN) -pthread -fno-math-errno -fno-trapping-math
 LDLIBS   := -lm -pthread -ldl
 
+# OpenBLAS is loaded on first use (kernels/cpu/cpu_openblas.c), not linked:
+# the backend chooses its kernels before OpenBLAS's load-time pick.
 ifeq ($(HAVE_OPENBLAS),1)
 CPPFLAGS += -DACCUBENCH_HAVE_OPENBLAS=1
-LDLIBS   += -lopenblas
 endif
 ifeq ($(HAVE_NVTX),1)
 CPPFLAGS += -DACCUBENCH_HAVE_NVTX=1 -isystem $(CUDA_HOME)/include

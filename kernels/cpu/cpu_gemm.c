@@ -6,8 +6,7 @@
 #include <string.h>
 
 #ifdef ACCUBENCH_HAVE_OPENBLAS
-#include <cblas.h>
-char *openblas_get_corename(void);
+#include "cpu_openblas.h"
 #endif
 
 /* The portable GEMM, blocked the way BLAS libraries are: a KC x NC panel
@@ -186,6 +185,11 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta,
                float *c, int ldc)
 {
+    const cpu_openblas *blas = cpu_openblas_get();
+    if (!blas->sgemm) {
+        cpu_sgemm_portable(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
     /* OpenBLAS meets beta = 0 with a pass of its own that zeroes C with
      * plain stores (each line read for ownership first) before the kernel
      * adds into it. memset zeroes at the write bandwidth, and just before
@@ -199,7 +203,7 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                 memset(c + (size_t)j * ldc, 0, (size_t)m * sizeof *c);
         beta = 1.0f;
     }
-    cblas_sgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans,
+    blas->sgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans,
                 trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
                 ldb, beta, c, ldc);
 }
@@ -218,17 +222,23 @@ void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alph
 
 const char *cpu_blas_core(void)
 {
-    return openblas_get_corename();
+    const cpu_openblas *blas = cpu_openblas_get();
+    return blas->sgemm ? blas->corename() : "portable";
 }
 
 const char *cpu_blas_description(void)
 {
-    /* openblas_get_config() reads e.g. "OpenBLAS 0.3.21 NO_LAPACKE ...". */
+    const cpu_openblas *blas = cpu_openblas_get();
     static char text[160];
+    if (!blas->sgemm) {
+        snprintf(text, sizeof text, "portable blocked GEMM (%s)", blas->error);
+        return text;
+    }
+    /* openblas_get_config() reads e.g. "OpenBLAS 0.3.21 NO_LAPACKE ...". */
     char name[32] = "OpenBLAS", version[32] = "";
-    sscanf(openblas_get_config(), "%31s %31s", name, version);
-    snprintf(text, sizeof text, "%s %s core %s threads %d", name, version,
-             openblas_get_corename(), openblas_get_num_threads());
+    sscanf(blas->config(), "%31s %31s", name, version);
+    snprintf(text, sizeof text, "%s %s core %s threads %d", name, version, blas->corename(),
+             blas->num_threads());
     return text;
 }
 #else
