@@ -77,7 +77,10 @@ static int beta0_overwrites(gemm_fn fn, int ldc)
 int main(void)
 {
     gemm_fn fns[2] = {cpu_sgemm_portable, cpu_sgemm};
-    int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33}};
+    /* The last two are skinny (n or k of a few examples, m over two row
+     * blocks): OpenBLAS is then run by rows of C, a block per thread. */
+    int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33},
+                      {300, 8, 200}, {260, 150, 9}};
     for (int f = 0; f < 2; f++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (int ta = 0; ta < 2; ta++)

@@ -71,16 +71,19 @@ static void load(void)
     union { void *p; char *(*f)(void); } core = {dlsym(h, "openblas_get_corename")},
                                          config = {dlsym(h, "openblas_get_config")};
     union { void *p; int (*f)(void); } threads = {dlsym(h, "openblas_get_num_threads")};
-    if (!sgemm.p || !core.p || !config.p || !threads.p) {
+    union { void *p; void (*f)(int); } set_threads = {dlsym(h, "openblas_set_num_threads")};
+    if (!sgemm.p || !core.p || !config.p || !threads.p || !set_threads.p) {
         snprintf(blas.error, sizeof blas.error, "OpenBLAS lacks %s",
                  !sgemm.p ? "cblas_sgemm" : !core.p ? "openblas_get_corename"
-                 : !config.p ? "openblas_get_config" : "openblas_get_num_threads");
+                 : !config.p ? "openblas_get_config"
+                 : !threads.p ? "openblas_get_num_threads" : "openblas_set_num_threads");
         dlclose(h);
         return;
     }
     blas.corename = core.f;
     blas.config = config.f;
     blas.num_threads = threads.f;
+    blas.set_num_threads = set_threads.f;
     blas.sgemm = sgemm.f; /* last: non-NULL means every entry is set */
 }
 

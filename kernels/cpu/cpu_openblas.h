@@ -12,6 +12,7 @@ typedef struct cpu_openblas {
     char *(*corename)(void);
     char *(*config)(void);
     int (*num_threads)(void);
+    void (*set_num_threads)(int);
     char error[256];
 } cpu_openblas;
 
