@@ -202,6 +202,12 @@ passes: $(PASSES)
 	$(Q)$(PASSES) $(PASSES_ARGS)
 .PHONY: passes
 e2e-test: $(PASSES)
+# The sanitized e2e pass runs it too, built the same way.
+ASAN_PASSES := $(BUILD)/asan/cpu-passes
+$(ASAN_PASSES): $(BUILD)/asan/obj/bench/cpu_passes/main.o $(BUILD)/asan/libaccubench.a
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+asan-e2e: $(ASAN_PASSES)
 
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/test_*.c, each a program linked against the core.

@@ -134,8 +134,11 @@ static int sweep_batch(sweep *s, model *m, int effective)
                     config_run(s, m, &d, &sp, o->modes[mi], o->reductions[ri], &r);
                 if (interrupted)
                     break; /* the interrupted config's row is not complete */
-                if (emit(s, &r))
+                if (emit(s, &r)) {
+                    if (!data_rc)
+                        dataset_destroy(&d);
                     return -1;
+                }
             }
     }
     if (!data_rc)
