@@ -75,9 +75,10 @@ CPPFLAGS := -D_GNU_SOURCE -MMD -MP
 CFLAGS   := -std=c11 $(OPT) $(WARN) -pthread -fno-math-errno -fno-trapping-math
 LDLIBS   := -lm -pthread -ldl
 
+# OpenBLAS is loaded on first use (kernels/cpu/cpu_openblas.c), not linked:
+# the backend chooses its kernels before OpenBLAS's load-time pick.
 ifeq ($(HAVE_OPENBLAS),1)
 CPPFLAGS += -DACCUBENCH_HAVE_OPENBLAS=1
-LDLIBS   += -lopenblas
 endif
 ifeq ($(HAVE_NVTX),1)
 CPPFLAGS += -DACCUBENCH_HAVE_NVTX=1 -isystem $(CUDA_HOME)/include
@@ -216,6 +217,29 @@ export ACCUBENCH_NO_INSTALL := 1
 endif
 check-gpu:
 	$(Q)CHECK_OUT="$(CHECK_OUT)" BUILD="$(BUILD)" sh scripts/check_gpu.sh
+
+# ------------------------------------------------------------ CPU passes
+# build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
+# against the peak GEMM rate measured in it) and its step pass by pass.
+# `make passes` runs it (PASSES_ARGS=... for another model or split).
+PASSES := $(BUILD)/cpu-passes
+PASSES_ARGS ?=
+all: $(PASSES)
+$(BUILD)/obj/bench/cpu_passes/%.o: ROOM_INC := $(INC_all)
+$(PASSES): $(BUILD)/obj/bench/cpu_passes/main.o $(CORE_LIB)
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+-include $(BUILD)/obj/bench/cpu_passes/main.d
+passes: $(PASSES)
+	$(Q)$(PASSES) $(PASSES_ARGS)
+.PHONY: passes
+e2e-test: $(PASSES)
+# The sanitized e2e pass runs it too, built the same way.
+ASAN_PASSES := $(BUILD)/asan/cpu-passes
+$(ASAN_PASSES): $(BUILD)/asan/obj/bench/cpu_passes/main.o $(BUILD)/asan/libaccubench.a
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+asan-e2e: $(ASAN_PASSES)
 
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/test_*.c, each a program linked against the core.

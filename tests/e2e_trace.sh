@@ -43,7 +43,10 @@ for k, r in by_k.items():
     assert abs(float(r["gpu_busy_pct"]) - 100 * busy / wall) < 0.01 * 100
     assert abs(busy + float(r["idle_ms"]) - wall) < 1e-3 * wall + 1e-3
     phased = sum(float(r[c]) for c in ["forward_ms", "backward_ms", "optimizer_ms"])
-    assert 0 < phased <= busy + 1e-6, (phased, busy)
+    # The CSV keeps 6 significant digits: four roundings of up to 5e-6 each.
+    # (Nearly all of a CPU step's work lies inside the phases, so phased
+    # can sit right at busy.)
+    assert 0 < phased <= busy * (1 + 2e-5) + 1e-6, (phased, busy)
 a, b, c = (float(by_k[k]["kernels_per_step"]) for k in (1, 4, 8))
 assert c > b > a, (a, b, c)
 

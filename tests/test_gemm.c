@@ -50,10 +50,37 @@ static double max_error(gemm_fn fn, int ta, int tb, int m, int n, int k, float a
     return worst;
 }
 
+/* beta = 0 ignores what C held, NaN included (BLAS semantics), whether C's
+ * columns are contiguous (ldc = m) or not. */
+static int beta0_overwrites(gemm_fn fn, int ldc)
+{
+    enum { M = 33, N = 9, K = 17 };
+    float a[M * K], b[K * N], c[(M + 4) * N];
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)(i % 7) - 3.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)(i % 5) - 2.0f;
+    for (int i = 0; i < (M + 4) * N; i++)
+        c[i] = NAN;
+    fn(0, 0, M, N, K, 1.0f, a, M, b, K, 0.0f, c, ldc);
+    int ok = 1;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            float want = 0.0f;
+            for (int p = 0; p < K; p++)
+                want += a[i + p * M] * b[p + j * K];
+            ok &= c[i + j * ldc] == want; /* small whole numbers: exact */
+        }
+    return ok;
+}
+
 int main(void)
 {
     gemm_fn fns[2] = {cpu_sgemm_portable, cpu_sgemm};
-    int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33}};
+    /* The last two are skinny (n or k of a few examples, m over two row
+     * blocks): OpenBLAS is then run by rows of C, a block per thread. */
+    int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33},
+                      {300, 8, 200}, {260, 150, 9}};
     for (int f = 0; f < 2; f++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (int ta = 0; ta < 2; ta++)
@@ -63,5 +90,9 @@ int main(void)
                     CHECK(max_error(fns[f], ta, tb, m, n, k, 0.5f, 1.0f) < 1e-4 * sqrt(k));
                     CHECK(max_error(fns[f], ta, tb, m, n, k, -2.0f, 0.25f) < 2e-4 * sqrt(k));
                 }
+    for (int f = 0; f < 2; f++) {
+        CHECK(beta0_overwrites(fns[f], 33));
+        CHECK(beta0_overwrites(fns[f], 37));
+    }
     return check_finish("test_gemm");
 }

@@ -223,16 +223,20 @@ static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
     int rc = BK_OK;
     for (int i = l->n_linear - 1; i >= 0 && !rc; i--) {
         const void *in = i == 0 ? column(b, mb->x, l->in[0], mb->first) : act_h(l, a, i - 1);
-        /* dW_i += dZ_i * in^T: accumulate in place, beta = 1. */
+        /* dW_i += dZ_i * in^T: accumulate in place, beta = 1; the window's
+         * first micro-batch writes it, beta = 0 (the same sums: 0 + x is
+         * x), and its bias gradient adds to zeros. */
         gemm_desc gw = {
             .trans_a = 0, .trans_b = 1, .m = l->out[i], .n = l->in[i], .k = mb->count,
             .alpha = 1.0f, .a = act_grad(l, a, cur), .lda = l->out[i], .b = in,
-            .ldb = l->in[i], .beta = 1.0f, .c = m->grads + l->w_off[i], .ldc = l->out[i],
+            .ldb = l->in[i], .beta = mb->first_of_window ? 0.0f : 1.0f,
+            .c = m->grads + l->w_off[i], .ldc = l->out[i],
             .ab_storage = cs, .c_storage = STORAGE_F32,
         };
+        float *db = m->grads + l->b_off[i];
         if ((rc = bk_gemm(b, &gw)) ||
-            (rc = bk_bias_grad(b, act_grad(l, a, cur), m->grads + l->b_off[i], l->out[i],
-                               mb->count)))
+            (mb->first_of_window && (rc = bk_zero(b, db, (size_t)l->out[i] * sizeof *db))) ||
+            (rc = bk_bias_grad(b, act_grad(l, a, cur), db, l->out[i], mb->count)))
             break;
         /* Layer i's weight and bias (contiguous) are final. */
         if ((rc = model_grad_ready(m, l->w_off[i], l->b_off[i] + (size_t)l->out[i] - l->w_off[i])))
@@ -273,4 +277,5 @@ const model_kind mlp_kind = {
     .forward = mlp_forward,
     .backward = mlp_backward,
     .reports_grad_ready = 1,
+    .writes_first_gradient = 1,
 };

@@ -179,6 +179,13 @@ int model_zero_grads(model *m, float *loss_sum)
     return rc ? rc : bk_zero(m->b, loss_sum, sizeof(float));
 }
 
+int model_start_window(model *m, float *loss_sum)
+{
+    if (!m->spec.kind->writes_first_gradient)
+        return model_zero_grads(m, loss_sum);
+    return bk_zero(m->b, loss_sum, sizeof(float));
+}
+
 int model_upload_hparams(model *m)
 {
     if (m->opt.kind != OPT_ADAMW)

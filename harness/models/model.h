@@ -95,6 +95,10 @@ typedef struct micro_batch_view {
     const int *labels, *valid;
     const float *scale;
     int first, count;
+    /* The window's first micro-batch: a kind that `writes_first_gradient`
+     * writes its gradient over m->grads instead of adding to it, so that
+     * the window starts without a pass that zeroes the gradient. */
+    int first_of_window;
 } micro_batch_view;
 
 /* ----------------------------------------------------------- tensors */
@@ -158,6 +162,10 @@ struct model_kind {
      * all-reduce it behind the rest of the backward. 0: the step
      * all-reduces the whole gradient after backward, and says so. */
     int reports_grad_ready;
+    /* Set when backward writes every gradient element, rather than adding
+     * to it, on a micro-batch marked first_of_window (model_start_window
+     * then leaves the gradient as it is). 0: the gradient is zeroed first. */
+    int writes_first_gradient;
 };
 
 /* What a shape comes to, without building it. */
@@ -227,8 +235,12 @@ int model_forward(model *m, activations *a, const micro_batch_view *mb,
                   float *loss_sum);
 int model_backward(model *m, activations *a, const micro_batch_view *mb);
 
-/* Start of a window: zero gradients and the loss accumulator. */
+/* Zero the gradients and the loss accumulator. */
 int model_zero_grads(model *m, float *loss_sum);
+/* Start of a window whose first micro-batch is marked first_of_window:
+ * zero the loss accumulator, and the gradients unless the kind
+ * writes_first_gradient. */
+int model_start_window(model *m, float *loss_sum);
 /* The optimizer step on the accumulated gradient; refreshes the bf16 copy.
  * Writes this step's hyper-parameters to the device first unless
  * `hparams_ready` (the graph mode writes them before the replay). */

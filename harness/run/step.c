@@ -14,6 +14,7 @@ static int run_micro(step_runner *s, int buf, int k)
 {
     model *m = s->m;
     micro_batch_view mb = dataset_micro(s->d, buf, s->sp.micro, k);
+    mb.first_of_window = k == 0;
     activations transient, *a = &s->acts;
     int rc;
     range_push("micro");
@@ -37,7 +38,7 @@ done:
 
 static int run_window(step_runner *s, int buf)
 {
-    int rc = model_zero_grads(s->m, s->loss_sum);
+    int rc = model_start_window(s->m, s->loss_sum);
     for (int k = 0; k < s->sp.accum && !rc; k++) {
         if (s->comm && (rc = dp_micro_begin(s, k)))
             break;

@@ -101,7 +101,7 @@ typedef struct bias_gelu_args {
     int rows, gelu;
 } bias_gelu_args;
 
-static void bias_gelu_columns(void *ctx, size_t first, size_t last)
+CPU_HOT static void bias_gelu_columns(void *ctx, size_t first, size_t last)
 {
     const bias_gelu_args *a = ctx;
     for (size_t j = first; j < last; j++) {
@@ -131,7 +131,7 @@ typedef struct gelu_backward_args {
     float *dz;
 } gelu_backward_args;
 
-static void gelu_backward_range(void *ctx, size_t first, size_t last)
+CPU_HOT static void gelu_backward_range(void *ctx, size_t first, size_t last)
 {
     const gelu_backward_args *a = ctx;
     for (size_t i = first; i < last; i++)
@@ -162,18 +162,42 @@ CPU_HOT static int cpu_bias_grad(backend *b, storage s, const void *dz_, float *
     return BK_OK;
 }
 
-static int cpu_softmax_xent(backend *b, storage s, const void *logits_, void *dlogits_,
+typedef struct softmax_xent_args {
+    const float *logits;
+    float *dlogits, *losses;
+    const int *labels, *valid;
+    float scale;
+    int classes;
+} softmax_xent_args;
+
+CPU_HOT static void softmax_xent_columns(void *ctx, size_t first, size_t last)
+{
+    const softmax_xent_args *a = ctx;
+    for (size_t j = first; j < last; j++)
+        a->losses[j] = ew_softmax_xent(a->logits + j * a->classes, a->dlogits + j * a->classes,
+                                       a->classes, a->labels[j], a->valid[j], a->scale);
+}
+
+static int cpu_softmax_xent(backend *b, storage s, const void *logits, void *dlogits,
                             const int *labels, const int *valid, const float *scale,
                             float *loss_sum, int classes, int batch)
 {
     if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
-    const float *logits = logits_;
-    float *dlogits = dlogits_;
+    float *losses = malloc((size_t)batch * sizeof *losses);
+    if (!losses) {
+        snprintf(b->error, sizeof b->error, "out of host memory for %d losses", batch);
+        return BK_OOM;
+    }
+    softmax_xent_args a = {logits, dlogits, losses, labels, valid, *scale, classes};
+    cpu_parallel_for((size_t)batch, PARALLEL_MIN_ELEMS / ((size_t)classes * 4) + 1,
+                     softmax_xent_columns, &a);
+    /* The examples' losses added in order, whatever the threads: the sum
+     * does not depend on how the examples were cut. */
     float sum = 0.0f;
     for (int j = 0; j < batch; j++)
-        sum += ew_softmax_xent(logits + (size_t)j * classes, dlogits + (size_t)j * classes,
-                               classes, labels[j], valid[j], *scale);
+        sum += losses[j];
+    free(losses);
     *loss_sum += sum;
     return BK_OK;
 }

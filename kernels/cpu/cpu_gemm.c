@@ -7,8 +7,7 @@
 #include <string.h>
 
 #ifdef ACCUBENCH_HAVE_OPENBLAS
-#include <cblas.h>
-char *openblas_get_corename(void);
+#include "cpu_openblas.h"
 #endif
 
 /* The portable GEMM, blocked the way BLAS libraries are: a KC x NC panel
@@ -183,11 +182,85 @@ void cpu_sgemm_portable_batched(int trans_a, int trans_b, int m, int n, int k, f
 }
 
 #ifdef ACCUBENCH_HAVE_OPENBLAS
+/* OpenBLAS meets beta = 0 with a pass of its own that zeroes C with plain
+ * stores (each line read for ownership first) before the kernel adds into
+ * it. memset zeroes at the write bandwidth, and just before the kernel, so
+ * C is still in cache when it is read: the same sums (0 + x is x) for less
+ * memory traffic. */
+static void zero_for_beta0(int m, int n, float *beta, float *c, int ldc)
+{
+    if (*beta != 0.0f || m <= 0)
+        return;
+    if (ldc == m)
+        memset(c, 0, (size_t)m * n * sizeof *c);
+    else
+        for (int j = 0; j < n; j++)
+            memset(c + (size_t)j * ldc, 0, (size_t)m * sizeof *c);
+    *beta = 1.0f;
+}
+
+/* A product with a side this small (a micro-batch of a few examples: n in
+ * the forward and input-gradient GEMMs, k in the weight gradient's) is cut
+ * by rows of C, one block per thread of the pool, each a single-threaded
+ * OpenBLAS call: every thread reads its own rows of the large operand once.
+ * OpenBLAS's own threads split such a product so that the large operand is
+ * read and packed by each of them (model S at 8x8, a 1024 x 8 x 1024 GEMM
+ * on two threads: about 0.6 ms through OpenBLAS's threads, 0.2 ms cut by
+ * rows). Larger products keep OpenBLAS's threads, which share the packing. */
+#define SKINNY 16
+#define ROW_BLOCK 64
+
+typedef struct row_job {
+    const cpu_openblas *blas;
+    int trans_a, trans_b, m, n, k;
+    float alpha;
+    const float *a;
+    int lda;
+    const float *b;
+    int ldb;
+    float beta;
+    float *c;
+    int ldc;
+    int rows; /* per block, a multiple of ROW_BLOCK */
+} row_job;
+
+static void gemm_rows(void *ctx, size_t first, size_t last)
+{
+    const row_job *g = ctx;
+    for (size_t blk = first; blk < last; blk++) {
+        int i0 = (int)blk * g->rows, mb = g->m - i0 < g->rows ? g->m - i0 : g->rows;
+        /* Rows i0.. of op(A): of A itself, or its columns when transposed. */
+        const float *a = g->a + (g->trans_a ? (size_t)i0 * g->lda : (size_t)i0);
+        float *c = g->c + i0, beta = g->beta;
+        zero_for_beta0(mb, g->n, &beta, c, g->ldc);
+        g->blas->sgemm(CblasColMajor, g->trans_a ? CblasTrans : CblasNoTrans,
+                       g->trans_b ? CblasTrans : CblasNoTrans, mb, g->n, g->k, g->alpha, a,
+                       g->lda, g->b, g->ldb, beta, c, g->ldc);
+    }
+}
+
 void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta,
                float *c, int ldc)
 {
-    cblas_sgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans,
+    const cpu_openblas *blas = cpu_openblas_get();
+    if (!blas->sgemm) {
+        cpu_sgemm_portable(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        return;
+    }
+    int threads = cpu_parallel_threads();
+    if (threads > 1 && (n <= SKINNY || k <= SKINNY) && m >= threads * ROW_BLOCK) {
+        row_job job = {blas, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                       (m + threads - 1) / threads};
+        job.rows = (job.rows + ROW_BLOCK - 1) / ROW_BLOCK * ROW_BLOCK;
+        int blas_threads = blas->num_threads();
+        blas->set_num_threads(1);
+        cpu_parallel_for((size_t)((m + job.rows - 1) / job.rows), 1, gemm_rows, &job);
+        blas->set_num_threads(blas_threads);
+        return;
+    }
+    zero_for_beta0(m, n, &beta, c, ldc);
+    blas->sgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans,
                 trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b,
                 ldb, beta, c, ldc);
 }
@@ -206,23 +279,32 @@ void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alph
 
 const char *cpu_blas_core(void)
 {
-    return openblas_get_corename();
+    const cpu_openblas *blas = cpu_openblas_get();
+    return blas->sgemm ? blas->corename() : "portable";
 }
 
+/* A data-parallel rank's share of the cores (ACCUBENCH_CPU_THREADS, set by
+ * the program) bounds OpenBLAS's threads as it bounds the pool's. */
 void cpu_blas_threads_from_env(void)
 {
-    if (getenv("ACCUBENCH_CPU_THREADS"))
-        openblas_set_num_threads(cpu_parallel_threads());
+    const cpu_openblas *blas = cpu_openblas_get();
+    if (blas->sgemm && getenv("ACCUBENCH_CPU_THREADS"))
+        blas->set_num_threads(cpu_parallel_threads());
 }
 
 const char *cpu_blas_description(void)
 {
-    /* openblas_get_config() reads e.g. "OpenBLAS 0.3.21 NO_LAPACKE ...". */
+    const cpu_openblas *blas = cpu_openblas_get();
     static char text[160];
+    if (!blas->sgemm) {
+        snprintf(text, sizeof text, "portable blocked GEMM (%s)", blas->error);
+        return text;
+    }
+    /* openblas_get_config() reads e.g. "OpenBLAS 0.3.21 NO_LAPACKE ...". */
     char name[32] = "OpenBLAS", version[32] = "";
-    sscanf(openblas_get_config(), "%31s %31s", name, version);
-    snprintf(text, sizeof text, "%s %s core %s threads %d", name, version,
-             openblas_get_corename(), openblas_get_num_threads());
+    sscanf(blas->config(), "%31s %31s", name, version);
+    snprintf(text, sizeof text, "%s %s core %s threads %d", name, version, blas->corename(),
+             blas->num_threads());
     return text;
 }
 #else

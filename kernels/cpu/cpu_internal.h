@@ -7,12 +7,13 @@
 
 #include "backend.h"
 
-/* The streaming loops get an FMA (AVX) clone picked at load time by a CPU
- * feature check; the default clone runs anywhere. (The GELU and softmax loops
- * stay on the default: gcc 12 if-converts their clamps for SSE but not for
- * AVX, and SSE vectors beat scalar AVX code.) */
+/* The streaming loops get AVX-512 and AVX2 + FMA clones, picked at load
+ * time by the CPU's x86-64 level (a feature check, not a CPU model); the
+ * default clone runs anywhere. The GELU and softmax loops need the level's
+ * integer vectors too: with AVX alone (no AVX2) gcc leaves their exp's
+ * exponent shift scalar and does not vectorise them. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
-#define CPU_HOT __attribute__((target_clones("fma", "default")))
+#define CPU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define CPU_HOT
 #endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# cpu-passes: the MFU line of every run, and the step op by op with the
+# op counts the model's shape implies. No timing is judged: only that each
+# number is there and the counts are right.
+set -u
+passes=$(dirname "${ACCUBENCH:?}")/cpu-passes
+fail() { echo "FAIL: $*"; exit 1; }
+[ -x "$passes" ] || fail "$passes not built"
+
+# tiny: 2 hidden layers, 3 linear layers; 16 examples as 4 x 4.
+out=$("$passes" --model tiny --effective 16 --micro 4 --runs 2 --steps 3) ||
+    fail "exit $? on a good run: $out"
+echo "$out"
+for r in 1 2; do
+    echo "$out" | grep -Eq "^run $r: peak GEMM 2048x2048x2048 [0-9.]+ TFLOP/s; step [0-9.]+ ms .*MFU [0-9.]+%$" ||
+        fail "no MFU line for run $r"
+done
+echo "$out" | grep -Eq "^MFU over 2 runs: min [0-9.]+%, max [0-9.]+%$" || fail "no MFU summary"
+calls() { echo "$out" | awk -v op="$1" '$1 == op { print $2 }'; }
+# Per micro-batch: 3 forward GEMMs, 3 weight-gradient GEMMs, 2 input-gradient.
+[ "$(calls gemm)" = "32.0" ] || fail "gemm calls/step $(calls gemm), want 32.0"
+[ "$(calls bias_gelu)" = "8.0" ] || fail "bias_gelu calls/step $(calls bias_gelu), want 8.0"
+[ "$(calls softmax_xent)" = "4.0" ] || fail "softmax_xent calls/step $(calls softmax_xent)"
+[ "$(calls adamw)" = "1.0" ] || fail "adamw calls/step $(calls adamw), want 1.0"
+echo "$out" | grep -Eq "^  host +[-0-9.]+ +[-0-9.]+%$" || fail "no host line"
+echo "ok: MFU per run and the per-pass table"
+
+# Bad input: one line naming the problem and echoing it, exit 2.
+"$passes" --runs 0 >/dev/null 2>err.txt; rc=$?
+[ "$rc" -eq 2 ] || fail "--runs 0: exit $rc, want 2"
+grep -q "^cpu-passes: --runs .*'0'" err.txt || fail "--runs 0: $(cat err.txt)"
+"$passes" --model nosuch >/dev/null 2>err.txt; rc=$?
+[ "$rc" -eq 2 ] || fail "--model nosuch: exit $rc, want 2"
+grep -q "nosuch" err.txt || fail "--model nosuch: $(cat err.txt)"
+"$passes" --effective 8 --micro 16 >/dev/null 2>err.txt; rc=$?
+[ "$rc" -eq 2 ] || fail "--micro over --effective: exit $rc, want 2"
+echo "ok: bad input refused"
