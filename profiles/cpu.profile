@@ -1,10 +1,10 @@
-# make bench where no GPU answers: a sweep sized for a CPU, about a minute
-# on 2 cores (the default profile, effective batch 256 on S, M and L, takes
-# over ten there; make bench-full runs it). Effective batch 64 as every
-# power-of-two split on the tiny model (where per-op overhead rules) and on
-# S (where the GEMMs do); a config whose step would take over 5 s, on a
-# slower or busier machine, is skipped with the measured reason.
+# make bench where no GPU answers: a sweep sized for a CPU, under two
+# minutes on 2 cores (the default profile, effective batch 256 on S, M and
+# L, takes over ten there; make bench-full runs it). Effective batch 64 as
+# every power-of-two split on the tiny model (where per-op overhead rules),
+# on S and on M (where the GEMMs do); a config whose step would take over
+# 5 s (M at 1x64 on 2 cores) is skipped with the measured reason.
 effective = 64
 micro = pow2
-model = tiny,S
+model = tiny,S,M
 max-step-s = 5
