@@ -77,8 +77,8 @@ static int beta0_overwrites(gemm_fn fn, int ldc)
 int main(void)
 {
     gemm_fn fns[2] = {cpu_sgemm_portable, cpu_sgemm};
-    /* The last two are skinny (n or k of a few examples, m over two row
-     * blocks): OpenBLAS is then run by rows of C, a block per thread. */
+    /* Those with m over two row blocks run OpenBLAS by rows of C, a block
+     * per thread (the last two skinny: n or k of a few examples). */
     int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33},
                       {300, 8, 200}, {260, 150, 9}};
     for (int f = 0; f < 2; f++)
