@@ -38,4 +38,10 @@ typedef struct gpt_layout {
 
 void gpt_layout_of(const model_spec *s, gpt_layout *out);
 
+/* The passes (gpt_passes.c): the buffers of one micro-batch, in order, and
+ * the forward pass through the loss and the backward pass over them. */
+int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes);
+int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
+int gpt_backward(model *m, activations *a, const micro_batch_view *mb);
+
 #endif

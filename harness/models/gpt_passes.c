@@ -1,0 +1,386 @@
+/* The GPT's passes on the backend table: the buffers of one micro-batch,
+ * and the forward (through the loss) and backward passes over them. The
+ * shapes, the weights and the accounting are in gpt.c. */
+#include "gpt.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "dispatch.h"
+
+/* --------------------------------------------------------- activations */
+
+/* The buffers of one micro-batch: the model-wide ones, then each block's.
+ * What the backward pass reads is kept per block; the rest is scratch
+ * reused by every block. */
+enum {
+    A_RES0,      /* [d x N] the embeddings: block 0's input */
+    A_LNF,       /* [d x N] the final LayerNorm's output */
+    A_LNF_STATS, /* fp32 [2 x N]: its mean, then its rstd */
+    A_LOGITS,    /* [V x N] */
+    A_DLOGITS,   /* [V x N] the loss gradient, scaled */
+    A_SCORES,    /* [T x T x H x B] scores; in backward, their gradients */
+    A_DRES,      /* [d x N] the gradient of the residual stream */
+    A_DX,        /* [d x N] the gradient of a LayerNorm's output, of the
+                    attention's output */
+    A_DWIDE,     /* [4d x N] the MLP's hidden gradient; [3d x N] of qkv */
+    A_GLOBAL
+};
+enum {
+    B_LN1,       /* [d x N] */
+    B_LN1_STATS, /* fp32 [2 x N] */
+    B_QKV,       /* [3d x N]: q, k, v, each head's hd rows in order */
+    B_PROBS,     /* [T x T x H x B] the attention weights */
+    B_ATTY,      /* [d x N] the weighted sums, heads stacked */
+    B_RES_MID,   /* [d x N] the residual stream after attention */
+    B_LN2,       /* [d x N] */
+    B_LN2_STATS, /* fp32 [2 x N] */
+    B_FC_Z,      /* [4d x N] before the GELU */
+    B_FC_H,      /* [4d x N] after it */
+    B_RES_OUT,   /* [d x N] the block's output */
+    B_COUNT
+};
+
+_Static_assert(A_GLOBAL + GPT_MAX_LAYERS * B_COUNT <= MODEL_MAX_ACTIVATIONS,
+               "the deepest GPT's activations fit the activations table");
+
+int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
+{
+    size_t es = storage_bytes(st), d = (size_t)s->dims[GPT_D], t = (size_t)s->dims[GPT_SEQ];
+    size_t v = (size_t)s->dims[GPT_VOCAB], h = (size_t)s->dims[GPT_HEADS];
+    size_t n = (size_t)capacity * t, scores = t * t * h * (size_t)capacity * es;
+    size_t stats = 2 * n * sizeof(float);
+    bytes[A_RES0] = d * n * es;
+    bytes[A_LNF] = d * n * es;
+    bytes[A_LNF_STATS] = stats;
+    bytes[A_LOGITS] = v * n * es;
+    bytes[A_DLOGITS] = v * n * es;
+    bytes[A_SCORES] = scores;
+    bytes[A_DRES] = d * n * es;
+    bytes[A_DX] = d * n * es;
+    bytes[A_DWIDE] = 4 * d * n * es;
+    int count = A_GLOBAL;
+    for (int l = 0; l < s->dims[GPT_LAYERS]; l++, count += B_COUNT) {
+        size_t *blk = bytes + count;
+        blk[B_LN1] = d * n * es;
+        blk[B_LN1_STATS] = stats;
+        blk[B_QKV] = 3 * d * n * es;
+        blk[B_PROBS] = scores;
+        blk[B_ATTY] = d * n * es;
+        blk[B_RES_MID] = d * n * es;
+        blk[B_LN2] = d * n * es;
+        blk[B_LN2_STATS] = stats;
+        blk[B_FC_Z] = 4 * d * n * es;
+        blk[B_FC_H] = 4 * d * n * es;
+        blk[B_RES_OUT] = d * n * es;
+    }
+    return count;
+}
+
+static void *act(const activations *a, int which) { return a->buf[which]; }
+static void *blk(const activations *a, int l, int which)
+{
+    return a->buf[A_GLOBAL + l * B_COUNT + which];
+}
+/* Block l's input: the embeddings, or the block before's output. */
+static void *res_in(const activations *a, int l)
+{
+    return l == 0 ? act(a, A_RES0) : blk(a, l - 1, B_RES_OUT);
+}
+
+/* ------------------------------------------------------------- passes */
+
+/* One micro-batch's numbers, worked out once per pass. */
+typedef struct pass {
+    backend *b;
+    const gpt_layout *l;
+    storage cs;
+    size_t es;
+    int batch, n; /* sequences, tokens */
+} pass;
+
+/* Element `i` of a buffer in compute storage. */
+static void *at(const pass *p, const void *base, size_t i)
+{
+    return (char *)base + i * p->es;
+}
+
+/* The compute copy of the weight at `off`: what the GEMMs read. */
+static const void *wc(const model *m, const pass *p, size_t off)
+{
+    return at(p, m->params_compute, off);
+}
+static size_t block_off(const gpt_layout *l, int i, size_t off)
+{
+    return l->layer0 + (size_t)i * l->layer_size + off;
+}
+
+static int pass_init(model *m, const micro_batch_view *mb, pass *p)
+{
+    const gpt_layout *l = m->impl;
+    *p = (pass){.b = m->b, .l = l, .cs = m->b->compute_storage,
+                .es = storage_bytes(m->b->compute_storage), .batch = mb->count};
+    /* The ops count a pass's tokens in an int (a GEMM's n, a LayerNorm's
+     * rows); memory runs out long before, but say so rather than wrap. */
+    if ((size_t)mb->count * (size_t)l->seq > INT_MAX) {
+        snprintf(m->b->error, sizeof m->b->error, "a micro-batch of %d sequences of %d "
+                 "tokens is more tokens than one pass can index", mb->count, l->seq);
+        return BK_UNSUPPORTED;
+    }
+    p->n = mb->count * l->seq;
+    return BK_OK;
+}
+
+/* C = op(A) op(B) (+ C when accumulate) in compute storage, or into an
+ * fp32 weight gradient when `c_f32`. */
+static int gemm(const pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
+                const void *b, int ldb, void *c, int ldc, int accumulate, int c_f32)
+{
+    gemm_desc g = {
+        .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
+        .lda = lda, .b = b, .ldb = ldb, .beta = accumulate ? 1.0f : 0.0f, .c = c, .ldc = ldc,
+        .ab_storage = p->cs, .c_storage = c_f32 ? STORAGE_F32 : p->cs,
+    };
+    return bk_gemm(p->b, &g);
+}
+
+/* The same product for every sequence of the micro-batch: batch B, one
+ * stride per operand (in elements). */
+static int gemm_seqs(const pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
+                     int64_t sa, const void *b, int ldb, int64_t sb, void *c, int ldc,
+                     int64_t sc)
+{
+    gemm_desc g = {
+        .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
+        .lda = lda, .b = b, .ldb = ldb, .beta = 0.0f, .c = c, .ldc = ldc,
+        .ab_storage = p->cs, .c_storage = p->cs,
+        .batch = p->batch, .stride_a = sa, .stride_b = sb, .stride_c = sc,
+    };
+    return bk_gemm(p->b, &g);
+}
+
+/* Attention's products run one strided-batched GEMM per head, batched over
+ * the micro-batch's sequences, reading q, k and v in place inside qkv
+ * ([3d x N], ld 3d: head h's q is rows h*hd.., its k d + h*hd.., its v
+ * 2d + h*hd..; sequence q's columns start at q*T, so the stride between
+ * sequences is T * 3d). One GEMM per sequence over the heads (stride hd)
+ * would do the same arithmetic, but its launches per micro-batch would grow
+ * with the micro-batch, so that K x B launches per step stay the same for
+ * every split: this layout launches the same number per micro-batch
+ * whatever its size, as a fused attention kernel does, and the cost of
+ * accumulation stays visible. The scores of head h and sequence q are the
+ * block h * B + q of [T x T] blocks, one query per column (what the causal
+ * softmax reads). */
+static int attention_forward(const pass *p, const void *qkv, void *scores, void *probs,
+                             void *y)
+{
+    const gpt_layout *l = p->l;
+    int d = l->d, hd = l->head_dim, t = l->seq, rc;
+    int64_t s_qkv = (int64_t)t * 3 * d, s_tt = (int64_t)t * t, s_y = (int64_t)t * d;
+    for (int h = 0; h < l->heads; h++) {
+        const void *q = at(p, qkv, (size_t)h * hd), *k = at(p, qkv, (size_t)(d + h * hd));
+        /* S[j, i] = k_j . q_i: K^T Q. */
+        if ((rc = gemm_seqs(p, 1, 0, t, t, hd, k, 3 * d, s_qkv, q, 3 * d, s_qkv,
+                            at(p, scores, (size_t)h * p->batch * s_tt), t, s_tt)))
+            return rc;
+    }
+    if ((rc = bk_causal_softmax_forward(p->b, scores, probs, 1.0f / sqrtf((float)hd), t,
+                                        l->heads * p->batch)))
+        return rc;
+    for (int h = 0; h < l->heads; h++) {
+        const void *v = at(p, qkv, (size_t)(2 * d + h * hd));
+        /* y_i = sum_j P[j, i] v_j: V P, into rows h*hd.. of y. */
+        if ((rc = gemm_seqs(p, 0, 0, hd, t, t, v, 3 * d, s_qkv,
+                            at(p, probs, (size_t)h * p->batch * s_tt), t, s_tt,
+                            at(p, y, (size_t)h * hd), d, s_y)))
+            return rc;
+    }
+    return BK_OK;
+}
+
+/* From dy ([d x N], the gradient of the heads' outputs) to dqkv ([3d x N],
+ * ld 3d, every element written); `scratch` holds the gradients of the
+ * probabilities, then of the scores. */
+static int attention_backward(const pass *p, const void *qkv, const void *probs,
+                              const void *dy, void *scratch, void *dqkv)
+{
+    const gpt_layout *l = p->l;
+    int d = l->d, hd = l->head_dim, t = l->seq, rc;
+    int64_t s_qkv = (int64_t)t * 3 * d, s_tt = (int64_t)t * t, s_y = (int64_t)t * d;
+    for (int h = 0; h < l->heads; h++) {
+        size_t blocks = (size_t)h * p->batch * s_tt;
+        const void *v = at(p, qkv, (size_t)(2 * d + h * hd)), *dyh = at(p, dy, (size_t)h * hd);
+        /* dP = V^T dY; dV = dY P^T. */
+        if ((rc = gemm_seqs(p, 1, 0, t, t, hd, v, 3 * d, s_qkv, dyh, d, s_y,
+                            at(p, scratch, blocks), t, s_tt)) ||
+            (rc = gemm_seqs(p, 0, 1, hd, t, t, dyh, d, s_y, at(p, probs, blocks), t, s_tt,
+                            at(p, dqkv, (size_t)(2 * d + h * hd)), 3 * d, s_qkv)))
+            return rc;
+    }
+    if ((rc = bk_causal_softmax_backward(p->b, probs, scratch, scratch,
+                                         1.0f / sqrtf((float)hd), t, l->heads * p->batch)))
+        return rc;
+    for (int h = 0; h < l->heads; h++) {
+        size_t blocks = (size_t)h * p->batch * s_tt;
+        const void *q = at(p, qkv, (size_t)h * hd), *k = at(p, qkv, (size_t)(d + h * hd));
+        /* dQ = K dS; dK = Q dS^T. */
+        if ((rc = gemm_seqs(p, 0, 0, hd, t, t, k, 3 * d, s_qkv, at(p, scratch, blocks), t, s_tt,
+                            at(p, dqkv, (size_t)h * hd), 3 * d, s_qkv)) ||
+            (rc = gemm_seqs(p, 0, 1, hd, t, t, q, 3 * d, s_qkv, at(p, scratch, blocks), t, s_tt,
+                            at(p, dqkv, (size_t)(d + h * hd)), 3 * d, s_qkv)))
+            return rc;
+    }
+    return BK_OK;
+}
+
+/* y = W x + bias: a linear layer of `out` x `in` on N tokens. */
+static int linear(model *m, const pass *p, size_t w_off, size_t b_off, int out, int in,
+                  const void *x, void *y)
+{
+    int rc = gemm(p, 0, 0, out, p->n, in, wc(m, p, w_off), out, x, in, y, out, 0, 0);
+    return rc ? rc : bk_bias_gelu_forward(p->b, y, m->params + b_off, NULL, out, p->n, 0);
+}
+
+/* The weight and bias gradients of a linear layer (accumulated), and the
+ * input gradient dx = W^T dy (written). */
+static int linear_backward(model *m, const pass *p, size_t w_off, size_t b_off, int out,
+                           int in, const void *x, const void *dy, void *dx)
+{
+    int rc;
+    if ((rc = gemm(p, 0, 1, out, in, p->n, dy, out, x, in, m->grads + w_off, out, 1, 1)) ||
+        (rc = bk_bias_grad(p->b, dy, m->grads + b_off, out, p->n)))
+        return rc;
+    return gemm(p, 1, 0, in, p->n, out, wc(m, p, w_off), out, dy, out, dx, in, 0, 0);
+}
+
+static int block_forward(model *m, const pass *p, activations *a, int i)
+{
+    const gpt_layout *l = p->l;
+    int d = l->d, n = p->n, rc;
+    float *w = m->params;
+    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
+    void *x = res_in(a, i), *mid = blk(a, i, B_RES_MID), *out = blk(a, i, B_RES_OUT);
+    size_t nd = (size_t)d * n;
+    if ((rc = bk_layernorm_forward(p->b, x, w + block_off(l, i, l->ln1_g),
+                                   w + block_off(l, i, l->ln1_b), blk(a, i, B_LN1), s1, s1 + n,
+                                   d, n)) ||
+        (rc = linear(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b), 3 * d, d,
+                     blk(a, i, B_LN1), blk(a, i, B_QKV))) ||
+        (rc = attention_forward(p, blk(a, i, B_QKV), act(a, A_SCORES), blk(a, i, B_PROBS),
+                                blk(a, i, B_ATTY))) ||
+        (rc = linear(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d, d,
+                     blk(a, i, B_ATTY), mid)) ||
+        (rc = bk_add(p->b, mid, x, nd)) ||
+        (rc = bk_layernorm_forward(p->b, mid, w + block_off(l, i, l->ln2_g),
+                                   w + block_off(l, i, l->ln2_b), blk(a, i, B_LN2), s2, s2 + n,
+                                   d, n)) ||
+        (rc = gemm(p, 0, 0, 4 * d, n, d, wc(m, p, block_off(l, i, l->fc_w)), 4 * d,
+                   blk(a, i, B_LN2), d, blk(a, i, B_FC_Z), 4 * d, 0, 0)) ||
+        (rc = bk_bias_gelu_forward(p->b, blk(a, i, B_FC_Z), w + block_off(l, i, l->fc_b),
+                                   blk(a, i, B_FC_H), 4 * d, n, 1)) ||
+        (rc = linear(m, p, block_off(l, i, l->fcp_w), block_off(l, i, l->fcp_b), d, 4 * d,
+                     blk(a, i, B_FC_H), out)))
+        return rc;
+    return bk_add(p->b, out, mid, nd);
+}
+
+/* dres holds the gradient of block i's output; leaves the gradient of its
+ * input there (the LayerNorms' backward adds into it: the residual path
+ * is the identity). */
+static int block_backward(model *m, const pass *p, activations *a, int i)
+{
+    const gpt_layout *l = p->l;
+    int d = l->d, n = p->n, rc;
+    float *w = m->params, *g = m->grads;
+    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
+    void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
+    /* The MLP. */
+    if ((rc = linear_backward(m, p, block_off(l, i, l->fcp_w), block_off(l, i, l->fcp_b), d,
+                              4 * d, blk(a, i, B_FC_H), dres, dwide)) ||
+        (rc = bk_gelu_backward(p->b, blk(a, i, B_FC_Z), dwide, dwide, (size_t)4 * d * n)) ||
+        (rc = linear_backward(m, p, block_off(l, i, l->fc_w), block_off(l, i, l->fc_b), 4 * d,
+                              d, blk(a, i, B_LN2), dwide, dx)) ||
+        (rc = bk_layernorm_backward(p->b, dx, blk(a, i, B_RES_MID),
+                                    w + block_off(l, i, l->ln2_g), s2, s2 + n, dres,
+                                    g + block_off(l, i, l->ln2_g), g + block_off(l, i, l->ln2_b),
+                                    d, n)))
+        return rc;
+    /* Attention: dwide is dqkv now, [3d x N]. */
+    if ((rc = linear_backward(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d,
+                              d, blk(a, i, B_ATTY), dres, dx)) ||
+        (rc = attention_backward(p, blk(a, i, B_QKV), blk(a, i, B_PROBS), dx,
+                                 act(a, A_SCORES), dwide)) ||
+        (rc = linear_backward(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b),
+                              3 * d, d, blk(a, i, B_LN1), dwide, dx)))
+        return rc;
+    return bk_layernorm_backward(p->b, dx, res_in(a, i), w + block_off(l, i, l->ln1_g), s1,
+                                 s1 + n, dres, g + block_off(l, i, l->ln1_g),
+                                 g + block_off(l, i, l->ln1_b), d, n);
+}
+
+static const int *tokens_of(const pass *p, const micro_batch_view *mb)
+{
+    return (const int *)mb->x + (size_t)mb->first * p->l->seq;
+}
+
+int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum)
+{
+    pass p;
+    int rc = pass_init(m, mb, &p);
+    if (rc)
+        return rc;
+    const gpt_layout *l = p.l;
+    int d = l->d, n = p.n;
+    float *w = m->params, *sf = act(a, A_LNF_STATS);
+    size_t items = (size_t)mb->first * l->seq;
+    if ((rc = bk_embedding_forward(p.b, tokens_of(&p, mb), w + l->wte, w + l->wpe,
+                                   act(a, A_RES0), d, l->seq, p.batch)))
+        return rc;
+    for (int i = 0; i < l->layers && !rc; i++)
+        rc = block_forward(m, &p, a, i);
+    if (rc ||
+        (rc = bk_layernorm_forward(p.b, res_in(a, l->layers), w + l->lnf_g, w + l->lnf_b,
+                                   act(a, A_LNF), sf, sf + n, d, n)) ||
+        /* The LM head: logits = wte^T x, the tied embedding read from the
+         * compute copy. */
+        (rc = gemm(&p, 1, 0, l->vocab, n, d, wc(m, &p, l->wte), d, act(a, A_LNF), d,
+                   act(a, A_LOGITS), l->vocab, 0, 0)))
+        return rc;
+    return bk_softmax_xent(p.b, act(a, A_LOGITS), act(a, A_DLOGITS), mb->labels + items,
+                           mb->valid + items, mb->scale, loss_sum, l->vocab, n);
+}
+
+int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
+{
+    pass p;
+    int rc = pass_init(m, mb, &p);
+    if (rc)
+        return rc;
+    const gpt_layout *l = p.l;
+    int d = l->d, n = p.n, v = l->vocab;
+    float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS);
+    void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
+    /* The LM head: dwte += x dlogits^T (the embedding's gradient adds to it
+     * at the end), dx = wte dlogits. The residual gradient starts at 0: the
+     * final LayerNorm's backward adds into it. */
+    if ((rc = gemm(&p, 0, 1, d, v, n, act(a, A_LNF), d, dlogits, v, g + l->wte, d, 1, 1)) ||
+        (rc = gemm(&p, 0, 0, d, n, v, wc(m, &p, l->wte), d, dlogits, v, dx, d, 0, 0)) ||
+        (rc = bk_zero(p.b, dres, (size_t)d * n * p.es)) ||
+        (rc = bk_layernorm_backward(p.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
+                                    dres, g + l->lnf_g, g + l->lnf_b, d, n)) ||
+        (rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
+        return rc;
+    /* Each block's weights are final once its backward is done: reported
+     * from the last block down, so a data-parallel step all-reduces them
+     * behind the blocks below. The embeddings take the rest, at the end. */
+    for (int i = l->layers - 1; i >= 0 && !rc; i--) {
+        rc = block_backward(m, &p, a, i);
+        if (!rc)
+            rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
+    }
+    if (rc)
+        return rc;
+    return bk_embedding_backward(p.b, tokens_of(&p, mb), dres, g + l->wte, g + l->wpe, d,
+                                 l->seq, p.batch);
+}
