@@ -44,14 +44,17 @@ const backend_entry backend_table[] = {
      .gpu = 0, .auto_dtype = DTYPE_FP32,
      .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create,
      .absent = NULL, .collector = NULL, .collector_records = NULL,
-     .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT},
+     .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT, .auto_optimizer_at = OPT_AT_BACKWARD,
+     .auto_optimizer_at_why = "each layer's update then reads its gradient and weights from "
+                              "cache, not from memory"},
     {.name = "cuda", .label = "CUDA",
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
      .gpu = 1, .auto_dtype = DTYPE_BF16,
      .auto_dtype_why = "bf16 runs on the GPU's tensor cores, where fp32 would leave them idle",
      .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records", .comm_world = NCCL_WORLD,
-     .comm_absent = NCCL_ABSENT},
+     .comm_absent = NCCL_ABSENT, .auto_optimizer_at = OPT_AT_STEP,
+     .auto_optimizer_at_why = "one update kernel a step, not one per layer"},
 };
 const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];
 

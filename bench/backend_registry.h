@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "collector.h"
 #include "comm.h"
+#include "optimizer.h"
 
 typedef struct backend_entry {
     const char *name;        /* what --backend and gpu-check's --device take */
@@ -34,6 +35,9 @@ typedef struct backend_entry {
      * `comm_absent` says why. */
     int (*comm_world)(backend *b, comm **out, char *why, size_t why_len);
     const char *comm_absent;
+    /* Where --optimizer-at auto runs the optimizer (optimizer.h), and why. */
+    optimizer_at auto_optimizer_at;
+    const char *auto_optimizer_at_why;
 } backend_entry;
 
 extern const backend_entry backend_table[];

@@ -97,7 +97,8 @@ static void option_line(FILE *f, const char *option, const char *what)
 static const char *dtype_at(int i) { return dtype_name((dtype)i); }
 static const char *mode_at(int i) { return mode_name((exec_mode)i); }
 static const char *reduction_at(int i) { return reduction_name((reduction)i); }
-static const char *optimizer_at(int i) { return optimizer_name((optimizer_kind)i); }
+static const char *optimizer_name_at(int i) { return optimizer_name((optimizer_kind)i); }
+static const char *optimizer_place_at(int i) { return optimizer_at_name((optimizer_at)i); }
 static const char *sync_at(int i) { return sync_name((sync_mode)i); }
 
 /* run's options; the axes and the backends from their tables. */
@@ -122,7 +123,17 @@ static void print_run_options(FILE *f)
              name_list(list, sizeof list, REDUCTION_COUNT, reduction_at, ", "),
              reduction_name(REDUCTION_SUM));
     option_line(f, "--reduction LIST", what);
-    option_line(f, "--optimizer NAME", name_list(list, sizeof list, OPT_COUNT, optimizer_at, "|"));
+    option_line(f, "--optimizer NAME", name_list(list, sizeof list, OPT_COUNT, optimizer_name_at, "|"));
+    used = snprintf(what, sizeof what, "auto|%s: after the window, or per layer in the last "
+                    "backward (one device) (default auto:",
+                    name_list(list, sizeof list, OPT_AT_COUNT, optimizer_place_at, "|"));
+    for (size_t i = 0; i < backend_table_count && used < (int)sizeof what; i++)
+        used += snprintf(what + used, sizeof what - (size_t)used, "%s %s on %s",
+                         i ? "," : "", optimizer_at_name(backend_table[i].auto_optimizer_at),
+                         backend_table[i].name);
+    if (used < (int)sizeof what)
+        snprintf(what + used, sizeof what - (size_t)used, ")");
+    option_line(f, "--optimizer-at WHERE", what);
     option_line(f, "--devices LIST", "data parallel, under mpirun: each count on that many "
                 "ranks (default: all)");
     snprintf(what, sizeof what, "%s: when the gradient all-reduce runs (default %s)",
@@ -244,13 +255,23 @@ static int cmd_run(int argc, char **argv)
     } else {
         snprintf(dtype_note, sizeof dtype_note, "%s, as asked", dtype_name(o.dtype));
     }
+    char optimizer_note[300];
+    if (o.optimizer_at_auto) {
+        o.optimizer.at = entry->auto_optimizer_at;
+        snprintf(optimizer_note, sizeof optimizer_note, "%s, because %s",
+                 optimizer_at_name(o.optimizer.at), entry->auto_optimizer_at_why);
+    } else {
+        snprintf(optimizer_note, sizeof optimizer_note, "%s, as asked",
+                 optimizer_at_name(o.optimizer.at));
+    }
     collector *col = NULL;
     if (o.no_cupti)
         snprintf(source, sizeof source, "off (--no-cupti)");
     else
         col = backend_open_collector(entry, b, source, sizeof source);
     sweep_device dev = {.b = b, .col = col, .trace_source = source, .note = note,
-                        .dtype_note = dtype_note, .world = world};
+                        .dtype_note = dtype_note, .optimizer_note = optimizer_note,
+                        .world = world};
     rc = sweep_run(&o, &dev, &ctx);
     dp_launch_end(&ranks, world);
     if (col)

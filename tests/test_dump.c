@@ -126,7 +126,7 @@ static void check_dump(const char *shape, int effective, int micro, const char *
     CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
     model_spec s;
     CHECK(model_spec_parse(shape, &s, why, sizeof why) == 0);
-    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
     input_spec in;
     model_input(&s, &in);
     model m, m2;
@@ -281,7 +281,7 @@ static void test_failed_dump_leaves_nothing(void)
     CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
     model_spec s;
     CHECK(model_spec_parse("tiny", &s, why, sizeof why) == 0);
-    optimizer_config opt = {OPT_SGD, 1e-3f, 0, 0, 0, 0};
+    optimizer_config opt = {OPT_SGD, 1e-3f, 0, 0, 0, 0, OPT_AT_STEP};
     input_spec in;
     model_input(&s, &in);
     model m;

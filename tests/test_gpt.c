@@ -282,7 +282,7 @@ static int fixture_make(fixture *f, const char *shape, int effective, float *wei
         return -1;
     model_spec s;
     CHECK(model_spec_parse(shape, &s, why, sizeof why) == 0);
-    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
     input_spec in;
     model_input(&s, &in);
     CHECK(model_create(f->b, &s, &opt, 3, &f->m) == BK_OK);

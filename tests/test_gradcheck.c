@@ -13,7 +13,7 @@
 #include "step.h"
 #include "test_spec.h"
 
-static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
 
 static double gelu_d(double x)
 {

@@ -198,7 +198,7 @@ static void test_custom_model_runs(void)
         return;
     model_spec s;
     CHECK(model_spec_parse("mlp:hidden=24,layers=3,classes=7", &s, why, sizeof why) == 0);
-    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
     input_spec in;
     model_input(&s, &in);
     model m;

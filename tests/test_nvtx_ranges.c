@@ -347,7 +347,7 @@ static void drive_steps(void)
     model_spec tiny = test_spec("tiny"), *p = &tiny;
     input_spec in;
     model_input(p, &in);
-    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
     model m;
     dataset d;
     if ((rc = model_create(b, p, &opt, 7, &m)) != BK_OK) {

@@ -17,7 +17,7 @@
 #include "test_spec.h"
 #include "trace_pass.h"
 
-static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+static const optimizer_config ADAMW = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
 
 typedef struct fixture {
     backend *b;

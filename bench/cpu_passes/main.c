@@ -1,7 +1,7 @@
 /* cpu-passes: the CPU backend's step pass by pass, and its MFU.
  *
  *   cpu-passes [--model NAME] [--effective N] [--micro N] [--runs N]
- *              [--steps N] | --help
+ *              [--steps N] [--optimizer-at step|backward] | --help
  *
  * Each run measures the peak GEMM rate as `accubench run` does
  * (measure_peak_gemm), then times `steps` whole optimizer steps of the
@@ -42,12 +42,13 @@
 typedef struct options {
     model_spec model;
     int effective, micro, runs, steps;
+    optimizer_at at;
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: cpu-passes [--model NAME] [--effective N] [--micro N] [--runs N] "
-               "[--steps N]\n");
+               "[--steps N] [--optimizer-at step|backward]\n");
 }
 
 static void help(void)
@@ -60,7 +61,9 @@ static void help(void)
            "  --micro N        the micro-batch (default: the effective batch, one pass)\n"
            "  --runs N         peak GEMM + timed steps, this many times (default 3)\n"
            "  --steps N        steps timed per run, and recorded for the breakdown"
-           " (default 20)\n");
+           " (default 20)\n"
+           "  --optimizer-at W step: after the window; backward: per layer in the last"
+           " backward (default backward, as accubench run on the CPU)\n");
 }
 
 static int bad_usage(const char *why)
@@ -80,6 +83,7 @@ static int parse_options(int argc, char **argv, options *o)
     o->effective = 256;
     o->runs = 3;
     o->steps = 20;
+    o->at = OPT_AT_BACKWARD;
     args a;
     args_init(&a, argc, argv, NULL);
     for (;;) {
@@ -95,6 +99,14 @@ static int parse_options(int argc, char **argv, options *o)
         if (k == ARG_POSITIONAL) {
             snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
             return bad_usage(why);
+        }
+        if (!strcmp(a.key, "optimizer-at")) {
+            if (optimizer_at_parse(a.value, &o->at)) {
+                snprintf(why, sizeof why, "unknown --optimizer-at '%s' (known: %s)", a.value,
+                         optimizer_at_names());
+                return bad_usage(why);
+            }
+            continue;
         }
         if (!strcmp(a.key, "model")) {
             if (model_spec_parse(a.value, &o->model, why, sizeof why))
@@ -215,7 +227,7 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
 
 static int run(const options *o, backend *b)
 {
-    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, o->at};
     split sp;
     char why[200];
     if (split_make(o->effective, o->micro, 1, &sp, why, sizeof why)) {
@@ -241,8 +253,9 @@ static int run(const options *o, backend *b)
     double mfu[MAX_RUNS], peak = 0;
     step_runner s;
     rc = step_runner_init(&s, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM);
-    printf("model %s, effective batch %d as %dx%d, %.3f GFLOP a step, %s\n", o->model.name,
-           o->effective, sp.micro, sp.accum, flops / 1e9, b->library);
+    printf("model %s, effective batch %d as %dx%d, %.3f GFLOP a step, %s, optimizer at %s\n",
+           o->model.name, o->effective, sp.micro, sp.accum, flops / 1e9, b->library,
+           optimizer_at_name(o->at));
     measure_options mo = {.warmup = 3, .steps = o->steps, .min_samples = 1,
                           .max_samples = o->steps, .budget_s = 1e9, .max_noise_pct = 0};
     for (int r = 0; r < o->runs && !rc; r++) {

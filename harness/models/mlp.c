@@ -223,6 +223,20 @@ static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
     int rc = BK_OK;
     for (int i = l->n_linear - 1; i >= 0 && !rc; i--) {
         const void *in = i == 0 ? column(b, mb->x, l->in[0], mb->first) : act_h(l, a, i - 1);
+        int prev = 1 - cur; /* act_grad(prev) takes d(loss)/d(h_{i-1}) */
+        /* dH_{i-1} = W_i^T dZ_i first (the inputs need none): after it, the
+         * backward reads W_i no more, so the range reported below may be
+         * updated at once (the optimizer in the backward). */
+        if (i > 0) {
+            gemm_desc gx = {
+                .trans_a = 1, .trans_b = 0, .m = l->in[i], .n = mb->count, .k = l->out[i],
+                .alpha = 1.0f, .a = weight(m, l, i), .lda = l->out[i],
+                .b = act_grad(l, a, cur), .ldb = l->out[i], .beta = 0.0f,
+                .c = act_grad(l, a, prev), .ldc = l->in[i], .ab_storage = cs, .c_storage = cs,
+            };
+            if ((rc = bk_gemm(b, &gx)))
+                break;
+        }
         /* dW_i += dZ_i * in^T: accumulate in place, beta = 1; the window's
          * first micro-batch writes it, beta = 0 (the same sums: 0 + x is
          * x), and its bias gradient adds to zeros. */
@@ -242,17 +256,9 @@ static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
         if ((rc = model_grad_ready(m, l->w_off[i], l->b_off[i] + (size_t)l->out[i] - l->w_off[i])))
             break;
         if (i == 0)
-            break; /* the inputs need no gradient */
-        /* dH_{i-1} = W_i^T dZ_i, then dZ_{i-1} = dH_{i-1} * gelu'(z_{i-1}). */
-        gemm_desc gx = {
-            .trans_a = 1, .trans_b = 0, .m = l->in[i], .n = mb->count, .k = l->out[i],
-            .alpha = 1.0f, .a = weight(m, l, i), .lda = l->out[i], .b = act_grad(l, a, cur),
-            .ldb = l->out[i], .beta = 0.0f, .c = act_grad(l, a, 1 - cur), .ldc = l->in[i],
-            .ab_storage = cs, .c_storage = cs,
-        };
-        if ((rc = bk_gemm(b, &gx)))
             break;
-        cur = 1 - cur;
+        /* dZ_{i-1} = dH_{i-1} * gelu'(z_{i-1}). */
+        cur = prev;
         rc = bk_gelu_backward(b, act_z(a, i - 1), act_grad(l, a, cur), act_grad(l, a, cur),
                               (size_t)l->in[i] * mb->count);
     }

@@ -200,22 +200,38 @@ int model_upload_hparams(model *m)
     return bk_upload(m->b, m->hparams, &h, sizeof h);
 }
 
-int model_optimizer_step(model *m, int hparams_ready)
+/* The update of [offset, offset + count), the bf16 copy refreshed. */
+static int update_range(model *m, size_t offset, size_t count)
 {
     backend *b = m->b;
-    size_t n = m->n_params;
-    int rc = BK_OK;
-    range_push("optimizer");
-    if (m->opt.kind == OPT_ADAMW) {
-        if (!hparams_ready)
-            rc = model_upload_hparams(m);
-        if (!rc)
-            rc = bk_adamw(b, m->params, m->grads, m->adam_m, m->adam_v, n, m->hparams);
-    } else {
-        rc = bk_sgd(b, m->params, m->grads, n, m->opt.lr, m->opt.weight_decay);
-    }
+    int rc;
+    if (m->opt.kind == OPT_ADAMW)
+        rc = bk_adamw(b, m->params + offset, m->grads + offset, m->adam_m + offset,
+                      m->adam_v + offset, count, m->hparams);
+    else
+        rc = bk_sgd(b, m->params + offset, m->grads + offset, count, m->opt.lr,
+                    m->opt.weight_decay);
     if (!rc && m->params_compute != m->params)
-        rc = bk_convert(b, m->params, m->params_compute, b->compute_storage, n);
+        rc = bk_convert(b, m->params + offset,
+                        (char *)m->params_compute + offset * storage_bytes(b->compute_storage),
+                        b->compute_storage, count);
+    return rc;
+}
+
+int model_optimizer_range(model *m, size_t offset, size_t count)
+{
+    range_push("optimizer");
+    int rc = update_range(m, offset, count);
+    range_pop();
+    return rc;
+}
+
+int model_optimizer_step(model *m, int hparams_ready)
+{
+    range_push("optimizer");
+    int rc = hparams_ready ? BK_OK : model_upload_hparams(m);
+    if (!rc)
+        rc = update_range(m, 0, m->n_params);
     range_pop();
     m->step_count++;
     return rc;

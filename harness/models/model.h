@@ -159,8 +159,9 @@ struct model_kind {
     int (*backward)(model *m, activations *a, const micro_batch_view *mb);
     /* 1 when backward calls model_grad_ready for each range of the
      * gradient as it becomes final, so that a data-parallel step can
-     * all-reduce it behind the rest of the backward. 0: the step
-     * all-reduces the whole gradient after backward, and says so. */
+     * all-reduce it behind the rest of the backward, and a step on one
+     * device can run the optimizer on it there. 0: the step all-reduces
+     * the whole gradient after backward, and says so. */
     int reports_grad_ready;
     /* Set when backward writes every gradient element, rather than adding
      * to it, on a micro-batch marked first_of_window (model_start_window
@@ -202,17 +203,19 @@ struct model {
     float *initial;         /* host copy of the starting weights (reset) */
     int64_t step_count;
     void *impl;             /* the kind's own state */
-    /* Set by a data-parallel step around the last backward of a window
-     * (NULL otherwise): told each gradient range [offset, offset + count)
-     * (floats of grads) as the backward finishes it. */
+    /* Set around the last backward of a window by a data-parallel step or
+     * by the optimizer in the backward (NULL otherwise): told each gradient
+     * range [offset, offset + count) (floats of grads) as the backward
+     * finishes it. */
     int (*grad_ready)(void *ctx, size_t offset, size_t count);
     void *grad_ready_ctx;
 };
 
 /* A kind's backward calls this when floats [offset, offset + count) of
- * m->grads hold their final value for this backward (the ranges of one
- * backward, in order, are contiguous and run from the end of the vector to
- * its start: backward finishes the last layer first). */
+ * m->grads hold their final value for this backward and the backward reads
+ * none of those parameters again (the optimizer may update them at once).
+ * The ranges of one backward, in order, are contiguous and run from the
+ * end of the vector to its start: backward finishes the last layer first. */
 static inline int model_grad_ready(model *m, size_t offset, size_t count)
 {
     return m->grad_ready ? m->grad_ready(m->grad_ready_ctx, offset, count) : BK_OK;
@@ -243,8 +246,13 @@ int model_zero_grads(model *m, float *loss_sum);
 int model_start_window(model *m, float *loss_sum);
 /* The optimizer step on the accumulated gradient; refreshes the bf16 copy.
  * Writes this step's hyper-parameters to the device first unless
- * `hparams_ready` (the graph mode writes them before the replay). */
+ * `hparams_ready` (the graph mode writes them before the replay), and
+ * counts the step. */
 int model_optimizer_step(model *m, int hparams_ready);
+/* The update of parameters [offset, offset + count) alone, with the
+ * hyper-parameters already on the device, inside an "optimizer" range: the
+ * step's pieces when the optimizer runs in the backward (optimizer.h). */
+int model_optimizer_range(model *m, size_t offset, size_t count);
 /* Writes the next step's AdamW numbers to the device copy. */
 int model_upload_hparams(model *m);
 

@@ -15,7 +15,6 @@
  *   the backward. */
 #include "dp_step.h"
 
-#include <stdio.h>
 
 #include "dispatch.h"
 
@@ -23,16 +22,11 @@
 static int on_grad_ready(void *ctx, size_t offset, size_t count)
 {
     step_runner *s = ctx;
-    if (offset + count != s->dp_unreported) {
-        snprintf(s->m->b->error, sizeof s->m->b->error,
-                 "the model reported gradient range [%zu, %zu) out of order (expected one "
-                 "ending at %zu)", offset, offset + count, s->dp_unreported);
-        return BK_ERROR;
-    }
-    int rc = comm_progress(s->comm);
+    int rc = step_take_range(s, offset, count);
+    if (!rc)
+        rc = comm_progress(s->comm);
     if (!rc)
         rc = comm_allreduce(s->comm, s->m->grads + offset, count);
-    s->dp_unreported = offset;
     s->dp_buckets++;
     return rc;
 }
@@ -45,7 +39,7 @@ int dp_micro_begin(step_runner *s, int k)
     if (si->per_micro && k > 0 && s->comm->rank != 0)
         return bk_zero(m->b, m->grads, m->n_params * sizeof(float));
     if (si->buckets_in_backward && last) {
-        s->dp_unreported = m->n_params;
+        s->unreported = m->n_params;
         s->dp_buckets = 0;
         m->grad_ready = on_grad_ready;
         m->grad_ready_ctx = s;
@@ -67,8 +61,8 @@ int dp_micro_end(step_runner *s, int k, int rc)
     if (rc)
         return rc;
     if (bucketed) {
-        if (s->dp_unreported > 0) {
-            rc = comm_allreduce(c, m->grads, s->dp_unreported);
+        if (s->unreported > 0) {
+            rc = comm_allreduce(c, m->grads, s->unreported);
             s->dp_buckets++;
         }
         return rc ? rc : comm_wait_all(c);

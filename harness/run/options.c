@@ -31,7 +31,8 @@ void options_defaults(run_options *o)
     o->n_modes = 1;
     o->reductions[0] = REDUCTION_SUM;
     o->n_reductions = 1;
-    o->optimizer = (optimizer_config){OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f};
+    o->optimizer = (optimizer_config){OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
+    o->optimizer_at_auto = 1;
     snprintf(o->backend, sizeof o->backend, "auto");
     o->warmup = 2;
     o->min_samples = 5;
@@ -267,6 +268,14 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         if (optimizer_parse(value, &o->optimizer.kind) == 0)
             return 0;
         snprintf(why, n, "unknown optimizer '%s' (known: %s)", value, optimizer_names());
+        return -1;
+    }
+    if (strcmp(key, "optimizer-at") == 0) {
+        o->optimizer_at_auto = strcmp(value, "auto") == 0;
+        if (o->optimizer_at_auto || optimizer_at_parse(value, &o->optimizer.at) == 0)
+            return 0;
+        snprintf(why, n, "unknown optimizer-at '%s' (known: auto, %s)", value,
+                 optimizer_at_names());
         return -1;
     }
     if (strcmp(key, "backend") == 0) {

@@ -27,6 +27,7 @@ typedef struct run_options {
     reduction reductions[OPT_MAX_LIST];
     int n_reductions;
     optimizer_config optimizer;
+    int optimizer_at_auto;                  /* optimizer.at is the backend's own */
     char backend[32];                       /* auto or a backend's name */
     int steps;                              /* fixed timed steps; 0 = adaptive */
     int warmup;

@@ -3,6 +3,7 @@
  * modes table says (modes.c). */
 #include "step.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dispatch.h"
@@ -36,13 +37,64 @@ done:
     return rc;
 }
 
-static int run_window(step_runner *s, int buf)
+int step_take_range(step_runner *s, size_t offset, size_t count)
+{
+    if (offset + count != s->unreported) {
+        snprintf(s->m->b->error, sizeof s->m->b->error,
+                 "the model reported gradient range [%zu, %zu) out of order (expected one "
+                 "ending at %zu)", offset, offset + count, s->unreported);
+        return BK_ERROR;
+    }
+    s->unreported = offset;
+    return BK_OK;
+}
+
+/* The optimizer in the backward: a range of the last backward is final,
+ * and the backward reads none of its weights again: update it now. */
+static int on_range_final(void *ctx, size_t offset, size_t count)
+{
+    step_runner *s = ctx;
+    int rc = step_take_range(s, offset, count);
+    return rc ? rc : model_optimizer_range(s->m, offset, count);
+}
+
+static int optimizer_hook_begin(step_runner *s)
+{
+    model *m = s->m;
+    int rc = model_upload_hparams(m);
+    s->unreported = m->n_params;
+    m->grad_ready = on_range_final;
+    m->grad_ready_ctx = s;
+    return rc;
+}
+
+/* After the last backward: what it did not report, then the step's count. */
+static int optimizer_hook_end(step_runner *s, int rc)
+{
+    model *m = s->m;
+    m->grad_ready = NULL;
+    m->grad_ready_ctx = NULL;
+    if (!rc && s->unreported > 0)
+        rc = model_optimizer_range(m, 0, s->unreported);
+    if (!rc)
+        m->step_count++;
+    return rc;
+}
+
+/* The window's micro-batches; with `optimize`, the optimizer runs inside
+ * the last backward (the caller runs it after the window otherwise). */
+static int run_window(step_runner *s, int buf, int optimize)
 {
     int rc = model_start_window(s->m, s->loss_sum);
     for (int k = 0; k < s->sp.accum && !rc; k++) {
+        int hooked = optimize && k == s->sp.accum - 1;
         if (s->comm && (rc = dp_micro_begin(s, k)))
             break;
+        if (hooked && (rc = optimizer_hook_begin(s)))
+            break;
         rc = run_micro(s, buf, k);
+        if (hooked)
+            rc = optimizer_hook_end(s, rc);
         if (s->comm)
             rc = dp_micro_end(s, k, rc);
     }
@@ -61,7 +113,7 @@ static int capture_graphs(step_runner *s)
      * workspace, a module load) happens outside the capture. It changes the
      * gradients and the loss sum only (no optimizer step): zeroed again, as
      * the first step will find them. */
-    int eager = run_window(s, 0);
+    int eager = run_window(s, 0, 0);
     if (!eager)
         eager = model_zero_grads(s->m, s->loss_sum);
     if (eager)
@@ -73,7 +125,7 @@ static int capture_graphs(step_runner *s)
             return rc;
         /* Captured, not run: the hyper-parameters are uploaded before each
          * replay, outside the graph. */
-        int body = run_window(s, i);
+        int body = run_window(s, i, 0);
         if (!body)
             body = model_optimizer_step(s->m, 1);
         rc = b->ops->graph_end(b, &s->graphs[i]);
@@ -122,6 +174,10 @@ int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
                  "of a data-parallel step", mode_name(mode));
         return BK_UNSUPPORTED;
     }
+    /* Several devices all-reduce before the update, and a graph is
+     * captured whole: both run the optimizer after the window. */
+    s->optimize_in_backward = m->opt.at == OPT_AT_BACKWARD && !c &&
+                              !mode_info_of(mode)->graph && m->spec.kind->reports_grad_ready;
     int rc = bk_alloc(b, sizeof(float), (void **)&s->loss_sum);
     if (!rc)
         rc = dataset_set_split(d, sp->micro, r);
@@ -145,8 +201,10 @@ int step_run(step_runner *s)
         if (!rc)
             rc = bk_graph_launch(s->m->b, s->graphs[buf]);
         s->m->step_count++;
+    } else if (s->optimize_in_backward) {
+        rc = run_window(s, buf, 1);
     } else {
-        rc = run_window(s, buf);
+        rc = run_window(s, buf, 0);
         if (!rc)
             rc = model_optimizer_step(s->m, 0);
     }
@@ -157,7 +215,7 @@ int step_run(step_runner *s)
 
 int step_window(step_runner *s, int buf)
 {
-    return run_window(s, buf);
+    return run_window(s, buf, 0);
 }
 
 int step_single_pass(step_runner *s)

@@ -24,8 +24,13 @@ typedef struct step_runner {
      * all-reduce), when it all-reduces, and the last backward's buckets. */
     comm *comm;
     sync_mode sync;
-    size_t dp_unreported; /* floats [0, this) of the gradient not yet issued */
     int dp_buckets;       /* all-reduces of the last window's last backward */
+    /* The optimizer runs on each range the last backward reports final
+     * (optimizer.h: OPT_AT_BACKWARD, one device, not a graph). */
+    int optimize_in_backward;
+    /* The last backward's reports: floats [0, this) of the gradient are
+     * not yet final. */
+    size_t unreported;
 } step_runner;
 
 /* Prepares the split (scales, activations, graphs). BK_* status; the reason
@@ -38,6 +43,11 @@ int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
 int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
                         exec_mode mode, reduction r, comm *c, sync_mode sync);
 void step_runner_free(step_runner *s);
+
+/* Takes the range [offset, offset + count) the backward reports final:
+ * BK_OK when it ends where the ranges before it began (s->unreported, which
+ * moves to offset), else BK_ERROR with the reason in the backend. */
+int step_take_range(step_runner *s, size_t offset, size_t count);
 
 /* One optimizer step on the next input buffer, in the runner's mode, inside
  * a "step" range. Does not wait for the device. */

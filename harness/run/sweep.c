@@ -300,6 +300,10 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     csv_writer_init(&s.csv, path);
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
     csv_writer_meta(&s.csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
+    csv_writer_meta(&s.csv, "optimizer_at", "%s%s", dev->optimizer_note ? dev->optimizer_note
+                    : optimizer_at_name(o->optimizer.at), o->optimizer.at == OPT_AT_BACKWARD ?
+                    " (per layer where one device runs the step and no graph captures it; "
+                    "after the window otherwise)" : "");
     if (csv_writer_flush(&s.csv, why, sizeof why)) {
         if (s.world)
             dp_fail(s.world, "the output", why);

@@ -22,6 +22,7 @@ typedef struct sweep_device {
     const char *trace_source; /* what the trace pass records, or why nothing */
     const char *note;         /* how `auto` chose the backend; "" when named */
     const char *dtype_note;   /* how the dtype was chosen (--dtype auto or asked) */
+    const char *optimizer_note; /* where the optimizer runs, and why */
     comm *world;              /* data parallel: every rank mpirun started, on
                                * this backend's engine; NULL: one process */
 } sweep_device;
