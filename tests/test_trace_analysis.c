@@ -104,6 +104,41 @@ static void test_cpu_dispatches(void)
     }
 }
 
+/* The optimizer in the backward: "optimizer" ranges nested in the
+ * "backward" one, with backward work between and after them, and a gap
+ * after the backward that belongs to no phase.
+ *
+ *   step [0, 100]; forward [0, 10]; backward [10, 80] with optimizer
+ *   [30, 40] and [60, 70] inside; kernels gemm [12,28] (backward), adamw
+ *   [31,39] (optimizer), gemm [42,58] (backward, after an optimizer range
+ *   ended), adamw [61,69], gemm [72,78] (backward), zero [85, 95] (no phase)
+ *   phases: backward 16 + 16 + 6 = 38, optimizer 8 + 8 = 16, other 10 */
+static void test_nested_optimizer(void)
+{
+    trace_record r[] = {
+        rec(TRACE_RANGE, "step", 0, 100, 0, 0, 0),
+        rec(TRACE_RANGE, "forward", 0, 10, 0, 0, 0),
+        rec(TRACE_RANGE, "backward", 10, 80, 0, 0, 0),
+        rec(TRACE_RANGE, "optimizer", 30, 40, 0, 0, 0),
+        rec(TRACE_RANGE, "optimizer", 60, 70, 0, 0, 0),
+        rec(TRACE_KERNEL, "gemm", 12, 28, 0, 0, 0),
+        rec(TRACE_KERNEL, "adamw", 31, 39, 0, 0, 0),
+        rec(TRACE_KERNEL, "gemm", 42, 58, 0, 0, 0),
+        rec(TRACE_KERNEL, "adamw", 61, 69, 0, 0, 0),
+        rec(TRACE_KERNEL, "gemm", 72, 78, 0, 0, 0),
+        rec(TRACE_KERNEL, "zero", 85, 95, 0, 0, 0),
+    };
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        trace_summary s;
+        shuffle(r, N(r), seed);
+        CHECK(trace_analyse(r, N(r), NULL, &s) == 0);
+        CHECK_NEAR(s.phase_ms[TRACE_PHASE_FORWARD], 0, TOL);
+        CHECK_NEAR(s.phase_ms[TRACE_PHASE_BACKWARD], 0.038, TOL);
+        CHECK_NEAR(s.phase_ms[TRACE_PHASE_OPTIMIZER], 0.016, TOL);
+        CHECK_NEAR(s.phase_ms[TRACE_PHASE_OTHER], 0.010, TOL);
+    }
+}
+
 /* A GPU step: launches correlated to kernels on two streams that overlap,
  * a kernel nested in another, a memset from a runtime call, a driver launch
  * inside a runtime launch, a short gap and a long wait.
@@ -333,6 +368,7 @@ int main(void)
 {
     test_no_records();
     test_cpu_dispatches();
+    test_nested_optimizer();
     test_gpu_step();
     test_steps();
     test_nested_touching();

@@ -213,10 +213,13 @@ static trace_phase phase_of_name(const char *name)
     return TRACE_PHASE_OTHER;
 }
 
-/* The phase range containing t: ranges[] are the phase ranges sorted by
- * start (they do not nest one another). */
+/* The innermost phase range containing t (the optimizer runs inside the
+ * backward when it runs per layer): ranges[] are the phase ranges sorted by
+ * start, reach[j] the latest end among ranges[0..j]. From the last range
+ * that starts by t back, the first that contains t is the innermost; none
+ * can once reach falls below t. */
 static trace_phase phase_at(const trace_record *recs, const keyed *ranges,
-                            size_t n_ranges, uint64_t t)
+                            const uint64_t *reach, size_t n_ranges, uint64_t t)
 {
     size_t lo = 0, hi = n_ranges;
     while (lo < hi) {
@@ -226,10 +229,12 @@ static trace_phase phase_at(const trace_record *recs, const keyed *ranges,
         else
             hi = mid;
     }
-    if (lo == 0)
-        return TRACE_PHASE_OTHER;
-    const trace_record *r = &recs[ranges[lo - 1].index];
-    return t <= r->end_ns ? phase_of_name(r->name) : TRACE_PHASE_OTHER;
+    for (size_t j = lo; j > 0 && reach[j - 1] >= t; j--) {
+        const trace_record *r = &recs[ranges[j - 1].index];
+        if (t <= r->end_ns)
+            return phase_of_name(r->name);
+    }
+    return TRACE_PHASE_OTHER;
 }
 
 /* Busy time, the idle split and the phase split of one step's device work
@@ -364,13 +369,14 @@ int trace_analyse(const trace_record *recs, size_t n,
     trace_step_stats *st = calloc((size_t)S, sizeof *st);
     uint64_t *first_dev = malloc((n + 1) * sizeof *first_dev);
     keyed *phase_ranges = malloc((n + 1) * sizeof *phase_ranges);
+    uint64_t *phase_reach = malloc((n + 1) * sizeof *phase_reach);
     work *w = malloc((n + 1) * sizeof *w);
     launch_key *lk = malloc((n + 1) * sizeof *lk);
     double *latency = malloc((n + 1) * sizeof *latency);
     size_t *order = malloc((n + 1) * sizeof *order);
     size_t *step_first = calloc((size_t)S + 1, sizeof *step_first);
-    if (!st || !first_dev || !phase_ranges || !w || !lk || !latency || !order ||
-        !step_first)
+    if (!st || !first_dev || !phase_ranges || !phase_reach || !w || !lk || !latency ||
+        !order || !step_first)
         goto done;
 
     /* Windows: from the step range's start to the latest end of the step. */
@@ -390,6 +396,10 @@ int trace_analyse(const trace_record *recs, size_t n,
             st[s].end_ns = recs[i].end_ns;
     }
     qsort(phase_ranges, n_phase, sizeof *phase_ranges, cmp_keyed);
+    for (size_t j = 0; j < n_phase; j++) {
+        uint64_t end = recs[phase_ranges[j].index].end_ns;
+        phase_reach[j] = j > 0 && phase_reach[j - 1] > end ? phase_reach[j - 1] : end;
+    }
     for (size_t i = 0; i < n; i++)
         if (a.host_of[i] >= 0 && recs[i].start_ns < first_dev[a.host_of[i]])
             first_dev[a.host_of[i]] = recs[i].start_ns;
@@ -442,7 +452,7 @@ int trace_analyse(const trace_record *recs, size_t n,
             uint64_t issue = a.host_of[i] >= 0 ? recs[a.host_of[i]].start_ns
                                                : r->start_ns;
             w[nw++] = (work){start, end, issue,
-                             phase_at(recs, phase_ranges, n_phase, issue)};
+                             phase_at(recs, phase_ranges, phase_reach, n_phase, issue)};
         }
         /* The CPU backend: each dispatch is its own launch, issued when it
          * starts, so its latency is 0 and the dispatch count stands in for
@@ -505,6 +515,7 @@ done:
     free(st);
     free(first_dev);
     free(phase_ranges);
+    free(phase_reach);
     free(w);
     free(lk);
     free(latency);
