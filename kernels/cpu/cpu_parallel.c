@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 64
@@ -12,10 +13,23 @@
  * VM), or that loses its core to another process, leaves its share to the
  * others instead of holding the loop up. */
 #define CHUNKS_PER_THREAD 4
-/* How long a worker polls for the next loop before it sleeps. The loops of
- * a step are a GEMM apart, and the GEMM's BLAS threads need the cores: the
- * poll only catches loops issued back to back. */
+/* How long the caller polls for a worker's last chunk before it yields. */
 #define SPIN_ITERATIONS 200
+/* How long a worker polls for the next loop before it sleeps. Every thread
+ * of a step is the pool's (the GEMMs run on it too, with OpenBLAS
+ * single-threaded in each block), so a polling worker takes no core from
+ * anyone in the step, and the loops of a step are a few microseconds of
+ * host work apart: polling catches them, where waking from a sleep costs
+ * several microseconds a loop (tens in a busy VM). Between steps, or when
+ * the program leaves the pool idle, the worker sleeps after this long. */
+#define SPIN_NS 50000
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 
 static inline void cpu_relax(void)
 {
@@ -78,9 +92,18 @@ static void *worker(void *arg)
     in_pool = 1;
     for (;;) {
         unsigned g;
-        int spins = 0;
-        while ((g = atomic_load(&p->generation)) == seen && spins++ < SPIN_ITERATIONS)
+        uint64_t spin_start = 0;
+        for (int spins = 0; (g = atomic_load(&p->generation)) == seen; spins++) {
+            /* The clock every 64 polls: cheap next to the pauses. */
+            if ((spins & 63) == 0) {
+                uint64_t t = now_ns();
+                if (!spin_start)
+                    spin_start = t;
+                else if (t - spin_start > SPIN_NS)
+                    break;
+            }
             cpu_relax();
+        }
         if (g == seen) {
             pthread_mutex_lock(&p->lock);
             atomic_fetch_add(&p->sleepers, 1);

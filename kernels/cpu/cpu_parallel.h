@@ -2,11 +2,11 @@
  * range is cut into a few contiguous chunks per core, taken by whichever
  * thread is free (the caller's thread too), so a thread that starts late
  * or loses its core to another process does not hold the loop up. The
- * other threads are a pool started on first use: between loops they sleep
- * rather than spin, so that they do not take the cores from the BLAS
- * threads of the GEMM in between. Small ranges run inline. A loop started
- * inside a loop, or while another thread's loop holds the pool, runs
- * inline too. fn must not depend on how [0, n) is cut. */
+ * other threads are a pool started on first use (the GEMMs run on it too):
+ * between loops they poll for a short while, then sleep. Small ranges run
+ * inline. A loop started inside a loop, or while another thread's loop
+ * holds the pool, runs inline too. fn must not depend on how [0, n) is
+ * cut. */
 #ifndef ACCUBENCH_CPU_PARALLEL_H
 #define ACCUBENCH_CPU_PARALLEL_H
 
