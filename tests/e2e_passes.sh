@@ -21,7 +21,13 @@ calls() { echo "$out" | awk -v op="$1" '$1 == op { print $2 }'; }
 [ "$(calls gemm)" = "32.0" ] || fail "gemm calls/step $(calls gemm), want 32.0"
 [ "$(calls bias_gelu)" = "8.0" ] || fail "bias_gelu calls/step $(calls bias_gelu), want 8.0"
 [ "$(calls softmax_xent)" = "4.0" ] || fail "softmax_xent calls/step $(calls softmax_xent)"
-[ "$(calls adamw)" = "1.0" ] || fail "adamw calls/step $(calls adamw), want 1.0"
+# The optimizer in the last backward (the default): one update per layer.
+[ "$(calls adamw)" = "3.0" ] || fail "adamw calls/step $(calls adamw), want 3.0"
+echo "$out" | grep -q "optimizer at backward" || fail "no 'optimizer at backward' in the header"
+# After the window: one update.
+out=$("$passes" --model tiny --effective 16 --micro 4 --runs 1 --steps 3 --optimizer-at step) ||
+    fail "exit $? on --optimizer-at step: $out"
+[ "$(calls adamw)" = "1.0" ] || fail "--optimizer-at step: adamw calls/step $(calls adamw), want 1.0"
 echo "$out" | grep -Eq "^  host +[-0-9.]+ +[-0-9.]+%$" || fail "no host line"
 echo "ok: MFU per run and the per-pass table"
 
@@ -34,4 +40,7 @@ grep -q "^cpu-passes: --runs .*'0'" err.txt || fail "--runs 0: $(cat err.txt)"
 grep -q "nosuch" err.txt || fail "--model nosuch: $(cat err.txt)"
 "$passes" --effective 8 --micro 16 >/dev/null 2>err.txt; rc=$?
 [ "$rc" -eq 2 ] || fail "--micro over --effective: exit $rc, want 2"
+"$passes" --optimizer-at sideways >/dev/null 2>err.txt; rc=$?
+[ "$rc" -eq 2 ] || fail "--optimizer-at sideways: exit $rc, want 2"
+grep -q "sideways" err.txt || fail "--optimizer-at sideways: $(cat err.txt)"
 echo "ok: bad input refused"
