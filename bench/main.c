@@ -101,39 +101,46 @@ static const char *optimizer_name_at(int i) { return optimizer_name((optimizer_k
 static const char *optimizer_place_at(int i) { return optimizer_at_name((optimizer_at)i); }
 static const char *sync_at(int i) { return sync_name((sync_mode)i); }
 
+static const char *auto_dtype_of(const backend_entry *e) { return dtype_name(e->auto_dtype); }
+static const char *auto_optimizer_at_of(const backend_entry *e)
+{
+    return optimizer_at_name(e->auto_optimizer_at);
+}
+
+/* "HEAD (default auto: X on cpu, Y on cuda)": what auto picks on each
+ * backend, from its row. */
+static const char *with_auto_defaults(char *out, size_t n, const char *head,
+                                      const char *(*pick)(const backend_entry *))
+{
+    int used = snprintf(out, n, "%s (default auto:", head);
+    for (size_t i = 0; i < backend_table_count && used < (int)n; i++)
+        used += snprintf(out + used, n - (size_t)used, "%s %s on %s", i ? "," : "",
+                         pick(&backend_table[i]), backend_table[i].name);
+    if (used < (int)n)
+        snprintf(out + used, n - (size_t)used, ")");
+    return out;
+}
+
 /* run's options; the axes and the backends from their tables. */
 static void print_run_options(FILE *f)
 {
-    char list[512], what[600];
+    char list[512], head[560], what[600];
     fputs(RUN_OPTIONS, f);
     option_line(f, "--model LIST", model_names());
-    /* auto, then the rows; what auto picks on each backend, from its row. */
-    int used = snprintf(what, sizeof what, "%s|%s (default %s:", dtype_name(DTYPE_AUTO),
-                        name_list(list, sizeof list, DTYPE_COUNT, dtype_at, "|"),
-                        dtype_name(DTYPE_AUTO));
-    for (size_t i = 0; i < backend_table_count && used < (int)sizeof what; i++)
-        used += snprintf(what + used, sizeof what - (size_t)used, "%s %s on %s",
-                         i ? "," : "", dtype_name(backend_table[i].auto_dtype),
-                         backend_table[i].name);
-    if (used < (int)sizeof what)
-        snprintf(what + used, sizeof what - (size_t)used, ")");
-    option_line(f, "--dtype NAME", what);
+    snprintf(head, sizeof head, "%s|%s", dtype_name(DTYPE_AUTO),
+             name_list(list, sizeof list, DTYPE_COUNT, dtype_at, "|"));
+    option_line(f, "--dtype NAME", with_auto_defaults(what, sizeof what, head, auto_dtype_of));
     option_line(f, "--mode LIST", name_list(list, sizeof list, MODE_COUNT, mode_at, ", "));
     snprintf(what, sizeof what, "%s (%s is right; the others are known bugs)",
              name_list(list, sizeof list, REDUCTION_COUNT, reduction_at, ", "),
              reduction_name(REDUCTION_SUM));
     option_line(f, "--reduction LIST", what);
-    option_line(f, "--optimizer NAME", name_list(list, sizeof list, OPT_COUNT, optimizer_name_at, "|"));
-    used = snprintf(what, sizeof what, "auto|%s: after the window, or per layer in the last "
-                    "backward (one device) (default auto:",
-                    name_list(list, sizeof list, OPT_AT_COUNT, optimizer_place_at, "|"));
-    for (size_t i = 0; i < backend_table_count && used < (int)sizeof what; i++)
-        used += snprintf(what + used, sizeof what - (size_t)used, "%s %s on %s",
-                         i ? "," : "", optimizer_at_name(backend_table[i].auto_optimizer_at),
-                         backend_table[i].name);
-    if (used < (int)sizeof what)
-        snprintf(what + used, sizeof what - (size_t)used, ")");
-    option_line(f, "--optimizer-at WHERE", what);
+    option_line(f, "--optimizer NAME",
+                name_list(list, sizeof list, OPT_COUNT, optimizer_name_at, "|"));
+    snprintf(head, sizeof head, "auto|%s: after the window, or per layer in the last backward "
+             "(one device)", name_list(list, sizeof list, OPT_AT_COUNT, optimizer_place_at, "|"));
+    option_line(f, "--optimizer-at WHERE",
+                with_auto_defaults(what, sizeof what, head, auto_optimizer_at_of));
     option_line(f, "--devices LIST", "data parallel, under mpirun: each count on that many "
                 "ranks (default: all)");
     snprintf(what, sizeof what, "%s: when the gradient all-reduce runs (default %s)",
