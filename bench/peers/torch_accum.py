@@ -491,7 +491,6 @@ class Peer:
         if w.size > 1:
             self.fill_ranks(row, run, steps[0], mine, red)
 
-
     def fill_ranks(self, row, run, steps, mine, red):
         w = self.world
         row["allreduce_calls_per_step"] = run.counter.calls / steps
@@ -564,6 +563,11 @@ def main(argv):
                                        y.name for y in peer_ddp.SYNCS)))
                 if x not in syncs:
                     syncs.append(x)
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
+        if ranks > 1 and device.type == "cuda" and local > torch.cuda.device_count():
+            raise BadInput("torchrun started %d processes on this node, which has %d GPUs "
+                           "(one each: --nproc_per_node %d at most)"
+                           % (local, torch.cuda.device_count(), torch.cuda.device_count()))
         peer = Peer(args, settings_of(args), device, modes, argv, world, syncs)
         if ranks > 1:
             device = world.start(device.type)
