@@ -16,6 +16,9 @@
 #   make nsys       the abc profile under Nsight Systems
 #   make peers      accubench beside its PyTorch peer on the abc profile: one
 #                   CSV, the report's ratio per split, the side-by-side chart
+#   make peers-ddp  accubench under mpirun beside the peer's DDP under torchrun,
+#                   DP_RANKS ranks (default 2) on the CPU, PEER_DDP_PROFILE
+#                   (default dp): one CSV and its report
 #
 # Knobs: CUDA_HOME, NVCC_GENCODE, DEBUG=1, VERBOSE=1, BUILD=dir,
 #        PROFILE=name (bench: instead of the automatic choice),
@@ -134,7 +137,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench bench-full bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys peers peer-ratio clean
+.PHONY: all bench bench-full bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys peers peers-ddp peer-ratio clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -426,6 +429,14 @@ bench-report-scale: $(BIN)
 PYTHON ?= python3
 peers: $(BIN)
 	$(Q)PYTHON=$(PYTHON) sh scripts/peers.sh $(BIN) results
+
+# peers-ddp: data parallel, both sides on DP_RANKS ranks on the CPU
+# (scripts/peers_ddp.sh): accubench in every sync mode, the peer's DDP with
+# and without no_sync, into one CSV, then the report.
+PEER_DDP_PROFILE ?= dp
+peers-ddp: $(BIN)
+	$(Q)PYTHON=$(PYTHON) MPIRUN=$(MPIRUN) sh scripts/peers_ddp.sh $(BIN) results \
+	    $(PEER_DDP_PROFILE) $(DP_RANKS)
 
 peer-ratio: $(BIN)
 	$(Q)if ! $(PYTHON) -c "import torch" >/dev/null 2>&1; then \

@@ -3,7 +3,8 @@
 # the step time at each micro-batch, accubench in its main mode beside every
 # mode of the peer, for one model at the fixed effective batch.
 #
-#   gnuplot -e "csv='results/run.csv'" plots/peers.gp      (model='S' to pick)
+#   gnuplot -e "csv='results/run.csv'" plots/peers.gp      (model='S' to pick;
+#                                        devices='2'; sync='overlap' for ranks)
 chart = "peers"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
@@ -14,6 +15,17 @@ if (!exists("model")) {
     model = (strlen(peers) > 0) ? word(distinct("model", base.";backend=".word(peers, 1)), 1) : ""
 }
 peer_rows = base.";model=".model
+# Data parallel: one device count and one sync at a time (the peer's first
+# unless devices=/sync= are given), so the bars at a micro-batch are one
+# config but for the backend and mode; one process has an empty sync.
+if (!exists("devices")) {
+    devices = (strlen(peers) > 0) ? word(distinct("devices", peer_rows.";backend=".word(peers, 1)), 1) : ""
+}
+if (strlen(devices) > 0) { peer_rows = peer_rows.";devices=".devices }
+if (!exists("sync")) {
+    sync = (strlen(peers) > 0) ? word(distinct("sync", peer_rows.";backend=".word(peers, 1)), 1) : ""
+}
+peer_rows = peer_rows.";sync=".sync
 # The series: accubench's own backend in the main mode, then each peer's modes.
 sb = ""; sm = ""
 if (strstrt(" ".peers." ", " ".own." ") == 0 && count("step_ms_median", peer_rows.";backend=".own.";mode=".mode) > 0) {
@@ -27,7 +39,9 @@ label(j) = (word(sb, j) eq own ? "accubench " : "").word(sb, j)." ".word(sm, j)
 color(j) = word("#1f77b4 #ff7f0e #d62728 #2ca02c #9467bd #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 
 set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side, model ".model."\n". \
-          sprintf("%s, %s, effective batch %s", device, dtype, E)
+          sprintf("%s, %s, effective batch %s%s", device, dtype, E, \
+                  strlen(devices) == 0 ? "" : \
+                  (devices + 0 > 1) ? sprintf(", %s devices, sync %s", devices, sync) : "")
 set xlabel "micro-batch size (examples per pass; bars grouped per micro-batch)"
 set ylabel "wall-clock per optimizer step (ms, median and p10..p90, log scale)"
 set logscale y 10

@@ -67,6 +67,8 @@ awk -F, -v want="$col_list" '
     {
         if ($c["status"] != "ok" || $c["step_ms_median"] == "") { print "not measured: " $0; bad = 1 }
         if ($c["dispatches_per_step"] != "" || $c["kernels_per_step"] != "") { print "invented: " $0; bad = 1 }
+        # One process, as accubench writes it: one device, no all-reduce.
+        if ($c["devices"] != 1 || $c["sync"] != "") { print "devices/sync: " $0; bad = 1 }
         if ($c["micro_batch"] == 3 && ($c["accum_steps"] != 4 || $c["last_micro_batch"] != 1)) { print "split: " $0; bad = 1 }
         e = $c["grad_rel_err"] + 0
         if ($c["reduction"] == "sum" && !(e < 1e-5)) { print "sum err: " $0; bad = 1 }

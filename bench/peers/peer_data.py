@@ -14,9 +14,51 @@ def split_of(effective, micro):
     return accum, effective - (accum - 1) * micro
 
 
+class ShardError(Exception):
+    """A split that leaves a rank without examples, or a micro-batch wider
+    than a rank's share (the C's reason, word for word)."""
+
+
+def shard_split(effective, micro, devices):
+    """split_make_sharded (harness/run/split.c): one window of `effective`
+    examples over `devices` ranks. Global micro-batch k is examples
+    [k micro N, min((k + 1) micro N, E)), cut into N contiguous near-equal
+    parts; every rank makes the same K = ceil(E / (micro N)) passes.
+    Returns (K, last: the largest part of the last micro-batch)."""
+    per_device = -(-effective // devices)
+    if micro > per_device:
+        raise ShardError("micro-batch %d is larger than the %d examples a device takes of the "
+                         "effective batch %d over %d devices" % (micro, per_device, effective,
+                                                                 devices))
+    step = micro * devices
+    accum = -(-effective // step)
+    last_global = effective - (accum - 1) * step
+    if last_global < devices:
+        raise ShardError("the last micro-batch of the effective batch %d holds %d examples for "
+                         "%d devices (micro-batch %d): a device would have none"
+                         % (effective, last_global, devices, micro))
+    return accum, -(-last_global // devices)
+
+
+def shard_part(effective, micro, devices, rank, k):
+    """split_shard: rank's (first, count) of global micro-batch k."""
+    step = micro * devices
+    base = k * step
+    g = min(effective - base, step)
+    lo, hi = base + rank * g // devices, base + (rank + 1) * g // devices
+    return lo, hi - lo
+
+
+def shard_ranges(effective, micro, devices, rank):
+    """Rank's (first, count) of every micro-batch of the window."""
+    accum, _ = shard_split(effective, micro, devices)
+    return [shard_part(effective, micro, devices, rank, k) for k in range(accum)]
+
+
 def micro_ranges(effective, micro):
-    accum, _ = split_of(effective, micro)
-    return [(k * micro, micro if k < accum - 1 else effective - k * micro) for k in range(accum)]
+    """One process: the window cut into micro-batches of `micro`, the last
+    smaller (shard_ranges over one device)."""
+    return shard_ranges(effective, micro, 1, 0)
 
 
 def _f32_recip(n):
@@ -55,12 +97,25 @@ class Buffer:
         self.mask_host = mask.to("cpu", torch.int32)
         self.scales = None
 
-    def set_split(self, effective, micro, reduction, items_per_example):
+    def set_split(self, effective, micro, reduction, items_per_example, devices=1, rank=0,
+                  average=1):
+        """The valid counts of this rank's micro-batches and their scales.
+        With devices, the scales are the whole window's (every rank's
+        micro-batches, k by k and rank by rank, as dataset_set_split): the
+        loss is normalised by the valid items of the global window on every
+        rank. `average`: a factor on each micro-batch's scale (the ranks DDP
+        averages the gradient over, so that the average is the sum)."""
         per = items_per_example
+        accum, _ = shard_split(effective, micro, devices)
         counts = [int(self.mask_host[f * per:(f + c) * per].sum())
-                  for f, c in micro_ranges(effective, micro)]
-        self.valid_counts = counts
-        self.scales = torch.tensor(window_scales(reduction, counts), dtype=torch.float32,
+                  for k in range(accum)
+                  for f, c in [shard_part(effective, micro, devices, q, k)
+                               for q in range(devices)]]
+        every = window_scales(reduction, counts)
+        mine = [float(np.float32(every[k * devices + rank]) * np.float32(average))
+                for k in range(accum)]
+        self.valid_counts = counts[rank::devices]
+        self.scales = torch.tensor(mine + [every[-1]], dtype=torch.float32,
                                    device=self.x.device)
 
 

@@ -3,13 +3,16 @@ execution modes (one table, MODES), with accubench's arithmetic: gradients
 zeroed once per window, forward and backward per micro-batch on the same
 weights, each micro-batch's loss scaled by its reduction's scale (so the
 window's gradient is normalised by the window's valid items), one AdamW
-step on fp32 master weights per window."""
+step on fp32 master weights per window. Under torchrun the model is in
+DistributedDataParallel and each rank runs its part of every window
+(peer_ddp)."""
 import contextlib
 
 import torch
 import torch.nn.functional as F
 
-from peer_data import micro_ranges
+import peer_ddp
+from peer_data import shard_ranges
 
 
 class Mode:
@@ -65,16 +68,27 @@ def set_matmul_precision(dtype):
 
 class StepRunner:
     def __init__(self, spec, mode, dtype, device, buffers, effective, micro, seed,
-                 fused_ok):
+                 fused_ok, world=None, sync=None):
         self.spec, self.mode, self.device, self.buffers = spec, mode, device, buffers
         self.kind = spec.kind
         self.per = self.kind.input(spec.shape)["loss_items"]
-        self.ranges = micro_ranges(effective, micro)
+        self.world = world if world is not None and world.size > 1 else None
+        self.sync = sync if self.world else None
+        devices, rank = (self.world.size, self.world.rank) if self.world else (1, 0)
+        self.ranges = shard_ranges(effective, micro, devices, rank)
         self.effective = effective
         model = self.kind.build(spec.shape)
         self.kind.init_weights(model, torch.Generator().manual_seed(seed))
-        self.model = model.to(device)
-        self.params = [p for p in self.model.parameters()]
+        self.module = model.to(device)
+        self.counter = None
+        if self.world:
+            self.model, self.counter = peer_ddp.wrap(self.module, self.world, device)
+        else:
+            self.model = self.module
+        # The averaging DDP does (the loss scales carry the ranks, so the
+        # average is accubench's sum); 1 in one process.
+        self.average = devices
+        self.params = [p for p in self.module.parameters()]
         opt_impl = mode.optimizer if (mode.optimizer != "fused" or fused_ok) else "foreach"
         self.optimizer_impl = opt_impl
         kw = {"fused": True} if opt_impl == "fused" else {"foreach": True}
@@ -97,11 +111,21 @@ class StepRunner:
         self.next_buffer = 0
         self.graphs = None
 
-    def _micro_loss(self, x, labels, mask, scale):
+    def _loss_of(self, module, x, labels, mask, scale):
         with self.autocast():
-            logits, lab = self.kind.logits_and_labels(self.model, x, labels)
+            logits, lab = self.kind.logits_and_labels(module, x, labels)
         ce = F.cross_entropy(logits.float(), lab, reduction="none")
         return (ce * mask).sum() * scale
+
+    def _micro_loss(self, x, labels, mask, scale):
+        return self._loss_of(self.model, x, labels, mask, scale)
+
+    def _held(self, k):
+        """DDP's no_sync around micro-batch k where the sync mode defers
+        the all-reduce to the last one."""
+        if self.sync and self.sync.no_sync_before_last and k < len(self.ranges) - 1:
+            return self.model.no_sync()
+        return contextlib.nullcontext()
 
     def _micro(self, b, k, first, count):
         per = self.per
@@ -120,7 +144,8 @@ class StepRunner:
     def window(self, b, in_place=False):
         self._zero(in_place)
         for k, (first, count) in enumerate(self.ranges):
-            self._micro(b, k, first, count)
+            with self._held(k):
+                self._micro(b, k, first, count)
 
     def _take_buffer(self):
         i = self.next_buffer
@@ -136,22 +161,31 @@ class StepRunner:
         self.opt.step()
 
     def single_pass(self):
-        """One forward + backward of the first micro-batch (pass_ms)."""
+        """One forward + backward of the first micro-batch (pass_ms); under
+        DDP in no_sync, so that it is the compute alone and no rank waits
+        for another."""
         b = self.buffers[self._take_buffer()]
         first, count = self.ranges[0]
-        self._micro(b, 0, first, count)
+        with self.model.no_sync() if self.world else contextlib.nullcontext():
+            self._micro(b, 0, first, count)
 
     def check(self):
         """The window of buffer 0 at the current weights against the full
         batch: (‖g_acc − g_full‖ / ‖g_full‖, the window's loss). No
-        optimizer step; gradients are cleared afterwards."""
+        optimizer step; gradients are cleared afterwards. Under DDP, g_acc
+        is this rank's gradient after DDP's all-reduce, g_full the
+        single-process gradient of all E examples (the module itself, eager,
+        no DDP), the loss this rank's part of the window's."""
         b = self.buffers[0]
         self.window(b)
         acc = torch.cat([p.grad.detach().float().reshape(-1) for p in self.params])
-        loss = float(self.loss_sum)
+        loss = float(self.loss_sum) / self.average
         self._zero(False)
         k = len(self.ranges)
-        self.fn(b.x, b.labels, b.mask, b.scales[k]).backward()
+        if self.world:
+            self._loss_of(self.module, b.x, b.labels, b.mask, b.scales[k]).backward()
+        else:
+            self.fn(b.x, b.labels, b.mask, b.scales[k]).backward()
         full = torch.cat([p.grad.detach().float().reshape(-1) for p in self.params])
         self._zero(False)
         err = float(torch.linalg.vector_norm(acc - full) / torch.linalg.vector_norm(full))

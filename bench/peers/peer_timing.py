@@ -79,18 +79,29 @@ def _noise_met(o, samples):
     return len(samples) >= o.min_samples and timing_stats(samples)["noise_pct"] <= o.max_noise_pct
 
 
-def measure_steps(step, device, o):
+def measure_steps(step, device, o, world=None):
     """Returns the step statistics (ms), the median host time to issue a
-    step, and whether the noise target held for the samples reported."""
+    step, whether the noise target held for the samples reported, and this
+    rank's own median step (ms).
+
+    With a world of several ranks (peer_ddp.World), each step's time is the
+    slowest rank's (each rank times its own steps; the all-reduce MAX of
+    each step's time, taken between steps, outside the timestamps), so every
+    rank holds the same series and takes the same stopping decision from
+    it; whether the budget ran out (each rank's own clock) is agreed in the
+    same exchange: any rank's yes is everyone's. Every rank runs the same
+    number of steps."""
+    ranks = world is not None and world.size > 1
     warm0 = time.perf_counter()
     for _ in range(o.warmup):
         step()
         sync(device)
-        if time.perf_counter() - warm0 > o.budget_s / 2:
+        late = time.perf_counter() - warm0 > o.budget_s / 2
+        if world.any(late) if ranks else late:
             break
     T = timer_class(device)
     t = [(T(), T()), (T(), T())]
-    dev, host = [], []
+    dev, host, mine = [], [], []
     issued, judged = 0, False
     t0 = time.perf_counter()
     while True:
@@ -101,26 +112,34 @@ def measure_steps(step, device, o):
         cur[1].record()
         host.append((time.perf_counter_ns() - h0) / 1e6)
         issued += 1
+        ms = -1.0
         if issued >= 2:
             prev = t[(issued - 2) % 2]
-            dev.append(T.elapsed_ms(*prev))
-        elapsed = time.perf_counter() - t0
+            ms = T.elapsed_ms(*prev)
+            mine.append(ms)
+        over = 1.0 if time.perf_counter() - t0 >= o.budget_s else 0.0
+        if ranks:
+            ms, over = world.max(ms, over)
+        if issued >= 2:
+            dev.append(ms)
         if issued >= o.max_samples:
             break
-        if len(dev) >= 1 and (_noise_met(o, dev) or
-                              (elapsed >= o.budget_s and len(dev) >= MIN_SAMPLES_HARD)):
+        if len(dev) >= 1 and (_noise_met(o, dev) or (over > 0 and len(dev) >= MIN_SAMPLES_HARD)):
             judged = True
             break
     if issued > len(dev):
         last = t[(issued - 1) % 2]
         ms = T.elapsed_ms(*last)
         if not judged:
-            dev.append(ms)
+            mine.append(ms)
+            dev.append(world.max(ms)[0] if ranks else ms)
     sync(device)
-    return timing_stats(dev), timing_stats(host)["median"], (_noise_met(o, dev))
+    return (timing_stats(dev), timing_stats(host)["median"], _noise_met(o, dev),
+            timing_stats(mine)["median"])
 
 
 def median_of_reps(work, device, reps):
+    """The median of `reps` runs of work (ms), on this process alone."""
     T = timer_class(device)
     a, b = T(), T()
     ms = []

@@ -6,6 +6,8 @@ one series per peer mode), into accubench's own CSV or a new one.
   torch_accum.py --profile abc --csv results/run.csv     # join a run's CSV
   torch_accum.py --model S --effective 64 --micro 8,16,64 --mode eager,compile
   torch_accum.py --verify DIR     # check an `accubench run --dump DIR` window
+  torchrun --nproc_per_node 2 --standalone torch_accum.py --profile dp --csv RUN.csv
+                                  # DistributedDataParallel over 2 ranks (peer_ddp)
 
 Exit: 0 done, 1 a gradient mismatch (--verify) or a config failed, 2 bad
 input (one line on stderr naming it)."""
@@ -28,6 +30,7 @@ except ImportError:
 
 import peer_csv  # noqa: E402
 import peer_data  # noqa: E402
+import peer_ddp  # noqa: E402
 import peer_models  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
@@ -45,8 +48,10 @@ DEFAULTS = {
 }
 # Profile keys that describe accubench's own axes (its execution modes, its
 # backend and trace pass): the peer has its own modes and no trace pass.
+# Under torchrun the ranks are torchrun's processes and the sync modes the
+# peer's own (--sync): the profile's devices and sync are accubench's.
 PROFILE_IGNORED = {"mode", "backend", "mem-cap", "trace-steps", "no-cupti", "quiet", "out",
-                   "csv", "optimizer", "devices", "trace"}
+                   "csv", "optimizer", "devices", "trace", "sync"}
 
 
 def read_profile(name):
@@ -137,8 +142,11 @@ def parse_args(argv):
                        % (key, DEFAULTS[key]))
     p.add_argument("--mode", help="peer modes, comma list (default: every mode this device "
                    "runs): " + ", ".join(m.name for m in peer_step.MODES))
+    p.add_argument("--sync", help="under torchrun: DDP's sync modes, comma list (default: "
+                   "every one): " + ", ".join(s.name for s in peer_ddp.SYNCS))
     p.add_argument("--device", default="auto", help="auto (cuda when present), cpu or cuda")
-    p.add_argument("--threads", help="torch.set_num_threads (default: PyTorch's own)")
+    p.add_argument("--threads", help="torch.set_num_threads (default: PyTorch's own; 1 on each "
+                   "rank under torchrun)")
     p.add_argument("--csv", help="append rows to this CSV (accubench's, or a new one)")
     p.add_argument("--out", default="results", help="folder of the new CSV when no --csv")
     p.add_argument("--verify", metavar="DIR", help="check an `accubench run --dump DIR` "
@@ -208,8 +216,9 @@ def torch_library(device):
 
 
 class Peer:
-    def __init__(self, args, s, device, modes, argv):
+    def __init__(self, args, s, device, modes, argv, world, syncs):
         self.args, self.s, self.device, self.modes = args, s, device, modes
+        self.world, self.syncs = world, syncs
         self.opts = peer_timing.MeasureOptions(
             warmup=int_in("warmup", s["warmup"], 0, 10000),
             min_samples=int_in("min-samples", s["min-samples"], 1, 1000000),
@@ -248,6 +257,7 @@ class Peer:
         modes = "; ".join("%s: %s%s" % (m.name, m.what,
                                          " [ran: %s]" % fused if m.optimizer == "fused" else "")
                           for m in self.modes)
+        ddp = self.world.size > 1
         o = self.opts
         peer = [
             ("peers", "torch"),
@@ -272,8 +282,11 @@ class Peer:
             ("torch_data", "same distribution as accubench's (uniform features, 1 in 4 "
              "items padding), drawn by torch's generator: not the same numbers"),
             ("torch_unmeasured", "dispatches_per_step mem_need_bytes and the trace pass "
-             "(kernels_per_step ... idle_ms)%s" % ("" if self.device.type == "cuda"
-                                                   else " and mem_peak_bytes")),
+             "(kernels_per_step ... idle_ms)%s%s" % (
+                 "" if self.device.type == "cuda" else " and mem_peak_bytes",
+                 "; with ranks comm_ms comm_exposed_ms busbw_gbps (DDP's all-reduce runs "
+                 "inside its reducer, not timed apart)" if ddp else "")),
+        ] + (self.ddp_metadata() if ddp else []) + [
             ("torch_date", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
             ("torch_host", socket.gethostname()),
             ("torch_command", " ".join(["torch_accum.py"] + self.argv)),
@@ -296,6 +309,31 @@ class Peer:
         ]
         return own, peer
 
+    def ddp_metadata(self):
+        w = self.world
+        return [
+            ("torch_ddp", "%d ranks under torchrun; torch.nn.parallel.DistributedDataParallel "
+             "over %s%s; torch.set_num_threads(%d) on each rank%s; each rank takes its part of "
+             "every window (split_make_sharded's rule; effective batch = micro x K x ranks) "
+             "and its loss is scaled by the ranks x the global window's scale, as DDP "
+             "averages the gradient over the ranks" % (
+                 w.size, w.backend, " (one GPU per LOCAL_RANK)" if w.backend == "nccl" else "",
+                 torch.get_num_threads(), "" if self.args.threads else
+                 " (the peer's choice: the ranks share the cores)")),
+            ("torch_sync", "; ".join("%s: %s" % (x.name, x.what) for x in self.syncs)),
+            ("torch_ddp_timing", "each rank times its own steps; a step's time is the slowest "
+             "rank's (all_reduce MAX of each step's time between steps), median/p10/p90/noise "
+             "over those; the stopping decision is taken from that series and the budget "
+             "agreed (any rank's yes), so every rank runs the same steps; "
+             "rank_step_spread_pct from the ranks' own medians"),
+            ("torch_ddp_checks", "grad_rel_err: the worst rank's gradient after DDP's "
+             "all-reduce against the single-process full-batch gradient of the same E "
+             "examples (eager; over the dtype's tolerance, fp32 1e-5, the row is an error); "
+             "rank_weight_diff: the largest difference from rank 0's weights after one step; "
+             "allreduce_calls_per_step and allreduce_bytes_per_step: counted by a DDP "
+             "communication hook that wraps DDP's default all-reduce (allreduce_hook)"),
+        ]
+
     def csv_path(self):
         if self.args.csv:
             return self.args.csv
@@ -310,46 +348,71 @@ class Peer:
         self.peak_n = 8192 if self.device.type == "cuda" else 2048
         self.peak = peer_timing.peak_gemm_tflops(self.device, self.dtype, self.peak_n)
         own, peer = self.metadata()
-        path = self.csv_path()
-        target = peer_csv.CsvTarget(path, ROOT, own, peer)
-        target.flush()
+        target = None
+        if self.world.writer:  # rank 0 writes for every rank
+            path = self.csv_path()
+            target = peer_csv.CsvTarget(path, ROOT, own, peer)
+            target.flush()
+        n = self.world.size
         for spec in self.models:
             for e in self.effective:
                 for micro in self.micros[e]:
+                    if micro > -(-e // n):
+                        continue  # more than a rank's share of the batch (as sweep.c)
                     for mode in self.modes:
                         for red in self.reductions:
-                            row = self.config(spec, e, micro, mode, red)
-                            target.append(row)
-                            if not self.args.quiet:
-                                self.say(row)
-        print("%d rows written to %s" % (target.written, path))
-        return 1 if self.failed else 0
+                            for sync in self.syncs or [None]:
+                                row = self.config(spec, e, micro, mode, red, sync)
+                                if target:
+                                    target.append(row)
+                                    if not self.args.quiet:
+                                        self.say(row)
+        if target:
+            print("%d rows written to %s" % (target.written, path))
+        return 1 if self.world.any(self.failed) else 0
 
     @staticmethod
     def say(row):
+        where = "torch %-6s %-11s %4dx%-3d" % (row["model"], row["mode"], row["micro_batch"],
+                                               row["accum_steps"])
+        if row.get("sync"):
+            where += " %dx sync %-7s" % (row["devices"], row["sync"])
         if row["status"] != "ok":
-            print("torch %-6s %-11s %4dx%-3d %s: %s" % (row["model"], row["mode"],
-                  row["micro_batch"], row["accum_steps"], row["status"], row["note"]))
+            print("%s %s: %s" % (where, row["status"], row["note"]))
             return
-        print("torch %-6s %-11s %4dx%-3d step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, "
-              "%d samples)  grad err %.2g" % (
-                  row["model"], row["mode"], row["micro_batch"], row["accum_steps"],
-                  row["step_ms_median"], row["step_ms_p10"], row["step_ms_p90"],
-                  row["step_noise_pct"], row["samples"], row["grad_rel_err"]))
+        print("%s step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, %d samples)  grad err %.2g"
+              % (where, row["step_ms_median"], row["step_ms_p10"], row["step_ms_p90"],
+                 row["step_noise_pct"], row["samples"], row["grad_rel_err"]))
 
-    def config(self, spec, e, micro, mode, red):
-        accum, last = peer_data.split_of(e, micro)
+    def config(self, spec, e, micro, mode, red, sync=None):
+        n = self.world.size
+        why = None
+        try:
+            accum, last = peer_data.shard_split(e, micro, n)
+        except peer_data.ShardError as ex:
+            # The row says what the split would have been (as sweep.c).
+            why = str(ex)
+            accum = -(-e // (micro * n))
+            last = -(-(e - (accum - 1) * micro * n) // n)
         row = {"backend": "torch", "device": device_name(self.device), "model": spec.name,
                "params": spec.params(), "dtype": self.dtype, "mode": mode.name,
                "reduction": red, "effective_batch": e, "micro_batch": micro,
-               "accum_steps": accum, "last_micro_batch": last, "devices": 1,
-               "flops_per_step": spec.kind.flops_per_step(spec.shape, e), "status": "ok",
-               "note": ""}
+               "accum_steps": accum, "last_micro_batch": last, "devices": n,
+               "sync": sync.name if sync else "",
+               "flops_per_step": spec.kind.flops_per_step(spec.shape, -(-e // n)),
+               "status": "ok", "note": ""}
+        if why:
+            row.update(status="skipped", note=why)
+            return row
         try:
-            self.measure(spec, e, micro, mode, red, row)
+            self.measure(spec, e, micro, mode, red, row, sync)
         except torch.cuda.OutOfMemoryError as ex:
+            if n > 1:
+                self.stop_every_rank(row, ex)
             row.update(status="oom", note="torch: " + str(ex).splitlines()[0][:150])
         except Exception as ex:  # one config failing is a row, not the end of the run
+            if n > 1:
+                self.stop_every_rank(row, ex)
             self.failed += 1
             row.update(status="error", note="%s: %s" % (type(ex).__name__,
                                                         str(ex).splitlines()[0][:150]))
@@ -357,15 +420,35 @@ class Peer:
             torch.cuda.empty_cache()
         return row
 
-    def measure(self, spec, e, micro, mode, red, row):
+    def stop_every_rank(self, row, ex):
+        """A rank that fails mid-config may leave the others in a
+        collective: it says so and ends (torchrun then stops every rank);
+        the rows written before stay in the CSV."""
+        print("torch_accum: rank %d of %d: config %s %dx%d %s sync %s: %s: %s; stopping every "
+              "rank" % (self.world.rank, self.world.size, row["model"], row["micro_batch"],
+                        row["accum_steps"], row["mode"], row["sync"], type(ex).__name__,
+                        str(ex).splitlines()[0][:200] if str(ex) else ""),
+              file=sys.stderr, flush=True)
+        os._exit(1)
+
+    def measure(self, spec, e, micro, mode, red, row, sync=None):
+        w = self.world
         inp = spec.kind.input(spec.shape)
         bufs = peer_data.make_buffers(inp, e, self.nbuf, self.seed, self.device)
         for b in bufs:
-            b.set_split(e, micro, red, inp["loss_items"])
+            b.set_split(e, micro, red, inp["loss_items"], w.size, w.rank, w.size)
         run = peer_step.StepRunner(spec, mode, self.dtype, self.device, bufs, e, micro,
-                                   self.seed, self.fused_ok)
+                                   self.seed, self.fused_ok, w, sync)
         row["grad_rel_err"], row["loss"] = run.check()
+        if w.size > 1:
+            # The worst rank's gradient; the window's loss, every rank's part.
+            row["grad_rel_err"] = w.max(row["grad_rel_err"])[0]
+            row["loss"] = w.sum(row["loss"])[0]
+            run.step()
+            row["rank_weight_diff"] = w.weight_diff(run.params)
         one = peer_timing.median_of_reps(run.single_pass, self.device, 3)
+        if w.size > 1:
+            one = w.max(one)[0]  # every rank skips it, or none
         accum = row["accum_steps"]
         if accum * one > self.max_step_s * 1e3:
             row.update(status="skipped", note="a step would take about %.3g s (%d x %.3g ms) "
@@ -376,7 +459,16 @@ class Peer:
             run.capture()
         if self.device.type == "cuda":
             torch.cuda.reset_peak_memory_stats()
-        st, host_ms, met = peer_timing.measure_steps(run.step, self.device, self.opts)
+        steps = [0]
+
+        def counted():
+            steps[0] += 1
+            run.step()
+
+        if run.counter:
+            run.counter.calls = run.counter.bytes = 0
+        st, host_ms, met, mine = peer_timing.measure_steps(counted, self.device, self.opts,
+                                                           w)
         if self.device.type == "cuda":
             row["mem_peak_bytes"] = torch.cuda.max_memory_allocated()
         row["pass_ms"] = peer_timing.median_of_reps(run.single_pass, self.device, 5)
@@ -396,18 +488,48 @@ class Peer:
         elif not met:
             row["note"] = "%d samples, fewer than min-samples %d, when the %.1fs budget " \
                           "ran out" % (st["samples"], o.min_samples, o.budget_s)
+        if w.size > 1:
+            self.fill_ranks(row, run, steps[0], mine, red)
+
+    def fill_ranks(self, row, run, steps, mine, red):
+        w = self.world
+        row["allreduce_calls_per_step"] = run.counter.calls / steps
+        row["allreduce_bytes_per_step"] = run.counter.bytes / steps
+        hi, = w.max(mine)
+        lo, = w.min(mine)
+        row["rank_step_spread_pct"] = 100.0 * (hi - lo) / mine if mine > 0 else None
+        tol = TOLERANCE.get(self.dtype, 1e-5)
+        if red == "sum" and not row["grad_rel_err"] <= tol:
+            row.update(status="error", note="gradient check failed: relative error %.3g over "
+                       "%.0e" % (row["grad_rel_err"], tol))
+            self.failed += 1
+        elif row["rank_weight_diff"] != 0:
+            row.update(status="error", note="the ranks' weights differ after a step by up to "
+                       "%.3g" % row["rank_weight_diff"])
+            self.failed += 1
+
+
+# harness/util/dtype_table.c's window-gradient tolerances.
+TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 1e-2}
 
 
 def main(argv):
     args = parse_args(argv)
+    # Bad input is said once, by rank 0 (every rank finds it alike).
+    world = peer_ddp.World()
+    world.rank = int(os.environ.get("RANK", "0") or 0)
     try:
         if args.verify:
             import peer_verify
             return peer_verify.verify(args.verify)
+        ranks = peer_ddp.launched()
         if args.threads:
             torch.set_num_threads(int_in("threads", args.threads, 1, 4096))
+        elif ranks > 1:
+            torch.set_num_threads(1)  # the ranks share the cores
         device = pick_device(args.device)
-        available = [m for m in peer_step.MODES if device.type == "cuda" or not m.gpu_only]
+        available = [m for m in peer_step.MODES if (device.type == "cuda" or not m.gpu_only)
+                     and not (ranks > 1 and m.graph)]
         if args.mode:
             modes = []
             for name in items(args.mode):
@@ -415,6 +537,10 @@ def main(argv):
                 if m is None:
                     raise BadInput("unknown --mode '%s' (known: %s)"
                                    % (name, ", ".join(x.name for x in peer_step.MODES)))
+                if m.graph and ranks > 1:
+                    raise BadInput("--mode %s is not run under torchrun: DDP's reducer "
+                                   "issues its all-reduces from autograd hooks on the host, "
+                                   "which a captured graph would not replay" % name)
                 if m not in available:
                     raise BadInput("--mode %s needs a GPU (this run is on %s)"
                                    % (name, device.type))
@@ -422,10 +548,37 @@ def main(argv):
                     modes.append(m)
         else:
             modes = available
-        peer = Peer(args, settings_of(args), device, modes, argv)
-        return peer.run()
+        syncs = None
+        if args.sync and ranks <= 1:
+            raise BadInput("--sync %s: the sync modes are DDP's, under torchrun with more "
+                           "than one process (WORLD_SIZE is %d)" % (args.sync, ranks))
+        if ranks > 1:
+            syncs = []
+            for name in items(args.sync or ",".join(x.name for x in peer_ddp.SYNCS)):
+                x = peer_ddp.SYNC_BY_NAME.get(name)
+                if x is None:
+                    raise BadInput("unknown --sync '%s' (DDP runs: %s; accubench's window, one "
+                                   "all-reduce after the whole last backward, has no DDP "
+                                   "counterpart)" % (name, ", ".join(
+                                       y.name for y in peer_ddp.SYNCS)))
+                if x not in syncs:
+                    syncs.append(x)
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", "1") or 1)
+        if ranks > 1 and device.type == "cuda" and local > torch.cuda.device_count():
+            raise BadInput("torchrun started %d processes on this node, which has %d GPUs "
+                           "(one each: --nproc_per_node %d at most)"
+                           % (local, torch.cuda.device_count(), torch.cuda.device_count()))
+        peer = Peer(args, settings_of(args), device, modes, argv, world, syncs)
+        if ranks > 1:
+            device = world.start(device.type)
+            peer.device = device
+        try:
+            return peer.run()
+        finally:
+            world.stop()
     except BadInput as e:
-        print("torch_accum: %s" % e, file=sys.stderr)
+        if world.writer:
+            print("torch_accum: %s" % e, file=sys.stderr)
         return 2
 
 

@@ -4,6 +4,7 @@
  * gradient K times; the first in the file when they all move the same): what
  * deferring the all-reduce to the window, or overlapping it with the last
  * backward, saved at that K. Every figure is read from the rows. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,26 +57,38 @@ void report_dp_findings(const report_input *in, doc *d)
         }
         if (members < 2)
             continue;
+        /* A peer framework's rows (bench/peers/) name it; where its
+         * communication was not timed apart, the sentence leaves it out. */
+        char peer[2 * RESULT_TEXT_LEN + 4] = "", waited[96] = "";
+        if (csv_meta_has_word(in->t, PEERS_META_KEY, base->backend) == 1)
+            snprintf(peer, sizeof peer, "%s %s, ", base->backend, base->mode);
+        if (!isnan(base->comm_exposed_ms))
+            snprintf(waited, sizeof waited, ", %s ms of it waiting for communication",
+                     rp_num(base->comm_exposed_ms, 3).s);
         char text[1400];
         size_t used = (size_t)snprintf(
             text, sizeof text,
-            "At K=%lld on %lld devices (model %s, effective batch %lld, %s): %s sync makes %s "
-            "all-reduce%s a step and takes %s ms a step, %s ms of it waiting for communication",
-            (long long)base->accum_steps, (long long)base->devices, base->model,
+            "At K=%lld on %lld devices (%smodel %s, effective batch %lld, %s): %s sync makes %s "
+            "all-reduce%s a step and takes %s ms a step%s",
+            (long long)base->accum_steps, (long long)base->devices, peer, base->model,
             (long long)base->effective_batch, rp_split(base).s, base->sync,
             rp_count(base->allreduce_calls_per_step).s,
             base->allreduce_calls_per_step == 1 ? "" : "s", rp_num(base->step_ms_median, 4).s,
-            rp_num(base->comm_exposed_ms, 3).s);
+            waited);
         for (size_t j = i; j != ROW_NONE && used < sizeof text; j = next[j]) {
             const csv_row *o = &in->rows[j];
             if (o == base)
                 continue;
             double saved = base->step_ms_median - o->step_ms_median;
+            char exposed[64] = "";
+            if (!isnan(o->comm_exposed_ms))
+                snprintf(exposed, sizeof exposed, ", %s ms exposed",
+                         rp_num(o->comm_exposed_ms, 3).s);
             used += (size_t)snprintf(
                 text + used, sizeof text - used,
-                "; %s sync (%s all-reduce%s, %s ms exposed) takes %s ms: %s %s ms (%s%%) a step",
+                "; %s sync (%s all-reduce%s%s) takes %s ms: %s %s ms (%s%%) a step",
                 o->sync, rp_count(o->allreduce_calls_per_step).s,
-                o->allreduce_calls_per_step == 1 ? "" : "s", rp_num(o->comm_exposed_ms, 3).s,
+                o->allreduce_calls_per_step == 1 ? "" : "s", exposed,
                 rp_num(o->step_ms_median, 4).s, saved >= 0 ? "it saves" : "it costs",
                 rp_num(saved >= 0 ? saved : -saved, 3).s,
                 rp_num(100 * (saved >= 0 ? saved : -saved) / base->step_ms_median, 2).s);

@@ -50,7 +50,8 @@ static void peer_environment(const report_input *in, doc *d)
     for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
         static const char *const keys[] = {"version", "library", "device", "dtype", "modes",
                                            "optimizer", "timing", "peak_gemm_tflops",
-                                           "unmeasured", "command"};
+                                           "unmeasured", "ddp", "sync", "ddp_timing",
+                                           "ddp_checks", "command"};
         static const char *const head[] = {"peer", "value", NULL};
         table *tb = doc_table(d, "ll", head);
         if (!tb)
@@ -81,9 +82,14 @@ static size_t peer_table(const report_input *in, const report_group *all, size_t
             peers[np++] = &all[k];
     if (!np)
         return 0;
-    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction: accubench %s %s",
+    /* Data parallel: the tables differ by devices and sync alone. */
+    char ranks[RESULT_TEXT_LEN + 64] = "";
+    if (first->devices > 1)
+        snprintf(ranks, sizeof ranks, ", %lld devices, sync %s", (long long)first->devices,
+                 first->sync[0] ? first->sync : "-");
+    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s: accubench %s %s",
                 (long long)first->effective_batch, first->model, first->dtype,
-                first->reduction, first->backend, first->mode);
+                first->reduction, ranks, first->backend, first->mode);
     char heads[2 * MAX_PEER_SERIES + 2][96], align[2 * MAX_PEER_SERIES + 3];
     const char *head[2 * MAX_PEER_SERIES + 3];
     size_t nh = 0;

@@ -131,12 +131,14 @@ static int sweep_split(sweep *s, model *m, dataset *d, int data_rc, int effectiv
         int bad = split_make_sharded(effective, micros[i], devices, &sp, why, sizeof why);
         if (bad) {
             /* The row says what the split would have been: K passes, and a
-             * last micro-batch too small to give every device an example. */
+             * last micro-batch too small to give every device an example
+             * (its largest part, as split.h's last: at least 1, which the
+             * CSV reader requires). */
             long long per_step = (long long)micros[i] * devices;
             sp = (split){.effective = (effective + devices - 1) / devices, .global = effective,
                          .micro = micros[i], .devices = devices,
                          .accum = (int)((effective + per_step - 1) / per_step)};
-            sp.last = (int)((effective - (sp.accum - 1) * per_step) / devices);
+            sp.last = (int)((effective - (sp.accum - 1) * per_step + devices - 1) / devices);
         }
         for (int mi = 0; mi < o->n_modes && !interrupted; mi++)
             for (int ri = 0; ri < o->n_reductions && !interrupted; ri++)
