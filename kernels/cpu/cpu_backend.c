@@ -122,7 +122,8 @@ static int cpu_bias_gelu_forward(backend *b, storage s, void *z, const float *bi
     if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     bias_gelu_args a = {z, h, bias, rows, gelu};
-    cpu_parallel_for((size_t)cols, PARALLEL_MIN_ELEMS / (size_t)rows + 1, bias_gelu_columns, &a);
+    cpu_parallel_for((size_t)cols, (gelu ? PARALLEL_MIN_EXP_ELEMS : PARALLEL_MIN_ELEMS) /
+                     (size_t)rows + 1, bias_gelu_columns, &a);
     return BK_OK;
 }
 
@@ -144,7 +145,7 @@ static int cpu_gelu_backward(backend *b, storage s, const void *z, const void *d
     if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     gelu_backward_args a = {z, dh, dz};
-    cpu_parallel_for(n, PARALLEL_MIN_ELEMS, gelu_backward_range, &a);
+    cpu_parallel_for(n, PARALLEL_MIN_EXP_ELEMS, gelu_backward_range, &a);
     return BK_OK;
 }
 

@@ -20,6 +20,12 @@
 
 /* Below this many elements a loop runs on the calling thread alone. */
 #define PARALLEL_MIN_ELEMS ((size_t)1 << 16)
+/* The same for loops that evaluate an exponential per element (GELU and its
+ * gradient: about 1 ns an element on one core, against a fraction of that
+ * for a streaming pass): 8 K elements are about 8 us of work, several times
+ * what handing a chunk to the pool's polling worker costs. Model S's
+ * 1024 x 64 activations then run on both cores, not one. */
+#define PARALLEL_MIN_EXP_ELEMS ((size_t)1 << 13)
 
 /* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error
  * (the CPU backend computes in fp32 only). */
