@@ -172,14 +172,16 @@ done:
     free(g);
 }
 
-/* Weights after a few SGD steps (rotating two input buffers) in `mode`. */
+/* Weights after a few SGD steps (rotating two input buffers) in `mode`,
+ * the update run where `at` says (step_runner_init reads it). */
 static int steps_in_mode(backend *dev, const char *model_name, int effective, exec_mode mode,
-                         int micro, int steps, float *w0, float *w)
+                         optimizer_at at, int micro, int steps, float *w0, float *w)
 {
     bench x;
     int rc = bench_open_model(dev, model_name, effective, OPT_SGD, 2, &x);
     if (rc)
         return rc;
+    x.m.opt.at = at;
     split sp;
     char why[200];
     step_runner s;
@@ -198,8 +200,9 @@ static int steps_in_mode(backend *dev, const char *model_name, int effective, ex
     return rc;
 }
 
-/* Every execution mode computes what async computes: compared by the
- * weights' change over three steps, on the device itself. `prefix` names
+/* Every execution mode, and the optimizer in the backward, computes what
+ * async computes: compared by the weights' change over three steps, on the
+ * device itself. `prefix` names
  * the model in the check's name ("" for the MLP, "gpt "). */
 static void modes_of(backend *dev, dtype dt, const char *model_name, int effective, int micro,
                      const char *prefix)
@@ -216,7 +219,8 @@ static void modes_of(backend *dev, dtype dt, const char *model_name, int effecti
         record(check, dt, split, NAN, 0, "out of host memory");
         goto done;
     }
-    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, micro, steps, w0, ref)) {
+    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, OPT_AT_STEP, micro, steps, w0,
+                      ref)) {
         snprintf(check, sizeof check, "%smode async", prefix);
         record_failure(check, dt, split, dev);
         goto done;
@@ -233,10 +237,21 @@ static void modes_of(backend *dev, dtype dt, const char *model_name, int effecti
                    dev->name);
             continue;
         }
-        if (steps_in_mode(dev, model_name, effective, mode, micro, steps, w0, w)) {
+        if (steps_in_mode(dev, model_name, effective, mode, OPT_AT_STEP, micro, steps, w0, w)) {
             record_failure(check, dt, split, dev);
             continue;
         }
+        for (size_t i = 0; i < n_params; i++)
+            w[i] -= w0[i];
+        record(check, dt, split, rel_err(w, ref, n_params), op_tolerance(DTYPE_FP32), NULL);
+    }
+    /* The update inside the last backward, layer by layer (--optimizer-at
+     * backward): the same arithmetic as after the window. */
+    snprintf(check, sizeof check, "%soptimizer in backward", prefix);
+    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, OPT_AT_BACKWARD, micro, steps, w0,
+                      w)) {
+        record_failure(check, dt, split, dev);
+    } else {
         for (size_t i = 0; i < n_params; i++)
             w[i] -= w0[i];
         record(check, dt, split, rel_err(w, ref, n_params), op_tolerance(DTYPE_FP32), NULL);
