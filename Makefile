@@ -245,23 +245,38 @@ $(ASAN_PASSES): $(BUILD)/asan/obj/bench/cpu_passes/main.o $(BUILD)/asan/libaccub
 asan-e2e: $(ASAN_PASSES)
 
 # ---------------------------------------------------------------- tests
-# Unit tests: tests/test_*.c, each a program linked against the core.
-UNIT_SRC  := $(wildcard tests/test_*.c)
-UNIT_BIN  := $(UNIT_SRC:tests/%.c=$(BUILD)/tests/%)
+# Unit tests: tests/ROOM/test_*.c (the rooms mirror the source), each a
+# program linked against the core, built flat into $(BUILD)/tests. Each
+# sees tests/ (check.h, test_spec.h) and its own room's folder.
+# T=PATTERN runs only the unit and e2e tests whose path holds PATTERN.
+T ?=
+export T
+UNIT_SRC  := $(wildcard tests/*/test_*.c)
+UNIT_BIN  := $(addprefix $(BUILD)/tests/,$(notdir $(UNIT_SRC:.c=)))
 ASAN_BUILD := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ASAN_OBJ  := $(CORE_SRC:%.c=$(ASAN_BUILD)/obj/%.o)
-ASAN_BIN  := $(UNIT_SRC:tests/%.c=$(ASAN_BUILD)/tests/%)
+ASAN_BIN  := $(addprefix $(ASAN_BUILD)/tests/,$(notdir $(UNIT_SRC:.c=)))
 # Helper libraries some tests load (the NVTX injection recorder).
-TEST_SO   := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(wildcard tests/lib*.c))
+TEST_SO   := $(patsubst %.c,$(BUILD)/tests/%.so,$(notdir $(wildcard tests/*/lib*.c)))
 
-$(BUILD)/tests/%: tests/%.c $(CORE_LIB)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -Itests $(CFLAGS) -o $@ $< $(CORE_LIB) $(LDLIBS)
+# One plain and one sanitized build rule per test source.
+define unit_test_rule
+$(BUILD)/tests/$(notdir $(1:.c=)): $(1) $$(CORE_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(INC_all) -Itests -I$(dir $(1)) $$(CFLAGS) -o $$@ $$< $$(CORE_LIB) $$(LDLIBS)
+$(ASAN_BUILD)/tests/$(notdir $(1:.c=)): $(1) $$(ASAN_BUILD)/libaccubench.a
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(INC_all) -Itests -I$(dir $(1)) $$(CFLAGS) $$(ASAN_FLAGS) -o $$@ $$< $$(ASAN_BUILD)/libaccubench.a $$(LDLIBS)
+endef
+$(foreach s,$(UNIT_SRC),$(eval $(call unit_test_rule,$(s))))
 
-$(BUILD)/tests/lib%.so: tests/lib%.c
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(INC_all) $(CFLAGS) -fPIC -shared -o $@ $<
+define test_so_rule
+$(BUILD)/tests/$(notdir $(1:.c=.so)): $(1)
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) $$(CPPFLAGS) $$(INC_all) $$(CFLAGS) -fPIC -shared -o $$@ $$<
+endef
+$(foreach s,$(wildcard tests/*/lib*.c),$(eval $(call test_so_rule,$(s))))
 
 $(ASAN_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(dir $@)
@@ -269,10 +284,6 @@ $(ASAN_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 
 $(ASAN_BUILD)/libaccubench.a: $(ASAN_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
-
-$(ASAN_BUILD)/tests/%: tests/%.c $(ASAN_BUILD)/libaccubench.a
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -Itests $(CFLAGS) $(ASAN_FLAGS) -o $@ $< $(ASAN_BUILD)/libaccubench.a $(LDLIBS)
 
 unit-test: $(UNIT_BIN) $(TEST_SO)
 	$(Q)sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
@@ -360,10 +371,10 @@ fuzz fuzz-test:
 
 # ------------------------------------------------ trace: CUPTI probe, nsys
 # The CUPTI collector alone, linked where nvcc and CUPTI are; run by
-# tests/e2e_cupti_absent.sh (it must fail cleanly where there is no GPU).
+# tests/e2e/e2e_cupti_absent.sh (it must fail cleanly where there is no GPU).
 ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(wildcard $(CUDA_HOME)/include/cupti.h)),)
 CUPTI_PROBE := $(BUILD)/tests/cupti_probe
-$(CUPTI_PROBE): tests/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collector.o $(CORE_LIB)
+$(CUPTI_PROBE): tests/trace/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collector.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ \
 	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti

@@ -17,7 +17,7 @@
 #   CHECK_BACKEND=cpu      a rehearsal on a machine without a GPU: the same
 #                          stages on the CPU backend, models tiny and
 #                          gpt-tiny, fp32, no graph mode, no kernel counts
-#                          (tests/e2e_check_gpu_rehearsal.sh)
+#                          (tests/e2e/e2e_check_gpu_rehearsal.sh)
 #
 # Exit status: 0 when every stage passed, 1 otherwise (the table says which).
 set -u

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The PyTorch peer under torchrun: DistributedDataParallel over 2 ranks on
 # the CPU (gloo), each rank its part of every window as accubench shards it
-# (tests/test_peer_shard.py: the port against harness/run/split.c itself),
+# (tests/peers/test_peer_shard.py: the port against harness/run/split.c itself),
 # written into the CSV of accubench's own 2-rank run: rows with devices 2 in
 # each sync DDP runs (micro: the gradient all-reduced by every micro-batch's
 # backward; overlap: no_sync until the last), the gradient after DDP's
@@ -26,7 +26,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 
-"$py" "$root/tests/test_peer_shard.py" >shard.out 2>&1 || fail "tests/test_peer_shard.py: $(tail -n 20 shard.out)"
+"$py" "$root/tests/peers/test_peer_shard.py" >shard.out 2>&1 || fail "tests/peers/test_peer_shard.py: $(tail -n 20 shard.out)"
 
 # accubench on 2 ranks, then the peer on 2 ranks into the same CSV.
 # E = 10: micro 2 is 2x3 with a ragged last micro-batch, 4 is 4x2; E = 9

@@ -4,7 +4,7 @@
 # visibly off on token data with documents of different lengths; malformed
 # shapes are refused in one line; plan --find-max-micro probes GPT shapes;
 # --dump refuses a taken directory before measuring, and the dump it writes
-# holds up in NumPy (tests/dump_check.py; skipped where numpy is absent).
+# holds up in NumPy (tests/run/dump_check.py; skipped where numpy is absent).
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -77,7 +77,7 @@ check '[ -z "$(ls | grep tmp)" ]' "no temporary left: $(ls)"
 check '[ $? -eq 0 ] && [ -f mdump/manifest.json ]' "mlp dump written: $(cat err.txt)"
 if python3 -c 'import numpy' 2>/dev/null; then
     for d in gdump mdump; do
-        python3 "$ACCUBENCH_ROOT/tests/dump_check.py" $d >check.txt 2>&1
+        python3 "$ACCUBENCH_ROOT/tests/run/dump_check.py" $d >check.txt 2>&1
         check '[ $? -eq 0 ]' "$d holds up in numpy: $(cat check.txt)"
     done
 else
