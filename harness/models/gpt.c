@@ -279,4 +279,5 @@ const model_kind gpt_kind = {
     .forward = gpt_forward,
     .backward = gpt_backward,
     .reports_grad_ready = 1,
+    .test_shape = "gpt:d=8,layers=2,heads=2,seq=5,vocab=13",
 };

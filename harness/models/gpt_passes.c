@@ -379,8 +379,10 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         if (!rc)
             rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
     }
-    if (rc)
+    if (rc || (rc = bk_embedding_backward(p.b, tokens_of(&p, mb), dres, g + l->wte, g + l->wpe,
+                                          d, l->seq, p.batch)))
         return rc;
-    return bk_embedding_backward(p.b, tokens_of(&p, mb), dres, g + l->wte, g + l->wpe, d,
-                                 l->seq, p.batch);
+    /* The embeddings (wte, tied to the LM head, then wpe) come first in
+     * the vector and are final last. */
+    return model_grad_ready(m, l->wte, l->layer0 - l->wte);
 }

@@ -284,4 +284,5 @@ const model_kind mlp_kind = {
     .backward = mlp_backward,
     .reports_grad_ready = 1,
     .writes_first_gradient = 1,
+    .test_shape = "mlp:hidden=12,layers=2,classes=5",
 };

@@ -167,6 +167,14 @@ struct model_kind {
      * to it, on a micro-batch marked first_of_window (model_start_window
      * then leaves the gradient as it is). 0: the gradient is zeroed first. */
     int writes_first_gradient;
+    /* A small shape ("mlp:hidden=12,layers=2,classes=5") at which
+     * tests/models/test_model_contract.c checks the kind: its gradient
+     * against central differences of its loss, its tensors, its gradient
+     * ranges, its window start and its memory need. Small enough that a
+     * forward pass per checked element stays cheap (a few thousand
+     * parameters), with every key above 1 where it can be, so that no path
+     * of the model is a degenerate one. */
+    const char *test_shape;
 };
 
 /* What a shape comes to, without building it. */
