@@ -309,6 +309,7 @@ static void check_reported_final(fixture *f, const float *clean)
 {
     float *g = malloc(f->n * sizeof *g), *kept = malloc(f->n * sizeof *kept), loss;
     memcpy(kept, clean, f->n * sizeof *kept); /* what no range reported keeps */
+    CHECK(bk_zero(f->b, f->m.grads, f->n * sizeof(float)) == BK_OK);
     CHECK(run_window(f, g, &loss, kept) == BK_OK);
     size_t first = 0, bad = count_differ(g, clean, f->n, &first);
     expect(f->kind, bad == 0,
