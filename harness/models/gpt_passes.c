@@ -343,7 +343,7 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         return rc;
     /* Each block's weights are final once its backward is done: reported
      * from the last block down, so a data-parallel step all-reduces them
-     * behind the blocks below. The embeddings take the rest, at the end. */
+     * behind the blocks below. The embeddings are the last range. */
     for (int i = l->layers - 1; i >= 0 && !rc; i--) {
         rc = block_backward(m, &p, a, i);
         if (!rc)

@@ -158,10 +158,12 @@ struct model_kind {
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
     int (*backward)(model *m, activations *a, const micro_batch_view *mb);
     /* 1 when backward calls model_grad_ready for each range of the
-     * gradient as it becomes final, so that a data-parallel step can
-     * all-reduce it behind the rest of the backward, and a step on one
-     * device can run the optimizer on it there. 0: the step all-reduces
-     * the whole gradient after backward, and says so. */
+     * gradient as it becomes final, the whole vector from its end to its
+     * start (tests/models/test_model_contract.c checks it), so that a
+     * data-parallel step can all-reduce it behind the rest of the
+     * backward, and a step on one device can run the optimizer on it
+     * there. 0: the step all-reduces the whole gradient after backward,
+     * and says so. */
     int reports_grad_ready;
     /* Set when backward writes every gradient element, rather than adding
      * to it, on a micro-batch marked first_of_window (model_start_window
