@@ -19,18 +19,20 @@
  *   among the loss items) is d(loss)/d(weights) by central differences of
  *   the kind's own forward pass, on every tensor (every element of a small
  *   one, a sample of a large one), and the window's loss is the full
- *   batch's.
+ *   batch's;
+ * - flops_per_step is what the window's matrix products do.
  *
  * The differences. The backend computes in fp32 only, so the loss is
  * differenced in fp32 (unit roundoff 6e-8, a loss sum of a few tens): over
  * steps h = 3e-2 and 2h on weights of order 0.2, extrapolated so that the
  * h^2 term cancels, the truncation (~h^4) and the cancellation (~1e-6 / h
- * of the loss sum) leave about 5e-6 per element. Each tensor's sampled
- * gradient must match its differences to FD_TOL relative (the norm of gradient
- * minus differences over the norm of the differences), with a floor of FD_FLOOR
- * per element under that norm for a tensor whose gradient is near zero (a
- * key bias under softmax). The MLP and the GPT come to 1e-4 and 1e-3 at
- * most; a term dropped from a backward is off by 1e-1 or more.
+ * of the loss sum) leave about 5e-6 per element. A tensor's sampled
+ * gradient must match its differences within FD_TOL: the norm of
+ * (gradient - differences) over the norm of the differences, that norm
+ * taken as at least FD_FLOOR per element, so that a tensor whose gradient
+ * is near zero (a key bias under softmax) is not judged on noise alone.
+ * The MLP and the GPT come to 1e-4 and 6e-4; a term dropped from a
+ * backward reads 1e-1 to 1.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -323,6 +325,38 @@ static void check_reported_final(fixture *f, const float *clean)
     free(g), free(kept);
 }
 
+/* ----------------------------------------------------------------- FLOPs */
+
+/* The GEMMs a window issues, counted as they go (2 m n k each, times the
+ * batch). */
+static const backend_ops *real_ops;
+static double gemm_flops;
+
+static int counting_gemm(backend *b, const gemm_desc *g)
+{
+    gemm_flops += 2.0 * g->m * g->n * g->k * (g->batch > 1 ? g->batch : 1);
+    return real_ops->gemm(b, g);
+}
+
+/* flops_per_step is what the window's matrix products do: the MFU's
+ * numerator. */
+static void check_flops(fixture *f)
+{
+    backend_ops counting = *f->b->ops;
+    float *g = malloc(f->n * sizeof *g), loss;
+    real_ops = f->b->ops;
+    counting.gemm = counting_gemm;
+    f->b->ops = &counting;
+    gemm_flops = 0;
+    CHECK(run_window(f, g, &loss, NULL) == BK_OK);
+    f->b->ops = real_ops;
+    double want = model_flops_per_step(&f->m.spec, EFFECTIVE);
+    expect(f->kind, gemm_flops == want,
+           "flops_per_step(%d) is %.17g; the window's GEMMs did %.17g", EFFECTIVE, want,
+           gemm_flops);
+    free(g);
+}
+
 /* ------------------------------------------------- central differences */
 
 /* The window's loss (the sum of its valid items') at the device weights,
@@ -439,6 +473,7 @@ static void check_kind(backend *b, const model_kind *k)
                "the window's loss sum %.9g, the full batch's %.9g", loss, full);
         check_garbage_start(&f, clean);
         check_reported_final(&f, clean);
+        check_flops(&f);
         check_differences(&f, clean);
         free(clean);
     }
