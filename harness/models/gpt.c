@@ -1,14 +1,14 @@
 /* The GPT's shapes, weights and accounting, and its row of the model
- * table; its passes are in gpt_passes.c. Activations are [features x tokens], one token per column, a
- * micro-batch of B sequences of T tokens being N = B * T columns, sequence
- * by sequence (backend.h). */
+ * table; its passes are in gpt_passes.c. Activations are [features x
+ * tokens], one token per column, a micro-batch of B sequences of T tokens
+ * being N = B * T columns, sequence by sequence (backend.h). */
 #include "gpt.h"
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "layers.h"
 #include "rng.h"
 
 static const model_dim DIMS[] = {
@@ -191,20 +191,6 @@ static void gpt_init_weights(const model_spec *s, uint64_t seed, float *w)
 
 /* ------------------------------------------------------------- tensors */
 
-static int add_tensor(model_tensor *out, int max, int count, const char *name, size_t offset,
-                      int64_t rows, int64_t cols, int torch_is_transpose)
-{
-    if (out && count < max) {
-        model_tensor *t = &out[count];
-        snprintf(t->name, sizeof t->name, "%s", name);
-        t->offset = offset;
-        t->rows = rows;
-        t->cols = cols;
-        t->torch_is_transpose = torch_is_transpose;
-    }
-    return count + 1;
-}
-
 /* nanoGPT's state_dict names (nn.Linear layers: c_attn, c_proj, c_fc);
  * lm_head.weight is transformer.wte.weight, tied, so listed once. */
 static int gpt_tensors(const model_spec *s, model_tensor *out, int max)
@@ -213,8 +199,8 @@ static int gpt_tensors(const model_spec *s, model_tensor *out, int max)
     gpt_layout_of(s, &l);
     int64_t d = l.d;
     int n = 0;
-    n = add_tensor(out, max, n, "transformer.wte.weight", l.wte, d, l.vocab, 1);
-    n = add_tensor(out, max, n, "transformer.wpe.weight", l.wpe, d, l.seq, 1);
+    n = tensor_add(out, max, n, "transformer.wte.weight", l.wte, d, l.vocab, 1);
+    n = tensor_add(out, max, n, "transformer.wpe.weight", l.wpe, d, l.seq, 1);
     for (int i = 0; i < l.layers; i++) {
         size_t base = l.layer0 + (size_t)i * l.layer_size;
         const struct {
@@ -232,12 +218,12 @@ static int gpt_tensors(const model_spec *s, model_tensor *out, int max)
         for (size_t k = 0; k < sizeof block / sizeof block[0]; k++) {
             char name[MODEL_TENSOR_NAME];
             snprintf(name, sizeof name, "transformer.h.%d.%s", i, block[k].name);
-            n = add_tensor(out, max, n, name, base + block[k].off, block[k].rows, block[k].cols,
+            n = tensor_add(out, max, n, name, base + block[k].off, block[k].rows, block[k].cols,
                            0);
         }
     }
-    n = add_tensor(out, max, n, "transformer.ln_f.weight", l.lnf_g, d, 1, 0);
-    n = add_tensor(out, max, n, "transformer.ln_f.bias", l.lnf_b, d, 1, 0);
+    n = tensor_add(out, max, n, "transformer.ln_f.weight", l.lnf_g, d, 1, 0);
+    n = tensor_add(out, max, n, "transformer.ln_f.bias", l.lnf_b, d, 1, 0);
     return n;
 }
 
@@ -245,20 +231,11 @@ static int gpt_tensors(const model_spec *s, model_tensor *out, int max)
 
 static int gpt_create(model *m)
 {
-    gpt_layout *l = malloc(sizeof *l);
-    if (!l) {
-        snprintf(m->b->error, sizeof m->b->error, "out of host memory for the layout");
+    gpt_layout *l = layout_create(m, sizeof *l);
+    if (!l)
         return BK_OOM;
-    }
     gpt_layout_of(&m->spec, l);
-    m->impl = l;
     return BK_OK;
-}
-
-static void gpt_destroy(model *m)
-{
-    free(m->impl);
-    m->impl = NULL;
 }
 
 const model_kind gpt_kind = {
@@ -275,8 +252,9 @@ const model_kind gpt_kind = {
     .init_weights = gpt_init_weights,
     .tensors = gpt_tensors,
     .create = gpt_create,
-    .destroy = gpt_destroy,
+    .destroy = layout_destroy,
     .forward = gpt_forward,
     .backward = gpt_backward,
     .reports_grad_ready = 1,
+    .test_shape = "gpt:d=8,layers=2,heads=2,seq=5,vocab=13",
 };

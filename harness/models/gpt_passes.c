@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "dispatch.h"
+#include "layers.h"
 
 /* --------------------------------------------------------- activations */
 
@@ -91,26 +92,20 @@ static void *res_in(const activations *a, int l)
 
 /* ------------------------------------------------------------- passes */
 
-/* One micro-batch's numbers, worked out once per pass. */
+/* One micro-batch's numbers, worked out once per pass: the layers' view
+ * of it (its columns are the tokens) and the sequences. */
 typedef struct pass {
-    backend *b;
+    layer_pass lp;
     const gpt_layout *l;
-    storage cs;
-    size_t es;
-    int batch, n; /* sequences, tokens */
+    int batch; /* sequences */
 } pass;
 
 /* Element `i` of a buffer in compute storage. */
 static void *at(const pass *p, const void *base, size_t i)
 {
-    return (char *)base + i * p->es;
+    return layer_at(&p->lp, base, i);
 }
 
-/* The compute copy of the weight at `off`: what the GEMMs read. */
-static const void *wc(const model *m, const pass *p, size_t off)
-{
-    return at(p, m->params_compute, off);
-}
 static size_t block_off(const gpt_layout *l, int i, size_t off)
 {
     return l->layer0 + (size_t)i * l->layer_size + off;
@@ -119,8 +114,6 @@ static size_t block_off(const gpt_layout *l, int i, size_t off)
 static int pass_init(model *m, const micro_batch_view *mb, pass *p)
 {
     const gpt_layout *l = m->impl;
-    *p = (pass){.b = m->b, .l = l, .cs = m->b->compute_storage,
-                .es = storage_bytes(m->b->compute_storage), .batch = mb->count};
     /* The ops count a pass's tokens in an int (a GEMM's n, a LayerNorm's
      * rows); memory runs out long before, but say so rather than wrap. */
     if ((size_t)mb->count * (size_t)l->seq > INT_MAX) {
@@ -128,21 +121,8 @@ static int pass_init(model *m, const micro_batch_view *mb, pass *p)
                  "tokens is more tokens than one pass can index", mb->count, l->seq);
         return BK_UNSUPPORTED;
     }
-    p->n = mb->count * l->seq;
+    *p = (pass){.lp = layer_pass_of(m, mb, mb->count * l->seq), .l = l, .batch = mb->count};
     return BK_OK;
-}
-
-/* C = op(A) op(B) (+ C when accumulate) in compute storage, or into an
- * fp32 weight gradient when `c_f32`. */
-static int gemm(const pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
-                const void *b, int ldb, void *c, int ldc, int accumulate, int c_f32)
-{
-    gemm_desc g = {
-        .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
-        .lda = lda, .b = b, .ldb = ldb, .beta = accumulate ? 1.0f : 0.0f, .c = c, .ldc = ldc,
-        .ab_storage = p->cs, .c_storage = c_f32 ? STORAGE_F32 : p->cs,
-    };
-    return bk_gemm(p->b, &g);
 }
 
 /* The same product for every sequence of the micro-batch: batch B, one
@@ -154,10 +134,10 @@ static int gemm_seqs(const pass *p, int ta, int tb, int m, int n, int k, const v
     gemm_desc g = {
         .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
         .lda = lda, .b = b, .ldb = ldb, .beta = 0.0f, .c = c, .ldc = ldc,
-        .ab_storage = p->cs, .c_storage = p->cs,
+        .ab_storage = p->lp.cs, .c_storage = p->lp.cs,
         .batch = p->batch, .stride_a = sa, .stride_b = sb, .stride_c = sc,
     };
-    return bk_gemm(p->b, &g);
+    return bk_gemm(p->lp.b, &g);
 }
 
 /* Attention's products run one strided-batched GEMM per head, batched over
@@ -185,7 +165,7 @@ static int attention_forward(const pass *p, const void *qkv, void *scores, void 
                             at(p, scores, (size_t)h * p->batch * s_tt), t, s_tt)))
             return rc;
     }
-    if ((rc = bk_causal_softmax_forward(p->b, scores, probs, 1.0f / sqrtf((float)hd), t,
+    if ((rc = bk_causal_softmax_forward(p->lp.b, scores, probs, 1.0f / sqrtf((float)hd), t,
                                         l->heads * p->batch)))
         return rc;
     for (int h = 0; h < l->heads; h++) {
@@ -218,7 +198,7 @@ static int attention_backward(const pass *p, const void *qkv, const void *probs,
                             at(p, dqkv, (size_t)(2 * d + h * hd)), 3 * d, s_qkv)))
             return rc;
     }
-    if ((rc = bk_causal_softmax_backward(p->b, probs, scratch, scratch,
+    if ((rc = bk_causal_softmax_backward(p->lp.b, probs, scratch, scratch,
                                          1.0f / sqrtf((float)hd), t, l->heads * p->batch)))
         return rc;
     for (int h = 0; h < l->heads; h++) {
@@ -234,55 +214,42 @@ static int attention_backward(const pass *p, const void *qkv, const void *probs,
     return BK_OK;
 }
 
-/* y = W x + bias: a linear layer of `out` x `in` on N tokens. */
-static int linear(model *m, const pass *p, size_t w_off, size_t b_off, int out, int in,
-                  const void *x, void *y)
+/* A linear layer of block i: weight at w, bias at b (offsets inside a
+ * block), `out` x `in`. */
+static linear_layer block_linear(const gpt_layout *l, int i, size_t w, size_t b, int out, int in)
 {
-    int rc = gemm(p, 0, 0, out, p->n, in, wc(m, p, w_off), out, x, in, y, out, 0, 0);
-    return rc ? rc : bk_bias_gelu_forward(p->b, y, m->params + b_off, NULL, out, p->n, 0);
-}
-
-/* The weight and bias gradients of a linear layer (accumulated), and the
- * input gradient dx = W^T dy (written). */
-static int linear_backward(model *m, const pass *p, size_t w_off, size_t b_off, int out,
-                           int in, const void *x, const void *dy, void *dx)
-{
-    int rc;
-    if ((rc = gemm(p, 0, 1, out, in, p->n, dy, out, x, in, m->grads + w_off, out, 1, 1)) ||
-        (rc = bk_bias_grad(p->b, dy, m->grads + b_off, out, p->n)))
-        return rc;
-    return gemm(p, 1, 0, in, p->n, out, wc(m, p, w_off), out, dy, out, dx, in, 0, 0);
+    return (linear_layer){.w_off = block_off(l, i, w), .b_off = block_off(l, i, b), .out = out,
+                          .in = in};
 }
 
 static int block_forward(model *m, const pass *p, activations *a, int i)
 {
     const gpt_layout *l = p->l;
-    int d = l->d, n = p->n, rc;
+    const layer_pass *lp = &p->lp;
+    int d = l->d, n = lp->n, rc;
     float *w = m->params;
     float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
     void *x = res_in(a, i), *mid = blk(a, i, B_RES_MID), *out = blk(a, i, B_RES_OUT);
     size_t nd = (size_t)d * n;
-    if ((rc = bk_layernorm_forward(p->b, x, w + block_off(l, i, l->ln1_g),
+    linear_layer qkv = block_linear(l, i, l->qkv_w, l->qkv_b, 3 * d, d);
+    linear_layer proj = block_linear(l, i, l->proj_w, l->proj_b, d, d);
+    linear_layer fc = block_linear(l, i, l->fc_w, l->fc_b, 4 * d, d);
+    linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
+    if ((rc = bk_layernorm_forward(lp->b, x, w + block_off(l, i, l->ln1_g),
                                    w + block_off(l, i, l->ln1_b), blk(a, i, B_LN1), s1, s1 + n,
                                    d, n)) ||
-        (rc = linear(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b), 3 * d, d,
-                     blk(a, i, B_LN1), blk(a, i, B_QKV))) ||
+        (rc = linear_forward(lp, &qkv, blk(a, i, B_LN1), blk(a, i, B_QKV), NULL)) ||
         (rc = attention_forward(p, blk(a, i, B_QKV), act(a, A_SCORES), blk(a, i, B_PROBS),
                                 blk(a, i, B_ATTY))) ||
-        (rc = linear(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d, d,
-                     blk(a, i, B_ATTY), mid)) ||
-        (rc = bk_add(p->b, mid, x, nd)) ||
-        (rc = bk_layernorm_forward(p->b, mid, w + block_off(l, i, l->ln2_g),
+        (rc = linear_forward(lp, &proj, blk(a, i, B_ATTY), mid, NULL)) ||
+        (rc = bk_add(lp->b, mid, x, nd)) ||
+        (rc = bk_layernorm_forward(lp->b, mid, w + block_off(l, i, l->ln2_g),
                                    w + block_off(l, i, l->ln2_b), blk(a, i, B_LN2), s2, s2 + n,
                                    d, n)) ||
-        (rc = gemm(p, 0, 0, 4 * d, n, d, wc(m, p, block_off(l, i, l->fc_w)), 4 * d,
-                   blk(a, i, B_LN2), d, blk(a, i, B_FC_Z), 4 * d, 0, 0)) ||
-        (rc = bk_bias_gelu_forward(p->b, blk(a, i, B_FC_Z), w + block_off(l, i, l->fc_b),
-                                   blk(a, i, B_FC_H), 4 * d, n, 1)) ||
-        (rc = linear(m, p, block_off(l, i, l->fcp_w), block_off(l, i, l->fcp_b), d, 4 * d,
-                     blk(a, i, B_FC_H), out)))
+        (rc = linear_forward(lp, &fc, blk(a, i, B_LN2), blk(a, i, B_FC_Z), blk(a, i, B_FC_H))) ||
+        (rc = linear_forward(lp, &fcp, blk(a, i, B_FC_H), out, NULL)))
         return rc;
-    return bk_add(p->b, out, mid, nd);
+    return bk_add(lp->b, out, mid, nd);
 }
 
 /* dres holds the gradient of block i's output; leaves the gradient of its
@@ -291,30 +258,31 @@ static int block_forward(model *m, const pass *p, activations *a, int i)
 static int block_backward(model *m, const pass *p, activations *a, int i)
 {
     const gpt_layout *l = p->l;
-    int d = l->d, n = p->n, rc;
+    const layer_pass *lp = &p->lp;
+    int d = l->d, n = lp->n, rc;
     float *w = m->params, *g = m->grads;
     float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
     void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
+    linear_layer qkv = block_linear(l, i, l->qkv_w, l->qkv_b, 3 * d, d);
+    linear_layer proj = block_linear(l, i, l->proj_w, l->proj_b, d, d);
+    linear_layer fc = block_linear(l, i, l->fc_w, l->fc_b, 4 * d, d);
+    linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
     /* The MLP. */
-    if ((rc = linear_backward(m, p, block_off(l, i, l->fcp_w), block_off(l, i, l->fcp_b), d,
-                              4 * d, blk(a, i, B_FC_H), dres, dwide)) ||
-        (rc = bk_gelu_backward(p->b, blk(a, i, B_FC_Z), dwide, dwide, (size_t)4 * d * n)) ||
-        (rc = linear_backward(m, p, block_off(l, i, l->fc_w), block_off(l, i, l->fc_b), 4 * d,
-                              d, blk(a, i, B_LN2), dwide, dx)) ||
-        (rc = bk_layernorm_backward(p->b, dx, blk(a, i, B_RES_MID),
+    if ((rc = linear_backward(lp, &fcp, blk(a, i, B_FC_H), dres, dwide)) ||
+        (rc = bk_gelu_backward(lp->b, blk(a, i, B_FC_Z), dwide, dwide, (size_t)4 * d * n)) ||
+        (rc = linear_backward(lp, &fc, blk(a, i, B_LN2), dwide, dx)) ||
+        (rc = bk_layernorm_backward(lp->b, dx, blk(a, i, B_RES_MID),
                                     w + block_off(l, i, l->ln2_g), s2, s2 + n, dres,
                                     g + block_off(l, i, l->ln2_g), g + block_off(l, i, l->ln2_b),
                                     d, n)))
         return rc;
     /* Attention: dwide is dqkv now, [3d x N]. */
-    if ((rc = linear_backward(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d,
-                              d, blk(a, i, B_ATTY), dres, dx)) ||
+    if ((rc = linear_backward(lp, &proj, blk(a, i, B_ATTY), dres, dx)) ||
         (rc = attention_backward(p, blk(a, i, B_QKV), blk(a, i, B_PROBS), dx,
                                  act(a, A_SCORES), dwide)) ||
-        (rc = linear_backward(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b),
-                              3 * d, d, blk(a, i, B_LN1), dwide, dx)))
+        (rc = linear_backward(lp, &qkv, blk(a, i, B_LN1), dwide, dx)))
         return rc;
-    return bk_layernorm_backward(p->b, dx, res_in(a, i), w + block_off(l, i, l->ln1_g), s1,
+    return bk_layernorm_backward(lp->b, dx, res_in(a, i), w + block_off(l, i, l->ln1_g), s1,
                                  s1 + n, dres, g + block_off(l, i, l->ln1_g),
                                  g + block_off(l, i, l->ln1_b), d, n);
 }
@@ -331,23 +299,23 @@ int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *los
     if (rc)
         return rc;
     const gpt_layout *l = p.l;
-    int d = l->d, n = p.n;
+    int d = l->d, n = p.lp.n;
     float *w = m->params, *sf = act(a, A_LNF_STATS);
     size_t items = (size_t)mb->first * l->seq;
-    if ((rc = bk_embedding_forward(p.b, tokens_of(&p, mb), w + l->wte, w + l->wpe,
+    if ((rc = bk_embedding_forward(p.lp.b, tokens_of(&p, mb), w + l->wte, w + l->wpe,
                                    act(a, A_RES0), d, l->seq, p.batch)))
         return rc;
     for (int i = 0; i < l->layers && !rc; i++)
         rc = block_forward(m, &p, a, i);
     if (rc ||
-        (rc = bk_layernorm_forward(p.b, res_in(a, l->layers), w + l->lnf_g, w + l->lnf_b,
+        (rc = bk_layernorm_forward(p.lp.b, res_in(a, l->layers), w + l->lnf_g, w + l->lnf_b,
                                    act(a, A_LNF), sf, sf + n, d, n)) ||
         /* The LM head: logits = wte^T x, the tied embedding read from the
          * compute copy. */
-        (rc = gemm(&p, 1, 0, l->vocab, n, d, wc(m, &p, l->wte), d, act(a, A_LNF), d,
-                   act(a, A_LOGITS), l->vocab, 0, 0)))
+        (rc = layer_gemm(&p.lp, 1, 0, l->vocab, n, d, layer_weight(&p.lp, l->wte), d,
+                         act(a, A_LNF), d, 0.0f, act(a, A_LOGITS), l->vocab, 0)))
         return rc;
-    return bk_softmax_xent(p.b, act(a, A_LOGITS), act(a, A_DLOGITS), mb->labels + items,
+    return bk_softmax_xent(p.lp.b, act(a, A_LOGITS), act(a, A_DLOGITS), mb->labels + items,
                            mb->valid + items, mb->scale, loss_sum, l->vocab, n);
 }
 
@@ -358,29 +326,33 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
     if (rc)
         return rc;
     const gpt_layout *l = p.l;
-    int d = l->d, n = p.n, v = l->vocab;
+    int d = l->d, n = p.lp.n, v = l->vocab;
     float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS);
     void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
     /* The LM head: dwte += x dlogits^T (the embedding's gradient adds to it
      * at the end), dx = wte dlogits. The residual gradient starts at 0: the
      * final LayerNorm's backward adds into it. */
-    if ((rc = gemm(&p, 0, 1, d, v, n, act(a, A_LNF), d, dlogits, v, g + l->wte, d, 1, 1)) ||
-        (rc = gemm(&p, 0, 0, d, n, v, wc(m, &p, l->wte), d, dlogits, v, dx, d, 0, 0)) ||
-        (rc = bk_zero(p.b, dres, (size_t)d * n * p.es)) ||
-        (rc = bk_layernorm_backward(p.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
+    if ((rc = layer_gemm(&p.lp, 0, 1, d, v, n, act(a, A_LNF), d, dlogits, v,
+                         layer_grad_beta(&p.lp), g + l->wte, d, 1)) ||
+        (rc = layer_gemm(&p.lp, 0, 0, d, n, v, layer_weight(&p.lp, l->wte), d, dlogits, v, 0.0f,
+                         dx, d, 0)) ||
+        (rc = bk_zero(p.lp.b, dres, (size_t)d * n * p.lp.es)) ||
+        (rc = bk_layernorm_backward(p.lp.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
                                     dres, g + l->lnf_g, g + l->lnf_b, d, n)) ||
         (rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
         return rc;
     /* Each block's weights are final once its backward is done: reported
      * from the last block down, so a data-parallel step all-reduces them
-     * behind the blocks below. The embeddings take the rest, at the end. */
+     * behind the blocks below. The embeddings are the last range. */
     for (int i = l->layers - 1; i >= 0 && !rc; i--) {
         rc = block_backward(m, &p, a, i);
         if (!rc)
             rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
     }
-    if (rc)
+    if (rc || (rc = bk_embedding_backward(p.lp.b, tokens_of(&p, mb), dres, g + l->wte,
+                                          g + l->wpe, d, l->seq, p.batch)))
         return rc;
-    return bk_embedding_backward(p.b, tokens_of(&p, mb), dres, g + l->wte, g + l->wpe, d,
-                                 l->seq, p.batch);
+    /* The embeddings (wte, tied to the LM head, then wpe) come first in
+     * the vector and are final last. */
+    return model_grad_ready(m, l->wte, l->layer0 - l->wte);
 }

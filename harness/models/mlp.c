@@ -3,10 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "dispatch.h"
+#include "layers.h"
 #include "rng.h"
 
 static const model_dim DIMS[] = {
@@ -137,6 +137,13 @@ static void mlp_init_weights(const model_spec *s, uint64_t seed, float *w)
     }
 }
 
+/* Linear layer i of the layout. */
+static linear_layer linear_of(const mlp_layout *l, int i)
+{
+    return (linear_layer){.w_off = l->w_off[i], .b_off = l->b_off[i], .out = l->out[i],
+                          .in = l->in[i]};
+}
+
 /* nn.Linear's names and shapes: "layers.N.weight" [out, in] (stored
  * column-major [out x in], so the dump transposes it), "layers.N.bias". */
 static int mlp_tensors(const model_spec *s, model_tensor *out, int max)
@@ -144,122 +151,69 @@ static int mlp_tensors(const model_spec *s, model_tensor *out, int max)
     mlp_layout l;
     mlp_layout_of(s, &l);
     int n = 0;
-    for (int i = 0; i < l.n_linear; i++)
-        for (int bias = 0; bias < 2; bias++, n++) {
-            if (!out || n >= max)
-                continue;
-            model_tensor *t = &out[n];
-            snprintf(t->name, sizeof t->name, "layers.%d.%s", i, bias ? "bias" : "weight");
-            t->offset = bias ? l.b_off[i] : l.w_off[i];
-            t->rows = l.out[i];
-            t->cols = bias ? 1 : l.in[i];
-            t->torch_is_transpose = 0;
-        }
+    for (int i = 0; i < l.n_linear; i++) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "layers.%d", i);
+        linear_layer li = linear_of(&l, i);
+        n = linear_tensors(out, max, n, prefix, &li);
+    }
     return n;
 }
 
 /* The layout, worked out once per model. */
 static int mlp_create(model *m)
 {
-    mlp_layout *l = malloc(sizeof *l);
-    if (!l) {
-        snprintf(m->b->error, sizeof m->b->error, "out of host memory for the layout");
+    mlp_layout *l = layout_create(m, sizeof *l);
+    if (!l)
         return BK_OOM;
-    }
     mlp_layout_of(&m->spec, l);
-    m->impl = l;
     return BK_OK;
 }
 
-static void mlp_destroy(model *m)
+/* The micro-batch's inputs: examples [first, first + count) of x. */
+static const void *inputs_of(const layer_pass *p, const mlp_layout *l, const micro_batch_view *mb)
 {
-    free(m->impl);
-    m->impl = NULL;
-}
-
-/* Address of column `col` of a [rows x *] matrix in compute storage. */
-static const void *column(const backend *b, const void *base, int rows, int col)
-{
-    return (const char *)base + (size_t)col * rows * storage_bytes(b->compute_storage);
-}
-
-static const void *weight(const model *m, const mlp_layout *l, int i)
-{
-    return (const char *)m->params_compute + l->w_off[i] * storage_bytes(m->b->compute_storage);
+    return layer_at(p, mb->x, (size_t)mb->first * l->in[0]);
 }
 
 static int mlp_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum)
 {
-    backend *b = m->b;
     const mlp_layout *l = m->impl;
-    storage cs = b->compute_storage;
-    const void *in = column(b, mb->x, l->in[0], mb->first);
+    layer_pass p = layer_pass_of(m, mb, mb->count);
+    const void *in = inputs_of(&p, l, mb);
     int rc;
     for (int i = 0; i < l->n_linear; i++) {
-        gemm_desc g = {
-            .trans_a = 0, .trans_b = 0, .m = l->out[i], .n = mb->count, .k = l->in[i],
-            .alpha = 1.0f, .a = weight(m, l, i), .lda = l->out[i], .b = in, .ldb = l->in[i],
-            .beta = 0.0f, .c = act_z(a, i), .ldc = l->out[i], .ab_storage = cs, .c_storage = cs,
-        };
-        int hidden = i < l->n_linear - 1;
-        if ((rc = bk_gemm(b, &g)) ||
-            (rc = bk_bias_gelu_forward(b, act_z(a, i), m->params + l->b_off[i], act_h(l, a, i),
-                                       l->out[i], mb->count, hidden)))
+        linear_layer li = linear_of(l, i);
+        if ((rc = linear_forward(&p, &li, in, act_z(a, i), act_h(l, a, i))))
             return rc;
         in = act_h(l, a, i);
     }
     int last = l->n_linear - 1;
-    return bk_softmax_xent(b, act_z(a, last), act_grad(l, a, 0), mb->labels + mb->first,
+    return bk_softmax_xent(m->b, act_z(a, last), act_grad(l, a, 0), mb->labels + mb->first,
                            mb->valid + mb->first, mb->scale, loss_sum, l->out[last],
                            mb->count);
 }
 
 static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
 {
-    backend *b = m->b;
     const mlp_layout *l = m->impl;
-    storage cs = b->compute_storage;
+    layer_pass p = layer_pass_of(m, mb, mb->count);
     int cur = 0; /* act_grad(cur) holds d(loss)/d(z_i) */
     int rc = BK_OK;
     for (int i = l->n_linear - 1; i >= 0 && !rc; i--) {
-        const void *in = i == 0 ? column(b, mb->x, l->in[0], mb->first) : act_h(l, a, i - 1);
+        const void *in = i == 0 ? inputs_of(&p, l, mb) : act_h(l, a, i - 1);
         int prev = 1 - cur; /* act_grad(prev) takes d(loss)/d(h_{i-1}) */
-        /* dH_{i-1} = W_i^T dZ_i first (the inputs need none): after it, the
-         * backward reads W_i no more, so the range reported below may be
-         * updated at once (the optimizer in the backward). */
-        if (i > 0) {
-            gemm_desc gx = {
-                .trans_a = 1, .trans_b = 0, .m = l->in[i], .n = mb->count, .k = l->out[i],
-                .alpha = 1.0f, .a = weight(m, l, i), .lda = l->out[i],
-                .b = act_grad(l, a, cur), .ldb = l->out[i], .beta = 0.0f,
-                .c = act_grad(l, a, prev), .ldc = l->in[i], .ab_storage = cs, .c_storage = cs,
-            };
-            if ((rc = bk_gemm(b, &gx)))
-                break;
-        }
-        /* dW_i += dZ_i * in^T: accumulate in place, beta = 1; the window's
-         * first micro-batch writes it, beta = 0 (the same sums: 0 + x is
-         * x), and its bias gradient adds to zeros. */
-        gemm_desc gw = {
-            .trans_a = 0, .trans_b = 1, .m = l->out[i], .n = l->in[i], .k = mb->count,
-            .alpha = 1.0f, .a = act_grad(l, a, cur), .lda = l->out[i], .b = in,
-            .ldb = l->in[i], .beta = mb->first_of_window ? 0.0f : 1.0f,
-            .c = m->grads + l->w_off[i], .ldc = l->out[i],
-            .ab_storage = cs, .c_storage = STORAGE_F32,
-        };
-        float *db = m->grads + l->b_off[i];
-        if ((rc = bk_gemm(b, &gw)) ||
-            (mb->first_of_window && (rc = bk_zero(b, db, (size_t)l->out[i] * sizeof *db))) ||
-            (rc = bk_bias_grad(b, act_grad(l, a, cur), db, l->out[i], mb->count)))
-            break;
-        /* Layer i's weight and bias (contiguous) are final. */
-        if ((rc = model_grad_ready(m, l->w_off[i], l->b_off[i] + (size_t)l->out[i] - l->w_off[i])))
-            break;
-        if (i == 0)
+        linear_layer li = linear_of(l, i);
+        /* dH_{i-1} = W_i^T dZ_i (the inputs need none), then layer i's
+         * weight and bias gradients, reported final: the backward reads
+         * W_i no more, so the optimizer in the backward may update it. */
+        if ((rc = linear_backward_final(&p, &li, in, act_grad(l, a, cur),
+                                        i > 0 ? act_grad(l, a, prev) : NULL)) ||
+            i == 0)
             break;
         /* dZ_{i-1} = dH_{i-1} * gelu'(z_{i-1}). */
         cur = prev;
-        rc = bk_gelu_backward(b, act_z(a, i - 1), act_grad(l, a, cur), act_grad(l, a, cur),
+        rc = bk_gelu_backward(m->b, act_z(a, i - 1), act_grad(l, a, cur), act_grad(l, a, cur),
                               (size_t)l->in[i] * mb->count);
     }
     return rc;
@@ -279,9 +233,10 @@ const model_kind mlp_kind = {
     .init_weights = mlp_init_weights,
     .tensors = mlp_tensors,
     .create = mlp_create,
-    .destroy = mlp_destroy,
+    .destroy = layout_destroy,
     .forward = mlp_forward,
     .backward = mlp_backward,
     .reports_grad_ready = 1,
     .writes_first_gradient = 1,
+    .test_shape = "mlp:hidden=12,layers=2,classes=5",
 };

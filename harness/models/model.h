@@ -158,15 +158,25 @@ struct model_kind {
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
     int (*backward)(model *m, activations *a, const micro_batch_view *mb);
     /* 1 when backward calls model_grad_ready for each range of the
-     * gradient as it becomes final, so that a data-parallel step can
-     * all-reduce it behind the rest of the backward, and a step on one
-     * device can run the optimizer on it there. 0: the step all-reduces
-     * the whole gradient after backward, and says so. */
+     * gradient as it becomes final, the whole vector from its end to its
+     * start (tests/models/test_model_contract.c checks it), so that a
+     * data-parallel step can all-reduce it behind the rest of the
+     * backward, and a step on one device can run the optimizer on it
+     * there. 0: the step all-reduces the whole gradient after backward,
+     * and says so. */
     int reports_grad_ready;
     /* Set when backward writes every gradient element, rather than adding
      * to it, on a micro-batch marked first_of_window (model_start_window
      * then leaves the gradient as it is). 0: the gradient is zeroed first. */
     int writes_first_gradient;
+    /* A small shape ("mlp:hidden=12,layers=2,classes=5") at which
+     * tests/models/test_model_contract.c checks the kind: its gradient
+     * against central differences of its loss, its tensors, its gradient
+     * ranges, its window start and its memory need. Small enough that a
+     * forward pass per checked element stays cheap (a few thousand
+     * parameters), with every key above 1 where it can be, so that no path
+     * of the model is a degenerate one. */
+    const char *test_shape;
 };
 
 /* What a shape comes to, without building it. */

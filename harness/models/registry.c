@@ -5,16 +5,20 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpt.h"
-#include "mlp.h"
 #include "parse.h"
 
-/* Every model kind. Adding one: its file (NAME.c defining NAME_kind) and
- * its row here. */
-static const model_kind *const KINDS[] = {
-    &mlp_kind,
-    &gpt_kind,
-};
+/* Every model kind, one row each: harness/models/NAME.c defines
+ * `const model_kind NAME_kind`, and X(NAME) here declares it and puts it
+ * in the table. Adding a kind is its file and its row; the contract test
+ * (tests/models/test_model_contract.c) then checks it at its test_shape. */
+#define MODEL_KINDS(X) \
+    X(mlp)             \
+    X(gpt)
+
+#define DECLARE_KIND(name) extern const model_kind name##_kind;
+MODEL_KINDS(DECLARE_KIND)
+#define KIND_ROW(name) &name##_kind,
+static const model_kind *const KINDS[] = {MODEL_KINDS(KIND_ROW)};
 #define N_KINDS ((int)(sizeof KINDS / sizeof KINDS[0]))
 
 const model_kind *const *model_kinds(int *count)

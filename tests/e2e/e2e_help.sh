@@ -29,7 +29,9 @@ expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" run --help
 expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" --help
 expect_help "^  --mode LIST  *async, sync, graph, alloc, alloc-async$" "$ACCUBENCH" run --help
 expect_help "^  --dtype NAME  *auto|fp32|tf32|bf16 (default auto: fp32 on cpu, bf16 on cuda)$" "$ACCUBENCH" run --help
-expect_help "^  --model LIST  *tiny, S, M, L, XL, gpt-tiny, gpt-small, gpt-medium, gpt-large, gpt-xl; or mlp:hidden=N,layers=N,classes=N; or gpt:d=N,layers=N,heads=N,seq=N,vocab=N$" "$ACCUBENCH" run --help
+# the models: every preset and kind of the registry, as an unknown one is told
+known=$("$ACCUBENCH" run --backend cpu --model '?' 2>&1 | sed -n 's/.*(known: \(.*\)) (see .*/\1/p')
+expect_help "^  --model LIST  *${known:-the registry's models}$" "$ACCUBENCH" run --help
 expect_help "^  --optimizer NAME  *adamw|sgd$" "$ACCUBENCH" run --help
 expect_help "^  --reduction LIST  *sum, mean-of-means, no-scale (sum is right" "$ACCUBENCH" run --help
 if [ -n "$(ls | grep -v '^std')" ]; then

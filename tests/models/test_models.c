@@ -2,6 +2,7 @@
  * refused; and a custom shape is a model like a preset (its memory need is
  * what it allocates, its accumulated gradient the full batch's). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -15,41 +16,54 @@
 
 static char why[600];
 
-/* The presets as they always were: names, shapes, parameter counts. */
-static void test_presets(void)
+/* Every preset of every kind in the registry: its name finds it, with its
+ * kind and shape; the shape is one its kind accepts; the usage text names
+ * it; its tensors hold its parameters. */
+static void test_every_preset(void)
 {
-    static const struct {
-        const char *name;
-        int hidden, layers, classes;
-        size_t params;
-    } want[] = {
-        {"tiny", 64, 2, 16, 9360},
-        {"S", 1024, 4, 1024, 5248000},
-        {"M", 4096, 8, 1024, 138445824},
-        {"L", 8192, 8, 1024, 545326080},
-        {"XL", 16384, 8, 1024, 2164392960},
-    };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    int n;
+    const model_kind *const *kinds = model_kinds(&n);
+    for (int k = 0; k < n; k++)
+        for (int p = 0; p < kinds[k]->n_presets; p++) {
+            const model_preset *pr = &kinds[k]->presets[p];
+            model_spec s;
+            CHECK(model_spec_parse(pr->name, &s, why, sizeof why) == 0);
+            CHECK(s.kind == kinds[k] && strcmp(s.name, pr->name) == 0);
+            CHECK(memcmp(s.dims, pr->dims, sizeof s.dims) == 0);
+            for (int d = 0; d < kinds[k]->n_dims; d++)
+                CHECK(pr->dims[d] >= kinds[k]->dims[d].min && pr->dims[d] <= kinds[k]->dims[d].max);
+            CHECK(!kinds[k]->check || kinds[k]->check(&s, why, sizeof why) == 0);
+            CHECK(strstr(model_names(), pr->name) != NULL);
+            int nt = kinds[k]->tensors(&s, NULL, 0);
+            model_tensor *t = calloc((size_t)nt, sizeof *t);
+            kinds[k]->tensors(&s, t, nt);
+            CHECK(nt > 0 && t[nt - 1].offset + (size_t)(t[nt - 1].rows * t[nt - 1].cols) ==
+                                model_param_count(&s));
+            free(t);
+        }
+}
+
+/* The MLP's presets: Linear layers of hidden x hidden and a head to the
+ * classes; and S's FLOPs and input. */
+static void test_mlp(void)
+{
+    for (int p = 0; p < mlp_kind.n_presets; p++) {
+        const int *d = mlp_kind.presets[p].dims;
+        size_t h = (size_t)d[MLP_HIDDEN], c = (size_t)d[MLP_CLASSES];
         model_spec s;
-        CHECK(model_spec_parse(want[i].name, &s, why, sizeof why) == 0);
-        CHECK(s.kind == &mlp_kind);
-        CHECK(strcmp(s.name, want[i].name) == 0);
-        CHECK(s.dims[MLP_HIDDEN] == want[i].hidden && s.dims[MLP_LAYERS] == want[i].layers &&
-              s.dims[MLP_CLASSES] == want[i].classes);
-        CHECK(model_param_count(&s) == want[i].params);
-        CHECK(strstr(model_names(), want[i].name) != NULL);
+        CHECK(model_spec_parse(mlp_kind.presets[p].name, &s, why, sizeof why) == 0);
+        CHECK(model_param_count(&s) == (size_t)d[MLP_LAYERS] * (h * h + h) + h * c + c);
     }
     /* S: 5 layers of 1024 x 1024 MACs an example; forward and weight
      * gradient for each, input gradient for all but the first. */
     model_spec s;
-    CHECK(model_spec_parse("S", &s, why, sizeof why) == 0);
+    CHECK(model_spec_parse("mlp:hidden=1024,layers=4,classes=1024", &s, why, sizeof why) == 0);
     CHECK(model_flops_per_step(&s, 100) == (2.0 * 5 + 2.0 * 5 + 2.0 * 4) * 1048576 * 100);
     input_spec in;
     model_input(&s, &in);
     CHECK(in.kind == INPUT_FEATURES && in.width == 1024 && in.classes == 1024 &&
           in.loss_items == 1);
     CHECK(strcmp(model_kind_find("mlp")->name, "mlp") == 0);
-    CHECK(model_kind_find("S") == NULL);
 }
 
 /* Names are unique across every kind, and none could be mistaken for a
@@ -60,6 +74,7 @@ static void test_names_unique(void)
     const model_kind *const *kinds = model_kinds(&n);
     CHECK(n >= 1);
     for (int a = 0; a < n; a++) {
+        CHECK(model_kind_find(kinds[a]->name) == kinds[a]);
         CHECK(kinds[a]->n_dims > 0 && kinds[a]->n_dims <= MODEL_MAX_DIMS);
         CHECK(strpbrk(kinds[a]->name, ":,;=") == NULL);
         for (int p = 0; p < kinds[a]->n_presets; p++) {
@@ -112,14 +127,12 @@ static void test_refused(void)
     const struct {
         const char *text, *reason;
     } bad[] = {
-        {"Q", "unknown model 'Q' (known: tiny, S, M, L, XL, gpt-tiny, gpt-small, gpt-medium, "
-              "gpt-large, gpt-xl; or mlp:hidden=N,layers=N,classes=N; "
-              "or gpt:d=N,layers=N,heads=N,seq=N,vocab=N)"},
+        {"Q", "unknown model 'Q' (known: "},
         {"s", "unknown model 's'"},
         {"", "unknown model ''"},
         {"mlp", "model 'mlp' needs a shape: mlp:hidden=N,layers=N,classes=N"},
         {"mlp:", "gives no shape"},
-        {"bert:d=64", "unknown model kind 'bert' in 'bert:d=64' (known: mlp, gpt)"},
+        {"bert:d=64", "unknown model kind 'bert' in 'bert:d=64' (known: "},
         {":hidden=8", "unknown model kind ''"},
         {"mlp:hidden=0,layers=2,classes=4", "hidden must be between 1 and 1048576, got '0'"},
         {"mlp:hidden=8,layers=0,classes=4", "layers must be between 1 and 64, got '0'"},
@@ -156,6 +169,33 @@ static void test_refused(void)
     }
 }
 
+/* What an unknown name is told: every preset and every kind's form, and
+ * for an unknown kind every kind, as the registry lists them. */
+static void test_refused_lists_the_registry(void)
+{
+    model_spec s;
+    CHECK(model_spec_parse("Q", &s, why, sizeof why) == -1);
+    char unknown_kind[600];
+    CHECK(model_spec_parse("bert:d=64", &s, unknown_kind, sizeof unknown_kind) == -1);
+    int n;
+    const model_kind *const *kinds = model_kinds(&n);
+    for (int k = 0; k < n; k++) {
+        char form[200], kind[80];
+        size_t used = (size_t)snprintf(form, sizeof form, "%s:", kinds[k]->name);
+        for (int d = 0; d < kinds[k]->n_dims; d++)
+            used += (size_t)snprintf(form + used, sizeof form - used, "%s%s=N", d ? "," : "",
+                                     kinds[k]->dims[d].key);
+        CHECK(strstr(why, form) != NULL);
+        for (int p = 0; p < kinds[k]->n_presets; p++)
+            CHECK(strstr(why, kinds[k]->presets[p].name) != NULL);
+        snprintf(kind, sizeof kind, "%s%s%s", k ? ", " : "(known: ", kinds[k]->name,
+                 k == n - 1 ? ")" : ",");
+        CHECK(strstr(unknown_kind, kind) != NULL);
+        if (!strstr(why, form) || !strstr(unknown_kind, kind))
+            fprintf(stderr, "  kind %s: \"%s\" / \"%s\"\n", kinds[k]->name, why, unknown_kind);
+    }
+}
+
 static void test_lists(void)
 {
     model_spec s[4];
@@ -184,7 +224,7 @@ static void test_lists(void)
                       sizeof why) == 0);
     CHECK(o.n_models == 2 && strcmp(o.models[1].name, "mlp:hidden=2048,layers=6,classes=1000") == 0);
     CHECK(options_set(&o, "model", "M,Q", why, sizeof why) == -1);
-    CHECK(strncmp(why, "unknown model 'Q' (known: tiny, S, M, L, XL", 43) == 0);
+    CHECK(strncmp(why, "unknown model 'Q' (known: ", 26) == 0 && strstr(why, model_names()));
     CHECK(o.n_models == 2 && strcmp(o.models[0].name, "tiny") == 0); /* as it was */
 }
 
@@ -231,10 +271,12 @@ static void test_custom_model_runs(void)
 
 int main(void)
 {
-    test_presets();
+    test_every_preset();
+    test_mlp();
     test_names_unique();
     test_custom_shapes();
     test_refused();
+    test_refused_lists_the_registry();
     test_lists();
     test_custom_model_runs();
     return check_finish("test_models");

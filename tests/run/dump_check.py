@@ -6,13 +6,22 @@ window is the manifest's; and the gradient is d(loss)/d(weights): for the
 MLP by backpropagation written here, for the GPT by central differences on
 a few entries of every tensor.
 
-usage: dump_check.py DIR   (exit 0: the dump holds; 1: it does not)"""
+usage: dump_check.py DIR
+  DIR   a folder written by accubench run --dump DIR
+
+The last line is PASS (exit 0: the dump holds) or FAIL (exit 1: it does
+not; exit 2: it cannot be checked here: no folder given, no manifest, a
+model kind this checker has no reference for, or no NumPy)."""
 import json
 import math
 import os
 import sys
 
-import numpy as np
+np = None  # NumPy, imported once the dump is one this checker can read
+
+
+class CannotCheck(Exception):
+    """The dump cannot be checked here: one line, exit 2."""
 
 
 def gelu(x):
@@ -90,21 +99,78 @@ def gpt_loss(w, shape, tokens, labels, mask):
     return loss
 
 
-def main():
-    root = sys.argv[1]
-    with open(os.path.join(root, "manifest.json")) as f:
-        m = json.load(f)
-    failures = []
+def read_manifest(root):
+    path = os.path.join(root, "manifest.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise CannotCheck(f"{path}: {e}")
 
-    def fail(msg):
-        failures.append(msg)
 
+def load_arrays(root, m, fail):
     arrays = {}
     for t in m["tensors"]:
         a = np.load(os.path.join(root, t["file"]))
         if list(a.shape) != t["shape"] or str(a.dtype) != t["dtype"]:
             fail(f"{t['file']}: {a.shape} {a.dtype}, manifest {t['shape']} {t['dtype']}")
         arrays[(t["role"], t["name"])] = a
+    return arrays
+
+
+def check_mlp(m, params, grads, x, labels, mask, valid, fail):
+    loss, want = mlp_loss_and_grads(params, x.astype(np.float64), labels, mask)
+    for name, g in want.items():
+        g = g / valid
+        err = np.linalg.norm(grads[name] - g) / max(np.linalg.norm(g), 1e-30)
+        if not err < 1e-4:
+            fail(f"grad {name}: relative error {err:.3g}")
+    return loss, "every gradient by backpropagation"
+
+
+def check_gpt(m, params, grads, x, labels, mask, valid, fail):
+    loss = gpt_loss(params, m["shape"], x, labels, mask)
+    rng = np.random.default_rng(0)
+    got, fds = [], []
+    for name, w in params.items():
+        flat = w.reshape(-1)
+        for idx in rng.choice(flat.size, size=min(3, flat.size), replace=False):
+            keep, h = flat[idx], 1e-4
+            flat[idx] = keep + h
+            up = gpt_loss(params, m["shape"], x, labels, mask)
+            flat[idx] = keep - h
+            down = gpt_loss(params, m["shape"], x, labels, mask)
+            flat[idx] = keep
+            fds.append((up - down) / (2 * h) / valid)
+            got.append(grads[name].reshape(-1)[idx])
+    got, fds = np.array(got), np.array(fds)
+    err = np.linalg.norm(got - fds) / np.linalg.norm(fds)
+    if not err < 1e-3:
+        fail(f"gradient against central differences: relative error {err:.3g}")
+    return loss, f"{len(got)} gradient entries by central differences"
+
+
+# The model kinds this checker has a reference for; any other is refused
+# by name rather than checked as one of these.
+CHECKERS = {"mlp": check_mlp, "gpt": check_gpt}
+
+
+def check(root):
+    """The dump's failures, and a line saying what was checked."""
+    global np
+    m = read_manifest(root)
+    kind = m.get("kind")
+    if kind not in CHECKERS:
+        raise CannotCheck(f"{root}: model kind '{kind}' ({m.get('model')}) has no reference "
+                          f"in dump_check.py (it knows {', '.join(CHECKERS)})")
+    try:
+        import numpy
+    except ImportError as e:
+        raise CannotCheck(f"NumPy is not importable ({e})")
+    np = numpy
+    failures = []
+    fail = failures.append
+    arrays = load_arrays(root, m, fail)
     params = {n: a.astype(np.float64) for (r, n), a in arrays.items() if r == "param"}
     grads = {n: a.astype(np.float64) for (r, n), a in arrays.items() if r == "grad"}
     x, labels, mask = (arrays[("input", "inputs")], arrays[("label", "labels")],
@@ -114,50 +180,36 @@ def main():
         fail(f"mask has {valid} valid items, manifest {m['valid_items']}")
     if sum(m["split"]) != m["effective"] or len(m["split"]) != m["accum"]:
         fail(f"split {m['split']} is not {m['accum']} micro-batches of {m['effective']}")
-    if m["reduction"] != "sum":
-        print(f"dump_check: reduction {m['reduction']}: shapes only")
-        return report(failures)
-
-    if m["kind"] == "mlp":
-        loss, want = mlp_loss_and_grads(params, x.astype(np.float64), labels, mask)
-        for name, g in want.items():
-            g = g / valid
-            err = np.linalg.norm(grads[name] - g) / max(np.linalg.norm(g), 1e-30)
-            if not err < 1e-4:
-                fail(f"grad {name}: relative error {err:.3g}")
-        checked = "every gradient by backpropagation"
-    else:
-        loss = gpt_loss(params, m["shape"], x, labels, mask)
-        rng = np.random.default_rng(0)
-        got, fds = [], []
-        for name, w in params.items():
-            flat = w.reshape(-1)
-            for idx in rng.choice(flat.size, size=min(3, flat.size), replace=False):
-                keep, h = flat[idx], 1e-4
-                flat[idx] = keep + h
-                up = gpt_loss(params, m["shape"], x, labels, mask)
-                flat[idx] = keep - h
-                down = gpt_loss(params, m["shape"], x, labels, mask)
-                flat[idx] = keep
-                fds.append((up - down) / (2 * h) / valid)
-                got.append(grads[name].reshape(-1)[idx])
-        got, fds = np.array(got), np.array(fds)
-        err = np.linalg.norm(got - fds) / np.linalg.norm(fds)
-        if not err < 1e-3:
-            fail(f"gradient against central differences: relative error {err:.3g}")
-        checked = f"{len(got)} gradient entries by central differences"
+    if not m.get("reduction_exact", m["reduction"] == "sum"):
+        return failures, f"reduction {m['reduction']}: shapes only"
+    loss, checked = CHECKERS[kind](m, params, grads, x, labels, mask, valid, fail)
     loss /= valid
     if not abs(loss - m["loss"]) <= 1e-5 * abs(loss):
         fail(f"loss {loss:.9g} recomputed, manifest {m['loss']:.9g}")
-    print(f"dump_check: {m['model']}: {len(m['tensors'])} files, loss {loss:.6g}, {checked}")
-    return report(failures)
+    return failures, (f"{m['model']}: {len(m['tensors'])} files, loss {loss:.6g}, "
+                      f"{checked}")
 
 
-def report(failures):
+def main(argv):
+    if argv[1:] in (["-h"], ["--help"]):
+        print(__doc__.split("\n\n", 1)[1])
+        return 0
+    if len(argv) != 2:
+        print(__doc__.split("\n\n", 1)[1], file=sys.stderr)
+        print("FAIL: dump_check.py takes one dump folder" +
+              (f", not {len(argv) - 1} arguments" if len(argv) > 2 else ""))
+        return 2
+    try:
+        failures, checked = check(argv[1])
+    except CannotCheck as e:
+        print(f"FAIL: {e}")
+        return 2
+    print(f"dump_check: {checked}")
     for f in failures:
         print("dump_check: FAILED:", f)
+    print("FAIL" if failures else "PASS")
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv))

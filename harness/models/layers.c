@@ -1,0 +1,117 @@
+/* The layers the model kinds share (layers.h). */
+#include "layers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dispatch.h"
+
+layer_pass layer_pass_of(model *m, const micro_batch_view *mb, int columns)
+{
+    storage cs = m->b->compute_storage;
+    return (layer_pass){
+        .m = m, .b = m->b, .cs = cs, .es = storage_bytes(cs), .n = columns,
+        .overwrite = mb->first_of_window && m->spec.kind->writes_first_gradient,
+    };
+}
+
+void *layer_at(const layer_pass *p, const void *base, size_t i)
+{
+    return (char *)base + i * p->es;
+}
+
+const void *layer_weight(const layer_pass *p, size_t off)
+{
+    return layer_at(p, p->m->params_compute, off);
+}
+
+int layer_gemm(const layer_pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
+               const void *b, int ldb, float beta, void *c, int ldc, int c_f32)
+{
+    gemm_desc g = {
+        .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
+        .lda = lda, .b = b, .ldb = ldb, .beta = beta, .c = c, .ldc = ldc,
+        .ab_storage = p->cs, .c_storage = c_f32 ? STORAGE_F32 : p->cs,
+    };
+    return bk_gemm(p->b, &g);
+}
+
+/* 0 + x is x: the first micro-batch's beta = 0 gives the same sums as a
+ * zeroed gradient and beta = 1. */
+float layer_grad_beta(const layer_pass *p) { return p->overwrite ? 0.0f : 1.0f; }
+
+int linear_forward(const layer_pass *p, const linear_layer *l, const void *x, void *z, void *h)
+{
+    int rc = layer_gemm(p, 0, 0, l->out, p->n, l->in, layer_weight(p, l->w_off), l->out, x,
+                        l->in, 0.0f, z, l->out, 0);
+    return rc ? rc
+              : bk_bias_gelu_forward(p->b, z, p->m->params + l->b_off, h, l->out, p->n,
+                                     h != NULL);
+}
+
+int linear_backward(const layer_pass *p, const linear_layer *l, const void *x, const void *dy,
+                    void *dx)
+{
+    float *db = p->m->grads + l->b_off;
+    int rc;
+    if (dx && (rc = layer_gemm(p, 1, 0, l->in, p->n, l->out, layer_weight(p, l->w_off), l->out,
+                               dy, l->out, 0.0f, dx, l->in, 0)))
+        return rc;
+    if ((rc = layer_gemm(p, 0, 1, l->out, l->in, p->n, dy, l->out, x, l->in,
+                         layer_grad_beta(p), p->m->grads + l->w_off, l->out, 1)) ||
+        (p->overwrite && (rc = bk_zero(p->b, db, (size_t)l->out * sizeof *db))))
+        return rc;
+    return bk_bias_grad(p->b, dy, db, l->out, p->n);
+}
+
+int linear_backward_final(const layer_pass *p, const linear_layer *l, const void *x,
+                          const void *dy, void *dx)
+{
+    size_t weights = (size_t)l->out * l->in;
+    if (l->b_off != l->w_off + weights) {
+        snprintf(p->b->error, sizeof p->b->error, "a linear layer's bias (at %zu) does not "
+                 "follow its weight (at %zu): its gradient is not one range", l->b_off,
+                 l->w_off);
+        return BK_ERROR;
+    }
+    int rc = linear_backward(p, l, x, dy, dx);
+    return rc ? rc : model_grad_ready(p->m, l->w_off, weights + (size_t)l->out);
+}
+
+void *layout_create(model *m, size_t bytes)
+{
+    m->impl = calloc(1, bytes);
+    if (!m->impl)
+        snprintf(m->b->error, sizeof m->b->error, "out of host memory for the layout");
+    return m->impl;
+}
+
+void layout_destroy(model *m)
+{
+    free(m->impl);
+    m->impl = NULL;
+}
+
+int tensor_add(model_tensor *out, int max, int count, const char *name, size_t offset,
+               int64_t rows, int64_t cols, int torch_is_transpose)
+{
+    if (out && count < max) {
+        model_tensor *t = &out[count];
+        snprintf(t->name, sizeof t->name, "%s", name);
+        t->offset = offset;
+        t->rows = rows;
+        t->cols = cols;
+        t->torch_is_transpose = torch_is_transpose;
+    }
+    return count + 1;
+}
+
+int linear_tensors(model_tensor *out, int max, int count, const char *prefix,
+                   const linear_layer *l)
+{
+    char name[MODEL_TENSOR_NAME];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    count = tensor_add(out, max, count, name, l->w_off, l->out, l->in, 0);
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    return tensor_add(out, max, count, name, l->b_off, l->out, 1, 0);
+}
