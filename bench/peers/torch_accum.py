@@ -54,6 +54,11 @@ PROFILE_IGNORED = {"mode", "backend", "mem-cap", "trace-steps", "no-cupti", "qui
                    "csv", "optimizer", "devices", "trace", "sync"}
 
 
+def plural(n, one, many):
+    """The noun for a count of n, as harness/util/plural.h: "1 row", "2 rows"."""
+    return one if n == 1 else many
+
+
 def read_profile(name):
     path = name if ("/" in name or name.endswith(".profile")) else \
         os.path.join(ROOT, "profiles", name + ".profile")
@@ -368,7 +373,8 @@ class Peer:
                                     if not self.args.quiet:
                                         self.say(row)
         if target:
-            print("%d rows written to %s" % (target.written, path))
+            print("%d %s written to %s" % (target.written, plural(target.written, "row", "rows"),
+                                           path))
         return 1 if self.world.any(self.failed) else 0
 
     @staticmethod
@@ -380,9 +386,10 @@ class Peer:
         if row["status"] != "ok":
             print("%s %s: %s" % (where, row["status"], row["note"]))
             return
-        print("%s step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, %d samples)  grad err %.2g"
+        print("%s step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, %d %s)  grad err %.2g"
               % (where, row["step_ms_median"], row["step_ms_p10"], row["step_ms_p90"],
-                 row["step_noise_pct"], row["samples"], row["grad_rel_err"]))
+                 row["step_noise_pct"], row["samples"], plural(row["samples"], "sample", "samples"),
+                 row["grad_rel_err"]))
 
     def config(self, spec, e, micro, mode, red, sync=None):
         n = self.world.size

@@ -9,6 +9,7 @@
 #include "args.h"
 #include "csv_read.h"
 #include "parse.h"
+#include "plural.h"
 #include "row_index.h"
 #include "table.h"
 
@@ -251,7 +252,8 @@ int compare_main(int argc, char **argv)
                "# noise %% b/n: half of each run's band, in %% of its median\n\n",
                min_diff * 100);
         table_write_md(&tb, stdout);
-        printf("\ncompare: %d configs in both: %d slower, %d faster, %d same", both,
+        printf("\ncompare: %d %s in both: %d slower, %d faster, %d same", both,
+               plural(both, "config", "configs"),
                counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_SAME]);
         if (counts[VERDICT_FAILED])
             printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);

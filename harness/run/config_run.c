@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "gradcheck.h"
 #include "measure.h"
+#include "plural.h"
 #include "progress.h"
 #include "ranges.h"
 #include "trace_pass.h"
@@ -48,11 +49,12 @@ static void note_stop(result_row *r, const step_timing *t, const measure_options
     char noise[160];
     size_t n = t->step.samples;
     if (n < (size_t)mo->min_samples)
-        snprintf(noise, sizeof noise, "%zu samples, fewer than min-samples %d", n,
-                 mo->min_samples);
+        snprintf(noise, sizeof noise, "%zu %s, fewer than min-samples %d", n,
+                 plural((long long)n, "sample", "samples"), mo->min_samples);
     else
-        snprintf(noise, sizeof noise, "noise %.3g%% %s the %g%% target after %zu samples",
-                 t->step.noise_pct, t->noise_met ? "within" : "over", mo->max_noise_pct, n);
+        snprintf(noise, sizeof noise, "noise %.3g%% %s the %g%% target after %zu %s",
+                 t->step.noise_pct, t->noise_met ? "within" : "over", mo->max_noise_pct, n,
+                 plural((long long)n, "sample", "samples"));
     switch (t->stopped_by) {
     case MEASURE_STOP_NOISE:
         add_note(r, "stopped at the noise target: %s", noise);

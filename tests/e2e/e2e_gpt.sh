@@ -73,8 +73,9 @@ check '[ $? -eq 0 ] && [ -f gdump/manifest.json ]' "gpt dump written: $(cat err.
 check 'grep -q "\"split\": \[2, 2, 1\]" gdump/manifest.json' "the split in the manifest"
 check '[ -z "$(ls | grep tmp)" ]' "no temporary left: $(ls)"
 "$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 --budget-s 0.1 \
-    --min-samples 2 --trace-steps 0 --csv dump2.csv --dump mdump >/dev/null 2>err.txt
+    --min-samples 2 --trace-steps 0 --csv dump2.csv --dump mdump >mdump.txt 2>err.txt
 check '[ $? -eq 0 ] && [ -f mdump/manifest.json ]' "mlp dump written: $(cat err.txt)"
+check 'grep -q "^1 row written to dump2.csv" mdump.txt' "one row, said in the singular: $(tail -n 1 mdump.txt)"
 if python3 -c 'import numpy' 2>/dev/null; then
     for d in gdump mdump; do
         python3 "$ACCUBENCH_ROOT/tests/run/dump_check.py" $d >check.txt 2>&1
