@@ -446,11 +446,11 @@ class Peer:
             b.set_split(e, micro, red, inp["loss_items"], w.size, w.rank, w.size)
         run = peer_step.StepRunner(spec, mode, self.dtype, self.device, bufs, e, micro,
                                    self.seed, self.fused_ok, w, sync)
-        row["grad_rel_err"], row["loss"] = run.check()
+        row["grad_rel_err"], row["loss"], row["loss_sum"] = run.check()
         if w.size > 1:
             # The worst rank's gradient; the window's loss, every rank's part.
             row["grad_rel_err"] = w.max(row["grad_rel_err"])[0]
-            row["loss"] = w.sum(row["loss"])[0]
+            row["loss"], row["loss_sum"] = w.sum(row["loss"], row["loss_sum"])
             run.step()
             row["rank_weight_diff"] = w.weight_diff(run.params)
         one = peer_timing.median_of_reps(run.single_pass, self.device, 3)

@@ -55,6 +55,7 @@
     X(dispatches_per_step, REAL, timed, VALUE)      \
     X(grad_rel_err, REAL, check, VALUE)             \
     X(loss, REAL, check, VALUE)                     \
+    X(loss_sum, REAL, check, VALUE)                 \
     X(mem_need_bytes, INT, config, VALUE)           \
     X(mem_peak_bytes, INT, timed, VALUE)            \
     X(kernels_per_step, REAL, trace, VALUE)         \

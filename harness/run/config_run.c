@@ -204,9 +204,9 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     int dump = !rc && !c && o->dump_dir[0] && !s->dump_done; /* one process: dp_launch */
     float *window = dump ? malloc(m->n_params * sizeof(float)) : NULL;
     if (!rc)
-        rc = grad_check(&run, &r->grad_rel_err, &r->loss, window, NULL);
+        rc = grad_check(&run, &r->grad_rel_err, &r->loss_sum, window, NULL);
     if (!rc && dump)
-        dump_first(s, m, d, sp, red, r->loss, window);
+        dump_first(s, m, d, sp, red, r->loss_sum, window);
     free(window);
     if (c && !rc) {
         /* Each rank's all-reduced gradient against the full batch, in one
@@ -214,12 +214,18 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
          * the window's, every rank's part. Then one step: the weights must
          * be the same on every rank. */
         r->grad_rel_err = dp_agree_max(c, r->grad_rel_err);
-        r->loss = dp_agree_sum(c, r->loss);
+        r->loss_sum = dp_agree_sum(c, r->loss_sum);
         if ((rc = model_reset(m)) == BK_OK)
             rc = dp_weights_check(&run, &r->rank_weight_diff);
     }
-    if (!rc)
+    if (!rc) {
+        /* The window's loss as the manifest of --dump gives it: the sum over
+         * the valid items of the whole window (every rank's), over their
+         * count. */
+        int valid = dataset_valid_count(d, 0, 0, d->effective_batch);
+        r->loss = valid ? r->loss_sum / valid : NAN;
         rc = model_reset(m);
+    }
 
     measure_options mo = {
         .warmup = o->warmup, .steps = o->steps, .min_samples = o->min_samples,

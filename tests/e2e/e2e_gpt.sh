@@ -76,6 +76,17 @@ check '[ -z "$(ls | grep tmp)" ]' "no temporary left: $(ls)"
     --min-samples 2 --trace-steps 0 --csv dump2.csv --dump mdump >mdump.txt 2>err.txt
 check '[ $? -eq 0 ] && [ -f mdump/manifest.json ]' "mlp dump written: $(cat err.txt)"
 check 'grep -q "^1 row written to dump2.csv" mdump.txt' "one row, said in the singular: $(tail -n 1 mdump.txt)"
+# The CSV's loss is the manifest's (the window's, normalised), and its
+# loss_sum the manifest's sum.
+for pair in gdump:dump.csv mdump:dump2.csv; do
+    d=${pair%%:*} csv=${pair#*:}
+    for key in loss loss_sum; do
+        want=$(sed -n "s/.*\"$key\": \([^,]*\),.*/\1/p" $d/manifest.json)
+        got=$(col $key $csv)
+        check "awk 'BEGIN { w = $want + 0; g = $got + 0; exit !(w > 0 && g - w < 1e-5 * w && w - g < 1e-5 * w) }'" \
+            "$csv's $key ($got) is $d's manifest's ($want)"
+    done
+done
 if python3 -c 'import numpy' 2>/dev/null; then
     for d in gdump mdump; do
         python3 "$ACCUBENCH_ROOT/tests/run/dump_check.py" $d >check.txt 2>&1
