@@ -11,6 +11,7 @@
 #include "parse.h"
 #include "plural.h"
 #include "row_index.h"
+#include "split_text.h"
 #include "table.h"
 
 /* The band a run's step time is known to within: from p10 to p90 of the
@@ -222,7 +223,9 @@ int compare_main(int argc, char **argv)
         table_add(&tb, b->mode);
         table_add(&tb, b->reduction);
         table_addf(&tb, "%lld", (long long)b->effective_batch);
-        table_addf(&tb, "%lldx%lld", (long long)b->micro_batch, (long long)b->accum_steps);
+        split_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
+                   (long long)b->last_micro_batch);
+        table_add(&tb, s1);
         table_add(&tb, step_text(s1, sizeof s1, b));
         table_add(&tb, step_text(s2, sizeof s2, n));
         table_add(&tb, v <= VERDICT_SLOWER
