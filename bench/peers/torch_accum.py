@@ -483,6 +483,8 @@ class Peer:
                    step_noise_pct=st["noise_pct"], samples=st["samples"],
                    host_enqueue_ms=host_ms)
         row["samples_per_s"] = e / (st["median"] * 1e-3)
+        if inp["kind"] == "tokens":  # every position of a sequence, padding too
+            row["tokens_per_s"] = row["samples_per_s"] * inp["width"]
         row["tflops"] = row["flops_per_step"] / (st["median"] * 1e-3) / 1e12
         row["mfu_pct"] = 100.0 * row["tflops"] / self.peak if self.peak > 0 else None
         o = self.opts

@@ -45,18 +45,29 @@ static void environment(const report_input *in, doc *d)
     table_add(tb, in->csv_path);
 }
 
+/* Whether the group's model reads tokens (the GPT): its rows give
+ * tokens_per_s, the unit language models are compared in. */
+static int group_in_tokens(const report_input *in, const report_group *g)
+{
+    for (size_t j = 0; j < g->n; j++)
+        if (!isnan(in->rows[g->idx[j]].tokens_per_s))
+            return 1;
+    return 0;
+}
+
 static void abc_table(const report_input *in, const report_group *g, doc *d)
 {
     const csv_row *first = &in->rows[g->idx[0]];
+    int tokens = group_in_tokens(in, g);
     char devices[48] = "";
     if (first->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices", (long long)first->devices);
     doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction (%s, %s%s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
                 first->dtype, first->backend, devices);
-    static const char *const head[] = {
+    const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
-        "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",
+        tokens ? "tokens/s" : "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",
         "memory need", NULL,
     };
     table *tb = doc_table(d, "lrrrrrrrrrrrr", head);
@@ -82,7 +93,7 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
             table_addf(tb, "%sx", rp_num(r->step_ms_median / g->k1->step_ms_median, 3).s);
         else
             table_add(tb, "-");
-        table_add(tb, rp_num(r->samples_per_s, 4).s);
+        table_add(tb, rp_num(tokens ? r->tokens_per_s : r->samples_per_s, 4).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);
         table_add(tb, rp_num(r->gpu_busy_pct, 3).s);
@@ -98,7 +109,8 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
     doc_para(d, "One table per effective batch and model: each split's median step time, its "
                 "noise, the naive prediction (K x the one-pass time pass_ms at that micro-batch) "
                 "and how far the measurement is from it, the ratio to the no-accumulation "
-                "split (K=1), throughput, device operations per step (dispatched by the harness; "
+                "split (K=1), throughput (tokens/s for a model that reads tokens, samples/s "
+                "otherwise), device operations per step (dispatched by the harness; "
                 "kernels: counted by the trace pass), GPU busy %%, MFU and the gradient error "
                 "against the full batch. '-' is not measured.");
     for (size_t k = 0; k < ng; k++)

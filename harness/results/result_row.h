@@ -49,6 +49,7 @@
     X(host_enqueue_ms, REAL, timed, VALUE)          \
     X(pass_ms, REAL, timed, VALUE)                  \
     X(samples_per_s, REAL, timed, VALUE)            \
+    X(tokens_per_s, REAL, timed, VALUE)             \
     X(flops_per_step, REAL, config, VALUE)          \
     X(tflops, REAL, timed, VALUE)                   \
     X(mfu_pct, REAL, timed, VALUE)                  \

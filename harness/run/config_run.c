@@ -241,6 +241,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         rc = measure_single_pass(&run, 5, &t.pass_ms);
     if (!rc) {
         row_fill_timing(r, &t, s->peak_tflops, &mo);
+        if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
+            r->tokens_per_s = r->samples_per_s * d->input.width;
         r->mem_peak_bytes = (int64_t)b->mem_peak;
         if (c)
             dp_fill_row(c, &t, r);
