@@ -44,6 +44,7 @@
 #include "gpu_check.h"
 #include "name_list.h"
 #include "parse.h"
+#include "plural.h"
 
 static void usage(FILE *f)
 {
@@ -206,7 +207,8 @@ int main(int argc, char **argv)
     free(ref_grads);
 
     int failed = check_results_failed();
-    printf("gpu-check: %d checks, %d failed\n", check_results_count(), failed);
+    printf("gpu-check: %d %s, %d failed\n", check_results_count(),
+           plural(check_results_count(), "check", "checks"), failed);
     if (check_results_close_csv() != 0) {
         fprintf(stderr, "gpu-check: cannot write %s\n", csv);
         return 1;

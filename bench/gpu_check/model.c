@@ -8,6 +8,7 @@
 #include "dataset.h"
 #include "dispatch.h"
 #include "gpu_check.h"
+#include "plural.h"
 #include "model.h"
 #include "probe.h"
 #include "registry.h"
@@ -291,8 +292,8 @@ void check_probe(backend *dev, dtype dt)
     if (rc != BK_OK) {
         record_failure("probe device limit", dt, "XL", dev);
     } else {
-        snprintf(note, sizeof note, "XL fits micro %d of %d considered; %zu bytes; %d probes",
-                 r.micro, r.bound, r.need.total, r.probes);
+        snprintf(note, sizeof note, "XL fits micro %d of %d considered; %zu bytes; %d %s",
+                 r.micro, r.bound, r.need.total, r.probes, plural(r.probes, "probe", "probes"));
         record("probe device limit", dt, "XL", r.micro > 0 && r.micro < r.bound ? 0 : 1, 0,
                note);
     }
@@ -317,8 +318,8 @@ void check_probe(backend *dev, dtype dt)
         record_failure("probe 16G cap", dt, "L", dev);
         return;
     }
-    snprintf(note, sizeof note, "micro %d (the arithmetic says %d) in %d probes", r.micro, want,
-             r.probes);
+    snprintf(note, sizeof note, "micro %d (the arithmetic says %d) in %d %s", r.micro, want,
+             r.probes, plural(r.probes, "probe", "probes"));
     record("probe 16G cap", dt, "L", r.micro == want ? 0 : 1, 0, note);
 }
 

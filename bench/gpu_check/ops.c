@@ -7,6 +7,7 @@
 #include "dispatch.h"
 #include "elementwise.h"
 #include "gpu_check.h"
+#include "plural.h"
 
 /* C = alpha op(A) op(B) + beta C in every transpose. A and B start one
  * element past an aligned address when `offset` (the plan cache keys on
@@ -254,7 +255,8 @@ static void check_convert(sides *x, size_t n)
     for (size_t i = 1; i < n; i++)
         mismatches += memcmp(&got[i], &want[i], sizeof(float)) != 0;
     char note[64];
-    snprintf(note, sizeof note, "%zu values differ bit for bit", mismatches);
+    snprintf(note, sizeof note, "%zu %s bit for bit", mismatches,
+             plural((long long)mismatches, "value differs", "values differ"));
     record(check, x->dt, split, (double)mismatches, 0, note);
 done:
     scratch_free(&sc);

@@ -85,9 +85,6 @@ class StepRunner:
             self.model, self.counter = peer_ddp.wrap(self.module, self.world, device)
         else:
             self.model = self.module
-        # The averaging DDP does (the loss scales carry the ranks, so the
-        # average is accubench's sum); 1 in one process.
-        self.average = devices
         self.params = [p for p in self.module.parameters()]
         opt_impl = mode.optimizer if (mode.optimizer != "fused" or fused_ok) else "foreach"
         self.optimizer_impl = opt_impl
@@ -169,18 +166,34 @@ class StepRunner:
         with self.model.no_sync() if self.world else contextlib.nullcontext():
             self._micro(b, 0, first, count)
 
+    def _part_loss_sum(self, b):
+        """The sum of the valid items' losses over this rank's micro-batches
+        of buffer b, unscaled and without a gradient (accubench's loss_sum;
+        the scaled sum the window accumulates depends on the reduction)."""
+        per, total = self.per, 0.0
+        with torch.no_grad():
+            for first, count in self.ranges:
+                items = slice(first * per, (first + count) * per)
+                total += float(self._loss_of(self.module, b.x[first:first + count],
+                                             b.labels[items], b.mask[items], 1.0))
+        return total
+
     def check(self):
         """The window of buffer 0 at the current weights against the full
-        batch: (‖g_acc − g_full‖ / ‖g_full‖, the window's loss). No
-        optimizer step; gradients are cleared afterwards. Under DDP, g_acc
-        is this rank's gradient after DDP's all-reduce, g_full the
-        single-process gradient of all E examples (the module itself, eager,
-        no DDP), the loss this rank's part of the window's."""
+        batch: (‖g_acc − g_full‖ / ‖g_full‖, the window's loss, its sum).
+        The loss is the sum over the valid items of the window over their
+        count, as accubench's loss column. No optimizer step; gradients are
+        cleared afterwards. Under DDP, g_acc is this rank's gradient after
+        DDP's all-reduce, g_full the single-process gradient of all E
+        examples (the module itself, eager, no DDP), the loss and its sum
+        this rank's part of the window's (they add up over the ranks)."""
         b = self.buffers[0]
         self.window(b)
         acc = torch.cat([p.grad.detach().float().reshape(-1) for p in self.params])
-        loss = float(self.loss_sum) / self.average
         self._zero(False)
+        loss_sum = self._part_loss_sum(b)
+        valid = float(b.mask.sum())
+        loss = loss_sum / valid if valid else float("nan")
         k = len(self.ranges)
         if self.world:
             self._loss_of(self.module, b.x, b.labels, b.mask, b.scales[k]).backward()
@@ -189,7 +202,7 @@ class StepRunner:
         full = torch.cat([p.grad.detach().float().reshape(-1) for p in self.params])
         self._zero(False)
         err = float(torch.linalg.vector_norm(acc - full) / torch.linalg.vector_norm(full))
-        return err, loss
+        return err, loss, loss_sum
 
     def capture(self, warm_steps=3):
         """Graph mode: eager steps on a side stream (allocations, the

@@ -54,6 +54,11 @@ PROFILE_IGNORED = {"mode", "backend", "mem-cap", "trace-steps", "no-cupti", "qui
                    "csv", "optimizer", "devices", "trace", "sync"}
 
 
+def plural(n, one, many):
+    """The noun for a count of n, as harness/util/plural.h: "1 row", "2 rows"."""
+    return one if n == 1 else many
+
+
 def read_profile(name):
     path = name if ("/" in name or name.endswith(".profile")) else \
         os.path.join(ROOT, "profiles", name + ".profile")
@@ -368,7 +373,8 @@ class Peer:
                                     if not self.args.quiet:
                                         self.say(row)
         if target:
-            print("%d rows written to %s" % (target.written, path))
+            print("%d %s written to %s" % (target.written, plural(target.written, "row", "rows"),
+                                           path))
         return 1 if self.world.any(self.failed) else 0
 
     @staticmethod
@@ -380,9 +386,10 @@ class Peer:
         if row["status"] != "ok":
             print("%s %s: %s" % (where, row["status"], row["note"]))
             return
-        print("%s step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, %d samples)  grad err %.2g"
+        print("%s step %9.3f ms (p10 %.3f p90 %.3f, noise %.1f%%, %d %s)  grad err %.2g"
               % (where, row["step_ms_median"], row["step_ms_p10"], row["step_ms_p90"],
-                 row["step_noise_pct"], row["samples"], row["grad_rel_err"]))
+                 row["step_noise_pct"], row["samples"], plural(row["samples"], "sample", "samples"),
+                 row["grad_rel_err"]))
 
     def config(self, spec, e, micro, mode, red, sync=None):
         n = self.world.size
@@ -439,11 +446,11 @@ class Peer:
             b.set_split(e, micro, red, inp["loss_items"], w.size, w.rank, w.size)
         run = peer_step.StepRunner(spec, mode, self.dtype, self.device, bufs, e, micro,
                                    self.seed, self.fused_ok, w, sync)
-        row["grad_rel_err"], row["loss"] = run.check()
+        row["grad_rel_err"], row["loss"], row["loss_sum"] = run.check()
         if w.size > 1:
             # The worst rank's gradient; the window's loss, every rank's part.
             row["grad_rel_err"] = w.max(row["grad_rel_err"])[0]
-            row["loss"] = w.sum(row["loss"])[0]
+            row["loss"], row["loss_sum"] = w.sum(row["loss"], row["loss_sum"])
             run.step()
             row["rank_weight_diff"] = w.weight_diff(run.params)
         one = peer_timing.median_of_reps(run.single_pass, self.device, 3)
@@ -476,6 +483,8 @@ class Peer:
                    step_noise_pct=st["noise_pct"], samples=st["samples"],
                    host_enqueue_ms=host_ms)
         row["samples_per_s"] = e / (st["median"] * 1e-3)
+        if inp["kind"] == "tokens":  # every position of a sequence, padding too
+            row["tokens_per_s"] = row["samples_per_s"] * inp["width"]
         row["tflops"] = row["flops_per_step"] / (st["median"] * 1e-3) / 1e12
         row["mfu_pct"] = 100.0 * row["tflops"] / self.peak if self.peak > 0 else None
         o = self.opts

@@ -9,7 +9,9 @@
 #include "args.h"
 #include "csv_read.h"
 #include "parse.h"
+#include "plural.h"
 #include "row_index.h"
+#include "split_text.h"
 #include "table.h"
 
 /* The band a run's step time is known to within: from p10 to p90 of the
@@ -221,7 +223,9 @@ int compare_main(int argc, char **argv)
         table_add(&tb, b->mode);
         table_add(&tb, b->reduction);
         table_addf(&tb, "%lld", (long long)b->effective_batch);
-        table_addf(&tb, "%lldx%lld", (long long)b->micro_batch, (long long)b->accum_steps);
+        split_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
+                   (long long)b->last_micro_batch);
+        table_add(&tb, s1);
         table_add(&tb, step_text(s1, sizeof s1, b));
         table_add(&tb, step_text(s2, sizeof s2, n));
         table_add(&tb, v <= VERDICT_SLOWER
@@ -251,7 +255,8 @@ int compare_main(int argc, char **argv)
                "# noise %% b/n: half of each run's band, in %% of its median\n\n",
                min_diff * 100);
         table_write_md(&tb, stdout);
-        printf("\ncompare: %d configs in both: %d slower, %d faster, %d same", both,
+        printf("\ncompare: %d %s in both: %d slower, %d faster, %d same", both,
+               plural(both, "config", "configs"),
                counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_SAME]);
         if (counts[VERDICT_FAILED])
             printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);

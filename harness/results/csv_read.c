@@ -1,6 +1,7 @@
 /* Reading back the CSV that `accubench run` writes (see csv_read.h). */
 #include "csv_read.h"
 #include "csv_values.h"
+#include "plural.h"
 
 #include <errno.h>
 #include <math.h>
@@ -168,8 +169,8 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
             continue;
         }
         if (n != t->cols) {
-            say(why, why_len, "%s:%d: %zu fields, but the header has %zu", path, lineno, n,
-                t->cols);
+            say(why, why_len, "%s:%d: %zu %s, but the header has %zu", path, lineno, n,
+                plural((long long)n, "field", "fields"), t->cols);
             goto fail;
         }
         if (grow(&t->row_at, &row_cap, t->rows, sizeof *t->row_at) ||

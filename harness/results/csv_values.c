@@ -9,8 +9,8 @@
 const char *const csv_positive_columns[] = {
     "params",        "effective_batch", "micro_batch",   "accum_steps",
     "last_micro_batch", "devices",      "step_ms_median", "step_ms_p10",
-    "step_ms_p90",   "pass_ms",         "samples_per_s", "flops_per_step",
-    NULL,
+    "step_ms_p90",   "pass_ms",         "samples_per_s", "tokens_per_s",
+    "flops_per_step", NULL,
 };
 
 static int must_be_positive(const char *name)

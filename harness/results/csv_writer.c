@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "split_text.h"
 
 void csv_writer_init(csv_writer *w, const char *path)
 {
@@ -117,6 +118,20 @@ int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
     return atomic_write_file(w->path, write_csv, w, why, why_len);
 }
 
+/* A ragged split is spelled out in the note as the console and the report
+ * write it ("split K=4: 3+3+3+1"): micro_batch, accum_steps and
+ * last_micro_batch hold it, but not at a glance. */
+static void note_split(result_row *r)
+{
+    if (!split_is_ragged(r->micro_batch, r->last_micro_batch))
+        return;
+    char text[64], note[RESULT_TEXT_LEN];
+    split_text(text, sizeof text, (long long)r->micro_batch, (long long)r->accum_steps,
+               (long long)r->last_micro_batch);
+    snprintf(note, sizeof note, "split %s%s%s", text, r->note[0] ? "; " : "", r->note);
+    memcpy(r->note, note, sizeof note);
+}
+
 int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len)
 {
     if (w->count == w->capacity) {
@@ -129,7 +144,8 @@ int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_
         w->rows = grown;
         w->capacity = cap;
     }
-    w->rows[w->count++] = *r;
+    w->rows[w->count] = *r;
+    note_split(&w->rows[w->count++]);
     return csv_writer_flush(w, why, why_len);
 }
 

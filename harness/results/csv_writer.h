@@ -32,7 +32,8 @@ void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
  * with a one-line reason. */
 int csv_writer_flush(csv_writer *w, char *why, size_t why_len);
 
-/* Adds a row and flushes. */
+/* Adds a row (a ragged split spelled out at the front of its note) and
+ * flushes. */
 int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len);
 
 /* The rows the file at path holds now, read back: what a run reports after

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "csv_read.h"
+#include "plural.h"
 #include "stats.h"
 
 #define MAX_SAMPLES 4096
@@ -156,9 +157,9 @@ static void print_check(FILE *out, const ring_model *m, const allreduce_sample *
                 meas[k++] = s[j].seconds * 1e3;
                 bytes = s[j].bytes;
             }
-        fprintf(out, "# check at %d devices (not fitted): %d all-reduce samples, measured median "
+        fprintf(out, "# check at %d devices (not fitted): %d all-reduce %s, measured median "
                 "%.4g ms (e.g. %.3g MB: model %.4g ms); the model is off by a median %.0f%%\n",
-                d, k, median_of(meas, k), bytes / 1e6, ring_allreduce_s(m, bytes, d) * 1e3,
+                d, k, plural(k, "sample", "samples"), median_of(meas, k), bytes / 1e6, ring_allreduce_s(m, bytes, d) * 1e3,
                 median_of(err, k));
         any = 1;
     }

@@ -7,6 +7,7 @@
 
 #include "backend_caps_meta.h"
 #include "dtype_table.h"
+#include "plural.h"
 #include "report_parts.h"
 #include "row_index.h"
 
@@ -94,8 +95,9 @@ static void naive_finding(const report_input *in, doc *d)
     double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
     doc_bullet(d,
                "Against the naive estimate K x one-pass time, the measured steps range from "
-               "%s to %s (median %s over %zu configs; furthest: %s %s %s at %s). %s",
+               "%s to %s (median %s over %zu %s; furthest: %s %s %s at %s). %s",
                rp_pct(dev[0]).s, rp_pct(dev[m - 1]).s, rp_pct(med).s, m,
+               plural((long long)m, "config", "configs"),
                worst->model, rp_split(worst).s, worst->mode,
                rp_pct((worst->step_ms_median / rp_naive_ms(worst) - 1) * 100).s,
                med >= 0 ? "The estimate leaves out the optimizer step and per-step overhead."
@@ -222,19 +224,24 @@ static void launch_findings(const report_input *in, const report_group *g, size_
     }
     if (example)
         doc_bullet(d,
-                   "In %zu of %zu configs the host's enqueue time is at least %.0f%% of the "
-                   "step (e.g. %s %s %s: %s of %s ms): those steps are launch-bound, the GPU "
+                   "In %zu of %zu %s the host's enqueue time is at least %.0f%% of the "
+                   "step (e.g. %s %s %s: %s of %s ms): %s launch-bound, the GPU "
                    "waits for the host.",
-                   bound, ok, LAUNCH_BOUND_SHARE * 100, example->model, rp_split(example).s,
+                   bound, ok, plural((long long)ok, "config", "configs"),
+                   LAUNCH_BOUND_SHARE * 100, example->model, rp_split(example).s,
                    example->mode, rp_num(example->host_enqueue_ms, 3).s,
-                   rp_num(example->step_ms_median, 3).s);
+                   rp_num(example->step_ms_median, 3).s,
+                   plural((long long)bound, "that step is", "those steps are"));
     else if (ok)
-        doc_bullet(d, "The host's enqueue time stays under %.0f%% of the step in all %zu "
-                      "configs: none is launch-bound.", LAUNCH_BOUND_SHARE * 100, ok);
+        doc_bullet(d, "The host's enqueue time stays under %.0f%% of the step in %s %zu "
+                      "%s: none is launch-bound.", LAUNCH_BOUND_SHARE * 100,
+                   plural((long long)ok, "its", "all"), ok,
+                   plural((long long)ok, "config", "configs"));
     if (on_cpu)
-        doc_bullet(d, "%zu configs ran on the CPU backend, where the host computes each "
+        doc_bullet(d, "%zu %s ran on the CPU backend, where the host computes each "
                       "operation as it issues it: enqueue time equals step time there, so "
-                      "launch-boundness is judged on a GPU only.", on_cpu);
+                      "launch-boundness is judged on a GPU only.", on_cpu,
+                   plural((long long)on_cpu, "config", "configs"));
 }
 
 static void mfu_finding(const report_input *in, doc *d)
@@ -318,9 +325,10 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
             continue;
         qsort(ratio, m, sizeof *ratio, cmp_double);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
-        doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu configs measured "
+        doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu %s measured "
                       "in both; from %sx to %sx).",
-                   other, rp_num(med, 3).s, mode, m, rp_num(ratio[0], 3).s,
+                   other, rp_num(med, 3).s, mode, m, plural((long long)m, "config", "configs"),
+                   rp_num(ratio[0], 3).s,
                    rp_num(ratio[m - 1], 3).s);
     }
     row_index_free(&modes);
@@ -337,8 +345,9 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     for (size_t i = 0; i < in->t->rows; i++)
         ran += result_ran(&in->rows[i]);
     if (!ran) {
-        doc_bullet(d, "No config in this file ran (%zu rows, none with status ok and a step "
-                      "time): there is nothing to measure against.", in->t->rows);
+        doc_bullet(d, "No config in this file ran (%zu %s, none with status ok and a step "
+                      "time): there is nothing to measure against.", in->t->rows,
+                   plural((long long)in->t->rows, "row", "rows"));
         return;
     }
     for (size_t k = 0; k < ng; k++)
@@ -351,6 +360,6 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     mode_findings(in, mode, d);
     report_dp_findings(in, d);
     if (ran < in->t->rows)
-        doc_bullet(d, "%zu of %zu configs did not run (listed below with the reason).",
-                   in->t->rows - ran, in->t->rows);
+        doc_bullet(d, "%zu of %zu %s did not run (listed below with the reason).",
+                   in->t->rows - ran, in->t->rows, plural((long long)in->t->rows, "config", "configs"));
 }

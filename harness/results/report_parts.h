@@ -25,7 +25,7 @@ void report_groups_free(report_group *g, size_t n);
 typedef struct { char s[64]; } rp_text;
 rp_text rp_num(double v, int sig);   /* sig significant digits, "-" if unmeasured */
 rp_text rp_count(double v);          /* whole numbers whole: "216" */
-rp_text rp_split(const csv_row *r); /* "16x4", "24x3 (last 16)" */
+rp_text rp_split(const csv_row *r); /* split_text: "16x4", "K=3: 24+24+16" */
 rp_text rp_bytes(int64_t b);         /* "1.5 GiB", "-" if unmeasured */
 rp_text rp_pct(double v);            /* "+8.2%" */
 

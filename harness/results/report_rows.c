@@ -6,6 +6,7 @@
 
 #include "report_parts.h"
 #include "row_index.h"
+#include "split_text.h"
 
 /* Order of the leaders: effective batch ascending, then file order. */
 static int by_effective(const void *pa, const void *pb, void *ctx)
@@ -111,12 +112,8 @@ rp_text rp_count(double v)
 rp_text rp_split(const csv_row *r)
 {
     rp_text t;
-    if (r->last_micro_batch > 0 && r->last_micro_batch != r->micro_batch)
-        snprintf(t.s, sizeof t.s, "%lldx%lld (last %lld)", (long long)r->micro_batch,
-                 (long long)r->accum_steps, (long long)r->last_micro_batch);
-    else
-        snprintf(t.s, sizeof t.s, "%lldx%lld", (long long)r->micro_batch,
-                 (long long)r->accum_steps);
+    split_text(t.s, sizeof t.s, (long long)r->micro_batch, (long long)r->accum_steps,
+               (long long)r->last_micro_batch);
     return t;
 }
 

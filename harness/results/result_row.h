@@ -49,12 +49,14 @@
     X(host_enqueue_ms, REAL, timed, VALUE)          \
     X(pass_ms, REAL, timed, VALUE)                  \
     X(samples_per_s, REAL, timed, VALUE)            \
+    X(tokens_per_s, REAL, timed, VALUE)             \
     X(flops_per_step, REAL, config, VALUE)          \
     X(tflops, REAL, timed, VALUE)                   \
     X(mfu_pct, REAL, timed, VALUE)                  \
     X(dispatches_per_step, REAL, timed, VALUE)      \
     X(grad_rel_err, REAL, check, VALUE)             \
     X(loss, REAL, check, VALUE)                     \
+    X(loss_sum, REAL, check, VALUE)                 \
     X(mem_need_bytes, INT, config, VALUE)           \
     X(mem_peak_bytes, INT, timed, VALUE)            \
     X(kernels_per_step, REAL, trace, VALUE)         \

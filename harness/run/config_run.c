@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "gradcheck.h"
 #include "measure.h"
+#include "plural.h"
 #include "progress.h"
 #include "ranges.h"
 #include "trace_pass.h"
@@ -48,11 +49,12 @@ static void note_stop(result_row *r, const step_timing *t, const measure_options
     char noise[160];
     size_t n = t->step.samples;
     if (n < (size_t)mo->min_samples)
-        snprintf(noise, sizeof noise, "%zu samples, fewer than min-samples %d", n,
-                 mo->min_samples);
+        snprintf(noise, sizeof noise, "%zu %s, fewer than min-samples %d", n,
+                 plural((long long)n, "sample", "samples"), mo->min_samples);
     else
-        snprintf(noise, sizeof noise, "noise %.3g%% %s the %g%% target after %zu samples",
-                 t->step.noise_pct, t->noise_met ? "within" : "over", mo->max_noise_pct, n);
+        snprintf(noise, sizeof noise, "noise %.3g%% %s the %g%% target after %zu %s",
+                 t->step.noise_pct, t->noise_met ? "within" : "over", mo->max_noise_pct, n,
+                 plural((long long)n, "sample", "samples"));
     switch (t->stopped_by) {
     case MEASURE_STOP_NOISE:
         add_note(r, "stopped at the noise target: %s", noise);
@@ -202,9 +204,9 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     int dump = !rc && !c && o->dump_dir[0] && !s->dump_done; /* one process: dp_launch */
     float *window = dump ? malloc(m->n_params * sizeof(float)) : NULL;
     if (!rc)
-        rc = grad_check(&run, &r->grad_rel_err, &r->loss, window, NULL);
+        rc = grad_check(&run, &r->grad_rel_err, &r->loss_sum, window, NULL);
     if (!rc && dump)
-        dump_first(s, m, d, sp, red, r->loss, window);
+        dump_first(s, m, d, sp, red, r->loss_sum, window);
     free(window);
     if (c && !rc) {
         /* Each rank's all-reduced gradient against the full batch, in one
@@ -212,12 +214,18 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
          * the window's, every rank's part. Then one step: the weights must
          * be the same on every rank. */
         r->grad_rel_err = dp_agree_max(c, r->grad_rel_err);
-        r->loss = dp_agree_sum(c, r->loss);
+        r->loss_sum = dp_agree_sum(c, r->loss_sum);
         if ((rc = model_reset(m)) == BK_OK)
             rc = dp_weights_check(&run, &r->rank_weight_diff);
     }
-    if (!rc)
+    if (!rc) {
+        /* The window's loss as the manifest of --dump gives it: the sum over
+         * the valid items of the whole window (every rank's), over their
+         * count. */
+        int valid = dataset_valid_count(d, 0, 0, d->effective_batch);
+        r->loss = valid ? r->loss_sum / valid : NAN;
         rc = model_reset(m);
+    }
 
     measure_options mo = {
         .warmup = o->warmup, .steps = o->steps, .min_samples = o->min_samples,
@@ -233,6 +241,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         rc = measure_single_pass(&run, 5, &t.pass_ms);
     if (!rc) {
         row_fill_timing(r, &t, s->peak_tflops, &mo);
+        if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
+            r->tokens_per_s = r->samples_per_s * d->input.width;
         r->mem_peak_bytes = (int64_t)b->mem_peak;
         if (c)
             dp_fill_row(c, &t, r);

@@ -18,7 +18,8 @@ double relative_error(const float *a, const float *b, size_t n)
     return sqrt(diff / ref);
 }
 
-int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, float *g_full)
+int grad_check(step_runner *s, double *rel_err, double *loss_sum_out, float *g_window,
+               float *g_full)
 {
     model *m = s->m;
     backend *b = m->b;
@@ -36,7 +37,7 @@ int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, f
     if ((rc = step_window(s, 0)) || (rc = bk_download(b, window, m->grads, bytes)) ||
         (rc = bk_download(b, &loss_sum, s->loss_sum, sizeof loss_sum)))
         goto done;
-    *loss = loss_sum;
+    *loss_sum_out = loss_sum;
 
     /* The reference: all E examples in one pass, normalised by the valid
      * examples of the whole batch. */

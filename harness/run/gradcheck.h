@@ -10,9 +10,11 @@
 double relative_error(const float *a, const float *b, size_t n);
 
 /* Runs the window on input buffer 0 and the full-batch reference; sets the
- * relative error and the window's loss (as its reduction normalises it).
- * If g_window/g_full are non-NULL (n_params floats each), the two gradients
- * are left there for the caller. BK_* status. */
-int grad_check(step_runner *s, double *rel_err, double *loss, float *g_window, float *g_full);
+ * relative error and the sum of the window's valid items' losses (this
+ * process's part of the window; not normalised: the caller divides by the
+ * window's valid items). If g_window/g_full are non-NULL (n_params floats
+ * each), the two gradients are left there for the caller. BK_* status. */
+int grad_check(step_runner *s, double *rel_err, double *loss_sum, float *g_window,
+               float *g_full);
 
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "plural.h"
 
 int probe_fits(backend *b, const memory_need *need)
 {
@@ -87,17 +88,19 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     else
         fprintf(f, "memory cap:         none (the device's own limit)\n");
     if (!r->micro) {
-        fprintf(f, "largest micro-batch: none fits (%d probes)\n", r->probes);
+        fprintf(f, "largest micro-batch: none fits (%d %s)\n", r->probes,
+                plural(r->probes, "probe", "probes"));
         return;
     }
-    fprintf(f, "largest micro-batch: %d%s (%d probes)\n", r->micro,
-            r->micro == r->bound ? ", the largest considered" : "", r->probes);
+    fprintf(f, "largest micro-batch: %d%s (%d %s)\n", r->micro,
+            r->micro == r->bound ? ", the largest considered" : "", r->probes,
+            plural(r->probes, "probe", "probes"));
     const memory_need *n = &r->need;
     fprintf(f, "memory need:        %zu bytes (%.2f GiB)\n", n->total, gib(n->total));
     fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
-               "  activations %zu, inputs %zu (%d buffers)\n",
+               "  activations %zu, inputs %zu (%d %s)\n",
             n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
-            n->inputs, req->input_buffers);
+            n->inputs, req->input_buffers, plural(req->input_buffers, "buffer", "buffers"));
     if (!req->effective)
         return;
     fprintf(f, "effective batch:    %d\n", r->effective);

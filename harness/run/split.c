@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "plural.h"
+
 int split_make(int effective, int micro, int devices, split *s, char *why, int why_len)
 {
     if (effective < 1 || micro < 1 || devices < 1) {
@@ -40,8 +42,9 @@ int split_make_sharded(int global, int micro, int devices, split *s, char *why, 
     int last_global = (int)(global - (accum - 1) * step);
     if (last_global < devices) {
         snprintf(why, why_len, "the last micro-batch of the effective batch %d holds %d "
-                 "examples for %d devices (micro-batch %d): a device would have none",
-                 global, last_global, devices, micro);
+                 "%s for %d devices (micro-batch %d): a device would have none",
+                 global, last_global, plural(last_global, "example", "examples"), devices,
+                 micro);
         return -1;
     }
     s->effective = per_device;

@@ -14,6 +14,7 @@
 #include "console_table.h"
 #include "dp_check.h"
 #include "measure.h"
+#include "plural.h"
 #include "ranges.h"
 #include "run_metadata.h"
 #include "run_outputs.h"
@@ -380,13 +381,15 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         /* What the file holds, read back: never the rows meant for it. */
         long on_disk = csv_rows_on_disk(path);
         if (on_disk < 0)
-            fprintf(stderr, "accubench: %s is not on disk: none of the %zu rows measured was "
-                    "kept\n", path, s.csv.count);
+            fprintf(stderr, "accubench: %s is not on disk: none of the %zu %s measured was "
+                    "kept\n", path, s.csv.count, plural((long long)s.csv.count, "row", "rows"));
         else
-            fprintf(stderr, "accubench: %ld of the %zu rows measured are in %s\n", on_disk,
-                    s.csv.count, path);
+            fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s\n", on_disk,
+                    s.csv.count, plural((long long)s.csv.count, "row", "rows"),
+                    plural(on_disk, "is", "are"), path);
     } else if (!o->quiet) {
-        printf("%zu rows written to %s\n", s.csv.count, path);
+        printf("%zu %s written to %s\n", s.csv.count, plural((long long)s.csv.count, "row", "rows"),
+               path);
     }
     csv_writer_free(&s.csv);
     run_outputs_close(&out, 0);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "plural.h"
 #include "trace_analysis.h"
 
 enum { PID_HOST = 1, PID_DEVICE = 2 };
@@ -226,8 +227,8 @@ int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
             step = n_steps - 1;
         export_job job = {recs, n, step_of, host_of, step, label};
         if (step < 0 || step >= n_steps)
-            snprintf(why, why_len, "trace export: no step %d in the trace (%d steps)",
-                     step, n_steps);
+            snprintf(why, why_len, "trace export: no step %d in the trace (%d %s)",
+                     step, n_steps, plural(n_steps, "step", "steps"));
         else
             rc = atomic_write_file(path, write_job, &job, why, why_len);
     }

@@ -122,6 +122,14 @@ $MPIRUN -np 2 "$ACCUBENCH" run $quick --effective 8 --micro 4 --devices 1,2 --sy
     { echo "FAILED: devices sweep: exit $?"; cat sweep.log; fail=1; }
 devs=$(awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next} {printf "%s ", $c["devices"]}' sweep/*.csv)
 [ "$devs" = "1 2 " ] || { echo "FAILED: devices column '$devs', expected '1 2 '"; fail=1; }
+# The same window on 1 and on 2 devices: the same loss and loss sum (each
+# rank's part adds up; the loss divides by the whole window's valid items).
+awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}
+    { n++; l[n] = $c["loss"]; s[n] = $c["loss_sum"] }
+    END { d = l[1] - l[2]; e = s[1] - s[2]
+          if (n != 2 || !(l[1] > 0) || !(s[1] > l[1]) || d * d > 1e-10 * l[1] * l[1] || e * e > 1e-10 * s[1] * s[1]) {
+              print "FAILED: loss " l[1] " / " l[2] ", loss_sum " s[1] " / " s[2] " on 1 / 2 devices"; exit 1 } }' \
+    sweep/*.csv || fail=1
 [ "$(ls sweep | wc -l)" -eq 2 ] && [ -s sweep/trace.json ] ||
     { echo "FAILED: the sweep wrote: $(ls sweep)"; fail=1; }
 # The traced step shows its all-reduce and its wait as ranges.

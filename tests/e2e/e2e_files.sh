@@ -108,7 +108,7 @@ on_disk=$(rows full.csv)
 said=$(sed -n 's/.*accubench: \([0-9]*\) of the [0-9]* rows measured are in full.csv/\1/p' err.txt)
 check "[ -n '$said' ] && [ '$said' -eq $on_disk ]" \
     "the rows said ($said) are the rows on disk ($on_disk): $(cat err.txt)"
-check '! grep -q "rows written" out.txt' "no 'rows written' after a failed write: $(tail -n 1 out.txt)"
+check '! grep -qE "rows? written" out.txt' "no 'rows written' after a failed write: $(tail -n 1 out.txt)"
 
 # ---- 4. SIGTERM as SIGINT: rows kept, exit 143 (128 + SIGTERM), no temporary; a dead
 # run's temporary is removed by the next run, a live one's is not

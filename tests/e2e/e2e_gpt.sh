@@ -31,6 +31,15 @@ for v in $(col mfu_pct gpt.csv) $(col flops_per_step gpt.csv); do
     check "awk 'BEGIN { exit !($v > 0) }'" "mfu and flops > 0: $v"
 done
 
+# The report gives the GPT's throughput in tokens/s, the CSV's figure.
+"$ACCUBENCH" report gpt.csv --no-charts >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && grep -q "| tokens/s |" gpt.md && ! grep -q "| samples/s |" gpt.md' \
+    "the report's gpt tables in tokens/s: $(cat err.txt)"
+tps=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) { if ($i == "tokens_per_s") t = i; if ($i == "micro_batch") m = i; if ($i == "reduction") r = i } h = 1; next } if ($m == 16 && $r == "sum") print $t }' gpt.csv)
+cell=$(grep -m 1 '^| 16x1 ' gpt.md | awk -F'|' '{ gsub(/ /, "", $8); print $8 }')
+check "awk 'BEGIN { a = $cell + 0; b = $tps + 0; exit !(b > 0 && a - b <= 6e-4 * b && b - a <= 6e-4 * b) }'" \
+    "the report's 16x1 tokens/s ($cell) is the CSV's ($tps)"
+
 # Malformed shapes: one line naming the shape, exit 2, nothing measured.
 mkdir out
 bad() {
@@ -73,8 +82,30 @@ check '[ $? -eq 0 ] && [ -f gdump/manifest.json ]' "gpt dump written: $(cat err.
 check 'grep -q "\"split\": \[2, 2, 1\]" gdump/manifest.json' "the split in the manifest"
 check '[ -z "$(ls | grep tmp)" ]' "no temporary left: $(ls)"
 "$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 --budget-s 0.1 \
-    --min-samples 2 --trace-steps 0 --csv dump2.csv --dump mdump >/dev/null 2>err.txt
+    --min-samples 2 --trace-steps 0 --csv dump2.csv --dump mdump >mdump.txt 2>err.txt
 check '[ $? -eq 0 ] && [ -f mdump/manifest.json ]' "mlp dump written: $(cat err.txt)"
+check 'grep -q "^1 row written to dump2.csv" mdump.txt' "one row, said in the singular: $(tail -n 1 mdump.txt)"
+# Throughput in tokens for the GPT (every position of its seq=8), none for
+# the MLP; the console says tok/s for the GPT; the MLP's 10 = 3+3+3+1 is
+# written so in the console and the note.
+check "awk 'BEGIN { t = $(col tokens_per_s dump.csv) + 0; s = $(col samples_per_s dump.csv) + 0; d = t - 8 * s; exit !(s > 0 && d * d < 1e-6 * t * t) }'" \
+    "gpt tokens_per_s $(col tokens_per_s dump.csv) = 8 x samples_per_s $(col samples_per_s dump.csv)"
+check '[ -z "$(col tokens_per_s dump2.csv)" ]' "no tokens_per_s for the MLP: $(col tokens_per_s dump2.csv)"
+check 'grep -q "tok/s" run.txt && ! grep -q "samp/s" run.txt' "the gpt console rows in tok/s: $(cat run.txt)"
+check 'grep -q " K=4: 3+3+3+1 " mdump.txt' "the console writes 10 as K=4: 3+3+3+1: $(cat mdump.txt)"
+check '[ "$(col note dump2.csv | cut -c1-18)" = "split K=4: 3+3+3+1" ]' "the note too: $(col note dump2.csv)"
+
+# The CSV's loss is the manifest's (the window's, normalised), and its
+# loss_sum the manifest's sum.
+for pair in gdump:dump.csv mdump:dump2.csv; do
+    d=${pair%%:*} csv=${pair#*:}
+    for key in loss loss_sum; do
+        want=$(sed -n "s/.*\"$key\": \([^,]*\),.*/\1/p" $d/manifest.json)
+        got=$(col $key $csv)
+        check "awk 'BEGIN { w = $want + 0; g = $got + 0; exit !(w > 0 && g - w < 1e-5 * w && w - g < 1e-5 * w) }'" \
+            "$csv's $key ($got) is $d's manifest's ($want)"
+    done
+done
 if python3 -c 'import numpy' 2>/dev/null; then
     for d in gdump mdump; do
         python3 "$ACCUBENCH_ROOT/tests/run/dump_check.py" $d >check.txt 2>&1

@@ -54,10 +54,14 @@ check '[ $? -eq 1 ] && [ $(wc -l <err.txt) -eq 1 ]' "nothing fits under 1M: exit
 # a custom shape beside a preset: its own row, named as written (the CSV
 # writes ; for ,), its own parameter count, a correct gradient
 "$ACCUBENCH" run --backend cpu --model tiny,mlp:hidden=32,layers=2,classes=8 --effective 8 \
-    --micro 4 --budget-s 0.1 --min-samples 3 --trace-steps 0 --csv custom.csv >/dev/null 2>&1
+    --micro 4 --budget-s 0.1 --min-samples 3 --trace-steps 0 --csv custom.csv >custom.txt 2>&1
 check '[ $? -eq 0 ]' "custom shape run exits 0"
 custom=$(grep '^cpu,' custom.csv | cut -d, -f3,4 | tr "\n" " ")
 check '[ "$custom" = "tiny,9360 mlp:hidden=32;layers=2;classes=8,2376 " ]' "custom model rows: $custom"
+# the console: within 120 columns, the long name as mlp#1 with its legend
+check '[ "$(awk "length > 120" custom.txt | wc -l)" -eq 0 ]' "console lines within 120 columns: $(cat custom.txt)"
+check 'grep -qx "mlp#1 = mlp:hidden=32,layers=2,classes=8" custom.txt && grep -q "^mlp#1 " custom.txt' \
+    "the custom name abbreviated, with its legend: $(cat custom.txt)"
 
 # an uneven split and the known-wrong reductions
 "$ACCUBENCH" run --backend cpu --model tiny --effective 10 --micro 3 \

@@ -112,8 +112,8 @@ static void test_absent_optional_column(void)
     /* a file from a writer that lacked most columns still reads */
     const char *path = temp_csv("# device: x\n"
                                 "backend,device,model,dtype,mode,reduction,effective_batch,"
-                                "micro_batch,accum_steps,status,step_ms_median\n"
-                                "cpu,x,S,fp32,async,mean,8,4,2,ok,1.5\n");
+                                "micro_batch,accum_steps,status,step_ms_median,loss\n"
+                                "cpu,x,S,fp32,async,mean,8,4,2,ok,1.5,11.2\n");
     csv_table t;
     char why[256];
     csv_row *rows = NULL;
@@ -122,6 +122,8 @@ static void test_absent_optional_column(void)
     if (rows) {
         CHECK(rows[0].step_ms_median == 1.5);
         CHECK(isnan(rows[0].pass_ms) && rows[0].mem_need_bytes == -1);
+        /* a file from before loss_sum and tokens_per_s: its loss as written */
+        CHECK(rows[0].loss == 11.2 && isnan(rows[0].loss_sum) && isnan(rows[0].tokens_per_s));
     }
     free(rows);
     csv_free(&t);

@@ -17,6 +17,7 @@
 #include "check.h"
 #include "compare.h"
 #include "csv_read.h"
+#include "split_text.h"
 #include "report.h"
 #include "report_parts.h"
 
@@ -169,8 +170,8 @@ static void check_report_numbers(const char *csv, const char *md_path)
         char heading[640], split[64], cells[16][64];
         snprintf(heading, sizeof heading, "Effective batch %lld: model %s, %s, %s reduction",
                  (long long)r->effective_batch, r->model, r->mode, r->reduction);
-        snprintf(split, sizeof split, "%lldx%lld", (long long)r->micro_batch,
-                 (long long)r->accum_steps);
+        split_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
+                   (long long)r->last_micro_batch);
         int n = report_row(md, heading, split, cells);
         CHECK(n == 13);
         if (n != 13) {
@@ -234,6 +235,8 @@ static void test_report(void)
     CHECK(md && strstr(md, "the fastest split is 64x1 at 0.2337 ms per step and the slowest "
                            "is 8x8 at 0.9258 ms, 3.96x as long"));
     CHECK(md && strstr(md, "No memory cap given"));
+    /* 64 = 24 + 24 + 16, written so (not "24x3", which reads as 72) */
+    CHECK(md && strstr(md, "| K=3: 24+24+16 |"));
     snprintf(path, sizeof path, "%s/default.md", tmpdir);
     md = slurp(path);
     CHECK(md && strstr(md, "| L     | bf16  | async | mean      | 256 | 256x1     | oom: needs "

@@ -96,8 +96,8 @@ static void test_csv(void)
 }
 
 /* The console table, column by column as RESULT_COLUMNS names them: a row
- * that ran, one with a smaller last micro-batch and a note, and rows that
- * did not run (their measured columns blank, the step time "-"). */
+ * that ran, one with a ragged split and a note, and rows that did not run
+ * (their config columns, the step "-", the status and why). */
 static void test_console_table(void)
 {
     char *text = NULL;
@@ -133,19 +133,76 @@ static void test_console_table(void)
     console_table_row(f, &r);
     fclose(f);
     const char *want =
-        "model dtype mode        reduction         E dev sync      micro x K    step ms "
-        "        p10..p90  noise   samples/s   mfu%  grad err  status\n"
-        "S     fp32  async       sum              64   2 window         16x4     12.346 "
-        "  12.000..13.250   0.7%      5184.2   12.3  1.50e-07  ok\n"
-        "S     fp32  alloc-async sum              64   2 window      24x3+16     12.346 "
-        "  12.000..13.250   0.7%      5184.2   12.3  1.50e-07  ok: noise 3.1% over the 2.0% target\n"
-        "S     fp32  alloc-async sum              64   2 window      24x3+16          - "
-        "                                                      oom: needs 5 bytes\n"
-        "S     fp32  alloc-async sum              64   2 window      24x3+16          - "
-        "                                                      error: \n";
+        "model      mode        reduction         E dev sync              split step ms noise "
+        "   throughput  mfu% grad err status\n"
+        "S          async       sum              64   2 window             16x4  12.346  0.7% "
+        "  5.2k samp/s  12.3  1.5e-07 ok\n"
+        "S          alloc-async sum              64   2 window    K=3: 24+24+16  12.346  0.7% "
+        "  5.2k samp/s  12.3  1.5e-07 ok:\n"
+        "    noise 3.1% over the 2.0% target\n"
+        "S          alloc-async sum              64   2 window    K=3: 24+24+16       - "
+        "oom: needs 5 bytes\n"
+        "S          alloc-async sum              64   2 window    K=3: 24+24+16       - "
+        "error\n";
     CHECK(text && strcmp(text, want) == 0);
     if (text && strcmp(text, want) != 0)
         fprintf(stderr, "  got:\n%s  want:\n%s", text, want);
+    free(text);
+}
+
+/* The longest realistic rows stay within CONSOLE_WIDTH: a custom GPT (its
+ * name in a legend line, whole) on 16 devices with overlapped all-reduces,
+ * the longest mode and reduction names, a ragged split, a slow step, and a
+ * note too long for the line (it continues below, broken at spaces). */
+static void test_console_width(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    const char *gpt = "gpt:d=128,layers=4,heads=4,seq=64,vocab=2048";
+    result_row r;
+    result_row_clear(&r);
+    strcpy(r.model, gpt);
+    strcpy(r.mode, "alloc-async");
+    strcpy(r.reduction, "mean-of-means");
+    strcpy(r.status, "ok");
+    strcpy(r.sync, "overlap");
+    r.effective_batch = 40960, r.micro_batch = 24, r.accum_steps = 107, r.last_micro_batch = 16;
+    r.devices = 16;
+    r.step_ms_median = 123456.789, r.step_noise_pct = 100.0, r.samples_per_s = 331.8;
+    r.tokens_per_s = 21234567.0, r.mfu_pct = 101.2, r.grad_rel_err = 0.333;
+    console_table_header(f);
+    console_table_row(f, &r);
+    console_table_row(f, &r); /* the legend once */
+    strcpy(r.model, "mlp:hidden=4096,layers=16,classes=1000");
+    strcpy(r.note, "stopped when the 2s budget ran out: noise 31.2% over the 2% target after "
+                   "3 samples; trace pass lost 12 activity records; model mlp reports no "
+                   "gradient ranges");
+    r.tokens_per_s = NAN;
+    console_table_row(f, &r);
+    strcpy(r.status, "skipped");
+    strcpy(r.note, "one step would take about 1234.5 s (107 x a 11537 ms pass); over "
+                   "--max-step-s 10");
+    console_table_row(f, &r);
+    fclose(f);
+    int lines = 0, legends = 0, longest = 0;
+    for (const char *p = text; p && *p; lines++) {
+        size_t n = strcspn(p, "\n");
+        longest = (int)n > longest ? (int)n : longest;
+        legends += !strncmp(p, "gpt#1 = ", 8) || !strncmp(p, "mlp#1 = ", 8);
+        p += n + (p[n] == '\n');
+    }
+    CHECK(longest <= CONSOLE_WIDTH);
+    if (longest > CONSOLE_WIDTH)
+        fprintf(stderr, "  a line of %d characters:\n%s", longest, text);
+    CHECK(legends == 2);
+    CHECK(text && strstr(text, gpt) && strstr(text, "gpt#1 "));
+    CHECK(text && strstr(text, "21.2M tok/s") && strstr(text, "331.8 samp/s"));
+    CHECK(text && strstr(text, "K=107: 24x106+16"));
+    CHECK(text && strstr(text, "\n    records; model mlp reports no gradient ranges\n"));
     free(text);
 }
 
@@ -154,5 +211,6 @@ int main(void)
     test_stats();
     test_csv();
     test_console_table();
+    test_console_width();
     return check_finish("test_results");
 }

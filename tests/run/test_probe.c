@@ -233,8 +233,35 @@ static void test_no_effective(void)
     CHECK(f.in_use == 0);
 }
 
+/* Counts in the printout agree with their nouns: "1 probe", "1 buffer". */
+static void test_print_counts(void)
+{
+    model_spec spec = test_spec("tiny");
+    probe_request req = {.model = &spec, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+                         .effective = 8, .input_buffers = 1};
+    probe_result r = {.micro = 8, .effective = 8, .accum = 1, .last = 8, .bound = 8,
+                      .probes = 1};
+    char text[2048] = "";
+    FILE *mem = fmemopen(text, sizeof text - 1, "w");
+    CHECK(mem != NULL);
+    if (mem) {
+        probe_print(mem, "tiny", &req, &r, 0);
+        fclose(mem);
+    }
+    CHECK(strstr(text, "(1 probe)") != NULL);
+    CHECK(strstr(text, "(1 buffer)") != NULL);
+    r.micro = 0; /* none fits, after one probe */
+    mem = fmemopen(text, sizeof text - 1, "w");
+    if (mem) {
+        probe_print(mem, "tiny", &req, &r, 0);
+        fclose(mem);
+    }
+    CHECK(strstr(text, "none fits (1 probe)") != NULL);
+}
+
 int main(void)
 {
+    test_print_counts();
     test_device_limit("S", DTYPE_FP32, OPT_ADAMW, 256);
     test_device_limit("S", DTYPE_BF16, OPT_ADAMW, 100);
     test_device_limit("M", DTYPE_TF32, OPT_SGD, 64);

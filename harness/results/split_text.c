@@ -1,0 +1,28 @@
+/* How a split is written (see split_text.h). */
+#include "split_text.h"
+
+#include <stdio.h>
+
+int split_is_ragged(long long micro, long long last)
+{
+    return last > 0 && last != micro;
+}
+
+void split_text(char *out, size_t len, long long micro, long long accum, long long last)
+{
+    if (!len)
+        return;
+    if (!split_is_ragged(micro, last) || accum < 2) {
+        snprintf(out, len, "%lldx%lld", micro, accum);
+        return;
+    }
+    char listed[SPLIT_TEXT_WIDTH + 1];
+    size_t at = (size_t)snprintf(listed, sizeof listed, "K=%lld: ", accum);
+    for (long long k = 0; k < accum && at < sizeof listed; k++)
+        at += (size_t)snprintf(listed + at, sizeof listed - at, "%lld%s",
+                               k == accum - 1 ? last : micro, k == accum - 1 ? "" : "+");
+    if (accum <= SPLIT_TEXT_LISTED && at <= SPLIT_TEXT_WIDTH)
+        snprintf(out, len, "%s", listed);
+    else
+        snprintf(out, len, "K=%lld: %lldx%lld+%lld", accum, micro, accum - 1, last);
+}
