@@ -100,6 +100,14 @@ CUDA_OBJ := $(CUDA_CU:%.cu=$(BUILD)/obj/%.o) $(CUDA_C:%.c=$(BUILD)/obj/%.o)
 CUDA_LIB := $(BUILD)/libaccubench_cuda.a
 CUDA_LIBDIRS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
                 -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
+# cupti.h: in the toolkit's include/ (packaged toolkits), or in
+# extras/CUPTI/include (the runfile installer's layout).
+CUPTI_INC := $(firstword $(foreach d,$(CUDA_HOME)/include $(CUDA_HOME)/extras/CUPTI/include,\
+                 $(if $(wildcard $(d)/cupti.h),$(d))))
+# `make print-VAR` prints what make made of VAR (the paths above, the
+# flags): how the tests see the build's choices without a toolkit.
+print-%:
+	@echo '$($*)'
 CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcublasLt -lcublas -lcudart -lstdc++ -lrt
 NVCCFLAGS := -std=c++17 -O3 -g $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra,-Werror \
              -Werror all-warnings $(INC_kernels) -Ikernels/cuda
@@ -164,7 +172,8 @@ $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu $(BUILD)/config.mk
 	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 # CUDA/CUPTI C sources see the CUDA headers; the core never does.
-$(BUILD)/obj/kernels/cuda/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include
+$(BUILD)/obj/kernels/cuda/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include \
+    $(if $(CUPTI_INC),-isystem $(CUPTI_INC))
 
 $(CORE_LIB): $(CORE_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -372,11 +381,11 @@ fuzz fuzz-test:
 # ------------------------------------------------ trace: CUPTI probe, nsys
 # The CUPTI collector alone, linked where nvcc and CUPTI are; run by
 # tests/e2e/e2e_cupti_absent.sh (it must fail cleanly where there is no GPU).
-ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(wildcard $(CUDA_HOME)/include/cupti.h)),)
+ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(CUPTI_INC)),)
 CUPTI_PROBE := $(BUILD)/tests/cupti_probe
 $(CUPTI_PROBE): tests/trace/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collector.o $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ \
+	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -isystem $(CUDA_HOME)/include -isystem $(CUPTI_INC) $(CFLAGS) -o $@ $^ \
 	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti
 e2e-test: $(CUPTI_PROBE)
 endif
