@@ -24,6 +24,8 @@
 #                       the trace pass records dispatches; no ncu.
 # Usage: scripts/check_gpu_kernels.sh OUT_DIR BUILD_DIR
 set -u
+# A GPU box has no package access: nothing this runs may try to install.
+export ACCUBENCH_NO_INSTALL=1
 if [ $# -ne 2 ]; then
     echo "usage: $0 OUT_DIR BUILD_DIR" >&2
     exit 2
