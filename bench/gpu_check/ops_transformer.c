@@ -322,8 +322,46 @@ done:
     scratch_free(&sc);
 }
 
+/* ------------------------------------------------------ head arrangement */
+
+/* The tokens' layout into per-head blocks and back (one direction each
+ * call), the output filled with NaN first: an element the kernel never
+ * writes fails. A copy: the error must be 0 in every dtype. */
+static void check_permute_heads(sides *x, int hd, int heads, int t, int batch, int parts,
+                                int to_tokens)
+{
+    const char *check = to_tokens ? "heads to tokens" : "tokens to heads";
+    char split[24];
+    snprintf(split, sizeof split, "%dx%dx%dx%dx%d", hd, heads, t, batch, parts);
+    size_t n = (size_t)hd * heads * t * batch * parts;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hs = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]), *nan = host_alloc(&sc, n);
+    float *out[2] = {host_alloc(&sc, n), host_alloc(&sc, n)};
+    NEED_HOST();
+    for (size_t i = 0; i < n; i++)
+        nan[i] = NAN;
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        storage s = x->st[side];
+        void *src, *dst;
+        TRY(b, put(&sc, side, s, hs, n, &src));
+        TRY(b, put(&sc, side, s, nan, n, &dst));
+        TRY(b, bk_permute_heads(b, src, dst, hd, heads, t, batch, parts, to_tokens));
+        TRY(b, get(b, s, dst, n, out[side]));
+    }
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], n), 0, NULL);
+done:
+    scratch_free(&sc);
+}
+
 void check_transformer_ops(sides *x)
 {
+    /* GPT-2 small's q, k, v (head_dim 64: 16-byte units in bf16), and an odd
+     * head size (2- or 4-byte units). */
+    for (int back = 0; back < 2; back++) {
+        check_permute_heads(x, 64, 12, 128, 3, 3, back);
+        check_permute_heads(x, 7, 3, 33, 2, 1, back);
+    }
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
             check_gemm_batched(x, ta, tb, 40, 24, 33, 5, 0, 0.0f);

@@ -167,6 +167,17 @@ typedef struct backend_ops {
                               float *dwte, float *dwpe, int dim, int t, int batch);
     /* y += x over n elements: the residual connections. */
     int (*add)(backend *b, storage s, void *y, const void *x, size_t n);
+    /* Attention's arrangement of the heads (llm.c's): x is [parts * heads *
+     * hd x batch * t], one token per column, its rows part p (q, k, v),
+     * head h, element e at p * heads * hd + h * hd + e; y is `parts`
+     * arrays of batch * heads blocks of [hd x t], block q * heads + h
+     * holding head h of sequence q, so that each attention product is one
+     * strided-batched GEMM over sequences x heads (stride hd * t):
+     *   y[((p * batch + q) * heads + h) * t * hd + i * hd + e]
+     *     = x[(q * t + i) * parts * heads * hd + p * heads * hd + h * hd + e].
+     * to_tokens = 1 copies the other way, y back into x. */
+    int (*permute_heads)(backend *b, storage s, const void *src, void *dst, int hd,
+                         int heads, int t, int batch, int parts, int to_tokens);
 
     /* h points to device memory, written with upload() before each step,
      * so that a captured graph reads the current step's bias correction. */

@@ -49,5 +49,7 @@ int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float 
 int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
                            float *dwte, float *dwpe, int dim, int t, int batch);
 int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
+int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
+                      int t, int batch, int parts, int to_tokens);
 
 #endif

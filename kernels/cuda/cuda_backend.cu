@@ -370,6 +370,7 @@ static backend_ops cuda_ops_table(void)
     o.embedding_forward = cuda_embedding_forward;
     o.embedding_backward = cuda_embedding_backward;
     o.add = cuda_add;
+    o.permute_heads = cuda_permute_heads;
     o.adamw = cuda_adamw;
     o.sgd = cuda_sgd;
     o.convert = cuda_convert;

@@ -76,6 +76,8 @@ int cuda_embedding_forward(backend *b, storage s, const int *tokens, const float
 int cuda_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
                             float *dwte, float *dwpe, int dim, int t, int batch);
 int cuda_add(backend *b, storage s, void *y, const void *x, size_t n);
+int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
+                       int t, int batch, int parts, int to_tokens);
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* The CUDA backend's transformer ops: LayerNorm, causal softmax, the token
- * and position embeddings and the residual add, in fp32 or bf16 storage.
+ * and position embeddings, the residual add and the heads' arrangement for
+ * attention, in fp32 or bf16 storage.
  *
  * The per-row ops give one warp to a column: its lanes sum elementwise.h's
  * terms across the column (coalesced reads), warp shuffles finish the sums,
@@ -423,4 +424,64 @@ extern "C" int cuda_add(backend *b, storage s, void *y, const void *x, size_t n)
         add_kernel<float><<<g, EW_THREADS, 0, st>>>((float *)y, (const float *)x, n);
     CUDA_CHECK_LAUNCH(b, "add_kernel");
     return BK_OK;
+}
+
+/* ------------------------------------------------------ head arrangement */
+
+/* One thread per unit of U (16, 4 or 2 bytes) of a run of hd elements: run
+ * r of the per-head side is row i of block (p, q, h), r = ((p * batch + q)
+ * * heads + h) * t + i, and the same run sits at token q * t + i, part p,
+ * head h on the other side. A copy, so bf16 and fp32 differ only in how
+ * many units a run holds. */
+template <typename U>
+__global__ void permute_heads_kernel(const U *src, U *dst, size_t run_units, int heads, int t,
+                                     int batch, int parts, int to_tokens, size_t n_units)
+{
+    GRID_STRIDE(u, n_units)
+    {
+        size_t r = u / run_units, w = u % run_units, rest = r;
+        size_t i = rest % (size_t)t;
+        rest /= (size_t)t;
+        size_t h = rest % (size_t)heads;
+        rest /= (size_t)heads;
+        size_t q = rest % (size_t)batch, p = rest / (size_t)batch;
+        size_t tok = ((q * (size_t)t + i) * (size_t)parts + p) * (size_t)heads + h;
+        size_t a = r * run_units + w, c = tok * run_units + w;
+        if (to_tokens)
+            dst[c] = src[a];
+        else
+            dst[a] = src[c];
+    }
+}
+
+template <typename U>
+static int launch_permute_heads(backend *b, const void *src, void *dst, size_t run_bytes,
+                                size_t runs, int heads, int t, int batch, int parts,
+                                int to_tokens)
+{
+    size_t run_units = run_bytes / sizeof(U), n = runs * run_units;
+    permute_heads_kernel<U><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+        (const U *)src, (U *)dst, run_units, heads, t, batch, parts, to_tokens, n);
+    CUDA_CHECK_LAUNCH(b, "permute_heads_kernel");
+    return BK_OK;
+}
+
+/* 16-byte units where every run and both buffers allow them (head_dim 64 in
+ * bf16 is 8 of them a run), else 4, else 2 bytes. */
+extern "C" int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd,
+                                  int heads, int t, int batch, int parts, int to_tokens)
+{
+    if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0 || parts <= 0)
+        return BK_OK;
+    size_t run_bytes = (size_t)hd * storage_bytes(s);
+    size_t runs = (size_t)parts * (size_t)batch * (size_t)heads * (size_t)t;
+    uintptr_t align = (uintptr_t)src | (uintptr_t)dst | (uintptr_t)run_bytes;
+    if (align % 16 == 0)
+        return launch_permute_heads<int4>(b, src, dst, run_bytes, runs, heads, t, batch, parts,
+                                          to_tokens);
+    if (align % 4 == 0)
+        return launch_permute_heads<unsigned>(b, src, dst, run_bytes, runs, heads, t, batch,
+                                              parts, to_tokens);
+    return launch_permute_heads<unsigned short>(b, src, dst, run_bytes, runs, heads, t, batch,
+                                                parts, to_tokens);
 }
