@@ -25,12 +25,13 @@ enum {
     A_DX,        /* [d x N] the gradient of a LayerNorm's output, of the
                     attention's output */
     A_DWIDE,     /* [4d x N] the MLP's hidden gradient; [3d x N] of qkv */
+    A_HEADS,     /* [4d x N] attention's scratch (see attention_forward) */
     A_GLOBAL
 };
 enum {
     B_LN1,       /* [d x N] */
     B_LN1_STATS, /* fp32 [2 x N] */
-    B_QKV,       /* [3d x N]: q, k, v, each head's hd rows in order */
+    B_QKV,       /* [3d x N]: q, k, v, each as B x H blocks of [hd x T] */
     B_PROBS,     /* [T x T x H x B] the attention weights */
     B_ATTY,      /* [d x N] the weighted sums, heads stacked */
     B_RES_MID,   /* [d x N] the residual stream after attention */
@@ -60,6 +61,7 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
     bytes[A_DRES] = d * n * es;
     bytes[A_DX] = d * n * es;
     bytes[A_DWIDE] = 4 * d * n * es;
+    bytes[A_HEADS] = 4 * d * n * es;
     int count = A_GLOBAL;
     for (int l = 0; l < s->dims[GPT_LAYERS]; l++, count += B_COUNT) {
         size_t *blk = bytes + count;
@@ -145,94 +147,81 @@ static int gemm(const pass *p, int ta, int tb, int m, int n, int k, const void *
     return bk_gemm(p->b, &g);
 }
 
-/* The same product for every sequence of the micro-batch: batch B, one
- * stride per operand (in elements). */
-static int gemm_seqs(const pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
-                     int64_t sa, const void *b, int ldb, int64_t sb, void *c, int ldc,
-                     int64_t sc)
+/* ---- attention: q, k and v as llm.c arranges them ----
+ * The qkv projection writes [3d x N] (a token per column, head h's q in
+ * rows h*hd.., its k in d + h*hd.., its v in 2d + h*hd..); a permute
+ * (bk_permute_heads) makes each of q, k and v B x H contiguous [hd x T]
+ * blocks, block q * H + h for head h of sequence q, so that every product
+ * of attention is ONE strided-batched GEMM over all sequences and heads
+ * (stride hd * T; the scores' [T x T] blocks in the same order, one query
+ * per column, what the causal softmax reads). Four GEMMs and two softmax
+ * launches a layer whatever the micro-batch and the head count: what
+ * accumulation costs in launches stays visible, as with a fused kernel. */
+
+/* One product per (sequence, head) block: batch B * H, one stride per
+ * operand (in elements). */
+static int gemm_heads(const pass *p, int ta, int tb, int m, int n, int k, const void *a,
+                      int lda, int64_t sa, const void *b, int ldb, int64_t sb, void *c,
+                      int ldc, int64_t sc)
 {
     gemm_desc g = {
         .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
         .lda = lda, .b = b, .ldb = ldb, .beta = 0.0f, .c = c, .ldc = ldc,
         .ab_storage = p->cs, .c_storage = p->cs,
-        .batch = p->batch, .stride_a = sa, .stride_b = sb, .stride_c = sc,
+        .batch = p->batch * p->l->heads, .stride_a = sa, .stride_b = sb, .stride_c = sc,
     };
     return bk_gemm(p->b, &g);
 }
 
-/* Attention's products run one strided-batched GEMM per head, batched over
- * the micro-batch's sequences, reading q, k and v in place inside qkv
- * ([3d x N], ld 3d: head h's q is rows h*hd.., its k d + h*hd.., its v
- * 2d + h*hd..; sequence q's columns start at q*T, so the stride between
- * sequences is T * 3d). One GEMM per sequence over the heads (stride hd)
- * would do the same arithmetic, but its launches per micro-batch would grow
- * with the micro-batch, so that K x B launches per step stay the same for
- * every split: this layout launches the same number per micro-batch
- * whatever its size, as a fused attention kernel does, and the cost of
- * accumulation stays visible. The scores of head h and sequence q are the
- * block h * B + q of [T x T] blocks, one query per column (what the causal
- * softmax reads). */
-static int attention_forward(const pass *p, const void *qkv, void *scores, void *probs,
-                             void *y)
+/* qkv_tok: the projection's [3d x N]; heads (kept for the backward): q, k,
+ * v per head; out: the heads' outputs [d x N], token layout. `scratch`
+ * ([d x N]) holds the outputs per head before they go back. */
+static int attention_forward(const pass *p, const void *qkv_tok, void *heads, void *scores,
+                             void *probs, void *scratch, void *out)
 {
     const gpt_layout *l = p->l;
-    int d = l->d, hd = l->head_dim, t = l->seq, rc;
-    int64_t s_qkv = (int64_t)t * 3 * d, s_tt = (int64_t)t * t, s_y = (int64_t)t * d;
-    for (int h = 0; h < l->heads; h++) {
-        const void *q = at(p, qkv, (size_t)h * hd), *k = at(p, qkv, (size_t)(d + h * hd));
+    int hd = l->head_dim, t = l->seq, nh = l->heads, rc;
+    size_t part = (size_t)l->d * p->n;
+    int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;
+    const void *q = heads, *k = at(p, heads, part), *v = at(p, heads, 2 * part);
+    if ((rc = bk_permute_heads(p->b, qkv_tok, heads, hd, nh, t, p->batch, 3, 0)) ||
         /* S[j, i] = k_j . q_i: K^T Q. */
-        if ((rc = gemm_seqs(p, 1, 0, t, t, hd, k, 3 * d, s_qkv, q, 3 * d, s_qkv,
-                            at(p, scores, (size_t)h * p->batch * s_tt), t, s_tt)))
-            return rc;
-    }
-    if ((rc = bk_causal_softmax_forward(p->b, scores, probs, 1.0f / sqrtf((float)hd), t,
-                                        l->heads * p->batch)))
+        (rc = gemm_heads(p, 1, 0, t, t, hd, k, hd, s_blk, q, hd, s_blk, scores, t, s_tt)) ||
+        (rc = bk_causal_softmax_forward(p->b, scores, probs, 1.0f / sqrtf((float)hd), t,
+                                        nh * p->batch)) ||
+        /* y_i = sum_j P[j, i] v_j: V P. */
+        (rc = gemm_heads(p, 0, 0, hd, t, t, v, hd, s_blk, probs, t, s_tt, scratch, hd, s_blk)))
         return rc;
-    for (int h = 0; h < l->heads; h++) {
-        const void *v = at(p, qkv, (size_t)(2 * d + h * hd));
-        /* y_i = sum_j P[j, i] v_j: V P, into rows h*hd.. of y. */
-        if ((rc = gemm_seqs(p, 0, 0, hd, t, t, v, 3 * d, s_qkv,
-                            at(p, probs, (size_t)h * p->batch * s_tt), t, s_tt,
-                            at(p, y, (size_t)h * hd), d, s_y)))
-            return rc;
-    }
-    return BK_OK;
+    return bk_permute_heads(p->b, scratch, out, hd, nh, t, p->batch, 1, 1);
 }
 
 /* From dy ([d x N], the gradient of the heads' outputs) to dqkv ([3d x N],
- * ld 3d, every element written); `scratch` holds the gradients of the
- * probabilities, then of the scores. */
-static int attention_backward(const pass *p, const void *qkv, const void *probs,
-                              const void *dy, void *scratch, void *dqkv)
+ * token layout, every element written). `dscores` holds the gradients of
+ * the probabilities, then of the scores; `scratch` ([4d x N]) the
+ * gradients per head: dq, dk, dv, then dy. */
+static int attention_backward(const pass *p, const void *heads, const void *probs,
+                              const void *dy, void *dscores, void *scratch, void *dqkv)
 {
     const gpt_layout *l = p->l;
-    int d = l->d, hd = l->head_dim, t = l->seq, rc;
-    int64_t s_qkv = (int64_t)t * 3 * d, s_tt = (int64_t)t * t, s_y = (int64_t)t * d;
-    for (int h = 0; h < l->heads; h++) {
-        size_t blocks = (size_t)h * p->batch * s_tt;
-        const void *v = at(p, qkv, (size_t)(2 * d + h * hd)), *dyh = at(p, dy, (size_t)h * hd);
+    int hd = l->head_dim, t = l->seq, nh = l->heads, rc;
+    size_t part = (size_t)l->d * p->n;
+    int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;
+    const void *q = heads, *k = at(p, heads, part), *v = at(p, heads, 2 * part);
+    void *dq = scratch, *dk = at(p, scratch, part), *dv = at(p, scratch, 2 * part);
+    void *dyh = at(p, scratch, 3 * part);
+    if ((rc = bk_permute_heads(p->b, dy, dyh, hd, nh, t, p->batch, 1, 0)) ||
         /* dP = V^T dY; dV = dY P^T. */
-        if ((rc = gemm_seqs(p, 1, 0, t, t, hd, v, 3 * d, s_qkv, dyh, d, s_y,
-                            at(p, scratch, blocks), t, s_tt)) ||
-            (rc = gemm_seqs(p, 0, 1, hd, t, t, dyh, d, s_y, at(p, probs, blocks), t, s_tt,
-                            at(p, dqkv, (size_t)(2 * d + h * hd)), 3 * d, s_qkv)))
-            return rc;
-    }
-    if ((rc = bk_causal_softmax_backward(p->b, probs, scratch, scratch,
-                                         1.0f / sqrtf((float)hd), t, l->heads * p->batch)))
-        return rc;
-    for (int h = 0; h < l->heads; h++) {
-        size_t blocks = (size_t)h * p->batch * s_tt;
-        const void *q = at(p, qkv, (size_t)h * hd), *k = at(p, qkv, (size_t)(d + h * hd));
+        (rc = gemm_heads(p, 1, 0, t, t, hd, v, hd, s_blk, dyh, hd, s_blk, dscores, t, s_tt)) ||
+        (rc = gemm_heads(p, 0, 1, hd, t, t, dyh, hd, s_blk, probs, t, s_tt, dv, hd, s_blk)) ||
+        (rc = bk_causal_softmax_backward(p->b, probs, dscores, dscores,
+                                         1.0f / sqrtf((float)hd), t, nh * p->batch)) ||
         /* dQ = K dS; dK = Q dS^T. */
-        if ((rc = gemm_seqs(p, 0, 0, hd, t, t, k, 3 * d, s_qkv, at(p, scratch, blocks), t, s_tt,
-                            at(p, dqkv, (size_t)h * hd), 3 * d, s_qkv)) ||
-            (rc = gemm_seqs(p, 0, 1, hd, t, t, q, 3 * d, s_qkv, at(p, scratch, blocks), t, s_tt,
-                            at(p, dqkv, (size_t)(d + h * hd)), 3 * d, s_qkv)))
-            return rc;
-    }
-    return BK_OK;
+        (rc = gemm_heads(p, 0, 0, hd, t, t, k, hd, s_blk, dscores, t, s_tt, dq, hd, s_blk)) ||
+        (rc = gemm_heads(p, 0, 1, hd, t, t, q, hd, s_blk, dscores, t, s_tt, dk, hd, s_blk)))
+        return rc;
+    return bk_permute_heads(p->b, scratch, dqkv, hd, nh, t, p->batch, 3, 1);
 }
+/* ---- end of attention ---- */
 
 /* y = W x + bias: a linear layer of `out` x `in` on N tokens. */
 static int linear(model *m, const pass *p, size_t w_off, size_t b_off, int out, int in,
@@ -266,8 +255,9 @@ static int block_forward(model *m, const pass *p, activations *a, int i)
                                    w + block_off(l, i, l->ln1_b), blk(a, i, B_LN1), s1, s1 + n,
                                    d, n)) ||
         (rc = linear(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b), 3 * d, d,
-                     blk(a, i, B_LN1), blk(a, i, B_QKV))) ||
-        (rc = attention_forward(p, blk(a, i, B_QKV), act(a, A_SCORES), blk(a, i, B_PROBS),
+                     blk(a, i, B_LN1), act(a, A_HEADS))) ||
+        (rc = attention_forward(p, act(a, A_HEADS), blk(a, i, B_QKV), act(a, A_SCORES),
+                                blk(a, i, B_PROBS), at(p, act(a, A_HEADS), (size_t)3 * nd),
                                 blk(a, i, B_ATTY))) ||
         (rc = linear(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d, d,
                      blk(a, i, B_ATTY), mid)) ||
@@ -310,7 +300,7 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
     if ((rc = linear_backward(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d,
                               d, blk(a, i, B_ATTY), dres, dx)) ||
         (rc = attention_backward(p, blk(a, i, B_QKV), blk(a, i, B_PROBS), dx,
-                                 act(a, A_SCORES), dwide)) ||
+                                 act(a, A_SCORES), act(a, A_HEADS), dwide)) ||
         (rc = linear_backward(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b),
                               3 * d, d, blk(a, i, B_LN1), dwide, dx)))
         return rc;

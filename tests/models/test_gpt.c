@@ -438,7 +438,7 @@ static void test_memory(void)
         return;
     activations a;
     CHECK(activations_create(&f.m, 4, BK_ALLOC_HELD, &a) == BK_OK);
-    CHECK(a.count == 9 + 3 * 11);
+    CHECK(a.count == 10 + 3 * 11);
     memory_need need;
     model_memory_need(&f.m.spec, DTYPE_FP32, OPT_ADAMW, 4, 9, 1, &need);
     CHECK(f.b->mem_in_use == need.total);
