@@ -117,7 +117,7 @@ static void check_layernorm_backward(sides *x, int dim, int rows)
     scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
     float *hx = host_random(&sc, &x->r, n, -2, 3, x->st[DEV]);
     float *hdy = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]);
-    float *hdx = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]);
+    float *hdx = host_random(&sc, &x->r, n, -1, 1, STORAGE_F32); /* fp32: see backend.h */
     float *hg = host_random(&sc, &x->r, nd, 0.5f, 1.5f, STORAGE_F32);
     float *hdg = host_random(&sc, &x->r, nd, -1, 1, STORAGE_F32);
     float *hdb = host_random(&sc, &x->r, nd, -1, 1, STORAGE_F32);
@@ -141,14 +141,14 @@ static void check_layernorm_backward(sides *x, int dim, int rows)
         void *dx, *ddy, *ddx, *dg, *ddg, *ddb, *dmean, *drstd;
         TRY(b, put(&sc, side, s, hx, n, &dx));
         TRY(b, put(&sc, side, s, hdy, n, &ddy));
-        TRY(b, put(&sc, side, s, hdx, n, &ddx));
+        TRY(b, put(&sc, side, STORAGE_F32, hdx, n, &ddx));
         TRY(b, put(&sc, side, STORAGE_F32, hg, nd, &dg));
         TRY(b, put(&sc, side, STORAGE_F32, hdg, nd, &ddg));
         TRY(b, put(&sc, side, STORAGE_F32, hdb, nd, &ddb));
         TRY(b, put(&sc, side, STORAGE_F32, hmean, nr, &dmean));
         TRY(b, put(&sc, side, STORAGE_F32, hrstd, nr, &drstd));
         TRY(b, bk_layernorm_backward(b, ddy, dx, dg, dmean, drstd, ddx, ddg, ddb, dim, rows));
-        TRY(b, get(b, s, ddx, n, out[side]));
+        TRY(b, get(b, STORAGE_F32, ddx, n, out[side]));
         TRY(b, get(b, STORAGE_F32, ddg, nd, out[side] + n));
         TRY(b, get(b, STORAGE_F32, ddb, nd, out[side] + n + nd));
     }

@@ -141,11 +141,13 @@ typedef struct backend_ops {
     int (*layernorm_forward)(backend *b, storage s, const void *x, const float *gamma,
                              const float *beta, void *y, float *mean, float *rstd,
                              int dim, int rows);
-    /* dx += the input gradient (the residual stream adds into it);
+    /* dx += the input gradient; dx is fp32 whatever the storage: it is the
+     * residual stream's gradient, which every LayerNorm backward adds into
+     * (2 x layers of them), and bf16 would round it each time.
      * dgamma += sum_cols dy * xhat; dbeta += sum_cols dy. */
     int (*layernorm_backward)(backend *b, storage s, const void *dy, const void *x,
                               const float *gamma, const float *mean, const float *rstd,
-                              void *dx, float *dgamma, float *dbeta, int dim, int rows);
+                              float *dx, float *dgamma, float *dbeta, int dim, int rows);
     /* Causal softmax of `count` [t x t] score blocks stored one after the
      * other, one query per column (column i holds query i's scores against
      * keys 0..t-1): p[j, i] = exp(scale s[j, i]) / sum_{j' <= i}

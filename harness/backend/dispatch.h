@@ -127,7 +127,7 @@ static inline int bk_layernorm_forward(backend *b, const void *x, const float *g
 
 static inline int bk_layernorm_backward(backend *b, const void *dy, const void *x,
                                         const float *gamma, const float *mean,
-                                        const float *rstd, void *dx, float *dgamma,
+                                        const float *rstd, float *dx, float *dgamma,
                                         float *dbeta, int dim, int rows)
 {
     BK_DISPATCH(b, "layernorm_backward",

@@ -21,7 +21,9 @@ enum {
     A_LOGITS,    /* [V x N] */
     A_DLOGITS,   /* [V x N] the loss gradient, scaled */
     A_SCORES,    /* [T x T x H x B] scores; in backward, their gradients */
-    A_DRES,      /* [d x N] the gradient of the residual stream */
+    A_DRES,      /* fp32 [d x N] the gradient of the residual stream */
+    A_DRES_C,    /* [d x N] its compute-storage copy, what the GEMMs read
+                    (none in fp32: A_DRES itself) */
     A_DX,        /* [d x N] the gradient of a LayerNorm's output, of the
                     attention's output */
     A_DWIDE,     /* [4d x N] the MLP's hidden gradient; [3d x N] of qkv */
@@ -58,7 +60,9 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
     bytes[A_LOGITS] = v * n * es;
     bytes[A_DLOGITS] = v * n * es;
     bytes[A_SCORES] = scores;
-    bytes[A_DRES] = d * n * es;
+    /* fp32 whatever the storage: every LayerNorm backward adds into it. */
+    bytes[A_DRES] = d * n * sizeof(float);
+    bytes[A_DRES_C] = es == sizeof(float) ? 0 : d * n * es;
     bytes[A_DX] = d * n * es;
     bytes[A_DWIDE] = 4 * d * n * es;
     bytes[A_HEADS] = 4 * d * n * es;
@@ -275,6 +279,17 @@ static int block_forward(model *m, const pass *p, activations *a, int i)
     return bk_add(p->b, out, mid, nd);
 }
 
+/* The residual stream's gradient as the GEMMs read it: the fp32 sum itself
+ * in fp32, else rounded once into its compute-storage copy. */
+static int dres_compute(const pass *p, activations *a, void **out)
+{
+    *out = act(a, A_DRES);
+    if (p->cs == STORAGE_F32)
+        return BK_OK;
+    *out = act(a, A_DRES_C);
+    return bk_convert(p->b, act(a, A_DRES), *out, p->cs, (size_t)p->l->d * p->n);
+}
+
 /* dres holds the gradient of block i's output; leaves the gradient of its
  * input there (the LayerNorms' backward adds into it: the residual path
  * is the identity). */
@@ -283,11 +298,12 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
     const gpt_layout *l = p->l;
     int d = l->d, n = p->n, rc;
     float *w = m->params, *g = m->grads;
-    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
-    void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
+    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS), *dres = act(a, A_DRES);
+    void *dres_c, *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
     /* The MLP. */
-    if ((rc = linear_backward(m, p, block_off(l, i, l->fcp_w), block_off(l, i, l->fcp_b), d,
-                              4 * d, blk(a, i, B_FC_H), dres, dwide)) ||
+    if ((rc = dres_compute(p, a, &dres_c)) ||
+        (rc = linear_backward(m, p, block_off(l, i, l->fcp_w), block_off(l, i, l->fcp_b), d,
+                              4 * d, blk(a, i, B_FC_H), dres_c, dwide)) ||
         (rc = bk_gelu_backward(p->b, blk(a, i, B_FC_Z), dwide, dwide, (size_t)4 * d * n)) ||
         (rc = linear_backward(m, p, block_off(l, i, l->fc_w), block_off(l, i, l->fc_b), 4 * d,
                               d, blk(a, i, B_LN2), dwide, dx)) ||
@@ -297,8 +313,9 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
                                     d, n)))
         return rc;
     /* Attention: dwide is dqkv now, [3d x N]. */
-    if ((rc = linear_backward(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d,
-                              d, blk(a, i, B_ATTY), dres, dx)) ||
+    if ((rc = dres_compute(p, a, &dres_c)) ||
+        (rc = linear_backward(m, p, block_off(l, i, l->proj_w), block_off(l, i, l->proj_b), d,
+                              d, blk(a, i, B_ATTY), dres_c, dx)) ||
         (rc = attention_backward(p, blk(a, i, B_QKV), blk(a, i, B_PROBS), dx,
                                  act(a, A_SCORES), act(a, A_HEADS), dwide)) ||
         (rc = linear_backward(m, p, block_off(l, i, l->qkv_w), block_off(l, i, l->qkv_b),
@@ -349,14 +366,14 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         return rc;
     const gpt_layout *l = p.l;
     int d = l->d, n = p.n, v = l->vocab;
-    float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS);
-    void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
+    float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS), *dres = act(a, A_DRES);
+    void *dres_c, *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
     /* The LM head: dwte += x dlogits^T (the embedding's gradient adds to it
      * at the end), dx = wte dlogits. The residual gradient starts at 0: the
      * final LayerNorm's backward adds into it. */
     if ((rc = gemm(&p, 0, 1, d, v, n, act(a, A_LNF), d, dlogits, v, g + l->wte, d, 1, 1)) ||
         (rc = gemm(&p, 0, 0, d, n, v, wc(m, &p, l->wte), d, dlogits, v, dx, d, 0, 0)) ||
-        (rc = bk_zero(p.b, dres, (size_t)d * n * p.es)) ||
+        (rc = bk_zero(p.b, dres, (size_t)d * n * sizeof(float))) ||
         (rc = bk_layernorm_backward(p.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
                                     dres, g + l->lnf_g, g + l->lnf_b, d, n)) ||
         (rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
@@ -369,8 +386,8 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         if (!rc)
             rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
     }
-    if (rc)
+    if (rc || (rc = dres_compute(&p, a, &dres_c)))
         return rc;
-    return bk_embedding_backward(p.b, tokens_of(&p, mb), dres, g + l->wte, g + l->wpe, d,
+    return bk_embedding_backward(p.b, tokens_of(&p, mb), dres_c, g + l->wte, g + l->wpe, d,
                                  l->seq, p.batch);
 }

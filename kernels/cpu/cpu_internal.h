@@ -38,7 +38,7 @@ int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gam
                           int rows);
 int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                            const float *gamma, const float *mean, const float *rstd,
-                           void *dx, float *dgamma, float *dbeta, int dim, int rows);
+                           float *dx, float *dgamma, float *dbeta, int dim, int rows);
 int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
                                float scale, int t, int count);
 int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,

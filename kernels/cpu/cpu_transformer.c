@@ -86,7 +86,7 @@ CPU_HOT static void layernorm_param_features(void *ctx, size_t first, size_t las
 
 int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                            const float *gamma, const float *mean, const float *rstd,
-                           void *dx, float *dgamma, float *dbeta, int dim, int rows)
+                           float *dx, float *dgamma, float *dbeta, int dim, int rows)
 {
     if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;

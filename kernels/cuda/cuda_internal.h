@@ -65,7 +65,7 @@ int cuda_layernorm_forward(backend *b, storage s, const void *x, const float *ga
                            int rows);
 int cuda_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                             const float *gamma, const float *mean, const float *rstd,
-                            void *dx, float *dgamma, float *dbeta, int dim, int rows);
+                            float *dx, float *dgamma, float *dbeta, int dim, int rows);
 int cuda_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
                                 float scale, int t, int count);
 int cuda_causal_softmax_backward(backend *b, storage s, const void *probs,

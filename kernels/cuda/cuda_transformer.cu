@@ -83,10 +83,11 @@ extern "C" int cuda_layernorm_forward(backend *b, storage s, const void *x,
     return BK_OK;
 }
 
-/* dx += the input gradient, one warp per column. */
+/* dx += the input gradient, one warp per column; dx is fp32 (the residual
+ * stream's gradient) whatever T is. */
 template <typename T>
 __global__ void layernorm_dx_kernel(const T *dy, const T *x, const float *gamma,
-                                    const float *mean, const float *rstd, T *dx, int dim,
+                                    const float *mean, const float *rstd, float *dx, int dim,
                                     size_t rows)
 {
     const int lane = threadIdx.x & 31;
@@ -105,7 +106,7 @@ __global__ void layernorm_dx_kernel(const T *dy, const T *x, const float *gamma,
             float d = ew_layernorm_dx(load(dy, off + i) * gamma[i],
                                       ew_layernorm_xhat(load(x, off + i), mu, rs), rs, g_mean,
                                       gx_mean);
-            store(dx, off + i, load(dx, off + i) + d);
+            dx[off + i] += d;
         }
     }
 }
@@ -175,12 +176,12 @@ __global__ void layernorm_param_finish_kernel(const float *partial, float *dgamm
 template <typename T>
 static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
                                      const float *gamma, const float *mean,
-                                     const float *rstd, void *dx, float *dgamma,
+                                     const float *rstd, float *dx, float *dgamma,
                                      float *dbeta, int dim, int rows)
 {
     cuda_impl *c = cuda_of(b);
     layernorm_dx_kernel<T><<<row_blocks(b, (size_t)rows), ROW_THREADS, 0, c->stream>>>(
-        (const T *)dy, (const T *)x, gamma, mean, rstd, (T *)dx, dim, (size_t)rows);
+        (const T *)dy, (const T *)x, gamma, mean, rstd, dx, dim, (size_t)rows);
     CUDA_CHECK_LAUNCH(b, "layernorm_dx_kernel");
 
     unsigned gx = (unsigned)((dim + LP_FEATURES - 1) / LP_FEATURES);
@@ -203,7 +204,7 @@ static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
 
 extern "C" int cuda_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                                        const float *gamma, const float *mean,
-                                       const float *rstd, void *dx, float *dgamma,
+                                       const float *rstd, float *dx, float *dgamma,
                                        float *dbeta, int dim, int rows)
 {
     if (dim <= 0 || rows <= 0)
