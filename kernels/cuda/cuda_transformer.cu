@@ -224,8 +224,11 @@ extern "C" int cuda_layernorm_backward(backend *b, storage s, const void *dy, co
 /* ------------------------------------------------------- causal softmax */
 
 /* Column c of the score blocks is query i = c % t, starting at c * t; only
- * keys j <= i are read. */
-template <typename T>
+ * keys j <= i are read. Each lane takes V consecutive keys (16 bytes) per
+ * load; one pass finds the max and the sum of exponentials together
+ * (online_add), a second writes the probabilities, zeros above the
+ * diagonal. */
+template <typename T, int V>
 __global__ void causal_softmax_forward_kernel(const T *scores, T *probs, float scale, int t,
                                               size_t ncols)
 {
@@ -235,20 +238,38 @@ __global__ void causal_softmax_forward_kernel(const T *scores, T *probs, float s
         const int i = (int)(col % (size_t)t);
         const T *s = scores + col * (size_t)t;
         T *p = probs + col * (size_t)t;
-        float maxv = -INFINITY;
-        for (int j = lane; j <= i; j += 32)
-            maxv = fmaxf(maxv, load(s, j) * scale);
-        maxv = warp_max(maxv);
-        float sum = 0.0f;
-        for (int j = lane; j <= i; j += 32)
-            sum += ew_causal_softmax_exp(load(s, j), scale, maxv);
-        float inv_sum = 1.0f / warp_sum(sum);
-        for (int j = lane; j < t; j += 32)
-            store(p, j, j <= i ? ew_causal_softmax_prob(
-                                     ew_causal_softmax_exp(load(s, j), scale, maxv), inv_sum,
-                                     j, i)
-                               : 0.0f);
+        float x[V], maxv = -INFINITY, sum = 0.0f;
+        for (int j = lane * V; j <= i; j += 32 * V) {
+            load_vec<T, V>(s, j, x);
+            for (int k = 0; k < V && j + k <= i; k++)
+                online_add(maxv, sum, x[k] * scale);
+        }
+        warp_online(maxv, sum);
+        float inv_sum = 1.0f / sum;
+        for (int j = lane * V; j < t; j += 32 * V) {
+            if (j <= i)
+                load_vec<T, V>(s, j, x);
+            for (int k = 0; k < V; k++)
+                x[k] = j + k <= i ? ew_causal_softmax_prob(
+                                        ew_causal_softmax_exp(x[k], scale, maxv), inv_sum,
+                                        j + k, i)
+                                  : 0.0f;
+            store_vec<T, V>(p, j, x);
+        }
     }
+}
+
+template <typename T>
+static void launch_causal_softmax_forward(const backend *b, cudaStream_t st, const void *scores,
+                                          void *probs, float scale, int t, size_t ncols)
+{
+    unsigned g = row_blocks(b, ncols);
+    if (rows_vectorisable<T>((size_t)t, scores, probs))
+        causal_softmax_forward_kernel<T, 16 / sizeof(T)><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)scores, (T *)probs, scale, t, ncols);
+    else
+        causal_softmax_forward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)scores, (T *)probs, scale, t, ncols);
 }
 
 extern "C" int cuda_causal_softmax_forward(backend *b, storage s, const void *scores,
@@ -257,22 +278,19 @@ extern "C" int cuda_causal_softmax_forward(backend *b, storage s, const void *sc
     if (t <= 0 || count <= 0)
         return BK_OK;
     size_t ncols = (size_t)count * (size_t)t;
-    unsigned g = row_blocks(b, ncols);
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        causal_softmax_forward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
-            (const bf16_bits *)scores, (bf16_bits *)probs, scale, t, ncols);
+        launch_causal_softmax_forward<bf16_bits>(b, st, scores, probs, scale, t, ncols);
     else
-        causal_softmax_forward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
-            (const float *)scores, (float *)probs, scale, t, ncols);
+        launch_causal_softmax_forward<float>(b, st, scores, probs, scale, t, ncols);
     CUDA_CHECK_LAUNCH(b, "causal_softmax_forward_kernel");
     return BK_OK;
 }
 
 /* dscores may alias dprobs: the dot product reads every dprobs of the
- * column before the shuffles, and then each lane reads an element just
- * before it overwrites it. */
-template <typename T>
+ * column before the shuffles, and then each lane reads its V elements just
+ * before it overwrites them. 16-byte loads as in the forward. */
+template <typename T, int V>
 __global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, T *dscores,
                                                float scale, int t, size_t ncols)
 {
@@ -281,15 +299,37 @@ __global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, 
     {
         const int i = (int)(col % (size_t)t);
         size_t off = col * (size_t)t;
-        float dot = 0.0f;
-        for (int j = lane; j <= i; j += 32)
-            dot += load(probs, off + j) * load(dprobs, off + j);
+        float pv[V], dv[V], dot = 0.0f;
+        for (int j = lane * V; j <= i; j += 32 * V) {
+            load_vec<T, V>(probs, off + j, pv);
+            load_vec<T, V>(dprobs, off + j, dv);
+            for (int k = 0; k < V && j + k <= i; k++)
+                dot += pv[k] * dv[k];
+        }
         dot = warp_sum(dot);
-        for (int j = lane; j < t; j += 32)
-            store(dscores, off + j,
-                  ew_causal_softmax_dscore(load(probs, off + j), load(dprobs, off + j), dot,
-                                           scale, j, i));
+        for (int j = lane * V; j < t; j += 32 * V) {
+            load_vec<T, V>(probs, off + j, pv);
+            load_vec<T, V>(dprobs, off + j, dv);
+            for (int k = 0; k < V; k++)
+                pv[k] = ew_causal_softmax_dscore(pv[k], dv[k], dot, scale, j + k, i);
+            store_vec<T, V>(dscores, off + j, pv);
+        }
     }
+}
+
+template <typename T>
+static void launch_causal_softmax_backward(const backend *b, cudaStream_t st, const void *probs,
+                                           const void *dprobs, void *dscores, float scale,
+                                           int t, size_t ncols)
+{
+    unsigned g = row_blocks(b, ncols);
+    if (rows_vectorisable<T>((size_t)t, probs, dprobs) &&
+        rows_vectorisable<T>((size_t)t, dscores, dscores))
+        causal_softmax_backward_kernel<T, 16 / sizeof(T)><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
+    else
+        causal_softmax_backward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
 }
 
 extern "C" int cuda_causal_softmax_backward(backend *b, storage s, const void *probs,
@@ -299,15 +339,12 @@ extern "C" int cuda_causal_softmax_backward(backend *b, storage s, const void *p
     if (t <= 0 || count <= 0)
         return BK_OK;
     size_t ncols = (size_t)count * (size_t)t;
-    unsigned g = row_blocks(b, ncols);
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        causal_softmax_backward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
-            (const bf16_bits *)probs, (const bf16_bits *)dprobs, (bf16_bits *)dscores, scale,
-            t, ncols);
+        launch_causal_softmax_backward<bf16_bits>(b, st, probs, dprobs, dscores, scale, t,
+                                                  ncols);
     else
-        causal_softmax_backward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
-            (const float *)probs, (const float *)dprobs, (float *)dscores, scale, t, ncols);
+        launch_causal_softmax_backward<float>(b, st, probs, dprobs, dscores, scale, t, ncols);
     CUDA_CHECK_LAUNCH(b, "causal_softmax_backward_kernel");
     return BK_OK;
 }
