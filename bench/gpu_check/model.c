@@ -158,55 +158,78 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
     free(g);
 }
 
-/* A GPT window per dtype: the same splits against the CPU's full-batch
- * gradient of the same shape (computed again for each dtype: a second or
- * so on the CPU). Rows "gpt forward+backward", "gpt window", "gpt loss". */
-void check_gpt_model(backend *cpu, backend *dev, dtype dt)
+/* GPT windows of one shape against the CPU's full-batch gradient of the
+ * same shape (computed again for each dtype), at the splits `micros` of
+ * `effective`; the first is the whole batch (rows "<prefix>forward+backward"
+ * and "<prefix>loss"), the rest "<prefix>window". */
+static void gpt_windows(backend *cpu, backend *dev, dtype dt, const char *shape, int effective,
+                        const int *micros, int n_micros, const char *prefix)
 {
-    static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
     bench ref, x;
     float *want = NULL, *g = NULL, want_loss = 0;
-    if (bench_open_model(cpu, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &ref)) {
-        record_failure("gpt cpu reference", dt, "", cpu);
+    char check[48];
+    snprintf(check, sizeof check, "%scpu reference", prefix);
+    if (bench_open_model(cpu, shape, effective, OPT_ADAMW, 1, &ref)) {
+        record_failure(check, dt, "", cpu);
         return;
     }
     size_t n = ref.m.n_params;
     want = malloc(n * sizeof *want);
     g = malloc(n * sizeof *g);
     if (!want || !g) {
-        record("gpt model", dt, "", NAN, 0, "out of host memory");
+        record(check, dt, "", NAN, 0, "out of host memory");
         goto done;
     }
-    if (window_gradient(&ref, GPT_CHECK_EFFECTIVE, want, &want_loss)) {
-        record_failure("gpt cpu reference", dt, "", cpu);
+    if (window_gradient(&ref, effective, want, &want_loss)) {
+        record_failure(check, dt, "", cpu);
         goto done;
     }
-    if (bench_open_model(dev, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &x)) {
-        record_failure("gpt model", dt, "", dev);
+    if (bench_open_model(dev, shape, effective, OPT_ADAMW, 1, &x)) {
+        snprintf(check, sizeof check, "%smodel", prefix);
+        record_failure(check, dt, "", dev);
         goto done;
     }
-    for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
-        char split[24];
-        int accum = (GPT_CHECK_EFFECTIVE + micros[i] - 1) / micros[i];
+    for (int i = 0; i < n_micros; i++) {
+        char split[24], note[160];
+        int accum = (effective + micros[i] - 1) / micros[i];
         snprintf(split, sizeof split, "%dx%d", micros[i], accum);
-        int whole = micros[i] == GPT_CHECK_EFFECTIVE;
-        const char *check = whole ? "gpt forward+backward" : "gpt window";
+        int whole = micros[i] == effective;
+        snprintf(check, sizeof check, "%s%s", prefix, whole ? "forward+backward" : "window");
         float loss;
         if (window_gradient(&x, micros[i], g, &loss)) {
             record_failure(check, dt, split, dev);
             continue;
         }
-        char note[160];
         record(check, dt, split, tensor_err(&x.m.spec, g, want, n, note, sizeof note),
                model_tolerance(dt), note);
-        if (whole)
-            record("gpt loss", dt, split, rel_err(&loss, &want_loss, 1), model_tolerance(dt), NULL);
+        if (whole) {
+            snprintf(check, sizeof check, "%sloss", prefix);
+            record(check, dt, split, rel_err(&loss, &want_loss, 1), model_tolerance(dt), NULL);
+        }
     }
     bench_close(&x);
 done:
     bench_close(&ref);
     free(want);
     free(g);
+}
+
+/* A small GPT per dtype: rows "gpt forward+backward", "gpt window",
+ * "gpt loss". */
+void check_gpt_model(backend *cpu, backend *dev, dtype dt)
+{
+    static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
+    gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, 4, "gpt ");
+}
+
+/* GPT-2 small itself, one sequence of 1024 (its causal softmax at T = 1024,
+ * its 50304 classes, its 768-wide LayerNorms), and a 12-layer GPT for how
+ * far the error grows with depth (bf16 rounds every layer's activations). */
+void check_gpt_real(backend *cpu, backend *dev, dtype dt)
+{
+    static const int one[] = {1}, deep[] = {GPT_DEEP_EFFECTIVE, 2};
+    gpt_windows(cpu, dev, dt, "gpt-small", 1, one, 1, "gpt-small ");
+    gpt_windows(cpu, dev, dt, GPT_DEEP_SHAPE, GPT_DEEP_EFFECTIVE, deep, 2, "gpt 12 layers ");
 }
 
 /* Weights after a few steps of `opt` (rotating two input buffers) in

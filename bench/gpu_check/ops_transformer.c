@@ -384,3 +384,16 @@ void check_transformer_ops(sides *x)
     check_embedding(x, 64, 16, 33, 3, 1);
     check_add(x, 100003);
 }
+
+/* GPT-2 small's sizes: the causal softmax at T = 1024 over its 12 heads,
+ * LayerNorm over 16K rows of 768 (a micro-batch of 16 sequences), and the
+ * head arrangement of one micro-batch of 8. */
+void check_transformer_ops_real(sides *x)
+{
+    check_causal_softmax_forward(x, 1024, 12, 0.125f);
+    check_causal_softmax_backward(x, 1024, 12, 0.125f, 1);
+    check_layernorm_forward(x, 768, 16384);
+    check_layernorm_backward(x, 768, 16384);
+    check_permute_heads(x, 64, 12, 1024, 8, 3, 0);
+    check_permute_heads(x, 64, 12, 1024, 8, 1, 1);
+}
