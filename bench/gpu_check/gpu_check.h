@@ -127,5 +127,7 @@ void check_transformer_ops_real(sides *x);
 /* Every mode against async, for the MLP and the small GPT. */
 void check_modes(backend *dev, dtype dt);
 void check_probe(backend *dev, dtype dt);
+/* The device's step timer against the host's clock. */
+void check_timing(backend *dev, dtype dt);
 
 #endif

@@ -93,6 +93,7 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
     check_model(dev, dt, ref_grads, ref_loss, n_params);
     check_gpt_model(cpu, dev, dt);
     check_modes(dev, dt);
+    check_timing(dev, dt);
     /* The probe runs the device out of memory on purpose: never where that
      * memory is the host's. */
     if (!(dev->caps & BK_CAP_SHARES_HOST_MEMORY) && dt == DTYPE_BF16)

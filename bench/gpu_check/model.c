@@ -13,6 +13,7 @@
 #include "probe.h"
 #include "registry.h"
 #include "step.h"
+#include "trace.h"
 
 /* A preset's shape (the names here are the table's own). */
 static model_spec preset(const char *name)
@@ -333,6 +334,68 @@ void check_modes(backend *dev, dtype dt)
     modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, OPT_SGD, "gpt ");
     modes_of(dev, dt, MODEL_PRESET, MODEL_EFFECTIVE, 8, OPT_ADAMW, "adamw ");
     modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, OPT_ADAMW, "gpt adamw ");
+}
+
+/* The device's timer against the host's clock: 20 steps of the small GPT
+ * between two timer records, the host clock read after a sync before and
+ * after. The device's interval lies inside the host's, short of it only by
+ * the first launch and the last sync (tens of microseconds against
+ * milliseconds), so their ratio must lie in [0.9, 1.001]: a timer on the
+ * wrong stream, or one that stops early, reads far below. */
+void check_timing(backend *dev, dtype dt)
+{
+    const char *check = "timer vs host clock";
+    /* A backend whose dispatches are its device work times with the host's
+     * clock itself: a few steps show the check runs. */
+    const int steps = dev->caps & BK_CAP_DISPATCH_IS_DEVICE_WORK ? 2 : 20;
+    char shape[24], note[160];
+    snprintf(shape, sizeof shape, "4x4 x %d", steps);
+    bench x;
+    bk_timer *t0 = NULL, *t1 = NULL;
+    step_runner s;
+    split sp;
+    int rc, runner = 0;
+    double dev_ms = 0;
+    if ((rc = bench_open_model(dev, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 2, &x))) {
+        record_failure(check, dt, shape, dev);
+        return;
+    }
+    split_make(GPT_CHECK_EFFECTIVE, 4, 1, &sp, note, sizeof note);
+    if (!(rc = step_runner_init(&s, &x.m, &x.d, &sp, MODE_ASYNC, REDUCTION_SUM)))
+        runner = 1;
+    if (!rc && !(rc = dev->ops->timer_create(dev, &t0)))
+        rc = dev->ops->timer_create(dev, &t1);
+    if (!rc)
+        rc = step_run(&s); /* warm: plans made, memory touched */
+    if (!rc)
+        rc = dev->ops->sync(dev);
+    uint64_t h0 = trace_now_ns();
+    if (!rc)
+        rc = dev->ops->timer_record(dev, t0);
+    for (int i = 0; i < steps && !rc; i++)
+        rc = step_run(&s);
+    if (!rc)
+        rc = dev->ops->timer_record(dev, t1);
+    if (!rc)
+        rc = dev->ops->sync(dev);
+    double host_ms = (double)(trace_now_ns() - h0) / 1e6;
+    if (!rc)
+        rc = dev->ops->timer_elapsed_ms(dev, t0, t1, &dev_ms);
+    if (rc) {
+        record_failure(check, dt, shape, dev);
+    } else {
+        double ratio = dev_ms / host_ms;
+        snprintf(note, sizeof note, "device %.3f ms, host %.3f ms: ratio %.3f (in [0.9, 1.001])",
+                 dev_ms, host_ms, ratio);
+        record(check, dt, shape, ratio >= 0.9 && ratio <= 1.001 ? 0 : 1, 0, note);
+    }
+    if (t0)
+        dev->ops->timer_destroy(dev, t0);
+    if (t1)
+        dev->ops->timer_destroy(dev, t1);
+    if (runner)
+        step_runner_free(&s);
+    bench_close(&x);
 }
 
 /* The probe on the real device: with no cap and a bound far past what the
