@@ -10,7 +10,7 @@
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
-#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR)
+#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes)
 #   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
 #                   1..DP_RANKS devices (default 2)
 #   make nsys       the abc profile under Nsight Systems
@@ -218,6 +218,7 @@ endif
 # results in CHECK_OUT. It never installs packages.
 GPU_CHECK := $(BUILD)/gpu-check
 CHECK_OUT ?= results/check-gpu
+QUICK     ?= 0
 ifneq ($(CUDA_DEFINE),)
 all: $(GPU_CHECK)
 GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c))
@@ -233,7 +234,7 @@ ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
 export ACCUBENCH_NO_INSTALL := 1
 endif
 check-gpu:
-	$(Q)CHECK_OUT="$(CHECK_OUT)" BUILD="$(BUILD)" sh scripts/check_gpu.sh
+	$(Q)CHECK_OUT="$(CHECK_OUT)" CHECK_QUICK="$(QUICK)" BUILD="$(BUILD)" sh scripts/check_gpu.sh
 
 # ------------------------------------------------------------ CPU passes
 # build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
