@@ -239,6 +239,11 @@ struct backend {
      * (backends without their own tracer; see trace.h). */
     struct trace_recorder *recorder;
     char error[320];
+    /* Set by the backend when its device can run nothing more in this
+     * process (CUDA's sticky errors: an illegal address, a kernel fault):
+     * every later op would fail, so the sweep stops with one line instead
+     * of writing an error row for every config left. */
+    int lost;
 };
 
 #endif

@@ -30,6 +30,27 @@ struct bk_timer {
 
 /* ------------------------------------------------------------- errors */
 
+/* The errors that leave the context unusable: every later call in this
+ * process returns them again, so nothing more can run here. */
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int cuda_fail(backend *b, const char *file, int line, const char *call, cudaError_t e)
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
@@ -38,6 +59,8 @@ int cuda_fail(backend *b, const char *file, int line, const char *call, cudaErro
         (void)cudaGetLastError(); /* not sticky: clear it for the next call */
         return BK_OOM;
     }
+    if (sticky(e))
+        b->lost = 1;
     return BK_ERROR;
 }
 
