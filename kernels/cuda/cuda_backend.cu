@@ -22,6 +22,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_internal.h"
+#include "cuda_device_index.h"
 #include "cuda_peak.h"
 
 struct bk_timer {
@@ -423,16 +424,8 @@ static int no_gpu_present(cudaError_t e)
            (e == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0);
 }
 
-/* The device this process uses: ACCUBENCH_DEVICE_INDEX modulo the count (a
- * data-parallel rank's index on its node, set by the program), else 0. */
+/* The device this process uses (cuda_device_index.h). */
 static int chosen_device;
-
-static int device_index(int count)
-{
-    const char *env = getenv("ACCUBENCH_DEVICE_INDEX");
-    int i = env ? atoi(env) : 0;
-    return count > 0 && i > 0 ? i % count : 0;
-}
 
 /* Whether the chosen device can run this build at all; BK_OK, BK_NO_DEVICE
  * (no GPU here) or BK_UNSUPPORTED with the reason (no driver, no device, no
@@ -444,8 +437,11 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && count == 0)
         e = cudaErrorNoDevice;
+    if (e == cudaSuccess &&
+        cuda_device_for_index(getenv("ACCUBENCH_DEVICE_INDEX"), count, &chosen_device, why,
+                              why_len))
+        return BK_UNSUPPORTED;
     if (e == cudaSuccess) {
-        chosen_device = device_index(count);
         call = "cudaSetDevice";
         e = cudaSetDevice(chosen_device);
     }
