@@ -3,74 +3,137 @@
 # against the CPU reference, run the abc profile in every mode, a short
 # bf16 sweep over S, M and L, a short one of GPT-2 small at its context of
 # 1024, and data parallel over NCCL on every GPU (under mpirun), then print
-# a compact table last. Everything it
-# writes goes to CHECK_OUT (default results/check-gpu/): the CSVs, one log
-# per stage, nvidia-smi's report. Made to finish within 6 minutes on an H200
-# including the build; never installs anything (ACCUBENCH_NO_INSTALL=1).
+# a compact table last: every stage, pass, FAIL or skipped, with its figure.
+# Everything it writes goes to CHECK_OUT (default results/check-gpu/): the
+# CSVs, one log per stage, nvidia-smi's report, stages.txt (a line per stage
+# as it ends). Made to fit one 10-minute call on an H200 including the
+# build (QUICK=1: under 4 minutes); never installs anything
+# (ACCUBENCH_NO_INSTALL=1), and builds with WERROR=0.
 #
 #   CHECK_OUT=DIR          where the results go
 #   BUILD=DIR              the build directory (default build)
 #   CHECK_SKIP_BUILD=1     use what BUILD holds
-#   CHECK_BUDGET_S=350     seconds for everything; each stage's limit shrinks
-#                          to what is left, and a stage with no time left is
-#                          skipped (and counts as failed)
+#   CHECK_QUICK=1          (make check-gpu QUICK=1) every op and both models
+#                          per dtype, one sweep row per mode; the real-shape,
+#                          graph-ratio and kernel-count stages skipped
+#   CHECK_BUDGET_S=N       seconds for everything (default 540, QUICK 220);
+#                          each stage's limit shrinks to what is left, and a
+#                          stage with no time left fails as "budget spent"
+#   CHECK_ONLY=a,b         only these stages (the build too, unless skipped)
+#   CHECK_SANITIZER=PATH   compute-sanitizer (default: on PATH or in CUDA_HOME)
 #   CHECK_BACKEND=cpu      a rehearsal on a machine without a GPU: the same
 #                          stages on the CPU backend, models tiny and
 #                          gpt-tiny, fp32, no graph mode, no kernel counts
 #                          (tests/e2e/e2e_check_gpu_rehearsal.sh)
 #
-# Exit status: 0 when every stage passed, 1 otherwise (the table says which).
+# Exit status: 0 when no stage failed (skipped ones do not fail), 1 otherwise.
 set -u
 export ACCUBENCH_NO_INSTALL=1
 here=$(cd "$(dirname "$0")" && pwd)
 out=${CHECK_OUT:-results/check-gpu}
 build=${BUILD:-build}
 backend=${CHECK_BACKEND:-cuda}
-budget=${CHECK_BUDGET_S:-350} # the whole check, build included: under 6 minutes
+quick=${CHECK_QUICK:-0}
+# The whole check, build included, inside one 10-minute call (QUICK: 4).
+if [ "$quick" = 1 ]; then budget=${CHECK_BUDGET_S:-220}; else budget=${CHECK_BUDGET_S:-540}; fi
+only=${CHECK_ONLY:-}
 mkdir -p "$out" || exit 1
+: >"$out/stages.txt"
 t0=$(date +%s)
 failed=""
 
 say() { echo "check-gpu: $*"; }
 elapsed() { echo $(($(date +%s) - t0)); }
-# stage NAME SECONDS CMD...: runs CMD with a time limit, output to NAME.log.
-# The limit shrinks to what is left of the whole check's budget.
+# result NAME STATUS FIGURE: one line of the last table (stages.txt).
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$out/stages.txt"; }
+# skip NAME REASON: a stage that cannot run here; it does not fail the check.
+skip() { say "$1: skipped: $2"; result "$1" skipped "$2"; }
+wanted() { [ -z "$only" ] || case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+# stage NAME SECONDS CMD...: runs CMD with a time limit, output to NAME.log,
+# and records pass or FAIL (the figure: what figure_NAME makes of the log,
+# else the seconds it took). The limit shrinks to what is left of the
+# whole check's budget.
 stage() {
     name=$1 limit=$2
     shift 2
+    [ "$name" = build ] || wanted "$name" || return 0
     left=$((budget - $(elapsed)))
     [ "$left" -lt "$limit" ] && limit=$left
     if [ "$limit" -lt 5 ]; then
         failed="$failed $name"
-        say "$name: skipped, the ${budget}s budget is spent"
+        say "$name: the ${budget}s budget is spent"
+        result "$name" FAIL "not run: the ${budget}s budget is spent"
         return 1
     fi
     say "$name ($(elapsed)s so far, at most ${limit}s)"
+    s0=$(date +%s)
     timeout "$limit" "$@" >"$out/$name.log" 2>&1
     rc=$?
+    took="$(($(date +%s) - s0))s"
+    fig=$(figure "$name" 2>/dev/null)
     if [ "$rc" -ne 0 ]; then
         failed="$failed $name"
-        [ "$rc" -eq 124 ] && say "$name: timed out after ${limit}s"
+        why="exit $rc"
+        [ "$rc" -eq 124 ] && why="timed out after ${limit}s" && say "$name: $why"
         say "$name: exit $rc; the log ends:"
         tail -n 15 "$out/$name.log" | sed 's/^/    /'
+        result "$name" FAIL "$why, $took${fig:+; $fig}"
+    else
+        result "$name" pass "$took${fig:+; $fig}"
     fi
     return "$rc"
 }
 
+# figure NAME: the one figure a stage's table line carries, from its log
+# or CSV (nothing where there is none).
+figure() {
+    case $1 in
+    gpu-check | real-shapes) sed -n 's/^gpu-check: \([0-9]* checks, [0-9]* failed\)$/\1/p' "$out/$1.log" ;;
+    kernels) grep -E '^check_gpu_kernels: (PASS|FAIL)' "$out/kernels.log" | tail -n 1 | sed 's/^check_gpu_kernels: //' ;;
+    gpt-sweep) csv_rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+        $col["status"] == "ok" && $col["micro_batch"] == 8 {
+            printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"] }' ;;
+    esac
+}
+
+# The data rows of a results CSV with its header, '#' lines dropped; a
+# missing file gives nothing (its stage already said why).
+csv_rows() {
+    [ -f "$1" ] && grep -v '^#' "$1"
+    return 0
+}
+# meta FILE KEY: the value of a "# KEY: value" line.
+meta() { [ -f "$1" ] && sed -n "s/^# $2: //p" "$1" | head -n 1; }
+
 if [ "$backend" = cpu ]; then
     models_s=tiny models_sweep=tiny sweep_dtype=fp32 modes=async,sync,alloc,alloc-async
     ratio_modes=async,sync check_args="--device cpu --dtype fp32" profile_model="--model tiny"
-    gpt_model=gpt-tiny
+    gpt_model=gpt-tiny det_model=gpt-tiny
 else
     models_s=S models_sweep=S,M,L sweep_dtype=bf16 modes=async,sync,graph,alloc,alloc-async
     ratio_modes=async,graph check_args="" profile_model=""
-    gpt_model=gpt-small
+    gpt_model=gpt-small det_model=gpt:d=128,layers=2,heads=4,seq=64,vocab=1024
+fi
+# QUICK: one row per mode and per sweep, the benchmark point of GPT-2 small.
+if [ "$quick" = 1 ]; then
+    abc_micro="--micro 16" sweep_models=$models_s sweep_micro=64 gpt_micro=8
+    dp_micro=32 dp_sync=window
+else
+    abc_micro="" sweep_models=$models_sweep sweep_micro=1,8,64,256 gpt_micro=1,8,16
+    dp_micro=8,32 dp_sync=micro,window,overlap
 fi
 
 # ---------------------------------------------------------------- build
 if [ "${CHECK_SKIP_BUILD:-0}" != 1 ]; then
+    # WERROR=0: the GPU box's host compiler may be newer than ours and warn
+    # where ours does not; one warning must not cost the whole call.
     stage build 240 "${MAKE:-make}" -j"$(nproc 2>/dev/null || echo 8)" \
-        BUILD="$build" all || { say "the build failed; nothing else can run"; exit 1; }
+        BUILD="$build" WERROR=0 all || {
+        say "the build failed; nothing else can run"
+        cut -f1-3 "$out/stages.txt" | sed 's/\t/  /g'
+        exit 1
+    }
 fi
 bin=$build/accubench
 if [ ! -x "$bin" ] || [ ! -x "$build/gpu-check" ]; then
@@ -82,45 +145,113 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
 stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv"
+# GPT-2 small's own sizes against the CPU (whose reference takes tens of
+# seconds there, minutes on a few cores).
+if [ "$backend" = cpu ]; then
+    wanted real-shapes && skip real-shapes "CPU rehearsal (the CPU reference at GPT-2 small's sizes takes minutes on few cores)"
+elif [ "$quick" = 1 ]; then
+    wanted real-shapes && skip real-shapes "QUICK"
+else
+    stage real-shapes 150 "$build/gpu-check" --real-shapes --dtype bf16 --csv "$out/real-shapes.csv"
+fi
 # fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
 # graph ratio are compared with the fp32 runs they were first measured in.
-stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model \
+stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model $abc_micro \
     --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv"
-stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" --effective 64 \
-    --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 --trace-steps 0 \
-    --csv "$out/graph-ratio.csv"
-stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$models_sweep" \
-    --effective 256 --micro 1,8,64,256 --budget-s 0.5 --min-samples 3 --max-samples 100 \
+if [ "$quick" = 1 ]; then
+    wanted graph-ratio && skip graph-ratio "QUICK"
+else
+    stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" \
+        --effective 64 --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 \
+        --trace-steps 0 --csv "$out/graph-ratio.csv"
+fi
+stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$sweep_models" \
+    --effective 256 --micro "$sweep_micro" --budget-s 0.5 --min-samples 3 --max-samples 100 \
     --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv"
 # GPT-2 small in bf16 (gpt-tiny in a rehearsal): 16 sequences of its
 # context as 16x1, 8x2 and 1x16; micro 8 is the issue's benchmark point.
 stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" \
-    --effective 16 --micro 1,8,16 --budget-s 0.5 --min-samples 3 --max-samples 50 \
+    --effective 16 --micro "$gpt_micro" --budget-s 0.5 --min-samples 3 --max-samples 50 \
     --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv"
+
+# The peak every MFU is divided by, against the datasheet: a peak far from
+# the device's datasheet range is a broken measurement (a throttled or
+# shared GPU, a wrong dtype), not a denominator.
+if wanted peak; then
+    peak=$(meta "$out/gpt-$sweep_dtype.csv" peak_gemm_tflops)
+    sheet=$(meta "$out/gpt-$sweep_dtype.csv" datasheet_tflops)
+    if [ -z "$peak" ]; then
+        failed="$failed peak"
+        result peak FAIL "no peak_gemm_tflops in gpt-$sweep_dtype.csv"
+    elif [ -z "$sheet" ] || [ "$sheet" = 0 ]; then
+        skip peak "no datasheet figure for this device (measured $peak TFLOP/s)"
+    elif awk -v p="$peak" -v d="$sheet" 'BEGIN { r = p / d; exit !(r >= 0.5 && r <= 1.05) }'; then
+        result peak pass "$(awk -v p="$peak" -v d="$sheet" 'BEGIN { printf "%.0f TFLOP/s, %.0f%% of the datasheet %.0f (bound 50-105%%)", p, 100 * p / d, d }')"
+    else
+        failed="$failed peak"
+        result peak FAIL "$(awk -v p="$peak" -v d="$sheet" 'BEGIN { printf "%.0f TFLOP/s is %.0f%% of the datasheet %.0f: outside 50-105%%", p, 100 * p / d, d }')"
+    fi
+fi
+
+# Run twice, compare the window's gradient tensor by tensor, bit for bit.
+stage determinism 60 sh "$here/check_gpu_determinism.sh" "$out" "$bin" "$backend" "$det_model" \
+    "$sweep_dtype"
+# What the CUPTI collector's subscription costs the timed passes.
+if [ "$backend" = cpu ]; then
+    wanted cupti-cost && skip cupti-cost "the cpu backend has no CUPTI"
+else
+    stage cupti-cost 60 sh "$here/check_gpu_cupti_cost.sh" "$out" "$bin"
+fi
+# Memory, race and initialisation checking where compute-sanitizer is.
+sanitizer=${CHECK_SANITIZER:-}
+if [ -z "$sanitizer" ] && [ "$backend" != cpu ]; then
+    sanitizer=$(command -v compute-sanitizer 2>/dev/null ||
+        { [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" ] &&
+          echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; })
+fi
+if [ -n "$sanitizer" ]; then
+    stage sanitizer 120 sh "$here/check_gpu_sanitizer.sh" "$out" "$build" "$backend" \
+        "$sanitizer" "$quick"
+elif [ "$backend" = cpu ]; then
+    wanted sanitizer && skip sanitizer "CPU rehearsal (CHECK_SANITIZER=PATH to run one)"
+else
+    wanted sanitizer && skip sanitizer "compute-sanitizer not found (PATH, ${CUDA_HOME:-/usr/local/cuda}/bin)"
+fi
 
 # Data parallel: the all-reduce engine of the backend (NCCL on the GPU, MPI
 # on the CPU rehearsal) on every GPU the box has (one GPU is still a real
 # NCCL communicator), in every sync mode, each config's gradient and
-# weights checked across the ranks.
+# weights checked across the ranks. Without MPI (no mpirun, or a build
+# without it) there are no ranks: skipped, the rest of the check stands.
+mpirun=${CHECK_MPIRUN:-mpirun}
 if [ "$backend" = cpu ]; then
-    dp_ranks=2 dp_mpirun="mpirun --oversubscribe"
+    dp_ranks=2 dp_flags="--oversubscribe"
 else
     dp_ranks=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     [ "$dp_ranks" -ge 1 ] 2>/dev/null || dp_ranks=1
-    dp_mpirun=mpirun
+    dp_flags=""
 fi
-if command -v mpirun >/dev/null 2>&1; then
-    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    # shellcheck disable=SC2086 # dp_mpirun is a command and its option
-    stage dp 60 $dp_mpirun -np "$dp_ranks" "$bin" run --backend "$backend" \
-        --model "$models_s" --effective 256 --micro 8,32 --sync micro,window,overlap \
-        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv"
+if ! wanted dp; then
+    :
+elif ! command -v "$mpirun" >/dev/null 2>&1; then
+    skip dp "no MPI ($mpirun not found)"
+elif ! grep -q '^HAVE_MPI := 1' "$build/config.mk" 2>/dev/null; then
+    skip dp "no MPI (built without mpicc)"
+elif [ "$backend" != cpu ] && ! grep -q '^HAVE_NCCL := 1' "$build/config.mk" 2>/dev/null; then
+    skip dp "no NCCL (built without it: see $build/config.mk)"
 else
-    failed="$failed dp"
-    say "dp: mpirun not found (install openmpi-bin libopenmpi-dev and rebuild)"
+    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # shellcheck disable=SC2086 # dp_flags is a list of options
+    stage dp 60 "$mpirun" $dp_flags -np "$dp_ranks" "$bin" run --backend "$backend" \
+        --model "$models_s" --effective 256 --micro "$dp_micro" --sync "$dp_sync" \
+        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv"
 fi
 # The kernel counts need CUPTI on a GPU: not part of a CPU rehearsal.
-if [ "$backend" != cpu ] && [ -f "$here/check_gpu_kernels.sh" ]; then
+if [ "$backend" = cpu ]; then
+    wanted kernels && skip kernels "CPU rehearsal (CUPTI and ncu count GPU kernels)"
+elif [ "$quick" = 1 ]; then
+    wanted kernels && skip kernels "QUICK"
+else
     stage kernels 90 sh "$here/check_gpu_kernels.sh" "$out" "$build"
 fi
 
@@ -223,15 +354,12 @@ table() {
         echo "== kernels per step (scripts/check_gpu_kernels.sh; all of it in $out/kernels.log)"
         tail -n 4 "$out/kernels.log" | sed 's/^/  /'
     fi
+    echo "== stages: pass, FAIL or skipped, and each one's figure"
+    awk -F'\t' '{ printf "  %-12s %-8s %s\n", $1, $2, $3 }' "$out/stages.txt"
     echo "== $(elapsed)s; results in $out${failed:+; FAILED:$failed}"
 }
 
-# The data rows of a results CSV with its header, '#' lines dropped; a
-# missing file gives nothing (its stage already said why).
-rows() {
-    [ -f "$1" ] && grep -v '^#' "$1"
-    return 0
-}
+rows() { csv_rows "$1"; }
 
 table | tee "$out/summary.txt"
 [ -z "$failed" ]

@@ -24,6 +24,8 @@
 #                       the trace pass records dispatches; no ncu.
 # Usage: scripts/check_gpu_kernels.sh OUT_DIR BUILD_DIR
 set -u
+# A GPU box has no package access: nothing this runs may try to install.
+export ACCUBENCH_NO_INSTALL=1
 if [ $# -ne 2 ]; then
     echo "usage: $0 OUT_DIR BUILD_DIR" >&2
     exit 2
@@ -96,7 +98,10 @@ if ! command -v ncu >/dev/null 2>&1; then
         "toolkit as nsight-compute; put ncu on PATH)"
     exit $status
 fi
-timeout 45 ncu --nvtx --nvtx-include "accubench@step/" --metrics gpu__time_duration.sum \
+# --clock-control none: by default ncu locks the clocks to base, which
+# changes what the run does (and would fail a check that compares rates).
+timeout 45 ncu --clock-control none --nvtx --nvtx-include "accubench@step/" \
+    --metrics gpu__time_duration.sum \
     --csv --print-units base \
     "$bin" run $cfg --warmup 0 --steps 1 --trace-steps 0 --no-cupti \
     --csv "$out/kernels_ncu_run.csv" --quiet >"$out/kernels_ncu.csv" 2>"$out/kernels_ncu.log"

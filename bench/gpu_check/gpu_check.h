@@ -116,8 +116,18 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
 #define GPT_CHECK_SHAPE "gpt:d=128,layers=2,heads=4,seq=64,vocab=1024"
 #define GPT_CHECK_EFFECTIVE 16
 void check_gpt_model(backend *cpu, backend *dev, dtype dt);
+/* The real shapes (gpu-check --real-shapes): GPT-2 small at one sequence,
+ * a 12-layer GPT (GPT_DEEP_SHAPE) for depth drift, and the ops at GPT-2
+ * small's sizes, logits of more than 2^31 elements among them. */
+#define GPT_DEEP_SHAPE "gpt:d=256,layers=12,heads=4,seq=128,vocab=1024"
+#define GPT_DEEP_EFFECTIVE 8
+void check_gpt_real(backend *cpu, backend *dev, dtype dt);
+void check_ops_real(sides *x);
+void check_transformer_ops_real(sides *x);
 /* Every mode against async, for the MLP and the small GPT. */
 void check_modes(backend *dev, dtype dt);
 void check_probe(backend *dev, dtype dt);
+/* The device's step timer against the host's clock. */
+void check_timing(backend *dev, dtype dt);
 
 #endif

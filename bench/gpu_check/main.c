@@ -1,6 +1,7 @@
 /* gpu-check: the CUDA backend against the CPU reference.
  *
- *   gpu-check [--dtype LIST] [--csv FILE] [--device NAME] [--seed N] | --help
+ *   gpu-check [--dtype LIST] [--csv FILE] [--device NAME] [--seed N] [--real-shapes]
+ *             | --help
  *
  * For each dtype, op by op on fresh random inputs (the GEMM in every
  * transpose, bias+GELU, GELU backward, the bias gradient, softmax
@@ -18,6 +19,12 @@
  * as much there. GEMM inputs are rounded to TF32 too in a tf32 run: the op
  * check then measures the GEMM, not the rounding, which the model check
  * shows.
+ *
+ * `--real-shapes` runs, instead, the checks at GPT-2 small's own sizes: the
+ * ops (the causal softmax at T = 1024, cross-entropy over 50304 classes,
+ * LayerNorm over 16K rows, logits of more than 2^31 elements), one window of
+ * gpt-small at one sequence and a 12-layer GPT, each against the CPU (whose
+ * reference takes tens of seconds there: a stage of its own).
  *
  * `--device cpu` checks a second CPU backend against the first (fp32 only):
  * the checking code itself, on a machine without a GPU.
@@ -50,8 +57,8 @@ static void usage(FILE *f)
 {
     char names[128];
     backend_names(names, sizeof names, "|", 0);
-    fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE] [--device %s] [--seed N]\n",
-            names);
+    fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE] [--device %s] [--seed N] "
+               "[--real-shapes]\n", names);
 }
 
 static int help(void)
@@ -63,22 +70,31 @@ static int help(void)
            "  --csv FILE      one row per check, written as each is checked\n"
            "  --device NAME   the backend checked against the CPU (default %s)\n"
            "  --seed N        the random inputs' seed (default 1)\n"
+           "  --real-shapes   only the checks at GPT-2 small's sizes (the ops, gpt-small at\n"
+           "                  one sequence, a 12-layer GPT) against the CPU\n"
            "\n"
            "exit status: 0 all passed, 1 a check failed, 2 no usable device or bad usage\n",
            gpu ? gpu->name : "none");
     return 0;
 }
 
-/* Every check of one dtype on an open device. */
+/* Every check of one dtype on an open device (with `real`, only those at
+ * GPT-2 small's sizes). */
 static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long seed,
-                        const float *ref_grads, float ref_loss, size_t n_params)
+                        const float *ref_grads, float ref_loss, size_t n_params, int real)
 {
     sides x = {.b = {cpu, dev}, .st = {STORAGE_F32, dev->compute_storage}, .dt = dt,
                .r = {seed * 0x9e3779b97f4a7c15ull + (uint64_t)dt}};
+    if (real) {
+        check_ops_real(&x);
+        check_gpt_real(cpu, dev, dt);
+        return;
+    }
     check_ops(&x);
     check_model(dev, dt, ref_grads, ref_loss, n_params);
     check_gpt_model(cpu, dev, dt);
     check_modes(dev, dt);
+    check_timing(dev, dt);
     /* The probe runs the device out of memory on purpose: never where that
      * memory is the host's. */
     if (!(dev->caps & BK_CAP_SHARES_HOST_MEMORY) && dt == DTYPE_BF16)
@@ -90,6 +106,8 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
         record("leak", dt, "", (double)dev->mem_in_use, 0, note);
     }
 }
+
+static int is_flag(const char *key) { return strcmp(key, "real-shapes") == 0; }
 
 static const char *dtype_at(int i) { return dtype_name((dtype)i); }
 
@@ -104,10 +122,11 @@ int main(int argc, char **argv)
     const backend_entry *device = backend_first(1);
     char list[64], why[320];
     unsigned long long seed = 1;
+    int real = 0;
     args a;
     arg_kind kind;
     name_list(list, sizeof list, DTYPE_COUNT, dtype_at, ","); /* the default: every dtype */
-    args_init(&a, argc, argv, NULL);
+    args_init(&a, argc, argv, is_flag);
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
             return help();
@@ -119,6 +138,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             snprintf(list, sizeof list, "%s", v);
+        } else if (strcmp(key, "real-shapes") == 0) {
+            real = 1;
         } else if (strcmp(key, "csv") == 0) {
             csv = v;
         } else if (strcmp(key, "device") == 0) {
@@ -194,13 +215,13 @@ int main(int argc, char **argv)
         }
         if (i == 0) {
             printf("gpu-check: %s (%s) against %s\n", dev->device, dev->library, cpu->device);
-            if (cpu_reference(cpu, &ref_grads, &ref_loss, &n_params) != BK_OK) {
+            if (!real && cpu_reference(cpu, &ref_grads, &ref_loss, &n_params) != BK_OK) {
                 record("cpu reference", DTYPE_FP32, "", NAN, 0, cpu->error);
                 dev->ops->destroy(dev);
                 break;
             }
         }
-        check_dtype(cpu, dev, dts[i], seed, ref_grads, ref_loss, n_params);
+        check_dtype(cpu, dev, dts[i], seed, ref_grads, ref_loss, n_params, real);
         dev->ops->destroy(dev);
     }
     cpu->ops->destroy(cpu);

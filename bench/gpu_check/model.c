@@ -1,6 +1,7 @@
 /* Model checks: windows at several splits against the CPU's full-batch
  * gradient (the MLP preset, and a small GPT), every execution mode against
  * async, and the memory probe. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "probe.h"
 #include "registry.h"
 #include "step.h"
+#include "trace.h"
 
 /* A preset's shape (the names here are the table's own). */
 static model_spec preset(const char *name)
@@ -89,6 +91,37 @@ static int window_gradient(bench *x, int micro, float *grads, float *loss)
     return rc;
 }
 
+/* The gradient judged tensor by tensor: the worst tensor's relative error
+ * (each on its own scale), named in `note` beside the whole vector's. A
+ * wrong bias or LayerNorm vector is a few hundred floats among millions:
+ * one error over the whole vector would pass it at the bf16 tolerance. */
+static double tensor_err(const model_spec *s, const float *got, const float *want, size_t n,
+                         char *note, size_t len)
+{
+    double whole = rel_err(got, want, n);
+    int count = s->kind->tensors(s, NULL, 0);
+    model_tensor *t = count > 0 ? malloc((size_t)count * sizeof *t) : NULL;
+    if (!t) {
+        snprintf(note, len, "whole vector only (no tensor list)");
+        return whole;
+    }
+    s->kind->tensors(s, t, count);
+    double worst = 0;
+    const char *name = "(none: all exact)";
+    for (int i = 0; i < count; i++) {
+        size_t size = (size_t)(t[i].rows * t[i].cols);
+        double e = t[i].offset + size <= n ? rel_err(got + t[i].offset, want + t[i].offset, size)
+                                           : NAN;
+        if (!(e <= worst) && !isnan(worst)) { /* a NaN is the worst there is */
+            worst = e;
+            name = t[i].name;
+        }
+    }
+    snprintf(note, len, "worst tensor %s; whole vector %.2e", name, whole);
+    free(t);
+    return isnan(whole) ? whole : worst;
+}
+
 /* One forward and backward (E x 1) and accumulated windows at several
  * splits, the last uneven, each against the CPU's full-batch gradient. */
 void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
@@ -116,7 +149,10 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
             record_failure(check, dt, split, dev);
             continue;
         }
-        record(check, dt, split, rel_err(g, ref_grads, n_params), model_tolerance(dt), NULL);
+        char note[160];
+        model_spec spec = preset(MODEL_PRESET);
+        record(check, dt, split, tensor_err(&spec, g, ref_grads, n_params, note, sizeof note),
+               model_tolerance(dt), note);
         if (micros[i] == MODEL_EFFECTIVE)
             record("loss", dt, split, rel_err(&loss, &ref_loss, 1), model_tolerance(dt), NULL);
     }
@@ -124,47 +160,54 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
     free(g);
 }
 
-/* A GPT window per dtype: the same splits against the CPU's full-batch
- * gradient of the same shape (computed again for each dtype: a second or
- * so on the CPU). Rows "gpt forward+backward", "gpt window", "gpt loss". */
-void check_gpt_model(backend *cpu, backend *dev, dtype dt)
+/* GPT windows of one shape against the CPU's full-batch gradient of the
+ * same shape (computed again for each dtype), at the splits `micros` of
+ * `effective`; the first is the whole batch (rows "<prefix>forward+backward"
+ * and "<prefix>loss"), the rest "<prefix>window". */
+static void gpt_windows(backend *cpu, backend *dev, dtype dt, const char *shape, int effective,
+                        const int *micros, int n_micros, const char *prefix)
 {
-    static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
     bench ref, x;
     float *want = NULL, *g = NULL, want_loss = 0;
-    if (bench_open_model(cpu, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &ref)) {
-        record_failure("gpt cpu reference", dt, "", cpu);
+    char check[48];
+    snprintf(check, sizeof check, "%scpu reference", prefix);
+    if (bench_open_model(cpu, shape, effective, OPT_ADAMW, 1, &ref)) {
+        record_failure(check, dt, "", cpu);
         return;
     }
     size_t n = ref.m.n_params;
     want = malloc(n * sizeof *want);
     g = malloc(n * sizeof *g);
     if (!want || !g) {
-        record("gpt model", dt, "", NAN, 0, "out of host memory");
+        record(check, dt, "", NAN, 0, "out of host memory");
         goto done;
     }
-    if (window_gradient(&ref, GPT_CHECK_EFFECTIVE, want, &want_loss)) {
-        record_failure("gpt cpu reference", dt, "", cpu);
+    if (window_gradient(&ref, effective, want, &want_loss)) {
+        record_failure(check, dt, "", cpu);
         goto done;
     }
-    if (bench_open_model(dev, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 1, &x)) {
-        record_failure("gpt model", dt, "", dev);
+    if (bench_open_model(dev, shape, effective, OPT_ADAMW, 1, &x)) {
+        snprintf(check, sizeof check, "%smodel", prefix);
+        record_failure(check, dt, "", dev);
         goto done;
     }
-    for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
-        char split[24];
-        int accum = (GPT_CHECK_EFFECTIVE + micros[i] - 1) / micros[i];
+    for (int i = 0; i < n_micros; i++) {
+        char split[24], note[160];
+        int accum = (effective + micros[i] - 1) / micros[i];
         snprintf(split, sizeof split, "%dx%d", micros[i], accum);
-        int whole = micros[i] == GPT_CHECK_EFFECTIVE;
-        const char *check = whole ? "gpt forward+backward" : "gpt window";
+        int whole = micros[i] == effective;
+        snprintf(check, sizeof check, "%s%s", prefix, whole ? "forward+backward" : "window");
         float loss;
         if (window_gradient(&x, micros[i], g, &loss)) {
             record_failure(check, dt, split, dev);
             continue;
         }
-        record(check, dt, split, rel_err(g, want, n), model_tolerance(dt), NULL);
-        if (whole)
-            record("gpt loss", dt, split, rel_err(&loss, &want_loss, 1), model_tolerance(dt), NULL);
+        record(check, dt, split, tensor_err(&x.m.spec, g, want, n, note, sizeof note),
+               model_tolerance(dt), note);
+        if (whole) {
+            snprintf(check, sizeof check, "%sloss", prefix);
+            record(check, dt, split, rel_err(&loss, &want_loss, 1), model_tolerance(dt), NULL);
+        }
     }
     bench_close(&x);
 done:
@@ -173,13 +216,32 @@ done:
     free(g);
 }
 
-/* Weights after a few SGD steps (rotating two input buffers) in `mode`,
- * the update run where `at` says (step_runner_init reads it). */
-static int steps_in_mode(backend *dev, const char *model_name, int effective, exec_mode mode,
-                         optimizer_at at, int micro, int steps, float *w0, float *w)
+/* A small GPT per dtype: rows "gpt forward+backward", "gpt window",
+ * "gpt loss". */
+void check_gpt_model(backend *cpu, backend *dev, dtype dt)
+{
+    static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
+    gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, 4, "gpt ");
+}
+
+/* GPT-2 small itself, one sequence of 1024 (its causal softmax at T = 1024,
+ * its 50304 classes, its 768-wide LayerNorms), and a 12-layer GPT for how
+ * far the error grows with depth (bf16 rounds every layer's activations). */
+void check_gpt_real(backend *cpu, backend *dev, dtype dt)
+{
+    static const int one[] = {1}, deep[] = {GPT_DEEP_EFFECTIVE, 2};
+    gpt_windows(cpu, dev, dt, "gpt-small", 1, one, 1, "gpt-small ");
+    gpt_windows(cpu, dev, dt, GPT_DEEP_SHAPE, GPT_DEEP_EFFECTIVE, deep, 2, "gpt 12 layers ");
+}
+
+/* Weights after a few steps of `opt` (rotating two input buffers) in
+ * `mode`, the update run where `at` says (step_runner_init reads it). */
+static int steps_in_mode(backend *dev, const char *model_name, int effective,
+                         optimizer_kind opt, exec_mode mode, optimizer_at at, int micro,
+                         int steps, float *w0, float *w)
 {
     bench x;
-    int rc = bench_open_model(dev, model_name, effective, OPT_SGD, 2, &x);
+    int rc = bench_open_model(dev, model_name, effective, opt, 2, &x);
     if (rc)
         return rc;
     x.m.opt.at = at;
@@ -202,11 +264,13 @@ static int steps_in_mode(backend *dev, const char *model_name, int effective, ex
 }
 
 /* Every execution mode, and the optimizer in the backward, computes what
- * async computes: compared by the weights' change over three steps, on the
- * device itself. `prefix` names
- * the model in the check's name ("" for the MLP, "gpt "). */
+ * async computes: compared by the weights' change over three steps of
+ * `opt`, on the device itself. AdamW too, since its bias correction is
+ * uploaded before each step (a graph replays it; in the backward each layer
+ * reads it): exactly what SGD never exercises. `prefix` names the model and
+ * the optimizer in the check's name ("", "gpt ", "adamw ", "gpt adamw "). */
 static void modes_of(backend *dev, dtype dt, const char *model_name, int effective, int micro,
-                     const char *prefix)
+                     optimizer_kind opt, const char *prefix)
 {
     const int steps = 3;
     model_spec spec = preset(model_name);
@@ -220,7 +284,7 @@ static void modes_of(backend *dev, dtype dt, const char *model_name, int effecti
         record(check, dt, split, NAN, 0, "out of host memory");
         goto done;
     }
-    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, OPT_AT_STEP, micro, steps, w0,
+    if (steps_in_mode(dev, model_name, effective, opt, MODE_ASYNC, OPT_AT_STEP, micro, steps, w0,
                       ref)) {
         snprintf(check, sizeof check, "%smode async", prefix);
         record_failure(check, dt, split, dev);
@@ -238,7 +302,8 @@ static void modes_of(backend *dev, dtype dt, const char *model_name, int effecti
                    dev->name);
             continue;
         }
-        if (steps_in_mode(dev, model_name, effective, mode, OPT_AT_STEP, micro, steps, w0, w)) {
+        if (steps_in_mode(dev, model_name, effective, opt, mode, OPT_AT_STEP, micro, steps, w0,
+                          w)) {
             record_failure(check, dt, split, dev);
             continue;
         }
@@ -249,7 +314,8 @@ static void modes_of(backend *dev, dtype dt, const char *model_name, int effecti
     /* The update inside the last backward, layer by layer (--optimizer-at
      * backward): the same arithmetic as after the window. */
     snprintf(check, sizeof check, "%soptimizer in backward", prefix);
-    if (steps_in_mode(dev, model_name, effective, MODE_ASYNC, OPT_AT_BACKWARD, micro, steps, w0,
+    if (steps_in_mode(dev, model_name, effective, opt, MODE_ASYNC, OPT_AT_BACKWARD, micro, steps,
+                      w0,
                       w)) {
         record_failure(check, dt, split, dev);
     } else {
@@ -265,8 +331,72 @@ done:
 
 void check_modes(backend *dev, dtype dt)
 {
-    modes_of(dev, dt, MODEL_PRESET, MODEL_EFFECTIVE, 8, "");
-    modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, "gpt ");
+    modes_of(dev, dt, MODEL_PRESET, MODEL_EFFECTIVE, 8, OPT_SGD, "");
+    modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, OPT_SGD, "gpt ");
+    modes_of(dev, dt, MODEL_PRESET, MODEL_EFFECTIVE, 8, OPT_ADAMW, "adamw ");
+    modes_of(dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, 4, OPT_ADAMW, "gpt adamw ");
+}
+
+/* The device's timer against the host's clock: 20 steps of the small GPT
+ * between two timer records, the host clock read after a sync before and
+ * after. The device's interval lies inside the host's, short of it only by
+ * the first launch and the last sync (tens of microseconds against
+ * milliseconds), so their ratio must lie in [0.9, 1.001]: a timer on the
+ * wrong stream, or one that stops early, reads far below. */
+void check_timing(backend *dev, dtype dt)
+{
+    const char *check = "timer vs host clock";
+    /* A backend whose dispatches are its device work times with the host's
+     * clock itself: a few steps show the check runs. */
+    const int steps = dev->caps & BK_CAP_DISPATCH_IS_DEVICE_WORK ? 2 : 20;
+    char shape[24], note[160];
+    snprintf(shape, sizeof shape, "4x4 x %d", steps);
+    bench x;
+    bk_timer *t0 = NULL, *t1 = NULL;
+    step_runner s;
+    split sp;
+    int rc, runner = 0;
+    double dev_ms = 0;
+    if ((rc = bench_open_model(dev, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, OPT_ADAMW, 2, &x))) {
+        record_failure(check, dt, shape, dev);
+        return;
+    }
+    split_make(GPT_CHECK_EFFECTIVE, 4, 1, &sp, note, sizeof note);
+    if (!(rc = step_runner_init(&s, &x.m, &x.d, &sp, MODE_ASYNC, REDUCTION_SUM)))
+        runner = 1;
+    if (!rc && !(rc = dev->ops->timer_create(dev, &t0)))
+        rc = dev->ops->timer_create(dev, &t1);
+    if (!rc)
+        rc = step_run(&s); /* warm: plans made, memory touched */
+    if (!rc)
+        rc = dev->ops->sync(dev);
+    uint64_t h0 = trace_now_ns();
+    if (!rc)
+        rc = dev->ops->timer_record(dev, t0);
+    for (int i = 0; i < steps && !rc; i++)
+        rc = step_run(&s);
+    if (!rc)
+        rc = dev->ops->timer_record(dev, t1);
+    if (!rc)
+        rc = dev->ops->sync(dev);
+    double host_ms = (double)(trace_now_ns() - h0) / 1e6;
+    if (!rc)
+        rc = dev->ops->timer_elapsed_ms(dev, t0, t1, &dev_ms);
+    if (rc) {
+        record_failure(check, dt, shape, dev);
+    } else {
+        double ratio = dev_ms / host_ms;
+        snprintf(note, sizeof note, "device %.3f ms, host %.3f ms: ratio %.3f (in [0.9, 1.001])",
+                 dev_ms, host_ms, ratio);
+        record(check, dt, shape, ratio >= 0.9 && ratio <= 1.001 ? 0 : 1, 0, note);
+    }
+    if (t0)
+        dev->ops->timer_destroy(dev, t0);
+    if (t1)
+        dev->ops->timer_destroy(dev, t1);
+    if (runner)
+        step_runner_free(&s);
+    bench_close(&x);
 }
 
 /* The probe on the real device: with no cap and a bound far past what the

@@ -117,7 +117,7 @@ static void check_layernorm_backward(sides *x, int dim, int rows)
     scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
     float *hx = host_random(&sc, &x->r, n, -2, 3, x->st[DEV]);
     float *hdy = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]);
-    float *hdx = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]);
+    float *hdx = host_random(&sc, &x->r, n, -1, 1, STORAGE_F32); /* fp32: see backend.h */
     float *hg = host_random(&sc, &x->r, nd, 0.5f, 1.5f, STORAGE_F32);
     float *hdg = host_random(&sc, &x->r, nd, -1, 1, STORAGE_F32);
     float *hdb = host_random(&sc, &x->r, nd, -1, 1, STORAGE_F32);
@@ -141,14 +141,14 @@ static void check_layernorm_backward(sides *x, int dim, int rows)
         void *dx, *ddy, *ddx, *dg, *ddg, *ddb, *dmean, *drstd;
         TRY(b, put(&sc, side, s, hx, n, &dx));
         TRY(b, put(&sc, side, s, hdy, n, &ddy));
-        TRY(b, put(&sc, side, s, hdx, n, &ddx));
+        TRY(b, put(&sc, side, STORAGE_F32, hdx, n, &ddx));
         TRY(b, put(&sc, side, STORAGE_F32, hg, nd, &dg));
         TRY(b, put(&sc, side, STORAGE_F32, hdg, nd, &ddg));
         TRY(b, put(&sc, side, STORAGE_F32, hdb, nd, &ddb));
         TRY(b, put(&sc, side, STORAGE_F32, hmean, nr, &dmean));
         TRY(b, put(&sc, side, STORAGE_F32, hrstd, nr, &drstd));
         TRY(b, bk_layernorm_backward(b, ddy, dx, dg, dmean, drstd, ddx, ddg, ddb, dim, rows));
-        TRY(b, get(b, s, ddx, n, out[side]));
+        TRY(b, get(b, STORAGE_F32, ddx, n, out[side]));
         TRY(b, get(b, STORAGE_F32, ddg, nd, out[side] + n));
         TRY(b, get(b, STORAGE_F32, ddb, nd, out[side] + n + nd));
     }
@@ -322,8 +322,46 @@ done:
     scratch_free(&sc);
 }
 
+/* ------------------------------------------------------ head arrangement */
+
+/* The tokens' layout into per-head blocks and back (one direction each
+ * call), the output filled with NaN first: an element the kernel never
+ * writes fails. A copy: the error must be 0 in every dtype. */
+static void check_permute_heads(sides *x, int hd, int heads, int t, int batch, int parts,
+                                int to_tokens)
+{
+    const char *check = to_tokens ? "heads to tokens" : "tokens to heads";
+    char split[24];
+    snprintf(split, sizeof split, "%dx%dx%dx%dx%d", hd, heads, t, batch, parts);
+    size_t n = (size_t)hd * heads * t * batch * parts;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hs = host_random(&sc, &x->r, n, -1, 1, x->st[DEV]), *nan = host_alloc(&sc, n);
+    float *out[2] = {host_alloc(&sc, n), host_alloc(&sc, n)};
+    NEED_HOST();
+    for (size_t i = 0; i < n; i++)
+        nan[i] = NAN;
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        storage s = x->st[side];
+        void *src, *dst;
+        TRY(b, put(&sc, side, s, hs, n, &src));
+        TRY(b, put(&sc, side, s, nan, n, &dst));
+        TRY(b, bk_permute_heads(b, src, dst, hd, heads, t, batch, parts, to_tokens));
+        TRY(b, get(b, s, dst, n, out[side]));
+    }
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], n), 0, NULL);
+done:
+    scratch_free(&sc);
+}
+
 void check_transformer_ops(sides *x)
 {
+    /* GPT-2 small's q, k, v (head_dim 64: 16-byte units in bf16), and an odd
+     * head size (2- or 4-byte units). */
+    for (int back = 0; back < 2; back++) {
+        check_permute_heads(x, 64, 12, 128, 3, 3, back);
+        check_permute_heads(x, 7, 3, 33, 2, 1, back);
+    }
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
             check_gemm_batched(x, ta, tb, 40, 24, 33, 5, 0, 0.0f);
@@ -345,4 +383,17 @@ void check_transformer_ops(sides *x)
     check_embedding(x, 768, 512, 128, 4, 50);
     check_embedding(x, 64, 16, 33, 3, 1);
     check_add(x, 100003);
+}
+
+/* GPT-2 small's sizes: the causal softmax at T = 1024 over its 12 heads,
+ * LayerNorm over 16K rows of 768 (a micro-batch of 16 sequences), and the
+ * head arrangement of one micro-batch of 8. */
+void check_transformer_ops_real(sides *x)
+{
+    check_causal_softmax_forward(x, 1024, 12, 0.125f);
+    check_causal_softmax_backward(x, 1024, 12, 0.125f, 1);
+    check_layernorm_forward(x, 768, 16384);
+    check_layernorm_backward(x, 768, 16384);
+    check_permute_heads(x, 64, 12, 1024, 8, 3, 0);
+    check_permute_heads(x, 64, 12, 1024, 8, 1, 1);
 }

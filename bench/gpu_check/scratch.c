@@ -8,6 +8,24 @@
 #include "elementwise.h"
 #include "gpu_check.h"
 
+/* Fills a fresh buffer with all-ones bytes: NaN in fp32 (0xffffffff) and
+ * in bf16 (0xffff), so that an output element an op never writes reads as
+ * NaN and fails its check, instead of passing as the zero a new buffer
+ * often holds. Inputs are uploaded over it. */
+static int poison(backend *b, void *p, size_t bytes)
+{
+    static unsigned char ones[1 << 20];
+    if (!ones[0])
+        memset(ones, 0xff, sizeof ones);
+    for (size_t off = 0; off < bytes; off += sizeof ones) {
+        size_t len = bytes - off < sizeof ones ? bytes - off : sizeof ones;
+        int rc = bk_upload(b, (char *)p + off, ones, len);
+        if (rc)
+            return rc;
+    }
+    return BK_OK;
+}
+
 int dev_alloc(scratch *sc, int side, size_t bytes, void **out)
 {
     backend *b = sc->b[side];
@@ -20,6 +38,7 @@ int dev_alloc(scratch *sc, int side, size_t bytes, void **out)
     if (rc == BK_OK) {
         sc->dev[side][sc->n_dev[side]] = *out;
         sc->bytes[side][sc->n_dev[side]++] = bytes;
+        rc = poison(b, *out, bytes);
     }
     return rc;
 }

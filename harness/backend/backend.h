@@ -141,11 +141,13 @@ typedef struct backend_ops {
     int (*layernorm_forward)(backend *b, storage s, const void *x, const float *gamma,
                              const float *beta, void *y, float *mean, float *rstd,
                              int dim, int rows);
-    /* dx += the input gradient (the residual stream adds into it);
+    /* dx += the input gradient; dx is fp32 whatever the storage: it is the
+     * residual stream's gradient, which every LayerNorm backward adds into
+     * (2 x layers of them), and bf16 would round it each time.
      * dgamma += sum_cols dy * xhat; dbeta += sum_cols dy. */
     int (*layernorm_backward)(backend *b, storage s, const void *dy, const void *x,
                               const float *gamma, const float *mean, const float *rstd,
-                              void *dx, float *dgamma, float *dbeta, int dim, int rows);
+                              float *dx, float *dgamma, float *dbeta, int dim, int rows);
     /* Causal softmax of `count` [t x t] score blocks stored one after the
      * other, one query per column (column i holds query i's scores against
      * keys 0..t-1): p[j, i] = exp(scale s[j, i]) / sum_{j' <= i}
@@ -167,6 +169,17 @@ typedef struct backend_ops {
                               float *dwte, float *dwpe, int dim, int t, int batch);
     /* y += x over n elements: the residual connections. */
     int (*add)(backend *b, storage s, void *y, const void *x, size_t n);
+    /* Attention's arrangement of the heads (llm.c's): x is [parts * heads *
+     * hd x batch * t], one token per column, its rows part p (q, k, v),
+     * head h, element e at p * heads * hd + h * hd + e; y is `parts`
+     * arrays of batch * heads blocks of [hd x t], block q * heads + h
+     * holding head h of sequence q, so that each attention product is one
+     * strided-batched GEMM over sequences x heads (stride hd * t):
+     *   y[((p * batch + q) * heads + h) * t * hd + i * hd + e]
+     *     = x[(q * t + i) * parts * heads * hd + p * heads * hd + h * hd + e].
+     * to_tokens = 1 copies the other way, y back into x. */
+    int (*permute_heads)(backend *b, storage s, const void *src, void *dst, int hd,
+                         int heads, int t, int batch, int parts, int to_tokens);
 
     /* h points to device memory, written with upload() before each step,
      * so that a captured graph reads the current step's bias correction. */
@@ -226,6 +239,11 @@ struct backend {
      * (backends without their own tracer; see trace.h). */
     struct trace_recorder *recorder;
     char error[320];
+    /* Set by the backend when its device can run nothing more in this
+     * process (CUDA's sticky errors: an illegal address, a kernel fault):
+     * every later op would fail, so the sweep stops with one line instead
+     * of writing an error row for every config left. */
+    int lost;
 };
 
 #endif

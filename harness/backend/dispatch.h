@@ -127,7 +127,7 @@ static inline int bk_layernorm_forward(backend *b, const void *x, const float *g
 
 static inline int bk_layernorm_backward(backend *b, const void *dy, const void *x,
                                         const float *gamma, const float *mean,
-                                        const float *rstd, void *dx, float *dgamma,
+                                        const float *rstd, float *dx, float *dgamma,
                                         float *dbeta, int dim, int rows)
 {
     BK_DISPATCH(b, "layernorm_backward",
@@ -172,6 +172,16 @@ static inline int bk_embedding_backward(backend *b, const int *tokens, const voi
 static inline int bk_add(backend *b, void *y, const void *x, size_t n)
 {
     BK_DISPATCH(b, "add", b->ops->add(b, b->compute_storage, y, x, n));
+}
+
+/* The tokens' [parts * heads * hd x batch * t] into per-head blocks
+ * (to_tokens 0), or back (to_tokens 1); see backend_ops.permute_heads. */
+static inline int bk_permute_heads(backend *b, const void *src, void *dst, int hd, int heads,
+                                   int t, int batch, int parts, int to_tokens)
+{
+    BK_DISPATCH(b, to_tokens ? "heads_to_tokens" : "tokens_to_heads",
+                b->ops->permute_heads(b, b->compute_storage, src, dst, hd, heads, t, batch,
+                                      parts, to_tokens));
 }
 
 static inline int bk_adamw(backend *b, float *w, const float *g, float *m,

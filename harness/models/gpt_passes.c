@@ -22,16 +22,19 @@ enum {
     A_LOGITS,    /* [V x N] */
     A_DLOGITS,   /* [V x N] the loss gradient, scaled */
     A_SCORES,    /* [T x T x H x B] scores; in backward, their gradients */
-    A_DRES,      /* [d x N] the gradient of the residual stream */
+    A_DRES,      /* fp32 [d x N] the gradient of the residual stream */
+    A_DRES_C,    /* [d x N] its compute-storage copy, what the GEMMs read
+                    (none in fp32: A_DRES itself) */
     A_DX,        /* [d x N] the gradient of a LayerNorm's output, of the
                     attention's output */
     A_DWIDE,     /* [4d x N] the MLP's hidden gradient; [3d x N] of qkv */
+    A_HEADS,     /* [4d x N] attention's scratch (see attention_forward) */
     A_GLOBAL
 };
 enum {
     B_LN1,       /* [d x N] */
     B_LN1_STATS, /* fp32 [2 x N] */
-    B_QKV,       /* [3d x N]: q, k, v, each head's hd rows in order */
+    B_QKV,       /* [3d x N]: q, k, v, each as B x H blocks of [hd x T] */
     B_PROBS,     /* [T x T x H x B] the attention weights */
     B_ATTY,      /* [d x N] the weighted sums, heads stacked */
     B_RES_MID,   /* [d x N] the residual stream after attention */
@@ -58,9 +61,12 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
     bytes[A_LOGITS] = v * n * es;
     bytes[A_DLOGITS] = v * n * es;
     bytes[A_SCORES] = scores;
-    bytes[A_DRES] = d * n * es;
+    /* fp32 whatever the storage: every LayerNorm backward adds into it. */
+    bytes[A_DRES] = d * n * sizeof(float);
+    bytes[A_DRES_C] = es == sizeof(float) ? 0 : d * n * es;
     bytes[A_DX] = d * n * es;
     bytes[A_DWIDE] = 4 * d * n * es;
+    bytes[A_HEADS] = 4 * d * n * es;
     int count = A_GLOBAL;
     for (int l = 0; l < s->dims[GPT_LAYERS]; l++, count += B_COUNT) {
         size_t *blk = bytes + count;
@@ -125,94 +131,81 @@ static int pass_init(model *m, const micro_batch_view *mb, pass *p)
     return BK_OK;
 }
 
-/* The same product for every sequence of the micro-batch: batch B, one
- * stride per operand (in elements). */
-static int gemm_seqs(const pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
-                     int64_t sa, const void *b, int ldb, int64_t sb, void *c, int ldc,
-                     int64_t sc)
+/* ---- attention: q, k and v as llm.c arranges them ----
+ * The qkv projection writes [3d x N] (a token per column, head h's q in
+ * rows h*hd.., its k in d + h*hd.., its v in 2d + h*hd..); a permute
+ * (bk_permute_heads) makes each of q, k and v B x H contiguous [hd x T]
+ * blocks, block q * H + h for head h of sequence q, so that every product
+ * of attention is ONE strided-batched GEMM over all sequences and heads
+ * (stride hd * T; the scores' [T x T] blocks in the same order, one query
+ * per column, what the causal softmax reads). Four GEMMs and two softmax
+ * launches a layer whatever the micro-batch and the head count: what
+ * accumulation costs in launches stays visible, as with a fused kernel. */
+
+/* One product per (sequence, head) block: batch B * H, one stride per
+ * operand (in elements). */
+static int gemm_heads(const pass *p, int ta, int tb, int m, int n, int k, const void *a,
+                      int lda, int64_t sa, const void *b, int ldb, int64_t sb, void *c,
+                      int ldc, int64_t sc)
 {
     gemm_desc g = {
         .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
         .lda = lda, .b = b, .ldb = ldb, .beta = 0.0f, .c = c, .ldc = ldc,
         .ab_storage = p->lp.cs, .c_storage = p->lp.cs,
-        .batch = p->batch, .stride_a = sa, .stride_b = sb, .stride_c = sc,
+        .batch = p->batch * p->l->heads, .stride_a = sa, .stride_b = sb, .stride_c = sc,
     };
     return bk_gemm(p->lp.b, &g);
 }
 
-/* Attention's products run one strided-batched GEMM per head, batched over
- * the micro-batch's sequences, reading q, k and v in place inside qkv
- * ([3d x N], ld 3d: head h's q is rows h*hd.., its k d + h*hd.., its v
- * 2d + h*hd..; sequence q's columns start at q*T, so the stride between
- * sequences is T * 3d). One GEMM per sequence over the heads (stride hd)
- * would do the same arithmetic, but its launches per micro-batch would grow
- * with the micro-batch, so that K x B launches per step stay the same for
- * every split: this layout launches the same number per micro-batch
- * whatever its size, as a fused attention kernel does, and the cost of
- * accumulation stays visible. The scores of head h and sequence q are the
- * block h * B + q of [T x T] blocks, one query per column (what the causal
- * softmax reads). */
-static int attention_forward(const pass *p, const void *qkv, void *scores, void *probs,
-                             void *y)
+/* qkv_tok: the projection's [3d x N]; heads (kept for the backward): q, k,
+ * v per head; out: the heads' outputs [d x N], token layout. `scratch`
+ * ([d x N]) holds the outputs per head before they go back. */
+static int attention_forward(const pass *p, const void *qkv_tok, void *heads, void *scores,
+                             void *probs, void *scratch, void *out)
 {
     const gpt_layout *l = p->l;
-    int d = l->d, hd = l->head_dim, t = l->seq, rc;
-    int64_t s_qkv = (int64_t)t * 3 * d, s_tt = (int64_t)t * t, s_y = (int64_t)t * d;
-    for (int h = 0; h < l->heads; h++) {
-        const void *q = at(p, qkv, (size_t)h * hd), *k = at(p, qkv, (size_t)(d + h * hd));
+    int hd = l->head_dim, t = l->seq, nh = l->heads, rc;
+    size_t part = (size_t)l->d * p->lp.n;
+    int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;
+    const void *q = heads, *k = at(p, heads, part), *v = at(p, heads, 2 * part);
+    if ((rc = bk_permute_heads(p->lp.b, qkv_tok, heads, hd, nh, t, p->batch, 3, 0)) ||
         /* S[j, i] = k_j . q_i: K^T Q. */
-        if ((rc = gemm_seqs(p, 1, 0, t, t, hd, k, 3 * d, s_qkv, q, 3 * d, s_qkv,
-                            at(p, scores, (size_t)h * p->batch * s_tt), t, s_tt)))
-            return rc;
-    }
-    if ((rc = bk_causal_softmax_forward(p->lp.b, scores, probs, 1.0f / sqrtf((float)hd), t,
-                                        l->heads * p->batch)))
+        (rc = gemm_heads(p, 1, 0, t, t, hd, k, hd, s_blk, q, hd, s_blk, scores, t, s_tt)) ||
+        (rc = bk_causal_softmax_forward(p->lp.b, scores, probs, 1.0f / sqrtf((float)hd), t,
+                                        nh * p->batch)) ||
+        /* y_i = sum_j P[j, i] v_j: V P. */
+        (rc = gemm_heads(p, 0, 0, hd, t, t, v, hd, s_blk, probs, t, s_tt, scratch, hd, s_blk)))
         return rc;
-    for (int h = 0; h < l->heads; h++) {
-        const void *v = at(p, qkv, (size_t)(2 * d + h * hd));
-        /* y_i = sum_j P[j, i] v_j: V P, into rows h*hd.. of y. */
-        if ((rc = gemm_seqs(p, 0, 0, hd, t, t, v, 3 * d, s_qkv,
-                            at(p, probs, (size_t)h * p->batch * s_tt), t, s_tt,
-                            at(p, y, (size_t)h * hd), d, s_y)))
-            return rc;
-    }
-    return BK_OK;
+    return bk_permute_heads(p->lp.b, scratch, out, hd, nh, t, p->batch, 1, 1);
 }
 
 /* From dy ([d x N], the gradient of the heads' outputs) to dqkv ([3d x N],
- * ld 3d, every element written); `scratch` holds the gradients of the
- * probabilities, then of the scores. */
-static int attention_backward(const pass *p, const void *qkv, const void *probs,
-                              const void *dy, void *scratch, void *dqkv)
+ * token layout, every element written). `dscores` holds the gradients of
+ * the probabilities, then of the scores; `scratch` ([4d x N]) the
+ * gradients per head: dq, dk, dv, then dy. */
+static int attention_backward(const pass *p, const void *heads, const void *probs,
+                              const void *dy, void *dscores, void *scratch, void *dqkv)
 {
     const gpt_layout *l = p->l;
-    int d = l->d, hd = l->head_dim, t = l->seq, rc;
-    int64_t s_qkv = (int64_t)t * 3 * d, s_tt = (int64_t)t * t, s_y = (int64_t)t * d;
-    for (int h = 0; h < l->heads; h++) {
-        size_t blocks = (size_t)h * p->batch * s_tt;
-        const void *v = at(p, qkv, (size_t)(2 * d + h * hd)), *dyh = at(p, dy, (size_t)h * hd);
+    int hd = l->head_dim, t = l->seq, nh = l->heads, rc;
+    size_t part = (size_t)l->d * p->lp.n;
+    int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;
+    const void *q = heads, *k = at(p, heads, part), *v = at(p, heads, 2 * part);
+    void *dq = scratch, *dk = at(p, scratch, part), *dv = at(p, scratch, 2 * part);
+    void *dyh = at(p, scratch, 3 * part);
+    if ((rc = bk_permute_heads(p->lp.b, dy, dyh, hd, nh, t, p->batch, 1, 0)) ||
         /* dP = V^T dY; dV = dY P^T. */
-        if ((rc = gemm_seqs(p, 1, 0, t, t, hd, v, 3 * d, s_qkv, dyh, d, s_y,
-                            at(p, scratch, blocks), t, s_tt)) ||
-            (rc = gemm_seqs(p, 0, 1, hd, t, t, dyh, d, s_y, at(p, probs, blocks), t, s_tt,
-                            at(p, dqkv, (size_t)(2 * d + h * hd)), 3 * d, s_qkv)))
-            return rc;
-    }
-    if ((rc = bk_causal_softmax_backward(p->lp.b, probs, scratch, scratch,
-                                         1.0f / sqrtf((float)hd), t, l->heads * p->batch)))
-        return rc;
-    for (int h = 0; h < l->heads; h++) {
-        size_t blocks = (size_t)h * p->batch * s_tt;
-        const void *q = at(p, qkv, (size_t)h * hd), *k = at(p, qkv, (size_t)(d + h * hd));
+        (rc = gemm_heads(p, 1, 0, t, t, hd, v, hd, s_blk, dyh, hd, s_blk, dscores, t, s_tt)) ||
+        (rc = gemm_heads(p, 0, 1, hd, t, t, dyh, hd, s_blk, probs, t, s_tt, dv, hd, s_blk)) ||
+        (rc = bk_causal_softmax_backward(p->lp.b, probs, dscores, dscores,
+                                         1.0f / sqrtf((float)hd), t, nh * p->batch)) ||
         /* dQ = K dS; dK = Q dS^T. */
-        if ((rc = gemm_seqs(p, 0, 0, hd, t, t, k, 3 * d, s_qkv, at(p, scratch, blocks), t, s_tt,
-                            at(p, dqkv, (size_t)h * hd), 3 * d, s_qkv)) ||
-            (rc = gemm_seqs(p, 0, 1, hd, t, t, q, 3 * d, s_qkv, at(p, scratch, blocks), t, s_tt,
-                            at(p, dqkv, (size_t)(d + h * hd)), 3 * d, s_qkv)))
-            return rc;
-    }
-    return BK_OK;
+        (rc = gemm_heads(p, 0, 0, hd, t, t, k, hd, s_blk, dscores, t, s_tt, dq, hd, s_blk)) ||
+        (rc = gemm_heads(p, 0, 1, hd, t, t, q, hd, s_blk, dscores, t, s_tt, dk, hd, s_blk)))
+        return rc;
+    return bk_permute_heads(p->lp.b, scratch, dqkv, hd, nh, t, p->batch, 3, 1);
 }
+/* ---- end of attention ---- */
 
 /* A linear layer of block i: weight at w, bias at b (offsets inside a
  * block), `out` x `in`. */
@@ -238,8 +231,9 @@ static int block_forward(model *m, const pass *p, activations *a, int i)
     if ((rc = bk_layernorm_forward(lp->b, x, w + block_off(l, i, l->ln1_g),
                                    w + block_off(l, i, l->ln1_b), blk(a, i, B_LN1), s1, s1 + n,
                                    d, n)) ||
-        (rc = linear_forward(lp, &qkv, blk(a, i, B_LN1), blk(a, i, B_QKV), NULL)) ||
-        (rc = attention_forward(p, blk(a, i, B_QKV), act(a, A_SCORES), blk(a, i, B_PROBS),
+        (rc = linear_forward(lp, &qkv, blk(a, i, B_LN1), act(a, A_HEADS), NULL)) ||
+        (rc = attention_forward(p, act(a, A_HEADS), blk(a, i, B_QKV), act(a, A_SCORES),
+                                blk(a, i, B_PROBS), at(p, act(a, A_HEADS), (size_t)3 * nd),
                                 blk(a, i, B_ATTY))) ||
         (rc = linear_forward(lp, &proj, blk(a, i, B_ATTY), mid, NULL)) ||
         (rc = bk_add(lp->b, mid, x, nd)) ||
@@ -252,6 +246,17 @@ static int block_forward(model *m, const pass *p, activations *a, int i)
     return bk_add(lp->b, out, mid, nd);
 }
 
+/* The residual stream's gradient as the GEMMs read it: the fp32 sum itself
+ * in fp32, else rounded once into its compute-storage copy. */
+static int dres_compute(const pass *p, activations *a, void **out)
+{
+    *out = act(a, A_DRES);
+    if (p->lp.cs == STORAGE_F32)
+        return BK_OK;
+    *out = act(a, A_DRES_C);
+    return bk_convert(p->lp.b, act(a, A_DRES), *out, p->lp.cs, (size_t)p->l->d * p->lp.n);
+}
+
 /* dres holds the gradient of block i's output; leaves the gradient of its
  * input there (the LayerNorms' backward adds into it: the residual path
  * is the identity). */
@@ -261,14 +266,15 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
     const layer_pass *lp = &p->lp;
     int d = l->d, n = lp->n, rc;
     float *w = m->params, *g = m->grads;
-    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
-    void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
+    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS), *dres = act(a, A_DRES);
+    void *dres_c, *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
     linear_layer qkv = block_linear(l, i, l->qkv_w, l->qkv_b, 3 * d, d);
     linear_layer proj = block_linear(l, i, l->proj_w, l->proj_b, d, d);
     linear_layer fc = block_linear(l, i, l->fc_w, l->fc_b, 4 * d, d);
     linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
     /* The MLP. */
-    if ((rc = linear_backward(lp, &fcp, blk(a, i, B_FC_H), dres, dwide)) ||
+    if ((rc = dres_compute(p, a, &dres_c)) ||
+        (rc = linear_backward(lp, &fcp, blk(a, i, B_FC_H), dres_c, dwide)) ||
         (rc = bk_gelu_backward(lp->b, blk(a, i, B_FC_Z), dwide, dwide, (size_t)4 * d * n)) ||
         (rc = linear_backward(lp, &fc, blk(a, i, B_LN2), dwide, dx)) ||
         (rc = bk_layernorm_backward(lp->b, dx, blk(a, i, B_RES_MID),
@@ -277,9 +283,10 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
                                     d, n)))
         return rc;
     /* Attention: dwide is dqkv now, [3d x N]. */
-    if ((rc = linear_backward(lp, &proj, blk(a, i, B_ATTY), dres, dx)) ||
+    if ((rc = dres_compute(p, a, &dres_c)) ||
+        (rc = linear_backward(lp, &proj, blk(a, i, B_ATTY), dres_c, dx)) ||
         (rc = attention_backward(p, blk(a, i, B_QKV), blk(a, i, B_PROBS), dx,
-                                 act(a, A_SCORES), dwide)) ||
+                                 act(a, A_SCORES), act(a, A_HEADS), dwide)) ||
         (rc = linear_backward(lp, &qkv, blk(a, i, B_LN1), dwide, dx)))
         return rc;
     return bk_layernorm_backward(lp->b, dx, res_in(a, i), w + block_off(l, i, l->ln1_g), s1,
@@ -327,8 +334,8 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         return rc;
     const gpt_layout *l = p.l;
     int d = l->d, n = p.lp.n, v = l->vocab;
-    float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS);
-    void *dres = act(a, A_DRES), *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
+    float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS), *dres = act(a, A_DRES);
+    void *dres_c, *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
     /* The LM head: dwte += x dlogits^T (the embedding's gradient adds to it
      * at the end), dx = wte dlogits. The residual gradient starts at 0: the
      * final LayerNorm's backward adds into it. */
@@ -336,7 +343,7 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
                          layer_grad_beta(&p.lp), g + l->wte, d, 1)) ||
         (rc = layer_gemm(&p.lp, 0, 0, d, n, v, layer_weight(&p.lp, l->wte), d, dlogits, v, 0.0f,
                          dx, d, 0)) ||
-        (rc = bk_zero(p.lp.b, dres, (size_t)d * n * p.lp.es)) ||
+        (rc = bk_zero(p.lp.b, dres, (size_t)d * n * sizeof(float))) ||
         (rc = bk_layernorm_backward(p.lp.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
                                     dres, g + l->lnf_g, g + l->lnf_b, d, n)) ||
         (rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
@@ -349,8 +356,9 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         if (!rc)
             rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
     }
-    if (rc || (rc = bk_embedding_backward(p.lp.b, tokens_of(&p, mb), dres, g + l->wte,
-                                          g + l->wpe, d, l->seq, p.batch)))
+    if (rc || (rc = dres_compute(&p, a, &dres_c)) ||
+        (rc = bk_embedding_backward(p.lp.b, tokens_of(&p, mb), dres_c, g + l->wte, g + l->wpe,
+                                    d, l->seq, p.batch)))
         return rc;
     /* The embeddings (wte, tied to the LM head, then wpe) come first in
      * the vector and are final last. */

@@ -98,6 +98,18 @@ static int count_configs(const run_options *o, int data_parallel)
     return n;
 }
 
+/* A device the backend says is lost (backend.lost) ends the sweep after
+ * the row that lost it: every config left would be one more error row. */
+static int device_lost(const sweep *s, const result_row *r)
+{
+    if (!s->b->lost)
+        return 0;
+    fprintf(stderr, "accubench: the device cannot run anything more in this process (%s): "
+                    "the sweep stops after %s micro %lld\n",
+            r->note[0] ? r->note : s->b->error, r->model, (long long)r->micro_batch);
+    return -1;
+}
+
 static int emit(sweep *s, const result_row *r)
 {
     char why[400];
@@ -106,14 +118,14 @@ static int emit(sweep *s, const result_row *r)
     progress_config_done(s->progress);
     progress_clear(s->progress);
     if (!s->writer)
-        return 0; /* rank 0 writes for every rank */
+        return device_lost(s, r); /* rank 0 writes for every rank */
     if (!s->o->quiet)
         console_table_row(stdout, r);
     if (csv_writer_append(&s->csv, r, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return -1;
     }
-    return 0;
+    return device_lost(s, r);
 }
 
 /* Every config of one model, one effective batch and one device count,

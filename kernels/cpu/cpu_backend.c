@@ -312,6 +312,7 @@ static const backend_ops cpu_ops = {
     .embedding_forward = cpu_embedding_forward,
     .embedding_backward = cpu_embedding_backward,
     .add = cpu_add,
+    .permute_heads = cpu_permute_heads,
     .adamw = cpu_adamw,
     .sgd = cpu_sgd,
     .convert = cpu_convert,

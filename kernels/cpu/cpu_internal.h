@@ -38,7 +38,7 @@ int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gam
                           int rows);
 int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                            const float *gamma, const float *mean, const float *rstd,
-                           void *dx, float *dgamma, float *dbeta, int dim, int rows);
+                           float *dx, float *dgamma, float *dbeta, int dim, int rows);
 int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
                                float scale, int t, int count);
 int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,
@@ -49,5 +49,7 @@ int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float 
 int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
                            float *dwte, float *dwpe, int dim, int t, int batch);
 int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
+int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
+                      int t, int batch, int parts, int to_tokens);
 
 #endif

@@ -1,11 +1,14 @@
 /* The CPU backend's transformer ops: LayerNorm, causal softmax, the token
- * and position embeddings and the residual add, in fp32. The per-column
+ * and position embeddings, the residual add and the heads' arrangement for
+ * attention, in fp32. The per-column
  * math is elementwise.h's; here are the loops around it and how they are
  * cut between threads. Every sum over columns (the LayerNorm and embedding
  * parameter gradients) is split by feature, never by column, so that each
  * thread owns its outputs: no two threads add into one element, and each
  * element's sum runs over the columns in order, the same on any number of
  * threads. */
+#include <string.h>
+
 #include "cpu_internal.h"
 #include "cpu_parallel.h"
 #include "elementwise.h"
@@ -83,7 +86,7 @@ CPU_HOT static void layernorm_param_features(void *ctx, size_t first, size_t las
 
 int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                            const float *gamma, const float *mean, const float *rstd,
-                           void *dx, float *dgamma, float *dbeta, int dim, int rows)
+                           float *dx, float *dgamma, float *dbeta, int dim, int rows)
 {
     if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
@@ -243,5 +246,49 @@ int cpu_add(backend *b, storage s, void *y, const void *x, size_t n)
         return BK_UNSUPPORTED;
     add_args a = {y, x};
     cpu_parallel_for(n, PARALLEL_MIN_ELEMS, add_range, &a);
+    return BK_OK;
+}
+
+/* ------------------------------------------------------ head arrangement */
+
+typedef struct permute_args {
+    const float *src;
+    float *dst;
+    size_t hd, heads, t, batch, parts;
+    int to_tokens;
+} permute_args;
+
+/* Token columns [first, last): each holds parts x heads runs of hd
+ * elements, each run one row of its head's block. */
+static void permute_columns(void *ctx, size_t first, size_t last)
+{
+    const permute_args *a = ctx;
+    size_t hd = a->hd, width = a->parts * a->heads * hd, part = a->batch * a->heads * a->t * hd;
+    for (size_t c = first; c < last; c++) {
+        size_t q = c / a->t, i = c % a->t;
+        for (size_t p = 0; p < a->parts; p++)
+            for (size_t h = 0; h < a->heads; h++) {
+                size_t tok = c * width + (p * a->heads + h) * hd;
+                size_t blk = p * part + ((q * a->heads + h) * a->t + i) * hd;
+                if (a->to_tokens)
+                    memcpy(a->dst + tok, a->src + blk, hd * sizeof(float));
+                else
+                    memcpy(a->dst + blk, a->src + tok, hd * sizeof(float));
+            }
+    }
+}
+
+int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
+                      int t, int batch, int parts, int to_tokens)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0 || parts <= 0)
+        return BK_OK;
+    permute_args a = {.src = src, .dst = dst, .hd = (size_t)hd, .heads = (size_t)heads,
+                      .t = (size_t)t, .batch = (size_t)batch, .parts = (size_t)parts,
+                      .to_tokens = to_tokens};
+    cpu_parallel_for((size_t)batch * (size_t)t, column_chunk(parts * heads * hd),
+                     permute_columns, &a);
     return BK_OK;
 }

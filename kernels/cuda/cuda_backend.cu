@@ -22,6 +22,7 @@
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_internal.h"
+#include "cuda_device_index.h"
 #include "cuda_peak.h"
 
 struct bk_timer {
@@ -29,6 +30,27 @@ struct bk_timer {
 };
 
 /* ------------------------------------------------------------- errors */
+
+/* The errors that leave the context unusable: every later call in this
+ * process returns them again, so nothing more can run here. */
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 int cuda_fail(backend *b, const char *file, int line, const char *call, cudaError_t e)
 {
@@ -38,6 +60,8 @@ int cuda_fail(backend *b, const char *file, int line, const char *call, cudaErro
         (void)cudaGetLastError(); /* not sticky: clear it for the next call */
         return BK_OOM;
     }
+    if (sticky(e))
+        b->lost = 1;
     return BK_ERROR;
 }
 
@@ -165,12 +189,42 @@ static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
     return BK_OK;
 }
 
+/* Waits for an event, or for the stream when ev is NULL: blocking, or,
+ * with a poll set (cuda_backend_set_wait_poll), by querying, so that the
+ * poll can end a wait that would never end. */
+static int wait_for(backend *b, cudaEvent_t ev)
+{
+    cuda_impl *c = cuda_of(b);
+    if (!c->wait_poll) {
+        CUDA_CHECK(b, ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(c->stream));
+        return BK_OK;
+    }
+    for (long spins = 0;; spins++) {
+        cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(c->stream);
+        if (e == cudaSuccess)
+            return BK_OK;
+        if (e != cudaErrorNotReady)
+            CUDA_CHECK(b, e);
+        if (spins >= 100 && c->wait_poll(c->wait_poll_ctx))
+            return BK_ERROR;
+        if (spins >= 100)
+            usleep(100);
+        else
+            usleep(10);
+    }
+}
+
+extern "C" void cuda_backend_set_wait_poll(backend *b, int (*poll)(void *ctx), void *ctx)
+{
+    cuda_of(b)->wait_poll = poll;
+    cuda_of(b)->wait_poll_ctx = ctx;
+}
+
 static int cu_download(backend *b, void *dst, const void *src, size_t bytes)
 {
     cuda_impl *c = cuda_of(b);
     CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
-    CUDA_CHECK(b, cudaStreamSynchronize(c->stream));
-    return BK_OK;
+    return wait_for(b, NULL);
 }
 
 static int cu_zero(backend *b, void *dst, size_t bytes)
@@ -216,7 +270,9 @@ static int cu_timer_record(backend *b, bk_timer *t)
 static int cu_timer_elapsed(backend *b, bk_timer *start, bk_timer *end, double *ms)
 {
     float f = 0.0f;
-    CUDA_CHECK(b, cudaEventSynchronize(end->event));
+    int rc = wait_for(b, end->event);
+    if (rc)
+        return rc;
     CUDA_CHECK(b, cudaEventElapsedTime(&f, start->event, end->event));
     *ms = (double)f;
     return BK_OK;
@@ -224,8 +280,7 @@ static int cu_timer_elapsed(backend *b, bk_timer *start, bk_timer *end, double *
 
 static int cu_sync(backend *b)
 {
-    CUDA_CHECK(b, cudaStreamSynchronize(cuda_of(b)->stream));
-    return BK_OK;
+    return wait_for(b, NULL);
 }
 
 /* ------------------------------------------------------------- graphs */
@@ -370,6 +425,7 @@ static backend_ops cuda_ops_table(void)
     o.embedding_forward = cuda_embedding_forward;
     o.embedding_backward = cuda_embedding_backward;
     o.add = cuda_add;
+    o.permute_heads = cuda_permute_heads;
     o.adamw = cuda_adamw;
     o.sgd = cuda_sgd;
     o.convert = cuda_convert;
@@ -399,16 +455,8 @@ static int no_gpu_present(cudaError_t e)
            (e == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0);
 }
 
-/* The device this process uses: ACCUBENCH_DEVICE_INDEX modulo the count (a
- * data-parallel rank's index on its node, set by the program), else 0. */
+/* The device this process uses (cuda_device_index.h). */
 static int chosen_device;
-
-static int device_index(int count)
-{
-    const char *env = getenv("ACCUBENCH_DEVICE_INDEX");
-    int i = env ? atoi(env) : 0;
-    return count > 0 && i > 0 ? i % count : 0;
-}
 
 /* Whether the chosen device can run this build at all; BK_OK, BK_NO_DEVICE
  * (no GPU here) or BK_UNSUPPORTED with the reason (no driver, no device, no
@@ -420,8 +468,11 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaSuccess && count == 0)
         e = cudaErrorNoDevice;
+    if (e == cudaSuccess &&
+        cuda_device_for_index(getenv("ACCUBENCH_DEVICE_INDEX"), count, &chosen_device, why,
+                              why_len))
+        return BK_UNSUPPORTED;
     if (e == cudaSuccess) {
-        chosen_device = device_index(count);
         call = "cudaSetDevice";
         e = cudaSetDevice(chosen_device);
     }

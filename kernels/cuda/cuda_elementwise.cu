@@ -177,15 +177,19 @@ extern "C" int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, 
  * times in a row (max, sum of exponentials, gradients), which on one GPU
  * thread costs tens of microseconds for a thousand classes: longer than the
  * GEMMs of a small micro-batch, and it would distort exactly what the
- * benchmark measures. So the warp takes the same three steps, with the same
- * per-element ew_exp and the same formulas, each across its 32 lanes (reads
- * coalesced), and combines them with shuffles; only the order of the sum
- * differs from the CPU's. The loss is reduced per block and added to
- * *loss_sum with one atomic per block. */
+ * benchmark measures. So a warp takes the row across its 32 lanes, each
+ * lane V elements (16 bytes) per load, in two passes, not three: the max
+ * and the sum of exponentials together (online_add: the sum rescaled when
+ * the max grows), combined with shuffles, then the gradient, written by the
+ * same kernel that computes the loss (the LM head's cross-entropy and its
+ * backward are one pass over the logits). The per-element ew_exp and
+ * formulas are the CPU's; the order of the sum and its rescaling differ.
+ * The loss is reduced per block and added to *loss_sum with one atomic per
+ * block. */
 #define SX_THREADS 128
 #define SX_WARPS (SX_THREADS / 32)
 
-template <typename T>
+template <typename T, int V>
 __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labels,
                                     const int *valid, const float *scale,
                                     float *loss_sum, int classes, int batch)
@@ -198,23 +202,30 @@ __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labe
     for (int j = blockIdx.x * SX_WARPS + warp; j < batch; j += gridDim.x * SX_WARPS) {
         const T *l = logits + (size_t)j * (size_t)classes;
         T *dl = dlogits + (size_t)j * (size_t)classes;
+        float x[V];
         if (!valid[j]) { /* padding: no loss, no gradient */
-            for (int c = lane; c < classes; c += 32)
-                store(dl, c, 0.0f);
+            for (int k = 0; k < V; k++)
+                x[k] = 0.0f;
+            for (int c = lane * V; c < classes; c += 32 * V)
+                store_vec<T, V>(dl, c, x);
             continue;
         }
         int label = labels[j];
-        float maxv = -INFINITY;
-        for (int c = lane; c < classes; c += 32)
-            maxv = fmaxf(maxv, load(l, c));
-        maxv = warp_max(maxv);
-        float sum = 0.0f;
-        for (int c = lane; c < classes; c += 32)
-            sum += ew_exp(load(l, c) - maxv);
-        float log_sum = logf(warp_sum(sum));
-        for (int c = lane; c < classes; c += 32) {
-            float p = ew_exp(load(l, c) - maxv - log_sum);
-            store(dl, c, (p - (c == label ? 1.0f : 0.0f)) * sc);
+        float maxv = -INFINITY, sum = 0.0f;
+        for (int c = lane * V; c < classes; c += 32 * V) {
+            load_vec<T, V>(l, c, x);
+            for (int k = 0; k < V; k++)
+                online_add(maxv, sum, x[k]);
+        }
+        warp_online(maxv, sum);
+        float log_sum = logf(sum);
+        for (int c = lane * V; c < classes; c += 32 * V) {
+            load_vec<T, V>(l, c, x);
+            for (int k = 0; k < V; k++) {
+                float p = ew_exp(x[k] - maxv - log_sum);
+                x[k] = (p - (c + k == label ? 1.0f : 0.0f)) * sc;
+            }
+            store_vec<T, V>(dl, c, x);
         }
         if (lane == 0)
             loss += log_sum + maxv - load(l, label);
@@ -231,6 +242,20 @@ __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labe
     }
 }
 
+template <typename T>
+static void launch_softmax_xent(cudaStream_t st, unsigned grid, const void *logits,
+                                void *dlogits, const int *labels, const int *valid,
+                                const float *scale, float *loss_sum, int classes, int batch)
+{
+    constexpr int V = 16 / sizeof(T);
+    if (rows_vectorisable<T>((size_t)classes, logits, dlogits))
+        softmax_xent_kernel<T, V><<<grid, SX_THREADS, 0, st>>>(
+            (const T *)logits, (T *)dlogits, labels, valid, scale, loss_sum, classes, batch);
+    else
+        softmax_xent_kernel<T, 1><<<grid, SX_THREADS, 0, st>>>(
+            (const T *)logits, (T *)dlogits, labels, valid, scale, loss_sum, classes, batch);
+}
+
 extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void *dlogits,
                                  const int *labels, const int *valid, const float *scale,
                                  float *loss_sum, int classes, int batch)
@@ -243,13 +268,11 @@ extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void
         grid = cap;
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        softmax_xent_kernel<bf16_bits><<<grid, SX_THREADS, 0, st>>>(
-            (const bf16_bits *)logits, (bf16_bits *)dlogits, labels, valid, scale, loss_sum,
-            classes, batch);
+        launch_softmax_xent<bf16_bits>(st, grid, logits, dlogits, labels, valid, scale,
+                                       loss_sum, classes, batch);
     else
-        softmax_xent_kernel<float><<<grid, SX_THREADS, 0, st>>>(
-            (const float *)logits, (float *)dlogits, labels, valid, scale, loss_sum, classes,
-            batch);
+        launch_softmax_xent<float>(st, grid, logits, dlogits, labels, valid, scale, loss_sum,
+                                   classes, batch);
     CUDA_CHECK_LAUNCH(b, "softmax_xent_kernel");
     return BK_OK;
 }

@@ -32,6 +32,8 @@ typedef struct cuda_impl {
     unsigned char *upload_ring; /* pinned: CUDA_UPLOAD_SLOTS slots */
     cudaEvent_t upload_done[CUDA_UPLOAD_SLOTS]; /* each slot's last copy */
     int upload_next;
+    int (*wait_poll)(void *ctx); /* see cuda_backend_set_wait_poll */
+    void *wait_poll_ctx;
 } cuda_impl;
 
 static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
@@ -65,7 +67,7 @@ int cuda_layernorm_forward(backend *b, storage s, const void *x, const float *ga
                            int rows);
 int cuda_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                             const float *gamma, const float *mean, const float *rstd,
-                            void *dx, float *dgamma, float *dbeta, int dim, int rows);
+                            float *dx, float *dgamma, float *dbeta, int dim, int rows);
 int cuda_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
                                 float scale, int t, int count);
 int cuda_causal_softmax_backward(backend *b, storage s, const void *probs,
@@ -76,6 +78,8 @@ int cuda_embedding_forward(backend *b, storage s, const int *tokens, const float
 int cuda_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
                             float *dwte, float *dwpe, int dim, int t, int batch);
 int cuda_add(backend *b, storage s, void *y, const void *x, size_t n);
+int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
+                       int t, int batch, int parts, int to_tokens);
 }
 
 #endif

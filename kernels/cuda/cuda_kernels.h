@@ -4,6 +4,8 @@
 #ifndef ACCUBENCH_CUDA_KERNELS_H
 #define ACCUBENCH_CUDA_KERNELS_H
 
+#include <stdint.h>
+
 #include "cuda_internal.h"
 #include "elementwise.h"
 
@@ -27,6 +29,76 @@ template <> __device__ __forceinline__ float quantize<float>(float x) { return x
 template <> __device__ __forceinline__ float quantize<bf16_bits>(float x)
 {
     return ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(x));
+}
+
+/* ---- 16-byte row access: V elements of a row per lane per load (8 in bf16,
+ * 4 in fp32); V = 1 where a row or a buffer is not 16-byte aligned. A lane
+ * reading 2 bytes at a time leaves most of a memory transaction unused. */
+template <typename T, int V> union vec_pack {
+    int4 raw;
+    T e[V];
+};
+
+template <typename T, int V>
+__device__ __forceinline__ void load_vec(const T *p, size_t i, float *out)
+{
+    if constexpr (V == 1) {
+        out[0] = load(p, i);
+    } else {
+        vec_pack<T, V> u;
+        u.raw = *reinterpret_cast<const int4 *>(p + i);
+        for (int k = 0; k < V; k++)
+            out[k] = load(u.e, k);
+    }
+}
+
+template <typename T, int V>
+__device__ __forceinline__ void store_vec(T *p, size_t i, const float *in)
+{
+    if constexpr (V == 1) {
+        store(p, i, in[0]);
+    } else {
+        vec_pack<T, V> u;
+        for (int k = 0; k < V; k++)
+            store(u.e, k, in[k]);
+        *reinterpret_cast<int4 *>(p + i) = u.raw;
+    }
+}
+
+/* Whether rows of `row_elems` elements of T starting at these buffers can
+ * be read 16 bytes at a time. */
+template <typename T>
+static inline int rows_vectorisable(size_t row_elems, const void *a, const void *b)
+{
+    const size_t v = 16 / sizeof(T);
+    return row_elems % v == 0 && ((uintptr_t)a | (uintptr_t)b) % 16 == 0;
+}
+
+/* ---- One-pass softmax statistics (Milakov and Gimelshein, 2018): the
+ * running max m and s = sum exp(x - m), rescaled when the max grows, so a
+ * row is read once for both instead of once for each. */
+__device__ __forceinline__ void online_add(float &m, float &s, float x)
+{
+    if (x > m) {
+        s = s * ew_exp(m - x) + 1.0f; /* m = -inf at first: s is 0 then */
+        m = x;
+    } else {
+        s += ew_exp(x - m);
+    }
+}
+
+/* Both statistics across the warp: every lane gets the row's. A lane that
+ * saw no element holds (-inf, 0). */
+__device__ __forceinline__ void warp_online(float &m, float &s)
+{
+    for (int off = 16; off > 0; off >>= 1) {
+        float om = __shfl_xor_sync(0xffffffffu, m, off);
+        float os = __shfl_xor_sync(0xffffffffu, s, off);
+        float nm = fmaxf(m, om);
+        s = (m == -INFINITY ? 0.0f : s * ew_exp(m - nm)) +
+            (om == -INFINITY ? 0.0f : os * ew_exp(om - nm));
+        m = nm;
+    }
 }
 
 #define EW_THREADS 256

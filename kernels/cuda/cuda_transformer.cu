@@ -1,5 +1,6 @@
 /* The CUDA backend's transformer ops: LayerNorm, causal softmax, the token
- * and position embeddings and the residual add, in fp32 or bf16 storage.
+ * and position embeddings, the residual add and the heads' arrangement for
+ * attention, in fp32 or bf16 storage.
  *
  * The per-row ops give one warp to a column: its lanes sum elementwise.h's
  * terms across the column (coalesced reads), warp shuffles finish the sums,
@@ -82,10 +83,11 @@ extern "C" int cuda_layernorm_forward(backend *b, storage s, const void *x,
     return BK_OK;
 }
 
-/* dx += the input gradient, one warp per column. */
+/* dx += the input gradient, one warp per column; dx is fp32 (the residual
+ * stream's gradient) whatever T is. */
 template <typename T>
 __global__ void layernorm_dx_kernel(const T *dy, const T *x, const float *gamma,
-                                    const float *mean, const float *rstd, T *dx, int dim,
+                                    const float *mean, const float *rstd, float *dx, int dim,
                                     size_t rows)
 {
     const int lane = threadIdx.x & 31;
@@ -104,7 +106,7 @@ __global__ void layernorm_dx_kernel(const T *dy, const T *x, const float *gamma,
             float d = ew_layernorm_dx(load(dy, off + i) * gamma[i],
                                       ew_layernorm_xhat(load(x, off + i), mu, rs), rs, g_mean,
                                       gx_mean);
-            store(dx, off + i, load(dx, off + i) + d);
+            dx[off + i] += d;
         }
     }
 }
@@ -174,12 +176,12 @@ __global__ void layernorm_param_finish_kernel(const float *partial, float *dgamm
 template <typename T>
 static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
                                      const float *gamma, const float *mean,
-                                     const float *rstd, void *dx, float *dgamma,
+                                     const float *rstd, float *dx, float *dgamma,
                                      float *dbeta, int dim, int rows)
 {
     cuda_impl *c = cuda_of(b);
     layernorm_dx_kernel<T><<<row_blocks(b, (size_t)rows), ROW_THREADS, 0, c->stream>>>(
-        (const T *)dy, (const T *)x, gamma, mean, rstd, (T *)dx, dim, (size_t)rows);
+        (const T *)dy, (const T *)x, gamma, mean, rstd, dx, dim, (size_t)rows);
     CUDA_CHECK_LAUNCH(b, "layernorm_dx_kernel");
 
     unsigned gx = (unsigned)((dim + LP_FEATURES - 1) / LP_FEATURES);
@@ -202,7 +204,7 @@ static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
 
 extern "C" int cuda_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                                        const float *gamma, const float *mean,
-                                       const float *rstd, void *dx, float *dgamma,
+                                       const float *rstd, float *dx, float *dgamma,
                                        float *dbeta, int dim, int rows)
 {
     if (dim <= 0 || rows <= 0)
@@ -222,8 +224,11 @@ extern "C" int cuda_layernorm_backward(backend *b, storage s, const void *dy, co
 /* ------------------------------------------------------- causal softmax */
 
 /* Column c of the score blocks is query i = c % t, starting at c * t; only
- * keys j <= i are read. */
-template <typename T>
+ * keys j <= i are read. Each lane takes V consecutive keys (16 bytes) per
+ * load; one pass finds the max and the sum of exponentials together
+ * (online_add), a second writes the probabilities, zeros above the
+ * diagonal. */
+template <typename T, int V>
 __global__ void causal_softmax_forward_kernel(const T *scores, T *probs, float scale, int t,
                                               size_t ncols)
 {
@@ -233,20 +238,38 @@ __global__ void causal_softmax_forward_kernel(const T *scores, T *probs, float s
         const int i = (int)(col % (size_t)t);
         const T *s = scores + col * (size_t)t;
         T *p = probs + col * (size_t)t;
-        float maxv = -INFINITY;
-        for (int j = lane; j <= i; j += 32)
-            maxv = fmaxf(maxv, load(s, j) * scale);
-        maxv = warp_max(maxv);
-        float sum = 0.0f;
-        for (int j = lane; j <= i; j += 32)
-            sum += ew_causal_softmax_exp(load(s, j), scale, maxv);
-        float inv_sum = 1.0f / warp_sum(sum);
-        for (int j = lane; j < t; j += 32)
-            store(p, j, j <= i ? ew_causal_softmax_prob(
-                                     ew_causal_softmax_exp(load(s, j), scale, maxv), inv_sum,
-                                     j, i)
-                               : 0.0f);
+        float x[V], maxv = -INFINITY, sum = 0.0f;
+        for (int j = lane * V; j <= i; j += 32 * V) {
+            load_vec<T, V>(s, j, x);
+            for (int k = 0; k < V && j + k <= i; k++)
+                online_add(maxv, sum, x[k] * scale);
+        }
+        warp_online(maxv, sum);
+        float inv_sum = 1.0f / sum;
+        for (int j = lane * V; j < t; j += 32 * V) {
+            if (j <= i)
+                load_vec<T, V>(s, j, x);
+            for (int k = 0; k < V; k++)
+                x[k] = j + k <= i ? ew_causal_softmax_prob(
+                                        ew_causal_softmax_exp(x[k], scale, maxv), inv_sum,
+                                        j + k, i)
+                                  : 0.0f;
+            store_vec<T, V>(p, j, x);
+        }
     }
+}
+
+template <typename T>
+static void launch_causal_softmax_forward(const backend *b, cudaStream_t st, const void *scores,
+                                          void *probs, float scale, int t, size_t ncols)
+{
+    unsigned g = row_blocks(b, ncols);
+    if (rows_vectorisable<T>((size_t)t, scores, probs))
+        causal_softmax_forward_kernel<T, 16 / sizeof(T)><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)scores, (T *)probs, scale, t, ncols);
+    else
+        causal_softmax_forward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)scores, (T *)probs, scale, t, ncols);
 }
 
 extern "C" int cuda_causal_softmax_forward(backend *b, storage s, const void *scores,
@@ -255,22 +278,19 @@ extern "C" int cuda_causal_softmax_forward(backend *b, storage s, const void *sc
     if (t <= 0 || count <= 0)
         return BK_OK;
     size_t ncols = (size_t)count * (size_t)t;
-    unsigned g = row_blocks(b, ncols);
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        causal_softmax_forward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
-            (const bf16_bits *)scores, (bf16_bits *)probs, scale, t, ncols);
+        launch_causal_softmax_forward<bf16_bits>(b, st, scores, probs, scale, t, ncols);
     else
-        causal_softmax_forward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
-            (const float *)scores, (float *)probs, scale, t, ncols);
+        launch_causal_softmax_forward<float>(b, st, scores, probs, scale, t, ncols);
     CUDA_CHECK_LAUNCH(b, "causal_softmax_forward_kernel");
     return BK_OK;
 }
 
 /* dscores may alias dprobs: the dot product reads every dprobs of the
- * column before the shuffles, and then each lane reads an element just
- * before it overwrites it. */
-template <typename T>
+ * column before the shuffles, and then each lane reads its V elements just
+ * before it overwrites them. 16-byte loads as in the forward. */
+template <typename T, int V>
 __global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, T *dscores,
                                                float scale, int t, size_t ncols)
 {
@@ -279,15 +299,37 @@ __global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, 
     {
         const int i = (int)(col % (size_t)t);
         size_t off = col * (size_t)t;
-        float dot = 0.0f;
-        for (int j = lane; j <= i; j += 32)
-            dot += load(probs, off + j) * load(dprobs, off + j);
+        float pv[V], dv[V], dot = 0.0f;
+        for (int j = lane * V; j <= i; j += 32 * V) {
+            load_vec<T, V>(probs, off + j, pv);
+            load_vec<T, V>(dprobs, off + j, dv);
+            for (int k = 0; k < V && j + k <= i; k++)
+                dot += pv[k] * dv[k];
+        }
         dot = warp_sum(dot);
-        for (int j = lane; j < t; j += 32)
-            store(dscores, off + j,
-                  ew_causal_softmax_dscore(load(probs, off + j), load(dprobs, off + j), dot,
-                                           scale, j, i));
+        for (int j = lane * V; j < t; j += 32 * V) {
+            load_vec<T, V>(probs, off + j, pv);
+            load_vec<T, V>(dprobs, off + j, dv);
+            for (int k = 0; k < V; k++)
+                pv[k] = ew_causal_softmax_dscore(pv[k], dv[k], dot, scale, j + k, i);
+            store_vec<T, V>(dscores, off + j, pv);
+        }
     }
+}
+
+template <typename T>
+static void launch_causal_softmax_backward(const backend *b, cudaStream_t st, const void *probs,
+                                           const void *dprobs, void *dscores, float scale,
+                                           int t, size_t ncols)
+{
+    unsigned g = row_blocks(b, ncols);
+    if (rows_vectorisable<T>((size_t)t, probs, dprobs) &&
+        rows_vectorisable<T>((size_t)t, dscores, dscores))
+        causal_softmax_backward_kernel<T, 16 / sizeof(T)><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
+    else
+        causal_softmax_backward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
 }
 
 extern "C" int cuda_causal_softmax_backward(backend *b, storage s, const void *probs,
@@ -297,15 +339,12 @@ extern "C" int cuda_causal_softmax_backward(backend *b, storage s, const void *p
     if (t <= 0 || count <= 0)
         return BK_OK;
     size_t ncols = (size_t)count * (size_t)t;
-    unsigned g = row_blocks(b, ncols);
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        causal_softmax_backward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
-            (const bf16_bits *)probs, (const bf16_bits *)dprobs, (bf16_bits *)dscores, scale,
-            t, ncols);
+        launch_causal_softmax_backward<bf16_bits>(b, st, probs, dprobs, dscores, scale, t,
+                                                  ncols);
     else
-        causal_softmax_backward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
-            (const float *)probs, (const float *)dprobs, (float *)dscores, scale, t, ncols);
+        launch_causal_softmax_backward<float>(b, st, probs, dprobs, dscores, scale, t, ncols);
     CUDA_CHECK_LAUNCH(b, "causal_softmax_backward_kernel");
     return BK_OK;
 }
@@ -423,4 +462,64 @@ extern "C" int cuda_add(backend *b, storage s, void *y, const void *x, size_t n)
         add_kernel<float><<<g, EW_THREADS, 0, st>>>((float *)y, (const float *)x, n);
     CUDA_CHECK_LAUNCH(b, "add_kernel");
     return BK_OK;
+}
+
+/* ------------------------------------------------------ head arrangement */
+
+/* One thread per unit of U (16, 4 or 2 bytes) of a run of hd elements: run
+ * r of the per-head side is row i of block (p, q, h), r = ((p * batch + q)
+ * * heads + h) * t + i, and the same run sits at token q * t + i, part p,
+ * head h on the other side. A copy, so bf16 and fp32 differ only in how
+ * many units a run holds. */
+template <typename U>
+__global__ void permute_heads_kernel(const U *src, U *dst, size_t run_units, int heads, int t,
+                                     int batch, int parts, int to_tokens, size_t n_units)
+{
+    GRID_STRIDE(u, n_units)
+    {
+        size_t r = u / run_units, w = u % run_units, rest = r;
+        size_t i = rest % (size_t)t;
+        rest /= (size_t)t;
+        size_t h = rest % (size_t)heads;
+        rest /= (size_t)heads;
+        size_t q = rest % (size_t)batch, p = rest / (size_t)batch;
+        size_t tok = ((q * (size_t)t + i) * (size_t)parts + p) * (size_t)heads + h;
+        size_t a = r * run_units + w, c = tok * run_units + w;
+        if (to_tokens)
+            dst[c] = src[a];
+        else
+            dst[a] = src[c];
+    }
+}
+
+template <typename U>
+static int launch_permute_heads(backend *b, const void *src, void *dst, size_t run_bytes,
+                                size_t runs, int heads, int t, int batch, int parts,
+                                int to_tokens)
+{
+    size_t run_units = run_bytes / sizeof(U), n = runs * run_units;
+    permute_heads_kernel<U><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+        (const U *)src, (U *)dst, run_units, heads, t, batch, parts, to_tokens, n);
+    CUDA_CHECK_LAUNCH(b, "permute_heads_kernel");
+    return BK_OK;
+}
+
+/* 16-byte units where every run and both buffers allow them (head_dim 64 in
+ * bf16 is 8 of them a run), else 4, else 2 bytes. */
+extern "C" int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd,
+                                  int heads, int t, int batch, int parts, int to_tokens)
+{
+    if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0 || parts <= 0)
+        return BK_OK;
+    size_t run_bytes = (size_t)hd * storage_bytes(s);
+    size_t runs = (size_t)parts * (size_t)batch * (size_t)heads * (size_t)t;
+    uintptr_t align = (uintptr_t)src | (uintptr_t)dst | (uintptr_t)run_bytes;
+    if (align % 16 == 0)
+        return launch_permute_heads<int4>(b, src, dst, run_bytes, runs, heads, t, batch, parts,
+                                          to_tokens);
+    if (align % 4 == 0)
+        return launch_permute_heads<unsigned>(b, src, dst, run_bytes, runs, heads, t, batch,
+                                              parts, to_tokens);
+    return launch_permute_heads<unsigned short>(b, src, dst, run_bytes, runs, heads, t, batch,
+                                                parts, to_tokens);
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_backend.h"
 #include "mpi_comm_internal.h"
@@ -60,9 +61,47 @@ static int nccl_fail(backend *b, const char *call, ncclResult_t r)
             return nccl_fail((b), #call, nc_r_);                             \
     } while (0)
 
+/* NCCL reports a failed peer or network only asynchronously: a rank whose
+ * peer died would wait on its event until mpirun reaps it. Polled from
+ * every wait of the backend (cuda_backend_set_wait_poll) and of this
+ * engine; an error aborts the communicator and ends the wait. */
+static int nccl_poll(void *ctx)
+{
+    comm *c = ctx;
+    nccl_impl *p = impl_of(c);
+    ncclResult_t r = ncclSuccess;
+    if (!p->nc)
+        return 0;
+    if (ncclCommGetAsyncError(p->nc, &r) != ncclSuccess)
+        return 0;
+    if (r == ncclSuccess || r == ncclInProgress)
+        return 0;
+    snprintf(c->b->error, sizeof c->b->error,
+             "NCCL: %s (a peer rank died, or the network between them failed): this rank "
+             "stops", ncclGetErrorString(r));
+    ncclCommAbort(p->nc);
+    p->nc = NULL;
+    return 1;
+}
+
+/* Waits for ev, polling NCCL's asynchronous error (see nccl_poll). */
+static cudaError_t wait_event(comm *c, cudaEvent_t ev)
+{
+    for (long spins = 0;; spins++) {
+        cudaError_t e = cudaEventQuery(ev);
+        if (e != cudaErrorNotReady)
+            return e;
+        if (spins >= 100 && nccl_poll(c))
+            return cudaErrorLaunchFailure; /* the reason is in b->error */
+        usleep(spins >= 100 ? 100 : 10);
+    }
+}
+
 static void nccl_destroy(comm *c)
 {
     nccl_impl *p = impl_of(c);
+    if (p->events_made)
+        cuda_backend_set_wait_poll(c->b, NULL, NULL);
     if (p->nc)
         ncclCommDestroy(p->nc);
     if (p->events_made) {
@@ -84,14 +123,17 @@ static void nccl_destroy(comm *c)
 
 /* Adds the finished pairs of one list (in the order recorded) to *total
  * and keeps the rest; with `wait`, waits for them all. */
-static int collect_pairs(backend *b, cudaEvent_t (*pairs)[2], int *count, double *total,
+static int collect_pairs(comm *c, cudaEvent_t (*pairs)[2], int *count, double *total,
                          int wait)
 {
+    backend *b = c->b;
     int i = 0;
     for (; i < *count; i++) {
-        cudaError_t e = wait ? cudaEventSynchronize(pairs[i][1]) : cudaEventQuery(pairs[i][1]);
+        cudaError_t e = wait ? wait_event(c, pairs[i][1]) : cudaEventQuery(pairs[i][1]);
         if (e == cudaErrorNotReady)
             break;
+        if (e != cudaSuccess && !impl_of(c)->nc)
+            return BK_ERROR; /* NCCL failed: nccl_poll said why */
         if (e != cudaSuccess)
             return cuda_fail(b, wait ? "cudaEventSynchronize" : "cudaEventQuery", e);
         float ms;
@@ -113,8 +155,8 @@ static int collect_pairs(backend *b, cudaEvent_t (*pairs)[2], int *count, double
 static int collect(comm *c, int wait)
 {
     nccl_impl *p = impl_of(c);
-    int rc = collect_pairs(c->b, p->busy, &p->n_busy, &p->busy_ms, wait);
-    return rc ? rc : collect_pairs(c->b, p->stall, &p->n_stall, &p->exposed_ms, wait);
+    int rc = collect_pairs(c, p->busy, &p->n_busy, &p->busy_ms, wait);
+    return rc ? rc : collect_pairs(c, p->stall, &p->n_stall, &p->exposed_ms, wait);
 }
 
 static int nccl_allreduce_start(comm *c, float *buf, size_t n)
@@ -276,6 +318,7 @@ static int nccl_over(comm *host, comm **out)
         nccl_destroy(c);
         return rc;
     }
+    cuda_backend_set_wait_poll(b, nccl_poll, c);
     *out = c;
     return BK_OK;
 }

@@ -24,4 +24,33 @@ for want in "== correctness" "fp32   32x1" "gpt fp32  16x1" "0 failed" "A 64x1" 
     grep -q -- "$want" table || { cat stdout; fail "the table lacks '$want'"; }
 done
 tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "the last line"; }
+# The stage table: every stage with its status and figure, skipped ones
+# with their one-line reason.
+for want in "== stages: pass, FAIL or skipped" "gpu-check    pass     .* checks, 0 failed" \
+    "real-shapes  skipped  CPU rehearsal" "abc-modes    pass" "gpt-sweep    pass" \
+    "peak         skipped  no datasheet figure" "determinism  pass" \
+    "cupti-cost   skipped  the cpu backend has no CUPTI" "sanitizer    skipped  CPU rehearsal" \
+    "dp           pass" "kernels      skipped  CPU rehearsal"; do
+    grep -q -- "$want" table || { cat stdout; fail "the stage table lacks '$want'"; }
+done
+
+# Skips and failures of single stages (CHECK_ONLY): without MPI the data-
+# parallel stage is skipped and the check still passes; a sanitizer that
+# reports fails the check, its line saying so.
+cat >sanitizer <<'STUB'
+#!/bin/sh
+echo "========= ERROR SUMMARY: 1 error"
+exit 9
+STUB
+chmod +x sanitizer
+CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg2 CHECK_ONLY=dp \
+    CHECK_MPIRUN=/nonexistent/mpirun timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" \
+    >stdout2 2>&1 || { cat stdout2; fail "no MPI failed the check"; }
+grep -q "^  dp           skipped  no MPI (/nonexistent/mpirun not found)" stdout2 ||
+    { cat stdout2; fail "no MPI: no skipped line"; }
+CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg3 CHECK_ONLY=sanitizer \
+    CHECK_SANITIZER="$PWD/sanitizer" timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" \
+    >stdout3 2>&1 && { cat stdout3; fail "a sanitizer report passed"; }
+grep -q "^  sanitizer    FAIL     exit 1" stdout3 || { cat stdout3; fail "no FAIL line for the sanitizer"; }
+tail -n 1 stdout3 | grep -q "FAILED: sanitizer$" || { cat stdout3; fail "the last line of a failed check"; }
 echo "ok: the check-gpu rehearsal printed its table"

@@ -3,8 +3,10 @@
  * GEMM plans keyed by shape (a strided batch's count and strides too). Both headers are plain C. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
+#include "cuda_device_index.h"
 #include "cuda_gemm_cache.h"
 #include "cuda_peak.h"
 
@@ -144,8 +146,22 @@ static void test_batch_key(void)
     CHECK(!gemm_key_equal(&heads, &more));
 }
 
+/* A rank's GPU is its index on the node; an index past the node's GPUs is
+ * refused with one line (two ranks would share a GPU), never wrapped. */
+static void test_device_index(void)
+{
+    char why[200] = "";
+    int d = -1;
+    CHECK(cuda_device_for_index(NULL, 1, &d, why, sizeof why) == 0 && d == 0);
+    CHECK(cuda_device_for_index("3", 8, &d, why, sizeof why) == 0 && d == 3);
+    CHECK(cuda_device_for_index("1", 1, &d, why, sizeof why) == -1);
+    CHECK(strstr(why, "number 1 on its node, which has 1 GPU: two ranks would share") != NULL);
+    CHECK(cuda_device_for_index("8", 8, &d, why, sizeof why) == -1);
+}
+
 int main(void)
 {
+    test_device_index();
     test_datasheet();
     test_alignment();
     test_table();

@@ -1,5 +1,5 @@
 /* The CPU backend's transformer ops (LayerNorm, causal softmax, embeddings,
- * residual add) through the harness's wrappers, against float64 references
+ * residual add, the heads' arrangement) through the harness's wrappers, against float64 references
  * written here from the definitions (not from elementwise.h), and each
  * backward pass against central finite differences of the float64 forward.
  *
@@ -438,6 +438,35 @@ static void test_add(backend *b, size_t n)
     free(y), free(x), free(want);
 }
 
+/* ------------------------------------------------------ head arrangement */
+
+/* The tokens' [parts * heads * hd x batch * t] into per-head [hd x t]
+ * blocks and back, against the index formula written out here; dst starts
+ * as NaN, so an element the op never writes fails. */
+static void test_permute_heads(backend *b, int hd, int heads, int t, int batch, int parts)
+{
+    size_t width = (size_t)parts * heads * hd, n = width * (size_t)batch * t;
+    float *x = randoms(n, -1, 1), *y = malloc(n * sizeof *y), *back = malloc(n * sizeof *back);
+    for (size_t i = 0; i < n; i++)
+        y[i] = back[i] = NAN;
+    CHECK(bk_permute_heads(b, x, y, hd, heads, t, batch, parts, 0) == BK_OK);
+    size_t wrong = 0;
+    for (int p = 0; p < parts; p++)
+        for (int q = 0; q < batch; q++)
+            for (int h = 0; h < heads; h++)
+                for (int i = 0; i < t; i++)
+                    for (int e = 0; e < hd; e++) {
+                        size_t blk = (((size_t)p * batch + q) * heads + h) * t * hd +
+                                     (size_t)i * hd + e;
+                        size_t tok = ((size_t)q * t + i) * width + ((size_t)p * heads + h) * hd + e;
+                        wrong += !(y[blk] == x[tok]);
+                    }
+    CHECK(wrong == 0);
+    CHECK(bk_permute_heads(b, y, back, hd, heads, t, batch, parts, 1) == BK_OK);
+    CHECK(memcmp(back, x, n * sizeof *x) == 0);
+    free(x), free(y), free(back);
+}
+
 /* The CPU backend is fp32 only: bf16 storage is refused with a reason. */
 static void test_bf16_refused(backend *b)
 {
@@ -448,6 +477,7 @@ static void test_bf16_refused(backend *b)
     CHECK(b->ops->layernorm_forward(b, STORAGE_BF16, v, v, v, v, v, v, 2, 2) ==
           BK_UNSUPPORTED);
     CHECK(b->ops->causal_softmax_forward(b, STORAGE_BF16, v, v, 1, 2, 1) == BK_UNSUPPORTED);
+    CHECK(b->ops->permute_heads(b, STORAGE_BF16, v, v, 1, 1, 2, 1, 2, 0) == BK_UNSUPPORTED);
 }
 
 int main(void)
@@ -474,6 +504,10 @@ int main(void)
     test_embedding(b, 1024, 50, 64, 4, 0); /* split between threads */
     test_add(b, 1000);
     test_add(b, 300007);
+    test_permute_heads(b, 1, 1, 1, 1, 1);
+    test_permute_heads(b, 4, 3, 5, 2, 3);   /* q, k, v: three parts */
+    test_permute_heads(b, 8, 4, 16, 3, 1);  /* one part: the heads' outputs */
+    test_permute_heads(b, 64, 12, 64, 5, 3); /* split between threads */
     test_bf16_refused(b);
     b->ops->destroy(b);
     return check_finish("test_transformer_ops");

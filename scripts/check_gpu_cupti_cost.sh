@@ -1,0 +1,24 @@
+#!/bin/sh
+# What the CUPTI collector costs while it is subscribed: the timed passes
+# run with it subscribed (it records only in the trace pass), so the same
+# config (model S, E = 64 as 16x4, async, no trace pass) runs with the
+# collector and with --no-cupti, and the step medians are compared. A
+# figure to report, not a threshold: the check fails only when a run does.
+# Usage: scripts/check_gpu_cupti_cost.sh OUT_DIR ACCUBENCH
+set -u
+export ACCUBENCH_NO_INSTALL=1
+[ $# -eq 2 ] || { echo "usage: $0 OUT_DIR ACCUBENCH" >&2; exit 2; }
+out=$1 bin=$2
+say() { echo "check_gpu_cupti_cost: $*"; }
+cfg="--backend cuda --model S --effective 64 --micro 16 --mode async --trace-steps 0 --budget-s 1 --quiet"
+# shellcheck disable=SC2086 # cfg is a list of options
+"$bin" run $cfg --csv "$out/cupti-on.csv" >"$out/cupti-on.log" 2>&1 &&
+    "$bin" run $cfg --no-cupti --csv "$out/cupti-off.csv" >"$out/cupti-off.log" 2>&1 ||
+    { say "a run failed; see $out/cupti-on.log, $out/cupti-off.log"; exit 1; }
+median() {
+    grep -v '^#' "$1" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        { print $c["step_ms_median"]; exit }'
+}
+on=$(median "$out/cupti-on.csv") off=$(median "$out/cupti-off.csv")
+[ -n "$on" ] && [ -n "$off" ] || { say "no step_ms_median in the CSVs"; exit 1; }
+say "PASS: $(awk -v a="$on" -v b="$off" 'BEGIN { printf "CUPTI subscribed: %.3f ms a step, without: %.3f ms (%+.1f%%)", a, b, 100 * (a - b) / b }')"

@@ -1,0 +1,37 @@
+#!/bin/sh
+# compute-sanitizer over the CUDA backend: memcheck on gpu-check in fp32
+# (every op and both models), and memcheck, racecheck and initcheck on a
+# small GPT run (one step, no collector: the sanitizer wants to be CUPTI's
+# only subscriber). QUICK (5th argument 1): memcheck on the GPT run only.
+# Any report fails the stage (--error-exitcode).
+# Usage: scripts/check_gpu_sanitizer.sh OUT_DIR BUILD_DIR BACKEND SANITIZER QUICK
+set -u
+export ACCUBENCH_NO_INSTALL=1
+[ $# -eq 5 ] || { echo "usage: $0 OUT_DIR BUILD_DIR BACKEND SANITIZER QUICK" >&2; exit 2; }
+out=$1 build=$2 backend=$3 tool=$4 quick=$5
+say() { echo "check_gpu_sanitizer: $*"; }
+if [ "$backend" = cpu ]; then check_dev="--device cpu"; else check_dev=""; fi
+status=0 ran=""
+# run NAME TOOL CMD...
+run() {
+    name=$1 which=$2
+    shift 2
+    if "$tool" --tool "$which" --error-exitcode 9 "$@" >"$out/sanitizer-$name.log" 2>&1; then
+        ran="$ran $name:ok"
+    else
+        ran="$ran $name:FAIL"
+        status=1
+        say "$name failed (exit $?); the log ends:"
+        tail -n 10 "$out/sanitizer-$name.log" | sed 's/^/    /'
+    fi
+}
+gpt="$build/accubench run --backend $backend --model gpt-tiny --dtype fp32 --effective 4 --micro 2 --warmup 0 --steps 1 --trace-steps 0 --no-cupti --quiet --csv $out/sanitizer-gpt.csv"
+# shellcheck disable=SC2086 # the command lines are meant to split
+run gpt-memcheck memcheck $gpt
+if [ "$quick" != 1 ]; then
+    run gpt-racecheck racecheck $gpt
+    run gpt-initcheck initcheck $gpt
+    run check-memcheck memcheck "$build/gpu-check" $check_dev --dtype fp32
+fi
+if [ "$status" = 0 ]; then say "PASS:$ran"; else say "FAIL:$ran"; fi
+exit $status
