@@ -69,7 +69,8 @@ static const char RUN_OPTIONS_REST[] =
     "  --dump DIR            the first config's window and gradient as .npy files for\n"
     "                        checks with other frameworks (docs/dump.md)\n"
     "  --no-cupti            no activity collector (for Nsight Systems)\n"
-    "  --quiet               nothing on stdout (errors still go to stderr)\n";
+    "  --quiet               on stdout only the last line, naming the CSV (errors still\n"
+    "                        go to stderr)\n";
 
 static const char PLAN_USAGE[] =
     "usage: accubench plan --effective N --max-micro N [--devices N]\n"

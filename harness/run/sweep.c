@@ -385,7 +385,9 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         else
             fprintf(stderr, "accubench: %ld of the %zu rows measured are in %s\n", on_disk,
                     s.csv.count, path);
-    } else if (!o->quiet) {
+    } else if (!o->quiet || !s.world || s.world->rank == 0) {
+        /* --quiet too: a script that runs it needs the file's name. Other
+         * ranks are quiet because rank 0 speaks for them. */
         printf("%zu rows written to %s\n", s.csv.count, path);
     }
     csv_writer_free(&s.csv);
