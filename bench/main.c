@@ -184,6 +184,19 @@ static int help_run(void)
     return 0;
 }
 
+/* The program as it was started (build/accubench): hints name it so. */
+static const char *program = "accubench";
+
+/* "FIRST arg arg ...": the command line, for the CSV and for hints. */
+static void join_command(char *out, size_t n, const char *first, int argc, char **argv)
+{
+    snprintf(out, n, "%s", first);
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(out);
+        snprintf(out + used, n - used, " %s", argv[i]);
+    }
+}
+
 static int cmd_run(int argc, char **argv)
 {
     /* Each line as it is printed, into a pipe or a file too: the header
@@ -223,14 +236,12 @@ static int cmd_run(int argc, char **argv)
     }
     if (o.note[0])
         fprintf(stderr, "accubench: note: %s\n", o.note);
-    char command[2048] = "accubench";
-    for (int i = 0; i < argc; i++) {
-        size_t used = strlen(command);
-        snprintf(command + used, sizeof command - used, " %s", argv[i]);
-    }
+    char command[2048], launch[2048];
+    join_command(command, sizeof command, "accubench", argc, argv);
+    join_command(launch, sizeof launch, program, argc, argv);
     run_context ctx = {.argv0 = argv[0], .git_rev = ACCUBENCH_GIT_REV, .command_line = command};
     dp_launch ranks;
-    int rc = dp_launch_start(&argc, &argv, &o, command, &ranks);
+    int rc = dp_launch_start(&argc, &argv, &o, launch, &ranks);
     if (rc)
         return rc;
 
@@ -472,6 +483,7 @@ int main(int argc, char **argv)
         print_usage(stderr);
         return 2;
     }
+    program = argv[0];
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         print_usage(stdout);

@@ -49,6 +49,13 @@ printf 'effective = 16\nmicro = 4\nmodel tiny\n' > broken.profile
 run "broken.profile:3" run --out out --profile ./broken.profile
 printf 'effective = 16\nmicro = 4\nwibble = 3\n' > unknown.profile
 run "unknown.profile:3: unknown option 'wibble'" run --out out --profile ./unknown.profile
+# --devices 2 without mpirun: the hint is a command that works as typed,
+# with this program's own path, and as root Open MPI's permission
+run "run it as  mpirun -np 2 .*$ACCUBENCH run" run $base --devices 2
+if [ "$(id -u)" -eq 0 ]; then
+    grep -q -- '--allow-run-as-root.*OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1' \
+        stderr.txt || { echo "FAILED: as root the hint does not say how:"; cat stderr.txt; fail=1; }
+fi
 # an unwritable output directory (a file in the way)
 touch notadir
 run "output directory" run --profile quick --out notadir/sub
