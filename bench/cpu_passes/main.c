@@ -187,10 +187,12 @@ static int by_time(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->name, y->name);
 }
 
-/* Records `steps` steps op by op and prints where each step's time went. */
-static int breakdown(step_runner *s, int steps, double flops, double peak_tflops)
+/* Records `steps` steps op by op into rec (set up here; free it after,
+ * whatever this returns). */
+static int record_steps(step_runner *s, int steps, trace_recorder *rec)
 {
     backend *b = s->m->b;
+    memset(rec, 0, sizeof *rec); /* freeing it is safe whatever fails */
     /* Room for every op and range of `steps` steps: the ops of one step
      * counted, and a few ranges per micro-batch. */
     uint64_t before = b->dispatches;
@@ -200,13 +202,12 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
     if (rc)
         return rc;
     size_t per_step = (size_t)(b->dispatches - before) + 4 * (size_t)s->sp.accum + 8;
-    trace_recorder rec;
-    if (trace_recorder_init(&rec, (size_t)steps * per_step)) {
+    if (trace_recorder_init(rec, (size_t)steps * per_step)) {
         snprintf(b->error, sizeof b->error, "out of host memory for the records");
         return BK_OOM;
     }
-    b->recorder = &rec;
-    ranges_attach_recorder(&rec);
+    b->recorder = rec;
+    ranges_attach_recorder(rec);
     for (int i = 0; i < steps && !rc; i++) {
         rc = step_run(s);
         if (!rc)
@@ -214,19 +215,25 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
     }
     ranges_attach_recorder(NULL);
     b->recorder = NULL;
-    if (!rc && rec.dropped) {
+    if (!rc && rec->dropped) {
         snprintf(b->error, sizeof b->error, "%llu records did not fit",
-                 (unsigned long long)rec.dropped);
+                 (unsigned long long)rec->dropped);
         rc = BK_ERROR;
     }
-    op_total ops[MAX_OPS];
+    return rc;
+}
+
+/* Sums the records by op name; returns the count of ops. */
+static int total_ops(const trace_recorder *rec, op_total *ops, uint64_t *step_ns,
+                     uint64_t *op_ns)
+{
     int n_ops = 0;
-    uint64_t step_ns = 0, op_ns = 0;
-    for (size_t i = 0; i < rec.count && !rc; i++) {
-        const trace_record *r = &rec.records[i];
+    *step_ns = *op_ns = 0;
+    for (size_t i = 0; i < rec->count; i++) {
+        const trace_record *r = &rec->records[i];
         uint64_t ns = r->end_ns - r->start_ns;
         if (r->kind == TRACE_RANGE && !strcmp(r->name, "step"))
-            step_ns += ns;
+            *step_ns += ns;
         if (r->kind != TRACE_KERNEL)
             continue;
         int k = 0;
@@ -237,9 +244,20 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
         if (k < n_ops) {
             ops[k].calls++;
             ops[k].ns += ns;
-            op_ns += ns;
+            *op_ns += ns;
         }
     }
+    return n_ops;
+}
+
+/* Records `steps` steps op by op and prints where each step's time went. */
+static int breakdown(step_runner *s, int steps, double flops, double peak_tflops)
+{
+    trace_recorder rec;
+    int rc = record_steps(s, steps, &rec);
+    op_total ops[MAX_OPS];
+    uint64_t step_ns, op_ns;
+    int n_ops = rc ? 0 : total_ops(&rec, ops, &step_ns, &op_ns);
     if (!rc) {
         qsort(ops, (size_t)n_ops, sizeof *ops, by_time);
         double step_ms = (double)step_ns / 1e6 / steps;
