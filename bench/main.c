@@ -48,6 +48,11 @@ static void join_command(char *out, size_t n, const char *first, int argc, char 
     }
 }
 
+static int run_is_known(const char *key)
+{
+    return option_find(&run_option_table, key) != NULL;
+}
+
 /* run's options: the profile first, so that the command line overrides
  * it; the first pass also finds every malformed argument and --help.
  * 0: run; 1: the help was printed; 2: bad usage, said on stderr. */
@@ -58,6 +63,7 @@ static int read_run_options(int argc, char **argv, run_options *o)
     arg_kind k;
     options_defaults(o);
     args_init(&a, argc, argv, options_is_flag);
+    a.is_known = run_is_known;
     while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
             usage_run(stdout, program);
@@ -73,6 +79,7 @@ static int read_run_options(int argc, char **argv, run_options *o)
         }
     }
     args_init(&a, argc, argv, options_is_flag);
+    a.is_known = run_is_known;
     while (args_next(&a, why, sizeof why) == ARG_OPTION)
         if (strcmp(a.key, "profile") != 0 && options_set(o, a.key, a.value, why, sizeof why)) {
             usage_error(why);

@@ -117,6 +117,14 @@ static int plan_is_flag(const char *key)
     return option_is_flag(&plan_table, key);
 }
 
+static int plan_is_known(const char *key)
+{
+    for (size_t i = 0; i < N_SHARED; i++)
+        if (strcmp(key, SHARED[i]) == 0)
+            return 1;
+    return option_find(&plan_table, key) != NULL;
+}
+
 /* plan's own rows, else run's for a shared key (into a->shared). */
 static int plan_set(plan_args *a, const char *key, const char *value, char *why, size_t n)
 {
@@ -206,6 +214,7 @@ int plan_main(int argc, char **argv)
     args in;
     arg_kind k;
     args_init(&in, argc, argv, plan_is_flag);
+    in.is_known = plan_is_known;
     while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
             plan_usage(stdout, usage_edit);

@@ -132,6 +132,12 @@ static int passes_is_flag(const char *key)
     return 0;
 }
 
+static int passes_is_known(const char *key)
+{
+    return option_find(&passes_table, key) || !strcmp(key, SHARED[0]) ||
+           !strcmp(key, SHARED[1]);
+}
+
 /* The parsed arguments as the run wants them. 0, or 2 with the reason said. */
 static int finish_options(const passes_args *in, options *o)
 {
@@ -157,6 +163,7 @@ static int parse_options(int argc, char **argv, options *o)
     option_shared shared = {&run_option_table, SHARED, 2, &in.run};
     args a;
     args_init(&a, argc, argv, passes_is_flag);
+    a.is_known = passes_is_known;
     for (;;) {
         arg_kind k = args_next(&a, why, sizeof why);
         if (k == ARG_END)

@@ -165,6 +165,11 @@ static int check_is_flag(const char *key)
     return option_is_flag(&check_table, key);
 }
 
+static int check_is_known(const char *key)
+{
+    return option_find(&check_table, key) != NULL;
+}
+
 /* 0: check; 1: --help answered; 2: bad usage, said on stderr. */
 static int parse_check_args(int argc, char **argv, check_args *c)
 {
@@ -175,6 +180,7 @@ static int parse_check_args(int argc, char **argv, check_args *c)
     c->device = backend_first(1);
     option_defaults(&check_table, c, why, sizeof why);
     args_init(&a, argc, argv, check_is_flag);
+    a.is_known = check_is_known;
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP) {
             help();

@@ -57,6 +57,9 @@ run "did you mean 'S'?" run $base --model s
 run "unknown command 'rn'; did you mean 'run'?" rn
 run "unknown command 'plna'.*did you mean 'plan'?" help plna
 run "unknown plan option '--max-mirco'; did you mean '--max-micro'?" plan --max-mirco 8
+run "unknown option 'no-cupt'; did you mean 'no-cupti'?" run $base --no-cupt
+run "unknown option 'no-chart'; did you mean 'no-charts'?" report some.csv --no-chart
+run "unknown option 'min-dif'; did you mean 'min-diff'?" compare a.csv b.csv --min-dif 2
 printf 'effective = 16\nmicro = 4\nwramup = 3\n' > typo.profile
 run "typo.profile:3: unknown option 'wramup'; did you mean 'warmup'?" run --out out --profile ./typo.profile
 # --devices 2 without mpirun: the hint is a command that works as typed,
