@@ -187,7 +187,8 @@ $(CUDA_LIB): $(CUDA_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o \
-             $(BUILD)/obj/bench/dp_launch.o
+             $(BUILD)/obj/bench/dp_launch.o $(BUILD)/obj/bench/plan.o \
+             $(BUILD)/obj/bench/usage.o
 
 # The revision the program reports and whether CUDA is in: the program's
 # objects rebuild when either changes (the stamp is rewritten only then).

@@ -7,6 +7,7 @@
 
 #include "cpu_backend.h"
 #include "name_list.h"
+#include "nearest.h"
 #ifdef ACCUBENCH_HAVE_CUDA
 #include "cuda_backend.h"
 #include "cupti_collector.h"
@@ -94,6 +95,7 @@ int backend_check_name(const char *name, char *why, size_t why_len)
     char known[256];
     backend_names(known, sizeof known, ", ", 1);
     snprintf(why, why_len, "unknown backend '%s' (known: %s)", name, known);
+    nearest_suggest(why, why_len, name, known);
     return -1;
 }
 

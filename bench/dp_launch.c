@@ -25,6 +25,20 @@ static int launcher_size(void)
     return 0;
 }
 
+/* Open MPI refuses to start as root unless told twice that it is meant:
+ * the hint says how, so that it runs as typed. */
+static const char *root_flag(void)
+{
+    return geteuid() == 0 ? " --allow-run-as-root" : "";
+}
+
+static const char *root_note(void)
+{
+    return geteuid() == 0 ? "  (as root, Open MPI needs --allow-run-as-root, or "
+                            "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set)"
+                          : "";
+}
+
 static int most_devices(const run_options *o)
 {
     int most = 1;
@@ -56,7 +70,8 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
     if (!launched) {
         if (most > 1) {
             fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
-                    "mpirun -np %d %s%s\n", most, most, most, cmdline, BUILD_NOTE);
+                    "mpirun -np %d%s %s%s%s\n", most, most, most, root_flag(), cmdline,
+                    root_note(), BUILD_NOTE);
             return 2;
         }
         return 0;

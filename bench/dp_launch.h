@@ -20,7 +20,8 @@ typedef struct dp_launch {
  * ranks launched; none given: all of them), and gives this rank its
  * device (ACCUBENCH_DEVICE_INDEX) and its share of the cores
  * (ACCUBENCH_CPU_THREADS, unless set). 0, or 2 after one line on stderr
- * (rank 0's) saying what to do. `cmdline` is the command as typed. */
+ * (rank 0's) saying what to do. `cmdline` is the command as typed, the program by its own path
+ * (build/accubench), so that the hint runs as it is written. */
 int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
                     dp_launch *out);
 

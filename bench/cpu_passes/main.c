@@ -19,6 +19,7 @@
  *
  * Exit status: 0; 1 when a run failed; 2 on bad usage. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "dispatch.h"
 #include "measure.h"
 #include "model.h"
+#include "options.h"
 #include "parse.h"
 #include "ranges.h"
 #include "registry.h"
@@ -45,25 +47,76 @@ typedef struct options {
     optimizer_at at;
 } options;
 
+/* What the command line sets: cpu-passes' own keys, and run's rows for
+ * --model and --optimizer-at (run.*), so they mean what they mean there. */
+typedef struct passes_args {
+    int effective, micro, runs, steps;
+    run_options run;
+} passes_args;
+
+#define PASSES_INT(k, f, hi, d, h) .key = k, .arg = "N", .type = OPTION_INT, \
+    .offset = offsetof(passes_args, f), .min = 1, .max = hi, .def = d, .help = h
+
+static const option_def PASSES_OPTIONS[] = {
+    {PASSES_INT("effective", effective, 1 << 20, "256", "the effective batch")},
+    {PASSES_INT("micro", micro, 1 << 20, NULL, "the micro-batch"),
+     .shown = "the effective batch, one pass"},
+    {PASSES_INT("runs", runs, MAX_RUNS, "3", "peak GEMM + timed steps, this many times")},
+    {PASSES_INT("steps", steps, 1 << 20, "20",
+                "steps timed per run, and recorded for the breakdown")},
+};
+static const option_table passes_table = {
+    PASSES_OPTIONS, (int)(sizeof PASSES_OPTIONS / sizeof PASSES_OPTIONS[0])};
+static const char *const SHARED[] = {"model", "optimizer-at"};
+
 static void usage(FILE *f)
 {
+    char places[64];
+    size_t n = 0;
+    for (const char *p = optimizer_at_names(); *p && n + 1 < sizeof places; p++)
+        if (*p != ' ')
+            places[n++] = *p == ',' ? '|' : *p; /* "step, backward": step|backward */
+    places[n] = '\0';
     fprintf(f, "usage: cpu-passes [--model NAME] [--effective N] [--micro N] [--runs N] "
-               "[--steps N] [--optimizer-at step|backward]\n");
+               "[--steps N] [--optimizer-at %s]\n", places);
+}
+
+/* run's defaults where cpu-passes' differ: one model, S; the optimizer per
+ * layer in the last backward, as accubench run does on the CPU. */
+static void passes_defaults(passes_args *a)
+{
+    char why[300];
+    memset(a, 0, sizeof *a);
+    options_defaults(&a->run);
+    if (option_defaults(&passes_table, a, why, sizeof why) ||
+        options_set(&a->run, "optimizer-at", "backward", why, sizeof why))
+        fprintf(stderr, "cpu-passes: %s\n", why);
+}
+
+/* run's rows with cpu-passes' own defaults: one model; the optimizer at
+ * passes_defaults' place. */
+static void shared_defaults(const option_def *d, char *help, size_t help_len, char *shown,
+                            size_t shown_len)
+{
+    passes_args defaults;
+    passes_defaults(&defaults);
+    if (strcmp(d->key, "model") == 0) {
+        char all[600];
+        snprintf(all, sizeof all, "%s", help);
+        snprintf(help, help_len, "one model: %s", all);
+    }
+    if (d->tag == RUN_TAG_AUTO_OPTIMIZER_AT)
+        snprintf(shown, shown_len, "%s, as accubench run on the CPU",
+                 optimizer_at_name(defaults.run.optimizer.at));
 }
 
 static void help(void)
 {
     usage(stdout);
-    printf("\n"
-           "  --model NAME     a preset (tiny, S, M, L, XL) or mlp:hidden=N,layers=N,classes=N"
-           " (default S)\n"
-           "  --effective N    the effective batch (default 256)\n"
-           "  --micro N        the micro-batch (default: the effective batch, one pass)\n"
-           "  --runs N         peak GEMM + timed steps, this many times (default 3)\n"
-           "  --steps N        steps timed per run, and recorded for the breakdown"
-           " (default 20)\n"
-           "  --optimizer-at W step: after the window; backward: per layer in the last"
-           " backward (default backward, as accubench run on the CPU)\n");
+    printf("\n");
+    option_usage(stdout, &passes_table, NULL);
+    option_shared shared = {&run_option_table, SHARED, 2, NULL};
+    option_usage_shared(stdout, &shared, shared_defaults);
 }
 
 static int bad_usage(const char *why)
@@ -73,19 +126,44 @@ static int bad_usage(const char *why)
     return 2;
 }
 
+static int passes_is_flag(const char *key)
+{
+    (void)key;
+    return 0;
+}
+
+static int passes_is_known(const char *key)
+{
+    return option_find(&passes_table, key) || !strcmp(key, SHARED[0]) ||
+           !strcmp(key, SHARED[1]);
+}
+
+/* The parsed arguments as the run wants them. 0, or 2 with the reason said. */
+static int finish_options(const passes_args *in, options *o)
+{
+    char why[320];
+    if (in->run.n_models != 1)
+        return bad_usage("--model: cpu-passes takes one model");
+    *o = (options){in->run.models[0], in->effective, in->micro ? in->micro : in->effective,
+                   in->runs, in->steps, in->run.optimizer.at};
+    if (o->micro > o->effective) {
+        snprintf(why, sizeof why, "--micro %d is larger than --effective %d", o->micro,
+                 o->effective);
+        return bad_usage(why);
+    }
+    return 0;
+}
+
 /* 0: run; 1: --help was answered; 2: bad usage, said on stderr. */
 static int parse_options(int argc, char **argv, options *o)
 {
     char why[320];
-    long long v;
-    memset(o, 0, sizeof *o);
-    model_spec_parse("S", &o->model, NULL, 0);
-    o->effective = 256;
-    o->runs = 3;
-    o->steps = 20;
-    o->at = OPT_AT_BACKWARD;
+    passes_args in;
+    passes_defaults(&in);
+    option_shared shared = {&run_option_table, SHARED, 2, &in.run};
     args a;
-    args_init(&a, argc, argv, NULL);
+    args_init(&a, argc, argv, passes_is_flag);
+    a.is_known = passes_is_known;
     for (;;) {
         arg_kind k = args_next(&a, why, sizeof why);
         if (k == ARG_END)
@@ -94,49 +172,14 @@ static int parse_options(int argc, char **argv, options *o)
             help();
             return 1;
         }
-        if (k == ARG_ERROR)
-            return bad_usage(why);
-        if (k == ARG_POSITIONAL) {
+        if (k == ARG_POSITIONAL)
             snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
+        if (k == ARG_ERROR || k == ARG_POSITIONAL ||
+            option_set_with(&passes_table, &in, &shared, NULL, a.key, a.value, why,
+                            sizeof why))
             return bad_usage(why);
-        }
-        if (!strcmp(a.key, "optimizer-at")) {
-            if (optimizer_at_parse(a.value, &o->at)) {
-                snprintf(why, sizeof why, "unknown --optimizer-at '%s' (known: %s)", a.value,
-                         optimizer_at_names());
-                return bad_usage(why);
-            }
-            continue;
-        }
-        if (!strcmp(a.key, "model")) {
-            if (model_spec_parse(a.value, &o->model, why, sizeof why))
-                return bad_usage(why);
-            continue;
-        }
-        int *slot = !strcmp(a.key, "effective") ? &o->effective
-                    : !strcmp(a.key, "micro")   ? &o->micro
-                    : !strcmp(a.key, "runs")    ? &o->runs
-                    : !strcmp(a.key, "steps")   ? &o->steps
-                                                : NULL;
-        if (!slot) {
-            snprintf(why, sizeof why, "unknown option '--%s'", a.key);
-            return bad_usage(why);
-        }
-        long long max = slot == &o->runs ? MAX_RUNS : 1 << 20;
-        char what[80];
-        snprintf(what, sizeof what, "--%s", a.key);
-        if (parse_int(what, a.value, 1, max, &v, why, sizeof why))
-            return bad_usage(why);
-        *slot = (int)v;
     }
-    if (!o->micro)
-        o->micro = o->effective;
-    if (o->micro > o->effective) {
-        snprintf(why, sizeof why, "--micro %d is larger than --effective %d", o->micro,
-                 o->effective);
-        return bad_usage(why);
-    }
-    return 0;
+    return finish_options(&in, o);
 }
 
 typedef struct op_total {
@@ -151,10 +194,12 @@ static int by_time(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->name, y->name);
 }
 
-/* Records `steps` steps op by op and prints where each step's time went. */
-static int breakdown(step_runner *s, int steps, double flops, double peak_tflops)
+/* Records `steps` steps op by op into rec (set up here; free it after,
+ * whatever this returns). */
+static int record_steps(step_runner *s, int steps, trace_recorder *rec)
 {
     backend *b = s->m->b;
+    memset(rec, 0, sizeof *rec); /* freeing it is safe whatever fails */
     /* Room for every op and range of `steps` steps: the ops of one step
      * counted, and a few ranges per micro-batch. */
     uint64_t before = b->dispatches;
@@ -164,13 +209,12 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
     if (rc)
         return rc;
     size_t per_step = (size_t)(b->dispatches - before) + 4 * (size_t)s->sp.accum + 8;
-    trace_recorder rec;
-    if (trace_recorder_init(&rec, (size_t)steps * per_step)) {
+    if (trace_recorder_init(rec, (size_t)steps * per_step)) {
         snprintf(b->error, sizeof b->error, "out of host memory for the records");
         return BK_OOM;
     }
-    b->recorder = &rec;
-    ranges_attach_recorder(&rec);
+    b->recorder = rec;
+    ranges_attach_recorder(rec);
     for (int i = 0; i < steps && !rc; i++) {
         rc = step_run(s);
         if (!rc)
@@ -178,19 +222,25 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
     }
     ranges_attach_recorder(NULL);
     b->recorder = NULL;
-    if (!rc && rec.dropped) {
+    if (!rc && rec->dropped) {
         snprintf(b->error, sizeof b->error, "%llu records did not fit",
-                 (unsigned long long)rec.dropped);
+                 (unsigned long long)rec->dropped);
         rc = BK_ERROR;
     }
-    op_total ops[MAX_OPS];
+    return rc;
+}
+
+/* Sums the records by op name; returns the count of ops. */
+static int total_ops(const trace_recorder *rec, op_total *ops, uint64_t *step_ns,
+                     uint64_t *op_ns)
+{
     int n_ops = 0;
-    uint64_t step_ns = 0, op_ns = 0;
-    for (size_t i = 0; i < rec.count && !rc; i++) {
-        const trace_record *r = &rec.records[i];
+    *step_ns = *op_ns = 0;
+    for (size_t i = 0; i < rec->count; i++) {
+        const trace_record *r = &rec->records[i];
         uint64_t ns = r->end_ns - r->start_ns;
         if (r->kind == TRACE_RANGE && !strcmp(r->name, "step"))
-            step_ns += ns;
+            *step_ns += ns;
         if (r->kind != TRACE_KERNEL)
             continue;
         int k = 0;
@@ -201,9 +251,20 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
         if (k < n_ops) {
             ops[k].calls++;
             ops[k].ns += ns;
-            op_ns += ns;
+            *op_ns += ns;
         }
     }
+    return n_ops;
+}
+
+/* Records `steps` steps op by op and prints where each step's time went. */
+static int breakdown(step_runner *s, int steps, double flops, double peak_tflops)
+{
+    trace_recorder rec;
+    int rc = record_steps(s, steps, &rec);
+    op_total ops[MAX_OPS];
+    uint64_t step_ns, op_ns;
+    int n_ops = rc ? 0 : total_ops(&rec, ops, &step_ns, &op_ns);
     if (!rc) {
         qsort(ops, (size_t)n_ops, sizeof *ops, by_time);
         double step_ms = (double)step_ns / 1e6 / steps;

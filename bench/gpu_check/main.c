@@ -20,12 +20,6 @@
  * check then measures the GEMM, not the rounding, which the model check
  * shows.
  *
- * `--real-shapes` runs, instead, the checks at GPT-2 small's own sizes: the
- * ops (the causal softmax at T = 1024, cross-entropy over 50304 classes,
- * LayerNorm over 16K rows, logits of more than 2^31 elements), one window of
- * gpt-small at one sequence and a 12-layer GPT, each against the CPU (whose
- * reference takes tens of seconds there: a stage of its own).
- *
  * `--device cpu` checks a second CPU backend against the first (fp32 only):
  * the checking code itself, on a machine without a GPU.
  *
@@ -39,6 +33,7 @@
  * Exit status: 0 all passed, 1 a check failed, 2 no usable device or bad
  * usage. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,34 +44,10 @@
 #include "cpu_backend.h"
 #include "dedupe.h"
 #include "gpu_check.h"
-#include "name_list.h"
+#include "nearest.h"
+#include "option_table.h"
 #include "parse.h"
 #include "plural.h"
-
-static void usage(FILE *f)
-{
-    char names[128];
-    backend_names(names, sizeof names, "|", 0);
-    fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE] [--device %s] [--seed N] "
-               "[--real-shapes]\n", names);
-}
-
-static int help(void)
-{
-    const backend_entry *gpu = backend_first(1);
-    usage(stdout);
-    printf("\n"
-           "  --dtype LIST    dtypes to check, e.g. fp32,bf16 (default: every dtype)\n"
-           "  --csv FILE      one row per check, written as each is checked\n"
-           "  --device NAME   the backend checked against the CPU (default %s)\n"
-           "  --seed N        the random inputs' seed (default 1)\n"
-           "  --real-shapes   only the checks at GPT-2 small's sizes (the ops, gpt-small at\n"
-           "                  one sequence, a 12-layer GPT) against the CPU\n"
-           "\n"
-           "exit status: 0 all passed, 1 a check failed, 2 no usable device or bad usage\n",
-           gpu ? gpu->name : "none");
-    return 0;
-}
 
 /* Every check of one dtype on an open device (with `real`, only those at
  * GPT-2 small's sizes). */
@@ -107,87 +78,164 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
     }
 }
 
-static int is_flag(const char *key) { return strcmp(key, "real-shapes") == 0; }
-
-static const char *dtype_at(int i) { return dtype_name((dtype)i); }
-
 static int same_dtype(const void *a, const void *b)
 {
     return *(const dtype *)a == *(const dtype *)b;
 }
 
-int main(int argc, char **argv)
+/* What the command line sets; each key is a row of CHECK_OPTIONS. */
+typedef struct check_args {
+    dtype dts[8];
+    int n_dts;                   /* 0: every dtype */
+    char csv[1024];
+    const backend_entry *device; /* the program's first GPU backend by default */
+    uint64_t seed;
+    int real;                    /* --real-shapes */
+} check_args;
+
+static int set_dtypes(void *target, const option_def *d, const char *value, char *why,
+                      size_t n)
 {
-    const char *csv = NULL;
-    const backend_entry *device = backend_first(1);
-    char list[64], why[320];
-    unsigned long long seed = 1;
-    int real = 0;
+    check_args *c = target;
+    char copy[256], *items[8];
+    if (strlen(value) >= sizeof copy) { /* refused, never cut to fit */
+        snprintf(why, n, "--%s list longer than %zu characters", d->key, sizeof copy - 1);
+        return -1;
+    }
+    snprintf(copy, sizeof copy, "%s", value);
+    int count = split_list(d->key, copy, items, 8, why, n);
+    for (int i = 0; i < count; i++)
+        if (dtype_parse(items[i], &c->dts[i])) {
+            snprintf(why, n, "unknown dtype '%s' (known: %s)", items[i], dtype_names());
+            nearest_suggest(why, n, items[i], dtype_names());
+            return -1;
+        }
+    c->n_dts = count < 0 ? 0 : count;
+    return count < 0 ? -1 : 0;
+}
+
+static int set_device(void *target, const option_def *d, const char *value, char *why,
+                      size_t n)
+{
+    check_args *c = target;
+    c->device = backend_find(value);
+    if (c->device)
+        return 0;
+    char names[128];
+    backend_names(names, sizeof names, ", ", 0);
+    snprintf(why, n, "unknown %s '%s' (known: %s)", d->key, value, names);
+    nearest_suggest(why, n, value, names);
+    return -1;
+}
+
+enum { TAG_DEVICE = 1 };
+
+static const option_def CHECK_OPTIONS[] = {
+    {.key = "dtype", .arg = "LIST", .type = OPTION_CUSTOM, .set = set_dtypes,
+     .shown = "every dtype", .help = "dtypes to check, e.g. fp32,bf16"},
+    {.key = "csv", .arg = "FILE", .type = OPTION_PATH, .offset = offsetof(check_args, csv),
+     .size = sizeof(((check_args *)0)->csv), .help = "one row per check, written as each is checked"},
+    {.key = "device", .arg = "NAME", .type = OPTION_CUSTOM, .set = set_device, .tag = TAG_DEVICE,
+     .help = "the backend checked against the CPU"},
+    {.key = "seed", .arg = "N", .type = OPTION_U64, .offset = offsetof(check_args, seed),
+     .min = 0, .max = LLONG_MAX, .def = "1", .help = "the random inputs' seed"},
+    {.key = "real-shapes", .type = OPTION_FLAG, .offset = offsetof(check_args, real),
+     .def = "no", .shown = "", .help = "only the checks at GPT-2 small's sizes (the ops, "
+     "gpt-small at one sequence, a 12-layer GPT) against the CPU"},
+};
+static const option_table check_table = {
+    CHECK_OPTIONS, (int)(sizeof CHECK_OPTIONS / sizeof CHECK_OPTIONS[0])};
+
+/* --device's default: the program's first GPU backend, from its table. */
+static void device_default(const option_def *d, char *help, size_t help_len, char *shown,
+                           size_t shown_len)
+{
+    (void)help;
+    (void)help_len;
+    const backend_entry *gpu = backend_first(1);
+    if (d->tag == TAG_DEVICE)
+        snprintf(shown, shown_len, "%s", gpu ? gpu->name : "none");
+}
+
+static void usage(FILE *f)
+{
+    char names[128];
+    backend_names(names, sizeof names, "|", 0);
+    fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE] [--device %s] [--seed N] "
+               "[--real-shapes]\n",
+            names);
+}
+
+static void help(void)
+{
+    usage(stdout);
+    printf("\n");
+    option_usage(stdout, &check_table, device_default);
+    printf("\nexit status: 0 all passed, 1 a check failed, 2 no usable device or bad usage\n");
+}
+
+static int check_is_flag(const char *key)
+{
+    return option_is_flag(&check_table, key);
+}
+
+static int check_is_known(const char *key)
+{
+    return option_find(&check_table, key) != NULL;
+}
+
+/* 0: check; 1: --help answered; 2: bad usage, said on stderr. */
+static int parse_check_args(int argc, char **argv, check_args *c)
+{
+    char why[320];
     args a;
     arg_kind kind;
-    name_list(list, sizeof list, DTYPE_COUNT, dtype_at, ","); /* the default: every dtype */
-    args_init(&a, argc, argv, is_flag);
+    memset(c, 0, sizeof *c);
+    c->device = backend_first(1);
+    option_defaults(&check_table, c, why, sizeof why);
+    args_init(&a, argc, argv, check_is_flag);
+    a.is_known = check_is_known;
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
-        if (kind == ARG_HELP)
-            return help();
-        const char *key = kind == ARG_OPTION ? a.key : "", *v = a.value;
-        if (strcmp(key, "dtype") == 0) {
-            if (strlen(v) >= sizeof list) { /* refused, never cut to fit */
-                fprintf(stderr, "gpu-check: --dtype list longer than %zu characters\n",
-                        sizeof list - 1);
-                return 2;
-            }
-            snprintf(list, sizeof list, "%s", v);
-        } else if (strcmp(key, "real-shapes") == 0) {
-            real = 1;
-        } else if (strcmp(key, "csv") == 0) {
-            csv = v;
-        } else if (strcmp(key, "device") == 0) {
-            device = backend_find(v);
-            if (!device) {
-                char names[128];
-                backend_names(names, sizeof names, ", ", 0);
-                fprintf(stderr, "gpu-check: unknown device '%s' (known: %s)\n", v, names);
-                return 2;
-            }
-        } else if (strcmp(key, "seed") == 0) {
-            long long x;
-            if (parse_int("seed", v, 0, LLONG_MAX, &x, why, sizeof why)) {
-                fprintf(stderr, "gpu-check: %s\n", why);
-                return 2;
-            }
-            seed = (unsigned long long)x;
-        } else {
-            usage(stderr);
+        if (kind == ARG_HELP) {
+            help();
+            return 1;
+        }
+        if (kind == ARG_POSITIONAL)
+            snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
+        if (kind != ARG_OPTION ||
+            option_set(&check_table, c, a.key, a.value, why, sizeof why)) {
+            fprintf(stderr, "gpu-check: %s\n", why);
             return 2;
         }
     }
-    if (!device) {
+    if (!c->device) {
         fprintf(stderr, "gpu-check: this program has no GPU backend; --device names one\n");
         return 2;
     }
-    dtype dts[8];
-    int n_dts = 0;
-    char given[sizeof list];
-    snprintf(given, sizeof given, "%s", list);
-    for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
-         name = strtok_r(NULL, ",", &save)) {
-        if (n_dts == (int)(sizeof dts / sizeof dts[0])) {
-            fprintf(stderr, "gpu-check: --dtype names more than %zu dtypes\n",
-                    sizeof dts / sizeof dts[0]);
-            return 2;
-        }
-        if (dtype_parse(name, &dts[n_dts])) {
-            fprintf(stderr, "gpu-check: unknown dtype '%s' (known: %s)\n", name, dtype_names());
-            return 2;
-        }
-        n_dts++;
-    }
-    int kept = dedupe_keep_first(dts, n_dts, sizeof dts[0], same_dtype);
-    if (kept < n_dts)
-        fprintf(stderr, "gpu-check: note: --dtype '%s' names an entry more than once: each "
-                        "runs once\n", given);
-    n_dts = kept;
+    if (c->n_dts == 0)
+        for (int i = 0; i < DTYPE_COUNT; i++)
+            c->dts[c->n_dts++] = (dtype)i;
+    int kept = dedupe_keep_first(c->dts, c->n_dts, sizeof c->dts[0], same_dtype);
+    if (kept < c->n_dts)
+        fprintf(stderr, "gpu-check: note: --dtype names an entry more than once: each runs "
+                        "once\n");
+    c->n_dts = kept;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    check_args c;
+    char why[320];
+    int parsed = parse_check_args(argc, argv, &c);
+    if (parsed)
+        return parsed == 1 ? 0 : 2;
+    const char *csv = c.csv[0] ? c.csv : NULL;
+    const backend_entry *device = c.device;
+    const dtype *dts = c.dts;
+    int n_dts = c.n_dts;
+    unsigned long long seed = c.seed;
+    int real = c.real;
 
     if (csv && check_results_open_csv(csv, why, sizeof why)) {
         fprintf(stderr, "gpu-check: %s\n", why);

@@ -2,12 +2,14 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "csv_read.h"
+#include "option_table.h"
 #include "parse.h"
 #include "plural.h"
 #include "row_index.h"
@@ -107,55 +109,85 @@ static int usage(void)
     return 2;
 }
 
+/* What compare's options set; each key is a row of COMPARE_OPTIONS. */
+typedef struct compare_args {
+    int ignore_device, ignore_optimizer;
+    double min_diff; /* a fraction: --min-diff PCT / 100 */
+} compare_args;
+
+static int set_min_diff(void *target, const option_def *d, const char *value, char *why,
+                        size_t n)
+{
+    double pct;
+    if (parse_real(d->key, value, d->lo, d->hi, &pct, why, n)) {
+        size_t used = strlen(why);
+        snprintf(why + used, n - used, " (a percentage)");
+        return -1;
+    }
+    ((compare_args *)target)->min_diff = pct / 100.0;
+    return 0;
+}
+
+static const option_def COMPARE_OPTIONS[] = {
+    {.key = "ignore-device", .type = OPTION_FLAG, .offset = offsetof(compare_args, ignore_device),
+     .help = "compare runs measured on different devices"},
+    {.key = "ignore-optimizer", .type = OPTION_FLAG,
+     .offset = offsetof(compare_args, ignore_optimizer),
+     .help = "compare runs trained with different optimizers"},
+    {.key = "min-diff", .arg = "PCT", .type = OPTION_CUSTOM, .set = set_min_diff, .lo = 0,
+     .hi = 1e6, .def = "1", .help = "a change under PCT % reads \"same\""},
+};
+static const option_table compare_table = {
+    COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
+
 static int help(void)
 {
-    printf("%s\n\n"
-           "  --ignore-device   compare runs measured on different devices\n"
-           "  --ignore-optimizer compare runs trained with different optimizers\n"
-           "  --min-diff PCT    a change under PCT %% reads \"same\" (default 1)\n"
-           "\n"
-           "exit status: 0 nothing got slower, 1 a config got slower or stopped running,\n"
-           "2 bad input\n",
-           USAGE);
+    printf("%s\n\n", USAGE);
+    option_usage(stdout, &compare_table, NULL);
+    printf("\nexit status: 0 nothing got slower, 1 a config got slower or stopped running,\n"
+           "2 bad input\n");
     return 0;
 }
 
 static int compare_is_flag(const char *key)
 {
-    return !strcmp(key, "ignore-device") || !strcmp(key, "ignore-optimizer");
+    return option_is_flag(&compare_table, key);
+}
+
+static int compare_is_known(const char *key)
+{
+    return option_find(&compare_table, key) != NULL;
 }
 
 int compare_main(int argc, char **argv)
 {
     const char *paths[2] = {NULL, NULL};
-    int npaths = 0, ignore_device = 0, ignore_optimizer = 0;
-    double min_diff = 0.01;
-    char arg_why[200];
+    int npaths = 0;
+    compare_args ca = {0};
+    char arg_why[300];
     args a;
     arg_kind kind;
+    option_defaults(&compare_table, &ca, arg_why, sizeof arg_why);
     args_init(&a, argc, argv, compare_is_flag);
+    a.is_known = compare_is_known;
     while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
         if (kind == ARG_HELP)
             return help();
-        if (kind == ARG_OPTION && !strcmp(a.key, "ignore-device") && !a.value) {
-            ignore_device = 1;
-        } else if (kind == ARG_OPTION && !strcmp(a.key, "ignore-optimizer") && !a.value) {
-            ignore_optimizer = 1;
-        } else if (kind == ARG_OPTION && !strcmp(a.key, "min-diff")) {
-            double pct;
-            if (parse_real("--min-diff", a.value, 0, 1e6, &pct, arg_why, sizeof arg_why)) {
-                fprintf(stderr, "accubench: %s (a percentage)\n", arg_why);
-                return 2;
-            }
-            min_diff = pct / 100.0;
-        } else if (kind == ARG_POSITIONAL && npaths < 2) {
-            paths[npaths++] = a.value;
-        } else {
-            return usage();
+        if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&compare_table, &ca, a.key,
+                                                                  a.value, arg_why,
+                                                                  sizeof arg_why))) {
+            fprintf(stderr, "accubench: compare: %s (see accubench help compare)\n", arg_why);
+            return 2;
         }
+        if (kind == ARG_POSITIONAL && npaths == 2)
+            return usage();
+        if (kind == ARG_POSITIONAL)
+            paths[npaths++] = a.value;
     }
     if (npaths != 2)
         return usage();
+    int ignore_device = ca.ignore_device, ignore_optimizer = ca.ignore_optimizer;
+    double min_diff = ca.min_diff;
 
     csv_table t[2];
     csv_row *rows[2] = {NULL, NULL};

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "args.h"
 #include "atomic_file.h"
+#include "option_table.h"
 #include "output_path.h"
 #include "parse.h"
 #include "repo_path.h"
@@ -114,48 +116,78 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 
 #define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]"
 
+/* What report's options set; each key is a row of REPORT_OPTIONS. */
+typedef struct report_args {
+    const char *out_dir, *cap_text; /* the arguments themselves; NULL: not given */
+    int no_charts;
+} report_args;
+
+/* Keeps the argument's text (argv outlives the report); read after. */
+static int keep_text(void *target, const option_def *d, const char *value, char *why,
+                     size_t n)
+{
+    (void)why;
+    (void)n;
+    *(const char **)(void *)((char *)target + d->offset) = value;
+    return 0;
+}
+
+static const option_def REPORT_OPTIONS[] = {
+    {.key = "out", .arg = "DIR", .type = OPTION_CUSTOM, .set = keep_text,
+     .offset = offsetof(report_args, out_dir),
+     .shown = "the CSV's folder; created when missing",
+     .help = "where NAME.md and NAME.html go"},
+    {.key = "mem-cap", .arg = "BYTES", .type = OPTION_CUSTOM, .set = keep_text,
+     .offset = offsetof(report_args, cap_text), .shown = "the run's own cap",
+     .help = "the memory cap the advice assumes (K, M, G suffixes; 0 = none)"},
+    {.key = "no-charts", .type = OPTION_FLAG, .offset = offsetof(report_args, no_charts),
+     .help = "do not render the charts (scripts/plots.sh) first"},
+};
+static const option_table report_table = {
+    REPORT_OPTIONS, (int)(sizeof REPORT_OPTIONS / sizeof REPORT_OPTIONS[0])};
+
 static int help(void)
 {
-    printf("%s\n\n"
-           "  FILE.csv          a CSV that accubench run wrote\n"
-           "  --out DIR         where NAME.md and NAME.html go (default: the CSV's folder;\n"
-           "                    created when missing)\n"
-           "  --mem-cap BYTES   the memory cap the advice assumes (K, M, G suffixes;\n"
-           "                    0 = none; default: the run's own cap)\n"
-           "  --no-charts       do not render the charts (scripts/plots.sh) first\n",
-           USAGE);
+    printf("%s\n\n  %-21s a CSV that accubench run wrote\n", USAGE, "FILE.csv");
+    option_usage(stdout, &report_table, NULL);
     return 0;
 }
 
 static int report_is_flag(const char *key)
 {
-    return !strcmp(key, "no-charts");
+    return option_is_flag(&report_table, key);
+}
+
+static int report_is_known(const char *key)
+{
+    return option_find(&report_table, key) != NULL;
 }
 
 int report_main(int argc, char **argv)
 {
-    const char *csv = NULL, *out_dir = NULL, *cap_text = NULL;
-    int charts = 1;
-    char arg_why[200];
+    const char *csv = NULL;
+    report_args ra = {0};
+    char arg_why[300];
     args a;
     arg_kind kind;
     args_init(&a, argc, argv, report_is_flag);
+    a.is_known = report_is_known;
     while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
         if (kind == ARG_HELP)
             return help();
-        if (kind == ARG_OPTION && !strcmp(a.key, "out"))
-            out_dir = a.value;
-        else if (kind == ARG_OPTION && !strcmp(a.key, "mem-cap"))
-            cap_text = a.value;
-        else if (kind == ARG_OPTION && !strcmp(a.key, "no-charts") && !a.value)
-            charts = 0;
-        else if (kind == ARG_POSITIONAL && !csv)
-            csv = a.value;
-        else
+        if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&report_table, &ra, a.key,
+                                                                  a.value, arg_why,
+                                                                  sizeof arg_why)))
+            return fail("report: %s (see accubench help report)", arg_why);
+        if (kind == ARG_POSITIONAL && csv)
             return fail(USAGE);
+        if (kind == ARG_POSITIONAL)
+            csv = a.value;
     }
     if (!csv)
         return fail(USAGE);
+    const char *out_dir = ra.out_dir, *cap_text = ra.cap_text;
+    int charts = !ra.no_charts;
 
     report_input in = {.csv_path = csv, .mem_cap = -1};
     char why[4400];

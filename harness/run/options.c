@@ -1,8 +1,10 @@
 #include "options.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 #include "dedupe.h"
+#include "nearest.h"
 #include "parse.h"
 #include "registry.h"
 #include "repo_path.h"
@@ -17,74 +20,8 @@
 /* The largest batch anyone should ask of one device; also keeps every
  * product of sizes inside an int. */
 #define MAX_BATCH (1 << 20)
-
-void options_defaults(run_options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->effective[0] = 64;
-    o->n_effective = 1;
-    o->micro_pow2 = 1;
-    model_spec_parse("S", &o->models[0], NULL, 0);
-    o->n_models = 1;
-    o->dtype = DTYPE_AUTO;
-    o->modes[0] = MODE_ASYNC;
-    o->n_modes = 1;
-    o->reductions[0] = REDUCTION_SUM;
-    o->n_reductions = 1;
-    o->optimizer = (optimizer_config){OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
-    o->optimizer_at_auto = 1;
-    snprintf(o->backend, sizeof o->backend, "auto");
-    o->warmup = 2;
-    o->min_samples = 5;
-    o->max_samples = 1000;
-    o->budget_s = 2.0;
-    o->max_noise_pct = 2.0;
-    o->max_step_s = 10.0;
-    o->seed = 1;
-    o->buffers = 3;
-    snprintf(o->out_dir, sizeof o->out_dir, "results");
-    o->trace_steps = 3;
-    o->syncs[0] = SYNC_WINDOW;
-    o->n_syncs = 1;
-}
-
-static int set_int(const char *key, const char *v, long long min, long long max, int *out,
-                   char *why, size_t n)
-{
-    long long x;
-    if (parse_int(key, v, min, max, &x, why, n))
-        return -1;
-    *out = (int)x;
-    return 0;
-}
-
-static int set_path(const char *key, const char *v, char *out, size_t cap, char *why, size_t n)
-{
-    if (!*v || strlen(v) >= cap) {
-        snprintf(why, n, "%s needs a path of 1 to %zu characters, got '%s'", key, cap - 1, v);
-        return -1;
-    }
-    snprintf(out, cap, "%s", v);
-    return 0;
-}
-
-/* Parses a comma list with one callback per item. */
-typedef int (*item_fn)(run_options *o, const char *key, const char *item, char *why, size_t n);
-
-static int each_item(run_options *o, const char *key, const char *value, item_fn fn, char *why,
-                     size_t n)
-{
-    char *copy = strdup(value), *items[OPT_MAX_LIST]; /* whole, however long */
-    if (!copy) {
-        snprintf(why, n, "%s: out of memory", key);
-        return -1;
-    }
-    int count = split_list(key, copy, items, OPT_MAX_LIST, why, n), rc = count < 0 ? -1 : 0;
-    for (int i = 0; i < count && !rc; i++)
-        rc = fn(o, key, items[i], why, n);
-    free(copy);
-    return rc;
-}
+/* The most ranks one run may span. */
+#define MAX_DEVICES 4096
 
 /* A list option's entries named twice run once (dedupe.h); the note says
  * so, once per option. */
@@ -100,14 +37,9 @@ static void dedupe_list(run_options *o, const char *key, const char *value, void
     *count = kept;
 }
 
-static int same_mode(const void *a, const void *b)
+static int same_bytes4(const void *a, const void *b)
 {
-    return *(const exec_mode *)a == *(const exec_mode *)b;
-}
-
-static int same_reduction(const void *a, const void *b)
-{
-    return *(const reduction *)a == *(const reduction *)b;
+    return memcmp(a, b, 4) == 0;
 }
 
 /* The same model is the same kind and shape, however it was spelled. */
@@ -117,222 +49,367 @@ static int same_model(const void *a, const void *b)
     return x->kind == y->kind && !memcmp(x->dims, y->dims, sizeof x->dims);
 }
 
-static int add_effective(run_options *o, const char *key, const char *item, char *why, size_t n)
+/* Splits a comma list (whole, however long) into items; -1 with a reason. */
+static int split_value(const char *key, const char *value, char **copy, char **items,
+                       char *why, size_t n)
 {
-    return set_int(key, item, 1, MAX_BATCH, &o->effective[o->n_effective++], why, n);
+    *copy = strdup(value);
+    if (!*copy) {
+        snprintf(why, n, "%s: out of memory", key);
+        return -1;
+    }
+    int count = split_list(key, *copy, items, OPT_MAX_LIST, why, n);
+    if (count < 0) {
+        free(*copy);
+        *copy = NULL;
+    }
+    return count;
 }
 
-static int add_micro(run_options *o, const char *key, const char *item, char *why, size_t n)
+/* ------------------------------------------------------------ the axes */
+
+/* A list-valued axis (--mode, --reduction, --sync): its own parse and
+ * names, one pointer each, and where the list is kept in run_options. */
+typedef struct axis_option {
+    int (*parse)(const char *item, void *slot); /* 0, or -1: not a name it knows */
+    const char *(*names)(void);
+    size_t items, count; /* offsets of the array and its count */
+    int cap;             /* the array's length */
+} axis_option;
+
+static int parse_mode(const char *s, void *slot) { return mode_parse(s, slot); }
+static int parse_reduction(const char *s, void *slot) { return reduction_parse(s, slot); }
+static int parse_sync(const char *s, void *slot) { return sync_parse(s, slot); }
+
+static const axis_option MODE_AXIS = {parse_mode, mode_names, offsetof(run_options, modes),
+                                      offsetof(run_options, n_modes), OPT_MAX_LIST};
+static const axis_option REDUCTION_AXIS = {parse_reduction, reduction_names,
+                                           offsetof(run_options, reductions),
+                                           offsetof(run_options, n_reductions), OPT_MAX_LIST};
+static const axis_option SYNC_AXIS = {parse_sync, sync_names, offsetof(run_options, syncs),
+                                      offsetof(run_options, n_syncs), SYNC_COUNT};
+
+/* "unknown KEY 'ITEM' (known: ...); did you mean 'NEAR'?" */
+static void unknown_value(const char *key, const char *item, const char *known, char *why,
+                          size_t n)
 {
-    if (strcmp(item, "pow2") == 0) {
-        o->micro_pow2 = 1;
+    snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, known);
+    nearest_suggest(why, n, item, known);
+}
+
+/* Every axis enum is an int-sized value (checked in the table's test). */
+static int set_axis_list(void *target, const option_def *d, const char *value, char *why,
+                         size_t n)
+{
+    const axis_option *ax = d->ctx;
+    run_options *o = target;
+    char *copy, *items[OPT_MAX_LIST];
+    int got[OPT_MAX_LIST], count = split_value(d->key, value, &copy, items, why, n);
+    for (int i = 0; i < count; i++)
+        if (ax->parse(items[i], &got[i])) {
+            unknown_value(d->key, items[i], ax->names(), why, n);
+            count = -1; /* the list before stays */
+        }
+    free(copy);
+    if (count < 0)
+        return -1;
+    dedupe_list(o, d->key, value, got, &count, sizeof got[0], same_bytes4);
+    if (count > ax->cap) {
+        snprintf(why, n, "--%s names more than %d entries", d->key, ax->cap);
+        return -1;
+    }
+    memcpy((char *)o + ax->items, got, (size_t)count * sizeof got[0]);
+    *(int *)(void *)((char *)o + ax->count) = count;
+    return 0;
+}
+
+static int set_dtype(void *target, const option_def *d, const char *value, char *why,
+                     size_t n)
+{
+    run_options *o = target;
+    if (dtype_parse(value, &o->dtype) == 0)
+        return 0;
+    if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
+        o->dtype = DTYPE_AUTO;
         return 0;
     }
-    return set_int(key, item, 1, MAX_BATCH, &o->micro[o->n_micro++], why, n);
+    char known[200];
+    snprintf(known, sizeof known, "%s, %s", dtype_name(DTYPE_AUTO), dtype_names());
+    unknown_value(d->key, value, known, why, n);
+    return -1;
 }
 
-static int add_mode(run_options *o, const char *key, const char *item, char *why, size_t n)
+static int set_optimizer(void *target, const option_def *d, const char *value, char *why,
+                         size_t n)
 {
-    exec_mode m;
-    if (mode_parse(item, &m)) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, mode_names());
+    run_options *o = target;
+    if (optimizer_parse(value, &o->optimizer.kind) == 0)
+        return 0;
+    unknown_value(d->key, value, optimizer_names(), why, n);
+    return -1;
+}
+
+static int set_optimizer_at(void *target, const option_def *d, const char *value, char *why,
+                            size_t n)
+{
+    run_options *o = target;
+    optimizer_at at;
+    if (strcmp(value, "auto") == 0 || optimizer_at_parse(value, &at) == 0) {
+        o->optimizer_at_auto = strcmp(value, "auto") == 0;
+        if (!o->optimizer_at_auto)
+            o->optimizer.at = at;
+        return 0;
+    }
+    char known[200];
+    snprintf(known, sizeof known, "auto, %s", optimizer_at_names());
+    unknown_value(d->key, value, known, why, n);
+    return -1;
+}
+
+/* The nearest preset to each item of a refused --model list that is a
+ * plain name. */
+static void suggest_model(const char *value, char *why, size_t n)
+{
+    char *copy, *items[OPT_MAX_LIST], reason[300];
+    int count = split_value("model", value, &copy, items, reason, sizeof reason);
+    model_spec spec;
+    for (int i = 0; i < count; i++)
+        if (!strpbrk(items[i], ":=") && model_spec_parse(items[i], &spec, NULL, 0)) {
+            nearest_suggest(why, n, items[i], model_names());
+            break;
+        }
+    free(copy);
+}
+
+static int set_model(void *target, const option_def *d, const char *value, char *why,
+                     size_t n)
+{
+    run_options *o = target;
+    model_spec models[OPT_MAX_LIST]; /* the old list stays if the new one is refused */
+    int count = model_spec_list_parse(value, models, OPT_MAX_LIST, why, n);
+    if (count < 0) {
+        if (strncmp(why, "unknown model '", 15) == 0)
+            suggest_model(value, why, n);
         return -1;
     }
-    o->modes[o->n_modes++] = m;
+    memcpy(o->models, models, (size_t)count * sizeof models[0]);
+    o->n_models = count;
+    dedupe_list(o, d->key, value, o->models, &o->n_models, sizeof o->models[0], same_model);
     return 0;
 }
 
-static int add_reduction(run_options *o, const char *key, const char *item, char *why, size_t n)
+/* ------------------------------------------------------------ numbers */
+
+/* An int list (--effective, --micro, --devices): each item in [1, max];
+ * --micro also takes pow2. */
+static int set_int_list(void *target, const option_def *d, const char *value, char *why,
+                        size_t n)
 {
-    reduction r;
-    if (reduction_parse(item, &r)) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, reduction_names());
+    run_options *o = target;
+    int is_micro = d->offset == offsetof(run_options, micro);
+    char *copy, *items[OPT_MAX_LIST];
+    int got[OPT_MAX_LIST], pow2 = 0, kept = 0, count = split_value(d->key, value, &copy,
+                                                                   items, why, n);
+    for (int i = 0; i < count; i++) {
+        long long x;
+        if (is_micro && strcmp(items[i], "pow2") == 0) {
+            pow2 = 1;
+        } else if (parse_int(d->key, items[i], d->min, d->max, &x, why, n)) {
+            count = -1;
+        } else {
+            got[kept++] = (int)x;
+        }
+    }
+    free(copy);
+    if (count < 0)
+        return -1;
+    dedupe_list(o, d->key, value, got, &kept, sizeof got[0], dedupe_same_int);
+    memcpy((char *)o + d->offset, got, (size_t)kept * sizeof got[0]);
+    *(int *)(void *)((char *)o + d->size) = kept; /* size: where the count is */
+    if (is_micro)
+        o->micro_pow2 = pow2;
+    return 0;
+}
+
+static int set_backend(void *target, const option_def *d, const char *value, char *why,
+                       size_t n)
+{
+    run_options *o = target;
+    /* The program knows which backends it has and checks the name. */
+    if (strlen(value) >= sizeof o->backend) {
+        snprintf(why, n, "unknown %s '%s'", d->key, value);
         return -1;
     }
-    o->reductions[o->n_reductions++] = r;
+    snprintf(o->backend, sizeof o->backend, "%s", value);
     return 0;
 }
 
-/* The most ranks one run may span. */
-#define MAX_DEVICES 4096
-
-static int add_devices(run_options *o, const char *key, const char *item, char *why, size_t n)
+/* The command line reads --profile first, itself; a profile cannot name
+ * another. */
+static int set_profile(void *target, const option_def *d, const char *value, char *why,
+                       size_t n)
 {
-    int d;
-    if (set_int(key, item, 1, MAX_DEVICES, &d, why, n))
-        return -1;
-    for (int i = 0; i < o->n_devices; i++)
-        if (o->devices[i] == d)
-            return 0;
-    o->devices[o->n_devices++] = d;
-    return 0;
+    (void)target;
+    snprintf(why, n, "%s '%s': a profile is named on the command line, not inside another",
+             d->key, value);
+    return -1;
 }
 
-static int add_sync(run_options *o, const char *key, const char *item, char *why, size_t n)
+_Static_assert(sizeof(exec_mode) == sizeof(int) && sizeof(reduction) == sizeof(int) &&
+                   sizeof(sync_mode) == sizeof(int),
+               "set_axis_list keeps an axis's values as ints");
+
+/* ------------------------------------------------------------ usage text */
+
+/* "a, b, c" as "HEADa|b|c": the choice of one. */
+static const char *one_of(char *out, size_t n, const char *head, const char *names)
 {
-    sync_mode m;
-    if (sync_parse(item, &m)) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, sync_names());
-        return -1;
-    }
-    for (int i = 0; i < o->n_syncs; i++)
-        if (o->syncs[i] == m)
-            return 0;
-    o->syncs[o->n_syncs++] = m;
-    return 0;
+    size_t used = (size_t)snprintf(out, n, "%s", head);
+    for (const char *p = names; *p && used + 1 < n; p++)
+        if (*p != ' ')
+            out[used++] = *p == ',' ? '|' : *p;
+    out[used < n ? used : n - 1] = '\0';
+    return out;
+}
+
+static const char *model_help(char *out, size_t n)
+{
+    snprintf(out, n, "%s", model_names());
+    return out;
+}
+static const char *dtype_help(char *out, size_t n)
+{
+    return one_of(out, n, "auto|", dtype_names());
+}
+static const char *mode_help(char *out, size_t n)
+{
+    snprintf(out, n, "%s", mode_names());
+    return out;
+}
+static const char *reduction_help(char *out, size_t n)
+{
+    snprintf(out, n, "%s: %s is right; the others are known bugs", reduction_names(),
+             reduction_name(REDUCTION_SUM));
+    return out;
+}
+static const char *optimizer_help(char *out, size_t n)
+{
+    return one_of(out, n, "", optimizer_names());
+}
+static const char *optimizer_at_help(char *out, size_t n)
+{
+    return one_of(out, n, "auto|", optimizer_at_names());
+}
+static const char *sync_help(char *out, size_t n)
+{
+    snprintf(out, n, "%s", sync_names());
+    return out;
+}
+
+#define AT(field) offsetof(run_options, field)
+#define INT_ROW(k, a, f, lo_, hi_) .key = k, .arg = a, .type = OPTION_INT, .offset = AT(f), \
+                                   .min = lo_, .max = hi_
+#define REAL_ROW(k, a, f, lo_, hi_) .key = k, .arg = a, .type = OPTION_REAL, .offset = AT(f), \
+                                    .lo = lo_, .hi = hi_
+#define PATH_ROW(k, a, f) .key = k, .arg = a, .type = OPTION_PATH, .offset = AT(f), \
+                          .size = sizeof(((run_options *)0)->f)
+#define LIST_ROW(k, a, f, n_) .key = k, .arg = a, .type = OPTION_CUSTOM, .set = set_int_list, \
+                              .offset = AT(f), .size = AT(n_), .min = 1
+#define AXIS_ROW(k, a, ax, h) .key = k, .arg = a, .type = OPTION_CUSTOM, .set = set_axis_list, \
+                              .ctx = &ax, .help_fn = h
+#define CUSTOM_ROW(k, a, fn) .key = k, .arg = a, .type = OPTION_CUSTOM, .set = fn
+
+/* Every option of `accubench run`, in the order --help lists them; the
+ * same keys in a profile. */
+static const option_def RUN_OPTIONS[] = {
+    {CUSTOM_ROW("profile", "NAME|FILE", set_profile),
+     .help = "a sweep definition: a profile below, or a file; the command line overrides it"},
+    {LIST_ROW("effective", "LIST", effective, n_effective), .max = MAX_BATCH, .def = "64",
+     .help = "effective batch sizes, e.g. 64 or 64,256"},
+    {LIST_ROW("micro", "LIST|pow2", micro, n_micro), .max = MAX_BATCH, .def = "pow2",
+     .help = "micro-batch sizes; pow2 = every power of two up to E"},
+    {CUSTOM_ROW("model", "LIST", set_model), .help_fn = model_help, .def = "S"},
+    {CUSTOM_ROW("dtype", "NAME", set_dtype), .help_fn = dtype_help, .def = "auto",
+     .tag = RUN_TAG_AUTO_DTYPE},
+    {AXIS_ROW("mode", "LIST", MODE_AXIS, mode_help), .def = "async"},
+    {AXIS_ROW("reduction", "LIST", REDUCTION_AXIS, reduction_help), .def = "sum"},
+    {CUSTOM_ROW("optimizer", "NAME", set_optimizer), .help_fn = optimizer_help,
+     .def = "adamw"},
+    {CUSTOM_ROW("optimizer-at", "WHERE", set_optimizer_at), .help_fn = optimizer_at_help,
+     .help = "after the window, or per layer in the last backward (one device)",
+     .def = "auto", .tag = RUN_TAG_AUTO_OPTIMIZER_AT},
+    {LIST_ROW("devices", "LIST", devices, n_devices), .max = MAX_DEVICES,
+     .shown = "every rank launched",
+     .help = "data parallel, under mpirun: each count on that many ranks"},
+    {AXIS_ROW("sync", "LIST", SYNC_AXIS, sync_help), .def = "window",
+     .help = "when the gradient all-reduce runs"},
+    {.key = "lr", .arg = "X", .type = OPTION_FLOAT, .offset = AT(optimizer.lr), .lo = 0,
+     .hi = 10, .def = "0.001", .help = "the learning rate"},
+    {CUSTOM_ROW("backend", "NAME", set_backend), .def = "auto", .tag = RUN_TAG_BACKEND,
+     .help = "the device to run on"},
+    {INT_ROW("steps", "N", steps, 1, 1000000), .shown = "adaptive",
+     .help = "time exactly N steps"},
+    {REAL_ROW("budget-s", "S", budget_s, 0.001, 86400), .def = "2",
+     .help = "time budget of a config's timed steps; warm-up and the trace pass keep to it "
+             "too, the checks run whole"},
+    {REAL_ROW("max-noise", "PCT", max_noise_pct, 0.001, 100), .def = "2",
+     .help = "stop once the relative noise is under PCT"},
+    {REAL_ROW("max-step-s", "S", max_step_s, 0.001, 86400), .def = "10",
+     .help = "skip configs whose step would take longer"},
+    {INT_ROW("min-samples", "N", min_samples, 1, 1000000), .def = "5",
+     .help = "timed steps at least, however low the noise"},
+    {INT_ROW("max-samples", "N", max_samples, 1, 1000000), .def = "1000",
+     .help = "timed steps at most, however high the noise"},
+    {INT_ROW("warmup", "N", warmup, 0, 10000), .def = "2",
+     .help = "untimed steps before the timed ones"},
+    {.key = "seed", .arg = "N", .type = OPTION_U64, .offset = AT(seed), .min = 0,
+     .max = LLONG_MAX, .def = "1", .help = "synthetic data seed"},
+    {INT_ROW("buffers", "N", buffers, 1, DATASET_MAX_BUFFERS), .def = "3",
+     .help = "input buffers rotated"},
+    {.key = "mem-cap", .arg = "BYTES", .type = OPTION_BYTES, .offset = AT(mem_cap),
+     .def = "0", .shown = "0, none", .help = "emulate a smaller device; K, M, G, T suffixes"},
+    {PATH_ROW("out", "DIR", out_dir), .def = "results", .shown = "results/",
+     .help = "where the CSV goes"},
+    {PATH_ROW("csv", "FILE", csv_path), .help = "the CSV's exact path"},
+    {PATH_ROW("trace", "FILE", trace_path),
+     .help = "one step of the first config as Chrome trace JSON"},
+    {INT_ROW("trace-steps", "N", trace_steps, 0, 1000), .def = "3",
+     .help = "steps in the trace pass; 0: no trace pass"},
+    {PATH_ROW("dump", "DIR", dump_dir),
+     .help = "the first config's window and gradient as .npy files for checks with other "
+             "frameworks (docs/dump.md)"},
+    {.key = "no-cupti", .type = OPTION_FLAG, .offset = AT(no_cupti), .def = "no", .shown = "",
+     .help = "no activity collector (for Nsight Systems)"},
+    {.key = "quiet", .type = OPTION_FLAG, .offset = AT(quiet), .def = "no", .shown = "",
+     .help = "on stdout only the last line, naming the CSV (errors still go to stderr)"},
+};
+
+const option_table run_option_table = {RUN_OPTIONS,
+                                       (int)(sizeof RUN_OPTIONS / sizeof RUN_OPTIONS[0])};
+
+void options_defaults(run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    char why[300];
+    /* the table's own defaults; its test proves each one parses */
+    if (option_defaults(&run_option_table, o, why, sizeof why))
+        fprintf(stderr, "accubench: %s\n", why);
+    /* the optimizer's constants are no options */
+    o->optimizer.beta1 = 0.9f;
+    o->optimizer.beta2 = 0.999f;
+    o->optimizer.eps = 1e-8f;
+    o->optimizer.weight_decay = 0.01f;
 }
 
 int options_is_flag(const char *key)
 {
-    return strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0 ||
-           strcmp(key, "find-max-micro") == 0;
+    return option_is_flag(&run_option_table, key);
 }
 
 int options_set(run_options *o, const char *key, const char *value, char *why, size_t n)
 {
-    if (strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0) {
-        int on = value == NULL || strcmp(value, "1") == 0 || strcmp(value, "yes") == 0 ||
-                 strcmp(value, "true") == 0;
-        if (!on && value && strcmp(value, "0") && strcmp(value, "no") && strcmp(value, "false")) {
-            snprintf(why, n, "%s takes yes or no, got '%s'", key, value);
-            return -1;
-        }
-        *(key[0] == 'n' ? &o->no_cupti : &o->quiet) = on;
-        return 0;
-    }
-    if (!value) {
-        snprintf(why, n, "--%s needs a value", key);
-        return -1;
-    }
-    if (strcmp(key, "effective") == 0) {
-        o->n_effective = 0;
-        if (each_item(o, key, value, add_effective, why, n))
-            return -1;
-        dedupe_list(o, key, value, o->effective, &o->n_effective, sizeof o->effective[0],
-                    dedupe_same_int);
-        return 0;
-    }
-    if (strcmp(key, "micro") == 0) {
-        o->n_micro = 0;
-        o->micro_pow2 = 0;
-        if (each_item(o, key, value, add_micro, why, n))
-            return -1;
-        dedupe_list(o, key, value, o->micro, &o->n_micro, sizeof o->micro[0], dedupe_same_int);
-        return 0;
-    }
-    if (strcmp(key, "model") == 0) {
-        model_spec models[OPT_MAX_LIST]; /* the old list stays if the new one is refused */
-        int count = model_spec_list_parse(value, models, OPT_MAX_LIST, why, n);
-        if (count < 0)
-            return -1;
-        memcpy(o->models, models, (size_t)count * sizeof models[0]);
-        o->n_models = count;
-        dedupe_list(o, key, value, o->models, &o->n_models, sizeof o->models[0], same_model);
-        return 0;
-    }
-    if (strcmp(key, "mode") == 0) {
-        o->n_modes = 0;
-        if (each_item(o, key, value, add_mode, why, n))
-            return -1;
-        dedupe_list(o, key, value, o->modes, &o->n_modes, sizeof o->modes[0], same_mode);
-        return 0;
-    }
-    if (strcmp(key, "devices") == 0) {
-        o->n_devices = 0;
-        return each_item(o, key, value, add_devices, why, n);
-    }
-    if (strcmp(key, "sync") == 0) {
-        o->n_syncs = 0;
-        return each_item(o, key, value, add_sync, why, n);
-    }
-    if (strcmp(key, "reduction") == 0) {
-        o->n_reductions = 0;
-        if (each_item(o, key, value, add_reduction, why, n))
-            return -1;
-        dedupe_list(o, key, value, o->reductions, &o->n_reductions, sizeof o->reductions[0],
-                    same_reduction);
-        return 0;
-    }
-    if (strcmp(key, "dtype") == 0) {
-        if (dtype_parse(value, &o->dtype) == 0)
-            return 0;
-        if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
-            o->dtype = DTYPE_AUTO;
-            return 0;
-        }
-        snprintf(why, n, "unknown dtype '%s' (known: %s, %s)", value, dtype_name(DTYPE_AUTO),
-                 dtype_names());
-        return -1;
-    }
-    if (strcmp(key, "optimizer") == 0) {
-        if (optimizer_parse(value, &o->optimizer.kind) == 0)
-            return 0;
-        snprintf(why, n, "unknown optimizer '%s' (known: %s)", value, optimizer_names());
-        return -1;
-    }
-    if (strcmp(key, "optimizer-at") == 0) {
-        o->optimizer_at_auto = strcmp(value, "auto") == 0;
-        if (o->optimizer_at_auto || optimizer_at_parse(value, &o->optimizer.at) == 0)
-            return 0;
-        snprintf(why, n, "unknown optimizer-at '%s' (known: auto, %s)", value,
-                 optimizer_at_names());
-        return -1;
-    }
-    if (strcmp(key, "backend") == 0) {
-        /* The program knows which backends it has and checks the name. */
-        if (strlen(value) >= sizeof o->backend) {
-            snprintf(why, n, "unknown backend '%s'", value);
-            return -1;
-        }
-        snprintf(o->backend, sizeof o->backend, "%s", value);
-        return 0;
-    }
-    if (strcmp(key, "lr") == 0) {
-        double lr;
-        if (parse_real(key, value, 0, 10, &lr, why, n))
-            return -1;
-        o->optimizer.lr = (float)lr;
-        return 0;
-    }
-    if (strcmp(key, "steps") == 0)
-        return set_int(key, value, 1, 1000000, &o->steps, why, n);
-    if (strcmp(key, "warmup") == 0)
-        return set_int(key, value, 0, 10000, &o->warmup, why, n);
-    if (strcmp(key, "min-samples") == 0)
-        return set_int(key, value, 1, 1000000, &o->min_samples, why, n);
-    if (strcmp(key, "max-samples") == 0)
-        return set_int(key, value, 1, 1000000, &o->max_samples, why, n);
-    if (strcmp(key, "budget-s") == 0)
-        return parse_real(key, value, 0.001, 86400, &o->budget_s, why, n);
-    if (strcmp(key, "max-step-s") == 0)
-        return parse_real(key, value, 0.001, 86400, &o->max_step_s, why, n);
-    if (strcmp(key, "max-noise") == 0)
-        return parse_real(key, value, 0.001, 100, &o->max_noise_pct, why, n);
-    if (strcmp(key, "seed") == 0) {
-        long long s;
-        if (parse_int(key, value, 0, LLONG_MAX, &s, why, n))
-            return -1;
-        o->seed = (uint64_t)s;
-        return 0;
-    }
-    if (strcmp(key, "buffers") == 0)
-        return set_int(key, value, 1, DATASET_MAX_BUFFERS, &o->buffers, why, n);
-    if (strcmp(key, "mem-cap") == 0)
-        return parse_bytes(key, value, &o->mem_cap, why, n);
-    if (strcmp(key, "out") == 0)
-        return set_path(key, value, o->out_dir, sizeof o->out_dir, why, n);
-    if (strcmp(key, "csv") == 0)
-        return set_path(key, value, o->csv_path, sizeof o->csv_path, why, n);
-    if (strcmp(key, "trace") == 0)
-        return set_path(key, value, o->trace_path, sizeof o->trace_path, why, n);
-    if (strcmp(key, "dump") == 0)
-        return set_path(key, value, o->dump_dir, sizeof o->dump_dir, why, n);
-    if (strcmp(key, "trace-steps") == 0)
-        return set_int(key, value, 0, 1000, &o->trace_steps, why, n);
-    snprintf(why, n, "unknown option '%s'", key);
-    return -1;
+    return option_set(&run_option_table, o, key, value, why, n);
 }
-
 static int find_profile(const char *name, const char *argv0, char *path, size_t cap)
 {
     if (strchr(name, '/') || strstr(name, ".profile")) {
@@ -493,4 +570,62 @@ int options_validate(const run_options *o, char *why, size_t n)
         return -1;
     }
     return 0;
+}
+
+/* The first comment line of a profile, its one-line description; "..."
+ * where its sentence goes on. */
+static void profile_summary(const char *path, char *out, size_t n)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    char line[400];
+    while (f && fgets(line, sizeof line, f)) {
+        char *text = trim(line);
+        if (*text == '#') {
+            snprintf(out, n, "%s", trim(text + 1));
+            size_t len = strlen(out);
+            if (len && out[len - 1] != '.' && fgets(line, sizeof line, f) &&
+                *trim(line) == '#' && len + 4 < n)
+                memcpy(out + len, " ...", 5);
+            break;
+        }
+        if (*text) /* settings before any comment: no description */
+            break;
+    }
+    if (f)
+        fclose(f);
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int options_list_profiles(const char *argv0, profile_fn each, void *ctx)
+{
+    char dir[1200], path[1500];
+    if (repo_path_find("profiles", argv0, dir, sizeof dir))
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    char *names[128];
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && count < 128) {
+        size_t len = strlen(e->d_name);
+        if (len > 8 && strcmp(e->d_name + len - 8, ".profile") == 0 &&
+            (names[count] = strndup(e->d_name, len - 8)))
+            count++;
+    }
+    closedir(d);
+    qsort(names, (size_t)count, sizeof names[0], by_name);
+    for (int i = 0; i < count; i++) {
+        char summary[400];
+        snprintf(path, sizeof path, "%s/%s.profile", dir, names[i]);
+        profile_summary(path, summary, sizeof summary);
+        each(names[i], summary, ctx);
+        free(names[i]);
+    }
+    return count;
 }

@@ -10,6 +10,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "modes.h"
+#include "option_table.h"
 #include "sync_modes.h"
 
 #define OPT_MAX_LIST 32
@@ -53,10 +54,25 @@ typedef struct run_options {
     int n_syncs;
 } run_options;
 
+/* Every option of `accubench run`, one row each (options.c): the parser,
+ * the usage text, the profiles, plan's shared keys and the tests read it. */
+extern const option_table run_option_table;
+
+/* What the program adds to a row's usage line from its backend table
+ * (option_def.tag): the backends' names, what auto picks on each. */
+enum run_option_tag {
+    RUN_TAG_NONE = 0,
+    RUN_TAG_BACKEND,
+    RUN_TAG_AUTO_DTYPE,
+    RUN_TAG_AUTO_OPTIMIZER_AT,
+};
+
+/* The table's defaults, and the optimizer's constants. */
 void options_defaults(run_options *o);
 
-/* Sets one key ("micro", "effective", ...) from its text. Returns 0, or -1
- * with a one-line reason naming the key. */
+/* Sets one key ("micro", "effective", ...) from its text (the table's
+ * row). Returns 0, or -1 with a one-line reason naming the key; an unknown
+ * key or value says "did you mean" the nearest known one. */
 int options_set(run_options *o, const char *key, const char *value, char *why,
                 size_t why_len);
 
@@ -70,6 +86,12 @@ int options_is_flag(const char *key);
  * Returns 0, or -1 with a reason naming the file and line. */
 int options_load_profile(run_options *o, const char *name_or_file, const char *argv0,
                          char *why, size_t why_len);
+
+/* Each profile in the repository's profiles/ (found as a profile is), by
+ * name, with its first comment line ("" when it has none). Returns the
+ * count. */
+typedef void (*profile_fn)(const char *name, const char *summary, void *ctx);
+int options_list_profiles(const char *argv0, profile_fn each, void *ctx);
 
 /* Final cross-checks once everything is set (micro > effective, ...). */
 int options_validate(const run_options *o, char *why, size_t why_len);

@@ -399,7 +399,9 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
             fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s\n", on_disk,
                     s.csv.count, plural((long long)s.csv.count, "row", "rows"),
                     plural(on_disk, "is", "are"), path);
-    } else if (!o->quiet) {
+    } else if (!o->quiet || !s.world || s.world->rank == 0) {
+        /* --quiet too: a script that runs it needs the file's name. Other
+         * ranks are quiet because rank 0 speaks for them. */
         printf("%zu %s written to %s\n", s.csv.count, plural((long long)s.csv.count, "row", "rows"),
                path);
     }

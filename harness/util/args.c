@@ -43,6 +43,8 @@ arg_kind args_next(args *a, char *why, size_t why_len)
     }
     if (a->is_flag && a->is_flag(a->key))
         return ARG_OPTION;
+    if (a->next >= a->argc && a->is_known && !a->is_known(a->key))
+        return ARG_OPTION;
     if (a->next >= a->argc) {
         snprintf(why, why_len, "--%s needs a value", a->key);
         return ARG_ERROR;

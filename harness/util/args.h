@@ -21,6 +21,10 @@ typedef struct args {
     char **argv;
     int next;                        /* the index of the next argument */
     int (*is_flag)(const char *key); /* keys that take no value; NULL: none */
+    /* Optional: the keys the command knows. A key it does not know, last
+     * on the line, is returned with no value (the command says "unknown
+     * option", not "needs a value"). */
+    int (*is_known)(const char *key);
     char key[64];                    /* the option's key, without the dashes */
     const char *value;               /* its value, or the positional argument */
 } args;

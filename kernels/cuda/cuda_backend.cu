@@ -480,10 +480,19 @@ static int device_usable(dtype dt, char *why, size_t why_len)
         call = "cudaFree(0)"; /* creates the context now, so its failure shows here */
         e = cudaFree(0);
     }
+    if (e != cudaSuccess && no_gpu_present(e)) {
+        /* The runtime's words for "no driver" ("driver version is
+         * insufficient") send a person to upgrade what is not there. */
+        snprintf(why, why_len, "no usable CUDA device: no NVIDIA driver or GPU was found on this "
+                 "machine (%s)", e == cudaErrorNoDevice ? "the driver sees no GPU"
+                                                        : "no NVIDIA kernel driver is loaded");
+        (void)cudaGetLastError();
+        return BK_NO_DEVICE;
+    }
     if (e != cudaSuccess) {
         snprintf(why, why_len, "no usable CUDA device: %s: %s", call, cudaGetErrorString(e));
         (void)cudaGetLastError();
-        return no_gpu_present(e) ? BK_NO_DEVICE : BK_UNSUPPORTED;
+        return BK_UNSUPPORTED;
     }
     e = cuda_elementwise_loadable();
     if (e != cudaSuccess) {

@@ -49,6 +49,26 @@ printf 'effective = 16\nmicro = 4\nmodel tiny\n' > broken.profile
 run "broken.profile:3" run --out out --profile ./broken.profile
 printf 'effective = 16\nmicro = 4\nwibble = 3\n' > unknown.profile
 run "unknown.profile:3: unknown option 'wibble'" run --out out --profile ./unknown.profile
+# a near miss names what was meant: a key, an axis's value, a preset, a
+# command, a key in a profile
+run "unknown option 'efective'; did you mean 'effective'?" run $base --efective 8
+run "unknown mode 'asyn' (known: .*); did you mean 'async'?" run $base --mode asyn
+run "did you mean 'S'?" run $base --model s
+run "unknown command 'rn'; did you mean 'run'?" rn
+run "unknown command 'plna'.*did you mean 'plan'?" help plna
+run "unknown plan option '--max-mirco'; did you mean '--max-micro'?" plan --max-mirco 8
+run "unknown option 'no-cupt'; did you mean 'no-cupti'?" run $base --no-cupt
+run "unknown option 'no-chart'; did you mean 'no-charts'?" report some.csv --no-chart
+run "unknown option 'min-dif'; did you mean 'min-diff'?" compare a.csv b.csv --min-dif 2
+printf 'effective = 16\nmicro = 4\nwramup = 3\n' > typo.profile
+run "typo.profile:3: unknown option 'wramup'; did you mean 'warmup'?" run --out out --profile ./typo.profile
+# --devices 2 without mpirun: the hint is a command that works as typed,
+# with this program's own path, and as root Open MPI's permission
+run "run it as  mpirun -np 2 .*$ACCUBENCH run" run $base --devices 2
+if [ "$(id -u)" -eq 0 ]; then
+    grep -q -- '--allow-run-as-root.*OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1' \
+        stderr.txt || { echo "FAILED: as root the hint does not say how:"; cat stderr.txt; fail=1; }
+fi
 # an unwritable output directory (a file in the way)
 touch notadir
 run "output directory" run --profile quick --out notadir/sub

@@ -18,6 +18,13 @@ grep -qi cuda stderr || { cat stderr; fail "the message does not mention CUDA"; 
 if [ -d out-cuda ] && [ -n "$(find out-cuda -name '*.csv')" ]; then
     fail "a CSV was written although nothing ran"
 fi
+# With no NVIDIA driver at all (and CUDA built in), it says so, not the
+# runtime's "driver version is insufficient".
+if [ ! -e /proc/driver/nvidia/version ] &&
+    ! "$ACCUBENCH" --help | grep -q '^  cuda .*(not in this build)'; then
+    grep -q 'no NVIDIA driver or GPU was found' stderr && ! grep -qi 'insufficient' stderr ||
+        { cat stderr; fail "--backend cuda does not say that no NVIDIA driver or GPU was found"; }
+fi
 echo "ok: --backend cuda: $(cat stderr)"
 
 timeout 120 "$ACCUBENCH" run --backend auto --profile quick --model tiny --effective 8 \

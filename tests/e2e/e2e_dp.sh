@@ -160,7 +160,7 @@ expect_error() {
     fi
 }
 mkdir bad
-expect_error "needs 2 ranks, one per device: run it as  mpirun -np 2 accubench run" \
+expect_error "needs 2 ranks, one per device: run it as  mpirun -np 2 .*$ACCUBENCH run" \
     "$ACCUBENCH" run $quick --devices 2 --out bad
 [ "$(wc -l <stderr.txt)" -eq 1 ] || { echo "FAILED: more than one line:"; cat stderr.txt; fail=1; }
 expect_error "unknown sync 'bulk' (known: micro, window, overlap)" \

@@ -1,6 +1,9 @@
 #!/bin/sh
-# Every command's --help (or -h), wherever it stands among the options: its
-# own usage on stdout, nothing on stderr, exit 0, nothing run or written.
+# Every command's help (--help, -h wherever it stands, `accubench help
+# COMMAND`): its own usage on stdout, nothing on stderr, exit 0, nothing run
+# or written. What the help lists is compared with what the program's
+# tables hold (the hidden --list-options and --list-presets, the names an
+# error message gives, the profiles/ folder), never with a list written here.
 set -u
 fail=0
 expect_help() {
@@ -12,35 +15,85 @@ expect_help() {
         fail=1
     fi
 }
-for h in --help -h; do
-    expect_help "^usage: accubench run" "$ACCUBENCH" run $h
-    expect_help "^usage: accubench plan" "$ACCUBENCH" plan $h
-    expect_help "^usage: accubench report" "$ACCUBENCH" report $h
-    expect_help "^usage: accubench compare" "$ACCUBENCH" compare $h
+for cmd in run plan report compare; do
+    for h in --help -h; do
+        expect_help "^usage: accubench $cmd" "$ACCUBENCH" $cmd $h
+    done
+    expect_help "^usage: accubench $cmd" "$ACCUBENCH" help $cmd
 done
+expect_help "^usage: accubench COMMAND" "$ACCUBENCH" help
 expect_help "^usage: accubench run" "$ACCUBENCH" run --profile quick --effective 8 --help
 expect_help "^usage: accubench run" "$ACCUBENCH" run --help --steps 0
 expect_help "^usage: accubench plan" "$ACCUBENCH" plan --effective 64 --find-max-micro --help
 expect_help "^usage: accubench report" "$ACCUBENCH" report some.csv --help
 expect_help "^usage: accubench compare" "$ACCUBENCH" compare a.csv b.csv --help
-# the choices of every axis come from its table: the backends from the
-# program's, the rest from the harness's
-expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" run --help
-expect_help "^  --backend NAME  *auto|cpu|cuda$" "$ACCUBENCH" --help
-expect_help "^  --mode LIST  *async, sync, graph, alloc, alloc-async$" "$ACCUBENCH" run --help
-expect_help "^  --dtype NAME  *auto|fp32|tf32|bf16 (default auto: fp32 on cpu, bf16 on cuda)$" "$ACCUBENCH" run --help
-# the models: every preset and kind of the registry, as an unknown one is told
-known=$("$ACCUBENCH" run --backend cpu --model '?' 2>&1 | sed -n 's/.*(known: \(.*\)) (see .*/\1/p')
-expect_help "^  --model LIST  *${known:-the registry's models}$" "$ACCUBENCH" run --help
-expect_help "^  --optimizer NAME  *adamw|sgd$" "$ACCUBENCH" run --help
-expect_help "^  --reduction LIST  *sum, mean-of-means, no-scale (sum is right" "$ACCUBENCH" run --help
-if [ -n "$(ls | grep -v '^std')" ]; then
+
+"$ACCUBENCH" --help >all.txt 2>&1
+"$ACCUBENCH" run --help >run.txt 2>&1
+"$ACCUBENCH" plan --help >plan.txt 2>&1
+# The text of one option's entry: its first line and the wrapped lines under it.
+entry() {
+    awk -v key="--$2" '
+        index($0, "  " key " ") == 1 || $0 == "  " key { on = 1; print; next }
+        on && /^                        / { print; next }
+        { on = 0 }' "$1" | tr -s ' \n' '  '
+}
+
+# Every option in the table, with help text, in run's help and in the whole help.
+keys=$("$ACCUBENCH" --list-options run)
+[ "$(echo "$keys" | wc -l)" -gt 20 ] || { echo "FAILED: --list-options run: $keys"; fail=1; }
+for k in $keys; do
+    for f in run.txt all.txt; do
+        [ "$(entry $f "$k" | wc -w)" -ge 3 ] ||
+            { echo "FAILED: --$k has no entry with help in $f"; fail=1; }
+    done
+done
+for k in $("$ACCUBENCH" --list-options plan); do
+    [ "$(entry plan.txt "$k" | wc -w)" -ge 3 ] ||
+        { echo "FAILED: plan --help has no entry for --$k"; fail=1; }
+done
+
+# Each axis's entry names every value its parser knows (the error says which).
+for axis in mode reduction sync optimizer dtype optimizer-at; do
+    "$ACCUBENCH" run --$axis no-such-value >/dev/null 2>err.txt
+    known=$(sed -n 's/.*(known: \([^)]*\)).*/\1/p' err.txt | tr ',' ' ')
+    [ -n "$known" ] || { echo "FAILED: --$axis no-such-value does not list the names"; fail=1; }
+    for name in $known; do
+        entry run.txt "$axis" | grep -q -- "$name" ||
+            { echo "FAILED: --$axis's help lacks '$name': $(entry run.txt "$axis")"; fail=1; }
+    done
+done
+
+# Every model preset, in --model's entry and in the presets list.
+presets=$("$ACCUBENCH" --list-presets)
+[ -n "$presets" ] || { echo "FAILED: --list-presets printed nothing"; fail=1; }
+for p in $presets; do
+    entry run.txt model | grep -q -- " $p[,;]" ||
+        { echo "FAILED: --model's help lacks the preset $p"; fail=1; }
+    grep -q "^  $p  *[a-z]*:" all.txt || { echo "FAILED: --help lists no preset $p"; fail=1; }
+done
+
+# Every backend of the table (listed below the options) in --backend's entry.
+for b in $(sed -n '/^backends/,/^$/s/^  \([a-z0-9]*\) .*/\1/p' run.txt); do
+    entry run.txt backend | grep -q "[ |]$b[|:]" ||
+        { echo "FAILED: --backend's help lacks $b: $(entry run.txt backend)"; fail=1; }
+done
+
+# Every profile in profiles/ with the first line of its comment.
+for f in "$ACCUBENCH_ROOT"/profiles/*.profile; do
+    name=$(basename "$f" .profile)
+    first=$(grep -m 1 '^#' "$f" | sed 's/^# *//')
+    grep -qF "  $name" all.txt && grep -qF -- "$first" all.txt ||
+        { echo "FAILED: --help does not list the profile $name with '$first'"; fail=1; }
+done
+
+if [ -n "$(ls | grep -v '^std\|\.txt$')" ]; then
     echo "FAILED: --help left files: $(ls)"
     fail=1
 fi
 check=$(dirname "$ACCUBENCH")/gpu-check
 if [ -x "$check" ]; then
-    expect_help "^usage: gpu-check .*--device cpu|cuda" "$check" --help
+    expect_help "^usage: gpu-check .*--device $(sed -n '/^backends/,/^$/s/^  \([a-z0-9]*\) .*/\1/p' run.txt | paste -sd'|')" "$check" --help
     expect_help "^usage: gpu-check" "$check" --device cpu -h
 fi
 exit $fail

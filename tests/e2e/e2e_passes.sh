@@ -34,7 +34,7 @@ echo "ok: MFU per run and the per-pass table"
 # Bad input: one line naming the problem and echoing it, exit 2.
 "$passes" --runs 0 >/dev/null 2>err.txt; rc=$?
 [ "$rc" -eq 2 ] || fail "--runs 0: exit $rc, want 2"
-grep -q "^cpu-passes: --runs .*'0'" err.txt || fail "--runs 0: $(cat err.txt)"
+grep -q "^cpu-passes: runs .*'0'" err.txt || fail "--runs 0: $(cat err.txt)"
 "$passes" --model nosuch >/dev/null 2>err.txt; rc=$?
 [ "$rc" -eq 2 ] || fail "--model nosuch: exit $rc, want 2"
 grep -q "nosuch" err.txt || fail "--model nosuch: $(cat err.txt)"

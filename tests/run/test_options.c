@@ -1,4 +1,7 @@
-/* Numbers, lists, profiles and the split arithmetic: what the user types. */
+/* Numbers, lists, profiles, the option table and the split arithmetic:
+ * what the user types. */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,6 +94,19 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+static int shipped_ok;
+
+static void check_shipped(const char *name, const char *summary, void *ctx)
+{
+    (void)ctx;
+    run_options o;
+    options_defaults(&o);
+    int ok = options_load_profile(&o, name, "accubench", why, sizeof why) == 0 &&
+             options_validate(&o, why, sizeof why) == 0 && summary[0];
+    CHECK(ok);
+    shipped_ok += ok;
+}
+
 static void test_profiles(void)
 {
     char dir[] = "/tmp/accubench-profile-XXXXXX";
@@ -112,13 +128,10 @@ static void test_profiles(void)
     CHECK(options_load_profile(&o, badval, "accubench", why, sizeof why) == -1);
     CHECK(strstr(why, ":3:") != NULL && strstr(why, "micro"));
     CHECK(options_load_profile(&o, "no-such-profile", "accubench", why, sizeof why) == -1);
-    /* The shipped profiles parse (the tests run from the repository root). */
-    const char *shipped[] = {"abc", "quick", "default"};
-    for (int i = 0; i < 3; i++) {
-        options_defaults(&o);
-        CHECK(options_load_profile(&o, shipped[i], "accubench", why, sizeof why) == 0);
-        CHECK(options_validate(&o, why, sizeof why) == 0);
-    }
+    /* Every shipped profile parses and has a description (the tests run
+     * from the repository root). */
+    int listed = options_list_profiles("accubench", check_shipped, NULL);
+    CHECK(listed >= 3 && listed == shipped_ok);
     options_defaults(&o);
     options_load_profile(&o, "abc", "accubench", why, sizeof why);
     int micros[8];
@@ -141,8 +154,136 @@ static void test_split(void)
     CHECK(split_make(64, 0, 1, &s, why, sizeof why) == -1);
 }
 
+
+/* ------------------------------------------------ the table, row by row */
+
+static void test_table_keys(void)
+{
+    const option_table *t = &run_option_table;
+    CHECK(t->count > 0);
+    for (int i = 0; i < t->count; i++) {
+        const option_def *d = &t->defs[i];
+        char text[1200];
+        /* every key has help text, and a flag and only a flag takes no value */
+        CHECK(strlen(option_help_text(d, NULL, text, sizeof text)) > 0);
+        CHECK((d->arg == NULL) == (d->type == OPTION_FLAG));
+        CHECK(option_find(t, d->key) == d);
+        for (int j = 0; j < i; j++) /* no two keys share a name */
+            CHECK(strcmp(t->defs[j].key, d->key) != 0);
+        if (d->type == OPTION_CUSTOM)
+            CHECK(d->set != NULL);
+        if (d->type == OPTION_PATH)
+            CHECK(d->size > 1);
+    }
+}
+
+/* Every default parses, and options_defaults is the table's defaults. */
+static void test_table_defaults(void)
+{
+    const option_table *t = &run_option_table;
+    run_options o, fresh;
+    options_defaults(&fresh);
+    CHECK(option_defaults(t, &o, why, sizeof why) == 0);
+    for (int i = 0; i < t->count; i++) {
+        const option_def *d = &t->defs[i];
+        options_defaults(&o);
+        if (d->def) {
+            CHECK(option_set_row(d, &o, d->def, why, sizeof why) == 0);
+            if (d->type != OPTION_CUSTOM) /* the value stored is the default's */
+                CHECK(memcmp((char *)&o + d->offset, (char *)&fresh + d->offset,
+                             d->type == OPTION_PATH ? d->size : 4) == 0);
+        }
+    }
+    CHECK(fresh.n_effective == 1 && fresh.micro_pow2 && fresh.n_models == 1);
+}
+
+/* Sets text on a fresh run_options: 0 or -1. */
+static int try_set(const option_def *d, const char *text)
+{
+    run_options o;
+    options_defaults(&o);
+    return option_set_row(d, &o, text, why, sizeof why);
+}
+
+/* The bounds of every numeric row: its ends pass, one past refused, with a
+ * reason naming the key. */
+static void test_table_bounds(void)
+{
+    const option_table *t = &run_option_table;
+    char text[64];
+    int numeric_rows = 0;
+    for (int i = 0; i < t->count; i++) {
+        const option_def *d = &t->defs[i];
+        int ints = d->type == OPTION_INT || d->type == OPTION_U64 ||
+                   (d->type == OPTION_CUSTOM && d->max > 0); /* the int lists */
+        int reals = d->type == OPTION_REAL || d->type == OPTION_FLOAT;
+        numeric_rows += ints || reals;
+        if (ints) {
+            snprintf(text, sizeof text, "%lld", d->min);
+            CHECK(try_set(d, text) == 0);
+            snprintf(text, sizeof text, "%lld", d->max);
+            CHECK(try_set(d, text) == 0);
+            snprintf(text, sizeof text, "%lld", d->min - 1);
+            CHECK(try_set(d, text) == -1 && strstr(why, d->key));
+            if (d->max < LLONG_MAX) {
+                snprintf(text, sizeof text, "%lld", d->max + 1);
+                CHECK(try_set(d, text) == -1 && strstr(why, d->key));
+            }
+        }
+        if (reals) {
+            snprintf(text, sizeof text, "%.17g", d->lo);
+            CHECK(try_set(d, text) == 0);
+            snprintf(text, sizeof text, "%.17g", d->hi);
+            CHECK(try_set(d, text) == 0);
+            snprintf(text, sizeof text, "%.17g", d->lo - 1);
+            CHECK(try_set(d, text) == -1 && strstr(why, d->key));
+            snprintf(text, sizeof text, "%.17g", d->hi * 2);
+            CHECK(try_set(d, text) == -1 && strstr(why, d->key));
+        }
+        if (d->type == OPTION_FLAG) {
+            CHECK(try_set(d, "yes") == 0 && try_set(d, "no") == 0);
+            CHECK(try_set(d, "maybe") == -1 && strstr(why, d->key));
+        }
+        if (d->type != OPTION_FLAG) /* a value is needed */
+            CHECK(try_set(d, NULL) == -1 && strstr(why, "needs a value"));
+    }
+    CHECK(numeric_rows > 10);
+}
+
+/* A key with its last letter dropped is refused, naming the key meant. */
+static void test_did_you_mean(void)
+{
+    const option_table *t = &run_option_table;
+    run_options o;
+    options_defaults(&o);
+    for (int i = 0; i < t->count; i++) {
+        char typo[64], want[96];
+        size_t len = strlen(t->defs[i].key);
+        if (len < 4)
+            continue;
+        snprintf(typo, sizeof typo, "%.*s", (int)len - 1, t->defs[i].key);
+        if (option_find(t, typo))
+            continue;
+        snprintf(want, sizeof want, "did you mean '%s'?", t->defs[i].key);
+        CHECK(options_set(&o, typo, "1", why, sizeof why) == -1 && strstr(why, want));
+    }
+    /* a swap of two letters, a value of an axis, a model preset */
+    CHECK(options_set(&o, "mirco", "8", why, sizeof why) == -1 &&
+          strstr(why, "did you mean 'micro'?"));
+    CHECK(options_set(&o, "mode", "asyn", why, sizeof why) == -1 &&
+          strstr(why, "unknown mode 'asyn'") && strstr(why, "did you mean 'async'?"));
+    CHECK(options_set(&o, "model", "tiny,s", why, sizeof why) == -1 &&
+          strstr(why, "did you mean 'S'?"));
+    /* nothing near: no guess */
+    CHECK(options_set(&o, "frobnicate", "1", why, sizeof why) == -1 && !strstr(why, "mean"));
+}
+
 int main(void)
 {
+    test_table_keys();
+    test_table_defaults();
+    test_table_bounds();
+    test_did_you_mean();
     test_parse_int();
     test_lists();
     test_options();

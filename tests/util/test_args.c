@@ -71,8 +71,30 @@ static void test_errors(void)
     CHECK(args_next(&a, why, sizeof why) == ARG_ERROR && strstr(why, "unknown option"));
 }
 
+static int knows_steps(const char *key)
+{
+    return strcmp(key, "steps") == 0;
+}
+
+/* A key the command does not know, last on the line, comes back with no
+ * value: the command says "unknown option", not "needs a value". */
+static void test_unknown_last(void)
+{
+    char why[200];
+    args a;
+    char *typo[] = {"run", "--stpes", NULL};
+    args_init(&a, 2, typo, is_flag);
+    a.is_known = knows_steps;
+    CHECK(args_next(&a, why, sizeof why) == ARG_OPTION && !strcmp(a.key, "stpes") && !a.value);
+    char *known[] = {"run", "--steps", NULL};
+    args_init(&a, 2, known, is_flag);
+    a.is_known = knows_steps;
+    CHECK(args_next(&a, why, sizeof why) == ARG_ERROR && !strcmp(why, "--steps needs a value"));
+}
+
 int main(void)
 {
+    test_unknown_last();
     test_kinds();
     test_help();
     test_errors();

@@ -1,0 +1,253 @@
+#include "plan.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "backend_registry.h"
+#include "dp_projection.h"
+#include "options.h"
+#include "parse.h"
+#include "probe.h"
+#include "split.h"
+#include "usage.h"
+
+typedef struct plan_args {
+    int effective, max_micro, devices;
+    int find_max_micro;
+    int model_given;    /* --model was named (run's default, S, does not count) */
+    int devices_given;
+    run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
+    projection_options proj; /* --fit and its options */
+} plan_args;
+
+/* The keys plan shares with run: run's rows parse them into a->shared. */
+static const char *const SHARED[] = {"model", "dtype", "optimizer", "backend", "mem-cap",
+                                     "buffers"};
+#define N_SHARED (sizeof SHARED / sizeof SHARED[0])
+
+static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
+{
+    plan_args *a = target;
+    if (!*value) {
+        snprintf(why, n, "--%s needs a CSV file", d->key);
+        return -1;
+    }
+    a->proj.csv_path = value; /* argv outlives the plan */
+    return 0;
+}
+
+/* A comma list of device counts (at most 32). */
+static int set_fit_devices(void *target, const option_def *d, const char *value, char *why,
+                           size_t n)
+{
+    plan_args *a = target;
+    char copy[512], *items[32];
+    if (strlen(value) >= sizeof copy) {
+        snprintf(why, n, "--%s: a list longer than %zu characters", d->key, sizeof copy - 1);
+        return -1;
+    }
+    snprintf(copy, sizeof copy, "%s", value);
+    int count = split_list(d->key, copy, items, 32, why, n);
+    for (int i = 0; i < count; i++) {
+        long long x;
+        if (parse_int(d->key, items[i], 1, 1 << 20, &x, why, n))
+            return -1;
+        a->proj.fit_devices[i] = (int)x;
+    }
+    a->proj.n_fit_devices = count < 0 ? 0 : count;
+    return count < 0 ? -1 : 0;
+}
+
+#define PLAN_INT(k, f, h) .key = k, .arg = "N", .type = OPTION_INT, \
+                          .offset = offsetof(plan_args, f), .min = 1, .max = 1 << 20, .help = h
+
+static const option_def PLAN_OPTIONS[] = {
+    {PLAN_INT("effective", effective, "the effective batch")},
+    {PLAN_INT("max-micro", max_micro, "the largest micro-batch that fits")},
+    {PLAN_INT("devices", devices, "devices the effective batch is split over; with --fit, "
+                                  "the count to predict at"),
+     .shown = "1; with --fit 8 to 1024"},
+    {.key = "find-max-micro", .type = OPTION_FLAG, .offset = offsetof(plan_args, find_max_micro),
+     .help = "the largest micro-batch that fits, by probing the device: with --model, and "
+             "--mem-cap, --effective, --dtype, --backend"},
+    {.key = "fit", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
+     .help = "data parallel past this machine: a ring all-reduce model fitted to the "
+             "all-reduces FILE measured, and per measured split the predicted step time and "
+             "communication share at --devices, per micro-batch and per window"},
+    {.key = "fit-devices", .arg = "LIST", .type = OPTION_CUSTOM, .set = set_fit_devices,
+     .shown = "every count in the file",
+     .help = "fit only at these counts; the others check it"},
+    {.key = "bw", .arg = "GBPS", .type = OPTION_REAL, .offset = offsetof(plan_args, proj.bw_gbps),
+     .lo = 1e-6, .hi = 1e6, .help = "with --latency-us: the model as given, not fitted"},
+    {.key = "latency-us", .arg = "US", .type = OPTION_REAL,
+     .offset = offsetof(plan_args, proj.latency_us), .lo = 0, .hi = 1e9,
+     .help = "with --bw: the all-reduce's latency"},
+};
+static const option_table plan_table = {PLAN_OPTIONS,
+                                        (int)(sizeof PLAN_OPTIONS / sizeof PLAN_OPTIONS[0])};
+
+static const char PLAN_USAGE[] =
+    "usage: accubench plan --effective N --max-micro N [--devices N]\n"
+    "       accubench plan --find-max-micro --model NAME [options]\n"
+    "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
+    "                      [--bw GBPS --latency-us US]\n";
+
+void plan_usage(FILE *f, option_usage_edit edit)
+{
+    fputs(PLAN_USAGE, f);
+    fputs("\nplan options:\n", f);
+    option_usage(f, &plan_table, edit);
+    fputs("as for run:\n", f);
+    option_shared shared = {&run_option_table, SHARED, (int)N_SHARED, NULL};
+    option_usage_shared(f, &shared, edit);
+}
+
+void plan_keys(FILE *f)
+{
+    for (int i = 0; i < plan_table.count; i++)
+        fprintf(f, "%s\n", plan_table.defs[i].key);
+    for (size_t i = 0; i < N_SHARED; i++)
+        fprintf(f, "%s\n", SHARED[i]);
+}
+
+static int plan_is_flag(const char *key)
+{
+    return option_is_flag(&plan_table, key);
+}
+
+static int plan_is_known(const char *key)
+{
+    for (size_t i = 0; i < N_SHARED; i++)
+        if (strcmp(key, SHARED[i]) == 0)
+            return 1;
+    return option_find(&plan_table, key) != NULL;
+}
+
+/* plan's own rows, else run's for a shared key (into a->shared). */
+static int plan_set(plan_args *a, const char *key, const char *value, char *why, size_t n)
+{
+    option_shared shared = {&run_option_table, SHARED, (int)N_SHARED, &a->shared};
+    return option_set_with(&plan_table, a, &shared, "plan", key, value, why, n);
+}
+
+static void usage_error(const char *msg)
+{
+    fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
+}
+/* plan --find-max-micro: ask the device, allocation by allocation. */
+static int plan_probe(const plan_args *a)
+{
+    const run_options *o = &a->shared;
+    if (!a->model_given || o->n_models != 1) {
+        usage_error("plan --find-max-micro needs one --model NAME");
+        return 2;
+    }
+    const model_spec *model = &o->models[0];
+    char note[400], why[400];
+    const backend_entry *entry;
+    backend *b;
+    if (backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
+        BK_OK) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (note[0])
+        printf("%s\n", note);
+    b->mem_cap = (size_t)o->mem_cap;
+    probe_request req = {model, b->dtype, o->optimizer.kind, a->effective, o->buffers,
+                         a->max_micro};
+    probe_result r;
+    int rc = probe_find_max_micro(b, &req, &r);
+    if (rc == BK_OK || rc == BK_OOM)
+        probe_print(stdout, model->name, &req, &r, (size_t)o->mem_cap);
+    if (rc != BK_OK)
+        fprintf(stderr, "accubench: %s\n", b->error);
+    b->ops->destroy(b);
+    return rc == BK_OK ? 0 : rc == BK_OOM ? 1 : 2;
+}
+
+/* plan: the arithmetic of one split. */
+static int plan_split(const plan_args *a)
+{
+    char why[300];
+    if (!a->effective || !a->max_micro) {
+        usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
+        return 2;
+    }
+    if (a->effective % a->devices) {
+        snprintf(why, sizeof why, "effective batch %d does not split evenly over %d devices",
+                 a->effective, a->devices);
+        usage_error(why);
+        return 2;
+    }
+    int per_device = a->effective / a->devices;
+    int micro = a->max_micro < per_device ? a->max_micro : per_device;
+    split sp;
+    if (split_make(per_device, micro, a->devices, &sp, why, sizeof why)) {
+        usage_error(why);
+        return 2;
+    }
+    printf("effective batch:    %d\n", a->effective);
+    printf("devices:            %d\n", sp.devices);
+    printf("micro-batch:        %d\n", sp.micro);
+    printf("accumulation steps: %d\n", sp.accum);
+    if (sp.last != sp.micro)
+        printf("last micro-batch:   %d (the division is not whole)\n", sp.last);
+    printf("effective reached:  %lld = ", (long long)sp.effective * sp.devices);
+    if (sp.last != sp.micro)
+        printf("(%d x %d + %d)", sp.micro, sp.accum - 1, sp.last);
+    else
+        printf("%d x %d", sp.micro, sp.accum);
+    if (sp.devices > 1)
+        printf(" x %d devices", sp.devices);
+    printf("\n");
+    return 0;
+}
+
+int plan_main(int argc, char **argv)
+{
+    plan_args a = {.devices = 1, .proj = {.latency_us = -1}};
+    options_defaults(&a.shared);
+    char why[400];
+    args in;
+    arg_kind k;
+    args_init(&in, argc, argv, plan_is_flag);
+    in.is_known = plan_is_known;
+    while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
+        if (k == ARG_HELP) {
+            plan_usage(stdout, usage_edit);
+            return 0;
+        }
+        if (k == ARG_POSITIONAL)
+            snprintf(why, sizeof why, "unexpected argument '%s'", in.value);
+        if (k != ARG_OPTION || plan_set(&a, in.key, in.value, why, sizeof why)) {
+            usage_error(why);
+            return 2;
+        }
+        a.model_given |= strcmp(in.key, "model") == 0;
+        a.devices_given |= strcmp(in.key, "devices") == 0;
+    }
+    if (a.proj.csv_path) {
+        if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
+            usage_error("plan --fit takes --bw and --latency-us together, or neither");
+            return 2;
+        }
+        if (a.devices_given) {
+            a.proj.devices[a.proj.n_devices++] = a.devices;
+        } else {
+            for (int d = 8; d <= 1024; d *= 2)
+                a.proj.devices[a.proj.n_devices++] = d;
+        }
+        return projection_main(stdout, &a.proj);
+    }
+    if (backend_check_name(a.shared.backend, why, sizeof why)) {
+        usage_error(why);
+        return 2;
+    }
+    if (a.shared.note[0])
+        fprintf(stderr, "accubench: note: %s\n", a.shared.note);
+    return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
+}
+

@@ -1,0 +1,21 @@
+/* accubench plan: the split arithmetic, the memory probe (--find-max-micro)
+ * and the data-parallel projection (--fit). Its options are a table of its
+ * own plus run's rows for the keys it shares (model, dtype, ...), so they
+ * mean and refuse exactly what they do for run. */
+#ifndef ACCUBENCH_PLAN_H
+#define ACCUBENCH_PLAN_H
+
+#include <stdio.h>
+
+#include "option_table.h"
+
+/* argv[0] is "plan". Returns the exit status. */
+int plan_main(int argc, char **argv);
+
+/* plan's usage and options (its --help). */
+void plan_usage(FILE *f, option_usage_edit edit);
+
+/* Every key plan takes: its own table's, then the ones it shares with run. */
+void plan_keys(FILE *f);
+
+#endif

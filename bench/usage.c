@@ -1,0 +1,165 @@
+#include "usage.h"
+
+#include <string.h>
+
+#include "backend_registry.h"
+#include "compare.h"
+#include "nearest.h"
+#include "options.h"
+#include "plan.h"
+#include "registry.h"
+#include "report.h"
+
+const char USAGE_COMMANDS[] = "run, plan, report, compare, help";
+
+static const char USAGE[] =
+    "usage: accubench COMMAND [options]   (accubench help COMMAND: its options)\n"
+    "\n"
+    "commands:\n"
+    "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
+    "  plan      the arithmetic: accumulation steps for an effective batch\n"
+    "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]: Markdown + HTML\n"
+    "  compare   BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] [--min-diff PCT]:\n"
+    "            exit 1 if slower\n"
+    "  help      COMMAND: that command's help\n";
+
+static const char RUN_USAGE[] = "usage: accubench run [--profile NAME|FILE] [--key value ...]\n";
+
+static const char *auto_dtype_of(const backend_entry *e) { return dtype_name(e->auto_dtype); }
+static const char *auto_optimizer_at_of(const backend_entry *e)
+{
+    return optimizer_at_name(e->auto_optimizer_at);
+}
+
+/* "auto: X on cpu, Y on cuda": what auto picks on each backend, from its
+ * row. */
+static void auto_defaults(char *out, size_t n, const char *(*pick)(const backend_entry *))
+{
+    int used = snprintf(out, n, "auto:");
+    for (size_t i = 0; i < backend_table_count && used < (int)n; i++)
+        used += snprintf(out + used, n - (size_t)used, "%s %s on %s", i ? "," : "",
+                         pick(&backend_table[i]), backend_table[i].name);
+}
+
+void usage_edit(const option_def *d, char *help, size_t help_len, char *shown,
+                size_t shown_len)
+{
+    if (d->tag == RUN_TAG_AUTO_DTYPE)
+        auto_defaults(shown, shown_len, auto_dtype_of);
+    if (d->tag == RUN_TAG_AUTO_OPTIMIZER_AT)
+        auto_defaults(shown, shown_len, auto_optimizer_at_of);
+    if (d->tag == RUN_TAG_BACKEND) {
+        char names[256], rest[300];
+        backend_names(names, sizeof names, "|", 1);
+        snprintf(rest, sizeof rest, "%s", help);
+        snprintf(help, help_len, "%s: %s", names, rest);
+    }
+}
+
+static void print_profile(const char *name, const char *summary, void *ctx)
+{
+    FILE *f = ctx;
+    fprintf(f, "  %-12s %s\n", name, summary);
+}
+
+/* Each preset: its kind's shape and its parameter count. */
+static void print_presets(FILE *f)
+{
+    int n_kinds;
+    const model_kind *const *kinds = model_kinds(&n_kinds);
+    fputs("\nmodel presets (--model NAME; or a kind and its shape, kind:key=N,...):\n", f);
+    for (int k = 0; k < n_kinds; k++)
+        for (int p = 0; p < kinds[k]->n_presets; p++) {
+            const model_preset *pr = &kinds[k]->presets[p];
+            model_spec spec;
+            if (model_spec_parse(pr->name, &spec, NULL, 0))
+                continue;
+            char shape[200];
+            int used = snprintf(shape, sizeof shape, "%s:", kinds[k]->name);
+            for (int i = 0; i < kinds[k]->n_dims && used < (int)sizeof shape; i++)
+                used += snprintf(shape + used, sizeof shape - (size_t)used, "%s%s=%d",
+                                 i ? "," : "", kinds[k]->dims[i].key, pr->dims[i]);
+            double params = (double)model_param_count(&spec);
+            fprintf(f, "  %-12s %s, %.3g%s parameters\n", pr->name, shape,
+                    params >= 1e9 ? params / 1e9 : params >= 1e6 ? params / 1e6 : params / 1e3,
+                    params >= 1e9 ? "B" : params >= 1e6 ? "M" : "K");
+        }
+}
+
+void usage_run(FILE *f, const char *argv0)
+{
+    fputs(RUN_USAGE, f);
+    fputs("\nrun options (command-line values override the profile's):\n", f);
+    option_usage(f, &run_option_table, usage_edit);
+    const backend_entry *fallback = backend_first(0);
+    fprintf(f, "\nbackends (auto: the first GPU backend that answers, else %s):\n",
+            fallback ? fallback->name : "none");
+    for (size_t i = 0; i < backend_table_count; i++) {
+        const backend_entry *e = &backend_table[i];
+        fprintf(f, "  %-8s %s%s\n", e->name, e->description,
+                e->create ? "" : " (not in this build)");
+    }
+    fputs("\nprofiles (--profile NAME, in profiles/):\n", f);
+    if (options_list_profiles(argv0, print_profile, f) == 0)
+        fputs("  (none found: set ACCUBENCH_ROOT to the repository)\n", f);
+    print_presets(f);
+}
+
+void usage_all(FILE *f, const char *argv0)
+{
+    fputs(USAGE, f);
+    fputc('\n', f);
+    usage_run(f, argv0);
+    fputc('\n', f);
+    plan_usage(f, usage_edit);
+}
+
+int usage_help_command(const char *command, const char *argv0)
+{
+    char *help[] = {(char *)command, "--help", NULL};
+    if (strcmp(command, "run") == 0) {
+        usage_run(stdout, argv0);
+        return 0;
+    }
+    if (strcmp(command, "plan") == 0) {
+        plan_usage(stdout, usage_edit);
+        return 0;
+    }
+    if (strcmp(command, "report") == 0)
+        return report_main(2, help);
+    if (strcmp(command, "compare") == 0)
+        return compare_main(2, help);
+    if (strcmp(command, "help") == 0) {
+        usage_all(stdout, argv0);
+        return 0;
+    }
+    char why[300];
+    snprintf(why, sizeof why, "accubench: help: unknown command '%s' (known: %s)", command,
+             USAGE_COMMANDS);
+    nearest_suggest(why, sizeof why, command, USAGE_COMMANDS);
+    fprintf(stderr, "%s\n", why);
+    return 2;
+}
+
+int usage_list(const char *what, const char *command)
+{
+    if (strcmp(what, "presets") == 0) {
+        int n_kinds;
+        const model_kind *const *kinds = model_kinds(&n_kinds);
+        for (int k = 0; k < n_kinds; k++)
+            for (int p = 0; p < kinds[k]->n_presets; p++)
+                printf("%s\n", kinds[k]->presets[p].name);
+        return 0;
+    }
+    if (command && strcmp(command, "plan") == 0) {
+        plan_keys(stdout);
+        return 0;
+    }
+    if (command && strcmp(command, "run") != 0) {
+        fprintf(stderr, "accubench: --list-options: run or plan, not '%s'\n", command);
+        return 2;
+    }
+    for (int i = 0; i < run_option_table.count; i++)
+        printf("%s\n", run_option_table.defs[i].key);
+    return 0;
+}

@@ -1,0 +1,34 @@
+/* The program's help: made from the option tables (run's in
+ * harness/run/options.c, plan's in plan.c), the backend table, the model
+ * registry and the profiles found in profiles/, never a copy of them. */
+#ifndef ACCUBENCH_USAGE_H
+#define ACCUBENCH_USAGE_H
+
+#include <stdio.h>
+
+#include "option_table.h"
+
+/* What only the program knows, added to a row's usage: the backends'
+ * names, what auto picks on each backend (the row's tag). */
+void usage_edit(const option_def *d, char *help, size_t help_len, char *shown,
+                size_t shown_len);
+
+/* accubench --help: the commands, run's options, plan's. */
+void usage_all(FILE *f, const char *argv0);
+
+/* accubench run --help: run's options, the backends, the profiles, the
+ * model presets. */
+void usage_run(FILE *f, const char *argv0);
+
+/* accubench help [COMMAND]: that command's help on stdout (0), or one line
+ * on stderr for a command there is none of (2). */
+int usage_help_command(const char *command, const char *argv0);
+
+/* The names of the commands, for "did you mean". */
+extern const char USAGE_COMMANDS[];
+
+/* accubench --list-options [COMMAND] / --list-presets: one name a line,
+ * what the tests compare the help with. */
+int usage_list(const char *what, const char *command);
+
+#endif
