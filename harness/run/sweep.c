@@ -15,6 +15,7 @@
 #include "dp_check.h"
 #include "measure.h"
 #include "ranges.h"
+#include "row_trust.h"
 #include "run_metadata.h"
 #include "run_outputs.h"
 #include "sweep_state.h"
@@ -348,6 +349,10 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
             printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
                    dtype_name(o->dtype), s.peak_tflops);
     }
+    config_watch watch; /* the probes beside each config, sized from the peak */
+    if (config_watch_init(&watch, b, s.peak_tflops) == 0)
+        s.watch = &watch;
+    trust_meta(&s.csv, s.watch);
     if (b->datasheet_tflops > 0)
         csv_writer_meta(&s.csv, "datasheet_tflops", "%.4g", b->datasheet_tflops);
     else
@@ -389,6 +394,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         printf("%zu rows written to %s\n", s.csv.count, path);
     }
     csv_writer_free(&s.csv);
+    if (s.watch)
+        config_watch_free(s.watch);
     run_outputs_close(&out, 0);
     if (interrupted && !write_failed) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
