@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report_parts.h"
+#include "report_verdict.h"
 
 static void environment(const report_input *in, doc *d)
 {
@@ -220,6 +221,7 @@ int report_build(const report_input *in, doc *d)
              rp_meta(in->t, "device", "unknown device"), rp_meta(in->t, "dtype", "-"),
              in->t->rows);
 
+    report_verdict(in, g, ng, mode, d);
     doc_heading(d, 2, "What the numbers show");
     report_findings(in, g, ng, mode, d);
 
