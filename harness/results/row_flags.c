@@ -20,7 +20,7 @@ int result_clean(const csv_row *r)
 /* The row's interval of its median, or its p10..p90 band; 0 when neither. */
 static int band(const csv_row *r, double *lo, double *hi)
 {
-    if (!isnan(r->step_ms_ci_lo) && !isnan(r->step_ms_ci_hi)) {
+    if (r->step_ms_ci_hi > 0 && r->step_ms_ci_lo <= r->step_ms_ci_hi) {
         *lo = r->step_ms_ci_lo;
         *hi = r->step_ms_ci_hi;
         return 1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "compare.h"
 #include "report.h"
 #include "report_verdict.h"
 #include "row_flags.h"
@@ -68,6 +69,31 @@ static void test_differ(void)
     CHECK(result_times_differ(&a, &c) == 0);
     e.step_ms_ci_lo = e.step_ms_ci_hi = e.step_ms_p10 = e.step_ms_p90 = NAN;
     CHECK(result_times_differ(&a, &e) == -1);
+}
+
+static void test_compare(void)
+{
+    /* compare judges on the medians' intervals where the files have them:
+     * narrow intervals that separate differ, though the p10..p90 bands
+     * (the steps' spread, not the median's uncertainty) overlap */
+    csv_row b = row(64, 16), n;
+    b.status = "ok";
+    b.step_ms_median = 10;
+    b.step_ms_p10 = 8;
+    b.step_ms_p90 = 12;
+    b.step_noise_pct = 10;
+    b.step_ms_ci_lo = 9.9;
+    b.step_ms_ci_hi = 10.1;
+    n = b;
+    n.step_ms_median = 10.5;
+    n.step_ms_ci_lo = 10.4;
+    n.step_ms_ci_hi = 10.6;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SLOWER);
+    n.step_ms_ci_lo = 10.0; /* overlapping: indistinguishable */
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME);
+    CHECK(!strcmp(verdict_name(VERDICT_SAME), "indistinguishable"));
+    n.step_ms_ci_lo = n.step_ms_ci_hi = b.step_ms_ci_lo = b.step_ms_ci_hi = NAN;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME); /* the old bands overlap */
 }
 
 static char dir[] = "/tmp/accubench-verdict-XXXXXX";
@@ -145,6 +171,7 @@ int main(void)
 {
     test_pick();
     test_differ();
+    test_compare();
     test_report();
     return check_finish("test_verdict");
 }
