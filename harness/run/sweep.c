@@ -16,6 +16,7 @@
 #include "measure.h"
 #include "ranges.h"
 #include "row_trust.h"
+#include "run_summary.h"
 #include "run_metadata.h"
 #include "run_outputs.h"
 #include "sweep_state.h"
@@ -392,6 +393,7 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
                     s.csv.count, path);
     } else if (!o->quiet) {
         printf("%zu rows written to %s\n", s.csv.count, path);
+        run_summary(stdout, s.csv.rows, s.csv.count, path);
     }
     csv_writer_free(&s.csv);
     if (s.watch)
