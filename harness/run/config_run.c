@@ -190,6 +190,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
     if (c && !rc)
         one_pass_ms = dp_agree_max(c, one_pass_ms); /* every rank skips it, or none */
+    if (!rc)
+        progress_config_pass(s->progress, one_pass_ms); /* the ETA's first cost */
     if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "

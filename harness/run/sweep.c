@@ -104,6 +104,7 @@ static int emit(sweep *s, const result_row *r)
     char why[400];
     if (strcmp(r->status, STATUS_ERROR) == 0)
         s->failures++;
+    progress_config_result(s->progress, r->step_ms_median, r->pass_ms); /* the ETA's cost */
     progress_config_done(s->progress);
     progress_clear(s->progress);
     if (!s->writer)
@@ -366,9 +367,15 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o, s.world != NULL),
                    PROGRESS_SILENT_S);
     s.progress = &prog;
+    eta plan; /* the time left, costed config by config */
+    int planned = eta_plan(&plan, o, s.world != NULL) == 0;
+    if (planned)
+        progress_set_eta(&prog, &plan);
 
     int write_failed = sweep_models(&s);
     progress_stop(&prog);
+    if (planned)
+        eta_free(&plan);
 
     if (o->trace_path[0] && s.trace_written != 1 && !interrupted) {
         if (s.trace_written == 0) /* a failed write has said why already */
