@@ -44,8 +44,10 @@ set y2range [0:100]
 set ytics nomirror
 set y2tics 0, 10, 100
 set format x "%g"
-if (!host_is_device && n_busy < ns && ns > 0) {
-    set label 92 "GPU busy % not measured for some series (no device trace)" @note_at
+untraced = ""
+do for [j=1:ns] { if (busy_of(j) == 0) { untraced = untraced.(strlen(untraced) ? ", " : " ").s_name(word(series, j)) } }
+if (!host_is_device && strlen(untraced) > 0) {
+    set label 92 "GPU busy % not measured for:".untraced @note_at
 }
 
 # Only the clauses with data (gnuplot 5.4 runs an empty `for [i=1:0]` once),
