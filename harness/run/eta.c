@@ -29,15 +29,22 @@ double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accu
     return 3 * p + 2 * t + warm + timed + 5 * p + trace;
 }
 
+/* What a finished config tells of its step: its timed step, or, for one
+ * skipped after its probe passes (over --max-step-s), K of those passes. */
+static double known_step(const eta_item *it)
+{
+    return it->step_ms > 0 ? it->step_ms : it->pass_ms > 0 ? it->pass_ms * it->accum : NAN;
+}
+
 static int measured(const eta_item *it)
 {
-    return it->step_ms > 0;
+    return known_step(it) > 0;
 }
 
 /* Seconds per FLOP of a measured config. */
 static double spf(const eta_item *it)
 {
-    return it->step_ms / it->flops;
+    return known_step(it) / it->flops;
 }
 
 /* The measured config of model `model`, micro-batch `micro` (mode `mode`
@@ -75,7 +82,7 @@ double eta_step_ms(const eta *e, int i)
 {
     const eta_item *x = &e->items[i];
     if (measured(x))
-        return x->step_ms;
+        return known_step(x);
     int j = find(e, x->model, x->micro, x->mode);
     if (j >= 0)
         return spf(&e->items[j]) * x->flops;
@@ -109,17 +116,38 @@ static double scale(const eta *e)
     double actual = 0, predicted = 0;
     for (int j = 0; j < e->n; j++) {
         const eta_item *it = &e->items[j];
-        if (measured(it) && it->wall_s > 0) {
+        if (it->step_ms > 0 && it->wall_s > 0) { /* configs that ran in full */
             actual += it->wall_s;
-            predicted += eta_config_s(&e->c, it->step_ms, it->pass_ms, it->accum);
+            predicted += eta_config_s(&e->c, known_step(it), it->pass_ms, it->accum);
         }
     }
     return predicted > 0 ? actual / predicted : 1;
 }
 
+/* A config skipped over --max-step-s: its probe passes, and what the
+ * skipped configs so far spent around them (setting the config up). */
+static int skipped(const eta_costs *c, double step_ms)
+{
+    return c->max_step_s > 0 && step_ms / 1e3 > c->max_step_s;
+}
+
+static double skip_overhead(const eta *e)
+{
+    double sum = 0;
+    int n = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *it = &e->items[j];
+        if (!(it->step_ms > 0) && it->pass_ms > 0 && it->wall_s > 0) {
+            sum += fmax(0, it->wall_s - 3 * it->pass_ms / 1e3);
+            n++;
+        }
+    }
+    return n ? sum / n : 0;
+}
+
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)
 {
-    double k = scale(e), left = 0;
+    double k = scale(e), k_skip = skip_overhead(e), left = 0;
     for (int i = current; i < e->n; i++) {
         const eta_item *it = &e->items[i];
         double step = eta_step_ms(e, i), pass = NAN;
@@ -131,7 +159,8 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
         }
         if (isnan(step))
             return NAN;
-        double s = k * eta_config_s(&e->c, step, pass, it->accum);
+        double s = skipped(&e->c, step) ? eta_config_s(&e->c, step, pass, it->accum) + k_skip
+                                         : k * eta_config_s(&e->c, step, pass, it->accum);
         left += i == current ? fmax(0, s - current_s) : s;
     }
     return left;

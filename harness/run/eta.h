@@ -47,7 +47,8 @@ double eta_step_ms(const eta *e, int i);
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms);
 
 /* Config i finished in wall_s with these figures (NAN: not measured: a
- * skipped or failed config). */
+ * failed config; a config skipped over --max-step-s gives its probe pass
+ * alone, which costs it as K passes a step). */
 void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
 
 /* The plan of a sweep: every config it will visit, in its order (the

@@ -237,7 +237,7 @@ void progress_config_result(progress *p, double step_ms, double pass_ms)
         return;
     pthread_mutex_lock(&p->mu);
     if (p->eta)
-        eta_record(p->eta, p->started - 1, step_ms, pass_ms,
+        eta_record(p->eta, p->started - 1, step_ms, pass_ms > 0 ? pass_ms : p->current_pass_ms,
                    seconds_since(p->config_t0_ns, trace_now_ns()));
     pthread_mutex_unlock(&p->mu);
 }

@@ -55,6 +55,9 @@ static void test_estimates(void)
     CHECK_NEAR(eta_left_s(&e, 3, 0.5, 60),
                fmax(0, k * eta_config_s(&COSTS, 240, 60, 4) - 0.5), 1e-9);
     CHECK(eta_left_s(&e, 3, 1e6, 60) == 0);
+    /* a config skipped after its probe passes tells its step as K passes */
+    eta_record(&e, 3, NAN, 5000, 20.0);
+    CHECK_NEAR(eta_step_ms(&e, 3), 20000, 1e-9);
 }
 
 int main(void)
