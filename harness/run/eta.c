@@ -63,19 +63,27 @@ static int find(const eta *e, int model, int micro, int mode)
     return any;
 }
 
-/* How much slower per FLOP model a runs than model b, from a micro-batch
- * both were measured at; 1 when there is none. */
-static double model_ratio(const eta *e, int a, int b, int mode)
+/* How much slower per FLOP model a runs than model b at micro-batch
+ * `micro`, from the nearest micro-batch both were measured at; 1 when
+ * there is none. A ratio measured far from `micro` says less about it (a
+ * wide model's fixed cost per pass dominates at micro-batch 1 and fades at
+ * 256), so it is shrunk toward 1, the FLOPs' own ratio, by the distance:
+ * a power 1 / (1 + |log2 distance| / 4). */
+static double model_ratio(const eta *e, int a, int b, int mode, int micro)
 {
+    double best_d = INFINITY, ratio = 1;
     for (int j = 0; j < e->n; j++) {
         const eta_item *it = &e->items[j];
         if (!measured(it) || it->model != a)
             continue;
         int k = find(e, b, it->micro, mode);
-        if (k >= 0)
-            return spf(it) / spf(&e->items[k]);
+        double d = fabs(log2((double)it->micro / micro));
+        if (k >= 0 && d < best_d) {
+            best_d = d;
+            ratio = spf(it) / spf(&e->items[k]);
+        }
     }
-    return 1;
+    return isinf(best_d) ? 1 : pow(ratio, 1 / (1 + best_d / 4));
 }
 
 double eta_step_ms(const eta *e, int i)
@@ -90,7 +98,7 @@ double eta_step_ms(const eta *e, int i)
     for (int k = 0; k < e->n; k++) {
         const eta_item *it = &e->items[k];
         if (measured(it) && it->micro == x->micro && it->model != x->model)
-            return spf(it) * model_ratio(e, x->model, it->model, x->mode) * x->flops;
+            return spf(it) * model_ratio(e, x->model, it->model, x->mode, x->micro) * x->flops;
     }
     /* the nearest micro-batch measured, this model's first */
     int best = -1;
