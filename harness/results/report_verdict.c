@@ -31,6 +31,14 @@ int abc_pick(const csv_row *rows, const size_t *idx, size_t n, size_t out[3])
 
 static const char *const NAME[3] = {"A", "B", "C"};
 
+/* The host computes each op as it issues it (the CPU): busy time is the
+ * step itself there, not a measurement of idling. */
+static int host_computes(const report_input *in, const csv_row *r)
+{
+    int host = csv_meta_has_word(in->t, BACKEND_CAPS_KEY, BACKEND_CAPS_DISPATCH_IS_DEVICE_WORK);
+    return host >= 0 ? host : !strcmp(r->backend, "cpu");
+}
+
 static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
 {
     static const char *const head[] = {"", "micro x K", "step ms", "95% interval", "vs A",
@@ -58,8 +66,8 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
         table_add(tb, rp_num(r->mfu_pct, 3).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);
-        table_add(tb, rp_num(r->gpu_busy_pct, 3).s);
-        table_add(tb, rp_num(r->idle_ms, 3).s);
+        table_add(tb, host_computes(in, r) ? "-" : rp_num(r->gpu_busy_pct, 3).s);
+        table_add(tb, host_computes(in, r) ? "-" : rp_num(r->idle_ms, 3).s);
         table_add(tb, *r->flags ? r->flags : "clean");
     }
 }
@@ -91,9 +99,7 @@ static void why_bullets(const report_input *in, const csv_row *const r[3], doc *
                    rp_num(r[2]->mfu_pct, 3).s,
                    r[2]->mfu_pct < r[0]->mfu_pct ? ", and they reach less of the peak"
                                                  : ", and they reach as much of the peak or more");
-    int host = csv_meta_has_word(in->t, BACKEND_CAPS_KEY, BACKEND_CAPS_DISPATCH_IS_DEVICE_WORK);
-    if (host < 0)
-        host = !strcmp(r[0]->backend, "cpu");
+    int host = host_computes(in, r[0]);
     if (r[0]->dispatches_per_step > 0 && !isnan(r[2]->dispatches_per_step))
         doc_bullet(d, "C issues %sx A's operations per step (%s against %s)%s", 
                    rp_num(r[2]->dispatches_per_step / r[0]->dispatches_per_step, 3).s,
@@ -105,13 +111,13 @@ static void why_bullets(const report_input *in, const csv_row *const r[3], doc *
         doc_bullet(d, "C's host enqueue time is %s of its %s ms step: it is launch-bound, the "
                       "GPU waits for the host.",
                    rp_num(r[2]->host_enqueue_ms, 3).s, rp_num(r[2]->step_ms_median, 4).s);
-    if (!isnan(r[0]->gpu_busy_pct) && !isnan(r[2]->gpu_busy_pct))
+    if (!host && !isnan(r[0]->gpu_busy_pct) && !isnan(r[2]->gpu_busy_pct))
         doc_bullet(d, "Device busy %s%% of A's step, %s%% of C's (trace pass)%s",
                    rp_num(r[0]->gpu_busy_pct, 3).s, rp_num(r[2]->gpu_busy_pct, 3).s,
                    isnan(r[2]->idle_ms) ? "."
                                         : "; C's device sits idle for that share of its step.");
     doc_bullet(d, "Not measured in this run, so not named as a cause: %s%sGEMM time by shape.",
-               isnan(r[0]->gpu_busy_pct) ? "device busy and idle time (no device trace), " : "",
+               host || isnan(r[0]->gpu_busy_pct) ? "device busy and idle time (no device trace), " : "",
                host ? "host syncs (the host computes every operation itself), "
                     : "host syncs per step, ");
 }
