@@ -85,8 +85,16 @@ do for [e=-3:7] {
 tics125 = "(".tics125.")"
 # Notes about missing data go under the chart, above the "not run" line.
 note_at = "at screen 0.01, 0.06 left font ',10' tc rgb '#a00000'"
-# A chart with nothing to draw says why, on the chart.
-nothing_to_draw = "unset xtics; unset ytics; unset y2tics; unset logscale; unset xlabel; set label 91 missing_why at graph 0.5, 0.5 center font ',14' tc rgb '#a00000'; unset key; plot [0:1][0:1] NaN notitle"
+# A chart with nothing to draw is not drawn: its reason goes to OUT.NAME.why
+# (the report says it where the chart would be) and the script exits 3,
+# which scripts/plots.sh reads as "not drawn", not as a failure.
+nothing_to_draw = "unset output; set print out.'.'.chart.'.why'; print missing_why; set print; exit status 3"
+# The backend computes each op as the host issues it (the CPU): its busy
+# time is its step time, so no "GPU busy" is drawn for it.
+host_is_device = strstrt(" ".meta("backend_caps")." ", " dispatch-is-device-work ") > 0 || \
+                 (strlen(meta("backend_caps")) == 0 && own_backend eq "cpu")
+# Whether a text has a trailing blank, so no title ends in one.
+model_part(m) = strlen(m) > 0 ? ", model ".m : ""
 
 set terminal pngcairo noenhanced size 1100,650 font "sans,11"
 set output out.".".chart.".png"

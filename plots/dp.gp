@@ -29,7 +29,7 @@ do for [d in distinct("devices", here_rows)] {
 ng = words(groups)
 gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d ", d, mb)) + 1])
 
-set title "Data parallel: compute and exposed communication per step, model ".model."\n". \
+set title "Data parallel: compute and exposed communication per step".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s (over all devices), %s", device, dtype, E, mode)
 set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode"
 set ylabel "wall-clock per optimizer step (ms, median)"

@@ -26,19 +26,17 @@ do for [m in all_modes] { if (strstrt(found, " ".m." ") > 0) { modes = modes." "
 mode_color(m) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd", \
                      words((" ".all_modes." ")[1:strstrt(" ".all_modes." ", " ".m." ") + 1]))
 
-set title "Execution modes side by side, model ".model."\n". \
+set title "Execution modes side by side".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s", device, dtype, E)
-set xlabel "micro-batch size (examples per pass; bars grouped per micro-batch)"
-set ylabel "wall-clock per optimizer step (ms, median and p10..p90, log scale)"
+set xlabel "micro-batch size (examples per pass; points grouped per micro-batch)"
+set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
-set style fill solid 0.85 border rgb "#ffffff"
 set errorbars lc rgb "#333333"
 set key outside right top
 # Groups sit at log2(micro-batch); each mode takes a slice of the group.
 nm = words(modes)
 width = 0.8 / (nm > 0 ? nm : 1)
-set boxwidth width absolute
 offset(j) = (j - (nm + 1) / 2.0) * width
 set xtics ()
 do for [mb in distinct("micro_batch", here_rows)] { set xtics add (mb log(mb + 0) / log(2)) }
@@ -57,7 +55,7 @@ if (nm < 2) {
     # looks like one
     plot for [j=1:nm] rows(here_rows.";mode=".word(modes, j)) \
              using (log(column("micro_batch")) / log(2) + offset(j)):(column("step_ms_median")): \
-                   (column("step_ms_p10")):(column("step_ms_p90")):(width) \
-             with boxerrorbars lc rgb mode_color(word(modes, j)) title word(modes, j)
+                   (column("step_ms_p10")):(column("step_ms_p90")) \
+             with yerrorbars lw 1.5 pt 7 ps 1.3 lc rgb mode_color(word(modes, j)) title word(modes, j)
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

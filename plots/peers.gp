@@ -38,19 +38,17 @@ ns = words(sb)
 label(j) = (word(sb, j) eq own ? "accubench " : "").word(sb, j)." ".word(sm, j)
 color(j) = word("#1f77b4 #ff7f0e #d62728 #2ca02c #9467bd #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 
-set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side, model ".model."\n". \
+set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s%s", device, dtype, E, \
                   strlen(devices) == 0 ? "" : \
                   (devices + 0 > 1) ? sprintf(", %s devices, sync %s", devices, sync) : "")
-set xlabel "micro-batch size (examples per pass; bars grouped per micro-batch)"
-set ylabel "wall-clock per optimizer step (ms, median and p10..p90, log scale)"
+set xlabel "micro-batch size (examples per pass; points grouped per micro-batch)"
+set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
-set style fill solid 0.85 border rgb "#ffffff"
 set errorbars lc rgb "#333333"
 set key outside right top
 width = 0.8 / (ns > 0 ? ns : 1)
-set boxwidth width absolute
 offset(j) = (j - (ns + 1) / 2.0) * width
 set xtics ()
 do for [mb in distinct("micro_batch", peer_rows)] { set xtics add (mb log(mb + 0) / log(2)) }
@@ -65,7 +63,7 @@ if (strlen(peers) == 0 || ns == 0) {
 } else {
     plot for [j=1:ns] rows(peer_rows.";backend=".word(sb, j).";mode=".word(sm, j)) \
              using (log(column("micro_batch")) / log(2) + offset(j)):(column("step_ms_median")): \
-                   (column("step_ms_p10")):(column("step_ms_p90")):(width) \
-             with boxerrorbars lc rgb color(j) title label(j)
+                   (column("step_ms_p10")):(column("step_ms_p90")) \
+             with yerrorbars lw 1.5 pt 7 ps 1.3 lc rgb color(j) title label(j)
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

@@ -38,10 +38,16 @@ if (count("forward_ms", traced) == 0) {
                   "the split comes from a device trace (CUPTI on a GPU)"
     @nothing_to_draw
 } else {
+    # a part no bar shows (under 0.5% everywhere) gets no legend entry
+    stats rows(traced) using (100.0 * (@other) / (@total)) nooutput
+    other_shown = STATS_max >= 0.5
+    stats rows(traced) using (share("idle_ms")) nooutput
+    idle_shown = STATS_max >= 0.5
     plot rows(traced) using (share("forward_ms")):xtic(@tic) lc rgb "#1f77b4" title "forward", \
          '' using (share("backward_ms")) lc rgb "#ff7f0e" title "backward", \
          '' using (share("optimizer_ms")) lc rgb "#2ca02c" title "optimizer", \
-         '' using (100.0 * (@other) / (@total)) lc rgb "#9467bd" title "other (zeroing, uploads)", \
-         '' using (share("idle_ms")) lc rgb "#bbbbbb" title "idle"
+         '' using (100.0 * (@other) / (@total)) lc rgb "#9467bd" \
+            title (other_shown ? "other (zeroing, uploads)" : ""), \
+         '' using (share("idle_ms")) lc rgb "#bbbbbb" title (idle_shown ? "idle" : "")
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

@@ -1,16 +1,42 @@
-# wallclock.gp: wall-clock per optimizer step against micro-batch size at a
-# fixed effective batch, one line per model, with GPU busy % and MFU % on the
-# right axis. The chart that shows why small micro-batches cost time: the
-# step's arithmetic is the same at every split, the GPU is just idle more.
+# wallclock.gp: wall-clock per optimizer step against accumulation steps K
+# at a fixed effective batch (the micro-batch is E / K, smaller to the
+# right, as in the throughput and dispatches charts), one line per model
+# (and per devices x sync on a data-parallel CSV), with MFU % and, where a
+# device trace measured it on a GPU, GPU busy % on the right axis. The
+# step's arithmetic is the same at every split: what rises is overhead.
 #
 #   gnuplot -e "csv='results/run.csv'" plots/wallclock.gp
 chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
-set title "Wall-clock per optimizer step vs micro-batch\n".subtitle
-set xlabel "micro-batch size (examples per pass, log2 scale)"
+# The series: model:devices:sync, "-" for a single process's empty sync.
+series = ""
+do for [m in models] {
+    do for [d in distinct("devices", ok.";model=".m)] {
+        ss = distinct("sync", ok.";model=".m.";devices=".d)
+        if (count("step_ms_median", ok.";model=".m.";devices=".d.";sync=") > 0) { ss = "- ".ss }
+        do for [sy in ss] { series = series." ".m.":".d.":".sy }
+    }
+}
+ns = words(series)
+part(s, k) = word(system("echo ".q(s)." | tr ':' ' '"), k)
+s_rows(s) = ok.";model=".part(s, 1).";devices=".part(s, 2).";sync=".(part(s, 3) eq "-" ? "" : part(s, 3))
+dp_run = strstrt(series, ":-") == 0 || words(distinct("devices", ok)) > 1
+s_name(s) = part(s, 1).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : "")
+s_color(j) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
+mfu_of(j) = count("mfu_pct", s_rows(word(series, j)))
+busy_of(j) = host_is_device ? 0 : count("gpu_busy_pct", s_rows(word(series, j)))
+n_mfu = 0; n_busy = 0
+do for [j=1:ns] { n_mfu = n_mfu + (mfu_of(j) > 0); n_busy = n_busy + (busy_of(j) > 0) }
+
+set title "Wall-clock per optimizer step vs accumulation steps\n".subtitle
+set xlabel "accumulation steps K per optimizer step (micro-batch = E / ".(dp_run ? "(devices x K)" : "K")."; log2 scale)"
 set ylabel "wall-clock per optimizer step (ms, median, log scale)"
-set y2label "GPU busy % and MFU % (of the measured peak GEMM rate)"
+y2what = n_busy > 0 ? "GPU busy % and MFU %" : "MFU %"
+probe_meta = meta("peak_probe")
+set y2label y2what.(strlen(probe_meta) > 0 && probe_meta[1:4] ne "none" ? \
+                    " (MFU: of the peak GEMM probed beside each config)" : \
+                    " (MFU: of the peak GEMM rate measured at start-up)")
 set logscale x 2
 set logscale y 10
 set ytics @tics125
@@ -18,36 +44,31 @@ set y2range [0:100]
 set ytics nomirror
 set y2tics 0, 10, 100
 set format x "%g"
-
-# Busy % comes from a device trace (CUPTI); models without one get no busy line,
-# and the chart says which.
-busy_models = distinct("model", ok.";gpu_busy_pct!=")
 untraced = ""
-do for [m in models] { if (strstrt(" ".busy_models." ", " ".m." ") == 0) { untraced = untraced." ".m } }
-if (strlen(untraced) > 0) {
+do for [j=1:ns] { if (busy_of(j) == 0) { untraced = untraced.(strlen(untraced) ? ", " : " ").s_name(word(series, j)) } }
+if (!host_is_device && strlen(untraced) > 0) {
     set label 92 "GPU busy % not measured for:".untraced @note_at
 }
 
-# gnuplot 5.4 runs an empty `for [i=1:0]` plot clause once, so the busy
-# lines are added only when some model has them.
-busy_lines = (words(busy_models) == 0) ? "" : \
-    ', for [i=1:words(busy_models)] rows(ok.";model=".word(busy_models, i)) \
-       using (column("micro_batch")):(column("gpu_busy_pct")) axes x1y2 \
-       with linespoints lw 1.5 dt 2 pt 6 ps 0.8 lc rgb model_color(model_index(word(busy_models, i))) \
-       title word(busy_models, i)." GPU busy %"'
+# Only the clauses with data (gnuplot 5.4 runs an empty `for [i=1:0]` once),
+# so the key lists only what is drawn.
+step_lines = 'for [j=1:ns] rows(s_rows(word(series, j))) \
+    using (column("accum_steps")):(column("step_ms_median")) \
+    with linespoints lw 2 pt 7 ps 0.9 lc rgb s_color(j) title s_name(word(series, j))." step ms"'
+mfu_lines = 'for [j=1:ns] rows(s_rows(word(series, j))) \
+    using (column("accum_steps")):(column("mfu_pct")) axes x1y2 \
+    with linespoints lw 1.5 dt 3 pt 4 ps 0.8 lc rgb s_color(j) \
+    title (mfu_of(j) > 0 ? s_name(word(series, j))." MFU %" : "")'
+busy_lines = 'for [j=1:ns] rows(s_rows(word(series, j))) \
+    using (column("accum_steps")):(busy_of(j) > 0 ? column("gpu_busy_pct") : NaN) axes x1y2 \
+    with linespoints lw 1.5 dt 2 pt 6 ps 0.8 lc rgb s_color(j) \
+    title (busy_of(j) > 0 ? s_name(word(series, j))." GPU busy %" : "")'
+lines = step_lines.(n_mfu > 0 ? ", ".mfu_lines : "").(n_busy > 0 ? ", ".busy_lines : "")
 
-if (words(models) == 0) {
+if (ns == 0) {
     missing_why = no_rows_why
     @nothing_to_draw
 } else {
-    plot for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
-             using (column("micro_batch")):(column("step_ms_median")) \
-             with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) \
-             title word(models, i)." step ms", \
-         for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
-             using (column("micro_batch")):(column("mfu_pct")) axes x1y2 \
-             with linespoints lw 1.5 dt 3 pt 4 ps 0.8 lc rgb model_color(i) \
-             title word(models, i)." MFU %" \
-         @busy_lines
+    plot @lines
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

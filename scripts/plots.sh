@@ -4,7 +4,8 @@
 #   sh scripts/plots.sh [CSV [OUT_PREFIX]]
 #
 # CSV defaults to the newest results/*.csv (and says which). Charts land at
-# OUT_PREFIX.NAME.png / .svg; OUT_PREFIX defaults to the CSV's path without
+# OUT_PREFIX.NAME.png / .svg (a chart with nothing to draw: none, and its
+# reason in OUT_PREFIX.NAME.why); OUT_PREFIX defaults to the CSV's path without
 # .csv, i.e. next to the CSV. Exit: 0 all drawn, 1 a chart failed, 2 no CSV,
 # no gnuplot, or an output that is not a regular file. `make plots` and
 # `accubench report` run this.
@@ -47,7 +48,7 @@ if [ ! -d "$folder" ]; then
     exit 2
 fi
 for name in $charts; do
-    for ext in png svg; do
+    for ext in png svg why; do
         f="$out.$name.$ext"
         if [ -e "$f" ] && [ ! -f "$f" ]; then
             printf 'plots: %s exists and is not a regular file (refused)\n' "$f" >&2
@@ -76,12 +77,21 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 ln -s -- "$csv_abs" "$work/in.csv" && ln -s -- "$root/plots" "$work/plots" || exit 2
 
+# A chart with nothing to draw exits 3 with its reason in chart.NAME.why:
+# no placeholder is made, an older chart of that name is removed, and the
+# reason lands at OUT.NAME.why for the report to give.
 failed=0
 for name in $charts; do
-    if (cd "$work" && gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp") &&
-        mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
+    (cd "$work" && gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp")
+    rc=$?
+    if [ "$rc" = 0 ] && mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
         mv -f -- "$work/chart.$name.svg" "$out.$name.svg"; then
+        rm -f -- "$out.$name.why"
         printf 'plots: wrote %s %s\n' "$out.$name.png" "$out.$name.svg"
+    elif [ "$rc" = 3 ] && [ -f "$work/chart.$name.why" ] &&
+        rm -f -- "$out.$name.png" "$out.$name.svg" &&
+        mv -f -- "$work/chart.$name.why" "$out.$name.why"; then
+        printf 'plots: %s not drawn: %s\n' "$name" "$(tr '\n' ' ' < "$out.$name.why")"
     else
         echo "plots: $name failed" >&2
         failed=1

@@ -221,6 +221,9 @@ struct backend {
     const char *name;        /* its row in the program's backend table */
     unsigned caps;           /* BK_CAP_* */
     char device[128];        /* what it runs on, for the CSV */
+    /* The GPU's PCI bus id ("0000:3B:00.0"), for NVML's clocks; empty
+     * where the device is not a GPU. */
+    char pci_bus_id[32];
     char library[160];       /* BLAS core / cuBLAS version, for the metadata */
     dtype dtype;
     storage compute_storage; /* derived from dtype */

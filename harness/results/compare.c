@@ -16,12 +16,21 @@
 #include "split_text.h"
 #include "table.h"
 
-/* The band a run's step time is known to within: from p10 to p90 of the
+/* The band a run's step time is known to within: the 95% interval of its
+ * median (step_ms_ci_lo..hi) where the file has one; else, for files from
+ * before those columns, from p10 to p90 of the
  * steps, widened to median +- step_noise_pct where the run reported more
  * noise than its spread shows. Missing numbers shrink the band to the median
  * (min_diff still applies then). */
 static void band(const csv_row *r, double *lo, double *hi)
 {
+    if (r->step_ms_ci_hi > 0 && r->step_ms_ci_lo <= r->step_ms_ci_hi) {
+        /* the median's own interval, where the run measured one: two
+         * configs differ only when their intervals separate */
+        *lo = r->step_ms_ci_lo;
+        *hi = r->step_ms_ci_hi;
+        return;
+    }
     double m = r->step_ms_median;
     double n = isnan(r->step_noise_pct) ? 0 : r->step_noise_pct / 100.0;
     *lo = m * (1 - n);
@@ -34,7 +43,7 @@ static void band(const csv_row *r, double *lo, double *hi)
 
 /* The rule: a config is slower only when NEW's whole band lies above BASE's
  * whole band, i.e. the difference is beyond both runs' noise, and the ratio
- * passes min_diff; faster is the mirror image; anything else is "same". */
+ * passes min_diff; faster is the mirror image; anything else is "indistinguishable" at this noise. */
 verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
 {
     int base_ok = result_ran(base), now_ok = result_ran(now);
@@ -54,7 +63,7 @@ verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
 const char *verdict_name(verdict v)
 {
     switch (v) {
-    case VERDICT_SAME: return "same";
+    case VERDICT_SAME: return "indistinguishable";
     case VERDICT_FASTER: return "faster";
     case VERDICT_SLOWER: return "slower";
     case VERDICT_FAILED: return "failed";
@@ -282,13 +291,14 @@ int compare_main(int argc, char **argv)
     } else {
         printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", paths[0], dev0,
                paths[1], dev1);
-        printf("# verdict: slower/faster only when the new p10..p90 band (widened by its "
-               "noise %%) clears the base band and the ratio differs by more than %g%%\n"
+        printf("# verdict: slower/faster only when the new band clears the base band and the "
+               "ratio differs by more than %g%%; a band is the 95%% interval of the median "
+               "where the file has one, else p10..p90 widened by its noise %%\n"
                "# noise %% b/n: half of each run's band, in %% of its median\n\n",
                min_diff * 100);
         table_write_md(&tb, stdout);
-        printf("\ncompare: %d %s in both: %d slower, %d faster, %d same", both,
-               plural(both, "config", "configs"),
+        printf("\ncompare: %d %s in both: %d slower, %d faster, %d indistinguishable at this "
+               "noise", both, plural(both, "config", "configs"),
                counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_SAME]);
         if (counts[VERDICT_FAILED])
             printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);

@@ -250,6 +250,7 @@ int report_main(int argc, char **argv)
         in.charts_note = chart_why;
     }
     in.chart_base = base;
+    in.chart_prefix = prefix;
 
     doc d = {0};
     if (report_build(&in, &d)) {

@@ -25,6 +25,7 @@ typedef struct report_input {
     int64_t mem_cap;          /* bytes; -1 = no cap */
     const char *mem_cap_from; /* where the cap came from, for the text */
     const char *chart_base;   /* the charts' file-name prefix, no folder */
+    const char *chart_prefix; /* the same with its folder (NULL: unknown) */
     const char *charts_note;  /* why charts are missing, or NULL */
 } report_input;
 

@@ -8,6 +8,7 @@
 
 #include "plural.h"
 #include "report_parts.h"
+#include "report_verdict.h"
 
 static void environment(const report_input *in, doc *d)
 {
@@ -206,8 +207,8 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
 static void charts(const report_input *in, doc *d)
 {
     static const char *const chart[][2] = {
-        {"wallclock", "Wall-clock per optimizer step against micro-batch, with GPU busy % and "
-                      "MFU % on the right axis"},
+        {"wallclock", "Wall-clock per optimizer step against accumulation steps, with MFU % "
+                      "(and GPU busy % where a device trace measured it) on the right axis"},
         {"throughput", "Samples per second against accumulation steps"},
         {"dispatches", "Kernels (dispatches) per optimizer step against accumulation steps"},
         {"time_split", "Where the step goes: forward, backward, optimizer, idle (trace pass)"},
@@ -217,7 +218,7 @@ static void charts(const report_input *in, doc *d)
     if (in->charts_note)
         doc_para(d, "%s", in->charts_note);
     for (size_t i = 0; i < sizeof chart / sizeof *chart; i++)
-        doc_chart(d, chart[i][0], chart[i][1]);
+        report_chart(in, d, chart[i][0], chart[i][1]);
 }
 
 int report_build(const report_input *in, doc *d)
@@ -233,6 +234,7 @@ int report_build(const report_input *in, doc *d)
              rp_meta(in->t, "device", "unknown device"), rp_meta(in->t, "dtype", "-"),
              in->t->rows, plural((long long)in->t->rows, "config", "configs"));
 
+    report_verdict(in, g, ng, mode, d);
     doc_heading(d, 2, "What the numbers show");
     report_findings(in, g, ng, mode, d);
 

@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "report_parts.h"
+#include "row_flags.h"
 #include "row_index.h"
 
 /* A row run on several devices in a sync mode: one that has siblings. */
 static int dp_row(const csv_row *r)
 {
-    return result_ran(r) && r->devices > 1 && r->sync[0];
+    return result_clean(r) && r->devices > 1 && r->sync[0];
 }
 
 void report_dp_findings(const report_input *in, doc *d)

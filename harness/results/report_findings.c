@@ -9,6 +9,8 @@
 #include "dtype_table.h"
 #include "plural.h"
 #include "report_parts.h"
+#include "report_trust.h"
+#include "row_flags.h"
 #include "row_index.h"
 
 /* The relative gradient error accumulation may show in a dtype before the
@@ -33,7 +35,7 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
     size_t ok = 0;
     for (size_t j = 0; j < g->n; j++) {
         const csv_row *r = &in->rows[g->idx[j]];
-        if (!result_ran(r))
+        if (!result_clean(r))
             continue;
         ok++;
         if (!fast || r->step_ms_median < fast->step_ms_median)
@@ -50,7 +52,9 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
                rp_num(slow->step_ms_median, 4).s,
                rp_num(slow->step_ms_median / fast->step_ms_median, 3).s,
-               fast->accum_steps > 1 && g->k1
+               result_times_differ(fast, slow) == 0
+                   ? "; indistinguishable at this noise (their intervals overlap)"
+               : fast->accum_steps > 1 && g->k1
                    ? " (accumulating beats the single pass here)"
                    : "");
     if (!g->k1)
@@ -79,7 +83,7 @@ static void naive_finding(const report_input *in, doc *d)
     const csv_row *worst = NULL;
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_ran(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
+        if (!result_clean(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
             continue;
         dev[m++] = (r->step_ms_median / rp_naive_ms(r) - 1) * 100;
         if (!worst || fabs(dev[m - 1]) > fabs(worst->step_ms_median / rp_naive_ms(worst) - 1) * 100)
@@ -117,7 +121,7 @@ static const report_group *widest(const report_input *in, const report_group *g,
         const csv_row *a = NULL, *b = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
             const csv_row *r = &in->rows[g[k].idx[j]];
-            if (!result_ran(r) || strcmp(r->mode, mode) || isnan(value(r)))
+            if (!result_clean(r) || strcmp(r->mode, mode) || isnan(value(r)))
                 continue;
             if (!a || r->accum_steps < a->accum_steps)
                 a = r;
@@ -152,7 +156,7 @@ static int host_computes_ops(const report_input *in, const csv_row *r)
 static int any_measured(const report_input *in, double (*value)(const csv_row *))
 {
     for (size_t i = 0; i < in->t->rows; i++)
-        if (result_ran(&in->rows[i]) && !isnan(value(&in->rows[i])))
+        if (result_clean(&in->rows[i]) && !isnan(value(&in->rows[i])))
             return 1;
     return 0;
 }
@@ -174,11 +178,15 @@ static void launch_findings(const report_input *in, const report_group *g, size_
         double a = value(lo), b = value(hi);
         doc_bullet(d,
                    "Model %s issues %s %s per step at K=%lld and %s at K=%lld (%sx for %sx the "
-                   "passes): each pass launches its kernels again, so launch overhead grows "
-                   "with K while the arithmetic per step stays the same.",
+                   "passes): %s",
                    lo->model, rp_count(a).s, what, (long long)lo->accum_steps, rp_count(b).s,
                    (long long)hi->accum_steps, rp_num(b / a, 3).s,
-                   rp_num((double)hi->accum_steps / (double)lo->accum_steps, 3).s);
+                   rp_num((double)hi->accum_steps / (double)lo->accum_steps, 3).s,
+                   host_computes_ops(in, lo)
+                       ? "each pass issues its operations again; on this backend each is "
+                         "computed as it is issued, so the count is work, not launch overhead."
+                       : "each pass launches its kernels again, so launch overhead grows with "
+                         "K while the arithmetic per step stays the same.");
     }
     lo = hi = NULL;
     if (widest(in, g, ng, mode, v_busy, &lo, &hi)) {
@@ -209,7 +217,7 @@ static void launch_findings(const report_input *in, const report_group *g, size_
     const csv_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_ran(r) || isnan(r->host_enqueue_ms))
+        if (!result_clean(r) || isnan(r->host_enqueue_ms))
             continue;
         if (host_computes_ops(in, r)) {
             on_cpu++;
@@ -249,15 +257,22 @@ static void mfu_finding(const report_input *in, doc *d)
     const csv_row *best = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (result_ran(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
+        if (result_clean(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
             best = r;
     }
     if (!best)
         return;
-    doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
-                  "peak GEMM rate measured in this run.",
-               rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
-               rp_num(best->tflops, 4).s, rp_meta(in->t, "peak_gemm_tflops", "(unrecorded)"));
+    double probe = fmax(best->probe_tflops_before, best->probe_tflops_after);
+    if (probe > 0)
+        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+                      "peak GEMM rate probed beside it.",
+                   rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+                   rp_num(best->tflops, 4).s, rp_num(probe, 4).s);
+    else
+        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+                      "peak GEMM rate measured in this run.",
+                   rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+                   rp_num(best->tflops, 4).s, rp_meta(in->t, "peak_gemm_tflops", "(unrecorded)"));
 }
 
 static void grad_finding(const report_input *in, doc *d)
@@ -265,7 +280,7 @@ static void grad_finding(const report_input *in, doc *d)
     const csv_row *worst = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (result_ran(r) && !isnan(r->grad_rel_err) &&
+        if (result_clean(r) && !isnan(r->grad_rel_err) &&
             (!worst || r->grad_rel_err > worst->grad_rel_err))
             worst = r;
     }
@@ -305,7 +320,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         if (first != i)
             next[last[first]] = i;
         last[first] = i;
-        if (result_ran(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
+        if (result_clean(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
             row_index_add(&main_rows, i);
     }
     for (size_t k = 0; ok && k < n; k++) {
@@ -315,7 +330,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         size_t m = 0;
         for (size_t i = k; i != ROW_NONE; i = next[i]) {
             const csv_row *r = &in->rows[i];
-            if (!result_ran(r))
+            if (!result_clean(r))
                 continue;
             size_t j = row_index_find(&main_rows, r);
             if (j != ROW_NONE)
@@ -350,6 +365,8 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
                    plural((long long)in->t->rows, "row", "rows"));
         return;
     }
+    if (report_trust_findings(in, d) == 0)
+        return; /* no clean row: nothing to draw a finding from */
     for (size_t k = 0; k < ng; k++)
         if (g[k].n && !strcmp(in->rows[g[k].idx[0]].mode, mode))
             group_findings(in, &g[k], d);

@@ -44,6 +44,10 @@ void report_dp_findings(const report_input *in, doc *d);
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d);
 
+/* A chart, or the reason scripts/plots.sh left for not drawing it
+ * (report_charts.c). */
+void report_chart(const report_input *in, doc *d, const char *name, const char *caption);
+
 /* The metadata line a peer program writes: the backends of its rows. */
 #define PEERS_META_KEY "peers"
 /* "Against PEER": accubench beside the peer's rows, per split, with their

@@ -144,5 +144,5 @@ void report_peers(const report_input *in, const report_group *g, size_t ng, doc 
                     "dtype, reduction, effective batch and devices): nothing to set side by "
                     "side.");
     peer_environment(in, d);
-    doc_chart(d, "peers", "accubench and the peer side by side: step time per micro-batch");
+    report_chart(in, d, "peers", "accubench and the peer side by side: step time per micro-batch");
 }

@@ -19,6 +19,14 @@
  * waited for, busbw as nccl-tests defines it, rank_step_spread_pct the
  * ranks' step medians' range over rank 0's, rank_weight_diff the largest
  * difference between rank 0's weights and any rank's after one step.
+ * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
+ * distribution-free 95% interval; probe_tflops_before/after the peak GEMM
+ * probed just before and after the timed steps, mfu_pct against the higher
+ * of the two, probe_drift_pct their difference over the higher; what else
+ * ran meanwhile: other_cpu_pct and steal_pct (of all CPUs' time, from
+ * /proc), sm_clock_mhz (the lower reading) and clock_events (NVML's
+ * reasons, either reading); flags "noisy" and/or "disturbed" (blank:
+ * clean), the figures behind them in the note.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
@@ -42,6 +50,8 @@
     X(devices, INT, config, KEY)                    \
     X(sync, TEXT, config, KEY)                      \
     X(step_ms_median, REAL, timed, VALUE)           \
+    X(step_ms_ci_lo, REAL, timed, VALUE)            \
+    X(step_ms_ci_hi, REAL, timed, VALUE)            \
     X(step_ms_p10, REAL, timed, VALUE)              \
     X(step_ms_p90, REAL, timed, VALUE)              \
     X(step_noise_pct, REAL, timed, VALUE)           \
@@ -53,6 +63,13 @@
     X(flops_per_step, REAL, config, VALUE)          \
     X(tflops, REAL, timed, VALUE)                   \
     X(mfu_pct, REAL, timed, VALUE)                  \
+    X(probe_tflops_before, REAL, timed, VALUE)      \
+    X(probe_tflops_after, REAL, timed, VALUE)       \
+    X(probe_drift_pct, REAL, timed, VALUE)          \
+    X(other_cpu_pct, REAL, timed, VALUE)            \
+    X(steal_pct, REAL, timed, VALUE)                \
+    X(sm_clock_mhz, REAL, timed, VALUE)             \
+    X(clock_events, TEXT, timed, VALUE)             \
     X(dispatches_per_step, REAL, timed, VALUE)      \
     X(grad_rel_err, REAL, check, VALUE)             \
     X(loss, REAL, check, VALUE)                     \
@@ -80,13 +97,14 @@
     X(busbw_gbps, REAL, timed, VALUE)               \
     X(rank_step_spread_pct, REAL, timed, VALUE)     \
     X(rank_weight_diff, REAL, check, VALUE)         \
+    X(flags, TEXT, timed, VALUE)                    \
     X(status, TEXT, config, VALUE)                  \
     X(note, TEXT, config, VALUE)
 
 /* Storage per type. A REAL that was not measured is NAN and prints empty;
  * an INT that was not measured is -1 and prints empty. */
 #define RESULT_TYPE_TEXT char
-#define RESULT_TEXT_LEN 160
+#define RESULT_TEXT_LEN 480
 
 typedef struct result_row {
 #define RESULT_FIELD_TEXT(name) char name[RESULT_TEXT_LEN];

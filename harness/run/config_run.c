@@ -13,6 +13,7 @@
 #include "plural.h"
 #include "progress.h"
 #include "ranges.h"
+#include "row_trust.h"
 #include "trace_pass.h"
 
 void row_set_status(result_row *r, const char *status, const char *note)
@@ -69,7 +70,11 @@ static void note_stop(result_row *r, const step_timing *t, const measure_options
     case MEASURE_STOP_INTERRUPTED:
         add_note(r, "stopped by an interrupt: %s", noise);
         break;
+    case MEASURE_STOP_PEER:
+        add_note(r, "stopped when another rank met its stopping condition: %s", noise);
+        break;
     case MEASURE_STOP_STEPS:
+        add_note(r, "timed the fixed --steps %d", mo->steps);
         break;
     }
 }
@@ -88,8 +93,7 @@ void row_fill_timing(result_row *r, const step_timing *t, double peak_tflops,
     r->samples_per_s = (double)r->effective_batch / (t->step.median * 1e-3);
     r->tflops = r->flops_per_step / (t->step.median * 1e-3) / 1e12;
     r->mfu_pct = peak_tflops > 0 ? 100.0 * r->tflops / peak_tflops : NAN;
-    if (!mo->steps)
-        note_stop(r, t, mo);
+    note_stop(r, t, mo); /* every row names what stopped its timing */
 }
 
 void row_fill_trace(result_row *r, const trace_pass_summary *p)
@@ -188,6 +192,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
     if (c && !rc)
         one_pass_ms = dp_agree_max(c, one_pass_ms); /* every rank skips it, or none */
+    if (!rc)
+        progress_config_pass(s->progress, one_pass_ms); /* the ETA's first cost */
     if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "
@@ -234,8 +240,13 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     };
     step_timing t;
     progress_phase(s->progress, "warm-up and timed steps");
+    watch_mark before, after; /* the peak and the machine beside the timed steps */
+    if (!rc)
+        config_watch_mark(s->watch, &before);
     if (!rc)
         rc = measure_steps(&run, &mo, &t);
+    if (!rc)
+        config_watch_mark(s->watch, &after);
     progress_phase(s->progress, "timing single passes");
     if (!rc)
         rc = measure_single_pass(&run, 5, &t.pass_ms);
@@ -243,6 +254,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         row_fill_timing(r, &t, s->peak_tflops, &mo);
         if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
             r->tokens_per_s = r->samples_per_s * d->input.width;
+        trust_limits lim = trust_limits_of(&mo, b);
+        row_fill_trust(r, &t, &before, &after, &lim);
         r->mem_peak_bytes = (int64_t)b->mem_peak;
         if (c)
             dp_fill_row(c, &t, r);

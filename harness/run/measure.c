@@ -167,7 +167,10 @@ int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
             break;
         }
         /* Data parallel: rank 0's reason is the one its row reports. */
-        if (!o->steps && agreed(s, should_stop(o, dev_ms, n, elapsed, &out->stopped_by), &rc)) {
+        int mine = !o->steps && should_stop(o, dev_ms, n, elapsed, &out->stopped_by);
+        if (!o->steps && agreed(s, mine, &rc)) {
+            if (!mine) /* the row says so, not nothing */
+                out->stopped_by = MEASURE_STOP_PEER;
             judged = 1;
             break;
         }

@@ -24,6 +24,7 @@ typedef enum measure_stop {
     MEASURE_STOP_SAMPLE_CAP,   /* max-samples were taken */
     MEASURE_STOP_BUDGET,       /* --budget-s ran out */
     MEASURE_STOP_INTERRUPTED,  /* the stop flag was set */
+    MEASURE_STOP_PEER,         /* data parallel: another rank's condition */
 } measure_stop;
 
 typedef struct step_timing {

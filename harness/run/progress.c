@@ -1,5 +1,6 @@
 #include "progress.h"
 
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,7 +26,8 @@ static double seconds_since(uint64_t t0_ns, uint64_t now_ns)
 }
 
 /* "config 3 of 12 (S fp32 16x4 async sum); 42 s so far, about 1 min 30 s
- * left". The estimate is the mean time of the finished configs times the
+ * left". The estimate is costed (eta.h) once a config has been measured;
+ * else, or without a plan, the mean time of the finished configs times the
  * configs not finished, less what the current one has already run. */
 static void config_text(const progress *p, uint64_t now, char *out, size_t len)
 {
@@ -33,7 +35,15 @@ static void config_text(const progress *p, uint64_t now, char *out, size_t len)
     progress_duration(seconds_since(p->t0_ns, now), so_far, sizeof so_far);
     int used = snprintf(out, len, "config %d of %d (%s); %s so far", p->started, p->total,
                         p->config, so_far);
-    if (p->done > 0 && used < (int)len) {
+    double costed = p->eta && p->started > 0
+                        ? eta_left_s(p->eta, p->started - 1,
+                                     p->started > p->done ? seconds_since(p->config_t0_ns, now) : 0,
+                                     p->current_pass_ms)
+                        : NAN;
+    if (!isnan(costed) && used < (int)len) {
+        progress_duration(costed, left, sizeof left);
+        snprintf(out + used, len - (size_t)used, ", about %s left", left);
+    } else if (p->done > 0 && used < (int)len) {
         double per = (double)p->done_ns / 1e9 / p->done;
         double in_current = p->started > p->done ? seconds_since(p->config_t0_ns, now) : 0;
         double rest = per * (p->total - p->done) - in_current;
@@ -138,6 +148,7 @@ void progress_config(progress *p, const char *label)
     uint64_t now = trace_now_ns();
     p->started++;
     p->config_t0_ns = now;
+    p->current_pass_ms = NAN;
     p->phase[0] = '\0';
     snprintf(p->config, sizeof p->config, "%s", label);
     if (p->tty) {
@@ -199,4 +210,34 @@ void progress_stop(progress *p)
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->mu);
     p->f = NULL;
+}
+
+void progress_set_eta(progress *p, eta *e)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->eta = e;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_config_pass(progress *p, double pass_ms)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (isnan(p->current_pass_ms))
+        p->current_pass_ms = pass_ms;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_config_result(progress *p, double step_ms, double pass_ms)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (p->eta)
+        eta_record(p->eta, p->started - 1, step_ms, pass_ms > 0 ? pass_ms : p->current_pass_ms,
+                   seconds_since(p->config_t0_ns, trace_now_ns()));
+    pthread_mutex_unlock(&p->mu);
 }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "eta.h"
+
 /* A phase silent this long gets its line. */
 #define PROGRESS_SILENT_S 3.0
 
@@ -24,6 +26,9 @@ typedef struct progress {
     char config[160], phase[96];
     int phase_told;        /* the silent phase's line is out */
     int shown;             /* a status line is on the terminal */
+    eta *eta;              /* the plan the time left is costed on (NULL: the
+                            * mean time of the configs so far) */
+    double current_pass_ms; /* the running config's single pass (NAN: not yet) */
     /* The watcher thread that notices silent phases. */
     pthread_mutex_t mu;
     pthread_cond_t wake;
@@ -47,6 +52,15 @@ void progress_phase(progress *p, const char *what);
 
 /* The current config is finished (its row is written). */
 void progress_config_done(progress *p);
+
+/* The time left is costed on e (eta.h: each config's pass and step time
+ * against its budget), which the calls below keep up to date. */
+void progress_set_eta(progress *p, eta *e);
+/* The running config's single pass took pass_ms (its first measurement). */
+void progress_config_pass(progress *p, double pass_ms);
+/* The running config measured this step and pass time (NAN: it did not
+ * run); call before progress_config_done. */
+void progress_config_result(progress *p, double step_ms, double pass_ms);
 
 /* Clears the status line before something else is printed (a table row on
  * stdout, which is flushed first). A no-op off a terminal. */

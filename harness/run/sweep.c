@@ -16,6 +16,8 @@
 #include "measure.h"
 #include "plural.h"
 #include "ranges.h"
+#include "row_trust.h"
+#include "run_summary.h"
 #include "run_metadata.h"
 #include "run_outputs.h"
 #include "sweep_state.h"
@@ -115,6 +117,7 @@ static int emit(sweep *s, const result_row *r)
     char why[400];
     if (strcmp(r->status, STATUS_ERROR) == 0)
         s->failures++;
+    progress_config_result(s->progress, r->step_ms_median, r->pass_ms); /* the ETA's cost */
     progress_config_done(s->progress);
     progress_clear(s->progress);
     if (!s->writer)
@@ -361,6 +364,10 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
             printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
                    dtype_name(o->dtype), s.peak_tflops);
     }
+    config_watch watch; /* the probes beside each config, sized from the peak */
+    if (config_watch_init(&watch, b, s.peak_tflops) == 0)
+        s.watch = &watch;
+    trust_meta(&s.csv, s.watch);
     if (b->datasheet_tflops > 0)
         csv_writer_meta(&s.csv, "datasheet_tflops", "%.4g", b->datasheet_tflops);
     else
@@ -373,9 +380,15 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o, s.world != NULL),
                    PROGRESS_SILENT_S);
     s.progress = &prog;
+    eta plan; /* the time left, costed config by config */
+    int planned = eta_plan(&plan, o, s.world != NULL) == 0;
+    if (planned)
+        progress_set_eta(&prog, &plan);
 
     int write_failed = sweep_models(&s);
     progress_stop(&prog);
+    if (planned)
+        eta_free(&plan);
 
     if (o->trace_path[0] && s.trace_written != 1 && !interrupted) {
         if (s.trace_written == 0) /* a failed write has said why already */
@@ -404,8 +417,12 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
          * ranks are quiet because rank 0 speaks for them. */
         printf("%zu %s written to %s\n", s.csv.count, plural((long long)s.csv.count, "row", "rows"),
                path);
+        if (!o->quiet)
+            run_summary(stdout, s.csv.rows, s.csv.count, path);
     }
     csv_writer_free(&s.csv);
+    if (s.watch)
+        config_watch_free(s.watch);
     run_outputs_close(&out, 0);
     if (interrupted && !write_failed) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",

@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "collector.h"
 #include "comm.h"
+#include "config_watch.h"
 #include "csv_writer.h"
 #include "options.h"
 #include "progress.h"
@@ -18,6 +19,7 @@ typedef struct sweep {
     collector *col;
     csv_writer csv;
     double peak_tflops;
+    config_watch *watch; /* the probes beside each config (NULL: none) */
     int trace_written;
     int dump_done; /* --dump was written (or failed) */
     int failures;

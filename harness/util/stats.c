@@ -22,6 +22,41 @@ double percentile_sorted(const double *sorted, size_t n, double p)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
+/* P(X <= j) for X ~ binomial(n, 1/2), summed in log space: n may be the
+ * thousands of samples of a fast config. */
+static double binomial_half_cdf(size_t n, size_t j)
+{
+    double sum = 0, log_half_n = (double)n * log(0.5);
+    for (size_t i = 0; i <= j && i <= n; i++)
+        sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +
+                   log_half_n);
+    return sum < 1 ? sum : 1;
+}
+
+void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, double *hi,
+                      double *coverage)
+{
+    if (n == 0) {
+        *lo = *hi = *coverage = NAN;
+        return;
+    }
+    /* k counts from 1: the interval [x(k), x(n-k+1)] misses the median with
+     * probability 2 P(X <= k-1). The largest k that keeps that under
+     * 1 - level is the narrowest interval at that level. */
+    size_t k = 1;
+    double miss = 2 * binomial_half_cdf(n, 0);
+    while (k + 1 <= (n + 1) / 2) {
+        double next = 2 * binomial_half_cdf(n, k);
+        if (next > 1 - level)
+            break;
+        k++;
+        miss = next;
+    }
+    *lo = sorted[k - 1];
+    *hi = sorted[n - k];
+    *coverage = n == 1 ? 0 : 1 - miss;
+}
+
 int timing_stats_of(const double *values, size_t n, timing_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -40,6 +75,7 @@ int timing_stats_of(const double *values, size_t n, timing_stats *out)
     out->median = percentile_sorted(sorted, n, 50);
     out->p10 = percentile_sorted(sorted, n, 10);
     out->p90 = percentile_sorted(sorted, n, 90);
+    median_ci_sorted(sorted, n, MEDIAN_CI_LEVEL, &out->ci_lo, &out->ci_hi, &out->ci_coverage);
     /* the absolute deviations from the median, sorted in place */
     for (size_t i = 0; i < n; i++)
         sorted[i] = fabs(sorted[i] - out->median);

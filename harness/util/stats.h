@@ -12,7 +12,26 @@ typedef struct timing_stats {
      * preempts a step now and then; one such outlier should not keep a
      * well-behaved config from ever meeting its noise target. */
     double noise_pct;
+    /* A distribution-free confidence interval of the median (order
+     * statistics; median_ci_sorted), at MEDIAN_CI_LEVEL where the samples
+     * allow it: ci_coverage is the level it actually has (below the target
+     * with 5 samples or fewer, where [min, max] is the widest there is). */
+    double ci_lo, ci_hi, ci_coverage;
 } timing_stats;
+
+/* The confidence the median's interval aims for. */
+#define MEDIAN_CI_LEVEL 0.95
+
+/* The distribution-free interval of the median of n sorted values: the
+ * order statistics x(k) and x(n-k+1) with the largest k for which the
+ * binomial(n, 1/2) tails put at least `level` between them (Conover,
+ * Practical Nonparametric Statistics, the sign-test interval). It assumes
+ * nothing about the shape of the timings, only that they are independent
+ * draws. Fills *lo, *hi and *coverage (the interval's exact level); when no
+ * k reaches `level` (n <= 5 at 95%), [x(1), x(n)] and its coverage. NAN
+ * everywhere when n is 0. */
+void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, double *hi,
+                      double *coverage);
 
 /* Percentile p (0..100) of sorted values, linearly interpolated. */
 double percentile_sorted(const double *sorted, size_t n, double p);

@@ -525,6 +525,8 @@ static int cu_init(backend *b)
     int clock_khz = 0;
     CUDA_CHECK(b, cudaGetDeviceProperties(&p, c->device));
     CUDA_CHECK(b, cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, c->device));
+    /* for NVML's clocks beside each config (harness/util/gpu_clocks.h) */
+    CUDA_CHECK(b, cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, c->device));
     c->sm_count = p.multiProcessorCount;
 
     CUDA_CHECK(b, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));

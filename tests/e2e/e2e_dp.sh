@@ -64,9 +64,15 @@ grep -q '^# ranks: 2 launched; all-reduce by mpi' two/*.csv || { echo "FAILED: n
 # The report says what deferring and overlapping saved at each K.
 mkdir rep
 "$ACCUBENCH" report two/*.csv --no-charts --out rep >/dev/null 2>&1 || { echo "FAILED: report"; fail=1; }
+# (Rows flagged noisy or disturbed, as on a machine other work shares,
+# feed no finding: then the report names them instead.)
+if grep -q 'tiny 4x2 async (.*disturbed\|tiny 4x2 async (noisy\|No row is clean' rep/*.md; then
+    echo "note: the 4x2 rows were flagged on this machine; their sentences are withheld"
+else
 grep -q 'At K=2 on 2 devices (model tiny, effective batch 16, 4x2): micro sync makes 2 all-reduces a step' rep/*.md &&
     grep -q 'window sync (1 all-reduce, [0-9.e-]* ms exposed) takes [0-9.e-]* ms: it \(saves\|costs\)' rep/*.md ||
     { echo "FAILED: the report's data-parallel sentences:"; grep 'At K=' rep/*.md; fail=1; }
+fi
 
 # Past this machine: the ring model fitted to the run, projected.
 "$ACCUBENCH" plan --fit two/*.csv >plan.txt 2>plan.err ||

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Every chart renders from the fixture CSVs, as a real PNG and a real SVG;
-# a chart without its data says so; make-style errors exit 2.
+# Every chart renders from the fixture CSVs, as a real PNG and a real SVG,
+# or, with nothing to draw, not at all: its reason in RUN.NAME.why and no
+# placeholder; make-style errors exit 2.
 # Runs in a temp dir; needs gnuplot (the Makefile's configure installs it).
 set -u
 root=$ACCUBENCH_ROOT
@@ -24,31 +25,52 @@ for f in abc default cpu_notrace; do
     # gnuplot warnings mean a chart drew less than it meant to
     [ ! -s plots.err ] || { cat plots.err; fail "gnuplot complained on $f.csv"; }
     for c in $charts; do
+        if [ -e "$f.$c.why" ]; then
+            [ -s "$f.$c.why" ] || fail "$f.$c.why gives no reason"
+            [ ! -e "$f.$c.png" ] && [ ! -e "$f.$c.svg" ] || fail "$f.$c: a placeholder beside its reason"
+            continue
+        fi
         is_png "$f.$c.png" || fail "$f.$c.png is not a PNG"
         is_svg "$f.$c.svg" || fail "$f.$c.svg is not an SVG"
     done
 done
+# The GPU-shaped fixture draws its wall-clock, throughput, dispatches,
+# time split and modes charts; the CPU one no time split (no trace).
+for c in wallclock throughput dispatches time_split modes; do
+    [ -s "default.$c.png" ] || fail "default.$c.png not drawn"
+done
+[ -e cpu_notrace.time_split.png ] && fail "a time split drawn for a run without a trace"
+# A CPU run draws no GPU busy; the wall-clock and throughput charts share
+# one x-axis (K).
+grep -q 'GPU busy' cpu_notrace.wallclock.svg && fail "the CPU run's wall-clock chart draws GPU busy"
+grep -q 'accumulation steps K' default.wallclock.svg && grep -q 'accumulation steps' default.throughput.svg ||
+    fail "the wall-clock and throughput charts do not share the K axis"
 
 # Titles name the device, dtype and effective batch from the metadata.
 grep -q 'NVIDIA H200, bf16, effective batch 256' default.wallclock.svg ||
     fail "the wall-clock title lacks device, dtype, effective batch"
-# Charts whose columns are empty say so instead of drawing nothing.
-grep -q 'are empty in this CSV' cpu_notrace.time_split.svg ||
+# Charts whose columns are empty are not drawn and say why.
+grep -q 'are empty in this CSV' cpu_notrace.time_split.why ||
     fail "the time split of a run without a trace does not say its data is missing"
-grep -q 'only one execution mode' cpu_notrace.modes.svg ||
+grep -q 'only one execution mode' cpu_notrace.modes.why ||
     fail "the modes chart of a one-mode run does not say so"
 grep -q 'GPU busy % not measured for: M' default.wallclock.svg ||
     fail "the wall-clock chart does not name the model without busy %"
 grep -q 'not run: L 1x256 async: skipped; L 256x1 async: oom' default.wallclock.svg ||
     fail "the wall-clock chart does not list the configs that did not run"
 
-# A CSV whose sweep was interrupted before its first row: every chart
-# renders and says so.
+# A CSV whose sweep was interrupted before its first row: no chart is
+# drawn, and each says why.
 grep '^#\|^backend,' abc.csv > none.csv
 sh "$root/scripts/plots.sh" none.csv > /dev/null 2> plots.err || { cat plots.err; fail "plots.sh failed on a header-only CSV"; }
 for c in $charts; do
-    grep -q 'no config ran in this CSV' "none.$c.svg" || fail "none.$c.svg does not say no config ran"
+    grep -q 'no config ran in this CSV' "none.$c.why" || fail "none.$c.why does not say no config ran"
+    [ ! -e "none.$c.png" ] || fail "none.$c.png: a placeholder chart"
 done
+# A chart drawn before and empty now: the old one goes, its reason stays.
+cp abc.csv stale.csv && sh "$root/scripts/plots.sh" stale.csv > /dev/null 2>&1
+grep '^#\|^backend,' abc.csv > stale.csv && sh "$root/scripts/plots.sh" stale.csv > /dev/null 2>&1
+[ ! -e stale.wallclock.png ] && [ -s stale.wallclock.why ] || fail "a stale chart outlived its data"
 
 # Standalone: one script, from another folder, with an output prefix.
 mkdir -p elsewhere out

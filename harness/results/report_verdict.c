@@ -1,0 +1,161 @@
+#include "report_verdict.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "backend_caps_meta.h"
+#include "row_flags.h"
+
+int abc_pick(const csv_row *rows, const size_t *idx, size_t n, size_t out[3])
+{
+    if (!n)
+        return 0;
+    const csv_row *a = &rows[idx[0]];
+    int64_t e = a->effective_batch;
+    if (e < 8 || e % 8 || a->devices > 1 || a->micro_batch <= e / 4)
+        return 0;
+    int found = 0;
+    out[0] = idx[0];
+    for (size_t j = 1; j < n; j++) {
+        int64_t m = rows[idx[j]].micro_batch;
+        if (m == e / 4 && !(found & 1)) {
+            out[1] = idx[j];
+            found |= 1;
+        } else if (m == e / 8 && !(found & 2)) {
+            out[2] = idx[j];
+            found |= 2;
+        }
+    }
+    return found == 3;
+}
+
+static const char *const NAME[3] = {"A", "B", "C"};
+
+/* The host computes each op as it issues it (the CPU): busy time is the
+ * step itself there, not a measurement of idling. */
+static int host_computes(const report_input *in, const csv_row *r)
+{
+    int host = csv_meta_has_word(in->t, BACKEND_CAPS_KEY, BACKEND_CAPS_DISPATCH_IS_DEVICE_WORK);
+    return host >= 0 ? host : !strcmp(r->backend, "cpu");
+}
+
+static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
+{
+    static const char *const head[] = {"", "micro x K", "step ms", "95% interval", "vs A",
+                                       "MFU %", "dispatches/step", "kernels/step", "busy %",
+                                       "idle ms", "flags", NULL};
+    table *tb = doc_table(d, "llrrrrrrrrl", head);
+    const csv_row *a = &in->rows[abc[0]];
+    for (int i = 0; tb && i < 3; i++) {
+        const csv_row *r = &in->rows[abc[i]];
+        table_add(tb, NAME[i]);
+        table_add(tb, rp_split(r).s);
+        if (!result_ran(r)) {
+            table_addf(tb, "%s", *r->status ? r->status : "not run");
+            for (int c = 3; c < 11; c++)
+                table_add(tb, "-");
+            continue;
+        }
+        table_add(tb, rp_num(r->step_ms_median, 4).s);
+        if (isnan(r->step_ms_ci_lo))
+            table_add(tb, "-");
+        else
+            table_addf(tb, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s, rp_num(r->step_ms_ci_hi, 4).s);
+        table_addf(tb, "%sx", result_ran(a) ? rp_num(r->step_ms_median / a->step_ms_median, 3).s
+                                            : "-");
+        table_add(tb, rp_num(r->mfu_pct, 3).s);
+        table_add(tb, rp_count(r->dispatches_per_step).s);
+        table_add(tb, rp_count(r->kernels_per_step).s);
+        table_add(tb, host_computes(in, r) ? "-" : rp_num(r->gpu_busy_pct, 3).s);
+        table_add(tb, host_computes(in, r) ? "-" : rp_num(r->idle_ms, 3).s);
+        table_add(tb, *r->flags ? r->flags : "clean");
+    }
+}
+
+/* "B takes 1.26x A's time (beyond the noise)". */
+static void ratio_bullet(const csv_row *const r[3], doc *d)
+{
+    char text[2][160];
+    for (int i = 1; i < 3; i++) {
+        int differ = result_times_differ(r[0], r[i]);
+        snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) takes %sx A's step time%s", NAME[i],
+                 rp_split(r[i]).s, rp_num(r[i]->step_ms_median / r[0]->step_ms_median, 3).s,
+                 differ == 1 ? ", beyond the noise (the intervals do not overlap)"
+                 : differ == 0 ? ": indistinguishable from A at this noise (the intervals overlap)"
+                               : "");
+    }
+    doc_bullet(d, "%s; %s; the arithmetic per step is the same (%s FLOPs).", text[0], text[1],
+               rp_num(r[0]->flops_per_step, 3).s);
+}
+
+/* The why, each part only where the run measured it. */
+static void why_bullets(const report_input *in, const csv_row *const r[3], doc *d)
+{
+    if (!isnan(r[0]->mfu_pct) && !isnan(r[1]->mfu_pct) && !isnan(r[2]->mfu_pct))
+        doc_bullet(d, "MFU (against the peak probed beside each config): %s%% for A, %s%% for B, "
+                      "%s%% for C. The same FLOPs run as K GEMMs K times smaller in the "
+                      "micro-batch dimension%s.",
+                   rp_num(r[0]->mfu_pct, 3).s, rp_num(r[1]->mfu_pct, 3).s,
+                   rp_num(r[2]->mfu_pct, 3).s,
+                   r[2]->mfu_pct < r[0]->mfu_pct ? ", and they reach less of the peak"
+                                                 : ", and they reach as much of the peak or more");
+    int host = host_computes(in, r[0]);
+    if (r[0]->dispatches_per_step > 0 && !isnan(r[2]->dispatches_per_step))
+        doc_bullet(d, "C issues %sx A's operations per step (%s against %s)%s", 
+                   rp_num(r[2]->dispatches_per_step / r[0]->dispatches_per_step, 3).s,
+                   rp_count(r[2]->dispatches_per_step).s, rp_count(r[0]->dispatches_per_step).s,
+                   host ? ": on this backend each operation is computed as it is issued, so "
+                          "this counts work items, not launch overhead."
+                        : ": each pass launches its kernels again.");
+    if (!host && r[2]->host_enqueue_ms >= 0.9 * r[2]->step_ms_median)
+        doc_bullet(d, "C's host enqueue time is %s of its %s ms step: it is launch-bound, the "
+                      "GPU waits for the host.",
+                   rp_num(r[2]->host_enqueue_ms, 3).s, rp_num(r[2]->step_ms_median, 4).s);
+    if (!host && !isnan(r[0]->gpu_busy_pct) && !isnan(r[2]->gpu_busy_pct))
+        doc_bullet(d, "Device busy %s%% of A's step, %s%% of C's (trace pass)%s",
+                   rp_num(r[0]->gpu_busy_pct, 3).s, rp_num(r[2]->gpu_busy_pct, 3).s,
+                   isnan(r[2]->idle_ms) ? "."
+                                        : "; C's device sits idle for that share of its step.");
+    doc_bullet(d, "Not measured in this run, so not named as a cause: %s%sGEMM time by shape.",
+               host || isnan(r[0]->gpu_busy_pct) ? "device busy and idle time (no device trace), " : "",
+               host ? "host syncs (the host computes every operation itself), "
+                    : "host syncs per step, ");
+}
+
+static void verdict_one(const report_input *in, const size_t abc[3], doc *d)
+{
+    const csv_row *r[3] = {&in->rows[abc[0]], &in->rows[abc[1]], &in->rows[abc[2]]};
+    doc_heading(d, 3, "Model %s at effective batch %lld: A = %s, B = %s, C = %s (%s, %s, %s)",
+                r[0]->model, (long long)r[0]->effective_batch, rp_split(r[0]).s,
+                rp_split(r[1]).s, rp_split(r[2]).s, r[0]->mode, r[0]->dtype, r[0]->backend);
+    verdict_table(in, abc, d);
+    char bad[160] = "";
+    size_t used = 0;
+    for (int i = 0; i < 3; i++)
+        if (!result_clean(r[i]))
+            used += (size_t)snprintf(bad + used, sizeof bad - used, "%s%s %s", used ? "; " : "",
+                                     NAME[i], result_ran(r[i]) ? r[i]->flags : r[i]->status);
+    if (used) {
+        doc_bullet(d, "No verdict: %s (the figures are above; the reasons in the rows' notes). "
+                      "Run again on a quiet machine, or with a longer --budget-s.",
+                   bad);
+        return;
+    }
+    ratio_bullet(r, d);
+    why_bullets(in, r, d);
+}
+
+void report_verdict(const report_input *in, const report_group *g, size_t ng, const char *mode,
+                    doc *d)
+{
+    int any = 0;
+    for (size_t k = 0; k < ng; k++) {
+        size_t abc[3];
+        if (!g[k].n || strcmp(in->rows[g[k].idx[0]].mode, mode) ||
+            !abc_pick(in->rows, g[k].idx, g[k].n, abc))
+            continue;
+        if (!any++)
+            doc_heading(d, 2, "The A/B/C verdict");
+        verdict_one(in, abc, d);
+    }
+}

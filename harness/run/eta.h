@@ -1,0 +1,62 @@
+/* The time a sweep has left, from cost: each config's duration predicted
+ * from its step time (measured, or estimated from its FLOPs against the
+ * configs already measured) and what its budget lets it run: the skip
+ * probe, the gradient check, the warm-up, the timed steps the budget
+ * allows, the single passes and the trace pass; scaled by how long the
+ * finished configs actually took against the same prediction of them. */
+#ifndef ACCUBENCH_ETA_H
+#define ACCUBENCH_ETA_H
+
+#include <stddef.h>
+
+/* One config of the sweep, in the order it runs. */
+typedef struct eta_item {
+    double flops;          /* per optimizer step */
+    int micro, accum, model, mode;
+    /* measured once it ran (NAN before): */
+    double step_ms, pass_ms, wall_s;
+} eta_item;
+
+/* What the options let each config run. */
+typedef struct eta_costs {
+    double budget_s;
+    int warmup, steps, min_samples, max_samples, trace_steps;
+    double max_step_s; /* a longer step is skipped after its probe passes */
+} eta_costs;
+
+typedef struct eta {
+    eta_item *items;
+    int n;
+    eta_costs c;
+} eta;
+
+/* The predicted seconds of one config whose step takes step_ms and one
+ * pass pass_ms, before scaling. */
+double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum);
+
+/* The step time of config i: measured when it ran, else estimated from its
+ * FLOPs against the measured configs most like it (the same model and
+ * micro-batch; the same micro-batch of another model, scaled by the two
+ * models' ratio where both were measured at another; the nearest
+ * micro-batch of the same model). NAN when nothing is measured yet. */
+double eta_step_ms(const eta *e, int i);
+
+/* Seconds left: config `current` (counted from 0) has run for
+ * current_s, its single pass measured at current_pass_ms (NAN: not yet);
+ * every later config in full. NAN when there is nothing to go on. */
+double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms);
+
+/* Config i finished in wall_s with these figures (NAN: not measured: a
+ * failed config; a config skipped over --max-step-s gives its probe pass
+ * alone, which costs it as K passes a step). */
+void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
+
+/* The plan of a sweep: every config it will visit, in its order (the
+ * loops of sweep.c: model, effective batch, devices, micro-batch, mode,
+ * reduction, sync), into e->items (free with eta_free). Returns 0, or -1
+ * when out of memory (no estimate then). */
+struct run_options;
+int eta_plan(eta *e, const struct run_options *o, int data_parallel);
+void eta_free(eta *e);
+
+#endif

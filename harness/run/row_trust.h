@@ -1,0 +1,46 @@
+/* Whether a row's figures can be trusted, and why not: its median's
+ * interval, its MFU against the peak probed beside it, what else ran
+ * meanwhile, and the flags (harness/results/row_flags.h) with the figures
+ * behind them in the note. */
+#ifndef ACCUBENCH_ROW_TRUST_H
+#define ACCUBENCH_ROW_TRUST_H
+
+#include "config_watch.h"
+#include "measure.h"
+#include "result_row.h"
+
+/* The thresholds (docs/measuring.md). */
+#define TRUST_MAX_DRIFT_PCT 10.0     /* the probes after vs before */
+#define TRUST_MAX_MFU_PCT 100.0      /* of the higher probe: more is impossible */
+#define TRUST_MAX_OTHER_CPU_PCT 10.0 /* other processes, of all CPUs' time */
+#define TRUST_MAX_STEAL_PCT 5.0
+/* On a backend whose host computes each op (the CPU), a step cannot take
+ * less than its K passes; shorter by more than this share, one of the two
+ * timings was disturbed. */
+#define TRUST_NAIVE_SLACK 0.10
+
+typedef struct trust_limits {
+    int adaptive;          /* no --steps: min-samples applies */
+    int min_samples;
+    double max_noise_pct;
+    int passes_serial;     /* BK_CAP_DISPATCH_IS_DEVICE_WORK: no overlap */
+} trust_limits;
+
+/* The limits of a run: its options and what its backend is. */
+trust_limits trust_limits_of(const measure_options *mo, const backend *b);
+
+/* The run's metadata on the probes, the samplers and the thresholds. */
+struct csv_writer;
+void trust_meta(struct csv_writer *csv, const config_watch *w);
+
+/* The interval, the probes (MFU against the higher), the disturbance
+ * columns from the marks taken before and after the timed steps, then the
+ * flags (row_classify). */
+void row_fill_trust(result_row *r, const step_timing *t, const watch_mark *before,
+                    const watch_mark *after, const trust_limits *lim);
+
+/* Sets r->flags from the row's own columns and appends the figures behind
+ * each flag to its note. */
+void row_classify(result_row *r, const trust_limits *lim);
+
+#endif

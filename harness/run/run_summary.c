@@ -1,0 +1,62 @@
+#include "run_summary.h"
+
+#include <math.h>
+#include <string.h>
+
+static int ran(const result_row *r)
+{
+    return !strcmp(r->status, STATUS_OK) && r->step_ms_median > 0;
+}
+
+static void config_line(FILE *f, const char *what, const result_row *r)
+{
+    fprintf(f, "  %-8s %s %s %lldx%lld %s %s%s%s: %.4g ms", what, r->model, r->dtype,
+            (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
+            r->sync[0] ? " sync " : "", r->sync, r->step_ms_median);
+    if (r->step_ms_ci_hi > 0)
+        fprintf(f, " (95%% interval %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
+    if (r->flags[0])
+        fprintf(f, " [%s]", r->flags);
+}
+
+void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path)
+{
+    const result_row *fast = NULL, *slow = NULL;
+    size_t ok = 0, flagged = 0;
+    for (size_t i = 0; i < n; i++) {
+        const result_row *r = &rows[i];
+        if (!ran(r))
+            continue;
+        ok++;
+        flagged += r->flags[0] != '\0';
+        if (!fast || r->step_ms_median < fast->step_ms_median)
+            fast = r;
+        if (!slow || r->step_ms_median > slow->step_ms_median)
+            slow = r;
+    }
+    fprintf(f, "summary: %zu of %zu configs ran", ok, n);
+    if (flagged)
+        fprintf(f, "; %zu flagged noisy or disturbed (their notes say why; the report leaves "
+                   "them out of its findings)", flagged);
+    fputc('\n', f);
+    if (fast) {
+        config_line(f, "fastest", fast);
+        fputc('\n', f);
+    }
+    if (slow && slow != fast) {
+        config_line(f, "slowest", slow);
+        int apart = fast->step_ms_ci_hi > 0 && slow->step_ms_ci_hi > 0
+                        ? fast->step_ms_ci_hi < slow->step_ms_ci_lo
+                        : -1;
+        fprintf(f, ", %.3gx the fastest%s\n", slow->step_ms_median / fast->step_ms_median,
+                apart == 1   ? ", beyond the noise"
+                : apart == 0 ? ", indistinguishable at this noise"
+                             : "");
+    }
+    fprintf(f, "  csv      %s\n", csv_path);
+    /* the report lands beside the CSV, under its name */
+    size_t len = strlen(csv_path);
+    int dot = len > 4 && !strcmp(csv_path + len - 4, ".csv") ? (int)len - 4 : (int)len;
+    fprintf(f, "  report   accubench report %s (writes %.*s.md and .html)\n", csv_path, dot,
+            csv_path);
+}

@@ -1,0 +1,14 @@
+/* The lines a run ends on: the fastest and slowest configs with their
+ * intervals and ratio, how many rows are flagged, and where the CSV is and
+ * how to make its report. */
+#ifndef ACCUBENCH_RUN_SUMMARY_H
+#define ACCUBENCH_RUN_SUMMARY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "result_row.h"
+
+void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path);
+
+#endif

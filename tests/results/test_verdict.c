@@ -1,0 +1,177 @@
+/* The A/B/C verdict (report_verdict.h): which three splits the rule picks,
+ * that the report opens with them by name, and that noisy or disturbed
+ * rows give no verdict and no finding (row_flags.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "compare.h"
+#include "report.h"
+#include "report_verdict.h"
+#include "row_flags.h"
+
+static csv_row row(int64_t e, int64_t micro)
+{
+    csv_row r;
+    memset(&r, 0, sizeof r);
+    r.effective_batch = e;
+    r.micro_batch = micro;
+    r.accum_steps = (e + micro - 1) / micro;
+    r.devices = 1;
+    return r;
+}
+
+static void test_pick(void)
+{
+    csv_row rows[] = {row(64, 64), row(64, 32), row(64, 16), row(64, 8), row(64, 4)};
+    size_t idx[] = {0, 1, 2, 3, 4}, abc[3];
+    CHECK(abc_pick(rows, idx, 5, abc) == 1);
+    CHECK(abc[0] == 0 && abc[1] == 2 && abc[2] == 3); /* 64x1, 16x4, 8x8 */
+    /* E = 256: 256x1, 64x4, 32x8 by the same rule */
+    csv_row big[] = {row(256, 256), row(256, 128), row(256, 64), row(256, 32)};
+    CHECK(abc_pick(big, idx, 4, abc) == 1 && abc[1] == 2 && abc[2] == 3);
+    /* A is the largest micro-batch the series has, when E x 1 is missing */
+    csv_row no_k1[] = {row(64, 32), row(64, 16), row(64, 8)};
+    CHECK(abc_pick(no_k1, idx, 3, abc) == 1 && abc[0] == 0);
+    /* no E/8, no E/4, E not divisible by 8, A not above B, or devices */
+    csv_row no_c[] = {row(64, 64), row(64, 16), row(64, 4)};
+    CHECK(abc_pick(no_c, idx, 3, abc) == 0);
+    csv_row no_b[] = {row(64, 64), row(64, 32), row(64, 8)};
+    CHECK(abc_pick(no_b, idx, 3, abc) == 0);
+    csv_row odd[] = {row(60, 60), row(60, 15), row(60, 7)};
+    CHECK(abc_pick(odd, idx, 3, abc) == 0);
+    csv_row low[] = {row(64, 16), row(64, 8)};
+    CHECK(abc_pick(low, idx, 2, abc) == 0);
+    csv_row dp[] = {row(64, 64), row(64, 16), row(64, 8)};
+    dp[0].devices = 2;
+    CHECK(abc_pick(dp, idx, 3, abc) == 0);
+    CHECK(abc_pick(rows, idx, 0, abc) == 0);
+}
+
+static void test_differ(void)
+{
+    csv_row a = row(64, 64), b = row(64, 16);
+    a.step_ms_ci_lo = 9;
+    a.step_ms_ci_hi = 11;
+    b.step_ms_ci_lo = 10.5;
+    b.step_ms_ci_hi = 13;
+    CHECK(result_times_differ(&a, &b) == 0); /* overlap: indistinguishable */
+    b.step_ms_ci_lo = 11.5;
+    CHECK(result_times_differ(&a, &b) == 1 && result_times_differ(&b, &a) == 1);
+    /* no interval: the p10..p90 band; neither: unknown */
+    csv_row c = row(64, 8), e = row(64, 8);
+    c.step_ms_ci_lo = c.step_ms_ci_hi = NAN;
+    c.step_ms_p10 = 10;
+    c.step_ms_p90 = 12;
+    CHECK(result_times_differ(&a, &c) == 0);
+    e.step_ms_ci_lo = e.step_ms_ci_hi = e.step_ms_p10 = e.step_ms_p90 = NAN;
+    CHECK(result_times_differ(&a, &e) == -1);
+}
+
+static void test_compare(void)
+{
+    /* compare judges on the medians' intervals where the files have them:
+     * narrow intervals that separate differ, though the p10..p90 bands
+     * (the steps' spread, not the median's uncertainty) overlap */
+    csv_row b = row(64, 16), n;
+    b.status = "ok";
+    b.step_ms_median = 10;
+    b.step_ms_p10 = 8;
+    b.step_ms_p90 = 12;
+    b.step_noise_pct = 10;
+    b.step_ms_ci_lo = 9.9;
+    b.step_ms_ci_hi = 10.1;
+    n = b;
+    n.step_ms_median = 10.5;
+    n.step_ms_ci_lo = 10.4;
+    n.step_ms_ci_hi = 10.6;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SLOWER);
+    n.step_ms_ci_lo = 10.0; /* overlapping: indistinguishable */
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME);
+    CHECK(!strcmp(verdict_name(VERDICT_SAME), "indistinguishable"));
+    n.step_ms_ci_lo = n.step_ms_ci_hi = b.step_ms_ci_lo = b.step_ms_ci_hi = NAN;
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME); /* the old bands overlap */
+}
+
+static char dir[] = "/tmp/accubench-verdict-XXXXXX";
+
+static const char HEAD[] =
+    "# device: test cpu\n# backend_caps: dispatch-is-device-work\n"
+    "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+    "devices,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,samples,step_noise_pct,"
+    "flops_per_step,mfu_pct,probe_tflops_before,probe_tflops_after,dispatches_per_step,"
+    "flags,note\n";
+
+/* Writes the three rows (flags of B as given) and returns the report. */
+static char *report_of(const char *name, double b_lo, const char *flags_b, const char *note_b)
+{
+    char csv[256], md[256];
+    snprintf(csv, sizeof csv, "%s/%s.csv", dir, name);
+    FILE *f = fopen(csv, "w");
+    if (!f)
+        return NULL;
+    fputs(HEAD, f);
+    fprintf(f, "cpu,t,S,fp32,async,sum,64,64,1,1,ok,100,95,104,30,1,1e9,63,1,1,41,,\n");
+    fprintf(f, "cpu,t,S,fp32,async,sum,64,16,4,1,ok,126,%g,131,30,1,1e9,42,1,1,128,%s,%s\n",
+            b_lo, flags_b, note_b);
+    fprintf(f, "cpu,t,S,fp32,async,sum,64,8,8,1,ok,165,160,170,30,1,1e9,29,1,1,244,,\n");
+    fclose(f);
+    char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
+    if (report_main(5, argv) != 0)
+        return NULL;
+    snprintf(md, sizeof md, "%s/%s.md", dir, name);
+    f = fopen(md, "r");
+    if (!f)
+        return NULL;
+    static char buf[3][1 << 15];
+    static int which;
+    char *out = buf[which++ % 3];
+    size_t n = fread(out, 1, sizeof buf[0] - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    return out;
+}
+
+static void test_report(void)
+{
+    if (!mkdtemp(dir))
+        return;
+    char *md = report_of("clean", 120, "", "");
+    CHECK(md != NULL);
+    if (!md)
+        return;
+    /* the verdict opens the report, before the findings */
+    char *v = strstr(md, "## The A/B/C verdict"), *w = strstr(md, "## What the numbers show");
+    CHECK(v && w && v < w);
+    CHECK(strstr(md, "A = 64x1, B = 16x4, C = 8x8"));
+    CHECK(strstr(md, "B (16x4) takes 1.26x A's step time, beyond the noise"));
+    CHECK(strstr(md, "C (8x8) takes 1.65x A's step time, beyond the noise"));
+    CHECK(strstr(md, "63.0% for A, 42.0% for B, 29.0% for C"));
+    CHECK(strstr(md, "C issues 5.95x A's operations per step (244 against 41)"));
+    CHECK(strstr(md, "not launch overhead")); /* the CPU: no launch claim */
+
+    /* B's interval overlapping A's: indistinguishable at this noise */
+    md = report_of("near", 101, "", "");
+    CHECK(md && strstr(md, "B (16x4) takes 1.26x A's step time: indistinguishable from A at "
+                           "this noise"));
+    /* B disturbed: no verdict; its figures shown; no finding from it */
+    md = report_of("disturbed", 120, "disturbed", "disturbed: MFU 117% of the peak probed beside it");
+    CHECK(md && strstr(md, "No verdict: B disturbed"));
+    CHECK(md && strstr(md, "1 of the 3 rows that ran are kept out of these findings"));
+    CHECK(md && !strstr(md, "fastest split is 64x1 at 100 ms per step and the slowest is 16x4"));
+    md = report_of("noisy", 120, "noisy", "stopped when the 2s budget ran out");
+    CHECK(md && strstr(md, "No verdict: B noisy"));
+    CHECK(md && strstr(md, "noisy: 30 samples"));
+}
+
+int main(void)
+{
+    test_pick();
+    test_differ();
+    test_compare();
+    test_report();
+    return check_finish("test_verdict");
+}
