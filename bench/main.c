@@ -131,9 +131,9 @@ static void print_run_options(FILE *f)
              name_list(list, sizeof list, DTYPE_COUNT, dtype_at, "|"));
     option_line(f, "--dtype NAME", with_auto_defaults(what, sizeof what, head, auto_dtype_of));
     option_line(f, "--mode LIST", name_list(list, sizeof list, MODE_COUNT, mode_at, ", "));
-    snprintf(what, sizeof what, "%s (%s is right; the others are known bugs)",
+    snprintf(what, sizeof what, "%s (%s; the others are known bugs)",
              name_list(list, sizeof list, REDUCTION_COUNT, reduction_at, ", "),
-             reduction_name(REDUCTION_SUM));
+             reduction_exact_list(head, sizeof head));
     option_line(f, "--reduction LIST", what);
     option_line(f, "--optimizer NAME",
                 name_list(list, sizeof list, OPT_COUNT, optimizer_name_at, "|"));

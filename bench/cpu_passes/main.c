@@ -101,11 +101,10 @@ static int parse_options(int argc, char **argv, options *o)
             return bad_usage(why);
         }
         if (!strcmp(a.key, "optimizer-at")) {
-            if (optimizer_at_parse(a.value, &o->at)) {
-                snprintf(why, sizeof why, "unknown --optimizer-at '%s' (known: %s)", a.value,
-                         optimizer_at_names());
+            int at;
+            if (axis_parse(&optimizer_at_axis, "--optimizer-at", a.value, &at, why, sizeof why))
                 return bad_usage(why);
-            }
+            o->at = (optimizer_at)at;
             continue;
         }
         if (!strcmp(a.key, "model")) {

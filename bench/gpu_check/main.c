@@ -155,10 +155,12 @@ int main(int argc, char **argv)
                     sizeof dts / sizeof dts[0]);
             return 2;
         }
-        if (dtype_parse(name, &dts[n_dts])) {
-            fprintf(stderr, "gpu-check: unknown dtype '%s' (known: %s)\n", name, dtype_names());
+        int d;
+        if (axis_parse(&dtype_axis, "dtype", name, &d, why, sizeof why)) {
+            fprintf(stderr, "gpu-check: %s\n", why);
             return 2;
         }
+        dts[n_dts] = (dtype)d;
         n_dts++;
     }
     int kept = dedupe_keep_first(dts, n_dts, sizeof dts[0], same_dtype);

@@ -275,7 +275,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
     }
     if (rc) {
         row_status_from(r, rc, b);
-    } else if (red == REDUCTION_SUM &&
+    } else if (reduction_info_of(red)->exact &&
                !(r->grad_rel_err <= dtype_info_of(o->dtype)->grad_tolerance)) {
         char why[RESULT_TEXT_LEN];
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
@@ -288,7 +288,7 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         row_set_status(r, STATUS_ERROR, why);
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);
-        if (red != REDUCTION_SUM)
+        if (!reduction_info_of(red)->exact)
             add_note(r, "known-wrong reduction kept as a demonstration");
     }
     step_runner_free(&run);

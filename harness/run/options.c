@@ -133,23 +133,17 @@ static int add_micro(run_options *o, const char *key, const char *item, char *wh
 
 static int add_mode(run_options *o, const char *key, const char *item, char *why, size_t n)
 {
-    exec_mode m;
-    if (mode_parse(item, &m)) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, mode_names());
+    if (axis_parse(&mode_axis, key, item, &o->modes[o->n_modes], why, n))
         return -1;
-    }
-    o->modes[o->n_modes++] = m;
+    o->n_modes++;
     return 0;
 }
 
 static int add_reduction(run_options *o, const char *key, const char *item, char *why, size_t n)
 {
-    reduction r;
-    if (reduction_parse(item, &r)) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, reduction_names());
+    if (axis_parse(&reduction_axis, key, item, &o->reductions[o->n_reductions], why, n))
         return -1;
-    }
-    o->reductions[o->n_reductions++] = r;
+    o->n_reductions++;
     return 0;
 }
 
@@ -171,10 +165,8 @@ static int add_devices(run_options *o, const char *key, const char *item, char *
 static int add_sync(run_options *o, const char *key, const char *item, char *why, size_t n)
 {
     sync_mode m;
-    if (sync_parse(item, &m)) {
-        snprintf(why, n, "unknown %s '%s' (known: %s)", key, item, sync_names());
+    if (axis_parse(&sync_axis, key, item, &m, why, n))
         return -1;
-    }
     for (int i = 0; i < o->n_syncs; i++)
         if (o->syncs[i] == m)
             return 0;
@@ -254,28 +246,37 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         return 0;
     }
     if (strcmp(key, "dtype") == 0) {
-        if (dtype_parse(value, &o->dtype) == 0)
+        int d = axis_find(&dtype_axis, value);
+        if (d >= 0) {
+            o->dtype = (dtype)d;
             return 0;
+        }
         if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
             o->dtype = DTYPE_AUTO;
             return 0;
         }
+        char known[128];
         snprintf(why, n, "unknown dtype '%s' (known: %s, %s)", value, dtype_name(DTYPE_AUTO),
-                 dtype_names());
+                 axis_names(&dtype_axis, known, sizeof known, ", "));
         return -1;
     }
     if (strcmp(key, "optimizer") == 0) {
-        if (optimizer_parse(value, &o->optimizer.kind) == 0)
-            return 0;
-        snprintf(why, n, "unknown optimizer '%s' (known: %s)", value, optimizer_names());
-        return -1;
+        int k;
+        if (axis_parse(&optimizer_axis, key, value, &k, why, n))
+            return -1;
+        o->optimizer.kind = (optimizer_kind)k;
+        return 0;
     }
     if (strcmp(key, "optimizer-at") == 0) {
         o->optimizer_at_auto = strcmp(value, "auto") == 0;
-        if (o->optimizer_at_auto || optimizer_at_parse(value, &o->optimizer.at) == 0)
+        int at = axis_find(&optimizer_at_axis, value);
+        if (at >= 0)
+            o->optimizer.at = (optimizer_at)at;
+        if (o->optimizer_at_auto || at >= 0)
             return 0;
+        char known[64];
         snprintf(why, n, "unknown optimizer-at '%s' (known: auto, %s)", value,
-                 optimizer_at_names());
+                 axis_names(&optimizer_at_axis, known, sizeof known, ", "));
         return -1;
     }
     if (strcmp(key, "backend") == 0) {

@@ -277,10 +277,27 @@ static int sweep_models(sweep *s)
     return write_failed;
 }
 
+/* What the backend cannot do (a mode needing an op it lacks) is bad
+ * input, refused before anything runs, as a dtype it cannot compute in is
+ * when it is opened. */
+static int backend_can_run(const run_options *o, const backend *b, char *why, size_t len)
+{
+    for (int i = 0; i < o->n_modes; i++)
+        if (mode_check_backend(o->modes[i], b, why, len))
+            return 0;
+    return 1;
+}
+
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
     char why[400];
     backend *b = dev->b;
+    if (!backend_can_run(o, b, why, sizeof why)) {
+        /* Every rank has the same backend and options: each refuses alike. */
+        if (!dev->world || dev->world->rank == 0)
+            fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
     sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted, .world = dev->world,
                .writer = !dev->world || dev->world->rank == 0};
     b->mem_cap = (size_t)o->mem_cap;
@@ -316,8 +333,10 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
     if (s.world) {
         char syncs[512];
-        sync_describe(o->syncs, o->n_syncs, syncs, sizeof syncs);
+        axis_describe(&sync_axis, o->syncs, o->n_syncs, syncs, sizeof syncs);
         csv_writer_meta(&s.csv, "sync", "%s", syncs);
+        sync_describe_schedule(o->syncs, o->n_syncs, syncs, sizeof syncs);
+        csv_writer_meta(&s.csv, "sync_allreduce", "%s", syncs);
         csv_writer_meta(&s.csv, "ranks", "%d launched; all-reduce by %s", s.world->size,
                         s.world->name);
         csv_writer_meta(&s.csv, "allreduce_library", "%s", s.world->library);

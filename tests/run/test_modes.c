@@ -133,31 +133,6 @@ static void rec_graph_destroy(backend *b, void *graph)
     (void)graph;
 }
 
-static void test_names(void)
-{
-    for (int m = 0; m < MODE_COUNT; m++) {
-        exec_mode back;
-        CHECK(mode_parse(mode_name((exec_mode)m), &back) == 0 && back == (exec_mode)m);
-    }
-    exec_mode m;
-    CHECK(mode_parse("alloc-async", &m) == 0 && m == MODE_ALLOC_ASYNC);
-    CHECK(mode_parse("graphs", &m) == -1);
-    CHECK(mode_parse("", &m) == -1);
-    CHECK(strcmp(mode_name(MODE_COUNT), "?") == 0);
-    /* Every row filled in; the lists made from the table. */
-    for (int k = 0; k < MODE_COUNT; k++)
-        CHECK(mode_info_of((exec_mode)k)->name && mode_info_of((exec_mode)k)->description &&
-              *mode_info_of((exec_mode)k)->description);
-    CHECK(strcmp(mode_names(), "async, sync, graph, alloc, alloc-async") == 0);
-    exec_mode run[] = {MODE_SYNC, MODE_ALLOC_ASYNC};
-    char line[256];
-    modes_describe(run, 2, line, sizeof line);
-    CHECK(strcmp(line, "sync (host sync after every micro-batch); alloc-async (activations "
-                       "per micro-batch from a stream-ordered allocator)") == 0);
-    modes_describe(run, 2, line, 12); /* truncated, never overrun */
-    CHECK(strlen(line) == 11);
-}
-
 #define EFFECTIVE 16
 #define MICRO 4 /* K = 4 */
 
@@ -230,7 +205,6 @@ static void test_graph_after_eager_window(model *m, dataset *d)
 
 int main(void)
 {
-    test_names();
 
     backend *b;
     char why[320];
