@@ -72,11 +72,7 @@ static const char *const SHARED[] = {"model", "optimizer-at"};
 static void usage(FILE *f)
 {
     char places[64];
-    size_t n = 0;
-    for (const char *p = optimizer_at_names(); *p && n + 1 < sizeof places; p++)
-        if (*p != ' ')
-            places[n++] = *p == ',' ? '|' : *p; /* "step, backward": step|backward */
-    places[n] = '\0';
+    axis_names(&optimizer_at_axis, places, sizeof places, "|"); /* step|backward */
     fprintf(f, "usage: cpu-passes [--model NAME] [--effective N] [--micro N] [--runs N] "
                "[--steps N] [--optimizer-at %s]\n", places);
 }

@@ -104,12 +104,17 @@ static int set_dtypes(void *target, const option_def *d, const char *value, char
     }
     snprintf(copy, sizeof copy, "%s", value);
     int count = split_list(d->key, copy, items, 8, why, n);
-    for (int i = 0; i < count; i++)
-        if (dtype_parse(items[i], &c->dts[i])) {
-            snprintf(why, n, "unknown dtype '%s' (known: %s)", items[i], dtype_names());
-            nearest_suggest(why, n, items[i], dtype_names());
+    for (int i = 0; i < count; i++) {
+        int found = axis_find(&dtype_axis, items[i]);
+        if (found < 0) {
+            char names[160];
+            axis_names(&dtype_axis, names, sizeof names, ", ");
+            snprintf(why, n, "unknown dtype '%s' (known: %s)", items[i], names);
+            nearest_suggest(why, n, items[i], names);
             return -1;
         }
+        c->dts[i] = (dtype)found;
+    }
     c->n_dts = count < 0 ? 0 : count;
     return count < 0 ? -1 : 0;
 }

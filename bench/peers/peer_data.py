@@ -65,27 +65,35 @@ def _f32_recip(n):
     return float(np.float32(1.0) / np.float32(n)) if n else 0.0
 
 
+class Reduction:
+    """A row of harness/util/reduction.c: whether it is exact (the
+    accumulated gradient equals the full-batch gradient; the gradient check
+    holds it to the dtype's tolerance) and the scale of one micro-batch,
+    scale(valid_micro, valid_window, accum), in fp32 as the C computes it."""
+
+    def __init__(self, exact, scale):
+        self.exact, self.scale = exact, scale
+
+
+# reduction.c's rows, in its order.
+REDUCTIONS = {
+    "sum": Reduction(True, lambda micro, window, k: _f32_recip(window)),
+    "mean-of-means": Reduction(False, lambda micro, window, k: (
+        float(np.float32(1.0) / (np.float32(micro) * np.float32(k))) if micro else 0.0)),
+    "no-scale": Reduction(False, lambda micro, window, k: _f32_recip(micro)),
+}
+
+
 def loss_scale(reduction, valid_micro, valid_window, accum):
-    """reduction.c's loss_scale, in fp32 as the C computes it."""
-    if reduction == "sum":
-        return _f32_recip(valid_window)
-    if reduction == "mean-of-means":
-        return (float(np.float32(1.0) / (np.float32(valid_micro) * np.float32(accum)))
-                if valid_micro else 0.0)
-    if reduction == "no-scale":
-        return _f32_recip(valid_micro)
-    raise ValueError(reduction)
-
-
-REDUCTIONS = ("sum", "mean-of-means", "no-scale")
+    """reduction.c's loss_scale: the row's scale."""
+    return REDUCTIONS[reduction].scale(valid_micro, valid_window, accum)
 
 
 def window_scales(reduction, valid_counts):
-    """One scale per micro-batch, then the full batch's (the sum
-    reduction over the window), as reduction_scales."""
+    """One scale per micro-batch, then the full batch's (1 / the window's
+    valid items: the reference), as reduction_scales."""
     window, k = sum(valid_counts), len(valid_counts)
-    return [loss_scale(reduction, v, window, k) for v in valid_counts] + [
-        loss_scale("sum", window, window, 1)]
+    return [loss_scale(reduction, v, window, k) for v in valid_counts] + [_f32_recip(window)]
 
 
 class Buffer:

@@ -1,52 +1,19 @@
 #include "optimizer.h"
 
-#include "name_list.h"
+/* The optimizers, a row each: name and description. */
+static const axis_row OPTIMIZERS[] = {
+    [OPT_ADAMW] = {"adamw", "AdamW with decoupled weight decay"},
+    [OPT_SGD] = {"sgd", "plain SGD"},
+};
+_Static_assert(sizeof OPTIMIZERS / sizeof OPTIMIZERS[0] == OPT_COUNT, "a row per kind");
 
-static const char *const NAMES[OPT_COUNT] = {[OPT_ADAMW] = "adamw", [OPT_SGD] = "sgd"};
+const axis optimizer_axis = AXIS_OF("optimizer", OPTIMIZERS);
 
-const char *optimizer_name(optimizer_kind k)
-{
-    return k >= 0 && k < OPT_COUNT ? NAMES[k] : "?";
-}
+/* Where the update runs, a row each. */
+static const axis_row PLACES[] = {
+    [OPT_AT_STEP] = {"step", "over the whole vector after the window"},
+    [OPT_AT_BACKWARD] = {"backward", "per range as the last backward finishes it"},
+};
+_Static_assert(sizeof PLACES / sizeof PLACES[0] == OPT_AT_COUNT, "a row per place");
 
-static const char *name_at(int k) { return NAMES[k]; }
-
-int optimizer_parse(const char *s, optimizer_kind *out)
-{
-    int i = name_find(OPT_COUNT, name_at, s);
-    if (i < 0)
-        return -1;
-    *out = (optimizer_kind)i;
-    return 0;
-}
-
-const char *optimizer_names(void)
-{
-    static char list[64];
-    return name_list(list, sizeof list, OPT_COUNT, name_at, ", ");
-}
-
-static const char *const AT_NAMES[OPT_AT_COUNT] = {[OPT_AT_STEP] = "step",
-                                                   [OPT_AT_BACKWARD] = "backward"};
-
-const char *optimizer_at_name(optimizer_at a)
-{
-    return a >= 0 && a < OPT_AT_COUNT ? AT_NAMES[a] : "?";
-}
-
-static const char *at_name_at(int i) { return AT_NAMES[i]; }
-
-int optimizer_at_parse(const char *s, optimizer_at *out)
-{
-    int i = name_find(OPT_AT_COUNT, at_name_at, s);
-    if (i < 0)
-        return -1;
-    *out = (optimizer_at)i;
-    return 0;
-}
-
-const char *optimizer_at_names(void)
-{
-    static char list[32];
-    return name_list(list, sizeof list, OPT_AT_COUNT, at_name_at, ", ");
-}
+const axis optimizer_at_axis = AXIS_OF("optimizer-at", PLACES);

@@ -4,6 +4,8 @@
 #ifndef ACCUBENCH_OPTIMIZER_H
 #define ACCUBENCH_OPTIMIZER_H
 
+#include "axis.h"
+
 typedef enum optimizer_kind { OPT_ADAMW = 0, OPT_SGD = 1, OPT_COUNT } optimizer_kind;
 
 /* When the update runs (the arithmetic is the same, to the bit):
@@ -21,19 +23,12 @@ typedef struct optimizer_config {
     optimizer_at at;
 } optimizer_config;
 
-/* "adamw", "sgd": the CLI's, the profiles' and the metadata's spelling;
- * "?" when k is out of range. */
-const char *optimizer_name(optimizer_kind k);
-/* Returns 0 and sets *out, or -1 when the name is unknown. */
-int optimizer_parse(const char *s, optimizer_kind *out);
-/* "adamw, sgd": every name, for messages. */
-const char *optimizer_names(void);
-
-/* "step", "backward"; "?" when out of range. */
-const char *optimizer_at_name(optimizer_at a);
-/* Returns 0 and sets *out, or -1 when the name is unknown. */
-int optimizer_at_parse(const char *s, optimizer_at *out);
-/* "step, backward". */
-const char *optimizer_at_names(void);
+/* The two tables, one row each (names "adamw", "sgd" and "step",
+ * "backward": the CLI's, the profiles' and the metadata's spelling; parsed
+ * and listed through axis.h). The update's arithmetic is the kind's. */
+extern const axis optimizer_axis;
+extern const axis optimizer_at_axis;
+#define optimizer_name(k) axis_name(&optimizer_axis, (k))
+#define optimizer_at_name(a) axis_name(&optimizer_at_axis, (a))
 
 #endif

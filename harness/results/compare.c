@@ -168,41 +168,51 @@ static int compare_is_known(const char *key)
     return option_find(&compare_table, key) != NULL;
 }
 
-int compare_main(int argc, char **argv)
+/* What the command line asks: the two files, and what may differ. */
+typedef struct compare_options {
+    const char *paths[2];
+    int ignore_device, ignore_optimizer;
+    double min_diff;
+} compare_options;
+
+/* -1 and *c filled, or the exit code (help, usage, a bad value). */
+static int parse_compare_args(int argc, char **argv, compare_options *c)
 {
-    const char *paths[2] = {NULL, NULL};
     int npaths = 0;
     compare_args ca = {0};
-    char arg_why[300];
+    char why[300];
     args a;
     arg_kind kind;
-    option_defaults(&compare_table, &ca, arg_why, sizeof arg_why);
+    *c = (compare_options){0};
+    option_defaults(&compare_table, &ca, why, sizeof why);
     args_init(&a, argc, argv, compare_is_flag);
     a.is_known = compare_is_known;
-    while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
+    while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
             return help();
         if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&compare_table, &ca, a.key,
-                                                                  a.value, arg_why,
-                                                                  sizeof arg_why))) {
-            fprintf(stderr, "accubench: compare: %s (see accubench help compare)\n", arg_why);
+                                                                  a.value, why, sizeof why))) {
+            fprintf(stderr, "accubench: compare: %s (see accubench help compare)\n", why);
             return 2;
         }
         if (kind == ARG_POSITIONAL && npaths == 2)
             return usage();
         if (kind == ARG_POSITIONAL)
-            paths[npaths++] = a.value;
+            c->paths[npaths++] = a.value;
     }
-    if (npaths != 2)
-        return usage();
-    int ignore_device = ca.ignore_device, ignore_optimizer = ca.ignore_optimizer;
-    double min_diff = ca.min_diff;
+    c->ignore_device = ca.ignore_device;
+    c->ignore_optimizer = ca.ignore_optimizer;
+    c->min_diff = ca.min_diff;
+    return npaths == 2 ? -1 : usage();
+}
 
-    csv_table t[2];
-    csv_row *rows[2] = {NULL, NULL};
+/* Both files, or neither (2 with the reason said). */
+static int load_both(const compare_options *c, csv_table t[2], csv_row *rows[2])
+{
     char why[512];
+    rows[0] = rows[1] = NULL;
     for (int k = 0; k < 2; k++)
-        if (csv_load(paths[k], csv_required_columns, &t[k], &rows[k], why, sizeof why)) {
+        if (csv_load(c->paths[k], csv_required_columns, &t[k], &rows[k], why, sizeof why)) {
             fprintf(stderr, "accubench: %s\n", why);
             if (k == 1) {
                 free(rows[0]);
@@ -210,32 +220,74 @@ int compare_main(int argc, char **argv)
             }
             return 2;
         }
+    return 0;
+}
 
-    int rc = 2;
-    const char *dev0 = device_of(&t[0], rows[0]), *dev1 = device_of(&t[1], rows[1]);
-    if (strcmp(dev0, dev1) && !ignore_device) {
+/* The two runs are comparable: the same device and optimizer, or asked to
+ * compare anyway. 0, or 2 with the reason said. */
+static int same_setup(const compare_options *c, const csv_table t[2], const char *dev0,
+                      const char *dev1)
+{
+    if (strcmp(dev0, dev1) && !c->ignore_device) {
         fprintf(stderr,
                 "accubench: %s ran on '%s' but %s on '%s' (--ignore-device to compare anyway)\n",
-                paths[0], dev0, paths[1], dev1);
-        goto done;
+                c->paths[0], dev0, c->paths[1], dev1);
+        return 2;
     }
     char opt0[64], opt1[64];
     optimizer_of(&t[0], opt0, sizeof opt0);
     optimizer_of(&t[1], opt1, sizeof opt1);
-    if (*opt0 && *opt1 && strcmp(opt0, opt1) && !ignore_optimizer) {
+    if (*opt0 && *opt1 && strcmp(opt0, opt1) && !c->ignore_optimizer) {
         fprintf(stderr, "accubench: %s ran optimizer '%s' but %s ran '%s' "
                         "(--ignore-optimizer to compare anyway)\n",
-                paths[0], opt0, paths[1], opt1);
-        goto done;
+                c->paths[0], opt0, c->paths[1], opt1);
+        return 2;
     }
+    return 0;
+}
 
+/* The comparison: a table row per config in both, and the counts. */
+typedef struct comparison {
+    table tb;
+    int counts[VERDICT_NOT_RUN + 1];
+    int both, only_base, only_new;
+} comparison;
+
+static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double min_diff)
+{
+    table *tb = &cmp->tb;
+    verdict v = compare_rows(b, n, min_diff);
+    cmp->counts[v]++;
+    cmp->both++;
+    char s1[32], s2[32], s3[32], s4[32];
+    table_add(tb, b->model);
+    table_add(tb, b->dtype);
+    table_add(tb, b->mode);
+    table_add(tb, b->reduction);
+    table_addf(tb, "%lld", (long long)b->effective_batch);
+    split_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
+               (long long)b->last_micro_batch);
+    table_add(tb, s1);
+    table_add(tb, step_text(s1, sizeof s1, b));
+    table_add(tb, step_text(s2, sizeof s2, n));
+    table_add(tb, v <= VERDICT_SLOWER
+                      ? fmt_sig(s3, sizeof s3, n->step_ms_median / b->step_ms_median, 3)
+                      : "-");
+    table_addf(tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
+               fmt_sig(s4, sizeof s4, noise_pct(n), 2));
+    table_add(tb, verdict_name(v));
+}
+
+/* Each file's configs by key: the first row of each is the one compared,
+ * and a config listed twice in BASE is compared once. */
+static void compare_tables(const csv_table t[2], csv_row *const rows[2], double min_diff,
+                           comparison *cmp)
+{
     static const char *const head[] = {"model", "dtype", "mode", "reduction", "E",
                                        "micro x K", "base ms", "new ms", "new/base",
                                        "noise % b/n", "verdict", NULL};
-    table tb;
-    table_init(&tb, "llllrrrrrrl", head);
-    int counts[VERDICT_NOT_RUN + 1] = {0}, both = 0, only_base = 0, only_new = 0;
-    /* each file's configs by key: the first row of each is the one compared */
+    memset(cmp, 0, sizeof *cmp);
+    table_init(&cmp->tb, "llllrrrrrrl", head);
     row_key config = row_key_config();
     row_index ix[2];
     int ix_ok = 0;
@@ -245,72 +297,78 @@ int compare_main(int argc, char **argv)
         for (size_t i = 0; i < t[k].rows; i++)
             row_index_add(&ix[k], i);
     for (size_t i = 0; i < t[0].rows && ix_ok == 2; i++) {
-        const csv_row *b = &rows[0][i], *n = NULL;
-        /* a config listed twice in BASE is compared once */
+        const csv_row *b = &rows[0][i];
         if (row_index_find(&ix[0], b) != i)
             continue;
         size_t j = row_index_find(&ix[1], b);
-        if (j == ROW_NONE) {
-            only_base++;
-            continue;
-        }
-        n = &rows[1][j];
-        both++;
-        verdict v = compare_rows(b, n, min_diff);
-        counts[v]++;
-        char s1[32], s2[32], s3[32], s4[32];
-        table_add(&tb, b->model);
-        table_add(&tb, b->dtype);
-        table_add(&tb, b->mode);
-        table_add(&tb, b->reduction);
-        table_addf(&tb, "%lld", (long long)b->effective_batch);
-        split_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
-                   (long long)b->last_micro_batch);
-        table_add(&tb, s1);
-        table_add(&tb, step_text(s1, sizeof s1, b));
-        table_add(&tb, step_text(s2, sizeof s2, n));
-        table_add(&tb, v <= VERDICT_SLOWER
-                           ? fmt_sig(s3, sizeof s3, n->step_ms_median / b->step_ms_median, 3)
-                           : "-");
-        table_addf(&tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
-                   fmt_sig(s4, sizeof s4, noise_pct(n), 2));
-        table_add(&tb, verdict_name(v));
+        if (j == ROW_NONE)
+            cmp->only_base++;
+        else
+            add_pair(cmp, b, &rows[1][j], min_diff);
     }
     for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++)
-        only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
+        cmp->only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
     for (int k = 0; k < 2; k++)
         row_index_free(&ix[k]);
     if (ix_ok != 2)
-        tb.failed = 1;
-    if (tb.failed) {
+        cmp->tb.failed = 1;
+}
+
+/* The table and its summary line; the exit code. */
+static int print_comparison(const compare_options *c, const comparison *cmp,
+                            const char *dev0, const char *dev1)
+{
+    const int *counts = cmp->counts;
+    if (cmp->tb.failed) {
         fprintf(stderr, "accubench: out of memory building the comparison\n");
-    } else if (!both) {
+        return 2;
+    }
+    if (!cmp->both) {
         char key[256];
         result_key_names(key, sizeof key);
-        fprintf(stderr, "accubench: %s and %s share no config (%s)\n", paths[0], paths[1], key);
-    } else {
-        printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", paths[0], dev0,
-               paths[1], dev1);
-        printf("# verdict: slower/faster only when the new band clears the base band and the "
-               "ratio differs by more than %g%%; a band is the 95%% interval of the median "
-               "where the file has one, else p10..p90 widened by its noise %%\n"
-               "# noise %% b/n: half of each run's band, in %% of its median\n\n",
-               min_diff * 100);
-        table_write_md(&tb, stdout);
-        printf("\ncompare: %d %s in both: %d slower, %d faster, %d indistinguishable at this "
-               "noise", both, plural(both, "config", "configs"),
-               counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_SAME]);
-        if (counts[VERDICT_FAILED])
-            printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);
-        if (counts[VERDICT_FIXED])
-            printf(", %d now run", counts[VERDICT_FIXED]);
-        if (counts[VERDICT_NOT_RUN])
-            printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
-        printf("; %d only in base, %d only in new\n", only_base, only_new);
-        rc = (counts[VERDICT_SLOWER] || counts[VERDICT_FAILED]) ? 1 : 0;
+        fprintf(stderr, "accubench: %s and %s share no config (%s)\n", c->paths[0],
+                c->paths[1], key);
+        return 2;
     }
-    table_free(&tb);
-done:
+    printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
+           c->paths[1], dev1);
+    printf("# verdict: slower/faster only when the new band clears the base band and the "
+           "ratio differs by more than %g%%; a band is the 95%% interval of the median "
+           "where the file has one, else p10..p90 widened by its noise %%\n"
+           "# noise %% b/n: half of each run's band, in %% of its median\n\n",
+           c->min_diff * 100);
+    table_write_md(&cmp->tb, stdout);
+    printf("\ncompare: %d %s in both: %d slower, %d faster, %d indistinguishable at this "
+           "noise", cmp->both, plural(cmp->both, "config", "configs"), counts[VERDICT_SLOWER],
+           counts[VERDICT_FASTER], counts[VERDICT_SAME]);
+    if (counts[VERDICT_FAILED])
+        printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);
+    if (counts[VERDICT_FIXED])
+        printf(", %d now run", counts[VERDICT_FIXED]);
+    if (counts[VERDICT_NOT_RUN])
+        printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
+    printf("; %d only in base, %d only in new\n", cmp->only_base, cmp->only_new);
+    return (counts[VERDICT_SLOWER] || counts[VERDICT_FAILED]) ? 1 : 0;
+}
+
+int compare_main(int argc, char **argv)
+{
+    compare_options c;
+    int rc = parse_compare_args(argc, argv, &c);
+    if (rc >= 0)
+        return rc;
+    csv_table t[2];
+    csv_row *rows[2];
+    if (load_both(&c, t, rows))
+        return 2;
+    const char *dev0 = device_of(&t[0], rows[0]), *dev1 = device_of(&t[1], rows[1]);
+    rc = same_setup(&c, t, dev0, dev1);
+    if (!rc) {
+        comparison cmp;
+        compare_tables(t, rows, c.min_diff, &cmp);
+        rc = print_comparison(&c, &cmp, dev0, dev1);
+        table_free(&cmp.tb);
+    }
     for (int k = 0; k < 2; k++) {
         free(rows[k]);
         csv_free(&t[k]);

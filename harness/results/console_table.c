@@ -60,7 +60,7 @@ static void short_model(const char *name, int number, char *out, size_t len)
     }
 }
 
-static void model_cell(const result_row *r, char *out, size_t len)
+void console_model_name(const result_row *r, char *out, size_t len)
 {
     if ((int)strlen(r->model) <= model_width()) {
         snprintf(out, len, "%s", r->model);
@@ -138,7 +138,7 @@ typedef struct console_column {
 } console_column;
 
 static const console_column SHOWN[] = {
-    {"model", "model", -10, NULL, model_cell},
+    {"model", "model", -10, NULL, console_model_name},
     {"mode", "mode", -11, "%s", NULL},
     {"reduction", "reduction", -13, "%s", NULL},
     {"effective_batch", "E", 5, "%lld", NULL},

@@ -8,6 +8,7 @@
 
 #include "csv_read.h"
 #include "plural.h"
+#include "reduction.h"
 #include "stats.h"
 
 #define MAX_SAMPLES 4096
@@ -109,7 +110,7 @@ static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int 
     int k = 0;
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &rows[i];
-        if (!result_ran(r) || strcmp(r->reduction, "sum"))
+        if (!result_ran(r) || !reduction_exact_named(r->reduction))
             continue;
         double exposed = r->comm_exposed_ms > 0 ? r->comm_exposed_ms : 0;
         double compute = r->step_ms_median - exposed;

@@ -134,95 +134,87 @@ void row_fill_trace(result_row *r, const trace_pass_summary *p)
 /* --dump: the window the gradient check just accumulated, from the starting
  * weights, written once, for the first config that runs. A dump that
  * cannot be written fails the run but not the measurements. */
-static void dump_first(sweep *s, model *m, dataset *d, const split *sp, reduction red,
-                       double loss, const float *grad)
+static void dump_first(sweep *s, model *m, dataset *d, const config *c, double loss,
+                       const float *grad)
 {
     char why[400];
     s->dump_done = 1;
-    dump_window w = {.m = m, .d = d, .sp = sp, .dtype = s->o->dtype, .reduction = red,
-                     .optimizer = s->o->optimizer.kind, .seed = s->o->seed, .loss_sum = loss,
-                     .grad = grad};
+    dump_window w = {.m = m, .d = d, .sp = &c->sp, .dtype = c->dtype,
+                     .reduction = c->reduction, .optimizer = c->optimizer, .seed = c->seed,
+                     .loss_sum = loss, .grad = grad};
     if (!grad) {
         snprintf(why, sizeof why, "out of host memory for the gradient");
-    } else if (dump_write(s->o->dump_dir, &w, why, sizeof why) == 0) {
-        if (!s->o->quiet)
-            printf("window dump: %s\n", s->o->dump_dir);
+    } else if (dump_write(s->dump_dir, &w, why, sizeof why) == 0) {
+        if (!s->quiet)
+            printf("window dump: %s\n", s->dump_dir);
         return;
     }
     fprintf(stderr, "accubench: --dump: %s\n", why);
     s->failures++;
 }
 
-void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
-                       reduction red, sync_mode sync, result_row *r)
+/* The step runner of the config, on every rank of s->comm alike: ranks
+ * that could not set it up (all, or the first failing rank's status for
+ * all) skip it together. BK_* status. */
+static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run)
 {
-    comm *c = s->comm; /* data parallel: this config's ranks; NULL: one process */
-    backend *b = s->b;
-    const run_options *o = s->o;
-    char name[160];
-    snprintf(name, sizeof name, "config %s %s %dx%d %s %s", m->spec.name,
-             dtype_name(o->dtype), sp->micro, sp->accum, mode_name(mode), reduction_name(red));
-    range_push(name);
-    b->mem_peak = b->mem_in_use;
-    step_runner run;
+    comm *ranks = s->comm;
     int rc = model_reset(m);
     if (!rc)
-        rc = step_runner_init_dp(&run, m, d, sp, mode, red, c, sync);
-    if (c) {
-        /* Ranks that could not set the config up (all alike, or the first
-         * failing rank's status for all) skip it together. */
-        int worst = dp_agree_status(c, rc);
-        if (!rc && worst) {
-            step_runner_free(&run);
-            snprintf(b->error, sizeof b->error, "another rank could not set this config up");
-        }
-        rc = worst;
+        rc = step_runner_init_dp(run, m, d, &c->sp, c->mode, c->reduction, ranks, c->sync);
+    if (!ranks)
+        return rc;
+    int worst = dp_agree_status(ranks, rc);
+    if (!rc && worst) {
+        step_runner_free(run);
+        snprintf(s->b->error, sizeof s->b->error, "another rank could not set this config up");
     }
-    if (rc) {
-        row_status_from(r, rc, b);
-        range_pop();
-        return;
-    }
+    return worst;
+}
 
-    /* A config whose step would take longer than --max-step-s (micro-batch 1
-     * of a large model on a CPU: minutes a step) is skipped, judged from one
-     * measured pass before anything long runs. */
+/* A config whose step would take longer than --max-step-s (micro-batch 1
+ * of a large model on a CPU: minutes a step) is skipped, judged from one
+ * measured pass before anything long runs. 1 when r says it was; BK_*
+ * in *rc. */
+static int too_slow(sweep *s, step_runner *run, const config *c, result_row *r, int *rc)
+{
     double one_pass_ms = 0;
     progress_phase(s->progress, "timing one pass to judge --max-step-s");
-    rc = measure_single_pass(&run, 3, &one_pass_ms); /* median: the first is cold */
-    if (c && !rc)
-        one_pass_ms = dp_agree_max(c, one_pass_ms); /* every rank skips it, or none */
-    if (!rc)
+    *rc = measure_single_pass(run, 3, &one_pass_ms); /* median: the first is cold */
+    if (s->comm && !*rc)
+        one_pass_ms = dp_agree_max(s->comm, one_pass_ms); /* every rank skips it, or none */
+    if (!*rc)
         progress_config_pass(s->progress, one_pass_ms); /* the ETA's first cost */
-    if (!rc && sp->accum * one_pass_ms > o->max_step_s * 1e3) {
-        char why[RESULT_TEXT_LEN];
-        snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "
-                 "over --max-step-s %g", sp->accum * one_pass_ms / 1e3, sp->accum,
-                 one_pass_ms, o->max_step_s);
-        row_set_status(r, STATUS_SKIPPED, why);
-        step_runner_free(&run);
-        range_pop();
-        return;
-    }
+    if (*rc || !(c->sp.accum * one_pass_ms > c->budget.max_step_s * 1e3))
+        return 0;
+    char why[RESULT_TEXT_LEN];
+    snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "
+             "over --max-step-s %g", c->sp.accum * one_pass_ms / 1e3, c->sp.accum,
+             one_pass_ms, c->budget.max_step_s);
+    row_set_status(r, STATUS_SKIPPED, why);
+    return 1;
+}
 
-    /* Correctness first, from the starting weights. */
+/* Correctness first, from the starting weights: the window's gradient
+ * against the full batch (and --dump of it); with ranks, the worst rank's
+ * error, the window's loss over every rank, and one step after which the
+ * weights must be the same on every rank. BK_* status. */
+static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
+                          step_runner *run, result_row *r)
+{
+    comm *ranks = s->comm;
     progress_phase(s->progress, "gradient check against the full batch");
-    int dump = !rc && !c && o->dump_dir[0] && !s->dump_done; /* one process: dp_launch */
+    int dump = !ranks && s->dump_dir[0] && !s->dump_done; /* one process: dp_launch */
     float *window = dump ? malloc(m->n_params * sizeof(float)) : NULL;
-    if (!rc)
-        rc = grad_check(&run, &r->grad_rel_err, &r->loss_sum, window, NULL);
+    int rc = grad_check(run, &r->grad_rel_err, &r->loss_sum, window, NULL);
     if (!rc && dump)
-        dump_first(s, m, d, sp, red, r->loss_sum, window);
+        dump_first(s, m, d, c, r->loss_sum, window);
     free(window);
-    if (c && !rc) {
-        /* Each rank's all-reduced gradient against the full batch, in one
-         * process, of the same examples: the worst rank counts. The loss is
-         * the window's, every rank's part. Then one step: the weights must
-         * be the same on every rank. */
-        r->grad_rel_err = dp_agree_max(c, r->grad_rel_err);
-        r->loss_sum = dp_agree_sum(c, r->loss_sum);
+    if (ranks && !rc) {
+        r->grad_rel_err = dp_agree_max(ranks, r->grad_rel_err);
+        r->loss_sum = dp_agree_sum(ranks, r->loss_sum);
         if ((rc = model_reset(m)) == BK_OK)
-            rc = dp_weights_check(&run, &r->rank_weight_diff);
+            rc = dp_weights_check(run, &r->rank_weight_diff);
     }
     if (!rc) {
         /* The window's loss as the manifest of --dump gives it: the sum over
@@ -230,91 +222,136 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
          * count. */
         int valid = dataset_valid_count(d, 0, 0, d->effective_batch);
         r->loss = valid ? r->loss_sum / valid : NAN;
-        rc = model_reset(m);
     }
+    return rc ? rc : model_reset(m);
+}
 
-    measure_options mo = {
-        .warmup = o->warmup, .steps = o->steps, .min_samples = o->min_samples,
-        .max_samples = o->max_samples, .budget_s = o->budget_s,
-        .max_noise_pct = o->max_noise_pct, .stop = (const volatile int *)s->stop,
-    };
-    step_timing t;
+static measure_options timing_of(const sweep *s, const config *c)
+{
+    const config_budget *g = &c->budget;
+    return (measure_options){.warmup = g->warmup, .steps = g->steps,
+                             .min_samples = g->min_samples, .max_samples = g->max_samples,
+                             .budget_s = g->budget_s, .max_noise_pct = g->max_noise_pct,
+                             .stop = (const volatile int *)s->stop};
+}
+
+/* The timed pass and the single-pass timing, into r. BK_* status. */
+static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
+                      result_row *r, step_timing *t)
+{
+    measure_options mo = timing_of(s, c);
     progress_phase(s->progress, "warm-up and timed steps");
     watch_mark before, after; /* the peak and the machine beside the timed steps */
-    if (!rc)
-        config_watch_mark(s->watch, &before);
-    if (!rc)
-        rc = measure_steps(&run, &mo, &t);
+    config_watch_mark(s->watch, &before);
+    int rc = measure_steps(run, &mo, t);
     if (!rc)
         config_watch_mark(s->watch, &after);
     progress_phase(s->progress, "timing single passes");
     if (!rc)
-        rc = measure_single_pass(&run, 5, &t.pass_ms);
-    if (!rc) {
-        row_fill_timing(r, &t, s->peak_tflops, &mo);
-        if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
-            r->tokens_per_s = r->samples_per_s * d->input.width;
-        trust_limits lim = trust_limits_of(&mo, b);
-        row_fill_trust(r, &t, &before, &after, &lim);
-        r->mem_peak_bytes = (int64_t)b->mem_peak;
-        if (c)
-            dp_fill_row(c, &t, r);
-        if (c && sync_info_of(sync)->buckets_in_backward && !m->spec.kind->reports_grad_ready)
-            add_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
-                     "nothing overlapped", m->spec.kind->name);
-    }
-    if (!rc && o->trace_steps > 0 && !*s->stop) {
-        /* The first config whose trace pass succeeds writes --trace. */
-        const char *trace_file = o->trace_path[0] && !s->trace_written && s->writer
-                                     ? o->trace_path : NULL;
-        /* The trace pass keeps to the time budget too: fewer steps (one at
-         * least) when a step is slow. */
-        int steps = o->trace_steps;
-        if (steps > 1 && t.step.median * steps > o->budget_s * 1e3)
-            steps = t.step.median >= o->budget_s * 1e3 ? 1 : (int)(o->budget_s * 1e3 / t.step.median);
-        if (c)
-            steps = dp_agree_root_int(c, steps); /* the ranks step together */
-        char label[RESULT_TEXT_LEN * 2];
-        snprintf(label, sizeof label, "%s %s %s %lldx%lld %s %s", r->backend, r->model,
-                 r->dtype, (long long)r->micro_batch, (long long)r->accum_steps, r->mode,
-                 r->reduction);
-        trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
-                                 .trace_label = label, .file_written = &s->trace_written};
-        trace_pass_summary tp;
-        progress_phase(s->progress, "trace pass");
-        rc = trace_pass_run(&run, &to, &tp);
-        if (!rc)
-            row_fill_trace(r, &tp);
-    }
-    if (!rc)
-        rc = b->ops->sync(b);
+        rc = measure_single_pass(run, 5, &t->pass_ms);
+    if (rc)
+        return rc;
+    row_fill_timing(r, t, s->peak_tflops, &mo);
+    if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
+        r->tokens_per_s = r->samples_per_s * d->input.width;
+    trust_limits lim = trust_limits_of(&mo, s->b);
+    row_fill_trust(r, t, &before, &after, &lim);
+    r->mem_peak_bytes = (int64_t)s->b->mem_peak;
+    if (s->comm)
+        dp_fill_row(s->comm, t, r);
+    if (s->comm && sync_info_of(c->sync)->buckets_in_backward &&
+        !m->spec.kind->reports_grad_ready)
+        add_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
+                 "nothing overlapped", m->spec.kind->name);
+    return BK_OK;
+}
 
-    if (rc && c && c->size > 1) {
-        /* The other ranks may be waiting in an all-reduce for this one. */
-        char what[RESULT_TEXT_LEN * 2];
-        snprintf(what, sizeof what, "config %s %s %lldx%lld %s sync %s", r->model, r->dtype,
+/* The trace pass, into r; the first config whose pass succeeds writes
+ * --trace. It keeps to the time budget too: fewer steps (one at least)
+ * when a step is slow. BK_* status. */
+static int traced_pass(sweep *s, const config *c, step_runner *run, const step_timing *t,
+                       result_row *r)
+{
+    const char *trace_file = s->trace_path[0] && !s->trace_written && s->writer
+                                 ? s->trace_path : NULL;
+    double budget_ms = c->budget.budget_s * 1e3;
+    int steps = c->budget.trace_steps;
+    if (steps > 1 && t->step.median * steps > budget_ms)
+        steps = t->step.median >= budget_ms ? 1 : (int)(budget_ms / t->step.median);
+    if (s->comm)
+        steps = dp_agree_root_int(s->comm, steps); /* the ranks step together */
+    char label[RESULT_TEXT_LEN * 2];
+    snprintf(label, sizeof label, "%s %s %s %lldx%lld %s %s", r->backend, r->model,
+             r->dtype, (long long)r->micro_batch, (long long)r->accum_steps, r->mode,
+             r->reduction);
+    trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
+                             .trace_label = label, .file_written = &s->trace_written};
+    trace_pass_summary tp;
+    progress_phase(s->progress, "trace pass");
+    int rc = trace_pass_run(run, &to, &tp);
+    if (!rc)
+        row_fill_trace(r, &tp);
+    return rc;
+}
+
+/* The row's status: the failure (which stops every rank: the others may
+ * be waiting in an all-reduce for this one), the gradient check's verdict
+ * where the reduction is exact, the ranks' weights, or ok. */
+static void verdict(sweep *s, const config *c, int rc, result_row *r)
+{
+    double tolerance = dtype_info_of(c->dtype)->grad_tolerance;
+    char why[RESULT_TEXT_LEN * 2];
+    if (rc && s->comm && s->comm->size > 1) {
+        snprintf(why, sizeof why, "config %s %s %lldx%lld %s sync %s", r->model, r->dtype,
                  (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->sync);
-        dp_fail(c, what, b->error);
+        dp_fail(s->comm, why, s->b->error);
     }
     if (rc) {
-        row_status_from(r, rc, b);
-    } else if (red == REDUCTION_SUM &&
-               !(r->grad_rel_err <= dtype_info_of(o->dtype)->grad_tolerance)) {
-        char why[RESULT_TEXT_LEN];
+        row_status_from(r, rc, s->b);
+    } else if (reduction_info_of(c->reduction)->exact && !(r->grad_rel_err <= tolerance)) {
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
-                 r->grad_rel_err, dtype_info_of(o->dtype)->grad_tolerance);
+                 r->grad_rel_err, tolerance);
         row_set_status(r, STATUS_ERROR, why);
-    } else if (c && !(r->rank_weight_diff == 0)) {
-        char why[RESULT_TEXT_LEN];
+    } else if (s->comm && !(r->rank_weight_diff == 0)) {
         snprintf(why, sizeof why, "the ranks' weights differ after a step by up to %.3g",
                  r->rank_weight_diff);
         row_set_status(r, STATUS_ERROR, why);
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);
-        if (red != REDUCTION_SUM)
+        if (!reduction_info_of(c->reduction)->exact)
             add_note(r, "known-wrong reduction kept as a demonstration");
     }
+}
+
+void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
+{
+    char name[160];
+    snprintf(name, sizeof name, "config %s %s %dx%d %s %s", m->spec.name, dtype_name(c->dtype),
+             c->sp.micro, c->sp.accum, mode_name(c->mode), reduction_name(c->reduction));
+    range_push(name);
+    s->b->mem_peak = s->b->mem_in_use;
+    step_runner run;
+    int rc = setup(s, m, d, c, &run);
+    if (rc) {
+        row_status_from(r, rc, s->b);
+        range_pop();
+        return;
+    }
+    if (too_slow(s, &run, c, r, &rc)) {
+        step_runner_free(&run);
+        range_pop();
+        return;
+    }
+    step_timing t;
+    if (!rc)
+        rc = check_gradient(s, m, d, c, &run, r);
+    if (!rc)
+        rc = timed_pass(s, m, d, c, &run, r, &t);
+    if (!rc && c->budget.trace_steps > 0 && !*s->stop)
+        rc = traced_pass(s, c, &run, &t, r);
+    if (!rc)
+        rc = s->b->ops->sync(s->b);
+    verdict(s, c, rc, r);
     step_runner_free(&run);
     range_pop();
 }
-

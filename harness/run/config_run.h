@@ -5,6 +5,7 @@
 #ifndef ACCUBENCH_CONFIG_RUN_H
 #define ACCUBENCH_CONFIG_RUN_H
 
+#include "config.h"
 #include "dataset.h"
 #include "measure.h"
 #include "model.h"
@@ -13,11 +14,11 @@
 #include "sweep_state.h"
 #include "trace_pass.h"
 
-/* Runs the config and fills the measured columns and the status of r (its
- * config columns are filled already). With s->comm, on every rank of it,
- * the gradient all-reduced as `sync` says. */
-void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
-                reduction red, sync_mode sync, result_row *r);
+/* Runs config c on model m and its data d (both made for it by the sweep)
+ * and fills the measured columns and the status of r (its config columns
+ * are filled already). With s->comm, on every rank of it, the gradient
+ * all-reduced as c's sync row says. */
+void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r);
 
 /* The timed pass's columns of r, and a note naming the stopping condition
  * an adaptive pass did not meet (the noise target, min-samples). */

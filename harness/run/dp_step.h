@@ -5,7 +5,7 @@
 #ifndef ACCUBENCH_DP_STEP_H
 #define ACCUBENCH_DP_STEP_H
 
-#include "step.h"
+#include "step_runner.h"
 
 /* Before micro-batch k of a window. */
 int dp_micro_begin(step_runner *s, int k);

@@ -92,128 +92,190 @@ static int agreed(step_runner *s, int yes, int *rc)
     return v > 0;
 }
 
-int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
+/* Warm-up: the steps asked for (none with --warmup 0), and no more than
+ * half the budget. */
+static int warm_up(step_runner *s, const measure_options *o)
 {
     backend *b = s->m->b;
-    memset(out, 0, sizeof *out);
     int rc = BK_OK;
-    /* Warm-up: at least one step, and no more than half the budget. */
     uint64_t warm0 = trace_now_ns();
-    for (int i = 0; i < (o->warmup ? o->warmup : 0) && !rc; i++) {
+    for (int i = 0; i < o->warmup && !rc; i++) {
         rc = step_run(s);
         if (!rc)
             rc = b->ops->sync(b);
         if (agreed(s, (double)(trace_now_ns() - warm0) / 1e9 > o->budget_s / 2, &rc))
             break;
     }
-    if (rc)
-        return rc;
+    return rc;
+}
 
-    size_t cap = o->steps ? (size_t)o->steps : (size_t)o->max_samples;
-    double *dev_ms = calloc(cap, sizeof *dev_ms), *host_ms = calloc(cap, sizeof *host_ms);
+/* The timed loop's state: the device and host time of each step, the
+ * communication's, two timer pairs in turn, and the counters at the start. */
+typedef struct timed_loop {
+    size_t cap;      /* steps it may issue */
+    size_t n;        /* device times read back */
+    size_t issued;   /* steps issued */
+    int judged;      /* adaptive stopping decided on dev_ms[0..n) */
+    double *dev_ms, *host_ms;
+    comm_samples cs;
     timer_pair t[2];
-    if (!dev_ms || !host_ms) {
-        free(dev_ms);
-        free(host_ms);
+    uint64_t dispatch0, t0, calls0, bytes0;
+} timed_loop;
+
+static void loop_free(backend *b, timed_loop *l)
+{
+    free(l->cs.busy);
+    free(l->cs.exposed);
+    destroy_timers(b, l->t, 2);
+    free(l->dev_ms);
+    free(l->host_ms);
+}
+
+/* The samples' memory and the timers; BK_* status (loop_free either way). */
+static int loop_init(step_runner *s, const measure_options *o, timed_loop *l)
+{
+    backend *b = s->m->b;
+    comm *c = s->comm;
+    memset(l, 0, sizeof *l);
+    l->cap = o->steps ? (size_t)o->steps : (size_t)o->max_samples;
+    l->dev_ms = calloc(l->cap, sizeof *l->dev_ms);
+    l->host_ms = calloc(l->cap, sizeof *l->host_ms);
+    if (!l->dev_ms || !l->host_ms) {
         snprintf(b->error, sizeof b->error, "out of host memory for samples");
         return BK_OOM;
     }
-    if ((rc = create_timers(b, t, 2))) {
-        free(dev_ms);
-        free(host_ms);
+    int rc = create_timers(b, l->t, 2);
+    if (rc)
         return rc;
-    }
-
-    /* Step i is issued before step i-1 is read back, so the device always has
-     * the next step queued: steps run back to back, each between its own
-     * events. */
-    size_t n = 0, issued = 0;
-    int judged = 0; /* adaptive stopping decided on dev_ms[0..n) */
-    uint64_t dispatch0 = b->dispatches, t0 = trace_now_ns();
-    comm *c = s->comm;
-    uint64_t calls0 = c ? c->calls : 0, bytes0 = c ? c->bytes : 0;
-    comm_samples cs = {0};
+    l->dispatch0 = b->dispatches;
+    l->t0 = trace_now_ns();
     if (c) {
+        l->calls0 = c->calls;
+        l->bytes0 = c->bytes;
         c->ops->reset_times(c);
-        cs.busy = calloc(cap, sizeof *cs.busy);
-        cs.exposed = calloc(cap, sizeof *cs.exposed);
-        if (!cs.busy || !cs.exposed) {
+        l->cs.busy = calloc(l->cap, sizeof *l->cs.busy);
+        l->cs.exposed = calloc(l->cap, sizeof *l->cs.exposed);
+        if (!l->cs.busy || !l->cs.exposed) {
             snprintf(b->error, sizeof b->error, "out of host memory for samples");
-            rc = BK_OOM;
+            return BK_OOM;
         }
     }
-    if (b->ops->profiler_start)
-        b->ops->profiler_start(b);
+    return BK_OK;
+}
+
+/* One step between its own events, and the step before it read back. */
+static int issue_step(step_runner *s, timed_loop *l)
+{
+    backend *b = s->m->b;
+    timer_pair *cur = &l->t[l->issued % 2];
+    uint64_t h0 = trace_now_ns();
+    int rc = b->ops->timer_record(b, cur->start);
+    if (!rc)
+        rc = step_run(s);
+    if (!rc)
+        rc = b->ops->timer_record(b, cur->end);
+    if (rc)
+        return rc;
+    l->host_ms[l->issued++] = (double)(trace_now_ns() - h0) / 1e6;
+    if (l->issued >= 2) {
+        timer_pair *prev = &l->t[(l->issued - 2) % 2];
+        rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &l->dev_ms[l->n++]);
+        if (!rc && s->comm)
+            rc = comm_sample(s->comm, &l->cs, l->n - 1, 0);
+    }
+    return rc;
+}
+
+/* Step i is issued before step i-1 is read back, so the device always has
+ * the next step queued: steps run back to back, each between its own
+ * events; until the fixed count, the sample cap or the adaptive stop. */
+static int run_loop(step_runner *s, const measure_options *o, timed_loop *l, step_timing *out)
+{
+    int rc = BK_OK;
     while (!rc) {
-        timer_pair *cur = &t[issued % 2];
-        uint64_t h0 = trace_now_ns();
-        rc = b->ops->timer_record(b, cur->start);
-        if (!rc)
-            rc = step_run(s);
-        if (!rc)
-            rc = b->ops->timer_record(b, cur->end);
-        if (rc)
+        if ((rc = issue_step(s, l)))
             break;
-        host_ms[issued++] = (double)(trace_now_ns() - h0) / 1e6;
-        if (issued >= 2) {
-            timer_pair *prev = &t[(issued - 2) % 2];
-            rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &dev_ms[n++]);
-            if (!rc && c)
-                rc = comm_sample(c, &cs, n - 1, 0);
-        }
-        double elapsed = (double)(trace_now_ns() - t0) / 1e9;
-        if (issued >= cap) {
+        double elapsed = (double)(trace_now_ns() - l->t0) / 1e9;
+        if (l->issued >= l->cap) {
             out->stopped_by = o->steps ? MEASURE_STOP_STEPS : MEASURE_STOP_SAMPLE_CAP;
             break;
         }
         /* Data parallel: rank 0's reason is the one its row reports. */
-        int mine = !o->steps && should_stop(o, dev_ms, n, elapsed, &out->stopped_by);
+        int mine = !o->steps && should_stop(o, l->dev_ms, l->n, elapsed, &out->stopped_by);
         if (!o->steps && agreed(s, mine, &rc)) {
             if (!mine) /* the row says so, not nothing */
                 out->stopped_by = MEASURE_STOP_PEER;
-            judged = 1;
+            l->judged = 1;
             break;
         }
     }
-    /* The step still in flight: waited for, and counted unless the stopping
-     * decision was made without it. The reported statistics are the samples
-     * judged, never one more: a sample added after the judgement could put
-     * the noise over the target it was just found under. */
-    if (!rc && issued > n) {
-        timer_pair *last = &t[(issued - 1) % 2];
-        double ms;
-        rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &ms);
-        if (!judged)
-            dev_ms[n++] = ms;
-        if (!rc && c && !judged)
-            rc = comm_sample(c, &cs, n - 1, 1);
-    }
-    if (b->ops->profiler_stop)
-        b->ops->profiler_stop(b);
+    return rc;
+}
+
+/* The step still in flight: waited for, and counted unless the stopping
+ * decision was made without it. The reported statistics are the samples
+ * judged, never one more: a sample added after the judgement could put
+ * the noise over the target it was just found under. */
+static int read_last(step_runner *s, timed_loop *l)
+{
+    backend *b = s->m->b;
+    if (l->issued <= l->n)
+        return BK_OK;
+    timer_pair *last = &l->t[(l->issued - 1) % 2];
+    double ms;
+    int rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &ms);
+    if (!l->judged)
+        l->dev_ms[l->n++] = ms;
+    if (!rc && s->comm && !l->judged)
+        rc = comm_sample(s->comm, &l->cs, l->n - 1, 1);
+    return rc;
+}
+
+static void fill_timing(step_runner *s, const measure_options *o, const timed_loop *l,
+                        step_timing *out)
+{
+    backend *b = s->m->b;
+    comm *c = s->comm;
+    timing_stats host;
+    timing_stats_of(l->dev_ms, l->n, &out->step);
+    out->noise_met = !o->steps && noise_met(o, l->dev_ms, l->n);
+    timing_stats_of(l->host_ms, l->issued, &host);
+    out->host_enqueue_ms = host.median;
+    out->dispatches_per_step = (double)(b->dispatches - l->dispatch0) / (double)l->issued;
+    if (!c)
+        return;
+    /* Medians, like the step time's: the communication of a typical step,
+     * not a mean that one stalled step dominates. */
+    timing_stats busy, exposed;
+    timing_stats_of(l->cs.busy, l->n, &busy);
+    timing_stats_of(l->cs.exposed, l->n, &exposed);
+    out->allreduce_calls = (double)(c->calls - l->calls0) / (double)l->issued;
+    out->allreduce_bytes = (double)(c->bytes - l->bytes0) / (double)l->issued;
+    out->comm_ms = busy.median;
+    out->comm_exposed_ms = exposed.median;
+}
+
+int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
+{
+    backend *b = s->m->b;
+    memset(out, 0, sizeof *out);
+    int rc = warm_up(s, o);
+    if (rc)
+        return rc;
+    timed_loop l;
+    rc = loop_init(s, o, &l);
     if (!rc) {
-        timing_stats host;
-        timing_stats_of(dev_ms, n, &out->step);
-        out->noise_met = !o->steps && noise_met(o, dev_ms, n);
-        timing_stats_of(host_ms, issued, &host);
-        out->host_enqueue_ms = host.median;
-        out->dispatches_per_step = (double)(b->dispatches - dispatch0) / (double)issued;
+        if (b->ops->profiler_start)
+            b->ops->profiler_start(b);
+        rc = run_loop(s, o, &l, out);
+        if (!rc)
+            rc = read_last(s, &l);
+        if (b->ops->profiler_stop)
+            b->ops->profiler_stop(b);
     }
-    if (!rc && c) {
-        /* Medians, like the step time's: the communication of a typical
-         * step, not a mean that one stalled step dominates. */
-        timing_stats busy, exposed;
-        timing_stats_of(cs.busy, n, &busy);
-        timing_stats_of(cs.exposed, n, &exposed);
-        out->allreduce_calls = (double)(c->calls - calls0) / (double)issued;
-        out->allreduce_bytes = (double)(c->bytes - bytes0) / (double)issued;
-        out->comm_ms = busy.median;
-        out->comm_exposed_ms = exposed.median;
-    }
-    free(cs.busy);
-    free(cs.exposed);
-    destroy_timers(b, t, 2);
-    free(dev_ms);
-    free(host_ms);
+    if (!rc)
+        fill_timing(s, o, &l, out);
+    loop_free(b, &l);
     return rc;
 }
 

@@ -68,26 +68,26 @@ static int split_value(const char *key, const char *value, char **copy, char **i
 
 /* ------------------------------------------------------------ the axes */
 
-/* A list-valued axis (--mode, --reduction, --sync): its own parse and
- * names, one pointer each, and where the list is kept in run_options. */
+/* A list-valued axis (--mode, --reduction, --sync): its table's
+ * descriptor, and where the list is kept in run_options. */
 typedef struct axis_option {
-    int (*parse)(const char *item, void *slot); /* 0, or -1: not a name it knows */
-    const char *(*names)(void);
+    const axis *ax;
     size_t items, count; /* offsets of the array and its count */
     int cap;             /* the array's length */
 } axis_option;
 
-static int parse_mode(const char *s, void *slot) { return mode_parse(s, slot); }
-static int parse_reduction(const char *s, void *slot) { return reduction_parse(s, slot); }
-static int parse_sync(const char *s, void *slot) { return sync_parse(s, slot); }
-
-static const axis_option MODE_AXIS = {parse_mode, mode_names, offsetof(run_options, modes),
+static const axis_option MODE_AXIS = {&mode_axis, offsetof(run_options, modes),
                                       offsetof(run_options, n_modes), OPT_MAX_LIST};
-static const axis_option REDUCTION_AXIS = {parse_reduction, reduction_names,
-                                           offsetof(run_options, reductions),
+static const axis_option REDUCTION_AXIS = {&reduction_axis, offsetof(run_options, reductions),
                                            offsetof(run_options, n_reductions), OPT_MAX_LIST};
-static const axis_option SYNC_AXIS = {parse_sync, sync_names, offsetof(run_options, syncs),
-                                      offsetof(run_options, n_syncs), SYNC_COUNT};
+static const axis_option SYNC_AXIS = {&sync_axis, offsetof(run_options, syncs),
+                                      offsetof(run_options, n_syncs), OPT_MAX_LIST};
+
+/* Every name of an axis, ", " between them. */
+static const char *names_of(const axis *ax, char *out, size_t n)
+{
+    return axis_names(ax, out, n, ", ");
+}
 
 /* "unknown KEY 'ITEM' (known: ...); did you mean 'NEAR'?" */
 static void unknown_value(const char *key, const char *item, const char *known, char *why,
@@ -106,8 +106,9 @@ static int set_axis_list(void *target, const option_def *d, const char *value, c
     char *copy, *items[OPT_MAX_LIST];
     int got[OPT_MAX_LIST], count = split_value(d->key, value, &copy, items, why, n);
     for (int i = 0; i < count; i++)
-        if (ax->parse(items[i], &got[i])) {
-            unknown_value(d->key, items[i], ax->names(), why, n);
+        if ((got[i] = axis_find(ax->ax, items[i])) < 0) {
+            char known[512];
+            unknown_value(d->key, items[i], names_of(ax->ax, known, sizeof known), why, n);
             count = -1; /* the list before stays */
         }
     free(copy);
@@ -127,14 +128,18 @@ static int set_dtype(void *target, const option_def *d, const char *value, char 
                      size_t n)
 {
     run_options *o = target;
-    if (dtype_parse(value, &o->dtype) == 0)
+    int found = axis_find(&dtype_axis, value);
+    if (found >= 0) {
+        o->dtype = (dtype)found;
         return 0;
+    }
     if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
         o->dtype = DTYPE_AUTO;
         return 0;
     }
-    char known[200];
-    snprintf(known, sizeof known, "%s, %s", dtype_name(DTYPE_AUTO), dtype_names());
+    char known[200], names[160];
+    snprintf(known, sizeof known, "%s, %s", dtype_name(DTYPE_AUTO),
+             names_of(&dtype_axis, names, sizeof names));
     unknown_value(d->key, value, known, why, n);
     return -1;
 }
@@ -143,9 +148,13 @@ static int set_optimizer(void *target, const option_def *d, const char *value, c
                          size_t n)
 {
     run_options *o = target;
-    if (optimizer_parse(value, &o->optimizer.kind) == 0)
+    int found = axis_find(&optimizer_axis, value);
+    if (found >= 0) {
+        o->optimizer.kind = (optimizer_kind)found;
         return 0;
-    unknown_value(d->key, value, optimizer_names(), why, n);
+    }
+    char known[160];
+    unknown_value(d->key, value, names_of(&optimizer_axis, known, sizeof known), why, n);
     return -1;
 }
 
@@ -153,15 +162,15 @@ static int set_optimizer_at(void *target, const option_def *d, const char *value
                             size_t n)
 {
     run_options *o = target;
-    optimizer_at at;
-    if (strcmp(value, "auto") == 0 || optimizer_at_parse(value, &at) == 0) {
+    int at = axis_find(&optimizer_at_axis, value);
+    if (strcmp(value, "auto") == 0 || at >= 0) {
         o->optimizer_at_auto = strcmp(value, "auto") == 0;
         if (!o->optimizer_at_auto)
-            o->optimizer.at = at;
+            o->optimizer.at = (optimizer_at)at;
         return 0;
     }
-    char known[200];
-    snprintf(known, sizeof known, "auto, %s", optimizer_at_names());
+    char known[200], names[160];
+    snprintf(known, sizeof known, "auto, %s", names_of(&optimizer_at_axis, names, sizeof names));
     unknown_value(d->key, value, known, why, n);
     return -1;
 }
@@ -279,31 +288,35 @@ static const char *model_help(char *out, size_t n)
 }
 static const char *dtype_help(char *out, size_t n)
 {
-    return one_of(out, n, "auto|", dtype_names());
+    char names[160];
+    return one_of(out, n, "auto|", names_of(&dtype_axis, names, sizeof names));
 }
 static const char *mode_help(char *out, size_t n)
 {
-    snprintf(out, n, "%s", mode_names());
-    return out;
+    return names_of(&mode_axis, out, n);
 }
+/* Which reductions are right comes from the table's `exact` column. */
 static const char *reduction_help(char *out, size_t n)
 {
-    snprintf(out, n, "%s: %s is right; the others are known bugs", reduction_names(),
-             reduction_name(REDUCTION_SUM));
+    char names[256], exact[256];
+    snprintf(out, n, "%s: %s; the others are known bugs",
+             names_of(&reduction_axis, names, sizeof names),
+             reduction_exact_list(exact, sizeof exact));
     return out;
 }
 static const char *optimizer_help(char *out, size_t n)
 {
-    return one_of(out, n, "", optimizer_names());
+    char names[160];
+    return one_of(out, n, "", names_of(&optimizer_axis, names, sizeof names));
 }
 static const char *optimizer_at_help(char *out, size_t n)
 {
-    return one_of(out, n, "auto|", optimizer_at_names());
+    char names[160];
+    return one_of(out, n, "auto|", names_of(&optimizer_at_axis, names, sizeof names));
 }
 static const char *sync_help(char *out, size_t n)
 {
-    snprintf(out, n, "%s", sync_names());
-    return out;
+    return names_of(&sync_axis, out, n);
 }
 
 #define AT(field) offsetof(run_options, field)

@@ -50,7 +50,7 @@ typedef struct run_options {
     /* Data parallel: each device count runs on the first that many ranks
      * (n_devices 0: every rank launched); when the all-reduce runs. */
     int devices[OPT_MAX_LIST], n_devices;
-    sync_mode syncs[SYNC_COUNT];
+    sync_mode syncs[OPT_MAX_LIST];
     int n_syncs;
 } run_options;
 

@@ -63,7 +63,7 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     csv_writer_meta(w, "dtype", "%s", dtype_name(o->dtype));
     csv_writer_meta(w, "optimizer", "%s lr %g", optimizer_name(o->optimizer.kind),
                     (double)o->optimizer.lr);
-    modes_describe(o->modes, o->n_modes, modes, sizeof modes);
+    axis_describe(&mode_axis, o->modes, o->n_modes, modes, sizeof modes);
     csv_writer_meta(w, "modes", "%s", modes);
     csv_writer_meta(w, "mem_cap_bytes", "%llu", (unsigned long long)o->mem_cap);
     csv_writer_meta(w, "timing", "warmup %d; min %d max %d samples; noise target %g%%; "

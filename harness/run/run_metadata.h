@@ -6,7 +6,13 @@
 #include "backend.h"
 #include "csv_writer.h"
 #include "options.h"
-#include "sweep.h"
+
+/* Where a run was started from: the program, its revision, the command. */
+typedef struct run_context {
+    const char *argv0;
+    const char *git_rev;
+    const char *command_line;
+} run_context;
 
 /* note: how the backend was chosen ("" when it was named). */
 void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,

@@ -3,6 +3,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "console_table.h"
+#include "split_text.h"
+
 static int ran(const result_row *r)
 {
     return !strcmp(r->status, STATUS_OK) && r->step_ms_median > 0;
@@ -10,11 +13,15 @@ static int ran(const result_row *r)
 
 static void config_line(FILE *f, const char *what, const result_row *r)
 {
-    fprintf(f, "  %-8s %s %s %lldx%lld %s %s%s%s: %.4g ms", what, r->model, r->dtype,
-            (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-            r->sync[0] ? " sync " : "", r->sync, r->step_ms_median);
+    /* the table's spelling of the model and split, so the line fits it */
+    char model[RESULT_TEXT_LEN], split[64];
+    console_model_name(r, model, sizeof model);
+    split_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
+               (long long)r->last_micro_batch);
+    fprintf(f, "  %-8s %s %s %s %s %s%s%s: %.4g ms", what, model, r->dtype, split, r->mode,
+            r->reduction, r->sync[0] ? " sync " : "", r->sync, r->step_ms_median);
     if (r->step_ms_ci_hi > 0)
-        fprintf(f, " (95%% interval %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
+        fprintf(f, " (95%%: %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
     if (r->flags[0])
         fprintf(f, " [%s]", r->flags);
 }
@@ -36,8 +43,8 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
     }
     fprintf(f, "summary: %zu of %zu configs ran", ok, n);
     if (flagged)
-        fprintf(f, "; %zu flagged noisy or disturbed (their notes say why; the report leaves "
-                   "them out of its findings)", flagged);
+        fprintf(f, "; %zu flagged noisy or disturbed\n  (their notes say why; the report "
+                   "leaves them out of its findings)", flagged);
     fputc('\n', f);
     if (fast) {
         config_line(f, "fastest", fast);
@@ -45,10 +52,11 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
     }
     if (slow && slow != fast) {
         config_line(f, "slowest", slow);
+        fputc('\n', f);
         int apart = fast->step_ms_ci_hi > 0 && slow->step_ms_ci_hi > 0
                         ? fast->step_ms_ci_hi < slow->step_ms_ci_lo
                         : -1;
-        fprintf(f, ", %.3gx the fastest%s\n", slow->step_ms_median / fast->step_ms_median,
+        fprintf(f, "  %-8s %.3gx the fastest%s\n", "ratio", slow->step_ms_median / fast->step_ms_median,
                 apart == 1   ? ", beyond the noise"
                 : apart == 0 ? ", indistinguishable at this noise"
                              : "");

@@ -37,18 +37,6 @@ done:
     return rc;
 }
 
-int step_take_range(step_runner *s, size_t offset, size_t count)
-{
-    if (offset + count != s->unreported) {
-        snprintf(s->m->b->error, sizeof s->m->b->error,
-                 "the model reported gradient range [%zu, %zu) out of order (expected one "
-                 "ending at %zu)", offset, offset + count, s->unreported);
-        return BK_ERROR;
-    }
-    s->unreported = offset;
-    return BK_OK;
-}
-
 /* The optimizer in the backward: a range of the last backward is final,
  * and the backward reads none of its weights again: update it now. */
 static int on_range_final(void *ctx, size_t offset, size_t count)

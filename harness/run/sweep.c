@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "config_run.h"
 #include "console_table.h"
 #include "dp_check.h"
@@ -32,17 +33,18 @@ static void on_stop_signal(int sig)
     interrupted = sig;
 }
 
-static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
-                        exec_mode mode, reduction red, const char *sync)
+static void fill_config(result_row *r, const sweep *s, const config *c)
 {
+    const model_spec *ms = c->model;
+    const split *sp = &c->sp;
     result_row_clear(r);
     snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
     snprintf(r->device, sizeof r->device, "%s", s->b->device);
     snprintf(r->model, sizeof r->model, "%s", ms->name);
-    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(s->o->dtype));
-    snprintf(r->mode, sizeof r->mode, "%s", mode_name(mode));
-    snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(red));
-    snprintf(r->sync, sizeof r->sync, "%s", sync);
+    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(c->dtype));
+    snprintf(r->mode, sizeof r->mode, "%s", mode_name(c->mode));
+    snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(c->reduction));
+    snprintf(r->sync, sizeof r->sync, "%s", c->data_parallel ? sync_name(c->sync) : "");
     r->params = (int64_t)model_param_count(ms);
     r->effective_batch = sp->global;
     r->micro_batch = sp->micro;
@@ -51,8 +53,7 @@ static void fill_config(result_row *r, const sweep *s, const model_spec *ms, con
     r->devices = sp->devices;
     r->flops_per_step = model_flops_per_step(ms, sp->effective);
     memory_need need;
-    model_memory_need(ms, s->o->dtype, s->o->optimizer.kind, sp->micro, sp->global,
-                      s->o->buffers, &need);
+    model_memory_need(ms, c->dtype, c->optimizer, sp->micro, sp->global, c->buffers, &need);
     r->mem_need_bytes = (int64_t)need.total;
 }
 
@@ -61,9 +62,9 @@ static void fill_config(result_row *r, const sweep *s, const model_spec *ms, con
 static int fits(const sweep *s, result_row *r)
 {
     uint64_t need = (uint64_t)r->mem_need_bytes;
-    if (s->o->mem_cap && need > s->o->mem_cap) {
+    if (s->mem_cap && need > s->mem_cap) {
         snprintf(r->note, sizeof r->note, "needs %llu bytes; over the cap of %llu",
-                 (unsigned long long)need, (unsigned long long)s->o->mem_cap);
+                 (unsigned long long)need, (unsigned long long)s->mem_cap);
         return 0;
     }
     uint64_t host_copies =
@@ -85,19 +86,6 @@ static void progress_row(sweep *s, const result_row *r)
              (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
              r->sync[0] ? " sync " : "", r->sync);
     progress_config(s->progress, label);
-}
-
-/* How many configs (rows) the sweep will visit (at most: a split wider
- * than a device's share of the batch is passed over). */
-static int count_configs(const run_options *o, int data_parallel)
-{
-    int micros[64], n = 0;
-    for (int e = 0; e < o->n_effective; e++)
-        n += options_micro_list(o, o->effective[e], micros, 64);
-    n *= o->n_models * o->n_modes * o->n_reductions;
-    if (data_parallel)
-        n *= (o->n_devices > 0 ? o->n_devices : 1) * o->n_syncs;
-    return n;
 }
 
 /* A device the backend says is lost (backend.lost) ends the sweep after
@@ -122,7 +110,7 @@ static int emit(sweep *s, const result_row *r)
     progress_clear(s->progress);
     if (!s->writer)
         return device_lost(s, r); /* rank 0 writes for every rank */
-    if (!s->o->quiet)
+    if (!s->quiet)
         console_table_row(stdout, r);
     if (csv_writer_append(&s->csv, r, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
@@ -131,178 +119,376 @@ static int emit(sweep *s, const result_row *r)
     return device_lost(s, r);
 }
 
-/* Every config of one model, one effective batch and one device count,
- * on the ranks of s->comm (none: one process). */
-static int sweep_split(sweep *s, model *m, dataset *d, int data_rc, int effective, int devices)
-{
-    const run_options *o = s->o;
-    int micros[64];
-    int n_micro = options_micro_list(o, effective, micros, 64);
-    int n_sync = s->comm ? o->n_syncs : 1;
-    for (int i = 0; i < n_micro && !interrupted; i++) {
-        split sp;
-        char why[RESULT_TEXT_LEN];
-        if (micros[i] > (effective + devices - 1) / devices)
-            continue; /* more than a device's share of the batch */
-        int bad = split_make_sharded(effective, micros[i], devices, &sp, why, sizeof why);
-        if (bad) {
-            /* The row says what the split would have been: K passes, and a
-             * last micro-batch too small to give every device an example
-             * (its largest part, as split.h's last: at least 1, which the
-             * CSV reader requires). */
-            long long per_step = (long long)micros[i] * devices;
-            sp = (split){.effective = (effective + devices - 1) / devices, .global = effective,
-                         .micro = micros[i], .devices = devices,
-                         .accum = (int)((effective + per_step - 1) / per_step)};
-            sp.last = (int)((effective - (sp.accum - 1) * per_step + devices - 1) / devices);
-        }
-        for (int mi = 0; mi < o->n_modes && !interrupted; mi++)
-            for (int ri = 0; ri < o->n_reductions && !interrupted; ri++)
-                for (int si = 0; si < n_sync && !interrupted; si++) {
-                    result_row r;
-                    const char *sync = s->comm ? sync_name(o->syncs[si]) : "";
-                    fill_config(&r, s, &m->spec, &sp, o->modes[mi], o->reductions[ri], sync);
-                    progress_row(s, &r);
-                    if (bad)
-                        row_set_status(&r, STATUS_SKIPPED, why);
-                    else if (data_rc)
-                        row_status_from(&r, data_rc, s->b);
-                    else if (!fits(s, &r))
-                        snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-                    else
-                        config_run(s, m, d, &sp, o->modes[mi], o->reductions[ri],
-                                   s->comm ? o->syncs[si] : SYNC_WINDOW, &r);
-                    if (interrupted)
-                        break; /* the interrupted config's row is not complete */
-                    if (emit(s, &r))
-                        return -1;
-                }
-    }
-    return 0;
-}
-
-/* Every config of one model and one effective batch: each device count on
- * the first that many ranks (the others wait), or the one process. */
-static int sweep_batch(sweep *s, model *m, int effective)
-{
-    const run_options *o = s->o;
+/* What the sweep has open for the config at hand: the model, its data for
+ * one effective batch, the ranks of one device count. */
+typedef struct place {
+    int open;    /* levels open: 0 none .. CONFIG_DEVICES + 1 all three */
+    model m;
+    int data_rc; /* the data could not be made (BK_*): every row of the batch says so */
     dataset d;
-    input_spec in;
-    model_input(&m->spec, &in);
-    int data_rc = dataset_create(s->b, &in, effective, o->buffers, o->seed, &d);
-    if (s->world) {
-        /* Every rank has the data, or none runs these configs. */
-        int worst = dp_agree_status(s->world, data_rc);
-        if (worst && !data_rc) {
-            dataset_destroy(&d);
-            snprintf(s->b->error, sizeof s->b->error, "another rank could not make the data");
-        }
-        data_rc = worst;
-    }
-    int rc = 0;
-    if (!s->world) {
-        rc = sweep_split(s, m, &d, data_rc, effective, 1);
-    } else {
-        for (int di = 0; di < o->n_devices && !rc && !interrupted; di++) {
-            int devices = o->devices[di];
-            comm *ranks = NULL;
-            if (s->world->ops->split(s->world, devices, &ranks))
-                dp_fail(s->world, "making a communicator", s->b->error);
-            if (ranks) {
-                s->comm = ranks;
-                if (!data_rc)
-                    dataset_set_shard(&d, ranks->rank, ranks->size);
-                rc = sweep_split(s, m, &d, data_rc, effective, devices);
-                s->comm = NULL;
-                ranks->ops->destroy(ranks);
-            }
-            if (s->world->ops->barrier(s->world))
-                dp_fail(s->world, "waiting for the other ranks", s->b->error);
-        }
-    }
-    if (!data_rc)
-        dataset_destroy(&d);
-    return rc;
+    comm *ranks; /* NULL: one process, or this rank is not among them */
+} place;
+
+/* Runs one config's row and writes it; -1 when the CSV could not be. */
+static int run_row(sweep *s, place *p, const config *c)
+{
+    result_row r;
+    fill_config(&r, s, c);
+    progress_row(s, &r);
+    if (c->unsplittable[0])
+        row_set_status(&r, STATUS_SKIPPED, c->unsplittable);
+    else if (p->data_rc)
+        row_status_from(&r, p->data_rc, s->b);
+    else if (!fits(s, &r))
+        snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
+    else
+        config_run(s, &p->m, &p->d, c, &r);
+    if (interrupted)
+        return 0; /* the interrupted config's row is not complete */
+    return emit(s, &r);
 }
 
-/* Rows for every config of a model that could not even be created. */
-static int emit_model_failure(sweep *s, const model_spec *ms, int rc)
+/* Rows for every config of a model that could not even be created (rc
+ * BK_OK: it does not fit), on one device. */
+static int emit_model_failure(sweep *s, const run_options *o, int model_index, int rc)
 {
-    for (int e = 0; e < s->o->n_effective; e++) {
-        int micros[64], n = options_micro_list(s->o, s->o->effective[e], micros, 64);
-        for (int i = 0; i < n; i++)
-            for (int mi = 0; mi < s->o->n_modes; mi++)
-                for (int ri = 0; ri < s->o->n_reductions; ri++) {
-                    split sp;
-                    char why[200];
-                    split_make(s->o->effective[e], micros[i], 1, &sp, why, sizeof why);
-                    result_row r;
-                    fill_config(&r, s, ms, &sp, s->o->modes[mi], s->o->reductions[ri], "");
-                    progress_row(s, &r);
-                    if (rc == BK_OK) {
-                        snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-                        fits(s, &r);
-                    } else {
-                        row_status_from(&r, rc, s->b);
-                    }
-                    if (emit(s, &r))
-                        return -1;
-                }
+    config_iter it;
+    config c;
+    config_iter_model_alone(&it, o, model_index);
+    while (config_next(&it, &c)) {
+        result_row r;
+        fill_config(&r, s, &c);
+        progress_row(s, &r);
+        if (rc == BK_OK) {
+            snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
+            fits(s, &r);
+        } else {
+            row_status_from(&r, rc, s->b);
+        }
+        if (emit(s, &r))
+            return -1;
     }
     return 0;
 }
 
 /* The weights, gradients and optimizer state alone: if these do not fit,
  * no split of the model can. */
-static int model_fits(const sweep *s, const model_spec *ms)
+static int model_fits(const sweep *s, const config *c)
 {
     result_row r;
-    split sp = {.effective = 1, .global = 1, .micro = 1, .accum = 1, .last = 1, .devices = 1};
-    fill_config(&r, s, ms, &sp, MODE_ASYNC, REDUCTION_SUM, "");
+    config one = *c;
+    one.sp = (split){.effective = 1, .global = 1, .micro = 1, .accum = 1, .last = 1,
+                     .devices = 1};
+    one.data_parallel = 0;
+    fill_config(&r, s, &one);
     return fits(s, &r);
 }
 
-/* Every model's configs; nonzero when the CSV could not be written. */
-static int sweep_models(sweep *s)
+/* Every rank has made it (rc BK_OK), or none goes on: the worst status;
+ * `what` for the rank that made it while another did not. */
+static int agree_made(sweep *s, int rc, const char *what)
 {
-    const run_options *o = s->o;
-    range_push("run");
-    int write_failed = 0;
-    for (int mi = 0; mi < o->n_models && !interrupted && !write_failed; mi++) {
-        const model_spec *ms = &o->models[mi];
-        model m;
-        int mrc = model_fits(s, ms) ? model_create(s->b, ms, &o->optimizer, o->seed, &m) : BK_OK;
-        if (s->world && model_fits(s, ms)) {
-            /* Every rank has the model, or none runs it. */
-            int worst = dp_agree_status(s->world, mrc);
-            if (worst && !mrc) {
-                model_destroy(&m);
-                snprintf(s->b->error, sizeof s->b->error, "another rank could not make the model");
-            }
-            mrc = worst;
-        }
-        if (mrc != BK_OK || !model_fits(s, ms)) {
-            write_failed = emit_model_failure(s, ms, mrc) != 0;
-            continue;
-        }
-        for (int e = 0; e < o->n_effective && !interrupted && !write_failed; e++)
-            write_failed = sweep_batch(s, &m, o->effective[e]) != 0;
-        model_destroy(&m);
+    if (!s->world)
+        return rc;
+    int worst = dp_agree_status(s->world, rc);
+    if (worst && !rc)
+        snprintf(s->b->error, sizeof s->b->error, "another rank could not make the %s", what);
+    return worst;
+}
+
+/* The model of config c; 0 when it could not be made (its rows are
+ * written, and its configs passed over), -1 when the CSV could not be. */
+static int open_model(sweep *s, const run_options *o, place *p, const config *c)
+{
+    int fit = model_fits(s, c);
+    int rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m) : BK_OK;
+    if (fit) {
+        int worst = agree_made(s, rc, "model");
+        if (worst && !rc)
+            model_destroy(&p->m);
+        rc = worst;
     }
+    if (fit && rc == BK_OK)
+        return 1;
+    return emit_model_failure(s, o, c->model_index, rc) ? -1 : 0;
+}
+
+static void open_batch(sweep *s, place *p, const config *c)
+{
+    input_spec in;
+    model_input(&p->m.spec, &in);
+    int rc = dataset_create(s->b, &in, c->sp.global, c->buffers, c->seed, &p->d);
+    int worst = agree_made(s, rc, "data");
+    if (worst && !rc)
+        dataset_destroy(&p->d);
+    p->data_rc = worst;
+}
+
+/* The first that many ranks for a device count; 0 when this rank is not
+ * among them (it waits at the barrier when the count is done). */
+static int open_devices(sweep *s, place *p, const config *c)
+{
+    p->ranks = NULL;
+    if (!s->world)
+        return 1;
+    if (s->world->ops->split(s->world, c->sp.devices, &p->ranks))
+        dp_fail(s->world, "making a communicator", s->b->error);
+    if (!p->ranks)
+        return 0;
+    s->comm = p->ranks;
+    if (!p->data_rc)
+        dataset_set_shard(&p->d, p->ranks->rank, p->ranks->size);
+    return 1;
+}
+
+/* Closes the open levels from the innermost out to `level`. */
+static void leave(sweep *s, place *p, config_level level)
+{
+    for (; p->open > (int)level; p->open--) {
+        if (p->open - 1 == CONFIG_DEVICES) {
+            if (p->ranks) {
+                s->comm = NULL;
+                p->ranks->ops->destroy(p->ranks);
+                p->ranks = NULL;
+            }
+            if (s->world && s->world->ops->barrier(s->world))
+                dp_fail(s->world, "waiting for the other ranks", s->b->error);
+        } else if (p->open - 1 == CONFIG_BATCH) {
+            if (!p->data_rc)
+                dataset_destroy(&p->d);
+        } else {
+            model_destroy(&p->m);
+        }
+    }
+}
+
+/* Opens the levels config c begins. 1: run it; 0: passed over (the
+ * iterator skips what cannot run); -1: the CSV could not be written. */
+static int enter(sweep *s, const run_options *o, place *p, config_iter *it, const config *c)
+{
+    for (int level = c->opens; level < CONFIG_ROW; level++) {
+        int rc = 1;
+        if (level == CONFIG_MODEL)
+            rc = open_model(s, o, p, c);
+        else if (level == CONFIG_BATCH)
+            open_batch(s, p, c);
+        else
+            rc = open_devices(s, p, c);
+        if (rc < 0)
+            return -1;
+        if (level != CONFIG_MODEL || rc)
+            p->open = level + 1; /* a device count this rank sits out still has its barrier */
+        if (!rc) {
+            config_iter_skip(it, (config_level)level);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every config, each down the layers once; nonzero when the CSV could not
+ * be written. */
+static int sweep_configs(sweep *s, const run_options *o)
+{
+    range_push("run");
+    config_iter it;
+    config c;
+    place p = {0};
+    int write_failed = 0;
+    config_iter_start(&it, o, s->world != NULL);
+    while (!interrupted && !write_failed && config_next(&it, &c)) {
+        leave(s, &p, c.opens);
+        int go = enter(s, o, &p, &it, &c);
+        write_failed = go < 0 || (go > 0 && run_row(s, &p, &c) != 0);
+    }
+    leave(s, &p, CONFIG_MODEL);
     range_pop();
     return write_failed;
+}
+
+/* What the backend cannot do (a mode needing an op it lacks) is bad
+ * input, refused before anything runs, as a dtype it cannot compute in is
+ * when it is opened. */
+static int backend_can_run(const run_options *o, const backend *b, char *why, size_t len)
+{
+    for (int i = 0; i < o->n_modes; i++)
+        if (mode_check_backend(o->modes[i], b, why, len))
+            return 0;
+    return 1;
+}
+
+/* The CSV's metadata: the run, the device, the choices made for it. 0, or
+ * -1 with the reason when the first of it could not be written. */
+static int write_metadata(sweep *s, const run_options *o, const sweep_device *dev,
+                          const run_context *ctx, char *why, size_t why_len)
+{
+    run_metadata_write(&s->csv, o, s->b, ctx, dev->note);
+    csv_writer_meta(&s->csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
+    csv_writer_meta(&s->csv, "optimizer_at", "%s%s", dev->optimizer_note ? dev->optimizer_note
+                    : optimizer_at_name(o->optimizer.at), o->optimizer.at == OPT_AT_BACKWARD ?
+                    " (per layer where one device runs the step and no graph captures it; "
+                    "after the window otherwise)" : "");
+    if (csv_writer_flush(&s->csv, why, why_len))
+        return -1;
+    csv_writer_meta(&s->csv, "trace_source", "%s", dev->trace_source);
+    if (s->world) {
+        char syncs[512];
+        axis_describe(&sync_axis, o->syncs, o->n_syncs, syncs, sizeof syncs);
+        csv_writer_meta(&s->csv, "sync", "%s", syncs);
+        sync_describe_schedule(o->syncs, o->n_syncs, syncs, sizeof syncs);
+        csv_writer_meta(&s->csv, "sync_allreduce", "%s", syncs);
+        csv_writer_meta(&s->csv, "ranks", "%d launched; all-reduce by %s", s->world->size,
+                        s->world->name);
+        csv_writer_meta(&s->csv, "allreduce_library", "%s", s->world->library);
+    }
+    return 0;
+}
+
+/* The peak GEMM rate of the device, measured before the configs, into the
+ * metadata (a failure counts, and leaves MFU unknown). */
+static void measure_peak(sweep *s, dtype dt)
+{
+    backend *b = s->b;
+    int peak_n = 0;
+    if (measure_peak_gemm(b, &s->peak_tflops, &peak_n)) {
+        fprintf(stderr, "accubench: measuring the peak GEMM rate failed: %s\n", b->error);
+        s->failures++;
+        s->peak_tflops = NAN;
+    } else {
+        csv_writer_meta(&s->csv, "peak_gemm_tflops", "%.4g", s->peak_tflops);
+        csv_writer_meta(&s->csv, "peak_gemm_shape", "%dx%dx%d %s", peak_n, peak_n, peak_n,
+                        dtype_name(dt));
+        csv_writer_meta(&s->csv, "peak_gemm_memory", "%zu bytes, outside the memory cap",
+                        3 * (size_t)peak_n * (size_t)peak_n * storage_bytes(b->compute_storage));
+        if (!s->quiet)
+            printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
+                   dtype_name(dt), s->peak_tflops);
+    }
+    if (b->datasheet_tflops > 0)
+        csv_writer_meta(&s->csv, "datasheet_tflops", "%.4g", b->datasheet_tflops);
+    else
+        csv_writer_meta(&s->csv, "datasheet_tflops", "%s", "");
+}
+
+/* After the last config: the trace's absence counted, the CSV's last rows
+ * flushed, and what the file holds said. Nonzero when it could not be
+ * written. */
+static int finish(sweep *s, const char *path, int write_failed)
+{
+    char why[400];
+    if (s->trace_path[0] && s->trace_written != 1 && !interrupted) {
+        if (s->trace_written == 0) /* a failed write has said why already */
+            fprintf(stderr, "accubench: --trace %s not written: no config had a trace\n",
+                    s->trace_path);
+        s->failures++;
+    }
+    if (!write_failed && csv_writer_flush(&s->csv, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        write_failed = 1;
+    }
+    if (write_failed) {
+        /* What the file holds, read back: never the rows meant for it. */
+        long on_disk = csv_rows_on_disk(path);
+        const char *rows = plural((long long)s->csv.count, "row", "rows");
+        if (on_disk < 0)
+            fprintf(stderr, "accubench: %s is not on disk: none of the %zu %s measured was "
+                    "kept\n", path, s->csv.count, rows);
+        else
+            fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s\n", on_disk,
+                    s->csv.count, rows, plural(on_disk, "is", "are"), path);
+    } else {
+        /* --quiet too: a script that runs it needs the file's name (only
+         * the writer, rank 0, gets here: it speaks for the other ranks). */
+        printf("%zu %s written to %s\n", s->csv.count,
+               plural((long long)s->csv.count, "row", "rows"), path);
+        if (!s->quiet)
+            run_summary(stdout, s->csv.rows, s->csv.count, path);
+    }
+    if (interrupted && !write_failed) {
+        fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
+                interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
+    }
+    return write_failed;
+}
+
+/* The writer's sweep: the header, the peak, every config, the end. */
+static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev,
+                         const run_context *ctx, run_outputs *out)
+{
+    char why[400];
+    const char *path = out->csv_path;
+    csv_writer_init(&s->csv, path);
+    if (write_metadata(s, o, dev, ctx, why, sizeof why)) {
+        if (s->world)
+            dp_fail(s->world, "the output", why);
+        fprintf(stderr, "accubench: %s\n", why);
+        csv_writer_free(&s->csv);
+        run_outputs_close(out, 1);
+        return 2;
+    }
+    /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
+     * configs, keep what was measured, and never die inside a write. */
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    if (!s->quiet)
+        printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, s->b->device, s->b->name,
+               s->b->library);
+    measure_peak(s, o->dtype);
+    config_watch watch; /* the probes beside each config, sized from the peak */
+    if (config_watch_init(&watch, s->b, s->peak_tflops) == 0)
+        s->watch = &watch;
+    trust_meta(&s->csv, s->watch);
+    if (!s->quiet) {
+        printf("results: %s\n", path);
+        console_table_header(stdout);
+    }
+    progress prog;
+    progress_start(&prog, s->quiet ? NULL : stderr, config_count(o, s->world != NULL),
+                   PROGRESS_SILENT_S);
+    s->progress = &prog;
+    eta plan; /* the time left, costed config by config */
+    int planned = eta_plan(&plan, o, s->world != NULL) == 0;
+    if (planned)
+        progress_set_eta(&prog, &plan);
+    int write_failed = sweep_configs(s, o);
+    progress_stop(&prog);
+    s->progress = NULL;
+    if (planned)
+        eta_free(&plan);
+    write_failed = finish(s, path, write_failed);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    csv_writer_free(&s->csv);
+    if (s->watch)
+        config_watch_free(s->watch);
+    s->watch = NULL;
+    run_outputs_close(out, 0);
+    if (interrupted) /* the shell's code for death by that signal: 130, 143 */
+        return 128 + interrupted;
+    if (write_failed)
+        return 2;
+    return s->failures ? 1 : 0;
 }
 
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
     char why[400];
     backend *b = dev->b;
-    sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted, .world = dev->world,
-               .writer = !dev->world || dev->world->rank == 0};
+    if (!backend_can_run(o, b, why, sizeof why)) {
+        /* Every rank has the same backend and options: each refuses alike. */
+        if (!dev->world || dev->world->rank == 0)
+            fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    sweep s = {.b = b, .col = dev->col, .mem_cap = o->mem_cap, .dump_dir = o->dump_dir,
+               .trace_path = o->trace_path, .quiet = o->quiet, .stop = &interrupted,
+               .world = dev->world, .writer = !dev->world || dev->world->rank == 0};
     b->mem_cap = (size_t)o->mem_cap;
     if (!s.writer) {
         /* Another rank writes: this one steps with it and writes nothing. */
-        sweep_models(&s);
+        sweep_configs(&s, o);
         return s.failures ? 1 : 0;
     }
     /* Every output path, before anything is measured; the CSV is locked
@@ -314,123 +500,5 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
-    const char *path = out.csv_path;
-    csv_writer_init(&s.csv, path);
-    run_metadata_write(&s.csv, o, b, ctx, dev->note);
-    csv_writer_meta(&s.csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
-    csv_writer_meta(&s.csv, "optimizer_at", "%s%s", dev->optimizer_note ? dev->optimizer_note
-                    : optimizer_at_name(o->optimizer.at), o->optimizer.at == OPT_AT_BACKWARD ?
-                    " (per layer where one device runs the step and no graph captures it; "
-                    "after the window otherwise)" : "");
-    if (csv_writer_flush(&s.csv, why, sizeof why)) {
-        if (s.world)
-            dp_fail(s.world, "the output", why);
-        fprintf(stderr, "accubench: %s\n", why);
-        run_outputs_close(&out, 1);
-        return 2;
-    }
-    csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
-    if (s.world) {
-        char syncs[512];
-        sync_describe(o->syncs, o->n_syncs, syncs, sizeof syncs);
-        csv_writer_meta(&s.csv, "sync", "%s", syncs);
-        csv_writer_meta(&s.csv, "ranks", "%d launched; all-reduce by %s", s.world->size,
-                        s.world->name);
-        csv_writer_meta(&s.csv, "allreduce_library", "%s", s.world->library);
-    }
-
-    /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
-     * configs, keep what was measured, and never die inside a write. */
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-
-    if (!o->quiet)
-        printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, b->device, b->name,
-               b->library);
-    int peak_n = 0, rc = measure_peak_gemm(b, &s.peak_tflops, &peak_n);
-    if (rc) {
-        fprintf(stderr, "accubench: measuring the peak GEMM rate failed: %s\n", b->error);
-        s.failures++;
-        s.peak_tflops = NAN;
-    } else {
-        csv_writer_meta(&s.csv, "peak_gemm_tflops", "%.4g", s.peak_tflops);
-        csv_writer_meta(&s.csv, "peak_gemm_shape", "%dx%dx%d %s", peak_n, peak_n, peak_n,
-                        dtype_name(o->dtype));
-        csv_writer_meta(&s.csv, "peak_gemm_memory", "%zu bytes, outside the memory cap",
-                        3 * (size_t)peak_n * (size_t)peak_n * storage_bytes(b->compute_storage));
-        if (!o->quiet)
-            printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
-                   dtype_name(o->dtype), s.peak_tflops);
-    }
-    config_watch watch; /* the probes beside each config, sized from the peak */
-    if (config_watch_init(&watch, b, s.peak_tflops) == 0)
-        s.watch = &watch;
-    trust_meta(&s.csv, s.watch);
-    if (b->datasheet_tflops > 0)
-        csv_writer_meta(&s.csv, "datasheet_tflops", "%.4g", b->datasheet_tflops);
-    else
-        csv_writer_meta(&s.csv, "datasheet_tflops", "%s", "");
-    if (!o->quiet) {
-        printf("results: %s\n", path);
-        console_table_header(stdout);
-    }
-    progress prog;
-    progress_start(&prog, o->quiet ? NULL : stderr, count_configs(o, s.world != NULL),
-                   PROGRESS_SILENT_S);
-    s.progress = &prog;
-    eta plan; /* the time left, costed config by config */
-    int planned = eta_plan(&plan, o, s.world != NULL) == 0;
-    if (planned)
-        progress_set_eta(&prog, &plan);
-
-    int write_failed = sweep_models(&s);
-    progress_stop(&prog);
-    if (planned)
-        eta_free(&plan);
-
-    if (o->trace_path[0] && s.trace_written != 1 && !interrupted) {
-        if (s.trace_written == 0) /* a failed write has said why already */
-            fprintf(stderr, "accubench: --trace %s not written: no config had a trace\n",
-                    o->trace_path);
-        s.failures++;
-    }
-    if (!write_failed && csv_writer_flush(&s.csv, why, sizeof why)) {
-        fprintf(stderr, "accubench: %s\n", why);
-        write_failed = 1;
-    }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    if (write_failed) {
-        /* What the file holds, read back: never the rows meant for it. */
-        long on_disk = csv_rows_on_disk(path);
-        if (on_disk < 0)
-            fprintf(stderr, "accubench: %s is not on disk: none of the %zu %s measured was "
-                    "kept\n", path, s.csv.count, plural((long long)s.csv.count, "row", "rows"));
-        else
-            fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s\n", on_disk,
-                    s.csv.count, plural((long long)s.csv.count, "row", "rows"),
-                    plural(on_disk, "is", "are"), path);
-    } else if (!o->quiet || !s.world || s.world->rank == 0) {
-        /* --quiet too: a script that runs it needs the file's name. Other
-         * ranks are quiet because rank 0 speaks for them. */
-        printf("%zu %s written to %s\n", s.csv.count, plural((long long)s.csv.count, "row", "rows"),
-               path);
-        if (!o->quiet)
-            run_summary(stdout, s.csv.rows, s.csv.count, path);
-    }
-    csv_writer_free(&s.csv);
-    if (s.watch)
-        config_watch_free(s.watch);
-    run_outputs_close(&out, 0);
-    if (interrupted && !write_failed) {
-        fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
-                interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
-    }
-    if (interrupted) /* the shell's code for death by that signal: 130, 143 */
-        return 128 + interrupted;
-    if (write_failed)
-        return 2;
-    return s.failures ? 1 : 0;
+    return sweep_written(&s, o, dev, ctx, &out);
 }

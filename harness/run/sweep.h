@@ -7,12 +7,7 @@
 #include "collector.h"
 #include "comm.h"
 #include "options.h"
-
-typedef struct run_context {
-    const char *argv0;
-    const char *git_rev;
-    const char *command_line;
-} run_context;
+#include "run_metadata.h"
 
 /* The device the program opened for the sweep (bench/ owns the backend
  * table); the sweep uses it and leaves closing it to the caller. */

@@ -1,25 +1,29 @@
-/* What the configs of one sweep share: the options, the device, the
- * collector, the CSV being written, the measured peak. Private to run/. */
+/* What the configs of one sweep share: the device, the collector, the CSV
+ * being written, the measured peak, and the few run-wide settings a config
+ * acts on (its own settings come in its struct config). Private to run/. */
 #ifndef ACCUBENCH_SWEEP_STATE_H
 #define ACCUBENCH_SWEEP_STATE_H
 
 #include <signal.h>
+#include <stdint.h>
 
 #include "backend.h"
 #include "collector.h"
 #include "comm.h"
 #include "config_watch.h"
 #include "csv_writer.h"
-#include "options.h"
 #include "progress.h"
 
 typedef struct sweep {
-    const run_options *o;
     backend *b;
     collector *col;
     csv_writer csv;
     double peak_tflops;
     config_watch *watch; /* the probes beside each config (NULL: none) */
+    uint64_t mem_cap;       /* 0 = none */
+    const char *dump_dir;   /* --dump: the first config's window; "" = none */
+    const char *trace_path; /* --trace: one step as Chrome JSON; "" = none */
+    int quiet;
     int trace_written;
     int dump_done; /* --dump was written (or failed) */
     int failures;

@@ -45,6 +45,57 @@ static void not_written(const trace_pass_options *o)
                         "(see its note)\n", o->trace_file);
 }
 
+/* The recorded steps: each followed by a device sync, whose wait closes
+ * the step's wall-clock window. BK_* status. */
+static int recorded_steps(step_runner *s, int steps, trace_recorder *rec)
+{
+    backend *b = s->m->b;
+    int rc = BK_OK;
+    for (int i = 0; i < steps && !rc; i++) {
+        rec->current_step = i;
+        rc = step_run(s);
+        uint64_t t0 = trace_now_ns();
+        if (!rc)
+            rc = b->ops->sync(b);
+        trace_add(rec, TRACE_SYNC, "trace pass sync", t0, trace_now_ns(), 0, 0);
+    }
+    rec->current_step = -1;
+    return rc;
+}
+
+/* --trace: the pass's records as Chrome JSON, once. */
+static void export_trace(const trace_pass_options *o, const trace_recorder *rec,
+                         trace_pass_summary *out)
+{
+    char why[400];
+    if (trace_export_chrome(o->trace_file, rec->records, rec->count, -1,
+                            o->trace_label ? o->trace_label : "", why, sizeof why) != 0) {
+        fprintf(stderr, "accubench: %s\n", why);
+        say(out, "trace file not written: %s", why);
+        if (o->file_written)
+            *o->file_written = -1; /* said once: the next configs do not retry */
+    } else if (o->file_written) {
+        *o->file_written = 1;
+    }
+}
+
+/* The steps recorded by the collector c (or the backend's own dispatches
+ * where c is NULL); *collected is the collector's status. BK_* status. */
+static int record(step_runner *s, const trace_pass_options *o, trace_recorder *rec,
+                  int *collected)
+{
+    backend *b = s->m->b;
+    collector *c = o->collector;
+    if (!c)
+        b->recorder = rec;
+    ranges_attach_recorder(rec);
+    int rc = recorded_steps(s, o->steps, rec);
+    ranges_attach_recorder(NULL);
+    b->recorder = NULL;
+    *collected = c ? c->ops->stop(c, rec) : BK_OK;
+    return rc;
+}
+
 int trace_pass_run(step_runner *s, const trace_pass_options *o, trace_pass_summary *out)
 {
     backend *b = s->m->b;
@@ -57,69 +108,29 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, trace_pass_summa
         not_written(o);
         return BK_OK;
     }
-
     trace_recorder rec;
     if (trace_recorder_init(&rec, TRACE_PASS_MAX_RECORDS)) {
         snprintf(b->error, sizeof b->error, "out of host memory for the trace pass");
         return BK_OOM;
     }
     unsigned long long dropped_before = c ? c->dropped : 0;
+    int collected = BK_OK, rc = BK_OK;
     if (c && c->ops->start(c) != BK_OK) {
         /* The collector failing costs the trace columns, not the row. */
         say(out, "trace pass skipped: %s", c->error);
         not_written(o);
-        trace_recorder_free(&rec);
-        return BK_OK;
-    }
-    if (!c)
-        b->recorder = &rec;
-    ranges_attach_recorder(&rec);
-
-    int rc = BK_OK;
-    for (int i = 0; i < o->steps && !rc; i++) {
-        rec.current_step = i;
-        rc = step_run(s);
-        uint64_t t0 = trace_now_ns();
-        if (!rc)
-            rc = b->ops->sync(b);
-        /* The host's wait closes the step's wall-clock window. */
-        trace_add(&rec, TRACE_SYNC, "trace pass sync", t0, trace_now_ns(), 0, 0);
-    }
-    rec.current_step = -1;
-    ranges_attach_recorder(NULL);
-    b->recorder = NULL;
-    int crc = c ? c->ops->stop(c, &rec) : BK_OK;
-    if (rc) {
-        trace_recorder_free(&rec);
-        return rc;
-    }
-    if (crc) {
+    } else if (!(rc = record(s, o, &rec, &collected)) && collected) {
         say(out, "trace pass failed: %s", c->error);
         not_written(o);
-        trace_recorder_free(&rec);
-        return BK_OK;
-    }
-
-    if (trace_analyse(rec.records, rec.count, NULL, &out->trace) != 0) {
-        trace_recorder_free(&rec);
+    } else if (!rc && trace_analyse(rec.records, rec.count, NULL, &out->trace) != 0) {
         snprintf(b->error, sizeof b->error, "out of host memory analysing the trace");
-        return BK_OOM;
-    }
-    out->analysed = 1;
-    out->dropped = rec.dropped + (c ? c->dropped - dropped_before : 0);
-
-    if (o->trace_file) {
-        char why[400];
-        if (trace_export_chrome(o->trace_file, rec.records, rec.count, -1,
-                                o->trace_label ? o->trace_label : "", why, sizeof why) != 0) {
-            fprintf(stderr, "accubench: %s\n", why);
-            say(out, "trace file not written: %s", why);
-            if (o->file_written)
-                *o->file_written = -1; /* said once: the next configs do not retry */
-        } else if (o->file_written) {
-            *o->file_written = 1;
-        }
+        rc = BK_OOM;
+    } else if (!rc) {
+        out->analysed = 1;
+        out->dropped = rec.dropped + (c ? c->dropped - dropped_before : 0);
+        if (o->trace_file)
+            export_trace(o, &rec, out);
     }
     trace_recorder_free(&rec);
-    return BK_OK;
+    return rc;
 }

@@ -70,6 +70,64 @@ static void assignment_free(assignment *a)
     memset(a, 0, sizeof *a);
 }
 
+/* The host call of device record r by correlation id in calls[0..nc)
+ * (sorted): a launch before a runtime record, and the outermost (earliest)
+ * when a runtime launch and the driver launch inside it share the id; -1
+ * when none has it. */
+static ptrdiff_t host_call_of(const trace_record *recs, const keyed *calls, size_t nc,
+                              const trace_record *r)
+{
+    size_t lo = 0, hi = nc;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (calls[mid].key < r->correlation)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    ptrdiff_t best = -1;
+    for (size_t k = lo; k < nc && calls[k].key == r->correlation; k++) {
+        const trace_record *c = &recs[calls[k].index];
+        int launch = c->kind == TRACE_LAUNCH;
+        int best_launch = best >= 0 && recs[best].kind == TRACE_LAUNCH;
+        if (best < 0 || launch > best_launch ||
+            (launch == best_launch && c->start_ns < recs[best].start_ns))
+            best = (ptrdiff_t)calls[k].index;
+    }
+    return best;
+}
+
+/* The step of device record i: its host call's, else the step whose range
+ * carries its stamp, else by its start like a host record. */
+static void assign_device_record(const trace_record *recs, size_t i, const keyed *calls,
+                                 size_t nc, assignment *a)
+{
+    const trace_record *r = &recs[i];
+    if (r->correlation != 0 && nc > 0) {
+        ptrdiff_t best = host_call_of(recs, calls, nc, r);
+        if (best >= 0) {
+            a->host_of[i] = best;
+            a->step_of[i] = a->step_of[best];
+            return;
+        }
+    }
+    int s = -1;
+    if (r->step >= 0)
+        for (int k = 0; k < a->n_steps && s < 0; k++)
+            if (recs[a->step_range[k]].step == r->step)
+                s = k;
+    a->step_of[i] = s >= 0 ? s : step_at(a->step_start, a->n_steps, r->start_ns);
+}
+
+static int assign_alloc(assignment *a, size_t n, size_t n_ranges)
+{
+    a->step_of = calloc(n + 1, sizeof *a->step_of);
+    a->host_of = calloc(n + 1, sizeof *a->host_of);
+    a->step_range = calloc(n_ranges + 1, sizeof *a->step_range);
+    a->step_start = calloc(n_ranges + 1, sizeof *a->step_start);
+    return a->step_of && a->host_of && a->step_range && a->step_start ? 0 : -1;
+}
+
 static int assign(const trace_record *recs, size_t n, assignment *a)
 {
     memset(a, 0, sizeof *a);
@@ -80,18 +138,12 @@ static int assign(const trace_record *recs, size_t n, assignment *a)
     }
     keyed *ranges = calloc(n_ranges + 1, sizeof *ranges);
     keyed *calls = calloc(n_calls + 1, sizeof *calls);
-    a->step_of = calloc(n + 1, sizeof *a->step_of);
-    a->host_of = calloc(n + 1, sizeof *a->host_of);
-    a->step_range = calloc(n_ranges + 1, sizeof *a->step_range);
-    a->step_start = calloc(n_ranges + 1, sizeof *a->step_start);
-    if (!ranges || !calls || !a->step_of || !a->host_of || !a->step_range ||
-        !a->step_start) {
+    if (!ranges || !calls || assign_alloc(a, n, n_ranges)) {
         free(ranges);
         free(calls);
         assignment_free(a);
         return -1;
     }
-
     size_t nr = 0, nc = 0;
     for (size_t i = 0; i < n; i++) {
         if (is_step_range(&recs[i]))
@@ -106,7 +158,6 @@ static int assign(const trace_record *recs, size_t n, assignment *a)
         a->step_range[s] = ranges[s].index;
         a->step_start[s] = ranges[s].key;
     }
-
     /* Host records first: device records may need their step. */
     for (size_t i = 0; i < n; i++) {
         a->host_of[i] = -1;
@@ -114,44 +165,9 @@ static int assign(const trace_record *recs, size_t n, assignment *a)
                             ? -1
                             : step_at(a->step_start, a->n_steps, recs[i].start_ns);
     }
-    for (size_t i = 0; i < n; i++) {
-        const trace_record *r = &recs[i];
-        if (!is_device_work(r->kind))
-            continue;
-        if (r->correlation != 0 && nc > 0) {
-            /* The call with this correlation id: a launch before a runtime
-             * record, and the outermost (earliest) when a runtime launch and
-             * the driver launch inside it share the id. */
-            size_t lo = 0, hi = nc;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (calls[mid].key < r->correlation)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            ptrdiff_t best = -1;
-            for (size_t k = lo; k < nc && calls[k].key == r->correlation; k++) {
-                const trace_record *c = &recs[calls[k].index];
-                int launch = c->kind == TRACE_LAUNCH;
-                int best_launch = best >= 0 && recs[best].kind == TRACE_LAUNCH;
-                if (best < 0 || launch > best_launch ||
-                    (launch == best_launch && c->start_ns < recs[best].start_ns))
-                    best = (ptrdiff_t)calls[k].index;
-            }
-            if (best >= 0) {
-                a->host_of[i] = best;
-                a->step_of[i] = a->step_of[best];
-                continue;
-            }
-        }
-        int s = -1;
-        if (r->step >= 0)
-            for (int k = 0; k < a->n_steps && s < 0; k++)
-                if (recs[a->step_range[k]].step == r->step)
-                    s = k;
-        a->step_of[i] = s >= 0 ? s : step_at(a->step_start, a->n_steps, r->start_ns);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (is_device_work(recs[i].kind))
+            assign_device_record(recs, i, calls, nc, a);
     free(ranges);
     free(calls);
     return 0;
@@ -237,10 +253,10 @@ static trace_phase phase_at(const trace_record *recs, const keyed *ranges,
     return TRACE_PHASE_OTHER;
 }
 
-/* Busy time, the idle split and the phase split of one step's device work
- * (w[0..n) sorted by start, clipped to [ws, we]). */
-static int analyse_work(const work *w, size_t n, uint64_t ws, uint64_t we,
-                        uint64_t gap_threshold, trace_step_stats *st)
+/* Busy time and the idle split of one step's device work (w[0..n) sorted
+ * by start, clipped to [ws, we]). */
+static void split_idle(const work *w, size_t n, uint64_t ws, uint64_t we,
+                       uint64_t gap_threshold, trace_step_stats *st)
 {
     uint64_t covered = ws; /* device work covers up to here */
     for (size_t i = 0; i < n;) {
@@ -270,9 +286,12 @@ static int analyse_work(const work *w, size_t n, uint64_t ws, uint64_t we,
     }
     if (we > covered)
         st->idle_other_ns += we - covered;
+}
 
-    /* Phase split: sweep the edges, sharing each covered stretch evenly
-     * among the phases active in it. */
+/* Phase split: sweep the edges, sharing each covered stretch evenly among
+ * the phases active in it. */
+static int split_phases(const work *w, size_t n, trace_step_stats *st)
+{
     edge *e = malloc((2 * n + 1) * sizeof *e);
     if (!e)
         return -1;
@@ -301,6 +320,15 @@ static int analyse_work(const work *w, size_t n, uint64_t ws, uint64_t we,
     }
     free(e);
     return 0;
+}
+
+/* Busy time, the idle split and the phase split of one step's device work
+ * (w[0..n) sorted by start, clipped to [ws, we]). */
+static int analyse_work(const work *w, size_t n, uint64_t ws, uint64_t we,
+                        uint64_t gap_threshold, trace_step_stats *st)
+{
+    split_idle(w, n, ws, we, gap_threshold, st);
+    return split_phases(w, n, st);
 }
 
 /* Counts a step's launch calls, leaving out a launch that lies inside another
@@ -347,6 +375,201 @@ static void summary_clear(trace_summary *out)
     out->launch_latency_us_median = out->launch_latency_us_p90 = NAN;
 }
 
+/* The scratch of one analysis: per-record and per-step arrays. */
+typedef struct scratch {
+    trace_step_stats *st;     /* per step */
+    uint64_t *first_dev;      /* per host call: its first device record's start */
+    keyed *phase_ranges;      /* the phase ranges, by start */
+    uint64_t *phase_reach;    /* the latest end among phase_ranges[0..j] */
+    size_t n_phase;
+    work *w;                  /* one step's device work */
+    launch_key *lk;           /* one step's launches */
+    double *latency;          /* every launch's latency, us */
+    size_t n_latency;
+    size_t *order;            /* record indices grouped by step */
+    size_t *step_first;       /* per step: its first place in order */
+} scratch;
+
+static void scratch_free(scratch *x)
+{
+    free(x->st);
+    free(x->first_dev);
+    free(x->phase_ranges);
+    free(x->phase_reach);
+    free(x->w);
+    free(x->lk);
+    free(x->latency);
+    free(x->order);
+    free(x->step_first);
+}
+
+static int scratch_alloc(scratch *x, size_t n, int steps)
+{
+    memset(x, 0, sizeof *x);
+    x->st = calloc((size_t)steps, sizeof *x->st);
+    x->first_dev = malloc((n + 1) * sizeof *x->first_dev);
+    x->phase_ranges = malloc((n + 1) * sizeof *x->phase_ranges);
+    x->phase_reach = malloc((n + 1) * sizeof *x->phase_reach);
+    x->w = malloc((n + 1) * sizeof *x->w);
+    x->lk = malloc((n + 1) * sizeof *x->lk);
+    x->latency = malloc((n + 1) * sizeof *x->latency);
+    x->order = malloc((n + 1) * sizeof *x->order);
+    x->step_first = calloc((size_t)steps + 1, sizeof *x->step_first);
+    return x->st && x->first_dev && x->phase_ranges && x->phase_reach && x->w && x->lk &&
+                   x->latency && x->order && x->step_first
+               ? 0 : -1;
+}
+
+/* Each step's window (from the step range's start to the latest end of
+ * the step), the phase ranges by start with their reach, and each host
+ * call's first device record. */
+static void step_windows(const trace_record *recs, size_t n, const assignment *a, scratch *x)
+{
+    for (int s = 0; s < a->n_steps; s++) {
+        const trace_record *r = &recs[a->step_range[s]];
+        x->st[s].start_ns = r->start_ns;
+        x->st[s].end_ns = r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
+    }
+    x->n_phase = 0;
+    for (size_t i = 0; i < n; i++) {
+        x->first_dev[i] = UINT64_MAX;
+        int s = a->step_of[i];
+        if (recs[i].kind == TRACE_RANGE && phase_of_name(recs[i].name) != TRACE_PHASE_OTHER)
+            x->phase_ranges[x->n_phase++] = (keyed){recs[i].start_ns, i};
+        if (s >= 0 && recs[i].end_ns > x->st[s].end_ns)
+            x->st[s].end_ns = recs[i].end_ns;
+    }
+    qsort(x->phase_ranges, x->n_phase, sizeof *x->phase_ranges, cmp_keyed);
+    for (size_t j = 0; j < x->n_phase; j++) {
+        uint64_t end = recs[x->phase_ranges[j].index].end_ns;
+        x->phase_reach[j] = j > 0 && x->phase_reach[j - 1] > end ? x->phase_reach[j - 1] : end;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a->host_of[i] >= 0 && recs[i].start_ns < x->first_dev[a->host_of[i]])
+            x->first_dev[a->host_of[i]] = recs[i].start_ns;
+}
+
+/* Records grouped by step (a counting sort keeps it linear). */
+static int group_by_step(size_t n, const assignment *a, scratch *x)
+{
+    int steps = a->n_steps;
+    for (size_t i = 0; i < n; i++)
+        if (a->step_of[i] >= 0)
+            x->step_first[a->step_of[i] + 1]++;
+    for (int s = 0; s < steps; s++)
+        x->step_first[s + 1] += x->step_first[s];
+    size_t *fill = calloc((size_t)steps, sizeof *fill);
+    if (!fill)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        int s = a->step_of[i];
+        if (s >= 0)
+            x->order[x->step_first[s] + fill[s]++] = i;
+    }
+    free(fill);
+    return 0;
+}
+
+/* Counts record i into its step t; a launch's latency, a device record's
+ * work (clipped to the window, with its issue time and phase). */
+static void count_record(const trace_record *recs, size_t i, const assignment *a, scratch *x,
+                         trace_step_stats *t, size_t *nw, size_t *nl)
+{
+    const trace_record *r = &recs[i];
+    switch (r->kind) {
+    case TRACE_KERNEL: t->kernels++; break;
+    case TRACE_MEMCPY: t->memcpys++; break;
+    case TRACE_MEMSET: t->memsets++; break;
+    case TRACE_RUNTIME: t->runtime_calls++; break;
+    case TRACE_SYNC: t->syncs++; break;
+    case TRACE_LAUNCH:
+        x->lk[(*nl)++] = (launch_key){r->stream, r->start_ns, r->end_ns};
+        if (x->first_dev[i] != UINT64_MAX)
+            x->latency[x->n_latency++] = x->first_dev[i] > r->start_ns
+                                             ? (double)(x->first_dev[i] - r->start_ns) / 1e3
+                                             : 0.0;
+        break;
+    default: break;
+    }
+    if (!is_device_work(r->kind))
+        return;
+    uint64_t start = r->start_ns < t->start_ns ? t->start_ns : r->start_ns;
+    uint64_t end = r->end_ns < start ? start : r->end_ns;
+    uint64_t issue = a->host_of[i] >= 0 ? recs[a->host_of[i]].start_ns : r->start_ns;
+    x->w[(*nw)++] = (work){start, end, issue,
+                           phase_at(recs, x->phase_ranges, x->phase_reach, x->n_phase, issue)};
+}
+
+/* Step s's counts, launches, latencies and device work. */
+static int analyse_step(const trace_record *recs, const assignment *a, scratch *x, int s,
+                        int has_launches, uint64_t gap_threshold)
+{
+    trace_step_stats *t = &x->st[s];
+    size_t nw = 0, nl = 0;
+    for (size_t k = x->step_first[s]; k < x->step_first[s + 1]; k++)
+        count_record(recs, x->order[k], a, x, t, &nw, &nl);
+    /* The CPU backend: each dispatch is its own launch, issued when it
+     * starts, so its latency is 0 and the dispatch count stands in for
+     * the launch count. */
+    if (has_launches) {
+        t->launches = count_outer_launches(x->lk, nl);
+    } else {
+        t->launches = (uint32_t)nw;
+        for (size_t k = 0; k < nw; k++)
+            x->latency[x->n_latency++] = 0.0;
+    }
+    qsort(x->w, nw, sizeof *x->w, cmp_work);
+    return analyse_work(x->w, nw, t->start_ns, t->end_ns, gap_threshold, t);
+}
+
+/* The means over the steps, and the latency's median and p90. */
+static int summarise(const scratch *x, int steps, trace_summary *out)
+{
+    double kernels = 0, launches = 0, memcpys = 0, memsets = 0, wall = 0,
+           busy = 0, host_wait = 0, gap = 0, other = 0;
+    double phase[TRACE_PHASE_COUNT] = {0};
+    for (int s = 0; s < steps; s++) {
+        const trace_step_stats *t = &x->st[s];
+        kernels += t->kernels;
+        launches += t->launches;
+        memcpys += t->memcpys;
+        memsets += t->memsets;
+        wall += (double)(t->end_ns - t->start_ns);
+        busy += (double)t->busy_ns;
+        host_wait += (double)t->idle_host_wait_ns;
+        gap += (double)t->idle_gap_ns;
+        other += (double)t->idle_other_ns;
+        for (int p = 0; p < TRACE_PHASE_COUNT; p++)
+            phase[p] += t->phase_ns[p];
+    }
+    out->kernels_per_step = kernels / steps;
+    out->launches_per_step = launches / steps;
+    out->memcpys_per_step = memcpys / steps;
+    out->memsets_per_step = memsets / steps;
+    out->wall_ms = wall / steps / 1e6;
+    out->busy_ms = busy / steps / 1e6;
+    out->idle_ms = (wall - busy) / steps / 1e6;
+    for (int p = 0; p < TRACE_PHASE_COUNT; p++)
+        out->phase_ms[p] = phase[p] / steps / 1e6;
+    if (wall > 0) {
+        out->busy_pct = 100.0 * busy / wall;
+        out->idle_host_wait_pct = 100.0 * host_wait / wall;
+        out->idle_gap_pct = 100.0 * gap / wall;
+        out->idle_other_pct = 100.0 * other / wall;
+    }
+    out->latency_samples = x->n_latency;
+    timing_stats lat;
+    if (x->n_latency > 0) {
+        if (timing_stats_of(x->latency, x->n_latency, &lat) != 0)
+            return -1;
+        out->launch_latency_us_median = lat.median;
+        out->launch_latency_us_p90 = lat.p90;
+    }
+    memcpy(out->step, x->st,
+           (size_t)(steps < TRACE_MAX_STEPS ? steps : TRACE_MAX_STEPS) * sizeof *x->st);
+    return 0;
+}
+
 int trace_analyse(const trace_record *recs, size_t n,
                   const trace_analysis_options *opt, trace_summary *out)
 {
@@ -363,164 +586,17 @@ int trace_analyse(const trace_record *recs, size_t n,
         assignment_free(&a);
         return 0;
     }
-
-    int rc = -1;
-    int S = a.n_steps;
-    trace_step_stats *st = calloc((size_t)S, sizeof *st);
-    uint64_t *first_dev = malloc((n + 1) * sizeof *first_dev);
-    keyed *phase_ranges = malloc((n + 1) * sizeof *phase_ranges);
-    uint64_t *phase_reach = malloc((n + 1) * sizeof *phase_reach);
-    work *w = malloc((n + 1) * sizeof *w);
-    launch_key *lk = malloc((n + 1) * sizeof *lk);
-    double *latency = malloc((n + 1) * sizeof *latency);
-    size_t *order = malloc((n + 1) * sizeof *order);
-    size_t *step_first = calloc((size_t)S + 1, sizeof *step_first);
-    if (!st || !first_dev || !phase_ranges || !phase_reach || !w || !lk || !latency ||
-        !order || !step_first)
-        goto done;
-
-    /* Windows: from the step range's start to the latest end of the step. */
-    size_t n_phase = 0;
-    for (int s = 0; s < S; s++) {
-        const trace_record *r = &recs[a.step_range[s]];
-        st[s].start_ns = r->start_ns;
-        st[s].end_ns = r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
+    scratch x;
+    int rc = scratch_alloc(&x, n, a.n_steps);
+    if (!rc) {
+        step_windows(recs, n, &a, &x);
+        rc = group_by_step(n, &a, &x);
     }
-    for (size_t i = 0; i < n; i++) {
-        first_dev[i] = UINT64_MAX;
-        int s = a.step_of[i];
-        if (recs[i].kind == TRACE_RANGE &&
-            phase_of_name(recs[i].name) != TRACE_PHASE_OTHER)
-            phase_ranges[n_phase++] = (keyed){recs[i].start_ns, i};
-        if (s >= 0 && recs[i].end_ns > st[s].end_ns)
-            st[s].end_ns = recs[i].end_ns;
-    }
-    qsort(phase_ranges, n_phase, sizeof *phase_ranges, cmp_keyed);
-    for (size_t j = 0; j < n_phase; j++) {
-        uint64_t end = recs[phase_ranges[j].index].end_ns;
-        phase_reach[j] = j > 0 && phase_reach[j - 1] > end ? phase_reach[j - 1] : end;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (a.host_of[i] >= 0 && recs[i].start_ns < first_dev[a.host_of[i]])
-            first_dev[a.host_of[i]] = recs[i].start_ns;
-
-    /* Records grouped by step (a counting sort keeps it linear). */
-    for (size_t i = 0; i < n; i++)
-        if (a.step_of[i] >= 0)
-            step_first[a.step_of[i] + 1]++;
-    for (int s = 0; s < S; s++)
-        step_first[s + 1] += step_first[s];
-    {
-        size_t *fill = calloc((size_t)S, sizeof *fill);
-        if (!fill)
-            goto done;
-        for (size_t i = 0; i < n; i++) {
-            int s = a.step_of[i];
-            if (s >= 0)
-                order[step_first[s] + fill[s]++] = i;
-        }
-        free(fill);
-    }
-
-    size_t n_latency = 0;
-    for (int s = 0; s < S; s++) {
-        trace_step_stats *t = &st[s];
-        size_t nw = 0, nl = 0;
-        for (size_t k = step_first[s]; k < step_first[s + 1]; k++) {
-            size_t i = order[k];
-            const trace_record *r = &recs[i];
-            switch (r->kind) {
-            case TRACE_KERNEL: t->kernels++; break;
-            case TRACE_MEMCPY: t->memcpys++; break;
-            case TRACE_MEMSET: t->memsets++; break;
-            case TRACE_RUNTIME: t->runtime_calls++; break;
-            case TRACE_SYNC: t->syncs++; break;
-            case TRACE_LAUNCH:
-                lk[nl++] = (launch_key){r->stream, r->start_ns, r->end_ns};
-                if (first_dev[i] != UINT64_MAX)
-                    latency[n_latency++] =
-                        first_dev[i] > r->start_ns
-                            ? (double)(first_dev[i] - r->start_ns) / 1e3
-                            : 0.0;
-                break;
-            default: break;
-            }
-            if (!is_device_work(r->kind))
-                continue;
-            uint64_t start = r->start_ns < t->start_ns ? t->start_ns : r->start_ns;
-            uint64_t end = r->end_ns < start ? start : r->end_ns;
-            uint64_t issue = a.host_of[i] >= 0 ? recs[a.host_of[i]].start_ns
-                                               : r->start_ns;
-            w[nw++] = (work){start, end, issue,
-                             phase_at(recs, phase_ranges, phase_reach, n_phase, issue)};
-        }
-        /* The CPU backend: each dispatch is its own launch, issued when it
-         * starts, so its latency is 0 and the dispatch count stands in for
-         * the launch count. */
-        if (out->has_launches) {
-            t->launches = count_outer_launches(lk, nl);
-        } else {
-            t->launches = (uint32_t)nw;
-            for (size_t k = 0; k < nw; k++)
-                latency[n_latency++] = 0.0;
-        }
-        qsort(w, nw, sizeof *w, cmp_work);
-        if (analyse_work(w, nw, t->start_ns, t->end_ns, gap_threshold, t) != 0)
-            goto done;
-    }
-
-    double kernels = 0, launches = 0, memcpys = 0, memsets = 0, wall = 0,
-           busy = 0, host_wait = 0, gap = 0, other = 0;
-    double phase[TRACE_PHASE_COUNT] = {0};
-    for (int s = 0; s < S; s++) {
-        kernels += st[s].kernels;
-        launches += st[s].launches;
-        memcpys += st[s].memcpys;
-        memsets += st[s].memsets;
-        wall += (double)(st[s].end_ns - st[s].start_ns);
-        busy += (double)st[s].busy_ns;
-        host_wait += (double)st[s].idle_host_wait_ns;
-        gap += (double)st[s].idle_gap_ns;
-        other += (double)st[s].idle_other_ns;
-        for (int p = 0; p < TRACE_PHASE_COUNT; p++)
-            phase[p] += st[s].phase_ns[p];
-    }
-    out->kernels_per_step = kernels / S;
-    out->launches_per_step = launches / S;
-    out->memcpys_per_step = memcpys / S;
-    out->memsets_per_step = memsets / S;
-    out->wall_ms = wall / S / 1e6;
-    out->busy_ms = busy / S / 1e6;
-    out->idle_ms = (wall - busy) / S / 1e6;
-    for (int p = 0; p < TRACE_PHASE_COUNT; p++)
-        out->phase_ms[p] = phase[p] / S / 1e6;
-    if (wall > 0) {
-        out->busy_pct = 100.0 * busy / wall;
-        out->idle_host_wait_pct = 100.0 * host_wait / wall;
-        out->idle_gap_pct = 100.0 * gap / wall;
-        out->idle_other_pct = 100.0 * other / wall;
-    }
-    out->latency_samples = n_latency;
-    timing_stats lat;
-    if (n_latency > 0) {
-        if (timing_stats_of(latency, n_latency, &lat) != 0)
-            goto done;
-        out->launch_latency_us_median = lat.median;
-        out->launch_latency_us_p90 = lat.p90;
-    }
-    memcpy(out->step, st, (size_t)(S < TRACE_MAX_STEPS ? S : TRACE_MAX_STEPS) * sizeof *st);
-    rc = 0;
-
-done:
-    free(st);
-    free(first_dev);
-    free(phase_ranges);
-    free(phase_reach);
-    free(w);
-    free(lk);
-    free(latency);
-    free(order);
-    free(step_first);
+    for (int s = 0; s < a.n_steps && !rc; s++)
+        rc = analyse_step(recs, &a, &x, s, out->has_launches, gap_threshold);
+    if (!rc)
+        rc = summarise(&x, a.n_steps, out);
+    scratch_free(&x);
     assignment_free(&a);
     return rc;
 }

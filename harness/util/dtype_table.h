@@ -6,6 +6,8 @@
 #ifndef ACCUBENCH_DTYPE_TABLE_H
 #define ACCUBENCH_DTYPE_TABLE_H
 
+#include "axis.h"
+
 /* What the GEMMs compute in. */
 typedef enum dtype {
     DTYPE_AUTO = -1, /* not a row: the backend's own choice (run --dtype auto) */
@@ -17,8 +19,8 @@ typedef enum dtype {
 #define DTYPE_COUNT 3
 
 typedef struct dtype_info {
+    axis_row head; /* name, as the CLI, the profiles and the CSV spell it */
     dtype dt;
-    const char *name;
     /* The accumulated (`sum`) window's gradient against the full-batch
      * gradient: the rounding of a K-term sum in this precision. The run
      * calls a row over it an error; the report says it is beyond. */
@@ -41,10 +43,7 @@ const dtype_info *dtype_info_named(const char *name);
 /* The name of d, "auto" for DTYPE_AUTO, "?" when out of range. */
 const char *dtype_name(dtype d);
 
-/* Sets *out and returns 0, or -1 when the name is unknown. */
-int dtype_parse(const char *s, dtype *out);
-
-/* "fp32, tf32, bf16", for error messages. */
-const char *dtype_names(void);
+/* The rows (parse, list: axis.h); DTYPE_AUTO is not one. */
+extern const axis dtype_axis;
 
 #endif

@@ -74,4 +74,7 @@ touch notadir
 run "output directory" run --profile quick --out notadir/sub
 # the cpu backend refuses reduced precision instead of pretending
 run "fp32 only" run $base --backend cpu --dtype bf16
+# What the backend cannot do is refused the same way, before anything runs:
+# the CPU backend has no graph capture.
+run "mode graph needs graph capture, which the cpu backend lacks" run $base --backend cpu --mode async,graph
 exit $fail

@@ -25,12 +25,32 @@ MPIRUN="mpirun --oversubscribe"
 [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 quick="--backend cpu --model tiny --steps 3 --warmup 1 --trace-steps 0"
 
+# The all-reduce schedule of each sync mode, from the CSV's metadata (its
+# row in the table: "# sync_allreduce: micro every 1; window every K;
+# overlap every K in buckets"), never from its name: reduces(sync, K) is
+# the all-reduces a window makes, bucketed(sync) whether each goes in the
+# model's buckets.
+SCHEDULE='
+    /^# sync_allreduce: / {
+        n_s = split(substr($0, 19), rows, "; ")
+        for (i = 1; i <= n_s; i++) {
+            split(rows[i], w, " ")
+            every[w[1]] = w[3]; buckets[w[1]] = rows[i] ~ / in buckets$/
+        }
+    }
+    function reduces(sync, k) {
+        if (!(sync in every)) { print "FAILED: no schedule for sync " sync; bad = 1; return -1 }
+        return every[sync] == "K" ? 1 : int((k + every[sync] - 1) / every[sync])
+    }
+    function bucketed(sync) { return buckets[sync] }
+'
+
 # check_rows CSV EXPECTED_ROWS: every row ok, the all-reduced gradient
 # within 1e-5 of the single-process full batch, the same weights on every
-# rank, and the all-reduce counts each sync mode implies (tiny has 3 linear
-# layers: 3 buckets when overlapped).
+# rank, and the all-reduce counts each sync mode's schedule implies (tiny
+# has 3 linear layers: 3 buckets when bucketed).
 check_rows() {
-    awk -F, -v want="$2" '
+    awk -F, -v want="$2" "$SCHEDULE"'
         /^#/ { next }
         !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
         {
@@ -41,9 +61,9 @@ check_rows() {
             if (!($c["grad_rel_err"] != "" && $c["grad_rel_err"] + 0 < 1e-5)) { print "FAILED: " where ": grad_rel_err " $c["grad_rel_err"]; bad = 1 }
             if ($c["rank_weight_diff"] != "0") { print "FAILED: " where ": rank_weight_diff " $c["rank_weight_diff"]; bad = 1 }
             k = $c["accum_steps"]; calls = $c["allreduce_calls_per_step"]
-            want_calls = $c["sync"] == "micro" ? k : $c["sync"] == "window" ? 1 : 3
+            per = reduces($c["sync"], k)
+            want_calls = per * (bucketed($c["sync"]) ? 3 : 1)
             if (calls + 0 != want_calls) { print "FAILED: " where ": " calls " all-reduces a step, expected " want_calls; bad = 1 }
-            per = $c["sync"] == "micro" ? k : 1
             if ($c["allreduce_bytes_per_step"] + 0 != per * $c["params"] * 4) { print "FAILED: " where ": " $c["allreduce_bytes_per_step"] " bytes a step"; bad = 1 }
             if (!($c["comm_ms"] + 0 > 0) || $c["comm_exposed_ms"] == "") { print "FAILED: " where ": no communication time"; bad = 1 }
         }
@@ -108,13 +128,13 @@ awk -F, '/^#/{next} !h{h=1;next} $12 != 3 || $10 != 2 || $11 != 2 {print "FAILED
 # The GPT on token data: its ranks hold documents of different lengths, so
 # the loss is normalised by the valid tokens of the whole global window;
 # overlapped, it reports the final LayerNorm and each of its 2 blocks as
-# buckets, and the embeddings go last: 4 all-reduces a step.
+# buckets, and the embeddings go last: 4 all-reduces a bucketed window.
 mkdir gpt
 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model gpt-tiny --steps 3 --warmup 1 \
     --trace-steps 0 --effective 8 --micro 2 --sync window,overlap --out gpt --quiet \
     >gpt.log 2>&1 || { echo "FAILED: gpt-tiny on 2 ranks: exit $?"; cat gpt.log; fail=1; }
-awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}
-    { n++; want = $c["sync"] == "overlap" ? 4 : 1
+awk -F, "$SCHEDULE"'/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}
+    { n++; want = reduces($c["sync"], $c["accum_steps"]) * (bucketed($c["sync"]) ? 4 : 1)
       if ($c["status"] != "ok" || !($c["grad_rel_err"] + 0 < 1e-5) || $c["rank_weight_diff"] != "0" ||
           $c["allreduce_calls_per_step"] + 0 != want) { print "FAILED: gpt row " $0; bad = 1 } }
     END { if (n != 2) { print "FAILED: " n " gpt rows, expected 2"; bad = 1 }; exit bad }' \
@@ -169,7 +189,7 @@ mkdir bad
 expect_error "needs 2 ranks, one per device: run it as  mpirun -np 2 .*$ACCUBENCH run" \
     "$ACCUBENCH" run $quick --devices 2 --out bad
 [ "$(wc -l <stderr.txt)" -eq 1 ] || { echo "FAILED: more than one line:"; cat stderr.txt; fail=1; }
-expect_error "unknown sync 'bulk' (known: micro, window, overlap)" \
+expect_error "unknown sync 'bulk' (known: [a-z0-9, -]*)" \
     "$ACCUBENCH" run $quick --sync bulk --out bad
 expect_error "devices" "$ACCUBENCH" run $quick --devices 0 --out bad
 expect_error "--devices 4 needs 4 ranks but mpirun started 2" \

@@ -3,6 +3,7 @@
 # lists implement it; this checks it holds whatever those lists say):
 #  - nothing under harness/ includes a file of bench/ or kernels/, nor
 #    reaches out of its room with a relative path;
+#  - no two harness modules (NAME.c and NAME.h) include each other;
 #  - harness/util compiles with only itself on the include path;
 #  - harness/results compiles with only util and itself: the results side
 #    never sees backend.h (or any device header).
@@ -21,6 +22,18 @@ done
 hits=$(grep -rn '#include "\.\./' harness || true)
 [ -z "$hits" ] || fail "relative include out of a room: $hits"
 echo "ok: no harness file includes bench/ or kernels/ ($(echo "$above" | wc -w) headers checked)"
+
+# No two modules (NAME.c with NAME.h) include each other: a pair that does
+# is one module in two files, or a loop to cut (a shared header below both).
+edges=$(find harness -name '*.[ch]' | while read -r f; do
+    m=$(basename "$f" | sed 's/\.[ch]$//')
+    grep -o '^#include "[^"]*\.h"' "$f" | sed 's/^#include "//; s/\.h"$//' |
+        while read -r h; do [ "$h" != "$m" ] && echo "$m $h"; done
+done | sort -u)
+mutual=$(echo "$edges" | awk '{e[$1 " " $2] = 1}
+    END {for (k in e) {split(k, p, " "); if ((p[2] " " p[1]) in e && p[1] < p[2]) print p[1] " <-> " p[2]}}')
+[ -z "$mutual" ] || fail "modules that include each other: $mutual"
+echo "ok: no two harness modules include each other ($(echo "$edges" | wc -l) includes checked)"
 
 cc=${CC:-cc}
 compile_room() { # ROOM INCLUDE_DIRS...

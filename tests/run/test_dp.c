@@ -99,19 +99,40 @@ static void test_scales_are_global(void)
     b->ops->destroy(b);
 }
 
-/* What each sync mode must do, whatever the table's order. */
+/* The all-reduce schedule each row implies: after micro-batch k when it
+ * ends a run of `every` (or the window), the buffer zeroed (on ranks but
+ * the first) before the micro-batch after an all-reduce, so that the
+ * reduced sum counts every micro-batch once. Checked for every row on
+ * windows of 1 to 9 micro-batches. */
+static void test_sync_schedule(void)
+{
+    for (int s = 0; s < SYNC_COUNT; s++) {
+        int every = sync_info_of(s)->every;
+        CHECK(every >= 0);
+        for (int accum = 1; accum <= 9; accum++) {
+            int n = every == SYNC_EVERY_WINDOW ? 1 : (accum + every - 1) / every;
+            CHECK(sync_reduces_per_window(s, accum) == n);
+            CHECK(sync_reduces_after(s, accum - 1, accum)); /* the window ends reduced */
+            CHECK(!sync_reduced_before(s, 0));
+            for (int k = 1; k < accum; k++)
+                CHECK(sync_reduced_before(s, k) == sync_reduces_after(s, k - 1, accum));
+        }
+    }
+}
+
+/* What the named rows must do, whatever the table's order. */
 static void test_sync_rows(void)
 {
-    sync_mode m;
-    CHECK(sync_parse("micro", &m) == 0 && sync_info_of(m)->per_micro &&
-          !sync_info_of(m)->buckets_in_backward);
-    CHECK(sync_parse("window", &m) == 0 && !sync_info_of(m)->per_micro &&
-          !sync_info_of(m)->buckets_in_backward);
-    CHECK(sync_parse("overlap", &m) == 0 && !sync_info_of(m)->per_micro &&
-          sync_info_of(m)->buckets_in_backward);
-    CHECK(sync_parse("bulk", &m) == -1);
-    CHECK(!strcmp(sync_names(), "micro, window, overlap"));
-    CHECK(!strcmp(sync_name(SYNC_COUNT), "?"));
+    CHECK(sync_info_of(SYNC_MICRO)->every == 1 && !sync_info_of(SYNC_MICRO)->buckets_in_backward);
+    CHECK(sync_info_of(SYNC_WINDOW)->every == SYNC_EVERY_WINDOW &&
+          !sync_info_of(SYNC_WINDOW)->buckets_in_backward);
+    CHECK(sync_info_of(SYNC_OVERLAP)->every == SYNC_EVERY_WINDOW &&
+          sync_info_of(SYNC_OVERLAP)->buckets_in_backward);
+    CHECK(sync_reduces_per_window(SYNC_MICRO, 4) == 4 && sync_reduces_per_window(SYNC_WINDOW, 4) == 1);
+    int rows[] = {SYNC_MICRO, SYNC_OVERLAP};
+    char line[128];
+    sync_describe_schedule(rows, 2, line, sizeof line);
+    CHECK(!strcmp(line, "micro every 1; overlap every K in buckets"));
 }
 
 /* The fit recovers the bandwidth and latency that made the samples; with
@@ -146,6 +167,7 @@ int main(void)
     test_shards_cover_the_window();
     test_scales_are_global();
     test_sync_rows();
+    test_sync_schedule();
     test_ring_fit();
     return check_finish("test_dp");
 }

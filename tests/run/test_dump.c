@@ -166,6 +166,9 @@ static void check_dump(const char *shape, int effective, int micro, const char *
     snprintf(text, sizeof text, "\"kind\": \"%s\"", s.kind->name);
     CHECK(manifest && strstr(manifest, text));
     CHECK(manifest && strstr(manifest, "\"format\": \"accubench-dump\", \"version\": 1"));
+    /* The reduction's row says whether a checker may hold the gradient to
+     * the full batch's. */
+    CHECK(manifest && strstr(manifest, "\"reduction\": \"sum\", \"reduction_exact\": true,"));
 
     /* Every tensor: its shape, and the weights and gradient it holds. */
     int nt = s.kind->tensors(&s, NULL, 0);

@@ -83,8 +83,8 @@ static void test_options(void)
     /* micro > effective is refused when the sweep is checked */
     CHECK(options_set(&o, "micro", "64", why, sizeof why) == 0);
     CHECK(options_validate(&o, why, sizeof why) == -1 && strstr(why, "larger"));
-    exec_mode m;
-    CHECK(mode_parse("sync", &m) == 0 && m == MODE_SYNC && strcmp(mode_name(m), "sync") == 0);
+    CHECK(options_set(&o, "mode", "sync", why, sizeof why) == 0 && o.n_modes == 1 &&
+          o.modes[0] == MODE_SYNC && strcmp(mode_name(o.modes[0]), "sync") == 0);
 }
 
 static void write_file(const char *path, const char *text)

@@ -1,22 +1,11 @@
 /* The loss normalisation: what each reduction makes of a window whose
  * micro-batches hold different numbers of valid items. */
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "reduction.h"
-
-static void test_names(void)
-{
-    for (int r = 0; r < REDUCTION_COUNT; r++) {
-        reduction back;
-        CHECK(reduction_parse(reduction_name((reduction)r), &back) == 0 && back == (reduction)r);
-        CHECK(strstr(reduction_names(), reduction_name((reduction)r)) != NULL);
-    }
-    reduction r;
-    CHECK(reduction_parse("median", &r) == -1);
-    CHECK(reduction_parse("", &r) == -1);
-    CHECK(strcmp(reduction_name(REDUCTION_COUNT), "?") == 0);
-}
 
 static void test_loss_scale(void)
 {
@@ -73,9 +62,63 @@ static void test_uneven_split(void)
     }
 }
 
+/* Every row that says it is exact gives the window weight 1 and each valid
+ * item the same weight (1 / the window's items) on uneven windows: the
+ * full-batch gradient. A row that says it is not gives something else on
+ * at least one of them (else it is not a bug to demonstrate). */
+static void test_exact_rows(void)
+{
+    static const int windows[][5] = {
+        {4, 3, 0, 4, 1}, {3, 5, 5, 2}, {2, 1, 7}, {5, 6, 6, 6, 6}, {1, 9},
+    }; /* each: K, then the valid items of its micro-batches */
+    for (int r = 0; r < REDUCTION_COUNT; r++) {
+        const reduction_info *ri = reduction_info_of(r);
+        int all_full = 1;
+        for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+            int accum = windows[w][0], total = 0;
+            const int *valid = &windows[w][1];
+            float scales[8];
+            for (int k = 0; k < accum; k++)
+                total += valid[k];
+            reduction_scales(r, valid, accum, scales);
+            CHECK_NEAR(scales[accum], 1.0 / total, 1e-8); /* the reference never changes */
+            int full = 1;
+            for (int k = 0; k < accum; k++)
+                if (valid[k] && !(scales[k] > 0.99999 / total && scales[k] < 1.00001 / total))
+                    full = 0;
+            all_full &= full;
+            if (ri->exact)
+                CHECK(full && fabs(window_weight(valid, scales, accum) - 1.0) < 1e-5);
+        }
+        CHECK(ri->exact || !all_full);
+        CHECK(reduction_exact_named(ri->head.name) == ri->exact);
+    }
+    CHECK(reduction_exact_named("no-such") == 0);
+}
+
+/* The usage text's remark names every exact row, and no other. */
+static void test_help_line(void)
+{
+    char line[256];
+    reduction_exact_list(line, sizeof line);
+    int words = 0;
+    for (char *save, *w = strtok_r(line, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+        if (!strcmp(w, "and") || !strcmp(w, "is") || !strcmp(w, "are") || !strcmp(w, "right"))
+            continue;
+        int r = axis_find(&reduction_axis, w);
+        CHECK(r >= 0 && reduction_info_of(r)->exact);
+        words++;
+    }
+    int exact = 0;
+    for (int r = 0; r < REDUCTION_COUNT; r++)
+        exact += reduction_info_of(r)->exact;
+    CHECK(words == exact && exact > 0);
+}
+
 int main(void)
 {
-    test_names();
+    test_exact_rows();
+    test_help_line();
     test_loss_scale();
     test_uneven_split();
     return check_finish("test_reduction");

@@ -1,0 +1,169 @@
+/* The sweep's configs from the options, in one pass (see config.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int devices_count(const config_iter *it)
+{
+    return it->data_parallel && !it->one_device ? it->o->n_devices : 1;
+}
+
+static int syncs_count(const config_iter *it)
+{
+    return it->data_parallel && !it->one_device ? it->o->n_syncs : 1;
+}
+
+static int devices_at(const config_iter *it)
+{
+    return it->data_parallel && !it->one_device ? it->o->devices[it->di] : 1;
+}
+
+static void note(config_iter *it, config_level level)
+{
+    if (level < it->opens)
+        it->opens = level;
+}
+
+/* The place moves on at `level`: its counter up, every inner one to 0. */
+static void advance(config_iter *it, config_level level)
+{
+    int *counter[] = {&it->mi, &it->ei, &it->di, &it->ui}; /* by level; ui: the row's split */
+    if (level < CONFIG_ROW) {
+        (*counter[level])++;
+        for (int l = level + 1; l <= CONFIG_ROW; l++)
+            *counter[l] = 0;
+        note(it, level);
+    } else {
+        it->ui++;
+    }
+    it->xi = it->ri = it->si = 0;
+}
+
+/* From the current place to the first that is a config; 0 at the end. */
+static int settle(config_iter *it)
+{
+    const run_options *o = it->o;
+    for (;;) {
+        if (it->mi >= it->model_end)
+            return 0;
+        if (it->ei >= o->n_effective) {
+            advance(it, CONFIG_MODEL);
+            continue;
+        }
+        if (it->di >= devices_count(it)) {
+            advance(it, CONFIG_BATCH);
+            continue;
+        }
+        int effective = o->effective[it->ei], devices = devices_at(it);
+        it->n_micro = options_micro_list(o, effective, it->micros, 64);
+        if (it->ui >= it->n_micro) {
+            advance(it, CONFIG_DEVICES);
+            continue;
+        }
+        if (it->micros[it->ui] > (effective + devices - 1) / devices ||
+            it->xi >= o->n_modes) {
+            advance(it, CONFIG_ROW); /* more than a device's share of the batch */
+            continue;
+        }
+        if (it->ri >= o->n_reductions) {
+            it->xi++;
+            it->ri = it->si = 0;
+            continue;
+        }
+        if (it->si >= syncs_count(it)) {
+            it->ri++;
+            it->si = 0;
+            continue;
+        }
+        return 1;
+    }
+}
+
+void config_iter_start(config_iter *it, const run_options *o, int data_parallel)
+{
+    memset(it, 0, sizeof *it);
+    it->o = o;
+    it->data_parallel = data_parallel;
+    it->model_end = o->n_models;
+    it->fresh = 1;
+    it->opens = CONFIG_MODEL;
+}
+
+void config_iter_model_alone(config_iter *it, const run_options *o, int model)
+{
+    config_iter_start(it, o, 0);
+    it->one_device = 1;
+    it->mi = model;
+    it->model_end = model + 1;
+}
+
+void config_iter_skip(config_iter *it, config_level level)
+{
+    it->opens = CONFIG_ROW; /* the next config begins at `level`, or outside it */
+    advance(it, level);
+    it->fresh = 1;
+}
+
+/* The split of the place; a split its devices cannot take says what it
+ * would have been: K passes, and a last micro-batch too small to give
+ * every device an example (its largest part, as split.h's last: at least
+ * 1, which the CSV reader requires). */
+static void make_split(int effective, int micro, int devices, config *c)
+{
+    c->unsplittable[0] = '\0';
+    if (!split_make_sharded(effective, micro, devices, &c->sp, c->unsplittable,
+                            (int)sizeof c->unsplittable))
+        return;
+    long long per_step = (long long)micro * devices;
+    c->sp = (split){.effective = (effective + devices - 1) / devices, .global = effective,
+                    .micro = micro, .devices = devices,
+                    .accum = (int)((effective + per_step - 1) / per_step)};
+    c->sp.last = (int)((effective - (c->sp.accum - 1) * per_step + devices - 1) / devices);
+}
+
+static void fill(const config_iter *it, config *c)
+{
+    const run_options *o = it->o;
+    c->model = &o->models[it->mi];
+    make_split(o->effective[it->ei], it->micros[it->ui], devices_at(it), c);
+    c->mode = o->modes[it->xi];
+    c->reduction = o->reductions[it->ri];
+    c->data_parallel = it->data_parallel && !it->one_device;
+    c->sync = c->data_parallel ? o->syncs[it->si] : SYNC_WINDOW;
+    c->dtype = o->dtype;
+    c->optimizer = o->optimizer.kind;
+    c->buffers = o->buffers;
+    c->seed = o->seed;
+    c->budget = (config_budget){.warmup = o->warmup, .steps = o->steps,
+                                .min_samples = o->min_samples, .max_samples = o->max_samples,
+                                .budget_s = o->budget_s, .max_noise_pct = o->max_noise_pct,
+                                .max_step_s = o->max_step_s, .trace_steps = o->trace_steps};
+    c->opens = it->opens;
+    c->model_index = it->mi;
+    c->devices_index = it->di;
+}
+
+int config_next(config_iter *it, config *c)
+{
+    if (!it->fresh) {
+        it->si++;
+        it->opens = CONFIG_ROW;
+    }
+    it->fresh = 0;
+    if (!settle(it))
+        return 0;
+    fill(it, c);
+    return 1;
+}
+
+int config_count(const run_options *o, int data_parallel)
+{
+    config_iter it;
+    config c;
+    int n = 0;
+    config_iter_start(&it, o, data_parallel);
+    while (config_next(&it, &c))
+        n++;
+    return n;
+}

@@ -1,0 +1,86 @@
+/* One config of the sweep as a value: its model, its split, the row of
+ * each axis and the time it may take. The sweep makes every config from
+ * the options in one pass (config_iter); below the sweep, code receives
+ * the config it runs, never the options. */
+#ifndef ACCUBENCH_CONFIG_H
+#define ACCUBENCH_CONFIG_H
+
+#include <stdint.h>
+
+#include "dtype_table.h"
+#include "model.h"
+#include "modes.h"
+#include "options.h"
+#include "reduction.h"
+#include "split.h"
+#include "sync_modes.h"
+
+/* How long a config may take: the timed pass's stopping rules, the step
+ * time past which it is skipped, the trace pass's steps. */
+typedef struct config_budget {
+    int warmup;
+    int steps; /* fixed timed steps; 0 = adaptive */
+    int min_samples, max_samples;
+    double budget_s, max_noise_pct;
+    double max_step_s;
+    int trace_steps;
+} config_budget;
+
+/* The levels of the sweep, outermost first: what a config shares with the
+ * one before it (the same model, the same data, the same ranks). */
+typedef enum config_level {
+    CONFIG_MODEL = 0, /* a model is created */
+    CONFIG_BATCH,     /* its data for one effective batch */
+    CONFIG_DEVICES,   /* the ranks of one device count */
+    CONFIG_ROW,       /* one split x mode x reduction x sync: a row */
+} config_level;
+
+typedef struct config {
+    const model_spec *model;
+    split sp;
+    /* "" or why the split cannot run on its devices (the row is skipped
+     * with it; sp then says what the split would have been). */
+    char unsplittable[200];
+    exec_mode mode;
+    reduction reduction;
+    sync_mode sync;    /* its row where data_parallel; SYNC_WINDOW otherwise */
+    int data_parallel; /* the run has ranks: the row names its sync mode */
+    dtype dtype;
+    optimizer_kind optimizer;
+    int buffers;       /* input buffers rotated */
+    uint64_t seed;
+    config_budget budget;
+    /* Where it sits: the outermost level it is the first config of. */
+    config_level opens;
+    int model_index, devices_index;
+} config;
+
+/* Walks the sweep's configs in order: model x effective batch x devices x
+ * micro-batch x mode x reduction x sync. A micro-batch wider than a
+ * device's share of the batch is passed over. */
+typedef struct config_iter {
+    const run_options *o;
+    int data_parallel;
+    int one_device;   /* devices 1 and no sync, whatever the options */
+    int model_end;    /* models [first, model_end) */
+    int mi, ei, di, ui, xi, ri, si; /* the next config's place */
+    int micros[64], n_micro;
+    int fresh;          /* the place has not been given yet */
+    config_level opens; /* the outermost level the next config begins */
+} config_iter;
+
+/* Every config of the run; data_parallel: the run has ranks (each device
+ * count of o->devices and each sync mode of o->syncs). */
+void config_iter_start(config_iter *it, const run_options *o, int data_parallel);
+/* The configs of model `model` alone on one device with no sync: the rows
+ * of a model that could not be made. */
+void config_iter_model_alone(config_iter *it, const run_options *o, int model);
+/* 1 and the next config in *c, or 0 at the end. */
+int config_next(config_iter *it, config *c);
+/* Passes over the rest of the current level (CONFIG_MODEL: the current
+ * model's configs; CONFIG_DEVICES: this device count's). */
+void config_iter_skip(config_iter *it, config_level level);
+/* How many configs the iterator will give, from its start. */
+int config_count(const run_options *o, int data_parallel);
+
+#endif

@@ -1,0 +1,46 @@
+/* The state of one config in motion (step.h steps it; dp_step.h adds the
+ * gradient all-reduce of a data-parallel step to it), and the order in
+ * which a backward reports gradient ranges, which both hooks check. Its own
+ * header so that step.c and dp_step.c each include it and neither the
+ * other. */
+#ifndef ACCUBENCH_STEP_RUNNER_H
+#define ACCUBENCH_STEP_RUNNER_H
+
+#include <stddef.h>
+
+#include "comm.h"
+#include "dataset.h"
+#include "model.h"
+#include "modes.h"
+#include "split.h"
+#include "sync_modes.h"
+
+typedef struct step_runner {
+    model *m;
+    dataset *d;
+    split sp;
+    exec_mode mode;
+    activations acts;      /* preallocated unless the mode allocates per micro */
+    float *loss_sum;       /* device float */
+    void *graphs[DATASET_MAX_BUFFERS]; /* graph mode: one per input buffer */
+    int next_buffer;
+    int steps_done;
+    /* Data parallel (dp_step.c): the communicator (NULL: one process, no
+     * all-reduce), when it all-reduces, and the last backward's buckets. */
+    comm *comm;
+    sync_mode sync;
+    int dp_buckets;       /* all-reduces of the last window's last backward */
+    /* The optimizer runs on each range the last backward reports final
+     * (optimizer.h: OPT_AT_BACKWARD, one device, not a graph). */
+    int optimize_in_backward;
+    /* The last backward's reports: floats [0, this) of the gradient are
+     * not yet final. */
+    size_t unreported;
+} step_runner;
+
+/* Takes the range [offset, offset + count) the backward reports final:
+ * BK_OK when it ends where the ranges before it began (s->unreported, which
+ * moves to offset), else BK_ERROR with the reason in the backend. */
+int step_take_range(step_runner *s, size_t offset, size_t count);
+
+#endif
