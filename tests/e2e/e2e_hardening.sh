@@ -54,4 +54,14 @@ check "[ $? -eq 0 ] && [ \$(grep -c '^torch,' both.csv) -eq 3 ] && [ \$(grep -c 
     "the peer after the run: both writers' rows"
 check "[ ! -e both.csv.lock ]" "the peer's lock is removed"
 
+# ---- 2. no link followed: a planted lock link is refused, its target kept
+echo precious >victim
+ln -s victim link.csv.lock
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --csv link.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'symbolic link' err.txt" \
+    "a planted lock link: one line, exit 2 (got $rc: $(cat err.txt))"
+check "[ \"\$(cat victim)\" = precious ] && [ ! -e link.csv ]" "the lock link's target is kept"
+
 exit $fail
