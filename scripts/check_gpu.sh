@@ -85,18 +85,18 @@ stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv"
 # fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
 # graph ratio are compared with the fp32 runs they were first measured in.
 stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model \
-    --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv"
+    --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv" --replace
 stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" --effective 64 \
     --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 --trace-steps 0 \
-    --csv "$out/graph-ratio.csv"
+    --csv "$out/graph-ratio.csv" --replace
 stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$models_sweep" \
     --effective 256 --micro 1,8,64,256 --budget-s 0.5 --min-samples 3 --max-samples 100 \
-    --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv"
+    --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv" --replace
 # GPT-2 small in bf16 (gpt-tiny in a rehearsal): 16 sequences of its
 # context as 16x1, 8x2 and 1x16; micro 8 is the benchmark point.
 stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" \
     --effective 16 --micro 1,8,16 --budget-s 0.5 --min-samples 3 --max-samples 50 \
-    --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv"
+    --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv" --replace
 
 # Data parallel: the all-reduce engine of the backend (NCCL on the GPU, MPI
 # on the CPU rehearsal) on every GPU the box has (one GPU is still a real
@@ -114,7 +114,7 @@ if command -v mpirun >/dev/null 2>&1; then
     # shellcheck disable=SC2086 # dp_mpirun is a command and its option
     stage dp 60 $dp_mpirun -np "$dp_ranks" "$bin" run --backend "$backend" \
         --model "$models_s" --effective 256 --micro 8,32 --sync micro,window,overlap \
-        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv"
+        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv" --replace
 else
     failed="$failed dp"
     say "dp: mpirun not found (install openmpi-bin libopenmpi-dev and rebuild)"

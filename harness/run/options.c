@@ -185,7 +185,8 @@ static int add_sync(run_options *o, const char *key, const char *item, char *why
 int options_is_flag(const char *key)
 {
     return strcmp(key, "no-cupti") == 0 || strcmp(key, "quiet") == 0 ||
-           strcmp(key, "find-max-micro") == 0;
+           strcmp(key, "find-max-micro") == 0 || strcmp(key, "append") == 0 ||
+           strcmp(key, "replace") == 0;
 }
 
 int options_set(run_options *o, const char *key, const char *value, char *why, size_t n)
@@ -198,6 +199,15 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
             return -1;
         }
         *(key[0] == 'n' ? &o->no_cupti : &o->quiet) = on;
+        return 0;
+    }
+    if (strcmp(key, "append") == 0 || strcmp(key, "replace") == 0) {
+        csv_existing want = key[0] == 'a' ? CSV_APPEND : CSV_REPLACE;
+        if (o->csv_existing && o->csv_existing != want) {
+            snprintf(why, n, "--append and --replace: say one of them");
+            return -1;
+        }
+        o->csv_existing = want;
         return 0;
     }
     if (!value) {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "csv_existing.h"
 #include "dataset.h"
 #include "model.h"
 #include "modes.h"
@@ -40,6 +41,7 @@ typedef struct run_options {
     uint64_t mem_cap;                       /* 0 = none */
     char out_dir[1024];
     char csv_path[1024];                    /* explicit file; "" = named in out_dir */
+    csv_existing csv_existing;              /* --append, --replace: an existing --csv */
     char trace_path[1024];                  /* --trace: one step as Chrome JSON */
     char dump_dir[1024];                    /* --dump: the first config's window */
     int trace_steps;                        /* steps in the trace pass; 0 = none */

@@ -55,6 +55,14 @@ int run_outputs_open(const run_options *o, const char *backend_name, run_outputs
         run_outputs_close(out, 1);
         return -1;
     }
+    /* Under the lock: what the file holds now is what this run would lose. */
+    int held = out->named_here ? 0 : csv_existing_check(out->csv_path, o->csv_existing, why,
+                                                        why_len);
+    if (held < 0) {
+        run_outputs_close(out, 1);
+        return -1;
+    }
+    out->existing = held ? o->csv_existing : CSV_REFUSE;
     /* Only the lock's holder may take a dead writer's temporaries away. */
     atomic_file_remove_stale(out->csv_path);
     return 0;

@@ -306,7 +306,9 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
                     : optimizer_at_name(o->optimizer.at), o->optimizer.at == OPT_AT_BACKWARD ?
                     " (per layer where one device runs the step and no graph captures it; "
                     "after the window otherwise)" : "");
-    if (csv_writer_flush(&s.csv, why, sizeof why)) {
+    /* An existing file is rewritten only with a row to add (csv_existing.h). */
+    if ((out.existing == CSV_APPEND && csv_existing_adopt(&s.csv, path, why, sizeof why)) ||
+        (!out.existing && csv_writer_flush(&s.csv, why, sizeof why))) {
         if (s.world)
             dp_fail(s.world, "the output", why);
         fprintf(stderr, "accubench: %s\n", why);
@@ -370,7 +372,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
                     o->trace_path);
         s.failures++;
     }
-    if (!write_failed && csv_writer_flush(&s.csv, why, sizeof why)) {
+    if (!write_failed && (s.csv.count || !out.existing) &&
+        csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }

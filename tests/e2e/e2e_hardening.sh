@@ -64,4 +64,43 @@ check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'symbolic link' 
     "a planted lock link: one line, exit 2 (got $rc: $(cat err.txt))"
 check "[ \"\$(cat victim)\" = precious ] && [ ! -e link.csv ]" "the lock link's target is kept"
 
+# ---- 3. no silent overwrite: an existing --csv needs --append or --replace
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 1,2 --csv ow.csv >/dev/null 2>&1
+cp ow.csv ow.before
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q -- '--append' err.txt" \
+    "an existing --csv: one line, exit 2 (got $rc: $(cat err.txt))"
+check "cmp -s ow.csv ow.before" "the refused run left the file as it was"
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 3 ]" "--append: the 2 rows and 1 more ($(cat err.txt))"
+check "[ \$(grep -c '^# backend: ' ow.csv) -eq 1 ]" "--append: one metadata line per key"
+cp ow.csv ow.before
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append --optimizer sgd >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'not comparable' err.txt && cmp -s ow.csv ow.before" \
+    "--append onto other settings: refused, file kept (got $rc: $(cat err.txt))"
+printf 'some notes\n\n# not a CSV\n' >notes.txt
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && [ \"\$(cat notes.txt)\" = \"\$(printf 'some notes\n\n# not a CSV')\" ]" \
+    "--append onto a text file: refused, file kept ($(cat err.txt))"
+# --replace starts it again, but only once a row is measured.
+# shellcheck disable=SC2086
+"$ACCUBENCH" run --backend cpu --model S --effective 64 --micro 1,2,4 --budget-s 1 --trace-steps 0 \
+    --quiet --csv ow.csv --replace >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -TERM $pid
+wait $pid
+rc=$?
+check "[ $rc -eq 143 ] && cmp -s ow.csv ow.before" "--replace stopped before a row: the old file kept (rc $rc)"
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 8 --csv ow.csv --replace >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 1 ]" "--replace: this run's row alone ($(cat err.txt))"
+
 exit $fail
