@@ -103,4 +103,20 @@ check "[ $rc -eq 143 ] && cmp -s ow.csv ow.before" "--replace stopped before a r
 "$ACCUBENCH" run $quick --micro 8 --csv ow.csv --replace >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 1 ]" "--replace: this run's row alone ($(cat err.txt))"
 
+# ---- 4. outputs at one place: refused before measuring, exit 2, one line
+mkdir -p empty sub
+ln -s empty dumplink
+for bad in "--csv c1.csv --trace c1.csv" "--csv c2.csv --trace ./c2.csv.lock" \
+           "--csv c3.csv --dump c3.csv" "--csv sub/c4.csv --dump sub" "--out o5 --dump o5" \
+           "--csv c6.csv --trace t6.json --dump t6.json" "--csv c7.csv --dump dumplink"; do
+    # shellcheck disable=SC2086
+    "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4 --budget-s 0.05 \
+        --min-samples 3 $bad >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "$bad: one line, exit 2 (got $rc: $(cat err.txt))"
+    check "! grep -q 'peak GEMM' out.txt" "$bad: refused before measuring"
+done
+check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty sub)\" ]" \
+    "nothing written by the refused runs"
+
 exit $fail
