@@ -242,14 +242,12 @@ static int cmd_run(int argc, char **argv)
     if (backend_open(o.backend, o.dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
         BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
-        dp_launch_end(&ranks, NULL);
-        return 2;
+        return dp_launch_fail(&ranks, 2);
     }
     comm *world = NULL;
     if ((rc = dp_launch_world(&ranks, entry, b, &world))) {
         b->ops->destroy(b);
-        dp_launch_end(&ranks, NULL);
-        return rc;
+        return dp_launch_fail(&ranks, rc);
     }
     if (note[0] && !o.quiet)
         printf("%s\n", note);

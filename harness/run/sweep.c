@@ -24,9 +24,60 @@
  * configs stop, the rows measured so far stay on disk. */
 static volatile sig_atomic_t interrupted;
 
+/* Rank 0 under mpirun: mpirun follows its SIGTERM with SIGKILL within a
+ * second or two, before a busy rank reaches its next check. So the
+ * handler itself lets the lock go and says where the rows are (both with
+ * calls safe in a handler; the CSV on disk is whole after every row), and
+ * the rank writes no more. NULL: one process, which says it at the end. */
+static run_outputs *stop_outputs;
+static volatile sig_atomic_t said; /* the interrupted line is out */
+
+static void put(const char *text)
+{
+    if (write(STDERR_FILENO, text, strlen(text)) < 0) {
+        /* nothing to do about stderr from a handler */
+    }
+}
+
+static void say_interrupted(int sig)
+{
+    run_outputs *out = stop_outputs;
+    if (said || !out)
+        return;
+    said = 1;
+    if (out->lock.fd >= 0) {
+        unlink(out->lock.path);
+        close(out->lock.fd);
+        out->lock.fd = -1;
+    }
+    put("accubench: interrupted (");
+    put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    put("); the rows measured so far are in ");
+    put(out->csv_path);
+    put("\n");
+}
+
 static void on_stop_signal(int sig)
 {
     interrupted = sig;
+    say_interrupted(sig);
+}
+
+static struct sigaction old_int, old_term;
+
+static void restore_signals(void)
+{
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* Ends every rank with `code` where mpirun started them; returns code. */
+static int end_ranks(const sweep *s, int code)
+{
+    restore_signals();
+    if (s->world && s->world->ops->end)
+        s->world->ops->end(s->world, code);
+    return code;
 }
 
 static void fill_config(result_row *r, const sweep *s, const model_spec *ms, const split *sp,
@@ -284,20 +335,32 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     sweep s = {.o = o, .b = b, .col = dev->col, .stop = &interrupted, .world = dev->world,
                .writer = !dev->world || dev->world->rank == 0};
     b->mem_cap = (size_t)o->mem_cap;
+    /* SIGTERM (kill, a batch system's stop) as Ctrl-C, on every rank: stop
+     * between configs, keep what was measured, and never die inside a
+     * write; a rank waiting for the others watches it too (comm.h). */
+    struct sigaction sa = {0};
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    if (s.world && s.world->ops->watch)
+        s.world->ops->watch(s.world, &interrupted, s.writer ? say_interrupted : NULL);
     if (!s.writer) {
         /* Another rank writes: this one steps with it and writes nothing. */
         sweep_models(&s);
+        if (interrupted)
+            end_ranks(&s, 128 + interrupted);
+        restore_signals();
         return s.failures ? 1 : 0;
     }
     /* Every output path, before anything is measured; the CSV is locked
      * until the last row is written. */
     run_outputs out;
     if (run_outputs_open(o, b->name, &out, why, sizeof why)) {
-        if (s.world)
-            dp_fail(s.world, "the output", why); /* the other ranks wait for this one */
         fprintf(stderr, "accubench: %s\n", why);
-        return 2;
+        return end_ranks(&s, 2); /* the other ranks wait for this one */
     }
+    if (s.world)
+        stop_outputs = &out;
     const char *path = out.csv_path;
     csv_writer_init(&s.csv, path);
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
@@ -309,11 +372,9 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     /* An existing file is rewritten only with a row to add (csv_existing.h). */
     if ((out.existing == CSV_APPEND && csv_existing_adopt(&s.csv, path, why, sizeof why)) ||
         (!out.existing && csv_writer_flush(&s.csv, why, sizeof why))) {
-        if (s.world)
-            dp_fail(s.world, "the output", why);
         fprintf(stderr, "accubench: %s\n", why);
         run_outputs_close(&out, 1);
-        return 2;
+        return end_ranks(&s, 2);
     }
     csv_writer_meta(&s.csv, "trace_source", "%s", dev->trace_source);
     if (s.world) {
@@ -325,12 +386,6 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         csv_writer_meta(&s.csv, "allreduce_library", "%s", s.world->library);
     }
 
-    /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
-     * configs, keep what was measured, and never die inside a write. */
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
 
     if (!o->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, b->device, b->name,
@@ -372,13 +427,13 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
                     o->trace_path);
         s.failures++;
     }
-    if (!write_failed && (s.csv.count || !out.existing) &&
+    stop_outputs = NULL; /* from here the end below says it */
+    if (!write_failed && !said && (s.csv.count || !out.existing) &&
         csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    restore_signals();
     if (write_failed) {
         /* What the file holds, read back: never the rows meant for it. */
         long on_disk = csv_rows_on_disk(path);
@@ -393,12 +448,12 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     }
     csv_writer_free(&s.csv);
     run_outputs_close(&out, 0);
-    if (interrupted && !write_failed) {
+    if (interrupted && !write_failed && !said) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
                 interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
     }
     if (interrupted) /* the shell's code for death by that signal: 130, 143 */
-        return 128 + interrupted;
+        return end_ranks(&s, 128 + interrupted);
     if (write_failed)
         return 2;
     return s.failures ? 1 : 0;

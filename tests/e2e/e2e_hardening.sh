@@ -116,7 +116,50 @@ for bad in "--csv c1.csv --trace c1.csv" "--csv c2.csv --trace ./c2.csv.lock" \
     check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "$bad: one line, exit 2 (got $rc: $(cat err.txt))"
     check "! grep -q 'peak GEMM' out.txt" "$bad: refused before measuring"
 done
-check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty sub)\" ]" \
+check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty)\$(ls sub)\" ]" \
     "nothing written by the refused runs"
+
+# ---- 5. every rank ends: a signal to one rank, or Ctrl-C to mpirun
+if command -v mpirun >/dev/null 2>&1; then
+    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # rank_pid MPIRUN_PID RANK: the process of that rank (a child of mpirun)
+    rank_pid() {
+        for p in $(pgrep -P "$1"); do
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" &&
+                echo "$p"
+        done
+    }
+    for target in 0 1 mpirun; do
+        rm -f dp.csv dp.csv.lock
+        mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu --model tiny \
+            --effective 1024 --micro pow2 --budget-s 0.5 --max-noise 0.001 --trace-steps 0 \
+            --csv dp.csv >dp.out 2>dp.err &
+        mp=$!
+        n=0
+        while { [ ! -e dp.csv ] || [ -z "$(rank_pid $mp 1)" ]; } && [ $n -lt 600 ]; do
+            sleep 0.1
+            n=$((n + 1))
+        done
+        sleep 1
+        if [ $target = mpirun ]; then kill -INT $mp; else kill -TERM "$(rank_pid $mp $target)"; fi
+        t0=$(date +%s)
+        # A job still running after 60 s hangs: it is ended here, and fails.
+        n=0
+        while kill -0 $mp 2>/dev/null && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+        kill -0 $mp 2>/dev/null && { kill -KILL $(pgrep -P $mp) $mp; echo "the job hung" >>dp.err; }
+        wait $mp
+        rc=$?
+        took=$(($(date +%s) - t0))
+        # mpirun itself exits 1 for a job it ended on Ctrl-C (Open MPI's choice)
+        if [ $target = mpirun ]; then ok="[ $rc -eq 130 ] || [ $rc -eq 143 ] || [ $rc -eq 1 ]"
+        else ok="[ $rc -eq 143 ]"; fi
+        check "$ok && [ $took -le 30 ]" "SIGTERM to $target under mpirun: every rank ends (rc $rc after ${took}s)"
+        check "grep -q '^accubench: interrupted' dp.err" "SIGTERM to $target: rank 0 says so: $(grep accubench dp.err)"
+        check "[ ! -e dp.csv.lock ] && grep -q '^backend,' dp.csv" "SIGTERM to $target: lock gone, CSV whole"
+    done
+    timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --csv /tmp >dp.out 2>dp.err
+    rc=$?
+    check "[ $rc -eq 2 ] && grep -q '^accubench: --csv /tmp' dp.err" "bad input under mpirun: exit 2 (got $rc)"
+fi
 
 exit $fail
