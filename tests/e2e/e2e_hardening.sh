@@ -119,6 +119,23 @@ done
 check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty)\$(ls sub)\" ]" \
     "nothing written by the refused runs"
 
+# ---- 6. no command from data: make's CSV= and an SVG found beside the CSV
+mkdir -p mk
+for target in plots report; do
+    # -o: the program is not rebuilt here (the name is refused before it runs)
+    make -s -C "$root" -o build/accubench "$target" \
+        CSV="$PWD/mk/\$(shell touch $PWD/PWNED-$target).csv" >make.out 2>&1
+    check "[ ! -e PWNED-$target ]" "make $target CSV='...\$(shell touch ...)' ran the command"
+    check "grep -q 'cannot read' make.out" "make $target: the name is read as a name: $(cat make.out)"
+done
+cp "$root/tests/fixtures/abc.csv" mk/run.csv
+printf '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg><p>after</p>\n' \
+    >mk/run.throughput.svg
+"$ACCUBENCH" report mk/run.csv --no-charts >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && ! grep -qi 'onload\|<script\|<p>after' mk/run.html" \
+    "a planted SVG is not copied into the HTML: $(grep -io 'onload.\{0,20\}\|<script' mk/run.html | head -n 2)"
+check "grep -q 'not a plain chart' mk/run.html" "the refused chart is said to be missing"
+
 # ---- 5. every rank ends: a signal to one rank, or Ctrl-C to mpirun
 if command -v mpirun >/dev/null 2>&1; then
     [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
