@@ -286,16 +286,24 @@ static int parse_cell(const result_column *c, const char *s, char *field, const 
     double v;
     if (c->type == RESULT_IS_INT) {
         long long x = strtoll(s, &end, 10);
-        if (errno || *end) {
+        if (*end || end == s) {
             *what = "is not a number";
+            return -1;
+        }
+        if (errno) {
+            *what = "is out of range (past a 64-bit integer)";
             return -1;
         }
         *(int64_t *)field = x;
         v = (double)x;
     } else {
         v = strtod(s, &end);
-        if ((errno == ERANGE && v != 0) || *end) {
+        if (*end || end == s) {
             *what = "is not a number";
+            return -1;
+        }
+        if (errno == ERANGE) { /* 1e-320 is a number, but not a double's */
+            *what = "is out of range (too large or too small for a double)";
             return -1;
         }
         *(double *)field = v;

@@ -136,6 +136,19 @@ check "[ $? -eq 0 ] && ! grep -qi 'onload\|<script\|<p>after' mk/run.html" \
     "a planted SVG is not copied into the HTML: $(grep -io 'onload.\{0,20\}\|<script' mk/run.html | head -n 2)"
 check "grep -q 'not a plain chart' mk/run.html" "the refused chart is said to be missing"
 
+# ---- 10. the smaller ones
+for v in abc 0 -1; do
+    # shellcheck disable=SC2086
+    ACCUBENCH_CPU_THREADS=$v "$ACCUBENCH" run $quick --csv threads.csv >/dev/null 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'ACCUBENCH_CPU_THREADS' err.txt" \
+        "ACCUBENCH_CPU_THREADS=$v: one line, exit 2 (got $rc: $(cat err.txt))"
+done
+awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { for (i = 1; i <= NF; i++) if ($i == "grad_rel_err") c = i; h = 1; print; next } { $c = "1e-320"; print }' \
+    "$root/tests/fixtures/abc.csv" >tiny.csv
+"$ACCUBENCH" report tiny.csv --no-charts >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'out of range' err.txt" "1e-320 is out of range, not 'not a number': $(cat err.txt)"
+
 # ---- 5. every rank ends: a signal to one rank, or Ctrl-C to mpirun
 if command -v mpirun >/dev/null 2>&1; then
     [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
