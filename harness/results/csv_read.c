@@ -3,12 +3,15 @@
 #include "csv_values.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *const csv_required_columns[] = {
     "backend", "device", "model", "dtype", "mode", "reduction",
@@ -111,14 +114,41 @@ void csv_free(csv_table *t)
 /* What spreadsheets put before the first byte of a UTF-8 file. */
 static const char UTF8_BOM[] = "\xEF\xBB\xBF";
 
+/* The file to read, never waiting to open it: a regular file, or a pipe
+ * (`report <(cat run.csv)`). A FIFO nobody writes opens at once and reads
+ * as empty, where a blocking open would wait for a writer for ever; a
+ * device (/dev/zero, endless) or a folder is refused. NULL with a reason. */
+static FILE *open_input(const char *path, char *why, size_t why_len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        say(why, why_len, "%s is %s, not a CSV file", path,
+            S_ISDIR(st.st_mode) ? "a folder" : "a device or socket");
+        close(fd);
+        return NULL;
+    }
+    /* Reads block again: a pipe's writer may be slower than this reader. */
+    FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+    FILE *f = open_input(path, why, why_len);
+    if (!f)
         return -1;
-    }
     char *buf = NULL, **fields = NULL;
     size_t buf_cap = 0, fields_cap = 0, meta_cap = 0, text_cap = 0, text_len = 0;
     size_t row_cap = 0, line_cap = 0;

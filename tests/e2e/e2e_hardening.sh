@@ -136,6 +136,18 @@ check "[ $? -eq 0 ] && ! grep -qi 'onload\|<script\|<p>after' mk/run.html" \
     "a planted SVG is not copied into the HTML: $(grep -io 'onload.\{0,20\}\|<script' mk/run.html | head -n 2)"
 check "grep -q 'not a plain chart' mk/run.html" "the refused chart is said to be missing"
 
+# ---- 8. special files as inputs: a FIFO nobody writes never blocks
+mkfifo nofeed
+for cmd in "report nofeed --no-charts" "compare nofeed nofeed" "plan --fit nofeed" "report /dev/zero"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$ACCUBENCH" $cmd >/dev/null 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "$cmd: one line, exit 2, no wait (got $rc: $(cat err.txt))"
+done
+cp "$root/tests/fixtures/abc.csv" piped.csv
+cat piped.csv | timeout 20 "$ACCUBENCH" report /dev/stdin --no-charts --out piped >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ -s piped/stdin.html ]" "a pipe with data is still read: $(cat err.txt)"
+
 # ---- 10. the smaller ones
 for v in abc 0 -1; do
     # shellcheck disable=SC2086
