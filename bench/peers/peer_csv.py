@@ -175,6 +175,7 @@ class CsvTarget:
         self.path = path
         self.columns = result_columns(root)
         self.own_meta, self.peer_meta = list(own_meta), list(peer_meta)
+        self._stat()  # a device or a folder is refused before a lock is made beside it
         self.lock = CsvLock(path)
         try:
             self._read()
@@ -184,11 +185,32 @@ class CsvTarget:
         self.pending = []  # rows not yet on disk
         self.written = 0
 
+    def _stat(self):
+        """The file's stat, None when absent; CsvRefused unless a regular file."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise CsvRefused("--csv %s: %s" % (self.path, e.strerror))
+        if not stat.S_ISREG(st.st_mode):
+            raise CsvRefused("--csv %s is not a regular file (refused: it would be replaced)"
+                             % self.path)
+        return st
+
     def _read(self):
         """The file on disk now: its metadata (with the peer's), header and rows."""
         types = dict(self.columns)
-        if os.path.lexists(self.path):
-            meta, self.header, self.lines = read_csv(self.path)
+        st = self._stat()
+        if st is not None and st.st_size > 0:
+            try:
+                meta, self.header, self.lines = read_csv(self.path)
+            except (RuntimeError, UnicodeDecodeError) as e:
+                raise CsvRefused("--csv %s is not an accubench CSV (%s): refused, it would be "
+                                 "rewritten" % (self.path, e))
+            if "backend" not in self.header or "model" not in self.header:
+                raise CsvRefused("--csv %s is not an accubench CSV (no backend and model "
+                                 "columns): refused, it would be rewritten" % self.path)
         else:
             meta, self.lines = list(self.own_meta), []
             self.header = [name for name, _ in self.columns]

@@ -89,5 +89,28 @@ class PeerCsvLock(unittest.TestCase):
             self.assertEqual(f.read(), "keep me\n")
 
 
+    def test_not_an_accubench_csv_is_refused_and_kept(self):
+        text = "some notes\n\n# a comment, a blank line\nmore\n"
+        with open(self.csv, "w") as f:
+            f.write(text)
+        with self.assertRaises(peer_csv.CsvRefused):
+            self.target()
+        with open(self.csv) as f:
+            self.assertEqual(f.read(), text)
+        self.assertFalse(os.path.lexists(self.csv + ".lock"))
+
+    def test_special_files_are_refused(self):
+        os.mkdir(os.path.join(self.dir.name, "adir"))
+        os.mkfifo(os.path.join(self.dir.name, "fifo"))
+        for name in ("adir", "fifo", "nodir/x.csv"):
+            path = os.path.join(self.dir.name, name)
+            with self.assertRaises(peer_csv.CsvRefused, msg=name):
+                peer_csv.CsvTarget(path, ROOT, [], [])
+        os.symlink("/dev/null", os.path.join(self.dir.name, "devnull"))
+        with self.assertRaises(peer_csv.CsvRefused):
+            peer_csv.CsvTarget(os.path.join(self.dir.name, "devnull"), ROOT, [], [])
+        self.assertFalse(os.path.lexists(os.path.join(self.dir.name, "devnull.lock")))
+
+
 if __name__ == "__main__":
     unittest.main()
