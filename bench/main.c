@@ -300,6 +300,11 @@ static int device_list(const char *key, const char *value, int *list, int *n, ch
                        size_t len)
 {
     char copy[512], *items[32];
+    if (strlen(value) >= sizeof copy) { /* never cut: 2,000...016 is not 2,1 */
+        snprintf(why, len, "--%s: a list of at most %zu characters, got %zu", key,
+                 sizeof copy - 1, strlen(value));
+        return -1;
+    }
     snprintf(copy, sizeof copy, "%s", value);
     int count = split_list(key, copy, items, 32, why, len);
     for (int i = 0; i < count; i++) {

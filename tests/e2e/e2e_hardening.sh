@@ -160,6 +160,11 @@ awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { for (i = 1; i <= NF; i++)
     "$root/tests/fixtures/abc.csv" >tiny.csv
 "$ACCUBENCH" report tiny.csv --no-charts >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && grep -q 'out of range' err.txt" "1e-320 is out of range, not 'not a number': $(cat err.txt)"
+"$ACCUBENCH" plan --fit "$root/tests/fixtures/abc.csv" >/dev/null 2>err.txt
+check "[ $? -eq 2 ]" "plan --fit on a CSV without data-parallel rows: bad input, exit 2 ($(cat err.txt))"
+long="2,$(printf '0%.0s' $(seq 1 520))16"
+"$ACCUBENCH" plan --fit "$root/tests/fixtures/abc.csv" --fit-devices "$long" >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'at most 511 characters' err.txt" "a --fit-devices list past its buffer is refused, not cut: $(cat err.txt)"
 
 # ---- 5. every rank ends: a signal to one rank, or Ctrl-C to mpirun
 if command -v mpirun >/dev/null 2>&1; then
