@@ -114,6 +114,37 @@ void csv_free(csv_table *t)
 /* What spreadsheets put before the first byte of a UTF-8 file. */
 static const char UTF8_BOM[] = "\xEF\xBB\xBF";
 
+/* The first field equal to an earlier one, -1 when none, -2 out of
+ * memory: one pass over a hash table, so a header of a million columns
+ * takes as long as reading it (a scan per column would be quadratic). */
+static long first_duplicate(char *const *fields, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *slot = calloc(cap, sizeof *slot); /* field index + 1; 0: empty */
+    if (!slot)
+        return -2;
+    long dup = -1;
+    for (size_t i = 0; i < n && dup < 0; i++) {
+        size_t h = 14695981039346656037ull;
+        for (const unsigned char *c = (const unsigned char *)fields[i]; *c; c++)
+            h = (h ^ *c) * 1099511628211ull;
+        for (size_t k = h & (cap - 1);; k = (k + 1) & (cap - 1)) {
+            if (!slot[k]) {
+                slot[k] = i + 1;
+                break;
+            }
+            if (!strcmp(fields[slot[k] - 1], fields[i])) {
+                dup = (long)i;
+                break;
+            }
+        }
+    }
+    free(slot);
+    return dup;
+}
+
 /* The file to read, never waiting to open it: a regular file, or a pipe
  * (`report <(cat run.csv)`). A FIFO nobody writes opens at once and reads
  * as empty, where a blocking open would wait for a writer for ever; a
@@ -186,8 +217,11 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
             if (!t->header)
                 goto oom;
             t->cols = n;
+            long dup = first_duplicate(fields, n);
+            if (dup == -2)
+                goto oom;
             for (size_t i = 0; i < n; i++) {
-                if (!*fields[i] || csv_column(t, fields[i]) >= 0) {
+                if (!*fields[i] || (long)i == dup) {
                     say(why, why_len, "%s:%d: header column %zu is %s", path, lineno, i + 1,
                         *fields[i] ? "a duplicate" : "empty");
                     goto fail;

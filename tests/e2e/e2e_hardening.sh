@@ -136,6 +136,13 @@ check "[ $? -eq 0 ] && ! grep -qi 'onload\|<script\|<p>after' mk/run.html" \
     "a planted SVG is not copied into the HTML: $(grep -io 'onload.\{0,20\}\|<script' mk/run.html | head -n 2)"
 check "grep -q 'not a plain chart' mk/run.html" "the refused chart is said to be missing"
 
+# ---- 7. bounded on hostile sizes: 300000 header columns, one a duplicate
+awk 'BEGIN { for (i = 1; i <= 300000; i++) printf "%sc%d", (i > 1 ? "," : ""), (i == 300000 ? 5 : i); print "" }' >wide.csv
+timeout 20 "$ACCUBENCH" report wide.csv --no-charts >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'column 300000 is a duplicate' err.txt" \
+    "a wide header is checked in linear time (got $rc: $(cat err.txt))"
+
 # ---- 8. special files as inputs: a FIFO nobody writes never blocks
 mkfifo nofeed
 for cmd in "report nofeed --no-charts" "compare nofeed nofeed" "plan --fit nofeed" "report /dev/zero"; do
