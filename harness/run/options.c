@@ -428,10 +428,12 @@ int options_load_profile(run_options *o, const char *name, const char *argv0, ch
             rc = -1;
             break;
         }
-        char *hash = strchr(line, '#');
+        /* an editor's UTF-8 byte-order mark before the first line */
+        char *start = lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3) ? line + 3 : line;
+        char *hash = strchr(start, '#');
         if (hash)
             *hash = '\0';
-        char *text = trim(line);
+        char *text = trim(start);
         if (!*text)
             continue;
         char *eq = strchr(text, '=');

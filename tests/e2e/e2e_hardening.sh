@@ -167,6 +167,11 @@ awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { for (i = 1; i <= NF; i++)
     "$root/tests/fixtures/abc.csv" >tiny.csv
 "$ACCUBENCH" report tiny.csv --no-charts >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && grep -q 'out of range' err.txt" "1e-320 is out of range, not 'not a number': $(cat err.txt)"
+printf '\357\273\277model = tiny\neffective = 8\nmicro = 4\n' >bom.profile
+# shellcheck disable=SC2086
+"$ACCUBENCH" run --profile ./bom.profile --backend cpu --budget-s 0.05 --min-samples 3 \
+    --trace-steps 0 --quiet --csv bom.csv >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows bom.csv) -eq 1 ]" "a profile with a UTF-8 byte-order mark is read: $(cat err.txt)"
 "$ACCUBENCH" plan --fit "$root/tests/fixtures/abc.csv" >/dev/null 2>err.txt
 check "[ $? -eq 2 ]" "plan --fit on a CSV without data-parallel rows: bad input, exit 2 ($(cat err.txt))"
 long="2,$(printf '0%.0s' $(seq 1 520))16"
