@@ -434,14 +434,17 @@ bench-dp: $(BIN)
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).
-# Charts (PNG + SVG) and the report land next to the CSV. The name is read
-# from the environment (make exports command-line variables), never pasted
-# into the command, so no character of it is shell code.
+# Charts (PNG + SVG) and the report land next to the CSV. make expands a
+# variable's text wherever it is used or exported, so CSV is never
+# exported and its text reaches the shell once, unexpanded ($(value)), in
+# single quotes: no character of the name is make or shell code.
+unexport CSV
+csv_arg = '$(subst ','\'',$(value CSV))'
 plots:
-	$(Q)sh scripts/plots.sh "$${CSV:-}"
+	$(Q)sh scripts/plots.sh $(csv_arg)
 
 report: $(BIN)
-	$(Q)csv=$$(sh scripts/pick_csv.sh "$${CSV:-}") && $(BIN) report "$$csv"
+	$(Q)csv=$$(sh scripts/pick_csv.sh $(csv_arg)) && $(BIN) report "$$csv"
 
 # report and compare on generated CSVs of 10^4, 10^5 and 10^6 rows (or
 # SCALE_ROWS="N ..."): wall time and peak memory of each.

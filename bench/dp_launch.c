@@ -137,6 +137,17 @@ int dp_launch_world(const dp_launch *l, const backend_entry *e, backend *b, comm
     return 2;
 }
 
+int dp_launch_fail(const dp_launch *l, int code)
+{
+#ifdef ACCUBENCH_HAVE_MPI
+    if (l->launched)
+        mpi_launch_abort(code);
+#else
+    (void)l;
+#endif
+    return code;
+}
+
 void dp_launch_end(const dp_launch *l, comm *world)
 {
     if (world)

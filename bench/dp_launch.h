@@ -29,6 +29,11 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
  * 0, or 2 after one line on stderr. */
 int dp_launch_world(const dp_launch *l, const backend_entry *e, backend *b, comm **out);
 
+/* A rank that cannot go on before the engine exists (the backend, the
+ * engine itself): under mpirun the whole job ends with `code` (the other
+ * ranks would wait for this one in a collective); alone, returns code. */
+int dp_launch_fail(const dp_launch *l, int code);
+
 /* Destroys the engine and ends MPI (when launched). */
 void dp_launch_end(const dp_launch *l, comm *world);
 

@@ -126,13 +126,13 @@ static int run_on_device(run_options *o, dp_launch *ranks, const run_context *ct
     if (backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
         BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
-        return 2;
+        return dp_launch_fail(ranks, 2); /* the other ranks would wait for this one */
     }
     comm *world = NULL;
     int rc = dp_launch_world(ranks, entry, b, &world);
     if (rc) {
         b->ops->destroy(b);
-        return rc;
+        return dp_launch_fail(ranks, rc);
     }
     if (note[0] && !o->quiet)
         printf("%s\n", note);

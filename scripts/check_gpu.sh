@@ -157,22 +157,22 @@ fi
 # fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
 # graph ratio are compared with the fp32 runs they were first measured in.
 stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model $abc_micro \
-    --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv"
+    --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv" --replace
 if [ "$quick" = 1 ]; then
     wanted graph-ratio && skip graph-ratio "QUICK"
 else
     stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" \
         --effective 64 --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 \
-        --trace-steps 0 --csv "$out/graph-ratio.csv"
+        --trace-steps 0 --csv "$out/graph-ratio.csv" --replace
 fi
 stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$sweep_models" \
     --effective 256 --micro "$sweep_micro" --budget-s 0.5 --min-samples 3 --max-samples 100 \
-    --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv"
+    --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv" --replace
 # GPT-2 small in bf16 (gpt-tiny in a rehearsal): 16 sequences of its
 # context as 16x1, 8x2 and 1x16; micro 8 is the benchmark point.
 stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" \
     --effective 16 --micro "$gpt_micro" --budget-s 0.5 --min-samples 3 --max-samples 50 \
-    --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv"
+    --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv" --replace
 
 # The peak every MFU is divided by, against the datasheet: a peak far from
 # the device's datasheet range is a broken measurement (a throttled or
@@ -244,7 +244,7 @@ else
     # shellcheck disable=SC2086 # dp_flags is a list of options
     stage dp 60 "$mpirun" $dp_flags -np "$dp_ranks" "$bin" run --backend "$backend" \
         --model "$models_s" --effective 256 --micro "$dp_micro" --sync "$dp_sync" \
-        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv"
+        --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv" --replace
 fi
 # The kernel counts need CUPTI on a GPU: not part of a CPU rehearsal.
 if [ "$backend" = cpu ]; then

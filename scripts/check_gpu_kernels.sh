@@ -47,7 +47,7 @@ cfg="--backend $backend --model $model --effective 64 --micro 16 --mode async --
 
 # ---- 1. CUPTI
 if ! timeout 40 "$bin" run $cfg --warmup 1 --steps 3 --trace-steps 3 \
-        --trace "$out/kernels_step.json" --csv "$out/kernels_cupti.csv" --quiet \
+        --trace "$out/kernels_step.json" --csv "$out/kernels_cupti.csv" --replace --quiet \
         >"$out/kernels_cupti.log" 2>&1; then
     say "the CUPTI run failed:"; tail -n 20 "$out/kernels_cupti.log"
     exit 1
@@ -104,7 +104,7 @@ timeout 45 ncu --clock-control none --nvtx --nvtx-include "accubench@step/" \
     --metrics gpu__time_duration.sum \
     --csv --print-units base \
     "$bin" run $cfg --warmup 0 --steps 1 --trace-steps 0 --no-cupti \
-    --csv "$out/kernels_ncu_run.csv" --quiet >"$out/kernels_ncu.csv" 2>"$out/kernels_ncu.log"
+    --csv "$out/kernels_ncu_run.csv" --replace --quiet >"$out/kernels_ncu.csv" 2>"$out/kernels_ncu.log"
 rc=$?
 ncu_count=$(python3 - "$out/kernels_ncu.csv" <<'EOF'
 import csv, sys

@@ -6,12 +6,113 @@ C side adds is carried (empty: the peer does not measure it); a new file
 takes them from result_row.h. A value the peer did not measure is written
 empty, as the C writer writes NAN and -1. Metadata lines go before the
 header, where the C reader reads them; the whole file is written to a
-temporary name and renamed, so a reader never sees half of it."""
+temporary name and renamed, so a reader never sees half of it.
+
+The file is written under PATH.lock, taken as harness/results/csv_lock.c
+takes it (flock, never waiting; the holder's pid inside; removed before it
+is let go), so a run and the peer never write one file at once; and every
+rewrite starts from the file on disk, never from a copy read earlier."""
+import errno
+import fcntl
 import math
 import os
 import re
+import stat
 
 COLUMN_RE = re.compile(r"X\((\w+),\s*(TEXT|INT|REAL),\s*(\w+),\s*(KEY|SPLIT|VALUE)\)")
+
+
+class CsvRefused(Exception):
+    """A CSV the peer may not write: one line for the user, exit 2."""
+
+
+class CsvLock:
+    """PATH.lock as csv_lock.c holds it. The lock file is opened without
+    following a symbolic link, and only a regular file with one name is
+    locked, so a planted link or hard link never redirects the pid write."""
+
+    def __init__(self, csv_path):
+        self.path = csv_path + ".lock"
+        self.fd = None
+        # A holder removes the file before it lets go: the file locked may
+        # have been unlinked in between, then try again on the new one.
+        for _ in range(100):
+            fd = self._open(csv_path)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                pid = os.pread(fd, 31, 0).decode("ascii", "replace").strip()
+                os.close(fd)
+                if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    raise CsvRefused("--csv %s is being written by another run (%s); give this "
+                                     "run another --csv" % (csv_path, "pid " + pid if pid.isdigit()
+                                                            else self.path + " is held"))
+                raise CsvRefused("--csv %s: cannot lock %s: %s" % (csv_path, self.path,
+                                                                 e.strerror))
+            held = os.fstat(fd)
+            try:
+                now = os.stat(self.path, follow_symlinks=False)
+            except OSError:
+                now = None
+            if now and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, b"%d\n" % os.getpid(), 0)
+                self.fd = fd
+                return
+            os.close(fd)
+        raise CsvRefused("--csv %s: cannot hold the lock %s (it keeps being replaced)"
+                         % (csv_path, self.path))
+
+    def _open(self, csv_path):
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                         | os.O_NONBLOCK, 0o644)
+        except OSError as e:
+            raise CsvRefused("--csv %s: cannot create the lock %s: %s"
+                             % (csv_path, self.path, "a symbolic link is there"
+                                if e.errno == errno.ELOOP else e.strerror))
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
+            os.close(fd)
+            raise CsvRefused("--csv %s: the lock %s is not a regular file of its own "
+                             "(refused: it would be written)" % (csv_path, self.path))
+        return fd
+
+    def release(self):
+        if self.fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while still held, as csv_lock.c does
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
+def write_new(path, text):
+    """Writes text to PATH.tmp.PID (created, never followed or reused) and
+    renames it over path; a file of that name left by a dead writer is
+    removed first if it is a regular file."""
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    try:
+        if stat.S_ISREG(os.lstat(tmp).st_mode):
+            os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        try:
+            if stat.S_ISREG(os.lstat(tmp).st_mode):
+                os.unlink(tmp)
+        except FileNotFoundError:
+            pass
 
 
 def result_columns(root):
@@ -66,20 +167,56 @@ def format_cell(value, ctype):
 class CsvTarget:
     """A CSV the peer appends rows to: an existing accubench CSV (its
     metadata and header kept; the peer's metadata added before the header)
-    or a new file with the peer's metadata alone."""
+    or a new file with the peer's metadata alone. The lock is taken here and
+    held until close(); each rewrite reads the file on disk again and adds
+    the peer's rows to what it holds then."""
 
     def __init__(self, path, root, own_meta, peer_meta):
         self.path = path
-        types = dict(result_columns(root))
-        if os.path.exists(path):
-            self.meta, self.header, self.lines = read_csv(path)
-        else:
-            self.meta, self.lines = list(own_meta), []
-            self.header = [name for name, _ in result_columns(root)]
-        self.types = {c: types.get(c, "TEXT") for c in self.header}
-        keys = {k for k, _ in peer_meta}
-        self.meta = [(k, v) for k, v in self.meta if k not in keys] + list(peer_meta)
+        self.columns = result_columns(root)
+        self.own_meta, self.peer_meta = list(own_meta), list(peer_meta)
+        self._stat()  # a device or a folder is refused before a lock is made beside it
+        self.lock = CsvLock(path)
+        try:
+            self._read()
+        except BaseException:
+            self.lock.release()
+            raise
+        self.pending = []  # rows not yet on disk
         self.written = 0
+
+    def _stat(self):
+        """The file's stat, None when absent; CsvRefused unless a regular file."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise CsvRefused("--csv %s: %s" % (self.path, e.strerror))
+        if not stat.S_ISREG(st.st_mode):
+            raise CsvRefused("--csv %s is not a regular file (refused: it would be replaced)"
+                             % self.path)
+        return st
+
+    def _read(self):
+        """The file on disk now: its metadata (with the peer's), header and rows."""
+        types = dict(self.columns)
+        st = self._stat()
+        if st is not None and st.st_size > 0:
+            try:
+                meta, self.header, self.lines = read_csv(self.path)
+            except (RuntimeError, UnicodeDecodeError) as e:
+                raise CsvRefused("--csv %s is not an accubench CSV (%s): refused, it would be "
+                                 "rewritten" % (self.path, e))
+            if "backend" not in self.header or "model" not in self.header:
+                raise CsvRefused("--csv %s is not an accubench CSV (no backend and model "
+                                 "columns): refused, it would be rewritten" % self.path)
+        else:
+            meta, self.lines = list(self.own_meta), []
+            self.header = [name for name, _ in self.columns]
+        self.types = {c: types.get(c, "TEXT") for c in self.header}
+        keys = {k for k, _ in self.peer_meta}
+        self.meta = [(k, v) for k, v in meta if k not in keys] + self.peer_meta
 
     def unmeasured(self, row):
         return [c for c in self.header if format_cell(row.get(c), self.types[c]) == ""]
@@ -87,21 +224,21 @@ class CsvTarget:
     def append(self, row):
         """Adds one row ({column: value}; absent = not measured) and
         rewrites the file whole."""
-        self.lines.append(",".join(format_cell(row.get(c), self.types[c]) for c in self.header))
-        self.written += 1
+        self.pending.append(row)
         self.flush()
+        self.written += 1
 
     def flush(self):
-        folder = os.path.dirname(os.path.abspath(self.path))
-        tmp = os.path.join(folder, ".%s.tmp.%d" % (os.path.basename(self.path), os.getpid()))
-        try:
-            with open(tmp, "w") as f:
-                for k, v in self.meta:
-                    f.write("# %s: %s\n" % (k, _text(v)))
-                f.write(",".join(self.header) + "\n")
-                for line in self.lines:
-                    f.write(line + "\n")
-            os.replace(tmp, self.path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        """The file on disk now, the peer's metadata and its pending rows."""
+        self._read()
+        mine = [",".join(format_cell(r.get(c), self.types[c]) for c in self.header)
+                for r in self.pending]
+        text = "".join("# %s: %s\n" % (k, _text(v)) for k, v in self.meta)
+        text += ",".join(self.header) + "\n"
+        text += "".join(line + "\n" for line in self.lines + mine)
+        write_new(self.path, text)
+        self.lines += mine
+        self.pending = []
+
+    def close(self):
+        self.lock.release()

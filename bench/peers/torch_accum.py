@@ -356,8 +356,19 @@ class Peer:
         target = None
         if self.world.writer:  # rank 0 writes for every rank
             path = self.csv_path()
-            target = peer_csv.CsvTarget(path, ROOT, own, peer)
-            target.flush()
+            try:
+                target = peer_csv.CsvTarget(path, ROOT, own, peer)
+            except peer_csv.CsvRefused as e:
+                raise BadInput(str(e))
+        try:
+            if target:
+                target.flush()
+            return self.sweep(target, path if target else None)
+        finally:
+            if target:
+                target.close()
+
+    def sweep(self, target, path):
         n = self.world.size
         for spec in self.models:
             for e in self.effective:

@@ -13,6 +13,7 @@
 #ifndef ACCUBENCH_COMM_H
 #define ACCUBENCH_COMM_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,18 @@ typedef struct comm_ops {
     /* Prints "accubench: rank R of N: REASON; stopping every rank" on
      * stderr and ends every rank of the job. Never returns. */
     void (*abort)(comm *c, const char *reason);
+
+    /* Signals. `flag` is this rank's, set to the signal by its handler;
+     * every wait of the engine watches it, and rank 0's watches for a stop
+     * asked by another rank too. When either is seen, on_stop(sig) runs
+     * (rank 0 keeps its results there; NULL: nothing) and then end(c,
+     * 128 + sig): no wait lasts for ever once a rank is stopped. */
+    void (*watch)(comm *c, volatile sig_atomic_t *flag, void (*on_stop)(int sig));
+    /* Ends every rank with exit status `code`, quietly. On rank 0 at once;
+     * on another rank, rank 0 is asked first (its next wait ends the job
+     * with its results kept), and the job ends after 10 s regardless.
+     * Never returns. */
+    void (*end)(comm *c, int code);
 } comm_ops;
 
 struct comm {

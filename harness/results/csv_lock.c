@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
+
 /* The pid in a lock file, or 0 when unreadable. */
 static long holder_of(int fd)
 {
@@ -28,10 +30,10 @@ int csv_lock_take(csv_lock *l, const char *csv_path, char *why, size_t why_len)
      * may have been unlinked in between: then the lock guards nothing and
      * we try again on the path's new file. */
     for (int attempt = 0; attempt < 100; attempt++) {
-        int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        int fd = atomic_file_open_lock(l->path);
         if (fd < 0) {
             snprintf(why, why_len, "--csv %s: cannot create the lock %s: %s", csv_path, l->path,
-                     strerror(errno));
+                     atomic_file_reason(errno));
             return -1;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -50,7 +52,7 @@ int csv_lock_take(csv_lock *l, const char *csv_path, char *why, size_t why_len)
             return -1;
         }
         struct stat held, now;
-        if (fstat(fd, &held) == 0 && stat(l->path, &now) == 0 && held.st_dev == now.st_dev &&
+        if (fstat(fd, &held) == 0 && lstat(l->path, &now) == 0 && held.st_dev == now.st_dev &&
             held.st_ino == now.st_ino) {
             char pid[32];
             int len = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
@@ -87,13 +89,13 @@ int csv_claim_new(const char *stem, char *path, size_t cap, char *why, size_t wh
             snprintf(why, why_len, "cannot name the CSV %s.csv: the path is too long", stem);
             return -1;
         }
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        int fd = atomic_file_create(path);
         if (fd >= 0) {
             close(fd);
             return 0;
         }
         if (errno != EEXIST) {
-            snprintf(why, why_len, "cannot create %s: %s", path, strerror(errno));
+            snprintf(why, why_len, "cannot create %s: %s", path, atomic_file_reason(errno));
             return -1;
         }
     }

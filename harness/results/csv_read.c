@@ -4,12 +4,15 @@
 #include "plural.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *const csv_required_columns[] = {
     "backend", "device", "model", "dtype", "mode", "reduction",
@@ -112,14 +115,72 @@ void csv_free(csv_table *t)
 /* What spreadsheets put before the first byte of a UTF-8 file. */
 static const char UTF8_BOM[] = "\xEF\xBB\xBF";
 
+/* The first field equal to an earlier one, -1 when none, -2 out of
+ * memory: one pass over a hash table, so a header of a million columns
+ * takes as long as reading it (a scan per column would be quadratic). */
+static long first_duplicate(char *const *fields, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    size_t *slot = calloc(cap, sizeof *slot); /* field index + 1; 0: empty */
+    if (!slot)
+        return -2;
+    long dup = -1;
+    for (size_t i = 0; i < n && dup < 0; i++) {
+        size_t h = 14695981039346656037ull;
+        for (const unsigned char *c = (const unsigned char *)fields[i]; *c; c++)
+            h = (h ^ *c) * 1099511628211ull;
+        for (size_t k = h & (cap - 1);; k = (k + 1) & (cap - 1)) {
+            if (!slot[k]) {
+                slot[k] = i + 1;
+                break;
+            }
+            if (!strcmp(fields[slot[k] - 1], fields[i])) {
+                dup = (long)i;
+                break;
+            }
+        }
+    }
+    free(slot);
+    return dup;
+}
+
+/* The file to read, never waiting to open it: a regular file, or a pipe
+ * (`report <(cat run.csv)`). A FIFO nobody writes opens at once and reads
+ * as empty, where a blocking open would wait for a writer for ever; a
+ * device (/dev/zero, endless) or a folder is refused. NULL with a reason. */
+static FILE *open_input(const char *path, char *why, size_t why_len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        say(why, why_len, "%s is %s, not a CSV file", path,
+            S_ISDIR(st.st_mode) ? "a folder" : "a device or socket");
+        close(fd);
+        return NULL;
+    }
+    /* Reads block again: a pipe's writer may be slower than this reader. */
+    FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+    FILE *f = open_input(path, why, why_len);
+    if (!f)
         return -1;
-    }
     char *buf = NULL, **fields = NULL;
     size_t buf_cap = 0, fields_cap = 0, meta_cap = 0, text_cap = 0, text_len = 0;
     size_t row_cap = 0, line_cap = 0;
@@ -157,8 +218,11 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
             if (!t->header)
                 goto oom;
             t->cols = n;
+            long dup = first_duplicate(fields, n);
+            if (dup == -2)
+                goto oom;
             for (size_t i = 0; i < n; i++) {
-                if (!*fields[i] || csv_column(t, fields[i]) >= 0) {
+                if (!*fields[i] || (long)i == dup) {
                     say(why, why_len, "%s:%d: header column %zu is %s", path, lineno, i + 1,
                         *fields[i] ? "a duplicate" : "empty");
                     goto fail;
@@ -287,16 +351,24 @@ static int parse_cell(const result_column *c, const char *s, char *field, const 
     double v;
     if (c->type == RESULT_IS_INT) {
         long long x = strtoll(s, &end, 10);
-        if (errno || *end) {
+        if (*end || end == s) {
             *what = "is not a number";
+            return -1;
+        }
+        if (errno) {
+            *what = "is out of range (past a 64-bit integer)";
             return -1;
         }
         *(int64_t *)field = x;
         v = (double)x;
     } else {
         v = strtod(s, &end);
-        if ((errno == ERANGE && v != 0) || *end) {
+        if (*end || end == s) {
             *what = "is not a number";
+            return -1;
+        }
+        if (errno == ERANGE) { /* 1e-320 is a number, but not a double's */
+            *what = "is out of range (too large or too small for a double)";
             return -1;
         }
         *(double *)field = v;

@@ -17,6 +17,8 @@ void csv_writer_init(csv_writer *w, const char *path)
 void csv_writer_free(csv_writer *w)
 {
     free(w->rows);
+    free(w->kept);
+    w->kept = NULL;
     w->rows = NULL;
     w->count = w->capacity = 0;
 }
@@ -108,6 +110,8 @@ static int write_csv(FILE *f, void *ctx, char *why, size_t why_len)
     for (int i = 0; i < w->meta_count; i++)
         fprintf(f, "# %s: %s\n", w->keys[i], w->values[i]);
     csv_write_header(f);
+    if (w->kept)
+        fputs(w->kept, f);
     for (size_t i = 0; i < w->count; i++)
         csv_write_row(f, &w->rows[i]);
     return 0;

@@ -19,6 +19,7 @@ typedef struct csv_writer {
     int meta_count;
     result_row *rows;
     size_t count, capacity;
+    char *kept; /* an earlier run's rows (run --append), written before these */
 } csv_writer;
 
 void csv_writer_init(csv_writer *w, const char *path);

@@ -216,7 +216,7 @@ int projection_main(FILE *out, const projection_options *o)
     } else if (ring_fit(fit, n_fit, &m, note, sizeof note)) {
         fprintf(stderr, "accubench: %s: %s (blocking all-reduces of 2 or more devices%s)\n",
                 o->csv_path, note, o->n_fit_devices ? " at the --fit-devices counts" : "");
-        rc = 1;
+        rc = n_all ? 1 : 2; /* no data-parallel row at all: the wrong file, bad input */
     } else {
         double err[MAX_SAMPLES];
         for (int i = 0; i < n_fit; i++)

@@ -1,7 +1,9 @@
 /* The report as one self-contained HTML page: styles inline, charts inlined
  * as SVG (see report_doc.h). */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "report_doc.h"
 
@@ -45,6 +47,35 @@ static char *slurp(const char *path)
     return buf;
 }
 
+/* Whether the element text [p, end) is what a gnuplot chart holds: no
+ * script, no event attribute (on...=), no embedded document, no link out
+ * of the file. An SVG beside the CSV may be anyone's: one that is not a
+ * plain chart is never copied into the page. */
+static int svg_is_plain(const char *p, const char *end)
+{
+    static const char *const banned[] = {"<script", "<foreignobject", "<iframe", "<embed",
+                                         "<object", "javascript:", "<!entity", "<?xml-stylesheet"};
+    for (const char *c = p; c < end; c++) {
+        for (size_t i = 0; i < sizeof banned / sizeof *banned; i++)
+            if ((size_t)(end - c) >= strlen(banned[i]) &&
+                strncasecmp(c, banned[i], strlen(banned[i])) == 0)
+                return 0;
+        /* an attribute named on...: whitespace, "on", letters, "=" */
+        if (isspace((unsigned char)*c) && end - c > 3 && strncasecmp(c + 1, "on", 2) == 0) {
+            const char *a = c + 3;
+            while (a < end && isalpha((unsigned char)*a))
+                a++;
+            while (a < end && isspace((unsigned char)*a))
+                a++;
+            if (a < end && *a == '=')
+                return 0;
+        }
+        if (end - c > 6 && strncasecmp(c, "href=", 5) == 0 && c[6] != '#')
+            return 0;
+    }
+    return 1;
+}
+
 /* Writes the <svg> element of an SVG file, dropping the XML declaration,
  * and gives its ids (and the references to them) a prefix: several gnuplot
  * charts on one page would otherwise share ids like gpPt1. Returns 0, or -1
@@ -53,10 +84,12 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 {
     char *svg = slurp(path);
     char *p = svg ? strstr(svg, "<svg") : NULL;
-    if (!p || !strstr(p, "</svg>")) {
+    char *close = p ? strstr(p, "</svg>") : NULL;
+    if (!close || !svg_is_plain(p, close)) {
         free(svg);
         return -1;
     }
+    close[strlen("</svg>")] = '\0'; /* nothing after the element */
     static const char *const refs[] = {"id='", "id=\"", "href='#", "href=\"#", "url(#"};
     while (*p) {
         const char *hit = NULL;
@@ -119,7 +152,7 @@ void doc_write_html(const doc *d, FILE *f, const char *title, const char *chart_
             if (inline_svg(f, path, prefix)) {
                 fputs("<p class=\"missing\">chart not rendered: ", f);
                 html_escape(f, path);
-                fputs(" is missing</p>\n", f);
+                fputs(" is missing or not a plain chart</p>\n", f);
             }
             fputs("<figcaption>", f);
             html_escape(f, b->text);

@@ -393,6 +393,10 @@ static const option_def RUN_OPTIONS[] = {
              "frameworks (docs/dump.md)"},
     {.key = "no-cupti", .type = OPTION_FLAG, .offset = AT(no_cupti), .def = "no", .shown = "",
      .help = "no activity collector (for Nsight Systems)"},
+    {.key = "append", .type = OPTION_FLAG, .offset = AT(append), .def = "no", .shown = "",
+     .help = "add rows to an existing --csv (same columns and settings)"},
+    {.key = "replace", .type = OPTION_FLAG, .offset = AT(replace), .def = "no", .shown = "",
+     .help = "replace an existing --csv, once the first row is measured"},
     {.key = "quiet", .type = OPTION_FLAG, .offset = AT(quiet), .def = "no", .shown = "",
      .help = "on stdout only the last line, naming the CSV (errors still go to stderr)"},
 };
@@ -508,10 +512,12 @@ int options_load_profile(run_options *o, const char *name, const char *argv0, ch
             rc = -1;
             break;
         }
-        char *hash = strchr(line, '#');
+        /* an editor's UTF-8 byte-order mark before the first line */
+        char *start = lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3) ? line + 3 : line;
+        char *hash = strchr(start, '#');
         if (hash)
             *hash = '\0';
-        char *text = trim(line);
+        char *text = trim(start);
         if (!*text)
             continue;
         char *eq = strchr(text, '=');
@@ -564,8 +570,17 @@ int options_micro_list(const run_options *o, int e, int *out, int max)
     return n;
 }
 
+csv_existing options_csv_existing(const run_options *o)
+{
+    return o->append ? CSV_APPEND : o->replace ? CSV_REPLACE : CSV_REFUSE;
+}
+
 int options_validate(const run_options *o, char *why, size_t n)
 {
+    if (o->append && o->replace) {
+        snprintf(why, n, "--append and --replace: say one of them");
+        return -1;
+    }
     if (o->n_micro == 0 && !o->micro_pow2) {
         snprintf(why, n, "no micro-batch sizes given");
         return -1;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "csv_existing.h"
 #include "dataset.h"
 #include "model.h"
 #include "modes.h"
@@ -41,6 +42,7 @@ typedef struct run_options {
     uint64_t mem_cap;                       /* 0 = none */
     char out_dir[1024];
     char csv_path[1024];                    /* explicit file; "" = named in out_dir */
+    int append, replace;                    /* an existing --csv: add to it, or replace it */
     char trace_path[1024];                  /* --trace: one step as Chrome JSON */
     char dump_dir[1024];                    /* --dump: the first config's window */
     int trace_steps;                        /* steps in the trace pass; 0 = none */
@@ -94,6 +96,9 @@ typedef void (*profile_fn)(const char *name, const char *summary, void *ctx);
 int options_list_profiles(const char *argv0, profile_fn each, void *ctx);
 
 /* Final cross-checks once everything is set (micro > effective, ...). */
+/* What to do with an existing --csv: --append, --replace, or refuse it. */
+csv_existing options_csv_existing(const run_options *o);
+
 int options_validate(const run_options *o, char *why, size_t why_len);
 
 /* The micro-batches a sweep visits for effective batch e (pow2 expanded),

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,11 +23,46 @@ static void default_stem(const run_options *o, const char *backend_name, char *s
              backend_name, dtype_name(o->dtype), stamp);
 }
 
+/* Two outputs at one place: the later write would replace, or a rename or
+ * the lock's release remove, the other after everything was measured. */
+static int collide(const run_options *o, char *why, size_t n)
+{
+    const char *csv = o->csv_path, *trace = o->trace_path, *dump = o->dump_dir;
+    char lock[1100];
+    snprintf(lock, sizeof lock, "%s.lock", csv);
+    struct stat st;
+    if (csv[0] && trace[0] && output_path_same(csv, trace))
+        snprintf(why, n, "--csv and --trace name one file (%s): give each its own", trace);
+    else if (csv[0] && trace[0] && output_path_same(lock, trace))
+        snprintf(why, n, "--trace %s is the lock of --csv %s: give the trace another name",
+                 trace, csv);
+    else if (!dump[0])
+        return 0;
+    else if (lstat(dump, &st) == 0 && S_ISLNK(st.st_mode))
+        snprintf(why, n, "--dump %s is a symbolic link (the dump would be renamed over it): "
+                 "name the folder itself", dump);
+    else if (csv[0] && (output_path_same(dump, csv) || output_path_within(csv, dump)))
+        snprintf(why, n, "--dump %s would hold or be --csv %s: give them separate places", dump,
+                 csv);
+    else if (!csv[0] && (output_path_same(dump, o->out_dir) || output_path_within(o->out_dir,
+                                                                                  dump)))
+        snprintf(why, n, "--dump %s would hold or be --out %s: give them separate places", dump,
+                 o->out_dir);
+    else if (trace[0] && (output_path_same(dump, trace) || output_path_within(trace, dump)))
+        snprintf(why, n, "--dump %s would hold or be --trace %s: give them separate places",
+                 dump, trace);
+    else
+        return 0;
+    return -1;
+}
+
 int run_outputs_open(const run_options *o, const char *backend_name, run_outputs *out,
                      char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
     out->lock.fd = -1;
+    if (collide(o, why, why_len))
+        return -1;
     /* The trace first: it takes no lock, so a refusal leaves nothing held. */
     if (o->trace_path[0]) {
         if (o->trace_steps == 0) {
@@ -55,6 +91,15 @@ int run_outputs_open(const run_options *o, const char *backend_name, run_outputs
         run_outputs_close(out, 1);
         return -1;
     }
+    /* Under the lock: what the file holds now is what this run would lose. */
+    int held = out->named_here ? 0
+                               : csv_existing_check(out->csv_path, options_csv_existing(o), why,
+                                                    why_len);
+    if (held < 0) {
+        run_outputs_close(out, 1);
+        return -1;
+    }
+    out->existing = held ? options_csv_existing(o) : CSV_REFUSE;
     /* Only the lock's holder may take a dead writer's temporaries away. */
     atomic_file_remove_stale(out->csv_path);
     return 0;

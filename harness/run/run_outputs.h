@@ -13,11 +13,13 @@ typedef struct run_outputs {
     char csv_path[1300]; /* the CSV this run writes */
     int named_here;      /* the run chose the name (no --csv) */
     csv_lock lock;       /* on csv_path, held for the run */
+    csv_existing existing; /* a --csv that holds rows: CSV_APPEND or CSV_REPLACE */
 } run_outputs;
 
 /* --trace: a regular file or nothing, in a writable folder, and a trace
  * pass to fill it (--trace-steps not 0). --csv: a regular file or nothing,
- * in a writable folder. Without --csv, --out: a folder, created when
+ * in a writable folder, and when it holds anything, --append or --replace
+ * (csv_existing.h). Without --csv, --out: a folder, created when
  * missing (with --csv, --out is not touched), and in it a fresh name
  * (csv_claim_new) from the profile, the backend and the dtype. Either CSV
  * is locked for the run: a second run writing the same file is refused.

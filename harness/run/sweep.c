@@ -28,9 +28,60 @@
  * configs stop, the rows measured so far stay on disk. */
 static volatile sig_atomic_t interrupted;
 
+/* Rank 0 under mpirun: mpirun follows its SIGTERM with SIGKILL within a
+ * second or two, before a busy rank reaches its next check. So the
+ * handler itself lets the lock go and says where the rows are (both with
+ * calls safe in a handler; the CSV on disk is whole after every row), and
+ * the rank writes no more. NULL: one process, which says it at the end. */
+static run_outputs *stop_outputs;
+static volatile sig_atomic_t said; /* the interrupted line is out */
+
+static void put(const char *text)
+{
+    if (write(STDERR_FILENO, text, strlen(text)) < 0) {
+        /* nothing to do about stderr from a handler */
+    }
+}
+
+static void say_interrupted(int sig)
+{
+    run_outputs *out = stop_outputs;
+    if (said || !out)
+        return;
+    said = 1;
+    if (out->lock.fd >= 0) {
+        unlink(out->lock.path);
+        close(out->lock.fd);
+        out->lock.fd = -1;
+    }
+    put("accubench: interrupted (");
+    put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    put("); the rows measured so far are in ");
+    put(out->csv_path);
+    put("\n");
+}
+
 static void on_stop_signal(int sig)
 {
     interrupted = sig;
+    say_interrupted(sig);
+}
+
+static struct sigaction old_int, old_term;
+
+static void restore_signals(void)
+{
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+}
+
+/* Ends every rank with `code` where mpirun started them; returns code. */
+static int end_ranks(const sweep *s, int code)
+{
+    restore_signals();
+    if (s->world && s->world->ops->end)
+        s->world->ops->end(s->world, code);
+    return code;
 }
 
 static void fill_config(result_row *r, const sweep *s, const config *c)
@@ -320,7 +371,8 @@ static int backend_can_run(const run_options *o, const backend *b, char *why, si
 /* The CSV's metadata: the run, the device, the choices made for it. 0, or
  * -1 with the reason when the first of it could not be written. */
 static int write_metadata(sweep *s, const run_options *o, const sweep_device *dev,
-                          const run_context *ctx, char *why, size_t why_len)
+                          const run_context *ctx, const run_outputs *out, char *why,
+                          size_t why_len)
 {
     run_metadata_write(&s->csv, o, s->b, ctx, dev->note);
     csv_writer_meta(&s->csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
@@ -328,7 +380,10 @@ static int write_metadata(sweep *s, const run_options *o, const sweep_device *de
                     : optimizer_at_name(o->optimizer.at), o->optimizer.at == OPT_AT_BACKWARD ?
                     " (per layer where one device runs the step and no graph captures it; "
                     "after the window otherwise)" : "");
-    if (csv_writer_flush(&s->csv, why, why_len))
+    /* An existing file is rewritten only with a row to add (csv_existing.h). */
+    if ((out->existing == CSV_APPEND &&
+         csv_existing_adopt(&s->csv, out->csv_path, why, why_len)) ||
+        (!out->existing && csv_writer_flush(&s->csv, why, why_len)))
         return -1;
     csv_writer_meta(&s->csv, "trace_source", "%s", dev->trace_source);
     if (s->world) {
@@ -373,8 +428,9 @@ static void measure_peak(sweep *s, dtype dt)
 /* After the last config: the trace's absence counted, the CSV's last rows
  * flushed, and what the file holds said. Nonzero when it could not be
  * written. */
-static int finish(sweep *s, const char *path, int write_failed)
+static int finish(sweep *s, const run_outputs *out, int write_failed)
 {
+    const char *path = out->csv_path;
     char why[400];
     if (s->trace_path[0] && s->trace_written != 1 && !interrupted) {
         if (s->trace_written == 0) /* a failed write has said why already */
@@ -382,10 +438,14 @@ static int finish(sweep *s, const char *path, int write_failed)
                     s->trace_path);
         s->failures++;
     }
-    if (!write_failed && csv_writer_flush(&s->csv, why, sizeof why)) {
+    stop_outputs = NULL; /* from here the end below says it */
+    /* An existing file with no row to add stays as it was. */
+    if (!write_failed && !said && (s->csv.count || !out->existing) &&
+        csv_writer_flush(&s->csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }
+    restore_signals();
     if (write_failed) {
         /* What the file holds, read back: never the rows meant for it. */
         long on_disk = csv_rows_on_disk(path);
@@ -404,7 +464,7 @@ static int finish(sweep *s, const char *path, int write_failed)
         if (!s->quiet)
             run_summary(stdout, s->csv.rows, s->csv.count, path);
     }
-    if (interrupted && !write_failed) {
+    if (interrupted && !write_failed && !said) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
                 interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
     }
@@ -417,21 +477,16 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
 {
     char why[400];
     const char *path = out->csv_path;
+    if (s->world)
+        stop_outputs = out; /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
-    if (write_metadata(s, o, dev, ctx, why, sizeof why)) {
-        if (s->world)
-            dp_fail(s->world, "the output", why);
+    if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
+        stop_outputs = NULL;
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
-        return 2;
+        return end_ranks(s, 2); /* the other ranks wait for this one */
     }
-    /* SIGTERM (kill, a batch system's stop) as Ctrl-C: stop between
-     * configs, keep what was measured, and never die inside a write. */
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
     if (!s->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, s->b->device, s->b->name,
                s->b->library);
@@ -457,16 +512,14 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     s->progress = NULL;
     if (planned)
         eta_free(&plan);
-    write_failed = finish(s, path, write_failed);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    write_failed = finish(s, out, write_failed);
     csv_writer_free(&s->csv);
     if (s->watch)
         config_watch_free(s->watch);
     s->watch = NULL;
     run_outputs_close(out, 0);
     if (interrupted) /* the shell's code for death by that signal: 130, 143 */
-        return 128 + interrupted;
+        return end_ranks(s, 128 + interrupted);
     if (write_failed)
         return 2;
     return s->failures ? 1 : 0;
@@ -486,19 +539,29 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
                .trace_path = o->trace_path, .quiet = o->quiet, .stop = &interrupted,
                .world = dev->world, .writer = !dev->world || dev->world->rank == 0};
     b->mem_cap = (size_t)o->mem_cap;
+    /* SIGTERM (kill, a batch system's stop) as Ctrl-C, on every rank: stop
+     * between configs, keep what was measured, and never die inside a
+     * write; a rank waiting for the others watches it too (comm.h). */
+    struct sigaction sa = {0};
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    if (s.world && s.world->ops->watch)
+        s.world->ops->watch(s.world, &interrupted, s.writer ? say_interrupted : NULL);
     if (!s.writer) {
         /* Another rank writes: this one steps with it and writes nothing. */
         sweep_configs(&s, o);
+        if (interrupted)
+            end_ranks(&s, 128 + interrupted);
+        restore_signals();
         return s.failures ? 1 : 0;
     }
     /* Every output path, before anything is measured; the CSV is locked
      * until the last row is written. */
     run_outputs out;
     if (run_outputs_open(o, b->name, &out, why, sizeof why)) {
-        if (s.world)
-            dp_fail(s.world, "the output", why); /* the other ranks wait for this one */
         fprintf(stderr, "accubench: %s\n", why);
-        return 2;
+        return end_ranks(&s, 2); /* the other ranks wait for this one */
     }
     return sweep_written(&s, o, dev, ctx, &out);
 }

@@ -2,10 +2,43 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+int atomic_file_create(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+int atomic_file_open_lock(const char *path)
+{
+    /* O_NONBLOCK: a FIFO planted at the name must not block the open. */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        close(fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+const char *atomic_file_reason(int err)
+{
+    if (err == ELOOP)
+        return "a symbolic link is at that name (refused: it would be followed)";
+    if (err == EEXIST)
+        return "something is already at that name (refused: it would be followed)";
+    if (err == EPERM)
+        return "not a regular file of its own (refused: it would be written through)";
+    return strerror(err);
+}
 
 int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,
                       size_t why_len)
@@ -15,9 +48,16 @@ int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *wh
         snprintf(why, why_len, "cannot write %s: the path is too long", path);
         return -1; /* nothing created: a truncated name is never removed */
     }
-    FILE *f = fopen(tmp, "w");
+    /* Created here, never opened through a link or over a planted file. */
+    int fd = atomic_file_create(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
-        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
+        int err = errno;
+        snprintf(why, why_len, "cannot write %s: %s", tmp, atomic_file_reason(err));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
         return -1;
     }
     if (write(f, ctx, why, why_len) != 0) {
@@ -80,12 +120,17 @@ int atomic_file_remove_stale(const char *path)
     int removed = 0;
     for (struct dirent *e; (e = readdir(d));) {
         long pid = temporary_pid(e->d_name, base);
-        /* ESRCH: no such process. EPERM means it runs (as someone else). */
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        /* ESRCH: no such process. EPERM means it runs (as someone else).
+         * This process's own pid: it writes nothing before this call, so a
+         * file by that name is a dead run's whose pid came round again. */
+        if (pid <= 0 || (pid != (long)getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH)))
             continue;
-        char stale[8400];
-        snprintf(stale, sizeof stale, "%s/%s", folder, e->d_name);
-        removed += unlink(stale) == 0;
+        /* Only what a writer could have left: a regular file (a link, a
+         * folder or a device by that name is someone else's). */
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        removed += unlinkat(dirfd(d), e->d_name, 0) == 0;
     }
     closedir(d);
     return removed;

@@ -18,9 +18,24 @@ typedef int (*atomic_writer)(FILE *f, void *ctx, char *why, size_t why_len);
 int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,
                       size_t why_len);
 
+/* Creates path as a new file for writing: O_CREAT|O_EXCL|O_NOFOLLOW, so a
+ * symbolic link or any file already at that name is never followed or
+ * reused. Returns the descriptor, or -1 with errno (EEXIST, ELOOP). */
+int atomic_file_create(const char *path);
+
+/* Opens (creating when absent) a lock file for reading and writing, never
+ * through a symbolic link (ELOOP), and only a regular file with one name
+ * (EPERM otherwise: a planted hard link or device is not written to).
+ * A lock file a killed holder left is reused. Returns the descriptor or -1. */
+int atomic_file_open_lock(const char *path);
+
+/* The words for errno from the two calls above, for a one-line reason. */
+const char *atomic_file_reason(int err);
+
 /* Removes the temporaries a killed writer of `path` left beside it: the
- * files PATH.tmp.PID (the name above) whose PID no longer runs. A live
- * process's temporary, and every other file, is left alone. Returns how
+ * regular files PATH.tmp.PID (the name above) whose PID no longer runs, or
+ * is this process's own (nothing of it is written yet). A live process's
+ * temporary, a link, a folder and every other file are left alone. Returns how
  * many were removed. Called once before a program starts writing `path`. */
 int atomic_file_remove_stale(const char *path);
 

@@ -1,6 +1,8 @@
 #include "output_path.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -118,4 +120,47 @@ int output_path_check(const char *what, const char *path, output_kind kind, char
     if (!exists && make_folders(what, path, why, why_len))
         return -1;
     return writable_folder(what, path, path, why, why_len);
+}
+
+/* The path with its folder resolved (links, "..", "."), the last name
+ * kept as written: where a write to `path` lands, link or not. */
+static void canonical(const char *path, char *out, size_t cap)
+{
+    char folder[PATH_CAP], real[PATH_MAX];
+    char trimmed[PATH_CAP];
+    snprintf(trimmed, sizeof trimmed, "%s", path);
+    size_t len = strlen(trimmed);
+    while (len > 1 && trimmed[len - 1] == '/')
+        trimmed[--len] = '\0';
+    folder_of(trimmed, folder, sizeof folder);
+    const char *slash = strrchr(trimmed, '/'), *base = slash ? slash + 1 : trimmed;
+    if (realpath(folder, real))
+        snprintf(out, cap, "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+    else
+        snprintf(out, cap, "%s", trimmed);
+}
+
+int output_path_same(const char *a, const char *b)
+{
+    char ca[PATH_CAP * 2], cb[PATH_CAP * 2];
+    canonical(a, ca, sizeof ca);
+    canonical(b, cb, sizeof cb);
+    if (strcmp(ca, cb) == 0)
+        return 1;
+    struct stat sa, sb; /* two names of one file (a link, a hard link) */
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int output_path_within(const char *path, const char *dir)
+{
+    char cp[PATH_CAP * 2], cd[PATH_CAP * 2];
+    canonical(path, cp, sizeof cp);
+    canonical(dir, cd, sizeof cd);
+    /* The folder itself, resolved (a link to it counts as it). */
+    char real[PATH_MAX];
+    if (realpath(dir, real))
+        snprintf(cd, sizeof cd, "%s", real);
+    size_t n = strlen(cd);
+    return strncmp(cp, cd, n) == 0 && (cp[n] == '/' || (n == 1 && cd[0] == '/'));
 }

@@ -24,4 +24,11 @@ typedef enum {
 int output_path_check(const char *what, const char *path, output_kind kind, char *why,
                       size_t why_len);
 
+/* Whether two paths name one file: the same place once their folders are
+ * resolved, or two names (links) of one existing file. */
+int output_path_same(const char *a, const char *b);
+
+/* Whether `path` lies inside the folder `dir` (at any depth). */
+int output_path_within(const char *path, const char *dir);
+
 #endif

@@ -1,9 +1,11 @@
 #include "cpu_parallel.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,6 +118,22 @@ static void *worker(void *arg)
         run_chunks(p, g);
     }
     return NULL;
+}
+
+int cpu_parallel_threads_check(char *why, size_t why_len)
+{
+    const char *env = getenv("ACCUBENCH_CPU_THREADS");
+    if (!env)
+        return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(env, &end, 10);
+    if (!*env || *end || errno || n < 1 || n > 1 << 20) {
+        snprintf(why, why_len, "ACCUBENCH_CPU_THREADS='%s': needs a whole number of threads, "
+                 "1 or more (unset it for every core)", env);
+        return -1;
+    }
+    return 0;
 }
 
 int cpu_parallel_threads(void)

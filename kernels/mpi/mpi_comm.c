@@ -53,10 +53,15 @@ static void mpi_destroy(comm *c)
     free(c);
 }
 
+static int mpi_barrier(comm *c);
+
 static int mpi_split(comm *c, int size, comm **out)
 {
     *out = NULL;
     MPI_Comm sub;
+    /* MPI_Comm_split cannot be watched: every rank is at this point first. */
+    if (mpi_barrier(c))
+        return BK_ERROR;
     MPI_TRY(c->b, MPI_Comm_split(impl_of(c)->mc, c->rank < size ? 0 : MPI_UNDEFINED, c->rank,
                                  &sub));
     if (sub == MPI_COMM_NULL)
@@ -118,7 +123,7 @@ static int mpi_wait_all(comm *c)
     double t0 = MPI_Wtime();
     /* In order: each one's end is when its wait returns. */
     for (int i = 0; i < p->n_pending; i++) {
-        MPI_TRY(c->b, MPI_Wait(&p->pending[i], MPI_STATUS_IGNORE));
+        MPI_TRY(c->b, mpi_wait_watched(&p->pending[i]));
         p->busy_s += MPI_Wtime() - p->started[i];
     }
     p->n_pending = 0;
@@ -142,7 +147,9 @@ static void mpi_reset_times(comm *c)
 static int mpi_host_allreduce(comm *c, double *v, int n, comm_reduce op)
 {
     MPI_Op mop = op == COMM_MAX ? MPI_MAX : op == COMM_MIN ? MPI_MIN : MPI_SUM;
-    MPI_TRY(c->b, MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, mop, impl_of(c)->mc));
+    MPI_Request r;
+    MPI_TRY(c->b, MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, mop, impl_of(c)->mc, &r));
+    MPI_TRY(c->b, mpi_wait_watched(&r));
     return BK_OK;
 }
 
@@ -150,20 +157,26 @@ static int mpi_host_broadcast(comm *c, void *buf, size_t bytes)
 {
     for (size_t at = 0; at < bytes; at += MPI_PIECE_BYTES) {
         size_t piece = bytes - at < MPI_PIECE_BYTES ? bytes - at : MPI_PIECE_BYTES;
-        MPI_TRY(c->b, MPI_Bcast((char *)buf + at, (int)piece, MPI_BYTE, 0, impl_of(c)->mc));
+        MPI_Request r;
+        MPI_TRY(c->b, MPI_Ibcast((char *)buf + at, (int)piece, MPI_BYTE, 0, impl_of(c)->mc, &r));
+        MPI_TRY(c->b, mpi_wait_watched(&r));
     }
     return BK_OK;
 }
 
 static int mpi_host_gather(comm *c, const double *v, int n, double *out)
 {
-    MPI_TRY(c->b, MPI_Gather(v, n, MPI_DOUBLE, out, n, MPI_DOUBLE, 0, impl_of(c)->mc));
+    MPI_Request r;
+    MPI_TRY(c->b, MPI_Igather(v, n, MPI_DOUBLE, out, n, MPI_DOUBLE, 0, impl_of(c)->mc, &r));
+    MPI_TRY(c->b, mpi_wait_watched(&r));
     return BK_OK;
 }
 
 static int mpi_barrier(comm *c)
 {
-    MPI_TRY(c->b, MPI_Barrier(impl_of(c)->mc));
+    MPI_Request r;
+    MPI_TRY(c->b, MPI_Ibarrier(impl_of(c)->mc, &r));
+    MPI_TRY(c->b, mpi_wait_watched(&r));
     return BK_OK;
 }
 
@@ -180,6 +193,18 @@ static void mpi_abort(comm *c, const char *reason)
     exit(1); /* MPI_Abort does not return; this is for the compiler */
 }
 
+static void mpi_watch(comm *c, volatile sig_atomic_t *flag, void (*on_stop)(int sig))
+{
+    (void)c;
+    mpi_stop_watch(flag, on_stop);
+}
+
+static void mpi_end(comm *c, int code)
+{
+    (void)c;
+    mpi_stop_end(code);
+}
+
 static const comm_ops mpi_ops = {
     .destroy = mpi_destroy,
     .split = mpi_split,
@@ -193,6 +218,8 @@ static const comm_ops mpi_ops = {
     .host_gather = mpi_host_gather,
     .barrier = mpi_barrier,
     .abort = mpi_abort,
+    .watch = mpi_watch,
+    .end = mpi_end,
 };
 
 int mpi_comm_over(backend *b, MPI_Comm mc, comm **out)
@@ -232,6 +259,13 @@ int mpi_comm_over(backend *b, MPI_Comm mc, comm **out)
 
 int mpi_comm_world(backend *b, comm **out, char *why, size_t why_len)
 {
+    int err = mpi_stop_open();
+    if (err != MPI_SUCCESS) {
+        *out = NULL;
+        mpi_fail(b, "MPI_Comm_dup (the stop channel)", err);
+        snprintf(why, why_len, "%s", b->error);
+        return BK_ERROR;
+    }
     int rc = mpi_comm_over(b, MPI_COMM_WORLD, out);
     if (rc)
         snprintf(why, why_len, "%s", b->error);
@@ -273,5 +307,11 @@ int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t 
 
 void mpi_launch_finalize(void)
 {
+    mpi_stop_close();
     MPI_Finalize();
+}
+
+void mpi_launch_abort(int code)
+{
+    mpi_stop_end(code);
 }

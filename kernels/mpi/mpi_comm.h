@@ -20,6 +20,9 @@ typedef struct mpi_launch {
 int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t why_len);
 /* MPI_Finalize, once every communicator is destroyed. */
 void mpi_launch_finalize(void);
+/* Ends every rank with exit status `code` (a rank that cannot go on
+ * while the others would wait for it in a collective). Never returns. */
+void mpi_launch_abort(int code);
 
 /* The all-reduce engine over every rank, on backend b's memory (host
  * memory: the CPU backend). BK_OK, or an error with a reason. */

@@ -5,6 +5,7 @@
 #define ACCUBENCH_MPI_COMM_INTERNAL_H
 
 #include <mpi.h>
+#include <signal.h>
 
 #include "mpi_comm.h"
 
@@ -14,5 +15,15 @@ int mpi_comm_over(backend *b, MPI_Comm mc, comm **out);
 MPI_Comm mpi_comm_handle(comm *c);
 /* The reason of a failed MPI call, into b->error; returns BK_ERROR. */
 int mpi_fail(backend *b, const char *call, int err);
+
+/* The stop machinery (mpi_stop.c; comm.h's watch and end). open: the
+ * stop channel, collective over the world; close: before MPI_Finalize. */
+int mpi_stop_open(void);
+void mpi_stop_close(void);
+void mpi_stop_watch(volatile sig_atomic_t *flag, void (*on_stop)(int sig));
+/* MPI_Wait that ends the job when this rank is stopped. */
+int mpi_wait_watched(MPI_Request *r);
+/* Ends every rank with `code` (comm.h's end). Never returns. */
+void mpi_stop_end(int code);
 
 #endif

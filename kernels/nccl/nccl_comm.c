@@ -237,6 +237,19 @@ static void nccl_abort(comm *c, const char *reason)
     h->ops->abort(h, reason);
 }
 
+/* Signals and the job's end: the host engine's (mpi_stop.c). */
+static void nccl_watch(comm *c, volatile sig_atomic_t *flag, void (*on_stop)(int sig))
+{
+    (void)c;
+    mpi_stop_watch(flag, on_stop);
+}
+
+static void nccl_end(comm *c, int code)
+{
+    (void)c;
+    mpi_stop_end(code);
+}
+
 static int nccl_split(comm *c, int size, comm **out);
 
 static const comm_ops nccl_ops = {
@@ -252,6 +265,8 @@ static const comm_ops nccl_ops = {
     .host_gather = nccl_host_gather,
     .barrier = nccl_barrier,
     .abort = nccl_abort,
+    .watch = nccl_watch,
+    .end = nccl_end,
 };
 
 /* The streams and events of an engine whose host side is set. */
@@ -334,7 +349,11 @@ static int nccl_split(comm *c, int size, comm **out)
 int nccl_comm_world(backend *b, comm **out, char *why, size_t why_len)
 {
     comm *host = NULL;
-    int rc = mpi_comm_over(b, MPI_COMM_WORLD, &host);
+    int rc = mpi_stop_open() == MPI_SUCCESS ? BK_OK : BK_ERROR;
+    if (rc)
+        snprintf(b->error, sizeof b->error, "MPI_Comm_dup (the stop channel) failed");
+    else
+        rc = mpi_comm_over(b, MPI_COMM_WORLD, &host);
     if (!rc)
         rc = nccl_over(host, out);
     if (rc)

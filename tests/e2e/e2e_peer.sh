@@ -27,7 +27,7 @@ col() { # col FILE NAME: the values of column NAME, one per row
 for model in "tiny --effective 10 --micro 3" "gpt-tiny --effective 6 --micro 4"; do
     rm -rf dump
     "$ACCUBENCH" run --backend cpu --model $model --steps 1 --warmup 0 --no-cupti --quiet \
-        --csv dump.csv --dump dump >/dev/null 2>&1 || fail "accubench --dump ($model)"
+        --csv dump.csv --replace --dump dump >/dev/null 2>&1 || fail "accubench --dump ($model)"
     "$py" "$peer" --verify dump >verify.out 2>&1 || fail "verify ($model): $(cat verify.out)"
     grep -q '^verify: PASS' verify.out || fail "verify ($model) says: $(cat verify.out)"
     [ "$(grep -c '^ok ' verify.out)" -eq "$(grep -c '"role": "grad"' dump/manifest.json)" ] ||

@@ -1,0 +1,227 @@
+#!/bin/sh
+# Files and ranks under hostile conditions: one lock for every writer of a
+# CSV (the PyTorch peer's writer too), no link followed when a lock or a
+# temporary is made, no CSV overwritten unasked, colliding outputs refused
+# before measuring, every rank ended by a signal to one.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+root=${ACCUBENCH_ROOT:?}
+py=${PYTHON:-python3}
+export PYTHONDONTWRITEBYTECODE=1
+quick="--backend cpu --model tiny --effective 8 --micro 4,8 --budget-s 0.05 --min-samples 3 --trace-steps 0 --quiet"
+rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
+# peer_rows CSV: the peer's CSV writer adds 3 torch rows to CSV (exit 2 when refused)
+peer_rows() {
+    "$py" - "$root" "$1" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/bench/peers")
+import peer_csv
+try:
+    t = peer_csv.CsvTarget(sys.argv[2], sys.argv[1], [], [("peers", "torch")])
+except peer_csv.CsvRefused as e:
+    print("torch_accum: %s" % e, file=sys.stderr)
+    sys.exit(2)
+for m in (1, 2, 3):
+    t.append({"backend": "torch", "model": "tiny", "micro_batch": m, "status": "ok"})
+t.close()
+PY
+}
+
+# ---- 1. one lock for every writer
+"$py" "$root/tests/peers/test_peer_csv.py" >unit.out 2>&1
+check "tail -n 1 unit.out | grep -q '^OK'" "tests/peers/test_peer_csv.py: $(tail -n 20 unit.out)"
+# The peer while a run writes the file: refused, or its rows kept; the
+# run's rows kept either way.
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro 1,2,4,8,16 --budget-s 0.3 \
+    --min-samples 3 --trace-steps 0 --quiet --csv both.csv >/dev/null 2>run.err &
+pid=$!
+n=0
+while [ ! -e both.csv.lock ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+peer_rows both.csv 2>peer.err
+prc=$?
+wait $pid
+check "[ $? -eq 0 ]" "the run beside the peer: $(cat run.err)"
+check "[ \$(grep -c '^cpu,' both.csv) -eq 5 ]" "the run's 5 rows survive the peer"
+if [ $prc -eq 2 ]; then
+    check "grep -q 'being written by another run (pid $pid)' peer.err" \
+        "the peer's refusal names the run: $(cat peer.err)"
+else
+    check "[ \$(grep -c '^torch,' both.csv) -eq 3 ]" "the peer said it wrote, and its rows are gone"
+fi
+peer_rows both.csv 2>peer.err
+check "[ $? -eq 0 ] && [ \$(grep -c '^torch,' both.csv) -eq 3 ] && [ \$(grep -c '^cpu,' both.csv) -eq 5 ]" \
+    "the peer after the run: both writers' rows"
+check "[ ! -e both.csv.lock ]" "the peer's lock is removed"
+
+# ---- 2. no link followed: a planted lock link is refused, its target kept
+echo precious >victim
+ln -s victim link.csv.lock
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --csv link.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'symbolic link' err.txt" \
+    "a planted lock link: one line, exit 2 (got $rc: $(cat err.txt))"
+check "[ \"\$(cat victim)\" = precious ] && [ ! -e link.csv ]" "the lock link's target is kept"
+
+# ---- 3. no silent overwrite: an existing --csv needs --append or --replace
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 1,2 --csv ow.csv >/dev/null 2>&1
+cp ow.csv ow.before
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q -- '--append' err.txt" \
+    "an existing --csv: one line, exit 2 (got $rc: $(cat err.txt))"
+check "cmp -s ow.csv ow.before" "the refused run left the file as it was"
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 3 ]" "--append: the 2 rows and 1 more ($(cat err.txt))"
+check "[ \$(grep -c '^# backend: ' ow.csv) -eq 1 ]" "--append: one metadata line per key"
+cp ow.csv ow.before
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append --optimizer sgd >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'not comparable' err.txt && cmp -s ow.csv ow.before" \
+    "--append onto other settings: refused, file kept (got $rc: $(cat err.txt))"
+printf 'some notes\n\n# not a CSV\n' >notes.txt
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && [ \"\$(cat notes.txt)\" = \"\$(printf 'some notes\n\n# not a CSV')\" ]" \
+    "--append onto a text file: refused, file kept ($(cat err.txt))"
+# --replace starts it again, but only once a row is measured.
+# shellcheck disable=SC2086
+"$ACCUBENCH" run --backend cpu --model S --effective 64 --micro 1,2,4 --budget-s 1 --trace-steps 0 \
+    --quiet --csv ow.csv --replace >/dev/null 2>&1 &
+pid=$!
+sleep 0.3
+kill -TERM $pid
+wait $pid
+rc=$?
+check "[ $rc -eq 143 ] && cmp -s ow.csv ow.before" "--replace stopped before a row: the old file kept (rc $rc)"
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 8 --csv ow.csv --replace >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 1 ]" "--replace: this run's row alone ($(cat err.txt))"
+
+# ---- 4. outputs at one place: refused before measuring, exit 2, one line
+mkdir -p empty sub
+ln -s empty dumplink
+for bad in "--csv c1.csv --trace c1.csv" "--csv c2.csv --trace ./c2.csv.lock" \
+           "--csv c3.csv --dump c3.csv" "--csv sub/c4.csv --dump sub" "--out o5 --dump o5" \
+           "--csv c6.csv --trace t6.json --dump t6.json" "--csv c7.csv --dump dumplink"; do
+    # shellcheck disable=SC2086
+    "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4 --budget-s 0.05 \
+        --min-samples 3 $bad >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "$bad: one line, exit 2 (got $rc: $(cat err.txt))"
+    check "! grep -q 'peak GEMM' out.txt" "$bad: refused before measuring"
+done
+check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty)\$(ls sub)\" ]" \
+    "nothing written by the refused runs"
+
+# ---- 6. no command from data: make's CSV= and an SVG found beside the CSV
+mkdir -p mk
+for target in plots report; do
+    # -o: the program is not rebuilt here (the name is refused before it runs)
+    make -s -C "$root" -o build/accubench "$target" \
+        CSV="$PWD/mk/\$(shell touch $PWD/PWNED-$target).csv" >make.out 2>&1
+    check "[ ! -e PWNED-$target ]" "make $target CSV='...\$(shell touch ...)' ran the command"
+    check "grep -q 'cannot read' make.out" "make $target: the name is read as a name: $(cat make.out)"
+done
+cp "$root/tests/fixtures/abc.csv" mk/run.csv
+printf '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg><p>after</p>\n' \
+    >mk/run.throughput.svg
+"$ACCUBENCH" report mk/run.csv --no-charts >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && ! grep -qi 'onload\|<script\|<p>after' mk/run.html" \
+    "a planted SVG is not copied into the HTML: $(grep -io 'onload.\{0,20\}\|<script' mk/run.html | head -n 2)"
+check "grep -q 'not a plain chart' mk/run.html" "the refused chart is said to be missing"
+
+# ---- 7. bounded on hostile sizes: 300000 header columns, one a duplicate
+awk 'BEGIN { for (i = 1; i <= 300000; i++) printf "%sc%d", (i > 1 ? "," : ""), (i == 300000 ? 5 : i); print "" }' >wide.csv
+timeout 20 "$ACCUBENCH" report wide.csv --no-charts >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'column 300000 is a duplicate' err.txt" \
+    "a wide header is checked in linear time (got $rc: $(cat err.txt))"
+
+# ---- 8. special files as inputs: a FIFO nobody writes never blocks
+mkfifo nofeed
+for cmd in "report nofeed --no-charts" "compare nofeed nofeed" "plan --fit nofeed" "report /dev/zero"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$ACCUBENCH" $cmd >/dev/null 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "$cmd: one line, exit 2, no wait (got $rc: $(cat err.txt))"
+done
+cp "$root/tests/fixtures/abc.csv" piped.csv
+cat piped.csv | timeout 20 "$ACCUBENCH" report /dev/stdin --no-charts --out piped >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ -s piped/stdin.html ]" "a pipe with data is still read: $(cat err.txt)"
+
+# ---- 10. the smaller ones
+for v in abc 0 -1; do
+    # shellcheck disable=SC2086
+    ACCUBENCH_CPU_THREADS=$v "$ACCUBENCH" run $quick --csv threads.csv >/dev/null 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'ACCUBENCH_CPU_THREADS' err.txt" \
+        "ACCUBENCH_CPU_THREADS=$v: one line, exit 2 (got $rc: $(cat err.txt))"
+done
+awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { for (i = 1; i <= NF; i++) if ($i == "grad_rel_err") c = i; h = 1; print; next } { $c = "1e-320"; print }' \
+    "$root/tests/fixtures/abc.csv" >tiny.csv
+"$ACCUBENCH" report tiny.csv --no-charts >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'out of range' err.txt" "1e-320 is out of range, not 'not a number': $(cat err.txt)"
+printf '\357\273\277model = tiny\neffective = 8\nmicro = 4\n' >bom.profile
+# shellcheck disable=SC2086
+"$ACCUBENCH" run --profile ./bom.profile --backend cpu --budget-s 0.05 --min-samples 3 \
+    --trace-steps 0 --quiet --csv bom.csv >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows bom.csv) -eq 1 ]" "a profile with a UTF-8 byte-order mark is read: $(cat err.txt)"
+"$ACCUBENCH" plan --fit "$root/tests/fixtures/abc.csv" >/dev/null 2>err.txt
+check "[ $? -eq 2 ]" "plan --fit on a CSV without data-parallel rows: bad input, exit 2 ($(cat err.txt))"
+long="2,$(printf '0%.0s' $(seq 1 520))16"
+"$ACCUBENCH" plan --fit "$root/tests/fixtures/abc.csv" --fit-devices "$long" >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'at most 511 characters' err.txt" "a --fit-devices list past its buffer is refused, not cut: $(cat err.txt)"
+
+# ---- 5. every rank ends: a signal to one rank, or Ctrl-C to mpirun
+if command -v mpirun >/dev/null 2>&1; then
+    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # Open MPI's own start-up allocations are not ours (as e2e_dp.sh), and
+    # a job ended by MPI_Abort never reaches the leak check anyway.
+    [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    # rank_pid MPIRUN_PID RANK: the process of that rank (a child of mpirun)
+    rank_pid() {
+        for p in $(pgrep -P "$1"); do
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" &&
+                echo "$p"
+        done
+    }
+    for target in 0 1 mpirun; do
+        rm -f dp.csv dp.csv.lock
+        mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu --model tiny \
+            --effective 1024 --micro pow2 --budget-s 0.5 --max-noise 0.001 --trace-steps 0 \
+            --csv dp.csv >dp.out 2>dp.err &
+        mp=$!
+        n=0
+        while { [ ! -e dp.csv ] || [ -z "$(rank_pid $mp 1)" ]; } && [ $n -lt 600 ]; do
+            sleep 0.1
+            n=$((n + 1))
+        done
+        sleep 1
+        if [ $target = mpirun ]; then kill -INT $mp; else kill -TERM "$(rank_pid $mp $target)"; fi
+        t0=$(date +%s)
+        # A job still running after 60 s hangs: it is ended here, and fails.
+        n=0
+        while kill -0 $mp 2>/dev/null && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+        kill -0 $mp 2>/dev/null && { kill -KILL $(pgrep -P $mp) $mp; echo "the job hung" >>dp.err; }
+        wait $mp
+        rc=$?
+        took=$(($(date +%s) - t0))
+        # mpirun itself exits 1 for a job it ended on Ctrl-C (Open MPI's choice)
+        if [ $target = mpirun ]; then ok="[ $rc -eq 130 ] || [ $rc -eq 143 ] || [ $rc -eq 1 ]"
+        else ok="[ $rc -eq 143 ]"; fi
+        check "$ok && [ $took -le 30 ]" "SIGTERM to $target under mpirun: every rank ends (rc $rc after ${took}s)"
+        check "grep -q '^accubench: interrupted' dp.err" "SIGTERM to $target: rank 0 says so: $(grep accubench dp.err)"
+        check "[ ! -e dp.csv.lock ] && grep -q '^backend,' dp.csv" "SIGTERM to $target: lock gone, CSV whole"
+    done
+    timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --csv /tmp >dp.out 2>dp.err
+    rc=$?
+    check "[ $rc -eq 2 ] && grep -q '^accubench: --csv /tmp' dp.err" "bad input under mpirun: exit 2 (got $rc)"
+fi
+
+exit $fail
