@@ -8,7 +8,7 @@
 # rewritten after each run with the times just measured) or, before the
 # first run, from TEST_TIMES_SEED (the times checked in). A test with no
 # time yet starts first. A test running past TEST_TIMEOUT seconds (default
-# 900) is stopped and fails, so one hung test cannot hang the whole run.
+# 1200) is stopped and fails, so one hung test cannot hang the whole run.
 run_tests() {
     kind=$1; shift
     logs=$(mktemp -d)
