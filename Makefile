@@ -11,6 +11,7 @@
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes)
+#   make readme-figures  README.md's table and chart, from a real CPU run
 #   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
 #                   1..DP_RANKS devices (default 2)
 #   make nsys       the abc profile under Nsight Systems
@@ -301,15 +302,20 @@ $(ASAN_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 $(ASAN_BUILD)/libaccubench.a: $(ASAN_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# Each pass keeps its tests' times from its last run (TEST_TIMES), so the
+# next one starts the slowest first (tests/run_tests.sh).
 unit-test: $(UNIT_BIN) $(TEST_SO)
-	$(Q)sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
+	$(Q)TEST_TIMES=$(BUILD)/tests/times.unit sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
 
 asan-test: $(ASAN_BIN) $(TEST_SO)
 	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    sh tests/run_unit.sh $(BUILD)/tests $(ASAN_BIN)
+	    TEST_TIMES=$(ASAN_BUILD)/times.unit sh tests/run_unit.sh $(BUILD)/tests $(ASAN_BIN)
 
+# ACCUBENCH_BUILD: the build the program came from, whose objects a test of
+# the build rules (e2e_nvcc_deps.sh) inspects instead of building its own.
 e2e-test: $(BIN) $(TEST_SO)
-	$(Q)sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
+	$(Q)ACCUBENCH_BUILD=$(BUILD) TEST_TIMES=$(BUILD)/tests/times.e2e \
+	    sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
 
 # The whole program under ASan + UBSan, CPU backend only (CUDA's runtime
 # and ASan's shadow memory do not mix), and the e2e tests against it. The
@@ -339,12 +345,24 @@ asan-e2e: $(ASAN_PROG) $(TEST_SO)
 	$(Q)rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:log_path=$(abspath $(ASAN_REPORTS))/asan \
 	    UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(ASAN_REPORTS))/ubsan \
-	    sh tests/run_e2e.sh $(ASAN_PROG) $(BUILD)/tests; rc=$$?; \
+	    TEST_TIMES=$(ASAN_BUILD)/times.e2e \
+	    sh tests/run_e2e.sh $(ASAN_PROG) $(BUILD)/tests program; rc=$$?; \
 	    if [ -n "$$(ls $(ASAN_REPORTS))" ]; then \
 	        echo "asan-e2e: sanitizer reports:"; cat $(ASAN_REPORTS)/*; exit 1; fi; exit $$rc
 
-test: all
-	$(Q)$(MAKE) --no-print-directory unit-test e2e-test asan-test asan-e2e fuzz-test
+# make test builds everything its passes need at once, TEST_BUILD_JOBS
+# compiles at a time (default: the cores), then runs the five passes side
+# by side (each pass also runs its tests TEST_JOBS at a time), each pass's
+# output printed whole as it ends, and every pass to its end (-k) even when
+# one fails. Most e2e time is the program's own timed loops and waits, not
+# CPU, so passes overlap well even on two cores.
+TEST_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TEST_PASSES := unit-test e2e-test asan-test asan-e2e fuzz-test
+test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) fuzz-build
+test:
+	$(Q)$(MAKE) --no-print-directory -j$(TEST_BUILD_JOBS) test-build
+	$(Q)$(MAKE) --no-print-directory -k -j$(words $(TEST_PASSES)) --output-sync=target $(TEST_PASSES)
+.PHONY: test-build
 
 # ------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME)
@@ -377,7 +395,9 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_BUILD)/
 	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(INC_all) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer \
 	    -o $@ $< $(FUZZ_BUILD)/libaccubench.a $(LDLIBS)
 
-.PHONY: fuzz fuzz-test
+.PHONY: fuzz fuzz-test fuzz-build
+fuzz-build:
+	$(Q)if [ -n "$(FUZZ_CC)" ]; then $(MAKE) -s --no-print-directory $(FUZZ_BIN); fi
 fuzz fuzz-test:
 	$(Q)if [ -z "$(FUZZ_CC)" ]; then \
 	    echo "$@: skipped: no clang that links -fsanitize=fuzzer (install clang, or FUZZ_CC=...)"; \
@@ -395,6 +415,7 @@ $(CUPTI_PROBE): tests/trace/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collec
 	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -isystem $(CUDA_HOME)/include -isystem $(CUPTI_INC) $(CFLAGS) -o $@ $^ \
 	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti
 e2e-test: $(CUPTI_PROBE)
+test-build: $(CUPTI_PROBE)
 endif
 
 # The abc profile under Nsight Systems, collector off (nsys wants to be
@@ -431,6 +452,23 @@ bench-dp: $(BIN)
 	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
 	    $(MPIRUN) -np $(DP_RANKS) $(BIN) run --profile dp --backend cpu \
 	    --devices $$(seq -s, 1 $(DP_RANKS)) --out results
+
+# README.md's table and chart, from a real run: the abc profile on the CPU
+# backend (a minute or two on two cores), its console table into
+# docs/img/abc-console.txt and its wall-clock chart into
+# docs/img/abc-wallclock.png. The CSV and the other charts stay in
+# $(BUILD)/readme. Paste the table into README.md when it changed.
+README_RUN := $(BUILD)/readme
+readme-figures: $(BIN)
+	$(Q)rm -rf $(README_RUN) && mkdir -p $(README_RUN) docs/img
+	$(Q)$(BIN) run --backend cpu --profile abc --csv $(README_RUN)/abc.csv \
+	    >$(README_RUN)/console.txt
+	$(Q)sed -n '/^model /,/^[0-9]* rows\{0,1\} written/p' $(README_RUN)/console.txt \
+	    >docs/img/abc-console.txt
+	$(Q)sh scripts/plots.sh $(README_RUN)/abc.csv $(README_RUN)/abc >/dev/null
+	$(Q)cp $(README_RUN)/abc.wallclock.png docs/img/abc-wallclock.png
+	@echo "docs/img/abc-console.txt and docs/img/abc-wallclock.png from $(README_RUN)/abc.csv"
+.PHONY: readme-figures
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).

@@ -10,8 +10,8 @@ if [ ! -x "$build/gpu-check" ]; then
     exit 0
 fi
 fail() { echo "FAIL: $*"; exit 1; }
-CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg \
-    timeout 300 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1 ||
+CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 CHECK_BUDGET_S=900 BUILD="$build" CHECK_OUT=cg \
+    timeout 900 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1 ||
     { cat stdout; fail "the rehearsal failed"; }
 for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv gpt-fp32.csv dp.csv summary.txt; do
     [ -s "cg/$f" ] || { cat stdout; fail "cg/$f is missing or empty"; }

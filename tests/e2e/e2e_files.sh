@@ -74,7 +74,7 @@ done
 # two runs with the same --csv: the second is refused, naming the holder
 "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
     --max-noise 0.001 --trace-steps 0 --csv locked.csv --quiet 2>first.txt & first=$!
-for i in $(seq 1 400); do [ -f locked.csv.lock ] && break; sleep 0.05; done
+for i in $(seq 1 600); do [ -f locked.csv.lock ] && break; sleep 0.05; done
 "$ACCUBENCH" run $quick --csv locked.csv >out.txt 2>err.txt
 rc=$?
 check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "second writer refused, exit 2: $rc"
@@ -87,7 +87,7 @@ check '[ ! -e locked.csv.lock ]' "the lock is gone with its run"
 # a name the run chose is locked too: --csv naming it is refused meanwhile
 "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
     --max-noise 0.001 --trace-steps 0 --out chosen --quiet 2>first.txt & first=$!
-for i in $(seq 1 400); do ls chosen/*.csv.lock >/dev/null 2>&1 && break; sleep 0.05; done
+for i in $(seq 1 600); do ls chosen/*.csv.lock >/dev/null 2>&1 && break; sleep 0.05; done
 taken=$(ls chosen/*.csv | head -n 1)
 "$ACCUBENCH" run $quick --csv "$taken" >out.txt 2>err.txt
 check "[ \$? -eq 2 ] && grep -q 'pid $first' err.txt" "--csv naming a running run's file: $(cat err.txt)"

@@ -14,7 +14,7 @@ check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
     --max-noise 0.001 --trace-steps 0 --csv slow.csv >slow.out 2>slow.err &
 pid=$!
 seen=no
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
     if grep -q '^accubench ' slow.out 2>/dev/null; then
         kill -0 "$pid" 2>/dev/null && [ "$(grep -c '^S ' slow.out)" -eq 0 ] && seen=yes
         break

@@ -11,7 +11,7 @@ check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
 
 "$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 16 --micro 16,4,1 \
-    --reduction sum,mean-of-means --budget-s 0.2 --min-samples 3 --trace-steps 1 \
+    --reduction sum,mean-of-means --budget-s 0.2 --min-samples 3 --trace-steps 1 --max-step-s 600 \
     --csv gpt.csv >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "gpt-tiny run exits 0: $(cat err.txt)"
 check '[ "$(col micro_batch gpt.csv | tr "\n" " ")" = "1 1 4 4 16 16 " ]' "six rows"

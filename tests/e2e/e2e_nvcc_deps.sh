@@ -2,19 +2,24 @@
 # The CUDA objects depend on the headers they include: after an edit of
 # kernels/elementwise.h (the per-element math) or harness/backend/backend.h
 # (the table's struct layout), make rebuilds them, so the GPU never runs
-# stale math or a stale layout. Builds the CUDA objects into a scratch
-# BUILD, then asks make, without touching the sources (-n -W FILE: "as if
-# FILE were just edited"), what it would rebuild. Skipped where nvcc is not.
+# stale math or a stale layout. Builds the CUDA objects (in the build the
+# program came from, ACCUBENCH_BUILD, where make test has built them
+# already; else in a scratch BUILD), then asks make, without touching the
+# sources (-n -W FILE: "as if FILE were just edited"), what it would
+# rebuild. Skipped where nvcc is not.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 root=$ACCUBENCH_ROOT
 # Run from `make test`: the outer make's flags and variables are not ours.
 unset MAKEFLAGS MFLAGS MAKELEVEL
-build=$PWD/b
+# mk runs in $root, so a relative ACCUBENCH_BUILD (make's own "build") is
+# named as make named it: its .d files list the objects by that name.
+build=${ACCUBENCH_BUILD:-$PWD/b}
+case $build in /*) at=$build ;; *) at=$root/$build ;; esac
 mk() { make --no-print-directory -C "$root" BUILD="$build" ACCUBENCH_NO_INSTALL=1 "$@"; }
 
 mk "$build/config.mk" >/dev/null 2>configure.txt || { cat configure.txt; fail "configure"; }
-if ! grep -q '^HAVE_NVCC := 1' "$build/config.mk"; then
+if ! grep -q '^HAVE_NVCC := 1' "$at/config.mk"; then
     echo "SKIP: nvcc not found (${CUDA_HOME:-/usr/local/cuda}/bin/nvcc): no CUDA objects to check"
     exit 0
 fi
