@@ -19,6 +19,10 @@
  * waited for, busbw as nccl-tests defines it, rank_step_spread_pct the
  * ranks' step medians' range over rank 0's, rank_weight_diff the largest
  * difference between rank 0's weights and any rank's after one step.
+ * grad_noise_scale is B_simple = tr(S) / |G|^2 (McCandlish et al. 2018;
+ * docs/noise-scale.md), from the starting weights, with its jackknife
+ * error; grad_sq_micro and grad_sq_window the mean squared norms of the
+ * small batches' and the windows' own mean gradients it came from.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
@@ -78,6 +82,10 @@
     X(busbw_gbps, REAL, timed, VALUE)               \
     X(rank_step_spread_pct, REAL, timed, VALUE)     \
     X(rank_weight_diff, REAL, check, VALUE)         \
+    X(grad_noise_scale, REAL, check, VALUE)         \
+    X(grad_noise_scale_err, REAL, check, VALUE)     \
+    X(grad_sq_micro, REAL, check, VALUE)            \
+    X(grad_sq_window, REAL, check, VALUE)           \
     X(status, TEXT, config, VALUE)                  \
     X(note, TEXT, config, VALUE)
 

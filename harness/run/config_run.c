@@ -10,6 +10,7 @@
 #include "dump.h"
 #include "gradcheck.h"
 #include "measure.h"
+#include "noise_row.h"
 #include "progress.h"
 #include "ranges.h"
 #include "trace_pass.h"
@@ -215,6 +216,10 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         r->loss = dp_agree_sum(c, r->loss);
         if ((rc = model_reset(m)) == BK_OK)
             rc = dp_weights_check(&run, &r->rank_weight_diff);
+    }
+    if (!rc) { /* the gradient noise scale, from the starting weights */
+        progress_phase(s->progress, "gradient noise scale");
+        rc = noise_row_fill(m, sp, o, c, r);
     }
     if (!rc)
         rc = model_reset(m);

@@ -16,7 +16,7 @@
 
 /* The default of --noise-windows (docs/noise-scale.md says how it was
  * chosen). */
-#define NOISE_WINDOWS_DEFAULT 16
+#define NOISE_WINDOWS_DEFAULT 32
 
 typedef struct noise_pass_options {
     int windows;

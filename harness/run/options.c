@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dedupe.h"
+#include "noise_pass.h"
 #include "parse.h"
 #include "registry.h"
 #include "repo_path.h"
@@ -44,6 +45,7 @@ void options_defaults(run_options *o)
     o->buffers = 3;
     snprintf(o->out_dir, sizeof o->out_dir, "results");
     o->trace_steps = 3;
+    o->noise_windows = NOISE_WINDOWS_DEFAULT;
     o->syncs[0] = SYNC_WINDOW;
     o->n_syncs = 1;
 }
@@ -329,6 +331,14 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
         return set_path(key, value, o->dump_dir, sizeof o->dump_dir, why, n);
     if (strcmp(key, "trace-steps") == 0)
         return set_int(key, value, 0, 1000, &o->trace_steps, why, n);
+    if (strcmp(key, "noise-windows") == 0 && strcmp(value, "1") == 0) {
+        snprintf(why, n, "noise-windows needs 0 (none) or 2 and more windows, got 1");
+        return -1; /* one window has no spread to estimate from */
+    }
+    if (strcmp(key, "noise-windows") == 0)
+        return set_int(key, value, 0, 100000, &o->noise_windows, why, n);
+    if (strcmp(key, "train-steps") == 0)
+        return set_int(key, value, 0, 1000000, &o->train_steps, why, n);
     snprintf(why, n, "unknown option '%s'", key);
     return -1;
 }
