@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "ranges.h"
 #include "trace_pass.h"
+#include "train_curves.h"
 
 void row_set_status(result_row *r, const char *status, const char *note)
 {
@@ -221,6 +222,8 @@ void config_run(sweep *s, model *m, dataset *d, const split *sp, exec_mode mode,
         progress_phase(s->progress, "gradient noise scale");
         rc = noise_row_fill(m, sp, o, c, r);
     }
+    if (!rc && o->train_steps > 0) /* --train-steps: the loss curves */
+        rc = train_curves_config(s, m, sp, mode, red, sync, r);
     if (!rc)
         rc = model_reset(m);
 

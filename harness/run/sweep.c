@@ -300,6 +300,13 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     }
     const char *path = out.csv_path;
     csv_writer_init(&s.csv, path);
+    curves_file curves; /* --train-steps */
+    if (o->train_steps > 0 && curves_open(&curves, path, o->train_steps, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        run_outputs_close(&out, 1);
+        return 2;
+    }
+    s.curves = o->train_steps > 0 ? &curves : NULL;
     run_metadata_write(&s.csv, o, b, ctx, dev->note);
     csv_writer_meta(&s.csv, "dtype_choice", "%s", dev->dtype_note ? dev->dtype_note : "");
     csv_writer_meta(&s.csv, "optimizer_at", "%s%s", dev->optimizer_note ? dev->optimizer_note
@@ -369,6 +376,12 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
             fprintf(stderr, "accubench: --trace %s not written: no config had a trace\n",
                     o->trace_path);
         s.failures++;
+    }
+    if (s.curves && curves_close(s.curves, o->quiet ? NULL : stdout) && !write_failed) {
+        fprintf(stderr, "accubench: cannot write %s\n", curves.path);
+        write_failed = 1;
+    } else if (s.curves && !o->quiet) {
+        printf("loss curves: %s\n", curves.path);
     }
     if (!write_failed && csv_writer_flush(&s.csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);

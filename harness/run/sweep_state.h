@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "comm.h"
 #include "csv_writer.h"
+#include "curves_file.h"
 #include "options.h"
 #include "progress.h"
 
@@ -26,6 +27,7 @@ typedef struct sweep {
     comm *world; /* every rank mpirun started (NULL: one process) */
     comm *comm;  /* the ranks of the configs being run (NULL: one process) */
     int writer;  /* this process writes the CSV, the console table, the trace */
+    curves_file *curves; /* --train-steps: the curves CSV (NULL: none, or not this rank) */
 } sweep;
 
 #endif
