@@ -26,6 +26,20 @@ int curves_open(curves_file *c, const char *main_csv, int steps, char *why, size
     return 0;
 }
 
+/* A text field as CSV writes it: quoted when it holds a comma or a quote
+ * (a model spec such as "gpt:d=32,layers=2"). */
+static void put_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fprintf(f, "%s,", s);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++)
+        fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+    fputs("\",", f);
+}
+
 int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss)
 {
     if (c->count == c->capacity) {
@@ -43,12 +57,18 @@ int curves_add(curves_file *c, const result_row *key, int reverse, const double 
     k->key = *key;
     k->reverse = reverse;
     memcpy(k->loss, loss, (size_t)c->steps * sizeof *loss);
-    for (int t = 0; t < c->steps; t++)
-        fprintf(c->f, "%s,%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%s,%d,%.9g\n", key->backend,
-                key->model, key->dtype, key->mode, key->reduction,
-                (long long)key->effective_batch, (long long)key->micro_batch,
-                (long long)key->accum_steps, (long long)key->devices, key->sync,
-                reverse ? "reverse" : "forward", t, loss[t]);
+    for (int t = 0; t < c->steps; t++) {
+        put_text(c->f, key->backend);
+        put_text(c->f, key->model);
+        put_text(c->f, key->dtype);
+        put_text(c->f, key->mode);
+        put_text(c->f, key->reduction);
+        fprintf(c->f, "%lld,%lld,%lld,%lld,", (long long)key->effective_batch,
+                (long long)key->micro_batch, (long long)key->accum_steps,
+                (long long)key->devices);
+        put_text(c->f, key->sync);
+        fprintf(c->f, "%s,%d,%.9g\n", reverse ? "reverse" : "forward", t, loss[t]);
+    }
     return fflush(c->f) ? -1 : 0;
 }
 
