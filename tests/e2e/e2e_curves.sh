@@ -3,7 +3,8 @@
 # gap (the same split with its sums in another order), the known-wrong
 # reductions far outside it, on the MLP and on the GPT's padded tokens;
 # the curves CSV has a row per config, order and step; the noise-scale
-# columns are filled where a window holds more than one micro-batch, and
+# columns are filled where a window holds more than one micro-batch, the
+# report sets E against the noise scale with its caveat once, and
 # bad values of the two options are refused in one line.
 set -u
 fail=0
@@ -34,6 +35,11 @@ judge tiny mlp.curves.csv
 check '[ "$(col grad_noise_scale mlp.csv | head -1)" != "" ]' "noise scale at 4x16"
 check '[ "$(col grad_noise_scale mlp.csv | tail -1)" = "" ]' "none at 64x1"
 check 'col note mlp.csv | tail -1 | grep -q "no noise scale"' "and the note says why"
+"$ACCUBENCH" report mlp.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
+check 'grep -q "^- tiny, E = 64 (.*): E is [0-9.e+-]* times the measured noise scale B_simple = " mlp.md' \
+    "the report sets E against the noise scale: $(grep "noise scale B_simple" mlp.md)"
+check '[ $(grep -c "assumptions" mlp.md) -eq 1 ]' "the paper's caveat, once"
 
 gpt="gpt:d=32,layers=2,heads=2,seq=16,vocab=64"
 "$ACCUBENCH" run $common --model "$gpt" --train-steps 30 --noise-windows 0 --csv gpt.csv \
