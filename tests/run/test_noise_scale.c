@@ -147,8 +147,52 @@ static void test_no_estimate(void)
     noise_scale_free(&ns);
 }
 
+static noise_result pass_at(model *m, int micro)
+{
+    split sp;
+    char why[200];
+    noise_result n;
+    CHECK(split_make(64, micro, 1, &sp, why, sizeof why) == 0);
+    noise_pass_options o = {.windows = 48, .seed = 3};
+    CHECK(noise_pass_run(m, &sp, &o, &n) == BK_OK);
+    return n;
+}
+
+/* The pass on the MLP: the windows' gradient is the same whatever the
+ * split (each small batch's own mean, weighted back by its valid items),
+ * the small batches are noisier the smaller they are, and the estimate
+ * does not depend on the split beyond its errors. */
+static void test_pass_on_mlp(void)
+{
+    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
+    backend *b = NULL;
+    model m;
+    char why[300];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
+    noise_result a = pass_at(&m, 4), c = pass_at(&m, 16);
+    fprintf(stderr, "  MLP: 4x16 %.4g +- %.2g (|g|^2 %.4g, |G_win|^2 %.4g); 16x4 %.4g +- %.2g "
+            "(|g|^2 %.4g, |G_win|^2 %.4g)\n", a.b_simple, a.b_simple_err, a.small_sq,
+            a.window_sq, c.b_simple, c.b_simple_err, c.small_sq, c.window_sq);
+    CHECK(a.windows == 48 && c.windows == 48);
+    CHECK_NEAR(a.window_sq, c.window_sq, 1e-4 * c.window_sq);
+    CHECK(a.small_sq > c.small_sq && c.small_sq > c.window_sq);
+    CHECK_NEAR(a.b_simple, c.b_simple,
+               3 * sqrt(a.b_simple_err * a.b_simple_err + c.b_simple_err * c.b_simple_err));
+    split one;
+    noise_result none;
+    CHECK(split_make(64, 64, 1, &one, why, sizeof why) == 0);
+    noise_pass_options o = {.windows = 4, .seed = 3};
+    CHECK(noise_pass_run(&m, &one, &o, &none) == BK_OK && none.windows == 0 &&
+          isnan(none.b_simple));
+    model_destroy(&m);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
+    test_pass_on_mlp();
     test_estimator_unbiased();
     test_error_calibrated();
     test_no_estimate();
