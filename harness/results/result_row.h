@@ -21,7 +21,8 @@
  * difference between rank 0's weights and any rank's after one step.
  * grad_noise_scale is B_simple = tr(S) / |G|^2 (McCandlish et al. 2018;
  * docs/noise-scale.md), from the starting weights, with its jackknife
- * error; grad_sq_micro and grad_sq_window the mean squared norms of the
+ * error, in examples as effective_batch counts them (the estimate in valid
+ * items, tokens for a GPT, over the valid items an example holds); grad_sq_micro and grad_sq_window the mean squared norms of the
  * small batches' and the windows' own mean gradients it came from.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */

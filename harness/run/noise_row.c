@@ -26,8 +26,11 @@ int noise_row_fill(model *m, const split *sp, const run_options *o, comm *c, res
     int rc = noise_pass_run(m, sp, &no, &n);
     if (rc || n.windows < 2)
         return rc;
-    r->grad_noise_scale = n.b_simple;
-    r->grad_noise_scale_err = n.b_simple_err;
+    /* B_simple counts valid items (tokens for the GPT); E counts examples,
+     * padding included: the scale in examples, so that E / it is a ratio. */
+    double per_example = n.window_valid / sp->global;
+    r->grad_noise_scale = n.b_simple / per_example;
+    r->grad_noise_scale_err = n.b_simple_err / per_example;
     r->grad_sq_micro = n.small_sq;
     r->grad_sq_window = n.window_sq;
     if (!(n.grad_sq > 0))

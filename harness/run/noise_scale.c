@@ -62,6 +62,7 @@ int noise_scale_add(noise_scale *n, const noise_window *w)
     n->g2[n->windows] = w->window_sq - trace * inv_big;
     n->small_sq += s;
     n->window_sq += w->window_sq;
+    n->valid += w->valid;
     n->windows++;
     return 0;
 }
@@ -84,7 +85,7 @@ static double jackknife_err(const noise_scale *n, double t_sum, double g_sum)
 int noise_scale_result(const noise_scale *n, noise_result *out)
 {
     out->b_simple = out->b_simple_err = out->trace_sigma = out->grad_sq = NAN;
-    out->small_sq = out->window_sq = NAN;
+    out->small_sq = out->window_sq = out->window_valid = NAN;
     out->windows = n->windows;
     if (n->windows < 2)
         return -1;
@@ -97,6 +98,7 @@ int noise_scale_result(const noise_scale *n, noise_result *out)
     out->grad_sq = g_sum / n->windows;
     out->small_sq = n->small_sq / n->windows;
     out->window_sq = n->window_sq / n->windows;
+    out->window_valid = n->valid / n->windows;
     out->b_simple = t_sum / g_sum;
     out->b_simple_err = jackknife_err(n, t_sum, g_sum);
     return 0;

@@ -32,6 +32,7 @@ typedef struct noise_window {
 typedef struct noise_scale {
     double *trace, *g2;   /* per usable window: the two unbiased estimates */
     double small_sq, window_sq; /* running sums of s and w */
+    double valid;               /* running sum of N */
     int windows, capacity;
 } noise_scale;
 
@@ -39,6 +40,7 @@ typedef struct noise_result {
     double b_simple, b_simple_err; /* NAN where it cannot be estimated */
     double trace_sigma, grad_sq;   /* the window means of the two estimates */
     double small_sq, window_sq;    /* the mean squared norms, small and window */
+    double window_valid;           /* the mean valid items of a window */
     int windows;                   /* windows that entered the estimate */
 } noise_result;
 
