@@ -19,6 +19,7 @@
 #include "dp_projection.h"
 #include "dump.h"
 #include "name_list.h"
+#include "noise_plan.h"
 #include "options.h"
 #include "parse.h"
 #include "split.h"
@@ -79,6 +80,7 @@ static const char PLAN_USAGE[] =
     "usage: accubench plan --effective N --max-micro N [--devices N]\n"
     "       accubench plan --find-max-micro --model NAME [options]\n"
     "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
+    "       accubench plan --noise FILE.csv   (E against the measured noise scale)\n"
     "                      [--bw GBPS --latency-us US]\n";
 
 static const char PLAN_OPTIONS[] =
@@ -297,6 +299,7 @@ typedef struct plan_args {
     int model_given;    /* --model was named (run's default, S, does not count) */
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
     projection_options proj; /* --fit and its options */
+    const char *noise_csv;   /* --noise FILE.csv */
     int devices_given;
 } plan_args;
 
@@ -331,6 +334,10 @@ static int plan_arg(plan_args *a, const char *key, const char *value, char *why,
             return -1;
         }
         a->proj.csv_path = value;
+        return 0;
+    }
+    if (strcmp(key, "noise") == 0 && value && *value) {
+        a->noise_csv = value;
         return 0;
     }
     if (strcmp(key, "fit-devices") == 0)
@@ -447,6 +454,8 @@ static int cmd_plan(int argc, char **argv)
         a.model_given |= strcmp(in.key, "model") == 0;
         a.devices_given |= strcmp(in.key, "devices") == 0;
     }
+    if (a.noise_csv)
+        return noise_plan_main(stdout, a.noise_csv);
     if (a.proj.csv_path) {
         if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
             usage_error("plan --fit takes --bw and --latency-us together, or neither");

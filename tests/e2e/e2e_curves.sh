@@ -4,7 +4,8 @@
 # reductions far outside it, on the MLP and on the GPT's padded tokens;
 # the curves CSV has a row per config, order and step; the noise-scale
 # columns are filled where a window holds more than one micro-batch, the
-# report sets E against the noise scale with its caveat once, and
+# report and plan --noise set E against the noise scale with its caveat
+# once, and
 # bad values of the two options are refused in one line.
 set -u
 fail=0
@@ -47,6 +48,13 @@ gpt="gpt:d=32,layers=2,heads=2,seq=16,vocab=64"
 check '[ $? -eq 0 ]' "gpt run exits 0: $(cat err.txt)"
 judge "$gpt" gpt.curves.csv
 check '[ -z "$(col grad_noise_scale gpt.csv | tr -d "\n")" ]' "--noise-windows 0: no noise pass"
+
+"$ACCUBENCH" plan --noise mlp.csv >plan.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^tiny E=64: E is [0-9.e+-]* times the measured noise scale" plan.txt' \
+    "plan --noise: $(cat plan.txt err.txt)"
+check '[ $(grep -c assumptions plan.txt) -eq 1 ]' "plan --noise: the caveat once"
+"$ACCUBENCH" plan --noise gpt.csv >plan.txt 2>err.txt
+check '[ $? -eq 1 ] && grep -q "no noise scale" err.txt' "plan --noise on a run without one: $(cat err.txt)"
 
 for bad in "--noise-windows 1" "--noise-windows -3" "--train-steps x"; do
     "$ACCUBENCH" run --backend cpu --model tiny $bad --csv bad.csv >/dev/null 2>err.txt
