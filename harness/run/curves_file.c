@@ -67,7 +67,10 @@ int curves_add(curves_file *c, const result_row *key, int reverse, const double 
                 (long long)key->micro_batch, (long long)key->accum_steps,
                 (long long)key->devices);
         put_text(c->f, key->sync);
-        fprintf(c->f, "%s,%d,%.9g\n", reverse ? "reverse" : "forward", t, loss[t]);
+        fprintf(c->f, "%s,%d,", reverse ? "reverse" : "forward", t);
+        if (isfinite(loss[t])) /* a diverged step is empty */
+            fprintf(c->f, "%.9g", loss[t]);
+        fputc('\n', c->f);
     }
     return fflush(c->f) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /* Training a config for the loss curves (train_curves.h). */
 #include "train_curves.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,14 @@ static int window_loss(model *m, dataset *d, int buf, const split *sp, activatio
     return rc;
 }
 
+/* A curve has diverged once its loss is not finite or three times where it
+ * started: the updates are blowing up, and stepping on would feed the
+ * kernels infinities. */
+static int diverged(const double *loss, int t)
+{
+    return !isfinite(loss[t]) || loss[t] > 3 * loss[0];
+}
+
 static int train_steps(step_runner *run, const split *sp, int steps, double *loss)
 {
     model *m = run->m;
@@ -35,11 +44,18 @@ static int train_steps(step_runner *run, const split *sp, int steps, double *los
     int rc = bk_alloc(m->b, sizeof(float), (void **)&dev_loss);
     if (!rc)
         rc = activations_create(m, sp->global, BK_ALLOC_HELD, &acts);
-    for (int t = 0; t < steps && !rc; t++) {
+    int t = 0;
+    for (; t < steps && !rc; t++) {
         rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
+        if (!rc && diverged(loss, t)) {
+            t++;
+            break;
+        }
         if (!rc)
             rc = step_run(run);
     }
+    for (; t < steps; t++)
+        loss[t] = NAN; /* diverged: no steps on weights that have left the numbers */
     if (!rc)
         rc = m->b->ops->sync(m->b);
     if (acts.capacity)

@@ -5,7 +5,9 @@
  * is the window's loss at the weights before update t, normalised by the
  * window's valid items whatever the config's reduction, from one forward
  * of the whole window: the same measurement for every config, so that the
- * curves differ only by what the updates did.
+ * curves differ only by what the updates did. A curve that diverges (its
+ * loss not finite or three times where it started) stops there: its
+ * remaining steps are NAN (empty in the CSV).
  * The file and its summary: curves_file.h.
  *
  * Every config of the correct reduction runs twice: with its micro-batches
