@@ -7,6 +7,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "dp_projection.h"
+#include "noise_plan.h"
 #include "options.h"
 #include "parse.h"
 #include "probe.h"
@@ -20,6 +21,7 @@ typedef struct plan_args {
     int devices_given;
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
     projection_options proj; /* --fit and its options */
+    const char *noise_csv;   /* --noise FILE.csv */
 } plan_args;
 
 /* The keys plan shares with run: run's rows parse them into a->shared. */
@@ -34,7 +36,10 @@ static int set_fit(void *target, const option_def *d, const char *value, char *w
         snprintf(why, n, "--%s needs a CSV file", d->key);
         return -1;
     }
-    a->proj.csv_path = value; /* argv outlives the plan */
+    if (strcmp(d->key, "noise") == 0)
+        a->noise_csv = value; /* argv outlives the plan */
+    else
+        a->proj.csv_path = value;
     return 0;
 }
 
@@ -76,6 +81,8 @@ static const option_def PLAN_OPTIONS[] = {
      .help = "data parallel past this machine: a ring all-reduce model fitted to the "
              "all-reduces FILE measured, and per measured split the predicted step time and "
              "communication share at --devices, per micro-batch and per window"},
+    {.key = "noise", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
+     .help = "each effective batch of FILE against the gradient noise scale measured at it"},
     {.key = "fit-devices", .arg = "LIST", .type = OPTION_CUSTOM, .set = set_fit_devices,
      .shown = "every count in the file",
      .help = "fit only at these counts; the others check it"},
@@ -92,7 +99,8 @@ static const char PLAN_USAGE[] =
     "usage: accubench plan --effective N --max-micro N [--devices N]\n"
     "       accubench plan --find-max-micro --model NAME [options]\n"
     "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
-    "                      [--bw GBPS --latency-us US]\n";
+    "                      [--bw GBPS --latency-us US]\n"
+    "       accubench plan --noise FILE.csv\n";
 
 void plan_usage(FILE *f, option_usage_edit edit)
 {
@@ -229,6 +237,8 @@ int plan_main(int argc, char **argv)
         a.model_given |= strcmp(in.key, "model") == 0;
         a.devices_given |= strcmp(in.key, "devices") == 0;
     }
+    if (a.noise_csv)
+        return noise_plan_main(stdout, a.noise_csv);
     if (a.proj.csv_path) {
         if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
             usage_error("plan --fit takes --bw and --latency-us together, or neither");

@@ -241,6 +241,7 @@ int report_build(const report_input *in, doc *d)
     environment(in, d);
     abc_tables(in, g, ng, d);
     report_peers(in, g, ng, d);
+    report_noise(in, g, ng, d);
     memory(in, g, ng, mode, d);
     not_run(in, d);
     charts(in, d);

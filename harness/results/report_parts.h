@@ -54,4 +54,8 @@ void report_chart(const report_input *in, doc *d, const char *name, const char *
  * ratio (report_peers.c); nothing when the CSV names no peer. */
 void report_peers(const report_input *in, const report_group *g, size_t ng, doc *d);
 
+/* E against the measured noise scale per series, and the paper's caveat
+ * once (report_noise.c); nothing when no row has a noise scale. */
+void report_noise(const report_input *in, const report_group *g, size_t ng, doc *d);
+
 #endif

@@ -27,6 +27,13 @@
  * /proc), sm_clock_mhz (the lower reading) and clock_events (NVML's
  * reasons, either reading); flags "noisy" and/or "disturbed" (blank:
  * clean), the figures behind them in the note.
+ *
+ * grad_noise_scale is B_simple = tr(S) / |G|^2 (McCandlish et al. 2018;
+ * docs/noise-scale.md), from the starting weights, with its jackknife
+ * error, in examples as effective_batch counts them (the estimate in valid
+ * items, tokens for a GPT, over the valid items an example holds);
+ * grad_sq_micro and grad_sq_window the mean squared norms of the
+ * small batches' and the windows' own mean gradients it came from.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
@@ -98,6 +105,10 @@
     X(rank_step_spread_pct, REAL, timed, VALUE)     \
     X(rank_weight_diff, REAL, check, VALUE)         \
     X(flags, TEXT, timed, VALUE)                    \
+    X(grad_noise_scale, REAL, check, VALUE)         \
+    X(grad_noise_scale_err, REAL, check, VALUE)     \
+    X(grad_sq_micro, REAL, check, VALUE)            \
+    X(grad_sq_window, REAL, check, VALUE)           \
     X(status, TEXT, config, VALUE)                  \
     X(note, TEXT, config, VALUE)
 

@@ -5,11 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ONE(name, type, pass, role) +1
-_Static_assert(0 RESULT_COLUMNS(ONE) <= (int)sizeof ((row_key *)0)->use,
-               "row_key holds a flag per column of RESULT_COLUMNS");
-#undef ONE
-
 static row_key key_of_roles(int with_split, const char *except)
 {
     row_key k;

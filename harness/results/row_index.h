@@ -11,9 +11,13 @@
 
 #include "csv_read.h"
 
-/* Which columns of RESULT_COLUMNS make a key: one flag per column. */
+/* Which columns of RESULT_COLUMNS make a key: one flag per column, as
+ * many as the table has. */
+#define ROW_KEY_ONE(name, type, pass, role) +1
+enum { ROW_KEY_COLUMNS = 0 RESULT_COLUMNS(ROW_KEY_ONE) };
+#undef ROW_KEY_ONE
 typedef struct row_key {
-    unsigned char use[64];
+    unsigned char use[ROW_KEY_COLUMNS];
 } row_key;
 
 row_key row_key_config(void);                 /* KEY and SPLIT: compare's match */

@@ -135,6 +135,8 @@ static void fill(const config_iter *it, config *c)
     c->optimizer = o->optimizer.kind;
     c->buffers = o->buffers;
     c->seed = o->seed;
+    c->noise_windows = o->noise_windows;
+    c->train_steps = o->train_steps;
     c->budget = (config_budget){.warmup = o->warmup, .steps = o->steps,
                                 .min_samples = o->min_samples, .max_samples = o->max_samples,
                                 .budget_s = o->budget_s, .max_noise_pct = o->max_noise_pct,

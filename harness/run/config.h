@@ -49,6 +49,8 @@ typedef struct config {
     optimizer_kind optimizer;
     int buffers;       /* input buffers rotated */
     uint64_t seed;
+    int noise_windows; /* the noise scale's windows; 0 = none */
+    int train_steps;   /* the loss curve's steps; 0 = none */
     config_budget budget;
     /* Where it sits: the outermost level it is the first config of. */
     config_level opens;

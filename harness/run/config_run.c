@@ -10,11 +10,13 @@
 #include "dump.h"
 #include "gradcheck.h"
 #include "measure.h"
+#include "noise_row.h"
 #include "plural.h"
 #include "progress.h"
 #include "ranges.h"
 #include "row_trust.h"
 #include "trace_pass.h"
+#include "train_curves.h"
 
 void row_set_status(result_row *r, const char *status, const char *note)
 {
@@ -223,6 +225,12 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
         int valid = dataset_valid_count(d, 0, 0, d->effective_batch);
         r->loss = valid ? r->loss_sum / valid : NAN;
     }
+    if (!rc) { /* the gradient noise scale, from the starting weights */
+        progress_phase(s->progress, "gradient noise scale");
+        rc = noise_row_fill(m, c, ranks, r);
+    }
+    if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
+        rc = train_curves_config(s, m, c, r);
     return rc ? rc : model_reset(m);
 }
 

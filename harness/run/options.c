@@ -13,6 +13,7 @@
 
 #include "dedupe.h"
 #include "nearest.h"
+#include "noise_pass.h"
 #include "parse.h"
 #include "registry.h"
 #include "repo_path.h"
@@ -388,6 +389,12 @@ static const option_def RUN_OPTIONS[] = {
      .help = "one step of the first config as Chrome trace JSON"},
     {INT_ROW("trace-steps", "N", trace_steps, 0, 1000), .def = "3",
      .help = "steps in the trace pass; 0: no trace pass"},
+    {INT_ROW("noise-windows", "N", noise_windows, 0, 100000), .def = NOISE_WINDOWS_DEFAULT_TEXT,
+     .help = "windows of the gradient noise scale, measured beside the gradient check; 0: "
+             "none, else at least 2 (docs/noise-scale.md)"},
+    {INT_ROW("train-steps", "N", train_steps, 0, 1000000), .def = "0",
+     .help = "optimizer steps from the starting weights per config on learnable data, each "
+             "step's loss into NAME.curves.csv; 0: none"},
     {PATH_ROW("dump", "DIR", dump_dir),
      .help = "the first config's window and gradient as .npy files for checks with other "
              "frameworks (docs/dump.md)"},
@@ -577,6 +584,10 @@ csv_existing options_csv_existing(const run_options *o)
 
 int options_validate(const run_options *o, char *why, size_t n)
 {
+    if (o->noise_windows == 1) { /* one window has no spread to estimate from */
+        snprintf(why, n, "noise-windows needs 0 (none) or 2 and more windows, got 1");
+        return -1;
+    }
     if (o->append && o->replace) {
         snprintf(why, n, "--append and --replace: say one of them");
         return -1;

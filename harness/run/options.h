@@ -46,6 +46,8 @@ typedef struct run_options {
     char trace_path[1024];                  /* --trace: one step as Chrome JSON */
     char dump_dir[1024];                    /* --dump: the first config's window */
     int trace_steps;                        /* steps in the trace pass; 0 = none */
+    int noise_windows;                      /* windows of the noise scale; 0 = none */
+    int train_steps;                        /* steps of the loss curves; 0 = none */
     int no_cupti;
     int quiet;
     char note[600];                         /* what was dropped (duplicates), for stderr */

@@ -480,6 +480,15 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     if (s->world)
         stop_outputs = out; /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
+    curves_file curves; /* --train-steps: NAME.curves.csv beside the CSV */
+    if (o->train_steps > 0 && curves_open(&curves, path, o->train_steps, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        stop_outputs = NULL;
+        csv_writer_free(&s->csv);
+        run_outputs_close(out, 1);
+        return end_ranks(s, 2);
+    }
+    s->curves = o->train_steps > 0 ? &curves : NULL;
     if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_outputs = NULL;
@@ -512,6 +521,13 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     s->progress = NULL;
     if (planned)
         eta_free(&plan);
+    if (s->curves && curves_close(s->curves, s->quiet ? NULL : stdout) && !write_failed) {
+        fprintf(stderr, "accubench: cannot write %s\n", curves.path);
+        write_failed = 1;
+    } else if (s->curves && !s->quiet) {
+        printf("loss curves: %s\n", curves.path);
+    }
+    s->curves = NULL;
     write_failed = finish(s, out, write_failed);
     csv_writer_free(&s->csv);
     if (s->watch)

@@ -12,6 +12,7 @@
 #include "comm.h"
 #include "config_watch.h"
 #include "csv_writer.h"
+#include "curves_file.h"
 #include "progress.h"
 
 typedef struct sweep {
@@ -32,6 +33,7 @@ typedef struct sweep {
     comm *world; /* every rank mpirun started (NULL: one process) */
     comm *comm;  /* the ranks of the configs being run (NULL: one process) */
     int writer;  /* this process writes the CSV, the console table, the trace */
+    curves_file *curves; /* --train-steps: the curves CSV (NULL: none, or not this rank) */
 } sweep;
 
 #endif

@@ -1,0 +1,186 @@
+/* The curves CSV and its summary (curves_file.h). */
+#include "curves_file.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduction.h"
+
+int curves_open(curves_file *c, const char *main_csv, int steps, char *why, size_t why_len)
+{
+    memset(c, 0, sizeof *c);
+    size_t len = strlen(main_csv);
+    if (len > 4 && strcmp(main_csv + len - 4, ".csv") == 0)
+        len -= 4;
+    snprintf(c->path, sizeof c->path, "%.*s.curves.csv", (int)len, main_csv);
+    c->steps = steps;
+    if (!(c->f = fopen(c->path, "w"))) {
+        snprintf(why, why_len, "cannot write %s", c->path);
+        return -1;
+    }
+    fprintf(c->f, "# accubench loss curves: the window's loss before each optimizer step, "
+                  "from the starting weights, on learnable data\n"
+                  "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+                  "devices,sync,order,step,loss\n");
+    return 0;
+}
+
+/* A text field as CSV writes it: quoted when it holds a comma or a quote
+ * (a model spec such as "gpt:d=32,layers=2"). */
+static void put_text(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fprintf(f, "%s,", s);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++)
+        fprintf(f, *s == '"' ? "\"\"" : "%c", *s);
+    fputs("\",", f);
+}
+
+int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss)
+{
+    if (c->count == c->capacity) {
+        int cap = c->capacity ? 2 * c->capacity : 16;
+        curve *grown = realloc(c->curves, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        c->curves = grown;
+        c->capacity = cap;
+    }
+    curve *k = &c->curves[c->count];
+    if (!(k->loss = malloc((size_t)c->steps * sizeof *k->loss)))
+        return -1;
+    c->count++;
+    k->key = *key;
+    k->reverse = reverse;
+    memcpy(k->loss, loss, (size_t)c->steps * sizeof *loss);
+    for (int t = 0; t < c->steps; t++) {
+        put_text(c->f, key->backend);
+        put_text(c->f, key->model);
+        put_text(c->f, key->dtype);
+        put_text(c->f, key->mode);
+        put_text(c->f, key->reduction);
+        fprintf(c->f, "%lld,%lld,%lld,%lld,", (long long)key->effective_batch,
+                (long long)key->micro_batch, (long long)key->accum_steps,
+                (long long)key->devices);
+        put_text(c->f, key->sync);
+        fprintf(c->f, "%s,%d,", reverse ? "reverse" : "forward", t);
+        if (isfinite(loss[t])) /* a diverged step is empty */
+            fprintf(c->f, "%.9g", loss[t]);
+        fputc('\n', c->f);
+    }
+    return fflush(c->f) ? -1 : 0;
+}
+
+/* The same series: everything but the split, the reduction and the order. */
+static int same_series(const result_row *a, const result_row *b)
+{
+    return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
+           !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
+           !strcmp(a->sync, b->sync) && a->effective_batch == b->effective_batch &&
+           a->devices == b->devices;
+}
+
+/* The largest difference between two curves; infinite where one has left
+ * the numbers (a diverged loss). */
+static double gap(const curve *a, const curve *b, int steps)
+{
+    double g = 0;
+    for (int t = 0; t < steps; t++) {
+        double d = fabs(a->loss[t] - b->loss[t]);
+        if (!isfinite(d))
+            return INFINITY;
+        g = d > g ? d : g;
+    }
+    return g;
+}
+
+/* An exact reduction (its row's `exact`): the curve the others are held to. */
+static int is_correct(const curve *k)
+{
+    return reduction_exact_named(k->key.reduction) == 1;
+}
+
+/* The correct curve of k's split in the forward order, or NULL. */
+static const curve *correct_of(const curves_file *c, const curve *k)
+{
+    for (int i = 0; i < c->count; i++) {
+        const curve *o = &c->curves[i];
+        if (same_series(&o->key, &k->key) && is_correct(o) && !o->reverse &&
+            o->key.micro_batch == k->key.micro_batch)
+            return o;
+    }
+    return NULL;
+}
+
+static void max_into(double *g, double d)
+{
+    if (isnan(*g) || d > *g)
+        *g = d;
+}
+
+/* Gaps of series `first`: [0] correct splits, [1] rounding, then one per
+ * reduction (index 2 + reduction); NAN where nothing measured it. */
+static void series_gaps(const curves_file *c, const curve *first, double *g)
+{
+    for (int i = 0; i < 2 + REDUCTION_COUNT; i++)
+        g[i] = NAN;
+    for (int i = 0; i < c->count; i++) {
+        const curve *a = &c->curves[i], *ref = correct_of(c, a);
+        if (!same_series(&a->key, &first->key) || !ref)
+            continue;
+        int r;
+        if (a == ref) {
+            for (int j = 0; j < c->count; j++) {
+                const curve *b = &c->curves[j];
+                if (b != a && same_series(&a->key, &b->key) && is_correct(b) && !b->reverse)
+                    max_into(&g[0], gap(a, b, c->steps));
+            }
+        } else if (is_correct(a)) { /* the same split, another order */
+            max_into(&g[1], gap(a, ref, c->steps));
+        } else if (a->key.accum_steps * a->key.devices > 1 &&
+                   (r = axis_find(&reduction_axis, a->key.reduction)) >= 0) {
+            max_into(&g[2 + r], gap(a, ref, c->steps));
+        }
+    }
+}
+
+/* One series' line: "# curves model=... gap_correct=... gap_rounding=..." */
+static void summary_line(const curves_file *c, const curve *k, FILE *out)
+{
+    double g[2 + REDUCTION_COUNT];
+    series_gaps(c, k, g);
+    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s steps=%d: "
+            "gap_correct_splits=%.3g gap_rounding=%.3g", k->key.backend, k->key.model,
+            k->key.dtype, k->key.mode, (long long)k->key.effective_batch,
+            (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync, c->steps,
+            g[0], g[1]);
+    for (int r = 1; r < REDUCTION_COUNT; r++)
+        fprintf(out, " gap_%s=%.3g", reduction_name((reduction)r), g[2 + r]);
+    fprintf(out, "\n");
+}
+
+int curves_close(curves_file *c, FILE *echo)
+{
+    for (int i = 0; i < c->count; i++) {
+        int first = 1;
+        for (int j = 0; j < i && first; j++)
+            first = !same_series(&c->curves[j].key, &c->curves[i].key);
+        if (!first)
+            continue;
+        summary_line(c, &c->curves[i], c->f);
+        if (echo)
+            summary_line(c, &c->curves[i], echo);
+    }
+    int rc = fclose(c->f) ? -1 : 0;
+    for (int i = 0; i < c->count; i++)
+        free(c->curves[i].loss);
+    free(c->curves);
+    c->f = NULL;
+    c->curves = NULL;
+    c->count = 0;
+    return rc;
+}

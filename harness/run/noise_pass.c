@@ -1,0 +1,110 @@
+/* The noise pass (noise_pass.h) on the backend table. */
+#include "noise_pass.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset_learnable.h"
+#include "dispatch.h"
+
+typedef struct noise_run {
+    model *m;
+    const split *sp;
+    activations acts;
+    float *scale, *loss_sum; /* device floats */
+    float *grad;             /* host: one small batch's gradient */
+    double *window_sum;      /* host: the window's valid-weighted sum */
+} noise_run;
+
+/* Small batch k of the window in d: its own mean gradient, into w. */
+static int small_batch(noise_run *r, dataset *d, int k, noise_window *w)
+{
+    model *m = r->m;
+    micro_batch_view v = dataset_micro(d, 0, r->sp->micro, k);
+    int valid = dataset_valid_count(d, 0, v.first, v.count);
+    if (valid == 0)
+        return BK_OK;
+    float inv = 1.0f / (float)valid;
+    v.scale = r->scale;
+    v.first_of_window = 1;
+    int rc = bk_upload(m->b, r->scale, &inv, sizeof inv);
+    if (!rc)
+        rc = model_zero_grads(m, r->loss_sum);
+    if (!rc)
+        rc = model_forward(m, &r->acts, &v, r->loss_sum);
+    if (!rc)
+        rc = model_backward(m, &r->acts, &v);
+    if (!rc)
+        rc = bk_download(m->b, r->grad, m->grads, m->n_params * sizeof(float));
+    if (!rc)
+        noise_window_add(w, r->window_sum, r->grad, m->n_params, valid);
+    return rc;
+}
+
+/* The window's totals over the ranks: every rank's small batches. */
+static int sum_ranks(comm *c, noise_window *w, double *window_sum, size_t n)
+{
+    double v[4] = {w->small_sq_sum, w->inv_valid_sum, w->smalls, w->valid};
+    if (c->ops->host_allreduce(c, v, 4, COMM_SUM) ||
+        c->ops->host_allreduce(c, window_sum, (int)n, COMM_SUM))
+        return BK_ERROR;
+    *w = (noise_window){.small_sq_sum = v[0], .inv_valid_sum = v[1], .smalls = (int)v[2],
+                        .valid = v[3]};
+    return BK_OK;
+}
+
+static int one_window(noise_run *r, const noise_pass_options *o, int index, noise_scale *ns)
+{
+    model *m = r->m;
+    input_spec in;
+    dataset d;
+    model_input(&m->spec, &in);
+    uint64_t seed = o->seed ^ (0x5eed0000ull + (uint64_t)index * 0x9e3779b97f4a7c15ull);
+    int rc = dataset_create_learnable(m->b, &in, r->sp->global, 1, o->seed, seed, 0, &d);
+    if (rc)
+        return rc;
+    if (o->comm)
+        dataset_set_shard(&d, o->comm->rank, o->comm->size);
+    noise_window w = {0};
+    memset(r->window_sum, 0, m->n_params * sizeof(double));
+    for (int k = 0; k < r->sp->accum && !rc; k++)
+        rc = small_batch(r, &d, k, &w);
+    dataset_destroy(&d);
+    if (!rc && o->comm)
+        rc = sum_ranks(o->comm, &w, r->window_sum, m->n_params);
+    if (!rc) {
+        w.window_sq = noise_window_norm(r->window_sum, m->n_params, w.valid);
+        noise_scale_add(ns, &w); /* a window of one small batch adds nothing */
+    }
+    return rc;
+}
+
+int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise_result *out)
+{
+    backend *b = m->b;
+    noise_run r = {.m = m, .sp = sp};
+    noise_scale ns = {0};
+    int rc = BK_OK;
+    r.grad = malloc(m->n_params * sizeof(float));
+    r.window_sum = malloc(m->n_params * sizeof(double));
+    if (!r.grad || !r.window_sum || noise_scale_init(&ns, o->windows)) {
+        snprintf(b->error, sizeof b->error, "out of host memory for the noise scale");
+        rc = BK_OOM;
+    }
+    if (!rc && !(rc = bk_alloc(b, sizeof(float), (void **)&r.scale)) &&
+        !(rc = bk_alloc(b, sizeof(float), (void **)&r.loss_sum)))
+        rc = activations_create(m, sp->micro, BK_ALLOC_HELD, &r.acts);
+    for (int i = 0; i < o->windows && !rc && sp->accum * sp->devices > 1; i++)
+        rc = one_window(&r, o, i, &ns);
+    noise_scale_result(&ns, out);
+    if (r.acts.capacity)
+        activations_destroy(m, &r.acts, BK_ALLOC_HELD);
+    bk_free(b, r.scale, sizeof(float));
+    bk_free(b, r.loss_sum, sizeof(float));
+    noise_scale_free(&ns);
+    free(r.grad);
+    free(r.window_sum);
+    return rc;
+}

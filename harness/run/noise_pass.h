@@ -1,0 +1,32 @@
+/* The noise scale of one config (noise_scale.h), measured in the gradient
+ * check's place, from the starting weights, never in the timed pass:
+ * `windows` windows of fresh learnable data (dataset_learnable.h), each
+ * small batch (micro-batch k, or this rank's part of it under data
+ * parallel) run on its own, into a zeroed gradient, normalised by its own
+ * valid items, its norm taken before it is added to the window's sum. */
+#ifndef ACCUBENCH_NOISE_PASS_H
+#define ACCUBENCH_NOISE_PASS_H
+
+#include <stdint.h>
+
+#include "comm.h"
+#include "model.h"
+#include "noise_scale.h"
+#include "split.h"
+
+/* The default of --noise-windows (docs/noise-scale.md says how it was
+ * chosen). */
+#define NOISE_WINDOWS_DEFAULT 32
+#define NOISE_WINDOWS_DEFAULT_TEXT "32" /* the same, for the option table */
+
+typedef struct noise_pass_options {
+    int windows;
+    uint64_t seed; /* the data's; window w is drawn from seed and w */
+    comm *comm;    /* the config's ranks; NULL: one process */
+} noise_pass_options;
+
+/* BK_* status. out->windows 0 and the estimate NAN when the split has one
+ * small batch per window (nothing to compare the window with). */
+int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise_result *out);
+
+#endif

@@ -1,0 +1,41 @@
+#include "noise_row.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "noise_pass.h"
+
+static void append_note(result_row *r, const char *text)
+{
+    size_t used = strlen(r->note);
+    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
+}
+
+int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
+{
+    const split *sp = &cfg->sp;
+    if (cfg->noise_windows == 0)
+        return BK_OK;
+    if (sp->accum * sp->devices < 2) {
+        append_note(r, "no noise scale: one micro-batch per window, nothing to compare the "
+                       "window with");
+        return BK_OK;
+    }
+    noise_pass_options no = {.windows = cfg->noise_windows, .seed = cfg->seed, .comm = c};
+    noise_result n;
+    int rc = noise_pass_run(m, sp, &no, &n);
+    if (rc || n.windows < 2)
+        return rc;
+    /* B_simple counts valid items (tokens for the GPT); E counts examples,
+     * padding included: the scale in examples, so that E / it is a ratio. */
+    double per_example = n.window_valid / sp->global;
+    r->grad_noise_scale = n.b_simple / per_example;
+    r->grad_noise_scale_err = n.b_simple_err / per_example;
+    r->grad_sq_micro = n.small_sq;
+    r->grad_sq_window = n.window_sq;
+    if (!(n.grad_sq > 0))
+        append_note(r, "noise scale: the |G|^2 estimate is not positive (the gradient is "
+                       "mostly noise here); more --noise-windows");
+    return BK_OK;
+}

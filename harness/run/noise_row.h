@@ -1,0 +1,16 @@
+/* The noise scale's columns of a config's row (noise_pass.h): measured
+ * when --noise-windows is not 0, from the starting weights; empty, with a
+ * note, where a window holds one small batch. */
+#ifndef ACCUBENCH_NOISE_ROW_H
+#define ACCUBENCH_NOISE_ROW_H
+
+#include "comm.h"
+#include "model.h"
+#include "config.h"
+#include "result_row.h"
+#include "split.h"
+
+/* BK_* status of the pass; the columns stay empty when it fails. */
+int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r);
+
+#endif

@@ -1,0 +1,115 @@
+/* Training a config for the loss curves (train_curves.h). */
+#include "train_curves.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset_learnable.h"
+#include "dispatch.h"
+#include "step.h"
+#include "sweep_state.h"
+
+/* The loss of the whole window in buffer `buf` at the current weights,
+ * the mean over its valid items. */
+static int window_loss(model *m, dataset *d, int buf, const split *sp, activations *acts,
+                       float *dev_loss, double *out)
+{
+    float zero = 0, loss = 0;
+    micro_batch_view all = dataset_full_batch(d, buf, sp->micro);
+    int rc = bk_upload(m->b, dev_loss, &zero, sizeof zero);
+    if (!rc)
+        rc = model_forward(m, acts, &all, dev_loss);
+    if (!rc)
+        rc = bk_download(m->b, &loss, dev_loss, sizeof loss);
+    /* the kernels add each item's unscaled loss: the mean over the window */
+    *out = (double)loss / dataset_valid_count(d, buf, 0, d->effective_batch);
+    return rc;
+}
+
+/* A curve has diverged once its loss is not finite or three times where it
+ * started: the updates are blowing up, and stepping on would feed the
+ * kernels infinities. */
+static int diverged(const double *loss, int t)
+{
+    return !isfinite(loss[t]) || loss[t] > 3 * loss[0];
+}
+
+static int train_steps(step_runner *run, const split *sp, int steps, double *loss)
+{
+    model *m = run->m;
+    activations acts = {0};
+    float *dev_loss = NULL;
+    int rc = bk_alloc(m->b, sizeof(float), (void **)&dev_loss);
+    if (!rc)
+        rc = activations_create(m, sp->global, BK_ALLOC_HELD, &acts);
+    int t = 0;
+    for (; t < steps && !rc; t++) {
+        rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
+        if (!rc && diverged(loss, t)) {
+            t++;
+            break;
+        }
+        if (!rc)
+            rc = step_run(run);
+    }
+    for (; t < steps; t++)
+        loss[t] = NAN; /* diverged: no steps on weights that have left the numbers */
+    if (!rc)
+        rc = m->b->ops->sync(m->b);
+    if (acts.capacity)
+        activations_destroy(m, &acts, BK_ALLOC_HELD);
+    bk_free(m->b, dev_loss, sizeof(float));
+    return rc;
+}
+
+int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
+{
+    input_spec in;
+    dataset d;
+    step_runner run;
+    model_input(&m->spec, &in);
+    int block = o->reverse ? sp->micro * sp->devices : 0;
+    int rc = model_reset(m);
+    if (!rc)
+        rc = dataset_create_learnable(m->b, &in, sp->global, DATASET_MAX_BUFFERS, o->seed,
+                                      o->seed ^ 0xc0ffee11ull, block, &d);
+    if (rc)
+        return rc;
+    if (o->comm)
+        dataset_set_shard(&d, o->comm->rank, o->comm->size);
+    rc = step_runner_init_dp(&run, m, &d, sp, o->mode, o->red, o->comm, o->sync);
+    if (!rc) {
+        rc = train_steps(&run, sp, o->steps, loss);
+        step_runner_free(&run);
+    }
+    dataset_destroy(&d);
+    int reset = model_reset(m);
+    return rc ? rc : reset;
+}
+
+int train_curves_config(sweep *s, model *m, const config *c, const result_row *r)
+{
+    const split *sp = &c->sp;
+    double *loss = malloc((size_t)c->train_steps * sizeof *loss);
+    if (!loss) {
+        snprintf(m->b->error, sizeof m->b->error, "out of host memory for the loss curve");
+        return BK_OOM;
+    }
+    int rc = BK_OK;
+    /* the correct reduction twice: the second in another order of its sums */
+    int exact = reduction_info_of(c->reduction)->exact;
+    for (int reverse = 0; reverse <= exact && !rc; reverse++) {
+        curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
+                        .mode = c->mode, .red = c->reduction, .comm = s->comm, .sync = c->sync};
+        progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
+        rc = train_curve_run(m, sp, &cr, loss);
+        if (!rc && s->curves && curves_add(s->curves, r, reverse, loss)) {
+            snprintf(m->b->error, sizeof m->b->error, "cannot write %s", s->curves->path);
+            rc = BK_ERROR;
+        }
+    }
+    free(loss);
+    return rc;
+}

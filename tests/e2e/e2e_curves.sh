@@ -1,0 +1,63 @@
+#!/bin/sh
+# --train-steps: the correct splits' loss curves lie within the rounding
+# gap (the same split with its sums in another order), the known-wrong
+# reductions far outside it, on the MLP and on the GPT's padded tokens;
+# the curves CSV has a row per config, order and step; the noise-scale
+# columns are filled where a window holds more than one micro-batch, the
+# report and plan --noise set E against the noise scale with its caveat
+# once, and
+# bad values of the two options are refused in one line.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
+# the value of key=VALUE on the summary line of model $1
+gap() { grep "^# curves cpu $1 " "$2" | tr ' ' '\n' | sed -n "s/^$3=//p"; }
+# the wrong reductions outside 100 x the rounding gap, the correct splits inside 4 x
+judge() {
+    r=$(gap "$1" "$2" gap_rounding); c=$(gap "$1" "$2" gap_correct_splits)
+    check "awk 'BEGIN { exit !($r > 0 && $c <= 4 * $r) }'" "$1: correct splits $c within the rounding gap $r"
+    for bug in mean-of-means no-scale; do
+        b=$(gap "$1" "$2" gap_$bug)
+        check "awk 'BEGIN { exit !(\"$b\" == \"inf\" || $b > 100 * $r) }'" "$1: $bug gap $b outside 100 x $r"
+    done
+}
+
+common="--backend cpu --effective 64 --micro 4,16,64 --reduction sum,mean-of-means,no-scale \
+    --optimizer sgd --lr 1 --steps 1 --warmup 0 --trace-steps 0"
+"$ACCUBENCH" run $common --model tiny --train-steps 40 --noise-windows 8 --csv mlp.csv \
+    >run.txt 2>err.txt
+check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
+check '[ -f mlp.curves.csv ]' "the curves CSV beside the main one"
+# 3 splits x (sum twice + 2 wrong) x 40 steps
+check '[ $(grep -vc "^#" mlp.curves.csv) -eq $((1 + 3 * 4 * 40)) ]' "a row per config, order and step"
+check 'grep -q "^# curves cpu tiny " run.txt' "the summary on stdout"
+judge tiny mlp.curves.csv
+check '[ "$(col grad_noise_scale mlp.csv | head -1)" != "" ]' "noise scale at 4x16"
+check '[ "$(col grad_noise_scale mlp.csv | tail -1)" = "" ]' "none at 64x1"
+check 'col note mlp.csv | tail -1 | grep -q "no noise scale"' "and the note says why"
+"$ACCUBENCH" report mlp.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
+check 'grep -q "^- tiny, E = 64 (.*): E is [0-9.e+-]* times the measured noise scale B_simple = " mlp.md' \
+    "the report sets E against the noise scale: $(grep "noise scale B_simple" mlp.md)"
+check '[ $(grep -c "assumptions" mlp.md) -eq 1 ]' "the paper's caveat, once"
+
+gpt="gpt:d=32,layers=2,heads=2,seq=16,vocab=64"
+"$ACCUBENCH" run $common --model "$gpt" --train-steps 30 --noise-windows 0 --csv gpt.csv \
+    >run.txt 2>err.txt
+check '[ $? -eq 0 ]' "gpt run exits 0: $(cat err.txt)"
+judge "$gpt" gpt.curves.csv
+check '[ -z "$(col grad_noise_scale gpt.csv | tr -d "\n")" ]' "--noise-windows 0: no noise pass"
+
+"$ACCUBENCH" plan --noise mlp.csv >plan.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^tiny E=64: E is [0-9.e+-]* times the measured noise scale" plan.txt' \
+    "plan --noise: $(cat plan.txt err.txt)"
+check '[ $(grep -c assumptions plan.txt) -eq 1 ]' "plan --noise: the caveat once"
+"$ACCUBENCH" plan --noise gpt.csv >plan.txt 2>err.txt
+check '[ $? -eq 1 ] && grep -q "no noise scale" err.txt' "plan --noise on a run without one: $(cat err.txt)"
+
+for bad in "--noise-windows 1" "--noise-windows -3" "--train-steps x"; do
+    "$ACCUBENCH" run --backend cpu --model tiny $bad --csv bad.csv >/dev/null 2>err.txt
+    check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "$bad refused in one line: $(cat err.txt)"
+done
+exit $fail
