@@ -50,7 +50,8 @@ static int set_fit_devices(void *target, const option_def *d, const char *value,
     plan_args *a = target;
     char copy[512], *items[32];
     if (strlen(value) >= sizeof copy) {
-        snprintf(why, n, "--%s: a list longer than %zu characters", d->key, sizeof copy - 1);
+        snprintf(why, n, "--%s: a list of at most %zu characters, got %zu", d->key,
+                 sizeof copy - 1, strlen(value)); /* never cut: 2,000...016 is not 2,1 */
         return -1;
     }
     snprintf(copy, sizeof copy, "%s", value);

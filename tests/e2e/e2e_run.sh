@@ -78,7 +78,7 @@ check "echo '$errs' | grep -Eq 'mean-of-means=0\.[0-9]'" "mean-of-means is off: 
 "$ACCUBENCH" run --backend cpu --model tiny --effective 1024 --micro pow2 --budget-s 0.5 \
     --max-noise 0.001 --csv int.csv >int.txt 2>&1 &
 pid=$!
-for i in $(seq 1 600); do # up to 60 s: a loaded or sanitized build is slow
+for i in $(seq 1 1800); do # up to 180 s: a loaded or sanitized build is slow
     [ -f int.csv ] && [ "$(grep -vc '^#' int.csv)" -ge 3 ] && break # header + 2 rows
     sleep 0.1
 done
