@@ -1,13 +1,17 @@
 /* The curves CSV and its summary (curves_file.h). */
 #include "curves_file.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "reduction.h"
 
-int curves_open(curves_file *c, const char *main_csv, int steps, char *why, size_t why_len)
+int curves_open(curves_file *c, const char *main_csv, int steps, int replace, char *why,
+                size_t why_len)
 {
     memset(c, 0, sizeof *c);
     size_t len = strlen(main_csv);
@@ -15,14 +19,18 @@ int curves_open(curves_file *c, const char *main_csv, int steps, char *why, size
         len -= 4;
     snprintf(c->path, sizeof c->path, "%.*s.curves.csv", (int)len, main_csv);
     c->steps = steps;
-    if (!(c->f = fopen(c->path, "w"))) {
-        snprintf(why, why_len, "cannot write %s", c->path);
+    /* Never a silent overwrite: an existing file only with --replace (its
+     * rows would not match the appended CSV's, so --append does not do). */
+    struct stat st;
+    if (lstat(c->path, &st) == 0 && !replace) {
+        snprintf(why, why_len, "%s exists: --replace to replace it with this run's curves",
+                 c->path);
         return -1;
     }
-    fprintf(c->f, "# accubench loss curves: the window's loss before each optimizer step, "
-                  "from the starting weights, on learnable data\n"
-                  "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
-                  "devices,sync,order,step,loss\n");
+    if (lstat(c->path, &st) != 0 && errno != ENOENT) {
+        snprintf(why, why_len, "cannot write %s: %s", c->path, strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -57,22 +65,28 @@ int curves_add(curves_file *c, const result_row *key, int reverse, const double 
     k->key = *key;
     k->reverse = reverse;
     memcpy(k->loss, loss, (size_t)c->steps * sizeof *loss);
-    for (int t = 0; t < c->steps; t++) {
-        put_text(c->f, key->backend);
-        put_text(c->f, key->model);
-        put_text(c->f, key->dtype);
-        put_text(c->f, key->mode);
-        put_text(c->f, key->reduction);
-        fprintf(c->f, "%lld,%lld,%lld,%lld,", (long long)key->effective_batch,
+    return 0;
+}
+
+/* One curve's rows. */
+static void put_rows(FILE *f, const curve *k, int steps)
+{
+    const result_row *key = &k->key;
+    for (int t = 0; t < steps; t++) {
+        put_text(f, key->backend);
+        put_text(f, key->model);
+        put_text(f, key->dtype);
+        put_text(f, key->mode);
+        put_text(f, key->reduction);
+        fprintf(f, "%lld,%lld,%lld,%lld,", (long long)key->effective_batch,
                 (long long)key->micro_batch, (long long)key->accum_steps,
                 (long long)key->devices);
-        put_text(c->f, key->sync);
-        fprintf(c->f, "%s,%d,", reverse ? "reverse" : "forward", t);
-        if (isfinite(loss[t])) /* a diverged step is empty */
-            fprintf(c->f, "%.9g", loss[t]);
-        fputc('\n', c->f);
+        put_text(f, key->sync);
+        fprintf(f, "%s,%d,", k->reverse ? "reverse" : "forward", t);
+        if (isfinite(k->loss[t])) /* a diverged step is empty */
+            fprintf(f, "%.9g", k->loss[t]);
+        fputc('\n', f);
     }
-    return fflush(c->f) ? -1 : 0;
 }
 
 /* The same series: everything but the split, the reduction and the order. */
@@ -163,23 +177,43 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     fprintf(out, "\n");
 }
 
-int curves_close(curves_file *c, FILE *echo)
+/* Each series' summary line, once, to f. */
+static void put_summaries(const curves_file *c, FILE *f)
 {
     for (int i = 0; i < c->count; i++) {
         int first = 1;
         for (int j = 0; j < i && first; j++)
             first = !same_series(&c->curves[j].key, &c->curves[i].key);
-        if (!first)
-            continue;
-        summary_line(c, &c->curves[i], c->f);
-        if (echo)
-            summary_line(c, &c->curves[i], echo);
+        if (first)
+            summary_line(c, &c->curves[i], f);
     }
-    int rc = fclose(c->f) ? -1 : 0;
+}
+
+/* The whole file, for atomic_write_file. */
+static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    const curves_file *c = ctx;
+    fprintf(f, "# accubench loss curves: the window's loss before each optimizer step, "
+               "from the starting weights, on learnable data\n"
+               "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+               "devices,sync,order,step,loss\n");
+    for (int i = 0; i < c->count; i++)
+        put_rows(f, &c->curves[i], c->steps);
+    put_summaries(c, f);
+    return 0;
+}
+
+int curves_close(curves_file *c, FILE *echo, char *why, size_t why_len)
+{
+    /* Written whole or not at all, while the run holds its CSV's lock. */
+    int rc = atomic_write_file(c->path, write_curves, c, why, why_len);
+    if (!rc && echo)
+        put_summaries(c, echo);
     for (int i = 0; i < c->count; i++)
         free(c->curves[i].loss);
     free(c->curves);
-    c->f = NULL;
     c->curves = NULL;
     c->count = 0;
     return rc;

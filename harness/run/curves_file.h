@@ -14,20 +14,21 @@ typedef struct curve {
 } curve;
 
 typedef struct curves_file {
-    FILE *f;
     char path[1400];
     int steps;
     curve *curves;
     int count, capacity;
 } curves_file;
 
-/* Opens NAME.curves.csv beside the main CSV (NAME.csv) and writes its
- * header. 0, or -1 with the reason. */
-int curves_open(curves_file *c, const char *main_csv, int steps, char *why, size_t why_len);
-/* One config's curve: its rows, and kept for the summary. 0 or -1. */
+/* NAME.curves.csv beside the main CSV (NAME.csv): refused when it exists,
+ * unless `replace`. Nothing is written yet. 0, or -1 with the reason. */
+int curves_open(curves_file *c, const char *main_csv, int steps, int replace, char *why,
+                size_t why_len);
+/* One config's curve, kept for the file and the summary. 0 or -1. */
 int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss);
-/* Writes the summary lines (also to `echo` when not NULL) and closes the
- * file. 0, or -1 when it could not be written. */
-int curves_close(curves_file *c, FILE *echo);
+/* Writes the file whole (atomic_file.h): every curve's rows, then a
+ * summary line per series (also to `echo` when not NULL), and frees the
+ * curves. 0, or -1 with the reason. */
+int curves_close(curves_file *c, FILE *echo, char *why, size_t why_len);
 
 #endif

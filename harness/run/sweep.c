@@ -481,7 +481,8 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
         stop_outputs = out; /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
     curves_file curves; /* --train-steps: NAME.curves.csv beside the CSV */
-    if (o->train_steps > 0 && curves_open(&curves, path, o->train_steps, why, sizeof why)) {
+    if (o->train_steps > 0 && curves_open(&curves, path, o->train_steps, o->replace, why,
+                                            sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_outputs = NULL;
         csv_writer_free(&s->csv);
@@ -521,8 +522,9 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     s->progress = NULL;
     if (planned)
         eta_free(&plan);
-    if (s->curves && curves_close(s->curves, s->quiet ? NULL : stdout) && !write_failed) {
-        fprintf(stderr, "accubench: cannot write %s\n", curves.path);
+    if (s->curves && curves_close(s->curves, s->quiet ? NULL : stdout, why, sizeof why) &&
+        !write_failed) {
+        fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     } else if (s->curves && !s->quiet) {
         printf("loss curves: %s\n", curves.path);

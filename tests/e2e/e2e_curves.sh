@@ -60,4 +60,14 @@ for bad in "--noise-windows 1" "--noise-windows -3" "--train-steps x"; do
     "$ACCUBENCH" run --backend cpu --model tiny $bad --csv bad.csv >/dev/null 2>err.txt
     check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "$bad refused in one line: $(cat err.txt)"
 done
+
+# The curves file is never overwritten unasked, and is written whole.
+quick="--backend cpu --model tiny --effective 8 --micro 4 --train-steps 2 --noise-windows 0 --budget-s 0.05 --trace-steps 0"
+echo keep >again.curves.csv
+"$ACCUBENCH" run $quick --csv again.csv >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ "$(cat again.curves.csv)" = keep ] && [ ! -e again.csv ]' \
+    "an existing curves file is refused before anything runs: $(cat err.txt)"
+"$ACCUBENCH" run $quick --csv again.csv --replace >out.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^backend,model" again.curves.csv && [ -z "$(ls | grep tmp)" ]' \
+    "--replace replaces it whole: $(cat err.txt)"
 exit $fail
