@@ -1,6 +1,7 @@
 #include "result_row.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,4 +103,17 @@ void result_key_names(char *out, size_t len)
         if (result_columns[i].role != RESULT_VALUE)
             used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "",
                                      result_columns[i].name);
+}
+
+void row_note(result_row *r, const char *fmt, ...)
+{
+    size_t used = strlen(r->note);
+    if (used && used + 2 < sizeof r->note) {
+        memcpy(r->note + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
+    va_end(ap);
 }

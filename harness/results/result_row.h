@@ -132,6 +132,11 @@ typedef struct result_row {
 /* A row with every number unmeasured (NAN / -1) and empty text. */
 void result_row_clear(result_row *r);
 
+/* Appends a remark to the row's note, "; " after the ones before (cut to
+ * the note's size). */
+void row_note(result_row *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* RESULT_COLUMNS as data, for code that walks the columns by their marks
  * (compare's matching, the report's grouping, the console table). */
 typedef enum result_type { RESULT_IS_TEXT, RESULT_IS_INT, RESULT_IS_REAL } result_type;

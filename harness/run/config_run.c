@@ -31,19 +31,6 @@ void row_status_from(result_row *r, int rc, const backend *b)
                b->error);
 }
 
-/* Appends to the row's note ("; " between remarks). */
-static void add_note(result_row *row, const char *fmt, ...)
-{
-    size_t used = strlen(row->note);
-    if (used && used + 2 < sizeof row->note) {
-        memcpy(row->note + used, "; ", 3);
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(row->note + used, sizeof row->note - used, fmt, ap);
-    va_end(ap);
-}
 
 /* Names what ended an adaptive timed loop, and where the noise ended up
  * against its target: a row over the target always says so. */
@@ -60,23 +47,23 @@ static void note_stop(result_row *r, const step_timing *t, const measure_options
                  plural((long long)n, "sample", "samples"));
     switch (t->stopped_by) {
     case MEASURE_STOP_NOISE:
-        add_note(r, "stopped at the noise target: %s", noise);
+        row_note(r, "stopped at the noise target: %s", noise);
         break;
     case MEASURE_STOP_SAMPLE_CAP:
-        add_note(r, "stopped when max-samples %d was reached: %s", mo->max_samples,
+        row_note(r, "stopped when max-samples %d was reached: %s", mo->max_samples,
                  noise);
         break;
     case MEASURE_STOP_BUDGET:
-        add_note(r, "stopped when the %gs budget ran out: %s", mo->budget_s, noise);
+        row_note(r, "stopped when the %gs budget ran out: %s", mo->budget_s, noise);
         break;
     case MEASURE_STOP_INTERRUPTED:
-        add_note(r, "stopped by an interrupt: %s", noise);
+        row_note(r, "stopped by an interrupt: %s", noise);
         break;
     case MEASURE_STOP_PEER:
-        add_note(r, "stopped when another rank met its stopping condition: %s", noise);
+        row_note(r, "stopped when another rank met its stopping condition: %s", noise);
         break;
     case MEASURE_STOP_STEPS:
-        add_note(r, "timed the fixed --steps %d", mo->steps);
+        row_note(r, "timed the fixed --steps %d", mo->steps);
         break;
     }
 }
@@ -123,14 +110,14 @@ void row_fill_trace(result_row *r, const trace_pass_summary *p)
             /* Device work but none issued inside a forward/backward/optimizer
              * range: a graph replay, launched as a whole from the step range.
              * No split rather than a split of zeros. */
-            add_note(r, "no forward/backward/optimizer split (work not issued inside "
+            row_note(r, "no forward/backward/optimizer split (work not issued inside "
                         "those ranges, e.g. a graph replay)");
         }
         if (p->dropped)
-            add_note(r, "trace pass lost %llu activity records", (unsigned long long)p->dropped);
+            row_note(r, "trace pass lost %llu activity records", (unsigned long long)p->dropped);
     }
     if (p->note[0])
-        add_note(r, "%s", p->note);
+        row_note(r, "%s", p->note);
 }
 
 /* --dump: the window the gradient check just accumulated, from the starting
@@ -269,7 +256,7 @@ static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, ste
         dp_fill_row(s->comm, t, r);
     if (s->comm && sync_info_of(c->sync)->buckets_in_backward &&
         !m->spec.kind->reports_grad_ready)
-        add_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
+        row_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
                  "nothing overlapped", m->spec.kind->name);
     return BK_OK;
 }
@@ -327,7 +314,7 @@ static void verdict(sweep *s, const config *c, int rc, result_row *r)
     } else {
         snprintf(r->status, sizeof r->status, "%s", STATUS_OK);
         if (!reduction_info_of(c->reduction)->exact)
-            add_note(r, "known-wrong reduction kept as a demonstration");
+            row_note(r, "known-wrong reduction kept as a demonstration");
     }
 }
 

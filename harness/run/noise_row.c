@@ -6,11 +6,6 @@
 
 #include "noise_pass.h"
 
-static void append_note(result_row *r, const char *text)
-{
-    size_t used = strlen(r->note);
-    snprintf(r->note + used, sizeof r->note - used, "%s%s", used ? "; " : "", text);
-}
 
 int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
 {
@@ -18,7 +13,7 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
     if (cfg->noise_windows == 0)
         return BK_OK;
     if (sp->accum * sp->devices < 2) {
-        append_note(r, "no noise scale: one micro-batch per window, nothing to compare the "
+        row_note(r, "no noise scale: one micro-batch per window, nothing to compare the "
                        "window with");
         return BK_OK;
     }
@@ -35,7 +30,7 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
     r->grad_sq_micro = n.small_sq;
     r->grad_sq_window = n.window_sq;
     if (!(n.grad_sq > 0))
-        append_note(r, "noise scale: the |G|^2 estimate is not positive (the gradient is "
+        row_note(r, "noise scale: the |G|^2 estimate is not positive (the gradient is "
                        "mostly noise here); more --noise-windows");
     return BK_OK;
 }

@@ -15,18 +15,6 @@ static int access_proc(void)
     return cpu_sample_now(&c) == 0;
 }
 
-static void note_add(result_row *r, const char *fmt, ...)
-{
-    size_t used = strlen(r->note);
-    if (used && used + 2 < sizeof r->note) {
-        memcpy(r->note + used, "; ", 3);
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
-    va_end(ap);
-}
 
 static void flag_add(result_row *r, const char *flag)
 {
@@ -82,7 +70,7 @@ static void classify_noise(result_row *r, const trust_limits *lim)
     if (r->step_noise_pct > lim->max_noise_pct) {
         flag_add(r, FLAG_NOISY);
         if (!lim->adaptive)
-            note_add(r, "noisy: noise %.3g%% over --max-noise %g%%", r->step_noise_pct,
+            row_note(r, "noisy: noise %.3g%% over --max-noise %g%%", r->step_noise_pct,
                      lim->max_noise_pct);
     }
 }
@@ -91,13 +79,13 @@ static void classify_probes(result_row *r)
 {
     if (r->mfu_pct > TRUST_MAX_MFU_PCT) {
         flag_add(r, FLAG_DISTURBED);
-        note_add(r, "disturbed: MFU %.3g%% of the peak probed beside it (%.3g TFLOP/s before "
+        row_note(r, "disturbed: MFU %.3g%% of the peak probed beside it (%.3g TFLOP/s before "
                     "and %.3g after) is impossible",
                  r->mfu_pct, r->probe_tflops_before, r->probe_tflops_after);
     }
     if (r->probe_drift_pct > TRUST_MAX_DRIFT_PCT) {
         flag_add(r, FLAG_DISTURBED);
-        note_add(r, "disturbed: the peak probes drifted %.3g%% (%.3g TFLOP/s before and %.3g "
+        row_note(r, "disturbed: the peak probes drifted %.3g%% (%.3g TFLOP/s before and %.3g "
                     "after: over %g%%)",
                  r->probe_drift_pct, r->probe_tflops_before, r->probe_tflops_after,
                  TRUST_MAX_DRIFT_PCT);
@@ -108,7 +96,7 @@ static void classify_machine(result_row *r, const trust_limits *lim)
 {
     if (r->other_cpu_pct > TRUST_MAX_OTHER_CPU_PCT || r->steal_pct > TRUST_MAX_STEAL_PCT) {
         flag_add(r, FLAG_DISTURBED);
-        note_add(r, "disturbed: other processes used %.3g%% of the CPUs' time and steal %.3g%% "
+        row_note(r, "disturbed: other processes used %.3g%% of the CPUs' time and steal %.3g%% "
                     "(over %g%% / %g%%)",
                  r->other_cpu_pct, r->steal_pct, TRUST_MAX_OTHER_CPU_PCT, TRUST_MAX_STEAL_PCT);
     }
@@ -119,7 +107,7 @@ static void classify_machine(result_row *r, const trust_limits *lim)
         for (size_t i = 0; i < sizeof slowing / sizeof *slowing; i++)
             if (flags_have(r->clock_events, slowing[i])) {
                 flag_add(r, FLAG_DISTURBED);
-                note_add(r, "disturbed: GPU clocks held down (%s at SM clock %.0f MHz)",
+                row_note(r, "disturbed: GPU clocks held down (%s at SM clock %.0f MHz)",
                          r->clock_events, r->sm_clock_mhz);
                 break;
             }
@@ -127,7 +115,7 @@ static void classify_machine(result_row *r, const trust_limits *lim)
     double naive = (double)r->accum_steps * r->pass_ms;
     if (lim->passes_serial && naive > 0 && r->step_ms_median < (1 - TRUST_NAIVE_SLACK) * naive) {
         flag_add(r, FLAG_DISTURBED);
-        note_add(r, "disturbed: the step (%.4g ms) is shorter than its %lld passes (%lld x "
+        row_note(r, "disturbed: the step (%.4g ms) is shorter than its %lld passes (%lld x "
                     "%.4g ms) that run one after another here",
                  r->step_ms_median, (long long)r->accum_steps, (long long)r->accum_steps,
                  r->pass_ms);
