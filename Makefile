@@ -249,7 +249,7 @@ $(BUILD)/obj/bench/cpu_passes/%.o: ROOM_INC := $(INC_all)
 $(PASSES): $(BUILD)/obj/bench/cpu_passes/main.o $(CORE_LIB)
 	@$(if $(Q),echo "  LD    $@")
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
--include $(BUILD)/obj/bench/cpu_passes/main.d
+-include $(BUILD)/obj/bench/cpu_passes/main.d $(BUILD)/asan/obj/bench/cpu_passes/main.d
 passes: $(PASSES)
 	$(Q)$(PASSES) $(PASSES_ARGS)
 .PHONY: passes

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "csv_writer.h"
+#include "plural.h"
 #include "row_flags.h"
 #include "stats.h"
 
@@ -115,9 +116,10 @@ static void classify_machine(result_row *r, const trust_limits *lim)
     double naive = (double)r->accum_steps * r->pass_ms;
     if (lim->passes_serial && naive > 0 && r->step_ms_median < (1 - TRUST_NAIVE_SLACK) * naive) {
         flag_add(r, FLAG_DISTURBED);
-        row_note(r, "disturbed: the step (%.4g ms) is shorter than its %lld passes (%lld x "
+        row_note(r, "disturbed: the step (%.4g ms) is shorter than its %lld %s (%lld x "
                     "%.4g ms) that run one after another here",
-                 r->step_ms_median, (long long)r->accum_steps, (long long)r->accum_steps,
+                 r->step_ms_median, (long long)r->accum_steps,
+                 plural((long long)r->accum_steps, "pass", "passes"), (long long)r->accum_steps,
                  r->pass_ms);
     }
 }

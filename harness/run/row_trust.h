@@ -15,9 +15,13 @@
 #define TRUST_MAX_OTHER_CPU_PCT 10.0 /* other processes, of all CPUs' time */
 #define TRUST_MAX_STEAL_PCT 5.0
 /* On a backend whose host computes each op (the CPU), a step cannot take
- * less than its K passes; shorter by more than this share, one of the two
- * timings was disturbed. */
-#define TRUST_NAIVE_SLACK 0.10
+ * much less than its K passes; shorter by more than this share, one of the
+ * two timings was disturbed. Not less: a pass timed alone starts on cold
+ * caches and a sleeping thread pool, and on a quiet 2-core machine model S
+ * at 8x8 took 106.8 ms a step against 8 x 14.91 ms single passes (10.4%
+ * shorter, undisturbed); the disturbed run the check is for was 21% short
+ * (541 ms against 685). */
+#define TRUST_NAIVE_SLACK 0.20
 
 typedef struct trust_limits {
     int adaptive;          /* no --steps: min-samples applies */
