@@ -8,9 +8,13 @@
 #       (model='tiny' to pick one; out='NAME' writes NAME.png, default curves.png)
 if (!exists("curves")) { print "curves.gp: give curves='FILE.curves.csv'"; exit }
 if (!exists("out")) { out = "curves" }
+# Names reach the shell inside single quotes below: one with a quote in it
+# is refused, never run.
+if (strstrt(curves, "'") > 0) { print "curves.gp: a file name with a quote in it is refused"; exit }
 # The quoted model spec (it has commas) made plain, "#" lines dropped.
 clean = sprintf("awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } print }' '%s' 2>/dev/null", curves)
 if (!exists("model")) { model = system(clean." | awk -F, 'NR == 2 { print $2 }'") }
+if (strstrt(model, "'") > 0) { print "curves.gp: a model name with a quote in it is refused"; exit }
 model_plain = system(sprintf("echo '%s' | tr ',' ';'", model))
 # "reduction:micro" for every forward curve of the model, correct first.
 lines = system(clean.sprintf(" | awk -F, '$2 == \"%s\" && $11 == \"forward\" && $12 == 0 { print ($5 == \"sum\" ? 0 : $5 == \"mean-of-means\" ? 1 : 2), $5 \":\" $7 }' | sort -n -k1,1 -k2 | awk '{ print $2 }' | tr '\\n' ' '", model_plain))
