@@ -205,7 +205,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plan") == 0)
-        return plan_main(argc - 1, argv + 1);
+        return plan_main(argc - 1, argv + 1, usage_edit);
     if (strcmp(cmd, "report") == 0)
         return report_main(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0)

@@ -12,7 +12,6 @@
 #include "parse.h"
 #include "probe.h"
 #include "split.h"
-#include "usage.h"
 
 typedef struct plan_args {
     int effective, max_micro, devices;
@@ -215,7 +214,7 @@ static int plan_split(const plan_args *a)
     return 0;
 }
 
-int plan_main(int argc, char **argv)
+int plan_main(int argc, char **argv, option_usage_edit help_edit)
 {
     plan_args a = {.devices = 1, .proj = {.latency_us = -1}};
     options_defaults(&a.shared);
@@ -226,7 +225,7 @@ int plan_main(int argc, char **argv)
     in.is_known = plan_is_known;
     while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
-            plan_usage(stdout, usage_edit);
+            plan_usage(stdout, help_edit);
             return 0;
         }
         if (k == ARG_POSITIONAL)

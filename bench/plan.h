@@ -9,8 +9,9 @@
 
 #include "option_table.h"
 
-/* argv[0] is "plan". Returns the exit status. */
-int plan_main(int argc, char **argv);
+/* argv[0] is "plan"; help_edit completes the --help text (usage.h).
+ * Returns the exit status. */
+int plan_main(int argc, char **argv, option_usage_edit help_edit);
 
 /* plan's usage and options (its --help). */
 void plan_usage(FILE *f, option_usage_edit edit);
