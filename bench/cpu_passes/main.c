@@ -282,6 +282,36 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
     return rc;
 }
 
+/* Times o->runs runs of o->steps steps, each beside its own peak probe,
+ * prints each run's MFU and their range, and leaves the last peak in *peak. */
+static int timed_runs(step_runner *s, const options *o, double flops, double *peak)
+{
+    measure_options mo = {.warmup = 3, .steps = o->steps, .min_samples = 1,
+                          .max_samples = o->steps, .budget_s = 1e9, .max_noise_pct = 0};
+    double lo = 0, hi = 0;
+    for (int r = 0; r < o->runs; r++) {
+        int n = 0;
+        step_timing t;
+        int rc = measure_peak_gemm(s->m->b, peak, &n);
+        if (!rc)
+            rc = measure_steps(s, &mo, &t);
+        if (rc)
+            return rc;
+        double tflops = flops / (t.step.median * 1e-3) / 1e12;
+        double mfu = 100.0 * tflops / *peak;
+        lo = r == 0 || mfu < lo ? mfu : lo;
+        hi = r == 0 || mfu > hi ? mfu : hi;
+        printf("run %d: peak GEMM %dx%dx%d %.3f TFLOP/s; step %.3f ms (p10 %.3f, p90 %.3f, "
+               "noise %.1f%%); %.3f TFLOP/s; MFU %.1f%%\n",
+               r + 1, n, n, n, *peak, t.step.median, t.step.p10, t.step.p90, t.step.noise_pct,
+               tflops, mfu);
+    }
+    printf("MFU over %d runs: min %.1f%%, max %.1f%%\n", o->runs, lo, hi);
+    return 0;
+}
+
+/* The model, its data and a step runner for o's split: the timed runs,
+ * then the op-by-op breakdown. */
 static int run(const options *o, backend *b)
 {
     optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, o->at};
@@ -295,50 +325,25 @@ static int run(const options *o, backend *b)
     dataset d;
     input_spec in;
     model_input(&o->model, &in);
-    int rc = model_create(b, &o->model, &opt, 1, &m);
-    if (rc) {
+    if (model_create(b, &o->model, &opt, 1, &m)) {
         fprintf(stderr, "cpu-passes: model %s: %s\n", o->model.name, b->error);
         return 1;
     }
-    rc = dataset_create(b, &in, o->effective, 3, 1, &d);
-    if (rc) {
+    if (dataset_create(b, &in, o->effective, 3, 1, &d)) {
         fprintf(stderr, "cpu-passes: the data: %s\n", b->error);
         model_destroy(&m);
         return 1;
     }
-    double flops = model_flops_per_step(&o->model, o->effective);
-    double mfu[MAX_RUNS], peak = 0;
+    double flops = model_flops_per_step(&o->model, o->effective), peak = 0;
     step_runner s;
-    rc = step_runner_init(&s, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM);
+    int rc = step_runner_init(&s, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM);
     printf("model %s, effective batch %d as %dx%d, %.3f GFLOP a step, %s, optimizer at %s\n",
            o->model.name, o->effective, sp.micro, sp.accum, flops / 1e9, b->library,
            optimizer_at_name(o->at));
-    measure_options mo = {.warmup = 3, .steps = o->steps, .min_samples = 1,
-                          .max_samples = o->steps, .budget_s = 1e9, .max_noise_pct = 0};
-    for (int r = 0; r < o->runs && !rc; r++) {
-        int n = 0;
-        step_timing t;
-        rc = measure_peak_gemm(b, &peak, &n);
-        if (!rc)
-            rc = measure_steps(&s, &mo, &t);
-        if (rc)
-            break;
-        double tflops = flops / (t.step.median * 1e-3) / 1e12;
-        mfu[r] = 100.0 * tflops / peak;
-        printf("run %d: peak GEMM %dx%dx%d %.3f TFLOP/s; step %.3f ms (p10 %.3f, p90 %.3f, "
-               "noise %.1f%%); %.3f TFLOP/s; MFU %.1f%%\n",
-               r + 1, n, n, n, peak, t.step.median, t.step.p10, t.step.p90, t.step.noise_pct,
-               tflops, mfu[r]);
-    }
-    if (!rc) {
-        double lo = mfu[0], hi = mfu[0];
-        for (int r = 1; r < o->runs; r++) {
-            lo = mfu[r] < lo ? mfu[r] : lo;
-            hi = mfu[r] > hi ? mfu[r] : hi;
-        }
-        printf("MFU over %d runs: min %.1f%%, max %.1f%%\n", o->runs, lo, hi);
+    if (!rc)
+        rc = timed_runs(&s, o, flops, &peak);
+    if (!rc)
         rc = breakdown(&s, o->steps, flops, peak);
-    }
     if (rc)
         fprintf(stderr, "cpu-passes: %s\n", b->error);
     if (s.m)

@@ -5,7 +5,8 @@
  * cuBLAS and one cuBLASLt handle sharing one workspace. Every op is issued
  * on that stream and returns without waiting, except download, sync and
  * timer_elapsed_ms, which exist to wait. The element-wise kernels live in
- * cuda_elementwise.cu, the GEMMs in cuda_gemm.cu.
+ * cuda_elementwise.cu, the GEMMs in cuda_gemm.cu, the error messages in
+ * cuda_errors.cu.
  *
  * Memory: alloc is cudaMalloc; a failure returns BK_OOM and the sweep goes
  * on. alloc_transient serves the `alloc` execution modes from the allocator
@@ -28,57 +29,6 @@
 struct bk_timer {
     cudaEvent_t event;
 };
-
-/* ------------------------------------------------------------- errors */
-
-/* The errors that leave the context unusable: every later call in this
- * process returns them again, so nothing more can run here. */
-static int sticky(cudaError_t e)
-{
-    switch (e) {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchFailure:
-    case cudaErrorHardwareStackError:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorAssert:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-int cuda_fail(backend *b, const char *file, int line, const char *call, cudaError_t e)
-{
-    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
-             cudaGetErrorName(e), cudaGetErrorString(e));
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError(); /* not sticky: clear it for the next call */
-        return BK_OOM;
-    }
-    if (sticky(e))
-        b->lost = 1;
-    return BK_ERROR;
-}
-
-int cublas_fail(backend *b, const char *file, int line, const char *call, cublasStatus_t s)
-{
-    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
-             cublasGetStatusName(s), cublasGetStatusString(s));
-    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
-}
-
-int cublaslt_fail(backend *b, const char *file, int line, const char *call,
-                  cublasStatus_t s)
-{
-    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
-             cublasLtGetStatusName(s), cublasLtGetStatusString(s));
-    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
-}
 
 /* ------------------------------------------------------------- memory */
 

@@ -1,0 +1,59 @@
+/* The CUDA backend's failures as backend errors: the message names the
+ * file, line and call; an allocation failure is BK_OOM (the sweep goes
+ * on), and an error that leaves the context unusable marks the backend
+ * lost, so the sweep stops instead of writing one error row per config. */
+#include <stdio.h>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "cuda_internal.h"
+
+/* The errors that leave the context unusable: every later call in this
+ * process returns them again, so nothing more can run here. */
+static int sticky(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int cuda_fail(backend *b, const char *file, int line, const char *call, cudaError_t e)
+{
+    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
+             cudaGetErrorName(e), cudaGetErrorString(e));
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError(); /* not sticky: clear it for the next call */
+        return BK_OOM;
+    }
+    if (sticky(e))
+        b->lost = 1;
+    return BK_ERROR;
+}
+
+int cublas_fail(backend *b, const char *file, int line, const char *call, cublasStatus_t s)
+{
+    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
+             cublasGetStatusName(s), cublasGetStatusString(s));
+    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
+}
+
+int cublaslt_fail(backend *b, const char *file, int line, const char *call,
+                  cublasStatus_t s)
+{
+    snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
+             cublasLtGetStatusName(s), cublasLtGetStatusString(s));
+    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
+}
+
