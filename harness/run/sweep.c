@@ -136,9 +136,11 @@ static int fits(const sweep *s, result_row *r)
 static void progress_row(sweep *s, const result_row *r)
 {
     char label[RESULT_TEXT_LEN * 4];
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s", r->model, r->dtype,
+    int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s", r->model, r->dtype,
              (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-             r->sync[0] ? " sync " : "", r->sync);
+             r->sync[0] ? " sync " : "", r->sync, recomputes ? " recompute " : "",
+             recomputes ? r->recompute : "");
     progress_config(s->progress, label);
 }
 

@@ -8,7 +8,7 @@
 # others) and flops_per_step is the same for all three; a kind that cannot
 # recompute gets a skipped row with the reason; an unknown value is refused
 # with the known ones; plan --find-max-micro answers each value, block's
-# micro-batch at least none's.
+# micro-batch at least none's; the report gives each value its table.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -42,6 +42,11 @@ three mem_peak_bytes gpt.csv
 check '[ $n -eq 3 ] && [ "$a" -gt "$c" ]' "gpt peak none > block: $a $b $c"
 three recompute_flops_per_step gpt.csv
 check "awk 'BEGIN { exit !($c > $b) }'" "gpt: block recomputes more than gelu: $a $b $c"
+
+# The report keeps the values apart: a table each, named.
+"$ACCUBENCH" report gpt.csv --no-charts >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ "$(grep -c "^### Effective batch 8: .*sum reduction, recompute \(gelu\|block\) (" gpt.md)" -eq 2 ]' \
+    "the report names gelu's and block's tables: $(grep '^### ' gpt.md) $(cat err.txt)"
 
 run mlp:hidden=64,layers=3,classes=8 mlp.csv
 three mem_need_bytes mlp.csv
