@@ -18,14 +18,15 @@ typedef struct plan_args {
     int find_max_micro;
     int model_given;    /* --model was named (run's default, S, does not count) */
     int devices_given;
-    run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
+    int recompute_given;
+    run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers, recompute */
     projection_options proj; /* --fit and its options */
     const char *noise_csv;   /* --noise FILE.csv */
 } plan_args;
 
 /* The keys plan shares with run: run's rows parse them into a->shared. */
 static const char *const SHARED[] = {"model", "dtype", "optimizer", "backend", "mem-cap",
-                                     "buffers"};
+                                     "buffers", "recompute"};
 #define N_SHARED (sizeof SHARED / sizeof SHARED[0])
 
 static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
@@ -76,7 +77,7 @@ static const option_def PLAN_OPTIONS[] = {
      .shown = "1; with --fit 8 to 1024"},
     {.key = "find-max-micro", .type = OPTION_FLAG, .offset = offsetof(plan_args, find_max_micro),
      .help = "the largest micro-batch that fits, by probing the device: with --model, and "
-             "--mem-cap, --effective, --dtype, --backend"},
+             "--mem-cap, --effective, --dtype, --backend, --recompute (one answer each)"},
     {.key = "fit", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
      .help = "data parallel past this machine: a ring all-reduce model fitted to the "
              "all-reduces FILE measured, and per measured split the predicted step time and "
@@ -144,7 +145,34 @@ static void usage_error(const char *msg)
 {
     fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
 }
-/* plan --find-max-micro: ask the device, allocation by allocation. */
+/* One recompute value's answer (printed under its name when --recompute
+ * was given): 0 found, 1 none fits, 2 the backend failed; a kind that
+ * cannot run the value says so and counts as found nothing. */
+static int probe_one(const plan_args *a, backend *b, recompute r)
+{
+    const run_options *o = &a->shared;
+    model_spec model = o->models[0];
+    char why[200];
+    model.recompute = r;
+    if (a->recompute_given)
+        printf("recompute:          %s\n", recompute_name(r));
+    if (!model_can_recompute(&model, why, sizeof why)) {
+        printf("largest micro-batch: skipped: %s\n", why);
+        return 1;
+    }
+    probe_request req = {&model, b->dtype, o->optimizer.kind, a->effective, o->buffers,
+                         a->max_micro};
+    probe_result res;
+    int rc = probe_find_max_micro(b, &req, &res);
+    if (rc == BK_OK || rc == BK_OOM)
+        probe_print(stdout, model.name, &req, &res, (size_t)o->mem_cap);
+    if (rc != BK_OK)
+        fprintf(stderr, "accubench: %s\n", b->error);
+    return rc == BK_OK ? 0 : rc == BK_OOM ? 1 : 2;
+}
+
+/* plan --find-max-micro: ask the device, allocation by allocation, once
+ * per recompute value; the exit status is the worst answer's. */
 static int plan_probe(const plan_args *a)
 {
     const run_options *o = &a->shared;
@@ -152,7 +180,6 @@ static int plan_probe(const plan_args *a)
         usage_error("plan --find-max-micro needs one --model NAME");
         return 2;
     }
-    const model_spec *model = &o->models[0];
     char note[400], why[400];
     const backend_entry *entry;
     backend *b;
@@ -164,16 +191,15 @@ static int plan_probe(const plan_args *a)
     if (note[0])
         printf("%s\n", note);
     b->mem_cap = (size_t)o->mem_cap;
-    probe_request req = {model, b->dtype, o->optimizer.kind, a->effective, o->buffers,
-                         a->max_micro};
-    probe_result r;
-    int rc = probe_find_max_micro(b, &req, &r);
-    if (rc == BK_OK || rc == BK_OOM)
-        probe_print(stdout, model->name, &req, &r, (size_t)o->mem_cap);
-    if (rc != BK_OK)
-        fprintf(stderr, "accubench: %s\n", b->error);
+    int worst = 0;
+    for (int i = 0; i < o->n_recomputes && worst < 2; i++) {
+        if (i)
+            printf("\n");
+        int rc = probe_one(a, b, o->recomputes[i]);
+        worst = rc > worst ? rc : worst;
+    }
     b->ops->destroy(b);
-    return rc == BK_OK ? 0 : rc == BK_OOM ? 1 : 2;
+    return worst;
 }
 
 /* plan: the arithmetic of one split. */
@@ -236,6 +262,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         }
         a.model_given |= strcmp(in.key, "model") == 0;
         a.devices_given |= strcmp(in.key, "devices") == 0;
+        a.recompute_given |= strcmp(in.key, "recompute") == 0;
     }
     if (a.noise_csv)
         return noise_plan_main(stdout, a.noise_csv);

@@ -165,7 +165,7 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
  * `effective`; the first is the whole batch (rows "<prefix>forward+backward"
  * and "<prefix>loss"), the rest "<prefix>window". */
 static void gpt_windows(backend *cpu, backend *dev, dtype dt, const char *shape, int effective,
-                        const int *micros, int n_micros, const char *prefix)
+                        const int *micros, int n_micros, const char *prefix, recompute r)
 {
     bench ref, x;
     float *want = NULL, *g = NULL, want_loss = 0;
@@ -191,6 +191,7 @@ static void gpt_windows(backend *cpu, backend *dev, dtype dt, const char *shape,
         record_failure(check, dt, "", dev);
         goto done;
     }
+    x.m.spec.recompute = r; /* the device recomputes; the reference keeps everything */
     for (int i = 0; i < n_micros; i++) {
         char split[24], note[160];
         int accum = (effective + micros[i] - 1) / micros[i];
@@ -217,11 +218,18 @@ done:
 }
 
 /* A small GPT per dtype: rows "gpt forward+backward", "gpt window",
- * "gpt loss". */
+ * "gpt loss"; and the same on the device under each recompute value
+ * ("gpt recompute gelu window", ...) against the CPU's gradient without. */
 void check_gpt_model(backend *cpu, backend *dev, dtype dt)
 {
     static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
-    gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, 4, "gpt ");
+    gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, 4, "gpt ",
+                RECOMPUTE_NONE);
+    for (recompute r = RECOMPUTE_NONE + 1; r < RECOMPUTE_ROWS; r++) {
+        char prefix[40];
+        snprintf(prefix, sizeof prefix, "gpt recompute %s ", recompute_name(r));
+        gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros + 1, 2, prefix, r);
+    }
 }
 
 /* GPT-2 small itself, one sequence of 1024 (its causal softmax at T = 1024,
@@ -230,8 +238,9 @@ void check_gpt_model(backend *cpu, backend *dev, dtype dt)
 void check_gpt_real(backend *cpu, backend *dev, dtype dt)
 {
     static const int one[] = {1}, deep[] = {GPT_DEEP_EFFECTIVE, 2};
-    gpt_windows(cpu, dev, dt, "gpt-small", 1, one, 1, "gpt-small ");
-    gpt_windows(cpu, dev, dt, GPT_DEEP_SHAPE, GPT_DEEP_EFFECTIVE, deep, 2, "gpt 12 layers ");
+    gpt_windows(cpu, dev, dt, "gpt-small", 1, one, 1, "gpt-small ", RECOMPUTE_NONE);
+    gpt_windows(cpu, dev, dt, GPT_DEEP_SHAPE, GPT_DEEP_EFFECTIVE, deep, 2, "gpt 12 layers ",
+                RECOMPUTE_NONE);
 }
 
 /* Weights after a few steps of `opt` (rotating two input buffers) in

@@ -84,6 +84,30 @@ done:
     scratch_free(&sc);
 }
 
+/* h = gelu(z): what a recomputing backward makes again from the kept z. */
+static void check_gelu_forward(sides *x, size_t n)
+{
+    const char *check = "gelu_forward";
+    char split[24];
+    snprintf(split, sizeof split, "%zu", n);
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hz = host_random(&sc, &x->r, n, -4, 4, x->st[DEV]);
+    float *out[2] = {host_alloc(&sc, n), host_alloc(&sc, n)};
+    NEED_HOST();
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        storage s = x->st[side];
+        void *dz, *dh;
+        TRY(b, put(&sc, side, s, hz, n, &dz));
+        TRY(b, dev_alloc(&sc, side, n * storage_bytes(s), &dh));
+        TRY(b, b->ops->gelu_forward(b, s, dz, dh, n));
+        TRY(b, get(b, s, dh, n, out[side]));
+    }
+    record(check, x->dt, split, rel_err(out[DEV], out[CPU], n), op_tolerance(x->dt), NULL);
+done:
+    scratch_free(&sc);
+}
+
 /* dz = dh * gelu'(z), into a separate buffer or in place over dh. */
 static void check_gelu_backward(sides *x, size_t n, int in_place)
 {
@@ -274,6 +298,7 @@ void check_ops(sides *x)
     check_bias_gelu(x, 300, 77, 1);
     check_bias_gelu(x, 1024, 256, 1);
     check_bias_gelu(x, 1000, 33, 0);
+    check_gelu_forward(x, 100003);
     check_gelu_backward(x, 100003, 0);
     check_gelu_backward(x, 4096, 1);
     check_bias_grad(x, 300, 77);

@@ -413,7 +413,8 @@ class Peer:
             accum = -(-e // (micro * n))
             last = -(-(e - (accum - 1) * micro * n) // n)
         row = {"backend": "torch", "device": device_name(self.device), "model": spec.name,
-               "params": spec.params(), "dtype": self.dtype, "mode": mode.name,
+               "params": spec.params(), "dtype": self.dtype, "recompute": "none",
+               "mode": mode.name,
                "reduction": red, "effective_batch": e, "micro_batch": micro,
                "accum_steps": accum, "last_micro_batch": last, "devices": n,
                "sync": sync.name if sync else "",

@@ -117,6 +117,10 @@ typedef struct backend_ops {
      * z and h are [rows x cols] in storage s. */
     int (*bias_gelu_forward)(backend *b, storage s, void *z, const float *bias,
                              void *h, int rows, int cols, int gelu);
+    /* h = gelu(z), n elements in storage s: the output a recomputing
+     * backward needs again from the pre-activation it kept (the same value
+     * bias_gelu_forward wrote). */
+    int (*gelu_forward)(backend *b, storage s, const void *z, void *h, size_t n);
     /* dz = dh * gelu'(z), n elements in storage s. dz may alias dh. */
     int (*gelu_backward)(backend *b, storage s, const void *z, const void *dh,
                          void *dz, size_t n);

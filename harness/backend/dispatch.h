@@ -93,6 +93,11 @@ static inline int bk_bias_gelu_forward(backend *b, void *z, const float *bias,
                                           cols, gelu));
 }
 
+static inline int bk_gelu_forward(backend *b, const void *z, void *h, size_t n)
+{
+    BK_DISPATCH(b, "gelu", b->ops->gelu_forward(b, b->compute_storage, z, h, n));
+}
+
 static inline int bk_gelu_backward(backend *b, const void *z, const void *dh,
                                    void *dz, size_t n)
 {

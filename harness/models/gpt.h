@@ -43,5 +43,8 @@ void gpt_layout_of(const model_spec *s, gpt_layout *out);
 int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes);
 int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
 int gpt_backward(model *m, activations *a, const micro_batch_view *mb);
+/* What s->recompute adds over `examples` sequences (model_kind). */
+void gpt_recompute_cost(const model_spec *s, int examples, double *gemm_flops,
+                        double *gelu_elements);
 
 #endif

@@ -49,6 +49,24 @@ enum {
 _Static_assert(A_GLOBAL + GPT_MAX_LAYERS * B_COUNT <= MODEL_MAX_ACTIVATIONS,
                "the deepest GPT's activations fit the activations table");
 
+/* Recomputation keeps the order of the buffers and gives those it does not
+ * keep 0 bytes. gelu: no block keeps B_FC_H; the GELU's output goes to
+ * A_HEADS (free once attention is done, in the forward and in the
+ * backward alike), recomputed from B_FC_Z where the MLP's backward needs
+ * it. block: every block keeps its output (the next block's input) alone,
+ * and block 0's buffers serve every block: the forward writes each block
+ * there, and the backward recomputes block i's forward into them (all but
+ * the MLP's output projection, which its backward does not read) just
+ * before block i's backward. */
+static int block_keeps(const model_spec *s, int l, int which)
+{
+    if (s->recompute == RECOMPUTE_GELU)
+        return which != B_FC_H;
+    if (s->recompute == RECOMPUTE_BLOCK)
+        return l == 0 || which == B_RES_OUT;
+    return 1;
+}
+
 int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
 {
     size_t es = storage_bytes(st), d = (size_t)s->dims[GPT_D], t = (size_t)s->dims[GPT_SEQ];
@@ -81,19 +99,43 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
         blk[B_FC_Z] = 4 * d * n * es;
         blk[B_FC_H] = 4 * d * n * es;
         blk[B_RES_OUT] = d * n * es;
+        for (int w = 0; w < B_COUNT; w++)
+            if (!block_keeps(s, l, w))
+                blk[w] = 0;
     }
     return count;
 }
 
-static void *act(const activations *a, int which) { return a->buf[which]; }
-static void *blk(const activations *a, int l, int which)
+/* Over `examples` sequences: gelu, the MLP's GELU of every block once;
+ * block, every block's forward but its last projection (QKV 6 d^2,
+ * attention's two products 4 d T, the output projection 2 d^2, the MLP's
+ * first layer 8 d^2 FLOPs a token) and its GELU. */
+void gpt_recompute_cost(const model_spec *s, int examples, double *gemm, double *gelu)
 {
+    double d = s->dims[GPT_D], t = s->dims[GPT_SEQ], layers = s->dims[GPT_LAYERS];
+    double tokens = (double)examples * t;
+    *gemm = *gelu = 0;
+    if (s->recompute == RECOMPUTE_NONE)
+        return;
+    *gelu = 4 * d * tokens * layers;
+    if (s->recompute == RECOMPUTE_BLOCK)
+        *gemm = (16 * d * d + 4 * d * t) * tokens * layers;
+}
+
+static void *act(const activations *a, int which) { return a->buf[which]; }
+/* Where block l's buffer `which` is (see block_keeps). */
+static void *blk(const model_spec *s, const activations *a, int l, int which)
+{
+    if (s->recompute == RECOMPUTE_GELU && which == B_FC_H)
+        return act(a, A_HEADS);
+    if (!block_keeps(s, l, which))
+        l = 0;
     return a->buf[A_GLOBAL + l * B_COUNT + which];
 }
 /* Block l's input: the embeddings, or the block before's output. */
 static void *res_in(const activations *a, int l)
 {
-    return l == 0 ? act(a, A_RES0) : blk(a, l - 1, B_RES_OUT);
+    return l == 0 ? act(a, A_RES0) : a->buf[A_GLOBAL + (l - 1) * B_COUNT + B_RES_OUT];
 }
 
 /* ------------------------------------------------------------- passes */
@@ -215,33 +257,48 @@ static linear_layer block_linear(const gpt_layout *l, int i, size_t w, size_t b,
                           .in = in};
 }
 
-static int block_forward(model *m, const pass *p, activations *a, int i)
+/* Block i's buffers, where they are (see block_keeps). */
+typedef struct block_bufs {
+    void *at[B_COUNT];
+} block_bufs;
+
+static block_bufs block_bufs_of(const model *m, const activations *a, int i)
+{
+    block_bufs bb;
+    for (int w = 0; w < B_COUNT; w++)
+        bb.at[w] = blk(&m->spec, a, i, w);
+    return bb;
+}
+
+/* Block i's forward; `whole` 0 stops before the MLP's output projection
+ * and the residual add (the block's output, which a recomputation for the
+ * backward does not need: it is kept). */
+static int block_forward(model *m, const pass *p, activations *a, int i, int whole)
 {
     const gpt_layout *l = p->l;
     const layer_pass *lp = &p->lp;
     int d = l->d, n = lp->n, rc;
     float *w = m->params;
-    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS);
-    void *x = res_in(a, i), *mid = blk(a, i, B_RES_MID), *out = blk(a, i, B_RES_OUT);
+    block_bufs bb = block_bufs_of(m, a, i);
+    void **k = bb.at;
+    float *s1 = k[B_LN1_STATS], *s2 = k[B_LN2_STATS];
+    void *x = res_in(a, i), *mid = k[B_RES_MID], *out = k[B_RES_OUT];
     size_t nd = (size_t)d * n;
     linear_layer qkv = block_linear(l, i, l->qkv_w, l->qkv_b, 3 * d, d);
     linear_layer proj = block_linear(l, i, l->proj_w, l->proj_b, d, d);
     linear_layer fc = block_linear(l, i, l->fc_w, l->fc_b, 4 * d, d);
     linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
     if ((rc = bk_layernorm_forward(lp->b, x, w + block_off(l, i, l->ln1_g),
-                                   w + block_off(l, i, l->ln1_b), blk(a, i, B_LN1), s1, s1 + n,
-                                   d, n)) ||
-        (rc = linear_forward(lp, &qkv, blk(a, i, B_LN1), act(a, A_HEADS), NULL)) ||
-        (rc = attention_forward(p, act(a, A_HEADS), blk(a, i, B_QKV), act(a, A_SCORES),
-                                blk(a, i, B_PROBS), at(p, act(a, A_HEADS), (size_t)3 * nd),
-                                blk(a, i, B_ATTY))) ||
-        (rc = linear_forward(lp, &proj, blk(a, i, B_ATTY), mid, NULL)) ||
+                                   w + block_off(l, i, l->ln1_b), k[B_LN1], s1, s1 + n, d, n)) ||
+        (rc = linear_forward(lp, &qkv, k[B_LN1], act(a, A_HEADS), NULL)) ||
+        (rc = attention_forward(p, act(a, A_HEADS), k[B_QKV], act(a, A_SCORES), k[B_PROBS],
+                                at(p, act(a, A_HEADS), (size_t)3 * nd), k[B_ATTY])) ||
+        (rc = linear_forward(lp, &proj, k[B_ATTY], mid, NULL)) ||
         (rc = bk_add(lp->b, mid, x, nd)) ||
         (rc = bk_layernorm_forward(lp->b, mid, w + block_off(l, i, l->ln2_g),
-                                   w + block_off(l, i, l->ln2_b), blk(a, i, B_LN2), s2, s2 + n,
-                                   d, n)) ||
-        (rc = linear_forward(lp, &fc, blk(a, i, B_LN2), blk(a, i, B_FC_Z), blk(a, i, B_FC_H))) ||
-        (rc = linear_forward(lp, &fcp, blk(a, i, B_FC_H), out, NULL)))
+                                   w + block_off(l, i, l->ln2_b), k[B_LN2], s2, s2 + n, d, n)) ||
+        (rc = linear_forward(lp, &fc, k[B_LN2], k[B_FC_Z], k[B_FC_H])) || !whole ||
+        (rc = linear_forward(lp, &fcp, k[B_FC_H], out, NULL)))
         return rc;
     return bk_add(lp->b, out, mid, nd);
 }
@@ -257,6 +314,19 @@ static int dres_compute(const pass *p, activations *a, void **out)
     return bk_convert(p->lp.b, act(a, A_DRES), *out, p->lp.cs, (size_t)p->l->d * p->lp.n);
 }
 
+/* What block i's backward reads and recomputation did not keep, made
+ * again: the GELU's output (gelu), or the block's forward (block). */
+static int block_recompute(model *m, const pass *p, activations *a, int i)
+{
+    const model_spec *s = &m->spec;
+    if (s->recompute == RECOMPUTE_GELU)
+        return bk_gelu_forward(p->lp.b, blk(s, a, i, B_FC_Z), blk(s, a, i, B_FC_H),
+                               (size_t)4 * p->l->d * p->lp.n);
+    if (s->recompute == RECOMPUTE_BLOCK)
+        return block_forward(m, p, a, i, 0);
+    return BK_OK;
+}
+
 /* dres holds the gradient of block i's output; leaves the gradient of its
  * input there (the LayerNorms' backward adds into it: the residual path
  * is the identity). */
@@ -265,29 +335,30 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
     const gpt_layout *l = p->l;
     const layer_pass *lp = &p->lp;
     int d = l->d, n = lp->n, rc;
-    float *w = m->params, *g = m->grads;
-    float *s1 = blk(a, i, B_LN1_STATS), *s2 = blk(a, i, B_LN2_STATS), *dres = act(a, A_DRES);
+    float *w = m->params, *g = m->grads, *dres = act(a, A_DRES);
+    block_bufs bb = block_bufs_of(m, a, i);
+    void **k = bb.at;
+    float *s1 = k[B_LN1_STATS], *s2 = k[B_LN2_STATS];
     void *dres_c, *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
     linear_layer qkv = block_linear(l, i, l->qkv_w, l->qkv_b, 3 * d, d);
     linear_layer proj = block_linear(l, i, l->proj_w, l->proj_b, d, d);
     linear_layer fc = block_linear(l, i, l->fc_w, l->fc_b, 4 * d, d);
     linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
     /* The MLP. */
-    if ((rc = dres_compute(p, a, &dres_c)) ||
-        (rc = linear_backward(lp, &fcp, blk(a, i, B_FC_H), dres_c, dwide)) ||
-        (rc = bk_gelu_backward(lp->b, blk(a, i, B_FC_Z), dwide, dwide, (size_t)4 * d * n)) ||
-        (rc = linear_backward(lp, &fc, blk(a, i, B_LN2), dwide, dx)) ||
-        (rc = bk_layernorm_backward(lp->b, dx, blk(a, i, B_RES_MID),
-                                    w + block_off(l, i, l->ln2_g), s2, s2 + n, dres,
-                                    g + block_off(l, i, l->ln2_g), g + block_off(l, i, l->ln2_b),
-                                    d, n)))
+    if ((rc = block_recompute(m, p, a, i)) || (rc = dres_compute(p, a, &dres_c)) ||
+        (rc = linear_backward(lp, &fcp, k[B_FC_H], dres_c, dwide)) ||
+        (rc = bk_gelu_backward(lp->b, k[B_FC_Z], dwide, dwide, (size_t)4 * d * n)) ||
+        (rc = linear_backward(lp, &fc, k[B_LN2], dwide, dx)) ||
+        (rc = bk_layernorm_backward(lp->b, dx, k[B_RES_MID], w + block_off(l, i, l->ln2_g), s2,
+                                    s2 + n, dres, g + block_off(l, i, l->ln2_g),
+                                    g + block_off(l, i, l->ln2_b), d, n)))
         return rc;
     /* Attention: dwide is dqkv now, [3d x N]. */
     if ((rc = dres_compute(p, a, &dres_c)) ||
-        (rc = linear_backward(lp, &proj, blk(a, i, B_ATTY), dres_c, dx)) ||
-        (rc = attention_backward(p, blk(a, i, B_QKV), blk(a, i, B_PROBS), dx,
-                                 act(a, A_SCORES), act(a, A_HEADS), dwide)) ||
-        (rc = linear_backward(lp, &qkv, blk(a, i, B_LN1), dwide, dx)))
+        (rc = linear_backward(lp, &proj, k[B_ATTY], dres_c, dx)) ||
+        (rc = attention_backward(p, k[B_QKV], k[B_PROBS], dx, act(a, A_SCORES),
+                                 act(a, A_HEADS), dwide)) ||
+        (rc = linear_backward(lp, &qkv, k[B_LN1], dwide, dx)))
         return rc;
     return bk_layernorm_backward(lp->b, dx, res_in(a, i), w + block_off(l, i, l->ln1_g), s1,
                                  s1 + n, dres, g + block_off(l, i, l->ln1_g),
@@ -313,7 +384,7 @@ int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *los
                                    act(a, A_RES0), d, l->seq, p.batch)))
         return rc;
     for (int i = 0; i < l->layers && !rc; i++)
-        rc = block_forward(m, &p, a, i);
+        rc = block_forward(m, &p, a, i, 1);
     if (rc ||
         (rc = bk_layernorm_forward(p.lp.b, res_in(a, l->layers), w + l->lnf_g, w + l->lnf_b,
                                    act(a, A_LNF), sf, sf + n, d, n)) ||

@@ -49,14 +49,17 @@ int linear_forward(const layer_pass *p, const linear_layer *l, const void *x, vo
                                      h != NULL);
 }
 
-int linear_backward(const layer_pass *p, const linear_layer *l, const void *x, const void *dy,
-                    void *dx)
+int linear_backward_input(const layer_pass *p, const linear_layer *l, const void *dy, void *dx)
+{
+    return layer_gemm(p, 1, 0, l->in, p->n, l->out, layer_weight(p, l->w_off), l->out, dy,
+                      l->out, 0.0f, dx, l->in, 0);
+}
+
+int linear_backward_weights(const layer_pass *p, const linear_layer *l, const void *x,
+                            const void *dy)
 {
     float *db = p->m->grads + l->b_off;
     int rc;
-    if (dx && (rc = layer_gemm(p, 1, 0, l->in, p->n, l->out, layer_weight(p, l->w_off), l->out,
-                               dy, l->out, 0.0f, dx, l->in, 0)))
-        return rc;
     if ((rc = layer_gemm(p, 0, 1, l->out, l->in, p->n, dy, l->out, x, l->in,
                          layer_grad_beta(p), p->m->grads + l->w_off, l->out, 1)) ||
         (p->overwrite && (rc = bk_zero(p->b, db, (size_t)l->out * sizeof *db))))
@@ -64,8 +67,23 @@ int linear_backward(const layer_pass *p, const linear_layer *l, const void *x, c
     return bk_bias_grad(p->b, dy, db, l->out, p->n);
 }
 
+int linear_backward(const layer_pass *p, const linear_layer *l, const void *x, const void *dy,
+                    void *dx)
+{
+    int rc;
+    if (dx && (rc = linear_backward_input(p, l, dy, dx)))
+        return rc;
+    return linear_backward_weights(p, l, x, dy);
+}
+
 int linear_backward_final(const layer_pass *p, const linear_layer *l, const void *x,
                           const void *dy, void *dx)
+{
+    int rc = linear_backward(p, l, x, dy, dx);
+    return rc ? rc : linear_report_final(p, l);
+}
+
+int linear_report_final(const layer_pass *p, const linear_layer *l)
 {
     size_t weights = (size_t)l->out * l->in;
     if (l->b_off != l->w_off + weights) {
@@ -74,8 +92,7 @@ int linear_backward_final(const layer_pass *p, const linear_layer *l, const void
                  l->w_off);
         return BK_ERROR;
     }
-    int rc = linear_backward(p, l, x, dy, dx);
-    return rc ? rc : model_grad_ready(p->m, l->w_off, weights + (size_t)l->out);
+    return model_grad_ready(p->m, l->w_off, weights + (size_t)l->out);
 }
 
 void *layout_create(model *m, size_t bytes)

@@ -63,6 +63,15 @@ int linear_forward(const layer_pass *p, const linear_layer *l, const void *x, vo
  * of dy, under the window-start rule. */
 int linear_backward(const layer_pass *p, const linear_layer *l, const void *x, const void *dy,
                     void *dx);
+/* linear_backward's two halves, for a kind that must order them otherwise
+ * (a recomputed input needs the buffer dx later takes): dx = W^T dy; and
+ * the weight and bias gradients under the window-start rule. */
+int linear_backward_input(const layer_pass *p, const linear_layer *l, const void *dy, void *dx);
+int linear_backward_weights(const layer_pass *p, const linear_layer *l, const void *x,
+                            const void *dy);
+/* The layer's weight and bias (adjacent, weight first) reported final. */
+int linear_report_final(const layer_pass *p, const linear_layer *l);
+
 /* linear_backward, then the layer's weight and bias (which must be
  * adjacent, weight first) reported final (model_grad_ready): for a kind
  * whose layers are its gradient ranges. */

@@ -92,8 +92,22 @@ static void mlp_input(const model_spec *s, input_spec *in)
                        .classes = s->dims[MLP_CLASSES], .loss_items = 1};
 }
 
+/* Recomputation. A block of the MLP is one hidden layer (Linear, bias,
+ * GELU): its input is the layer before's h (or the inputs), what it keeps
+ * for the backward is its z. So `gelu` keeps z and recomputes h = GELU(z)
+ * where the next layer's weight gradient needs it, and `block` keeps h and
+ * recomputes z = W h_prev + b where the GELU's backward needs it: the same
+ * bytes kept, one GEMM a layer more for block. Neither needs a buffer of
+ * its own: the recomputed tensor goes into the gradient buffer that is
+ * free at that moment (forward: both are; backward: the one that takes the
+ * next input gradient, or the one whose gradient was just consumed). The
+ * logits are always kept (the loss's gradient is computed from them). */
+static int keeps_z(const model_spec *s) { return s->recompute != RECOMPUTE_BLOCK; }
+static int keeps_h(const model_spec *s) { return s->recompute != RECOMPUTE_GELU; }
+
 /* In order: z_0, h_0, z_1, h_1, ..., z_last (the logits), then the two
- * ping-pong gradient buffers, max_width wide. */
+ * ping-pong gradient buffers, max_width wide. A hidden z or h that is
+ * recomputed has 0 bytes (its place in the order stays). */
 static int mlp_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
 {
     mlp_layout l;
@@ -101,13 +115,30 @@ static int mlp_activation_sizes(const model_spec *s, storage st, int capacity, s
     size_t es = storage_bytes(st);
     int n = 0;
     for (int i = 0; i < l.n_linear; i++) {
-        bytes[n++] = (size_t)l.out[i] * capacity * es;     /* z */
-        if (i < l.n_linear - 1)
-            bytes[n++] = (size_t)l.out[i] * capacity * es; /* h */
+        size_t one = (size_t)l.out[i] * capacity * es;
+        int last = i == l.n_linear - 1;
+        bytes[n++] = last || keeps_z(s) ? one : 0; /* z */
+        if (!last)
+            bytes[n++] = keeps_h(s) ? one : 0;    /* h */
     }
     for (int i = 0; i < 2; i++)
         bytes[n++] = (size_t)l.max_width * capacity * es;
     return n;
+}
+
+/* What recomputation costs over `examples` examples: gelu, every hidden
+ * h once; block, every hidden z's GEMM once. */
+static void mlp_recompute_cost(const model_spec *s, int examples, double *gemm, double *gelu)
+{
+    mlp_layout l;
+    mlp_layout_of(s, &l);
+    *gemm = *gelu = 0;
+    for (int i = 0; i < l.n_linear - 1; i++) {
+        if (s->recompute == RECOMPUTE_GELU)
+            *gelu += (double)l.out[i] * examples;
+        else if (s->recompute == RECOMPUTE_BLOCK)
+            *gemm += 2.0 * l.in[i] * l.out[i] * examples;
+    }
 }
 
 static void *act_z(const activations *a, int i) { return a->buf[2 * i]; }
@@ -176,6 +207,20 @@ static const void *inputs_of(const layer_pass *p, const mlp_layout *l, const mic
     return layer_at(p, mb->x, (size_t)mb->first * l->in[0]);
 }
 
+/* Where the forward writes layer i's z and h: kept, or (recomputed in the
+ * backward) a gradient buffer, free until the loss writes the first; h
+ * alternates between the two, so that a layer never writes its own input. */
+static void *forward_z(const model *m, const mlp_layout *l, const activations *a, int i)
+{
+    return i == l->n_linear - 1 || keeps_z(&m->spec) ? act_z(a, i) : act_grad(l, a, 0);
+}
+static void *forward_h(const model *m, const mlp_layout *l, const activations *a, int i)
+{
+    if (i == l->n_linear - 1 || keeps_h(&m->spec))
+        return act_h(l, a, i);
+    return act_grad(l, a, i % 2);
+}
+
 static int mlp_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum)
 {
     const mlp_layout *l = m->impl;
@@ -184,14 +229,43 @@ static int mlp_forward(model *m, activations *a, const micro_batch_view *mb, flo
     int rc;
     for (int i = 0; i < l->n_linear; i++) {
         linear_layer li = linear_of(l, i);
-        if ((rc = linear_forward(&p, &li, in, act_z(a, i), act_h(l, a, i))))
+        void *h = forward_h(m, l, a, i);
+        if ((rc = linear_forward(&p, &li, in, forward_z(m, l, a, i), h)))
             return rc;
-        in = act_h(l, a, i);
+        in = h;
     }
     int last = l->n_linear - 1;
     return bk_softmax_xent(m->b, act_z(a, last), act_grad(l, a, 0), mb->labels + mb->first,
                            mb->valid + mb->first, mb->scale, loss_sum, l->out[last],
                            mb->count);
+}
+
+/* Layer i > 0 under gelu: its input h_{i-1} = GELU(z_{i-1}) recomputed into
+ * the buffer that takes dH_{i-1}, so the weight gradient comes first and
+ * the input gradient then overwrites it. */
+static int backward_recomputing_input(const layer_pass *p, const mlp_layout *l, activations *a,
+                                      int i, void *dz, void *dh)
+{
+    linear_layer li = linear_of(l, i);
+    int rc;
+    if ((rc = bk_gelu_forward(p->b, act_z(a, i - 1), dh, (size_t)l->in[i] * p->n)) ||
+        (rc = linear_backward_weights(p, &li, dh, dz)) ||
+        (rc = linear_backward_input(p, &li, dz, dh)))
+        return rc;
+    return linear_report_final(p, &li);
+}
+
+/* z_{i-1} for the GELU's backward: kept, or under block recomputed from
+ * the layer's kept input into `free_buf` (dZ_i, consumed by now). */
+static const void *z_for_backward(const layer_pass *p, const mlp_layout *l, activations *a,
+                                  const micro_batch_view *mb, int i, void *free_buf, int *rc)
+{
+    if (keeps_z(&p->m->spec))
+        return act_z(a, i - 1);
+    linear_layer prev = linear_of(l, i - 1);
+    const void *in = i - 1 == 0 ? inputs_of(p, l, mb) : act_h(l, a, i - 2);
+    *rc = linear_forward(p, &prev, in, free_buf, NULL);
+    return free_buf;
 }
 
 static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
@@ -201,20 +275,25 @@ static int mlp_backward(model *m, activations *a, const micro_batch_view *mb)
     int cur = 0; /* act_grad(cur) holds d(loss)/d(z_i) */
     int rc = BK_OK;
     for (int i = l->n_linear - 1; i >= 0 && !rc; i--) {
-        const void *in = i == 0 ? inputs_of(&p, l, mb) : act_h(l, a, i - 1);
         int prev = 1 - cur; /* act_grad(prev) takes d(loss)/d(h_{i-1}) */
         linear_layer li = linear_of(l, i);
         /* dH_{i-1} = W_i^T dZ_i (the inputs need none), then layer i's
          * weight and bias gradients, reported final: the backward reads
          * W_i no more, so the optimizer in the backward may update it. */
-        if ((rc = linear_backward_final(&p, &li, in, act_grad(l, a, cur),
-                                        i > 0 ? act_grad(l, a, prev) : NULL)) ||
-            i == 0)
+        void *dz = act_grad(l, a, cur), *dh = i > 0 ? act_grad(l, a, prev) : NULL;
+        if (i > 0 && !keeps_h(&m->spec))
+            rc = backward_recomputing_input(&p, l, a, i, dz, dh);
+        else
+            rc = linear_backward_final(&p, &li, i == 0 ? inputs_of(&p, l, mb)
+                                                       : act_h(l, a, i - 1), dz, dh);
+        if (rc || i == 0)
             break;
         /* dZ_{i-1} = dH_{i-1} * gelu'(z_{i-1}). */
+        const void *z = z_for_backward(&p, l, a, mb, i, act_grad(l, a, cur), &rc);
         cur = prev;
-        rc = bk_gelu_backward(m->b, act_z(a, i - 1), act_grad(l, a, cur), act_grad(l, a, cur),
-                              (size_t)l->in[i] * mb->count);
+        if (!rc)
+            rc = bk_gelu_backward(m->b, z, act_grad(l, a, cur), act_grad(l, a, cur),
+                                  (size_t)l->in[i] * mb->count);
     }
     return rc;
 }
@@ -230,6 +309,8 @@ const model_kind mlp_kind = {
     .flops_per_step = mlp_flops_per_step,
     .input = mlp_input,
     .activation_sizes = mlp_activation_sizes,
+    .recompute_caps = RECOMPUTE_ALL,
+    .recompute_cost = mlp_recompute_cost,
     .init_weights = mlp_init_weights,
     .tensors = mlp_tensors,
     .create = mlp_create,

@@ -37,6 +37,43 @@ size_t activations_bytes(const model_spec *s, storage st, int capacity)
     return total;
 }
 
+int model_can_recompute(const model_spec *s, char *why, size_t n)
+{
+    unsigned caps = s->kind->recompute_caps | RECOMPUTE_BIT(RECOMPUTE_NONE);
+    if (caps & RECOMPUTE_BIT(s->recompute))
+        return 1;
+    snprintf(why, n, "model kind %s cannot recompute %s (it can: %s)", s->kind->name,
+             recompute_name(s->recompute), "none");
+    for (int r = RECOMPUTE_NONE + 1; r < RECOMPUTE_ROWS; r++)
+        if (caps & RECOMPUTE_BIT(r)) {
+            size_t used = strlen(why);
+            if (used + 2 < n) /* ")" is replaced by ", NAME)" */
+                snprintf(why + used - 1, n - used + 1, ", %s)", recompute_name(r));
+        }
+    return 0;
+}
+
+static void recompute_cost_of(const model_spec *s, int examples, double *gemm, double *gelu)
+{
+    *gemm = *gelu = 0;
+    if (s->recompute != RECOMPUTE_NONE && s->kind->recompute_cost)
+        s->kind->recompute_cost(s, examples, gemm, gelu);
+}
+
+double model_recompute_flops(const model_spec *s, int examples)
+{
+    double gemm, gelu;
+    recompute_cost_of(s, examples, &gemm, &gelu);
+    return gemm + RECOMPUTE_GELU_FLOPS * gelu;
+}
+
+double model_recompute_gemm_flops(const model_spec *s, int examples)
+{
+    double gemm, gelu;
+    recompute_cost_of(s, examples, &gemm, &gelu);
+    return gemm;
+}
+
 void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int micro_batch,
                        int effective_batch, int input_buffers, memory_need *n)
 {

@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "optimizer.h"
+#include "recompute.h"
 
 typedef struct model_kind model_kind;
 typedef struct model model;
@@ -47,6 +48,11 @@ typedef struct model_spec {
     const model_kind *kind;
     int dims[MODEL_MAX_DIMS];
     char name[128];
+    /* What the backward recomputes instead of keeping (recompute.h): set
+     * per config by the sweep, RECOMPUTE_NONE (0) unless it says so. The
+     * activations, the memory need and the recomputed FLOPs follow it; the
+     * name does not (the CSV has a recompute column of its own). */
+    recompute recompute;
 } model_spec;
 
 /* ----------------------------------------------------------------- input */
@@ -141,6 +147,14 @@ struct model_kind {
     /* Bytes of each activation buffer of one micro-batch of `capacity`
      * examples in storage st; returns how many (<= MODEL_MAX_ACTIVATIONS). */
     int (*activation_sizes)(const model_spec *s, storage st, int capacity, size_t *bytes);
+    /* The recompute rows it can run (RECOMPUTE_BIT of each; none is always
+     * among them), and what the recomputation of s->recompute costs over
+     * `examples` examples: matrix-product FLOPs (2 m n k each, as
+     * flops_per_step counts them) and GELU elements recomputed. NULL:
+     * nothing is recomputed. */
+    unsigned recompute_caps;
+    void (*recompute_cost)(const model_spec *s, int examples, double *gemm_flops,
+                           double *gelu_elements);
     /* The starting weights from the seed: param_count floats. */
     void (*init_weights)(const model_spec *s, uint64_t seed, float *w);
 
@@ -184,6 +198,16 @@ size_t model_param_count(const model_spec *s);
 double model_flops_per_step(const model_spec *s, int examples);
 void model_input(const model_spec *s, input_spec *out);
 size_t activations_bytes(const model_spec *s, storage st, int capacity);
+/* Whether s's kind can run s->recompute: 1, or 0 with the reason. */
+int model_can_recompute(const model_spec *s, char *why, size_t why_len);
+/* The FLOPs the recomputation of s->recompute adds to one optimizer step
+ * over `examples` examples: its matrix products, and RECOMPUTE_GELU_FLOPS
+ * per GELU element. Not in flops_per_step, so that MFU stays the useful
+ * work's. 0 for none. */
+double model_recompute_flops(const model_spec *s, int examples);
+/* Its matrix-product part alone: what the window's GEMMs do beyond
+ * flops_per_step. */
+double model_recompute_gemm_flops(const model_spec *s, int examples);
 
 /* Bytes a config needs on the device: master weights, gradients, optimizer
  * state, the compute copy (bf16), the activations of one micro-batch, and

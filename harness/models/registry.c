@@ -13,7 +13,8 @@
  * (tests/models/test_model_contract.c) then checks it at its test_shape. */
 #define MODEL_KINDS(X) \
     X(mlp)             \
-    X(gpt)
+    X(gpt)             \
+    X(linear)
 
 #define DECLARE_KIND(name) extern const model_kind name##_kind;
 MODEL_KINDS(DECLARE_KIND)

@@ -63,8 +63,11 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
     char devices[48] = "";
     if (first->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices", (long long)first->devices);
-    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction (%s, %s%s)",
+    /* Series that differ only in what the backward recomputes. */
+    int recomputes = first->recompute && *first->recompute && strcmp(first->recompute, "none");
+    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s%s (%s, %s%s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
+                recomputes ? ", recompute " : "", recomputes ? first->recompute : "",
                 first->dtype, first->backend, devices);
     const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",

@@ -34,6 +34,10 @@
  * items, tokens for a GPT, over the valid items an example holds);
  * grad_sq_micro and grad_sq_window the mean squared norms of the
  * small batches' and the windows' own mean gradients it came from.
+ * recompute is what the backward recomputed instead of keeping (none,
+ * gelu, block); recompute_flops_per_step what that recomputation did,
+ * apart from flops_per_step, which (and so tflops and mfu_pct) stays the
+ * useful work's.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
@@ -48,6 +52,7 @@
     X(model, TEXT, config, KEY)                     \
     X(params, INT, config, VALUE)                   \
     X(dtype, TEXT, config, KEY)                     \
+    X(recompute, TEXT, config, KEY)                 \
     X(mode, TEXT, config, KEY)                      \
     X(reduction, TEXT, config, KEY)                 \
     X(effective_batch, INT, config, KEY)            \
@@ -68,6 +73,7 @@
     X(samples_per_s, REAL, timed, VALUE)            \
     X(tokens_per_s, REAL, timed, VALUE)             \
     X(flops_per_step, REAL, config, VALUE)          \
+    X(recompute_flops_per_step, REAL, config, VALUE) \
     X(tflops, REAL, timed, VALUE)                   \
     X(mfu_pct, REAL, timed, VALUE)                  \
     X(probe_tflops_before, REAL, timed, VALUE)      \

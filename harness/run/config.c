@@ -14,6 +14,12 @@ static int syncs_count(const config_iter *it)
     return it->data_parallel && !it->one_device ? it->o->n_syncs : 1;
 }
 
+/* Options made by hand (a test's) may name no recompute value: none. */
+static int recomputes_count(const config_iter *it)
+{
+    return it->o->n_recomputes > 0 ? it->o->n_recomputes : 1;
+}
+
 static int devices_at(const config_iter *it)
 {
     return it->data_parallel && !it->one_device ? it->o->devices[it->di] : 1;
@@ -37,7 +43,7 @@ static void advance(config_iter *it, config_level level)
     } else {
         it->ui++;
     }
-    it->xi = it->ri = it->si = 0;
+    it->xi = it->ri = it->si = it->ki = 0;
 }
 
 /* From the current place to the first that is a config; 0 at the end. */
@@ -68,12 +74,17 @@ static int settle(config_iter *it)
         }
         if (it->ri >= o->n_reductions) {
             it->xi++;
-            it->ri = it->si = 0;
+            it->ri = it->si = it->ki = 0;
             continue;
         }
         if (it->si >= syncs_count(it)) {
             it->ri++;
-            it->si = 0;
+            it->si = it->ki = 0;
+            continue;
+        }
+        if (it->ki >= recomputes_count(it)) {
+            it->si++;
+            it->ki = 0;
             continue;
         }
         return 1;
@@ -132,6 +143,7 @@ static void fill(const config_iter *it, config *c)
     c->data_parallel = it->data_parallel && !it->one_device;
     c->sync = c->data_parallel ? o->syncs[it->si] : SYNC_WINDOW;
     c->dtype = o->dtype;
+    c->recompute = o->n_recomputes > 0 ? o->recomputes[it->ki] : RECOMPUTE_NONE;
     c->optimizer = o->optimizer.kind;
     c->buffers = o->buffers;
     c->seed = o->seed;
@@ -149,7 +161,7 @@ static void fill(const config_iter *it, config *c)
 int config_next(config_iter *it, config *c)
 {
     if (!it->fresh) {
-        it->si++;
+        it->ki++;
         it->opens = CONFIG_ROW;
     }
     it->fresh = 0;
@@ -157,6 +169,13 @@ int config_next(config_iter *it, config *c)
         return 0;
     fill(it, c);
     return 1;
+}
+
+model_spec config_model_spec(const config *c)
+{
+    model_spec s = *c->model;
+    s.recompute = c->recompute;
+    return s;
 }
 
 int config_count(const run_options *o, int data_parallel)

@@ -32,7 +32,7 @@ typedef enum config_level {
     CONFIG_MODEL = 0, /* a model is created */
     CONFIG_BATCH,     /* its data for one effective batch */
     CONFIG_DEVICES,   /* the ranks of one device count */
-    CONFIG_ROW,       /* one split x mode x reduction x sync: a row */
+    CONFIG_ROW,       /* one split x mode x reduction x sync x recompute: a row */
 } config_level;
 
 typedef struct config {
@@ -46,6 +46,9 @@ typedef struct config {
     sync_mode sync;    /* its row where data_parallel; SYNC_WINDOW otherwise */
     int data_parallel; /* the run has ranks: the row names its sync mode */
     dtype dtype;
+    /* What the backward recomputes: the row runs its model with this in
+     * its spec (config_model_spec). */
+    recompute recompute;
     optimizer_kind optimizer;
     int buffers;       /* input buffers rotated */
     uint64_t seed;
@@ -58,14 +61,14 @@ typedef struct config {
 } config;
 
 /* Walks the sweep's configs in order: model x effective batch x devices x
- * micro-batch x mode x reduction x sync. A micro-batch wider than a
- * device's share of the batch is passed over. */
+ * micro-batch x mode x reduction x sync x recompute. A micro-batch wider
+ * than a device's share of the batch is passed over. */
 typedef struct config_iter {
     const run_options *o;
     int data_parallel;
     int one_device;   /* devices 1 and no sync, whatever the options */
     int model_end;    /* models [first, model_end) */
-    int mi, ei, di, ui, xi, ri, si; /* the next config's place */
+    int mi, ei, di, ui, xi, ri, si, ki; /* the next config's place (ki: recompute) */
     int micros[64], n_micro;
     int fresh;          /* the place has not been given yet */
     config_level opens; /* the outermost level the next config begins */
@@ -82,6 +85,9 @@ int config_next(config_iter *it, config *c);
 /* Passes over the rest of the current level (CONFIG_MODEL: the current
  * model's configs; CONFIG_DEVICES: this device count's). */
 void config_iter_skip(config_iter *it, config_level level);
+/* The config's model as its row runs it: its spec with the row's
+ * recompute value. */
+model_spec config_model_spec(const config *c);
 /* How many configs the iterator will give, from its start. */
 int config_count(const run_options *o, int data_parallel);
 

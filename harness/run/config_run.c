@@ -320,9 +320,13 @@ static void verdict(sweep *s, const config *c, int rc, result_row *r)
 
 void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
 {
-    char name[160];
-    snprintf(name, sizeof name, "config %s %s %dx%d %s %s", m->spec.name, dtype_name(c->dtype),
-             c->sp.micro, c->sp.accum, mode_name(c->mode), reduction_name(c->reduction));
+    char name[200];
+    /* The model's activations, made below for this config, follow it. */
+    m->spec.recompute = c->recompute;
+    snprintf(name, sizeof name, "config %s %s %dx%d %s %s%s%s", m->spec.name,
+             dtype_name(c->dtype), c->sp.micro, c->sp.accum, mode_name(c->mode),
+             reduction_name(c->reduction), c->recompute ? " recompute " : "",
+             c->recompute ? recompute_name(c->recompute) : "");
     range_push(name);
     s->b->mem_peak = s->b->mem_in_use;
     step_runner run;

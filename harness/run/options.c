@@ -83,6 +83,8 @@ static const axis_option REDUCTION_AXIS = {&reduction_axis, offsetof(run_options
                                            offsetof(run_options, n_reductions), OPT_MAX_LIST};
 static const axis_option SYNC_AXIS = {&sync_axis, offsetof(run_options, syncs),
                                       offsetof(run_options, n_syncs), OPT_MAX_LIST};
+static const axis_option RECOMPUTE_AXIS = {&recompute_axis, offsetof(run_options, recomputes),
+                                           offsetof(run_options, n_recomputes), OPT_MAX_LIST};
 
 /* Every name of an axis, ", " between them. */
 static const char *names_of(const axis *ax, char *out, size_t n)
@@ -266,7 +268,7 @@ static int set_profile(void *target, const option_def *d, const char *value, cha
 }
 
 _Static_assert(sizeof(exec_mode) == sizeof(int) && sizeof(reduction) == sizeof(int) &&
-                   sizeof(sync_mode) == sizeof(int),
+                   sizeof(sync_mode) == sizeof(int) && sizeof(recompute) == sizeof(int),
                "set_axis_list keeps an axis's values as ints");
 
 /* ------------------------------------------------------------ usage text */
@@ -319,6 +321,10 @@ static const char *sync_help(char *out, size_t n)
 {
     return names_of(&sync_axis, out, n);
 }
+static const char *recompute_help(char *out, size_t n)
+{
+    return names_of(&recompute_axis, out, n);
+}
 
 #define AT(field) offsetof(run_options, field)
 #define INT_ROW(k, a, f, lo_, hi_) .key = k, .arg = a, .type = OPTION_INT, .offset = AT(f), \
@@ -347,6 +353,9 @@ static const option_def RUN_OPTIONS[] = {
      .tag = RUN_TAG_AUTO_DTYPE},
     {AXIS_ROW("mode", "LIST", MODE_AXIS, mode_help), .def = "async"},
     {AXIS_ROW("reduction", "LIST", REDUCTION_AXIS, reduction_help), .def = "sum"},
+    {AXIS_ROW("recompute", "LIST", RECOMPUTE_AXIS, recompute_help), .def = "none",
+     .help = "what the backward recomputes instead of keeping: the GELU's output, or each "
+             "block's forward (docs/recompute.md)"},
     {CUSTOM_ROW("optimizer", "NAME", set_optimizer), .help_fn = optimizer_help,
      .def = "adamw"},
     {CUSTOM_ROW("optimizer-at", "WHERE", set_optimizer_at), .help_fn = optimizer_at_help,

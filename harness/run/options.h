@@ -56,6 +56,8 @@ typedef struct run_options {
     int devices[OPT_MAX_LIST], n_devices;
     sync_mode syncs[OPT_MAX_LIST];
     int n_syncs;
+    recompute recomputes[OPT_MAX_LIST];     /* what the backward recomputes */
+    int n_recomputes;
 } run_options;
 
 /* Every option of `accubench run`, one row each (options.c): the parser,

@@ -86,13 +86,15 @@ static int end_ranks(const sweep *s, int code)
 
 static void fill_config(result_row *r, const sweep *s, const config *c)
 {
-    const model_spec *ms = c->model;
+    model_spec spec = config_model_spec(c); /* with the row's recompute value */
+    const model_spec *ms = &spec;
     const split *sp = &c->sp;
     result_row_clear(r);
     snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
     snprintf(r->device, sizeof r->device, "%s", s->b->device);
     snprintf(r->model, sizeof r->model, "%s", ms->name);
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(c->dtype));
+    snprintf(r->recompute, sizeof r->recompute, "%s", recompute_name(c->recompute));
     snprintf(r->mode, sizeof r->mode, "%s", mode_name(c->mode));
     snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(c->reduction));
     snprintf(r->sync, sizeof r->sync, "%s", c->data_parallel ? sync_name(c->sync) : "");
@@ -103,6 +105,7 @@ static void fill_config(result_row *r, const sweep *s, const config *c)
     r->last_micro_batch = sp->last;
     r->devices = sp->devices;
     r->flops_per_step = model_flops_per_step(ms, sp->effective);
+    r->recompute_flops_per_step = model_recompute_flops(ms, sp->effective);
     memory_need need;
     model_memory_need(ms, c->dtype, c->optimizer, sp->micro, sp->global, c->buffers, &need);
     r->mem_need_bytes = (int64_t)need.total;
@@ -133,9 +136,11 @@ static int fits(const sweep *s, result_row *r)
 static void progress_row(sweep *s, const result_row *r)
 {
     char label[RESULT_TEXT_LEN * 4];
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s", r->model, r->dtype,
+    int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s", r->model, r->dtype,
              (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-             r->sync[0] ? " sync " : "", r->sync);
+             r->sync[0] ? " sync " : "", r->sync, recomputes ? " recompute " : "",
+             recomputes ? r->recompute : "");
     progress_config(s->progress, label);
 }
 
@@ -184,10 +189,14 @@ typedef struct place {
 static int run_row(sweep *s, place *p, const config *c)
 {
     result_row r;
+    char cannot[200];
+    model_spec spec = config_model_spec(c);
     fill_config(&r, s, c);
     progress_row(s, &r);
     if (c->unsplittable[0])
         row_set_status(&r, STATUS_SKIPPED, c->unsplittable);
+    else if (!model_can_recompute(&spec, cannot, sizeof cannot))
+        row_set_status(&r, STATUS_SKIPPED, cannot);
     else if (p->data_rc)
         row_status_from(&r, p->data_rc, s->b);
     else if (!fits(s, &r))

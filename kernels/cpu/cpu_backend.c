@@ -127,6 +127,27 @@ static int cpu_bias_gelu_forward(backend *b, storage s, void *z, const float *bi
     return BK_OK;
 }
 
+typedef struct gelu_forward_args {
+    const float *z;
+    float *h;
+} gelu_forward_args;
+
+CPU_HOT static void gelu_forward_range(void *ctx, size_t first, size_t last)
+{
+    const gelu_forward_args *a = ctx;
+    for (size_t i = first; i < last; i++)
+        a->h[i] = ew_gelu(a->z[i]);
+}
+
+static int cpu_gelu_forward(backend *b, storage s, const void *z, void *h, size_t n)
+{
+    if (cpu_f32_only(b, s))
+        return BK_UNSUPPORTED;
+    gelu_forward_args a = {z, h};
+    cpu_parallel_for(n, PARALLEL_MIN_EXP_ELEMS, gelu_forward_range, &a);
+    return BK_OK;
+}
+
 typedef struct gelu_backward_args {
     const float *z, *dh;
     float *dz;
@@ -302,6 +323,7 @@ static const backend_ops cpu_ops = {
     .zero = cpu_zero,
     .gemm = cpu_gemm,
     .bias_gelu_forward = cpu_bias_gelu_forward,
+    .gelu_forward = cpu_gelu_forward,
     .gelu_backward = cpu_gelu_backward,
     .bias_grad_accumulate = cpu_bias_grad,
     .softmax_xent = cpu_softmax_xent,

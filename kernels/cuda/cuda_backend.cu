@@ -365,6 +365,7 @@ static backend_ops cuda_ops_table(void)
     o.zero = cu_zero;
     o.gemm = cuda_gemm;
     o.bias_gelu_forward = cuda_bias_gelu_forward;
+    o.gelu_forward = cuda_gelu_forward;
     o.gelu_backward = cuda_gelu_backward;
     o.bias_grad_accumulate = cuda_bias_grad;
     o.softmax_xent = cuda_softmax_xent;

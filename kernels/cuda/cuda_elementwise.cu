@@ -64,6 +64,29 @@ extern "C" int cuda_bias_gelu_forward(backend *b, storage s, void *z, const floa
 
 /* ------------------------------------------------------ GELU backward */
 
+/* h = gelu(z) from the stored pre-activation: what bias_gelu_kernel wrote,
+ * recomputed for a backward that kept z alone. */
+template <typename T>
+__global__ void gelu_forward_kernel(const T *z, T *h, size_t n)
+{
+    GRID_STRIDE(i, n) { store(h, i, ew_gelu(load(z, i))); }
+}
+
+extern "C" int cuda_gelu_forward(backend *b, storage s, const void *z, void *h, size_t n)
+{
+    if (n == 0)
+        return BK_OK;
+    unsigned g = blocks_for(b, n, EW_THREADS);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (s == STORAGE_BF16)
+        gelu_forward_kernel<bf16_bits><<<g, EW_THREADS, 0, st>>>((const bf16_bits *)z,
+                                                                 (bf16_bits *)h, n);
+    else
+        gelu_forward_kernel<float><<<g, EW_THREADS, 0, st>>>((const float *)z, (float *)h, n);
+    CUDA_CHECK_LAUNCH(b, "gelu_forward_kernel");
+    return BK_OK;
+}
+
 /* dz may alias dh: each element is read before it is written, and no
  * pointer is __restrict__. */
 template <typename T>

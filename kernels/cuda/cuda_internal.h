@@ -48,6 +48,7 @@ int cuda_gemm(backend *b, const gemm_desc *g);
 cudaError_t cuda_elementwise_loadable(void);
 int cuda_bias_gelu_forward(backend *b, storage s, void *z, const float *bias, void *h,
                            int rows, int cols, int gelu);
+int cuda_gelu_forward(backend *b, storage s, const void *z, void *h, size_t n);
 int cuda_gelu_backward(backend *b, storage s, const void *z, const void *dh, void *dz,
                        size_t n);
 int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, int rows, int cols);

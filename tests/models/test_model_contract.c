@@ -20,7 +20,10 @@
  *   the kind's own forward pass, on every tensor (every element of a small
  *   one, a sample of a large one), and the window's loss is the full
  *   batch's;
- * - flops_per_step is what the window's matrix products do.
+ * - flops_per_step is what the window's matrix products do, and the
+ *   recomputation's matrix products are what they do beyond it;
+ * - all of it under every recompute value the kind says it runs (its
+ *   recompute_caps), and the gradient under recomputation is none's.
  *
  * The differences. The backend computes in fp32 only, so the loss is
  * differenced in fp32 (unit roundoff 6e-8, a loss sum of a few tens): over
@@ -135,7 +138,8 @@ static void check_memory(backend *b, const model_spec *s, optimizer_kind opt)
     memory_need need;
     model_memory_need(s, DTYPE_FP32, opt, MICRO, EFFECTIVE, 2, &need);
     expect(kn, b->mem_in_use - before == need.total,
-           "%s: allocates %zu bytes, its memory need is %zu", opt == OPT_SGD ? "sgd" : "adamw",
+           "%s, recompute %s: allocates %zu bytes, its memory need is %zu",
+           opt == OPT_SGD ? "sgd" : "adamw", recompute_name(s->recompute),
            b->mem_in_use - before, need.total);
     expect(kn, a.bytes == need.activations, "activations %zu bytes, need %zu", a.bytes,
            need.activations);
@@ -351,9 +355,18 @@ static void check_flops(fixture *f)
     CHECK(run_window(f, g, &loss, NULL) == BK_OK);
     f->b->ops = real_ops;
     double want = model_flops_per_step(&f->m.spec, EFFECTIVE);
-    expect(f->kind, gemm_flops == want,
-           "flops_per_step(%d) is %.17g; the window's GEMMs did %.17g", EFFECTIVE, want,
-           gemm_flops);
+    double again = model_recompute_gemm_flops(&f->m.spec, EFFECTIVE);
+    expect(f->kind, gemm_flops == want + again,
+           "recompute %s: flops_per_step(%d) is %.17g and its recomputation's GEMMs %.17g; "
+           "the window's GEMMs did %.17g", recompute_name(f->m.spec.recompute), EFFECTIVE,
+           want, again, gemm_flops);
+    expect(f->kind, (again > 0) == (f->m.spec.recompute == RECOMPUTE_BLOCK),
+           "recompute %s: its recomputation's GEMMs are %.17g FLOPs",
+           recompute_name(f->m.spec.recompute), again);
+    expect(f->kind, (model_recompute_flops(&f->m.spec, EFFECTIVE) > 0) ==
+                        (f->m.spec.recompute != RECOMPUTE_NONE),
+           "recompute %s: the recomputation counts %.17g FLOPs",
+           recompute_name(f->m.spec.recompute), model_recompute_flops(&f->m.spec, EFFECTIVE));
     free(g);
 }
 
@@ -455,12 +468,27 @@ static void check_differences(fixture *f, const float *grad)
 
 /* ------------------------------------------------------------ per kind */
 
-static void check_kind(backend *b, const model_kind *k)
+/* The gradient under recomputation against none's: the same arithmetic
+ * on the same values, so within rounding (the CPU's gives the same bits). */
+static void check_same_gradient(const fixture *f, const float *g, const float *none)
 {
-    model_spec s;
-    if (spec_of(k, &s))
-        return;
-    check_tensors(&s);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        double d = (double)g[i] - none[i];
+        num += d * d;
+        den += (double)none[i] * none[i];
+    }
+    double err = sqrt(num / fmax(den, 1e-30));
+    expect(f->kind, err <= 1e-6, "recompute %s: the gradient differs from none's by %.3g",
+           recompute_name(f->m.spec.recompute), err);
+}
+
+/* Everything above at one recompute value; `none` holds none's gradient
+ * (written when r is none, compared with otherwise). */
+static void check_recompute(backend *b, model_spec s, recompute r, float *none)
+{
+    const char *kn = s.kind->name;
+    s.recompute = r;
     check_memory(b, &s, OPT_SGD);
     check_memory(b, &s, OPT_ADAMW);
     fixture f;
@@ -469,16 +497,35 @@ static void check_kind(backend *b, const model_kind *k)
         CHECK(bk_zero(b, f.m.grads, f.n * sizeof(float)) == BK_OK);
         CHECK(run_window(&f, clean, &loss, NULL) == BK_OK);
         double full = loss_at(&f);
-        expect(k->name, fabs(loss - full) <= 1e-5 * fabs(full),
-               "the window's loss sum %.9g, the full batch's %.9g", loss, full);
+        expect(kn, fabs(loss - full) <= 1e-5 * fabs(full),
+               "recompute %s: the window's loss sum %.9g, the full batch's %.9g",
+               recompute_name(r), loss, full);
+        if (r == RECOMPUTE_NONE)
+            memcpy(none, clean, f.n * sizeof *clean);
+        else
+            check_same_gradient(&f, clean, none);
         check_garbage_start(&f, clean);
         check_reported_final(&f, clean);
         check_flops(&f);
+        fprintf(stderr, "  recompute %s:\n", recompute_name(r));
         check_differences(&f, clean);
         free(clean);
     }
     fixture_free(&f);
-    expect(k->name, b->mem_in_use == 0, "%zu bytes left allocated", b->mem_in_use);
+    expect(kn, b->mem_in_use == 0, "%zu bytes left allocated", b->mem_in_use);
+}
+
+static void check_kind(backend *b, const model_kind *k)
+{
+    model_spec s;
+    if (spec_of(k, &s))
+        return;
+    check_tensors(&s);
+    float *none = calloc(model_param_count(&s), sizeof *none);
+    for (recompute r = 0; r < recompute_axis.count; r++)
+        if (r == RECOMPUTE_NONE || (k->recompute_caps & RECOMPUTE_BIT(r)))
+            check_recompute(b, s, r, none);
+    free(none);
 }
 
 int main(void)

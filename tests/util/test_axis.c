@@ -10,6 +10,7 @@
 #include "dtype_table.h"
 #include "modes.h"
 #include "optimizer.h"
+#include "recompute.h"
 #include "reduction.h"
 #include "sync_modes.h"
 
@@ -57,7 +58,7 @@ static void test_describe_two(void)
 int main(void)
 {
     const axis *axes[] = {&mode_axis, &sync_axis, &reduction_axis, &dtype_axis,
-                          &optimizer_axis, &optimizer_at_axis};
+                          &optimizer_axis, &optimizer_at_axis, &recompute_axis};
     for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
         check_axis(axes[i]);
     test_describe_two();

@@ -1,0 +1,58 @@
+/* The CPU backend's gelu_forward, the op a recomputing backward calls: h =
+ * gelu(z) element by element, the same bits bias_gelu_forward wrote for h
+ * from the same pre-activation (so a recomputed GELU output is the kept
+ * one), z untouched; split between threads; bf16 refused as every CPU op
+ * refuses it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cpu_backend.h"
+#include "dispatch.h"
+#include "elementwise.h"
+#include "rng.h"
+
+static void test_same_as_forward(backend *b, int rows, int cols)
+{
+    size_t n = (size_t)rows * cols;
+    float *z = malloc(n * sizeof *z), *z0 = malloc(n * sizeof *z0);
+    float *h_fwd = malloc(n * sizeof *h_fwd), *h = malloc(n * sizeof *h);
+    float *bias = calloc((size_t)rows, sizeof *bias);
+    rng r = {(uint64_t)n};
+    for (size_t i = 0; i < n; i++)
+        z[i] = rng_uniform(&r, -6, 6);
+    for (int i = 0; i < rows; i++)
+        bias[i] = rng_uniform(&r, -1, 1);
+    /* The forward: z += bias, h = gelu(z); then h again from the kept z. */
+    CHECK(b->ops->bias_gelu_forward(b, STORAGE_F32, z, bias, h_fwd, rows, cols, 1) == BK_OK);
+    memcpy(z0, z, n * sizeof *z);
+    memset(h, 0xff, n * sizeof *h);
+    CHECK(bk_gelu_forward(b, z, h, n) == BK_OK);
+    int differ = 0, wrong = 0;
+    for (size_t i = 0; i < n; i++) {
+        differ += memcmp(&h[i], &h_fwd[i], sizeof h[i]) != 0;
+        wrong += !(h[i] == ew_gelu(z[i]));
+    }
+    CHECK(differ == 0);
+    CHECK(wrong == 0);
+    CHECK(memcmp(z, z0, n * sizeof *z) == 0);
+    free(z), free(z0), free(h_fwd), free(h), free(bias);
+}
+
+int main(void)
+{
+    setenv("ACCUBENCH_CPU_THREADS", "4", 1);
+    backend *b;
+    char why[200];
+    if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
+        fprintf(stderr, "cpu backend: %s\n", why);
+        return 1;
+    }
+    test_same_as_forward(b, 7, 3);
+    test_same_as_forward(b, 512, 700); /* split between threads */
+    float v = 1.0f;
+    CHECK(b->ops->gelu_forward(b, STORAGE_F32, &v, &v, 0) == BK_OK);
+    CHECK(b->ops->gelu_forward(b, STORAGE_BF16, &v, &v, 1) == BK_UNSUPPORTED);
+    b->ops->destroy(b);
+    return check_finish("test_gelu_forward");
+}
