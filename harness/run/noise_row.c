@@ -17,11 +17,18 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
                        "window with");
         return BK_OK;
     }
-    noise_pass_options no = {.windows = cfg->noise_windows, .seed = cfg->seed, .comm = c};
+    /* A share of the config's time, as the timed pass keeps to --budget-s:
+     * the windows asked for, or fewer where the share runs out first. */
+    noise_pass_options no = {.windows = cfg->noise_windows, .seed = cfg->seed, .comm = c,
+                             .time_s = cfg->budget.budget_s * NOISE_BUDGET_SHARE};
     noise_result n;
     int rc = noise_pass_run(m, sp, &no, &n);
     if (rc || n.windows < 2)
         return rc;
+    if (n.windows_run < cfg->noise_windows) /* the error column is over these windows */
+        row_note(r, "noise scale from %d of %d windows: the pass keeps to %g of --budget-s "
+                    "(%.3g s)", n.windows_run, cfg->noise_windows, NOISE_BUDGET_SHARE,
+                 no.time_s);
     /* B_simple counts valid items (tokens for the GPT); E counts examples,
      * padding included: the scale in examples, so that E / it is a ratio. */
     double per_example = n.window_valid / sp->global;

@@ -190,8 +190,37 @@ static void test_pass_on_mlp(void)
     b->ops->destroy(b);
 }
 
+/* The pass keeps to its time: with a limit already spent it stops after
+ * NOISE_WINDOWS_MIN windows and says so, its estimate and error over
+ * those; without one it runs every window asked for. */
+static void test_pass_keeps_to_its_time(void)
+{
+    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
+    backend *b = NULL;
+    model m;
+    split sp;
+    char why[300];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
+    CHECK(split_make(64, 16, 1, &sp, why, sizeof why) == 0);
+    noise_result cut, all;
+    noise_pass_options o = {.windows = 12, .seed = 3, .time_s = 1e-9};
+    CHECK(noise_pass_run(&m, &sp, &o, &cut) == BK_OK);
+    CHECK(cut.windows_run == NOISE_WINDOWS_MIN && cut.windows == NOISE_WINDOWS_MIN);
+    CHECK(cut.b_simple > 0 && cut.b_simple_err > 0);
+    o.time_s = 0;
+    CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK);
+    CHECK(all.windows_run == 12 && all.windows == 12);
+    o.time_s = 3600;
+    CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK && all.windows_run == 12);
+    model_destroy(&m);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
+    test_pass_keeps_to_its_time();
     test_pass_on_mlp();
     test_estimator_unbiased();
     test_error_calibrated();
