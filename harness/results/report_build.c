@@ -213,6 +213,7 @@ static void charts(const report_input *in, doc *d)
         {"dispatches", "Kernels (dispatches) per optimizer step against accumulation steps"},
         {"time_split", "Where the step goes: forward, backward, optimizer, idle (trace pass)"},
         {"modes", "Execution modes side by side per micro-batch"},
+        {"curves", "Loss against optimizer step per split and reduction (--train-steps)"},
     };
     doc_heading(d, 2, "Charts");
     if (in->charts_note)
