@@ -243,6 +243,7 @@ int report_build(const report_input *in, doc *d)
     abc_tables(in, g, ng, d);
     report_peers(in, g, ng, d);
     report_noise(in, g, ng, d);
+    report_curves(in, d);
     memory(in, g, ng, mode, d);
     not_run(in, d);
     charts(in, d);

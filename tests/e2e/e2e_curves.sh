@@ -47,6 +47,8 @@ check '[ $(grep -c "assumptions" mlp.md) -eq 1 ]' "the paper's caveat, once"
 # why; a model name in the curves file that carries code runs nothing.
 check '[ -s mlp.curves.png ] && [ -s mlp.curves.svg ]' "the curves chart beside the CSV"
 check 'grep -q "^!\[Loss against optimizer step.*\](mlp.curves.png)" mlp.md' "the report links the curves chart"
+check 'grep -q "^- cpu tiny fp32 .*: the correct splits within .* of each other, the rounding gap .*: one curve up to rounding; mean-of-means .* off (.* times the rounding gap); no-scale diverged\.$" mlp.md' \
+    "the report gives the gaps: $(grep -A3 "Do the correct splits" mlp.md)"
 cp mlp.csv lone.csv
 "$ACCUBENCH" report lone.csv >/dev/null 2>err.txt
 check '[ ! -e lone.curves.png ] && grep -q "^Not drawn, Loss against optimizer step.*: no loss curves beside this CSV" lone.md' \
