@@ -22,12 +22,19 @@
  * the loops around them, and the GPU computes the very same function. */
 EW_FN float ew_exp(float x)
 {
-    /* Ternaries, not fminf/fmaxf: those stay library calls in a CPU loop. */
-    x = x < -87.3f ? -87.3f : x > 88.7f ? 88.7f : x;
-    /* x = n ln2 + r, |r| <= ln2/2; ln2 split in two for an exact product. */
-    float fn = x * 1.44269504088896341f;
+    /* Ternaries, not fminf/fmaxf: those stay library calls in a CPU loop.
+     * Past 89 every float overflows and below -104 every one underflows to
+     * 0, so clamping there loses nothing (and takes the infinities); a NaN
+     * becomes 0 for the arithmetic, since its cast to int below would be
+     * INT_MIN and its exponent a shift of a negative value, and is given
+     * back at the end. */
+    int is_nan = x != x;
+    float c = x < -104.0f ? -104.0f : x > 89.0f ? 89.0f : x;
+    c = is_nan ? 0.0f : c;
+    /* c = n ln2 + r, |r| <= ln2/2; ln2 split in two for an exact product. */
+    float fn = c * 1.44269504088896341f;
     int n = (int)(fn + 0.5f) - (fn < -0.5f); /* round to nearest */
-    float r = x - (float)n * 0.693359375f + (float)n * 2.12194440e-4f;
+    float r = c - (float)n * 0.693359375f + (float)n * 2.12194440e-4f;
     float p = 1.9875691500e-4f;
     p = p * r + 1.3981999507e-3f;
     p = p * r + 8.3334519073e-3f;
@@ -35,9 +42,16 @@ EW_FN float ew_exp(float x)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * r * r + r + 1.0f;
-    union { float f; int i; } scale;
-    scale.i = (n + 127) << 23;
-    return p * scale.f;
+    /* 2^n as two normal powers of two (n in [-150, 128], each half in
+     * [-75, 64]): p * 2^half is exact, and the second product rounds once,
+     * to infinity above the float range and to a subnormal or 0 below it.
+     * Within the range this is p * 2^n, bit for bit. */
+    int half = n / 2;
+    union { float f; int i; } s1, s2;
+    s1.i = (half + 127) << 23;
+    s2.i = (n - half + 127) << 23;
+    float e = p * s1.f * s2.f;
+    return is_nan ? x : e;
 }
 
 EW_FN float ew_tanh(float x)

@@ -1,41 +1,84 @@
-# curves.gp: the loss curves of --train-steps (NAME.curves.csv): loss
-# against optimizer step, one line per split and reduction, for one model.
-# The correct splits (sum, solid) lie on one curve up to rounding;
-# mean-of-means (dashed) drifts off it and no-scale (dotted) diverges.
-# Not a chart of the main CSV, so scripts/plots.sh leaves it alone.
+# curves.gp: the loss curves of --train-steps, from NAME.curves.csv beside
+# the run's NAME.csv: loss against optimizer step, one line per split and
+# reduction, a panel per model (its first series: one effective batch,
+# device count and sync). The correct splits (sum, solid) lie on one curve
+# up to rounding; mean-of-means (dashed) drifts off it and no-scale
+# (dotted) diverges. No curves file: not drawn, and the reason says why.
 #
-#   gnuplot -e "curves='results/run.curves.csv'" plots/curves.gp
-#       (model='tiny' to pick one; out='NAME' writes NAME.png, default curves.png)
-if (!exists("curves")) { print "curves.gp: give curves='FILE.curves.csv'"; exit }
-if (!exists("out")) { out = "curves" }
-# Names reach the shell inside single quotes below: one with a quote in it
-# is refused, never run.
-if (strstrt(curves, "'") > 0) { print "curves.gp: a file name with a quote in it is refused"; exit }
-# The quoted model spec (it has commas) made plain, "#" lines dropped.
-clean = sprintf("awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } print }' '%s' 2>/dev/null", curves)
-if (!exists("model")) { model = system(clean." | awk -F, 'NR == 2 { print $2 }'") }
-if (strstrt(model, "'") > 0) { print "curves.gp: a model name with a quote in it is refused"; exit }
-model_plain = system(sprintf("echo '%s' | tr ',' ';'", model))
-# "reduction:micro" for every forward curve of the model, correct first.
-lines = system(clean.sprintf(" | awk -F, '$2 == \"%s\" && $11 == \"forward\" && $12 == 0 { print ($5 == \"sum\" ? 0 : $5 == \"mean-of-means\" ? 1 : 2), $5 \":\" $7 }' | sort -n -k1,1 -k2 | awk '{ print $2 }' | tr '\\n' ' '", model_plain))
-top = system(clean.sprintf(" | awk -F, '$2 == \"%s\" && $12 == 0 { print 2 * $13; exit }'", model_plain))
-steps = system(clean." | awk -F, 'NR > 1 && $12 > n { n = $12 } END { print n + 1 }'")
+#   gnuplot -e "csv='results/run.csv'" plots/curves.gp   (reads results/run.curves.csv)
+chart = "curves"
+load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+unset label 90  # the main CSV's configs that did not run: not this chart's business
 
-set terminal pngcairo size 1100,650 font ",10"
-set output out.".png"
-set datafile separator comma
-set title "Loss against optimizer step, model ".model." (".steps." steps from the same starting weights)\n".\
-          "sum: solid; mean-of-means: dashed; no-scale: dotted; a line that leaves the chart diverged"
-set xlabel "optimizer step"
-set ylabel "window loss before the step (mean over valid items)"
-set yrange [0:top + 0]
-set key outside right top
+curves = ((csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv).".curves.csv"
+have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q(curves), q(curves)))
+# The file's rows with the "#" lines dropped and each quoted model spec (it
+# has commas) made plain: its commas become ";". Columns: backend, model,
+# dtype, mode, reduction, effective_batch, micro_batch, accum_steps,
+# devices, sync, order, step, loss.
+clean = "awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } print }' ".q(curves)." 2>/dev/null"
+# awk over the clean rows (header excluded), with -v m=MODEL.
+# (-v ser=: the model's series as series(m) gives it, set in sr before use.)
+sr = ""
+on_rows_then(prog, m, post) = system(clean." | awk -F, -v m=".q(m)." -v ser=".q(sr)." ".q("NR > 1 && ".prog).post)
+on_rows(prog, m) = on_rows_then(prog, m, "")
+models = (have eq "yes") ? on_rows("!seen[$2]++ { print $2 }", "") : ""
+if (words(models) > 4) { models = word(models, 1)." ".word(models, 2)." ".word(models, 3)." ".word(models, 4) }
+n = words(models)
+
+if (n == 0) {
+    missing_why = (count("model", "status=ok") == 0) ? no_rows_why : \
+                  (have eq "yes") ? "the curves file beside this CSV has no rows" : \
+                  "no loss curves beside this CSV (accubench run --train-steps N writes NAME.curves.csv)"
+    @nothing_to_draw
+}
+
+# Per model: its first series, the forward curves of each reduction and
+# micro-batch ("reduction:micro", sum first), the micro-batches (a colour
+# each) and the y range (twice the starting loss: a line that leaves it
+# diverged).
+series(m) = on_rows("$2 == m { print $6 \" \" $9 \" \" $10; exit }", m)
+in_series(m) = "$2 == m && $6 \" \" $9 \" \" $10 == ser"
+lines_of(m) = on_rows_then(in_series(m)." && $11 == \"forward\" && $12 == 0 { print ($5 == \"sum\" ? 0 : $5 == \"mean-of-means\" ? 1 : 2), $7, $5 \":\" $7 }", m, \
+                           " | sort -k1,1n -k2,2n | awk '{ print $3 }' | tr '\\n' ' '")
+micros_of(m) = on_rows_then(in_series(m)." && $12 == 0 { print $7 }", m, " | sort -nu | tr '\\n' ' '")
+top_of(m) = on_rows(in_series(m)." && $12 == 0 && $5 == \"sum\" { print 2 * $13; exit }", m)
+steps_of(m) = on_rows(in_series(m)." { if ($12 + 1 > s) s = $12 + 1 } END { print s + 0 }", m)
 red(s) = s[1:strstrt(s, ":") - 1]
 mb(s) = s[strstrt(s, ":") + 1:]
 dash(s) = red(s) eq "sum" ? 1 : red(s) eq "mean-of-means" ? 2 : 3
-micros = system(clean.sprintf(" | awk -F, '$2 == \"%s\" && $12 == 0 { print $7 }' | sort -nu | tr '\\n' ' '", model_plain))
 colour(s) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f", \
-                 words(micros[1:strstrt(" ".micros, " ".mb(s)." ")]) + 0)
-filter(s) = clean.sprintf(" | awk -F, '$2 == \"%s\" && $5 == \"%s\" && $7 == %s && $11 == \"forward\"'", model_plain, red(s), mb(s))
-plot for [s in lines] "< ".filter(s) using 12:13 with lines dt dash(s) lw 2 lc rgb colour(s) \
-     title sprintf("%s, micro %s", red(s), mb(s))
+                 words(micros[1:strstrt(" ".micros." ", " ".mb(s)." ")]) % 8 + 1)
+# A line's rows: the header (for columnheaders) and the curve.
+curve(m, s) = "< ".clean." | awk -F, -v m=".q(m)." -v ser=".q(sr)." -v r=".q(red(s))." -v u=".q(mb(s))." ". \
+              q("NR == 1 || (".in_series(m)." && $5 == r && $7 == u && $11 == \"forward\")")
+
+height = 120 + 400 * n
+do for [ext in "png svg"] {
+    if (ext eq "png") {
+        set terminal pngcairo noenhanced size 1100,height font "sans,11"
+    } else {
+        set terminal svg noenhanced size 1100,height dynamic font "sans,11"
+    }
+    set output out.".".chart.".".ext
+    set multiplot layout n,1 title "Loss against optimizer step from the same starting weights, on learnable data\n". \
+        "sum: solid; mean-of-means: dashed; no-scale: dotted; a line that leaves the chart diverged"
+    do for [i=1:n] {
+        model = word(models, i)
+        sr = series(model)
+        lines = lines_of(model)
+        micros = micros_of(model)
+        top = top_of(model) + 0
+        set title sprintf("model %s, effective batch %s, %s device(s)%s, %s steps", model, \
+                          word(sr, 1), word(sr, 2), words(sr) > 2 ? ", sync ".word(sr, 3) : "", \
+                          steps_of(model))
+        set xlabel "optimizer step"
+        set ylabel "window loss before the step"
+        set yrange [0:(top > 0 ? top : 1)]
+        set xrange [0:*]
+        plot for [s in lines] curve(model, s) using (column("step")):(column("loss")) \
+             with lines dt dash(s) lw 2 lc rgb colour(s) title sprintf("%s, micro %s", red(s), mb(s))
+    }
+    unset multiplot
+    unset output
+}

@@ -76,6 +76,10 @@ trap 'rm -rf -- "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 ln -s -- "$csv_abs" "$work/in.csv" && ln -s -- "$root/plots" "$work/plots" || exit 2
+# The loss curves of --train-steps beside the CSV (NAME.curves.csv), where
+# curves.gp finds them: in.curves.csv beside in.csv.
+curves_csv=${csv_abs%.csv}.curves.csv
+if [ -f "$curves_csv" ]; then ln -s -- "$curves_csv" "$work/in.curves.csv" || exit 2; fi
 
 # A chart with nothing to draw exits 3 with its reason in chart.NAME.why:
 # no placeholder is made, an older chart of that name is removed, and the

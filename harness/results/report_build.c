@@ -216,6 +216,7 @@ static void charts(const report_input *in, doc *d)
         {"dispatches", "Kernels (dispatches) per optimizer step against accumulation steps"},
         {"time_split", "Where the step goes: forward, backward, optimizer, idle (trace pass)"},
         {"modes", "Execution modes side by side per micro-batch"},
+        {"curves", "Loss against optimizer step per split and reduction (--train-steps)"},
     };
     doc_heading(d, 2, "Charts");
     if (in->charts_note)
@@ -245,6 +246,7 @@ int report_build(const report_input *in, doc *d)
     abc_tables(in, g, ng, d);
     report_peers(in, g, ng, d);
     report_noise(in, g, ng, d);
+    report_curves(in, d);
     memory(in, g, ng, mode, d);
     not_run(in, d);
     charts(in, d);

@@ -58,4 +58,8 @@ void report_peers(const report_input *in, const report_group *g, size_t ng, doc 
  * once (report_noise.c); nothing when no row has a noise scale. */
 void report_noise(const report_input *in, const report_group *g, size_t ng, doc *d);
 
+/* The loss curves' gaps per series, from NAME.curves.csv beside the CSV
+ * (report_curves.c); nothing when there is none. */
+void report_curves(const report_input *in, doc *d);
+
 #endif

@@ -212,9 +212,12 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
         int valid = dataset_valid_count(d, 0, 0, d->effective_batch);
         r->loss = valid ? r->loss_sum / valid : NAN;
     }
-    if (!rc) { /* the gradient noise scale, from the starting weights */
+    if (!rc) { /* the gradient noise scale, from the starting weights (the
+                * weights check above took a step) */
         progress_phase(s->progress, "gradient noise scale");
-        rc = noise_row_fill(m, c, ranks, r);
+        rc = model_reset(m);
+        if (!rc)
+            rc = noise_row_fill(m, c, ranks, r);
     }
     if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
         rc = train_curves_config(s, m, c, r);

@@ -8,6 +8,7 @@
 
 #include "dataset_learnable.h"
 #include "dispatch.h"
+#include "trace.h"
 
 typedef struct noise_run {
     model *m;
@@ -16,6 +17,7 @@ typedef struct noise_run {
     float *scale, *loss_sum; /* device floats */
     float *grad;             /* host: one small batch's gradient */
     double *window_sum;      /* host: the window's valid-weighted sum */
+    uint64_t t0;             /* the pass's start (trace_now_ns) */
 } noise_run;
 
 /* Small batch k of the window in d: its own mean gradient, into w. */
@@ -43,19 +45,32 @@ static int small_batch(noise_run *r, dataset *d, int k, noise_window *w)
     return rc;
 }
 
-/* The window's totals over the ranks: every rank's small batches. */
-static int sum_ranks(comm *c, noise_window *w, double *window_sum, size_t n)
+/* Whether this rank would stop after window `index`: time_s spent and
+ * NOISE_WINDOWS_MIN windows run. */
+static int time_up(const noise_run *r, const noise_pass_options *o, int index)
 {
-    double v[4] = {w->small_sq_sum, w->inv_valid_sum, w->smalls, w->valid};
-    if (c->ops->host_allreduce(c, v, 4, COMM_SUM) ||
+    double elapsed = (double)(trace_now_ns() - r->t0) / 1e9;
+    return o->time_s > 0 && index + 1 >= NOISE_WINDOWS_MIN && elapsed >= o->time_s;
+}
+
+/* The window's totals over the ranks: every rank's small batches, and how
+ * many ranks would stop here (any rank's stop is every rank's, so all run
+ * the same windows and none waits in a collective the others left). */
+static int sum_ranks(comm *c, noise_window *w, double *window_sum, size_t n, int *stop)
+{
+    double v[5] = {w->small_sq_sum, w->inv_valid_sum, w->smalls, w->valid, *stop};
+    if (c->ops->host_allreduce(c, v, 5, COMM_SUM) ||
         c->ops->host_allreduce(c, window_sum, (int)n, COMM_SUM))
         return BK_ERROR;
     *w = (noise_window){.small_sq_sum = v[0], .inv_valid_sum = v[1], .smalls = (int)v[2],
                         .valid = v[3]};
+    *stop = v[4] > 0;
     return BK_OK;
 }
 
-static int one_window(noise_run *r, const noise_pass_options *o, int index, noise_scale *ns)
+/* Window `index` into ns; *stop: the pass ends after it. */
+static int one_window(noise_run *r, const noise_pass_options *o, int index, noise_scale *ns,
+                      int *stop)
 {
     model *m = r->m;
     input_spec in;
@@ -72,8 +87,9 @@ static int one_window(noise_run *r, const noise_pass_options *o, int index, nois
     for (int k = 0; k < r->sp->accum && !rc; k++)
         rc = small_batch(r, &d, k, &w);
     dataset_destroy(&d);
+    *stop = time_up(r, o, index);
     if (!rc && o->comm)
-        rc = sum_ranks(o->comm, &w, r->window_sum, m->n_params);
+        rc = sum_ranks(o->comm, &w, r->window_sum, m->n_params, stop);
     if (!rc) {
         w.window_sq = noise_window_norm(r->window_sum, m->n_params, w.valid);
         noise_scale_add(ns, &w); /* a window of one small batch adds nothing */
@@ -96,9 +112,12 @@ int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise
     if (!rc && !(rc = bk_alloc(b, sizeof(float), (void **)&r.scale)) &&
         !(rc = bk_alloc(b, sizeof(float), (void **)&r.loss_sum)))
         rc = activations_create(m, sp->micro, BK_ALLOC_HELD, &r.acts);
-    for (int i = 0; i < o->windows && !rc && sp->accum * sp->devices > 1; i++)
-        rc = one_window(&r, o, i, &ns);
+    r.t0 = trace_now_ns();
+    int run = 0, stop = 0;
+    for (; run < o->windows && !rc && !stop && sp->accum * sp->devices > 1; run++)
+        rc = one_window(&r, o, run, &ns, &stop);
     noise_scale_result(&ns, out);
+    out->windows_run = run;
     if (r.acts.capacity)
         activations_destroy(m, &r.acts, BK_ALLOC_HELD);
     bk_free(b, r.scale, sizeof(float));

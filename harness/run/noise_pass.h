@@ -18,15 +18,24 @@
  * chosen). */
 #define NOISE_WINDOWS_DEFAULT 32
 #define NOISE_WINDOWS_DEFAULT_TEXT "32" /* the same, for the option table */
+/* The pass's share of the config's --budget-s, and the windows it runs
+ * whatever the time (fewer leave the jackknife nothing to go on). */
+#define NOISE_BUDGET_SHARE 0.2
+#define NOISE_WINDOWS_MIN 4
 
 typedef struct noise_pass_options {
-    int windows;
+    int windows;   /* the most windows */
+    double time_s; /* stop after the window that reaches it (at least
+                    * NOISE_WINDOWS_MIN); 0: no limit. Under data parallel
+                    * any rank's stop is every rank's. */
     uint64_t seed; /* the data's; window w is drawn from seed and w */
     comm *comm;    /* the config's ranks; NULL: one process */
 } noise_pass_options;
 
 /* BK_* status. out->windows 0 and the estimate NAN when the split has one
- * small batch per window (nothing to compare the window with). */
+ * small batch per window (nothing to compare the window with);
+ * out->windows_run the windows run (fewer than asked where time_s stopped
+ * them). */
 int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise_result *out);
 
 #endif

@@ -86,7 +86,7 @@ int noise_scale_result(const noise_scale *n, noise_result *out)
 {
     out->b_simple = out->b_simple_err = out->trace_sigma = out->grad_sq = NAN;
     out->small_sq = out->window_sq = out->window_valid = NAN;
-    out->windows = n->windows;
+    out->windows = out->windows_run = n->windows;
     if (n->windows < 2)
         return -1;
     double t_sum = 0, g_sum = 0;

@@ -42,6 +42,7 @@ typedef struct noise_result {
     double small_sq, window_sq;    /* the mean squared norms, small and window */
     double window_valid;           /* the mean valid items of a window */
     int windows;                   /* windows that entered the estimate */
+    int windows_run;               /* the windows the pass ran (noise_pass.h) */
 } noise_result;
 
 int noise_scale_init(noise_scale *n, int capacity);

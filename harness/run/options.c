@@ -399,8 +399,9 @@ static const option_def RUN_OPTIONS[] = {
     {INT_ROW("trace-steps", "N", trace_steps, 0, 1000), .def = "3",
      .help = "steps in the trace pass; 0: no trace pass"},
     {INT_ROW("noise-windows", "N", noise_windows, 0, 100000), .def = NOISE_WINDOWS_DEFAULT_TEXT,
-     .help = "windows of the gradient noise scale, measured beside the gradient check; 0: "
-             "none, else at least 2 (docs/noise-scale.md)"},
+     .help = "the most windows of the gradient noise scale, measured beside the gradient "
+             "check (fewer, at least 4, once a fifth of --budget-s is spent); 0: none, else "
+             "at least 2 (docs/noise-scale.md)"},
     {INT_ROW("train-steps", "N", train_steps, 0, 1000000), .def = "0",
      .help = "optimizer steps from the starting weights per config on learnable data, each "
              "step's loss into NAME.curves.csv; 0: none"},

@@ -5,7 +5,8 @@
 # the curves CSV has a row per config, order and step; the noise-scale
 # columns are filled where a window holds more than one micro-batch, the
 # report and plan --noise set E against the noise scale with its caveat
-# once, and
+# once, the curves chart is drawn and linked (or the report says why
+# not), and
 # bad values of the two options are refused in one line.
 set -u
 fail=0
@@ -41,6 +42,23 @@ check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
 check 'grep -q "^- tiny, E = 64 (.*): E is [0-9.e+-]* times the measured noise scale B_simple = " mlp.md' \
     "the report sets E against the noise scale: $(grep "noise scale B_simple" mlp.md)"
 check '[ $(grep -c "assumptions" mlp.md) -eq 1 ]' "the paper's caveat, once"
+# The curves chart: drawn beside the CSV by the report (scripts/plots.sh)
+# and linked from it; with no curves file none is made and the report says
+# why; a model name in the curves file that carries code runs nothing.
+check '[ -s mlp.curves.png ] && [ -s mlp.curves.svg ]' "the curves chart beside the CSV"
+check 'grep -q "^!\[Loss against optimizer step.*\](mlp.curves.png)" mlp.md' "the report links the curves chart"
+check 'grep -q "^- cpu tiny fp32 .*: the correct splits within .* of each other, the rounding gap .*: one curve up to rounding; mean-of-means .* off (.* times the rounding gap); no-scale diverged\.$" mlp.md' \
+    "the report gives the gaps: $(grep -A3 "Do the correct splits" mlp.md)"
+cp mlp.csv lone.csv
+"$ACCUBENCH" report lone.csv >/dev/null 2>err.txt
+check '[ ! -e lone.curves.png ] && grep -q "^Not drawn, Loss against optimizer step.*: no loss curves beside this CSV" lone.md' \
+    "no curves file: no chart, and the report says why: $(grep -i "loss against" lone.md)"
+export PWN="$PWD/PWNED"
+cp mlp.csv bad.csv
+awk -F, -v OFS=, '/^#/ || /^backend,/ { print; next } { $2 = "tiny'"'"';touch${IFS}$PWN;'"'"'"; print }' \
+    mlp.curves.csv >bad.curves.csv
+sh "$ACCUBENCH_ROOT/scripts/plots.sh" bad.csv >/dev/null 2>err.txt
+check '[ ! -e PWNED ] && ! grep -q "^sh: " err.txt' "a model name with code in the curves file runs nothing: $(cat err.txt)"
 
 gpt="gpt:d=32,layers=2,heads=2,seq=16,vocab=64"
 "$ACCUBENCH" run $common --model "$gpt" --train-steps 30 --noise-windows 0 --csv gpt.csv \

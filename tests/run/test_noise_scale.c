@@ -8,7 +8,9 @@
 
 #include "check.h"
 #include "cpu_backend.h"
+#include "dispatch.h"
 #include "noise_pass.h"
+#include "noise_row.h"
 #include "noise_scale.h"
 #include "rng.h"
 #include "test_spec.h"
@@ -190,8 +192,76 @@ static void test_pass_on_mlp(void)
     b->ops->destroy(b);
 }
 
+/* The pass keeps to its time: with a limit already spent it stops after
+ * NOISE_WINDOWS_MIN windows and says so, its estimate and error over
+ * those; without one it runs every window asked for. */
+static void test_pass_keeps_to_its_time(void)
+{
+    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
+    backend *b = NULL;
+    model m;
+    split sp;
+    char why[300];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
+    CHECK(split_make(64, 16, 1, &sp, why, sizeof why) == 0);
+    noise_result cut, all;
+    noise_pass_options o = {.windows = 12, .seed = 3, .time_s = 1e-9};
+    CHECK(noise_pass_run(&m, &sp, &o, &cut) == BK_OK);
+    CHECK(cut.windows_run == NOISE_WINDOWS_MIN && cut.windows == NOISE_WINDOWS_MIN);
+    CHECK(cut.b_simple > 0 && cut.b_simple_err > 0);
+    o.time_s = 0;
+    CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK);
+    CHECK(all.windows_run == 12 && all.windows == 12);
+    o.time_s = 3600;
+    CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK && all.windows_run == 12);
+    model_destroy(&m);
+    b->ops->destroy(b);
+}
+
+/* Configs that differ only in what the pass does not look at (here the
+ * reduction) take the last figure: no pass runs for the second (its
+ * weights, moved on purpose, would give another figure), while another
+ * split measures again. */
+static void test_row_reuses_the_figure(void)
+{
+    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
+    backend *b = NULL;
+    model m;
+    char why[300];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
+    config cfg = {.model = &tiny, .dtype = DTYPE_FP32, .seed = 3, .noise_windows = 6,
+                  .reduction = REDUCTION_SUM, .budget = {.budget_s = 1000}};
+    CHECK(split_make(64, 16, 1, &cfg.sp, why, sizeof why) == 0);
+    result_row first, again, other;
+    result_row_clear(&first);
+    result_row_clear(&again);
+    result_row_clear(&other);
+    CHECK(noise_row_fill(&m, &cfg, NULL, &first) == BK_OK && first.grad_noise_scale > 0);
+    float *w = malloc(m.n_params * sizeof *w);
+    CHECK(bk_download(b, w, m.params, m.n_params * sizeof *w) == BK_OK);
+    for (size_t i = 0; i < m.n_params; i++)
+        w[i] += 0.5f;
+    CHECK(bk_upload(b, m.params, w, m.n_params * sizeof *w) == BK_OK);
+    free(w);
+    cfg.reduction = REDUCTION_MEAN_OF_MEANS;
+    CHECK(noise_row_fill(&m, &cfg, NULL, &again) == BK_OK);
+    CHECK(again.grad_noise_scale == first.grad_noise_scale &&
+          again.grad_noise_scale_err == first.grad_noise_scale_err);
+    CHECK(split_make(64, 8, 1, &cfg.sp, why, sizeof why) == 0);
+    CHECK(noise_row_fill(&m, &cfg, NULL, &other) == BK_OK && other.grad_noise_scale > 0 &&
+          other.grad_noise_scale != first.grad_noise_scale);
+    model_destroy(&m);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
+    test_row_reuses_the_figure();
+    test_pass_keeps_to_its_time();
     test_pass_on_mlp();
     test_estimator_unbiased();
     test_error_calibrated();

@@ -1,0 +1,87 @@
+/* "Do the correct splits train alike?": the summary lines of the loss
+ * curves beside the CSV (NAME.curves.csv, curves_file.h), each series'
+ * largest gap between the correct splits set beside its rounding gap (the
+ * same split, its sums in another order), and each known-wrong
+ * reduction's gap from the correct curve of its split. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_parts.h"
+
+/* The correct splits count as one curve within this many rounding gaps
+ * (the margin tests/e2e/e2e_curves.sh holds them to). */
+#define ROUNDING_MARGIN 4
+
+/* The value of " key=" in line, NAN when absent (strtod reads inf, nan). */
+static double value_of(const char *line, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", key);
+    const char *p = strstr(line, pat);
+    return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+static void wrong_part(char *out, size_t n, const char *name, double gap, double rounding)
+{
+    if (isnan(gap))
+        snprintf(out, n, "%s not run", name);
+    else if (isinf(gap))
+        snprintf(out, n, "%s diverged", name);
+    else if (rounding > 0)
+        snprintf(out, n, "%s %s off (%s times the rounding gap)", name, rp_num(gap, 2).s,
+                 rp_num(gap / rounding, 2).s);
+    else
+        snprintf(out, n, "%s %s off", name, rp_num(gap, 2).s);
+}
+
+/* One "# curves SERIES steps=N: gap_...=..." line as a bullet. */
+static void series_bullet(doc *d, const char *line)
+{
+    const char *colon = strstr(line, ": gap_");
+    if (!colon)
+        return;
+    int len = (int)(colon - line) - (int)strlen("# curves ");
+    double correct = value_of(colon, "gap_correct_splits"),
+           rounding = value_of(colon, "gap_rounding");
+    char mom[160], ns[160];
+    wrong_part(mom, sizeof mom, "mean-of-means", value_of(colon, "gap_mean-of-means"), rounding);
+    wrong_part(ns, sizeof ns, "no-scale", value_of(colon, "gap_no-scale"), rounding);
+    const char *verdict = !(correct >= 0) || !(rounding >= 0) ? "not measured"
+                          : correct <= ROUNDING_MARGIN * rounding ? "one curve up to rounding"
+                                                                  : "apart beyond rounding";
+    doc_bullet(d, "%.*s: the correct splits within %s of each other, the rounding gap %s: "
+               "%s; %s; %s.", len, line + strlen("# curves "), rp_num(correct, 2).s,
+               rp_num(rounding, 2).s, verdict, mom, ns);
+}
+
+void report_curves(const report_input *in, doc *d)
+{
+    char path[4200], line[2048];
+    size_t len = strlen(in->csv_path);
+    if (len > 4 && !strcmp(in->csv_path + len - 4, ".csv"))
+        len -= 4;
+    snprintf(path, sizeof path, "%.*s.curves.csv", (int)len, in->csv_path);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return; /* no --train-steps: the charts say there are no curves */
+    int heading = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, "# curves ", 9))
+            continue;
+        if (!heading++) {
+            doc_heading(d, 2, "Do the correct splits train alike?");
+            doc_para(d, "The loss curves of --train-steps (%s; their chart is among the "
+                        "charts): per series, the largest gap between the correct splits' "
+                        "curves beside the rounding gap, the same split run again with its "
+                        "sums taken in another order; within %d rounding gaps they are one "
+                        "curve. Each known-wrong reduction's gap is from the correct curve "
+                        "of its own split (splits with K > 1).",
+                     strrchr(path, '/') ? strrchr(path, '/') + 1 : path, ROUNDING_MARGIN);
+        }
+        series_bullet(d, line);
+    }
+    fclose(f);
+}
