@@ -22,7 +22,9 @@
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
  * distribution-free 95% interval; probe_tflops_before/after the peak GEMM
  * probed just before and after the timed steps, mfu_pct against the higher
- * of the two, probe_drift_pct their difference over the higher; what else
+ * of the two (each the fastest of its reps), probe_drift_pct their
+ * difference over the higher, probe_noise_pct the larger of the two
+ * probes' own spread (median over fastest rep); what else
  * ran meanwhile: other_cpu_pct and steal_pct (of all CPUs' time, from
  * /proc), sm_clock_mhz (the lower reading) and clock_events (NVML's
  * reasons, either reading); flags "noisy" and/or "disturbed" (blank:
@@ -73,6 +75,7 @@
     X(probe_tflops_before, REAL, timed, VALUE)      \
     X(probe_tflops_after, REAL, timed, VALUE)       \
     X(probe_drift_pct, REAL, timed, VALUE)          \
+    X(probe_noise_pct, REAL, timed, VALUE)          \
     X(other_cpu_pct, REAL, timed, VALUE)            \
     X(steal_pct, REAL, timed, VALUE)                \
     X(sm_clock_mhz, REAL, timed, VALUE)             \
