@@ -1,5 +1,5 @@
 # modes.gp: execution modes side by side (async, sync, graph, alloc,
-# alloc-async) at each micro-batch, for one model at the fixed effective
+# alloc-async) at each split, for one model at the fixed effective
 # batch: what a host sync per micro-batch, a captured graph, or allocating
 # activations per pass costs or saves.
 #
@@ -28,18 +28,20 @@ mode_color(m) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd", \
 
 set title "Execution modes side by side".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s", device, dtype, E)
-set xlabel "micro-batch size (examples per pass; points grouped per micro-batch)"
+# The x-axis is K, as in the wall-clock, throughput and dispatch charts,
+# so a line runs the same way in all of them.
+set xlabel "accumulation steps K per optimizer step (micro-batch = E / K; log2 scale; points grouped per K)"
 set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
 set errorbars lc rgb "#333333"
 set key outside right top
-# Groups sit at log2(micro-batch); each mode takes a slice of the group.
+# Groups sit at log2(K); each mode takes a slice of the group.
 nm = words(modes)
 width = 0.8 / (nm > 0 ? nm : 1)
 offset(j) = (j - (nm + 1) / 2.0) * width
 set xtics ()
-do for [mb in distinct("micro_batch", here_rows)] { set xtics add (mb log(mb + 0) / log(2)) }
+do for [k in distinct("accum_steps", here_rows)] { set xtics add (k log(k + 0) / log(2)) }
 set xrange [*:*] noextend
 set offsets 0.5, 0.5, 0, 0
 skipped = notrun("effective_batch=".E.";model=".model)
@@ -54,7 +56,7 @@ if (nm < 2) {
     # whiskers: p10..p90 of the step times, so a difference within the noise
     # looks like one
     plot for [j=1:nm] rows(here_rows.";mode=".word(modes, j)) \
-             using (log(column("micro_batch")) / log(2) + offset(j)):(column("step_ms_median")): \
+             using (log(column("accum_steps")) / log(2) + offset(j)):(column("step_ms_median")): \
                    (column("step_ms_p10")):(column("step_ms_p90")) \
              with yerrorbars lw 1.5 pt 7 ps 1.3 lc rgb mode_color(word(modes, j)) title word(modes, j)
 }

@@ -88,6 +88,78 @@ static void ratio_bullet(const csv_row *const r[3], doc *d)
                rp_num(r[0]->flops_per_step, 3).s);
 }
 
+/* The costliest GEMM shape of a row's counting pass: gemm_shapes up to
+ * its first "; ". */
+static void first_shape(const csv_row *r, char *out, size_t len)
+{
+    const char *end = strstr(r->gemm_shapes, "; ");
+    size_t n = end ? (size_t)(end - r->gemm_shapes) : strlen(r->gemm_shapes);
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), r->gemm_shapes);
+}
+
+static int gemms_timed(const csv_row *const r[3])
+{
+    return r[0]->gemm_ms_per_step > 0 && r[1]->gemm_ms_per_step > 0 &&
+           r[2]->gemm_ms_per_step > 0 && r[0]->gemm_shapes && r[2]->gemm_shapes;
+}
+
+static int syncs_counted(const csv_row *const r[3])
+{
+    return !isnan(r[0]->host_syncs_per_step) && !isnan(r[1]->host_syncs_per_step) &&
+           !isnan(r[2]->host_syncs_per_step);
+}
+
+/* The GEMMs' share of each step and the costliest shape of A and of C
+ * with its MFU, from the counting pass. */
+static void gemm_bullets(const csv_row *const r[3], doc *d)
+{
+    if (!gemms_timed(r))
+        return;
+    doc_bullet(d, "GEMMs took %s ms of A's step, %s ms of B's and %s ms of C's (counting pass, "
+                  "each GEMM timed by the host): %s%%, %s%% and %s%% of the step times above.",
+               rp_num(r[0]->gemm_ms_per_step, 3).s, rp_num(r[1]->gemm_ms_per_step, 3).s,
+               rp_num(r[2]->gemm_ms_per_step, 3).s,
+               rp_num(100 * r[0]->gemm_ms_per_step / r[0]->step_ms_median, 3).s,
+               rp_num(100 * r[1]->gemm_ms_per_step / r[1]->step_ms_median, 3).s,
+               rp_num(100 * r[2]->gemm_ms_per_step / r[2]->step_ms_median, 3).s);
+    char a[160], c[160];
+    first_shape(r[0], a, sizeof a);
+    first_shape(r[2], c, sizeof c);
+    doc_bullet(d, "The costliest GEMM shape (M x N x K, calls, ms and MFU per step): A's %s; "
+                  "C's %s.", a, c);
+}
+
+static void sync_bullet(const csv_row *const r[3], int host, doc *d)
+{
+    if (!syncs_counted(r))
+        return;
+    doc_bullet(d, "Host syncs per step (waits for the device: syncs, downloads, timer reads; "
+                  "counting pass): %s for A, %s for B, %s for C%s",
+               rp_num(r[0]->host_syncs_per_step, 3).s, rp_num(r[1]->host_syncs_per_step, 3).s,
+               rp_num(r[2]->host_syncs_per_step, 3).s,
+               host ? ": on this backend the host computes every operation itself, so a sync "
+                      "waits for nothing."
+                    : ".");
+}
+
+/* What the run did not measure, named as such: never a cause. */
+static void not_measured(const csv_row *const r[3], int host, doc *d)
+{
+    char text[320] = "";
+    size_t used = 0;
+    if (host || isnan(r[0]->gpu_busy_pct))
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sdevice busy and idle time "
+                                 "(no device trace)", used ? ", " : "");
+    if (!syncs_counted(r) && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%shost syncs per step",
+                                 used ? ", " : "");
+    if (!gemms_timed(r) && used < sizeof text)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%sGEMM time by shape",
+                                 used ? ", " : "");
+    if (used)
+        doc_bullet(d, "Not measured in this run, so not named as a cause: %s.", text);
+}
+
 /* The why, each part only where the run measured it. */
 static void why_bullets(const report_input *in, const csv_row *const r[3], doc *d)
 {
@@ -116,10 +188,9 @@ static void why_bullets(const report_input *in, const csv_row *const r[3], doc *
                    rp_num(r[0]->gpu_busy_pct, 3).s, rp_num(r[2]->gpu_busy_pct, 3).s,
                    isnan(r[2]->idle_ms) ? "."
                                         : "; C's device sits idle for that share of its step.");
-    doc_bullet(d, "Not measured in this run, so not named as a cause: %s%sGEMM time by shape.",
-               host || isnan(r[0]->gpu_busy_pct) ? "device busy and idle time (no device trace), " : "",
-               host ? "host syncs (the host computes every operation itself), "
-                    : "host syncs per step, ");
+    gemm_bullets(r, d);
+    sync_bullet(r, host, d);
+    not_measured(r, host, d);
 }
 
 static void verdict_one(const report_input *in, const size_t abc[3], doc *d)

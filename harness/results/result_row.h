@@ -22,11 +22,18 @@
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
  * distribution-free 95% interval; probe_tflops_before/after the peak GEMM
  * probed just before and after the timed steps, mfu_pct against the higher
- * of the two, probe_drift_pct their difference over the higher; what else
+ * of the two (each the fastest of its reps), probe_drift_pct their
+ * difference over the higher, probe_noise_pct the larger of the two
+ * probes' own spread (median over fastest rep); what else
  * ran meanwhile: other_cpu_pct and steal_pct (of all CPUs' time, from
  * /proc), sm_clock_mhz (the lower reading) and clock_events (NVML's
  * reasons, either reading); flags "noisy" and/or "disturbed" (blank:
  * clean), the figures behind them in the note.
+ * The counting pass (harness/run/count_pass.h: a few steps apart from the
+ * timed ones): host_syncs_per_step (the step's syncs, downloads and timer
+ * reads), gemm_ms_per_step (its GEMMs' time, where a dispatch is the
+ * device's work: the CPU) and gemm_shapes ("MxNxK NT: calls, ms and MFU
+ * per step" by shape, the costliest first).
  *
  * grad_noise_scale is B_simple = tr(S) / |G|^2 (McCandlish et al. 2018;
  * docs/noise-scale.md), from the starting weights, with its jackknife
@@ -79,11 +86,15 @@
     X(probe_tflops_before, REAL, timed, VALUE)      \
     X(probe_tflops_after, REAL, timed, VALUE)       \
     X(probe_drift_pct, REAL, timed, VALUE)          \
+    X(probe_noise_pct, REAL, timed, VALUE)          \
     X(other_cpu_pct, REAL, timed, VALUE)            \
     X(steal_pct, REAL, timed, VALUE)                \
     X(sm_clock_mhz, REAL, timed, VALUE)             \
     X(clock_events, TEXT, timed, VALUE)             \
     X(dispatches_per_step, REAL, timed, VALUE)      \
+    X(host_syncs_per_step, REAL, count, VALUE)      \
+    X(gemm_ms_per_step, REAL, count, VALUE)         \
+    X(gemm_shapes, TEXT, count, VALUE)              \
     X(grad_rel_err, REAL, check, VALUE)             \
     X(loss, REAL, check, VALUE)                     \
     X(loss_sum, REAL, check, VALUE)                 \

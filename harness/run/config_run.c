@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_pass.h"
 #include "dp_check.h"
 #include "dump.h"
 #include "gradcheck.h"
@@ -15,6 +16,7 @@
 #include "progress.h"
 #include "ranges.h"
 #include "row_trust.h"
+#include "trace.h"
 #include "trace_pass.h"
 #include "train_curves.h"
 
@@ -215,9 +217,11 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
     if (!rc) { /* the gradient noise scale, from the starting weights (the
                 * weights check above took a step) */
         progress_phase(s->progress, "gradient noise scale");
+        uint64_t t0 = trace_now_ns();
         rc = model_reset(m);
         if (!rc)
             rc = noise_row_fill(m, c, ranks, r);
+        progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9); /* the ETA's */
     }
     if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
         rc = train_curves_config(s, m, c, r);
@@ -292,6 +296,21 @@ static int traced_pass(sweep *s, const config *c, step_runner *run, const step_t
     return rc;
 }
 
+/* The counting pass, into r: two steps (one when a step is over half the
+ * budget), one process only (ranks would have to step it together). */
+static int counted_pass(sweep *s, const config *c, step_runner *run, result_row *r)
+{
+    if (s->comm)
+        return BK_OK;
+    progress_phase(s->progress, "counting GEMMs by shape and host syncs");
+    count_result cr;
+    int steps = r->step_ms_median * 2 > c->budget.budget_s * 1e3 ? 1 : 2;
+    int rc = count_pass_run(run, steps, &cr);
+    if (!rc)
+        count_fill_row(r, &cr, fmax(r->probe_tflops_before, r->probe_tflops_after));
+    return rc;
+}
+
 /* The row's status: the failure (which stops every rank: the others may
  * be waiting in an all-reduce for this one), the gradient check's verdict
  * where the reduction is exact, the ranks' weights, or ok. */
@@ -349,6 +368,8 @@ void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
         rc = check_gradient(s, m, d, c, &run, r);
     if (!rc)
         rc = timed_pass(s, m, d, c, &run, r, &t);
+    if (!rc && !*s->stop)
+        rc = counted_pass(s, c, &run, r);
     if (!rc && c->budget.trace_steps > 0 && !*s->stop)
         rc = traced_pass(s, c, &run, &t, r);
     if (!rc)

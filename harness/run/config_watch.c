@@ -60,9 +60,15 @@ static int probe_inputs(config_watch *w, void *a, void *bm)
     return rc;
 }
 
-/* One untimed GEMM, then the median of PROBE_REPS, each between its own
- * pair of device timestamps. */
-static int probe_time(backend *b, const gemm_desc *g, double *ms)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One untimed GEMM, then PROBE_REPS, each between its own pair of device
+ * timestamps: the fastest in *ms, the spread in *noise_pct. */
+static int probe_time(backend *b, const gemm_desc *g, double *ms, double *noise_pct)
 {
     bk_timer *t0 = NULL, *t1 = NULL;
     double each[PROBE_REPS];
@@ -86,14 +92,17 @@ static int probe_time(backend *b, const gemm_desc *g, double *ms)
         b->ops->timer_destroy(b, t0);
     if (t1)
         b->ops->timer_destroy(b, t1);
-    if (!rc) { /* the median of three: neither the fastest nor the slowest */
-        double lo = fmin(fmin(each[0], each[1]), each[2]), hi = fmax(fmax(each[0], each[1]), each[2]);
-        *ms = each[0] + each[1] + each[2] - lo - hi;
+    if (!rc) {
+        qsort(each, PROBE_REPS, sizeof *each, cmp_double);
+        double median = each[PROBE_REPS / 2];
+        *ms = each[0];
+        *noise_pct = median > 0 ? 100.0 * (median - each[0]) / median : NAN;
     }
     return rc;
 }
 
-static double probe(config_watch *w)
+/* The probe's rate (NAN: it failed) and its noise into *noise_pct. */
+static double probe(config_watch *w, double *noise_pct)
 {
     backend *b = w->b;
     int n = w->n;
@@ -111,7 +120,7 @@ static double probe(config_watch *w)
                    .c_storage = b->compute_storage};
     double ms = 0;
     if (!rc)
-        rc = probe_time(b, &g, &ms);
+        rc = probe_time(b, &g, &ms, noise_pct);
     bk_free(b, c, bytes);
     bk_free(b, bm, bytes);
     bk_free(b, a, bytes);
@@ -121,7 +130,7 @@ static double probe(config_watch *w)
 void config_watch_mark(config_watch *w, watch_mark *m)
 {
     memset(m, 0, sizeof *m);
-    m->probe_tflops = NAN;
+    m->probe_tflops = m->probe_noise_pct = NAN;
     if (!w)
         return;
     if (w->n && w->host) {
@@ -129,7 +138,7 @@ void config_watch_mark(config_watch *w, watch_mark *m)
         size_t cap = b->mem_cap, peak = b->mem_peak;
         uint64_t dispatches = b->dispatches;
         b->mem_cap = 0; /* the probe is ours: outside the user's cap ... */
-        m->probe_tflops = probe(w);
+        m->probe_tflops = probe(w, &m->probe_noise_pct);
         b->mem_cap = cap;
         b->mem_peak = peak; /* ... and the row's memory peak */
         b->dispatches = dispatches;

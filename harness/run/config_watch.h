@@ -17,8 +17,12 @@
  * rate (capped at the backend's peak size): a few ms on a GPU, tens on a
  * CPU, against a config's seconds. */
 #define PROBE_GEMM_MS 20.0
-/* Timed GEMMs per probe (the median), after one untimed. */
-#define PROBE_REPS 3
+/* Timed GEMMs per probe, after one untimed. The probe's rate is the
+ * fastest of them: what the device could still do at that moment (a
+ * GEMM can be slowed by something else, never sped up), which on a shared
+ * 2-core VM holds to a few % where a median of 3 wandered 16-44% between
+ * two probes of an idle machine. Their spread is the probe's own noise. */
+#define PROBE_REPS 5
 
 typedef struct config_watch {
     backend *b;
@@ -30,7 +34,8 @@ typedef struct config_watch {
 
 /* One look at the machine: the probe's rate and the counters. */
 typedef struct watch_mark {
-    double probe_tflops; /* NAN: the probe failed or there is none */
+    double probe_tflops; /* the fastest rep's; NAN: failed or no probe */
+    double probe_noise_pct; /* (median - fastest) / median of the reps' times */
     int cpu_ok;
     cpu_sample cpu;
     gpu_clock_sample gpu;

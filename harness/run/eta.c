@@ -1,11 +1,12 @@
 #include "eta.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* The timed loop's floor (measure.c's MIN_SAMPLES_HARD). */
 #define ETA_MIN_TIMED 3
 
-double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum)
+double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples)
 {
     double t = step_ms / 1e3, p = (isnan(pass_ms) ? step_ms / (accum > 0 ? accum : 1) : pass_ms) / 1e3;
     double warm = fmin(c->warmup * t, c->budget_s / 2 + t);
@@ -14,6 +15,8 @@ double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accu
         timed = c->steps * t;
     } else {
         double n = ceil(c->budget_s / t);
+        if (samples > 0 && samples < n)
+            n = samples; /* the noise target stopped it first */
         n = n < ETA_MIN_TIMED ? ETA_MIN_TIMED : n > c->max_samples ? c->max_samples : n;
         timed = (n + 1) * t; /* and the one in flight */
     }
@@ -25,8 +28,32 @@ double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accu
         trace = steps * t;
     }
     /* the skip probe (3 passes), the gradient check (a window and the
-     * full batch: about two steps), the single passes (5) */
-    return 3 * p + 2 * t + warm + timed + 5 * p + trace;
+     * full batch: about two steps), the single passes (5), the counting
+     * pass (2 steps, 1 over half the budget) */
+    double count = (2 * t > c->budget_s ? 1 : 2) * t;
+    return 3 * p + 2 * t + warm + timed + 5 * p + count + trace;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int eta_samples(const eta *e, int i)
+{
+    if (e->items[i].samples > 0)
+        return e->items[i].samples;
+    int n = 0, *all = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *all);
+    if (!all)
+        return 0;
+    for (int j = 0; j < e->n; j++)
+        if (e->items[j].samples > 0)
+            all[n++] = e->items[j].samples;
+    qsort(all, (size_t)n, sizeof *all, cmp_int);
+    int median = n ? all[n / 2] : 0;
+    free(all);
+    return median;
 }
 
 /* What a finished config tells of its step: its timed step, or, for one
@@ -116,20 +143,62 @@ double eta_step_ms(const eta *e, int i)
     return best >= 0 ? spf(&e->items[best]) * x->flops : NAN;
 }
 
-/* Finished configs' actual time over their prediction from their own
- * figures: what the model leaves out (the probes, the allocation, the
- * trace's own cost), learnt from the sweep itself. */
+/* Windows of config `it`'s noise pass (none with one pass a window). */
+static int noise_windows(const eta *e, const eta_item *it)
+{
+    return it->accum > 1 ? e->c.noise_windows : 0;
+}
+
+/* The FLOPs of one example of config `it`: the host's cost per pass of
+ * the noise pass (a download and sums over every parameter) grows with
+ * the parameters, as these do. */
+static double example_flops(const eta_item *it)
+{
+    return it->flops / ((double)it->micro * it->accum);
+}
+
+/* The noise pass's host seconds per pass and per FLOP of an example,
+ * learnt from the finished noise passes: what they took beyond their
+ * passes. */
+static double noise_host_rate(const eta *e)
+{
+    double host = 0, weight = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *it = &e->items[j];
+        int w = noise_windows(e, it);
+        if (!(it->noise_s > 0) || !(it->pass_ms > 0) || !w)
+            continue;
+        double passes = (double)w * it->accum;
+        host += fmax(0, it->noise_s - passes * it->pass_ms / 1e3);
+        weight += passes * example_flops(it);
+    }
+    return weight > 0 ? host / weight : 0;
+}
+
+double eta_noise_s(const eta *e, int i, double pass_ms)
+{
+    const eta_item *x = &e->items[i];
+    int w = noise_windows(e, x);
+    if (!w || !(pass_ms > 0))
+        return 0;
+    return (double)w * x->accum * (pass_ms / 1e3 + noise_host_rate(e) * example_flops(x));
+}
+
+/* Finished configs' actual time, less their noise pass, over their
+ * prediction from their own figures: what the model leaves out (the
+ * probes, the allocation, the trace's own cost), learnt from the sweep
+ * itself. */
 static double scale(const eta *e)
 {
     double actual = 0, predicted = 0;
     for (int j = 0; j < e->n; j++) {
         const eta_item *it = &e->items[j];
         if (it->step_ms > 0 && it->wall_s > 0) { /* configs that ran in full */
-            actual += it->wall_s;
-            predicted += eta_config_s(&e->c, known_step(it), it->pass_ms, it->accum);
+            actual += it->wall_s - (it->noise_s > 0 ? it->noise_s : 0);
+            predicted += eta_config_s(&e->c, known_step(it), it->pass_ms, it->accum, it->samples);
         }
     }
-    return predicted > 0 ? actual / predicted : 1;
+    return predicted > 0 && actual > 0 ? actual / predicted : 1;
 }
 
 /* A config skipped over --max-step-s: its probe passes, and what the
@@ -153,22 +222,35 @@ static double skip_overhead(const eta *e)
     return n ? sum / n : 0;
 }
 
+/* The predicted seconds of config i, whole; the running one (`current`)
+ * at its own pass when that is measured. NAN: nothing to go on. */
+static double config_total(const eta *e, int i, int current, double current_pass_ms, double k,
+                           double k_skip)
+{
+    const eta_item *it = &e->items[i];
+    double step = eta_step_ms(e, i), pass = NAN;
+    if (i == current && current_pass_ms > 0) {
+        /* its own pass, measured: K of them a step */
+        pass = current_pass_ms;
+        if (isnan(step) || !measured(it))
+            step = current_pass_ms * it->accum;
+    }
+    if (isnan(step))
+        return NAN;
+    if (skipped(&e->c, step))
+        return eta_config_s(&e->c, step, pass, it->accum, 0) + k_skip;
+    double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum;
+    return k * eta_config_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
+           eta_noise_s(e, i, p);
+}
+
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)
 {
     double k = scale(e), k_skip = skip_overhead(e), left = 0;
     for (int i = current; i < e->n; i++) {
-        const eta_item *it = &e->items[i];
-        double step = eta_step_ms(e, i), pass = NAN;
-        if (i == current && current_pass_ms > 0) {
-            /* its own pass, measured: K of them a step */
-            pass = current_pass_ms;
-            if (isnan(step) || !measured(it))
-                step = current_pass_ms * it->accum;
-        }
-        if (isnan(step))
+        double s = config_total(e, i, current, current_pass_ms, k, k_skip);
+        if (isnan(s))
             return NAN;
-        double s = skipped(&e->c, step) ? eta_config_s(&e->c, step, pass, it->accum) + k_skip
-                                         : k * eta_config_s(&e->c, step, pass, it->accum);
         left += i == current ? fmax(0, s - current_s) : s;
     }
     return left;
@@ -181,4 +263,12 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)
     e->items[i].step_ms = step_ms > 0 ? step_ms : NAN;
     e->items[i].pass_ms = pass_ms;
     e->items[i].wall_s = wall_s;
+}
+
+void eta_record_parts(eta *e, int i, double noise_s, int samples)
+{
+    if (i < 0 || i >= e->n)
+        return;
+    e->items[i].noise_s = noise_s;
+    e->items[i].samples = samples > 0 ? samples : 0;
 }

@@ -3,7 +3,11 @@
  * configs already measured) and what its budget lets it run: the skip
  * probe, the gradient check, the warm-up, the timed steps the budget
  * allows, the single passes and the trace pass; scaled by how long the
- * finished configs actually took against the same prediction of them. */
+ * finished configs actually took against the same prediction of them.
+ * The gradient noise pass is costed apart: it runs --noise-windows
+ * windows of K passes whatever the budget, each pass with a download of
+ * the gradient and host sums over every parameter, so it grows with K and
+ * the model's size where the rest grows with the budget. */
 #ifndef ACCUBENCH_ETA_H
 #define ACCUBENCH_ETA_H
 
@@ -15,12 +19,15 @@ typedef struct eta_item {
     int micro, accum, model, mode;
     /* measured once it ran (NAN before): */
     double step_ms, pass_ms, wall_s;
+    double noise_s;        /* of wall_s, the noise pass's (NAN: not told) */
+    int samples;           /* timed steps (0: not told) */
 } eta_item;
 
 /* What the options let each config run. */
 typedef struct eta_costs {
     double budget_s;
     int warmup, steps, min_samples, max_samples, trace_steps;
+    int noise_windows;     /* 0: no noise pass */
     double max_step_s; /* a longer step is skipped after its probe passes */
 } eta_costs;
 
@@ -31,8 +38,15 @@ typedef struct eta {
 } eta;
 
 /* The predicted seconds of one config whose step takes step_ms and one
- * pass pass_ms, before scaling. */
-double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum);
+ * pass pass_ms, before scaling, timing `samples` steps (0: as many as
+ * the budget allows; never more, nor under the loop's floor of 3). */
+double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples);
+
+/* The timed steps config i is expected to run: its own count once it ran;
+ * else the median count of the finished configs (the noise target stops
+ * most loops long before the budget does: 5 steps of a quiet config
+ * against a 2 s budget's 20); 0 (the budget's) before any. */
+int eta_samples(const eta *e, int i);
 
 /* The step time of config i: measured when it ran, else estimated from its
  * FLOPs against the measured configs most like it (the same model and
@@ -50,6 +64,15 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
  * failed config; a config skipped over --max-step-s gives its probe pass
  * alone, which costs it as K passes a step). */
 void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
+
+/* Config i's noise pass took noise_s seconds (of the wall_s eta_record
+ * gives it) and its timed loop ran `samples` steps. */
+void eta_record_parts(eta *e, int i, double noise_s, int samples);
+
+/* The predicted seconds of config i's noise pass at a pass of pass_ms:
+ * windows x K x (the pass + the host's cost per pass for each parameter,
+ * learnt from the noise passes finished, per FLOP of one example). */
+double eta_noise_s(const eta *e, int i, double pass_ms);
 
 /* The plan of a sweep: every config it will visit, in its order (the
  * loops of sweep.c: model, effective batch, devices, micro-batch, mode,

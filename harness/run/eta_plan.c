@@ -32,7 +32,7 @@ static int walk(eta *e, const run_options *o, int data_parallel)
                         it->accum = (share + micros[i] - 1) / micros[i];
                         it->model = m;
                         it->mode = (int)o->modes[k / (o->n_reductions * n_sync)];
-                        it->step_ms = it->pass_ms = it->wall_s = NAN;
+                        it->step_ms = it->pass_ms = it->wall_s = it->noise_s = NAN;
                     }
                 }
             }
@@ -45,7 +45,8 @@ int eta_plan(eta *e, const run_options *o, int data_parallel)
     memset(e, 0, sizeof *e);
     e->c = (eta_costs){.budget_s = o->budget_s, .warmup = o->warmup, .steps = o->steps,
                        .min_samples = o->min_samples, .max_samples = o->max_samples,
-                       .trace_steps = o->trace_steps, .max_step_s = o->max_step_s};
+                       .trace_steps = o->trace_steps, .max_step_s = o->max_step_s,
+                       .noise_windows = o->noise_windows};
     int n = walk(e, o, data_parallel);
     e->items = calloc(n ? (size_t)n : 1, sizeof *e->items);
     if (!e->items)

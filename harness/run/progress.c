@@ -149,6 +149,7 @@ void progress_config(progress *p, const char *label)
     p->started++;
     p->config_t0_ns = now;
     p->current_pass_ms = NAN;
+    p->current_noise_s = NAN;
     p->phase[0] = '\0';
     snprintf(p->config, sizeof p->config, "%s", label);
     if (p->tty) {
@@ -231,13 +232,25 @@ void progress_config_pass(progress *p, double pass_ms)
     pthread_mutex_unlock(&p->mu);
 }
 
-void progress_config_result(progress *p, double step_ms, double pass_ms)
+void progress_config_noise(progress *p, double seconds)
 {
     if (!p || !p->f)
         return;
     pthread_mutex_lock(&p->mu);
-    if (p->eta)
-        eta_record(p->eta, p->started - 1, step_ms, pass_ms > 0 ? pass_ms : p->current_pass_ms,
+    p->current_noise_s = seconds;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_config_result(progress *p, double step_ms, double pass_ms, long long samples)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (p->eta) {
+        int i = p->started - 1;
+        eta_record(p->eta, i, step_ms, pass_ms > 0 ? pass_ms : p->current_pass_ms,
                    seconds_since(p->config_t0_ns, trace_now_ns()));
+        eta_record_parts(p->eta, i, p->current_noise_s, samples > 0 ? (int)samples : 0);
+    }
     pthread_mutex_unlock(&p->mu);
 }

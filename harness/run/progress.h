@@ -29,6 +29,7 @@ typedef struct progress {
     eta *eta;              /* the plan the time left is costed on (NULL: the
                             * mean time of the configs so far) */
     double current_pass_ms; /* the running config's single pass (NAN: not yet) */
+    double current_noise_s; /* its noise pass's seconds (NAN: none yet) */
     /* The watcher thread that notices silent phases. */
     pthread_mutex_t mu;
     pthread_cond_t wake;
@@ -58,9 +59,12 @@ void progress_config_done(progress *p);
 void progress_set_eta(progress *p, eta *e);
 /* The running config's single pass took pass_ms (its first measurement). */
 void progress_config_pass(progress *p, double pass_ms);
+/* The running config's noise pass took `seconds`. */
+void progress_config_noise(progress *p, double seconds);
 /* The running config measured this step and pass time (NAN: it did not
- * run); call before progress_config_done. */
-void progress_config_result(progress *p, double step_ms, double pass_ms);
+ * run) over `samples` timed steps (0 or less: none); call before
+ * progress_config_done. */
+void progress_config_result(progress *p, double step_ms, double pass_ms, long long samples);
 
 /* Clears the status line before something else is printed (a table row on
  * stdout, which is flushed first). A no-op off a terminal. */

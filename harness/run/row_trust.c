@@ -37,6 +37,7 @@ static void fill_probes(result_row *r, const watch_mark *a, const watch_mark *b)
         if (!isnan(a->probe_tflops) && !isnan(b->probe_tflops))
             r->probe_drift_pct = 100.0 * fabs(a->probe_tflops - b->probe_tflops) / hi;
     }
+    r->probe_noise_pct = fmax(a->probe_noise_pct, b->probe_noise_pct); /* NAN when neither */
 }
 
 static void fill_disturbance(result_row *r, const watch_mark *a, const watch_mark *b)
@@ -84,12 +85,14 @@ static void classify_probes(result_row *r)
                     "and %.3g after) is impossible",
                  r->mfu_pct, r->probe_tflops_before, r->probe_tflops_after);
     }
-    if (r->probe_drift_pct > TRUST_MAX_DRIFT_PCT) {
+    /* A drift within the probes' own spread is their noise, not a change
+     * of the machine between them. */
+    if (r->probe_drift_pct > TRUST_MAX_DRIFT_PCT && !(r->probe_drift_pct <= r->probe_noise_pct)) {
         flag_add(r, FLAG_DISTURBED);
         row_note(r, "disturbed: the peak probes drifted %.3g%% (%.3g TFLOP/s before and %.3g "
-                    "after: over %g%%)",
+                    "after: over %g%% and over the probes' own spread of %.3g%%)",
                  r->probe_drift_pct, r->probe_tflops_before, r->probe_tflops_after,
-                 TRUST_MAX_DRIFT_PCT);
+                 TRUST_MAX_DRIFT_PCT, r->probe_noise_pct);
     }
 }
 
@@ -144,9 +147,9 @@ trust_limits trust_limits_of(const measure_options *mo, const backend *b)
 void trust_meta(struct csv_writer *csv, const config_watch *w)
 {
     if (w && w->n)
-        csv_writer_meta(csv, "peak_probe", "%dx%dx%d GEMM, median of %d after one untimed, just "
+        csv_writer_meta(csv, "peak_probe", "%dx%dx%d GEMM, the fastest of %d after one untimed, just "
                         "before and just after each config's timed steps; mfu_pct is against "
-                        "the higher", w->n, w->n, w->n, PROBE_REPS);
+                        "the higher; probe_noise_pct the reps' median over their fastest", w->n, w->n, w->n, PROBE_REPS);
     else
         csv_writer_meta(csv, "peak_probe", "none: mfu_pct is against the start-up peak");
     csv_writer_meta(csv, "step_ms_ci", "%.0f%% interval of the median, distribution-free "
@@ -154,7 +157,8 @@ void trust_meta(struct csv_writer *csv, const config_watch *w)
     csv_writer_meta(csv, "cpu_disturbance", "%s", access_proc() ? "/proc/stat less /proc/self/stat"
                     : "not measured: no /proc");
     csv_writer_meta(csv, "gpu_clocks", "%s", w && w->gpu ? "NVML" : w ? w->gpu_why : "not measured");
-    csv_writer_meta(csv, "trust_thresholds", "disturbed: probe drift over %g%%, MFU over %g%% of "
+    csv_writer_meta(csv, "trust_thresholds", "disturbed: probe drift over %g%% and over the "
+                    "probes' own spread, MFU over %g%% of "
                     "a probe, other processes over %g%% or steal over %g%% of the CPUs, a slowing "
                     "clock event%s; noisy: under min-samples or over max-noise",
                     TRUST_MAX_DRIFT_PCT, TRUST_MAX_MFU_PCT, TRUST_MAX_OTHER_CPU_PCT,

@@ -80,5 +80,7 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     csv_writer_meta(w, "pass_trace", "%s", cols);
     list_columns(cols, sizeof cols, "check");
     csv_writer_meta(w, "pass_check", "%s", cols);
+    list_columns(cols, sizeof cols, "count");
+    csv_writer_meta(w, "pass_count", "%s", cols);
 }
 

@@ -161,7 +161,7 @@ static int emit(sweep *s, const result_row *r)
     char why[400];
     if (strcmp(r->status, STATUS_ERROR) == 0)
         s->failures++;
-    progress_config_result(s->progress, r->step_ms_median, r->pass_ms); /* the ETA's cost */
+    progress_config_result(s->progress, r->step_ms_median, r->pass_ms, (long long)r->samples);
     progress_config_done(s->progress);
     progress_clear(s->progress);
     if (!s->writer)

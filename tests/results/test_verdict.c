@@ -152,6 +152,10 @@ static void test_report(void)
     CHECK(strstr(md, "63.0% for A, 42.0% for B, 29.0% for C"));
     CHECK(strstr(md, "C issues 5.95x A's operations per step (244 against 41)"));
     CHECK(strstr(md, "not launch overhead")); /* the CPU: no launch claim */
+    /* no counting pass in this file: named as not measured, no cause */
+    CHECK(strstr(md, "Not measured in this run, so not named as a cause: device busy and idle "
+                     "time (no device trace), host syncs per step, GEMM time by shape."));
+    CHECK(!strstr(md, "GEMMs took") && !strstr(md, "Host syncs per step ("));
 
     /* B's interval overlapping A's: indistinguishable at this noise */
     md = report_of("near", 101, "", "");
@@ -167,11 +171,52 @@ static void test_report(void)
     CHECK(md && strstr(md, "noisy: 30 samples"));
 }
 
+/* A file with the counting pass's columns: the GEMMs' time and shapes
+ * and the host syncs are named, and no longer listed as not measured. */
+static void test_counted(void)
+{
+    char csv[256], md[256];
+    snprintf(csv, sizeof csv, "%s/counted.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f)
+        return;
+    fputs("# device: test cpu\n# backend_caps: dispatch-is-device-work\n"
+          "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+          "devices,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,samples,step_noise_pct,"
+          "flops_per_step,mfu_pct,probe_tflops_before,probe_tflops_after,dispatches_per_step,"
+          "host_syncs_per_step,gemm_ms_per_step,gemm_shapes,flags,note\n", f);
+    fputs("cpu,t,S,fp32,sync,sum,64,64,1,1,ok,100,95,104,30,1,1e9,63,1,1,41,1,90,"
+          "1024x64x1024 NN: 5/step 30 ms 61%; 1024x1024x64 NT: 5/step 28 ms 60%,,\n", f);
+    fputs("cpu,t,S,fp32,sync,sum,64,16,4,1,ok,126,120,131,30,1,1e9,42,1,1,128,4,110,"
+          "1024x16x1024 NN: 20/step 40 ms 42%,,\n", f);
+    fputs("cpu,t,S,fp32,sync,sum,64,8,8,1,ok,165,160,170,30,1,1e9,29,1,1,244,8,150,"
+          "1024x8x1024 NN: 40/step 55 ms 29%; 1024x1024x8 NT: 40/step 50 ms 30%,,\n", f);
+    fclose(f);
+    char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
+    CHECK(report_main(5, argv) == 0);
+    snprintf(md, sizeof md, "%s/counted.md", dir);
+    static char out[1 << 15];
+    f = fopen(md, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    out[fread(out, 1, sizeof out - 1, f)] = '\0';
+    fclose(f);
+    CHECK(strstr(out, "GEMMs took 90.0 ms of A's step, 110 ms of B's and 150 ms of C's"));
+    CHECK(strstr(out, "90.0%, 87.3% and 90.9% of the step times"));
+    CHECK(strstr(out, "A's 1024x64x1024 NN: 5/step 30 ms 61%; C's 1024x8x1024 NN: 40/step 55 ms "
+                      "29%."));
+    CHECK(strstr(out, "Host syncs per step (waits for the device: syncs, downloads, timer reads; "
+                      "counting pass): 1.00 for A, 4.00 for B, 8.00 for C"));
+    CHECK(strstr(out, "not named as a cause: device busy and idle time (no device trace)."));
+}
+
 int main(void)
 {
     test_pick();
     test_differ();
     test_compare();
     test_report();
+    test_counted();
     return check_finish("test_verdict");
 }

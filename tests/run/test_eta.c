@@ -11,16 +11,78 @@ static const eta_costs COSTS = {.budget_s = 2, .warmup = 2, .min_samples = 5,
 static void test_config_s(void)
 {
     /* a 100 ms step of K = 4 (25 ms passes): 3 + 5 passes, 2 steps of
-     * gradient check, 2 of warm-up, 20 + 1 timed in the 2 s budget */
-    double s = eta_config_s(&COSTS, 100, 25, 4);
-    CHECK_NEAR(s, 8 * 0.025 + 2 * 0.1 + 2 * 0.1 + 21 * 0.1, 1e-9);
-    /* a 1 s step: the budget allows 2, the floor is 3 timed */
-    CHECK_NEAR(eta_config_s(&COSTS, 1000, 250, 4), 8 * 0.25 + 2 + 2 + 4, 1e-9);
+     * gradient check, 2 of warm-up, 20 + 1 timed in the 2 s budget, 2
+     * counted */
+    double s = eta_config_s(&COSTS, 100, 25, 4, 0);
+    CHECK_NEAR(s, 8 * 0.025 + 2 * 0.1 + 2 * 0.1 + 21 * 0.1 + 0.2, 1e-9);
+    /* a 1 s step: the budget allows 2, the floor is 3 timed; 2 counted */
+    CHECK_NEAR(eta_config_s(&COSTS, 1000, 250, 4, 0), 8 * 0.25 + 2 + 2 + 4 + 2, 1e-9);
+    /* a 1.5 s step: the warm-up cut at half the budget and the step in
+     * flight; one counted (two would pass the budget) */
+    CHECK_NEAR(eta_config_s(&COSTS, 1500, 375, 4, 0), 8 * 0.375 + 3 + 2.5 + 4 * 1.5 + 1.5, 1e-9);
     /* a step over --max-step-s is skipped after its probe passes */
-    CHECK_NEAR(eta_config_s(&COSTS, 64000, 1000, 64), 3.0, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 64000, 1000, 64, 0), 3.0, 1e-9);
     eta_costs fixed = COSTS;
     fixed.steps = 10;
-    CHECK_NEAR(eta_config_s(&fixed, 100, 25, 4), 8 * 0.025 + 0.2 + 0.2 + 1.0, 1e-9);
+    CHECK_NEAR(eta_config_s(&fixed, 100, 25, 4, 0), 8 * 0.025 + 0.2 + 0.2 + 1.0 + 0.2, 1e-9);
+    /* the noise target stopped the loop after 5 steps: 5 + 1 timed, not 21 */
+    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 5), 8 * 0.025 + 0.2 + 0.2 + 6 * 0.1 + 0.2, 1e-9);
+    /* never more than the budget allows, nor under the floor */
+    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 500), s, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 1), 8 * 0.025 + 0.2 + 0.2 + 4 * 0.1 + 0.2, 1e-9);
+}
+
+/* A synthetic sweep whose configs cost what the model says, with a noise
+ * pass of 32 windows x K passes, each pass with host work per FLOP of an
+ * example, and a machine 1.3x slower than the plain arithmetic: once two
+ * configs ran, the time left of the other two is their true time. The
+ * noise pass grows with K whatever the budget; folded into one scale of
+ * the budget's time, as before, the two K = 8 configs came out 14% short. */
+#define HOST_PER_FLOP 2e-12 /* host seconds per pass per FLOP of an example */
+
+static double true_wall(const eta_costs *c, const eta_item *it, int samples)
+{
+    double pass = it->step_ms / it->accum, example = it->flops / (it->micro * it->accum);
+    return 1.3 * eta_config_s(c, it->step_ms, pass, it->accum, samples) +
+           c->noise_windows * it->accum * (pass / 1e3 + HOST_PER_FLOP * example);
+}
+
+static void test_noise_pass_and_samples(void)
+{
+    eta_costs c = COSTS;
+    c.noise_windows = 32;
+    /* one model (64 examples a step, 1 GFLOP each): 32x2 and 16x4 ran;
+     * 8x8 in two modes, whose step is 16x4's (the nearest measured, the
+     * same FLOPs), are left */
+    eta_item truth[] = {
+        {.flops = 64e9, .micro = 32, .accum = 2, .mode = 0, .step_ms = 150},
+        {.flops = 64e9, .micro = 16, .accum = 4, .mode = 0, .step_ms = 200},
+        {.flops = 64e9, .micro = 8, .accum = 8, .mode = 0, .step_ms = 200},
+        {.flops = 64e9, .micro = 8, .accum = 8, .mode = 1, .step_ms = 200},
+    };
+    const int samples = 5; /* every loop met the noise target at 5 */
+    eta_item items[4];
+    for (int i = 0; i < 4; i++) {
+        items[i] = truth[i];
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = items[i].noise_s = NAN;
+        items[i].samples = 0;
+    }
+    eta e = {.items = items, .n = 4, .c = c};
+    for (int i = 0; i < 2; i++) {
+        const eta_item *t = &truth[i];
+        double pass = t->step_ms / t->accum, example = t->flops / (t->micro * t->accum);
+        double noise = c.noise_windows * t->accum * (pass / 1e3 + HOST_PER_FLOP * example);
+        eta_record(&e, i, t->step_ms, pass, true_wall(&c, t, samples));
+        eta_record_parts(&e, i, noise, samples);
+    }
+    CHECK(eta_samples(&e, 2) == samples);
+    double left = true_wall(&c, &truth[2], samples) + true_wall(&c, &truth[3], samples);
+    CHECK_NEAR(eta_left_s(&e, 2, 0, NAN), left, 1e-9 * left);
+    /* the noise pass alone: 32 x 8 x (25 ms + 2 ms of host work) */
+    CHECK_NEAR(eta_noise_s(&e, 2, 25), 32 * 8 * (0.025 + 0.002), 1e-9);
+    /* one pass a window: no noise pass */
+    e.items[0].accum = 1;
+    CHECK(eta_noise_s(&e, 0, 75) == 0);
 }
 
 static void test_estimates(void)
@@ -49,13 +111,13 @@ static void test_estimates(void)
     CHECK_NEAR(eta_step_ms(&e, 3), at16, 1e-9);
     /* the time left is the prediction scaled by the finished configs'
      * actual over predicted time */
-    double k = (1.0 + 1.0 + 2.0) / (eta_config_s(&COSTS, 200, 25, 8) +
-                                    eta_config_s(&COSTS, 100, 25, 4) +
-                                    eta_config_s(&COSTS, 400, 50, 8));
-    CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), k * eta_config_s(&COSTS, at16, NAN, 4), 1e-9);
+    double k = (1.0 + 1.0 + 2.0) / (eta_config_s(&COSTS, 200, 25, 8, 0) +
+                                    eta_config_s(&COSTS, 100, 25, 4, 0) +
+                                    eta_config_s(&COSTS, 400, 50, 8, 0));
+    CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), k * eta_config_s(&COSTS, at16, NAN, 4, 0), 1e-9);
     /* the running config's own pass: K passes a step; what it ran is off */
     CHECK_NEAR(eta_left_s(&e, 3, 0.5, 60),
-               fmax(0, k * eta_config_s(&COSTS, 240, 60, 4) - 0.5), 1e-9);
+               fmax(0, k * eta_config_s(&COSTS, 240, 60, 4, 0) - 0.5), 1e-9);
     CHECK(eta_left_s(&e, 3, 1e6, 60) == 0);
     /* a config skipped after its probe passes tells its step as K passes */
     eta_record(&e, 3, NAN, 5000, 20.0);
@@ -66,5 +128,6 @@ int main(void)
 {
     test_config_s();
     test_estimates();
+    test_noise_pass_and_samples();
     return check_finish("test_eta");
 }

@@ -73,6 +73,15 @@ static void test_disturbed(void)
     r.probe_drift_pct = 12; /* over 10% */
     row_classify(&r, &ADAPTIVE);
     CHECK(!strcmp(r.flags, FLAG_DISTURBED) && strstr(r.note, "drifted 12%"));
+    /* a drift within the probes' own spread is their noise */
+    clean_row(&r);
+    r.probe_drift_pct = 12;
+    r.probe_noise_pct = 15;
+    row_classify(&r, &ADAPTIVE);
+    CHECK(r.flags[0] == '\0');
+    r.probe_noise_pct = 4; /* beyond it: the machine changed */
+    row_classify(&r, &ADAPTIVE);
+    CHECK(!strcmp(r.flags, FLAG_DISTURBED) && strstr(r.note, "own spread of 4%"));
     clean_row(&r);
     r.other_cpu_pct = 48;
     row_classify(&r, &ADAPTIVE);
