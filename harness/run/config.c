@@ -14,6 +14,11 @@ static int syncs_count(const config_iter *it)
     return it->data_parallel && !it->one_device ? it->o->n_syncs : 1;
 }
 
+static int shards_count(const config_iter *it)
+{
+    return it->data_parallel && !it->one_device ? it->o->n_shards : 1;
+}
+
 static int devices_at(const config_iter *it)
 {
     return it->data_parallel && !it->one_device ? it->o->devices[it->di] : 1;
@@ -37,7 +42,7 @@ static void advance(config_iter *it, config_level level)
     } else {
         it->ui++;
     }
-    it->xi = it->ri = it->si = 0;
+    it->xi = it->ri = it->si = it->hi = 0;
 }
 
 /* From the current place to the first that is a config; 0 at the end. */
@@ -68,12 +73,17 @@ static int settle(config_iter *it)
         }
         if (it->ri >= o->n_reductions) {
             it->xi++;
-            it->ri = it->si = 0;
+            it->ri = it->si = it->hi = 0;
             continue;
         }
         if (it->si >= syncs_count(it)) {
             it->ri++;
-            it->si = 0;
+            it->si = it->hi = 0;
+            continue;
+        }
+        if (it->hi >= shards_count(it)) {
+            it->si++;
+            it->hi = 0;
             continue;
         }
         return 1;
@@ -131,6 +141,7 @@ static void fill(const config_iter *it, config *c)
     c->reduction = o->reductions[it->ri];
     c->data_parallel = it->data_parallel && !it->one_device;
     c->sync = c->data_parallel ? o->syncs[it->si] : SYNC_WINDOW;
+    c->shard = c->data_parallel ? o->shards[it->hi] : SHARD_NONE;
     c->dtype = o->dtype;
     c->optimizer = o->optimizer.kind;
     c->buffers = o->buffers;
@@ -149,7 +160,7 @@ static void fill(const config_iter *it, config *c)
 int config_next(config_iter *it, config *c)
 {
     if (!it->fresh) {
-        it->si++;
+        it->hi++;
         it->opens = CONFIG_ROW;
     }
     it->fresh = 0;

@@ -12,6 +12,7 @@
 #include "model.h"
 #include "modes.h"
 #include "option_table.h"
+#include "shard_modes.h"
 #include "sync_modes.h"
 
 #define OPT_MAX_LIST 32
@@ -56,6 +57,8 @@ typedef struct run_options {
     int devices[OPT_MAX_LIST], n_devices;
     sync_mode syncs[OPT_MAX_LIST];
     int n_syncs;
+    shard_mode shards[OPT_MAX_LIST]; /* what each rank keeps of the state */
+    int n_shards;
 } run_options;
 
 /* Every option of `accubench run`, one row each (options.c): the parser,
