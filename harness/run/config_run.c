@@ -339,12 +339,14 @@ static int shard_state(sweep *s, model *m, const config *c)
 }
 
 /* Sharded rows say what their sync mode came to. */
-static void note_shard(const config *c, result_row *r)
+static void note_shard(const config *c, int ranks, result_row *r)
 {
     const shard_info *si = shard_info_of(c->shard);
     if (!si->slices_state)
         return;
-    if (si->gradient_slice && sync_info_of(c->sync)->every != 1)
+    if (ranks < 2)
+        row_note(r, "one rank: its slice is the whole state, all-reduced as none is");
+    else if (si->gradient_slice && sync_info_of(c->sync)->every != 1)
         row_note(r, "the gradient is kept in slices: reduce-scattered after every "
                     "micro-batch whatever --sync %s says", sync_name(c->sync));
     else if (sync_info_of(c->sync)->buckets_in_backward)
@@ -378,7 +380,7 @@ void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
     if (!rc)
         rc = timed_pass(s, m, d, c, &run, r, &t);
     if (!rc && s->comm)
-        note_shard(c, r);
+        note_shard(c, s->comm->size, r);
     if (!rc && c->budget.trace_steps > 0 && !*s->stop)
         rc = traced_pass(s, c, &run, &t, r);
     if (!rc)
