@@ -345,7 +345,8 @@ static void note_shard(const config *c, int ranks, result_row *r)
     if (!si->slices_state)
         return;
     if (ranks < 2)
-        row_note(r, "one rank: its slice is the whole state, all-reduced as none is");
+        row_note(r, "one rank: its slice is the whole state (reduce-scatter and all-gather "
+                    "of one rank)");
     else if (si->gradient_slice && sync_info_of(c->sync)->every != 1)
         row_note(r, "the gradient is kept in slices: reduce-scattered after every "
                     "micro-batch whatever --sync %s says", sync_name(c->sync));

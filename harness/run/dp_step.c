@@ -35,7 +35,13 @@ static int on_grad_ready(void *ctx, size_t offset, size_t count)
     return rc;
 }
 
-static int sharded(const step_runner *s) { return s->m->slice.ranks > 1; }
+/* The model is in slices, or the row keeps them (on one rank the slice is
+ * the whole vector, and the collectives still run, as a 1-rank NCCL
+ * communicator does them). */
+static int sharded(const step_runner *s)
+{
+    return s->m->slice.ranks > 1 || shard_info_of(s->shard)->slices_state;
+}
 
 /* Sharded: between two reduce-scatters this rank's slice of the buffer
  * holds the reduced sum of the earlier micro-batches, and the rest of it
