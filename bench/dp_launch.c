@@ -39,6 +39,15 @@ static const char *root_note(void)
                           : "";
 }
 
+/* The first --shard value that cuts the state over ranks, or NULL. */
+static const char *shard_needing_ranks(const run_options *o)
+{
+    for (int i = 0; i < o->n_shards; i++)
+        if (shard_info_of(o->shards[i])->slices_state)
+            return shard_name(o->shards[i]);
+    return NULL;
+}
+
 static int most_devices(const run_options *o)
 {
     int most = 1;
@@ -68,6 +77,13 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
     out->size = out->local_size = 1;
     int launched = launcher_size(), most = most_devices(o);
     if (!launched) {
+        const char *sliced = shard_needing_ranks(o);
+        if (sliced) {
+            fprintf(stderr, "accubench: --shard %s cuts the state over ranks, one per device: "
+                    "run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sliced, root_flag(),
+                    cmdline, root_note(), BUILD_NOTE);
+            return 2;
+        }
         if (most > 1) {
             fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
                     "mpirun -np %d%s %s%s%s\n", most, most, most, root_flag(), cmdline,

@@ -33,6 +33,16 @@ typedef struct comm_ops {
     /* Sums n fp32 floats of device memory across the ranks, in place, after
      * the device work issued before it. May return before it is done. */
     int (*allreduce_start)(comm *c, float *buf, size_t n);
+    /* Sharded data parallel (ZeRO), in place over buf, size x len floats
+     * cut in equal blocks, block r being rank r's (nccl-tests' in-place
+     * convention). reduce_scatter: after the wait, block `rank` holds the
+     * sum of every rank's block `rank`; the other blocks hold anything.
+     * allgather: block `rank` is this rank's; after the wait every block is
+     * its rank's. Like allreduce_start, after the device work issued
+     * before, and may return before it is done. NULL: the engine has none
+     * (sharded rows are then skipped). */
+    int (*reduce_scatter_start)(comm *c, float *buf, size_t len);
+    int (*allgather_start)(comm *c, float *buf, size_t len);
     /* Lets the started all-reduces advance (an MPI engine has no progress
      * thread); NULL where they advance on their own. */
     int (*progress)(comm *c);
@@ -81,6 +91,10 @@ struct comm {
                         * failed call leaves its reason in b->error */
     /* Counted by comm_allreduce: all-reduces started, and their bytes. */
     uint64_t calls, bytes;
+    /* Counted by comm_reduce_scatter and comm_allgather: calls and bytes,
+     * a call's bytes the whole buffer (size x len floats) as nccl-tests
+     * counts them. */
+    uint64_t rs_calls, rs_bytes, ag_calls, ag_bytes;
 };
 
 /* The wrappers the harness calls: every gradient all-reduce is counted and
@@ -96,6 +110,28 @@ static inline int comm_allreduce(comm *c, float *buf, size_t n)
     return rc;
 }
 
+/* Sharded data parallel: each in a "reduce-scatter" or "all-gather" range,
+ * counted. */
+static inline int comm_reduce_scatter(comm *c, float *buf, size_t len)
+{
+    range_push("reduce-scatter");
+    int rc = c->ops->reduce_scatter_start(c, buf, len);
+    range_pop();
+    c->rs_calls++;
+    c->rs_bytes += len * (size_t)c->size * sizeof(float);
+    return rc;
+}
+
+static inline int comm_allgather(comm *c, float *buf, size_t len)
+{
+    range_push("all-gather");
+    int rc = c->ops->allgather_start(c, buf, len);
+    range_pop();
+    c->ag_calls++;
+    c->ag_bytes += len * (size_t)c->size * sizeof(float);
+    return rc;
+}
+
 static inline int comm_progress(comm *c)
 {
     return c->ops->progress ? c->ops->progress(c) : BK_OK;
@@ -104,6 +140,16 @@ static inline int comm_progress(comm *c)
 static inline int comm_wait_all(comm *c)
 {
     range_push("allreduce wait");
+    int rc = c->ops->wait_all(c);
+    range_pop();
+    return rc;
+}
+
+/* The wait of a sharded step's collective, in a range of its own name
+ * ("reduce-scatter wait", "all-gather wait"). */
+static inline int comm_wait_named(comm *c, const char *range)
+{
+    range_push(range);
     int rc = c->ops->wait_all(c);
     range_pop();
     return rc;

@@ -100,13 +100,13 @@ void model_destroy(model *m)
         return;
     if (m->spec.kind->destroy)
         m->spec.kind->destroy(m);
-    size_t bytes = m->n_params * sizeof(float);
+    size_t bytes = m->slice.padded * sizeof(float), state = m->slice.len * sizeof(float);
     if (m->params_compute != m->params)
         bk_free(b, m->params_compute, m->n_params * storage_bytes(b->compute_storage));
     bk_free(b, m->params, bytes);
     bk_free(b, m->grads, bytes);
-    bk_free(b, m->adam_m, bytes);
-    bk_free(b, m->adam_v, bytes);
+    bk_free(b, m->adam_m, state);
+    bk_free(b, m->adam_v, state);
     bk_free(b, m->hparams, sizeof(adamw_hparams));
     free(m->initial);
     memset(m, 0, sizeof *m);
@@ -120,6 +120,7 @@ int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
     m->spec = *s;
     m->opt = *opt;
     m->n_params = model_param_count(s);
+    m->slice = shard_slice_of(m->n_params, 1, 0);
     size_t n = m->n_params, bytes = n * sizeof(float);
     int rc;
     m->initial = malloc(bytes);
@@ -157,11 +158,15 @@ int model_reset(model *m)
 {
     backend *b = m->b;
     size_t n = m->n_params, bytes = n * sizeof(float);
+    size_t pad = (m->slice.padded - n) * sizeof(float), state = m->slice.len * sizeof(float);
     int rc;
     m->step_count = 0;
-    if ((rc = bk_upload(b, m->params, m->initial, bytes)) || (rc = bk_zero(b, m->grads, bytes)))
+    if ((rc = bk_upload(b, m->params, m->initial, bytes)) ||
+        (rc = bk_zero(b, m->grads, bytes + pad)))
         return rc;
-    if (m->adam_m && ((rc = bk_zero(b, m->adam_m, bytes)) || (rc = bk_zero(b, m->adam_v, bytes))))
+    if (pad && (rc = bk_zero(b, m->params + n, pad)))
+        return rc;
+    if (m->adam_m && ((rc = bk_zero(b, m->adam_m, state)) || (rc = bk_zero(b, m->adam_v, state))))
         return rc;
     if (m->params_compute != m->params)
         return bk_convert(b, m->params, m->params_compute, b->compute_storage, n);
@@ -242,9 +247,11 @@ static int update_range(model *m, size_t offset, size_t count)
 {
     backend *b = m->b;
     int rc;
+    /* The moments hold the slice alone: offset is in the slice. */
+    size_t at = offset - m->slice.first;
     if (m->opt.kind == OPT_ADAMW)
-        rc = bk_adamw(b, m->params + offset, m->grads + offset, m->adam_m + offset,
-                      m->adam_v + offset, count, m->hparams);
+        rc = bk_adamw(b, m->params + offset, m->grads + offset, m->adam_m + at, m->adam_v + at,
+                      count, m->hparams);
     else
         rc = bk_sgd(b, m->params + offset, m->grads + offset, count, m->opt.lr,
                     m->opt.weight_decay);
@@ -267,8 +274,8 @@ int model_optimizer_step(model *m, int hparams_ready)
 {
     range_push("optimizer");
     int rc = hparams_ready ? BK_OK : model_upload_hparams(m);
-    if (!rc)
-        rc = update_range(m, 0, m->n_params);
+    if (!rc && m->slice.count) /* this rank's slice: the whole vector unsharded */
+        rc = update_range(m, m->slice.first, m->slice.count);
     range_pop();
     m->step_count++;
     return rc;

@@ -19,6 +19,7 @@
 #include "backend.h"
 #include "optimizer.h"
 #include "recompute.h"
+#include "shard_slice.h"
 
 typedef struct model_kind model_kind;
 typedef struct model model;
@@ -232,7 +233,13 @@ struct model {
     float *params;        /* fp32 master weights */
     void *params_compute; /* what the GEMMs read: params itself, or a bf16 copy */
     float *grads;
-    float *adam_m, *adam_v; /* AdamW only */
+    float *adam_m, *adam_v; /* AdamW only: the slice's floats */
+    /* Sharded data parallel (model_shard): params and grads hold
+     * slice.padded floats (n_params and zeros past it), the AdamW moments
+     * slice.len, this rank's slice [slice.first, + slice.count) of the
+     * vector; the optimizer updates that slice alone. Unsharded: one
+     * slice, the whole vector (ranks 1). */
+    shard_slice slice;
     adamw_hparams *hparams; /* AdamW: device copy of this step's numbers */
     float *initial;         /* host copy of the starting weights (reset) */
     int64_t step_count;
@@ -258,6 +265,12 @@ static inline int model_grad_ready(model *m, size_t offset, size_t count)
 int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
                  uint64_t seed, model *m);
 void model_destroy(model *m);
+/* Cuts the model's state for rank `rank` of `ranks` (1: whole again):
+ * the weights and the gradient padded to whole slices, the optimizer
+ * state this rank's slice alone; then model_reset. The weights stay whole
+ * on every rank: they are what the forward reads (fp32), and the slices
+ * are all-gathered into them after each step. BK_* status. */
+int model_shard(model *m, int rank, int ranks);
 /* Back to the starting weights and a fresh optimizer state. */
 int model_reset(model *m);
 

@@ -14,9 +14,13 @@
  *          accum_steps), says where it ran (device: compare checks that
  *          once per file), or was measured.
  * Data parallel: devices is the number of ranks, sync when the gradient
- * all-reduce ran (empty: a single process, no all-reduce); the comm
- * columns are per step, comm_exposed_ms the part of comm_ms the step
- * waited for, busbw as nccl-tests defines it, rank_step_spread_pct the
+ * all-reduce ran (empty: a single process, no all-reduce), shard what
+ * each rank keeps (none, optimizer, gradients; empty: a single process);
+ * the comm columns are per step, comm_exposed_ms the part of comm_ms the
+ * step waited for, busbw as nccl-tests defines it (every collective of the
+ * step: its bus bytes over comm_ms), the reduce-scatters and all-gathers
+ * of a sharded step counted apart from the all-reduces, mem_need_bytes and
+ * mem_peak_bytes one rank's (every rank's is the same), rank_step_spread_pct the
  * ranks' step medians' range over rank 0's, rank_weight_diff the largest
  * difference between rank 0's weights and any rank's after one step.
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
@@ -68,6 +72,7 @@
     X(last_micro_batch, INT, config, VALUE)         \
     X(devices, INT, config, KEY)                    \
     X(sync, TEXT, config, KEY)                      \
+    X(shard, TEXT, config, KEY)                     \
     X(step_ms_median, REAL, timed, VALUE)           \
     X(step_ms_ci_lo, REAL, timed, VALUE)            \
     X(step_ms_ci_hi, REAL, timed, VALUE)            \
@@ -119,6 +124,10 @@
     X(comm_ms, REAL, timed, VALUE)                  \
     X(comm_exposed_ms, REAL, timed, VALUE)          \
     X(busbw_gbps, REAL, timed, VALUE)               \
+    X(reduce_scatter_calls_per_step, REAL, timed, VALUE) \
+    X(reduce_scatter_bytes_per_step, REAL, timed, VALUE) \
+    X(allgather_calls_per_step, REAL, timed, VALUE) \
+    X(allgather_bytes_per_step, REAL, timed, VALUE) \
     X(rank_step_spread_pct, REAL, timed, VALUE)     \
     X(rank_weight_diff, REAL, check, VALUE)         \
     X(flags, TEXT, timed, VALUE)                    \

@@ -20,6 +20,11 @@ static int recomputes_count(const config_iter *it)
     return it->o->n_recomputes > 0 ? it->o->n_recomputes : 1;
 }
 
+static int shards_count(const config_iter *it)
+{
+    return it->data_parallel && !it->one_device ? it->o->n_shards : 1;
+}
+
 static int devices_at(const config_iter *it)
 {
     return it->data_parallel && !it->one_device ? it->o->devices[it->di] : 1;
@@ -43,7 +48,7 @@ static void advance(config_iter *it, config_level level)
     } else {
         it->ui++;
     }
-    it->xi = it->ri = it->si = it->ki = 0;
+    it->xi = it->ri = it->si = it->hi = it->ki = 0;
 }
 
 /* From the current place to the first that is a config; 0 at the end. */
@@ -74,16 +79,21 @@ static int settle(config_iter *it)
         }
         if (it->ri >= o->n_reductions) {
             it->xi++;
-            it->ri = it->si = it->ki = 0;
+            it->ri = it->si = it->hi = it->ki = 0;
             continue;
         }
         if (it->si >= syncs_count(it)) {
             it->ri++;
-            it->si = it->ki = 0;
+            it->si = it->hi = it->ki = 0;
+            continue;
+        }
+        if (it->hi >= shards_count(it)) {
+            it->si++;
+            it->hi = it->ki = 0;
             continue;
         }
         if (it->ki >= recomputes_count(it)) {
-            it->si++;
+            it->hi++;
             it->ki = 0;
             continue;
         }
@@ -142,6 +152,7 @@ static void fill(const config_iter *it, config *c)
     c->reduction = o->reductions[it->ri];
     c->data_parallel = it->data_parallel && !it->one_device;
     c->sync = c->data_parallel ? o->syncs[it->si] : SYNC_WINDOW;
+    c->shard = c->data_parallel ? o->shards[it->hi] : SHARD_NONE;
     c->dtype = o->dtype;
     c->recompute = o->n_recomputes > 0 ? o->recomputes[it->ki] : RECOMPUTE_NONE;
     c->optimizer = o->optimizer.kind;

@@ -12,6 +12,7 @@
 #include "modes.h"
 #include "options.h"
 #include "reduction.h"
+#include "shard_modes.h"
 #include "split.h"
 #include "sync_modes.h"
 
@@ -32,7 +33,7 @@ typedef enum config_level {
     CONFIG_MODEL = 0, /* a model is created */
     CONFIG_BATCH,     /* its data for one effective batch */
     CONFIG_DEVICES,   /* the ranks of one device count */
-    CONFIG_ROW,       /* one split x mode x reduction x sync x recompute: a row */
+    CONFIG_ROW,       /* one split x mode x reduction x sync x shard x recompute: a row */
 } config_level;
 
 typedef struct config {
@@ -44,6 +45,7 @@ typedef struct config {
     exec_mode mode;
     reduction reduction;
     sync_mode sync;    /* its row where data_parallel; SYNC_WINDOW otherwise */
+    shard_mode shard;  /* its row where data_parallel; SHARD_NONE otherwise */
     int data_parallel; /* the run has ranks: the row names its sync mode */
     dtype dtype;
     /* What the backward recomputes: the row runs its model with this in
@@ -61,21 +63,22 @@ typedef struct config {
 } config;
 
 /* Walks the sweep's configs in order: model x effective batch x devices x
- * micro-batch x mode x reduction x sync x recompute. A micro-batch wider
- * than a device's share of the batch is passed over. */
+ * micro-batch x mode x reduction x sync x shard x recompute. A micro-batch
+ * wider than a device's share of the batch is passed over. */
 typedef struct config_iter {
     const run_options *o;
     int data_parallel;
     int one_device;   /* devices 1 and no sync, whatever the options */
     int model_end;    /* models [first, model_end) */
-    int mi, ei, di, ui, xi, ri, si, ki; /* the next config's place (ki: recompute) */
+    int mi, ei, di, ui, xi, ri, si, hi, ki; /* the next config's place (hi: shard, ki: recompute) */
     int micros[64], n_micro;
     int fresh;          /* the place has not been given yet */
     config_level opens; /* the outermost level the next config begins */
 } config_iter;
 
 /* Every config of the run; data_parallel: the run has ranks (each device
- * count of o->devices and each sync mode of o->syncs). */
+ * count of o->devices, each sync mode of o->syncs, each shard mode of
+ * o->shards). */
 void config_iter_start(config_iter *it, const run_options *o, int data_parallel);
 /* The configs of model `model` alone on one device with no sync: the rows
  * of a model that could not be made. */

@@ -147,12 +147,15 @@ static void dump_first(sweep *s, model *m, dataset *d, const config *c, double l
 /* The step runner of the config, on every rank of s->comm alike: ranks
  * that could not set it up (all, or the first failing rank's status for
  * all) skip it together. BK_* status. */
-static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run)
+static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run, int rc)
 {
     comm *ranks = s->comm;
-    int rc = model_reset(m);
+    if (!rc && !ranks)
+        rc = model_reset(m); /* with ranks: shard_state reset it */
     if (!rc)
         rc = step_runner_init_dp(run, m, d, &c->sp, c->mode, c->reduction, ranks, c->sync);
+    if (!rc)
+        run->shard = c->shard;
     if (!ranks)
         return rc;
     int worst = dp_agree_status(ranks, rc);
@@ -340,6 +343,40 @@ static void verdict(sweep *s, const config *c, int rc, result_row *r)
     }
 }
 
+/* With ranks: the model's state cut as the config's shard mode keeps it
+ * (whole for none), before the config's memory peak starts. BK_* status;
+ * setup makes every rank agree on it. */
+static int shard_state(sweep *s, model *m, const config *c)
+{
+    comm *ranks = s->comm;
+    if (!ranks)
+        return BK_OK;
+    int slices = shard_info_of(c->shard)->slices_state;
+    if (slices && !ranks->ops->reduce_scatter_start) {
+        snprintf(s->b->error, sizeof s->b->error, "the %s engine has no reduce-scatter",
+                 ranks->name);
+        return BK_UNSUPPORTED;
+    }
+    return model_shard(m, ranks->rank, slices ? ranks->size : 1);
+}
+
+/* Sharded rows say what their sync mode came to. */
+static void note_shard(const config *c, int ranks, result_row *r)
+{
+    const shard_info *si = shard_info_of(c->shard);
+    if (!si->slices_state)
+        return;
+    if (ranks < 2)
+        row_note(r, "one rank: its slice is the whole state (reduce-scatter and all-gather "
+                    "of one rank)");
+    else if (si->gradient_slice && sync_info_of(c->sync)->every != 1)
+        row_note(r, "the gradient is kept in slices: reduce-scattered after every "
+                    "micro-batch whatever --sync %s says", sync_name(c->sync));
+    else if (sync_info_of(c->sync)->buckets_in_backward)
+        row_note(r, "sharded: one reduce-scatter after the last backward, nothing overlapped "
+                    "(it takes every slice at once)");
+}
+
 void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
 {
     char name[200];
@@ -350,9 +387,10 @@ void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
              reduction_name(c->reduction), c->recompute ? " recompute " : "",
              c->recompute ? recompute_name(c->recompute) : "");
     range_push(name);
+    int rc = shard_state(s, m, c);
     s->b->mem_peak = s->b->mem_in_use;
     step_runner run;
-    int rc = setup(s, m, d, c, &run);
+    rc = setup(s, m, d, c, &run, rc);
     if (rc) {
         row_status_from(r, rc, s->b);
         range_pop();
@@ -370,6 +408,8 @@ void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
         rc = timed_pass(s, m, d, c, &run, r, &t);
     if (!rc && !*s->stop)
         rc = counted_pass(s, c, &run, r);
+    if (!rc && s->comm)
+        note_shard(c, s->comm->size, r);
     if (!rc && c->budget.trace_steps > 0 && !*s->stop)
         rc = traced_pass(s, c, &run, &t, r);
     if (!rc)

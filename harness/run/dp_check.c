@@ -85,13 +85,17 @@ void dp_fill_row(comm *c, const step_timing *t, result_row *r)
     r->allreduce_bytes_per_step = t->allreduce_bytes;
     r->comm_ms = t->comm_ms;
     r->comm_exposed_ms = t->comm_exposed_ms;
-    /* nccl-tests' bus bandwidth: the algorithm bandwidth (bytes over the
-     * time the all-reduces took) times 2 (n - 1) / n, what each link
-     * carries in a ring. */
+    r->reduce_scatter_calls_per_step = t->rs_calls;
+    r->reduce_scatter_bytes_per_step = t->rs_bytes;
+    r->allgather_calls_per_step = t->ag_calls;
+    r->allgather_bytes_per_step = t->ag_bytes;
+    /* nccl-tests' bus bandwidth: each collective's bytes times what each
+     * link carries of them in a ring, 2 (n - 1) / n for an all-reduce and
+     * (n - 1) / n for a reduce-scatter or an all-gather (the bytes being
+     * the whole buffer), over the time the step's collectives took. */
     int n = c->size;
-    r->busbw_gbps = n > 1 && t->comm_ms > 0
-                        ? t->allreduce_bytes / (t->comm_ms * 1e-3) * 2.0 * (n - 1) / n / 1e9
-                        : NAN;
+    double bus_bytes = (t->allreduce_bytes * 2.0 + t->rs_bytes + t->ag_bytes) * (n - 1) / n;
+    r->busbw_gbps = n > 1 && t->comm_ms > 0 ? bus_bytes / (t->comm_ms * 1e-3) / 1e9 : NAN;
     double *all = c->rank == 0 ? malloc((size_t)n * sizeof *all) : NULL;
     double median = t->step.median;
     if (c->ops->host_gather(c, &median, 1, all))

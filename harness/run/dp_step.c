@@ -13,7 +13,11 @@
  * all-reduced at once, as its own bucket, while the rest of the backward
  * runs, and the step waits for them all after it. What the model did not
  * report (all of it, for a kind that reports nothing) goes in one bucket
- * after the backward. */
+ * after the backward.
+ *
+ * Sharded (shard_modes.h, the model in slices): a reduce-scatter where the
+ * all-reduce would be (after every micro-batch where the row keeps a
+ * gradient slice), and after the update an all-gather of the weights. */
 #include "dp_step.h"
 
 #include "dispatch.h"
@@ -31,9 +35,63 @@ static int on_grad_ready(void *ctx, size_t offset, size_t count)
     return rc;
 }
 
+/* The model is in slices, or the row keeps them (on one rank the slice is
+ * the whole vector, and the collectives still run, as a 1-rank NCCL
+ * communicator does them). */
+static int sharded(const step_runner *s)
+{
+    return s->m->slice.ranks > 1 || shard_info_of(s->shard)->slices_state;
+}
+
+/* Sharded: between two reduce-scatters this rank's slice of the buffer
+ * holds the reduced sum of the earlier micro-batches, and the rest of it
+ * is zeroed, so that the next reduce-scatter adds every rank's new
+ * gradient to that sum once (the same rule as the all-reduce's rank 0,
+ * slice by slice). */
+static int zero_other_slices(model *m)
+{
+    const shard_slice *sl = &m->slice;
+    size_t end = sl->first + sl->len;
+    int rc = sl->first ? bk_zero(m->b, m->grads, sl->first * sizeof(float)) : BK_OK;
+    if (!rc && end < sl->padded)
+        rc = bk_zero(m->b, m->grads + end, (sl->padded - end) * sizeof(float));
+    return rc;
+}
+
+static int shard_micro_end(step_runner *s, int k, int rc)
+{
+    if (rc || !shard_reduces_after(s->shard, s->sync, k, s->sp.accum))
+        return rc;
+    rc = comm_reduce_scatter(s->comm, s->m->grads, s->m->slice.len);
+    return rc ? rc : comm_wait_named(s->comm, "reduce-scatter wait");
+}
+
+int dp_after_update(step_runner *s)
+{
+    model *m = s->m;
+    if (!sharded(s))
+        return BK_OK;
+    int rc = comm_allgather(s->comm, m->params, m->slice.len);
+    if (!rc)
+        rc = comm_wait_named(s->comm, "all-gather wait");
+    if (!rc && m->params_compute != m->params) /* the other slices' bf16 copies */
+        rc = bk_convert(m->b, m->params, m->params_compute, m->b->compute_storage, m->n_params);
+    return rc;
+}
+
+int dp_gather_gradient(step_runner *s)
+{
+    if (!sharded(s))
+        return BK_OK;
+    int rc = comm_allgather(s->comm, s->m->grads, s->m->slice.len);
+    return rc ? rc : comm_wait_named(s->comm, "all-gather wait");
+}
+
 int dp_micro_begin(step_runner *s, int k)
 {
     model *m = s->m;
+    if (sharded(s)) /* no buckets: a reduce-scatter takes every slice at once */
+        return shard_reduced_before(s->shard, s->sync, k) ? zero_other_slices(m) : BK_OK;
     if (sync_reduced_before(s->sync, k) && s->comm->rank != 0)
         return bk_zero(m->b, m->grads, m->n_params * sizeof(float));
     if (sync_info_of(s->sync)->buckets_in_backward && sync_reduces_after(s->sync, k, s->sp.accum)) {
@@ -49,6 +107,8 @@ int dp_micro_end(step_runner *s, int k, int rc)
 {
     model *m = s->m;
     comm *c = s->comm;
+    if (sharded(s))
+        return shard_micro_end(s, k, rc);
     int reduces = sync_reduces_after(s->sync, k, s->sp.accum);
     int bucketed = sync_info_of(s->sync)->buckets_in_backward && reduces;
     if (bucketed) {

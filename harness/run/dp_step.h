@@ -12,4 +12,11 @@ int dp_micro_begin(step_runner *s, int k);
 /* After micro-batch k (rc: how it went); always undoes what begin set. */
 int dp_micro_end(step_runner *s, int k, int rc);
 
+/* Sharded (the model in slices, model_shard): after the update of this
+ * rank's slice, the weights all-gathered (and the bf16 copy made again);
+ * after a window, the gradient all-gathered, for the check that reads it
+ * whole. Nothing unsharded. */
+int dp_after_update(step_runner *s);
+int dp_gather_gradient(step_runner *s);
+
 #endif

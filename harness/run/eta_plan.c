@@ -13,7 +13,9 @@ static int walk(eta *e, const run_options *o, int data_parallel)
     int n = 0, one[] = {1};
     const int *devices = data_parallel && o->n_devices ? o->devices : one;
     int n_dev = data_parallel && o->n_devices ? o->n_devices : 1;
-    int n_sync = data_parallel ? o->n_syncs : 1;
+    /* x shard x recompute: rows of one split alike for the estimate */
+    int n_sync = (data_parallel ? o->n_syncs * o->n_shards : 1) *
+                 (o->n_recomputes > 0 ? o->n_recomputes : 1);
     for (int m = 0; m < o->n_models; m++)
         for (int ei = 0; ei < o->n_effective; ei++) {
             int eff = o->effective[ei], micros[64];

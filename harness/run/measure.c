@@ -120,6 +120,7 @@ typedef struct timed_loop {
     comm_samples cs;
     timer_pair t[2];
     uint64_t dispatch0, t0, calls0, bytes0;
+    uint64_t rs0[2], ag0[2]; /* sharded: reduce-scatter and all-gather calls, bytes */
 } timed_loop;
 
 static void loop_free(backend *b, timed_loop *l)
@@ -152,6 +153,10 @@ static int loop_init(step_runner *s, const measure_options *o, timed_loop *l)
     if (c) {
         l->calls0 = c->calls;
         l->bytes0 = c->bytes;
+        l->rs0[0] = c->rs_calls;
+        l->rs0[1] = c->rs_bytes;
+        l->ag0[0] = c->ag_calls;
+        l->ag0[1] = c->ag_bytes;
         c->ops->reset_times(c);
         l->cs.busy = calloc(l->cap, sizeof *l->cs.busy);
         l->cs.exposed = calloc(l->cap, sizeof *l->cs.exposed);
@@ -251,6 +256,10 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
     timing_stats_of(l->cs.exposed, l->n, &exposed);
     out->allreduce_calls = (double)(c->calls - l->calls0) / (double)l->issued;
     out->allreduce_bytes = (double)(c->bytes - l->bytes0) / (double)l->issued;
+    out->rs_calls = (double)(c->rs_calls - l->rs0[0]) / (double)l->issued;
+    out->rs_bytes = (double)(c->rs_bytes - l->rs0[1]) / (double)l->issued;
+    out->ag_calls = (double)(c->ag_calls - l->ag0[0]) / (double)l->issued;
+    out->ag_bytes = (double)(c->ag_bytes - l->ag0[1]) / (double)l->issued;
     out->comm_ms = busy.median;
     out->comm_exposed_ms = exposed.median;
 }

@@ -37,6 +37,7 @@ typedef struct step_timing {
     measure_stop stopped_by;
     /* Data parallel (the runner has a communicator), per timed step: */
     double allreduce_calls, allreduce_bytes;
+    double rs_calls, rs_bytes, ag_calls, ag_bytes; /* sharded: reduce-scatters, all-gathers */
     double comm_ms, comm_exposed_ms; /* comm.h's busy and exposed times */
 } step_timing;
 

@@ -85,6 +85,8 @@ static const axis_option SYNC_AXIS = {&sync_axis, offsetof(run_options, syncs),
                                       offsetof(run_options, n_syncs), OPT_MAX_LIST};
 static const axis_option RECOMPUTE_AXIS = {&recompute_axis, offsetof(run_options, recomputes),
                                            offsetof(run_options, n_recomputes), OPT_MAX_LIST};
+static const axis_option SHARD_AXIS = {&shard_axis, offsetof(run_options, shards),
+                                       offsetof(run_options, n_shards), OPT_MAX_LIST};
 
 /* Every name of an axis, ", " between them. */
 static const char *names_of(const axis *ax, char *out, size_t n)
@@ -268,7 +270,8 @@ static int set_profile(void *target, const option_def *d, const char *value, cha
 }
 
 _Static_assert(sizeof(exec_mode) == sizeof(int) && sizeof(reduction) == sizeof(int) &&
-                   sizeof(sync_mode) == sizeof(int) && sizeof(recompute) == sizeof(int),
+                   sizeof(sync_mode) == sizeof(int) && sizeof(recompute) == sizeof(int) &&
+                   sizeof(shard_mode) == sizeof(int),
                "set_axis_list keeps an axis's values as ints");
 
 /* ------------------------------------------------------------ usage text */
@@ -325,6 +328,10 @@ static const char *recompute_help(char *out, size_t n)
 {
     return names_of(&recompute_axis, out, n);
 }
+static const char *shard_help(char *out, size_t n)
+{
+    return names_of(&shard_axis, out, n);
+}
 
 #define AT(field) offsetof(run_options, field)
 #define INT_ROW(k, a, f, lo_, hi_) .key = k, .arg = a, .type = OPTION_INT, .offset = AT(f), \
@@ -366,6 +373,9 @@ static const option_def RUN_OPTIONS[] = {
      .help = "data parallel, under mpirun: each count on that many ranks"},
     {AXIS_ROW("sync", "LIST", SYNC_AXIS, sync_help), .def = "window",
      .help = "when the gradient all-reduce runs"},
+    {AXIS_ROW("shard", "LIST", SHARD_AXIS, shard_help), .def = "none",
+     .help = "what each rank keeps: optimizer = its slice of the AdamW state (ZeRO-1), "
+             "gradients = and of the gradient (ZeRO-2); under mpirun"},
     {.key = "lr", .arg = "X", .type = OPTION_FLOAT, .offset = AT(optimizer.lr), .lo = 0,
      .hi = 10, .def = "0.001", .help = "the learning rate"},
     {CUSTOM_ROW("backend", "NAME", set_backend), .def = "auto", .tag = RUN_TAG_BACKEND,

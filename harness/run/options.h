@@ -12,6 +12,7 @@
 #include "model.h"
 #include "modes.h"
 #include "option_table.h"
+#include "shard_modes.h"
 #include "sync_modes.h"
 
 #define OPT_MAX_LIST 32
@@ -58,6 +59,8 @@ typedef struct run_options {
     int n_syncs;
     recompute recomputes[OPT_MAX_LIST];     /* what the backward recomputes */
     int n_recomputes;
+    shard_mode shards[OPT_MAX_LIST]; /* what each rank keeps of the state */
+    int n_shards;
 } run_options;
 
 /* Every option of `accubench run`, one row each (options.c): the parser,

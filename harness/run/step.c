@@ -195,6 +195,8 @@ int step_run(step_runner *s)
         rc = run_window(s, buf, 0);
         if (!rc)
             rc = model_optimizer_step(s->m, 0);
+        if (!rc && s->comm) /* sharded: every rank's updated slice, to every rank */
+            rc = dp_after_update(s);
     }
     range_pop();
     s->steps_done++;
@@ -203,7 +205,10 @@ int step_run(step_runner *s)
 
 int step_window(step_runner *s, int buf)
 {
-    return run_window(s, buf, 0);
+    int rc = run_window(s, buf, 0);
+    if (!rc && s->comm) /* sharded: the check reads the gradient whole */
+        rc = dp_gather_gradient(s);
+    return rc;
 }
 
 int step_single_pass(step_runner *s)

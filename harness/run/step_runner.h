@@ -12,6 +12,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "modes.h"
+#include "shard_modes.h"
 #include "split.h"
 #include "sync_modes.h"
 
@@ -29,6 +30,10 @@ typedef struct step_runner {
      * all-reduce), when it all-reduces, and the last backward's buckets. */
     comm *comm;
     sync_mode sync;
+    /* What each rank keeps (shard_modes.h): with the model cut in slices
+     * (model_shard), the gradient is reduce-scattered, not all-reduced,
+     * and the weights all-gathered after each update. */
+    shard_mode shard;
     int dp_buckets;       /* all-reduces of the last window's last backward */
     /* The optimizer runs on each range the last backward reports final
      * (optimizer.h: OPT_AT_BACKWARD, one device, not a graph). */

@@ -98,6 +98,7 @@ static void fill_config(result_row *r, const sweep *s, const config *c)
     snprintf(r->mode, sizeof r->mode, "%s", mode_name(c->mode));
     snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(c->reduction));
     snprintf(r->sync, sizeof r->sync, "%s", c->data_parallel ? sync_name(c->sync) : "");
+    snprintf(r->shard, sizeof r->shard, "%s", c->data_parallel ? shard_name(c->shard) : "");
     r->params = (int64_t)model_param_count(ms);
     r->effective_batch = sp->global;
     r->micro_batch = sp->micro;
@@ -108,6 +109,8 @@ static void fill_config(result_row *r, const sweep *s, const config *c)
     r->recompute_flops_per_step = model_recompute_flops(ms, sp->effective);
     memory_need need;
     model_memory_need(ms, c->dtype, c->optimizer, sp->micro, sp->global, c->buffers, &need);
+    if (c->data_parallel) /* one rank's: its slices */
+        shard_memory_need(&need, c->shard, sp->devices, ms, c->optimizer);
     r->mem_need_bytes = (int64_t)need.total;
 }
 
@@ -137,10 +140,10 @@ static void progress_row(sweep *s, const result_row *r)
 {
     char label[RESULT_TEXT_LEN * 4];
     int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s", r->model, r->dtype,
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s%s%s", r->model, r->dtype,
              (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-             r->sync[0] ? " sync " : "", r->sync, recomputes ? " recompute " : "",
-             recomputes ? r->recompute : "");
+             r->sync[0] ? " sync " : "", r->sync, r->shard[0] ? " shard " : "", r->shard,
+             recomputes ? " recompute " : "", recomputes ? r->recompute : "");
     progress_config(s->progress, label);
 }
 
@@ -396,11 +399,15 @@ static int write_metadata(sweep *s, const run_options *o, const sweep_device *de
         return -1;
     csv_writer_meta(&s->csv, "trace_source", "%s", dev->trace_source);
     if (s->world) {
-        char syncs[512];
+        char syncs[1024];
         axis_describe(&sync_axis, o->syncs, o->n_syncs, syncs, sizeof syncs);
         csv_writer_meta(&s->csv, "sync", "%s", syncs);
         sync_describe_schedule(o->syncs, o->n_syncs, syncs, sizeof syncs);
         csv_writer_meta(&s->csv, "sync_allreduce", "%s", syncs);
+        axis_describe(&shard_axis, o->shards, o->n_shards, syncs, sizeof syncs);
+        csv_writer_meta(&s->csv, "shard", "%s", syncs);
+        shard_describe_schedule(o->shards, o->n_shards, syncs, sizeof syncs);
+        csv_writer_meta(&s->csv, "shard_collectives", "%s", syncs);
         csv_writer_meta(&s->csv, "ranks", "%d launched; all-reduce by %s", s->world->size,
                         s->world->name);
         csv_writer_meta(&s->csv, "allreduce_library", "%s", s->world->library);

@@ -15,10 +15,20 @@
 /* MPI counts are ints: larger host exchanges go in pieces. */
 #define MPI_PIECE_BYTES ((size_t)1 << 30)
 
+/* What a request leaves to do once it is done: MPI's in-place
+ * reduce-scatter leaves this rank's block at the start of the buffer, and
+ * comm.h's convention wants it at block `rank` (n = 0: nothing). */
+typedef struct mpi_move {
+    float *dst;
+    const float *src;
+    size_t n;
+} mpi_move;
+
 typedef struct mpi_impl {
     MPI_Comm mc;
     MPI_Request pending[MPI_MAX_PENDING];
     double started[MPI_MAX_PENDING];
+    mpi_move move[MPI_MAX_PENDING];
     int n_pending;
     double busy_s, exposed_s;
 } mpi_impl;
@@ -71,20 +81,76 @@ static int mpi_split(comm *c, int size, comm **out)
     return rc;
 }
 
+/* Room for one more request of n floats a rank, or BK_UNSUPPORTED. */
+static int room_for(comm *c, const char *what, size_t n)
+{
+    mpi_impl *p = impl_of(c);
+    if (n <= INT_MAX && p->n_pending < MPI_MAX_PENDING)
+        return BK_OK;
+    snprintf(c->b->error, sizeof c->b->error, "%s of %zu floats with %d pending is past what "
+             "the MPI engine takes", what, n, p->n_pending);
+    return BK_UNSUPPORTED;
+}
+
+/* The request just started (at t0) joins the pending ones. */
+static void started(mpi_impl *p, double t0, mpi_move move)
+{
+    p->move[p->n_pending] = move;
+    p->started[p->n_pending++] = t0;
+    p->exposed_s += MPI_Wtime() - t0;
+}
+
 static int mpi_allreduce_start(comm *c, float *buf, size_t n)
 {
     mpi_impl *p = impl_of(c);
-    if (n > INT_MAX || p->n_pending == MPI_MAX_PENDING) {
-        snprintf(c->b->error, sizeof c->b->error, "an all-reduce of %zu floats with %d pending "
-                 "is past what the MPI engine takes", n, p->n_pending);
-        return BK_UNSUPPORTED;
-    }
+    int rc = room_for(c, "an all-reduce", n);
+    if (rc)
+        return rc;
     double t0 = MPI_Wtime();
-    MPI_Request *r = &p->pending[p->n_pending];
-    MPI_TRY(c->b, MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, p->mc, r));
-    p->started[p->n_pending++] = t0;
-    p->exposed_s += MPI_Wtime() - t0;
+    MPI_TRY(c->b, MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, p->mc,
+                                 &p->pending[p->n_pending]));
+    started(p, t0, (mpi_move){0});
     return BK_OK;
+}
+
+/* In place: MPI puts this rank's summed block at buf's start; the move
+ * when it is done takes it to block `rank`. */
+static int mpi_reduce_scatter_start(comm *c, float *buf, size_t len)
+{
+    mpi_impl *p = impl_of(c);
+    int rc = room_for(c, "a reduce-scatter", len);
+    if (rc)
+        return rc;
+    double t0 = MPI_Wtime();
+    MPI_TRY(c->b, MPI_Ireduce_scatter_block(MPI_IN_PLACE, buf, (int)len, MPI_FLOAT, MPI_SUM,
+                                            p->mc, &p->pending[p->n_pending]));
+    mpi_move move = {buf + (size_t)c->rank * len, buf, c->rank ? len : 0};
+    started(p, t0, move);
+    return BK_OK;
+}
+
+/* In place: this rank's block is already at block `rank` of buf. */
+static int mpi_allgather_start(comm *c, float *buf, size_t len)
+{
+    mpi_impl *p = impl_of(c);
+    int rc = room_for(c, "an all-gather", len);
+    if (rc)
+        return rc;
+    double t0 = MPI_Wtime();
+    MPI_TRY(c->b, MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)len, MPI_FLOAT,
+                                 p->mc, &p->pending[p->n_pending]));
+    started(p, t0, (mpi_move){0});
+    return BK_OK;
+}
+
+/* A request is done: what it left to do, done. The move is the
+ * collective's own work (its time counts as its time). */
+static void finish(mpi_impl *p, int i)
+{
+    mpi_move *mv = &p->move[i];
+    if (mv->n)
+        memmove(mv->dst, mv->src, mv->n * sizeof(float));
+    mv->n = 0;
 }
 
 /* Drops the finished requests, counting their time. */
@@ -93,10 +159,12 @@ static void settle(mpi_impl *p, const int *done, double now)
     int kept = 0;
     for (int i = 0; i < p->n_pending; i++) {
         if (done[i]) {
+            finish(p, i);
             p->busy_s += now - p->started[i];
             continue;
         }
         p->pending[kept] = p->pending[i];
+        p->move[kept] = p->move[i];
         p->started[kept++] = p->started[i];
     }
     p->n_pending = kept;
@@ -124,6 +192,7 @@ static int mpi_wait_all(comm *c)
     /* In order: each one's end is when its wait returns. */
     for (int i = 0; i < p->n_pending; i++) {
         MPI_TRY(c->b, mpi_wait_watched(&p->pending[i]));
+        finish(p, i);
         p->busy_s += MPI_Wtime() - p->started[i];
     }
     p->n_pending = 0;
@@ -209,6 +278,8 @@ static const comm_ops mpi_ops = {
     .destroy = mpi_destroy,
     .split = mpi_split,
     .allreduce_start = mpi_allreduce_start,
+    .reduce_scatter_start = mpi_reduce_scatter_start,
+    .allgather_start = mpi_allgather_start,
     .progress = mpi_progress,
     .wait_all = mpi_wait_all,
     .times = mpi_times,

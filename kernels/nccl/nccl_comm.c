@@ -159,20 +159,63 @@ static int collect(comm *c, int wait)
     return rc ? rc : collect_pairs(c, p->stall, &p->n_stall, &p->exposed_ms, wait);
 }
 
-static int nccl_allreduce_start(comm *c, float *buf, size_t n)
+/* The side stream waits for the compute stream to reach this point, and
+ * the collective's start is recorded: the pair it ends in *ev. */
+static int side_begin(comm *c, cudaEvent_t **ev)
 {
     nccl_impl *p = impl_of(c);
     int rc;
     if (p->n_busy == NCCL_MAX_PAIRS && (rc = collect(c, 1)))
         return rc;
-    cudaEvent_t *ev = p->busy[p->n_busy++];
+    *ev = p->busy[p->n_busy++];
     CU_TRY(c->b, cudaEventRecord(p->ready, p->compute));
     CU_TRY(c->b, cudaStreamWaitEvent(p->side, p->ready, 0));
-    CU_TRY(c->b, cudaEventRecord(ev[0], p->side));
-    NC_TRY(c->b, ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, p->nc, p->side));
+    CU_TRY(c->b, cudaEventRecord((*ev)[0], p->side));
+    return BK_OK;
+}
+
+static int side_end(comm *c, cudaEvent_t *ev)
+{
+    nccl_impl *p = impl_of(c);
     CU_TRY(c->b, cudaEventRecord(ev[1], p->side));
     p->pending = 1;
     return BK_OK;
+}
+
+static int nccl_allreduce_start(comm *c, float *buf, size_t n)
+{
+    cudaEvent_t *ev;
+    int rc = side_begin(c, &ev);
+    if (rc)
+        return rc;
+    NC_TRY(c->b, ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, impl_of(c)->nc,
+                               impl_of(c)->side));
+    return side_end(c, ev);
+}
+
+/* In place as NCCL defines it: the receive buffer is the send buffer's
+ * block `rank` (comm.h's convention). */
+static int nccl_reduce_scatter_start(comm *c, float *buf, size_t len)
+{
+    cudaEvent_t *ev;
+    int rc = side_begin(c, &ev);
+    if (rc)
+        return rc;
+    NC_TRY(c->b, ncclReduceScatter(buf, buf + (size_t)c->rank * len, len, ncclFloat, ncclSum,
+                                   impl_of(c)->nc, impl_of(c)->side));
+    return side_end(c, ev);
+}
+
+/* In place: the send buffer is the receive buffer's block `rank`. */
+static int nccl_allgather_start(comm *c, float *buf, size_t len)
+{
+    cudaEvent_t *ev;
+    int rc = side_begin(c, &ev);
+    if (rc)
+        return rc;
+    NC_TRY(c->b, ncclAllGather(buf + (size_t)c->rank * len, buf, len, ncclFloat,
+                               impl_of(c)->nc, impl_of(c)->side));
+    return side_end(c, ev);
 }
 
 static int nccl_wait_all(comm *c)
@@ -256,6 +299,8 @@ static const comm_ops nccl_ops = {
     .destroy = nccl_destroy,
     .split = nccl_split,
     .allreduce_start = nccl_allreduce_start,
+    .reduce_scatter_start = nccl_reduce_scatter_start,
+    .allgather_start = nccl_allgather_start,
     .progress = NULL,
     .wait_all = nccl_wait_all,
     .times = nccl_times,

@@ -12,6 +12,7 @@
 #include "optimizer.h"
 #include "recompute.h"
 #include "reduction.h"
+#include "shard_modes.h"
 #include "sync_modes.h"
 
 static void check_axis(const axis *a)
@@ -57,7 +58,7 @@ static void test_describe_two(void)
 
 int main(void)
 {
-    const axis *axes[] = {&mode_axis, &sync_axis, &reduction_axis, &dtype_axis,
+    const axis *axes[] = {&mode_axis, &sync_axis, &shard_axis, &reduction_axis, &dtype_axis,
                           &optimizer_axis, &optimizer_at_axis, &recompute_axis};
     for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
         check_axis(axes[i]);

@@ -1,0 +1,70 @@
+/* The shard modes, one row each (see shard_modes.h). */
+#include "shard_modes.h"
+
+#include <stdio.h>
+
+#include "optimizer_hparams.h"
+#include "shard_slice.h"
+#include "sync_modes.h"
+
+/* Each row: name and description, the optimizer state in slices, the
+ * accumulated gradient in slices. */
+static const shard_info SHARDS[] = {
+    [SHARD_NONE]      = {{"none", "every rank keeps the whole state; the gradient is "
+                                  "all-reduced"},
+                         0, 0},
+    [SHARD_OPTIMIZER] = {{"optimizer", "ZeRO-1: each rank keeps its slice of the AdamW "
+                                       "moments; the gradient is reduce-scattered as --sync "
+                                       "says, the slice updated, the weights all-gathered"},
+                         1, 0},
+    [SHARD_GRADIENTS] = {{"gradients", "ZeRO-2: the accumulated gradient in slices too, so "
+                                       "it is reduce-scattered after every micro-batch "
+                                       "whatever --sync says"},
+                         1, 1},
+};
+
+const axis shard_axis = AXIS_OF("shard", SHARDS);
+
+const shard_info *shard_info_of(shard_mode s)
+{
+    return (const shard_info *)axis_row_at(&shard_axis, s);
+}
+
+int shard_reduces_after(shard_mode sh, int sync, int k, int accum)
+{
+    return shard_info_of(sh)->gradient_slice || sync_reduces_after(sync, k, accum);
+}
+
+int shard_reduced_before(shard_mode sh, int sync, int k)
+{
+    return shard_info_of(sh)->gradient_slice ? k > 0 : sync_reduced_before(sync, k);
+}
+
+void shard_memory_need(memory_need *n, shard_mode sh, int ranks, const model_spec *s,
+                       optimizer_kind opt)
+{
+    if (!shard_info_of(sh)->slices_state)
+        return;
+    shard_slice sl = shard_slice_of(model_param_count(s), ranks, 0);
+    n->weights = sl.padded * sizeof(float);
+    n->gradients = sl.padded * sizeof(float);
+    n->optimizer_state = opt == OPT_ADAMW ? 2 * sl.len * sizeof(float) + sizeof(adamw_hparams)
+                                          : 0;
+    n->total = n->weights + n->master_copy + n->gradients + n->optimizer_state +
+               n->activations + n->inputs;
+}
+
+void shard_describe_schedule(const int *which, int n, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        const shard_info *si = shard_info_of(which[i]);
+        const char *what = !si->slices_state ? "all-reduce as --sync says"
+                           : si->gradient_slice
+                               ? "reduce-scatter every micro-batch, all-gather once a step"
+                               : "reduce-scatter as --sync says, all-gather once a step";
+        used += (size_t)snprintf(out + used, len - used, "%s%s %s", i ? "; " : "",
+                                 si->head.name, what);
+    }
+}
