@@ -34,9 +34,10 @@ def shard_split(effective, micro, devices):
     accum = -(-effective // step)
     last_global = effective - (accum - 1) * step
     if last_global < devices:
-        raise ShardError("the last micro-batch of the effective batch %d holds %d examples for "
+        raise ShardError("the last micro-batch of the effective batch %d holds %d %s for "
                          "%d devices (micro-batch %d): a device would have none"
-                         % (effective, last_global, devices, micro))
+                         % (effective, last_global,
+                            "example" if last_global == 1 else "examples", devices, micro))
     return accum, -(-last_global // devices)
 
 

@@ -16,7 +16,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..")
+ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 
 import torch  # noqa: E402
@@ -33,8 +33,9 @@ def c_split_library(folder):
     src = os.path.join(ROOT, "harness", "run", "split.c")
     out = os.path.join(folder, "libsplit.so")
     cc = os.environ.get("CC", "cc")
-    subprocess.run([cc, "-std=c11", "-shared", "-fPIC", "-O1", "-I",
-                    os.path.join(ROOT, "harness", "run"), src, "-o", out], check=True)
+    subprocess.run([cc, "-std=c11", "-shared", "-fPIC", "-O1",
+                    "-I", os.path.join(ROOT, "harness", "run"),
+                    "-I", os.path.join(ROOT, "harness", "util"), src, "-o", out], check=True)
     lib = ctypes.CDLL(out)
     lib.split_make_sharded.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,
                                        ctypes.POINTER(Split), ctypes.c_char_p, ctypes.c_int]
