@@ -31,6 +31,7 @@ except ImportError:
 import peer_csv  # noqa: E402
 import peer_data  # noqa: E402
 import peer_ddp  # noqa: E402
+import peer_input  # noqa: E402
 import peer_models  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
@@ -65,18 +66,21 @@ def read_profile(name):
     if not os.path.exists(path):
         raise BadInput("unknown profile '%s' (no file %s)" % (name, path))
     values = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            key, eq, value = text.partition("=")
-            if not eq:
-                raise BadInput("%s:%d: '%s' is not key = value" % (path, n, text))
-            key = key.strip()
-            if key not in DEFAULTS and key not in PROFILE_IGNORED:
-                raise BadInput("%s:%d: unknown key '%s'" % (path, n, key))
-            values[key] = value.strip()
+    try:
+        content = peer_input.read_text(path, "profile", peer_input.PROFILE_MAX_BYTES)
+    except peer_input.InputRefused as e:
+        raise BadInput(str(e))
+    for n, line in enumerate(content.split("\n"), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        key, eq, value = text.partition("=")
+        if not eq:
+            raise BadInput("%s:%d: '%s' is not key = value" % (path, n, text))
+        key = key.strip()
+        if key not in DEFAULTS and key not in PROFILE_IGNORED:
+            raise BadInput("%s:%d: unknown key '%s'" % (path, n, key))
+        values[key] = value.strip()
     return values
 
 
