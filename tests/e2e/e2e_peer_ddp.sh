@@ -91,7 +91,7 @@ for sync in micro overlap; do
         fail "no Against torch table for sync $sync: $(grep '^### ' run.md)"
 done
 grep -q "sync window: accubench" run.md && fail "a table for sync window, which DDP does not run"
-grep -q '^- At K=3 on 2 devices (torch eager, model tiny, effective batch 10, 2x3 (last 1)): micro sync makes 3 all-reduces a step and takes [0-9.]* ms a step; overlap sync (1 all-reduce) takes' run.md ||
+grep -q '^- At K=3 on 2 devices (torch eager, model tiny, effective batch 10, K=3: 2+2+1): micro sync makes 3 all-reduces a step and takes [0-9.]* ms a step; overlap sync (1 all-reduce) takes' run.md ||
     fail "the data-parallel sentence of the torch rows: $(grep 'At K=' run.md)"
 "$ACCUBENCH" compare run.csv run.csv >/dev/null || fail "compare of the joined CSV"
 if command -v gnuplot >/dev/null 2>&1; then
