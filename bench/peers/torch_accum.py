@@ -130,6 +130,12 @@ def micro_list(spec, effective):
     return sorted(out)
 
 
+def micro_named(spec):
+    """The sizes --micro names (not pow2's): one past a rank's share is a
+    skipped row with the reason, as config.c makes it; pow2's stop there."""
+    return {int(t) for t in items(spec) if t != "pow2"}
+
+
 class OneLineParser(argparse.ArgumentParser):
     """Bad input is one line on stderr and exit 2, as accubench's."""
 
@@ -257,6 +263,7 @@ class Peer:
             raise BadInput(str(e))
         self.effective = [int_in("effective", e, 1, 1 << 20) for e in items(s["effective"])]
         self.micros = {e: micro_list(s["micro"], e) for e in self.effective}
+        self.named_micros = micro_named(s["micro"])
         self.fused_ok = peer_step.fused_adamw_available(device)
         self.argv = argv
         self.failed = 0
@@ -377,8 +384,8 @@ class Peer:
         for spec in self.models:
             for e in self.effective:
                 for micro in self.micros[e]:
-                    if micro > -(-e // n):
-                        continue  # more than a rank's share of the batch (as sweep.c)
+                    if micro > -(-e // n) and micro not in self.named_micros:
+                        continue  # pow2's, past a rank's share of the batch (as config.c)
                     for mode in self.modes:
                         for red in self.reductions:
                             for sync in self.syncs or [None]:
