@@ -151,6 +151,24 @@ def check_tensors(tensors, path):
             raise InputRefused("%s: tensors[%d]'s 'dtype' is not a text" % (path, i))
 
 
+def check_shape(kind, shape, dumped_params, path):
+    """The model shape against its kind's dimensions (names and ranges, as
+    the C registry's) and against the parameters the dump holds, before a
+    model is built: a shape the dump does not hold is never allocated."""
+    if set(shape) != set(kind.dims):
+        raise InputRefused("%s: shape %s is not a %s shape (%s)"
+                           % (path, sorted(shape), kind.name, ", ".join(kind.dims)))
+    for key, (lo, hi) in kind.dims.items():
+        if not lo <= shape[key] <= hi:
+            raise InputRefused("%s: shape %s=%d is outside %d..%d" % (path, key, shape[key], lo, hi))
+    why = kind.check(shape) if hasattr(kind, "check") else None
+    if why:
+        raise InputRefused("%s: shape: %s" % (path, why))
+    if kind.param_count(shape) != dumped_params:
+        raise InputRefused("%s: the shape has %d parameters, the dump's tensors %d"
+                           % (path, kind.param_count(shape), dumped_params))
+
+
 def check_window(man, data, path):
     """The window's arrays hold the manifest's effective batch of examples."""
     for role in ("input", "label", "mask"):

@@ -88,6 +88,11 @@ def torch_window(man, params, data):
     if kind is None:
         raise DumpError("model kind '%s' is not one the peer knows (%s)"
                         % (man["kind"], ", ".join(peer_models.KINDS)))
+    try:
+        peer_input.check_shape(kind, man["shape"], sum(a.size for a in params.values()),
+                               "the manifest")
+    except peer_input.InputRefused as e:
+        raise DumpError(str(e))
     model = kind.build(man["shape"])
     want = set(model.state_dict()) - set(getattr(kind, "tied", {}))
     if set(params) != want:

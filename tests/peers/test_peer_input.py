@@ -147,6 +147,18 @@ class VerifyInput(Bounded):
         self.rewrite(lambda m: m.update(shape=[24, 2, 7]))
         self.refused("shape")
 
+    def test_shape_keys_missing(self):
+        self.rewrite(lambda m: m.update(shape={}))
+        self.refused("shape")
+
+    def test_shape_too_large_never_built(self):
+        self.rewrite(lambda m: m["shape"].update(hidden=1 << 30))
+        self.refused("outside")
+
+    def test_shape_not_the_dumps(self):
+        self.rewrite(lambda m: m["shape"].update(hidden=25))
+        self.refused("parameters")
+
     def test_negative_split(self):
         self.rewrite(lambda m: m.update(effective=4, split=[-4, 8]))
         self.refused("split")
