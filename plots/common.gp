@@ -25,6 +25,9 @@ here = system("dirname ".q(ARG0))
 pick(w) = sprintf("awk -f %s -v want=%s ", q(here.'/pick.awk'), w)
 meta(k) = system(pick("meta")."-v key=".q(k)." ".q(csv))
 distinct(c, w) = system(pick("distinct")."-v col=".c." -v where=".q(w)." ".q(csv))
+first_distinct(c, w, n) = system(pick("distinct")."-v max=".n." -v col=".c." -v where=".q(w)." ".q(csv))
+ndistinct(c, w) = int(system(pick("ndistinct")."-v col=".c." -v where=".q(w)." ".q(csv)))
+most(c, per, w) = system(pick("most")."-v col=".c." -v per=".per." -v where=".q(w)." ".q(csv))
 count(c, w) = int(system(pick("count")."-v col=".c." -v where=".q(w)." ".q(csv)))
 common(c, w) = system(pick("common")."-v col=".c." -v where=".q(w)." ".q(csv))
 notrun(w) = system(pick("notrun")."-v where=".q(w)." ".q(csv))
@@ -50,7 +53,16 @@ sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
 own_backend = meta("backend")
 if (strlen(own_backend) > 0) { sel = sel.";backend=".own_backend }
 ok = "status=ok;".sel
-models = distinct("model", ok)
+# A chart draws at most max_series lines: each is a pass over the file (and
+# a key entry), so a CSV of a thousand models costs what one of twelve
+# does; the models past them are named as a count under the chart.
+max_series = 12
+models = first_distinct("model", ok, max_series)
+models_left_out = ndistinct("model", ok) - words(models)
+# A chart of a line per model says it under the chart: @models_note
+models_note = models_left_out <= 0 ? "" : \
+    sprintf("set label 93 '%d more models not drawn (the first %d in the CSV are; the report''s tables list them all)' at screen 0.99, 0.06 right font ',10' tc rgb '#a00000'", \
+            models_left_out, max_series)
 # What a chart says when it has no rows at all to draw.
 no_rows_why = (count("model", "status=ok") == 0) ? "no config ran in this CSV (no row with status ok)" \
               : "no ok rows at effective batch ".E." in mode ".mode." in this CSV"

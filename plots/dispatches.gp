@@ -6,6 +6,7 @@
 #   gnuplot -e "csv='results/run.csv'" plots/dispatches.gp
 chart = "dispatches"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+if (strlen(models_note) > 0) { @models_note }
 
 set title (host_is_device ? "Operations dispatched" : "Kernels (dispatches)")." per optimizer step vs accumulation steps\n".subtitle
 set xlabel "accumulation steps per optimizer step (log2 scale)"
@@ -15,8 +16,8 @@ set logscale y 2
 set format x "%g"
 set format y "%g"
 
-disp_models = distinct("model", ok.";dispatches_per_step!=")
-kern_models = distinct("model", ok.";kernels_per_step!=")
+disp_models = first_distinct("model", ok.";dispatches_per_step!=", max_series)
+kern_models = first_distinct("model", ok.";kernels_per_step!=", max_series)
 if (host_is_device) {
     # the trace of a backend whose host computes each op records the
     # dispatches themselves: a second line would hide under the first

@@ -19,14 +19,23 @@ do for [s in all_syncs] { if (strstrt(found, " ".s." ") > 0) { syncs = syncs." "
 sync_color(s) = word("#d62728 #1f77b4 #2ca02c", \
                      words((" ".all_syncs." ")[1:strstrt(" ".all_syncs." ", " ".s." ") + 1]))
 # One group per devices x micro-batch, devices ascending, then K descending.
+# At most max_groups, each a pass over the file for its label; the rest
+# are counted under the chart.
+max_groups = 24
 groups = ""
 glabels = ""
 do for [d in distinct("devices", here_rows)] {
-    do for [mb in distinct("micro_batch", here_rows.";devices=".d)] {
-        groups = groups." ".d.":".mb
+    if (words(groups) < max_groups) {
+        do for [mb in distinct("micro_batch", here_rows.";devices=".d)] {
+            if (words(groups) < max_groups) { groups = groups." ".d.":".mb }
+        }
     }
 }
 ng = words(groups)
+if (ndistinct("devices", here_rows) > 0 && ng == max_groups) {
+    set label 94 sprintf("at most %d devices x micro-batch groups drawn (the first in the CSV)", max_groups) \
+        at screen 0.99, 0.025 right font ",10" tc rgb "#a00000"
+}
 gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d ", d, mb)) + 1])
 
 set title "Data parallel: compute and exposed communication per step".model_part(model)."\n". \

@@ -10,13 +10,7 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 # Every mode, not only the one the other charts show.
 base = "status=ok;effective_batch=".E.";reduction=".reduction.(strlen(own_backend) > 0 ? ";backend=".own_backend : "")
 # The model with the most modes measured, unless one was named.
-if (!exists("model")) {
-    model = word(distinct("model", base), 1); best = 0
-    do for [m in distinct("model", base)] {
-        n = words(distinct("mode", base.";model=".m))
-        if (n > best) { best = n; model = m }
-    }
-}
+if (!exists("model")) { model = most("model", "mode", base) }
 here_rows = base.";model=".model
 # Modes in a fixed order, so a colour always means the same mode.
 all_modes = "async sync graph alloc alloc-async"

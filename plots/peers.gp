@@ -32,7 +32,11 @@ if (strstrt(" ".peers." ", " ".own." ") == 0 && count("step_ms_median", peer_row
     sb = own; sm = mode
 }
 do for [p in peers] {
-    do for [m in distinct("mode", peer_rows.";backend=".p)] { sb = sb." ".p; sm = sm." ".m }
+    if (words(sb) < max_series) {
+        do for [m in distinct("mode", peer_rows.";backend=".p)] {
+            if (words(sb) < max_series) { sb = sb." ".p; sm = sm." ".m }
+        }
+    }
 }
 ns = words(sb)
 label(j) = (word(sb, j) eq own ? "accubench " : "").word(sb, j)." ".word(sm, j)

@@ -8,6 +8,10 @@
 #   meta      the value of metadata line `# KEY: value`
 #   rows      the header and the rows matching FILTER (what gnuplot plots)
 #   distinct  the distinct values of COL in matching rows, in file order
+#             (with -v max=N: the first N of them)
+#   ndistinct how many distinct values COL has in matching rows
+#   most      the value of COL with the most distinct values of PER (-v
+#             per=NAME) in matching rows (ties: the first in the file)
 #   count     how many matching rows have COL measured (not empty)
 #   common    the most frequent value of COL in matching rows (ties: larger)
 #   notrun    "model micro x accum mode: status" for matching rows that are
@@ -57,8 +61,18 @@ BEGIN {
     c = (col in colnum) ? $(colnum[col]) : ""
     if (want == "rows") print
     else if (want == "count") { if (c != "") n++ }
-    else if (want == "distinct") {
-        if (c != "" && !(c in seen)) { seen[c] = 1; list = list (list == "" ? "" : " ") c }
+    else if (want == "distinct" || want == "ndistinct") {
+        if (c != "" && !(c in seen)) {
+            seen[c] = 1
+            if (want == "distinct" && (max == "" || nd < max + 0)) list = list (list == "" ? "" : " ") c
+            nd++
+        }
+    } else if (want == "most") {
+        p = (per in colnum) ? $(colnum[per]) : ""
+        if (c != "" && p != "" && !((c, p) in pair)) {
+            pair[c, p] = 1
+            if (++kinds[c] > best_n) { best = c; best_n = kinds[c] }
+        }
     } else if (want == "common") {
         if (c != "") {
             freq[c]++
@@ -75,6 +89,8 @@ BEGIN {
 END {
     if (want == "count") print n + 0
     else if (want == "distinct") print list
+    else if (want == "ndistinct") print nd + 0
+    else if (want == "most") print best
     else if (want == "notrun") print list (nr > 6 ? sprintf("; and %d more", nr - 6) : "")
     else if (want == "common") print best
 }

@@ -5,6 +5,7 @@
 #   gnuplot -e "csv='results/run.csv'" plots/throughput.gp
 chart = "throughput"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+if (strlen(models_note) > 0) { @models_note }
 
 set title "Samples per second vs accumulation steps\n".subtitle
 set xlabel "accumulation steps per optimizer step (log2 scale)"

@@ -8,14 +8,20 @@
 #   gnuplot -e "csv='results/run.csv'" plots/wallclock.gp
 chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
+if (strlen(models_note) > 0) { @models_note }
 
 # The series: model:devices:sync, "-" for a single process's empty sync.
+# At most max_series (common.gp): once full, no more passes over the file.
 series = ""
 do for [m in models] {
-    do for [d in distinct("devices", ok.";model=".m)] {
-        ss = distinct("sync", ok.";model=".m.";devices=".d)
-        if (count("step_ms_median", ok.";model=".m.";devices=".d.";sync=") > 0) { ss = "- ".ss }
-        do for [sy in ss] { series = series." ".m.":".d.":".sy }
+    if (words(series) < max_series) {
+        do for [d in distinct("devices", ok.";model=".m)] {
+            if (words(series) < max_series) {
+                ss = distinct("sync", ok.";model=".m.";devices=".d)
+                if (count("step_ms_median", ok.";model=".m.";devices=".d.";sync=") > 0) { ss = "- ".ss }
+                do for [sy in ss] { if (words(series) < max_series) { series = series." ".m.":".d.":".sy } }
+            }
+        }
     }
 }
 ns = words(series)

@@ -164,6 +164,31 @@ def format_cell(value, ctype):
     return "%.6g" % float(value)
 
 
+SPLIT_TEXT_LISTED, SPLIT_TEXT_WIDTH = 4, 14  # harness/results/split_text.h
+
+
+def split_text(micro, accum, last):
+    """A split as harness/results/split_text.c writes it: "8x4", or a
+    ragged one spelled out, "K=4: 3+3+3+1" (long ones "K=9: 3x8+1")."""
+    if not (last > 0 and last != micro) or accum < 2:
+        return "%dx%d" % (micro, accum)
+    listed = "K=%d: " % accum + "+".join([str(micro)] * (accum - 1) + [str(last)])
+    if accum <= SPLIT_TEXT_LISTED and len(listed) <= SPLIT_TEXT_WIDTH:
+        return listed
+    return "K=%d: %dx%d+%d" % (accum, micro, accum - 1, last)
+
+
+def note_split(row):
+    """A ragged split's row says its split first in the note, as
+    csv_writer.c's note_split does: "split K=4: 3+3+3+1; REASON"."""
+    micro, accum, last = (row.get(k) for k in ("micro_batch", "accum_steps", "last_micro_batch"))
+    if None in (micro, accum, last) or not (last > 0 and last != micro):
+        return row
+    note = row.get("note") or ""
+    text = "split " + split_text(micro, accum, last) + ("; " + note if note else "")
+    return dict(row, note=text)
+
+
 class CsvTarget:
     """A CSV the peer appends rows to: an existing accubench CSV (its
     metadata and header kept; the peer's metadata added before the header)
@@ -224,7 +249,7 @@ class CsvTarget:
     def append(self, row):
         """Adds one row ({column: value}; absent = not measured) and
         rewrites the file whole."""
-        self.pending.append(row)
+        self.pending.append(note_split(row))
         self.flush()
         self.written += 1
 

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 
 import peer_data
+import peer_input
 import peer_models
 
 # harness/util/dtype_table.c's window-gradient tolerances.
@@ -25,12 +26,12 @@ class DumpError(Exception):
     pass
 
 
-def _load(folder, name, dtype):
-    path = os.path.join(folder, name)
+def _load(folder, name, dtype, manifest):
     try:
-        a = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise DumpError("cannot read %s: %s" % (path, e))
+        path = peer_input.dump_member(folder, name, manifest)
+        a = peer_input.load_array(path)
+    except peer_input.InputRefused as e:
+        raise DumpError(str(e))
     if a.dtype != np.dtype(dtype):
         raise DumpError("%s is %s, docs/dump.md says %s" % (path, a.dtype, dtype))
     return a
@@ -39,21 +40,25 @@ def _load(folder, name, dtype):
 def read_dump(folder):
     path = os.path.join(folder, "manifest.json")
     try:
-        with open(path) as f:
-            man = json.load(f)
-    except (OSError, ValueError) as e:
-        raise DumpError("cannot read %s: %s" % (path, e))
-    if man.get("format") != "accubench-dump" or man.get("version") != 1:
+        man = peer_input.read_json(path, "manifest", peer_input.MANIFEST_MAX_BYTES)
+    except peer_input.InputRefused as e:
+        raise DumpError(str(e))
+    if not isinstance(man, dict) or man.get("format") != "accubench-dump" or \
+            man.get("version") != 1:
         raise DumpError("%s is not an accubench-dump version 1 manifest" % path)
     for key in ("kind", "shape", "dtype", "reduction", "effective", "split", "valid_items",
                 "tensors"):
         if key not in man:
             raise DumpError("%s has no '%s'" % (path, key))
+    try:
+        peer_input.check_manifest(man, path)
+    except peer_input.InputRefused as e:
+        raise DumpError(str(e))
     params, grads, data = {}, {}, {}
     for t in man["tensors"]:
         role = t.get("role")
         dtype = t.get("dtype", "float32")
-        a = _load(folder, t["file"], dtype)
+        a = _load(folder, t["file"], dtype, path)
         if list(a.shape) != list(t.get("shape", a.shape)):
             raise DumpError("%s has shape %s, the manifest says %s"
                             % (t["file"], list(a.shape), t["shape"]))
@@ -69,6 +74,10 @@ def read_dump(folder):
     for role in ("input", "label", "mask"):
         if role not in data:
             raise DumpError("%s lists no %s tensor" % (path, role))
+    try:
+        peer_input.check_window(man, data, path)
+    except peer_input.InputRefused as e:
+        raise DumpError(str(e))
     return man, params, grads, data
 
 
@@ -79,6 +88,11 @@ def torch_window(man, params, data):
     if kind is None:
         raise DumpError("model kind '%s' is not one the peer knows (%s)"
                         % (man["kind"], ", ".join(peer_models.KINDS)))
+    try:
+        peer_input.check_shape(kind, man["shape"], sum(a.size for a in params.values()),
+                               "the manifest")
+    except peer_input.InputRefused as e:
+        raise DumpError(str(e))
     model = kind.build(man["shape"])
     want = set(model.state_dict()) - set(getattr(kind, "tied", {}))
     if set(params) != want:

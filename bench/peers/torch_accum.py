@@ -31,6 +31,7 @@ except ImportError:
 import peer_csv  # noqa: E402
 import peer_data  # noqa: E402
 import peer_ddp  # noqa: E402
+import peer_input  # noqa: E402
 import peer_models  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
@@ -65,18 +66,21 @@ def read_profile(name):
     if not os.path.exists(path):
         raise BadInput("unknown profile '%s' (no file %s)" % (name, path))
     values = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            text = line.split("#", 1)[0].strip()
-            if not text:
-                continue
-            key, eq, value = text.partition("=")
-            if not eq:
-                raise BadInput("%s:%d: '%s' is not key = value" % (path, n, text))
-            key = key.strip()
-            if key not in DEFAULTS and key not in PROFILE_IGNORED:
-                raise BadInput("%s:%d: unknown key '%s'" % (path, n, key))
-            values[key] = value.strip()
+    try:
+        content = peer_input.read_text(path, "profile", peer_input.PROFILE_MAX_BYTES)
+    except peer_input.InputRefused as e:
+        raise BadInput(str(e))
+    for n, line in enumerate(content.split("\n"), 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        key, eq, value = text.partition("=")
+        if not eq:
+            raise BadInput("%s:%d: '%s' is not key = value" % (path, n, text))
+        key = key.strip()
+        if key not in DEFAULTS and key not in PROFILE_IGNORED:
+            raise BadInput("%s:%d: unknown key '%s'" % (path, n, key))
+        values[key] = value.strip()
     return values
 
 
@@ -124,6 +128,12 @@ def micro_list(spec, effective):
                                % (m, effective))
             out.add(m)
     return sorted(out)
+
+
+def micro_named(spec):
+    """The sizes --micro names (not pow2's): one past a rank's share is a
+    skipped row with the reason, as config.c makes it; pow2's stop there."""
+    return {int(t) for t in items(spec) if t != "pow2"}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -253,6 +263,7 @@ class Peer:
             raise BadInput(str(e))
         self.effective = [int_in("effective", e, 1, 1 << 20) for e in items(s["effective"])]
         self.micros = {e: micro_list(s["micro"], e) for e in self.effective}
+        self.named_micros = micro_named(s["micro"])
         self.fused_ok = peer_step.fused_adamw_available(device)
         self.argv = argv
         self.failed = 0
@@ -373,8 +384,8 @@ class Peer:
         for spec in self.models:
             for e in self.effective:
                 for micro in self.micros[e]:
-                    if micro > -(-e // n):
-                        continue  # more than a rank's share of the batch (as sweep.c)
+                    if micro > -(-e // n) and micro not in self.named_micros:
+                        continue  # pow2's, past a rank's share of the batch (as config.c)
                     for mode in self.modes:
                         for red in self.reductions:
                             for sync in self.syncs or [None]:

@@ -74,6 +74,42 @@ double model_recompute_gemm_flops(const model_spec *s, int examples)
     return gemm;
 }
 
+/* a + b and a * b, or MEMORY_NEED_MAX with *saturated set where the result
+ * would pass it. */
+static size_t need_add(size_t a, size_t b, int *saturated)
+{
+    if (a > MEMORY_NEED_MAX || b > MEMORY_NEED_MAX - a) {
+        *saturated = 1;
+        return MEMORY_NEED_MAX;
+    }
+    return a + b;
+}
+
+static size_t need_mul(size_t a, size_t b, int *saturated)
+{
+    if (a && b > MEMORY_NEED_MAX / a) {
+        *saturated = 1;
+        return MEMORY_NEED_MAX;
+    }
+    return a * b;
+}
+
+/* The activations of `capacity` examples without computing a product that
+ * wraps: a micro-batch's buffers hold at most `capacity` times one
+ * example's (each is a per-example size times the examples, plus at most
+ * a fixed part), so when that bound is under the limit every product the
+ * kind forms is too, and its sizes are exact. */
+static size_t activations_need(const model_spec *s, storage st, int capacity, int *saturated)
+{
+    size_t bytes[MODEL_MAX_ACTIVATIONS], one = 0;
+    int n = s->kind->activation_sizes(s, st, 1, bytes), over = 0;
+    for (int i = 0; i < n; i++)
+        one = need_add(one, bytes[i], &over);
+    size_t bound = need_mul(one, (size_t)capacity, &over);
+    *saturated |= over;
+    return over ? bound : activations_bytes(s, st, capacity);
+}
+
 void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int micro_batch,
                        int effective_batch, int input_buffers, memory_need *n)
 {
@@ -82,15 +118,19 @@ void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int mi
     input_spec in;
     model_input(s, &in);
     memset(n, 0, sizeof *n);
-    n->weights = params * sizeof(float);
-    n->master_copy = dt == DTYPE_BF16 ? params * storage_bytes(st) : 0;
-    n->gradients = params * sizeof(float);
-    n->optimizer_state = opt == OPT_ADAMW ? 2 * params * sizeof(float) + sizeof(adamw_hparams)
-                                          : 0;
-    n->activations = activations_bytes(s, st, micro_batch);
-    n->inputs = input_buffer_bytes(&in, st, effective_batch) * (size_t)input_buffers;
-    n->total = n->weights + n->master_copy + n->gradients + n->optimizer_state +
-               n->activations + n->inputs;
+    int *sat = &n->saturated;
+    n->weights = need_mul(params, sizeof(float), sat);
+    n->master_copy = dt == DTYPE_BF16 ? need_mul(params, storage_bytes(st), sat) : 0;
+    n->gradients = n->weights;
+    n->optimizer_state =
+        opt == OPT_ADAMW ? need_add(need_mul(2, n->weights, sat), sizeof(adamw_hparams), sat)
+                         : 0;
+    n->activations = activations_need(s, st, micro_batch, sat);
+    n->inputs = need_mul(input_buffer_bytes(&in, st, effective_batch), (size_t)input_buffers, sat);
+    size_t parts[] = {n->weights,         n->master_copy, n->gradients,
+                      n->optimizer_state, n->activations, n->inputs};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        n->total = need_add(n->total, parts[i], sat);
 }
 
 void model_destroy(model *m)

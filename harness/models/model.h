@@ -217,7 +217,15 @@ double model_recompute_gemm_flops(const model_spec *s, int examples);
 typedef struct memory_need {
     size_t weights, master_copy, gradients, optimizer_state, activations, inputs;
     size_t total;
+    /* Set when a part or the total would pass MEMORY_NEED_MAX (a hostile
+     * shape: products past 2^64 otherwise wrap into a small number that
+     * fits); those figures are then MEMORY_NEED_MAX, a floor. */
+    int saturated;
 } memory_need;
+
+/* Where the need saturates: the CSV's mem_need_bytes is a signed 64-bit
+ * integer. */
+#define MEMORY_NEED_MAX ((size_t)INT64_MAX)
 
 void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int micro_batch,
                        int effective_batch, int input_buffers, memory_need *out);

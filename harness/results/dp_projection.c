@@ -67,12 +67,14 @@ int ring_fit(const allreduce_sample *s, int n, ring_model *out, char *note, size
 int allreduce_samples(const csv_row *rows, size_t n, allreduce_sample *out, int max)
 {
     int k = 0;
-    for (size_t i = 0; i < n && k < max; i++) {
+    for (size_t i = 0; i < n; i++) {
         const csv_row *r = &rows[i];
         if (!result_ran(r) || r->devices < 2 || !(r->allreduce_calls_per_step > 0) ||
             !(r->comm_ms > 0) || !(r->comm_exposed_ms >= BLOCKING_SHARE * r->comm_ms))
             continue;
-        out[k++] = (allreduce_sample){
+        if (k++ >= max)
+            continue; /* counted, so that the caller can say it was left out */
+        out[k - 1] = (allreduce_sample){
             .bytes = r->allreduce_bytes_per_step / r->allreduce_calls_per_step,
             .devices = (int)r->devices,
             .seconds = r->comm_ms / r->allreduce_calls_per_step * 1e-3,
@@ -105,9 +107,11 @@ static int same_split(const csv_row *a, const csv_row *b)
 
 /* Each split's compute per step: the step less its exposed communication
  * (the whole step where there was none), every row of that split. */
-static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int max)
+static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int max,
+                         int *left_out)
 {
     int k = 0;
+    *left_out = 0;
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &rows[i];
         if (!result_ran(r) || !reduction_exact_named(r->reduction))
@@ -120,8 +124,10 @@ static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int 
         while (j < k && !same_split(&rows[out[j].first], r))
             j++;
         if (j == k) {
-            if (k == max)
+            if (k == max) {
+                ++*left_out; /* a row of a split past the table: said, not drawn */
                 continue;
+            }
             out[k].first = i;
             out[k++].n = 0;
         }
@@ -192,6 +198,15 @@ static void print_projection(FILE *out, const ring_model *m, const csv_row *rows
     }
 }
 
+/* Samples past the table are said to be left out, never silently. */
+static void note_left_out(FILE *out, int in_file, int used)
+{
+    if (in_file > used)
+        fprintf(out, "# note: the file holds %d all-reduce samples; the first %d are used, "
+                "%d ignored (at most %d are read)\n", in_file, used, in_file - used,
+                MAX_SAMPLES);
+}
+
 int projection_main(FILE *out, const projection_options *o)
 {
     csv_table t;
@@ -202,7 +217,9 @@ int projection_main(FILE *out, const projection_options *o)
         return 2;
     }
     static allreduce_sample all[MAX_SAMPLES], fit[MAX_SAMPLES];
-    int n_all = allreduce_samples(rows, t.rows, all, MAX_SAMPLES), n_fit = 0;
+    int in_file = allreduce_samples(rows, t.rows, all, MAX_SAMPLES), n_fit = 0;
+    int n_all = in_file < MAX_SAMPLES ? in_file : MAX_SAMPLES;
+    note_left_out(out, in_file, n_all);
     for (int i = 0; i < n_all; i++)
         if (!o->n_fit_devices || in_list(o->fit_devices, o->n_fit_devices, all[i].devices))
             fit[n_fit++] = all[i];
@@ -231,7 +248,12 @@ int projection_main(FILE *out, const projection_options *o)
     if (!rc) {
         print_check(out, &m, all, n_all, o);
         static split_compute sc[MAX_SPLITS];
-        int n_splits = gather_splits(rows, t.rows, sc, MAX_SPLITS);
+        int rows_left_out;
+        int n_splits = gather_splits(rows, t.rows, sc, MAX_SPLITS, &rows_left_out);
+        if (rows_left_out)
+            fprintf(out, "# projected: the first %d splits of the file; %d %s of later splits "
+                    "ignored (the table holds %d)\n", MAX_SPLITS, rows_left_out,
+                    plural(rows_left_out, "row", "rows"), MAX_SPLITS);
         if (!n_splits) {
             fprintf(stderr, "accubench: %s: no measured step to project\n", o->csv_path);
             rc = 1;

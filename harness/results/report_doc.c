@@ -101,6 +101,28 @@ void doc_chart(doc *d, const char *name, const char *caption)
         d->failed = 1;
 }
 
+/* A heading's text as Markdown shows it as it is: its text comes from the
+ * CSV (a model's or a file's name), so every character that would open
+ * markup (emphasis, code, a link or image, a tag or entity, strikethrough,
+ * the closing #s) is escaped, and a line break, which would end the
+ * heading and start a block of its own, is a space. */
+static void md_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '\\': case '`': case '*': case '_': case '[': case ']': case '~': case '#':
+            fputc('\\', f);
+            fputc(*s, f);
+            break;
+        case '\n': case '\r': fputc(' ', f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
 void doc_write_md(const doc *d, FILE *f, const char *chart_base)
 {
     for (size_t i = 0; i < d->count; i++) {
@@ -110,7 +132,9 @@ void doc_write_md(const doc *d, FILE *f, const char *chart_base)
             fputc('\n', f);
         switch (b->kind) {
         case DOC_HEADING:
-            fprintf(f, "%.*s %s\n\n", b->level, "####", b->text);
+            fprintf(f, "%.*s ", b->level, "####");
+            md_escape(f, b->text);
+            fputs("\n\n", f);
             break;
         case DOC_PARA:
             fprintf(f, "%s\n\n", b->text);

@@ -30,6 +30,17 @@ static int devices_at(const config_iter *it)
     return it->data_parallel && !it->one_device ? it->o->devices[it->di] : 1;
 }
 
+/* Whether the user named this micro-batch (--micro 3), rather than pow2
+ * making it: one named is a row, skipped with the reason where a device's
+ * share cannot hold it; pow2's powers stop at the share unsaid. */
+static int micro_named(const run_options *o, int micro)
+{
+    for (int i = 0; i < o->n_micro; i++)
+        if (o->micro[i] == micro)
+            return 1;
+    return 0;
+}
+
 static void note(config_iter *it, config_level level)
 {
     if (level < it->opens)
@@ -72,9 +83,10 @@ static int settle(config_iter *it)
             advance(it, CONFIG_DEVICES);
             continue;
         }
-        if (it->micros[it->ui] > (effective + devices - 1) / devices ||
+        int micro = it->micros[it->ui];
+        if ((micro > (effective + devices - 1) / devices && !micro_named(o, micro)) ||
             it->xi >= o->n_modes) {
-            advance(it, CONFIG_ROW); /* more than a device's share of the batch */
+            advance(it, CONFIG_ROW); /* pow2's, past a device's share of the batch */
             continue;
         }
         if (it->ri >= o->n_reductions) {

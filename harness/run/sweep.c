@@ -119,6 +119,11 @@ static void fill_config(result_row *r, const sweep *s, const config *c)
 static int fits(const sweep *s, result_row *r)
 {
     uint64_t need = (uint64_t)r->mem_need_bytes;
+    if (need >= MEMORY_NEED_MAX) { /* saturated: the true need is larger still */
+        snprintf(r->note, sizeof r->note, "needs over %llu bytes: the count saturates at 2^63",
+                 (unsigned long long)need);
+        return 0;
+    }
     if (s->mem_cap && need > s->mem_cap) {
         snprintf(r->note, sizeof r->note, "needs %llu bytes; over the cap of %llu",
                  (unsigned long long)need, (unsigned long long)s->mem_cap);
