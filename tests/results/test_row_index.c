@@ -16,7 +16,8 @@ static csv_row base_row(void)
     csv_row r;
     memset(&r, 0, sizeof r);
     r.backend = "cuda", r.device = "H200", r.model = "S", r.dtype = "bf16", r.mode = "async";
-    r.reduction = "sum", r.sync = "", r.status = "ok", r.note = "";
+    r.reduction = "sum", r.sync = "", r.shard = "", r.recompute = "none", r.status = "ok";
+    r.note = "";
     r.effective_batch = 64, r.micro_batch = 16, r.accum_steps = 4, r.devices = 1;
     r.step_ms_median = 1;
     return r;
