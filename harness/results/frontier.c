@@ -206,12 +206,12 @@ const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, 
         break;
     case FR_FLAGGED: snprintf(out, len, "flagged %s: not recommended", r->flags); break;
     case FR_INEXACT:
-        snprintf(out, len, "reduction %s does not give the full-batch gradient", r->reduction);
+        snprintf(out, len, "reduction %s: not one whose gradient is the full batch's", r->reduction);
         break;
     case FR_NO_MEMORY: snprintf(out, len, "no memory figure: cannot be held to the cap"); break;
     case FR_OVER_CAP:
-        snprintf(out, len, "over the cap by %lld bytes (%s %lld)", (long long)it->over,
-                 it->mem_measured ? "measured peak" : "need", (long long)it->mem);
+        snprintf(out, len, "over the cap by %lld bytes (%s %lld bytes)", (long long)it->over,
+                 it->mem_measured ? "measured peak" : "exact need", (long long)it->mem);
         break;
     }
     return out;

@@ -15,6 +15,19 @@ static void label(const frontier_set *s, const csv_row *rows, const frontier_ite
     frontier_label(s, rows, it, out, LABEL_LEN);
 }
 
+/* The widest label, so the columns line up whatever the levers. */
+static int label_width(const frontier_set *s, const csv_row *rows)
+{
+    char name[LABEL_LEN];
+    int w = (int)strlen("configuration");
+    for (size_t i = 0; i < s->n; i++) {
+        label(s, rows, &s->items[i], name);
+        if ((int)strlen(name) > w)
+            w = (int)strlen(name);
+    }
+    return w;
+}
+
 /* "12.3 MiB peak" / "12.3 MiB need". */
 static rp_text memory_text(const frontier_item *it)
 {
@@ -53,10 +66,17 @@ static void header(FILE *out, const recommend_request *req, const frontier_set *
     fprintf(out, ", from %s\n", req->csv_path);
     fprintf(out, "memory per device: mem_peak_bytes (measured, \"peak\") where the row has it, "
                  "else mem_need_bytes (the exact need, \"need\")\n");
-    if (s->other_effective || s->other_devices || s->other_model)
-        fprintf(out, "left aside: %zu row%s of other effective batches, %zu of other device "
-                     "counts, %zu of another model or backend\n", s->other_effective,
-                s->other_effective == 1 ? "" : "s", s->other_devices, s->other_model);
+    const size_t aside[] = {s->other_effective, s->other_devices, s->other_model};
+    static const char *const why[] = {"another effective batch", "another device count",
+                                      "another model or backend"};
+    const char *sep = "left aside:";
+    for (int i = 0; i < 3; i++)
+        if (aside[i]) {
+            fprintf(out, "%s %zu row%s of %s", sep, aside[i], aside[i] == 1 ? "" : "s", why[i]);
+            sep = ",";
+        }
+    if (sep[0] == ',')
+        fprintf(out, "\n");
 }
 
 /* How item i stands against the recommended one. */
@@ -72,11 +92,11 @@ static const char *against_best(const frontier_set *s, const csv_row *rows, size
 }
 
 /* The candidates that fit, ranked; returns how many. */
-static int ranking(FILE *out, const frontier_set *s, const csv_row *rows)
+static int ranking(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 {
     char name[LABEL_LEN];
     int rank = 0;
-    fprintf(out, "%4s  %-44s %10s  %-19s %-16s %s\n", "rank", "configuration", "step ms",
+    fprintf(out, "%4s  %-*s %10s  %-19s %-16s %s\n", "rank", w, "configuration", "step ms",
             "95% interval ms", "memory/device", "");
     for (size_t i = 0; i < s->n; i++) {
         const frontier_item *it = &s->items[i];
@@ -84,7 +104,7 @@ static int ranking(FILE *out, const frontier_set *s, const csv_row *rows)
             continue;
         const csv_row *r = &rows[it->row];
         label(s, rows, it, name);
-        fprintf(out, "%4d  %-44s %10s  %-19s %-16s %s\n", ++rank, name,
+        fprintf(out, "%4d  %-*s %10s  %-19s %-16s %s\n", ++rank, w, name,
                 rp_num(r->step_ms_median, 4).s, interval_text(r).s, memory_text(it).s,
                 against_best(s, rows, i));
     }
@@ -117,7 +137,7 @@ static void ties(FILE *out, const frontier_set *s, const csv_row *rows)
 }
 
 /* Each faster configuration that was left out, and why. */
-static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *rows)
+static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 {
     size_t end = s->best < 0 ? s->n : (size_t)s->best;
     char name[LABEL_LEN], why[200];
@@ -128,7 +148,7 @@ static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *row
         if (!heading++)
             fprintf(out, s->best < 0 ? "left out:\n" : "left out, though faster:\n");
         label(s, rows, it, name);
-        fprintf(out, "      %-44s %10s  %-19s %-16s %s\n", name,
+        fprintf(out, "      %-*s %10s  %-19s %-16s %s\n", w, name,
                 isnan(it->step_ms) ? "-" : rp_num(it->step_ms, 4).s, interval_text(r).s,
                 memory_text(it).s, frontier_verdict_text(rows, it, why, sizeof why));
     }
@@ -150,14 +170,14 @@ static void left_out_slower(FILE *out, const frontier_set *s, const csv_row *row
     (void)rows;
     if (!any)
         return;
-    fprintf(out, "left out, and slower:");
+    fprintf(out, "left out, and slower (not recommended):");
     const char *sep = " ";
     for (int v = FR_NOT_OK; v <= FR_OVER_CAP; v++)
         if (count[v]) {
             fprintf(out, "%s%d %s", sep, count[v], what[v]);
             sep = ", ";
         }
-    fprintf(out, " (not recommended)\n");
+    fprintf(out, "\n");
 }
 
 /* A cap below the smallest need of any configuration: nothing can fit.
@@ -197,13 +217,14 @@ int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
                 req->q.devices == 1 ? "" : "s", req->q.model ? " of model " : "",
                 req->q.model ? req->q.model : "");
     else if (!cap_below_floor(req, &s, rows)) {
+        int w = label_width(&s, rows);
         header(out, req, &s, rows);
-        if (ranking(out, &s, rows))
+        if (ranking(out, &s, rows, w))
             ties(out, &s, rows);
         else
             fprintf(out, "      (none reaches effective batch %lld within the cap)\n",
                     (long long)req->q.effective);
-        left_out_faster(out, &s, rows);
+        left_out_faster(out, &s, rows, w);
         left_out_slower(out, &s, rows);
         rc = s.best < 0;
     }
