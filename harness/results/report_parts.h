@@ -58,4 +58,9 @@ void report_peers(const report_input *in, const report_group *g, size_t ng, doc 
  * once (report_noise.c); nothing when no row has a noise scale. */
 void report_noise(const report_input *in, const report_group *g, size_t ng, doc *d);
 
+/* "Within a memory cap": the frontier of each model, effective batch and
+ * device count, the recommendation under the cap, and the frontier chart
+ * (report_frontier.c). */
+void report_frontier(const report_input *in, doc *d);
+
 #endif
