@@ -257,10 +257,10 @@ else
 fi
 
 # The memory-time frontier: every recompute value on GPT-2 small and medium
-# at 64 sequences a step, then plan --recommend under a cap of 40 GB (a
-# cap of 15M on the rehearsal's tiny shapes, which rules out gpt-tiny 16x1). Last, so that it takes
-# only what the stages before left of the budget; a build whose run has
-# no --recompute skips it.
+# at 64 sequences a step, then plan --recommend under a cap of 40 GB (15M
+# on the rehearsal's tiny shapes: it rules out gpt-tiny 16x1). Last, so
+# that it takes only what the stages before left of the budget; a build
+# whose run has no --recompute skips it.
 if ! wanted frontier; then
     :
 elif [ "$quick" = 1 ]; then
