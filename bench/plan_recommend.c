@@ -27,7 +27,7 @@ static const char *const RECOMMEND_LEVERS[][2] = {
 /* Brief: a short budget and few samples a config, enough for the median's
  * interval (six samples at least), no trace pass. */
 static const char *const MEASURE_SETTINGS[][2] = {
-    {"budget-s", "0.3"}, {"min-samples", "6"}, {"max-samples", "40"},
+    {"budget-s", "1"}, {"min-samples", "6"}, {"max-samples", "40"},
     {"trace-steps", "0"}, {"max-step-s", "2"},
 };
 
