@@ -61,6 +61,32 @@ else
     grep -q '^left out:' out.txt || fail "exit 1 without saying why each was left out"
 fi
 
+# The report's "Within a memory cap": the cap used, the recommendation and
+# the faster one left out, the frontier chart with the cap as its line;
+# without a cap, the front only; with no row that ran, no chart and why.
+cp "$fixture" f.csv
+"$ACCUBENCH" report f.csv --mem-cap 96000000 > out.txt 2> err.txt || fail "report exited $?"
+grep -q '^## Within a memory cap' f.md || fail "the report has no 'Within a memory cap'"
+grep -q 'Cap: 91.6 MiB (96000000 bytes) per device, from --mem-cap' f.md ||
+    fail "the section does not say which cap"
+grep -q 'Recommended under the cap: 128x2 fp32 recompute=gelu' f.md ||
+    fail "the section does not recommend 128x2 gelu"
+grep -q 'Faster but left out: 256x1 fp32 recompute=none .*over the cap by 14000000 bytes' f.md ||
+    fail "the section does not name the faster one left out"
+if command -v gnuplot > /dev/null 2>&1; then
+    grep -q 'cap 91.6 MiB' f.frontier.svg || fail "the frontier chart draws no cap line"
+    grep -q '128x2 recompute gelu' f.frontier.svg || fail "the chart's points are not labelled"
+    grep -q 'Pareto front' f.frontier.svg || fail "the chart draws no front"
+fi
+"$ACCUBENCH" report f.csv --out nocap > out.txt 2>&1 || fail "report without a cap exited $?"
+grep -q 'No cap was given .*front only' nocap/f.md || fail "no cap: the section does not say so"
+grep -q 'Recommended under the cap' nocap/f.md && fail "no cap, yet a recommendation under one"
+sed 's/,ok,\([^,]*\)$/,error,\1/' f.csv > none.csv
+grep -q ',ok,' none.csv && fail "none.csv still has an ok row"
+"$ACCUBENCH" report none.csv > out.txt 2>&1 || fail "report of no ok row exited $?"
+grep -q 'Nothing to set against a cap' none.md || fail "no ok row: the section does not say why"
+[ -e none.frontier.svg ] && fail "a frontier chart of no ok row"
+
 # Bad input: one line on stderr, exit 2.
 bad() {
     want=$1
