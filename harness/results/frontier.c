@@ -79,6 +79,17 @@ static void mark_front(frontier_set *s)
     }
 }
 
+/* Whether a CSV cell holds `asked`: the writer turns a comma into ';'
+ * (csv_writer.c), so a custom model "gpt:d=128,layers=4" is stored as
+ * "gpt:d=128;layers=4". */
+static int cell_is(const char *cell, const char *asked)
+{
+    for (; *cell && *asked; cell++, asked++)
+        if (*cell != *asked && !(*asked == ',' && *cell == ';'))
+            return 0;
+    return *cell == *asked;
+}
+
 /* Which rows the query takes, counting the ones it leaves aside. Returns
  * 1 for a row of the query. */
 static int take_row(const csv_row *r, const frontier_query *q, frontier_set *s)
@@ -91,7 +102,7 @@ static int take_row(const csv_row *r, const frontier_query *q, frontier_set *s)
         s->other_devices++;
         return 0;
     }
-    if ((q->model && strcmp(r->model, q->model)) ||
+    if ((q->model && !cell_is(r->model, q->model)) ||
         (q->backend && strcmp(r->backend, q->backend))) {
         s->other_model++;
         return 0;

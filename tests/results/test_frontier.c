@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "csv_read.h"
@@ -135,6 +136,39 @@ static void test_old_file(void)
     csv_free(&old);
 }
 
+/* A custom shape's name is stored with ';' for its commas: --model's own
+ * spelling still finds its rows. */
+static void test_custom_model(void)
+{
+    char path[] = "/tmp/accubench-frontier-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+          "devices,step_ms_median,mem_need_bytes,status\n"
+          "cpu,x,gpt:d=8;layers=1,fp32,async,sum,4,4,1,1,2.5,1000,ok\n"
+          "cpu,x,S,fp32,async,sum,4,4,1,1,1.5,1000,ok\n", f);
+    fclose(f);
+    csv_table ct;
+    csv_row *cr;
+    char why[300];
+    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    frontier_set s;
+    frontier_query q = {.effective = 4, .devices = 1, .cap = 2000, .model = "gpt:d=8,layers=1"};
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 1 && s.other_model == 1 && s.best == 0);
+    frontier_free(&s);
+    /* without --model, two models at one E are refused, both named */
+    q.model = NULL;
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == -1 &&
+          strstr(why, "name one with --model"));
+    free(cr);
+    csv_free(&ct);
+    unlink(path);
+}
+
 int main(void)
 {
     char why[300];
@@ -143,6 +177,7 @@ int main(void)
     test_shard();
     test_listing();
     test_old_file();
+    test_custom_model();
     free(rows);
     csv_free(&t);
     return check_finish("test_frontier");
