@@ -46,13 +46,19 @@ if (npoints == 0) {
                   "no ok row with a memory figure (mem_peak_bytes or mem_need_bytes) at effective batch ".E
     @nothing_to_draw
 } else {
-    plot src("front") using "mem_mib":"step_ms" with steps lc rgb "#2ca02c" lw 2 \
-             title "Pareto front", \
-         src("points") using "mem_mib":"step_ms":"lo":"hi" with yerrorbars pt 7 ps 0.9 \
-             lc rgb "#1f77b4" title "configurations", \
-         src("points") using "mem_mib":(column("clean") == 0 ? column("step_ms") : NaN) \
-             with points pt 6 ps 1.6 lc rgb "#888888" notitle, \
-         src("points") using "mem_mib":"step_ms":(stringcolumn("label")) with labels left offset 0.8, 0.4 \
-             font ",9" notitle
+    # The front under the points; none where no point ran clean (a plot of
+    # no points would warn). One command, so that svg.gp's replot has it all.
+    cmd = "plot "
+    if (int(ask("clean")) > 0) {
+        cmd = cmd."src('front') using 'mem_mib':'step_ms' with steps lc rgb '#2ca02c' lw 2 ".\
+              "title 'Pareto front', "
+    }
+    cmd = cmd."src('points') using 'mem_mib':'step_ms':'lo':'hi' with yerrorbars pt 7 ".\
+          "ps 0.9 lc rgb '#1f77b4' title 'configurations', ".\
+          "src('points') using 'mem_mib':(column('clean') == 0 ? column('step_ms') : NaN) ".\
+          "with points pt 6 ps 1.6 lc rgb '#888888' notitle, ".\
+          "src('points') using 'mem_mib':'step_ms':(stringcolumn('label')) with labels left ".\
+          "offset 0.8, 0.4 font ',9' notitle"
+    eval cmd
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'
