@@ -160,7 +160,7 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
         it->step_ms = result_ran(r) ? r->step_ms_median : NAN;
         item_memory(r, it);
         it->verdict = verdict_of(r, it, q->cap);
-        it->over = it->verdict == FR_OVER_CAP ? it->mem - q->cap : 0;
+        it->over = q->cap >= 0 && it->mem > q->cap ? it->mem - q->cap : 0;
         if (r->mem_need_bytes > 0 && (out->floor < 0 || r->mem_need_bytes < out->floor))
             out->floor = r->mem_need_bytes;
     }
@@ -210,20 +210,25 @@ const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, 
                                   size_t len)
 {
     const csv_row *r = &rows[it->row];
+    int n = 0;
     switch (it->verdict) {
-    case FR_FITS: snprintf(out, len, "fits"); break;
+    case FR_FITS: n = snprintf(out, len, "fits"); break;
     case FR_NOT_OK:
-        snprintf(out, len, "status %s: not recommended", *r->status ? r->status : "unknown");
+        n = snprintf(out, len, "status %s: not recommended", *r->status ? r->status : "unknown");
         break;
-    case FR_FLAGGED: snprintf(out, len, "flagged %s: not recommended", r->flags); break;
+    case FR_FLAGGED: n = snprintf(out, len, "flagged %s: not recommended", r->flags); break;
     case FR_INEXACT:
-        snprintf(out, len, "reduction %s: not one whose gradient is the full batch's", r->reduction);
+        n = snprintf(out, len, "reduction %s: not one whose gradient is the full batch's", r->reduction);
         break;
-    case FR_NO_MEMORY: snprintf(out, len, "no memory figure: cannot be held to the cap"); break;
+    case FR_NO_MEMORY: n = snprintf(out, len, "no memory figure: cannot be held to the cap"); break;
     case FR_OVER_CAP:
         snprintf(out, len, "over the cap by %lld bytes (%s %lld bytes)", (long long)it->over,
                  it->mem_measured ? "measured peak" : "exact need", (long long)it->mem);
-        break;
+        return out;
     }
+    /* left out for another reason, and over the cap besides */
+    if (it->over > 0 && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, "; over the cap by %lld bytes too",
+                 (long long)it->over);
     return out;
 }

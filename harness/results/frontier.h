@@ -35,7 +35,7 @@ typedef struct frontier_item {
     int64_t mem;           /* bytes per device; -1 when unknown */
     int mem_measured;      /* 1: the measured peak; 0: the exact need */
     frontier_verdict verdict;
-    int64_t over;          /* FR_OVER_CAP: bytes over the cap */
+    int64_t over;          /* bytes over the cap (0 within it), whatever the verdict */
     int on_front;          /* clean and exact, and no other such item is at once
                             * no larger and no slower (and better in one) */
 } frontier_item;

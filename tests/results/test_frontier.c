@@ -115,6 +115,8 @@ static void test_listing(void)
     /* no cap fits: exit 1; a cap below the least need: exit 2 */
     q.cap = 69000000;
     CHECK(listing(&q, text, sizeof text) == 1 && strstr(text, "none reaches"));
+    /* a row left out as flagged says it is over the cap too */
+    CHECK(strstr(text, "flagged noisy: not recommended; over the cap by 22000000 bytes too"));
     q.cap = 1000000;
     CHECK(listing(&q, text, sizeof text) == 2);
 }
