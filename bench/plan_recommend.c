@@ -18,8 +18,11 @@
 
 /* The candidates the measuring run makes, as the values handed to run's
  * options: every micro x K that reaches E, times each value of each lever
- * listed. A lever run takes is one more row here; the dtype is swept apart
- * (run takes one a run), over every dtype the backend computes in. */
+ * listed. A lever run takes is one more row here, as
+ * {"recompute", "none,gelu,block"}; --shard needs ranks, which this
+ * one-device run has not (rank sharded rows with --from). The dtype is
+ * swept apart (run takes one a run), over every dtype the backend
+ * computes in. */
 static const char *const RECOMMEND_LEVERS[][2] = {
     {"micro", "pow2"},
 };
