@@ -13,7 +13,8 @@
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes)
 #   make readme-figures  README.md's table and chart, from a real CPU run
 #   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
-#                   1..DP_RANKS devices (default 2)
+#                   1..DP_RANKS devices (default 2); DP_PROFILE=frontier-dp
+#                   DP_DEVICES=2: every shard value on 2 ranks
 #   make nsys       the abc profile under Nsight Systems
 #   make peers      accubench beside its PyTorch peer on the abc profile: one
 #                   CSV, the report's ratio per split, the side-by-side chart
@@ -189,6 +190,7 @@ $(CUDA_LIB): $(CUDA_OBJ)
 
 BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o \
              $(BUILD)/obj/bench/dp_launch.o $(BUILD)/obj/bench/plan.o \
+             $(BUILD)/obj/bench/plan_recommend.o \
              $(BUILD)/obj/bench/usage.o
 
 # The revision the program reports and whether CUDA is in: the program's
@@ -447,11 +449,15 @@ bench-full: $(BIN)
 # refuses to run as root unless told; a container's root is told here.
 DP_RANKS ?= 2
 MPIRUN   ?= mpirun
+# The profile and the device counts it runs at (a sharded one needs ranks:
+# DP_DEVICES=2 for profiles/frontier-dp).
+DP_PROFILE ?= dp
+DP_DEVICES ?= $$(seq -s, 1 $(DP_RANKS))
 bench-dp: $(BIN)
 	$(Q)mkdir -p results
 	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
-	    $(MPIRUN) -np $(DP_RANKS) $(BIN) run --profile dp --backend cpu \
-	    --devices $$(seq -s, 1 $(DP_RANKS)) --out results
+	    $(MPIRUN) -np $(DP_RANKS) $(BIN) run --profile $(DP_PROFILE) --backend cpu \
+	    --devices $(DP_DEVICES) --out results
 
 # README.md's table and chart, from a real run: the abc profile on the CPU
 # backend (a minute or two on two cores), its console table into

@@ -9,24 +9,29 @@
 #include "dp_projection.h"
 #include "noise_plan.h"
 #include "options.h"
+#include "output_path.h"
 #include "parse.h"
+#include "plan_recommend.h"
 #include "probe.h"
 #include "split.h"
 
 typedef struct plan_args {
     int effective, max_micro, devices;
     int find_max_micro;
+    int recommend;      /* --recommend */
+    int dtype_given;
     int model_given;    /* --model was named (run's default, S, does not count) */
     int devices_given;
     int recompute_given;
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers, recompute */
     projection_options proj; /* --fit and its options */
     const char *noise_csv;   /* --noise FILE.csv */
+    const char *from_csv;    /* --recommend --from FILE.csv */
 } plan_args;
 
 /* The keys plan shares with run: run's rows parse them into a->shared. */
 static const char *const SHARED[] = {"model", "dtype", "optimizer", "backend", "mem-cap",
-                                     "buffers", "recompute"};
+                                     "buffers", "recompute", "csv"};
 #define N_SHARED (sizeof SHARED / sizeof SHARED[0])
 
 static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
@@ -38,6 +43,8 @@ static int set_fit(void *target, const option_def *d, const char *value, char *w
     }
     if (strcmp(d->key, "noise") == 0)
         a->noise_csv = value; /* argv outlives the plan */
+    else if (strcmp(d->key, "from") == 0)
+        a->from_csv = value;
     else
         a->proj.csv_path = value;
     return 0;
@@ -82,6 +89,12 @@ static const option_def PLAN_OPTIONS[] = {
      .help = "data parallel past this machine: a ring all-reduce model fitted to the "
              "all-reduces FILE measured, and per measured split the predicted step time and "
              "communication share at --devices, per micro-batch and per window"},
+    {.key = "recommend", .type = OPTION_FLAG, .offset = offsetof(plan_args, recommend),
+     .help = "the configurations that reach --effective within --mem-cap, fastest first, "
+             "and why each faster one was left out: from --from's rows, or measured briefly "
+             "here (into --csv, default results/recommend.csv)"},
+    {.key = "from", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
+     .help = "with --recommend: the measured rows to rank"},
     {.key = "noise", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
      .help = "each effective batch of FILE against the gradient noise scale measured at it"},
     {.key = "fit-devices", .arg = "LIST", .type = OPTION_CUSTOM, .set = set_fit_devices,
@@ -101,7 +114,9 @@ static const char PLAN_USAGE[] =
     "       accubench plan --find-max-micro --model NAME [options]\n"
     "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
     "                      [--bw GBPS --latency-us US]\n"
-    "       accubench plan --noise FILE.csv\n";
+    "       accubench plan --noise FILE.csv\n"
+    "       accubench plan --recommend --effective N --mem-cap BYTES [--devices N]\n"
+    "                      [--from FILE.csv] [--model NAME] [--dtype NAME]\n";
 
 void plan_usage(FILE *f, option_usage_edit edit)
 {
@@ -240,6 +255,28 @@ static int plan_split(const plan_args *a)
     return 0;
 }
 
+/* plan --recommend: its own checks are in plan_recommend.c. */
+static int plan_recommend_of(const plan_args *a, char *why, size_t n)
+{
+    if (backend_check_name(a->shared.backend, why, n)) {
+        usage_error(why);
+        return 2;
+    }
+    /* The measured rows' default place: results/, made when missing as run
+     * makes its --out. */
+    if (!a->from_csv && !a->shared.csv_path[0] &&
+        output_path_check("results", "results", OUTPUT_DIR, why, n)) {
+        usage_error(why);
+        return 2;
+    }
+    recommend_args r = {.effective = a->effective, .devices = a->devices,
+                        .shared = &a->shared, .model_given = a->model_given,
+                        .dtype_given = a->dtype_given, .from = a->from_csv,
+                        .out_csv = a->shared.csv_path[0] ? a->shared.csv_path
+                                                         : "results/recommend.csv"};
+    return plan_recommend(&r);
+}
+
 int plan_main(int argc, char **argv, option_usage_edit help_edit)
 {
     plan_args a = {.devices = 1, .proj = {.latency_us = -1}};
@@ -263,6 +300,13 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.model_given |= strcmp(in.key, "model") == 0;
         a.devices_given |= strcmp(in.key, "devices") == 0;
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
+        a.dtype_given |= strcmp(in.key, "dtype") == 0;
+    }
+    if (a.recommend)
+        return plan_recommend_of(&a, why, sizeof why);
+    if (a.from_csv) {
+        usage_error("--from goes with --recommend");
+        return 2;
     }
     if (a.noise_csv)
         return noise_plan_main(stdout, a.noise_csv);

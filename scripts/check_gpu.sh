@@ -2,7 +2,8 @@
 # The GPU box's one call (make check-gpu): build, check the CUDA backend
 # against the CPU reference, run the abc profile in every mode, a short
 # bf16 sweep over S, M and L, a short one of GPT-2 small at its context of
-# 1024, and data parallel over NCCL on every GPU (under mpirun), then print
+# 1024, data parallel over NCCL on every GPU (under mpirun), and the
+# memory-time frontier (profiles/frontier-gpu, plan --recommend), then print
 # a compact table last: every stage, pass, FAIL or skipped, with its figure.
 # Everything it writes goes to CHECK_OUT (default results/check-gpu/): the
 # CSVs, one log per stage, nvidia-smi's report, stages.txt (a line per stage
@@ -255,6 +256,22 @@ else
     stage kernels 90 sh "$here/check_gpu_kernels.sh" "$out" "$build"
 fi
 
+# The memory-time frontier: every recompute value on GPT-2 small and medium
+# at 64 sequences a step, then plan --recommend under a cap of 40 GB (15M
+# on the rehearsal's tiny shapes: it rules out gpt-tiny 16x1). Last, so
+# that it takes only what the stages before left of the budget; a build
+# whose run has no --recompute skips it.
+if ! wanted frontier; then
+    :
+elif [ "$quick" = 1 ]; then
+    skip frontier "QUICK"
+elif ! "$bin" --list-options run | grep -qx recompute; then
+    skip frontier "this build has no --recompute"
+else
+    if [ "$backend" = cpu ]; then frontier_cap=15M; else frontier_cap=40G; fi
+    stage frontier 150 sh "$here/check_gpu_frontier.sh" "$out" "$bin" "$backend" "$frontier_cap"
+fi
+
 # ------------------------------------------------------------- the table
 # The table: awk reads each CSV's columns by their header names.
 table() {
@@ -350,6 +367,11 @@ table() {
                    $col["busbw_gbps"] == "" ? "-" : sprintf("%.1f", $col["busbw_gbps"]),
                    ok ? sprintf("grad %.1e, weights equal", $col["grad_rel_err"]) : $col["status"] ": " $col["note"]
         }'
+    if [ -s "$out/frontier-plan.txt" ]; then
+        echo "== frontier: plan --recommend from frontier.csv (each model's ranking, head)"
+        grep -E '^(plan --recommend|rank| +1 |left out|      )' "$out/frontier-plan.txt" |
+            head -n 24 | sed 's/^/  /'
+    fi
     if [ -f "$out/kernels.log" ]; then
         echo "== kernels per step (scripts/check_gpu_kernels.sh; all of it in $out/kernels.log)"
         tail -n 4 "$out/kernels.log" | sed 's/^/  /'

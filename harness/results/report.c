@@ -36,8 +36,11 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
 }
 
 /* Runs `sh plots.sh CSV PREFIX` with its stdout silenced (the report says
- * where things went). Returns 0, or -1 with the reason in why. */
-static int render_charts(const char *csv, const char *prefix, char *why, size_t why_len)
+ * where things went), the report's cap in ACCUBENCH_MEM_CAP for the
+ * frontier chart to draw (cap < 0: none, and none inherited). Returns 0,
+ * or -1 with the reason in why. */
+static int render_charts(const char *csv, const char *prefix, int64_t cap, char *why,
+                         size_t why_len)
 {
     char script[4200];
     if (repo_path_find("scripts/plots.sh", NULL, script, sizeof script)) {
@@ -55,6 +58,12 @@ static int render_charts(const char *csv, const char *prefix, char *why, size_t 
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0)
             dup2(devnull, STDOUT_FILENO);
+        char bytes[32];
+        snprintf(bytes, sizeof bytes, "%lld", (long long)cap);
+        if (cap > 0)
+            setenv("ACCUBENCH_MEM_CAP", bytes, 1);
+        else
+            unsetenv("ACCUBENCH_MEM_CAP");
         execlp("sh", "sh", script, csv, prefix, (char *)NULL);
         _exit(127);
     }
@@ -245,7 +254,7 @@ int report_main(int argc, char **argv)
     if (!charts) {
         in.charts_note = "Charts were not rendered for this report (--no-charts); any shown "
                          "are from an earlier run of make plots.";
-    } else if (render_charts(csv, prefix, chart_why, sizeof chart_why)) {
+    } else if (render_charts(csv, prefix, in.mem_cap, chart_why, sizeof chart_why)) {
         fprintf(stderr, "accubench: warning: %s\n", chart_why);
         in.charts_note = chart_why;
     }

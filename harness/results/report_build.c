@@ -248,6 +248,7 @@ int report_build(const report_input *in, doc *d)
     report_noise(in, g, ng, d);
     report_curves(in, d);
     memory(in, g, ng, mode, d);
+    report_frontier(in, d);
     not_run(in, d);
     charts(in, d);
     report_groups_free(g, ng);

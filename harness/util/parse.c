@@ -51,6 +51,22 @@ int parse_real(const char *what, const char *s, double min, double max, double *
     return 0;
 }
 
+/* "1.5" of a unit of 2^shift bytes: a fraction needs a unit (a byte is
+ * whole), and comes to the nearest byte. */
+static int fraction_bytes(const char *number, unsigned shift, uint64_t *out)
+{
+    char *end;
+    if (!shift || !isdigit((unsigned char)*number))
+        return -1;
+    errno = 0;
+    double v = strtod(number, &end);
+    double bytes = v * (double)((uint64_t)1 << shift);
+    if (*end || errno == ERANGE || !(bytes < 9.2e18))
+        return -1;
+    *out = (uint64_t)llround(bytes);
+    return 0;
+}
+
 int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_t why_len)
 {
     char number[64], inner[200];
@@ -61,6 +77,11 @@ int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_
         return -1;
     }
     memcpy(number, s, len + 1);
+    /* 2GiB is 2G: the units are binary either way */
+    if (len > 3 && tolower((unsigned char)number[len - 2]) == 'i' &&
+        (number[len - 1] == 'B' || number[len - 1] == 'b') &&
+        strchr("KMGTkmgt", number[len - 3]))
+        number[len -= 2] = '\0';
     unsigned shift = 0;
     char suffix = (char)toupper((unsigned char)number[len - 1]);
     switch (suffix) {
@@ -72,6 +93,13 @@ int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_
     }
     if (shift)
         number[len - 1] = '\0';
+    if (strchr(number, '.')) {
+        if (fraction_bytes(number, shift, out) == 0)
+            return 0;
+        snprintf(why, why_len, "%s needs a size in bytes (K, M, G, T suffixes; a fraction "
+                 "with one), got '%s'", what, s);
+        return -1;
+    }
     long long v, max = (long long)(INT64_MAX >> shift);
     /* the reason names what was typed, suffix and all, not the digits alone */
     if (parse_int(what, number, 0, max, &v, inner, sizeof inner)) {

@@ -12,7 +12,8 @@ int parse_int(const char *what, const char *s, long long min, long long max,
               long long *out, char *why, size_t why_len);
 int parse_real(const char *what, const char *s, double min, double max, double *out,
                char *why, size_t why_len);
-/* Bytes with an optional K, M, G or T suffix (powers of 1024); 0 is
+/* Bytes with an optional K, M, G or T suffix (powers of 1024; KiB .. TiB
+ * say the same), a fraction with one (1.5G, to the nearest byte); 0 is
  * allowed (a cap of 0 is no cap). The reason echoes the text whole. */
 int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_t why_len);
 

@@ -148,7 +148,8 @@ static void test_not_a_file(void)
 static void test_sizes(void)
 {
     uint64_t v = 1;
-    const char *bad[] = {"99999999999T", "12Q", "-4M", "1.5G", "", " 8G", "9223372036854775808"};
+    const char *bad[] = {"99999999999T", "12Q", "-4M", "1.5", "-1.5G", "1.5GB", "", " 8G",
+                         "9223372036854775808", "1e30T"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK(parse_bytes("mem-cap", bad[i], &v, why, sizeof why) == -1);
         char quoted[64];
@@ -160,6 +161,11 @@ static void test_sizes(void)
     o.mem_cap = 5;
     CHECK(options_set(&o, "mem-cap", "0", why, sizeof why) == 0 && o.mem_cap == 0);
     CHECK(parse_bytes("mem-cap", "0G", &v, why, sizeof why) == 0 && v == 0);
+    /* fractions of a unit, and the binary units spelt out */
+    CHECK(parse_bytes("mem-cap", "1.5GiB", &v, why, sizeof why) == 0 && v == 3ull << 29);
+    CHECK(parse_bytes("mem-cap", "1.5G", &v, why, sizeof why) == 0 && v == 3ull << 29);
+    CHECK(parse_bytes("mem-cap", "512MiB", &v, why, sizeof why) == 0 && v == 512ull << 20);
+    CHECK(parse_bytes("mem-cap", "0.1K", &v, why, sizeof why) == 0 && v == 102);
 }
 
 /* Every list option: an entry named twice runs once, in the order first

@@ -1,0 +1,180 @@
+/* plan --recommend (see plan_recommend.h): the checks of its input, the
+ * brief measuring run when no CSV is given, then the ranking of
+ * harness/results/recommend.c over the rows. */
+#include "plan_recommend.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend_registry.h"
+#include "dtype_table.h"
+#include "recommend.h"
+#include "sweep.h"
+
+#ifndef ACCUBENCH_GIT_REV
+#define ACCUBENCH_GIT_REV "unknown"
+#endif
+
+/* The candidates the measuring run makes, as the values handed to run's
+ * options: every micro x K that reaches E, times each value of each lever
+ * listed (a lever run takes is one more row here); --shard needs ranks,
+ * which this one-device run has not (rank sharded rows with --from). The dtype is
+ * swept apart (run takes one a run), over every dtype the backend
+ * computes in. */
+static const char *const RECOMMEND_LEVERS[][2] = {
+    {"micro", "pow2"},
+    {"recompute", "none,gelu,block"},
+};
+
+/* Brief: a short budget and few samples a config, enough for the median's
+ * interval (six samples at least), no trace pass and no noise scale (the
+ * ranking reads neither). */
+static const char *const MEASURE_SETTINGS[][2] = {
+    {"budget-s", "0.5"}, {"min-samples", "6"}, {"max-samples", "40"},
+    {"trace-steps", "0"}, {"max-step-s", "2"}, {"noise-windows", "0"},
+};
+
+static int bad(const char *msg)
+{
+    fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
+    return 2;
+}
+
+static int set_all(run_options *o, const char *const (*kv)[2], size_t n, char *why,
+                   size_t why_len)
+{
+    for (size_t i = 0; i < n; i++)
+        if (options_set(o, kv[i][0], kv[i][1], why, why_len))
+            return -1;
+    return 0;
+}
+
+/* The weights alone (fp32 master, gradients, optimizer state, the compute
+ * copy): a cap below them fits nothing, whatever the split. */
+static int weights_fit(const run_options *o, uint64_t cap, dtype dt, int effective)
+{
+    memory_need need;
+    model_memory_need(&o->models[0], dt, o->optimizer.kind, 1, effective, o->buffers, &need);
+    size_t weights = need.weights + need.master_copy + need.gradients + need.optimizer_state;
+    if (cap >= weights)
+        return 1;
+    fprintf(stderr, "accubench: --mem-cap %llu bytes is below what the weights alone need: "
+                    "%zu bytes (model %s in %s: weights, gradients and %s state)\n",
+            (unsigned long long)cap, weights, o->models[0].name, dtype_name(dt),
+            optimizer_name(o->optimizer.kind));
+    return 0;
+}
+
+/* One sweep of the candidates in one dtype, into the CSV (appended after
+ * the first). 0, or the sweep's status. */
+static int measure_dtype(run_options *o, const backend_entry *entry, backend *b, int first)
+{
+    char dtype_note[300], optimizer_note[300];
+    o->dtype = b->dtype;
+    o->append = !first;
+    o->replace = first;
+    if (o->optimizer_at_auto)
+        o->optimizer.at = entry->auto_optimizer_at;
+    snprintf(dtype_note, sizeof dtype_note, "%s, for plan --recommend", dtype_name(b->dtype));
+    snprintf(optimizer_note, sizeof optimizer_note, "%s", optimizer_at_name(o->optimizer.at));
+    sweep_device dev = {.b = b, .trace_source = "off (plan --recommend)", .note = "",
+                        .dtype_note = dtype_note, .optimizer_note = optimizer_note};
+    run_context ctx = {.argv0 = "accubench", .git_rev = ACCUBENCH_GIT_REV,
+                       .command_line = "accubench plan --recommend"};
+    return sweep_run(o, &dev, &ctx);
+}
+
+/* The dtypes to measure: the one asked (--dtype; auto: the backend's
+ * own), or every row of the table. Returns the count. */
+static int dtypes_to_measure(const run_options *o, int dtype_given, dtype *out)
+{
+    if (dtype_given) {
+        out[0] = o->dtype;
+        return 1;
+    }
+    for (int d = 0; d < DTYPE_COUNT; d++)
+        out[d] = (dtype)d;
+    return DTYPE_COUNT;
+}
+
+/* Each dtype in turn, on a backend opened in it; the ones the backend
+ * refuses are said once. Returns 0 when at least one was measured. */
+static int measure(run_options *o, uint64_t cap, int dtype_given)
+{
+    dtype list[DTYPE_COUNT];
+    int n = dtypes_to_measure(o, dtype_given, list), measured = 0;
+    char refused[400] = "", note[400], why[400] = "";
+    for (int i = 0; i < n; i++) {
+        const backend_entry *entry;
+        backend *b;
+        if (backend_open(o->backend, list[i], &b, &entry, note, sizeof note, why,
+                         sizeof why) != BK_OK) {
+            size_t used = strlen(refused);
+            snprintf(refused + used, sizeof refused - used, "%s%s", used ? ", " : "",
+                     dtype_name(list[i]));
+            continue;
+        }
+        int rc = measured || weights_fit(o, cap, b->dtype, o->effective[0])
+                     ? measure_dtype(o, entry, b, !measured) : 2;
+        b->ops->destroy(b);
+        if (rc == 2)
+            return 2; /* said: the cap, or the sweep's bad input */
+        measured++;
+    }
+    if (!measured) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (refused[0])
+        printf("not measured: %s (the backend does not compute in %s)\n", refused,
+               strchr(refused, ',') ? "them" : "it");
+    return 0;
+}
+
+/* The run's options for the measuring sweep: plan's shared keys, E, and
+ * the candidates. */
+static int measuring_options(const recommend_args *a, run_options *o)
+{
+    char why[400];
+    *o = *a->shared;
+    o->effective[0] = a->effective;
+    o->n_effective = 1;
+    o->mem_cap = 0; /* measure what would not fit too: the listing says by how much */
+    o->no_cupti = 1;
+    o->quiet = 1;
+    snprintf(o->csv_path, sizeof o->csv_path, "%s", a->out_csv);
+    if (set_all(o, RECOMMEND_LEVERS, sizeof RECOMMEND_LEVERS / sizeof *RECOMMEND_LEVERS, why,
+                sizeof why) ||
+        set_all(o, MEASURE_SETTINGS, sizeof MEASURE_SETTINGS / sizeof *MEASURE_SETTINGS, why,
+                sizeof why) ||
+        options_validate(o, why, sizeof why))
+        return bad(why);
+    return 0;
+}
+
+int plan_recommend(const recommend_args *a)
+{
+    const run_options *o = a->shared;
+    if (!a->effective)
+        return bad("plan --recommend needs --effective N");
+    if (!o->mem_cap)
+        return bad("plan --recommend needs --mem-cap BYTES (K, M, G, T suffixes)");
+    if (a->model_given && o->n_models != 1)
+        return bad("plan --recommend takes one --model");
+    recommend_request req = {.csv_path = a->from,
+                             .q = {.effective = a->effective, .devices = a->devices,
+                                   .cap = (int64_t)o->mem_cap,
+                                   .model = a->model_given ? o->models[0].name : NULL}};
+    if (a->from)
+        return recommend_from_csv(stdout, &req);
+    if (a->devices != 1)
+        return bad("plan --recommend measures on one device; for more, give --from a CSV "
+                   "that ran them under mpirun (make bench-dp)");
+    run_options m;
+    if (measuring_options(a, &m) || measure(&m, o->mem_cap, a->dtype_given))
+        return 2;
+    req.csv_path = a->out_csv;
+    req.q.model = m.models[0].name;
+    return recommend_from_csv(stdout, &req);
+}

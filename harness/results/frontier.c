@@ -1,0 +1,234 @@
+/* The memory-time frontier of one effective batch (see frontier.h). */
+#include "frontier.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reduction.h"
+#include "row_flags.h"
+#include "split_text.h"
+
+/* A lever's value in row i: its column's cell, "none" where the file has
+ * no such column (it ran before the lever existed) or the cell is empty. */
+static const char *lever(const csv_table *t, size_t i, int col)
+{
+    const char *v = csv_cell(t, i, col);
+    return *v ? v : "none";
+}
+
+/* Memory per device: the measured peak where there is one. */
+static void item_memory(const csv_row *r, frontier_item *it)
+{
+    it->mem_measured = r->mem_peak_bytes > 0;
+    it->mem = it->mem_measured ? r->mem_peak_bytes
+                               : (r->mem_need_bytes > 0 ? r->mem_need_bytes : -1);
+}
+
+static frontier_verdict verdict_of(const csv_row *r, const frontier_item *it, int64_t cap)
+{
+    if (!result_ran(r))
+        return FR_NOT_OK;
+    if (r->flags && *r->flags)
+        return FR_FLAGGED;
+    if (!reduction_exact_named(r->reduction))
+        return FR_INEXACT;
+    if (it->mem < 0)
+        return cap < 0 ? FR_FITS : FR_NO_MEMORY;
+    return cap >= 0 && it->mem > cap ? FR_OVER_CAP : FR_FITS;
+}
+
+/* Step time ascending, unmeasured last; ties (and the unmeasured) in file
+ * order, so the listing is the same on every run. */
+static int by_time(const void *pa, const void *pb)
+{
+    const frontier_item *a = pa, *b = pb;
+    int ua = isnan(a->step_ms), ub = isnan(b->step_ms);
+    if (ua != ub)
+        return ua - ub;
+    if (!ua && a->step_ms != b->step_ms)
+        return a->step_ms < b->step_ms ? -1 : 1;
+    return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* Clean, exact and with a memory figure: what the front is drawn from,
+ * whatever the cap. */
+static int on_chart(const frontier_item *it)
+{
+    return it->mem >= 0 && (it->verdict == FR_FITS || it->verdict == FR_OVER_CAP);
+}
+
+/* The Pareto front in memory and time: items sorted by time, so an item
+ * is on it when every faster one needs more memory (ties in time: the
+ * smaller memory only). */
+static void mark_front(frontier_set *s)
+{
+    int64_t least = -1; /* the least memory among the faster items */
+    for (size_t i = 0; i < s->n; i++) {
+        frontier_item *it = &s->items[i];
+        if (!on_chart(it))
+            continue;
+        it->on_front = least < 0 || it->mem < least;
+        for (size_t j = i + 1; it->on_front && j < s->n; j++)
+            if (on_chart(&s->items[j]) && s->items[j].step_ms == it->step_ms &&
+                s->items[j].mem < it->mem)
+                it->on_front = 0;
+        if (least < 0 || it->mem < least)
+            least = it->mem;
+    }
+}
+
+/* Whether a CSV cell holds `asked`: the writer turns a comma into ';'
+ * (csv_writer.c), so a custom model "gpt:d=128,layers=4" is stored as
+ * "gpt:d=128;layers=4". */
+static int cell_is(const char *cell, const char *asked)
+{
+    for (; *cell && *asked; cell++, asked++)
+        if (*cell != *asked && !(*asked == ',' && *cell == ';'))
+            return 0;
+    return *cell == *asked;
+}
+
+/* Which rows the query takes, counting the ones it leaves aside. Returns
+ * 1 for a row of the query. */
+static int take_row(const csv_row *r, const frontier_query *q, frontier_set *s)
+{
+    if (r->effective_batch != q->effective) {
+        s->other_effective++;
+        return 0;
+    }
+    if (r->devices != q->devices) {
+        s->other_devices++;
+        return 0;
+    }
+    if ((q->model && !cell_is(r->model, q->model)) ||
+        (q->backend && strcmp(r->backend, q->backend))) {
+        s->other_model++;
+        return 0;
+    }
+    return 1;
+}
+
+/* Without a model named, every row of the query must be of one model: a
+ * ranking across models would compare different work. */
+static int one_model(const csv_row *rows, const frontier_set *s, const frontier_query *q,
+                     char *why, size_t why_len)
+{
+    for (size_t i = 1; i < s->n; i++) {
+        const char *a = rows[s->items[0].row].model, *b = rows[s->items[i].row].model;
+        if (strcmp(a, b)) {
+            snprintf(why, why_len, "the rows at effective batch %lld on %lld device%s hold "
+                     "models %s and %s: name one with --model", (long long)q->effective,
+                     (long long)q->devices, q->devices == 1 ? "" : "s", a, b);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void mixed(const csv_row *rows, frontier_set *s)
+{
+    for (size_t i = 1; i < s->n; i++) {
+        const csv_row *a = &rows[s->items[0].row], *b = &rows[s->items[i].row];
+        s->mixed_mode |= strcmp(a->mode, b->mode) != 0;
+        s->mixed_sync |= strcmp(a->sync, b->sync) != 0;
+        s->mixed_reduction |= strcmp(a->reduction, b->reduction) != 0;
+    }
+}
+
+int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query *q,
+                   frontier_set *out, char *why, size_t why_len)
+{
+    memset(out, 0, sizeof *out);
+    out->best = -1;
+    out->floor = -1;
+    out->items = calloc(t->rows ? t->rows : 1, sizeof *out->items);
+    if (!out->items) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    int rc_col = csv_column(t, "recompute"), sh_col = csv_column(t, "shard");
+    for (size_t i = 0; i < t->rows; i++) {
+        const csv_row *r = &rows[i];
+        if (!take_row(r, q, out))
+            continue;
+        frontier_item *it = &out->items[out->n++];
+        it->row = i;
+        it->recompute = lever(t, i, rc_col);
+        it->shard = lever(t, i, sh_col);
+        it->step_ms = result_ran(r) ? r->step_ms_median : NAN;
+        item_memory(r, it);
+        it->verdict = verdict_of(r, it, q->cap);
+        it->over = q->cap >= 0 && it->mem > q->cap ? it->mem - q->cap : 0;
+        if (r->mem_need_bytes > 0 && (out->floor < 0 || r->mem_need_bytes < out->floor))
+            out->floor = r->mem_need_bytes;
+    }
+    if (!q->model && one_model(rows, out, q, why, why_len)) {
+        frontier_free(out);
+        return -1;
+    }
+    qsort(out->items, out->n, sizeof *out->items, by_time);
+    for (size_t i = 0; i < out->n && out->best < 0; i++)
+        if (out->items[i].verdict == FR_FITS)
+            out->best = (int)i;
+    mark_front(out);
+    mixed(rows, out);
+    return 0;
+}
+
+void frontier_free(frontier_set *s)
+{
+    free(s->items);
+    s->items = NULL;
+    s->n = 0;
+}
+
+void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
+                    char *out, size_t len)
+{
+    const csv_row *r = &rows[it->row];
+    char sp[64];
+    split_text(sp, sizeof sp, (long long)r->micro_batch, (long long)r->accum_steps,
+               (long long)(r->last_micro_batch > 0 ? r->last_micro_batch : r->micro_batch));
+    int n = snprintf(out, len, "%s %s recompute=%s shard=%s", sp, r->dtype, it->recompute,
+                     it->shard);
+    if (s->mixed_mode && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, " mode=%s", r->mode);
+    if (s->mixed_sync && n >= 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, " sync=%s", *r->sync ? r->sync : "none");
+    if (s->mixed_reduction && n >= 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, " reduction=%s", r->reduction);
+}
+
+int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b)
+{
+    return result_times_differ(&rows[a->row], &rows[b->row]);
+}
+
+const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,
+                                  size_t len)
+{
+    const csv_row *r = &rows[it->row];
+    int n = 0;
+    switch (it->verdict) {
+    case FR_FITS: n = snprintf(out, len, "fits"); break;
+    case FR_NOT_OK:
+        n = snprintf(out, len, "status %s: not recommended", *r->status ? r->status : "unknown");
+        break;
+    case FR_FLAGGED: n = snprintf(out, len, "flagged %s: not recommended", r->flags); break;
+    case FR_INEXACT:
+        n = snprintf(out, len, "reduction %s: not one whose gradient is the full batch's", r->reduction);
+        break;
+    case FR_NO_MEMORY: n = snprintf(out, len, "no memory figure: cannot be held to the cap"); break;
+    case FR_OVER_CAP:
+        snprintf(out, len, "over the cap by %lld bytes (%s %lld bytes)", (long long)it->over,
+                 it->mem_measured ? "measured peak" : "exact need", (long long)it->mem);
+        return out;
+    }
+    /* left out for another reason, and over the cap besides */
+    if (it->over > 0 && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, "; over the cap by %lld bytes too",
+                 (long long)it->over);
+    return out;
+}

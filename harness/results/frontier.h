@@ -1,0 +1,86 @@
+/* The memory-time frontier of one effective batch: every configuration a
+ * CSV measured for it (micro x K x recompute x shard x dtype, and the mode
+ * and sync where those vary), each with its memory per device and its step
+ * time, judged against a memory cap. `plan --recommend` prints it, the
+ * report's "Within a memory cap" section and plots/frontier.gp draw it
+ * (docs/planner.md).
+ *
+ * Memory per device is the measured peak (mem_peak_bytes) where the row
+ * has one, the exact need (mem_need_bytes) otherwise; each item says which.
+ * The recompute and shard columns are read by name: a file without them
+ * ran with neither lever, and reads as "none" for each. */
+#ifndef ACCUBENCH_FRONTIER_H
+#define ACCUBENCH_FRONTIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "csv_read.h"
+
+/* Why an item is or is not a candidate, in the order they are tested. */
+typedef enum frontier_verdict {
+    FR_FITS = 0,    /* ran clean, exact, within the cap (or no cap): a candidate */
+    FR_NOT_OK,      /* status not ok (oom, skipped, error) or no step time */
+    FR_FLAGGED,     /* ran, but flagged noisy or disturbed */
+    FR_INEXACT,     /* a reduction whose gradient is not the full batch's */
+    FR_NO_MEMORY,   /* neither a measured peak nor a need: cannot be held to a cap */
+    FR_OVER_CAP,    /* over the cap by `over` bytes */
+} frontier_verdict;
+
+typedef struct frontier_item {
+    size_t row;            /* index into the rows */
+    const char *recompute; /* the lever's value; "none" where the file has no column */
+    const char *shard;
+    double step_ms;        /* the median step time; NAN when it did not run */
+    int64_t mem;           /* bytes per device; -1 when unknown */
+    int mem_measured;      /* 1: the measured peak; 0: the exact need */
+    frontier_verdict verdict;
+    int64_t over;          /* bytes over the cap (0 within it), whatever the verdict */
+    int on_front;          /* clean and exact, and no other such item is at once
+                            * no larger and no slower (and better in one) */
+} frontier_item;
+
+/* Which rows make the frontier. */
+typedef struct frontier_query {
+    int64_t effective;     /* the effective batch */
+    int64_t devices;       /* the device count */
+    int64_t cap;           /* bytes per device; -1: no cap */
+    const char *model;     /* the model column; NULL: the file must hold one only */
+    const char *backend;   /* the backend column; NULL: any */
+} frontier_query;
+
+typedef struct frontier_set {
+    frontier_item *items;  /* the query's rows, by step time ascending; rows
+                            * without one last, in file order */
+    size_t n;
+    size_t other_effective; /* rows left aside: another effective batch */
+    size_t other_devices;   /*   at this effective batch, another device count */
+    size_t other_model;     /*   at both, another model or backend */
+    int best;               /* the recommended item, -1 when none fits */
+    int64_t floor;          /* the smallest need of any item, -1 when none is known */
+    int mixed_mode, mixed_sync, mixed_reduction; /* the label must name them */
+} frontier_set;
+
+/* Builds the set. Returns 0; -1 with a one-line reason when the query
+ * names no model and the rows at its effective batch and device count hold
+ * several (they would be ranked against each other), or out of memory. */
+int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query *q,
+                   frontier_set *out, char *why, size_t why_len);
+void frontier_free(frontier_set *s);
+
+/* "16x16 fp32 recompute=none shard=none" (and the mode, sync and
+ * reduction when they vary): how the plan, the report and the chart name
+ * an item. No commas. */
+void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
+                    char *out, size_t len);
+
+/* Whether item a's step time is told apart from b's: 1 when their
+ * intervals do not overlap, 0 when they do (indistinguishable), -1 when
+ * either has none (row_flags.h). */
+int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b);
+
+/* The verdict in words: "fits", "over the cap", "status oom", ... */
+const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,
+                                  size_t len);
+
+#endif

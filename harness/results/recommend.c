@@ -1,0 +1,252 @@
+/* plan --recommend's listing (see recommend.h). */
+#include "recommend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_parts.h"
+
+#define LABEL_LEN 256
+
+static void label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
+                  char *out)
+{
+    frontier_label(s, rows, it, out, LABEL_LEN);
+}
+
+/* The widest label, so the columns line up whatever the levers. */
+static int label_width(const frontier_set *s, const csv_row *rows)
+{
+    char name[LABEL_LEN];
+    int w = (int)strlen("configuration");
+    for (size_t i = 0; i < s->n; i++) {
+        label(s, rows, &s->items[i], name);
+        if ((int)strlen(name) > w)
+            w = (int)strlen(name);
+    }
+    return w;
+}
+
+/* "12.3 MiB peak" / "12.3 MiB need". */
+static rp_text memory_text(const frontier_item *it)
+{
+    rp_text t;
+    if (it->mem < 0)
+        snprintf(t.s, sizeof t.s, "-");
+    else
+        snprintf(t.s, sizeof t.s, "%s %s", rp_bytes(it->mem).s,
+                 it->mem_measured ? "peak" : "need");
+    return t;
+}
+
+static rp_text interval_text(const csv_row *r)
+{
+    rp_text t;
+    if (r->step_ms_ci_hi > 0 && r->step_ms_ci_lo <= r->step_ms_ci_hi)
+        snprintf(t.s, sizeof t.s, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s,
+                 rp_num(r->step_ms_ci_hi, 4).s);
+    else
+        snprintf(t.s, sizeof t.s, "-");
+    return t;
+}
+
+static void header(FILE *out, const recommend_request *req, const frontier_set *s,
+                   const csv_row *rows)
+{
+    const frontier_query *q = &req->q;
+    const csv_row *r = &rows[s->items[0].row];
+    fprintf(out, "plan --recommend: model %s (%s), effective batch %lld on %lld device%s, ",
+            r->model, r->backend, (long long)q->effective, (long long)q->devices,
+            q->devices == 1 ? "" : "s");
+    if (q->cap >= 0)
+        fprintf(out, "cap %s (%lld bytes) per device", rp_bytes(q->cap).s, (long long)q->cap);
+    else
+        fprintf(out, "no cap");
+    fprintf(out, ", from %s\n", req->csv_path);
+    fprintf(out, "memory per device: mem_peak_bytes (measured, \"peak\") where the row has it, "
+                 "else mem_need_bytes (the exact need, \"need\")\n");
+    const size_t aside[] = {s->other_effective, s->other_devices, s->other_model};
+    static const char *const why[] = {"another effective batch", "another device count",
+                                      "another model or backend"};
+    const char *sep = "left aside:";
+    for (int i = 0; i < 3; i++)
+        if (aside[i]) {
+            fprintf(out, "%s %zu row%s of %s", sep, aside[i], aside[i] == 1 ? "" : "s", why[i]);
+            sep = ",";
+        }
+    if (sep[0] == ',')
+        fprintf(out, "\n");
+}
+
+/* How item i stands against the recommended one. */
+static const char *against_best(const frontier_set *s, const csv_row *rows, size_t i)
+{
+    if ((int)i == s->best)
+        return "recommended";
+    switch (frontier_differ(rows, &s->items[i], &s->items[s->best])) {
+    case 0: return "indistinguishable from 1 (intervals overlap)";
+    case 1: return "slower than 1";
+    default: return "no interval: not told apart from 1";
+    }
+}
+
+/* The candidates that fit, ranked; returns how many. */
+static int ranking(FILE *out, const frontier_set *s, const csv_row *rows, int w)
+{
+    char name[LABEL_LEN];
+    int rank = 0;
+    fprintf(out, "%4s  %-*s %10s  %-19s %-16s %s\n", "rank", w, "configuration", "step ms",
+            "95% interval ms", "memory/device", "");
+    for (size_t i = 0; i < s->n; i++) {
+        const frontier_item *it = &s->items[i];
+        if (it->verdict != FR_FITS)
+            continue;
+        const csv_row *r = &rows[it->row];
+        label(s, rows, it, name);
+        fprintf(out, "%4d  %-*s %10s  %-19s %-16s %s\n", ++rank, w, name,
+                rp_num(r->step_ms_median, 4).s, interval_text(r).s, memory_text(it).s,
+                against_best(s, rows, i));
+    }
+    return rank;
+}
+
+/* Of the candidates whose time cannot be told from the recommended one's,
+ * the one that needs the least memory: the tie-break a person would want. */
+static void ties(FILE *out, const frontier_set *s, const csv_row *rows)
+{
+    const frontier_item *best = &s->items[s->best], *least = best;
+    int tied = 0;
+    for (size_t i = (size_t)s->best + 1; i < s->n; i++) {
+        const frontier_item *it = &s->items[i];
+        if (it->verdict != FR_FITS || frontier_differ(rows, it, best) != 0)
+            continue;
+        tied++;
+        if (it->mem >= 0 && (least->mem < 0 || it->mem < least->mem))
+            least = it;
+    }
+    if (!tied)
+        return;
+    char name[LABEL_LEN];
+    label(s, rows, least, name);
+    fprintf(out, "%d configuration%s indistinguishable from the recommended one at this noise "
+                 "(their intervals overlap)", tied, tied == 1 ? " is" : "s are");
+    if (least != best)
+        fprintf(out, "; of them %s needs the least memory (%s)", name, memory_text(least).s);
+    fprintf(out, "\n");
+}
+
+/* Each faster configuration that was left out, and why. */
+static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *rows, int w)
+{
+    size_t end = s->best < 0 ? s->n : (size_t)s->best;
+    char name[LABEL_LEN], why[200];
+    int heading = 0;
+    for (size_t i = 0; i < end; i++) {
+        const frontier_item *it = &s->items[i];
+        const csv_row *r = &rows[it->row];
+        if (!heading++)
+            fprintf(out, s->best < 0 ? "left out:\n" : "left out, though faster:\n");
+        label(s, rows, it, name);
+        fprintf(out, "      %-*s %10s  %-19s %-16s %s\n", w, name,
+                isnan(it->step_ms) ? "-" : rp_num(it->step_ms, 4).s, interval_text(r).s,
+                memory_text(it).s, frontier_verdict_text(rows, it, why, sizeof why));
+    }
+}
+
+/* The slower ones left out, counted by why: a row that did not run clean
+ * is never recommended, and the listing says so. */
+static void left_out_slower(FILE *out, const frontier_set *s, const csv_row *rows)
+{
+    if (s->best < 0)
+        return;
+    static const char *const what[] = {"", "did not run (status not ok)", "flagged",
+                                       "inexact reduction", "no memory figure",
+                                       "over the cap"};
+    int count[FR_OVER_CAP + 1] = {0}, any = 0;
+    for (size_t i = (size_t)s->best + 1; i < s->n; i++)
+        if (s->items[i].verdict != FR_FITS)
+            count[s->items[i].verdict]++, any++;
+    (void)rows;
+    if (!any)
+        return;
+    fprintf(out, "left out, and slower (not recommended):");
+    const char *sep = " ";
+    for (int v = FR_NOT_OK; v <= FR_OVER_CAP; v++)
+        if (count[v]) {
+            fprintf(out, "%s%d %s", sep, count[v], what[v]);
+            sep = ", ";
+        }
+    fprintf(out, "\n");
+}
+
+/* A cap below the smallest need of any configuration: nothing can fit.
+ * Returns 2 after saying so, else 0. */
+static int cap_below_floor(const recommend_request *req, const frontier_set *s,
+                           const csv_row *rows)
+{
+    if (req->q.cap < 0 || s->floor < 0 || req->q.cap >= s->floor)
+        return 0;
+    const frontier_item *least = NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (rows[s->items[i].row].mem_need_bytes == s->floor)
+            least = &s->items[i];
+    char name[LABEL_LEN] = "";
+    if (least)
+        label(s, rows, least, name);
+    fprintf(stderr, "accubench: --mem-cap %lld bytes (%s) is below the least any configuration "
+                    "needs (its weights, gradients and optimizer state, and one micro-batch): "
+                    "%lld bytes (%s, %s)\n", (long long)req->q.cap, rp_bytes(req->q.cap).s,
+            (long long)s->floor, rp_bytes(s->floor).s, name);
+    return 2;
+}
+
+int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
+                    const recommend_request *req)
+{
+    frontier_set s;
+    char why[600];
+    if (frontier_build(t, rows, &req->q, &s, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s: %s\n", req->csv_path, why);
+        return 2;
+    }
+    int rc = 2;
+    if (!s.n)
+        fprintf(stderr, "accubench: %s has no row at effective batch %lld on %lld device%s%s%s\n",
+                req->csv_path, (long long)req->q.effective, (long long)req->q.devices,
+                req->q.devices == 1 ? "" : "s", req->q.model ? " of model " : "",
+                req->q.model ? req->q.model : "");
+    else if (!cap_below_floor(req, &s, rows)) {
+        int w = label_width(&s, rows);
+        header(out, req, &s, rows);
+        if (ranking(out, &s, rows, w))
+            ties(out, &s, rows);
+        else
+            fprintf(out, "      (none reaches effective batch %lld within the cap)\n",
+                    (long long)req->q.effective);
+        left_out_faster(out, &s, rows, w);
+        left_out_slower(out, &s, rows);
+        rc = s.best < 0;
+    }
+    frontier_free(&s);
+    return rc;
+}
+
+int recommend_from_csv(FILE *out, const recommend_request *req)
+{
+    csv_table t;
+    csv_row *rows;
+    char why[600];
+    if (csv_load(req->csv_path, csv_required_columns, &t, &rows, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    recommend_request r = *req;
+    const char *own = csv_meta_get(&t, "backend");
+    if (!r.q.backend && own && *own)
+        r.q.backend = own; /* a peer program's rows in the same file are not ours to pick */
+    int rc = recommend_print(out, &t, rows, &r);
+    free(rows);
+    csv_free(&t);
+    return rc;
+}

@@ -1,0 +1,112 @@
+#!/bin/sh
+# accubench plan --recommend: from a fixture with the recompute and shard
+# columns (the fastest split over the cap, the recommendation the fastest
+# under it, the excluded one named with its bytes over, overlapping
+# intervals indistinguishable, not-ok rows never recommended), from a file
+# without those columns, from one short measuring run without --from, and
+# bad input: one line on stderr, exit 2.
+set -u
+root=$ACCUBENCH_ROOT
+fail() { echo "e2e_recommend: $*" >&2; exit 1; }
+fixture=$root/tests/fixtures/frontier.csv
+
+"$ACCUBENCH" plan --recommend --effective 256 --mem-cap 96000000 --from "$fixture" \
+    > out.txt 2> err.txt; rc=$?
+[ "$rc" = 0 ] || { cat out.txt err.txt; fail "the fixture exited $rc"; }
+grep -Eq '^ +1 +128x2 fp32 recompute=gelu shard=none .* recommended$' out.txt ||
+    fail "128x2 with gelu recompute is not recommended first: $(cat out.txt)"
+grep -Eq '^ +2 +64x4 fp32 recompute=none .*indistinguishable from 1' out.txt ||
+    fail "overlapping intervals are not called indistinguishable"
+grep -Eq '256x1 fp32 recompute=none shard=none .*over the cap by 14000000 bytes \(measured peak' out.txt ||
+    fail "the fastest split is not named with its bytes over"
+grep -q 'over the cap by 3000000 bytes (exact need 99000000 bytes)' out.txt ||
+    fail "a row without a peak is not held to its need"
+grep -q 'flagged noisy: not recommended' out.txt || fail "a noisy row is not said to be left out"
+grep -q 'left out, and slower (not recommended): 1 did not run' out.txt ||
+    fail "the oom row is not counted"
+grep -q 'left aside: 2 rows of another effective batch, 3 rows of another device count' out.txt ||
+    fail "the rows of other E and devices are not counted once"
+[ -s err.txt ] && fail "stderr on success: $(cat err.txt)"
+
+# Sharding on 2 devices: ZeRO-1 fits where the unsharded does not.
+"$ACCUBENCH" plan --recommend --effective 256 --devices 2 --mem-cap 96000000 \
+    --from "$fixture" > out.txt 2>&1 || fail "2 devices exited $?"
+grep -Eq '^ +1 +128x1 fp32 recompute=none shard=optimizer .*recommended$' out.txt ||
+    fail "shard=optimizer is not recommended at 2 devices: $(cat out.txt)"
+
+# No configuration fits: exit 1, each one's reason.
+"$ACCUBENCH" plan --recommend --effective 256 --mem-cap 69000000 --from "$fixture" \
+    > out.txt 2>&1; rc=$?
+[ "$rc" = 1 ] && grep -q 'none reaches effective batch 256 within the cap' out.txt ||
+    fail "a cap nothing fits exited $rc: $(cat out.txt)"
+
+# A file from before the recompute and shard columns: each reads none.
+"$ACCUBENCH" plan --recommend --effective 256 --model S --mem-cap 8G \
+    --from "$root/tests/fixtures/default.csv" > out.txt 2> err.txt; rc=$?
+[ "$rc" -le 1 ] || { cat err.txt; fail "default.csv exited $rc"; }
+grep -q 'recompute=none shard=none' out.txt || fail "an old file's levers do not read none"
+
+# One short measuring run, no --from: the rows land in --csv and are ranked.
+"$ACCUBENCH" plan --recommend --effective 8 --model tiny --mem-cap 1G --csv measured.csv \
+    > out.txt 2> err.txt; rc=$?
+[ "$rc" -le 1 ] || { cat out.txt err.txt; fail "the measuring run exited $rc"; }
+grep -q 'rows written to measured.csv' out.txt || fail "the measured rows' file is not named"
+rows=$(grep -v '^#' measured.csv | tail -n +2 | wc -l)
+[ "$rows" = 4 ] || fail "the measuring run wrote $rows rows, want 4 (8x1 4x2 2x4 1x8)"
+listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=none shard=none ' out.txt)
+[ "$listed" = 4 ] || fail "$listed of the 4 measured configurations are listed: $(cat out.txt)"
+if [ "$rc" = 0 ]; then
+    grep -Eq '^ +1 .* recommended$' out.txt || fail "exit 0 without a recommendation"
+else
+    grep -q '^left out:' out.txt || fail "exit 1 without saying why each was left out"
+fi
+
+# The report's "Within a memory cap": the cap used, the recommendation and
+# the faster one left out, the frontier chart with the cap as its line;
+# without a cap, the front only; with no row that ran, no chart and why.
+cp "$fixture" f.csv
+"$ACCUBENCH" report f.csv --mem-cap 96000000 > out.txt 2> err.txt || fail "report exited $?"
+grep -q '^## Within a memory cap' f.md || fail "the report has no 'Within a memory cap'"
+grep -q 'Cap: 91.6 MiB (96000000 bytes) per device, from --mem-cap' f.md ||
+    fail "the section does not say which cap"
+grep -q 'Recommended under the cap: 128x2 fp32 recompute=gelu' f.md ||
+    fail "the section does not recommend 128x2 gelu"
+grep -q 'Faster but left out: 256x1 fp32 recompute=none .*over the cap by 14000000 bytes' f.md ||
+    fail "the section does not name the faster one left out"
+if command -v gnuplot > /dev/null 2>&1; then
+    grep -q 'cap 91.6 MiB' f.frontier.svg || fail "the frontier chart draws no cap line"
+    grep -q '128x2 recompute gelu' f.frontier.svg || fail "the chart's points are not labelled"
+    grep -q 'Pareto front' f.frontier.svg || fail "the chart draws no front"
+fi
+"$ACCUBENCH" report f.csv --out nocap > out.txt 2>&1 || fail "report without a cap exited $?"
+grep -q 'No cap was given .*front only' nocap/f.md || fail "no cap: the section does not say so"
+grep -q 'Recommended under the cap' nocap/f.md && fail "no cap, yet a recommendation under one"
+sed 's/,ok,\([^,]*\)$/,error,\1/' f.csv > none.csv
+grep -q ',ok,' none.csv && fail "none.csv still has an ok row"
+"$ACCUBENCH" report none.csv > out.txt 2>&1 || fail "report of no ok row exited $?"
+grep -q 'Nothing to set against a cap' none.md || fail "no ok row: the section does not say why"
+[ -e none.frontier.svg ] && fail "a frontier chart of no ok row"
+
+# Bad input: one line on stderr, exit 2.
+bad() {
+    want=$1
+    shift
+    "$ACCUBENCH" plan "$@" > out.txt 2> err.txt; rc=$?
+    [ "$rc" = 2 ] || fail "plan $*: exit $rc, want 2"
+    [ "$(wc -l < err.txt)" = 1 ] || fail "plan $*: not one line: $(cat err.txt)"
+    grep -q -- "$want" err.txt || fail "plan $*: '$(cat err.txt)' does not say '$want'"
+}
+bad 'needs --effective' --recommend --mem-cap 1G --from "$fixture"
+bad 'needs --mem-cap' --recommend --effective 256 --from "$fixture"
+bad "got '1.5GB'" --recommend --effective 256 --mem-cap 1.5GB --from "$fixture"
+bad 'below the least any configuration needs.*68000000 bytes' \
+    --recommend --effective 256 --mem-cap 10M --from "$fixture"
+bad 'below what the weights alone need' --recommend --effective 8 --model S --mem-cap 1M
+bad 'no row at effective batch 100' --recommend --effective 100 --mem-cap 1G --from "$fixture"
+bad 'name one with --model' --recommend --effective 256 --mem-cap 8G \
+    --from "$root/tests/fixtures/default.csv"
+bad 'cannot open' --recommend --effective 256 --mem-cap 1G --from no-such.csv
+bad 'measures on one device' --recommend --effective 256 --devices 2 --mem-cap 1G
+bad 'known:' --recommend --effective 256 --mem-cap 1G --dtype fp64
+bad '--from goes with --recommend' --effective 256 --max-micro 8 --from "$fixture"
+echo "e2e_recommend: ok"

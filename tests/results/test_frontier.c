@@ -1,0 +1,186 @@
+/* The memory-time frontier and plan --recommend's ranking (frontier.h,
+ * recommend.h) on tests/fixtures/frontier.csv: the fastest split is over
+ * the cap and the recommendation is the fastest under it; each faster one
+ * left out is named with its bytes over (peak where measured, need
+ * otherwise) or its status; overlapping intervals are indistinguishable;
+ * the Pareto front; a file without the recompute and shard columns reads
+ * as "none" for each. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "csv_read.h"
+#include "frontier.h"
+#include "recommend.h"
+
+#define FIXTURE "tests/fixtures/frontier.csv"
+#define CAP 96000000
+
+static csv_table t;
+static csv_row *rows;
+
+/* The item of the set at micro-batch `micro` with recompute `rc`, shard
+ * `sh` and reduction `red`, or NULL. */
+static const frontier_item *find(const frontier_set *s, int micro, const char *rc,
+                                 const char *sh, const char *red)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const frontier_item *it = &s->items[i];
+        const csv_row *r = &rows[it->row];
+        if (r->micro_batch == micro && !strcmp(it->recompute, rc) && !strcmp(it->shard, sh) &&
+            !strcmp(r->reduction, red))
+            return it;
+    }
+    return NULL;
+}
+
+static void test_ranking(void)
+{
+    frontier_set s;
+    char why[300];
+    frontier_query q = {.effective = 256, .devices = 1, .cap = CAP};
+    CHECK(frontier_build(&t, rows, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 9 && s.other_effective == 2 && s.other_devices == 3);
+    /* the fastest of all (256x1, 60 ms) needs 110 MB at its measured peak */
+    const frontier_item *fastest = &s.items[0];
+    CHECK(rows[fastest->row].micro_batch == 256 && !strcmp(fastest->recompute, "none"));
+    CHECK(fastest->verdict == FR_OVER_CAP && fastest->mem_measured &&
+          fastest->over == 110000000 - CAP);
+    /* the recommendation: the fastest clean, exact one within the cap */
+    CHECK(s.best >= 0 && s.items[s.best].row == find(&s, 128, "gelu", "none", "sum")->row);
+    /* 128x2 without recompute has no peak: its exact need is over by 3 MB */
+    const frontier_item *need = find(&s, 128, "none", "none", "sum");
+    CHECK(need && need->verdict == FR_OVER_CAP && !need->mem_measured &&
+          need->over == 99000000 - CAP);
+    CHECK(find(&s, 32, "none", "none", "sum")->verdict == FR_FLAGGED);
+    CHECK(find(&s, 64, "none", "none", "mean-of-means")->verdict == FR_INEXACT);
+    CHECK(find(&s, 16, "none", "none", "sum")->verdict == FR_NOT_OK);
+    /* 64x4 (63.2..64.5) overlaps the recommended 128x2 gelu (62..64) */
+    const frontier_item *tie = find(&s, 64, "none", "none", "sum");
+    CHECK(tie->verdict == FR_FITS && frontier_differ(rows, tie, &s.items[s.best]) == 0);
+    CHECK(frontier_differ(rows, find(&s, 64, "block", "none", "sum"), &s.items[s.best]) == 1);
+    /* the front: 256x1 (fastest), 128x2 none (less memory), 128x2 gelu,
+     * 256x1 block, 64x4 block; 64x4 none is slower and larger than 128x2 gelu */
+    CHECK(fastest->on_front && need->on_front && s.items[s.best].on_front);
+    CHECK(find(&s, 256, "block", "none", "sum")->on_front);
+    CHECK(find(&s, 64, "block", "none", "sum")->on_front);
+    CHECK(!tie->on_front && !find(&s, 32, "none", "none", "sum")->on_front);
+    char label[256];
+    frontier_label(&s, rows, &s.items[s.best], label, sizeof label);
+    CHECK(strstr(label, "128x2 fp32 recompute=gelu shard=none") == label);
+    frontier_free(&s);
+}
+
+/* The shard lever at 2 devices: ZeRO-1 fits where the unsharded does not. */
+static void test_shard(void)
+{
+    frontier_set s;
+    char why[300];
+    frontier_query q = {.effective = 256, .devices = 2, .cap = CAP};
+    CHECK(frontier_build(&t, rows, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 3 && s.best == 1 && !strcmp(s.items[1].shard, "optimizer"));
+    CHECK(s.items[0].verdict == FR_OVER_CAP && s.items[0].over == 100000000 - CAP);
+    frontier_free(&s);
+}
+
+/* Runs recommend_print into a temporary file and returns its text. */
+static int listing(const frontier_query *q, char *text, size_t len)
+{
+    FILE *f = tmpfile();
+    recommend_request req = {.csv_path = FIXTURE, .q = *q};
+    int rc = recommend_print(f, &t, rows, &req);
+    rewind(f);
+    size_t n = fread(text, 1, len - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return rc;
+}
+
+static void test_listing(void)
+{
+    static char text[8192];
+    frontier_query q = {.effective = 256, .devices = 1, .cap = CAP};
+    CHECK(listing(&q, text, sizeof text) == 0);
+    const char *first = strstr(text, "   1  128x2 fp32 recompute=gelu");
+    CHECK(first && strstr(first, "recommended"));
+    CHECK(strstr(text, "indistinguishable from 1 (intervals overlap)") != NULL);
+    CHECK(strstr(text, "over the cap by 14000000 bytes (measured peak 110000000 bytes)"));
+    CHECK(strstr(text, "over the cap by 3000000 bytes (exact need 99000000 bytes)"));
+    CHECK(strstr(text, "flagged noisy: not recommended") != NULL);
+    CHECK(strstr(text, "1 did not run (status not ok)") != NULL);
+    /* the faster ones left out come after the ranking, never in it */
+    CHECK(strstr(text, "left out, though faster:") > first);
+    /* no cap fits: exit 1; a cap below the least need: exit 2 */
+    q.cap = 69000000;
+    CHECK(listing(&q, text, sizeof text) == 1 && strstr(text, "none reaches"));
+    /* a row left out as flagged says it is over the cap too */
+    CHECK(strstr(text, "flagged noisy: not recommended; over the cap by 22000000 bytes too"));
+    q.cap = 1000000;
+    CHECK(listing(&q, text, sizeof text) == 2);
+}
+
+/* A file from before the levers: recompute and shard read as none. */
+static void test_old_file(void)
+{
+    csv_table old;
+    csv_row *old_rows;
+    char why[300];
+    CHECK(csv_load("tests/fixtures/abc.csv", csv_required_columns, &old, &old_rows, why,
+                   sizeof why) == 0);
+    frontier_set s;
+    frontier_query q = {.effective = 64, .devices = 1, .cap = -1};
+    CHECK(frontier_build(&old, old_rows, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n > 0 && !strcmp(s.items[0].recompute, "none") && !strcmp(s.items[0].shard, "none"));
+    frontier_free(&s);
+    free(old_rows);
+    csv_free(&old);
+}
+
+/* A custom shape's name is stored with ';' for its commas: --model's own
+ * spelling still finds its rows. */
+static void test_custom_model(void)
+{
+    char path[] = "/tmp/accubench-frontier-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+          "devices,step_ms_median,mem_need_bytes,status\n"
+          "cpu,x,gpt:d=8;layers=1,fp32,async,sum,4,4,1,1,2.5,1000,ok\n"
+          "cpu,x,S,fp32,async,sum,4,4,1,1,1.5,1000,ok\n", f);
+    fclose(f);
+    csv_table ct;
+    csv_row *cr;
+    char why[300];
+    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    frontier_set s;
+    frontier_query q = {.effective = 4, .devices = 1, .cap = 2000, .model = "gpt:d=8,layers=1"};
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 1 && s.other_model == 1 && s.best == 0);
+    frontier_free(&s);
+    /* without --model, two models at one E are refused, both named */
+    q.model = NULL;
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == -1 &&
+          strstr(why, "name one with --model"));
+    free(cr);
+    csv_free(&ct);
+    unlink(path);
+}
+
+int main(void)
+{
+    char why[300];
+    CHECK(csv_load(FIXTURE, csv_required_columns, &t, &rows, why, sizeof why) == 0);
+    test_ranking();
+    test_shard();
+    test_listing();
+    test_old_file();
+    test_custom_model();
+    free(rows);
+    csv_free(&t);
+    return check_finish("test_frontier");
+}
