@@ -16,7 +16,9 @@
  * Data parallel: devices is the number of ranks, sync when the gradient
  * all-reduce ran (empty: a single process, no all-reduce); the comm
  * columns are per step, comm_exposed_ms the part of comm_ms the step
- * waited for, busbw as nccl-tests defines it, rank_step_spread_pct the
+ * waited for, busbw as nccl-tests defines it, comm_wait_ms the time the
+ * all-reduces waited for the slowest rank to reach them (outside comm_ms
+ * and busbw; empty where the engine cannot tell), rank_step_spread_pct the
  * ranks' step medians' range over rank 0's, rank_weight_diff the largest
  * difference between rank 0's weights and any rank's after one step.
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
@@ -102,6 +104,7 @@
     X(comm_ms, REAL, timed, VALUE)                  \
     X(comm_exposed_ms, REAL, timed, VALUE)          \
     X(busbw_gbps, REAL, timed, VALUE)               \
+    X(comm_wait_ms, REAL, timed, VALUE)             \
     X(rank_step_spread_pct, REAL, timed, VALUE)     \
     X(rank_weight_diff, REAL, check, VALUE)         \
     X(flags, TEXT, timed, VALUE)                    \

@@ -85,6 +85,7 @@ void dp_fill_row(comm *c, const step_timing *t, result_row *r)
     r->allreduce_bytes_per_step = t->allreduce_bytes;
     r->comm_ms = t->comm_ms;
     r->comm_exposed_ms = t->comm_exposed_ms;
+    r->comm_wait_ms = t->comm_wait_ms;
     /* nccl-tests' bus bandwidth: the algorithm bandwidth (bytes over the
      * time the all-reduces took) times 2 (n - 1) / n, what each link
      * carries in a ring. */

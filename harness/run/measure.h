@@ -38,6 +38,7 @@ typedef struct step_timing {
     /* Data parallel (the runner has a communicator), per timed step: */
     double allreduce_calls, allreduce_bytes;
     double comm_ms, comm_exposed_ms; /* comm.h's busy and exposed times */
+    double comm_wait_ms;             /* its arrival wait; NAN: not told */
 } step_timing;
 
 /* Runs the timed pass; BK_* status (reason in the backend's error). With a
