@@ -14,7 +14,7 @@ import unittest
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "bench", "peers"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bench", "peers"))
 
 import peer_verify  # noqa: E402
 
