@@ -45,7 +45,12 @@ def main(argv):
                    help="both sides on N threads (accubench's ACCUBENCH_CPU_THREADS, torch's "
                         "set_num_threads); default: each side's own. One thread each is the "
                         "comparison that other work on the machine disturbs least")
+    p.add_argument("--stat", default="median", choices=("median", "p10"),
+                   help="the step figure compared: each run's median step, or its p10 (the "
+                        "fastest tenth of its steps: what other work on a shared machine "
+                        "inflates least)")
     a = p.parse_args(argv)
+    col = "step_ms_" + a.stat
     if a.threads is not None and a.threads < 1:
         print("peer_ratio: --threads takes a whole number from 1, got %d" % a.threads,
               file=sys.stderr)
@@ -93,7 +98,7 @@ def main(argv):
                 print("peer_ratio: %s: accubench did not measure the split" % csv,
                       file=sys.stderr)
                 return 1
-            acc = float(base[0]["step_ms_median"])
+            acc = float(base[0][col])
             ms.setdefault((m, "accubench"), []).append(acc)
             line = ["rep %d  %3dx%-2d accubench %8.2f ms" % (rep, m, int(base[0]["accum_steps"]),
                                                           acc)]
@@ -104,20 +109,21 @@ def main(argv):
                     print("peer_ratio: %s: torch %s did not measure the split" % (csv, mode),
                           file=sys.stderr)
                     return 1
-                tm = float(t[0]["step_ms_median"])
+                tm = float(t[0][col])
                 ms.setdefault((m, mode), []).append(tm)
                 ratio.setdefault((m, mode), []).append(tm / acc)
                 line.append("%s %8.2f ms (%.2fx)" % (mode, tm, tm / acc))
             print("  ".join(line), flush=True)
     print()
-    print("torch step / accubench CPU step (above 1: accubench faster); median over %d "
-          "interleaved repeats [min..max]%s%s" % (
-              a.reps, "; torch runs with " + " ".join(a.torch_env) if a.torch_env else "",
+    print("torch step / accubench CPU step (above 1: accubench faster), each run's %s step; "
+          "median over %d interleaved repeats [min..max]; best: each side's fastest "
+          "repeat%s%s" % (
+              a.stat, a.reps, "; torch runs with " + " ".join(a.torch_env) if a.torch_env else "",
               "; both sides on %d thread%s" % (a.threads, "s" if a.threads > 1 else "")
               if a.threads else ""))
-    print("| split | accubench ms | " + " | ".join("%s ms | %s ratio" % (x, x) for x in modes)
-          + " |")
-    print("|---|---:|" + "---:|---:|" * len(modes))
+    print("| split | accubench ms | " + " | ".join("%s ms | %s ratio | best" % (x, x)
+                                                   for x in modes) + " |")
+    print("|---|---:|" + "---:|---:|---:|" * len(modes))
     for m in micros:
         e = int(a.effective)
         k = -(-e // m)
@@ -126,6 +132,7 @@ def main(argv):
             r = ratio[(m, mode)]
             cells.append("%.1f" % statistics.median(ms[(m, mode)]))
             cells.append("%.2fx [%.2f..%.2f]" % (statistics.median(r), min(r), max(r)))
+            cells.append("%.2fx" % (min(ms[(m, mode)]) / min(ms[(m, "accubench")])))
         print("| " + " | ".join(cells) + " |")
     return 0
 
