@@ -499,7 +499,10 @@ bench-report-scale: $(BIN)
 # ------------------------------------------------- the PyTorch peer
 # bench/peers/torch_accum.py beside accubench (scripts/peers.sh); without
 # PyTorch it says how to install it and fails. peer-ratio: accubench CPU
-# against each PyTorch mode on the A/B/C splits, interleaved, 3 repeats.
+# against each PyTorch mode on the A/B/C splits, interleaved, 3 repeats;
+# then the GPT (profiles/gpt-cpu's shape, E = 16 at 16x1, 4x4 and 1x16)
+# against the peer's nanoGPT-style eager step with fused AdamW.
+# PEER_RATIO_ARGS goes to both (e.g. --torch-env OMP_WAIT_POLICY=PASSIVE).
 PYTHON ?= python3
 peers: $(BIN)
 	$(Q)PYTHON=$(PYTHON) sh scripts/peers.sh $(BIN) results
@@ -512,10 +515,15 @@ peers-ddp: $(BIN)
 	$(Q)PYTHON=$(PYTHON) MPIRUN=$(MPIRUN) sh scripts/peers_ddp.sh $(BIN) results \
 	    $(PEER_DDP_PROFILE) $(DP_RANKS)
 
+PEER_RATIO_GPT ?= gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
+PEER_RATIO_GPT_MODES ?= eager-fused
 peer-ratio: $(BIN)
 	$(Q)if ! $(PYTHON) -c "import torch" >/dev/null 2>&1; then \
 	    echo "make peer-ratio: PyTorch is not installed: pip install torch"; exit 1; fi
-	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN)
+	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) $(PEER_RATIO_ARGS)
+	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) --model $(PEER_RATIO_GPT) \
+	    --effective 16 --micro 16,4,1 --mode $(PEER_RATIO_GPT_MODES) \
+	    --out results/peer-ratio-gpt $(PEER_RATIO_ARGS)
 
 clean:
 	rm -rf $(BUILD)

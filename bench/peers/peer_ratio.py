@@ -6,6 +6,8 @@ machine. Prints the ratio (torch step / accubench step: above 1, accubench
 is faster) per split and mode for every repeat, then its median and spread.
 
   bench/peers/peer_ratio.py [--reps 3] [--micro 64,16,8] [--out DIR]
+  bench/peers/peer_ratio.py --model gpt:d=128,layers=4,heads=4,seq=64,vocab=2048 \
+      --effective 16 --micro 16,4,1 --mode eager-fused      (make peer-ratio's GPT)
 """
 import argparse
 import os
@@ -39,7 +41,20 @@ def main(argv):
                    help="environment of the torch runs only (e.g. OMP_WAIT_POLICY=PASSIVE: "
                         "on a machine shared with other work, PyTorch's OpenMP threads "
                         "spin-waiting for a descheduled peer cost it several times over)")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="both sides on N threads (accubench's ACCUBENCH_CPU_THREADS, torch's "
+                        "set_num_threads); default: each side's own. One thread each is the "
+                        "comparison that other work on the machine disturbs least")
+    p.add_argument("--stat", default="median", choices=("median", "p10"),
+                   help="the step figure compared: each run's median step, or its p10 (the "
+                        "fastest tenth of its steps: what other work on a shared machine "
+                        "inflates least)")
     a = p.parse_args(argv)
+    col = "step_ms_" + a.stat
+    if a.threads is not None and a.threads < 1:
+        print("peer_ratio: --threads takes a whole number from 1, got %d" % a.threads,
+              file=sys.stderr)
+        return 2
     torch_env = dict(os.environ)
     for kv in a.torch_env:
         key, eq, value = kv.partition("=")
@@ -47,10 +62,16 @@ def main(argv):
             print("peer_ratio: --torch-env takes KEY=VALUE, got '%s'" % kv, file=sys.stderr)
             return 2
         torch_env[key] = value
+    acc_env = dict(os.environ)
+    threads = []
+    if a.threads:
+        acc_env["ACCUBENCH_CPU_THREADS"] = str(a.threads)
+        threads = ["--threads", str(a.threads)]
     if not os.access(a.accubench, os.X_OK):
         print("peer_ratio: %s is not built (make)" % a.accubench, file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
+    torch_model = a.model.replace(",", ";") if ":" in a.model else a.model
     micros = [int(m) for m in a.micro.split(",")]
     modes = a.mode.split(",")
     ratio = {}  # (micro, mode) -> [per repeat]
@@ -63,9 +84,13 @@ def main(argv):
             common = ["--model", a.model, "--effective", a.effective, "--micro", str(m),
                       "--budget-s", a.budget_s, "--csv", csv]
             subprocess.run([a.accubench, "run", "--backend", "cpu", "--no-cupti", "--quiet"]
-                           + common, check=True, stdout=subprocess.DEVNULL)
+                           + common, check=True, stdout=subprocess.DEVNULL, env=acc_env)
+            # torch_accum takes a comma list of models: a shape's own commas
+            # become ';', which both sides read as the same shape.
+            torch_common = ["--model", torch_model] + common[2:]
             subprocess.run([sys.executable, os.path.join(HERE, "torch_accum.py"), "--device",
-                            "cpu", "--mode", a.mode, "--quiet"] + common, check=True,
+                            "cpu", "--mode", a.mode, "--quiet"] + threads + torch_common,
+                           check=True,
                            stdout=subprocess.DEVNULL, env=torch_env)
             rows = rows_of(csv)
             base = [r for r in rows if r["backend"] != "torch" and r["status"] == "ok"]
@@ -73,7 +98,7 @@ def main(argv):
                 print("peer_ratio: %s: accubench did not measure the split" % csv,
                       file=sys.stderr)
                 return 1
-            acc = float(base[0]["step_ms_median"])
+            acc = float(base[0][col])
             ms.setdefault((m, "accubench"), []).append(acc)
             line = ["rep %d  %3dx%-2d accubench %8.2f ms" % (rep, m, int(base[0]["accum_steps"]),
                                                           acc)]
@@ -84,18 +109,21 @@ def main(argv):
                     print("peer_ratio: %s: torch %s did not measure the split" % (csv, mode),
                           file=sys.stderr)
                     return 1
-                tm = float(t[0]["step_ms_median"])
+                tm = float(t[0][col])
                 ms.setdefault((m, mode), []).append(tm)
                 ratio.setdefault((m, mode), []).append(tm / acc)
                 line.append("%s %8.2f ms (%.2fx)" % (mode, tm, tm / acc))
             print("  ".join(line), flush=True)
     print()
-    print("torch step / accubench CPU step (above 1: accubench faster); median over %d "
-          "interleaved repeats [min..max]%s" % (a.reps, "; torch runs with " +
-                                                " ".join(a.torch_env) if a.torch_env else ""))
-    print("| split | accubench ms | " + " | ".join("%s ms | %s ratio" % (x, x) for x in modes)
-          + " |")
-    print("|---|---:|" + "---:|---:|" * len(modes))
+    print("torch step / accubench CPU step (above 1: accubench faster), each run's %s step; "
+          "median over %d interleaved repeats [min..max]; best: each side's fastest "
+          "repeat%s%s" % (
+              a.stat, a.reps, "; torch runs with " + " ".join(a.torch_env) if a.torch_env else "",
+              "; both sides on %d thread%s" % (a.threads, "s" if a.threads > 1 else "")
+              if a.threads else ""))
+    print("| split | accubench ms | " + " | ".join("%s ms | %s ratio | best" % (x, x)
+                                                   for x in modes) + " |")
+    print("|---|---:|" + "---:|---:|---:|" * len(modes))
     for m in micros:
         e = int(a.effective)
         k = -(-e // m)
@@ -104,6 +132,7 @@ def main(argv):
             r = ratio[(m, mode)]
             cells.append("%.1f" % statistics.median(ms[(m, mode)]))
             cells.append("%.2fx [%.2f..%.2f]" % (statistics.median(r), min(r), max(r)))
+            cells.append("%.2fx" % (min(ms[(m, mode)]) / min(ms[(m, "accubench")])))
         print("| " + " | ".join(cells) + " |")
     return 0
 

@@ -55,6 +55,11 @@ typedef struct comm_ops {
      * the part the step waited for (the host blocked in the engine on the
      * CPU; the compute stream stalled on the GPU). */
     int (*times)(comm *c, double *busy_ms, double *exposed_ms, int wait);
+    /* Optional (NULL: the engine cannot tell them apart). Of the same
+     * all-reduces as the last times() call, since reset_times, in ms: how
+     * long each waited, after this rank reached it, for the slowest rank
+     * to reach it too; `busy` then counts only the transfer after that. */
+    int (*arrival_wait)(comm *c, double *wait_ms);
     void (*reset_times)(comm *c);
 
     /* Small host values: in place over n doubles; from rank 0 to all; onto

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "dispatch.h"
+#include "gpt_head.h"
 #include "layers.h"
 
 /* --------------------------------------------------------- activations */
@@ -17,12 +18,11 @@
  * reused by every block. */
 enum {
     A_RES0,      /* [d x N] the embeddings: block 0's input */
-    A_LNF,       /* [d x N] the final LayerNorm's output */
-    A_LNF_STATS, /* fp32 [2 x N]: its mean, then its rstd */
-    A_LOGITS,    /* [V x N] */
-    A_DLOGITS,   /* [V x N] the loss gradient, scaled */
-    A_SCORES,    /* [T x T x H x B] scores; in backward, their gradients */
-    A_DRES,      /* fp32 [d x N] the gradient of the residual stream */
+    A_HEAD,      /* the head's chunk buffers (gpt_head.h), GPT_HEAD_BUFFERS */
+    A_SCORES = A_HEAD + GPT_HEAD_BUFFERS, /* [T x T x H x B] scores; in
+                    backward, their gradients */
+    A_DRES,      /* fp32 [d x N] the gradient of the residual stream: the
+                    forward leaves the last block's output's there */
     A_DRES_C,    /* [d x N] its compute-storage copy, what the GEMMs read
                     (none in fp32: A_DRES itself) */
     A_DX,        /* [d x N] the gradient of a LayerNorm's output, of the
@@ -70,14 +70,11 @@ static int block_keeps(const model_spec *s, int l, int which)
 int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
 {
     size_t es = storage_bytes(st), d = (size_t)s->dims[GPT_D], t = (size_t)s->dims[GPT_SEQ];
-    size_t v = (size_t)s->dims[GPT_VOCAB], h = (size_t)s->dims[GPT_HEADS];
+    size_t h = (size_t)s->dims[GPT_HEADS];
     size_t n = (size_t)capacity * t, scores = t * t * h * (size_t)capacity * es;
     size_t stats = 2 * n * sizeof(float);
     bytes[A_RES0] = d * n * es;
-    bytes[A_LNF] = d * n * es;
-    bytes[A_LNF_STATS] = stats;
-    bytes[A_LOGITS] = v * n * es;
-    bytes[A_DLOGITS] = v * n * es;
+    gpt_head_sizes(s, st, capacity, bytes + A_HEAD);
     bytes[A_SCORES] = scores;
     /* fp32 whatever the storage: every LayerNorm backward adds into it. */
     bytes[A_DRES] = d * n * sizeof(float);
@@ -377,24 +374,22 @@ int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *los
     if (rc)
         return rc;
     const gpt_layout *l = p.l;
-    int d = l->d, n = p.lp.n;
-    float *w = m->params, *sf = act(a, A_LNF_STATS);
+    float *w = m->params;
     size_t items = (size_t)mb->first * l->seq;
     if ((rc = bk_embedding_forward(p.lp.b, tokens_of(&p, mb), w + l->wte, w + l->wpe,
-                                   act(a, A_RES0), d, l->seq, p.batch)))
+                                   act(a, A_RES0), l->d, l->seq, p.batch)))
         return rc;
     for (int i = 0; i < l->layers && !rc; i++)
         rc = block_forward(m, &p, a, i, 1);
-    if (rc ||
-        (rc = bk_layernorm_forward(p.lp.b, res_in(a, l->layers), w + l->lnf_g, w + l->lnf_b,
-                                   act(a, A_LNF), sf, sf + n, d, n)) ||
-        /* The LM head: logits = wte^T x, the tied embedding read from the
-         * compute copy. */
-        (rc = layer_gemm(&p.lp, 1, 0, l->vocab, n, d, layer_weight(&p.lp, l->wte), d,
-                         act(a, A_LNF), d, 0.0f, act(a, A_LOGITS), l->vocab, 0)))
+    if (rc)
         return rc;
-    return bk_softmax_xent(p.lp.b, act(a, A_LOGITS), act(a, A_DLOGITS), mb->labels + items,
-                           mb->valid + items, mb->scale, loss_sum, l->vocab, n);
+    /* The final LayerNorm, the LM head and the loss, with their backward:
+     * the logits' gradient is consumed a chunk at a time as it is made. */
+    gpt_head_io head = {.buf = a->buf + A_HEAD, .capacity = a->capacity,
+                        .x = res_in(a, l->layers), .dres = act(a, A_DRES),
+                        .labels = mb->labels + items, .valid = mb->valid + items,
+                        .scale = mb->scale, .loss_sum = loss_sum};
+    return gpt_head_forward_backward(&p.lp, l, &head);
 }
 
 int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
@@ -404,20 +399,13 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
     if (rc)
         return rc;
     const gpt_layout *l = p.l;
-    int d = l->d, n = p.lp.n, v = l->vocab;
-    float *w = m->params, *g = m->grads, *sf = act(a, A_LNF_STATS), *dres = act(a, A_DRES);
-    void *dres_c, *dx = act(a, A_DX), *dlogits = act(a, A_DLOGITS);
-    /* The LM head: dwte += x dlogits^T (the embedding's gradient adds to it
-     * at the end), dx = wte dlogits. The residual gradient starts at 0: the
-     * final LayerNorm's backward adds into it. */
-    if ((rc = layer_gemm(&p.lp, 0, 1, d, v, n, act(a, A_LNF), d, dlogits, v,
-                         layer_grad_beta(&p.lp), g + l->wte, d, 1)) ||
-        (rc = layer_gemm(&p.lp, 0, 0, d, n, v, layer_weight(&p.lp, l->wte), d, dlogits, v, 0.0f,
-                         dx, d, 0)) ||
-        (rc = bk_zero(p.lp.b, dres, (size_t)d * n * sizeof(float))) ||
-        (rc = bk_layernorm_backward(p.lp.b, dx, res_in(a, l->layers), w + l->lnf_g, sf, sf + n,
-                                    dres, g + l->lnf_g, g + l->lnf_b, d, n)) ||
-        (rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
+    int d = l->d;
+    float *g = m->grads;
+    void *dres_c;
+    /* The forward went through the head's backward (gpt_head.c): A_DRES
+     * holds the last block's output's gradient, and the final LayerNorm's
+     * gradient is final. */
+    if ((rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
         return rc;
     /* Each block's weights are final once its backward is done: reported
      * from the last block down, so a data-parallel step all-reduces them

@@ -169,7 +169,11 @@ struct model_kind {
     void (*destroy)(model *m);
     /* Forward through the loss: loss_sum (device float) += the valid items'
      * losses, and the loss gradient scaled by *mb->scale left in `a` for
-     * backward, which accumulates the weight gradients into m->grads. */
+     * backward, which accumulates the weight gradients into m->grads.
+     * A kind may run part of its backward here, adding into m->grads (the
+     * GPT's LM head and loss, a chunk of tokens at a time: gpt_head.h):
+     * a forward whose backward does not follow (a loss alone) leaves
+     * m->grads to be zeroed by the next window. */
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
     int (*backward)(model *m, activations *a, const micro_batch_view *mb);
     /* 1 when backward calls model_grad_ready for each range of the

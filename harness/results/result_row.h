@@ -20,7 +20,9 @@
  * step waited for, busbw as nccl-tests defines it (every collective of the
  * step: its bus bytes over comm_ms), the reduce-scatters and all-gathers
  * of a sharded step counted apart from the all-reduces, mem_need_bytes and
- * mem_peak_bytes one rank's (every rank's is the same), rank_step_spread_pct the
+ * mem_peak_bytes one rank's (every rank's is the same), comm_wait_ms the
+ * time the collectives waited for the slowest rank to reach them (outside
+ * comm_ms and busbw; empty where the engine cannot tell), rank_step_spread_pct the
  * ranks' step medians' range over rank 0's, rank_weight_diff the largest
  * difference between rank 0's weights and any rank's after one step.
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
@@ -128,6 +130,7 @@
     X(reduce_scatter_bytes_per_step, REAL, timed, VALUE) \
     X(allgather_calls_per_step, REAL, timed, VALUE) \
     X(allgather_bytes_per_step, REAL, timed, VALUE) \
+    X(comm_wait_ms, REAL, timed, VALUE)             \
     X(rank_step_spread_pct, REAL, timed, VALUE)     \
     X(rank_weight_diff, REAL, check, VALUE)         \
     X(flags, TEXT, timed, VALUE)                    \

@@ -89,6 +89,7 @@ void dp_fill_row(comm *c, const step_timing *t, result_row *r)
     r->reduce_scatter_bytes_per_step = t->rs_bytes;
     r->allgather_calls_per_step = t->ag_calls;
     r->allgather_bytes_per_step = t->ag_bytes;
+    r->comm_wait_ms = t->comm_wait_ms;
     /* nccl-tests' bus bandwidth: each collective's bytes times what each
      * link carries of them in a ring, 2 (n - 1) / n for an all-reduce and
      * (n - 1) / n for a reduce-scatter or an all-gather (the bytes being

@@ -1,5 +1,6 @@
 #include "measure.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,14 +68,18 @@ static int should_stop(const measure_options *o, const double *samples, size_t n
  * engine's totals now (the all-reduces finished so far; all of them when
  * `wait`) less the totals of the last call, into busy[i] and exposed[i]. */
 typedef struct comm_samples {
-    double *busy, *exposed;
-    double busy_seen, exposed_seen;
+    double *busy, *exposed, *wait; /* wait: where the engine tells it */
+    double busy_seen, exposed_seen, wait_seen;
 } comm_samples;
 
 static int comm_sample(comm *c, comm_samples *cs, size_t i, int wait)
 {
-    double busy = 0, exposed = 0;
+    double busy = 0, exposed = 0, arrival = 0;
     int rc = c->ops->times(c, &busy, &exposed, wait);
+    if (!rc && cs->wait && (rc = c->ops->arrival_wait(c, &arrival)) == BK_OK) {
+        cs->wait[i] = arrival - cs->wait_seen;
+        cs->wait_seen = arrival;
+    }
     cs->busy[i] = busy - cs->busy_seen;
     cs->exposed[i] = exposed - cs->exposed_seen;
     cs->busy_seen = busy;
@@ -127,6 +132,7 @@ static void loop_free(backend *b, timed_loop *l)
 {
     free(l->cs.busy);
     free(l->cs.exposed);
+    free(l->cs.wait);
     destroy_timers(b, l->t, 2);
     free(l->dev_ms);
     free(l->host_ms);
@@ -160,7 +166,9 @@ static int loop_init(step_runner *s, const measure_options *o, timed_loop *l)
         c->ops->reset_times(c);
         l->cs.busy = calloc(l->cap, sizeof *l->cs.busy);
         l->cs.exposed = calloc(l->cap, sizeof *l->cs.exposed);
-        if (!l->cs.busy || !l->cs.exposed) {
+        if (c->ops->arrival_wait)
+            l->cs.wait = calloc(l->cap, sizeof *l->cs.wait);
+        if (!l->cs.busy || !l->cs.exposed || (c->ops->arrival_wait && !l->cs.wait)) {
             snprintf(b->error, sizeof b->error, "out of host memory for samples");
             return BK_OOM;
         }
@@ -262,6 +270,12 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
     out->ag_bytes = (double)(c->ag_bytes - l->ag0[1]) / (double)l->issued;
     out->comm_ms = busy.median;
     out->comm_exposed_ms = exposed.median;
+    out->comm_wait_ms = NAN;
+    if (l->cs.wait) {
+        timing_stats arrival;
+        timing_stats_of(l->cs.wait, l->n, &arrival);
+        out->comm_wait_ms = arrival.median;
+    }
 }
 
 int measure_steps(step_runner *s, const measure_options *o, step_timing *out)

@@ -39,6 +39,7 @@ typedef struct step_timing {
     double allreduce_calls, allreduce_bytes;
     double rs_calls, rs_bytes, ag_calls, ag_bytes; /* sharded: reduce-scatters, all-gathers */
     double comm_ms, comm_exposed_ms; /* comm.h's busy and exposed times */
+    double comm_wait_ms;             /* its arrival wait; NAN: not told */
 } step_timing;
 
 /* Runs the timed pass; BK_* status (reason in the backend's error). With a

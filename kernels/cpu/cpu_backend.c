@@ -196,8 +196,9 @@ CPU_HOT static void softmax_xent_columns(void *ctx, size_t first, size_t last)
 {
     const softmax_xent_args *a = ctx;
     for (size_t j = first; j < last; j++)
-        a->losses[j] = ew_softmax_xent(a->logits + j * a->classes, a->dlogits + j * a->classes,
-                                       a->classes, a->labels[j], a->valid[j], a->scale);
+        a->losses[j] = cpu_softmax_xent_column(a->logits + j * a->classes,
+                                               a->dlogits + j * a->classes, a->classes,
+                                               a->labels[j], a->valid[j], a->scale);
 }
 
 static int cpu_softmax_xent(backend *b, storage s, const void *logits, void *dlogits,

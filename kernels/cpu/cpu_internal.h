@@ -48,6 +48,10 @@ int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float 
                           const float *wpe, void *out, int dim, int t, int batch);
 int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
                            float *dwte, float *dwpe, int dim, int t, int batch);
+/* One example's softmax cross-entropy: ew_softmax_xent's result, in
+ * vectors (cpu_transformer.c). */
+float cpu_softmax_xent_column(const float *logits, float *dlogits, int classes, int label,
+                              int valid, float scale);
 int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
 int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                       int t, int batch, int parts, int to_tokens);

@@ -292,3 +292,70 @@ int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd,
                      permute_columns, &a);
     return BK_OK;
 }
+
+/* ------------------------------------------------ softmax cross-entropy */
+
+/* XENT_LANES running maxima and sums: ew_softmax_xent's loops reduce into
+ * one float, which gcc keeps scalar (it may not reorder a float sum), so
+ * each of the row's exponentials ran one at a time. Sixteen lanes, added
+ * in a fixed order at the end, let the loops run in vectors; the result
+ * does not depend on the threads. */
+#define XENT_LANES 16
+
+static inline __attribute__((always_inline)) float row_max(const float *l, int classes)
+{
+    float lane[XENT_LANES], maxv;
+    int c = 0;
+    for (int k = 0; k < XENT_LANES; k++)
+        lane[k] = l[0];
+    for (; c + XENT_LANES <= classes; c += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++)
+            lane[k] = l[c + k] > lane[k] ? l[c + k] : lane[k];
+    maxv = lane[0];
+    for (int k = 1; k < XENT_LANES; k++)
+        maxv = lane[k] > maxv ? lane[k] : maxv;
+    for (; c < classes; c++)
+        maxv = l[c] > maxv ? l[c] : maxv;
+    return maxv;
+}
+
+/* e = exp(l - maxv) into `e`; returns their sum. Both helpers are inlined
+ * into the caller's AVX-512 and AVX2 clones (CPU_HOT), or they would run as
+ * the default clone's scalar code. */
+static inline __attribute__((always_inline)) float row_exp_sum(const float *l, float *e, float maxv, int classes)
+{
+    float lane[XENT_LANES] = {0}, sum = 0.0f;
+    int c = 0;
+    for (; c + XENT_LANES <= classes; c += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++) {
+            float v = ew_exp(l[c + k] - maxv);
+            e[c + k] = v;
+            lane[k] += v;
+        }
+    for (int k = 0; k < XENT_LANES; k++)
+        sum += lane[k];
+    for (; c < classes; c++) {
+        e[c] = ew_exp(l[c] - maxv);
+        sum += e[c];
+    }
+    return sum;
+}
+
+/* ew_softmax_xent's loss and gradient, (softmax - onehot) * scale, with
+ * one exponential an element rather than two: the exponentials are kept
+ * in dlogits and scaled by scale / sum. dlogits must not alias logits. */
+CPU_HOT float cpu_softmax_xent_column(const float *logits, float *dlogits, int classes,
+                                      int label, int valid, float scale)
+{
+    if (!valid) {
+        memset(dlogits, 0, (size_t)classes * sizeof *dlogits);
+        return 0.0f;
+    }
+    float maxv = row_max(logits, classes);
+    float sum = row_exp_sum(logits, dlogits, maxv, classes);
+    float k = scale / sum;
+    for (int c = 0; c < classes; c++)
+        dlogits[c] *= k;
+    dlogits[label] -= scale;
+    return logf(sum) + maxv - logits[label];
+}

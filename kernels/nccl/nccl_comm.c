@@ -7,7 +7,18 @@
  * Times come from events: busy, around each all-reduce on the side stream;
  * exposed, around the compute stream's wait for it (how long the compute
  * stream stalled). They are read back in times(), or when the event pairs
- * run out. Host exchanges and the bootstrap go through the MPI engine over
+ * run out.
+ *
+ * An all-reduce's kernel starts when this rank reaches it and ends when
+ * every rank's data has gone round, so its time includes waiting for the
+ * slowest rank to arrive: busbw would read a late peer as a slow link.
+ * Each all-reduce is therefore preceded by a one-float all-reduce, an
+ * arrival barrier: events before it (this rank arrived), between the two
+ * (every rank arrived: the barrier cannot finish before the last rank
+ * starts it) and after the transfer. The wait (first to second) is
+ * arrival_wait; busy is the transfer alone (second to third). The barrier
+ * costs one small-message latency per bucket (microseconds on NVLink),
+ * counted in the wait (docs/cuda-backend.md). Host exchanges and the bootstrap go through the MPI engine over
  * the same ranks. */
 #include "nccl_comm.h"
 
@@ -28,9 +39,11 @@ typedef struct nccl_impl {
     ncclComm_t nc;
     cudaStream_t compute, side;
     cudaEvent_t ready, done;
-    cudaEvent_t busy[NCCL_MAX_PAIRS][2], stall[NCCL_MAX_PAIRS][2];
+    /* busy: arrived, every rank arrived, transferred (see the top). */
+    cudaEvent_t busy[NCCL_MAX_PAIRS][3], stall[NCCL_MAX_PAIRS][2];
     int n_busy, n_stall, pending, events_made;
-    double busy_ms, exposed_ms;
+    double busy_ms, exposed_ms, wait_ms;
+    float *arrival; /* device float: the arrival barrier's operand */
 } nccl_impl;
 
 static nccl_impl *impl_of(comm *c) { return c->impl; }
@@ -107,12 +120,15 @@ static void nccl_destroy(comm *c)
     if (p->events_made) {
         cudaEventDestroy(p->ready);
         cudaEventDestroy(p->done);
-        for (int i = 0; i < NCCL_MAX_PAIRS; i++)
-            for (int j = 0; j < 2; j++) {
+        for (int i = 0; i < NCCL_MAX_PAIRS; i++) {
+            for (int j = 0; j < 3; j++)
                 cudaEventDestroy(p->busy[i][j]);
+            for (int j = 0; j < 2; j++)
                 cudaEventDestroy(p->stall[i][j]);
-            }
+        }
     }
+    if (p->arrival)
+        cudaFree(p->arrival);
     if (p->side)
         cudaStreamDestroy(p->side);
     if (p->host)
@@ -121,33 +137,37 @@ static void nccl_destroy(comm *c)
     free(c);
 }
 
-/* Adds the finished pairs of one list (in the order recorded) to *total
- * and keeps the rest; with `wait`, waits for them all. */
-static int collect_pairs(comm *c, cudaEvent_t (*pairs)[2], int *count, double *total,
-                         int wait)
+/* Adds the finished records of one list (in the order recorded) to the
+ * totals and keeps the rest; with `wait`, waits for them all. A record is
+ * `width` events: the interval between events k and k + 1 adds to
+ * total[k]. The list is passed as its first event. */
+static int collect_records(comm *c, cudaEvent_t *ev, int width, int *count, double *total,
+                           int wait)
 {
     backend *b = c->b;
     int i = 0;
     for (; i < *count; i++) {
-        cudaError_t e = wait ? wait_event(c, pairs[i][1]) : cudaEventQuery(pairs[i][1]);
+        cudaEvent_t *r = ev + (size_t)i * width;
+        cudaError_t e = wait ? wait_event(c, r[width - 1]) : cudaEventQuery(r[width - 1]);
         if (e == cudaErrorNotReady)
             break;
         if (e != cudaSuccess && !impl_of(c)->nc)
             return BK_ERROR; /* NCCL failed: nccl_poll said why */
         if (e != cudaSuccess)
             return cuda_fail(b, wait ? "cudaEventSynchronize" : "cudaEventQuery", e);
-        float ms;
-        CU_TRY(b, cudaEventElapsedTime(&ms, pairs[i][0], pairs[i][1]));
-        *total += ms;
+        for (int k = 0; k + 1 < width; k++) {
+            float ms;
+            CU_TRY(b, cudaEventElapsedTime(&ms, r[k], r[k + 1]));
+            total[k] += ms;
+        }
     }
     /* The unfinished ones move to the front (events are handles: swapped). */
-    for (int j = i; j < *count; j++) {
-        cudaEvent_t t0 = pairs[j - i][0], t1 = pairs[j - i][1];
-        pairs[j - i][0] = pairs[j][0];
-        pairs[j - i][1] = pairs[j][1];
-        pairs[j][0] = t0;
-        pairs[j][1] = t1;
-    }
+    for (int j = i; j < *count; j++)
+        for (int k = 0; k < width; k++) {
+            cudaEvent_t t = ev[(size_t)(j - i) * width + k];
+            ev[(size_t)(j - i) * width + k] = ev[(size_t)j * width + k];
+            ev[(size_t)j * width + k] = t;
+        }
     *count -= i;
     return BK_OK;
 }
@@ -155,12 +175,15 @@ static int collect_pairs(comm *c, cudaEvent_t (*pairs)[2], int *count, double *t
 static int collect(comm *c, int wait)
 {
     nccl_impl *p = impl_of(c);
-    int rc = collect_pairs(c, p->busy, &p->n_busy, &p->busy_ms, wait);
-    return rc ? rc : collect_pairs(c, p->stall, &p->n_stall, &p->exposed_ms, wait);
+    double busy[2] = {p->wait_ms, p->busy_ms};
+    int rc = collect_records(c, &p->busy[0][0], 3, &p->n_busy, busy, wait);
+    p->wait_ms = busy[0];
+    p->busy_ms = busy[1];
+    return rc ? rc : collect_records(c, &p->stall[0][0], 2, &p->n_stall, &p->exposed_ms, wait);
 }
 
 /* The side stream waits for the compute stream to reach this point, and
- * the collective's start is recorded: the pair it ends in *ev. */
+ * the collective's arrival and start are recorded: the record it ends in *ev. */
 static int side_begin(comm *c, cudaEvent_t **ev)
 {
     nccl_impl *p = impl_of(c);
@@ -171,13 +194,17 @@ static int side_begin(comm *c, cudaEvent_t **ev)
     CU_TRY(c->b, cudaEventRecord(p->ready, p->compute));
     CU_TRY(c->b, cudaStreamWaitEvent(p->side, p->ready, 0));
     CU_TRY(c->b, cudaEventRecord((*ev)[0], p->side));
+    /* The arrival barrier: done once every rank has reached this bucket. */
+    NC_TRY(c->b, ncclAllReduce(p->arrival, p->arrival, 1, ncclFloat, ncclSum, p->nc, p->side));
+    CU_TRY(c->b, cudaEventRecord((*ev)[1], p->side));
     return BK_OK;
 }
 
+/* The collective's end: the record's last event. */
 static int side_end(comm *c, cudaEvent_t *ev)
 {
     nccl_impl *p = impl_of(c);
-    CU_TRY(c->b, cudaEventRecord(ev[1], p->side));
+    CU_TRY(c->b, cudaEventRecord(ev[2], p->side));
     p->pending = 1;
     return BK_OK;
 }
@@ -243,11 +270,17 @@ static int nccl_times(comm *c, double *busy_ms, double *exposed_ms, int wait)
     return rc;
 }
 
+static int nccl_arrival_wait(comm *c, double *wait_ms)
+{
+    *wait_ms = impl_of(c)->wait_ms;
+    return BK_OK;
+}
+
 static void nccl_reset_times(comm *c)
 {
     nccl_impl *p = impl_of(c);
     (void)collect(c, 1);
-    p->busy_ms = p->exposed_ms = 0;
+    p->busy_ms = p->exposed_ms = p->wait_ms = 0;
 }
 
 static int nccl_host_allreduce(comm *c, double *v, int n, comm_reduce op)
@@ -304,6 +337,7 @@ static const comm_ops nccl_ops = {
     .progress = NULL,
     .wait_all = nccl_wait_all,
     .times = nccl_times,
+    .arrival_wait = nccl_arrival_wait,
     .reset_times = nccl_reset_times,
     .host_allreduce = nccl_host_allreduce,
     .host_broadcast = nccl_host_broadcast,
@@ -322,11 +356,15 @@ static int make_device_side(comm *c)
     CU_TRY(c->b, cudaStreamCreateWithFlags(&p->side, cudaStreamNonBlocking));
     CU_TRY(c->b, cudaEventCreateWithFlags(&p->ready, cudaEventDisableTiming));
     CU_TRY(c->b, cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
-    for (int i = 0; i < NCCL_MAX_PAIRS; i++)
-        for (int j = 0; j < 2; j++) {
+    for (int i = 0; i < NCCL_MAX_PAIRS; i++) {
+        for (int j = 0; j < 3; j++)
             CU_TRY(c->b, cudaEventCreate(&p->busy[i][j]));
+        for (int j = 0; j < 2; j++)
             CU_TRY(c->b, cudaEventCreate(&p->stall[i][j]));
-        }
+    }
+    /* The barrier's operand: its sum is never read, so never reset. */
+    CU_TRY(c->b, cudaMalloc((void **)&p->arrival, sizeof *p->arrival));
+    CU_TRY(c->b, cudaMemset(p->arrival, 0, sizeof *p->arrival));
     p->events_made = 1;
     return BK_OK;
 }

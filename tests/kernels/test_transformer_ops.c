@@ -480,6 +480,40 @@ static void test_bf16_refused(backend *b)
     CHECK(b->ops->permute_heads(b, STORAGE_BF16, v, v, 1, 1, 2, 1, 2, 0) == BK_UNSUPPORTED);
 }
 
+/* Softmax cross-entropy over `classes` (below and above the op's vector
+ * width, with a tail) for `count` examples, one in three padding, against
+ * float64: each loss, their sum, and (softmax - onehot) * scale. */
+static void test_softmax_xent(backend *b, int classes, int count, float range)
+{
+    size_t n = (size_t)classes * (size_t)count;
+    float *l = randoms(n, -range, range), *dl = randoms(n, 5, 6), loss = 1.5f;
+    float scale = 0.125f;
+    int *labels = malloc((size_t)count * sizeof *labels);
+    int *valid = malloc((size_t)count * sizeof *valid);
+    double *want = doubles(n), want_loss = 1.5;
+    for (int j = 0; j < count; j++) {
+        labels[j] = (j * 7919) % classes;
+        valid[j] = j % 3 != 1;
+        const float *x = l + (size_t)j * classes;
+        double mx = x[0], sum = 0;
+        for (int c = 1; c < classes; c++)
+            mx = x[c] > mx ? x[c] : mx;
+        for (int c = 0; c < classes; c++)
+            sum += exp(x[c] - mx);
+        for (int c = 0; c < classes && valid[j]; c++)
+            want[(size_t)j * classes + c] = (exp(x[c] - mx) / sum - (c == labels[j])) * scale;
+        if (valid[j])
+            want_loss += log(sum) + mx - x[labels[j]];
+    }
+    CHECK(bk_softmax_xent(b, l, dl, labels, valid, &scale, &loss, classes, count) == BK_OK);
+    CHECK(rel_l2(dl, want, n) < TOL);
+    CHECK_NEAR(loss, want_loss, TOL * fabs(want_loss));
+    for (int j = 0; j < count; j++)
+        for (int c = 0; c < classes && !valid[j]; c++)
+            CHECK(dl[(size_t)j * classes + c] == 0.0f);
+    free(l), free(dl), free(labels), free(valid), free(want);
+}
+
 int main(void)
 {
     /* Four threads whatever the machine: the ops' splits between threads
@@ -508,6 +542,10 @@ int main(void)
     test_permute_heads(b, 4, 3, 5, 2, 3);   /* q, k, v: three parts */
     test_permute_heads(b, 8, 4, 16, 3, 1);  /* one part: the heads' outputs */
     test_permute_heads(b, 64, 12, 64, 5, 3); /* split between threads */
+    test_softmax_xent(b, 2, 5, 1);
+    test_softmax_xent(b, 37, 9, 4);      /* a tail past the vector lanes */
+    test_softmax_xent(b, 2048, 70, 30);  /* the gpt-cpu vocabulary; split between threads */
+    test_softmax_xent(b, 1000, 3, 200);  /* logits far apart: the max matters */
     test_bf16_refused(b);
     b->ops->destroy(b);
     return check_finish("test_transformer_ops");

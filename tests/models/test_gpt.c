@@ -21,6 +21,7 @@
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "gpt.h"
+#include "gpt_head.h"
 #include "gradcheck.h"
 #include "registry.h"
 #include "rng.h"
@@ -438,7 +439,7 @@ static void test_memory(void)
         return;
     activations a;
     CHECK(activations_create(&f.m, 4, BK_ALLOC_HELD, &a) == BK_OK);
-    CHECK(a.count == 11 + 3 * 11);
+    CHECK(a.count == 12 + 3 * 11);
     memory_need need;
     model_memory_need(&f.m.spec, DTYPE_FP32, OPT_ADAMW, 4, 9, 1, &need);
     CHECK(f.b->mem_in_use == need.total);
@@ -451,10 +452,38 @@ static void test_memory(void)
     CHECK(model_spec_parse("gpt-xl", &xl, why, sizeof why) == 0);
     size_t bytes32 = activations_bytes(&xl, STORAGE_F32, 2);
     size_t bytes16 = activations_bytes(&xl, STORAGE_BF16, 2);
-    size_t stats = (size_t)(1 + 2 * 48) * 2 * 2048 * sizeof(float);
+    size_t stats = (size_t)(2 * 48) * 2 * 2048 * sizeof(float);
     size_t dres = (size_t)1600 * 2048 * sizeof(float), dres_c = dres / 2; /* N = 2 x 1024 */
-    CHECK(bytes32 - stats - dres == 2 * (bytes16 - stats - dres - dres_c));
+    /* The head's chunk buffers: one sequence of 1024 tokens in both
+     * storages (its logits are over 1 MiB), the statistics fp32. */
+    size_t head_stats = (size_t)2 * 1024 * sizeof(float);
+    size_t head32 = (size_t)(2 * 1600 + 2 * 50304) * 1024 * 4 + head_stats;
+    size_t head16 = (size_t)(2 * 1600 + 2 * 50304) * 1024 * 2 + head_stats;
+    CHECK(bytes32 - stats - dres - head32 == 2 * (bytes16 - stats - dres - dres_c - head16));
     fixture_free(&f);
+}
+
+/* The LM head runs in chunks of whole sequences whose logits stay within
+ * 1 MiB: the logits of the whole micro-batch are never allocated. */
+static void test_head_chunks(void)
+{
+    model_spec s;
+    CHECK(model_spec_parse("gpt:d=128,layers=4,heads=4,seq=64,vocab=2048", &s, why,
+                           sizeof why) == 0);
+    /* 2048 x 64 fp32 logits are 512 KiB a sequence: 2 sequences a chunk. */
+    CHECK(gpt_head_chunk(&s, STORAGE_F32, 16) == 128);
+    CHECK(gpt_head_chunk(&s, STORAGE_BF16, 16) == 256);
+    CHECK(gpt_head_chunk(&s, STORAGE_F32, 1) == 64);
+    /* Growing the micro-batch from 8 to 16 sequences adds no logits: the
+     * 512 tokens more cost what the blocks keep of them, and the logits
+     * and their gradient alone would be 2 x 2048 x 512 floats. */
+    size_t grow = activations_bytes(&s, STORAGE_F32, 16) - activations_bytes(&s, STORAGE_F32, 8);
+    size_t d = 128, t = 64, h = 4, layers = 4, tokens = 512;
+    size_t per_token = (11 * d + t * h) + layers * (16 * d + t * h + 4);
+    CHECK(grow == tokens * per_token * sizeof(float));
+    /* One sequence's logits over 1 MiB: a chunk is that one sequence. */
+    CHECK(model_spec_parse("gpt-small", &s, why, sizeof why) == 0);
+    CHECK(gpt_head_chunk(&s, STORAGE_BF16, 8) == 1024);
 }
 
 int main(void)
@@ -463,6 +492,7 @@ int main(void)
     test_shapes();
     test_tensors();
     test_memory();
+    test_head_chunks();
     test_flops_are_the_gemms();
     test_accumulation();
     test_finite_differences();
