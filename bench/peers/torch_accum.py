@@ -429,6 +429,8 @@ class Peer:
                "reduction": red, "effective_batch": e, "micro_batch": micro,
                "accum_steps": accum, "last_micro_batch": last, "devices": n,
                "sync": sync.name if sync else "",
+               # DDP keeps the whole state on every rank: unsharded
+               "shard": "none" if sync else "",
                "flops_per_step": spec.kind.flops_per_step(spec.shape, -(-e // n)),
                "status": "ok", "note": ""}
         if why:
