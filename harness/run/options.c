@@ -1,22 +1,16 @@
 #include "options.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dedupe.h"
 #include "nearest.h"
 #include "noise_pass.h"
 #include "parse.h"
 #include "registry.h"
-#include "repo_path.h"
 
 /* The largest batch anyone should ask of one device; also keeps every
  * product of sizes inside an int. */
@@ -454,126 +448,6 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
 {
     return option_set(&run_option_table, o, key, value, why, n);
 }
-static int find_profile(const char *name, const char *argv0, char *path, size_t cap)
-{
-    if (strchr(name, '/') || strstr(name, ".profile")) {
-        snprintf(path, cap, "%s", name);
-        return access(path, R_OK) == 0 ? 0 : -1;
-    }
-    char rel[1100];
-    snprintf(rel, sizeof rel, "profiles/%s.profile", name);
-    return repo_path_find(rel, argv0, path, cap);
-}
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
-        *--end = '\0';
-    return s;
-}
-
-/* A profile is a regular file: a directory, a device (/dev/zero) or a FIFO
- * is refused before a byte is read, and opening never waits for a writer. */
-static FILE *open_profile(const char *path, char *why, size_t n)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st)) {
-        snprintf(why, n, "cannot read profile %s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return NULL;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(why, n, "profile %s is not a regular file (%s)", path,
-                 S_ISDIR(st.st_mode)    ? "a directory"
-                 : S_ISFIFO(st.st_mode) ? "a FIFO"
-                 : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
-                                                              : "not a plain file");
-        close(fd);
-        return NULL;
-    }
-    /* reads block as usual from here on */
-    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-        snprintf(why, n, "cannot read profile %s: %s", path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    FILE *f = fdopen(fd, "r");
-    if (!f) {
-        snprintf(why, n, "cannot read profile %s: %s", path, strerror(errno));
-        close(fd);
-    }
-    return f;
-}
-
-int options_load_profile(run_options *o, const char *name, const char *argv0, char *why,
-                         size_t n)
-{
-    char path[1200];
-    /* a longer name is refused, never cut to another file's name */
-    if (strlen(name) >= sizeof o->profile) {
-        snprintf(why, n, "profile name longer than %zu characters: '%.60s...'",
-                 sizeof o->profile - 1, name);
-        return -1;
-    }
-    if (find_profile(name, argv0, path, sizeof path)) {
-        snprintf(why, n, "unknown profile '%s' (no file %s)", name, path);
-        return -1;
-    }
-    FILE *f = open_profile(path, why, n);
-    if (!f)
-        return -1;
-    /* whole lines, however long: a line is never split into two settings */
-    char *line = NULL, reason[300];
-    size_t line_cap = 0;
-    ssize_t len;
-    int lineno = 0, rc = 0;
-    while (!rc && (len = getline(&line, &line_cap, f)) >= 0) {
-        lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            snprintf(why, n, "%s:%d: a NUL byte in the line (not a text file?)", path, lineno);
-            rc = -1;
-            break;
-        }
-        /* an editor's UTF-8 byte-order mark before the first line */
-        char *start = lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3) ? line + 3 : line;
-        char *hash = strchr(start, '#');
-        if (hash)
-            *hash = '\0';
-        char *text = trim(start);
-        if (!*text)
-            continue;
-        char *eq = strchr(text, '=');
-        if (!eq) {
-            snprintf(why, n, "%s:%d: expected 'key = value'", path, lineno);
-            rc = -1;
-            break;
-        }
-        *eq = '\0';
-        char *key = trim(text), *value = trim(eq + 1);
-        if (!*key || !*value) {
-            snprintf(why, n, "%s:%d: expected 'key = value'", path, lineno);
-            rc = -1;
-        } else if (options_set(o, key, value, reason, sizeof reason)) {
-            snprintf(why, n, "%s:%d: %s", path, lineno, reason);
-            rc = -1;
-        }
-    }
-    if (!rc && ferror(f)) {
-        snprintf(why, n, "%s:%d: read error: %s", path, lineno + 1, strerror(errno));
-        rc = -1;
-    }
-    free(line);
-    fclose(f);
-    if (!rc)
-        snprintf(o->profile, sizeof o->profile, "%s", name);
-    return rc;
-}
-
 int options_micro_list(const run_options *o, int e, int *out, int max)
 {
     int n = 0;
@@ -629,62 +503,4 @@ int options_validate(const run_options *o, char *why, size_t n)
         return -1;
     }
     return 0;
-}
-
-/* The first comment line of a profile, its one-line description; "..."
- * where its sentence goes on. */
-static void profile_summary(const char *path, char *out, size_t n)
-{
-    out[0] = '\0';
-    FILE *f = fopen(path, "r");
-    char line[400];
-    while (f && fgets(line, sizeof line, f)) {
-        char *text = trim(line);
-        if (*text == '#') {
-            snprintf(out, n, "%s", trim(text + 1));
-            size_t len = strlen(out);
-            if (len && out[len - 1] != '.' && fgets(line, sizeof line, f) &&
-                *trim(line) == '#' && len + 4 < n)
-                memcpy(out + len, " ...", 5);
-            break;
-        }
-        if (*text) /* settings before any comment: no description */
-            break;
-    }
-    if (f)
-        fclose(f);
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int options_list_profiles(const char *argv0, profile_fn each, void *ctx)
-{
-    char dir[1200], path[1500];
-    if (repo_path_find("profiles", argv0, dir, sizeof dir))
-        return 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    char *names[128];
-    int count = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && count < 128) {
-        size_t len = strlen(e->d_name);
-        if (len > 8 && strcmp(e->d_name + len - 8, ".profile") == 0 &&
-            (names[count] = strndup(e->d_name, len - 8)))
-            count++;
-    }
-    closedir(d);
-    qsort(names, (size_t)count, sizeof names[0], by_name);
-    for (int i = 0; i < count; i++) {
-        char summary[400];
-        snprintf(path, sizeof path, "%s/%s.profile", dir, names[i]);
-        profile_summary(path, summary, sizeof summary);
-        each(names[i], summary, ctx);
-        free(names[i]);
-    }
-    return count;
 }
