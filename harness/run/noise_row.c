@@ -76,12 +76,18 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
     /* B_simple counts valid items (tokens for the GPT); E counts examples,
      * padding included: the scale in examples, so that E / it is a ratio. */
     double per_example = n.window_valid / sp->global;
-    r->grad_noise_scale = n.b_simple / per_example;
-    r->grad_noise_scale_err = n.b_simple_err / per_example;
     r->grad_sq_micro = n.small_sq;
     r->grad_sq_window = n.window_sq;
-    if (!(n.grad_sq > 0))
-        row_note(r, "noise scale: the |G|^2 estimate is not positive (the gradient is "
-                       "mostly noise here); more --noise-windows");
+    /* Both estimates are differences of noisy means: either can come out
+     * zero or negative when the noise swamps the gradient, and a ratio of
+     * them is then no noise scale at all: left empty, the reason said. */
+    if (!(n.grad_sq > 0 && n.b_simple > 0)) {
+        row_note(r, "no noise scale: the %s estimate is not positive (%.3g; the gradient is "
+                    "mostly noise at this micro-batch); more --noise-windows or a longer --budget-s",
+                 n.grad_sq > 0 ? "tr(Sigma)" : "|G|^2", n.grad_sq > 0 ? n.trace_sigma : n.grad_sq);
+        return BK_OK;
+    }
+    r->grad_noise_scale = n.b_simple / per_example;
+    r->grad_noise_scale_err = n.b_simple_err / per_example;
     return BK_OK;
 }

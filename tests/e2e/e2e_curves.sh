@@ -79,6 +79,17 @@ for bad in "--noise-windows 1" "--noise-windows -3" "--train-steps x"; do
     check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "$bad refused in one line: $(cat err.txt)"
 done
 
+# A noise that swamps the gradient (tiny at E = 8 over 4 windows): the |G|^2
+# estimate comes out negative, and no ratio of it is written as a noise
+# scale; the row says why, and the CSV reads back.
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 2 --noise-windows 4 \
+    --budget-s 0.05 --min-samples 2 --trace-steps 0 --csv swamped.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ -z "$(col grad_noise_scale swamped.csv | tr -d "\n")" ]' \
+    "a negative estimate is no noise scale: '$(col grad_noise_scale swamped.csv)' $(cat err.txt)"
+check 'grep -q "no noise scale: the |G|^2 estimate is not positive" swamped.csv' "the row says why"
+"$ACCUBENCH" report swamped.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "the report reads it: $(cat err.txt)"
+
 # The curves file is never overwritten unasked, and is written whole.
 quick="--backend cpu --model tiny --effective 8 --micro 4 --train-steps 2 --noise-windows 0 --budget-s 0.05 --trace-steps 0"
 echo keep >again.curves.csv
