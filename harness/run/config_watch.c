@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "measure.h"
 #include "rng.h"
 #include "trace.h"
 
@@ -12,13 +13,9 @@ int config_watch_init(config_watch *w, backend *b, double startup_tflops)
 {
     memset(w, 0, sizeof *w);
     w->b = b;
-    /* 2 n^3 FLOPs in PROBE_GEMM_MS at the start-up rate, in steps of 64 */
-    double n = startup_tflops > 0 ? cbrt(PROBE_GEMM_MS * 1e-3 * startup_tflops * 1e12 / 2) : 512;
-    int size = (int)(n / 64) * 64;
-    if (size < 128)
-        size = 128;
-    if (b->peak_gemm_n > 0 && size > b->peak_gemm_n)
-        size = b->peak_gemm_n;
+    /* PROBE_GEMM_MS at the start-up rate (512 where none was measured) */
+    int size = startup_tflops > 0 ? measure_gemm_size(b, startup_tflops, PROBE_GEMM_MS, 128)
+                                  : measure_gemm_size(b, 0, 0, 512);
     w->host = malloc((size_t)size * size * sizeof *w->host);
     if (!w->host)
         return -1;

@@ -387,9 +387,9 @@ static int one_gemm(void *ctx)
     return bk_gemm(w->b, &w->g);
 }
 
-/* GEMMs back to back, each waited for, until PEAK_GEMM_WARMUP_MS have
- * passed (one at least). */
-static int warm_up_gemm(backend *b, gemm_work *w)
+/* GEMMs back to back, each waited for, until warm_ms have passed (one at
+ * least). */
+static int warm_up_gemm(backend *b, gemm_work *w, int warm_ms)
 {
     uint64_t t0 = trace_now_ns();
     int rc;
@@ -397,13 +397,14 @@ static int warm_up_gemm(backend *b, gemm_work *w)
         rc = one_gemm(w);
         if (!rc)
             rc = b->ops->sync(b);
-    } while (!rc && trace_now_ns() - t0 < (uint64_t)PEAK_GEMM_WARMUP_MS * 1000000u);
+    } while (!rc && trace_now_ns() - t0 < (uint64_t)warm_ms * 1000000u);
     return rc;
 }
 
-static int peak_gemm(backend *b, double *tflops, int *n_used)
+/* The median rate of an n x n x n GEMM over `reps` after `warm_ms` of
+ * the same GEMM (one at least), in TFLOP/s; *gemm_ms the median's time. */
+static int gemm_rate(backend *b, int n, int warm_ms, int reps, double *tflops, double *gemm_ms)
 {
-    int n = b->peak_gemm_n;
     size_t bytes = (size_t)n * n * storage_bytes(b->compute_storage);
     void *a = NULL, *bm = NULL, *c = NULL;
     int rc = random_matrix(b, n, 11, &a);
@@ -417,18 +418,46 @@ static int peak_gemm(backend *b, double *tflops, int *n_used)
               .beta = 0.0f, .c = c, .ldc = n, .ab_storage = b->compute_storage,
               .c_storage = b->compute_storage},
     };
-    double median_ms = 0;
     if (!rc)
-        rc = warm_up_gemm(b, &w); /* algorithm choice, caches, clocks */
+        rc = warm_up_gemm(b, &w, warm_ms); /* algorithm choice, caches, clocks */
     if (!rc)
-        rc = median_of_reps(b, 5, one_gemm, &w, &median_ms);
-    if (!rc) {
-        *tflops = 2.0 * n * (double)n * n / (median_ms * 1e-3) / 1e12;
-        *n_used = n;
-    }
+        rc = median_of_reps(b, reps, one_gemm, &w, gemm_ms);
+    if (!rc)
+        *tflops = 2.0 * n * (double)n * n / (*gemm_ms * 1e-3) / 1e12;
     bk_free(b, a, bytes);
     bk_free(b, bm, bytes);
     bk_free(b, c, bytes);
+    return rc;
+}
+
+int measure_gemm_size(const backend *b, double tflops, double ms, int min_n)
+{
+    int n = (int)(cbrt(ms * 1e-3 * tflops * 1e12 / 2) / 64) * 64;
+    n = n < min_n ? min_n : n;
+    return b->peak_gemm_n > 0 && n > b->peak_gemm_n ? b->peak_gemm_n : n;
+}
+
+static int peak_size(const backend *b, double tflops)
+{
+    return measure_gemm_size(b, tflops, PEAK_GEMM_MS, PEAK_GEMM_MIN_N);
+}
+
+/* Warmed up at the smallest size, then grown to the size a GEMM takes
+ * PEAK_GEMM_MS at the rate just measured, until one takes half that or
+ * the size is the backend's largest: a GPU ends at its largest (small
+ * GEMMs there are launch-bound), a CPU at tens of milliseconds instead of
+ * the seconds its largest would take, run after run. */
+static int peak_gemm(backend *b, double *tflops, int *n_used)
+{
+    int n = peak_size(b, 0), warm = PEAK_GEMM_WARMUP_MS;
+    double ms = 0;
+    int rc = gemm_rate(b, n, warm, 3, tflops, &ms);
+    while (!rc && ms < PEAK_GEMM_MS / 2 && peak_size(b, *tflops) > n) {
+        n = peak_size(b, *tflops);
+        rc = gemm_rate(b, n, 0, 5, tflops, &ms);
+    }
+    if (!rc)
+        *n_used = n;
     return rc;
 }
 

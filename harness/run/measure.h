@@ -55,10 +55,20 @@ int measure_single_pass(step_runner *s, int reps, double *median_ms);
  * It is warmed up for this long first. */
 #define PEAK_GEMM_WARMUP_MS 200
 
-/* Times a square GEMM of the backend's peak size in its compute storage,
- * after PEAK_GEMM_WARMUP_MS of the same GEMM; median of several, in
- * TFLOP/s. Outside b->mem_cap: the cap budgets the model, and a cap under
+/* The start-up peak's GEMM is sized to take about this long at the rate
+ * found (the per-config probes' size: config_watch.h), from this size up
+ * to the backend's peak_gemm_n. */
+#define PEAK_GEMM_MS 20.0
+#define PEAK_GEMM_MIN_N 512
+
+/* Times a square GEMM in the backend's compute storage, after
+ * PEAK_GEMM_WARMUP_MS at the smallest size, grown to about PEAK_GEMM_MS a
+ * GEMM (at most peak_gemm_n); the median of several, in TFLOP/s. Outside b->mem_cap: the cap budgets the model, and a cap under
  * the three matrices must not leave the run without its peak (and MFU). */
 int measure_peak_gemm(backend *b, double *tflops, int *n_used);
+
+/* The square GEMM size, in steps of 64, that takes about `ms` at `tflops`:
+ * at least min_n, at most the backend's peak_gemm_n. */
+int measure_gemm_size(const backend *b, double tflops, double ms, int min_n);
 
 #endif

@@ -25,7 +25,7 @@ judge() {
 }
 
 common="--backend cpu --effective 64 --micro 4,16,64 --reduction sum,mean-of-means,no-scale \
-    --optimizer sgd --lr 1 --steps 1 --warmup 0 --trace-steps 0"
+    --optimizer sgd --lr 1 --steps 1 --warmup 0 --trace-steps 0 --budget-s 0.1 --min-samples 3"
 "$ACCUBENCH" run $common --model tiny --train-steps 40 --noise-windows 8 --csv mlp.csv \
     >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"

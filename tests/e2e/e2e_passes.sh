@@ -12,7 +12,7 @@ out=$("$passes" --model tiny --effective 16 --micro 4 --runs 2 --steps 3) ||
     fail "exit $? on a good run: $out"
 echo "$out"
 for r in 1 2; do
-    echo "$out" | grep -Eq "^run $r: peak GEMM 2048x2048x2048 [0-9.]+ TFLOP/s; step [0-9.]+ ms .*MFU [0-9.]+%$" ||
+    echo "$out" | grep -Eq "^run $r: peak GEMM ([0-9]+)x\1x\1 [0-9.]+ TFLOP/s; step [0-9.]+ ms .*MFU [0-9.]+%$" ||
         fail "no MFU line for run $r"
 done
 echo "$out" | grep -Eq "^MFU over 2 runs: min [0-9.]+%, max [0-9.]+%$" || fail "no MFU summary"

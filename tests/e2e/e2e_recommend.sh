@@ -46,20 +46,36 @@ grep -Eq '^ +1 +128x1 fp32 recompute=none shard=optimizer .*recommended$' out.tx
 [ "$rc" -le 1 ] || { cat err.txt; fail "default.csv exited $rc"; }
 grep -q 'recompute=none shard=none' out.txt || fail "an old file's levers do not read none"
 
-# One short measuring run, no --from: the rows land in --csv and are ranked.
+# One short measuring run, no --from: every split and recompute value
+# lands in --csv and is ranked.
 "$ACCUBENCH" plan --recommend --effective 8 --model tiny --mem-cap 1G --csv measured.csv \
     > out.txt 2> err.txt; rc=$?
 [ "$rc" -le 1 ] || { cat out.txt err.txt; fail "the measuring run exited $rc"; }
 grep -q 'rows written to measured.csv' out.txt || fail "the measured rows' file is not named"
 rows=$(grep -v '^#' measured.csv | tail -n +2 | wc -l)
-[ "$rows" = 4 ] || fail "the measuring run wrote $rows rows, want 4 (8x1 4x2 2x4 1x8)"
-listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=none shard=none ' out.txt)
-[ "$listed" = 4 ] || fail "$listed of the 4 measured configurations are listed: $(cat out.txt)"
+[ "$rows" = 12 ] || fail "the measuring run wrote $rows rows, want 12 (8x1 4x2 2x4 1x8, each recompute value)"
+for r in none gelu block; do
+    listed=$(grep -cE "^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=$r shard=none " out.txt)
+    [ "$listed" = 4 ] || fail "$listed of the 4 measured recompute=$r configurations are listed: $(cat out.txt)"
+done
 if [ "$rc" = 0 ]; then
     grep -Eq '^ +1 .* recommended$' out.txt || fail "exit 0 without a recommendation"
 else
     grep -q '^left out:' out.txt || fail "exit 1 without saying why each was left out"
 fi
+
+# The frontier profile's rows (shrunk to small models), planned from: each
+# recompute value is a candidate of its own.
+"$ACCUBENCH" run --profile frontier --model tiny,gpt-tiny --effective 16 --micro 4,16 \
+    --budget-s 0.1 --min-samples 3 --noise-windows 0 --csv frontier.csv > out.txt 2> err.txt ||
+    { cat err.txt; fail "the frontier profile exited $?"; }
+"$ACCUBENCH" plan --recommend --effective 16 --model gpt-tiny --mem-cap 1G --from frontier.csv \
+    > out.txt 2> err.txt; rc=$?
+[ "$rc" -le 1 ] || { cat err.txt; fail "planning from the frontier profile exited $rc"; }
+for r in none gelu block; do
+    grep -Eq "[0-9]+x[0-9]+ fp32 recompute=$r " out.txt ||
+        fail "the frontier profile's recompute=$r rows are not candidates: $(cat out.txt)"
+done
 
 # The report's "Within a memory cap": the cap used, the recommendation and
 # the faster one left out, the frontier chart with the cap as its line;

@@ -125,14 +125,42 @@ static void test_budget_stop(step_runner *s)
     CHECK(strstr(r.note, "max-samples") == NULL);
 }
 
+/* The GEMM size for a time: 2 n^3 FLOPs in `ms` at the rate, in steps of
+ * 64, between the least asked and the backend's largest. */
+static void test_gemm_size(void)
+{
+    backend b;
+    memset(&b, 0, sizeof b);
+    b.peak_gemm_n = 2048;
+    /* 0.2 TFLOP/s for 20 ms: cbrt(2e9) = 1259.9, down to 1216 */
+    CHECK(measure_gemm_size(&b, 0.2, 20, 512) == 1216);
+    CHECK(measure_gemm_size(&b, 1000, 20, 512) == 2048); /* a GPU: its largest */
+    CHECK(measure_gemm_size(&b, 0, 20, 512) == 512);     /* no rate: the least */
+    b.peak_gemm_n = 0;                                   /* no largest named */
+    CHECK(measure_gemm_size(&b, 1000, 20, 512) == 21504);
+}
+
+/* The start-up peak on the CPU: grown from 512 to a GEMM of tens of
+ * milliseconds, never past the backend's largest, and a rate. */
+static void test_peak_size(backend *b)
+{
+    double tflops = 0;
+    int n = 0;
+    CHECK(measure_peak_gemm(b, &tflops, &n) == BK_OK);
+    CHECK(n >= PEAK_GEMM_MIN_N && n <= b->peak_gemm_n && n % 64 == 0);
+    CHECK(tflops > 0);
+}
+
 int main(void)
 {
+    test_gemm_size();
     backend *b;
     char why[320];
     if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
         fprintf(stderr, "%s\n", why);
         return 1;
     }
+    test_peak_size(b);
     cpu_ops = b->ops;
     fake_ops = *cpu_ops;
     fake_ops.timer_elapsed_ms = scripted_elapsed;
