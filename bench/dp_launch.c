@@ -70,29 +70,33 @@ static void share_machine(const dp_launch *l)
 }
 #endif
 
-int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
-                    dp_launch *out)
+/* Started without a launcher: fine for one device and no sliced state;
+ * else says how to run it under mpirun. Returns the exit code. */
+static int refuse_without_launcher(const run_options *o, const char *cmdline, int most)
 {
-    memset(out, 0, sizeof *out);
-    out->size = out->local_size = 1;
-    int launched = launcher_size(), most = most_devices(o);
-    if (!launched) {
-        const char *sliced = shard_needing_ranks(o);
-        if (sliced) {
-            fprintf(stderr, "accubench: --shard %s cuts the state over ranks, one per device: "
-                    "run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sliced, root_flag(),
-                    cmdline, root_note(), BUILD_NOTE);
-            return 2;
-        }
-        if (most > 1) {
-            fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
-                    "mpirun -np %d%s %s%s%s\n", most, most, most, root_flag(), cmdline,
-                    root_note(), BUILD_NOTE);
-            return 2;
-        }
-        return 0;
+    const char *sliced = shard_needing_ranks(o);
+    if (sliced) {
+        fprintf(stderr, "accubench: --shard %s cuts the state over ranks, one per device: "
+                "run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sliced, root_flag(),
+                cmdline, root_note(), BUILD_NOTE);
+        return 2;
     }
+    if (most > 1) {
+        fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
+                "mpirun -np %d%s %s%s%s\n", most, most, most, root_flag(), cmdline,
+                root_note(), BUILD_NOTE);
+        return 2;
+    }
+    return 0;
+}
+
 #ifdef ACCUBENCH_HAVE_MPI
+/* Started under mpirun: joins the ranks, refuses what one rank per device
+ * cannot do (too few ranks for --devices, --dump), and sets this rank up.
+ * Returns the exit code; MPI is finalized again on a refusal. */
+static int join_ranks(int *argc, char ***argv, run_options *o, const char *cmdline, int most,
+                      dp_launch *out)
+{
     mpi_launch l;
     char why[300];
     if (mpi_launch_init(argc, argv, &l, why, sizeof why)) {
@@ -123,6 +127,19 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
         o->quiet = 1; /* rank 0 speaks for every rank */
     share_machine(out);
     return 0;
+}
+#endif
+
+int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
+                    dp_launch *out)
+{
+    memset(out, 0, sizeof *out);
+    out->size = out->local_size = 1;
+    int launched = launcher_size(), most = most_devices(o);
+    if (!launched)
+        return refuse_without_launcher(o, cmdline, most);
+#ifdef ACCUBENCH_HAVE_MPI
+    return join_ranks(argc, argv, o, cmdline, most, out);
 #else
     (void)argc;
     (void)argv;

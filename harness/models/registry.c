@@ -84,6 +84,61 @@ static int find_dim(const model_kind *k, const char *key)
     return -1;
 }
 
+/* One `key=value` item of model text's shape (item changed in place):
+ * a key of kind k, not given before, with a value in its range, into
+ * out->dims and given. Returns 0, or -1 with the reason in why. */
+static int parse_shape_item(const model_kind *k, const char *text, char *item,
+                            const char *form, int *given, model_spec *out, char *why,
+                            size_t n)
+{
+    char reason[200];
+    char *eq = strchr(item, '=');
+    if (!*item) {
+        snprintf(why, n, "model '%s' has an empty item", text);
+        return -1;
+    }
+    if (!eq) {
+        snprintf(why, n, "model '%s': '%s' is not key=value (%s)", text, item, form);
+        return -1;
+    }
+    *eq = '\0';
+    int d = find_dim(k, item);
+    if (d < 0) {
+        snprintf(why, n, "model '%s': unknown key '%s' (%s)", text, item, form);
+        return -1;
+    }
+    if (given[d]) {
+        snprintf(why, n, "model '%s' gives %s twice", text, item);
+        return -1;
+    }
+    long long v;
+    if (parse_int(k->dims[d].key, eq + 1, k->dims[d].min, k->dims[d].max, &v, reason,
+                  sizeof reason)) {
+        snprintf(why, n, "model '%s': %s", text, reason);
+        return -1;
+    }
+    out->dims[d] = (int)v;
+    given[d] = 1;
+    return 0;
+}
+
+/* The name: the keys in the kind's order, so the same shape is always
+ * written the same way. Returns 0, or -1 when it does not fit. */
+static int name_shape(const model_kind *k, const char *text, model_spec *out, char *why,
+                      size_t n)
+{
+    size_t used = (size_t)snprintf(out->name, sizeof out->name, "%s:", k->name);
+    for (int d = 0; d < k->n_dims && used < sizeof out->name; d++)
+        used += (size_t)snprintf(out->name + used, sizeof out->name - used, "%s%s=%d",
+                                 d ? "," : "", k->dims[d].key, out->dims[d]);
+    if (used >= sizeof out->name) {
+        snprintf(why, n, "model '%s': its name is longer than %zu characters", text,
+                 sizeof out->name - 1);
+        return -1;
+    }
+    return 0;
+}
+
 /* `body` is what follows "kind:" in `text`. */
 static int parse_shape(const model_kind *k, const char *text, const char *body,
                        model_spec *out, char *why, size_t n)
@@ -104,33 +159,8 @@ static int parse_shape(const model_kind *k, const char *text, const char *body,
         next = strpbrk(item, ",;");
         if (next)
             *next++ = '\0';
-        char *eq = strchr(item, '=');
-        if (!*item) {
-            snprintf(why, n, "model '%s' has an empty item", text);
+        if (parse_shape_item(k, text, item, form, given, out, why, n))
             return -1;
-        }
-        if (!eq) {
-            snprintf(why, n, "model '%s': '%s' is not key=value (%s)", text, item, form);
-            return -1;
-        }
-        *eq = '\0';
-        int d = find_dim(k, item);
-        if (d < 0) {
-            snprintf(why, n, "model '%s': unknown key '%s' (%s)", text, item, form);
-            return -1;
-        }
-        if (given[d]) {
-            snprintf(why, n, "model '%s' gives %s twice", text, item);
-            return -1;
-        }
-        long long v;
-        if (parse_int(k->dims[d].key, eq + 1, k->dims[d].min, k->dims[d].max, &v, reason,
-                      sizeof reason)) {
-            snprintf(why, n, "model '%s': %s", text, reason);
-            return -1;
-        }
-        out->dims[d] = (int)v;
-        given[d] = 1;
     }
     for (int d = 0; d < k->n_dims; d++)
         if (!given[d]) {
@@ -142,18 +172,7 @@ static int parse_shape(const model_kind *k, const char *text, const char *body,
         snprintf(why, n, "model '%s': %s", text, reason);
         return -1;
     }
-    /* The name: the keys in the kind's order, so the same shape is always
-     * written the same way. */
-    size_t used = (size_t)snprintf(out->name, sizeof out->name, "%s:", k->name);
-    for (int d = 0; d < k->n_dims && used < sizeof out->name; d++)
-        used += (size_t)snprintf(out->name + used, sizeof out->name - used, "%s%s=%d",
-                                 d ? "," : "", k->dims[d].key, out->dims[d]);
-    if (used >= sizeof out->name) {
-        snprintf(why, n, "model '%s': its name is longer than %zu characters", text,
-                 sizeof out->name - 1);
-        return -1;
-    }
-    return 0;
+    return name_shape(k, text, out, why, n);
 }
 
 int model_spec_parse(const char *text, model_spec *out, char *why, size_t n)

@@ -175,83 +175,124 @@ static FILE *open_input(const char *path, char *why, size_t why_len)
     return f;
 }
 
+/* What csv_read carries from line to line: the table it fills, where it
+ * is in the file (for the error lines), and the capacities its arrays
+ * have grown to. */
+typedef struct csv_reader {
+    csv_table *t;
+    const char *path;
+    int lineno;
+    char **fields; /* the current line's, pointing into its text */
+    size_t fields_cap, meta_cap, text_cap, text_len, row_cap, line_cap;
+} csv_reader;
+
+/* What one line did: the read goes on, stops with the reason in why, or
+ * stops for want of memory (csv_read says so, with the line). */
+enum { LINE_OK = 0, LINE_BAD = -1, LINE_OOM = -2 };
+
+/* The header row (r->fields, n of them): at least two columns, none
+ * empty and none twice, since cells are looked up by column name. */
+static int take_header(csv_reader *r, size_t n, char *why, size_t why_len)
+{
+    csv_table *t = r->t;
+    char **fields = r->fields;
+    if (n < 2) {
+        say(why, why_len, "%s:%d: not a CSV (the header row has no commas)", r->path, r->lineno);
+        return LINE_BAD;
+    }
+    t->header = calloc(n, sizeof *t->header);
+    if (!t->header)
+        return LINE_OOM;
+    t->cols = n;
+    long dup = first_duplicate(fields, n);
+    if (dup == -2)
+        return LINE_OOM;
+    for (size_t i = 0; i < n; i++) {
+        if (!*fields[i] || (long)i == dup) {
+            say(why, why_len, "%s:%d: header column %zu is %s", r->path, r->lineno, i + 1,
+                *fields[i] ? "a duplicate" : "empty");
+            return LINE_BAD;
+        }
+        if (!(t->header[i] = strdup(fields[i])))
+            return LINE_OOM;
+    }
+    return LINE_OK;
+}
+
+/* One data row (r->fields, n of them), as many fields as the header has:
+ * its cells are appended to t->text, each ending in '\0', with where the
+ * row starts and its line in the file (for later error lines). */
+static int take_row(csv_reader *r, size_t n, char *why, size_t why_len)
+{
+    csv_table *t = r->t;
+    char **fields = r->fields;
+    if (n != t->cols) {
+        say(why, why_len, "%s:%d: %zu %s, but the header has %zu", r->path, r->lineno, n,
+            plural((long long)n, "field", "fields"), t->cols);
+        return LINE_BAD;
+    }
+    if (grow(&t->row_at, &r->row_cap, t->rows, sizeof *t->row_at) ||
+        grow(&t->line, &r->line_cap, t->rows, sizeof *t->line))
+        return LINE_OOM;
+    size_t need = 0;
+    for (size_t i = 0; i < n; i++)
+        need += strlen(fields[i]) + 1;
+    if (grow(&t->text, &r->text_cap, r->text_len + need - 1, 1))
+        return LINE_OOM;
+    t->row_at[t->rows] = r->text_len;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(fields[i]) + 1;
+        memcpy(t->text + r->text_len, fields[i], l);
+        r->text_len += l;
+    }
+    t->line[t->rows++] = r->lineno;
+    return LINE_OK;
+}
+
+/* One line of the file (len bytes in buf, changed in place): binary data
+ * is refused, blank lines skipped, `#` lines before the header kept as
+ * metadata, then the header and the rows. */
+static int take_line(csv_reader *r, char *buf, size_t len, char *why, size_t why_len)
+{
+    if (memchr(buf, '\0', len)) {
+        say(why, why_len, "%s:%d: not a CSV (binary data)", r->path, r->lineno);
+        return LINE_BAD;
+    }
+    char *text = buf;
+    if (r->lineno == 1 && !strncmp(text, UTF8_BOM, 3))
+        text += 3;
+    text = trim(text);
+    if (!*text)
+        return LINE_OK;
+    if (*text == '#')
+        return !r->t->header && add_meta(r->t, &r->meta_cap, text + 1) ? LINE_OOM : LINE_OK;
+    size_t n = split_fields(text, &r->fields, &r->fields_cap);
+    if (n == (size_t)-1)
+        return LINE_OOM;
+    return r->t->header ? take_row(r, n, why, why_len) : take_header(r, n, why, why_len);
+}
+
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
 {
     memset(t, 0, sizeof *t);
     FILE *f = open_input(path, why, why_len);
     if (!f)
         return -1;
-    char *buf = NULL, **fields = NULL;
-    size_t buf_cap = 0, fields_cap = 0, meta_cap = 0, text_cap = 0, text_len = 0;
-    size_t row_cap = 0, line_cap = 0;
-    int lineno = 0, rc = -1;
+    csv_reader r = {.t = t, .path = path};
+    char *buf = NULL;
+    size_t buf_cap = 0;
+    int rc = -1;
     ssize_t len;
     t->path = strdup(path);
     if (!t->path)
         goto oom;
     while ((len = getline(&buf, &buf_cap, f)) >= 0) {
-        lineno++;
-        if (memchr(buf, '\0', (size_t)len)) {
-            say(why, why_len, "%s:%d: not a CSV (binary data)", path, lineno);
+        r.lineno++;
+        int line_rc = take_line(&r, buf, (size_t)len, why, why_len);
+        if (line_rc == LINE_OOM)
+            goto oom;
+        if (line_rc == LINE_BAD)
             goto fail;
-        }
-        char *text = buf;
-        if (lineno == 1 && !strncmp(text, UTF8_BOM, 3))
-            text += 3;
-        text = trim(text);
-        if (!*text)
-            continue;
-        if (*text == '#') {
-            if (!t->header && add_meta(t, &meta_cap, text + 1))
-                goto oom;
-            continue;
-        }
-        size_t n = split_fields(text, &fields, &fields_cap);
-        if (n == (size_t)-1)
-            goto oom;
-        if (!t->header) {
-            if (n < 2) {
-                say(why, why_len, "%s:%d: not a CSV (the header row has no commas)", path, lineno);
-                goto fail;
-            }
-            t->header = calloc(n, sizeof *t->header);
-            if (!t->header)
-                goto oom;
-            t->cols = n;
-            long dup = first_duplicate(fields, n);
-            if (dup == -2)
-                goto oom;
-            for (size_t i = 0; i < n; i++) {
-                if (!*fields[i] || (long)i == dup) {
-                    say(why, why_len, "%s:%d: header column %zu is %s", path, lineno, i + 1,
-                        *fields[i] ? "a duplicate" : "empty");
-                    goto fail;
-                }
-                if (!(t->header[i] = strdup(fields[i])))
-                    goto oom;
-            }
-            continue;
-        }
-        if (n != t->cols) {
-            say(why, why_len, "%s:%d: %zu %s, but the header has %zu", path, lineno, n,
-                plural((long long)n, "field", "fields"), t->cols);
-            goto fail;
-        }
-        if (grow(&t->row_at, &row_cap, t->rows, sizeof *t->row_at) ||
-            grow(&t->line, &line_cap, t->rows, sizeof *t->line))
-            goto oom;
-        size_t need = 0;
-        for (size_t i = 0; i < n; i++)
-            need += strlen(fields[i]) + 1;
-        if (grow(&t->text, &text_cap, text_len + need - 1, 1))
-            goto oom;
-        t->row_at[t->rows] = text_len;
-        for (size_t i = 0; i < n; i++) {
-            size_t l = strlen(fields[i]) + 1;
-            memcpy(t->text + text_len, fields[i], l);
-            text_len += l;
-        }
-        t->line[t->rows++] = lineno;
     }
     if (ferror(f)) {
         say(why, why_len, "%s: read error: %s", path, strerror(errno));
@@ -264,12 +305,12 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
     rc = 0;
     goto done;
 oom:
-    say(why, why_len, "%s:%d: out of memory", path, lineno);
+    say(why, why_len, "%s:%d: out of memory", path, r.lineno);
 fail:
     csv_free(t);
 done:
     free(buf);
-    free(fields);
+    free(r.fields);
     fclose(f);
     return rc;
 }

@@ -172,109 +172,164 @@ static int report_is_known(const char *key)
     return option_find(&report_table, key) != NULL;
 }
 
-int report_main(int argc, char **argv)
+/* Reads report's arguments: the CSV into *csv, the options into *ra.
+ * Returns -1 to go on, else the exit code to return at once (help shown,
+ * or the one error line for bad arguments already printed). */
+static int parse_report_args(int argc, char **argv, const char **csv, report_args *ra)
 {
-    const char *csv = NULL;
-    report_args ra = {0};
     char arg_why[300];
     args a;
     arg_kind kind;
+    *csv = NULL;
     args_init(&a, argc, argv, report_is_flag);
     a.is_known = report_is_known;
     while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
         if (kind == ARG_HELP)
             return help();
-        if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&report_table, &ra, a.key,
+        if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&report_table, ra, a.key,
                                                                   a.value, arg_why,
                                                                   sizeof arg_why)))
             return fail("report: %s (see accubench help report)", arg_why);
-        if (kind == ARG_POSITIONAL && csv)
+        if (kind == ARG_POSITIONAL && *csv)
             return fail(USAGE);
         if (kind == ARG_POSITIONAL)
-            csv = a.value;
+            *csv = a.value;
     }
-    if (!csv)
+    if (!*csv)
         return fail(USAGE);
-    const char *out_dir = ra.out_dir, *cap_text = ra.cap_text;
-    int charts = !ra.no_charts;
+    return -1;
+}
 
-    report_input in = {.csv_path = csv, .mem_cap = -1};
-    char why[4400];
+/* Loads the CSV into *t and *rows and fills in's table and memory cap:
+ * --mem-cap (checked before the CSV is read, so a bad cap fails fast),
+ * else the run's own mem_cap_bytes when it parses (an unreadable one is
+ * no cap rather than an error: the report still has much to say).
+ * Returns 0, or -1 with the reason in why. */
+static int load_report_input(const char *csv, const char *cap_text, report_input *in,
+                             csv_table *t, csv_row **rows, char *why, size_t why_len)
+{
     if (cap_text) {
-        if (mem_cap_parse("--mem-cap", cap_text, &in.mem_cap, why, sizeof why))
-            return fail("%s", why);
-        in.mem_cap_from = "--mem-cap";
+        if (mem_cap_parse("--mem-cap", cap_text, &in->mem_cap, why, why_len))
+            return -1;
+        in->mem_cap_from = "--mem-cap";
     }
-
-    csv_table t;
-    csv_row *rows = NULL;
-    if (csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
-        return fail("%s", why);
-    in.t = &t;
-    in.rows = rows;
-    if (in.mem_cap < 0) {
-        const char *m = csv_meta_get(&t, "mem_cap_bytes");
-        if (m && *m && mem_cap_parse("mem_cap_bytes", m, &in.mem_cap, why, sizeof why) == 0)
-            in.mem_cap_from = "the run's mem_cap_bytes";
+    if (csv_load(csv, csv_required_columns, t, rows, why, why_len))
+        return -1;
+    in->t = t;
+    in->rows = *rows;
+    if (in->mem_cap < 0) {
+        const char *m = csv_meta_get(t, "mem_cap_bytes");
+        if (m && *m && mem_cap_parse("mem_cap_bytes", m, &in->mem_cap, why, why_len) == 0)
+            in->mem_cap_from = "the run's mem_cap_bytes";
     }
+    return 0;
+}
 
-    /* Outputs: DIR/NAME.md, DIR/NAME.html, charts DIR/NAME.CHART.svg|png */
-    int rc = 2;
-    char *csv_copy = strdup(csv), *csv_copy2 = strdup(csv);
+/* Where the report goes: DIR/NAME.md, DIR/NAME.html, charts
+ * DIR/NAME.CHART.svg|png (NAME: the CSV's name less .csv). */
+typedef struct report_paths {
     char base[1024], prefix[4096], md[4200], html[4200];
+} report_paths;
+
+/* Fills *p from the CSV's path and --out (NULL: the CSV's folder), and
+ * checks every output before any is written: the folder (created when
+ * missing, as run --out does), then the two files, whose stale temporary
+ * files are then removed. Returns 0, or -1 with the reason in why. */
+static int report_paths_prepare(const char *csv, const char *out_dir, report_paths *p,
+                                char *why, size_t why_len)
+{
+    int rc = -1;
+    /* basename and dirname may change their argument: one copy each. */
+    char *csv_copy = strdup(csv), *csv_copy2 = strdup(csv);
     if (!csv_copy || !csv_copy2) {
-        fail("out of memory");
+        snprintf(why, why_len, "out of memory");
         goto done;
     }
-    snprintf(base, sizeof base, "%s", basename(csv_copy));
-    size_t bl = strlen(base);
-    if (bl > 4 && !strcmp(base + bl - 4, ".csv"))
-        base[bl - 4] = '\0';
+    snprintf(p->base, sizeof p->base, "%s", basename(csv_copy));
+    size_t bl = strlen(p->base);
+    if (bl > 4 && !strcmp(p->base + bl - 4, ".csv"))
+        p->base[bl - 4] = '\0';
     const char *dir_what = out_dir ? "--out" : "the CSV's folder";
     if (!out_dir)
         out_dir = dirname(csv_copy2);
-    /* Every output checked before any is written: the folder (created
-     * when missing, as run --out does), then the two files. */
-    if (output_path_check(dir_what, out_dir, OUTPUT_DIR, why, sizeof why)) {
-        fail("%s", why);
+    if (output_path_check(dir_what, out_dir, OUTPUT_DIR, why, why_len))
         goto done;
-    }
-    snprintf(prefix, sizeof prefix, "%s/%s", out_dir, base);
-    snprintf(md, sizeof md, "%s.md", prefix);
-    snprintf(html, sizeof html, "%s.html", prefix);
-    if (output_path_check("report", md, OUTPUT_FILE, why, sizeof why) ||
-        output_path_check("report", html, OUTPUT_FILE, why, sizeof why)) {
-        fail("%s", why);
+    snprintf(p->prefix, sizeof p->prefix, "%s/%s", out_dir, p->base);
+    snprintf(p->md, sizeof p->md, "%s.md", p->prefix);
+    snprintf(p->html, sizeof p->html, "%s.html", p->prefix);
+    if (output_path_check("report", p->md, OUTPUT_FILE, why, why_len) ||
+        output_path_check("report", p->html, OUTPUT_FILE, why, why_len))
         goto done;
-    }
-    atomic_file_remove_stale(md);
-    atomic_file_remove_stale(html);
-
-    char chart_why[4400];
-    if (!charts) {
-        in.charts_note = "Charts were not rendered for this report (--no-charts); any shown "
-                         "are from an earlier run of make plots.";
-    } else if (render_charts(csv, prefix, in.mem_cap, chart_why, sizeof chart_why)) {
-        fprintf(stderr, "accubench: warning: %s\n", chart_why);
-        in.charts_note = chart_why;
-    }
-    in.chart_base = base;
-    in.chart_prefix = prefix;
-
-    doc d = {0};
-    if (report_build(&in, &d)) {
-        fail("out of memory building the report");
-    } else if (write_output(md, OUT_MD, &d, base, base, prefix, why, sizeof why) ||
-               write_output(html, OUT_HTML, &d, base, base, prefix, why, sizeof why)) {
-        fail("%s", why);
-    } else {
-        printf("report: wrote %s and %s\n", md, html);
-        rc = 0;
-    }
-    doc_free(&d);
+    atomic_file_remove_stale(p->md);
+    atomic_file_remove_stale(p->html);
+    rc = 0;
 done:
     free(csv_copy);
     free(csv_copy2);
+    return rc;
+}
+
+/* Renders the charts (unless --no-charts) and points in at them. A chart
+ * that fails is a warning, not an error: the report says so in its note
+ * (kept in chart_why, which must outlive the report's build). */
+static void report_charts(const char *csv, const report_paths *p, int charts,
+                          report_input *in, char *chart_why, size_t chart_why_len)
+{
+    if (!charts) {
+        in->charts_note = "Charts were not rendered for this report (--no-charts); any shown "
+                          "are from an earlier run of make plots.";
+    } else if (render_charts(csv, p->prefix, in->mem_cap, chart_why, chart_why_len)) {
+        fprintf(stderr, "accubench: warning: %s\n", chart_why);
+        in->charts_note = chart_why;
+    }
+    in->chart_base = p->base;
+    in->chart_prefix = p->prefix;
+}
+
+/* Builds the report and writes its two files. Returns the exit code. */
+static int report_write(const report_input *in, const report_paths *p)
+{
+    char why[4400];
+    int rc = 2;
+    doc d = {0};
+    if (report_build(in, &d)) {
+        fail("out of memory building the report");
+    } else if (write_output(p->md, OUT_MD, &d, p->base, p->base, p->prefix, why, sizeof why) ||
+               write_output(p->html, OUT_HTML, &d, p->base, p->base, p->prefix, why,
+                            sizeof why)) {
+        fail("%s", why);
+    } else {
+        printf("report: wrote %s and %s\n", p->md, p->html);
+        rc = 0;
+    }
+    doc_free(&d);
+    return rc;
+}
+
+int report_main(int argc, char **argv)
+{
+    const char *csv;
+    report_args ra = {0};
+    int rc = parse_report_args(argc, argv, &csv, &ra);
+    if (rc >= 0)
+        return rc;
+
+    report_input in = {.csv_path = csv, .mem_cap = -1};
+    char why[4400];
+    csv_table t;
+    csv_row *rows = NULL;
+    if (load_report_input(csv, ra.cap_text, &in, &t, &rows, why, sizeof why))
+        return fail("%s", why);
+
+    rc = 2;
+    report_paths paths;
+    char chart_why[4400];
+    if (report_paths_prepare(csv, ra.out_dir, &paths, why, sizeof why)) {
+        fail("%s", why);
+    } else {
+        report_charts(csv, &paths, !ra.no_charts, &in, chart_why, sizeof chart_why);
+        rc = report_write(&in, &paths);
+    }
     free(rows);
     csv_free(&t);
     return rc;

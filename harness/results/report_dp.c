@@ -18,6 +18,60 @@ static int dp_row(const csv_row *r)
     return result_clean(r) && r->devices > 1 && r->sync[0];
 }
 
+/* One bullet for the set of rows starting at row i (linked through next):
+ * the baseline, the mode that moves the most bytes a step, then what each
+ * other mode saves or costs against it. A set of one says nothing. */
+static void sync_set_finding(const report_input *in, size_t i, const size_t *next, doc *d)
+{
+    const csv_row *base = &in->rows[i];
+    size_t members = 0;
+    for (size_t j = i; j != ROW_NONE; j = next[j]) {
+        const csv_row *o = &in->rows[j];
+        members++;
+        if (o->allreduce_bytes_per_step > base->allreduce_bytes_per_step)
+            base = o;
+    }
+    if (members < 2)
+        return;
+    /* A peer framework's rows (bench/peers/) name it; where its
+     * communication was not timed apart, the sentence leaves it out. */
+    char peer[2 * RESULT_TEXT_LEN + 4] = "", waited[96] = "";
+    if (csv_meta_has_word(in->t, PEERS_META_KEY, base->backend) == 1)
+        snprintf(peer, sizeof peer, "%s %s, ", base->backend, base->mode);
+    if (!isnan(base->comm_exposed_ms))
+        snprintf(waited, sizeof waited, ", %s ms of it waiting for communication",
+                 rp_num(base->comm_exposed_ms, 3).s);
+    char text[1400];
+    size_t used = (size_t)snprintf(
+        text, sizeof text,
+        "At K=%lld on %lld devices (%smodel %s, effective batch %lld, %s): %s sync makes %s "
+        "all-reduce%s a step and takes %s ms a step%s",
+        (long long)base->accum_steps, (long long)base->devices, peer, base->model,
+        (long long)base->effective_batch, rp_split(base).s, base->sync,
+        rp_count(base->allreduce_calls_per_step).s,
+        base->allreduce_calls_per_step == 1 ? "" : "s", rp_num(base->step_ms_median, 4).s,
+        waited);
+    for (size_t j = i; j != ROW_NONE && used < sizeof text; j = next[j]) {
+        const csv_row *o = &in->rows[j];
+        if (o == base)
+            continue;
+        double saved = base->step_ms_median - o->step_ms_median;
+        char exposed[64] = "";
+        if (!isnan(o->comm_exposed_ms))
+            snprintf(exposed, sizeof exposed, ", %s ms exposed",
+                     rp_num(o->comm_exposed_ms, 3).s);
+        used += (size_t)snprintf(
+            text + used, sizeof text - used,
+            "; %s sync (%s all-reduce%s%s) takes %s ms: %s %s ms (%s%%) a step",
+            o->sync, rp_count(o->allreduce_calls_per_step).s,
+            o->allreduce_calls_per_step == 1 ? "" : "s", exposed,
+            rp_num(o->step_ms_median, 4).s, saved >= 0 ? "it saves" : "it costs",
+            rp_num(saved >= 0 ? saved : -saved, 3).s,
+            rp_num(100 * (saved >= 0 ? saved : -saved) / base->step_ms_median, 2).s);
+    }
+    doc_bullet(d, "%s.", text);
+}
+
 void report_dp_findings(const report_input *in, doc *d)
 {
     size_t n = in->t->rows;
@@ -47,54 +101,7 @@ void report_dp_findings(const report_input *in, doc *d)
         const csv_row *r = &in->rows[i];
         if (!dp_row(r) || row_index_find(&ix, r) != i)
             continue; /* once per set: at its first row in the file */
-        /* The baseline: the mode that moves the most bytes a step. */
-        const csv_row *base = r;
-        size_t members = 0;
-        for (size_t j = i; j != ROW_NONE; j = next[j]) {
-            const csv_row *o = &in->rows[j];
-            members++;
-            if (o->allreduce_bytes_per_step > base->allreduce_bytes_per_step)
-                base = o;
-        }
-        if (members < 2)
-            continue;
-        /* A peer framework's rows (bench/peers/) name it; where its
-         * communication was not timed apart, the sentence leaves it out. */
-        char peer[2 * RESULT_TEXT_LEN + 4] = "", waited[96] = "";
-        if (csv_meta_has_word(in->t, PEERS_META_KEY, base->backend) == 1)
-            snprintf(peer, sizeof peer, "%s %s, ", base->backend, base->mode);
-        if (!isnan(base->comm_exposed_ms))
-            snprintf(waited, sizeof waited, ", %s ms of it waiting for communication",
-                     rp_num(base->comm_exposed_ms, 3).s);
-        char text[1400];
-        size_t used = (size_t)snprintf(
-            text, sizeof text,
-            "At K=%lld on %lld devices (%smodel %s, effective batch %lld, %s): %s sync makes %s "
-            "all-reduce%s a step and takes %s ms a step%s",
-            (long long)base->accum_steps, (long long)base->devices, peer, base->model,
-            (long long)base->effective_batch, rp_split(base).s, base->sync,
-            rp_count(base->allreduce_calls_per_step).s,
-            base->allreduce_calls_per_step == 1 ? "" : "s", rp_num(base->step_ms_median, 4).s,
-            waited);
-        for (size_t j = i; j != ROW_NONE && used < sizeof text; j = next[j]) {
-            const csv_row *o = &in->rows[j];
-            if (o == base)
-                continue;
-            double saved = base->step_ms_median - o->step_ms_median;
-            char exposed[64] = "";
-            if (!isnan(o->comm_exposed_ms))
-                snprintf(exposed, sizeof exposed, ", %s ms exposed",
-                         rp_num(o->comm_exposed_ms, 3).s);
-            used += (size_t)snprintf(
-                text + used, sizeof text - used,
-                "; %s sync (%s all-reduce%s%s) takes %s ms: %s %s ms (%s%%) a step",
-                o->sync, rp_count(o->allreduce_calls_per_step).s,
-                o->allreduce_calls_per_step == 1 ? "" : "s", exposed,
-                rp_num(o->step_ms_median, 4).s, saved >= 0 ? "it saves" : "it costs",
-                rp_num(saved >= 0 ? saved : -saved, 3).s,
-                rp_num(100 * (saved >= 0 ? saved : -saved) / base->step_ms_median, 2).s);
-        }
-        doc_bullet(d, "%s.", text);
+        sync_set_finding(in, i, next, d);
     }
     row_index_free(&ix);
     free(next);

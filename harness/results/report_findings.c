@@ -162,8 +162,10 @@ static int any_measured(const report_input *in, double (*value)(const csv_row *)
     return 0;
 }
 
-static void launch_findings(const report_input *in, const report_group *g, size_t ng,
-                            const char *mode, doc *d)
+/* How the launches per step grow with K, in the group whose K range is
+ * widest. */
+static void launch_count_finding(const report_input *in, const report_group *g, size_t ng,
+                                 const char *mode, doc *d)
 {
     /* kernels from the trace pass where there was one, else the operations
      * the harness dispatched (measured on every backend) */
@@ -189,7 +191,14 @@ static void launch_findings(const report_input *in, const report_group *g, size_
                        : "each pass launches its kernels again, so launch overhead grows with "
                          "K while the arithmetic per step stays the same.");
     }
-    lo = hi = NULL;
+}
+
+/* How busy the device is at the largest and the smallest micro-batch, or
+ * why that was not measured. */
+static void busy_finding(const report_input *in, const report_group *g, size_t ng,
+                         const char *mode, doc *d)
+{
+    const csv_row *lo = NULL, *hi = NULL;
     if (widest(in, g, ng, mode, v_busy, &lo, &hi)) {
         /* hi has the most passes, so the smallest micro-batch */
         double drop = lo->gpu_busy_pct - hi->gpu_busy_pct;
@@ -210,7 +219,12 @@ static void launch_findings(const report_input *in, const report_group *g, size_
                    any_measured(in, v_kernels) ? "its trace pass recorded dispatches, not "
                                                  "device activity"
                                                : "no trace pass");
+}
 
+/* Which configs are launch-bound: the host's enqueue time a large share
+ * of the step. */
+static void launch_bound_finding(const report_input *in, doc *d)
+{
     /* Where the host does the work while it "enqueues" it (the CPU
      * backend), enqueue time is step time and says nothing about launch
      * overhead. */
@@ -251,6 +265,14 @@ static void launch_findings(const report_input *in, const report_group *g, size_
                       "operation as it issues it: enqueue time equals step time there, so "
                       "launch-boundness is judged on a GPU only.", on_cpu,
                    plural((long long)on_cpu, "config", "configs"));
+}
+
+static void launch_findings(const report_input *in, const report_group *g, size_t ng,
+                            const char *mode, doc *d)
+{
+    launch_count_finding(in, g, ng, mode, d);
+    busy_finding(in, g, ng, mode, d);
+    launch_bound_finding(in, d);
 }
 
 static void mfu_finding(const report_input *in, doc *d)

@@ -492,49 +492,65 @@ static int finish(sweep *s, const run_outputs *out, int write_failed)
     return write_failed;
 }
 
-/* The writer's sweep: the header, the peak, every config, the end. */
-static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev,
-                         const run_context *ctx, run_outputs *out)
+/* Opens what the sweep writes beside the CSV writer: the curves file
+ * (--train-steps) into *curves, then the CSV's metadata. On failure says
+ * why, lets go of the outputs and returns -1; the caller then ends the
+ * ranks with exit code 2. */
+static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
+                        const run_context *ctx, run_outputs *out, curves_file *curves)
 {
     char why[400];
     const char *path = out->csv_path;
     if (s->world)
         stop_outputs = out; /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
-    curves_file curves; /* --train-steps: NAME.curves.csv beside the CSV */
-    if (o->train_steps > 0 && curves_open(&curves, path, o->train_steps, o->replace, why,
+    if (o->train_steps > 0 && curves_open(curves, path, o->train_steps, o->replace, why,
                                             sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_outputs = NULL;
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
-        return end_ranks(s, 2);
+        return -1;
     }
-    s->curves = o->train_steps > 0 ? &curves : NULL;
+    s->curves = o->train_steps > 0 ? curves : NULL;
     if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_outputs = NULL;
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
-        return end_ranks(s, 2); /* the other ranks wait for this one */
+        return -1;
     }
+    return 0;
+}
+
+/* Says what runs where, measures the device's peak and sets up the probes
+ * beside each config (in *watch, sized from the peak; s->watch stays NULL
+ * when they cannot be). */
+static void start_measuring(sweep *s, const run_options *o, const char *path,
+                            config_watch *watch)
+{
     if (!s->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, s->b->device, s->b->name,
                s->b->library);
     measure_peak(s, o->dtype);
-    config_watch watch; /* the probes beside each config, sized from the peak */
-    if (config_watch_init(&watch, s->b, s->peak_tflops) == 0)
-        s->watch = &watch;
+    if (config_watch_init(watch, s->b, s->peak_tflops) == 0)
+        s->watch = watch;
     trust_meta(&s->csv, s->watch);
     if (!s->quiet) {
         printf("results: %s\n", path);
         console_table_header(stdout);
     }
+}
+
+/* Runs every config with the progress line and its ETA (the time left,
+ * costed config by config). Returns whether a write failed. */
+static int sweep_with_progress(sweep *s, const run_options *o)
+{
     progress prog;
     progress_start(&prog, s->quiet ? NULL : stderr, config_count(o, s->world != NULL),
                    PROGRESS_SILENT_S);
     s->progress = &prog;
-    eta plan; /* the time left, costed config by config */
+    eta plan;
     int planned = eta_plan(&plan, o, s->world != NULL) == 0;
     if (planned)
         progress_set_eta(&prog, &plan);
@@ -543,6 +559,20 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     s->progress = NULL;
     if (planned)
         eta_free(&plan);
+    return write_failed;
+}
+
+/* The writer's sweep: the header, the peak, every config, the end. */
+static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev,
+                         const run_context *ctx, run_outputs *out)
+{
+    char why[400];
+    curves_file curves; /* --train-steps: NAME.curves.csv beside the CSV */
+    if (open_written(s, o, dev, ctx, out, &curves))
+        return end_ranks(s, 2); /* the other ranks wait for this one */
+    config_watch watch; /* the probes beside each config */
+    start_measuring(s, o, out->csv_path, &watch);
+    int write_failed = sweep_with_progress(s, o);
     if (s->curves && curves_close(s->curves, s->quiet ? NULL : stdout, why, sizeof why) &&
         !write_failed) {
         fprintf(stderr, "accubench: %s\n", why);

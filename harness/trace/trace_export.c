@@ -92,102 +92,135 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* What the header and the row names need of one step's records: its
+ * earliest start (the origin of every time written), whether any launch
+ * was recorded at all (else the device is the CPU's dispatches), and the
+ * streams and host threads its records sit on, sorted, with repeats. */
+typedef struct step_rows {
+    uint64_t origin;
+    int has_launches;
+    uint32_t *streams, *threads;
+    size_t n_streams, n_threads;
+} step_rows;
+
+/* Fills *s from the records of step `step`; has_launches looks at every
+ * record, whatever its step. Returns 0, or -1 out of memory. */
+static int collect_step_rows(const trace_record *recs, size_t n, const int32_t *step_of,
+                             int step, step_rows *s)
+{
+    *s = (step_rows){.origin = UINT64_MAX};
+    s->streams = malloc((n + 1) * sizeof *s->streams);
+    s->threads = malloc((n + 1) * sizeof *s->threads);
+    if (!s->streams || !s->threads) {
+        free(s->streams);
+        free(s->threads);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        s->has_launches |= recs[i].kind == TRACE_LAUNCH;
+        if (step_of[i] != step)
+            continue;
+        if (recs[i].start_ns < s->origin)
+            s->origin = recs[i].start_ns;
+        if (is_device_work(recs[i].kind))
+            s->streams[s->n_streams++] = recs[i].stream;
+        else if (recs[i].kind == TRACE_LAUNCH || recs[i].kind == TRACE_RUNTIME)
+            s->threads[s->n_threads++] = recs[i].stream;
+    }
+    qsort(s->streams, s->n_streams, sizeof *s->streams, cmp_u32);
+    qsort(s->threads, s->n_threads, sizeof *s->threads, cmp_u32);
+    return 0;
+}
+
+/* The metadata events that name the two processes and each row (once per
+ * distinct host thread and stream), so the viewer labels them. */
+static void put_row_names(FILE *f, const step_rows *s, int *first)
+{
+    put_meta(f, "process_name", PID_HOST, -1, "host", first);
+    put_meta(f, "process_name", PID_DEVICE, -1,
+             s->has_launches ? "device" : "device (CPU dispatches)", first);
+    put_meta(f, "thread_name", PID_HOST, TID_RANGES, "NVTX ranges", first);
+    put_meta(f, "thread_name", PID_HOST, TID_SYNC, "host waits", first);
+    for (size_t k = 0; k < s->n_threads; k++) {
+        if (k > 0 && s->threads[k] == s->threads[k - 1])
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "launch / API calls, thread %u", s->threads[k]);
+        put_meta(f, "thread_name", PID_HOST, (long)TID_CALLS + s->threads[k], name, first);
+    }
+    for (size_t k = 0; k < s->n_streams; k++) {
+        if (k > 0 && s->streams[k] == s->streams[k - 1])
+            continue;
+        char name[48];
+        snprintf(name, sizeof name, s->has_launches ? "stream %u" : "dispatches",
+                 s->streams[k]);
+        put_meta(f, "thread_name", PID_DEVICE, (long)s->streams[k], name, first);
+    }
+}
+
+/* Record i as a complete ("X") event, then, for device work whose issuing
+ * call is known, the flow from that call to it (*flow_id numbers them). */
+static void put_record(FILE *f, const trace_record *recs, size_t i, const ptrdiff_t *host_of,
+                       uint64_t origin, unsigned long *flow_id)
+{
+    const trace_record *r = &recs[i];
+    int pid;
+    unsigned long tid;
+    row_of(r, &pid, &tid);
+    uint64_t end = r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
+    fputs(",\n{\"ph\":\"X\",\"name\":", f);
+    put_string(f, r->name);
+    fprintf(f, ",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%lu",
+            category(r->kind), us(r->start_ns, origin),
+            (double)(end - r->start_ns) / 1e3, pid, tid);
+    if (r->correlation)
+        fprintf(f, ",\"args\":{\"correlation\":%u}", r->correlation);
+    fputs("}", f);
+
+    /* The flow from the call that issued this work to the work, each end
+     * in the middle of its slice so that it binds to that slice. */
+    if (is_device_work(r->kind) && host_of[i] >= 0) {
+        const trace_record *h = &recs[host_of[i]];
+        int hpid;
+        unsigned long htid;
+        row_of(h, &hpid, &htid);
+        uint64_t hend = h->end_ns > h->start_ns ? h->end_ns : h->start_ns;
+        (*flow_id)++;
+        fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"flow\","
+                   "\"id\":%lu,\"ts\":%.3f,\"pid\":%d,\"tid\":%lu}",
+                *flow_id, us(h->start_ns + (hend - h->start_ns) / 2, origin),
+                hpid, htid);
+        fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\","
+                   "\"cat\":\"flow\",\"id\":%lu,\"ts\":%.3f,\"pid\":%d,"
+                   "\"tid\":%lu}",
+                *flow_id, us(r->start_ns + (end - r->start_ns) / 2, origin),
+                pid, tid);
+    }
+}
+
 static int write_events(FILE *f, const trace_record *recs, size_t n,
                         const int32_t *step_of, const ptrdiff_t *host_of,
                         int step, const char *label)
 {
-    uint64_t origin = UINT64_MAX;
-    int has_launches = 0;
-    size_t n_streams = 0, n_threads = 0;
-    uint32_t *streams = malloc((n + 1) * sizeof *streams);
-    uint32_t *threads = malloc((n + 1) * sizeof *threads);
-    if (!streams || !threads) {
-        free(streams);
-        free(threads);
+    step_rows s;
+    if (collect_step_rows(recs, n, step_of, step, &s))
         return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        has_launches |= recs[i].kind == TRACE_LAUNCH;
-        if (step_of[i] != step)
-            continue;
-        if (recs[i].start_ns < origin)
-            origin = recs[i].start_ns;
-        if (is_device_work(recs[i].kind))
-            streams[n_streams++] = recs[i].stream;
-        else if (recs[i].kind == TRACE_LAUNCH || recs[i].kind == TRACE_RUNTIME)
-            threads[n_threads++] = recs[i].stream;
-    }
-    qsort(streams, n_streams, sizeof *streams, cmp_u32);
-    qsort(threads, n_threads, sizeof *threads, cmp_u32);
 
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"accubench\","
           "\"config\":", f);
     put_string(f, label ? label : "");
     fprintf(f, ",\"step\":%d,\"origin_ns\":%llu},\"traceEvents\":[", step,
-            (unsigned long long)(origin == UINT64_MAX ? 0 : origin));
+            (unsigned long long)(s.origin == UINT64_MAX ? 0 : s.origin));
 
     int first = 1;
-    put_meta(f, "process_name", PID_HOST, -1, "host", &first);
-    put_meta(f, "process_name", PID_DEVICE, -1,
-             has_launches ? "device" : "device (CPU dispatches)", &first);
-    put_meta(f, "thread_name", PID_HOST, TID_RANGES, "NVTX ranges", &first);
-    put_meta(f, "thread_name", PID_HOST, TID_SYNC, "host waits", &first);
-    for (size_t k = 0; k < n_threads; k++) {
-        if (k > 0 && threads[k] == threads[k - 1])
-            continue;
-        char name[64];
-        snprintf(name, sizeof name, "launch / API calls, thread %u", threads[k]);
-        put_meta(f, "thread_name", PID_HOST, (long)TID_CALLS + threads[k], name, &first);
-    }
-    free(threads);
-    for (size_t k = 0; k < n_streams; k++) {
-        if (k > 0 && streams[k] == streams[k - 1])
-            continue;
-        char name[48];
-        snprintf(name, sizeof name, has_launches ? "stream %u" : "dispatches",
-                 streams[k]);
-        put_meta(f, "thread_name", PID_DEVICE, (long)streams[k], name, &first);
-    }
-    free(streams);
+    put_row_names(f, &s, &first);
+    free(s.threads);
+    free(s.streams);
 
     unsigned long flow_id = 0;
-    for (size_t i = 0; i < n; i++) {
-        const trace_record *r = &recs[i];
-        if (step_of[i] != step)
-            continue;
-        int pid;
-        unsigned long tid;
-        row_of(r, &pid, &tid);
-        uint64_t end = r->end_ns > r->start_ns ? r->end_ns : r->start_ns;
-        fputs(",\n{\"ph\":\"X\",\"name\":", f);
-        put_string(f, r->name);
-        fprintf(f, ",\"cat\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%lu",
-                category(r->kind), us(r->start_ns, origin),
-                (double)(end - r->start_ns) / 1e3, pid, tid);
-        if (r->correlation)
-            fprintf(f, ",\"args\":{\"correlation\":%u}", r->correlation);
-        fputs("}", f);
-
-        /* The flow from the call that issued this work to the work, each end
-         * in the middle of its slice so that it binds to that slice. */
-        if (is_device_work(r->kind) && host_of[i] >= 0) {
-            const trace_record *h = &recs[host_of[i]];
-            int hpid;
-            unsigned long htid;
-            row_of(h, &hpid, &htid);
-            uint64_t hend = h->end_ns > h->start_ns ? h->end_ns : h->start_ns;
-            flow_id++;
-            fprintf(f, ",\n{\"ph\":\"s\",\"name\":\"launch\",\"cat\":\"flow\","
-                       "\"id\":%lu,\"ts\":%.3f,\"pid\":%d,\"tid\":%lu}",
-                    flow_id, us(h->start_ns + (hend - h->start_ns) / 2, origin),
-                    hpid, htid);
-            fprintf(f, ",\n{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"launch\","
-                       "\"cat\":\"flow\",\"id\":%lu,\"ts\":%.3f,\"pid\":%d,"
-                       "\"tid\":%lu}",
-                    flow_id, us(r->start_ns + (end - r->start_ns) / 2, origin),
-                    pid, tid);
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        if (step_of[i] == step)
+            put_record(f, recs, i, host_of, s.origin, &flow_id);
     fputs("\n]}\n", f);
     return 0;
 }

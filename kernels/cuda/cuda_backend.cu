@@ -467,19 +467,10 @@ static int device_usable(dtype dt, char *why, size_t why_len)
     return BK_OK;
 }
 
-/* Everything the backend holds, built in order; on failure the reason is in
- * b->error and cu_destroy frees what was built. */
-static int cu_init(backend *b)
+/* The stream, the scratch and upload buffers, and the cuBLAS and cuBLASLt
+ * handles the backend's ops use, then the GEMM plan cache. */
+static int cu_create_handles(backend *b, cuda_impl *c)
 {
-    cuda_impl *c = cuda_of(b);
-    cudaDeviceProp p;
-    int clock_khz = 0;
-    CUDA_CHECK(b, cudaGetDeviceProperties(&p, c->device));
-    CUDA_CHECK(b, cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, c->device));
-    /* for NVML's clocks beside each config (harness/util/gpu_clocks.h) */
-    CUDA_CHECK(b, cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, c->device));
-    c->sm_count = p.multiProcessorCount;
-
     CUDA_CHECK(b, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
     CUDA_CHECK(b, cudaMalloc(&c->workspace, CUDA_GEMM_WORKSPACE_BYTES));
     CUDA_CHECK(b, cudaMalloc((void **)&c->reduce_scratch,
@@ -495,28 +486,36 @@ static int cu_init(backend *b)
      * being captured. */
     CUBLAS_CHECK(b, cublasSetWorkspace(c->blas, c->workspace, CUDA_GEMM_WORKSPACE_BYTES));
     CUBLASLT_CHECK(b, cublasLtCreate(&c->lt));
-    int rc = cuda_gemm_create(b);
-    if (rc != BK_OK)
-        return rc;
+    return cuda_gemm_create(b);
+}
 
+/* Where the device has memory pools, keeps freed blocks in the default
+ * pool instead of handing them back at every sync: how frameworks use the
+ * stream-ordered allocator. */
+static int cu_keep_pool_blocks(backend *b, cuda_impl *c)
+{
     int pools = 0;
     CUDA_CHECK(b, cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, c->device));
     if (pools) {
-        /* Keep freed blocks in the pool instead of handing them back at every
-         * sync: how frameworks use the stream-ordered allocator. */
         cudaMemPool_t pool;
         uint64_t keep = UINT64_MAX;
         CUDA_CHECK(b, cudaDeviceGetDefaultMemPool(&pool, c->device));
         CUDA_CHECK(b, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
         c->mempools = 1;
     }
+    return BK_OK;
+}
 
+/* What the CSV says of the device and its libraries (b->device has no
+ * commas, so that it is one CSV field), its memory and its peak. */
+static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p, int clock_khz)
+{
     int blas_version = 0, runtime = 0, driver = 0;
     CUBLAS_CHECK(b, cublasGetVersion(c->blas, &blas_version));
     CUDA_CHECK(b, cudaRuntimeGetVersion(&runtime));
     CUDA_CHECK(b, cudaDriverGetVersion(&driver));
-    snprintf(b->device, sizeof b->device, "%.80s (sm_%d%d %d SMs %.0f GB)", p.name, p.major,
-             p.minor, p.multiProcessorCount, (double)p.totalGlobalMem / 1e9);
+    snprintf(b->device, sizeof b->device, "%.80s (sm_%d%d %d SMs %.0f GB)", p->name, p->major,
+             p->minor, p->multiProcessorCount, (double)p->totalGlobalMem / 1e9);
     for (char *s = b->device; *s; s++)
         if (*s == ',')
             *s = ' ';
@@ -525,12 +524,33 @@ static int cu_init(backend *b)
              blas_version / 10000, blas_version / 100 % 100, blas_version % 100,
              cublasLtGetVersion(), runtime / 1000, runtime % 1000 / 10, driver / 1000,
              driver % 1000 / 10);
-    b->mem_total = p.totalGlobalMem;
-    b->peak_gemm_n = cuda_peak_gemm_n(p.totalGlobalMem);
+    b->mem_total = p->totalGlobalMem;
+    b->peak_gemm_n = cuda_peak_gemm_n(p->totalGlobalMem);
     b->datasheet_tflops =
-        cuda_datasheet_tflops(p.name, p.major, p.minor, p.multiProcessorCount, clock_khz,
+        cuda_datasheet_tflops(p->name, p->major, p->minor, p->multiProcessorCount, clock_khz,
                               b->dtype);
     return BK_OK;
+}
+
+/* Everything the backend holds, built in order; on failure the reason is in
+ * b->error and cu_destroy frees what was built. */
+static int cu_init(backend *b)
+{
+    cuda_impl *c = cuda_of(b);
+    cudaDeviceProp p;
+    int clock_khz = 0;
+    CUDA_CHECK(b, cudaGetDeviceProperties(&p, c->device));
+    CUDA_CHECK(b, cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, c->device));
+    /* for NVML's clocks beside each config (harness/util/gpu_clocks.h) */
+    CUDA_CHECK(b, cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, c->device));
+    c->sm_count = p.multiProcessorCount;
+
+    int rc = cu_create_handles(b, c);
+    if (rc == BK_OK)
+        rc = cu_keep_pool_blocks(b, c);
+    if (rc == BK_OK)
+        rc = cu_describe(b, c, &p, clock_khz);
+    return rc;
 }
 
 extern "C" void *cuda_backend_stream(backend *b)

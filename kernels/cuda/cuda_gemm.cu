@@ -57,9 +57,10 @@ static void plan_release(void *value, void *ctx)
     free(p);
 }
 
-/* Asks cuBLASLt for the best algorithm for this shape; leaves use_lt = 0
- * when it has none (CUBLAS_STATUS_NOT_SUPPORTED or zero results). */
-static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p)
+/* Creates the plan's matmul descriptor and its three matrix layouts for
+ * this shape (with the batch count and strides of a strided batch). What
+ * it created stays in *p for plan_release, on failure too. */
+static int plan_describe(backend *b, const gemm_key *k, gemm_plan *p)
 {
     cublasOperation_t op_a = k->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t op_b = k->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -98,7 +99,15 @@ static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p
                                   &batched[i].stride, sizeof batched[i].stride));
         }
     }
+    return BK_OK;
+}
 
+/* Asks cuBLASLt's heuristic for the best algorithm for the described
+ * shape, within the workspace and the operands' alignments; leaves
+ * use_lt = 0 when it has none (CUBLAS_STATUS_NOT_SUPPORTED or zero
+ * results). */
+static int plan_pick_algo(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p)
+{
     cublasLtMatmulPreference_t pref = NULL;
     CUBLASLT_CHECK(b, cublasLtMatmulPreferenceCreate(&pref));
     uint64_t ws = CUDA_GEMM_WORKSPACE_BYTES;
@@ -133,6 +142,16 @@ static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p
     p->algo = result.algo;
     p->use_lt = 1;
     return BK_OK;
+}
+
+/* Asks cuBLASLt for the best algorithm for this shape; leaves use_lt = 0
+ * when it has none (CUBLAS_STATUS_NOT_SUPPORTED or zero results). */
+static int plan_choose(backend *b, cuda_impl *c, const gemm_key *k, gemm_plan *p)
+{
+    int rc = plan_describe(b, k, p);
+    if (rc != BK_OK)
+        return rc;
+    return plan_pick_algo(b, c, k, p);
 }
 
 /* The cached plan for the GEMM g, built on first sight. */
