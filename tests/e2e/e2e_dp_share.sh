@@ -6,13 +6,7 @@
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "FAILED: mpirun not found: install openmpi-bin libopenmpi-dev (make does so as root)"
-    exit 1
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+. "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 col() {
     awk -F, -v name="$2" '/^#/ || !NF { next } !h { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } { print $c }' "$1"
 }

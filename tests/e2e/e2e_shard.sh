@@ -9,13 +9,7 @@
 # value.
 set -u
 fail=0
-if ! command -v mpirun >/dev/null 2>&1; then
-    echo "FAILED: mpirun not found: install openmpi-bin libopenmpi-dev (make does so as root)"
-    exit 1
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
-[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+. "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 # 189 parameters: 2 ranks hold slices of 95, the last one padded.
 model="mlp:hidden=8,layers=2,classes=5"
 quick="--backend cpu --model $model --steps 2 --warmup 1 --effective 16 --micro 4 --quiet"
