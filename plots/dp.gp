@@ -8,8 +8,11 @@
 chart = "dp"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
-# Rows with an all-reduce: sync is set.
-base = "status=ok;effective_batch=".E.";mode=".mode.";reduction=".reduction.";sync!="
+# Rows with an all-reduce: sync is set; unsharded (a file from before the
+# shard column reads as unsharded), since a sharded row's bars would land
+# on its unsharded twin's. The frontier chart holds the shard values.
+base = "status=ok;effective_batch=".E.";mode=".mode.";reduction=".reduction.";sync!=" . \
+       ";shard!=optimizer;shard!=gradients"
 if (!exists("model")) { model = common("model", base) }
 here_rows = base.";model=".model
 all_syncs = "micro window overlap"
@@ -40,7 +43,7 @@ gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d "
 
 set title "Data parallel: compute and exposed communication per step".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s (over all devices), %s", device, dtype, E, mode)
-set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode"
+set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode; unsharded rows"
 set ylabel "wall-clock per optimizer step (ms, median)"
 set style fill solid 0.9 border rgb "#ffffff"
 set key outside right top

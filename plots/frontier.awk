@@ -44,6 +44,7 @@ BEGIN { FS = "," }
     if (mem == "" || mem + 0 <= 0) next
     rc = ("recompute" in col) ? $(col["recompute"]) : ""
     sh = ("shard" in col) ? $(col["shard"]) : ""
+    sy = ("sync" in col) ? $(col["sync"]) : "" # data parallel: when it all-reduced
     n++
     m[n] = mem / 1048576; t[n] = $(col["step_ms_median"]) + 0
     lo[n] = ("step_ms_ci_lo" in col && $(col["step_ms_ci_lo"]) != "") ? $(col["step_ms_ci_lo"]) : t[n]
@@ -52,7 +53,8 @@ BEGIN { FS = "," }
     clean[n] = fl == "" ? 1 : 0
     label[n] = $(col["micro_batch"]) "x" $(col["accum_steps"]) \
                (rc != "" && rc != "none" ? " recompute " rc : "") \
-               (sh != "" && sh != "none" ? " shard " sh : "")
+               (sh != "" && sh != "none" ? " shard " sh : "") \
+               (sy != "" ? " sync " sy : "")
     dt[n] = $(col["dtype"])
     if (!(dt[n] in seen_dt)) { seen_dt[dt[n]] = 1; n_dt++ }
 }
