@@ -100,6 +100,58 @@ int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
     return BK_OK;
 }
 
+/* --------------------------------------------- row max and exponentials */
+
+/* XENT_LANES running maxima and sums (for the cross-entropy and the causal
+ * softmax; scale 1 in the cross-entropy): ew_softmax_xent's loops reduce into
+ * one float, which gcc keeps scalar (it may not reorder a float sum), so
+ * each of the row's exponentials ran one at a time. Sixteen lanes, added
+ * in a fixed order at the end, let the loops run in vectors; the result
+ * does not depend on the threads. */
+#define XENT_LANES 16
+
+static inline __attribute__((always_inline)) float row_max(const float *l, float scale,
+                                                          int classes)
+{
+    float lane[XENT_LANES], maxv;
+    int c = 0;
+    for (int k = 0; k < XENT_LANES; k++)
+        lane[k] = l[0] * scale;
+    for (; c + XENT_LANES <= classes; c += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++)
+            lane[k] = l[c + k] * scale > lane[k] ? l[c + k] * scale : lane[k];
+    maxv = lane[0];
+    for (int k = 1; k < XENT_LANES; k++)
+        maxv = lane[k] > maxv ? lane[k] : maxv;
+    for (; c < classes; c++)
+        maxv = l[c] * scale > maxv ? l[c] * scale : maxv;
+    return maxv;
+}
+
+/* e = exp(l * scale - maxv) into `e`; returns their sum. Both helpers are inlined
+ * into the caller's AVX-512 and AVX2 clones (CPU_HOT), or they would run as
+ * the default clone's scalar code. */
+static inline __attribute__((always_inline)) float row_exp_sum(const float *l, float *e,
+                                                              float scale, float maxv,
+                                                              int classes)
+{
+    float lane[XENT_LANES] = {0}, sum = 0.0f;
+    int c = 0;
+    for (; c + XENT_LANES <= classes; c += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++) {
+            float v = ew_exp(l[c + k] * scale - maxv);
+            e[c + k] = v;
+            lane[k] += v;
+        }
+    for (int k = 0; k < XENT_LANES; k++)
+        sum += lane[k];
+    for (; c < classes; c++) {
+        e[c] = ew_exp(l[c] * scale - maxv);
+        sum += e[c];
+    }
+    return sum;
+}
+
 /* ------------------------------------------------------- causal softmax */
 
 /* Column c of the `count` [t x t] blocks is query c % t of block c / t, and
@@ -111,13 +163,26 @@ typedef struct softmax_args {
     int t;
 } softmax_args;
 
-static void causal_softmax_columns(void *ctx, size_t first, size_t last)
+/* ew_causal_softmax_column's result with its max and sum in lanes: the
+ * scalar reductions kept every column's loops one element at a time (4 ns
+ * a score on gpt-cpu). Keys j <= i alone are read; the rest is 0. */
+static inline __attribute__((always_inline)) void softmax_column(const float *s, float *p,
+                                                                 float scale, int i, int t)
+{
+    float maxv = row_max(s, scale, i + 1);
+    float inv_sum = 1.0f / row_exp_sum(s, p, scale, maxv, i + 1);
+    for (int j = 0; j <= i; j++)
+        p[j] *= inv_sum;
+    if (i + 1 < t)
+        memset(p + i + 1, 0, (size_t)(t - i - 1) * sizeof *p);
+}
+
+CPU_HOT static void causal_softmax_columns(void *ctx, size_t first, size_t last)
 {
     const softmax_args *a = ctx;
     for (size_t c = first; c < last; c++) {
         size_t off = c * (size_t)a->t;
-        ew_causal_softmax_column(a->in + off, a->out + off, a->scale, (int)(c % (size_t)a->t),
-                                 a->t);
+        softmax_column(a->in + off, a->out + off, a->scale, (int)(c % (size_t)a->t), a->t);
     }
 }
 
@@ -133,13 +198,33 @@ int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *
     return BK_OK;
 }
 
-static void causal_softmax_backward_columns(void *ctx, size_t first, size_t last)
+/* ew_causal_softmax_backward_column with its dot product in lanes. dp may
+ * alias ds: every dp[j] is read for the dot before any ds[j] is written. */
+static inline __attribute__((always_inline)) void softmax_backward_column(
+    const float *p, const float *dp, float *ds, float scale, int i, int t)
+{
+    float lane[XENT_LANES] = {0}, dot = 0.0f;
+    int j = 0;
+    for (; j + XENT_LANES <= i + 1; j += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++)
+            lane[k] += p[j + k] * dp[j + k];
+    for (int k = 0; k < XENT_LANES; k++)
+        dot += lane[k];
+    for (; j <= i; j++)
+        dot += p[j] * dp[j];
+    for (j = 0; j <= i; j++)
+        ds[j] = scale * p[j] * (dp[j] - dot);
+    for (; j < t; j++)
+        ds[j] = 0.0f;
+}
+
+CPU_HOT static void causal_softmax_backward_columns(void *ctx, size_t first, size_t last)
 {
     const softmax_args *a = ctx;
     for (size_t c = first; c < last; c++) {
         size_t off = c * (size_t)a->t;
-        ew_causal_softmax_backward_column(a->probs + off, a->in + off, a->out + off, a->scale,
-                                          (int)(c % (size_t)a->t), a->t);
+        softmax_backward_column(a->probs + off, a->in + off, a->out + off, a->scale,
+                                (int)(c % (size_t)a->t), a->t);
     }
 }
 
@@ -295,52 +380,6 @@ int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd,
 
 /* ------------------------------------------------ softmax cross-entropy */
 
-/* XENT_LANES running maxima and sums: ew_softmax_xent's loops reduce into
- * one float, which gcc keeps scalar (it may not reorder a float sum), so
- * each of the row's exponentials ran one at a time. Sixteen lanes, added
- * in a fixed order at the end, let the loops run in vectors; the result
- * does not depend on the threads. */
-#define XENT_LANES 16
-
-static inline __attribute__((always_inline)) float row_max(const float *l, int classes)
-{
-    float lane[XENT_LANES], maxv;
-    int c = 0;
-    for (int k = 0; k < XENT_LANES; k++)
-        lane[k] = l[0];
-    for (; c + XENT_LANES <= classes; c += XENT_LANES)
-        for (int k = 0; k < XENT_LANES; k++)
-            lane[k] = l[c + k] > lane[k] ? l[c + k] : lane[k];
-    maxv = lane[0];
-    for (int k = 1; k < XENT_LANES; k++)
-        maxv = lane[k] > maxv ? lane[k] : maxv;
-    for (; c < classes; c++)
-        maxv = l[c] > maxv ? l[c] : maxv;
-    return maxv;
-}
-
-/* e = exp(l - maxv) into `e`; returns their sum. Both helpers are inlined
- * into the caller's AVX-512 and AVX2 clones (CPU_HOT), or they would run as
- * the default clone's scalar code. */
-static inline __attribute__((always_inline)) float row_exp_sum(const float *l, float *e, float maxv, int classes)
-{
-    float lane[XENT_LANES] = {0}, sum = 0.0f;
-    int c = 0;
-    for (; c + XENT_LANES <= classes; c += XENT_LANES)
-        for (int k = 0; k < XENT_LANES; k++) {
-            float v = ew_exp(l[c + k] - maxv);
-            e[c + k] = v;
-            lane[k] += v;
-        }
-    for (int k = 0; k < XENT_LANES; k++)
-        sum += lane[k];
-    for (; c < classes; c++) {
-        e[c] = ew_exp(l[c] - maxv);
-        sum += e[c];
-    }
-    return sum;
-}
-
 /* ew_softmax_xent's loss and gradient, (softmax - onehot) * scale, with
  * one exponential an element rather than two: the exponentials are kept
  * in dlogits and scaled by scale / sum. dlogits must not alias logits. */
@@ -351,8 +390,8 @@ CPU_HOT float cpu_softmax_xent_column(const float *logits, float *dlogits, int c
         memset(dlogits, 0, (size_t)classes * sizeof *dlogits);
         return 0.0f;
     }
-    float maxv = row_max(logits, classes);
-    float sum = row_exp_sum(logits, dlogits, maxv, classes);
+    float maxv = row_max(logits, 1.0f, classes);
+    float sum = row_exp_sum(logits, dlogits, 1.0f, maxv, classes);
     float k = scale / sum;
     for (int c = 0; c < classes; c++)
         dlogits[c] *= k;
