@@ -35,13 +35,51 @@ typedef struct layernorm_args {
     int dim, rows;
 } layernorm_args;
 
-static void layernorm_columns(void *ctx, size_t first, size_t last)
+/* The column sums in LN_LANES lanes, added in a fixed order at the end:
+ * a single float sum stays scalar (gcc may not reorder it), which kept
+ * ew_layernorm_column's loops one element at a time. The result does not
+ * depend on the threads. */
+#define LN_LANES 16
+#define LN_INLINE static inline __attribute__((always_inline))
+
+/* The sum over i < n of x[i], or of (x[i] - mean)^2 when `squares`. */
+LN_INLINE float lane_sum(const float *x, float mean, int squares, int n)
+{
+    float lane[LN_LANES] = {0}, sum = 0.0f;
+    int i = 0;
+    for (; i + LN_LANES <= n; i += LN_LANES)
+        for (int k = 0; k < LN_LANES; k++) {
+            float d = x[i + k] - mean;
+            lane[k] += squares ? d * d : x[i + k];
+        }
+    for (int k = 0; k < LN_LANES; k++)
+        sum += lane[k];
+    for (; i < n; i++) {
+        float d = x[i] - mean;
+        sum += squares ? d * d : x[i];
+    }
+    return sum;
+}
+
+/* ew_layernorm_column with its two sums in lanes. */
+LN_INLINE void layernorm_column(const float *x, const float *gamma, const float *beta,
+                                float *y, float *mean_out, float *rstd_out, int dim)
+{
+    float mean = lane_sum(x, 0.0f, 0, dim) / (float)dim;
+    float rstd = ew_layernorm_rstd(lane_sum(x, mean, 1, dim), dim);
+    for (int i = 0; i < dim; i++)
+        y[i] = ew_layernorm_out(x[i], mean, rstd, gamma[i], beta[i]);
+    *mean_out = mean;
+    *rstd_out = rstd;
+}
+
+CPU_HOT static void layernorm_columns(void *ctx, size_t first, size_t last)
 {
     const layernorm_args *a = ctx;
     for (size_t j = first; j < last; j++) {
         size_t off = j * (size_t)a->dim;
-        ew_layernorm_column(a->x + off, a->gamma, a->beta, a->y + off, &a->mean_out[j],
-                            &a->rstd_out[j], a->dim);
+        layernorm_column(a->x + off, a->gamma, a->beta, a->y + off, &a->mean_out[j],
+                         &a->rstd_out[j], a->dim);
     }
 }
 
@@ -59,13 +97,40 @@ int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gam
     return BK_OK;
 }
 
-static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
+/* ew_layernorm_backward_column with its two sums in lanes. */
+LN_INLINE void layernorm_backward_column(const float *dy, const float *x, const float *gamma,
+                                         float mean, float rstd, float *dx, int dim)
+{
+    float g_lane[LN_LANES] = {0}, gx_lane[LN_LANES] = {0}, g_sum = 0.0f, gx_sum = 0.0f;
+    int i = 0;
+    for (; i + LN_LANES <= dim; i += LN_LANES)
+        for (int k = 0; k < LN_LANES; k++) {
+            float g = dy[i + k] * gamma[i + k];
+            g_lane[k] += g;
+            gx_lane[k] += g * ew_layernorm_xhat(x[i + k], mean, rstd);
+        }
+    for (int k = 0; k < LN_LANES; k++) {
+        g_sum += g_lane[k];
+        gx_sum += gx_lane[k];
+    }
+    for (; i < dim; i++) {
+        float g = dy[i] * gamma[i];
+        g_sum += g;
+        gx_sum += g * ew_layernorm_xhat(x[i], mean, rstd);
+    }
+    float g_mean = g_sum / (float)dim, gx_mean = gx_sum / (float)dim;
+    for (i = 0; i < dim; i++)
+        dx[i] += ew_layernorm_dx(dy[i] * gamma[i], ew_layernorm_xhat(x[i], mean, rstd), rstd,
+                                 g_mean, gx_mean);
+}
+
+CPU_HOT static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
 {
     const layernorm_args *a = ctx;
     for (size_t j = first; j < last; j++) {
         size_t off = j * (size_t)a->dim;
-        ew_layernorm_backward_column(a->dy + off, a->x + off, a->gamma, a->mean[j],
-                                     a->rstd[j], a->dx + off, a->dim);
+        layernorm_backward_column(a->dy + off, a->x + off, a->gamma, a->mean[j], a->rstd[j],
+                                  a->dx + off, a->dim);
     }
 }
 
@@ -345,7 +410,7 @@ typedef struct permute_args {
 
 /* Token columns [first, last): each holds parts x heads runs of hd
  * elements, each run one row of its head's block. */
-static void permute_columns(void *ctx, size_t first, size_t last)
+CPU_HOT static void permute_columns(void *ctx, size_t first, size_t last)
 {
     const permute_args *a = ctx;
     size_t hd = a->hd, width = a->parts * a->heads * hd, part = a->batch * a->heads * a->t * hd;
