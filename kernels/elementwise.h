@@ -71,20 +71,29 @@ EW_FN float ew_tanh(float x)
 #define EW_GELU_SCALE 0.7978845608028654f /* sqrt(2/pi) */
 #define EW_GELU_CUBIC 0.044715f
 
-EW_FN float ew_gelu(float x)
+/* 0.5 (1 + tanh(u)) is the logistic sigmoid of 2u: one exponential and one
+ * division, where tanh took an exponential, a division and a polynomial
+ * (both of its branches run in a vector loop). In (0, 1), so no
+ * cancellation near u = 0; exp(-2u) overflowing to infinity gives 0. */
+EW_FN float ew_gelu_sigmoid(float x)
 {
     float inner = EW_GELU_SCALE * (x + EW_GELU_CUBIC * x * x * x);
-    return 0.5f * x * (1.0f + ew_tanh(inner));
+    return 1.0f / (1.0f + ew_exp(-2.0f * inner));
 }
 
-/* d gelu(x) / dx, the exact derivative of the approximation above. */
+EW_FN float ew_gelu(float x)
+{
+    return x * ew_gelu_sigmoid(x);
+}
+
+/* d gelu(x) / dx, the exact derivative of the approximation above:
+ * s + x s (1 - s) 2 du/dx, s the sigmoid of 2u (0.5 (1 - tanh^2 u) =
+ * 2 s (1 - s)). */
 EW_FN float ew_gelu_grad(float x)
 {
-    float inner = EW_GELU_SCALE * (x + EW_GELU_CUBIC * x * x * x);
-    float t = ew_tanh(inner);
-    float sech2 = 1.0f - t * t;
+    float s = ew_gelu_sigmoid(x);
     float dinner = EW_GELU_SCALE * (1.0f + 3.0f * EW_GELU_CUBIC * x * x);
-    return 0.5f * (1.0f + t) + 0.5f * x * sech2 * dinner;
+    return s + 2.0f * x * s * (1.0f - s) * dinner;
 }
 
 /* Softmax cross-entropy for one example: logits[0..classes) in `stride`

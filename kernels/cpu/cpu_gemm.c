@@ -268,11 +268,56 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
 
 /* OpenBLAS 0.3.21 has no strided-batched call: one product after another,
  * each split between OpenBLAS's own threads as it sees fit. */
+/* Products [first, last) of a batch, each whole on the calling thread. */
+typedef struct blas_batch_job {
+    row_job g;
+    int64_t stride_a, stride_b, stride_c;
+} blas_batch_job;
+
+static void gemm_batch_products(void *ctx, size_t first, size_t last)
+{
+    const blas_batch_job *job = ctx;
+    const row_job *g = &job->g;
+    for (size_t i = first; i < last; i++) {
+        float *c = g->c + (int64_t)i * job->stride_c, beta = g->beta;
+        zero_for_beta0(g->m, g->n, &beta, c, g->ldc);
+        g->blas->sgemm(CblasColMajor, g->trans_a ? CblasTrans : CblasNoTrans,
+                       g->trans_b ? CblasTrans : CblasNoTrans, g->m, g->n, g->k, g->alpha,
+                       g->a + (int64_t)i * job->stride_a, g->lda,
+                       g->b + (int64_t)i * job->stride_b, g->ldb, beta, c, g->ldc);
+    }
+}
+
+/* OpenBLAS has no batched sgemm, and runs a product as small as
+ * attention's per-head ones (64 x 64 x 32) on one thread: called one by
+ * one, the heads ran on one core of two. Small products of a batch go
+ * whole to the pool's threads instead, OpenBLAS on one thread inside each,
+ * at least about 2^20 multiply-adds per chunk. Each product is one
+ * thread's, so the result does not depend on the threads. */
+static int batch_by_products(const cpu_openblas *blas, int m, int n, int k, int batch)
+{
+    int threads = cpu_parallel_threads();
+    return blas->sgemm && batch > 1 && threads > 1 && m < threads * ROW_BLOCK &&
+           (size_t)m * (size_t)n * (size_t)k > 0;
+}
+
 void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alpha,
                        const float *a, int lda, int64_t stride_a, const float *b, int ldb,
                        int64_t stride_b, float beta, float *c, int ldc, int64_t stride_c,
                        int batch)
 {
+    const cpu_openblas *blas = cpu_openblas_get();
+    if (batch_by_products(blas, m, n, k, batch)) {
+        blas_batch_job job = {{blas, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta,
+                               c, ldc, m}, stride_a, stride_b, stride_c};
+        size_t work = (size_t)m * (size_t)n * (size_t)k;
+        int blas_threads = blas->num_threads();
+        blas->set_num_threads(1);
+        cpu_parallel_for((size_t)batch, ((size_t)1 << 20) / work + 1, gemm_batch_products,
+                         &job);
+        blas->set_num_threads(blas_threads);
+        return;
+    }
     for (int i = 0; i < (batch > 1 ? batch : 1); i++)
         cpu_sgemm(trans_a, trans_b, m, n, k, alpha, a + (int64_t)i * stride_a, lda,
                   b + (int64_t)i * stride_b, ldb, beta, c + (int64_t)i * stride_c, ldc);

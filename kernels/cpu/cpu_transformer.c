@@ -35,13 +35,51 @@ typedef struct layernorm_args {
     int dim, rows;
 } layernorm_args;
 
-static void layernorm_columns(void *ctx, size_t first, size_t last)
+/* The column sums in LN_LANES lanes, added in a fixed order at the end:
+ * a single float sum stays scalar (gcc may not reorder it), which kept
+ * ew_layernorm_column's loops one element at a time. The result does not
+ * depend on the threads. */
+#define LN_LANES 16
+#define LN_INLINE static inline __attribute__((always_inline))
+
+/* The sum over i < n of x[i], or of (x[i] - mean)^2 when `squares`. */
+LN_INLINE float lane_sum(const float *x, float mean, int squares, int n)
+{
+    float lane[LN_LANES] = {0}, sum = 0.0f;
+    int i = 0;
+    for (; i + LN_LANES <= n; i += LN_LANES)
+        for (int k = 0; k < LN_LANES; k++) {
+            float d = x[i + k] - mean;
+            lane[k] += squares ? d * d : x[i + k];
+        }
+    for (int k = 0; k < LN_LANES; k++)
+        sum += lane[k];
+    for (; i < n; i++) {
+        float d = x[i] - mean;
+        sum += squares ? d * d : x[i];
+    }
+    return sum;
+}
+
+/* ew_layernorm_column with its two sums in lanes. */
+LN_INLINE void layernorm_column(const float *x, const float *gamma, const float *beta,
+                                float *y, float *mean_out, float *rstd_out, int dim)
+{
+    float mean = lane_sum(x, 0.0f, 0, dim) / (float)dim;
+    float rstd = ew_layernorm_rstd(lane_sum(x, mean, 1, dim), dim);
+    for (int i = 0; i < dim; i++)
+        y[i] = ew_layernorm_out(x[i], mean, rstd, gamma[i], beta[i]);
+    *mean_out = mean;
+    *rstd_out = rstd;
+}
+
+CPU_HOT static void layernorm_columns(void *ctx, size_t first, size_t last)
 {
     const layernorm_args *a = ctx;
     for (size_t j = first; j < last; j++) {
         size_t off = j * (size_t)a->dim;
-        ew_layernorm_column(a->x + off, a->gamma, a->beta, a->y + off, &a->mean_out[j],
-                            &a->rstd_out[j], a->dim);
+        layernorm_column(a->x + off, a->gamma, a->beta, a->y + off, &a->mean_out[j],
+                         &a->rstd_out[j], a->dim);
     }
 }
 
@@ -59,13 +97,40 @@ int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gam
     return BK_OK;
 }
 
-static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
+/* ew_layernorm_backward_column with its two sums in lanes. */
+LN_INLINE void layernorm_backward_column(const float *dy, const float *x, const float *gamma,
+                                         float mean, float rstd, float *dx, int dim)
+{
+    float g_lane[LN_LANES] = {0}, gx_lane[LN_LANES] = {0}, g_sum = 0.0f, gx_sum = 0.0f;
+    int i = 0;
+    for (; i + LN_LANES <= dim; i += LN_LANES)
+        for (int k = 0; k < LN_LANES; k++) {
+            float g = dy[i + k] * gamma[i + k];
+            g_lane[k] += g;
+            gx_lane[k] += g * ew_layernorm_xhat(x[i + k], mean, rstd);
+        }
+    for (int k = 0; k < LN_LANES; k++) {
+        g_sum += g_lane[k];
+        gx_sum += gx_lane[k];
+    }
+    for (; i < dim; i++) {
+        float g = dy[i] * gamma[i];
+        g_sum += g;
+        gx_sum += g * ew_layernorm_xhat(x[i], mean, rstd);
+    }
+    float g_mean = g_sum / (float)dim, gx_mean = gx_sum / (float)dim;
+    for (i = 0; i < dim; i++)
+        dx[i] += ew_layernorm_dx(dy[i] * gamma[i], ew_layernorm_xhat(x[i], mean, rstd), rstd,
+                                 g_mean, gx_mean);
+}
+
+CPU_HOT static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
 {
     const layernorm_args *a = ctx;
     for (size_t j = first; j < last; j++) {
         size_t off = j * (size_t)a->dim;
-        ew_layernorm_backward_column(a->dy + off, a->x + off, a->gamma, a->mean[j],
-                                     a->rstd[j], a->dx + off, a->dim);
+        layernorm_backward_column(a->dy + off, a->x + off, a->gamma, a->mean[j], a->rstd[j],
+                                  a->dx + off, a->dim);
     }
 }
 
@@ -100,6 +165,58 @@ int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
     return BK_OK;
 }
 
+/* --------------------------------------------- row max and exponentials */
+
+/* XENT_LANES running maxima and sums (for the cross-entropy and the causal
+ * softmax; scale 1 in the cross-entropy): ew_softmax_xent's loops reduce into
+ * one float, which gcc keeps scalar (it may not reorder a float sum), so
+ * each of the row's exponentials ran one at a time. Sixteen lanes, added
+ * in a fixed order at the end, let the loops run in vectors; the result
+ * does not depend on the threads. */
+#define XENT_LANES 16
+
+static inline __attribute__((always_inline)) float row_max(const float *l, float scale,
+                                                          int classes)
+{
+    float lane[XENT_LANES], maxv;
+    int c = 0;
+    for (int k = 0; k < XENT_LANES; k++)
+        lane[k] = l[0] * scale;
+    for (; c + XENT_LANES <= classes; c += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++)
+            lane[k] = l[c + k] * scale > lane[k] ? l[c + k] * scale : lane[k];
+    maxv = lane[0];
+    for (int k = 1; k < XENT_LANES; k++)
+        maxv = lane[k] > maxv ? lane[k] : maxv;
+    for (; c < classes; c++)
+        maxv = l[c] * scale > maxv ? l[c] * scale : maxv;
+    return maxv;
+}
+
+/* e = exp(l * scale - maxv) into `e`; returns their sum. Both helpers are inlined
+ * into the caller's AVX-512 and AVX2 clones (CPU_HOT), or they would run as
+ * the default clone's scalar code. */
+static inline __attribute__((always_inline)) float row_exp_sum(const float *l, float *e,
+                                                              float scale, float maxv,
+                                                              int classes)
+{
+    float lane[XENT_LANES] = {0}, sum = 0.0f;
+    int c = 0;
+    for (; c + XENT_LANES <= classes; c += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++) {
+            float v = ew_exp(l[c + k] * scale - maxv);
+            e[c + k] = v;
+            lane[k] += v;
+        }
+    for (int k = 0; k < XENT_LANES; k++)
+        sum += lane[k];
+    for (; c < classes; c++) {
+        e[c] = ew_exp(l[c] * scale - maxv);
+        sum += e[c];
+    }
+    return sum;
+}
+
 /* ------------------------------------------------------- causal softmax */
 
 /* Column c of the `count` [t x t] blocks is query c % t of block c / t, and
@@ -111,13 +228,26 @@ typedef struct softmax_args {
     int t;
 } softmax_args;
 
-static void causal_softmax_columns(void *ctx, size_t first, size_t last)
+/* ew_causal_softmax_column's result with its max and sum in lanes: the
+ * scalar reductions kept every column's loops one element at a time (3 to 6 ns
+ * a score on gpt-cpu). Keys j <= i alone are read; the rest is 0. */
+static inline __attribute__((always_inline)) void softmax_column(const float *s, float *p,
+                                                                 float scale, int i, int t)
+{
+    float maxv = row_max(s, scale, i + 1);
+    float inv_sum = 1.0f / row_exp_sum(s, p, scale, maxv, i + 1);
+    for (int j = 0; j <= i; j++)
+        p[j] *= inv_sum;
+    if (i + 1 < t)
+        memset(p + i + 1, 0, (size_t)(t - i - 1) * sizeof *p);
+}
+
+CPU_HOT static void causal_softmax_columns(void *ctx, size_t first, size_t last)
 {
     const softmax_args *a = ctx;
     for (size_t c = first; c < last; c++) {
         size_t off = c * (size_t)a->t;
-        ew_causal_softmax_column(a->in + off, a->out + off, a->scale, (int)(c % (size_t)a->t),
-                                 a->t);
+        softmax_column(a->in + off, a->out + off, a->scale, (int)(c % (size_t)a->t), a->t);
     }
 }
 
@@ -133,13 +263,33 @@ int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *
     return BK_OK;
 }
 
-static void causal_softmax_backward_columns(void *ctx, size_t first, size_t last)
+/* ew_causal_softmax_backward_column with its dot product in lanes. dp may
+ * alias ds: every dp[j] is read for the dot before any ds[j] is written. */
+static inline __attribute__((always_inline)) void softmax_backward_column(
+    const float *p, const float *dp, float *ds, float scale, int i, int t)
+{
+    float lane[XENT_LANES] = {0}, dot = 0.0f;
+    int j = 0;
+    for (; j + XENT_LANES <= i + 1; j += XENT_LANES)
+        for (int k = 0; k < XENT_LANES; k++)
+            lane[k] += p[j + k] * dp[j + k];
+    for (int k = 0; k < XENT_LANES; k++)
+        dot += lane[k];
+    for (; j <= i; j++)
+        dot += p[j] * dp[j];
+    for (j = 0; j <= i; j++)
+        ds[j] = scale * p[j] * (dp[j] - dot);
+    for (; j < t; j++)
+        ds[j] = 0.0f;
+}
+
+CPU_HOT static void causal_softmax_backward_columns(void *ctx, size_t first, size_t last)
 {
     const softmax_args *a = ctx;
     for (size_t c = first; c < last; c++) {
         size_t off = c * (size_t)a->t;
-        ew_causal_softmax_backward_column(a->probs + off, a->in + off, a->out + off, a->scale,
-                                          (int)(c % (size_t)a->t), a->t);
+        softmax_backward_column(a->probs + off, a->in + off, a->out + off, a->scale,
+                                (int)(c % (size_t)a->t), a->t);
     }
 }
 
@@ -260,7 +410,7 @@ typedef struct permute_args {
 
 /* Token columns [first, last): each holds parts x heads runs of hd
  * elements, each run one row of its head's block. */
-static void permute_columns(void *ctx, size_t first, size_t last)
+CPU_HOT static void permute_columns(void *ctx, size_t first, size_t last)
 {
     const permute_args *a = ctx;
     size_t hd = a->hd, width = a->parts * a->heads * hd, part = a->batch * a->heads * a->t * hd;
@@ -295,52 +445,6 @@ int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd,
 
 /* ------------------------------------------------ softmax cross-entropy */
 
-/* XENT_LANES running maxima and sums: ew_softmax_xent's loops reduce into
- * one float, which gcc keeps scalar (it may not reorder a float sum), so
- * each of the row's exponentials ran one at a time. Sixteen lanes, added
- * in a fixed order at the end, let the loops run in vectors; the result
- * does not depend on the threads. */
-#define XENT_LANES 16
-
-static inline __attribute__((always_inline)) float row_max(const float *l, int classes)
-{
-    float lane[XENT_LANES], maxv;
-    int c = 0;
-    for (int k = 0; k < XENT_LANES; k++)
-        lane[k] = l[0];
-    for (; c + XENT_LANES <= classes; c += XENT_LANES)
-        for (int k = 0; k < XENT_LANES; k++)
-            lane[k] = l[c + k] > lane[k] ? l[c + k] : lane[k];
-    maxv = lane[0];
-    for (int k = 1; k < XENT_LANES; k++)
-        maxv = lane[k] > maxv ? lane[k] : maxv;
-    for (; c < classes; c++)
-        maxv = l[c] > maxv ? l[c] : maxv;
-    return maxv;
-}
-
-/* e = exp(l - maxv) into `e`; returns their sum. Both helpers are inlined
- * into the caller's AVX-512 and AVX2 clones (CPU_HOT), or they would run as
- * the default clone's scalar code. */
-static inline __attribute__((always_inline)) float row_exp_sum(const float *l, float *e, float maxv, int classes)
-{
-    float lane[XENT_LANES] = {0}, sum = 0.0f;
-    int c = 0;
-    for (; c + XENT_LANES <= classes; c += XENT_LANES)
-        for (int k = 0; k < XENT_LANES; k++) {
-            float v = ew_exp(l[c + k] - maxv);
-            e[c + k] = v;
-            lane[k] += v;
-        }
-    for (int k = 0; k < XENT_LANES; k++)
-        sum += lane[k];
-    for (; c < classes; c++) {
-        e[c] = ew_exp(l[c] - maxv);
-        sum += e[c];
-    }
-    return sum;
-}
-
 /* ew_softmax_xent's loss and gradient, (softmax - onehot) * scale, with
  * one exponential an element rather than two: the exponentials are kept
  * in dlogits and scaled by scale / sum. dlogits must not alias logits. */
@@ -351,8 +455,8 @@ CPU_HOT float cpu_softmax_xent_column(const float *logits, float *dlogits, int c
         memset(dlogits, 0, (size_t)classes * sizeof *dlogits);
         return 0.0f;
     }
-    float maxv = row_max(logits, classes);
-    float sum = row_exp_sum(logits, dlogits, maxv, classes);
+    float maxv = row_max(logits, 1.0f, classes);
+    float sum = row_exp_sum(logits, dlogits, 1.0f, maxv, classes);
     float k = scale / sum;
     for (int c = 0; c < classes; c++)
         dlogits[c] *= k;
