@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "config_run.h"
@@ -21,64 +20,14 @@
 #include "run_summary.h"
 #include "run_metadata.h"
 #include "run_outputs.h"
+#include "stop_signal.h"
 #include "sweep_state.h"
 #include "version.h"
-
-/* The signal that stopped the sweep (SIGINT or SIGTERM), or 0: the
- * configs stop, the rows measured so far stay on disk. */
-static volatile sig_atomic_t interrupted;
-
-/* Rank 0 under mpirun: mpirun follows its SIGTERM with SIGKILL within a
- * second or two, before a busy rank reaches its next check. So the
- * handler itself lets the lock go and says where the rows are (both with
- * calls safe in a handler; the CSV on disk is whole after every row), and
- * the rank writes no more. NULL: one process, which says it at the end. */
-static run_outputs *stop_outputs;
-static volatile sig_atomic_t said; /* the interrupted line is out */
-
-static void put(const char *text)
-{
-    if (write(STDERR_FILENO, text, strlen(text)) < 0) {
-        /* nothing to do about stderr from a handler */
-    }
-}
-
-static void say_interrupted(int sig)
-{
-    run_outputs *out = stop_outputs;
-    if (said || !out)
-        return;
-    said = 1;
-    if (out->lock.fd >= 0) {
-        unlink(out->lock.path);
-        close(out->lock.fd);
-        out->lock.fd = -1;
-    }
-    put("accubench: interrupted (");
-    put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    put("); the rows measured so far are in ");
-    put(out->csv_path);
-    put("\n");
-}
-
-static void on_stop_signal(int sig)
-{
-    interrupted = sig;
-    say_interrupted(sig);
-}
-
-static struct sigaction old_int, old_term;
-
-static void restore_signals(void)
-{
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-}
 
 /* Ends every rank with `code` where mpirun started them; returns code. */
 static int end_ranks(const sweep *s, int code)
 {
-    restore_signals();
+    stop_signal_restore();
     if (s->world && s->world->ops->end)
         s->world->ops->end(s->world, code);
     return code;
@@ -211,7 +160,7 @@ static int run_row(sweep *s, place *p, const config *c)
         snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
     else
         config_run(s, &p->m, &p->d, c, &r);
-    if (interrupted)
+    if (stop_signal)
         return 0; /* the interrupted config's row is not complete */
     return emit(s, &r);
 }
@@ -364,7 +313,7 @@ static int sweep_configs(sweep *s, const run_options *o)
     place p = {0};
     int write_failed = 0;
     config_iter_start(&it, o, s->world != NULL);
-    while (!interrupted && !write_failed && config_next(&it, &c)) {
+    while (!stop_signal && !write_failed && config_next(&it, &c)) {
         leave(s, &p, c.opens);
         int go = enter(s, o, &p, &it, &c);
         write_failed = go < 0 || (go > 0 && run_row(s, &p, &c) != 0);
@@ -453,20 +402,20 @@ static int finish(sweep *s, const run_outputs *out, int write_failed)
 {
     const char *path = out->csv_path;
     char why[400];
-    if (s->trace_path[0] && s->trace_written != 1 && !interrupted) {
+    if (s->trace_path[0] && s->trace_written != 1 && !stop_signal) {
         if (s->trace_written == 0) /* a failed write has said why already */
             fprintf(stderr, "accubench: --trace %s not written: no config had a trace\n",
                     s->trace_path);
         s->failures++;
     }
-    stop_outputs = NULL; /* from here the end below says it */
+    stop_signal_announce(NULL); /* from here the end below says it */
     /* An existing file with no row to add stays as it was. */
-    if (!write_failed && !said && (s->csv.count || !out->existing) &&
+    if (!write_failed && !stop_signal_said() && (s->csv.count || !out->existing) &&
         csv_writer_flush(&s->csv, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         write_failed = 1;
     }
-    restore_signals();
+    stop_signal_restore();
     if (write_failed) {
         /* What the file holds, read back: never the rows meant for it. */
         long on_disk = csv_rows_on_disk(path);
@@ -485,9 +434,9 @@ static int finish(sweep *s, const run_outputs *out, int write_failed)
         if (!s->quiet)
             run_summary(stdout, s->csv.rows, s->csv.count, path);
     }
-    if (interrupted && !write_failed && !said) {
+    if (stop_signal && !write_failed && !stop_signal_said()) {
         fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
-                interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
+                stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", path);
     }
     return write_failed;
 }
@@ -502,12 +451,12 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
     char why[400];
     const char *path = out->csv_path;
     if (s->world)
-        stop_outputs = out; /* a signal's handler lets the lock go and says so */
+        stop_signal_announce(out); /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
     if (o->train_steps > 0 && curves_open(curves, path, o->train_steps, o->replace, why,
                                             sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        stop_outputs = NULL;
+        stop_signal_announce(NULL);
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
         return -1;
@@ -515,7 +464,7 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
     s->curves = o->train_steps > 0 ? curves : NULL;
     if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        stop_outputs = NULL;
+        stop_signal_announce(NULL);
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
         return -1;
@@ -587,8 +536,8 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
         config_watch_free(s->watch);
     s->watch = NULL;
     run_outputs_close(out, 0);
-    if (interrupted) /* the shell's code for death by that signal: 130, 143 */
-        return end_ranks(s, 128 + interrupted);
+    if (stop_signal) /* the shell's code for death by that signal: 130, 143 */
+        return end_ranks(s, 128 + stop_signal);
     if (write_failed)
         return 2;
     return s->failures ? 1 : 0;
@@ -605,24 +554,21 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         return 2;
     }
     sweep s = {.b = b, .col = dev->col, .mem_cap = o->mem_cap, .dump_dir = o->dump_dir,
-               .trace_path = o->trace_path, .quiet = o->quiet, .stop = &interrupted,
+               .trace_path = o->trace_path, .quiet = o->quiet, .stop = &stop_signal,
                .world = dev->world, .writer = !dev->world || dev->world->rank == 0};
     b->mem_cap = (size_t)o->mem_cap;
     /* SIGTERM (kill, a batch system's stop) as Ctrl-C, on every rank: stop
      * between configs, keep what was measured, and never die inside a
      * write; a rank waiting for the others watches it too (comm.h). */
-    struct sigaction sa = {0};
-    sa.sa_handler = on_stop_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    stop_signal_install();
     if (s.world && s.world->ops->watch)
-        s.world->ops->watch(s.world, &interrupted, s.writer ? say_interrupted : NULL);
+        s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
     if (!s.writer) {
         /* Another rank writes: this one steps with it and writes nothing. */
         sweep_configs(&s, o);
-        if (interrupted)
-            end_ranks(&s, 128 + interrupted);
-        restore_signals();
+        if (stop_signal)
+            end_ranks(&s, 128 + stop_signal);
+        stop_signal_restore();
         return s.failures ? 1 : 0;
     }
     /* Every output path, before anything is measured; the CSV is locked
