@@ -292,7 +292,7 @@ static int timed_runs(step_runner *s, const options *o, double flops, double *pe
     for (int r = 0; r < o->runs; r++) {
         int n = 0;
         step_timing t;
-        int rc = measure_peak_gemm(s->m->b, peak, &n);
+        int rc = measure_peak_gemm(s->m->b, mo.budget_s, peak, &n); /* its longest */
         if (!rc)
             rc = measure_steps(s, &mo, &t);
         if (rc)

@@ -9,12 +9,13 @@
 #include "rng.h"
 #include "trace.h"
 
-int config_watch_init(config_watch *w, backend *b, double startup_tflops)
+int config_watch_init(config_watch *w, backend *b, double startup_tflops, double budget_s)
 {
     memset(w, 0, sizeof *w);
     w->b = b;
-    /* PROBE_GEMM_MS at the start-up rate (512 where none was measured) */
-    int size = startup_tflops > 0 ? measure_gemm_size(b, startup_tflops, PROBE_GEMM_MS, 128)
+    /* measure_gemm_ms at the start-up rate (512 where none was measured) */
+    int size = startup_tflops > 0
+                   ? measure_gemm_size(b, startup_tflops, measure_gemm_ms(budget_s), 128)
                                   : measure_gemm_size(b, 0, 0, 512);
     w->host = malloc((size_t)size * size * sizeof *w->host);
     if (!w->host)

@@ -13,10 +13,6 @@
 #include "cpu_sample.h"
 #include "gpu_clocks.h"
 
-/* One probe GEMM is sized to take about this long at the start-up peak
- * rate (capped at the backend's peak size): a few ms on a GPU, tens on a
- * CPU, against a config's seconds. */
-#define PROBE_GEMM_MS 20.0
 /* Timed GEMMs per probe, after one untimed. The probe's rate is the
  * fastest of them: what the device could still do at that moment (a
  * GEMM can be slowed by something else, never sped up), which on a shared
@@ -41,10 +37,11 @@ typedef struct watch_mark {
     gpu_clock_sample gpu;
 } watch_mark;
 
-/* Sizes the probe from the start-up peak (NAN: a small default) and opens
+/* Sizes the probe from the start-up peak (NAN: a small default), one GEMM
+ * taking measure_gemm_ms(budget_s) at that rate (measure.h), and opens
  * NVML for b's GPU when it has one. Returns 0, or -1 when out of memory
  * (the watch then probes nothing). */
-int config_watch_init(config_watch *w, backend *b, double startup_tflops);
+int config_watch_init(config_watch *w, backend *b, double startup_tflops, double budget_s);
 void config_watch_free(config_watch *w);
 
 /* Probes and samples now. Outside the memory cap and the row's memory

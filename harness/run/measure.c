@@ -437,23 +437,33 @@ int measure_gemm_size(const backend *b, double tflops, double ms, int min_n)
     return b->peak_gemm_n > 0 && n > b->peak_gemm_n ? b->peak_gemm_n : n;
 }
 
-static int peak_size(const backend *b, double tflops)
+static double clamp(double x, double lo, double hi)
 {
-    return measure_gemm_size(b, tflops, PEAK_GEMM_MS, PEAK_GEMM_MIN_N);
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+double measure_gemm_ms(double budget_s)
+{
+    return clamp(budget_s * 1e3 / 100, PEAK_GEMM_MIN_MS, PEAK_GEMM_MS);
+}
+
+int measure_warmup_ms(double budget_s)
+{
+    return (int)clamp(budget_s * 1e3 / 10, PEAK_GEMM_MIN_WARMUP_MS, PEAK_GEMM_WARMUP_MS);
 }
 
 /* Warmed up at the smallest size, then grown to the size a GEMM takes
- * PEAK_GEMM_MS at the rate just measured, until one takes half that or
- * the size is the backend's largest: a GPU ends at its largest (small
- * GEMMs there are launch-bound), a CPU at tens of milliseconds instead of
- * the seconds its largest would take, run after run. */
-static int peak_gemm(backend *b, double *tflops, int *n_used)
+ * `want` ms at the rate just measured, until one takes half that or the
+ * size is the backend's largest: a GPU ends at its largest (small GEMMs
+ * there are launch-bound), a CPU at milliseconds instead of the seconds
+ * its largest would take, run after run. */
+static int peak_gemm(backend *b, double budget_s, double *tflops, int *n_used)
 {
-    int n = peak_size(b, 0), warm = PEAK_GEMM_WARMUP_MS;
-    double ms = 0;
-    int rc = gemm_rate(b, n, warm, 3, tflops, &ms);
-    while (!rc && ms < PEAK_GEMM_MS / 2 && peak_size(b, *tflops) > n) {
-        n = peak_size(b, *tflops);
+    double want = measure_gemm_ms(budget_s), ms = 0;
+    int n = measure_gemm_size(b, 0, want, PEAK_GEMM_MIN_N);
+    int rc = gemm_rate(b, n, measure_warmup_ms(budget_s), 3, tflops, &ms);
+    while (!rc && ms < want / 2 && measure_gemm_size(b, *tflops, want, PEAK_GEMM_MIN_N) > n) {
+        n = measure_gemm_size(b, *tflops, want, PEAK_GEMM_MIN_N);
         rc = gemm_rate(b, n, 0, 5, tflops, &ms);
     }
     if (!rc)
@@ -461,13 +471,13 @@ static int peak_gemm(backend *b, double *tflops, int *n_used)
     return rc;
 }
 
-int measure_peak_gemm(backend *b, double *tflops, int *n_used)
+int measure_peak_gemm(backend *b, double budget_s, double *tflops, int *n_used)
 {
     /* The memory cap is the user's budget for the model; the peak probe is
      * ours and measures the device, so it runs outside the cap. */
     size_t user_cap = b->mem_cap;
     b->mem_cap = 0;
-    int rc = peak_gemm(b, tflops, n_used);
+    int rc = peak_gemm(b, budget_s, tflops, n_used);
     b->mem_cap = user_cap;
     return rc;
 }

@@ -52,20 +52,30 @@ int measure_single_pass(step_runner *s, int reps, double *median_ms);
 
 /* The peak GEMM is timed after the device sat idle (clocks down, caches
  * cold): one warm-up GEMM is a few ms, too short to bring the clocks up.
- * It is warmed up for this long first. */
+ * It is warmed up for a tenth of a config's budget first, between these. */
 #define PEAK_GEMM_WARMUP_MS 200
+#define PEAK_GEMM_MIN_WARMUP_MS 50
 
-/* The start-up peak's GEMM is sized to take about this long at the rate
- * found (the per-config probes' size: config_watch.h), from this size up
- * to the backend's peak_gemm_n. */
+/* Every measuring GEMM (the start-up peak's and the probes beside each
+ * config: config_watch.h) is sized to take a hundredth of a config's
+ * budget at the rate found, between these, so that a config's two probes
+ * (twelve GEMMs) take about a tenth of its time, however short its
+ * budget; from PEAK_GEMM_MIN_N up to the backend's peak_gemm_n. */
 #define PEAK_GEMM_MS 20.0
+#define PEAK_GEMM_MIN_MS 1.0
 #define PEAK_GEMM_MIN_N 512
 
-/* Times a square GEMM in the backend's compute storage, after
- * PEAK_GEMM_WARMUP_MS at the smallest size, grown to about PEAK_GEMM_MS a
- * GEMM (at most peak_gemm_n); the median of several, in TFLOP/s. Outside b->mem_cap: the cap budgets the model, and a cap under
- * the three matrices must not leave the run without its peak (and MFU). */
-int measure_peak_gemm(backend *b, double *tflops, int *n_used);
+/* The time one measuring GEMM is sized for, and the start-up warm-up, for
+ * a config budget of budget_s seconds (see above). */
+double measure_gemm_ms(double budget_s);
+int measure_warmup_ms(double budget_s);
+
+/* Times a square GEMM in the backend's compute storage, after the warm-up
+ * at the smallest size, grown to about measure_gemm_ms(budget_s) a GEMM
+ * (at most peak_gemm_n); the median of several, in TFLOP/s. Outside
+ * b->mem_cap: the cap budgets the model, and a cap under the three
+ * matrices must not leave the run without its peak (and MFU). */
+int measure_peak_gemm(backend *b, double budget_s, double *tflops, int *n_used);
 
 /* The square GEMM size, in steps of 64, that takes about `ms` at `tflops`:
  * at least min_n, at most the backend's peak_gemm_n. */

@@ -371,11 +371,11 @@ static int write_metadata(sweep *s, const run_options *o, const sweep_device *de
 
 /* The peak GEMM rate of the device, measured before the configs, into the
  * metadata (a failure counts, and leaves MFU unknown). */
-static void measure_peak(sweep *s, dtype dt)
+static void measure_peak(sweep *s, dtype dt, double budget_s)
 {
     backend *b = s->b;
     int peak_n = 0;
-    if (measure_peak_gemm(b, &s->peak_tflops, &peak_n)) {
+    if (measure_peak_gemm(b, budget_s, &s->peak_tflops, &peak_n)) {
         fprintf(stderr, "accubench: measuring the peak GEMM rate failed: %s\n", b->error);
         s->failures++;
         s->peak_tflops = NAN;
@@ -481,8 +481,8 @@ static void start_measuring(sweep *s, const run_options *o, const char *path,
     if (!s->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, s->b->device, s->b->name,
                s->b->library);
-    measure_peak(s, o->dtype);
-    if (config_watch_init(watch, s->b, s->peak_tflops) == 0)
+    measure_peak(s, o->dtype, o->budget_s);
+    if (config_watch_init(watch, s->b, s->peak_tflops, o->budget_s) == 0)
         s->watch = watch;
     trust_meta(&s->csv, s->watch);
     if (!s->quiet) {

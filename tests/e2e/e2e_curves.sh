@@ -26,12 +26,12 @@ judge() {
 
 common="--backend cpu --effective 64 --micro 4,16,64 --reduction sum,mean-of-means,no-scale \
     --optimizer sgd --lr 1 --steps 1 --warmup 0 --trace-steps 0 --budget-s 0.1 --min-samples 3"
-"$ACCUBENCH" run $common --model tiny --train-steps 40 --noise-windows 8 --csv mlp.csv \
+"$ACCUBENCH" run $common --model tiny --train-steps 20 --noise-windows 8 --csv mlp.csv \
     >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
 check '[ -f mlp.curves.csv ]' "the curves CSV beside the main one"
-# 3 splits x (sum twice + 2 wrong) x 40 steps
-check '[ $(grep -vc "^#" mlp.curves.csv) -eq $((1 + 3 * 4 * 40)) ]' "a row per config, order and step"
+# 3 splits x (sum twice + 2 wrong) x 20 steps
+check '[ $(grep -vc "^#" mlp.curves.csv) -eq $((1 + 3 * 4 * 20)) ]' "a row per config, order and step"
 check 'grep -q "^# curves cpu tiny " run.txt' "the summary on stdout"
 judge tiny mlp.curves.csv
 check '[ "$(col grad_noise_scale mlp.csv | head -1)" != "" ]' "noise scale at 4x16"
@@ -61,7 +61,7 @@ sh "$ACCUBENCH_ROOT/scripts/plots.sh" bad.csv >/dev/null 2>err.txt
 check '[ ! -e PWNED ] && ! grep -q "^sh: " err.txt' "a model name with code in the curves file runs nothing: $(cat err.txt)"
 
 gpt="gpt:d=32,layers=2,heads=2,seq=16,vocab=64"
-"$ACCUBENCH" run $common --model "$gpt" --train-steps 30 --noise-windows 0 --csv gpt.csv \
+"$ACCUBENCH" run $common --model "$gpt" --train-steps 15 --noise-windows 0 --csv gpt.csv \
     >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "gpt run exits 0: $(cat err.txt)"
 judge "$gpt" gpt.curves.csv

@@ -65,7 +65,7 @@ static void test_peak_warmup(backend *b)
     script = one_ms;
     script_len = 1;
     script_next = 0;
-    CHECK(measure_peak_gemm(b, &tflops, &n) == BK_OK);
+    CHECK(measure_peak_gemm(b, 1000, &tflops, &n) == BK_OK);
     CHECK(n == 32 && tflops > 0);
     double warm_ms = (double)(first_timer_ns - first_gemm_ns) / 1e6;
     CHECK(first_timer_ns > first_gemm_ns && warm_ms >= PEAK_GEMM_WARMUP_MS);
@@ -140,13 +140,25 @@ static void test_gemm_size(void)
     CHECK(measure_gemm_size(&b, 1000, 20, 512) == 21504);
 }
 
+/* The measuring GEMMs keep to a tenth of a config's budget: each a
+ * hundredth of it (20 ms at the default 2 s, 1 ms at the least), the
+ * start-up warm-up a tenth (200 ms at 2 s, 50 at the least). */
+static void test_measuring_cost(void)
+{
+    CHECK(measure_gemm_ms(2) == PEAK_GEMM_MS && measure_warmup_ms(2) == PEAK_GEMM_WARMUP_MS);
+    CHECK(measure_gemm_ms(60) == PEAK_GEMM_MS && measure_warmup_ms(60) == PEAK_GEMM_WARMUP_MS);
+    CHECK(measure_gemm_ms(0.5) == 5 && measure_warmup_ms(1) == 100);
+    CHECK(measure_gemm_ms(0.05) == PEAK_GEMM_MIN_MS &&
+          measure_warmup_ms(0.05) == PEAK_GEMM_MIN_WARMUP_MS);
+}
+
 /* The start-up peak on the CPU: grown from 512 to a GEMM of tens of
  * milliseconds, never past the backend's largest, and a rate. */
 static void test_peak_size(backend *b)
 {
     double tflops = 0;
     int n = 0;
-    CHECK(measure_peak_gemm(b, &tflops, &n) == BK_OK);
+    CHECK(measure_peak_gemm(b, 2, &tflops, &n) == BK_OK);
     CHECK(n >= PEAK_GEMM_MIN_N && n <= b->peak_gemm_n && n % 64 == 0);
     CHECK(tflops > 0);
 }
@@ -154,6 +166,7 @@ static void test_peak_size(backend *b)
 int main(void)
 {
     test_gemm_size();
+    test_measuring_cost();
     backend *b;
     char why[320];
     if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
