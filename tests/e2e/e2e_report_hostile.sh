@@ -1,0 +1,40 @@
+#!/bin/sh
+# No character of a path is ever code in the program's report: `report
+# --out` into folders named with quotes, backslashes, newlines, $(...),
+# backquotes, ';' and gnuplot's own system("...") (tests/e2e/hostile_names.sh),
+# for a CSV of the same name and for a plain one, runs nothing they name
+# and lands the report and its charts exactly where asked. Needs gnuplot.
+# The charts alone under such names: e2e_plots_hostile.sh.
+set -u
+root=$ACCUBENCH_ROOT
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+command -v gnuplot >/dev/null 2>&1 || { echo "gnuplot is missing (apt-get install gnuplot-nox)"; exit 1; }
+. "$root/tests/e2e/hostile_names.sh" # the names, in "$@"; $P1..$P12
+cp "$root/tests/fixtures/abc.csv" plain.csv
+i=0
+for name in "$@"; do
+    i=$((i + 1))
+    # an output folder that exists (the code before the output checks
+    # refused a missing one), holding the CSV under the same name
+    mkdir -p -- "$name/rep" || { echo "FAILED: cannot make the folder for name $i"; fail=1; continue; }
+    cp "$root/tests/fixtures/abc.csv" "$name/$name.csv"
+    "$ACCUBENCH" report "$name/$name.csv" --out "$name/rep" >log.txt 2>err.txt
+    check "[ \$? -eq 0 ] && [ ! -s err.txt ]" "report --out name $i: $(cat err.txt)"
+    check '[ -s "$name/rep/$name.md" ] && [ -s "$name/rep/$name.html" ]' \
+        "name $i: report files not where asked"
+    check '[ "$(grep -c "<svg" "$name/rep/$name.html")" -ge 4 ]' \
+        "name $i: the report's charts were not drawn"
+    # a plain CSV's report into two of the folders (a quote, a newline):
+    # the same path code as above with a plain file name
+    case $i in 1 | 6)
+        "$ACCUBENCH" report plain.csv --out "$name/rep" >log.txt 2>err.txt
+        check "[ \$? -eq 0 ] && [ ! -s err.txt ]" "report plain.csv --out name $i: $(cat err.txt)"
+        check '[ -s "$name/rep/plain.md" ] && [ -s "$name/rep/plain.wallclock.svg" ]' \
+            "name $i: the plain CSV's report and charts are not where asked" ;;
+    esac
+    check '[ -z "$(find . -name ".plots.*")" ]' "name $i: a private temporary folder was left"
+done
+pwned=$(find . -name 'PWNED*' | tr '\n' ' ')
+check '[ -z "$pwned" ]' "a name was run as code: $pwned"
+exit $fail
