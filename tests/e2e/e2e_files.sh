@@ -72,7 +72,7 @@ for f in same/*.csv; do
 done
 
 # two runs with the same --csv: the second is refused, naming the holder
-"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro 8,16,32,64 --budget-s 0.3 \
     --max-noise 0.001 --trace-steps 0 --csv locked.csv --quiet 2>first.txt & first=$!
 for i in $(seq 1 600); do [ -f locked.csv.lock ] && break; sleep 0.05; done
 "$ACCUBENCH" run $quick --csv locked.csv >out.txt 2>err.txt
@@ -81,19 +81,19 @@ check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ]" "second writer refused, ex
 check "grep -q 'locked.csv' err.txt && grep -q 'pid $first' err.txt" \
     "the refusal names the file and the holder: $(cat err.txt)"
 wait $first
-check '[ $? -eq 0 ] && [ "$(rows locked.csv)" -eq 7 ]' "the first run kept all 7 rows: $(cat first.txt)"
+check '[ $? -eq 0 ] && [ "$(rows locked.csv)" -eq 4 ]' "the first run kept all 4 rows: $(cat first.txt)"
 check '[ ! -e locked.csv.lock ]' "the lock is gone with its run"
 
 # a name the run chose is locked too: --csv naming it is refused meanwhile
-"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.3 \
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro 8,16,32,64 --budget-s 0.3 \
     --max-noise 0.001 --trace-steps 0 --out chosen --quiet 2>first.txt & first=$!
 for i in $(seq 1 600); do ls chosen/*.csv.lock >/dev/null 2>&1 && break; sleep 0.05; done
 taken=$(ls chosen/*.csv | head -n 1)
 "$ACCUBENCH" run $quick --csv "$taken" >out.txt 2>err.txt
 check "[ \$? -eq 2 ] && grep -q 'pid $first' err.txt" "--csv naming a running run's file: $(cat err.txt)"
 wait $first
-check '[ "$(rows "$taken")" -eq 7 ] && [ -z "$(ls chosen | grep lock)" ]' \
-    "the chosen name kept its run's 7 rows, and no lock: $(ls chosen)"
+check '[ "$(rows "$taken")" -eq 4 ] && [ -z "$(ls chosen | grep lock)" ]' \
+    "the chosen name kept its run's 4 rows, and no lock: $(ls chosen)"
 
 # ---- 3. a write that fails (the file-size limit stands in for a full disk):
 # the count printed is what the file holds. The limit (512-byte blocks)
@@ -117,7 +117,7 @@ wait $dead
 echo partial > "term.csv.tmp.$dead"
 echo live > "term.csv.tmp.$$"
 echo other > "other.csv.tmp.$dead"
-"$ACCUBENCH" run --backend cpu --model tiny --effective 1024 --micro pow2 --budget-s 0.5 \
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
     --max-noise 0.001 --trace-steps 0 --csv term.csv >term.txt 2>&1 &
 pid=$!
 for i in $(seq 1 1800); do # up to 180 s: a loaded or sanitized build is slow
