@@ -115,7 +115,9 @@ CUPTI_INC := $(firstword $(foreach d,$(CUDA_HOME)/include $(CUDA_HOME)/extras/CU
 # flags): how the tests see the build's choices without a toolkit.
 print-%:
 	@echo '$($*)'
-CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcublasLt -lcublas -lcudart -lstdc++ -lrt
+# cuBLAS and cuBLASLt are not linked: the backend opens them when it
+# starts (kernels/cuda/cublas_load.h), so that no other start pays for them.
+CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcudart -lstdc++ -lrt -ldl
 NVCCFLAGS := -std=c++17 -O3 -g $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra$(if $(WERROR_FLAG),$(comma)-Werror) \
              $(if $(WERROR_FLAG),-Werror all-warnings) $(INC_kernels) -Ikernels/cuda
 
@@ -418,6 +420,17 @@ $(CUPTI_PROBE): tests/trace/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collec
 	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti
 e2e-test: $(CUPTI_PROBE)
 test-build: $(CUPTI_PROBE)
+endif
+
+# The cuBLAS loader alone, linked where nvcc is; run by
+# tests/e2e/e2e_cublas_load.sh (no GPU needed: it asks for versions).
+ifeq ($(HAVE_NVCC),1)
+CUBLAS_PROBE := $(BUILD)/tests/cublas_load_probe
+$(CUBLAS_PROBE): tests/kernels/cublas_load_probe.c $(BUILD)/obj/kernels/cuda/cublas_load.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CPPFLAGS) -Ikernels/cuda -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ -ldl
+e2e-test: $(CUBLAS_PROBE)
+test-build: $(CUBLAS_PROBE)
 endif
 
 # The abc profile under Nsight Systems, collector off (nsys wants to be

@@ -22,6 +22,7 @@
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
+#include "cublas_load.h"
 #include "cuda_internal.h"
 #include "cuda_device_index.h"
 #include "cuda_peak.h"
@@ -480,6 +481,8 @@ static int cu_create_handles(backend *b, cuda_impl *c)
                                 cudaHostAllocDefault));
     for (int i = 0; i < CUDA_UPLOAD_SLOTS; i++)
         CUDA_CHECK(b, cudaEventCreateWithFlags(&c->upload_done[i], cudaEventDisableTiming));
+    if (cublas_load(b->error, sizeof b->error))
+        return BK_ERROR;
     CUBLAS_CHECK(b, cublasCreate(&c->blas));
     CUBLAS_CHECK(b, cublasSetStream(c->blas, c->stream));
     /* With its workspace given, cuBLAS allocates nothing while a graph is
