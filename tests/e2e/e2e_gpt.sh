@@ -61,7 +61,8 @@ bad gpt:d=64,layers=2,heads=4,seq=32 "gives no vocab"
 check '[ $? -eq 0 ]' "find-max-micro gpt-tiny exits 0: $(cat probe.txt)"
 micro=$(sed -n 's/^largest micro-batch: \([0-9]*\).*/\1/p' probe.txt)
 check '[ -n "$micro" ] && [ "$micro" -gt 1 ] && [ "$micro" -lt 256 ]' "find-max-micro found $micro"
-"$ACCUBENCH" plan --find-max-micro --model gpt-small --mem-cap 1G --backend cpu >/dev/null 2>err.txt
+"$ACCUBENCH" plan --find-max-micro --model gpt-small --mem-cap 1G --max-micro 16 --backend cpu \
+    >/dev/null 2>err.txt
 check '[ $? -eq 1 ] && [ $(wc -l <err.txt) -eq 1 ]' "gpt-small under 1G: exit 1, one line: $(cat err.txt)"
 
 # --dump: a file or a non-empty directory is refused before anything runs.
