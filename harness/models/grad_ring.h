@@ -73,7 +73,8 @@ typedef struct grad_ring_hooks {
 /* The ring of m for its slice (m->slice set): the slice's accumulator,
  * the two slots, the own places; m->ring, m->grads the accumulator. */
 int grad_ring_create(model *m);
-void grad_ring_destroy(model *m);
+/* grad_ring_destroy, and what a pass calls (begin, at, report, end), are
+ * declared in model.h, which model.c includes alone. */
 void grad_ring_set_hooks(model *m, const grad_ring_hooks *h);
 /* The accumulator of this rank's slice: slice.len floats. */
 float *grad_ring_slice(model *m);
@@ -82,10 +83,6 @@ float *grad_ring_slice(model *m);
  * kind's writes (grad_ring_at) and reports (grad_ring_report), end (every
  * bucket not yet reduced is, in order, and drained). drain: the
  * reductions started, waited for and added into the slice. */
-int grad_ring_begin(model *m);
-float *grad_ring_at(model *m, size_t offset);
-int grad_ring_report(model *m, size_t offset, size_t count);
-int grad_ring_end(model *m);
 int grad_ring_drain(model *m);
 
 #endif

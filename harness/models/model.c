@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "dispatch.h"
-#include "grad_ring.h"
 #include "ranges.h"
 
 size_t input_buffer_bytes(const input_spec *in, storage s, int effective)

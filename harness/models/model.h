@@ -283,8 +283,14 @@ struct model {
  * none of those parameters again (the optimizer may update them at once).
  * The ranges of one backward, in order, are contiguous and run from the
  * end of the vector to its start: backward finishes the last layer first. */
+/* ZeRO-2's bucket ring (grad_ring.h), as a pass and the model call it:
+ * a pass begins it and its backward ends it; the kind's writes and
+ * reports go through model_grad and model_grad_ready. */
+int grad_ring_begin(model *m);
+int grad_ring_end(model *m);
 int grad_ring_report(model *m, size_t offset, size_t count);
 float *grad_ring_at(model *m, size_t offset);
+void grad_ring_destroy(model *m);
 
 /* Whether the backward writes its gradient into ZeRO-2's buckets. */
 static inline int model_grad_in_buckets(const model *m) { return m->ring && !m->grads_whole; }

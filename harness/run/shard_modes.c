@@ -51,12 +51,16 @@ void shard_memory_need(memory_need *n, shard_mode sh, int ranks, const model_spe
     n->weights = sl.padded * sizeof(float);
     /* ZeRO-2: the slice's sum, and the buckets the backward writes into
      * (grad_ring.h, from the same plan as grad_ring_create allocates). */
-    n->gradients = (si->gradient_slice ? sl.len + grad_ring_floats(s) : sl.padded) *
-                   sizeof(float);
+    size_t ring = si->gradient_slice ? grad_ring_floats(s) : 0;
+    n->gradients = (si->gradient_slice ? sl.len + ring : sl.padded) * sizeof(float);
     n->optimizer_state = opt == OPT_ADAMW ? 2 * sl.len * sizeof(float) + sizeof(adamw_hparams)
                                           : 0;
     n->total = n->weights + n->master_copy + n->gradients + n->optimizer_state +
                n->activations + n->inputs;
+    if (ring >= MEMORY_NEED_MAX / sizeof(float)) { /* no plan (host memory): no figure */
+        n->saturated = 1;
+        n->gradients = n->total = MEMORY_NEED_MAX;
+    }
 }
 
 void shard_describe_schedule(const int *which, int n, char *out, size_t len)
