@@ -118,7 +118,8 @@ struct grad_ring {
     grad_ring_hooks hooks;
     /* One pass. */
     int cur;           /* the last bucket acquired (-1: none yet) */
-    int started;       /* buckets [0, started) are final, their reduction started */
+    int final;         /* buckets [0, final) are reported final */
+    int started;       /* [0, started) their reduction started */
     int done;          /* and [0, done) reduced and added into the slice */
     size_t reported;   /* [reported, n) reported final */
     unsigned char *own_state;
@@ -246,10 +247,31 @@ int grad_ring_drain(model *m)
     return rc ? fail(m, rc) : BK_OK;
 }
 
-/* Buckets up to j made ready to be written, in order: each one's slot
- * free (its last occupant, two before, final and its sum taken), and
- * zeroed where the kind adds into its gradient, or with `zero` (a bucket
- * the backward never wrote, reduced as zeros). */
+/* The reductions of the final buckets below `upto` that the backward has
+ * entered, started, in order (the same on every rank). */
+static int start_through(model *m, int upto)
+{
+    grad_ring *r = m->ring;
+    const grad_ring_plan *p = &r->plan;
+    grad_ring_hooks *h = &r->hooks;
+    int rc = BK_OK;
+    upto = upto < r->final ? upto : r->final;
+    upto = upto < r->cur + 1 ? upto : r->cur + 1;
+    for (; r->started < upto && !rc; r->started++) {
+        int j = r->started;
+        if (h->reduce)
+            rc = h->reduce(h->ctx, r->slot[j % 2], p->lo[j], p->hi[j]);
+    }
+    return rc;
+}
+
+/* Buckets up to j made ready to be written, in order. Each one's slot is
+ * free once its last occupant (two before) is reduced and its sum taken;
+ * the reductions of the buckets finished since are started only after
+ * that wait, so that each runs behind the writes of the bucket after it.
+ * A slot is zeroed where the kind adds into its gradient, where the
+ * backward passes over a bucket, and with `zero` (a bucket the backward
+ * never wrote, reduced as zeros). */
 static int acquire_through(model *m, int j, int zero)
 {
     grad_ring *r = m->ring;
@@ -257,24 +279,27 @@ static int acquire_through(model *m, int j, int zero)
     int rc = BK_OK;
     while (r->cur < j && !rc) {
         int next = r->cur + 1, last = next - 2;
-        if (last >= 0 && last >= r->started) {
+        if (last >= 0 && last >= r->final) {
             snprintf(m->b->error, sizeof m->b->error, "gradient bucket [%zu, %zu) is written "
                      "before [%zu, %zu), whose place it takes, was reported final: the "
                      "model's gradient ranges are coarser than its buckets", p->lo[next],
                      p->hi[next], p->lo[last], p->hi[last]);
             return fail(m, BK_ERROR);
         }
-        if (last >= 0 && last >= r->done)
+        if (last >= 0 && (rc = start_through(m, last + 1)) == BK_OK && last >= r->done)
             rc = grad_ring_drain(m);
-        if (!rc && (zero || !r->writes_first))
+        if (!rc)
+            rc = start_through(m, next);
+        if (!rc && (zero || next < j || !r->writes_first))
             rc = bk_zero(m->b, r->slot[next % 2], bucket_len(r, next) * sizeof(float));
         r->cur = next;
     }
     return rc ? fail(m, rc) : BK_OK;
 }
 
-/* What the reports so far made final, reduced: the own places, then the
- * buckets, in order (the same on every rank). */
+/* What the reports so far made final: the own places' reductions started
+ * (the backward writes them no more), the buckets marked (acquire_through
+ * starts theirs). */
 static int start_final(model *m)
 {
     grad_ring *r = m->ring;
@@ -289,14 +314,8 @@ static int start_final(model *m)
         if (h->reduce)
             rc = h->reduce(h->ctx, r->own + p->own_at[k], p->t_off[t], p->t_off[t + 1]);
     }
-    while (!rc && r->started < p->n_buckets && p->lo[r->started] >= r->reported) {
-        int j = r->started;
-        if (j > r->cur)
-            rc = acquire_through(m, j, 1);
-        if (!rc && h->reduce)
-            rc = h->reduce(h->ctx, r->slot[j % 2], p->lo[j], p->hi[j]);
-        r->started = j + 1;
-    }
+    while (r->final < p->n_buckets && p->lo[r->final] >= r->reported)
+        r->final++;
     return rc ? fail(m, rc) : BK_OK;
 }
 
@@ -304,7 +323,7 @@ int grad_ring_begin(model *m)
 {
     grad_ring *r = m->ring;
     r->cur = -1;
-    r->started = r->done = 0;
+    r->final = r->started = r->done = 0;
     r->reported = r->plan.n;
     r->rc = BK_OK;
     memset(r->own_state, OWN_WRITING, (size_t)r->plan.n_own);
@@ -335,7 +354,7 @@ float *grad_ring_at(model *m, size_t offset)
     if (j > r->cur)
         acquire_through(m, j, 0); /* a failure is kept in r->rc: the pass returns it */
     float *at = r->slot[j % 2] + (offset - p->lo[j]);
-    return j < r->started ? late(m, offset, at) : at;
+    return j < r->final ? late(m, offset, at) : at;
 }
 
 int grad_ring_report(model *m, size_t offset, size_t count)
@@ -360,6 +379,10 @@ int grad_ring_end(model *m)
         return r->rc;
     r->reported = 0; /* what the kind did not report is final now */
     int rc = start_final(m);
+    if (!rc) /* a bucket never entered is reduced as zeros */
+        rc = acquire_through(m, r->plan.n_buckets - 1, 1);
+    if (!rc)
+        rc = start_through(m, r->plan.n_buckets);
     if (!rc) /* the last reductions: the next pass writes the slots again */
         rc = grad_ring_drain(m);
     return rc ? rc : r->rc;

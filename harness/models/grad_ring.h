@@ -2,9 +2,10 @@
  * rank keeps its slice of the accumulated gradient, and the backward
  * writes each micro-batch's gradient into a ring of two buckets instead of
  * a whole vector (model_grad). A bucket's reduction (its part of each
- * rank's slice summed onto that rank, then added to the slice) runs while
- * the next bucket fills; before a bucket's space is written again, the
- * reduction of its last occupant is waited for.
+ * rank's slice summed onto that rank, then added to the slice) starts
+ * when the backward enters the next bucket, and runs while that one
+ * fills; before a bucket's space is written again, the reduction of its
+ * last occupant is waited for.
  *
  * The plan. The tensors (the kind's list, which tiles [0, n)) go into
  * buckets in backward order, from the end of the vector down (the order a
