@@ -77,8 +77,6 @@ int grad_ring_create(model *m);
 /* grad_ring_destroy, and what a pass calls (begin, at, report, end), are
  * declared in model.h, which model.c includes alone. */
 void grad_ring_set_hooks(model *m, const grad_ring_hooks *h);
-/* The accumulator of this rank's slice: slice.len floats. */
-float *grad_ring_slice(model *m);
 
 /* One forward and backward (model_forward, model_backward): begin, the
  * kind's writes (grad_ring_at) and reports (grad_ring_report), end (every
