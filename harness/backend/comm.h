@@ -43,6 +43,14 @@ typedef struct comm_ops {
      * (sharded rows are then skipped). */
     int (*reduce_scatter_start)(comm *c, float *buf, size_t len);
     int (*allgather_start)(comm *c, float *buf, size_t len);
+    /* ZeRO-2's bucket: buf holds floats [a, b) of a vector cut in slices
+     * of len floats (rank r's [r len, r len + len)). After the wait, the
+     * part of [a, b) inside this rank's slice holds the sum of every
+     * rank's, at its place in buf; the rest of buf holds anything. Each
+     * rank whose slice meets [a, b) receives its part (one reduce to each
+     * owner). In place, after the device work issued before, and may
+     * return before it is done; NULL: the engine has none. */
+    int (*reduce_range_start)(comm *c, float *buf, size_t a, size_t b, size_t len);
     /* Lets the started all-reduces advance (an MPI engine has no progress
      * thread); NULL where they advance on their own. */
     int (*progress)(comm *c);
@@ -124,6 +132,17 @@ static inline int comm_reduce_scatter(comm *c, float *buf, size_t len)
     range_pop();
     c->rs_calls++;
     c->rs_bytes += len * (size_t)c->size * sizeof(float);
+    return rc;
+}
+
+/* A bucket of ZeRO-2, counted as a reduce-scatter of its floats. */
+static inline int comm_reduce_range(comm *c, float *buf, size_t a, size_t b, size_t len)
+{
+    range_push("reduce-scatter");
+    int rc = c->ops->reduce_range_start(c, buf, a, b, len);
+    range_pop();
+    c->rs_calls++;
+    c->rs_bytes += (b - a) * sizeof(float);
     return rc;
 }
 

@@ -200,6 +200,8 @@ static int gpt_tensors(const model_spec *s, model_tensor *out, int max)
     int64_t d = l.d;
     int n = 0;
     n = tensor_add(out, max, n, "transformer.wte.weight", l.wte, d, l.vocab, 1);
+    if (out && max > 0) /* the LM head writes its gradient first, the embedding last */
+        out[0].grad_twice = 1;
     n = tensor_add(out, max, n, "transformer.wpe.weight", l.wpe, d, l.seq, 1);
     for (int i = 0; i < l.layers; i++) {
         size_t base = l.layer0 + (size_t)i * l.layer_size;

@@ -67,13 +67,15 @@ static int head_chunk(const layer_pass *lp, const gpt_layout *l, const gpt_head_
                               io->scale, io->loss_sum, v, n)) ||
         /* dwte += y dlogits^T (the embedding's own gradient adds to it at
          * the end of the backward); dy = wte dlogits. */
-        (rc = layer_gemm(lp, 0, 1, d, v, n, y, d, dlogits, v, beta, m->grads + l->wte, d, 1)) ||
+        (rc = layer_gemm(lp, 0, 1, d, v, n, y, d, dlogits, v, beta, model_grad(m, l->wte), d,
+                         1)) ||
         (rc = layer_gemm(lp, 0, 0, d, n, v, wte, d, dlogits, v, 0.0f, dy, d, 0)) ||
         /* The final LayerNorm's backward adds into dx: it starts at 0. */
         (rc = bk_zero(b, dx, (size_t)d * n * sizeof(float))))
         return rc;
-    return bk_layernorm_backward(b, dy, x, gamma, stats, stats + cap, dx, m->grads + l->lnf_g,
-                                 m->grads + l->lnf_b, d, n);
+    float *dbeta = model_grad(m, l->lnf_b); /* the end of the vector first: the buckets */
+    return bk_layernorm_backward(b, dy, x, gamma, stats, stats + cap, dx, model_grad(m, l->lnf_g),
+                                 dbeta, d, n);
 }
 
 int gpt_head_forward_backward(const layer_pass *lp, const gpt_layout *l, const gpt_head_io *io)

@@ -324,18 +324,31 @@ static int block_recompute(model *m, const pass *p, activations *a, int i)
     return BK_OK;
 }
 
+/* A LayerNorm's backward at gain/bias offsets g_off, g_off + d (the bias
+ * follows the gain), then its two reported final: one range. */
+static int layernorm_backward_final(model *m, const pass *p, const void *dy, const void *x,
+                                    size_t g_off, const float *stats, float *dres)
+{
+    int d = p->l->d, n = p->lp.n;
+    float *dbeta = model_grad(m, g_off + (size_t)d); /* the end of the vector first */
+    int rc = bk_layernorm_backward(p->lp.b, dy, x, m->params + g_off, stats, stats + n, dres,
+                                   model_grad(m, g_off), dbeta, d, n);
+    return rc ? rc : model_grad_ready(m, g_off, (size_t)2 * d);
+}
+
 /* dres holds the gradient of block i's output; leaves the gradient of its
  * input there (the LayerNorms' backward adds into it: the residual path
- * is the identity). */
+ * is the identity). Each linear layer and LayerNorm is reported final as
+ * its backward ends, from the block's end down (its weights are read no
+ * more): the ranges ZeRO-2's buckets are made of (grad_ring.h). */
 static int block_backward(model *m, const pass *p, activations *a, int i)
 {
     const gpt_layout *l = p->l;
     const layer_pass *lp = &p->lp;
     int d = l->d, n = lp->n, rc;
-    float *w = m->params, *g = m->grads, *dres = act(a, A_DRES);
+    float *dres = act(a, A_DRES);
     block_bufs bb = block_bufs_of(m, a, i);
     void **k = bb.at;
-    float *s1 = k[B_LN1_STATS], *s2 = k[B_LN2_STATS];
     void *dres_c, *dx = act(a, A_DX), *dwide = act(a, A_DWIDE);
     linear_layer qkv = block_linear(l, i, l->qkv_w, l->qkv_b, 3 * d, d);
     linear_layer proj = block_linear(l, i, l->proj_w, l->proj_b, d, d);
@@ -343,23 +356,21 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
     linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
     /* The MLP. */
     if ((rc = block_recompute(m, p, a, i)) || (rc = dres_compute(p, a, &dres_c)) ||
-        (rc = linear_backward(lp, &fcp, k[B_FC_H], dres_c, dwide)) ||
+        (rc = linear_backward_final(lp, &fcp, k[B_FC_H], dres_c, dwide)) ||
         (rc = bk_gelu_backward(lp->b, k[B_FC_Z], dwide, dwide, (size_t)4 * d * n)) ||
-        (rc = linear_backward(lp, &fc, k[B_LN2], dwide, dx)) ||
-        (rc = bk_layernorm_backward(lp->b, dx, k[B_RES_MID], w + block_off(l, i, l->ln2_g), s2,
-                                    s2 + n, dres, g + block_off(l, i, l->ln2_g),
-                                    g + block_off(l, i, l->ln2_b), d, n)))
+        (rc = linear_backward_final(lp, &fc, k[B_LN2], dwide, dx)) ||
+        (rc = layernorm_backward_final(m, p, dx, k[B_RES_MID], block_off(l, i, l->ln2_g),
+                                       k[B_LN2_STATS], dres)))
         return rc;
     /* Attention: dwide is dqkv now, [3d x N]. */
     if ((rc = dres_compute(p, a, &dres_c)) ||
-        (rc = linear_backward(lp, &proj, k[B_ATTY], dres_c, dx)) ||
+        (rc = linear_backward_final(lp, &proj, k[B_ATTY], dres_c, dx)) ||
         (rc = attention_backward(p, k[B_QKV], k[B_PROBS], dx, act(a, A_SCORES),
                                  act(a, A_HEADS), dwide)) ||
-        (rc = linear_backward(lp, &qkv, k[B_LN1], dwide, dx)))
+        (rc = linear_backward_final(lp, &qkv, k[B_LN1], dwide, dx)))
         return rc;
-    return bk_layernorm_backward(lp->b, dx, res_in(a, i), w + block_off(l, i, l->ln1_g), s1,
-                                 s1 + n, dres, g + block_off(l, i, l->ln1_g),
-                                 g + block_off(l, i, l->ln1_b), d, n);
+    return layernorm_backward_final(m, p, dx, res_in(a, i), block_off(l, i, l->ln1_g),
+                                    k[B_LN1_STATS], dres);
 }
 
 static const int *tokens_of(const pass *p, const micro_batch_view *mb)
@@ -400,24 +411,21 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
         return rc;
     const gpt_layout *l = p.l;
     int d = l->d;
-    float *g = m->grads;
     void *dres_c;
     /* The forward went through the head's backward (gpt_head.c): A_DRES
      * holds the last block's output's gradient, and the final LayerNorm's
      * gradient is final. */
     if ((rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))
         return rc;
-    /* Each block's weights are final once its backward is done: reported
-     * from the last block down, so a data-parallel step all-reduces them
-     * behind the blocks below. The embeddings are the last range. */
-    for (int i = l->layers - 1; i >= 0 && !rc; i--) {
+    /* Each block reports its layers final as their backward ends (a
+     * data-parallel step all-reduces them behind the rest), from the last
+     * block down. The embeddings are the last range. */
+    for (int i = l->layers - 1; i >= 0 && !rc; i--)
         rc = block_backward(m, &p, a, i);
-        if (!rc)
-            rc = model_grad_ready(m, l->layer0 + (size_t)i * l->layer_size, l->layer_size);
-    }
+    float *dwpe = rc ? NULL : model_grad(m, l->wpe); /* above wte: first */
     if (rc || (rc = dres_compute(&p, a, &dres_c)) ||
-        (rc = bk_embedding_backward(p.lp.b, tokens_of(&p, mb), dres_c, g + l->wte, g + l->wpe,
-                                    d, l->seq, p.batch)))
+        (rc = bk_embedding_backward(p.lp.b, tokens_of(&p, mb), dres_c, model_grad(m, l->wte),
+                                    dwpe, d, l->seq, p.batch)))
         return rc;
     /* The embeddings (wte, tied to the LM head, then wpe) come first in
      * the vector and are final last. */

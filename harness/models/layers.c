@@ -11,7 +11,10 @@ layer_pass layer_pass_of(model *m, const micro_batch_view *mb, int columns)
     storage cs = m->b->compute_storage;
     return (layer_pass){
         .m = m, .b = m->b, .cs = cs, .es = storage_bytes(cs), .n = columns,
-        .overwrite = mb->first_of_window && m->spec.kind->writes_first_gradient,
+        /* Under ZeRO-2 every micro-batch's gradient goes into its buckets
+         * fresh (the window accumulates in the slice). */
+        .overwrite = (mb->first_of_window || model_grad_in_buckets(m)) &&
+                     m->spec.kind->writes_first_gradient,
     };
 }
 
@@ -37,7 +40,9 @@ int layer_gemm(const layer_pass *p, int ta, int tb, int m, int n, int k, const v
 }
 
 /* 0 + x is x: the first micro-batch's beta = 0 gives the same sums as a
- * zeroed gradient and beta = 1. */
+ * zeroed gradient and beta = 1. Under ZeRO-2 every micro-batch's is 0
+ * where the kind writes its first gradient (layer_pass_of); a kind that
+ * adds into its gradient has its buckets zeroed instead (grad_ring.h). */
 float layer_grad_beta(const layer_pass *p) { return p->overwrite ? 0.0f : 1.0f; }
 
 int linear_forward(const layer_pass *p, const linear_layer *l, const void *x, void *z, void *h)
@@ -58,10 +63,11 @@ int linear_backward_input(const layer_pass *p, const linear_layer *l, const void
 int linear_backward_weights(const layer_pass *p, const linear_layer *l, const void *x,
                             const void *dy)
 {
-    float *db = p->m->grads + l->b_off;
+    /* The bias first: the buckets are entered from the end of the vector down. */
+    float *db = model_grad(p->m, l->b_off);
     int rc;
     if ((rc = layer_gemm(p, 0, 1, l->out, l->in, p->n, dy, l->out, x, l->in,
-                         layer_grad_beta(p), p->m->grads + l->w_off, l->out, 1)) ||
+                         layer_grad_beta(p), model_grad(p->m, l->w_off), l->out, 1)) ||
         (p->overwrite && (rc = bk_zero(p->b, db, (size_t)l->out * sizeof *db))))
         return rc;
     return bk_bias_grad(p->b, dy, db, l->out, p->n);
@@ -119,6 +125,7 @@ int tensor_add(model_tensor *out, int max, int count, const char *name, size_t o
         t->rows = rows;
         t->cols = cols;
         t->torch_is_transpose = torch_is_transpose;
+        t->grad_twice = 0;
     }
     return count + 1;
 }

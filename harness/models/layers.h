@@ -43,7 +43,8 @@ const void *layer_weight(const layer_pass *p, size_t off);
 int layer_gemm(const layer_pass *p, int ta, int tb, int m, int n, int k, const void *a, int lda,
                const void *b, int ldb, float beta, void *c, int ldc, int c_f32);
 
-/* The beta of a weight gradient's GEMM under the window-start rule. */
+/* The beta of a weight gradient's GEMM under the window-start rule (and
+ * under ZeRO-2, where every micro-batch writes its buckets fresh). */
 float layer_grad_beta(const layer_pass *p);
 
 /* A linear layer in the parameter vector: its weight a column-major

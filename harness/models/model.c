@@ -144,7 +144,10 @@ void model_destroy(model *m)
     if (m->params_compute != m->params)
         bk_free(b, m->params_compute, m->n_params * storage_bytes(b->compute_storage));
     bk_free(b, m->params, bytes);
-    bk_free(b, m->grads, bytes);
+    if (m->ring)
+        grad_ring_destroy(m); /* the slice, the buckets, a check's whole gradient */
+    else
+        bk_free(b, m->grads, bytes);
     bk_free(b, m->adam_m, state);
     bk_free(b, m->adam_v, state);
     bk_free(b, m->hparams, sizeof(adamw_hparams));
@@ -162,6 +165,7 @@ int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
     m->n_params = model_param_count(s);
     m->slice = shard_slice_of(m->n_params, 1, 0);
     size_t n = m->n_params, bytes = n * sizeof(float);
+    m->grads_len = n;
     int rc;
     m->initial = malloc(bytes);
     if (!m->initial) {
@@ -202,7 +206,7 @@ int model_reset(model *m)
     int rc;
     m->step_count = 0;
     if ((rc = bk_upload(b, m->params, m->initial, bytes)) ||
-        (rc = bk_zero(b, m->grads, bytes + pad)))
+        (rc = bk_zero(b, m->grads, m->grads_len * sizeof(float))))
         return rc;
     if (pad && (rc = bk_zero(b, m->params + n, pad)))
         return rc;
@@ -239,10 +243,14 @@ int activations_create(model *m, int capacity, bk_allocator from, activations *a
     return BK_OK;
 }
 
+/* A pass begins the buckets (a kind may write its gradient in its
+ * forward: the GPT's head) and ends them after its backward. */
 int model_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum)
 {
     range_push("forward");
-    int rc = m->spec.kind->forward(m, a, mb, loss_sum);
+    int rc = model_grad_in_buckets(m) ? grad_ring_begin(m) : BK_OK;
+    if (!rc)
+        rc = m->spec.kind->forward(m, a, mb, loss_sum);
     range_pop();
     return rc;
 }
@@ -251,19 +259,24 @@ int model_backward(model *m, activations *a, const micro_batch_view *mb)
 {
     range_push("backward");
     int rc = m->spec.kind->backward(m, a, mb);
+    if (model_grad_in_buckets(m))
+        rc = rc ? rc : grad_ring_end(m);
     range_pop();
     return rc;
 }
 
 int model_zero_grads(model *m, float *loss_sum)
 {
-    int rc = bk_zero(m->b, m->grads, m->n_params * sizeof(float));
+    int rc = bk_zero(m->b, m->grads, m->grads_len * sizeof(float));
     return rc ? rc : bk_zero(m->b, loss_sum, sizeof(float));
 }
 
+/* Under ZeRO-2 the window accumulates in the slice (each micro-batch's
+ * buckets are written fresh), so the slice is zeroed whatever the kind. */
 int model_start_window(model *m, float *loss_sum)
 {
-    if (!m->spec.kind->writes_first_gradient)
+    model_grads_sliced(m);
+    if (m->ring || !m->spec.kind->writes_first_gradient)
         return model_zero_grads(m, loss_sum);
     return bk_zero(m->b, loss_sum, sizeof(float));
 }
@@ -289,12 +302,12 @@ static int update_range(model *m, size_t offset, size_t count)
     int rc;
     /* The moments hold the slice alone: offset is in the slice. */
     size_t at = offset - m->slice.first;
+    const float *g = m->grads + (offset - m->grads_from); /* the slice alone under ZeRO-2 */
     if (m->opt.kind == OPT_ADAMW)
-        rc = bk_adamw(b, m->params + offset, m->grads + offset, m->adam_m + at, m->adam_v + at,
-                      count, m->hparams);
+        rc = bk_adamw(b, m->params + offset, g, m->adam_m + at, m->adam_v + at, count,
+                      m->hparams);
     else
-        rc = bk_sgd(b, m->params + offset, m->grads + offset, count, m->opt.lr,
-                    m->opt.weight_decay);
+        rc = bk_sgd(b, m->params + offset, g, count, m->opt.lr, m->opt.weight_decay);
     if (!rc && m->params_compute != m->params)
         rc = bk_convert(b, m->params + offset,
                         (char *)m->params_compute + offset * storage_bytes(b->compute_storage),

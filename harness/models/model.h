@@ -23,6 +23,7 @@
 
 typedef struct model_kind model_kind;
 typedef struct model model;
+typedef struct grad_ring grad_ring; /* grad_ring.h */
 
 /* ---------------------------------------------------------------- shapes */
 
@@ -125,6 +126,10 @@ typedef struct model_tensor {
     size_t offset;
     int64_t rows, cols;
     int torch_is_transpose;
+    /* Its gradient is written twice in one backward (a tied weight: the
+     * GPT's token embedding, by the LM head and by the embedding): ZeRO-2
+     * keeps it in a place of its own for the whole backward (grad_ring.h). */
+    int grad_twice;
 } model_tensor;
 
 /* ------------------------------------------------------------ model kind */
@@ -244,7 +249,16 @@ struct model {
     optimizer_config opt;
     float *params;        /* fp32 master weights */
     void *params_compute; /* what the GEMMs read: params itself, or a bf16 copy */
+    /* The gradient: grads_len floats, grads[i] that of parameter
+     * grads_from + i. The whole vector (grads_from 0), or under ZeRO-2
+     * this rank's slice alone (grads_from slice.first), the backward
+     * writing through `ring` (model_grad). */
     float *grads;
+    size_t grads_len, grads_from;
+    grad_ring *ring;
+    /* ZeRO-2 while a check reads the gradient whole (model_grads_whole):
+     * grads is the whole vector again and the ring is not written. */
+    int grads_whole;
     float *adam_m, *adam_v; /* AdamW only: the slice's floats */
     /* Sharded data parallel (model_shard): params and grads hold
      * slice.padded floats (n_params and zeros past it), the AdamW moments
@@ -269,9 +283,33 @@ struct model {
  * none of those parameters again (the optimizer may update them at once).
  * The ranges of one backward, in order, are contiguous and run from the
  * end of the vector to its start: backward finishes the last layer first. */
+/* ZeRO-2's bucket ring (grad_ring.h), as a pass and the model call it:
+ * a pass begins it and its backward ends it; the kind's writes and
+ * reports go through model_grad and model_grad_ready. */
+int grad_ring_begin(model *m);
+int grad_ring_end(model *m);
+int grad_ring_report(model *m, size_t offset, size_t count);
+float *grad_ring_at(model *m, size_t offset);
+void grad_ring_destroy(model *m);
+
+/* Whether the backward writes its gradient into ZeRO-2's buckets. */
+static inline int model_grad_in_buckets(const model *m) { return m->ring && !m->grads_whole; }
+
 static inline int model_grad_ready(model *m, size_t offset, size_t count)
 {
+    int rc = model_grad_in_buckets(m) ? grad_ring_report(m, offset, count) : BK_OK;
+    if (rc)
+        return rc;
     return m->grad_ready ? m->grad_ready(m->grad_ready_ctx, offset, count) : BK_OK;
+}
+
+/* Where the backward writes the gradient of the parameter at `offset`
+ * (and the rest of its tensor): m->grads + offset, or under ZeRO-2 that
+ * tensor's place in the bucket ring (grad_ring.h). Every gradient write of
+ * a kind goes through it. */
+static inline float *model_grad(model *m, size_t offset)
+{
+    return model_grad_in_buckets(m) ? grad_ring_at(m, offset) : m->grads + offset;
 }
 
 int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
@@ -283,6 +321,20 @@ void model_destroy(model *m);
  * on every rank: they are what the forward reads (fp32), and the slices
  * are all-gathered into them after each step. BK_* status. */
 int model_shard(model *m, int rank, int ranks);
+/* ZeRO-2: model_shard, and the accumulated gradient this rank's slice
+ * alone, the backward writing through a ring of buckets (grad_ring.h).
+ * `gradient_slice` 0: as model_shard. */
+int model_shard_state(model *m, int rank, int ranks, int gradient_slice);
+/* ZeRO-2, for what reads the gradient whole (the gradient check, the
+ * noise pass): a whole-vector gradient, zeroed, that the backward writes
+ * as unsharded; it exists for the checks alone, outside the memory need,
+ * the cap and the row's memory peak. slice_to_whole also puts the slice's
+ * accumulated sum in its place (the rest for an all-gather to fill).
+ * model_grads_sliced frees it: the next window starts it (model_start_window).
+ * Nothing unless ZeRO-2. */
+int model_grads_whole(model *m);
+int model_grads_slice_to_whole(model *m);
+void model_grads_sliced(model *m);
 /* Back to the starting weights and a fresh optimizer state. */
 int model_reset(model *m);
 

@@ -222,6 +222,8 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
         progress_phase(s->progress, "gradient noise scale");
         uint64_t t0 = trace_now_ns();
         rc = model_reset(m);
+        if (!rc) /* ZeRO-2: it reads each small batch's gradient whole */
+            rc = model_grads_whole(m);
         if (!rc)
             rc = noise_row_fill(m, c, ranks, r);
         progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9); /* the ETA's */
@@ -351,13 +353,15 @@ static int shard_state(sweep *s, model *m, const config *c)
     comm *ranks = s->comm;
     if (!ranks)
         return BK_OK;
-    int slices = shard_info_of(c->shard)->slices_state;
-    if (slices && !ranks->ops->reduce_scatter_start) {
+    const shard_info *si = shard_info_of(c->shard);
+    int slices = si->slices_state;
+    if (slices && (!ranks->ops->reduce_scatter_start ||
+                   (si->gradient_slice && !ranks->ops->reduce_range_start))) {
         snprintf(s->b->error, sizeof s->b->error, "the %s engine has no reduce-scatter",
                  ranks->name);
         return BK_UNSUPPORTED;
     }
-    return model_shard(m, ranks->rank, slices ? ranks->size : 1);
+    return model_shard_state(m, ranks->rank, slices ? ranks->size : 1, si->gradient_slice);
 }
 
 /* Sharded rows say what their sync mode came to. */
@@ -366,6 +370,9 @@ static void note_shard(const config *c, int ranks, result_row *r)
     const shard_info *si = shard_info_of(c->shard);
     if (!si->slices_state)
         return;
+    if (si->gradient_slice && !c->model->kind->reports_grad_ready)
+        row_note(r, "model %s reports no gradient ranges: one bucket of the whole gradient, "
+                 "reduced after its backward", c->model->kind->name);
     if (ranks < 2)
         row_note(r, "one rank: its slice is the whole state (reduce-scatter and all-gather "
                     "of one rank)");

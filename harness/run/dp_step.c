@@ -16,11 +16,16 @@
  * after the backward.
  *
  * Sharded (shard_modes.h, the model in slices): a reduce-scatter where the
- * all-reduce would be (after every micro-batch where the row keeps a
- * gradient slice), and after the update an all-gather of the weights. */
+ * all-reduce would be, and after the update an all-gather of the weights.
+ * Where the row keeps the gradient in slices (ZeRO-2, grad_ring.h), the
+ * backward writes into a ring of buckets, and each bucket is reduced onto
+ * the ranks whose slices it meets as soon as it is final, behind the rest
+ * of the backward; each rank adds its part to its slice's sum, and every
+ * micro-batch ends with the wait for the last ones. */
 #include "dp_step.h"
 
 #include "dispatch.h"
+#include "grad_ring.h"
 
 /* A range of the last backward is final: all-reduce it now. */
 static int on_grad_ready(void *ctx, size_t offset, size_t count)
@@ -33,6 +38,20 @@ static int on_grad_ready(void *ctx, size_t offset, size_t count)
         rc = comm_allreduce(s->comm, s->m->grads + offset, count);
     s->dp_buckets++;
     return rc;
+}
+
+/* ZeRO-2: a bucket of the ring is final; its reduction, started. */
+static int ring_reduce(void *ctx, float *buf, size_t a, size_t b)
+{
+    step_runner *s = ctx;
+    int rc = comm_progress(s->comm);
+    return rc ? rc : comm_reduce_range(s->comm, buf, a, b, s->m->slice.len);
+}
+
+static int ring_wait(void *ctx)
+{
+    step_runner *s = ctx;
+    return comm_wait_named(s->comm, "reduce-scatter wait");
 }
 
 /* The model is in slices, or the row keeps them (on one rank the slice is
@@ -79,17 +98,26 @@ int dp_after_update(step_runner *s)
     return rc;
 }
 
+/* ZeRO-2: the slices' sums put in a whole gradient made for the check
+ * (model_grads_slice_to_whole), which the all-gather fills. */
 int dp_gather_gradient(step_runner *s)
 {
     if (!sharded(s))
         return BK_OK;
-    int rc = comm_allgather(s->comm, s->m->grads, s->m->slice.len);
+    int rc = s->m->ring ? model_grads_slice_to_whole(s->m) : BK_OK;
+    if (!rc)
+        rc = comm_allgather(s->comm, s->m->grads, s->m->slice.len);
     return rc ? rc : comm_wait_named(s->comm, "all-gather wait");
 }
 
 int dp_micro_begin(step_runner *s, int k)
 {
     model *m = s->m;
+    if (m->ring) { /* ZeRO-2: the buckets are reduced as the backward finishes them */
+        grad_ring_hooks h = {.reduce = ring_reduce, .wait = ring_wait, .ctx = s};
+        grad_ring_set_hooks(m, &h);
+        return BK_OK;
+    }
     if (sharded(s)) /* no buckets: a reduce-scatter takes every slice at once */
         return shard_reduced_before(s->shard, s->sync, k) ? zero_other_slices(m) : BK_OK;
     if (sync_reduced_before(s->sync, k) && s->comm->rank != 0)
@@ -107,6 +135,10 @@ int dp_micro_end(step_runner *s, int k, int rc)
 {
     model *m = s->m;
     comm *c = s->comm;
+    if (m->ring) { /* the backward's end waited for its last buckets */
+        grad_ring_set_hooks(m, NULL);
+        return rc;
+    }
     if (sharded(s))
         return shard_micro_end(s, k, rc);
     int reduces = sync_reduces_after(s->sync, k, s->sp.accum);

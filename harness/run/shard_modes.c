@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "grad_ring.h"
 #include "optimizer_hparams.h"
 #include "shard_slice.h"
 #include "sync_modes.h"
@@ -45,13 +46,21 @@ void shard_memory_need(memory_need *n, shard_mode sh, int ranks, const model_spe
 {
     if (!shard_info_of(sh)->slices_state)
         return;
+    const shard_info *si = shard_info_of(sh);
     shard_slice sl = shard_slice_of(model_param_count(s), ranks, 0);
     n->weights = sl.padded * sizeof(float);
-    n->gradients = sl.padded * sizeof(float);
+    /* ZeRO-2: the slice's sum, and the buckets the backward writes into
+     * (grad_ring.h, from the same plan as grad_ring_create allocates). */
+    size_t ring = si->gradient_slice ? grad_ring_floats(s) : 0;
+    n->gradients = (si->gradient_slice ? sl.len + ring : sl.padded) * sizeof(float);
     n->optimizer_state = opt == OPT_ADAMW ? 2 * sl.len * sizeof(float) + sizeof(adamw_hparams)
                                           : 0;
     n->total = n->weights + n->master_copy + n->gradients + n->optimizer_state +
                n->activations + n->inputs;
+    if (ring >= MEMORY_NEED_MAX / sizeof(float)) { /* no plan (host memory): no figure */
+        n->saturated = 1;
+        n->gradients = n->total = MEMORY_NEED_MAX;
+    }
 }
 
 void shard_describe_schedule(const int *which, int n, char *out, size_t len)
@@ -62,7 +71,8 @@ void shard_describe_schedule(const int *which, int n, char *out, size_t len)
         const shard_info *si = shard_info_of(which[i]);
         const char *what = !si->slices_state ? "all-reduce as --sync says"
                            : si->gradient_slice
-                               ? "reduce-scatter every micro-batch, all-gather once a step"
+                               ? "reduce-scatter every micro-batch in buckets during the "
+                                 "backward, all-gather once a step"
                                : "reduce-scatter as --sync says, all-gather once a step";
         used += (size_t)snprintf(out + used, len - used, "%s%s %s", i ? "; " : "",
                                  si->head.name, what);

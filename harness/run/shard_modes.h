@@ -50,8 +50,10 @@ int shard_reduces_after(shard_mode sh, int sync, int k, int accum);
 int shard_reduced_before(shard_mode sh, int sync, int k);
 
 /* The memory need of a config on one of `ranks` ranks (model_memory_need
- * for the unsharded one) as model_shard allocates it: the weights and
- * the gradient padded to whole slices, the optimizer state one slice. */
+ * for the unsharded one) as model_shard_state allocates it: the weights
+ * padded to whole slices, the optimizer state one slice, and the gradient
+ * padded to whole slices (optimizer) or one slice and the buckets the
+ * backward writes into (gradients: grad_ring.h). */
 void shard_memory_need(memory_need *n, shard_mode sh, int ranks, const model_spec *s,
                        optimizer_kind opt);
 

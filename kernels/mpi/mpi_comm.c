@@ -129,6 +129,28 @@ static int mpi_reduce_scatter_start(comm *c, float *buf, size_t len)
     return BK_OK;
 }
 
+/* One MPI_Ireduce to each rank whose slice meets [a, b), in rank order
+ * (every rank issues the same ones); the owner's in place. */
+static int mpi_reduce_range_start(comm *c, float *buf, size_t a, size_t b, size_t len)
+{
+    mpi_impl *p = impl_of(c);
+    for (int r = 0; r < c->size; r++) {
+        size_t lo = (size_t)r * len > a ? (size_t)r * len : a;
+        size_t hi = (size_t)r * len + len < b ? (size_t)r * len + len : b;
+        if (lo >= hi)
+            continue;
+        int rc = room_for(c, "a bucket's reduce", hi - lo);
+        if (rc)
+            return rc;
+        float *at = buf + (lo - a);
+        double t0 = MPI_Wtime();
+        MPI_TRY(c->b, MPI_Ireduce(r == c->rank ? MPI_IN_PLACE : at, at, (int)(hi - lo),
+                                  MPI_FLOAT, MPI_SUM, r, p->mc, &p->pending[p->n_pending]));
+        started(p, t0, (mpi_move){0});
+    }
+    return BK_OK;
+}
+
 /* In place: this rank's block is already at block `rank` of buf. */
 static int mpi_allgather_start(comm *c, float *buf, size_t len)
 {
@@ -280,6 +302,7 @@ static const comm_ops mpi_ops = {
     .allreduce_start = mpi_allreduce_start,
     .reduce_scatter_start = mpi_reduce_scatter_start,
     .allgather_start = mpi_allgather_start,
+    .reduce_range_start = mpi_reduce_range_start,
     .progress = mpi_progress,
     .wait_all = mpi_wait_all,
     .times = mpi_times,

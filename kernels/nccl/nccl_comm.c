@@ -233,6 +233,30 @@ static int nccl_reduce_scatter_start(comm *c, float *buf, size_t len)
     return side_end(c, ev);
 }
 
+/* ZeRO-2's bucket: one ncclReduce to each rank whose slice meets [a, b),
+ * in one group (the owner's in place), as the MPI engine does. */
+static int nccl_reduce_range_start(comm *c, float *buf, size_t a, size_t b, size_t len)
+{
+    nccl_impl *p = impl_of(c);
+    cudaEvent_t *ev;
+    int rc = side_begin(c, &ev);
+    if (rc)
+        return rc;
+    ncclResult_t r = ncclGroupStart();
+    for (int owner = 0; owner < c->size && r == ncclSuccess; owner++) {
+        size_t lo = (size_t)owner * len > a ? (size_t)owner * len : a;
+        size_t hi = (size_t)owner * len + len < b ? (size_t)owner * len + len : b;
+        if (lo < hi)
+            r = ncclReduce(buf + (lo - a), buf + (lo - a), hi - lo, ncclFloat, ncclSum, owner,
+                           p->nc, p->side);
+    }
+    ncclResult_t end = ncclGroupEnd(); /* closed whatever happened inside */
+    if (r != ncclSuccess)
+        return nccl_fail(c->b, "ncclReduce", r);
+    NC_TRY(c->b, end);
+    return side_end(c, ev);
+}
+
 /* In place: the send buffer is the receive buffer's block `rank`. */
 static int nccl_allgather_start(comm *c, float *buf, size_t len)
 {
@@ -334,6 +358,7 @@ static const comm_ops nccl_ops = {
     .allreduce_start = nccl_allreduce_start,
     .reduce_scatter_start = nccl_reduce_scatter_start,
     .allgather_start = nccl_allgather_start,
+    .reduce_range_start = nccl_reduce_range_start,
     .progress = NULL,
     .wait_all = nccl_wait_all,
     .times = nccl_times,

@@ -129,14 +129,15 @@ awk -F, '/^#/{next} !h{h=1; for (i = 1; i <= NF; i++) c[$i] = i; next}
 
 # The GPT on token data: its ranks hold documents of different lengths, so
 # the loss is normalised by the valid tokens of the whole global window;
-# overlapped, it reports the final LayerNorm and each of its 2 blocks as
-# buckets, and the embeddings go last: 4 all-reduces a bucketed window.
+# overlapped, it reports the final LayerNorm, each linear layer and
+# LayerNorm of its 2 blocks (6 a block) as buckets, and the embeddings go
+# last: 14 all-reduces a bucketed window.
 mkdir gpt
 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model gpt-tiny --steps 3 --warmup 1 \
     --trace-steps 0 --effective 8 --micro 2 --sync window,overlap --out gpt --quiet \
     >gpt.log 2>&1 || { echo "FAILED: gpt-tiny on 2 ranks: exit $?"; cat gpt.log; fail=1; }
 awk -F, "$SCHEDULE"'/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}
-    { n++; want = reduces($c["sync"], $c["accum_steps"]) * (bucketed($c["sync"]) ? 4 : 1)
+    { n++; want = reduces($c["sync"], $c["accum_steps"]) * (bucketed($c["sync"]) ? 14 : 1)
       if ($c["status"] != "ok" || !($c["grad_rel_err"] + 0 < 1e-5) || $c["rank_weight_diff"] != "0" ||
           $c["allreduce_calls_per_step"] + 0 != want) { print "FAILED: gpt row " $0; bad = 1 } }
     END { if (n != 2) { print "FAILED: " n " gpt rows, expected 2"; bad = 1 }; exit bad }' \
