@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "noise_pass.h"
+
 /* The timed loop's floor (measure.c's MIN_SAMPLES_HARD). */
 #define ETA_MIN_TIMED 3
 
@@ -74,6 +76,8 @@ static double spf(const eta_item *it)
     return known_step(it) / it->flops;
 }
 
+static double example_flops(const eta_item *it);
+
 /* The measured config of model `model`, micro-batch `micro` (mode `mode`
  * first, any mode else), or -1. */
 static int find(const eta *e, int model, int micro, int mode)
@@ -113,6 +117,37 @@ static double model_ratio(const eta *e, int a, int b, int mode, int micro)
     return isinf(best_d) ? 1 : pow(ratio, 1 / (1 + best_d / 4));
 }
 
+/* A micro-batch's time in model `model`, as a line through the measured
+ * ones: a fixed cost per pass (launches, the optimizer's share, the
+ * thread pool's wake-ups) plus a cost per example, fitted by least
+ * squares, neither below 0. Step times per FLOP fall with the micro-batch
+ * (the fixed cost spread thinner), so the nearest one measured overstates
+ * a larger micro-batch's step and understates a smaller one's: on a
+ * pow2 sweep of S from micro-batch 1 it took 4x64's rate for 8x32 up to
+ * 256x1, and the time left came out 4 times too long. NAN: fewer than
+ * two micro-batches measured. */
+static double pass_line_ms(const eta *e, int model, int mode, int micro)
+{
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int first = -1, distinct = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *it = &e->items[j];
+        if (!measured(it) || it->model != model || it->mode != mode)
+            continue;
+        double x = it->micro, y = known_step(it) / it->accum;
+        n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
+        if (first < 0)
+            first = it->micro;
+        distinct += it->micro != first && distinct == 0;
+    }
+    double det = n * sxx - sx * sx;
+    if (!distinct || !(det > 0))
+        return NAN;
+    double b = fmax(0, (n * sxy - sx * sy) / det);
+    double a = fmax(0, (sy - b * sx) / n);
+    return a + b * micro;
+}
+
 double eta_step_ms(const eta *e, int i)
 {
     const eta_item *x = &e->items[i];
@@ -121,11 +156,25 @@ double eta_step_ms(const eta *e, int i)
     int j = find(e, x->model, x->micro, x->mode);
     if (j >= 0)
         return spf(&e->items[j]) * x->flops;
+    double line = pass_line_ms(e, x->model, x->mode, x->micro);
+    if (line > 0)
+        return line * x->accum;
     /* the same micro-batch in another model, scaled by the models' ratio */
     for (int k = 0; k < e->n; k++) {
         const eta_item *it = &e->items[k];
         if (measured(it) && it->micro == x->micro && it->model != x->model)
             return spf(it) * model_ratio(e, x->model, it->model, x->mode, x->micro) * x->flops;
+    }
+    /* another model's line at this micro-batch, by the two models' FLOPs
+     * an example and their ratio */
+    for (int k = 0; k < e->n; k++) {
+        const eta_item *it = &e->items[k];
+        double line = measured(it) && it->model != x->model
+                          ? pass_line_ms(e, it->model, x->mode, x->micro)
+                          : NAN;
+        if (line > 0)
+            return line * x->accum * example_flops(x) / example_flops(it) *
+                   model_ratio(e, x->model, it->model, x->mode, x->micro);
     }
     /* the nearest micro-batch measured, this model's first */
     int best = -1;
@@ -165,8 +214,8 @@ static double noise_host_rate(const eta *e)
     double host = 0, weight = 0;
     for (int j = 0; j < e->n; j++) {
         const eta_item *it = &e->items[j];
-        int w = noise_windows(e, it);
-        if (!(it->noise_s > 0) || !(it->pass_ms > 0) || !w)
+        int w = it->noise_windows_run;
+        if (!(it->noise_s > 0) || !(it->pass_ms > 0) || w <= 0 || !noise_windows(e, it))
             continue;
         double passes = (double)w * it->accum;
         host += fmax(0, it->noise_s - passes * it->pass_ms / 1e3);
@@ -175,13 +224,26 @@ static double noise_host_rate(const eta *e)
     return weight > 0 ? host / weight : 0;
 }
 
+/* The windows a pass of window_s a window runs out of `asked`: where the
+ * budget's share runs out first, those up to the one that reaches it, and
+ * NOISE_WINDOWS_MIN at least (noise_pass.c's rule). */
+static int noise_windows_run(const eta *e, int asked, double window_s)
+{
+    double share = e->c.budget_s * NOISE_BUDGET_SHARE;
+    if (!(share > 0) || !(window_s > 0))
+        return asked;
+    double n = fmax(NOISE_WINDOWS_MIN, ceil(share / window_s));
+    return n < asked ? (int)n : asked;
+}
+
 double eta_noise_s(const eta *e, int i, double pass_ms)
 {
     const eta_item *x = &e->items[i];
     int w = noise_windows(e, x);
     if (!w || !(pass_ms > 0))
         return 0;
-    return (double)w * x->accum * (pass_ms / 1e3 + noise_host_rate(e) * example_flops(x));
+    double window_s = x->accum * (pass_ms / 1e3 + noise_host_rate(e) * example_flops(x));
+    return noise_windows_run(e, w, window_s) * window_s;
 }
 
 /* Finished configs' actual time, less their noise pass, over their
@@ -265,10 +327,11 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)
     e->items[i].wall_s = wall_s;
 }
 
-void eta_record_parts(eta *e, int i, double noise_s, int samples)
+void eta_record_parts(eta *e, int i, double noise_s, int windows, int samples)
 {
     if (i < 0 || i >= e->n)
         return;
     e->items[i].noise_s = noise_s;
+    e->items[i].noise_windows_run = windows > 0 ? windows : 0;
     e->items[i].samples = samples > 0 ? samples : 0;
 }

@@ -4,10 +4,11 @@
  * probe, the gradient check, the warm-up, the timed steps the budget
  * allows, the single passes and the trace pass; scaled by how long the
  * finished configs actually took against the same prediction of them.
- * The gradient noise pass is costed apart: it runs --noise-windows
- * windows of K passes whatever the budget, each pass with a download of
- * the gradient and host sums over every parameter, so it grows with K and
- * the model's size where the rest grows with the budget. */
+ * The gradient noise pass is costed apart: windows of K passes, each
+ * pass with a download of the gradient and host sums over every
+ * parameter, so a window grows with K and the model's size; it runs
+ * --noise-windows of them, or where a fifth of the budget runs out first
+ * those up to the one that reaches it, four at least (noise_pass.h). */
 #ifndef ACCUBENCH_ETA_H
 #define ACCUBENCH_ETA_H
 
@@ -20,6 +21,7 @@ typedef struct eta_item {
     /* measured once it ran (NAN before): */
     double step_ms, pass_ms, wall_s;
     double noise_s;        /* of wall_s, the noise pass's (NAN: not told) */
+    int noise_windows_run; /* the windows it ran (0: none or not told) */
     int samples;           /* timed steps (0: not told) */
 } eta_item;
 
@@ -66,12 +68,14 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
 void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
 
 /* Config i's noise pass took noise_s seconds (of the wall_s eta_record
- * gives it) and its timed loop ran `samples` steps. */
-void eta_record_parts(eta *e, int i, double noise_s, int samples);
+ * gives it) over `windows` windows, and its timed loop ran `samples`
+ * steps. */
+void eta_record_parts(eta *e, int i, double noise_s, int windows, int samples);
 
 /* The predicted seconds of config i's noise pass at a pass of pass_ms:
- * windows x K x (the pass + the host's cost per pass for each parameter,
- * learnt from the noise passes finished, per FLOP of one example). */
+ * the windows it will run x K x (the pass + the host's cost per pass for
+ * each parameter, learnt from the noise passes finished, per FLOP of one
+ * example). */
 double eta_noise_s(const eta *e, int i, double pass_ms);
 
 /* The plan of a sweep: every config it will visit, in its order (the

@@ -36,7 +36,8 @@ static int memo_matches(const noise_memo *k, const config *cfg, double time_s)
 }
 
 /* The pass, or the last figure where it is this config's too. */
-static int measure(model *m, const config *cfg, comm *c, double time_s, noise_result *n)
+static int measure(model *m, const config *cfg, comm *c, double time_s, noise_result *n,
+                   int *windows_run)
 {
     if (memo_matches(&last, cfg, time_s)) {
         *n = last.n;
@@ -46,6 +47,7 @@ static int measure(model *m, const config *cfg, comm *c, double time_s, noise_re
     noise_pass_options no = {.windows = cfg->noise_windows, .seed = cfg->seed, .comm = c,
                              .time_s = time_s};
     int rc = noise_pass_run(m, &cfg->sp, &no, n);
+    *windows_run = rc ? 0 : n->windows_run;
     if (!rc)
         last = (noise_memo){.valid = 1, .spec = *cfg->model, .dtype = cfg->dtype,
                             .sp = cfg->sp, .seed = cfg->seed, .windows = cfg->noise_windows,
@@ -53,9 +55,10 @@ static int measure(model *m, const config *cfg, comm *c, double time_s, noise_re
     return rc;
 }
 
-int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
+int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *windows_run)
 {
     const split *sp = &cfg->sp;
+    *windows_run = 0;
     if (cfg->noise_windows == 0)
         return BK_OK;
     if (sp->accum * sp->devices < 2) {
@@ -67,7 +70,7 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r)
      * the windows asked for, or fewer where the share runs out first. */
     double time_s = cfg->budget.budget_s * NOISE_BUDGET_SHARE;
     noise_result n;
-    int rc = measure(m, cfg, c, time_s, &n);
+    int rc = measure(m, cfg, c, time_s, &n, windows_run);
     if (rc || n.windows < 2)
         return rc;
     if (n.windows_run < cfg->noise_windows) /* the error column is over these windows */

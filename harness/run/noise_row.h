@@ -10,7 +10,9 @@
 #include "result_row.h"
 #include "split.h"
 
-/* BK_* status of the pass; the columns stay empty when it fails. */
-int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r);
+/* BK_* status of the pass; the columns stay empty when it fails.
+ * *windows_run: the windows this call ran (0: none, or the last config's
+ * result reused), what the time it took was spent on. */
+int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *windows_run);
 
 #endif

@@ -150,6 +150,7 @@ void progress_config(progress *p, const char *label)
     p->config_t0_ns = now;
     p->current_pass_ms = NAN;
     p->current_noise_s = NAN;
+    p->current_noise_windows = 0;
     p->phase[0] = '\0';
     snprintf(p->config, sizeof p->config, "%s", label);
     if (p->tty) {
@@ -232,12 +233,13 @@ void progress_config_pass(progress *p, double pass_ms)
     pthread_mutex_unlock(&p->mu);
 }
 
-void progress_config_noise(progress *p, double seconds)
+void progress_config_noise(progress *p, double seconds, int windows)
 {
     if (!p || !p->f)
         return;
     pthread_mutex_lock(&p->mu);
     p->current_noise_s = seconds;
+    p->current_noise_windows = windows;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -250,7 +252,8 @@ void progress_config_result(progress *p, double step_ms, double pass_ms, long lo
         int i = p->started - 1;
         eta_record(p->eta, i, step_ms, pass_ms > 0 ? pass_ms : p->current_pass_ms,
                    seconds_since(p->config_t0_ns, trace_now_ns()));
-        eta_record_parts(p->eta, i, p->current_noise_s, samples > 0 ? (int)samples : 0);
+        eta_record_parts(p->eta, i, p->current_noise_s, p->current_noise_windows,
+                         samples > 0 ? (int)samples : 0);
     }
     pthread_mutex_unlock(&p->mu);
 }

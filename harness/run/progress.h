@@ -30,6 +30,7 @@ typedef struct progress {
                             * mean time of the configs so far) */
     double current_pass_ms; /* the running config's single pass (NAN: not yet) */
     double current_noise_s; /* its noise pass's seconds (NAN: none yet) */
+    int current_noise_windows; /* and the windows it ran */
     /* The watcher thread that notices silent phases. */
     pthread_mutex_t mu;
     pthread_cond_t wake;
@@ -59,8 +60,8 @@ void progress_config_done(progress *p);
 void progress_set_eta(progress *p, eta *e);
 /* The running config's single pass took pass_ms (its first measurement). */
 void progress_config_pass(progress *p, double pass_ms);
-/* The running config's noise pass took `seconds`. */
-void progress_config_noise(progress *p, double seconds);
+/* The running config's noise pass took `seconds` over `windows` windows. */
+void progress_config_noise(progress *p, double seconds, int windows);
 /* The running config measured this step and pass time (NAN: it did not
  * run) over `samples` timed steps (0 or less: none); call before
  * progress_config_done. */

@@ -33,29 +33,48 @@ static void test_config_s(void)
 }
 
 /* A synthetic sweep whose configs cost what the model says, with a noise
- * pass of 32 windows x K passes, each pass with host work per FLOP of an
+ * pass of windows of K passes, each pass with host work per FLOP of an
  * example, and a machine 1.3x slower than the plain arithmetic: once two
  * configs ran, the time left of the other two is their true time. The
- * noise pass grows with K whatever the budget; folded into one scale of
- * the budget's time, as before, the two K = 8 configs came out 14% short. */
+ * noise pass keeps to a fifth of the budget (4 windows at least, up to
+ * the 32 asked): costed as 32 windows whatever the budget, as before, the
+ * two K = 8 configs came out 3.3 times too long; folded into one scale of
+ * the budget's time, as before that, 14% short. */
 #define HOST_PER_FLOP 2e-12 /* host seconds per pass per FLOP of an example */
+
+/* The windows the pass runs, and its seconds: the rule of noise_pass.c. */
+static int true_windows(const eta_costs *c, double window_s)
+{
+    int n = (int)ceil(c->budget_s * 0.2 / window_s);
+    n = n < 4 ? 4 : n;
+    return n < c->noise_windows ? n : c->noise_windows;
+}
+
+static double true_noise(const eta_costs *c, const eta_item *it, int *windows)
+{
+    double pass = it->step_ms / it->accum, example = it->flops / (it->micro * it->accum);
+    double window_s = it->accum * (pass / 1e3 + HOST_PER_FLOP * example);
+    *windows = true_windows(c, window_s);
+    return *windows * window_s;
+}
 
 static double true_wall(const eta_costs *c, const eta_item *it, int samples)
 {
-    double pass = it->step_ms / it->accum, example = it->flops / (it->micro * it->accum);
-    return 1.3 * eta_config_s(c, it->step_ms, pass, it->accum, samples) +
-           c->noise_windows * it->accum * (pass / 1e3 + HOST_PER_FLOP * example);
+    int windows;
+    return 1.3 * eta_config_s(c, it->step_ms, it->step_ms / it->accum, it->accum, samples) +
+           true_noise(c, it, &windows);
 }
 
-static void test_noise_pass_and_samples(void)
+static void run_sweep(double budget_s, int want_windows)
 {
     eta_costs c = COSTS;
     c.noise_windows = 32;
-    /* one model (64 examples a step, 1 GFLOP each): 32x2 and 16x4 ran;
-     * 8x8 in two modes, whose step is 16x4's (the nearest measured, the
-     * same FLOPs), are left */
+    c.budget_s = budget_s;
+    /* one model (64 examples a step, 1 GFLOP each, a pass's time in
+     * proportion to its examples: every split's step 200 ms): 32x2 and
+     * 16x4 ran; 8x8 in two modes are left */
     eta_item truth[] = {
-        {.flops = 64e9, .micro = 32, .accum = 2, .mode = 0, .step_ms = 150},
+        {.flops = 64e9, .micro = 32, .accum = 2, .mode = 0, .step_ms = 200},
         {.flops = 64e9, .micro = 16, .accum = 4, .mode = 0, .step_ms = 200},
         {.flops = 64e9, .micro = 8, .accum = 8, .mode = 0, .step_ms = 200},
         {.flops = 64e9, .micro = 8, .accum = 8, .mode = 1, .step_ms = 200},
@@ -65,24 +84,34 @@ static void test_noise_pass_and_samples(void)
     for (int i = 0; i < 4; i++) {
         items[i] = truth[i];
         items[i].step_ms = items[i].pass_ms = items[i].wall_s = items[i].noise_s = NAN;
-        items[i].samples = 0;
+        items[i].samples = items[i].noise_windows_run = 0;
     }
     eta e = {.items = items, .n = 4, .c = c};
     for (int i = 0; i < 2; i++) {
         const eta_item *t = &truth[i];
-        double pass = t->step_ms / t->accum, example = t->flops / (t->micro * t->accum);
-        double noise = c.noise_windows * t->accum * (pass / 1e3 + HOST_PER_FLOP * example);
-        eta_record(&e, i, t->step_ms, pass, true_wall(&c, t, samples));
-        eta_record_parts(&e, i, noise, samples);
+        int windows;
+        double noise = true_noise(&c, t, &windows);
+        eta_record(&e, i, t->step_ms, t->step_ms / t->accum, true_wall(&c, t, samples));
+        eta_record_parts(&e, i, noise, windows, samples);
     }
     CHECK(eta_samples(&e, 2) == samples);
     double left = true_wall(&c, &truth[2], samples) + true_wall(&c, &truth[3], samples);
     CHECK_NEAR(eta_left_s(&e, 2, 0, NAN), left, 1e-9 * left);
-    /* the noise pass alone: 32 x 8 x (25 ms + 2 ms of host work) */
-    CHECK_NEAR(eta_noise_s(&e, 2, 25), 32 * 8 * (0.025 + 0.002), 1e-9);
+    /* the noise pass alone: windows x 8 x (25 ms + 2 ms of host work) */
+    int windows;
+    CHECK_NEAR(eta_noise_s(&e, 2, 25), true_noise(&c, &truth[2], &windows), 1e-9);
+    CHECK(windows == want_windows);
+    CHECK_NEAR(eta_noise_s(&e, 2, 25), want_windows * 8 * (0.025 + 0.002), 1e-9);
     /* one pass a window: no noise pass */
     e.items[0].accum = 1;
     CHECK(eta_noise_s(&e, 0, 75) == 0);
+}
+
+static void test_noise_pass_and_samples(void)
+{
+    run_sweep(2, 4);    /* the share (0.4 s) is under 4 windows of 0.216 s */
+    run_sweep(20, 19);  /* 4 s: the window that reaches it is the 19th */
+    run_sweep(100, 32); /* 20 s: all 32 asked */
 }
 
 static void test_estimates(void)
@@ -124,10 +153,40 @@ static void test_estimates(void)
     CHECK_NEAR(eta_step_ms(&e, 3), 20000, 1e-9);
 }
 
+/* Micro-batches not measured, of a model measured at two: a pass as a
+ * fixed cost plus a cost per example through the measured ones (10 ms +
+ * 1 ms an example here), not the nearest one's time per FLOP (4x16's,
+ * which would give 64x1 224 ms, three times its 74). */
+static void test_pass_line(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 1, .accum = 64},
+        {.flops = 64e9, .micro = 4, .accum = 16},
+        {.flops = 64e9, .micro = 64, .accum = 1},
+        {.flops = 64e9, .micro = 2, .accum = 32, .mode = 1},
+        {.flops = 256e9, .micro = 64, .accum = 1, .model = 1}, /* 4x the FLOPs an example */
+    };
+    for (int i = 0; i < 5; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 5, .c = COSTS};
+    eta_record(&e, 0, 64 * 11, 11, 1.0);
+    CHECK_NEAR(eta_step_ms(&e, 2), 704, 1e-9); /* one measured: its rate per FLOP */
+    eta_record(&e, 1, 16 * 14, 14, 1.0);
+    CHECK_NEAR(eta_step_ms(&e, 2), 74, 1e-9);
+    /* a model not measured at all: the other one's line, by FLOPs */
+    CHECK_NEAR(eta_step_ms(&e, 4), 4 * 74, 1e-9);
+    /* another mode has a line of its own: none yet, the nearest rate */
+    CHECK_NEAR(eta_step_ms(&e, 3), 704, 1e-9);
+    /* a line falling with the micro-batch is no cost per example: flat */
+    eta_record(&e, 1, 16 * 9, 9, 1.0);
+    CHECK_NEAR(eta_step_ms(&e, 2), 10, 1e-9);
+}
+
 int main(void)
 {
     test_config_s();
     test_estimates();
     test_noise_pass_and_samples();
+    test_pass_line();
     return check_finish("test_eta");
 }

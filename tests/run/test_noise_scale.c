@@ -237,10 +237,12 @@ static void test_row_reuses_the_figure(void)
                   .reduction = REDUCTION_SUM, .budget = {.budget_s = 1000}};
     CHECK(split_make(64, 16, 1, &cfg.sp, why, sizeof why) == 0);
     result_row first, again, other;
+    int ran = -1; /* the windows each call ran: the memo's none */
     result_row_clear(&first);
     result_row_clear(&again);
     result_row_clear(&other);
-    CHECK(noise_row_fill(&m, &cfg, NULL, &first) == BK_OK && first.grad_noise_scale > 0);
+    CHECK(noise_row_fill(&m, &cfg, NULL, &first, &ran) == BK_OK && first.grad_noise_scale > 0);
+    CHECK(ran == 6);
     float *w = malloc(m.n_params * sizeof *w);
     CHECK(bk_download(b, w, m.params, m.n_params * sizeof *w) == BK_OK);
     for (size_t i = 0; i < m.n_params; i++)
@@ -248,12 +250,12 @@ static void test_row_reuses_the_figure(void)
     CHECK(bk_upload(b, m.params, w, m.n_params * sizeof *w) == BK_OK);
     free(w);
     cfg.reduction = REDUCTION_MEAN_OF_MEANS;
-    CHECK(noise_row_fill(&m, &cfg, NULL, &again) == BK_OK);
+    CHECK(noise_row_fill(&m, &cfg, NULL, &again, &ran) == BK_OK && ran == 0);
     CHECK(again.grad_noise_scale == first.grad_noise_scale &&
           again.grad_noise_scale_err == first.grad_noise_scale_err);
     CHECK(split_make(64, 8, 1, &cfg.sp, why, sizeof why) == 0);
-    CHECK(noise_row_fill(&m, &cfg, NULL, &other) == BK_OK && other.grad_noise_scale > 0 &&
-          other.grad_noise_scale != first.grad_noise_scale);
+    CHECK(noise_row_fill(&m, &cfg, NULL, &other, &ran) == BK_OK && other.grad_noise_scale > 0 &&
+          other.grad_noise_scale != first.grad_noise_scale && ran == 6);
     model_destroy(&m);
     b->ops->destroy(b);
 }
