@@ -8,6 +8,20 @@
 #include "stats.h"
 #include "trace_assign.h"
 
+int trace_assign_steps(const trace_record *recs, size_t n, int32_t *step_of,
+                       ptrdiff_t *host_of, int *n_steps)
+{
+    assignment a;
+    if (trace_assign(recs, n, &a) != 0)
+        return -1;
+    memcpy(step_of, a.step_of, n * sizeof *step_of);
+    if (host_of)
+        memcpy(host_of, a.host_of, n * sizeof *host_of);
+    *n_steps = a.n_steps;
+    assignment_free(&a);
+    return 0;
+}
+
 /* ------------------------------------------------------------ per-step work */
 
 /* One device record of a step, clipped to the step's window. */

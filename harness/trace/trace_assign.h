@@ -1,14 +1,14 @@
 /* The step assignment of trace_analysis.c, in its own file: which step
  * each record belongs to, and the pieces the per-step analysis shares with
- * it. Internal to harness/trace (trace_analysis.h is the public side:
- * trace_assign_steps). */
+ * it. Internal to harness/trace (trace_analysis.h's trace_assign_steps is
+ * the public side). */
 #ifndef ACCUBENCH_TRACE_ASSIGN_H
 #define ACCUBENCH_TRACE_ASSIGN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_analysis.h"
+#include "trace.h"
 
 /* A kernel, copy or set: work the device did. */
 int is_device_work(trace_kind k);
