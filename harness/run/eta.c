@@ -138,7 +138,7 @@ static double pass_line_ms(const eta *e, int model, int mode, int micro)
         n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
         if (first < 0)
             first = it->micro;
-        distinct += it->micro != first && distinct == 0;
+        distinct |= it->micro != first;
     }
     double det = n * sxx - sx * sx;
     if (!distinct || !(det > 0))

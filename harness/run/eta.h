@@ -52,9 +52,11 @@ int eta_samples(const eta *e, int i);
 
 /* The step time of config i: measured when it ran, else estimated from its
  * FLOPs against the measured configs most like it (the same model and
- * micro-batch; the same micro-batch of another model, scaled by the two
- * models' ratio where both were measured at another; the nearest
- * micro-batch of the same model). NAN when nothing is measured yet. */
+ * micro-batch; a line through the same model and mode's micro-batches, a
+ * pass's fixed cost plus its cost per example; the same micro-batch of
+ * another model, scaled by the two models' ratio where both were measured
+ * at another; another model's line, by FLOPs; the nearest micro-batch of
+ * the same model). NAN when nothing is measured yet. */
 double eta_step_ms(const eta *e, int i);
 
 /* Seconds left: config `current` (counted from 0) has run for
