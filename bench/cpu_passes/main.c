@@ -289,6 +289,7 @@ static int timed_runs(step_runner *s, const options *o, double flops, double *pe
     measure_options mo = {.warmup = 3, .steps = o->steps, .min_samples = 1,
                           .max_samples = o->steps, .budget_s = 1e9, .max_noise_pct = 0};
     double lo = 0, hi = 0;
+    int over = 0;
     for (int r = 0; r < o->runs; r++) {
         int n = 0;
         step_timing t;
@@ -305,8 +306,14 @@ static int timed_runs(step_runner *s, const options *o, double flops, double *pe
                "noise %.1f%%); %.3f TFLOP/s; MFU %.1f%%\n",
                r + 1, n, n, n, *peak, t.step.median, t.step.p10, t.step.p90, t.step.noise_pct,
                tflops, mfu);
+        if (mfu > 100) /* the peak was slowed by something else: no figure */
+            printf("  run %d is disturbed: MFU over 100%% cannot be true; its peak GEMM ran "
+                   "slow (something else had the cores)\n", r + 1);
+        over += mfu > 100;
     }
     printf("MFU over %d runs: min %.1f%%, max %.1f%%\n", o->runs, lo, hi);
+    if (over)
+        printf("  %d of them over 100%%: disturbed, not figures to use\n", over);
     return 0;
 }
 
