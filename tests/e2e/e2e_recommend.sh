@@ -9,6 +9,15 @@ set -u
 root=$ACCUBENCH_ROOT
 fail() { echo "e2e_recommend: $*" >&2; exit 1; }
 fixture=$root/tests/fixtures/frontier.csv
+# plan --recommend's out.txt lists each of N configurations, or counts it
+# among the slower ones left out.
+considered() {
+    listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=(none|gelu|block) shard=none ' out.txt)
+    counted=$(sed -n 's/^left out, and slower (not recommended): //p' out.txt | grep -oE '[0-9]+' |
+              awk '{ s += $1 } END { print s + 0 }')
+    [ $((listed + counted)) = "$1" ] ||
+        fail "$listed listed and $counted counted of the $1 $2: $(cat out.txt)"
+}
 
 "$ACCUBENCH" plan --recommend --effective 256 --mem-cap 96000000 --from "$fixture" \
     > out.txt 2> err.txt; rc=$?
@@ -60,11 +69,7 @@ for r in none gelu block; do
 done
 # Each configuration is listed, or counted among the slower ones left out
 # (which of them is flagged depends on the machine's noise).
-listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=(none|gelu|block) shard=none ' out.txt)
-counted=$(sed -n 's/^left out, and slower (not recommended): //p' out.txt | grep -oE '[0-9]+' |
-          awk '{ s += $1 } END { print s + 0 }')
-[ $((listed + counted)) = 12 ] ||
-    fail "$listed listed and $counted counted of the 12 measured configurations: $(cat out.txt)"
+considered 12 "measured configurations"
 if [ "$rc" = 0 ]; then
     grep -Eq '^ +1 .* recommended$' out.txt || fail "exit 0 without a recommendation"
 else
@@ -83,13 +88,7 @@ for r in none gelu block; do
     n=$(grep -c "^cpu,[^,]*,gpt-tiny,.*,$r," frontier.csv)
     [ "$n" = 2 ] || fail "frontier.csv holds $n gpt-tiny recompute=$r rows, want 2"
 done
-# each of the 6 listed, or counted among the slower ones left out (which
-# are flagged depends on the machine's noise)
-listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=(none|gelu|block) shard=none ' out.txt)
-counted=$(sed -n 's/^left out, and slower (not recommended): //p' out.txt | grep -oE '[0-9]+' |
-          awk '{ s += $1 } END { print s + 0 }')
-[ $((listed + counted)) = 6 ] ||
-    fail "$listed listed and $counted counted of the 6 gpt-tiny configurations: $(cat out.txt)"
+considered 6 "gpt-tiny configurations"
 
 # The report's "Within a memory cap": the cap used, the recommendation and
 # the faster one left out, the frontier chart with the cap as its line;

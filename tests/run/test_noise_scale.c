@@ -160,19 +160,34 @@ static noise_result pass_at(model *m, int micro)
     return n;
 }
 
+/* What the pass tests run on: the tiny MLP (its spec the caller's, which
+ * the model keeps) on the CPU backend, SGD, seed 7. */
+static backend *tiny_on_cpu(const model_spec *tiny, model *m)
+{
+    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
+    backend *b = NULL;
+    char why[300];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    CHECK(model_create(b, tiny, &SGD, 7, m) == BK_OK);
+    return b;
+}
+
+static void tiny_free(backend *b, model *m)
+{
+    model_destroy(m);
+    b->ops->destroy(b);
+}
+
 /* The pass on the MLP: the windows' gradient is the same whatever the
  * split (each small batch's own mean, weighted back by its valid items),
  * the small batches are noisier the smaller they are, and the estimate
  * does not depend on the split beyond its errors. */
 static void test_pass_on_mlp(void)
 {
-    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
-    backend *b = NULL;
-    model m;
-    char why[300];
-    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
     model_spec tiny = test_spec("tiny");
-    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
+    model m;
+    backend *b = tiny_on_cpu(&tiny, &m);
+    char why[300];
     noise_result a = pass_at(&m, 4), c = pass_at(&m, 16);
     fprintf(stderr, "  MLP: 4x16 %.4g +- %.2g (|g|^2 %.4g, |G_win|^2 %.4g); 16x4 %.4g +- %.2g "
             "(|g|^2 %.4g, |G_win|^2 %.4g)\n", a.b_simple, a.b_simple_err, a.small_sq,
@@ -188,8 +203,7 @@ static void test_pass_on_mlp(void)
     noise_pass_options o = {.windows = 4, .seed = 3};
     CHECK(noise_pass_run(&m, &one, &o, &none) == BK_OK && none.windows == 0 &&
           isnan(none.b_simple));
-    model_destroy(&m);
-    b->ops->destroy(b);
+    tiny_free(b, &m);
 }
 
 /* The pass keeps to its time: with a limit already spent it stops after
@@ -197,14 +211,11 @@ static void test_pass_on_mlp(void)
  * those; without one it runs every window asked for. */
 static void test_pass_keeps_to_its_time(void)
 {
-    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
-    backend *b = NULL;
+    model_spec tiny = test_spec("tiny");
     model m;
+    backend *b = tiny_on_cpu(&tiny, &m);
     split sp;
     char why[300];
-    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
-    model_spec tiny = test_spec("tiny");
-    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
     CHECK(split_make(64, 16, 1, &sp, why, sizeof why) == 0);
     noise_result cut, all;
     noise_pass_options o = {.windows = 12, .seed = 3, .time_s = 1e-9};
@@ -216,8 +227,7 @@ static void test_pass_keeps_to_its_time(void)
     CHECK(all.windows_run == 12 && all.windows == 12);
     o.time_s = 3600;
     CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK && all.windows_run == 12);
-    model_destroy(&m);
-    b->ops->destroy(b);
+    tiny_free(b, &m);
 }
 
 /* Configs that differ only in what the pass does not look at (here the
@@ -226,13 +236,10 @@ static void test_pass_keeps_to_its_time(void)
  * split measures again. */
 static void test_row_reuses_the_figure(void)
 {
-    static const optimizer_config SGD = {OPT_SGD, 0.1f, 0, 0, 0, 0, OPT_AT_STEP};
-    backend *b = NULL;
-    model m;
-    char why[300];
-    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
     model_spec tiny = test_spec("tiny");
-    CHECK(model_create(b, &tiny, &SGD, 7, &m) == BK_OK);
+    model m;
+    backend *b = tiny_on_cpu(&tiny, &m);
+    char why[300];
     config cfg = {.model = &tiny, .dtype = DTYPE_FP32, .seed = 3, .noise_windows = 6,
                   .reduction = REDUCTION_SUM, .budget = {.budget_s = 1000}};
     CHECK(split_make(64, 16, 1, &cfg.sp, why, sizeof why) == 0);
@@ -256,8 +263,7 @@ static void test_row_reuses_the_figure(void)
     CHECK(split_make(64, 8, 1, &cfg.sp, why, sizeof why) == 0);
     CHECK(noise_row_fill(&m, &cfg, NULL, &other, &ran) == BK_OK && other.grad_noise_scale > 0 &&
           other.grad_noise_scale != first.grad_noise_scale && ran == 6);
-    model_destroy(&m);
-    b->ops->destroy(b);
+    tiny_free(b, &m);
 }
 
 int main(void)
