@@ -190,34 +190,44 @@ static int by_time(const void *a, const void *b)
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->name, y->name);
 }
 
+/* Runs one step with rec attached to the backend and the ranges. */
+static int recorded_step(step_runner *s, trace_recorder *rec)
+{
+    backend *b = s->m->b;
+    b->recorder = rec;
+    ranges_attach_recorder(rec);
+    int rc = step_run(s);
+    if (!rc)
+        rc = b->ops->sync(b);
+    ranges_attach_recorder(NULL);
+    b->recorder = NULL;
+    return rc;
+}
+
 /* Records `steps` steps op by op into rec (set up here; free it after,
  * whatever this returns). */
 static int record_steps(step_runner *s, int steps, trace_recorder *rec)
 {
     backend *b = s->m->b;
     memset(rec, 0, sizeof *rec); /* freeing it is safe whatever fails */
-    /* Room for every op and range of `steps` steps: the ops of one step
-     * counted, and a few ranges per micro-batch. */
-    uint64_t before = b->dispatches;
-    int rc = step_run(s);
-    if (!rc)
-        rc = b->ops->sync(b);
+    /* Room for every op and range of `steps` steps: one step is recorded
+     * first and its records counted, the ones that did not fit included
+     * (a model's ranges per micro-batch differ from kind to kind). */
+    if (trace_recorder_init(rec, 1024)) {
+        snprintf(b->error, sizeof b->error, "out of host memory for the records");
+        return BK_OOM;
+    }
+    int rc = recorded_step(s, rec);
+    size_t per_step = rec->count + (size_t)rec->dropped;
+    trace_recorder_free(rec);
     if (rc)
         return rc;
-    size_t per_step = (size_t)(b->dispatches - before) + 4 * (size_t)s->sp.accum + 8;
     if (trace_recorder_init(rec, (size_t)steps * per_step)) {
         snprintf(b->error, sizeof b->error, "out of host memory for the records");
         return BK_OOM;
     }
-    b->recorder = rec;
-    ranges_attach_recorder(rec);
-    for (int i = 0; i < steps && !rc; i++) {
-        rc = step_run(s);
-        if (!rc)
-            rc = b->ops->sync(b);
-    }
-    ranges_attach_recorder(NULL);
-    b->recorder = NULL;
+    for (int i = 0; i < steps && !rc; i++)
+        rc = recorded_step(s, rec);
     if (!rc && rec->dropped) {
         snprintf(b->error, sizeof b->error, "%llu records did not fit",
                  (unsigned long long)rec->dropped);
