@@ -199,19 +199,26 @@ static void zero_for_beta0(int m, int n, float *beta, float *c, int ldc)
     *beta = 1.0f;
 }
 
-/* Every product with enough rows is cut by rows of C, one block per thread
- * of the pool, each a single-threaded OpenBLAS call: every thread reads its
- * own rows of the large operand once, and no OpenBLAS thread is left
+/* Every product large enough is cut into blocks of C, one block per
+ * thread of the pool, each a single-threaded OpenBLAS call: every thread
+ * reads its own part of one operand once, and no OpenBLAS thread is left
  * spinning against the pool's between ops. OpenBLAS's own threads split a
  * skinny product so that each of them packs the whole large operand (model
  * S at 8x8, a 1024 x 8 x 1024 GEMM on two threads: about 0.6 ms through
  * OpenBLAS's threads, 0.2 ms cut by rows), and measured side by side on two
  * idle cores the row split was as fast or faster for the larger products
  * too (S at 256x1: 42.7-43.0 ms a step against 44.1-48.2 ms, three
- * interleaved runs each). */
-#define ROW_BLOCK 64
+ * interleaved runs each).
+ *
+ * C is cut along its longer side. The GPT's products are wide and short
+ * (128 x 1024 x 512: d_model rows, tokens as columns), and cut by rows each
+ * thread got 64 rows of C, too few for OpenBLAS's 16-row kernel to keep its
+ * packed B in use: the 11 largest shapes of a gpt-cpu 16x1 step took 7.8 ms
+ * alone cut by rows, 7.1 cut by columns where C is wider than tall (best of
+ * 30, two threads). */
+#define SPLIT_BLOCK 64
 
-typedef struct row_job {
+typedef struct split_job {
     const cpu_openblas *blas;
     int trans_a, trans_b, m, n, k;
     float alpha;
@@ -222,22 +229,46 @@ typedef struct row_job {
     float beta;
     float *c;
     int ldc;
-    int rows; /* per block, a multiple of ROW_BLOCK */
-} row_job;
+    int by_cols; /* blocks of columns of C (and of op(B)), else of rows (and of op(A)) */
+    int block;   /* rows or columns per block, a multiple of SPLIT_BLOCK */
+} split_job;
 
-static void gemm_rows(void *ctx, size_t first, size_t last)
+/* One single-threaded product: C (mb x nb) of the job's operands. */
+static void blas_product(const split_job *g, const float *a, const float *b, float *c, int mb,
+                         int nb)
 {
-    const row_job *g = ctx;
+    float beta = g->beta;
+    zero_for_beta0(mb, nb, &beta, c, g->ldc);
+    g->blas->sgemm(CblasColMajor, g->trans_a ? CblasTrans : CblasNoTrans,
+                   g->trans_b ? CblasTrans : CblasNoTrans, mb, nb, g->k, g->alpha, a, g->lda,
+                   b, g->ldb, beta, c, g->ldc);
+}
+
+static void gemm_blocks(void *ctx, size_t first, size_t last)
+{
+    const split_job *g = ctx;
     for (size_t blk = first; blk < last; blk++) {
-        int i0 = (int)blk * g->rows, mb = g->m - i0 < g->rows ? g->m - i0 : g->rows;
-        /* Rows i0.. of op(A): of A itself, or its columns when transposed. */
-        const float *a = g->a + (g->trans_a ? (size_t)i0 * g->lda : (size_t)i0);
-        float *c = g->c + i0, beta = g->beta;
-        zero_for_beta0(mb, g->n, &beta, c, g->ldc);
-        g->blas->sgemm(CblasColMajor, g->trans_a ? CblasTrans : CblasNoTrans,
-                       g->trans_b ? CblasTrans : CblasNoTrans, mb, g->n, g->k, g->alpha, a,
-                       g->lda, g->b, g->ldb, beta, c, g->ldc);
+        int i0 = (int)blk * g->block;
+        if (g->by_cols) {
+            /* Columns i0.. of op(B): of B itself, or its rows when transposed. */
+            int nb = g->n - i0 < g->block ? g->n - i0 : g->block;
+            const float *b = g->b + (g->trans_b ? (size_t)i0 : (size_t)i0 * g->ldb);
+            blas_product(g, g->a, b, g->c + (size_t)i0 * g->ldc, g->m, nb);
+        } else {
+            /* Rows i0.. of op(A): of A itself, or its columns when transposed. */
+            int mb = g->m - i0 < g->block ? g->m - i0 : g->block;
+            const float *a = g->a + (g->trans_a ? (size_t)i0 * g->lda : (size_t)i0);
+            blas_product(g, a, g->b, g->c + i0, mb, g->n);
+        }
     }
+}
+
+/* The side of C a product is cut along, or 0 where it is too small to cut
+ * between the pool's threads. */
+static int split_side(int threads, int m, int n)
+{
+    int side = n > m ? n : m;
+    return threads > 1 && side >= threads * SPLIT_BLOCK ? side : 0;
 }
 
 void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
@@ -249,14 +280,14 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
         cpu_sgemm_portable(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
     }
-    int threads = cpu_parallel_threads();
-    if (threads > 1 && m >= threads * ROW_BLOCK) {
-        row_job job = {blas, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                       (m + threads - 1) / threads};
-        job.rows = (job.rows + ROW_BLOCK - 1) / ROW_BLOCK * ROW_BLOCK;
+    int threads = cpu_parallel_threads(), side = split_side(threads, m, n);
+    if (side) {
+        split_job job = {blas, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                         n > m, (side + threads - 1) / threads};
+        job.block = (job.block + SPLIT_BLOCK - 1) / SPLIT_BLOCK * SPLIT_BLOCK;
         int blas_threads = blas->num_threads();
         blas->set_num_threads(1);
-        cpu_parallel_for((size_t)((m + job.rows - 1) / job.rows), 1, gemm_rows, &job);
+        cpu_parallel_for((size_t)((side + job.block - 1) / job.block), 1, gemm_blocks, &job);
         blas->set_num_threads(blas_threads);
         return;
     }
@@ -270,22 +301,17 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
  * each split between OpenBLAS's own threads as it sees fit. */
 /* Products [first, last) of a batch, each whole on the calling thread. */
 typedef struct blas_batch_job {
-    row_job g;
+    split_job g;
     int64_t stride_a, stride_b, stride_c;
 } blas_batch_job;
 
 static void gemm_batch_products(void *ctx, size_t first, size_t last)
 {
     const blas_batch_job *job = ctx;
-    const row_job *g = &job->g;
-    for (size_t i = first; i < last; i++) {
-        float *c = g->c + (int64_t)i * job->stride_c, beta = g->beta;
-        zero_for_beta0(g->m, g->n, &beta, c, g->ldc);
-        g->blas->sgemm(CblasColMajor, g->trans_a ? CblasTrans : CblasNoTrans,
-                       g->trans_b ? CblasTrans : CblasNoTrans, g->m, g->n, g->k, g->alpha,
-                       g->a + (int64_t)i * job->stride_a, g->lda,
-                       g->b + (int64_t)i * job->stride_b, g->ldb, beta, c, g->ldc);
-    }
+    const split_job *g = &job->g;
+    for (size_t i = first; i < last; i++)
+        blas_product(g, g->a + (int64_t)i * job->stride_a, g->b + (int64_t)i * job->stride_b,
+                     g->c + (int64_t)i * job->stride_c, g->m, g->n);
 }
 
 /* OpenBLAS has no batched sgemm, and runs a product as small as
@@ -297,7 +323,7 @@ static void gemm_batch_products(void *ctx, size_t first, size_t last)
 static int batch_by_products(const cpu_openblas *blas, int m, int n, int k, int batch)
 {
     int threads = cpu_parallel_threads();
-    return blas->sgemm && batch > 1 && threads > 1 && m < threads * ROW_BLOCK &&
+    return blas->sgemm && batch > 1 && threads > 1 && !split_side(threads, m, n) &&
            (size_t)m * (size_t)n * (size_t)k > 0;
 }
 
@@ -309,7 +335,7 @@ void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alph
     const cpu_openblas *blas = cpu_openblas_get();
     if (batch_by_products(blas, m, n, k, batch)) {
         blas_batch_job job = {{blas, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta,
-                               c, ldc, m}, stride_a, stride_b, stride_c};
+                               c, ldc, 0, 0}, stride_a, stride_b, stride_c};
         size_t work = (size_t)m * (size_t)n * (size_t)k;
         int blas_threads = blas->num_threads();
         blas->set_num_threads(1);

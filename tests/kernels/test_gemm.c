@@ -52,10 +52,10 @@ static double max_error(gemm_fn fn, int ta, int tb, int m, int n, int k, float a
 
 /* beta = 0 ignores what C held, NaN included (BLAS semantics), whether C's
  * columns are contiguous (ldc = m) or not. */
-static int beta0_overwrites(gemm_fn fn, int ldc)
+static int beta0_overwrites(gemm_fn fn, int ldc, int N)
 {
-    enum { M = 33, N = 9, K = 17 };
-    float a[M * K], b[K * N], c[(M + 4) * N];
+    enum { M = 33, K = 17, N_MAX = 300 };
+    float a[M * K], b[K * N_MAX], c[(M + 4) * N_MAX];
     for (int i = 0; i < M * K; i++)
         a[i] = (float)(i % 7) - 3.0f;
     for (int i = 0; i < K * N; i++)
@@ -77,10 +77,14 @@ static int beta0_overwrites(gemm_fn fn, int ldc)
 int main(void)
 {
     gemm_fn fns[2] = {cpu_sgemm_portable, cpu_sgemm};
-    /* Those with m over two row blocks run OpenBLAS by rows of C, a block
-     * per thread (the last two skinny: n or k of a few examples). */
-    int sizes[][3] = {{1, 1, 1}, {7, 5, 3}, {130, 67, 300}, {64, 1, 513}, {257, 129, 33},
-                      {300, 8, 200}, {260, 150, 9}};
+    /* Those with the longer side of C over two blocks run OpenBLAS in
+     * blocks of C, one per thread: by rows where m >= n (the last two
+     * skinny: n or k of a few examples), by columns where n > m (wide:
+     * the GPT's d_model rows and tokens as columns; the last with m of a
+     * few). */
+    int sizes[][3] = {{1, 1, 1},    {7, 5, 3},    {130, 67, 300}, {64, 1, 513},
+                      {257, 129, 33}, {300, 8, 200}, {260, 150, 9}, {67, 300, 130},
+                      {129, 257, 33}, {5, 260, 200}};
     for (int f = 0; f < 2; f++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (int ta = 0; ta < 2; ta++)
@@ -91,8 +95,9 @@ int main(void)
                     CHECK(max_error(fns[f], ta, tb, m, n, k, -2.0f, 0.25f) < 2e-4 * sqrt(k));
                 }
     for (int f = 0; f < 2; f++) {
-        CHECK(beta0_overwrites(fns[f], 33));
-        CHECK(beta0_overwrites(fns[f], 37));
+        CHECK(beta0_overwrites(fns[f], 33, 9));
+        CHECK(beta0_overwrites(fns[f], 37, 9));
+        CHECK(beta0_overwrites(fns[f], 37, 300)); /* cut by columns */
     }
     return check_finish("test_gemm");
 }
