@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_failures;
 static int check_count;
@@ -30,6 +31,16 @@ static int check_count;
                     (double)(tol));                                            \
         }                                                                      \
     } while (0)
+
+/* Removes a test's temporary folder and all in it (the folders come from
+ * mkdtemp: no quote in their names); 0 when it is gone. */
+static inline int check_remove_tree(const char *dir)
+{
+    char cmd[600];
+    if (snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", dir) >= (int)sizeof cmd)
+        return -1;
+    return system(cmd);
+}
 
 static inline int check_finish(const char *name)
 {

@@ -550,9 +550,6 @@ int main(int argc, char **argv)
     test_backend_caps();
     test_compare();
     test_bad_input();
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_cli");
 }

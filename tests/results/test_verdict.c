@@ -218,5 +218,6 @@ int main(void)
     test_compare();
     test_report();
     test_counted();
+    CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_verdict");
 }

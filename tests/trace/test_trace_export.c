@@ -358,9 +358,6 @@ int main(void)
     }
     test_gpu(dir);
     test_cpu(dir);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_trace_export");
 }

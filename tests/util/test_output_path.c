@@ -173,8 +173,6 @@ int main(void)
     test_claim();
     test_stale();
     test_rows_on_disk();
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_output_path");
 }
