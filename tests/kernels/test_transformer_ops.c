@@ -528,6 +528,7 @@ int main(void)
     test_layernorm(b, 13, 5, 0, 1);
     test_layernorm(b, 64, 7, 10, 1); /* a mean far from zero */
     test_layernorm(b, 96, 1500, 0, 0); /* split between threads both ways */
+    test_layernorm(b, 70, 1100, 3, 0); /* four vector blocks and a tail of 6 */
     test_layernorm_dim1(b);
     test_causal_softmax(b, 1, 3, 1, 1, 1);
     test_causal_softmax(b, 7, 3, 0.35f, 3, 1);
