@@ -182,11 +182,36 @@ static void test_pass_line(void)
     CHECK_NEAR(eta_step_ms(&e, 2), 10, 1e-9);
 }
 
+/* A config that ran although its single pass x K is over --max-step-s
+ * (the skip probe, timed earlier, let it through) tells the scale as a
+ * config that ran: costed as a skip (3 passes, 0.5 s against its 24 s),
+ * it made the scale 50 times what it was. */
+static void test_ran_over_threshold(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 1, .accum = 64},
+        {.flops = 16e9, .micro = 1, .accum = 64, .model = 1},
+    };
+    for (int i = 0; i < 2; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 2, .c = COSTS};
+    eta_costs no_limit = COSTS;
+    no_limit.max_step_s = 0;
+    /* a 9.6 s step whose single pass, 160 ms, x 64 is 10.24 s */
+    double ran = eta_config_s(&no_limit, 9600, 160, 64, 0);
+    eta_record(&e, 0, 9600, 160, 1.2 * ran);
+    /* model 1, a quarter of the FLOPs: 2.4 s a step, far under the
+     * threshold, at the scale of 1.2 */
+    double left = 1.2 * eta_config_s(&COSTS, 2400, NAN, 64, 0);
+    CHECK_NEAR(eta_left_s(&e, 1, 0, NAN), left, 1e-9 * left);
+}
+
 int main(void)
 {
     test_config_s();
     test_estimates();
     test_noise_pass_and_samples();
     test_pass_line();
+    test_ran_over_threshold();
     return check_finish("test_eta");
 }
