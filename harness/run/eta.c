@@ -71,22 +71,20 @@ int eta_samples(const eta *e, int i)
     return median;
 }
 
-/* What a finished config tells of its step: its timed step, or, for one
- * skipped after its probe passes (over --max-step-s), K of those passes. */
-static double known_step(const eta_item *it)
+double eta_known_step_ms(const eta_item *it)
 {
     return it->step_ms > 0 ? it->step_ms : it->pass_ms > 0 ? it->pass_ms * it->accum : NAN;
 }
 
 static int measured(const eta_item *it)
 {
-    return known_step(it) > 0;
+    return eta_known_step_ms(it) > 0;
 }
 
 /* Seconds per FLOP of a measured config. */
 static double spf(const eta_item *it)
 {
-    return known_step(it) / it->flops;
+    return eta_known_step_ms(it) / it->flops;
 }
 
 static double example_flops(const eta_item *it);
@@ -147,7 +145,7 @@ static double pass_line_ms(const eta *e, int model, int mode, int micro)
         const eta_item *it = &e->items[j];
         if (!measured(it) || it->model != model || it->mode != mode)
             continue;
-        double x = it->micro, y = known_step(it) / it->accum;
+        double x = it->micro, y = eta_known_step_ms(it) / it->accum;
         n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
         if (first < 0)
             first = it->micro;
@@ -165,7 +163,7 @@ double eta_step_ms(const eta *e, int i)
 {
     const eta_item *x = &e->items[i];
     if (measured(x))
-        return known_step(x);
+        return eta_known_step_ms(x);
     int j = find(e, x->model, x->micro, x->mode);
     if (j >= 0)
         return spf(&e->items[j]) * x->flops;
@@ -273,7 +271,7 @@ static double scale(const eta *e)
         const eta_item *it = &e->items[j];
         if (it->step_ms > 0 && it->wall_s > 0) { /* configs that ran in full */
             actual += it->wall_s - (it->noise_s > 0 ? it->noise_s : 0);
-            predicted += run_s(&e->c, known_step(it), it->pass_ms, it->accum, it->samples);
+            predicted += run_s(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples);
         }
     }
     return predicted > 0 && actual > 0 ? actual / predicted : 1;
@@ -300,26 +298,80 @@ static double skip_overhead(const eta *e)
     return n ? sum / n : 0;
 }
 
-/* The predicted seconds of config i, whole; the running one (`current`)
- * at its own pass when that is measured. NAN: nothing to go on. */
+/* The step config i is costed at, and *pass its pass (NAN: not
+ * measured): the running one (`current`) at its own pass when that is
+ * measured, K of them a step. NAN: nothing to go on. */
+static double config_step(const eta *e, int i, int current, double current_pass_ms, double *pass)
+{
+    const eta_item *it = &e->items[i];
+    double step = eta_step_ms(e, i);
+    *pass = NAN;
+    if (i == current && current_pass_ms > 0) {
+        *pass = current_pass_ms;
+        if (isnan(step) || !measured(it))
+            step = current_pass_ms * it->accum;
+    }
+    return step;
+}
+
+/* The chance config i runs in full at a step of step_ms: a finished one
+ * did or did not; the running one whose probe pass is measured is judged
+ * by it, as the sweep judges it; any other by the spread of this sweep's
+ * predictions about the threshold (eta_run_chance). */
+static double run_chance(const eta *e, int i, int current, double current_pass_ms, double step)
+{
+    if (i < current)
+        return e->items[i].step_ms > 0;
+    if (i == current && current_pass_ms > 0)
+        return !skipped(&e->c, step);
+    return eta_run_chance(e, step);
+}
+
+/* Configs of one split (model, micro-batch, K, FLOPs a step): the sweep
+ * runs a split's modes, reductions and syncs one after another, and
+ * noise_row.c keeps the last noise pass's figure for the next config of
+ * the same split, which runs none of its own. */
+static int same_split(const eta_item *a, const eta_item *b)
+{
+    return a->model == b->model && a->micro == b->micro && a->accum == b->accum &&
+           a->flops == b->flops;
+}
+
+/* The chance config i runs a noise pass of its own: none of the configs
+ * of its split just before it ran in full. Costed for every config, a
+ * sweep of two modes counted each noise pass twice: model M's 8x32 sync
+ * at its async's 76 s, where it took none. */
+static double own_noise_chance(const eta *e, int i, int current, double current_pass_ms)
+{
+    double own = 1, pass;
+    for (int j = i - 1; j >= 0 && own > 0 && same_split(&e->items[j], &e->items[i]); j--) {
+        double step = config_step(e, j, current, current_pass_ms, &pass);
+        own *= isnan(step) ? 1 : 1 - run_chance(e, j, current, current_pass_ms, step);
+    }
+    return own;
+}
+
+/* The predicted seconds of config i, whole: its full cost where it runs,
+ * its probe passes where it is skipped over --max-step-s, and where the
+ * prediction is near enough the threshold for either, each by its
+ * chance: a step predicted at the threshold costs seconds or minutes on
+ * one probe pass, so at 9.8 s against --max-step-s 10 half of each, not
+ * all of one. NAN: nothing to go on. */
 static double config_total(const eta *e, int i, int current, double current_pass_ms, double k,
                            double k_skip)
 {
     const eta_item *it = &e->items[i];
-    double step = eta_step_ms(e, i), pass = NAN;
-    if (i == current && current_pass_ms > 0) {
-        /* its own pass, measured: K of them a step */
-        pass = current_pass_ms;
-        if (isnan(step) || !measured(it))
-            step = current_pass_ms * it->accum;
-    }
+    double pass, step = config_step(e, i, current, current_pass_ms, &pass);
     if (isnan(step))
         return NAN;
-    if (skipped(&e->c, step))
-        return eta_config_s(&e->c, step, pass, it->accum, 0) + k_skip;
+    double chance = run_chance(e, i, current, current_pass_ms, step);
+    double skip = 3 * pass_s(step, pass, it->accum) + k_skip; /* the probe passes */
+    if (!(chance > 0))
+        return skip;
     double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum;
-    return k * eta_config_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
-           eta_noise_s(e, i, p);
+    double full = k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
+                  eta_noise_s(e, i, p) * own_noise_chance(e, i, current, current_pass_ms);
+    return chance * full + (1 - chance) * skip;
 }
 
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)
@@ -338,6 +390,9 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)
 {
     if (i < 0 || i >= e->n)
         return;
+    /* what the estimate predicted for it, from the others, before it ran */
+    e->items[i].step_ms = e->items[i].pass_ms = NAN;
+    e->items[i].predicted_ms = eta_step_ms(e, i);
     e->items[i].step_ms = step_ms > 0 ? step_ms : NAN;
     e->items[i].pass_ms = pass_ms;
     e->items[i].wall_s = wall_s;
