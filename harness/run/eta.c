@@ -111,7 +111,7 @@ static int find(const eta *e, int model, int micro, int mode)
  * wide model's fixed cost per pass dominates at micro-batch 1 and fades at
  * 256), so it is shrunk toward 1, the FLOPs' own ratio, by the distance:
  * a power 1 / (1 + |log2 distance| / 4). */
-static double model_ratio(const eta *e, int a, int b, int mode, int micro)
+static double model_ratio_at(const eta *e, int a, int b, int mode, int micro, double *dist)
 {
     double best_d = INFINITY, ratio = 1;
     for (int j = 0; j < e->n; j++) {
@@ -125,7 +125,14 @@ static double model_ratio(const eta *e, int a, int b, int mode, int micro)
             ratio = spf(it) / spf(&e->items[k]);
         }
     }
+    *dist = best_d; /* octaves */
     return isinf(best_d) ? 1 : pow(ratio, 1 / (1 + best_d / 4));
+}
+
+static double model_ratio(const eta *e, int a, int b, int mode, int micro)
+{
+    double dist;
+    return model_ratio_at(e, a, b, mode, micro, &dist);
 }
 
 /* A micro-batch's time in model `model`, as a line through the measured
@@ -159,6 +166,37 @@ static double pass_line_ms(const eta *e, int model, int mode, int micro)
     return a + b * micro;
 }
 
+/* How far, in octaves, micro-batch `micro` lies beyond those model
+ * `model` was measured at in mode `mode` (0 within them). */
+static double line_reach(const eta *e, int model, int mode, int micro)
+{
+    int lo = 0, hi = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *it = &e->items[j];
+        if (!measured(it) || it->model != model || it->mode != mode)
+            continue;
+        lo = lo && lo < it->micro ? lo : it->micro;
+        hi = hi > it->micro ? hi : it->micro;
+    }
+    return micro < lo ? log2((double)lo / micro) : micro > hi ? log2((double)micro / hi) : 0;
+}
+
+/* Config x's step from another model measured at its micro-batch, scaled
+ * by the models' ratio, and in *dist how far from x's micro-batch that
+ * ratio was measured (octaves; infinite where the two share none). NAN:
+ * no other model measured there. */
+static double other_model_ms(const eta *e, const eta_item *x, double *dist)
+{
+    *dist = INFINITY;
+    for (int k = 0; k < e->n; k++) {
+        const eta_item *it = &e->items[k];
+        if (measured(it) && it->micro == x->micro && it->model != x->model)
+            return spf(it) * model_ratio_at(e, x->model, it->model, x->mode, x->micro, dist) *
+                   x->flops;
+    }
+    return NAN;
+}
+
 double eta_step_ms(const eta *e, int i)
 {
     const eta_item *x = &e->items[i];
@@ -167,15 +205,18 @@ double eta_step_ms(const eta *e, int i)
     int j = find(e, x->model, x->micro, x->mode);
     if (j >= 0)
         return spf(&e->items[j]) * x->flops;
-    double line = pass_line_ms(e, x->model, x->mode, x->micro);
-    if (line > 0)
+    /* its model's line; beyond the micro-batches the line was fitted on,
+     * another model measured at this one where their ratio was measured
+     * no further off: a line through micro-batches where a pass's fixed
+     * cost dominates has its cost per example lost in the noise (model
+     * M's passes 155-207 ms from 1 to 16 examples), and carried 16 times
+     * past them it gave M's 256x1 165 ms a step for 1199 */
+    double line = pass_line_ms(e, x->model, x->mode, x->micro), dist;
+    double other = other_model_ms(e, x, &dist);
+    if (line > 0 && !(other > 0 && dist <= line_reach(e, x->model, x->mode, x->micro)))
         return line * x->accum;
-    /* the same micro-batch in another model, scaled by the models' ratio */
-    for (int k = 0; k < e->n; k++) {
-        const eta_item *it = &e->items[k];
-        if (measured(it) && it->micro == x->micro && it->model != x->model)
-            return spf(it) * model_ratio(e, x->model, it->model, x->mode, x->micro) * x->flops;
-    }
+    if (other > 0)
+        return other;
     /* another model's line at this micro-batch, by the two models' FLOPs
      * an example and their ratio */
     for (int k = 0; k < e->n; k++) {

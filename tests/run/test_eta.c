@@ -289,6 +289,36 @@ static void test_spread_learnt(void)
     CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), p * full + (1 - p) * skip, 1e-9 * full);
 }
 
+/* Beyond the micro-batches a model's line was fitted on, another model
+ * measured at that micro-batch carries the shape: model 1's passes at 1
+ * and 4 examples, 110 and 108 ms, are its fixed cost and noise, a flat
+ * line that puts its 64x1 at 109 ms; model 0 measured at 64, by the two
+ * models' ratio at 4 (shrunk by the 4 octaves to 64), puts it at 411. */
+static void test_line_reach(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 1, .accum = 64},
+        {.flops = 64e9, .micro = 4, .accum = 16},
+        {.flops = 64e9, .micro = 64, .accum = 1},
+        {.flops = 256e9, .micro = 1, .accum = 64, .model = 1},
+        {.flops = 256e9, .micro = 4, .accum = 16, .model = 1},
+        {.flops = 256e9, .micro = 64, .accum = 1, .model = 1},
+        {.flops = 256e9, .micro = 2, .accum = 32, .model = 1},
+    };
+    for (int i = 0; i < 7; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 7, .c = COSTS};
+    eta_record(&e, 0, 64 * 11, 11, 1.0); /* 10 ms + 1 ms an example */
+    eta_record(&e, 1, 16 * 14, 14, 1.0);
+    eta_record(&e, 2, 74, 74, 1.0);
+    eta_record(&e, 3, 64 * 110, 110, 1.0);
+    eta_record(&e, 4, 16 * 108, 108, 1.0);
+    double ratio = (16 * 108 / 256e9) / (16 * 14 / 64e9);
+    CHECK_NEAR(eta_step_ms(&e, 5), 74 * 4 * pow(ratio, 0.5), 1e-9);
+    /* within them, the line: 109 ms a pass */
+    CHECK_NEAR(eta_step_ms(&e, 6), 32 * 109, 1e-9);
+}
+
 int main(void)
 {
     test_config_s();
@@ -298,5 +328,6 @@ int main(void)
     test_ran_over_threshold();
     test_near_threshold();
     test_spread_learnt();
+    test_line_reach();
     return check_finish("test_eta");
 }
