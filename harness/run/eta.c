@@ -209,7 +209,7 @@ double eta_step_ms(const eta *e, int i)
      * another model measured at this one where their ratio was measured
      * no further off: a line through micro-batches where a pass's fixed
      * cost dominates has its cost per example lost in the noise (model
-     * M's passes 155-207 ms from 1 to 16 examples), and carried 16 times
+     * M's passes 155-208 ms from 1 to 16 examples), and carried 16 times
      * past them it gave M's 256x1 165 ms a step for 1199 */
     double line = pass_line_ms(e, x->model, x->mode, x->micro), dist;
     double other = other_model_ms(e, x, &dist);
