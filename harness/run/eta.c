@@ -355,71 +355,81 @@ static double config_step(const eta *e, int i, int current, double current_pass_
     return step;
 }
 
-/* The chance config i runs in full at a step of step_ms: a finished one
- * did or did not; the running one whose probe pass is measured is judged
- * by it, as the sweep judges it; any other by the spread of this sweep's
- * predictions about the threshold (eta_run_chance). */
-static double run_chance(const eta *e, int i, int current, double current_pass_ms, double step)
+/* What the finished configs tell, learnt once for every config costed:
+ * the scale, the seconds around a skip's probe passes, the spread. */
+typedef struct learnt {
+    double k, k_skip, spread;
+} learnt;
+
+/* The chance config i runs in full at a step of step_ms: the running one
+ * whose probe pass is measured is judged by it, as the sweep judges it;
+ * any other by the spread of this sweep's predictions (eta_run_chance). */
+static double run_chance(const eta *e, const learnt *l, int i, int current,
+                         double current_pass_ms, double step)
 {
-    if (i < current)
-        return e->items[i].step_ms > 0;
     if (i == current && current_pass_ms > 0)
         return !skipped(&e->c, step);
-    return eta_run_chance(e, step);
+    return eta_run_chance(&e->c, step, l->spread);
 }
 
 /* Configs of one split (model, micro-batch, K, FLOPs a step): the sweep
  * runs a split's modes, reductions and syncs one after another, and
  * noise_row.c keeps the last noise pass's figure for the next config of
- * the same split, which runs none of its own. */
+ * the same split, which runs none of its own. Costed for every config, a
+ * sweep of two modes counted each noise pass twice: model M's 8x32 sync
+ * at its async's 76 s, where it took none. */
 static int same_split(const eta_item *a, const eta_item *b)
 {
     return a->model == b->model && a->micro == b->micro && a->accum == b->accum &&
            a->flops == b->flops;
 }
 
-/* The chance config i runs a noise pass of its own: none of the configs
- * of its split just before it ran in full. Costed for every config, a
- * sweep of two modes counted each noise pass twice: model M's 8x32 sync
- * at its async's 76 s, where it took none. */
-static double own_noise_chance(const eta *e, int i, int current, double current_pass_ms)
+/* 1 where none of the finished configs of config i's split just before
+ * it ran in full (it runs a noise pass of its own), else 0. */
+static double own_noise_after_finished(const eta *e, int i)
 {
-    double own = 1, pass;
-    for (int j = i - 1; j >= 0 && own > 0 && same_split(&e->items[j], &e->items[i]); j--) {
-        double step = config_step(e, j, current, current_pass_ms, &pass);
-        own *= isnan(step) ? 1 : 1 - run_chance(e, j, current, current_pass_ms, step);
-    }
-    return own;
+    for (int j = i - 1; j >= 0 && same_split(&e->items[j], &e->items[i]); j--)
+        if (e->items[j].step_ms > 0)
+            return 0;
+    return 1;
 }
 
 /* The predicted seconds of config i, whole: its full cost where it runs,
  * its probe passes where it is skipped over --max-step-s, and where the
  * prediction is near enough the threshold for either, each by its
- * chance: a step predicted at the threshold costs seconds or minutes on
- * one probe pass, so at 9.8 s against --max-step-s 10 half of each, not
- * all of one. NAN: nothing to go on. */
-static double config_total(const eta *e, int i, int current, double current_pass_ms, double k,
-                           double k_skip)
+ * chance (*chance): a step predicted at the threshold costs seconds or
+ * minutes on one probe pass, so at 9.8 s against --max-step-s 10 half of
+ * each, not all of one. own_noise: the chance it runs a noise pass of its
+ * own. NAN: nothing to go on. */
+static double config_total(const eta *e, const learnt *l, int i, int current,
+                           double current_pass_ms, double own_noise, double *chance)
 {
     const eta_item *it = &e->items[i];
     double pass, step = config_step(e, i, current, current_pass_ms, &pass);
+    *chance = 0;
     if (isnan(step))
         return NAN;
-    double chance = run_chance(e, i, current, current_pass_ms, step);
-    double skip = 3 * pass_s(step, pass, it->accum) + k_skip; /* the probe passes */
-    if (!(chance > 0))
+    *chance = run_chance(e, l, i, current, current_pass_ms, step);
+    double skip = 3 * pass_s(step, pass, it->accum) + l->k_skip; /* the probe passes */
+    if (!(*chance > 0))
         return skip;
     double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum;
-    double full = k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
-                  eta_noise_s(e, i, p) * own_noise_chance(e, i, current, current_pass_ms);
-    return chance * full + (1 - chance) * skip;
+    double full = l->k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
+                  eta_noise_s(e, i, p) * own_noise;
+    return *chance * full + (1 - *chance) * skip;
 }
 
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)
 {
-    double k = scale(e), k_skip = skip_overhead(e), left = 0;
+    learnt l = {.k = scale(e), .k_skip = skip_overhead(e), .spread = eta_spread(e)};
+    double left = 0, own = 1, chance = 0;
     for (int i = current; i < e->n; i++) {
-        double s = config_total(e, i, current, current_pass_ms, k, k_skip);
+        /* its own noise pass: where none of its split before it ran */
+        if (i == current)
+            own = own_noise_after_finished(e, i);
+        else
+            own = same_split(&e->items[i - 1], &e->items[i]) ? own * (1 - chance) : 1;
+        double s = config_total(e, &l, i, current, current_pass_ms, own, &chance);
         if (isnan(s))
             return NAN;
         left += i == current ? fmax(0, s - current_s) : s;

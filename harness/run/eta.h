@@ -77,11 +77,11 @@ double eta_spread(const eta *e);
 
 /* The chance a config predicted at step_ms runs in full rather than
  * being skipped over --max-step-s: its true step taken as log-normal
- * about the prediction, of eta_spread's sigma, cut at ETA_SPREAD_TAIL
- * sigmas (so a prediction further than that from the threshold is 0 or
- * 1 exactly, as before). 1 without a threshold. */
+ * about the prediction, of sigma `spread` (eta_spread), cut at
+ * ETA_SPREAD_TAIL sigmas (so a prediction further than that from the
+ * threshold is 0 or 1 exactly, as before). 1 without a threshold. */
 #define ETA_SPREAD_TAIL 3.0
-double eta_run_chance(const eta *e, double step_ms);
+double eta_run_chance(const eta_costs *c, double step_ms, double spread);
 
 /* Seconds left: config `current` (counted from 0) has run for
  * current_s, its single pass measured at current_pass_ms (NAN: not yet);

@@ -26,14 +26,12 @@ static double normal_cdf(double z)
     return 0.5 * erfc(-z / sqrt(2.0));
 }
 
-double eta_run_chance(const eta *e, double step_ms)
+double eta_run_chance(const eta_costs *c, double step_ms, double spread)
 {
-    if (!(e->c.max_step_s > 0))
-        return 1;
-    if (!(step_ms > 0))
+    if (!(c->max_step_s > 0) || !(step_ms > 0))
         return 1;
     /* ln(threshold / true step) is normal about ln(threshold / prediction) */
-    double z = log(e->c.max_step_s * 1e3 / step_ms) / eta_spread(e);
+    double z = log(c->max_step_s * 1e3 / step_ms) / fmax(spread, ETA_SPREAD_FLOOR);
     if (z >= ETA_SPREAD_TAIL)
         return 1;
     if (z <= -ETA_SPREAD_TAIL)
