@@ -319,6 +319,33 @@ static void test_line_reach(void)
     CHECK_NEAR(eta_step_ms(&e, 6), 32 * 109, 1e-9);
 }
 
+/* A split's noise pass runs once: the config of the same split just
+ * after one that ran reuses its figure (noise_row.c) and costs none; after
+ * one skipped over --max-step-s, its own (4 windows of 8 passes of 1 s). */
+static void test_noise_once_a_split(void)
+{
+    eta_costs c = COSTS;
+    c.noise_windows = 4;
+    double run = eta_config_s(&c, 8000, 1000, 8, 0), noise = 4 * 8 * 1.0;
+    for (int ran = 0; ran < 2; ran++) {
+        eta_item items[] = {
+            {.flops = 64e9, .micro = 8, .accum = 8},
+            {.flops = 64e9, .micro = 8, .accum = 8, .mode = 1},
+        };
+        for (int i = 0; i < 2; i++)
+            items[i].step_ms = items[i].pass_ms = items[i].wall_s = items[i].noise_s = NAN;
+        eta e = {.items = items, .n = 2, .c = c};
+        if (ran) { /* as the model says: a scale of 1 */
+            eta_record(&e, 0, 8000, 1000, run + noise);
+            eta_record_parts(&e, 0, noise, 4, 0);
+        } else { /* its probe pass, 2 s x 8, over the threshold */
+            eta_record(&e, 0, NAN, 2000, 6.0);
+        }
+        /* the second, its own probe pass 1 s: it runs */
+        CHECK_NEAR(eta_left_s(&e, 1, 0, 1000), run + (ran ? 0 : noise), 1e-9 * run);
+    }
+}
+
 int main(void)
 {
     test_config_s();
@@ -329,5 +356,6 @@ int main(void)
     test_near_threshold();
     test_spread_learnt();
     test_line_reach();
+    test_noise_once_a_split();
     return check_finish("test_eta");
 }
