@@ -8,9 +8,16 @@
 /* The timed loop's floor (measure.c's MIN_SAMPLES_HARD). */
 #define ETA_MIN_TIMED 3
 
-double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples)
+/* A pass's seconds: its own, or a step's share. */
+static double pass_s(double step_ms, double pass_ms, int accum)
 {
-    double t = step_ms / 1e3, p = (isnan(pass_ms) ? step_ms / (accum > 0 ? accum : 1) : pass_ms) / 1e3;
+    return (isnan(pass_ms) ? step_ms / (accum > 0 ? accum : 1) : pass_ms) / 1e3;
+}
+
+/* The seconds of a config that runs in full (not skipped). */
+static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples)
+{
+    double t = step_ms / 1e3, p = pass_s(step_ms, pass_ms, accum);
     double warm = fmin(c->warmup * t, c->budget_s / 2 + t);
     double timed;
     if (c->steps) {
@@ -23,8 +30,6 @@ double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accu
         timed = (n + 1) * t; /* and the one in flight */
     }
     double trace = 0;
-    if (c->max_step_s > 0 && accum * p > c->max_step_s)
-        return 3 * p; /* skipped after the probe passes */
     if (c->trace_steps > 0) {
         double steps = fmin(c->trace_steps, fmax(1, floor(c->budget_s / t)));
         trace = steps * t;
@@ -34,6 +39,14 @@ double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accu
      * pass (2 steps, 1 over half the budget) */
     double count = (2 * t > c->budget_s ? 1 : 2) * t;
     return 3 * p + 2 * t + warm + timed + 5 * p + count + trace;
+}
+
+double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples)
+{
+    double p = pass_s(step_ms, pass_ms, accum);
+    if (c->max_step_s > 0 && accum * p > c->max_step_s)
+        return 3 * p; /* skipped after the probe passes */
+    return run_s(c, step_ms, pass_ms, accum, samples);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -58,22 +71,20 @@ int eta_samples(const eta *e, int i)
     return median;
 }
 
-/* What a finished config tells of its step: its timed step, or, for one
- * skipped after its probe passes (over --max-step-s), K of those passes. */
-static double known_step(const eta_item *it)
+double eta_known_step_ms(const eta_item *it)
 {
     return it->step_ms > 0 ? it->step_ms : it->pass_ms > 0 ? it->pass_ms * it->accum : NAN;
 }
 
 static int measured(const eta_item *it)
 {
-    return known_step(it) > 0;
+    return eta_known_step_ms(it) > 0;
 }
 
 /* Seconds per FLOP of a measured config. */
 static double spf(const eta_item *it)
 {
-    return known_step(it) / it->flops;
+    return eta_known_step_ms(it) / it->flops;
 }
 
 static double example_flops(const eta_item *it);
@@ -100,7 +111,7 @@ static int find(const eta *e, int model, int micro, int mode)
  * wide model's fixed cost per pass dominates at micro-batch 1 and fades at
  * 256), so it is shrunk toward 1, the FLOPs' own ratio, by the distance:
  * a power 1 / (1 + |log2 distance| / 4). */
-static double model_ratio(const eta *e, int a, int b, int mode, int micro)
+static double model_ratio_at(const eta *e, int a, int b, int mode, int micro, double *dist)
 {
     double best_d = INFINITY, ratio = 1;
     for (int j = 0; j < e->n; j++) {
@@ -114,7 +125,14 @@ static double model_ratio(const eta *e, int a, int b, int mode, int micro)
             ratio = spf(it) / spf(&e->items[k]);
         }
     }
+    *dist = best_d; /* octaves */
     return isinf(best_d) ? 1 : pow(ratio, 1 / (1 + best_d / 4));
+}
+
+static double model_ratio(const eta *e, int a, int b, int mode, int micro)
+{
+    double dist;
+    return model_ratio_at(e, a, b, mode, micro, &dist);
 }
 
 /* A micro-batch's time in model `model`, as a line through the measured
@@ -134,7 +152,7 @@ static double pass_line_ms(const eta *e, int model, int mode, int micro)
         const eta_item *it = &e->items[j];
         if (!measured(it) || it->model != model || it->mode != mode)
             continue;
-        double x = it->micro, y = known_step(it) / it->accum;
+        double x = it->micro, y = eta_known_step_ms(it) / it->accum;
         n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
         if (first < 0)
             first = it->micro;
@@ -148,23 +166,57 @@ static double pass_line_ms(const eta *e, int model, int mode, int micro)
     return a + b * micro;
 }
 
+/* How far, in octaves, micro-batch `micro` lies beyond those model
+ * `model` was measured at in mode `mode` (0 within them). */
+static double line_reach(const eta *e, int model, int mode, int micro)
+{
+    int lo = 0, hi = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *it = &e->items[j];
+        if (!measured(it) || it->model != model || it->mode != mode)
+            continue;
+        lo = lo && lo < it->micro ? lo : it->micro;
+        hi = hi > it->micro ? hi : it->micro;
+    }
+    return micro < lo ? log2((double)lo / micro) : micro > hi ? log2((double)micro / hi) : 0;
+}
+
+/* Config x's step from another model measured at its micro-batch, scaled
+ * by the models' ratio, and in *dist how far from x's micro-batch that
+ * ratio was measured (octaves; infinite where the two share none). NAN:
+ * no other model measured there. */
+static double other_model_ms(const eta *e, const eta_item *x, double *dist)
+{
+    *dist = INFINITY;
+    for (int k = 0; k < e->n; k++) {
+        const eta_item *it = &e->items[k];
+        if (measured(it) && it->micro == x->micro && it->model != x->model)
+            return spf(it) * model_ratio_at(e, x->model, it->model, x->mode, x->micro, dist) *
+                   x->flops;
+    }
+    return NAN;
+}
+
 double eta_step_ms(const eta *e, int i)
 {
     const eta_item *x = &e->items[i];
     if (measured(x))
-        return known_step(x);
+        return eta_known_step_ms(x);
     int j = find(e, x->model, x->micro, x->mode);
     if (j >= 0)
         return spf(&e->items[j]) * x->flops;
-    double line = pass_line_ms(e, x->model, x->mode, x->micro);
-    if (line > 0)
+    /* its model's line; beyond the micro-batches the line was fitted on,
+     * another model measured at this one where their ratio was measured
+     * no further off: a line through micro-batches where a pass's fixed
+     * cost dominates has its cost per example lost in the noise (model
+     * M's passes 155-208 ms from 1 to 16 examples), and carried 16 times
+     * past them it gave M's 256x1 165 ms a step for 1199 */
+    double line = pass_line_ms(e, x->model, x->mode, x->micro), dist;
+    double other = other_model_ms(e, x, &dist);
+    if (line > 0 && !(other > 0 && dist <= line_reach(e, x->model, x->mode, x->micro)))
         return line * x->accum;
-    /* the same micro-batch in another model, scaled by the models' ratio */
-    for (int k = 0; k < e->n; k++) {
-        const eta_item *it = &e->items[k];
-        if (measured(it) && it->micro == x->micro && it->model != x->model)
-            return spf(it) * model_ratio(e, x->model, it->model, x->mode, x->micro) * x->flops;
-    }
+    if (other > 0)
+        return other;
     /* another model's line at this micro-batch, by the two models' FLOPs
      * an example and their ratio */
     for (int k = 0; k < e->n; k++) {
@@ -249,7 +301,10 @@ double eta_noise_s(const eta *e, int i, double pass_ms)
 /* Finished configs' actual time, less their noise pass, over their
  * prediction from their own figures: what the model leaves out (the
  * probes, the allocation, the trace's own cost), learnt from the sweep
- * itself. */
+ * itself. A config that ran is costed as one that ran, even where its
+ * single pass x K is over --max-step-s (the skip probe, a pass timed
+ * earlier, let it through): costed as a skip, model M's 4x64 (a 187 ms
+ * pass, 64 a step) gave 82 s against 0.6 and doubled the scale. */
 static double scale(const eta *e)
 {
     double actual = 0, predicted = 0;
@@ -257,7 +312,7 @@ static double scale(const eta *e)
         const eta_item *it = &e->items[j];
         if (it->step_ms > 0 && it->wall_s > 0) { /* configs that ran in full */
             actual += it->wall_s - (it->noise_s > 0 ? it->noise_s : 0);
-            predicted += eta_config_s(&e->c, known_step(it), it->pass_ms, it->accum, it->samples);
+            predicted += run_s(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples);
         }
     }
     return predicted > 0 && actual > 0 ? actual / predicted : 1;
@@ -284,33 +339,97 @@ static double skip_overhead(const eta *e)
     return n ? sum / n : 0;
 }
 
-/* The predicted seconds of config i, whole; the running one (`current`)
- * at its own pass when that is measured. NAN: nothing to go on. */
-static double config_total(const eta *e, int i, int current, double current_pass_ms, double k,
-                           double k_skip)
+/* The step config i is costed at, and *pass its pass (NAN: not
+ * measured): the running one (`current`) at its own pass when that is
+ * measured, K of them a step. NAN: nothing to go on. */
+static double config_step(const eta *e, int i, int current, double current_pass_ms, double *pass)
 {
     const eta_item *it = &e->items[i];
-    double step = eta_step_ms(e, i), pass = NAN;
+    double step = eta_step_ms(e, i);
+    *pass = NAN;
     if (i == current && current_pass_ms > 0) {
-        /* its own pass, measured: K of them a step */
-        pass = current_pass_ms;
+        *pass = current_pass_ms;
         if (isnan(step) || !measured(it))
             step = current_pass_ms * it->accum;
     }
+    return step;
+}
+
+/* What the finished configs tell, learnt once for every config costed:
+ * the scale, the seconds around a skip's probe passes, the spread. */
+typedef struct learnt {
+    double k, k_skip, spread;
+} learnt;
+
+/* The chance config i runs in full at a step of step_ms: the running one
+ * whose probe pass is measured is judged by it, as the sweep judges it;
+ * any other by the spread of this sweep's predictions (eta_run_chance). */
+static double run_chance(const eta *e, const learnt *l, int i, int current,
+                         double current_pass_ms, double step)
+{
+    if (i == current && current_pass_ms > 0)
+        return !skipped(&e->c, step);
+    return eta_run_chance(&e->c, step, l->spread);
+}
+
+/* Configs of one split (model, micro-batch, K, FLOPs a step): the sweep
+ * runs a split's modes, reductions and syncs one after another, and
+ * noise_row.c keeps the last noise pass's figure for the next config of
+ * the same split, which runs none of its own. Costed for every config, a
+ * sweep of two modes counted each noise pass twice: model M's 8x32 sync
+ * at its async's 76 s, where it took none. */
+static int same_split(const eta_item *a, const eta_item *b)
+{
+    return a->model == b->model && a->micro == b->micro && a->accum == b->accum &&
+           a->flops == b->flops;
+}
+
+/* 1 where none of the finished configs of config i's split just before
+ * it ran in full (it runs a noise pass of its own), else 0. */
+static double own_noise_after_finished(const eta *e, int i)
+{
+    for (int j = i - 1; j >= 0 && same_split(&e->items[j], &e->items[i]); j--)
+        if (e->items[j].step_ms > 0)
+            return 0;
+    return 1;
+}
+
+/* The predicted seconds of config i, whole: its full cost where it runs,
+ * its probe passes where it is skipped over --max-step-s, and where the
+ * prediction is near enough the threshold for either, each by its
+ * chance (*chance): a step predicted at the threshold costs seconds or
+ * minutes on one probe pass, so at 9.8 s against --max-step-s 10 half of
+ * each, not all of one. own_noise: the chance it runs a noise pass of its
+ * own. NAN: nothing to go on. */
+static double config_total(const eta *e, const learnt *l, int i, int current,
+                           double current_pass_ms, double own_noise, double *chance)
+{
+    const eta_item *it = &e->items[i];
+    double pass, step = config_step(e, i, current, current_pass_ms, &pass);
+    *chance = 0;
     if (isnan(step))
         return NAN;
-    if (skipped(&e->c, step))
-        return eta_config_s(&e->c, step, pass, it->accum, 0) + k_skip;
+    *chance = run_chance(e, l, i, current, current_pass_ms, step);
+    double skip = 3 * pass_s(step, pass, it->accum) + l->k_skip; /* the probe passes */
+    if (!(*chance > 0))
+        return skip;
     double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum;
-    return k * eta_config_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
-           eta_noise_s(e, i, p);
+    double full = l->k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i)) +
+                  eta_noise_s(e, i, p) * own_noise;
+    return *chance * full + (1 - *chance) * skip;
 }
 
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)
 {
-    double k = scale(e), k_skip = skip_overhead(e), left = 0;
+    learnt l = {.k = scale(e), .k_skip = skip_overhead(e), .spread = eta_spread(e)};
+    double left = 0, own = 1, chance = 0;
     for (int i = current; i < e->n; i++) {
-        double s = config_total(e, i, current, current_pass_ms, k, k_skip);
+        /* its own noise pass: where none of its split before it ran */
+        if (i == current)
+            own = own_noise_after_finished(e, i);
+        else
+            own = same_split(&e->items[i - 1], &e->items[i]) ? own * (1 - chance) : 1;
+        double s = config_total(e, &l, i, current, current_pass_ms, own, &chance);
         if (isnan(s))
             return NAN;
         left += i == current ? fmax(0, s - current_s) : s;
@@ -322,6 +441,9 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)
 {
     if (i < 0 || i >= e->n)
         return;
+    /* what the estimate predicted for it, from the others, before it ran */
+    e->items[i].step_ms = e->items[i].pass_ms = NAN;
+    e->items[i].predicted_ms = eta_step_ms(e, i);
     e->items[i].step_ms = step_ms > 0 ? step_ms : NAN;
     e->items[i].pass_ms = pass_ms;
     e->items[i].wall_s = wall_s;

@@ -8,7 +8,10 @@
  * pass with a download of the gradient and host sums over every
  * parameter, so a window grows with K and the model's size; it runs
  * --noise-windows of them, or where a fifth of the budget runs out first
- * those up to the one that reaches it, four at least (noise_pass.h). */
+ * those up to the one that reaches it, four at least (noise_pass.h);
+ * once a split: the next config of the same split reuses its figure.
+ * A config whose predicted step is near --max-step-s is costed by the
+ * chance it runs (eta_run_chance). */
 #ifndef ACCUBENCH_ETA_H
 #define ACCUBENCH_ETA_H
 
@@ -23,6 +26,7 @@ typedef struct eta_item {
     double noise_s;        /* of wall_s, the noise pass's (NAN: not told) */
     int noise_windows_run; /* the windows it ran (0: none or not told) */
     int samples;           /* timed steps (0: not told) */
+    double predicted_ms;   /* its step as predicted before it ran (NAN or 0: none) */
 } eta_item;
 
 /* What the options let each config run. */
@@ -58,6 +62,26 @@ int eta_samples(const eta *e, int i);
  * at another; another model's line, by FLOPs; the nearest micro-batch of
  * the same model). NAN when nothing is measured yet. */
 double eta_step_ms(const eta *e, int i);
+
+/* What a finished config tells of its step: its timed step, or, for one
+ * skipped after its probe passes (over --max-step-s), K of those passes;
+ * NAN for none. */
+double eta_known_step_ms(const eta_item *it);
+
+/* How far this sweep's predictions have been off: the root mean square
+ * of ln(known step / step predicted before it ran) over the finished
+ * configs, ETA_SPREAD_FLOOR at least (a step wanders 10-30% between two
+ * runs of one config here, however many configs agreed so far). */
+#define ETA_SPREAD_FLOOR 0.10
+double eta_spread(const eta *e);
+
+/* The chance a config predicted at step_ms runs in full rather than
+ * being skipped over --max-step-s: its true step taken as log-normal
+ * about the prediction, of sigma `spread` (eta_spread), cut at
+ * ETA_SPREAD_TAIL sigmas (so a prediction further than that from the
+ * threshold is 0 or 1 exactly, as before). 1 without a threshold. */
+#define ETA_SPREAD_TAIL 3.0
+double eta_run_chance(const eta_costs *c, double step_ms, double spread);
 
 /* Seconds left: config `current` (counted from 0) has run for
  * current_s, its single pass measured at current_pass_ms (NAN: not yet);

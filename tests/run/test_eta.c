@@ -37,9 +37,10 @@ static void test_config_s(void)
  * example, and a machine 1.3x slower than the plain arithmetic: once two
  * configs ran, the time left of the other two is their true time. The
  * noise pass keeps to a fifth of the budget (4 windows at least, up to
- * the 32 asked): costed as 32 windows whatever the budget, as before, the
- * two K = 8 configs came out 3.3 times too long; folded into one scale of
- * the budget's time, as before that, 14% short. */
+ * the 32 asked), once a split: costed as 32 windows whatever the budget,
+ * as before, the two K = 8 configs came out 3.3 times too long; folded
+ * into one scale of the budget's time, as before that, 14% short; with a
+ * noise pass of its own for the second mode of the split, 10-50% long. */
 #define HOST_PER_FLOP 2e-12 /* host seconds per pass per FLOP of an example */
 
 /* The windows the pass runs, and its seconds: the rule of noise_pass.c. */
@@ -58,11 +59,13 @@ static double true_noise(const eta_costs *c, const eta_item *it, int *windows)
     return *windows * window_s;
 }
 
-static double true_wall(const eta_costs *c, const eta_item *it, int samples)
+/* own_noise 0: the config of the same split just before it ran the noise
+ * pass, whose figure it reuses (noise_row.c) */
+static double true_wall(const eta_costs *c, const eta_item *it, int samples, int own_noise)
 {
     int windows;
     return 1.3 * eta_config_s(c, it->step_ms, it->step_ms / it->accum, it->accum, samples) +
-           true_noise(c, it, &windows);
+           (own_noise ? true_noise(c, it, &windows) : 0);
 }
 
 static void run_sweep(double budget_s, int want_windows)
@@ -91,11 +94,12 @@ static void run_sweep(double budget_s, int want_windows)
         const eta_item *t = &truth[i];
         int windows;
         double noise = true_noise(&c, t, &windows);
-        eta_record(&e, i, t->step_ms, t->step_ms / t->accum, true_wall(&c, t, samples));
+        eta_record(&e, i, t->step_ms, t->step_ms / t->accum, true_wall(&c, t, samples, 1));
         eta_record_parts(&e, i, noise, windows, samples);
     }
     CHECK(eta_samples(&e, 2) == samples);
-    double left = true_wall(&c, &truth[2], samples) + true_wall(&c, &truth[3], samples);
+    /* 8x8 sync reuses 8x8 async's noise pass */
+    double left = true_wall(&c, &truth[2], samples, 1) + true_wall(&c, &truth[3], samples, 0);
     CHECK_NEAR(eta_left_s(&e, 2, 0, NAN), left, 1e-9 * left);
     /* the noise pass alone: windows x 8 x (25 ms + 2 ms of host work) */
     int windows;
@@ -182,11 +186,176 @@ static void test_pass_line(void)
     CHECK_NEAR(eta_step_ms(&e, 2), 10, 1e-9);
 }
 
+/* A config that ran although its single pass x K is over --max-step-s
+ * (the skip probe, timed earlier, let it through) tells the scale as a
+ * config that ran: costed as a skip (3 passes, 0.5 s against its 24 s),
+ * it made the scale 50 times what it was. */
+static void test_ran_over_threshold(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 1, .accum = 64},
+        {.flops = 16e9, .micro = 1, .accum = 64, .model = 1},
+    };
+    for (int i = 0; i < 2; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 2, .c = COSTS};
+    eta_costs no_limit = COSTS;
+    no_limit.max_step_s = 0;
+    /* a 9.6 s step whose single pass, 160 ms, x 64 is 10.24 s */
+    double ran = eta_config_s(&no_limit, 9600, 160, 64, 0);
+    eta_record(&e, 0, 9600, 160, 1.2 * ran);
+    /* model 1, a quarter of the FLOPs: 2.4 s a step, far under the
+     * threshold, at the scale of 1.2 */
+    double left = 1.2 * eta_config_s(&COSTS, 2400, NAN, 64, 0);
+    CHECK_NEAR(eta_left_s(&e, 1, 0, NAN), left, 1e-9 * left);
+}
+
+/* The chance a step predicted at `predicted` ms is under a threshold of
+ * `threshold` ms, the distribution eta.h states: the true step
+ * log-normal about the prediction of sigma `spread`, cut at 3 sigmas. */
+static double chance_under(double predicted, double threshold, double spread)
+{
+    double z = log(threshold / predicted) / spread, tail = 0.5 * erfc(3 / sqrt(2.0));
+    return z >= 3 ? 1 : z <= -3 ? 0 : (0.5 * erfc(-z / sqrt(2.0)) - tail) / (1 - 2 * tail);
+}
+
+/* The seconds of config `i` alone: what is left from it, less what is
+ * left after it. */
+static double cost_of(const eta *e, int i)
+{
+    return eta_left_s(e, i, 0, NAN) - (i + 1 < e->n ? eta_left_s(e, i + 1, 0, NAN) : 0);
+}
+
+/* A config predicted at a step near --max-step-s costs its full time by
+ * the chance it runs and its probe passes by the chance it is skipped:
+ * at 9.9 s against 10, about half of each, not all of one (a skip of a
+ * second or a run of a minute, decided by one probe pass). Far from the
+ * threshold, as before: 4.95 s in full, 19.8 s its probe passes. */
+static void test_near_threshold(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 4, .accum = 16},
+        {.flops = 64e9, .micro = 4, .accum = 16, .mode = 1},   /* at 9.9 s */
+        {.flops = 32e9, .micro = 4, .accum = 16, .model = 1},  /* at 4.95 s */
+        {.flops = 128e9, .micro = 4, .accum = 16, .model = 2}, /* at 19.8 s */
+    };
+    for (int i = 0; i < 4; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 4, .c = COSTS};
+    /* ran as the model says: a scale of 1 */
+    eta_record(&e, 0, 9900, NAN, eta_config_s(&COSTS, 9900, NAN, 16, 0));
+    double full = eta_config_s(&COSTS, 9900, NAN, 16, 0), skip = 3 * 9.9 / 16;
+    /* nothing predicted yet has run: the spread's floor, 10% */
+    CHECK(eta_spread(&e) == ETA_SPREAD_FLOOR && ETA_SPREAD_FLOOR == 0.10);
+    double p = chance_under(9900, 10000, 0.10);
+    CHECK(p > 0.45 && p < 0.6);
+    double at = cost_of(&e, 1);
+    CHECK_NEAR(at, p * full + (1 - p) * skip, 1e-9 * full);
+    CHECK(at > skip + 0.3 * (full - skip) && at < skip + 0.7 * (full - skip));
+    /* over 3 sigmas from it: unchanged */
+    CHECK_NEAR(cost_of(&e, 2), eta_config_s(&COSTS, 4950, NAN, 16, 0), 1e-12);
+    CHECK_NEAR(cost_of(&e, 3), 3 * 19.8 / 16, 1e-12);
+    /* the running config's own probe pass decides, as it decides the skip */
+    double after = eta_left_s(&e, 2, 0, NAN);
+    CHECK_NEAR(eta_left_s(&e, 1, 0, 9900.0 / 16) - after, full, 1e-9 * full);
+    CHECK_NEAR(eta_left_s(&e, 1, 0, 10100.0 / 16) - after, 3 * 10.1 / 16, 1e-9);
+}
+
+/* The spread is learnt from the finished configs: two came out e^0.2 over
+ * and e^0.2 under what was predicted for them, a sigma of 0.2, and a
+ * config predicted at 12 s, 18% over --max-step-s 10, is costed as run by
+ * its chance at that sigma (about 0.18), not as skipped outright. */
+static void test_spread_learnt(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 8, .accum = 8},
+        {.flops = 64e9, .micro = 8, .accum = 8, .mode = 1},
+        {.flops = 64e9, .micro = 8, .accum = 8, .mode = 2},
+        {.flops = 768e9, .micro = 8, .accum = 8, .model = 1}, /* 12x the FLOPs */
+    };
+    for (int i = 0; i < 4; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 4, .c = COSTS};
+    double steps[] = {1000, 1000 * exp(0.2), 1000 * exp(-0.2)};
+    for (int i = 0; i < 3; i++) /* each predicted at the first's 1000 ms */
+        eta_record(&e, i, steps[i], NAN, eta_config_s(&COSTS, steps[i], NAN, 8, 0));
+    CHECK_NEAR(eta_step_ms(&e, 3), 12000, 1e-9);
+    CHECK_NEAR(eta_spread(&e), 0.2, 1e-12);
+    double p = chance_under(12000, 10000, 0.2);
+    CHECK(p > 0.15 && p < 0.25);
+    eta_costs no_limit = COSTS; /* its cost where it runs */
+    no_limit.max_step_s = 0;
+    double full = eta_config_s(&no_limit, 12000, NAN, 8, 0), skip = 3 * 1.5;
+    CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), p * full + (1 - p) * skip, 1e-9 * full);
+}
+
+/* Beyond the micro-batches a model's line was fitted on, another model
+ * measured at that micro-batch carries the shape: model 1's passes at 1
+ * and 4 examples, 110 and 108 ms, are its fixed cost and noise, a flat
+ * line that puts its 64x1 at 109 ms; model 0 measured at 64, by the two
+ * models' ratio at 4 (shrunk by the 4 octaves to 64), puts it at 411. */
+static void test_line_reach(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 1, .accum = 64},
+        {.flops = 64e9, .micro = 4, .accum = 16},
+        {.flops = 64e9, .micro = 64, .accum = 1},
+        {.flops = 256e9, .micro = 1, .accum = 64, .model = 1},
+        {.flops = 256e9, .micro = 4, .accum = 16, .model = 1},
+        {.flops = 256e9, .micro = 64, .accum = 1, .model = 1},
+        {.flops = 256e9, .micro = 2, .accum = 32, .model = 1},
+    };
+    for (int i = 0; i < 7; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 7, .c = COSTS};
+    eta_record(&e, 0, 64 * 11, 11, 1.0); /* 10 ms + 1 ms an example */
+    eta_record(&e, 1, 16 * 14, 14, 1.0);
+    eta_record(&e, 2, 74, 74, 1.0);
+    eta_record(&e, 3, 64 * 110, 110, 1.0);
+    eta_record(&e, 4, 16 * 108, 108, 1.0);
+    double ratio = (16 * 108 / 256e9) / (16 * 14 / 64e9);
+    CHECK_NEAR(eta_step_ms(&e, 5), 74 * 4 * pow(ratio, 0.5), 1e-9);
+    /* within them, the line: 109 ms a pass */
+    CHECK_NEAR(eta_step_ms(&e, 6), 32 * 109, 1e-9);
+}
+
+/* A split's noise pass runs once: the config of the same split just
+ * after one that ran reuses its figure (noise_row.c) and costs none; after
+ * one skipped over --max-step-s, its own (4 windows of 8 passes of 1 s). */
+static void test_noise_once_a_split(void)
+{
+    eta_costs c = COSTS;
+    c.noise_windows = 4;
+    double run = eta_config_s(&c, 8000, 1000, 8, 0), noise = 4 * 8 * 1.0;
+    for (int ran = 0; ran < 2; ran++) {
+        eta_item items[] = {
+            {.flops = 64e9, .micro = 8, .accum = 8},
+            {.flops = 64e9, .micro = 8, .accum = 8, .mode = 1},
+        };
+        for (int i = 0; i < 2; i++)
+            items[i].step_ms = items[i].pass_ms = items[i].wall_s = items[i].noise_s = NAN;
+        eta e = {.items = items, .n = 2, .c = c};
+        if (ran) { /* as the model says: a scale of 1 */
+            eta_record(&e, 0, 8000, 1000, run + noise);
+            eta_record_parts(&e, 0, noise, 4, 0);
+        } else { /* its probe pass, 2 s x 8, over the threshold */
+            eta_record(&e, 0, NAN, 2000, 6.0);
+        }
+        /* the second, its own probe pass 1 s: it runs */
+        CHECK_NEAR(eta_left_s(&e, 1, 0, 1000), run + (ran ? 0 : noise), 1e-9 * run);
+    }
+}
+
 int main(void)
 {
     test_config_s();
     test_estimates();
     test_noise_pass_and_samples();
     test_pass_line();
+    test_ran_over_threshold();
+    test_near_threshold();
+    test_spread_learnt();
+    test_line_reach();
+    test_noise_once_a_split();
     return check_finish("test_eta");
 }
