@@ -258,12 +258,30 @@ passes: $(PASSES)
 	$(Q)$(PASSES) $(PASSES_ARGS)
 .PHONY: passes
 e2e-test: $(PASSES)
+# build/gemm-bench: the CPU backend's GEMM shape by shape (median of
+# --reps calls); bench/peers/peer_gemm.py runs it beside torch.mm.
+GEMM_BENCH := $(BUILD)/gemm-bench
+all: $(GEMM_BENCH)
+$(BUILD)/obj/bench/gemm_bench/%.o: ROOM_INC := $(INC_all)
+$(GEMM_BENCH): $(BUILD)/obj/bench/gemm_bench/main.o $(CORE_LIB)
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+-include $(BUILD)/obj/bench/gemm_bench/main.d
+gemm-bench: $(GEMM_BENCH)
+.PHONY: gemm-bench
+e2e-test: $(GEMM_BENCH)
 # The sanitized e2e pass runs it too, built the same way.
 ASAN_PASSES := $(BUILD)/asan/cpu-passes
 $(ASAN_PASSES): $(BUILD)/asan/obj/bench/cpu_passes/main.o $(BUILD)/asan/libaccubench.a
 	@$(if $(Q),echo "  LD    $@")
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
 asan-e2e: $(ASAN_PASSES)
+ASAN_GEMM_BENCH := $(BUILD)/asan/gemm-bench
+$(ASAN_GEMM_BENCH): $(BUILD)/asan/obj/bench/gemm_bench/main.o $(BUILD)/asan/libaccubench.a
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
+-include $(BUILD)/asan/obj/bench/gemm_bench/main.d
+asan-e2e: $(ASAN_GEMM_BENCH)
 
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/ROOM/test_*.c (the rooms mirror the source), each a
@@ -366,7 +384,7 @@ asan-e2e: $(ASAN_PROG) $(TEST_SO)
 # CPU, so passes overlap well even on two cores.
 TEST_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TEST_PASSES := unit-test e2e-test asan-test asan-e2e fuzz-test
-test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) fuzz-build
+test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) $(ASAN_GEMM_BENCH) fuzz-build
 test:
 	$(Q)$(MAKE) --no-print-directory -j$(TEST_BUILD_JOBS) test-build
 	$(Q)$(MAKE) --no-print-directory -k -j$(words $(TEST_PASSES)) --output-sync=target $(TEST_PASSES)
