@@ -34,8 +34,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 split="--model tiny --effective 10,9 --micro 2,4 --budget-s 0.2 --warmup 1"
 mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu $split --sync micro,window,overlap \
     --trace-steps 0 --csv run.csv --quiet >acc.out 2>&1 || fail "accubench on 2 ranks: $(tail -n 5 acc.out)"
+# On failure, the ranks' own lines first: torchrun's report of a failed
+# rank (a traceback of its launcher) follows them and would fill a tail.
 $torchrun "$peer" --device cpu $split --mode eager,eager-fused --csv run.csv >peer.out 2>&1 ||
-    fail "the peer under torchrun: $(grep -v '^W\|^\[W' peer.out | tail -n 20)"
+    fail "the peer under torchrun: $(grep -v '^W\|^\[W\|^ \|^Traceback' peer.out | head -n 30)"
 [ "$(grep -cE 'rows? written to run.csv' peer.out)" -eq 1 ] || fail "not rank 0 alone: $(cat peer.out)"
 [ "$(grep -c '^torch tiny' peer.out)" -eq 16 ] || fail "not one console line per row: $(cat peer.out)"
 grep -q '^# torch_ddp: 2 ranks under torchrun; .*gloo.*set_num_threads(1)' run.csv ||
