@@ -132,7 +132,13 @@ def main(argv):
     ours = [[] for _ in shapes]
     theirs = [[] for _ in shapes]
     for _ in range(a.rounds):
-        medians, blas = accubench_medians_ms(a.gemm_bench, shapes, a.reps, env)
+        try:
+            medians, blas = accubench_medians_ms(a.gemm_bench, shapes, a.reps, env)
+        except subprocess.CalledProcessError as e:
+            print(f"peer_gemm: {a.gemm_bench} failed (exit {e.returncode}): "
+                  f"{e.stderr.strip().splitlines()[0] if e.stderr.strip() else 'no message'}",
+                  file=sys.stderr)
+            return 1
         for i, ms in enumerate(medians):
             ours[i].append(ms)
         for i, s in enumerate(shapes):

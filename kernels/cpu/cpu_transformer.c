@@ -153,8 +153,8 @@ CPU_HOT static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
  * registers, then added once into the gradient. Added into it column by
  * column, a block's line of dgamma was written 8192 times in a 8192-column
  * backward, and shared with the next thread's where the gradient is not
- * aligned; a block at a time, each pass over the columns read one line of
- * each. */
+ * aligned. Several blocks a pass over the columns, because one block a
+ * pass reads a single line of every column, a row's length apart. */
 #define PARAM_BLOCKS 4
 
 CPU_HOT static void layernorm_param_features(void *ctx, size_t first, size_t last)
