@@ -349,7 +349,7 @@ static double config_step(const eta *e, int i, int current, double current_pass_
     *pass = NAN;
     if (i == current && current_pass_ms > 0) {
         *pass = current_pass_ms;
-        if (isnan(step) || !measured(it))
+        if (isnan(step) || !(it->step_ms > 0)) /* its own pass over a probe's */
             step = current_pass_ms * it->accum;
     }
     return step;
@@ -435,6 +435,13 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
         left += i == current ? fmax(0, s - current_s) : s;
     }
     return left;
+}
+
+void eta_record_probe(eta *e, int i, double pass_ms)
+{
+    if (i < 0 || i >= e->n || !(pass_ms > 0) || e->items[i].step_ms > 0)
+        return;
+    e->items[i].pass_ms = pass_ms;
 }
 
 void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)

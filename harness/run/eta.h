@@ -93,6 +93,12 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
  * alone, which costs it as K passes a step). */
 void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
 
+/* A single pass of config i timed before the sweep (eta_probe.h): its step
+ * is known from the start as K of those passes, as a skipped config's is,
+ * until the config itself runs; it is no finished config (no wall time, no
+ * prediction to check). */
+void eta_record_probe(eta *e, int i, double pass_ms);
+
 /* Config i's noise pass took noise_s seconds (of the wall_s eta_record
  * gives it) over `windows` windows, and its timed loop ran `samples`
  * steps. */

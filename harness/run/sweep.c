@@ -13,6 +13,7 @@
 #include "config_run.h"
 #include "console_table.h"
 #include "dp_check.h"
+#include "eta_probe.h"
 #include "measure.h"
 #include "plural.h"
 #include "ranges.h"
@@ -87,6 +88,13 @@ static int fits(const sweep *s, result_row *r)
         return 0;
     }
     return 1;
+}
+
+int sweep_config_fits(const sweep *s, const config *c)
+{
+    result_row r;
+    fill_config(&r, s, c);
+    return fits(s, &r);
 }
 
 /* The progress line of the config this row is for. */
@@ -501,6 +509,8 @@ static int sweep_with_progress(sweep *s, const run_options *o)
     s->progress = &prog;
     eta plan;
     int planned = eta_plan(&plan, o, s->world != NULL) == 0;
+    if (planned && !s->quiet && !s->world)
+        eta_probe_models(s, o, &plan);
     if (planned)
         progress_set_eta(&prog, &plan);
     int write_failed = sweep_configs(s, o);

@@ -36,4 +36,8 @@ typedef struct sweep {
     curves_file *curves; /* --train-steps: the curves CSV (NULL: none, or not this rank) */
 } sweep;
 
+struct config;
+/* Whether config c fits the cap and the device (its row would be OOM). */
+int sweep_config_fits(const sweep *s, const struct config *c);
+
 #endif

@@ -346,8 +346,43 @@ static void test_noise_once_a_split(void)
     }
 }
 
+/* A pass timed before the sweep (eta_record_probe) stands for its
+ * config's step from the start: model 1, 26x model 0's FLOPs, by FLOPs at
+ * a 2.6 s step, took 178 ms a pass (45.6 s a step, K = 256: over
+ * --max-step-s, a skip). It is no finished config: the scale and the
+ * spread do not see it, and the config's own pass, once measured, wins. */
+static void test_probe(void)
+{
+    eta_item items[] = {
+        {.flops = 1e9, .micro = 1, .accum = 256},
+        {.flops = 26e9, .micro = 1, .accum = 256, .model = 1},
+        {.flops = 26e9, .micro = 256, .accum = 1, .model = 1},
+    };
+    for (int i = 0; i < 3; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    eta e = {.items = items, .n = 3, .c = COSTS};
+    eta_record(&e, 0, 100, NAN, 2 * eta_config_s(&COSTS, 100, NAN, 256, 0)); /* scale 2 */
+    CHECK_NEAR(eta_step_ms(&e, 1), 2600, 1e-9); /* by FLOPs */
+    eta_record_probe(&e, 1, 178);
+    CHECK_NEAR(eta_step_ms(&e, 1), 178 * 256, 1e-9);
+    /* skipped after its probe passes: no scale on those, no skip seen yet */
+    CHECK_NEAR(cost_of(&e, 1), 3 * 0.178, 1e-12);
+    /* not a finished config: the scale is still config 0's, 2 */
+    eta_record_probe(&e, 2, 1400);
+    CHECK_NEAR(cost_of(&e, 2), 2 * eta_config_s(&COSTS, 1400, 1400, 1, 0), 1e-9);
+    CHECK(eta_spread(&e) == ETA_SPREAD_FLOOR);
+    /* the running config's own pass over the probe's */
+    CHECK_NEAR(eta_left_s(&e, 1, 0, 30.0), 2 * eta_config_s(&COSTS, 30 * 256, 30, 256, 0) +
+                                             cost_of(&e, 2), 1e-6);
+    /* a finished config keeps its own figures */
+    eta_record(&e, 2, 1500, 1500, 9);
+    eta_record_probe(&e, 2, 1);
+    CHECK_NEAR(eta_step_ms(&e, 2), 1500, 1e-12);
+}
+
 int main(void)
 {
+    test_probe();
     test_config_s();
     test_estimates();
     test_noise_pass_and_samples();
