@@ -8,6 +8,13 @@
 static const eta_costs COSTS = {.budget_s = 2, .warmup = 2, .min_samples = 5,
                                 .max_samples = 1000, .trace_steps = 0, .max_step_s = 10};
 
+/* Configs not run yet: no step, pass or wall time. */
+static void not_run(eta_item *items, int n)
+{
+    for (int i = 0; i < n; i++)
+        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+}
+
 static void test_config_s(void)
 {
     /* a 100 ms step of K = 4 (25 ms passes): 3 + 5 passes, 2 steps of
@@ -127,8 +134,7 @@ static void test_estimates(void)
         {.flops = 4e9, .micro = 8, .accum = 8, .model = 1},
         {.flops = 4e9, .micro = 16, .accum = 4, .model = 1},
     };
-    for (int i = 0; i < 4; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 4);
     eta e = {.items = items, .n = 4, .c = COSTS};
     CHECK(isnan(eta_step_ms(&e, 0)) && isnan(eta_left_s(&e, 0, 0, NAN)));
     eta_record(&e, 0, 200, 25, 1.0);
@@ -170,8 +176,7 @@ static void test_pass_line(void)
         {.flops = 64e9, .micro = 2, .accum = 32, .mode = 1},
         {.flops = 256e9, .micro = 64, .accum = 1, .model = 1}, /* 4x the FLOPs an example */
     };
-    for (int i = 0; i < 5; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 5);
     eta e = {.items = items, .n = 5, .c = COSTS};
     eta_record(&e, 0, 64 * 11, 11, 1.0);
     CHECK_NEAR(eta_step_ms(&e, 2), 704, 1e-9); /* one measured: its rate per FLOP */
@@ -196,8 +201,7 @@ static void test_ran_over_threshold(void)
         {.flops = 64e9, .micro = 1, .accum = 64},
         {.flops = 16e9, .micro = 1, .accum = 64, .model = 1},
     };
-    for (int i = 0; i < 2; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 2);
     eta e = {.items = items, .n = 2, .c = COSTS};
     eta_costs no_limit = COSTS;
     no_limit.max_step_s = 0;
@@ -239,8 +243,7 @@ static void test_near_threshold(void)
         {.flops = 32e9, .micro = 4, .accum = 16, .model = 1},  /* at 4.95 s */
         {.flops = 128e9, .micro = 4, .accum = 16, .model = 2}, /* at 19.8 s */
     };
-    for (int i = 0; i < 4; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 4);
     eta e = {.items = items, .n = 4, .c = COSTS};
     /* ran as the model says: a scale of 1 */
     eta_record(&e, 0, 9900, NAN, eta_config_s(&COSTS, 9900, NAN, 16, 0));
@@ -273,8 +276,7 @@ static void test_spread_learnt(void)
         {.flops = 64e9, .micro = 8, .accum = 8, .mode = 2},
         {.flops = 768e9, .micro = 8, .accum = 8, .model = 1}, /* 12x the FLOPs */
     };
-    for (int i = 0; i < 4; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 4);
     eta e = {.items = items, .n = 4, .c = COSTS};
     double steps[] = {1000, 1000 * exp(0.2), 1000 * exp(-0.2)};
     for (int i = 0; i < 3; i++) /* each predicted at the first's 1000 ms */
@@ -305,8 +307,7 @@ static void test_line_reach(void)
         {.flops = 256e9, .micro = 64, .accum = 1, .model = 1},
         {.flops = 256e9, .micro = 2, .accum = 32, .model = 1},
     };
-    for (int i = 0; i < 7; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 7);
     eta e = {.items = items, .n = 7, .c = COSTS};
     eta_record(&e, 0, 64 * 11, 11, 1.0); /* 10 ms + 1 ms an example */
     eta_record(&e, 1, 16 * 14, 14, 1.0);
@@ -358,8 +359,7 @@ static void test_probe(void)
         {.flops = 26e9, .micro = 1, .accum = 256, .model = 1},
         {.flops = 26e9, .micro = 256, .accum = 1, .model = 1},
     };
-    for (int i = 0; i < 3; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
+    not_run(items, 3);
     eta e = {.items = items, .n = 3, .c = COSTS};
     eta_record(&e, 0, 100, NAN, 2 * eta_config_s(&COSTS, 100, NAN, 256, 0)); /* scale 2 */
     CHECK_NEAR(eta_step_ms(&e, 1), 2600, 1e-9); /* by FLOPs */
