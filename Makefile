@@ -86,9 +86,13 @@ CFLAGS   := -std=c11 $(OPT) $(WARN) -pthread -fno-math-errno -fno-trapping-math
 LDLIBS   := -lm -pthread -ldl
 
 # OpenBLAS is loaded on first use (kernels/cpu/cpu_openblas.c), not linked:
-# the backend chooses its kernels before OpenBLAS's load-time pick.
+# the backend chooses its kernels before OpenBLAS's load-time pick. oneDNN
+# too (kernels/cpu/cpu_onednn.c): a machine without it runs OpenBLAS.
 ifeq ($(HAVE_OPENBLAS),1)
 CPPFLAGS += -DACCUBENCH_HAVE_OPENBLAS=1
+endif
+ifeq ($(HAVE_ONEDNN),1)
+CPPFLAGS += -DACCUBENCH_HAVE_ONEDNN=1
 endif
 ifeq ($(HAVE_NVTX),1)
 CPPFLAGS += -DACCUBENCH_HAVE_NVTX=1 -isystem $(CUDA_HOME)/include

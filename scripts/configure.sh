@@ -14,6 +14,12 @@ have_openblas() {
     printf '#include <cblas.h>\nint main(void){return 0;}\n' |
         $CC -x c - -lopenblas -o /dev/null 2>/dev/null
 }
+# oneDNN's header: the CPU GEMM loads libdnnl at run time (cpu_onednn.c)
+# and checks its prototypes against this header at build time.
+have_onednn() {
+    printf '#include <oneapi/dnnl/dnnl.h>\nint main(void){return DNNL_VERSION_MAJOR < 2;}\n' |
+        $CC -x c - -o /dev/null 2>/dev/null
+}
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
 have_mpi() { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; }
 # A clang that links libFuzzer: the fuzz targets `make test` runs.
@@ -24,6 +30,7 @@ have_libfuzzer() {
 
 missing=""
 have_openblas || missing="$missing libopenblas-dev"
+have_onednn || missing="$missing libdnnl-dev"
 have_gnuplot || missing="$missing gnuplot-nox"
 have_mpi || missing="$missing openmpi-bin libopenmpi-dev"
 have_libfuzzer || missing="$missing clang libclang-rt-dev"
@@ -47,6 +54,13 @@ if have_openblas; then
 else
     say "OpenBLAS not found: the CPU backend uses its portable GEMM"
     echo "HAVE_OPENBLAS := 0"
+fi
+
+if have_onednn; then
+    echo "HAVE_ONEDNN := 1"
+else
+    say "oneDNN not found: the CPU backend's GEMM is OpenBLAS's"
+    echo "HAVE_ONEDNN := 0"
 fi
 
 if [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; then

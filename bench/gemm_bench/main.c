@@ -5,7 +5,7 @@
  * SHAPE is MxNxK with an optional :TT (N or T for A and for B, as the run
  * CSV's gemm_shapes column writes them, e.g. 128x1024x512:TN): C (M x N)
  * = op(A) op(B), column-major, fp32, beta 0. Each shape is run through
- * cpu_sgemm (the backend's own cut between threads, OpenBLAS inside) N
+ * cpu_sgemm (the backend's own cut between threads, its library inside) N
  * times after one warm-up call, and printed as one line:
  *
  *   128x1024x512 TN  median 0.671 ms  p10 0.640 ms  200.0 GFLOP/s

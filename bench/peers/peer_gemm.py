@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The GEMM library alone, accubench's against PyTorch's, shape by shape:
-build/gemm-bench (cpu_sgemm: OpenBLAS inside the backend's cut between
+build/gemm-bench (cpu_sgemm: oneDNN or OpenBLAS inside the backend's cut between
 threads) and torch.mm (MKL in the pip wheels) on the same shapes, in
 alternating rounds, each side the median of --reps calls a shape a round.
 Prints per shape each side's median over the rounds and the ratio (torch

@@ -378,7 +378,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
                  dtype_name(dt));
         return BK_UNSUPPORTED;
     }
-    if (cpu_parallel_threads_check(why, why_len))
+    if (cpu_parallel_threads_check(why, why_len) || cpu_gemm_choice_check(why, why_len))
         return BK_ERROR;
     backend *b = calloc(1, sizeof *b);
     if (!b) {

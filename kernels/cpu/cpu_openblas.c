@@ -1,8 +1,11 @@
 #include "cpu_openblas.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+
+#ifdef ACCUBENCH_HAVE_OPENBLAS
+#include <cblas.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -45,7 +48,15 @@ static int intel_avx512(const char *vendor)
 #endif
 }
 
-static cpu_openblas blas;
+static struct {
+    /* NULL until loaded: `error` says why. */
+    __typeof__(cblas_sgemm) *sgemm;
+    char *(*corename)(void);
+    char *(*config)(void);
+    int (*num_threads)(void);
+    void (*set_num_threads)(int);
+    char error[256];
+} blas;
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
 /* The CPU's vendor string and family (base + extended), or 0. */
@@ -111,8 +122,87 @@ static void load(void)
     blas.sgemm = sgemm.f; /* last: non-NULL means every entry is set */
 }
 
-const cpu_openblas *cpu_openblas_get(void)
+const char *cpu_openblas_load(void)
 {
     pthread_once(&blas_once, load);
-    return &blas;
+    return blas.sgemm ? NULL : blas.error;
 }
+
+/* OpenBLAS meets beta = 0 with a pass of its own that zeroes C with plain
+ * stores (each line read for ownership first) before the kernel adds into
+ * it. memset zeroes at the write bandwidth, and just before the kernel, so
+ * C is still in cache when it is read: the same sums (0 + x is x) for less
+ * memory traffic. */
+static void zero_for_beta0(int m, int n, float *beta, float *c, int ldc)
+{
+    if (*beta != 0.0f || m <= 0)
+        return;
+    if (ldc == m)
+        memset(c, 0, (size_t)m * n * sizeof *c);
+    else
+        for (int j = 0; j < n; j++)
+            memset(c + (size_t)j * ldc, 0, (size_t)m * sizeof *c);
+    *beta = 1.0f;
+}
+
+void cpu_openblas_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta,
+                        float *c, int ldc)
+{
+    zero_for_beta0(m, n, &beta, c, ldc);
+    blas.sgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans,
+               trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c,
+               ldc);
+}
+
+int cpu_openblas_threads(void)
+{
+    return blas.num_threads();
+}
+
+void cpu_openblas_set_threads(int threads)
+{
+    blas.set_num_threads(threads);
+}
+
+void cpu_openblas_describe(char *text, size_t len)
+{
+    if (cpu_openblas_load()) {
+        snprintf(text, len, "%s", blas.error);
+        return;
+    }
+    /* openblas_get_config() reads e.g. "OpenBLAS 0.3.21 NO_LAPACKE ...". */
+    char name[32] = "OpenBLAS", version[32] = "";
+    sscanf(blas.config(), "%31s %31s", name, version);
+    snprintf(text, len, "%s %s core %s threads %d", name, version, blas.corename(),
+             blas.num_threads());
+}
+#else
+const char *cpu_openblas_load(void)
+{
+    return "built without OpenBLAS (its headers were not found)";
+}
+
+void cpu_openblas_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta,
+                        float *c, int ldc)
+{
+    (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
+    (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+}
+
+int cpu_openblas_threads(void)
+{
+    return 1;
+}
+
+void cpu_openblas_set_threads(int threads)
+{
+    (void)threads;
+}
+
+void cpu_openblas_describe(char *text, size_t len)
+{
+    snprintf(text, len, "%s", cpu_openblas_load());
+}
+#endif

@@ -1,22 +1,26 @@
 /* OpenBLAS, loaded on first use rather than linked, so that the backend
  * can choose its kernels before OpenBLAS picks them (it does once, as it
- * loads, from the CPU and OPENBLAS_CORETYPE). Seen only by cpu_gemm.c. */
+ * loads, from the CPU and OPENBLAS_CORETYPE). Seen only by cpu_gemm.c.
+ * Built without OpenBLAS's headers, it never loads. */
 #ifndef ACCUBENCH_CPU_OPENBLAS_H
 #define ACCUBENCH_CPU_OPENBLAS_H
 
-#include <cblas.h>
+#include <stddef.h>
 
-typedef struct cpu_openblas {
-    /* NULL when OpenBLAS could not be loaded: `error` says why. */
-    __typeof__(cblas_sgemm) *sgemm;
-    char *(*corename)(void);
-    char *(*config)(void);
-    int (*num_threads)(void);
-    void (*set_num_threads)(int);
-    char error[256];
-} cpu_openblas;
+/* Loads OpenBLAS once (thread-safe): NULL when it is ready, else why not. */
+const char *cpu_openblas_load(void);
 
-/* Loads OpenBLAS once (thread-safe) and returns its entry points. */
-const cpu_openblas *cpu_openblas_get(void);
+/* C = alpha op(A) op(B) + beta C, column-major, on OpenBLAS's threads
+ * (cpu_openblas_set_threads). */
+void cpu_openblas_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta,
+                        float *c, int ldc);
+
+/* OpenBLAS's own thread count, for every call that follows. */
+int cpu_openblas_threads(void);
+void cpu_openblas_set_threads(int threads);
+
+/* "OpenBLAS 0.3.21 core SkylakeX threads 2". */
+void cpu_openblas_describe(char *text, size_t len);
 
 #endif

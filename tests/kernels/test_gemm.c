@@ -1,7 +1,10 @@
-/* The CPU GEMMs (portable and BLAS) against a naive triple loop, for every
- * transpose, odd sizes and alpha/beta. */
+/* The CPU GEMMs (portable, and cpu_sgemm through each library that loads)
+ * against a naive triple loop, for every transpose, odd sizes and
+ * alpha/beta; and ACCUBENCH_CPU_GEMM's check. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "cpu_gemm.h"
@@ -74,10 +77,10 @@ static int beta0_overwrites(gemm_fn fn, int ldc, int N)
     return ok;
 }
 
-int main(void)
+/* Every case through fn. */
+static void check_gemm(gemm_fn fn)
 {
-    gemm_fn fns[2] = {cpu_sgemm_portable, cpu_sgemm};
-    /* Those with the longer side of C over two blocks run OpenBLAS in
+    /* Those with the longer side of C over two blocks run the library in
      * blocks of C, one per thread: by rows where m >= n (the last two
      * skinny: n or k of a few examples), by columns where n > m (wide:
      * the GPT's d_model rows and tokens as columns; the last with m of a
@@ -85,19 +88,50 @@ int main(void)
     int sizes[][3] = {{1, 1, 1},    {7, 5, 3},    {130, 67, 300}, {64, 1, 513},
                       {257, 129, 33}, {300, 8, 200}, {260, 150, 9}, {67, 300, 130},
                       {129, 257, 33}, {5, 260, 200}};
-    for (int f = 0; f < 2; f++)
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-            for (int ta = 0; ta < 2; ta++)
-                for (int tb = 0; tb < 2; tb++) {
-                    int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
-                    CHECK(max_error(fns[f], ta, tb, m, n, k, 1.0f, 0.0f) < 1e-4 * sqrt(k));
-                    CHECK(max_error(fns[f], ta, tb, m, n, k, 0.5f, 1.0f) < 1e-4 * sqrt(k));
-                    CHECK(max_error(fns[f], ta, tb, m, n, k, -2.0f, 0.25f) < 2e-4 * sqrt(k));
-                }
-    for (int f = 0; f < 2; f++) {
-        CHECK(beta0_overwrites(fns[f], 33, 9));
-        CHECK(beta0_overwrites(fns[f], 37, 9));
-        CHECK(beta0_overwrites(fns[f], 37, 300)); /* cut by columns */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
+                CHECK(max_error(fn, ta, tb, m, n, k, 1.0f, 0.0f) < 1e-4 * sqrt(k));
+                CHECK(max_error(fn, ta, tb, m, n, k, 0.5f, 1.0f) < 1e-4 * sqrt(k));
+                CHECK(max_error(fn, ta, tb, m, n, k, -2.0f, 0.25f) < 2e-4 * sqrt(k));
+            }
+    CHECK(beta0_overwrites(fn, 33, 9));
+    CHECK(beta0_overwrites(fn, 37, 9));
+    CHECK(beta0_overwrites(fn, 37, 300)); /* cut by columns */
+}
+
+/* ACCUBENCH_CPU_GEMM: a name it does not know, and one it does, fails or
+ * passes the backend's check with one line. */
+static void check_choice(void)
+{
+    char why[300] = "";
+    unsetenv("ACCUBENCH_CPU_GEMM");
+    CHECK(cpu_gemm_choice_check(why, sizeof why) == 0);
+    setenv("ACCUBENCH_CPU_GEMM", "mkl", 1);
+    CHECK(cpu_gemm_choice_check(why, sizeof why) == -1);
+    CHECK(strstr(why, "'mkl'") && strstr(why, "onednn, openblas or portable"));
+    CHECK(!strchr(why, '\n'));
+    setenv("ACCUBENCH_CPU_GEMM", "portable", 1);
+    CHECK(cpu_gemm_choice_check(why, sizeof why) == 0);
+    unsetenv("ACCUBENCH_CPU_GEMM");
+}
+
+int main(void)
+{
+    check_gemm(cpu_sgemm_portable);
+    static const struct { cpu_gemm_library lib; const char *name; } LIBS[] = {
+        {CPU_GEMM_OPENBLAS, "OpenBLAS"}, {CPU_GEMM_ONEDNN, "oneDNN"},
+        {CPU_GEMM_PORTABLE, "portable"}};
+    for (size_t i = 0; i < sizeof LIBS / sizeof *LIBS; i++) {
+        if (!cpu_gemm_use(LIBS[i].lib)) {
+            printf("test_gemm: %s not loaded, its cases skipped\n", LIBS[i].name);
+            continue;
+        }
+        check_gemm(cpu_sgemm);
+        if (LIBS[i].lib != CPU_GEMM_PORTABLE)
+            CHECK(strstr(cpu_blas_description(), LIBS[i].name) != NULL);
     }
+    check_choice();
     return check_finish("test_gemm");
 }
