@@ -163,6 +163,15 @@ for v in abc 0 -1; do
     check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'ACCUBENCH_CPU_THREADS' err.txt" \
         "ACCUBENCH_CPU_THREADS=$v: one line, exit 2 (got $rc: $(cat err.txt))"
 done
+# shellcheck disable=SC2086
+ACCUBENCH_CPU_GEMM=mkl "$ACCUBENCH" run $quick --csv gemm.csv >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"ACCUBENCH_CPU_GEMM='mkl'\" err.txt && [ ! -e gemm.csv ]" \
+    "ACCUBENCH_CPU_GEMM=mkl: one line, exit 2, no CSV (got $rc: $(cat err.txt))"
+# shellcheck disable=SC2086
+ACCUBENCH_CPU_GEMM=portable "$ACCUBENCH" run $quick --csv gemm.csv >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && grep -q '^# library: portable blocked GEMM (ACCUBENCH_CPU_GEMM=portable)' gemm.csv" \
+    "ACCUBENCH_CPU_GEMM=portable runs the portable GEMM and says so: $(cat err.txt)"
 awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { for (i = 1; i <= NF; i++) if ($i == "grad_rel_err") c = i; h = 1; print; next } { $c = "1e-320"; print }' \
     "$root/tests/fixtures/abc.csv" >tiny.csv
 "$ACCUBENCH" report tiny.csv --no-charts >/dev/null 2>err.txt
