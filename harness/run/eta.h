@@ -2,8 +2,9 @@
  * from its step time (measured, or estimated from its FLOPs against the
  * configs already measured) and what its budget lets it run: the skip
  * probe, the gradient check, the warm-up, the timed steps the budget
- * allows, the single passes and the trace pass; scaled by how long the
- * finished configs actually took against the same prediction of them.
+ * allows, the single passes and the trace pass; scaled, and a fixed cost
+ * a config added, by how long the finished configs actually took against
+ * the same prediction of them (eta.c's scale).
  * The gradient noise pass is costed apart: windows of K passes, each
  * pass with a download of the gradient and host sums over every
  * parameter, so a window grows with K and the model's size; it runs
@@ -73,6 +74,10 @@ double eta_known_step_ms(const eta_item *it);
  * configs, ETA_SPREAD_FLOOR at least (a step wanders 10-30% between two
  * runs of one config here, however many configs agreed so far). */
 #define ETA_SPREAD_FLOOR 0.10
+
+/* The learnt scale's prior: 1, worth this many --budget-s of predicted
+ * time, so that a few configs predicted at milliseconds cannot set it. */
+#define ETA_SCALE_PRIOR 2.0
 double eta_spread(const eta *e);
 
 /* The chance a config predicted at step_ms runs in full rather than

@@ -8,6 +8,16 @@
 static const eta_costs COSTS = {.budget_s = 2, .warmup = 2, .min_samples = 5,
                                 .max_samples = 1000, .trace_steps = 0, .max_step_s = 10};
 
+/* The scale learnt from finished configs that took `actual` seconds
+ * against `predicted` (none of them 4 times its prediction, which would
+ * tell a fixed cost):
+ * their ratio, with the prior of 1 worth ETA_SCALE_PRIOR budgets. */
+static double learnt_scale(const eta_costs *c, double actual, double predicted)
+{
+    double prior = ETA_SCALE_PRIOR * c->budget_s;
+    return (actual + prior) / (predicted + prior);
+}
+
 /* Configs not run yet: no step, pass or wall time. */
 static void not_run(eta_item *items, int n)
 {
@@ -42,7 +52,8 @@ static void test_config_s(void)
 /* A synthetic sweep whose configs cost what the model says, with a noise
  * pass of windows of K passes, each pass with host work per FLOP of an
  * example, and a machine 1.3x slower than the plain arithmetic: once two
- * configs ran, the time left of the other two is their true time. The
+ * configs ran, the time left of the other two is their true time at the
+ * scale learnt (1.3 toward the prior of 1, eta.c's scale). The
  * noise pass keeps to a fifth of the budget (4 windows at least, up to
  * the 32 asked), once a split: costed as 32 windows whatever the budget,
  * as before, the two K = 8 configs came out 3.3 times too long; folded
@@ -106,7 +117,14 @@ static void run_sweep(double budget_s, int want_windows)
     }
     CHECK(eta_samples(&e, 2) == samples);
     /* 8x8 sync reuses 8x8 async's noise pass */
-    double left = true_wall(&c, &truth[2], samples, 1) + true_wall(&c, &truth[3], samples, 0);
+    double ran = 0, left = true_wall(&c, &truth[2], samples, 1) - true_wall(&c, &truth[2], samples, 0);
+    for (int i = 0; i < 2; i++)
+        ran += eta_config_s(&c, truth[i].step_ms, truth[i].step_ms / truth[i].accum,
+                            truth[i].accum, samples);
+    for (int i = 2; i < 4; i++)
+        left += learnt_scale(&c, 1.3 * ran, ran) *
+                eta_config_s(&c, truth[i].step_ms, truth[i].step_ms / truth[i].accum,
+                             truth[i].accum, samples);
     CHECK_NEAR(eta_left_s(&e, 2, 0, NAN), left, 1e-9 * left);
     /* the noise pass alone: windows x 8 x (25 ms + 2 ms of host work) */
     int windows;
@@ -149,10 +167,11 @@ static void test_estimates(void)
     double at16 = 400 * pow(0.5, 0.8);
     CHECK_NEAR(eta_step_ms(&e, 3), at16, 1e-9);
     /* the time left is the prediction scaled by the finished configs'
-     * actual over predicted time */
-    double k = (1.0 + 1.0 + 2.0) / (eta_config_s(&COSTS, 200, 25, 8, 0) +
-                                    eta_config_s(&COSTS, 100, 25, 4, 0) +
-                                    eta_config_s(&COSTS, 400, 50, 8, 0));
+     * actual over predicted time, toward the prior of 1 */
+    double k = learnt_scale(&COSTS, 1.0 + 1.0 + 2.0,
+                            eta_config_s(&COSTS, 200, 25, 8, 0) +
+                                eta_config_s(&COSTS, 100, 25, 4, 0) +
+                                eta_config_s(&COSTS, 400, 50, 8, 0));
     CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), k * eta_config_s(&COSTS, at16, NAN, 4, 0), 1e-9);
     /* the running config's own pass: K passes a step; what it ran is off */
     CHECK_NEAR(eta_left_s(&e, 3, 0.5, 60),
@@ -209,8 +228,8 @@ static void test_ran_over_threshold(void)
     double ran = eta_config_s(&no_limit, 9600, 160, 64, 0);
     eta_record(&e, 0, 9600, 160, 1.2 * ran);
     /* model 1, a quarter of the FLOPs: 2.4 s a step, far under the
-     * threshold, at the scale of 1.2 */
-    double left = 1.2 * eta_config_s(&COSTS, 2400, NAN, 64, 0);
+     * threshold, at the scale of 1.2 (toward the prior of 1) */
+    double left = learnt_scale(&COSTS, 1.2 * ran, ran) * eta_config_s(&COSTS, 2400, NAN, 64, 0);
     CHECK_NEAR(eta_left_s(&e, 1, 0, NAN), left, 1e-9 * left);
 }
 
@@ -361,18 +380,20 @@ static void test_probe(void)
     };
     not_run(items, 3);
     eta e = {.items = items, .n = 3, .c = COSTS};
-    eta_record(&e, 0, 100, NAN, 2 * eta_config_s(&COSTS, 100, NAN, 256, 0)); /* scale 2 */
+    double ran = eta_config_s(&COSTS, 100, NAN, 256, 0);
+    eta_record(&e, 0, 100, NAN, 2 * ran);
+    double k = learnt_scale(&COSTS, 2 * ran, ran); /* 2 toward the prior */
     CHECK_NEAR(eta_step_ms(&e, 1), 2600, 1e-9); /* by FLOPs */
     eta_record_probe(&e, 1, 178);
     CHECK_NEAR(eta_step_ms(&e, 1), 178 * 256, 1e-9);
     /* skipped after its probe passes: no scale on those, no skip seen yet */
     CHECK_NEAR(cost_of(&e, 1), 3 * 0.178, 1e-12);
-    /* not a finished config: the scale is still config 0's, 2 */
+    /* not a finished config: the scale is still config 0's */
     eta_record_probe(&e, 2, 1400);
-    CHECK_NEAR(cost_of(&e, 2), 2 * eta_config_s(&COSTS, 1400, 1400, 1, 0), 1e-9);
+    CHECK_NEAR(cost_of(&e, 2), k * eta_config_s(&COSTS, 1400, 1400, 1, 0), 1e-9);
     CHECK(eta_spread(&e) == ETA_SPREAD_FLOOR);
     /* the running config's own pass over the probe's */
-    CHECK_NEAR(eta_left_s(&e, 1, 0, 30.0), 2 * eta_config_s(&COSTS, 30 * 256, 30, 256, 0) +
+    CHECK_NEAR(eta_left_s(&e, 1, 0, 30.0), k * eta_config_s(&COSTS, 30 * 256, 30, 256, 0) +
                                              cost_of(&e, 2), 1e-6);
     /* a finished config keeps its own figures */
     eta_record(&e, 2, 1500, 1500, 9);
@@ -380,8 +401,34 @@ static void test_probe(void)
     CHECK_NEAR(eta_step_ms(&e, 2), 1500, 1e-12);
 }
 
+/* Configs predicted at milliseconds (the tiny model's) that took 0.3 s
+ * each over their prediction tell a fixed cost per config, not a scale:
+ * as one ratio of their times (over 30 here) the scale made every later
+ * config cost that many times its prediction. */
+static void test_fixed_cost(void)
+{
+    eta_item items[] = {
+        {.flops = 1e6, .micro = 1, .accum = 4},  {.flops = 1e6, .micro = 2, .accum = 2},
+        {.flops = 1e6, .micro = 4, .accum = 1},  {.flops = 1e12, .micro = 4, .accum = 1, .model = 1},
+    };
+    not_run(items, 4);
+    eta e = {.items = items, .n = 4, .c = COSTS};
+    double predicted = 0;
+    for (int i = 0; i < 3; i++) {
+        double own = eta_config_s(&COSTS, 0.5, 0.5 / items[i].accum, items[i].accum, 5);
+        eta_record(&e, i, 0.5, 0.5 / items[i].accum, own + 0.3);
+        eta_record_parts(&e, i, NAN, 0, 5);
+        predicted += own;
+    }
+    CHECK((predicted + 3 * 0.3) / predicted > 30); /* what one ratio would be */
+    eta_record_probe(&e, 3, 1000); /* model 1's pass: a second */
+    double want = eta_config_s(&COSTS, 1000, 1000, 1, 5) + 0.3;
+    CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), want, 1e-9);
+}
+
 int main(void)
 {
+    test_fixed_cost();
     test_probe();
     test_config_s();
     test_estimates();
