@@ -150,12 +150,13 @@ int cpu_parallel_threads(void)
 
 /* Workers that cannot start leave the pool smaller; none at all leaves
  * every loop to the caller. Detached: they live as long as the process.
- * They start with every signal blocked (a thread inherits its creator's
- * mask), so that a signal's handler never runs on a worker's stack in the
+ * They start with the asynchronous signals blocked (a thread inherits its
+ * creator's mask), so that no handler runs on a worker's stack in the
  * middle of a library's kernel: under SIGINT, with oneDNN's sgemm in the
  * blocks, about one interrupted sweep in five on a loaded machine died of
- * a corrupted heap. The caller's thread takes the signals instead, on the
- * alternate stack the handlers ask for (stop_signal.c). */
+ * a corrupted heap. The caller's thread takes them instead, on the
+ * alternate stack the handlers ask for (stop_signal.c). A fault's signal
+ * (SIGSEGV, a sanitizer's report) still reaches the thread that faults. */
 static void start_pool(void)
 {
     pool *p = &the_pool;
@@ -164,9 +165,13 @@ static void start_pool(void)
     if (want < 1 || pthread_attr_init(&attr))
         return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    static const int ASYNC_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM,
+                                        SIGUSR1, SIGUSR2, SIGCHLD, SIGWINCH};
+    sigset_t async, old;
+    sigemptyset(&async);
+    for (size_t i = 0; i < sizeof ASYNC_SIGNALS / sizeof *ASYNC_SIGNALS; i++)
+        sigaddset(&async, ASYNC_SIGNALS[i]);
+    pthread_sigmask(SIG_BLOCK, &async, &old);
     for (int t = 0; t < want; t++) {
         pthread_t id;
         if (pthread_create(&id, &attr, worker, p))
