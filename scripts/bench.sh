@@ -26,8 +26,8 @@ else
         echo "make bench: profile default (a GPU answered)"
     else
         profile=cpu
-        echo "make bench: profile cpu (no GPU answered: a sweep sized for a CPU, a few" \
-             "minutes at most on 2 cores; make bench-full runs the full default profile)"
+        echo "make bench: profile cpu (no GPU answered: a sweep sized for a CPU, about" \
+             "six minutes on 2 cores; make bench-full runs the full default profile)"
     fi
 fi
 
