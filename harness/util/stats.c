@@ -22,17 +22,6 @@ double percentile_sorted(const double *sorted, size_t n, double p)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-/* P(X <= j) for X ~ binomial(n, 1/2), summed in log space: n may be the
- * thousands of samples of a fast config. */
-static double binomial_half_cdf(size_t n, size_t j)
-{
-    double sum = 0, log_half_n = (double)n * log(0.5);
-    for (size_t i = 0; i <= j && i <= n; i++)
-        sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) +
-                   log_half_n);
-    return sum < 1 ? sum : 1;
-}
-
 void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, double *hi,
                       double *coverage)
 {
@@ -41,16 +30,25 @@ void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, 
         return;
     }
     /* k counts from 1: the interval [x(k), x(n-k+1)] misses the median with
-     * probability 2 P(X <= k-1). The largest k that keeps that under
-     * 1 - level is the narrowest interval at that level. */
+     * probability 2 P(X <= k-1), X ~ binomial(n, 1/2). The largest k that
+     * keeps that under 1 - level is the narrowest interval at that level.
+     * P(X <= k) is built term by term, each probability from the one
+     * before in log space (n may be the thousands of samples of a fast
+     * config, where 0.5^n underflows): the stopping rule computes this
+     * after every sample, and with each sum started afresh through lgamma
+     * (a quadratic count of terms) it took 2 ms a sample at 1000 samples,
+     * five times the tiny model's step. */
+    double log_p = (double)n * log(0.5), below = exp(log_p); /* P(X <= 0) */
     size_t k = 1;
-    double miss = 2 * binomial_half_cdf(n, 0);
+    double miss = 2 * below;
     while (k + 1 <= (n + 1) / 2) {
-        double next = 2 * binomial_half_cdf(n, k);
-        if (next > 1 - level)
+        log_p += log((double)(n - k + 1) / (double)k); /* P(X = k) */
+        double next_below = fmin(1, below + exp(log_p));
+        if (2 * next_below > 1 - level)
             break;
         k++;
-        miss = next;
+        below = next_below;
+        miss = 2 * below;
     }
     *lo = sorted[k - 1];
     *hi = sorted[n - k];
