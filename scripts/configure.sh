@@ -17,7 +17,7 @@ have_openblas() {
 # oneDNN's header: the CPU GEMM loads libdnnl at run time (cpu_onednn.c)
 # and checks its prototypes against this header at build time.
 have_onednn() {
-    printf '#include <oneapi/dnnl/dnnl.h>\nint main(void){return DNNL_VERSION_MAJOR < 2;}\n' |
+    printf '#include <oneapi/dnnl/dnnl.h>\n#if DNNL_VERSION_MAJOR < 2\n#error\n#endif\nint main(void){return 0;}\n' |
         $CC -x c - -o /dev/null 2>/dev/null
 }
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }

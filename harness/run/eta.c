@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "noise_pass.h"
+#include "stats.h"
 
 /* The timed loop's floor (measure.c's MIN_SAMPLES_HARD). */
 #define ETA_MIN_TIMED 3
@@ -315,12 +316,6 @@ static double predicted_s(const eta *e, const eta_item *it)
     return run_s(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Finished configs' actual time, less their noise pass, against their
  * prediction from their own figures, as a fixed cost per config (*fixed)
  * plus a scale on the prediction (the return): what the model leaves out,
@@ -342,15 +337,17 @@ static int cmp_double(const void *a, const void *b)
 static double scale(const eta *e, double *fixed)
 {
     double *over = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *over);
-    int n = 0;
+    size_t n = 0;
     for (int j = 0; over && j < e->n; j++) {
         const eta_item *it = &e->items[j];
-        if (ran_in_full(it) && actual_s(it) > FIXED_COST_RATIO * predicted_s(e, it))
-            over[n++] = actual_s(it) - predicted_s(e, it);
+        if (!ran_in_full(it))
+            continue;
+        double predicted = predicted_s(e, it);
+        if (actual_s(it) > FIXED_COST_RATIO * predicted)
+            over[n++] = actual_s(it) - predicted;
     }
-    if (n)
-        qsort(over, (size_t)n, sizeof *over, cmp_double);
-    *fixed = n ? fmax(0, n % 2 ? over[n / 2] : (over[n / 2 - 1] + over[n / 2]) / 2) : 0;
+    timing_stats st;
+    *fixed = n && timing_stats_of(over, n, &st) == 0 ? fmax(0, st.median) : 0;
     free(over);
     double actual = 0, predicted = 0, prior = ETA_SCALE_PRIOR * e->c.budget_s;
     for (int j = 0; j < e->n; j++) {
