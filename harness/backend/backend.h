@@ -184,6 +184,23 @@ typedef struct backend_ops {
      * to_tokens = 1 copies the other way, y back into x. */
     int (*permute_heads)(backend *b, storage s, const void *src, void *dst, int hd,
                          int heads, int t, int batch, int parts, int to_tokens);
+    /* Causal self-attention fused into one op, where a backend has one
+     * (NULL where not: the model then runs the products, the softmax and
+     * the permutes above). qkv is the projection's [3 * heads * hd x
+     * batch * t], token layout as permute_heads' x (q, then k, then v);
+     * y [heads * hd x batch * t] the same layout: for head h of each
+     * sequence, y_i = sum_{j <= i} softmax_j(scale k_j . q_i) v_j. The
+     * scores are never stored: lse (fp32, [t x heads x batch], query i of
+     * head h of sequence q at (q * heads + h) * t + i) keeps each query's
+     * log-sum-exp of its scaled scores, from which the backward makes the
+     * probabilities again. */
+    int (*attention_forward)(backend *b, storage s, const void *qkv, void *y, float *lse,
+                             float scale, int hd, int heads, int t, int batch);
+    /* dqkv (every element written) from dy, the gradient of y, and the
+     * forward's qkv and lse. */
+    int (*attention_backward)(backend *b, storage s, const void *qkv, const float *lse,
+                              const void *dy, void *dqkv, float scale, int hd, int heads,
+                              int t, int batch);
 
     /* h points to device memory, written with upload() before each step,
      * so that a captured graph reads the current step's bias correction. */

@@ -189,6 +189,25 @@ static inline int bk_permute_heads(backend *b, const void *src, void *dst, int h
                                       parts, to_tokens));
 }
 
+/* The fused attention (backend_ops.attention_forward, where the backend
+ * has it). */
+static inline int bk_attention_forward(backend *b, const void *qkv, void *y, float *lse,
+                                       float scale, int hd, int heads, int t, int batch)
+{
+    BK_DISPATCH(b, "attention",
+                b->ops->attention_forward(b, b->compute_storage, qkv, y, lse, scale, hd, heads,
+                                          t, batch));
+}
+
+static inline int bk_attention_backward(backend *b, const void *qkv, const float *lse,
+                                        const void *dy, void *dqkv, float scale, int hd,
+                                        int heads, int t, int batch)
+{
+    BK_DISPATCH(b, "attention_backward",
+                b->ops->attention_backward(b, b->compute_storage, qkv, lse, dy, dqkv, scale, hd,
+                                           heads, t, batch));
+}
+
 static inline int bk_adamw(backend *b, float *w, const float *g, float *m,
                            float *v, size_t n, const adamw_hparams *h)
 {

@@ -20,7 +20,8 @@ enum {
     A_RES0,      /* [d x N] the embeddings: block 0's input */
     A_HEAD,      /* the head's chunk buffers (gpt_head.h), GPT_HEAD_BUFFERS */
     A_SCORES = A_HEAD + GPT_HEAD_BUFFERS, /* [T x T x H x B] scores; in
-                    backward, their gradients */
+                    backward, their gradients (none where attention is
+                    fused) */
     A_DRES,      /* fp32 [d x N] the gradient of the residual stream: the
                     forward leaves the last block's output's there */
     A_DRES_C,    /* [d x N] its compute-storage copy, what the GEMMs read
@@ -28,14 +29,18 @@ enum {
     A_DX,        /* [d x N] the gradient of a LayerNorm's output, of the
                     attention's output */
     A_DWIDE,     /* [4d x N] the MLP's hidden gradient; [3d x N] of qkv */
-    A_HEADS,     /* [4d x N] attention's scratch (see attention_forward) */
+    A_HEADS,     /* [4d x N] attention's scratch (see attention_forward;
+                    none where attention is fused), and where recompute
+                    gelu puts the GELU's output */
     A_GLOBAL
 };
 enum {
     B_LN1,       /* [d x N] */
     B_LN1_STATS, /* fp32 [2 x N] */
-    B_QKV,       /* [3d x N]: q, k, v, each as B x H blocks of [hd x T] */
-    B_PROBS,     /* [T x T x H x B] the attention weights */
+    B_QKV,       /* [3d x N]: q, k, v, each as B x H blocks of [hd x T];
+                    fused, the projection's token layout */
+    B_PROBS,     /* [T x T x H x B] the attention weights; fused, fp32
+                    [T x H x B]: each query's log-sum-exp */
     B_ATTY,      /* [d x N] the weighted sums, heads stacked */
     B_RES_MID,   /* [d x N] the residual stream after attention */
     B_LN2,       /* [d x N] */
@@ -72,23 +77,24 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
     size_t es = storage_bytes(st), d = (size_t)s->dims[GPT_D], t = (size_t)s->dims[GPT_SEQ];
     size_t h = (size_t)s->dims[GPT_HEADS];
     size_t n = (size_t)capacity * t, scores = t * t * h * (size_t)capacity * es;
-    size_t stats = 2 * n * sizeof(float);
+    size_t stats = 2 * n * sizeof(float), lse = h * n * sizeof(float);
+    int fused = s->fused_attention;
     bytes[A_RES0] = d * n * es;
     gpt_head_sizes(s, st, capacity, bytes + A_HEAD);
-    bytes[A_SCORES] = scores;
+    bytes[A_SCORES] = fused ? 0 : scores;
     /* fp32 whatever the storage: every LayerNorm backward adds into it. */
     bytes[A_DRES] = d * n * sizeof(float);
     bytes[A_DRES_C] = es == sizeof(float) ? 0 : d * n * es;
     bytes[A_DX] = d * n * es;
     bytes[A_DWIDE] = 4 * d * n * es;
-    bytes[A_HEADS] = 4 * d * n * es;
+    bytes[A_HEADS] = fused && s->recompute != RECOMPUTE_GELU ? 0 : 4 * d * n * es;
     int count = A_GLOBAL;
     for (int l = 0; l < s->dims[GPT_LAYERS]; l++, count += B_COUNT) {
         size_t *blk = bytes + count;
         blk[B_LN1] = d * n * es;
         blk[B_LN1_STATS] = stats;
         blk[B_QKV] = 3 * d * n * es;
-        blk[B_PROBS] = scores;
+        blk[B_PROBS] = fused ? lse : scores;
         blk[B_ATTY] = d * n * es;
         blk[B_RES_MID] = d * n * es;
         blk[B_LN2] = d * n * es;
@@ -143,6 +149,7 @@ typedef struct pass {
     layer_pass lp;
     const gpt_layout *l;
     int batch; /* sequences */
+    int fused; /* the backend's fused attention (model_spec.fused_attention) */
 } pass;
 
 /* Element `i` of a buffer in compute storage. */
@@ -166,11 +173,16 @@ static int pass_init(model *m, const micro_batch_view *mb, pass *p)
                  "tokens is more tokens than one pass can index", mb->count, l->seq);
         return BK_UNSUPPORTED;
     }
-    *p = (pass){.lp = layer_pass_of(m, mb, mb->count * l->seq), .l = l, .batch = mb->count};
+    *p = (pass){.lp = layer_pass_of(m, mb, mb->count * l->seq), .l = l, .batch = mb->count,
+                .fused = m->spec.fused_attention};
     return BK_OK;
 }
 
-/* ---- attention: q, k and v as llm.c arranges them ----
+/* ---- attention ----
+ * Fused where the backend has the op (backend_ops.attention_forward: the
+ * CPU's), which reads q, k and v from the projection's output as it is
+ * and keeps no scores. Elsewhere, q, k and v as llm.c arranges them.
+ *
  * The qkv projection writes [3d x N] (a token per column, head h's q in
  * rows h*hd.., its k in d + h*hd.., its v in 2d + h*hd..); a permute
  * (bk_permute_heads) makes each of q, k and v B x H contiguous [hd x T]
@@ -180,6 +192,11 @@ static int pass_init(model *m, const micro_batch_view *mb, pass *p)
  * per column, what the causal softmax reads). Four GEMMs and two softmax
  * launches a layer whatever the micro-batch and the head count: what
  * accumulation costs in launches stays visible, as with a fused kernel. */
+
+static float attention_scale(const gpt_layout *l)
+{
+    return 1.0f / sqrtf((float)l->head_dim);
+}
 
 /* One product per (sequence, head) block: batch B * H, one stride per
  * operand (in elements). */
@@ -210,7 +227,7 @@ static int attention_forward(const pass *p, const void *qkv_tok, void *heads, vo
     if ((rc = bk_permute_heads(p->lp.b, qkv_tok, heads, hd, nh, t, p->batch, 3, 0)) ||
         /* S[j, i] = k_j . q_i: K^T Q. */
         (rc = gemm_heads(p, 1, 0, t, t, hd, k, hd, s_blk, q, hd, s_blk, scores, t, s_tt)) ||
-        (rc = bk_causal_softmax_forward(p->lp.b, scores, probs, 1.0f / sqrtf((float)hd), t,
+        (rc = bk_causal_softmax_forward(p->lp.b, scores, probs, attention_scale(l), t,
                                         nh * p->batch)) ||
         /* y_i = sum_j P[j, i] v_j: V P. */
         (rc = gemm_heads(p, 0, 0, hd, t, t, v, hd, s_blk, probs, t, s_tt, scratch, hd, s_blk)))
@@ -237,12 +254,42 @@ static int attention_backward(const pass *p, const void *heads, const void *prob
         (rc = gemm_heads(p, 1, 0, t, t, hd, v, hd, s_blk, dyh, hd, s_blk, dscores, t, s_tt)) ||
         (rc = gemm_heads(p, 0, 1, hd, t, t, dyh, hd, s_blk, probs, t, s_tt, dv, hd, s_blk)) ||
         (rc = bk_causal_softmax_backward(p->lp.b, probs, dscores, dscores,
-                                         1.0f / sqrtf((float)hd), t, nh * p->batch)) ||
+                                         attention_scale(l), t, nh * p->batch)) ||
         /* dQ = K dS; dK = Q dS^T. */
         (rc = gemm_heads(p, 0, 0, hd, t, t, k, hd, s_blk, dscores, t, s_tt, dq, hd, s_blk)) ||
         (rc = gemm_heads(p, 0, 1, hd, t, t, q, hd, s_blk, dscores, t, s_tt, dk, hd, s_blk)))
         return rc;
     return bk_permute_heads(p->lp.b, scratch, dqkv, hd, nh, t, p->batch, 3, 1);
+}
+/* The block's QKV projection of its first LayerNorm's output, and
+ * attention over it into B_ATTY. */
+static int block_attention_forward(const pass *p, activations *a, void **k,
+                                   const linear_layer *qkv)
+{
+    const gpt_layout *l = p->l;
+    void *heads = act(a, A_HEADS);
+    int rc = linear_forward(&p->lp, qkv, k[B_LN1], p->fused ? k[B_QKV] : heads, NULL);
+    if (rc)
+        return rc;
+    if (p->fused)
+        return bk_attention_forward(p->lp.b, k[B_QKV], k[B_ATTY], k[B_PROBS],
+                                    attention_scale(l), l->head_dim, l->heads, l->seq,
+                                    p->batch);
+    return attention_forward(p, heads, k[B_QKV], act(a, A_SCORES), k[B_PROBS],
+                             at(p, heads, (size_t)3 * l->d * p->lp.n), k[B_ATTY]);
+}
+
+/* From dy, the gradient of B_ATTY, to dqkv ([3d x N], token layout). */
+static int block_attention_backward(const pass *p, activations *a, void **k, const void *dy,
+                                    void *dqkv)
+{
+    const gpt_layout *l = p->l;
+    if (p->fused)
+        return bk_attention_backward(p->lp.b, k[B_QKV], k[B_PROBS], dy, dqkv,
+                                     attention_scale(l), l->head_dim, l->heads, l->seq,
+                                     p->batch);
+    return attention_backward(p, k[B_QKV], k[B_PROBS], dy, act(a, A_SCORES), act(a, A_HEADS),
+                              dqkv);
 }
 /* ---- end of attention ---- */
 
@@ -287,9 +334,7 @@ static int block_forward(model *m, const pass *p, activations *a, int i, int who
     linear_layer fcp = block_linear(l, i, l->fcp_w, l->fcp_b, d, 4 * d);
     if ((rc = bk_layernorm_forward(lp->b, x, w + block_off(l, i, l->ln1_g),
                                    w + block_off(l, i, l->ln1_b), k[B_LN1], s1, s1 + n, d, n)) ||
-        (rc = linear_forward(lp, &qkv, k[B_LN1], act(a, A_HEADS), NULL)) ||
-        (rc = attention_forward(p, act(a, A_HEADS), k[B_QKV], act(a, A_SCORES), k[B_PROBS],
-                                at(p, act(a, A_HEADS), (size_t)3 * nd), k[B_ATTY])) ||
+        (rc = block_attention_forward(p, a, k, &qkv)) ||
         (rc = linear_forward(lp, &proj, k[B_ATTY], mid, NULL)) ||
         (rc = bk_add(lp->b, mid, x, nd)) ||
         (rc = bk_layernorm_forward(lp->b, mid, w + block_off(l, i, l->ln2_g),
@@ -365,8 +410,7 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
     /* Attention: dwide is dqkv now, [3d x N]. */
     if ((rc = dres_compute(p, a, &dres_c)) ||
         (rc = linear_backward_final(lp, &proj, k[B_ATTY], dres_c, dx)) ||
-        (rc = attention_backward(p, k[B_QKV], k[B_PROBS], dx, act(a, A_SCORES),
-                                 act(a, A_HEADS), dwide)) ||
+        (rc = block_attention_backward(p, a, k, dx, dwide)) ||
         (rc = linear_backward_final(lp, &qkv, k[B_LN1], dwide, dx)))
         return rc;
     return layernorm_backward_final(m, p, dx, res_in(a, i), block_off(l, i, l->ln1_g),

@@ -155,12 +155,18 @@ void model_destroy(model *m)
     memset(m, 0, sizeof *m);
 }
 
+void model_spec_on(model_spec *s, const backend *b)
+{
+    s->fused_attention = b->ops->attention_forward && b->ops->attention_backward;
+}
+
 int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
                  uint64_t seed, model *m)
 {
     memset(m, 0, sizeof *m);
     m->b = b;
     m->spec = *s;
+    model_spec_on(&m->spec, b);
     m->opt = *opt;
     m->n_params = model_param_count(s);
     m->slice = shard_slice_of(m->n_params, 1, 0);

@@ -55,7 +55,16 @@ typedef struct model_spec {
      * activations, the memory need and the recomputed FLOPs follow it; the
      * name does not (the CSV has a recompute column of its own). */
     recompute recompute;
+    /* Whether the backend fuses attention (backend_ops.attention_forward):
+     * then no scores are stored, and the activations and the memory need
+     * say so. Set where a spec meets its backend (model_spec_on). */
+    int fused_attention;
 } model_spec;
+
+/* A spec as it runs on backend b: what its memory and its passes depend
+ * on there (fused_attention). model_create applies it; so must anything
+ * that sizes a model's memory for a backend. */
+void model_spec_on(model_spec *s, const backend *b);
 
 /* ----------------------------------------------------------------- input */
 

@@ -20,19 +20,21 @@ int probe_fits(backend *b, const memory_need *need)
     return rc;
 }
 
-/* The need of a candidate micro-batch, with the effective batch it plans
- * for (the candidate itself when none was given). */
-static void need_of(const probe_request *req, int micro, memory_need *need)
+/* The need of a candidate micro-batch on b, with the effective batch it
+ * plans for (the candidate itself when none was given). */
+static void need_of(const backend *b, const probe_request *req, int micro, memory_need *need)
 {
     int effective = req->effective ? req->effective : micro;
-    model_memory_need(req->model, req->dtype, req->optimizer, micro, effective,
-                      req->input_buffers, need);
+    model_spec spec = *req->model;
+    model_spec_on(&spec, b);
+    model_memory_need(&spec, req->dtype, req->optimizer, micro, effective, req->input_buffers,
+                      need);
 }
 
 static int try_micro(backend *b, const probe_request *req, int micro, probe_result *out)
 {
     memory_need need;
-    need_of(req, micro, &need);
+    need_of(b, req, micro, &need);
     out->probes++;
     return probe_fits(b, &need);
 }
@@ -70,7 +72,7 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
         snprintf(b->error, sizeof b->error, "not even a micro-batch of 1 fits: %s", reason);
         return BK_OOM;
     }
-    need_of(req, fits, &out->need);
+    need_of(b, req, fits, &out->need);
     out->accum = (out->effective + fits - 1) / fits;
     out->last = out->effective - (out->accum - 1) * fits;
     return BK_OK;

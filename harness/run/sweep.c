@@ -37,6 +37,7 @@ static int end_ranks(const sweep *s, int code)
 static void fill_config(result_row *r, const sweep *s, const config *c)
 {
     model_spec spec = config_model_spec(c); /* with the row's recompute value */
+    model_spec_on(&spec, s->b);
     const model_spec *ms = &spec;
     const split *sp = &c->sp;
     result_row_clear(r);

@@ -218,6 +218,22 @@ void cpu_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
     release_threads(lib, held);
 }
 
+void cpu_gemm_parallel_for(size_t n, size_t min_chunk, cpu_range_fn fn, void *ctx)
+{
+    cpu_gemm_library lib = current_library();
+    int held = hold_one_thread(lib);
+    cpu_parallel_for(n, min_chunk, fn, ctx);
+    release_threads(lib, held);
+}
+
+void cpu_sgemm_in_loop(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                       const float *a, int lda, const float *b, int ldb, float beta,
+                       float *c, int ldc)
+{
+    library_product(current_library(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta,
+                    c, ldc);
+}
+
 /* Products [first, last) of a batch, each whole on the calling thread. */
 typedef struct blas_batch_job {
     split_job g;
@@ -262,10 +278,8 @@ void cpu_sgemm_batched(int trans_a, int trans_b, int m, int n, int k, float alph
         blas_batch_job job = {{lib, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                ldc, 0, 0}, stride_a, stride_b, stride_c};
         size_t work = (size_t)m * (size_t)n * (size_t)k;
-        int held = hold_one_thread(lib);
-        cpu_parallel_for((size_t)batch, ((size_t)1 << 20) / work + 1, gemm_batch_products,
-                         &job);
-        release_threads(lib, held);
+        cpu_gemm_parallel_for((size_t)batch, ((size_t)1 << 20) / work + 1,
+                              gemm_batch_products, &job);
         return;
     }
     for (int i = 0; i < (batch > 1 ? batch : 1); i++)

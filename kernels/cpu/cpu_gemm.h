@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu_parallel.h"
+
 /* The libraries cpu_sgemm can run its products through. */
 typedef enum cpu_gemm_library {
     CPU_GEMM_PORTABLE,
@@ -37,6 +39,16 @@ void cpu_sgemm_portable_batched(int trans_a, int trans_b, int m, int n, int k, f
                                 const float *a, int lda, int64_t stride_a, const float *b,
                                 int ldb, int64_t stride_b, float beta, float *c, int ldc,
                                 int64_t stride_c, int batch);
+
+/* For an op that makes small products of its own inside one parallel loop
+ * (the fused attention): cpu_gemm_parallel_for runs fn as
+ * cpu_parallel_for does, with the library held to one thread meanwhile,
+ * and each product fn makes through cpu_sgemm_in_loop runs whole on the
+ * thread that calls it. */
+void cpu_gemm_parallel_for(size_t n, size_t min_chunk, cpu_range_fn fn, void *ctx);
+void cpu_sgemm_in_loop(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                       const float *a, int lda, const float *b, int ldb, float beta,
+                       float *c, int ldc);
 
 /* ACCUBENCH_CPU_GEMM (onednn, openblas or portable) names the library;
  * unset, the fastest that loads: oneDNN, then OpenBLAS. 0, or -1 with a

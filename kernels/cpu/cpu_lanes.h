@@ -42,12 +42,25 @@ LANES_INLINE lanes lanes_splat(float x)
     return (lanes){0} + x;
 }
 
+/* Lane by lane, a where the mask is set, else b: C has no vector ?:. */
+LANES_INLINE lanes lanes_select(lanes_mask m, lanes a, lanes b)
+{
+    return (lanes)((m & (lanes_mask)a) | (~m & (lanes_mask)b));
+}
+
 /* Lane by lane, the larger of a and b (b where they compare equal or a is
- * NaN): C has no vector ?:, so a select by the comparison's mask. */
+ * NaN). */
 LANES_INLINE lanes lanes_max2(lanes a, lanes b)
 {
-    lanes_mask gt = a > b;
-    return (lanes)((gt & (lanes_mask)a) | (~gt & (lanes_mask)b));
+    return lanes_select(a > b, a, b);
+}
+
+/* The lanes whose index from `first` is at most `last`: lane k of a block
+ * starting at element `first` holds element first + k. */
+LANES_INLINE lanes_mask lanes_upto(int first, int last)
+{
+    const lanes_mask iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    return iota + first <= last;
 }
 
 /* The lanes added in order, lane 0 first. */

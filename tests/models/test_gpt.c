@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "flop_count.h"
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "gpt.h"
@@ -274,19 +275,31 @@ typedef struct fixture {
     model m;
     dataset d;
     gpt_layout l;
+    backend_ops unfused; /* the backend's ops without its fused attention */
 } fixture;
 
-static int fixture_make(fixture *f, const char *shape, int effective, float *weights)
+/* The GPT on the CPU backend, its attention fused (the backend's own) or
+ * not: the products, softmax and permutes that a backend without the fused
+ * op runs (the CUDA backend), checked here on the CPU. */
+static int fixture_make_with(fixture *f, const char *shape, int effective, float *weights,
+                             int fused)
 {
     memset(f, 0, sizeof *f);
     if (cpu_backend_create(DTYPE_FP32, &f->b, why, sizeof why) != BK_OK)
         return -1;
+    if (!fused) {
+        f->unfused = *f->b->ops;
+        f->unfused.attention_forward = NULL;
+        f->unfused.attention_backward = NULL;
+        f->b->ops = &f->unfused;
+    }
     model_spec s;
     CHECK(model_spec_parse(shape, &s, why, sizeof why) == 0);
     optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, OPT_AT_STEP};
     input_spec in;
     model_input(&s, &in);
     CHECK(model_create(f->b, &s, &opt, 3, &f->m) == BK_OK);
+    CHECK(f->m.spec.fused_attention == fused);
     CHECK(dataset_create(f->b, &in, effective, 1, 11, &f->d) == BK_OK);
     gpt_layout_of(&s, &f->l);
     if (weights) {
@@ -295,6 +308,11 @@ static int fixture_make(fixture *f, const char *shape, int effective, float *wei
         CHECK(model_reset(&f->m) == BK_OK);
     }
     return 0;
+}
+
+static int fixture_make(fixture *f, const char *shape, int effective, float *weights)
+{
+    return fixture_make_with(f, shape, effective, weights, 1);
 }
 
 static void fixture_free(fixture *f)
@@ -309,13 +327,13 @@ static void fixture_free(fixture *f)
  * to 5 valid tokens) against d(loss)/d(w) by finite differences of the
  * float64 forward, every parameter; and the fp32 loss against the float64
  * loss. */
-static void test_finite_differences(void)
+static void test_finite_differences(int fused)
 {
     const char *shape = "gpt:d=8,layers=2,heads=2,seq=5,vocab=13";
     enum { E = 6 };
     float *w32 = malloc(4096 * sizeof *w32);
     fixture f;
-    if (fixture_make(&f, shape, E, w32))
+    if (fixture_make_with(&f, shape, E, w32, fused))
         return;
     size_t n = f.m.n_params;
     CHECK(n < 4096);
@@ -355,8 +373,8 @@ static void test_finite_differences(void)
     double err = sqrt(num / den);
     CHECK(den > 0 && err < 1e-4);
     if (!(err < 1e-4))
-        fprintf(stderr, "  finite differences: relative error %.3g, worst %.3g at %zu\n", err,
-                worst, worst_at);
+        fprintf(stderr, "  finite differences (attention %s): relative error %.3g, worst "
+                "%.3g at %zu\n", fused ? "fused" : "unfused", err, worst, worst_at);
     step_runner_free(&run);
     free(g), free(w), free(w32);
     fixture_free(&f);
@@ -364,13 +382,13 @@ static void test_finite_differences(void)
 
 /* The accumulated gradient equals the full batch's for every split of 7
  * sequences (uneven ones among them), and mean-of-means does not. */
-static void test_accumulation(void)
+static void test_accumulation(int fused)
 {
     const char *shape = "gpt:d=16,layers=2,heads=4,seq=6,vocab=32";
     enum { E = 7 };
     float *w = malloc(8192 * sizeof *w);
     fixture f;
-    if (fixture_make(&f, shape, E, w))
+    if (fixture_make_with(&f, shape, E, w, fused))
         return;
     CHECK(f.m.n_params < 8192);
     const int micros[] = {1, 2, 3, 4, 7};
@@ -394,39 +412,26 @@ static void test_accumulation(void)
     fixture_free(&f);
 }
 
-/* The FLOPs per step are what the GEMMs of a window do, counted as they
- * are issued (2 m n k per product, times the batch): the 6 x weights and
- * the attention term are the exact count, for every split. */
-static const backend_ops *real_ops;
-static double gemm_flops;
-
-static int counting_gemm(backend *b, const gemm_desc *g)
-{
-    gemm_flops += 2.0 * g->m * g->n * g->k * (g->batch > 1 ? g->batch : 1);
-    return real_ops->gemm(b, g);
-}
-
-static void test_flops_are_the_gemms(void)
+/* The FLOPs per step are what the products of a window do, counted as
+ * they are issued (flop_count.h): the 6 x weights and the attention term
+ * are the exact count, for every split, attention fused or not. */
+static void test_flops_are_the_gemms(int fused)
 {
     fixture f;
-    if (fixture_make(&f, "gpt:d=16,layers=3,heads=4,seq=6,vocab=40", 7, NULL))
+    if (fixture_make_with(&f, "gpt:d=16,layers=3,heads=4,seq=6,vocab=40", 7, NULL, fused))
         return;
-    backend_ops counting = *f.b->ops;
-    real_ops = f.b->ops;
-    counting.gemm = counting_gemm;
-    f.b->ops = &counting;
     const int micros[] = {1, 3, 7};
     for (size_t i = 0; i < sizeof micros / sizeof micros[0]; i++) {
         split sp;
         CHECK(split_make(7, micros[i], 1, &sp, why, sizeof why) == 0);
         step_runner run;
         CHECK(step_runner_init(&run, &f.m, &f.d, &sp, MODE_ASYNC, REDUCTION_SUM) == BK_OK);
-        gemm_flops = 0;
+        flop_count fc;
+        flop_count_begin(&fc, f.b);
         CHECK(step_window(&run, 0) == BK_OK);
-        CHECK(gemm_flops == model_flops_per_step(&f.m.spec, 7));
+        CHECK(flop_count_end(f.b) == model_flops_per_step(&f.m.spec, 7));
         step_runner_free(&run);
     }
-    f.b->ops = real_ops;
     fixture_free(&f);
 }
 
@@ -481,6 +486,13 @@ static void test_head_chunks(void)
     size_t d = 128, t = 64, h = 4, layers = 4, tokens = 512;
     size_t per_token = (11 * d + t * h) + layers * (16 * d + t * h + 4);
     CHECK(grow == tokens * per_token * sizeof(float));
+    /* Fused, no scores and no attention scratch: each block keeps a
+     * log-sum-exp per head and token where it kept T x H probabilities. */
+    s.fused_attention = 1;
+    grow = activations_bytes(&s, STORAGE_F32, 16) - activations_bytes(&s, STORAGE_F32, 8);
+    per_token = 7 * d + layers * (16 * d + h + 4);
+    CHECK(grow == tokens * per_token * sizeof(float));
+    s.fused_attention = 0;
     /* One sequence's logits over 1 MiB: a chunk is that one sequence. */
     CHECK(model_spec_parse("gpt-small", &s, why, sizeof why) == 0);
     CHECK(gpt_head_chunk(&s, STORAGE_BF16, 8) == 1024);
@@ -493,8 +505,10 @@ int main(void)
     test_tensors();
     test_memory();
     test_head_chunks();
-    test_flops_are_the_gemms();
-    test_accumulation();
-    test_finite_differences();
+    for (int fused = 0; fused <= 1; fused++) {
+        test_flops_are_the_gemms(fused);
+        test_accumulation(fused);
+        test_finite_differences(fused);
+    }
     return check_finish("test_gpt");
 }

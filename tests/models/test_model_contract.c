@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "flop_count.h"
 #include "cpu_backend.h"
 #include "dataset.h"
 #include "dispatch.h"
@@ -136,7 +137,7 @@ static void check_memory(backend *b, const model_spec *s, optimizer_kind opt)
     CHECK(dataset_create(b, &in, EFFECTIVE, 2, 3, &d) == BK_OK);
     CHECK(activations_create(&m, MICRO, BK_ALLOC_HELD, &a) == BK_OK);
     memory_need need;
-    model_memory_need(s, DTYPE_FP32, opt, MICRO, EFFECTIVE, 2, &need);
+    model_memory_need(&m.spec, DTYPE_FP32, opt, MICRO, EFFECTIVE, 2, &need); /* as on b */
     expect(kn, b->mem_in_use - before == need.total,
            "%s, recompute %s: allocates %zu bytes, its memory need is %zu",
            opt == OPT_SGD ? "sgd" : "adamw", recompute_name(s->recompute),
@@ -331,29 +332,15 @@ static void check_reported_final(fixture *f, const float *clean)
 
 /* ----------------------------------------------------------------- FLOPs */
 
-/* The GEMMs a window issues, counted as they go (2 m n k each, times the
- * batch). */
-static const backend_ops *real_ops;
-static double gemm_flops;
-
-static int counting_gemm(backend *b, const gemm_desc *g)
-{
-    gemm_flops += 2.0 * g->m * g->n * g->k * (g->batch > 1 ? g->batch : 1);
-    return real_ops->gemm(b, g);
-}
-
 /* flops_per_step is what the window's matrix products do: the MFU's
  * numerator. */
 static void check_flops(fixture *f)
 {
-    backend_ops counting = *f->b->ops;
     float *g = malloc(f->n * sizeof *g), loss;
-    real_ops = f->b->ops;
-    counting.gemm = counting_gemm;
-    f->b->ops = &counting;
-    gemm_flops = 0;
+    flop_count fc;
+    flop_count_begin(&fc, f->b);
     CHECK(run_window(f, g, &loss, NULL) == BK_OK);
-    f->b->ops = real_ops;
+    double gemm_flops = flop_count_end(f->b);
     double want = model_flops_per_step(&f->m.spec, EFFECTIVE);
     double again = model_recompute_gemm_flops(&f->m.spec, EFFECTIVE);
     expect(f->kind, gemm_flops == want + again,

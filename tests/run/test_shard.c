@@ -122,8 +122,8 @@ static void test_need_matches_allocations(const char *shape, shard_mode sh,
     CHECK(activations_create(&m, 4, BK_ALLOC_HELD, &a) == BK_OK);
     CHECK(model_shard_state(&m, rank, ranks, shard_info_of(sh)->gradient_slice) == BK_OK);
     memory_need n;
-    model_memory_need(&p, DTYPE_FP32, kind, 4, 12, 3, &n);
-    shard_memory_need(&n, sh, ranks, &p, kind);
+    model_memory_need(&m.spec, DTYPE_FP32, kind, 4, 12, 3, &n); /* as it runs on b */
+    shard_memory_need(&n, sh, ranks, &m.spec, kind);
     CHECK(b->mem_in_use == n.total);
     /* The check's whole gradient is outside the need and the peak. */
     size_t peak = b->mem_peak;
@@ -132,7 +132,7 @@ static void test_need_matches_allocations(const char *shape, shard_mode sh,
     CHECK(b->mem_in_use == n.total && b->mem_peak == peak);
     CHECK(m.slice.ranks == ranks && m.slice.first == m.slice.len * (size_t)rank);
     CHECK(model_shard(&m, 0, 1) == BK_OK);
-    model_memory_need(&p, DTYPE_FP32, kind, 4, 12, 3, &n);
+    model_memory_need(&m.spec, DTYPE_FP32, kind, 4, 12, 3, &n);
     CHECK(b->mem_in_use == n.total);
     activations_destroy(&m, &a, BK_ALLOC_HELD);
     dataset_destroy(&d);
