@@ -13,18 +13,23 @@
  * 1 MiB of scores and 1 MiB of probabilities a layer, and its products ran
  * at 60-90 GFLOP/s in the step against 150-270 alone and warm.
  *
- * The products are the GEMM library's, each whole on one thread
- * (cpu_sgemm_in_loop), reading q, k and v where the projection wrote them
- * (its token layout, leading dimension 3d) and writing the output and the
- * gradients there too: no permute. */
+ * The products are small and run on the calling thread
+ * (cpu_small_product.h): in registers where their rows are whole lanes,
+ * which also skips what the causal mask zeros at a finer grain than the
+ * blocks; through the GEMM library otherwise. They read q, k and v where
+ * the projection wrote them (its token layout, leading dimension 3d) and
+ * write the output and the gradients there too: no permute. Only k and v
+ * are transposed, once per (sequence, head), for the products whose rows
+ * run over the keys. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cpu_gemm.h"
 #include "cpu_internal.h"
-#include "elementwise.h"
 #include "cpu_lanes.h"
+#include "cpu_small_product.h"
+#include "elementwise.h"
 
 /* Queries a block: 64 x 64 scores (16 KiB) at gpt-cpu's T = 64, and a
  * 64 x 1024 block (256 KiB, in L2) at GPT-2's T = 1024, of which the keys
@@ -73,12 +78,57 @@ static query_block block_of(int t, int index)
     return (query_block){q0, nq, q0 + nq, whole_lanes(q0 + nq)};
 }
 
-/* s[j, c] = k_j . q_{q0 + c}. */
-static void block_scores(const attention_args *a, const float *q, query_block qb, float *s)
+/* Row c of the block's scores: query q0 + c against every key (its
+ * columns), s[c, j] = q . k_j, from kt, the keys transposed: rows of the
+ * head dimension, ld whole_lanes(t). The same product makes dP = dY V^T
+ * from v transposed. Keys past each query are skipped (and masked after). */
+static void block_scores(const attention_args *a, const float *q, size_t q_ld,
+                         const float *kt, query_block qb, float *s)
 {
-    int d = a->heads * a->hd, ld = 3 * d;
-    cpu_sgemm_in_loop(1, 0, qb.kend, qb.nq, a->hd, 1.0f, q + d, ld, q + (size_t)qb.q0 * ld, ld,
-                      0.0f, s, qb.ld);
+    small_product g = {.m = qb.nq, .n = qb.ld, .k = a->hd, .a = q + (size_t)qb.q0 * q_ld,
+                       .a_row = q_ld, .a_term = 1, .b = kt, .ldb = (size_t)whole_lanes(a->t),
+                       .c = s, .ldc = (size_t)qb.ld, .limit = LIMIT_COLUMNS_UPTO,
+                       .shift = qb.q0};
+    small_product_run(&g);
+}
+
+/* Rows c of the block's queries (out(c, :) at out + (q0 + c) * out_ld),
+ * (+)= sum over keys j <= q0 + c of w[c, j] x(j, :): the weighted sum of
+ * v (y = P V) and of k (dQ = dS K). */
+static void over_keys(const attention_args *a, const float *w, const float *x, size_t x_ld,
+                      float *out, size_t out_ld, query_block qb)
+{
+    small_product g = {.m = qb.nq, .n = a->hd, .k = qb.kend, .a = w, .a_row = (size_t)qb.ld,
+                       .a_term = 1, .b = x, .ldb = x_ld, .c = out + (size_t)qb.q0 * out_ld,
+                       .ldc = out_ld, .limit = LIMIT_TERMS_UPTO, .shift = qb.q0};
+    small_product_run(&g);
+}
+
+/* Rows j < kend of a key's gradient (out(j, :) at out + j * out_ld),
+ * (+)= sum over the block's queries c >= j - q0 of w[c, j] x(q0 + c, :):
+ * dV += P^T dY and dK += dS^T Q. */
+static void over_queries(const attention_args *a, const float *w, const float *x, size_t x_ld,
+                         float *out, size_t out_ld, query_block qb, int accumulate)
+{
+    small_product g = {.m = qb.kend, .n = a->hd, .k = qb.nq, .a = w, .a_row = 1,
+                       .a_term = (size_t)qb.ld, .b = x + (size_t)qb.q0 * x_ld, .ldb = x_ld,
+                       .c = out, .ldc = out_ld, .accumulate = accumulate,
+                       .limit = LIMIT_TERMS_FROM, .shift = -qb.q0};
+    small_product_run(&g);
+}
+
+/* x(j, e) = src[j * ld + e] for the t keys into rows e of dst (ld
+ * whole_lanes(t)), the padding zero. */
+static void transpose_keys(const attention_args *a, const float *src, size_t ld, float *dst)
+{
+    size_t tp = (size_t)whole_lanes(a->t);
+    for (int e = 0; e < a->hd; e++) {
+        float *row = dst + (size_t)e * tp;
+        for (int j = 0; j < a->t; j++)
+            row[j] = src[(size_t)j * ld + (size_t)e];
+        for (size_t j = (size_t)a->t; j < tp; j++)
+            row[j] = 0.0f;
+    }
 }
 
 #define ATTENTION_INLINE static inline __attribute__((always_inline))
@@ -158,17 +208,23 @@ ATTENTION_INLINE void dscores_of(const float *p, const float *dp, float *ds, flo
     zero_past(ds, blocks, kend);
 }
 
-/* A chunk's scratch of `count` score blocks (t x QUERY_BLOCK, the columns
- * padded to whole lanes), or NULL (and the op fails) where the host has no
- * memory for it. */
-static size_t scratch_block(const attention_args *a)
+/* A chunk's scratch: `blocks` blocks of scores (QUERY_BLOCK rows of
+ * whole_lanes(t)) and `transposed` keys-as-columns copies of hd rows, or
+ * NULL (and the op fails) where the host has no memory for it. */
+static size_t scores_floats(const attention_args *a)
 {
     return (size_t)whole_lanes(a->t) * (size_t)(a->t < QUERY_BLOCK ? a->t : QUERY_BLOCK);
 }
 
-static float *scratch_of(attention_args *a, int count)
+static size_t transposed_floats(const attention_args *a)
 {
-    float *s = malloc((size_t)count * scratch_block(a) * sizeof *s);
+    return (size_t)whole_lanes(a->t) * (size_t)a->hd;
+}
+
+static float *scratch_of(attention_args *a, int blocks, int transposed)
+{
+    size_t n = (size_t)blocks * scores_floats(a) + (size_t)transposed * transposed_floats(a);
+    float *s = malloc(n * sizeof *s);
     if (!s)
         __atomic_store_n(&a->out_of_memory, 1, __ATOMIC_RELAXED);
     return s;
@@ -177,61 +233,62 @@ static float *scratch_of(attention_args *a, int count)
 CPU_HOT static void attention_forward_heads(void *ctx, size_t first, size_t last)
 {
     attention_args *a = ctx;
-    int t = a->t, d = a->heads * a->hd, ld = 3 * d;
-    float *p = scratch_of(a, 1);
+    int t = a->t, d = a->heads * a->hd;
+    size_t ld = 3 * (size_t)d;
+    float *p = scratch_of(a, 1, 1);
     if (!p)
         return;
+    float *kt = p + scores_floats(a);
     for (size_t unit = first; unit < last; unit++) {
         head_at at = head_of(a, unit);
         const float *q = a->qkv + at.qkv;
+        transpose_keys(a, q + d, ld, kt);
         for (int index = 0; index * QUERY_BLOCK < t; index++) {
             query_block qb = block_of(t, index);
-            block_scores(a, q, qb, p);
+            block_scores(a, q, ld, kt, qb, p);
             for (int c = 0; c < qb.nq; c++)
                 a->lse[at.lse + qb.q0 + c] = probs_of(p + (size_t)c * qb.ld, a->scale,
                                                       qb.q0 + c, qb.kend);
-            /* y_i = sum_j P[j, i] v_j: V P. */
-            cpu_sgemm_in_loop(0, 0, a->hd, qb.nq, qb.kend, 1.0f, q + 2 * d, ld, p, qb.ld,
-                              0.0f, a->y + at.tok + (size_t)qb.q0 * d, d);
+            over_keys(a, p, q + 2 * d, ld, a->y + at.tok, (size_t)d, qb);
         }
     }
     free(p);
 }
 
 /* The blocks go last first: the last sees every key, so its products of
- * dK and dV write them whole (beta 0) and the earlier blocks add theirs. */
+ * dK and dV write them whole and the earlier blocks add theirs. */
 CPU_HOT static void attention_backward_heads(void *ctx, size_t first, size_t last)
 {
     attention_args *a = ctx;
-    int t = a->t, hd = a->hd, d = a->heads * hd, ld = 3 * d;
+    int t = a->t, d = a->heads * a->hd;
+    size_t ld = 3 * (size_t)d;
     int blocks = (t + QUERY_BLOCK - 1) / QUERY_BLOCK;
-    float *p = scratch_of(a, 2);
+    float *p = scratch_of(a, 2, 2);
     if (!p)
         return;
-    float *ds = p + scratch_block(a);
+    float *ds = p + scores_floats(a), *kt = ds + scores_floats(a);
+    float *vt = kt + transposed_floats(a);
     for (size_t unit = first; unit < last; unit++) {
         head_at at = head_of(a, unit);
-        const float *q = a->qkv + at.qkv, *k = q + d, *v = q + 2 * d;
+        const float *q = a->qkv + at.qkv, *k = q + d;
         float *dq = a->dqkv + at.qkv, *dk = dq + d, *dv = dq + 2 * d;
+        const float *dy = a->dy + at.tok;
+        transpose_keys(a, k, ld, kt);
+        transpose_keys(a, q + 2 * d, ld, vt);
         for (int index = blocks - 1; index >= 0; index--) {
             query_block qb = block_of(t, index);
-            int n = qb.nq, kend = qb.kend, lds = qb.ld;
-            float beta = index == blocks - 1 ? 0.0f : 1.0f;
-            const float *dy = a->dy + at.tok + (size_t)qb.q0 * d, *qi = q + (size_t)qb.q0 * ld;
-            block_scores(a, q, qb, p);
-            for (int c = 0; c < n; c++)
-                probs_again(p + (size_t)c * lds, a->scale, a->lse_in[at.lse + qb.q0 + c],
-                            qb.q0 + c, kend);
-            /* dP = V^T dY; dV += dY P^T. */
-            cpu_sgemm_in_loop(1, 0, kend, n, hd, 1.0f, v, ld, dy, d, 0.0f, ds, lds);
-            cpu_sgemm_in_loop(0, 1, hd, kend, n, 1.0f, dy, d, p, lds, beta, dv, ld);
-            for (int c = 0; c < n; c++)
-                dscores_of(p + (size_t)c * lds, ds + (size_t)c * lds, ds + (size_t)c * lds,
-                           a->scale, qb.q0 + c, kend);
-            /* dQ = K dS; dK += Q dS^T. */
-            cpu_sgemm_in_loop(0, 0, hd, n, kend, 1.0f, k, ld, ds, lds, 0.0f,
-                              dq + (size_t)qb.q0 * ld, ld);
-            cpu_sgemm_in_loop(0, 1, hd, kend, n, 1.0f, qi, ld, ds, lds, beta, dk, ld);
+            int later = index < blocks - 1;
+            block_scores(a, q, ld, kt, qb, p);
+            for (int c = 0; c < qb.nq; c++)
+                probs_again(p + (size_t)c * qb.ld, a->scale, a->lse_in[at.lse + qb.q0 + c],
+                            qb.q0 + c, qb.kend);
+            block_scores(a, dy, (size_t)d, vt, qb, ds); /* dP = dY V^T */
+            over_queries(a, p, dy, (size_t)d, dv, ld, qb, later);
+            for (int c = 0; c < qb.nq; c++)
+                dscores_of(p + (size_t)c * qb.ld, ds + (size_t)c * qb.ld,
+                           ds + (size_t)c * qb.ld, a->scale, qb.q0 + c, qb.kend);
+            over_keys(a, ds, k, ld, dq, ld, qb);
+            over_queries(a, ds, q, ld, dk, ld, qb, later);
         }
     }
     free(p);
@@ -245,7 +302,7 @@ static int run_heads(backend *b, attention_args *a, int batch, cpu_range_fn fn)
     if (!a->out_of_memory)
         return BK_OK;
     snprintf(b->error, sizeof b->error, "out of host memory for attention's scratch of %zu "
-             "scores", scratch_block(a));
+             "floats", 2 * scores_floats(a) + 2 * transposed_floats(a));
     return BK_OOM;
 }
 

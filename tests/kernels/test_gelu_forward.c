@@ -1,8 +1,11 @@
 /* The CPU backend's gelu_forward, the op a recomputing backward calls: h =
- * gelu(z) element by element, the same bits bias_gelu_forward wrote for h
+ * gelu(z) element by element (ew_gelu's value, to the rounding of its
+ * fused multiply-adds), the same bits bias_gelu_forward wrote for h
  * from the same pre-activation (so a recomputed GELU output is the kept
  * one), z untouched; split between threads; bf16 refused as every CPU op
  * refuses it. */
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +31,17 @@ static void test_same_as_forward(backend *b, int rows, int cols)
     memcpy(z0, z, n * sizeof *z);
     memset(h, 0xff, n * sizeof *h);
     CHECK(bk_gelu_forward(b, z, h, n) == BK_OK);
+    /* ew_gelu here is compiled without fused multiply-adds (this file's
+     * flags, the default x86-64 target); the backend's loops contract them
+     * (-ffp-contract=fast, the AVX2 and AVX-512 clones), as nvcc does. The
+     * rounding of the cubic's argument then differs by an ulp, which the
+     * exponential multiplies by |2u|, about |z|^3 / 10: a relative 2e-6 at
+     * z = -5.2, where a wrong formula is off by 1e-2 and more. */
     int differ = 0, wrong = 0;
     for (size_t i = 0; i < n; i++) {
+        float want = ew_gelu(z[i]), zc = fabsf(z[i]);
         differ += memcmp(&h[i], &h_fwd[i], sizeof h[i]) != 0;
-        wrong += !(h[i] == ew_gelu(z[i]));
+        wrong += !(fabsf(h[i] - want) <= 4 * FLT_EPSILON * (1 + zc * zc * zc) * fabsf(want));
     }
     CHECK(differ == 0);
     CHECK(wrong == 0);
