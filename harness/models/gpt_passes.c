@@ -261,6 +261,7 @@ static int attention_backward(const pass *p, const void *heads, const void *prob
         return rc;
     return bk_permute_heads(p->lp.b, scratch, dqkv, hd, nh, t, p->batch, 3, 1);
 }
+
 /* The block's QKV projection of its first LayerNorm's output, and
  * attention over it into B_ATTY. */
 static int block_attention_forward(const pass *p, activations *a, void **k,

@@ -54,6 +54,9 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     write_caps(w, b->caps);
     csv_writer_meta(w, "device", "%s", b->device);
     csv_writer_meta(w, "library", "%s", b->library);
+    csv_writer_meta(w, "attention", "%s", b->ops->attention_forward
+                    ? "fused (one op a pass, no scores stored)"
+                    : "unfused (permutes, strided-batched GEMMs, causal softmax)");
     csv_writer_meta(w, "blas_core", "%s", "n/a");
     const char *core = strstr(b->library, "core ");
     if (core)

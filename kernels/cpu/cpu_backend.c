@@ -2,6 +2,7 @@
  * checked against. fp32 only; the per-element math comes from
  * elementwise.h, the GEMM from cpu_gemm.c. Every op runs to completion
  * before it returns, so sync() has nothing to wait for. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,38 @@ static const backend_ops cpu_ops = {
     /* No graphs, no external profiler bracket on the CPU. */
 };
 
+/* ACCUBENCH_CPU_ATTENTION=unfused runs attention as a backend without the
+ * fused op does (the permutes, strided-batched products and causal
+ * softmax that CUDA runs), to compare the two arrangements on one
+ * machine; fused, or unset, the fused op. */
+#define ATTENTION_ENV "ACCUBENCH_CPU_ATTENTION"
+
+static backend_ops cpu_ops_unfused;
+static pthread_once_t unfused_once = PTHREAD_ONCE_INIT;
+
+static void make_unfused(void)
+{
+    cpu_ops_unfused = cpu_ops;
+    cpu_ops_unfused.attention_forward = NULL;
+    cpu_ops_unfused.attention_backward = NULL;
+}
+
+/* The ops table ACCUBENCH_CPU_ATTENTION asks for, or NULL with a one-line
+ * reason where it names neither arrangement. */
+static const backend_ops *ops_for_attention(char *why, size_t why_len)
+{
+    const char *env = getenv(ATTENTION_ENV);
+    if (!env || !strcmp(env, "fused"))
+        return &cpu_ops;
+    if (!strcmp(env, "unfused")) {
+        pthread_once(&unfused_once, make_unfused);
+        return &cpu_ops_unfused;
+    }
+    snprintf(why, why_len, ATTENTION_ENV "='%s': needs fused or unfused (unset it for the "
+             "fused op)", env);
+    return NULL;
+}
+
 static void cpu_device_name(char *out, size_t len)
 {
     char model[96] = "unknown CPU";
@@ -380,14 +413,15 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
                  dtype_name(dt));
         return BK_UNSUPPORTED;
     }
-    if (cpu_parallel_threads_check(why, why_len) || cpu_gemm_choice_check(why, why_len))
+    const backend_ops *ops = ops_for_attention(why, why_len);
+    if (!ops || cpu_parallel_threads_check(why, why_len) || cpu_gemm_choice_check(why, why_len))
         return BK_ERROR;
     backend *b = calloc(1, sizeof *b);
     if (!b) {
         snprintf(why, why_len, "out of host memory");
         return BK_OOM;
     }
-    b->ops = &cpu_ops;
+    b->ops = ops;
     b->name = "cpu";
     b->caps = BK_CAP_DISPATCH_IS_DEVICE_WORK | BK_CAP_SHARES_HOST_MEMORY;
     b->dtype = dt;

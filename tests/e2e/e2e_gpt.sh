@@ -4,7 +4,8 @@
 # visibly off on token data with documents of different lengths; malformed
 # shapes are refused in one line; plan --find-max-micro probes GPT shapes;
 # --dump refuses a taken directory before measuring, and the dump it writes
-# holds up in NumPy (tests/run/dump_check.py; skipped where numpy is absent).
+# holds up in NumPy (tests/run/dump_check.py; skipped where numpy is absent);
+# ACCUBENCH_CPU_ATTENTION=unfused runs the unfused attention.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -30,6 +31,21 @@ check "echo $k | awk '{ exit !(\$1 > \$2 && \$2 > \$3 && \$3 > 0) }'" "kernels p
 for v in $(col mfu_pct gpt.csv) $(col flops_per_step gpt.csv); do
     check "awk 'BEGIN { exit !($v > 0) }'" "mfu and flops > 0: $v"
 done
+
+# The unfused attention (what CUDA runs) on the CPU: the same gradients,
+# the same FLOPs credited, and the CSV says which ran.
+ACCUBENCH_CPU_ATTENTION=unfused "$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 16 \
+    --micro 4 --budget-s 0.2 --min-samples 3 --trace-steps 0 --csv unfused.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^# attention: unfused" unfused.csv && grep -q "^# attention: fused" gpt.csv' \
+    "ACCUBENCH_CPU_ATTENTION=unfused runs and says so: $(cat err.txt)"
+e=$(col grad_rel_err unfused.csv)
+check "awk 'BEGIN { exit !($e < 1e-5) }'" "unfused: the accumulated gradient is the full batch's: $e"
+check '[ "$(col flops_per_step unfused.csv)" = "$(col flops_per_step gpt.csv | head -1)" ]' \
+    "the same FLOPs a step fused or not"
+ACCUBENCH_CPU_ATTENTION=flash "$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 4 \
+    --csv flash.csv >/dev/null 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "ACCUBENCH_CPU_ATTENTION=.flash." err.txt && [ ! -e flash.csv ]' \
+    "ACCUBENCH_CPU_ATTENTION=flash: one line, exit 2, no CSV: $(cat err.txt)"
 
 # The report gives the GPT's throughput in tokens/s, the CSV's figure.
 "$ACCUBENCH" report gpt.csv --no-charts >/dev/null 2>err.txt

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Hostile sizes, bounded and said: a shape whose memory need passes 2^64
 # is a skipped row saying the count saturated (never a small number that
-# wrapped), and plan --fit on more all-reduce samples or splits than it
+# wrapped), and the same shape without the stored scores an exact count, and plan --fit on more all-reduce samples or splits than it
 # reads says how many it ignored.
 set -u
 fail=0
@@ -11,14 +11,24 @@ col() {
     awk -F, -v name="$2" '/^#/ || !NF { next } !h { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } { print $c }' "$1"
 }
 
-# ---- the memory need saturates: about 4.5e20 bytes, once written 4.8e18
-"$ACCUBENCH" run --backend cpu --model gpt:d=1024,layers=96,heads=1024,seq=32768,vocab=2 \
+# ---- the memory need saturates: about 4.5e20 bytes, once written 4.8e18,
+# with the attention scores stored (the unfused attention, CUDA's)
+ACCUBENCH_CPU_ATTENTION=unfused "$ACCUBENCH" run --backend cpu \
+    --model gpt:d=1024,layers=96,heads=1024,seq=32768,vocab=2 \
     --effective 1048576 --micro 1048576 --steps 1 --warmup 0 --no-cupti --quiet \
     --csv huge.csv >/dev/null 2>huge.err
 check "[ \"\$(col huge.csv mem_need_bytes)\" = 9223372036854775807 ]" \
     "the need is not saturated at 2^63-1: $(col huge.csv mem_need_bytes) $(cat huge.err)"
 check "col huge.csv note | grep -q 'saturates at 2^63'" "the row does not say so: $(col huge.csv note)"
 check "[ \"\$(col huge.csv status)\" = oom ]" "the row is not skipped as oom: $(col huge.csv status)"
+# Fused, no scores: 2.3e17 bytes, exact, and the row says about that many
+# (its note adds the host copies of the gradient check).
+"$ACCUBENCH" run --backend cpu --model gpt:d=1024,layers=96,heads=1024,seq=32768,vocab=2 \
+    --effective 1048576 --micro 1048576 --steps 1 --warmup 0 --no-cupti --quiet \
+    --csv fused.csv >/dev/null 2>fused.err
+need=$(col fused.csv mem_need_bytes)
+check "[ \"\$(col fused.csv status)\" = oom ] && [ \${#need} -eq 18 ] && col fused.csv note | grep -Eq \"needs 2307[0-9]{14} bytes\"" \
+    "fused: an oom row of 2.3e17 bytes, not saturated: $need $(col fused.csv note) $(cat fused.err)"
 
 # ---- plan --fit says what it left out
 # N rows of blocking all-reduces on a 1 GB/s, 5 us ring, over M models.

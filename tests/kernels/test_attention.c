@@ -153,8 +153,8 @@ static void test_attention(backend *b, shape s, float range, int finite_diff)
     float *qkv = filled(nqkv, -range, range), *dy = filled(d * n, -1, 1);
     float *y = filled(d * n, NAN, NAN), *lse = filled(nlse, NAN, NAN);
     float *dqkv = filled(nqkv, NAN, NAN);
-    double *q64 = malloc(nqkv * sizeof *q64), *y64 = malloc(d * n * sizeof *y64);
-    double *lse64 = malloc(nlse * sizeof *lse64), *dq64 = malloc(nqkv * sizeof *dq64);
+    double *q64 = calloc(nqkv, sizeof *q64), *y64 = calloc(d * n, sizeof *y64);
+    double *lse64 = calloc(nlse, sizeof *lse64), *dq64 = calloc(nqkv, sizeof *dq64);
     for (size_t i = 0; i < nqkv; i++)
         q64[i] = qkv[i];
     reference(s, scale, q64, y64, lse64, dy, dq64);

@@ -10,7 +10,7 @@
 #include "test_spec.h"
 
 /* About 4.5e20 bytes at micro 2^20: 96 layers of 1024 heads' 32768^2
- * attention scores, far past 2^64. */
+ * attention scores, far past 2^64 (where attention is not fused). */
 #define HUGE_GPT "gpt:d=1024,layers=96,heads=1024,seq=32768,vocab=2"
 
 static void test_huge_shape_saturates(void)
@@ -21,6 +21,12 @@ static void test_huge_shape_saturates(void)
     CHECK(n.saturated);
     CHECK(n.total == MEMORY_NEED_MAX);
     CHECK(n.total <= (size_t)INT64_MAX); /* the CSV's column is signed */
+    /* Fused attention keeps no scores: about 2.3e17 bytes, exact. */
+    s.fused_attention = 1;
+    model_memory_need(&s, DTYPE_FP32, OPT_ADAMW, 1 << 20, 1 << 20, 3, &n);
+    CHECK(!n.saturated && n.total > (size_t)1 << 57 && n.total < (size_t)1 << 58);
+    CHECK(n.total == n.weights + n.master_copy + n.gradients + n.optimizer_state +
+                         n.activations + n.inputs);
 }
 
 /* Growing the micro-batch never makes the need smaller: no wraparound at
