@@ -61,8 +61,7 @@ static head_at head_of(const attention_args *a, size_t unit)
 }
 
 /* Queries q0 .. q0 + nq of one block, seeing keys 0 .. kend. Its scores
- * are a [kend x nq] block, one query per column, each column padded to
- * whole lanes (ld). */
+ * are a row a query, each row kend keys padded to whole lanes (ld). */
 typedef struct query_block {
     int q0, nq, kend, ld;
 } query_block;
@@ -133,8 +132,8 @@ static void transpose_keys(const attention_args *a, const float *src, size_t ld,
 
 #define ATTENTION_INLINE static inline __attribute__((always_inline))
 
-/* The column's lanes that hold query i's keys (j <= i), and 0 past them
- * up to kend. The causal columns are short (32 keys on average at T = 64),
+/* The row's lanes that hold query i's keys (j <= i), and 0 past them
+ * up to kend. The causal rows are short (32 keys on average at T = 64),
  * so every loop here runs in whole lanes, the last block masked
  * (lanes_upto): with scalar tails of up to 15 elements, the softmax was a
  * third of the op. What lies past kend in the padding is never read
@@ -144,19 +143,19 @@ ATTENTION_INLINE int seen_blocks(int i)
     return i / LANES + 1;
 }
 
-ATTENTION_INLINE void zero_past(float *col, int blocks, int kend)
+ATTENTION_INLINE void zero_past(float *row, int blocks, int kend)
 {
     for (int j = blocks * LANES; j < kend; j++)
-        col[j] = 0.0f;
+        row[j] = 0.0f;
 }
 
-/* exp(col[j] * scale - shift) for the keys j <= i, 0 for the rest of their
+/* exp(row[j] * scale - shift) for the keys j <= i, 0 for the rest of their
  * lanes; returns their sum. */
-ATTENTION_INLINE float exp_seen(float *col, float scale, float shift, int i)
+ATTENTION_INLINE float exp_seen(float *row, float scale, float shift, int i)
 {
     lanes sum = {0};
     for (int b = 0; b < seen_blocks(i); b++) {
-        float *e = col + b * LANES;
+        float *e = row + b * LANES;
         for (int k = 0; k < LANES; k++) /* a loop of its own: it vectorises */
             e[k] = ew_exp(e[k] * scale - shift);
         lanes v = lanes_select(lanes_upto(b * LANES, i), lanes_load(e), lanes_splat(0.0f));
@@ -166,28 +165,28 @@ ATTENTION_INLINE float exp_seen(float *col, float scale, float shift, int i)
     return lanes_sum(sum);
 }
 
-/* Query i's column of scores into its probabilities; returns the
+/* Query i's row of scores into its probabilities; returns the
  * log-sum-exp of its scaled scores. */
-ATTENTION_INLINE float probs_of(float *col, float scale, int i, int kend)
+ATTENTION_INLINE float probs_of(float *row, float scale, int i, int kend)
 {
     int blocks = seen_blocks(i);
     lanes m = lanes_splat(-INFINITY);
     for (int b = 0; b < blocks; b++)
         m = lanes_max2(lanes_select(lanes_upto(b * LANES, i),
-                                    lanes_load(col + b * LANES) * scale,
+                                    lanes_load(row + b * LANES) * scale,
                                     lanes_splat(-INFINITY)), m);
-    float maxv = lanes_max(m), sum = exp_seen(col, scale, maxv, i), inv_sum = 1.0f / sum;
+    float maxv = lanes_max(m), sum = exp_seen(row, scale, maxv, i), inv_sum = 1.0f / sum;
     for (int b = 0; b < blocks; b++)
-        lanes_store(col + b * LANES, lanes_load(col + b * LANES) * inv_sum);
-    zero_past(col, blocks, kend);
+        lanes_store(row + b * LANES, lanes_load(row + b * LANES) * inv_sum);
+    zero_past(row, blocks, kend);
     return maxv + logf(sum);
 }
 
 /* The same probabilities again from the log-sum-exp (to rounding). */
-ATTENTION_INLINE void probs_again(float *col, float scale, float lse, int i, int kend)
+ATTENTION_INLINE void probs_again(float *row, float scale, float lse, int i, int kend)
 {
-    exp_seen(col, scale, lse, i);
-    zero_past(col, seen_blocks(i), kend);
+    exp_seen(row, scale, lse, i);
+    zero_past(row, seen_blocks(i), kend);
 }
 
 /* ds = scale p (dp - sum_j p_j dp_j) over the keys j <= i, 0 past them:

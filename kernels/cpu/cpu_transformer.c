@@ -12,7 +12,6 @@
 #include "cpu_internal.h"
 #include "cpu_lanes.h"
 #include "cpu_parallel.h"
-#include "cpu_rows.h"
 #include "elementwise.h"
 
 /* A chunk of columns long enough to be worth a thread: at least
@@ -208,6 +207,53 @@ int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
     return BK_OK;
 }
 
+/* --------------------------------------------- row max and exponentials */
+
+/* Running maxima and sums in lanes (cpu_lanes.h; for the cross-entropy
+ * and the causal softmax, scale 1 in the cross-entropy): ew_softmax_xent's
+ * loops reduce into one float, which gcc keeps scalar (it may not reorder
+ * a float sum), so each of the row's exponentials ran one at a time. */
+static inline __attribute__((always_inline)) float row_max(const float *l, float scale,
+                                                          int classes)
+{
+    int c = 0;
+    float maxv = l[0] * scale;
+    if (classes >= LANES) {
+        lanes m = lanes_splat(maxv);
+        for (; c + LANES <= classes; c += LANES) {
+            lanes v = lanes_load(l + c) * scale;
+            m = lanes_max2(v, m);
+        }
+        maxv = lanes_max(m);
+    }
+    for (; c < classes; c++)
+        maxv = l[c] * scale > maxv ? l[c] * scale : maxv;
+    return maxv;
+}
+
+/* e = exp(l * scale - maxv) into `e`; returns their sum. Both helpers are inlined
+ * into the caller's AVX-512 and AVX2 clones (CPU_HOT), or they would run as
+ * the default clone's scalar code. The exponentials of a block are written
+ * first (a loop with no sum, which vectorises) and then added as lanes. */
+static inline __attribute__((always_inline)) float row_exp_sum(const float *l, float *e,
+                                                              float scale, float maxv,
+                                                              int classes)
+{
+    lanes acc = {0};
+    int c = 0;
+    for (; c + LANES <= classes; c += LANES) {
+        for (int k = 0; k < LANES; k++)
+            e[c + k] = ew_exp(l[c + k] * scale - maxv);
+        acc += lanes_load(e + c);
+    }
+    float sum = lanes_sum(acc);
+    for (; c < classes; c++) {
+        e[c] = ew_exp(l[c] * scale - maxv);
+        sum += e[c];
+    }
+    return sum;
+}
+
 /* ------------------------------------------------------- causal softmax */
 
 /* Column c of the `count` [t x t] blocks is query c % t of block c / t, and
@@ -252,6 +298,24 @@ int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *
     softmax_args a = {.in = scores, .out = probs, .scale = scale, .t = t};
     cpu_parallel_for((size_t)count * (size_t)t, column_chunk(t), causal_softmax_columns, &a);
     return BK_OK;
+}
+
+/* ew_causal_softmax_backward_column with its dot product in lanes. dp may
+ * alias ds: every dp[j] is read for the dot before any ds[j] is written. */
+static inline __attribute__((always_inline)) void softmax_backward_column(
+    const float *p, const float *dp, float *ds, float scale, int i, int t)
+{
+    lanes acc = {0};
+    int j = 0;
+    for (; j + LANES <= i + 1; j += LANES)
+        acc += lanes_load(p + j) * lanes_load(dp + j);
+    float dot = lanes_sum(acc);
+    for (; j <= i; j++)
+        dot += p[j] * dp[j];
+    for (j = 0; j <= i; j++)
+        ds[j] = scale * p[j] * (dp[j] - dot);
+    for (; j < t; j++)
+        ds[j] = 0.0f;
 }
 
 CPU_HOT static void causal_softmax_backward_columns(void *ctx, size_t first, size_t last)
