@@ -202,6 +202,7 @@ int main(void)
     test_attention(b, (shape){32, 4, 64, 3}, 1, 0);   /* gpt-cpu's heads: one block */
     test_attention(b, (shape){16, 2, 130, 2}, 1, 0);  /* three blocks, the last of 2 */
     test_attention(b, (shape){8, 3, 100, 2}, 3.5f, 0); /* scores far apart */
+    test_attention(b, (shape){64, 1, 1024, 1}, 1, 0);  /* GPT-2's T and head: 16 blocks */
     test_bf16_refused(b);
     b->ops->destroy(b);
     return check_finish("test_attention");
