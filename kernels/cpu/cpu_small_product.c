@@ -1,6 +1,6 @@
 /* The fused attention's small products (cpu_small_product.h). At gpt-cpu's
  * shape each is 64 x 64 x 32 or smaller, with its operands in L1: one
- * library call each cost about 2.6 us, a third of it outside the kernel
+ * library call each cost about 2.6 us, a fifth of it outside the kernel
  * (its dispatch and bookkeeping), and could skip none of the causal mask's
  * zeros. Here C's rows go in groups of 4 against 32 columns, 8 lanes of
  * accumulators that stay in registers while the terms stream through: for
