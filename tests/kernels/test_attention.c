@@ -18,6 +18,7 @@
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "rng.h"
+#include "test_cpu_backend.h"
 
 #define TOL 1e-5
 #define FD_H 1e-5
@@ -188,13 +189,9 @@ int main(void)
 {
     /* More threads than this machine may have, so that the (sequence,
      * head) units are cut between threads on any host. */
-    setenv("ACCUBENCH_CPU_THREADS", "4", 1);
-    backend *b;
-    char why[200];
-    if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
-        fprintf(stderr, "cpu backend: %s\n", why);
+    backend *b = test_cpu_backend();
+    if (!b)
         return 1;
-    }
     test_attention(b, (shape){1, 1, 1, 1}, 1, 1);
     test_attention(b, (shape){3, 2, 5, 2}, 1, 1);
     test_attention(b, (shape){1, 3, 9, 1}, 2, 1);     /* a head dimension of 1 */

@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "elementwise.h"
 #include "rng.h"
+#include "test_cpu_backend.h"
 
 static void test_same_as_forward(backend *b, int rows, int cols)
 {
@@ -51,13 +52,9 @@ static void test_same_as_forward(backend *b, int rows, int cols)
 
 int main(void)
 {
-    setenv("ACCUBENCH_CPU_THREADS", "4", 1);
-    backend *b;
-    char why[200];
-    if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
-        fprintf(stderr, "cpu backend: %s\n", why);
+    backend *b = test_cpu_backend();
+    if (!b)
         return 1;
-    }
     test_same_as_forward(b, 7, 3);
     test_same_as_forward(b, 512, 700); /* split between threads */
     float v = 1.0f;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_cpu_backend.h"
 #include "cpu_backend.h"
 #include "cpu_gemm.h"
 #include "dispatch.h"
@@ -105,14 +106,9 @@ static double run_case(batched_fn fn, int ta, int tb, int m, int n, int k, float
 
 int main(void)
 {
-    /* Four threads whatever the machine: a batch of small products is
-     * split between them. */
-    setenv("ACCUBENCH_CPU_THREADS", "4", 1);
-    char why[200];
-    if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
-        fprintf(stderr, "cpu backend: %s\n", why);
+    /* A batch of small products is split between the threads. */
+    if (!(cpu = test_cpu_backend()))
         return 1;
-    }
     /* {m, n, k, batch}: small products (whole to threads), one product
      * (batch 0 and 1), products large enough to split by columns (m x k over 2^18), and
      * attention's per-head shape, enough of them to be cut between the

@@ -19,6 +19,7 @@
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "rng.h"
+#include "test_cpu_backend.h"
 
 #define FD_H 1e-5
 #define TOL 1e-5
@@ -516,15 +517,10 @@ static void test_softmax_xent(backend *b, int classes, int count, float range)
 
 int main(void)
 {
-    /* Four threads whatever the machine: the ops' splits between threads
-     * (by column, by feature) are exercised on any host. */
-    setenv("ACCUBENCH_CPU_THREADS", "4", 1);
-    backend *b;
-    char why[200];
-    if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
-        fprintf(stderr, "cpu backend: %s\n", why);
+    /* The ops' splits between threads: by column, by feature. */
+    backend *b = test_cpu_backend();
+    if (!b)
         return 1;
-    }
     test_layernorm(b, 13, 5, 0, 1);
     test_layernorm(b, 64, 7, 10, 1); /* a mean far from zero */
     test_layernorm(b, 96, 1500, 0, 0); /* split between threads both ways */
