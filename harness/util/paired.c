@@ -1,0 +1,197 @@
+#include "paired.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mean of sorted v[0..n) less its lowest and highest fifth. */
+static double trimmed_mean_sorted(const double *v, size_t n)
+{
+    size_t cut = n / 5, kept = n - 2 * cut;
+    double sum = 0;
+    for (size_t i = cut; i < n - cut; i++)
+        sum += v[i];
+    return sum / (double)kept;
+}
+
+static double trimmed_mean(double *scratch, size_t n)
+{
+    qsort(scratch, n, sizeof *scratch, cmp_double);
+    return trimmed_mean_sorted(scratch, n);
+}
+
+int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out)
+{
+    out->rounds = 0;
+    out->ratio = out->lo = out->hi = NAN;
+    double *logs = malloc((n ? n : 1) * sizeof *logs);
+    double *draw = malloc((n ? n : 1) * sizeof *draw);
+    double *stats = malloc(PAIRED_RESAMPLES * sizeof *stats);
+    size_t m = 0;
+    for (size_t i = 0; logs && i < n; i++)
+        if (x[i] > 0 && ref[i] > 0 && isfinite(x[i]) && isfinite(ref[i]))
+            logs[m++] = log(x[i] / ref[i]);
+    int rc = -1;
+    if (m && draw && stats) {
+        memcpy(draw, logs, m * sizeof *draw);
+        out->ratio = exp(trimmed_mean(draw, m));
+        rng r = {0x5eedull + m};
+        for (size_t b = 0; b < PAIRED_RESAMPLES; b++) {
+            for (size_t i = 0; i < m; i++)
+                draw[i] = logs[rng_below(&r, (int)m)];
+            stats[b] = trimmed_mean(draw, m);
+        }
+        qsort(stats, PAIRED_RESAMPLES, sizeof *stats, cmp_double);
+        double tail = (1 - PAIRED_LEVEL) / 2 * (PAIRED_RESAMPLES - 1);
+        out->lo = exp(stats[(size_t)floor(tail)]);
+        out->hi = exp(stats[(size_t)ceil(PAIRED_RESAMPLES - 1 - tail)]);
+        out->rounds = m;
+        rc = 0;
+    }
+    free(logs);
+    free(draw);
+    free(stats);
+    return rc;
+}
+
+paired_ratio ratio_of_intervals(double a, double a_lo, double a_hi, double b, double b_lo,
+                                double b_hi)
+{
+    paired_ratio p = {.rounds = 0, .ratio = NAN, .lo = NAN, .hi = NAN};
+    if (!(a > 0) || !(b > 0))
+        return p;
+    p.ratio = b / a;
+    if (a_lo > 0 && a_hi >= a_lo && b_lo > 0 && b_hi >= b_lo) {
+        p.lo = b_lo / a_hi;
+        p.hi = b_hi / a_lo;
+    }
+    return p;
+}
+
+size_t round_ms_parse(const char *p, double *out, size_t max)
+{
+    size_t n = 0;
+    while (p && *p && n < max) {
+        char *end;
+        double v = strtod(p, &end);
+        if (end == p || !(v > 0))
+            return 0;
+        out[n++] = v;
+        p = end;
+        while (*p == ' ')
+            p++;
+    }
+    return n;
+}
+
+/* The most rounds a round_ms cell can hold (a run keeps fewer). */
+#define FIGURES_ROUNDS_MAX 256
+
+static int same_rounds(const timed_figures *a, const timed_figures *b)
+{
+    return a->comparison && *a->comparison && b->comparison &&
+           !strcmp(a->comparison, b->comparison) && a->rounds > 0 && a->rounds == b->rounds;
+}
+
+/* The median's interval, or for a file from before those its p10..p90
+ * band (wider, so the safer side). */
+static void figures_band(const timed_figures *f, double *lo, double *hi)
+{
+    int ci = f->ci_hi > 0 && f->ci_lo <= f->ci_hi;
+    *lo = ci ? f->ci_lo : f->p10;
+    *hi = ci ? f->ci_hi : f->p90;
+}
+
+paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b)
+{
+    if (same_rounds(a, b)) {
+        double x[FIGURES_ROUNDS_MAX], ref[FIGURES_ROUNDS_MAX];
+        size_t nb = round_ms_parse(b->round_ms, x, FIGURES_ROUNDS_MAX);
+        size_t na = round_ms_parse(a->round_ms, ref, FIGURES_ROUNDS_MAX);
+        paired_ratio p;
+        if (na && na == nb && paired_ratio_of(x, ref, na, &p) == 0)
+            return p;
+    }
+    double alo, ahi, blo, bhi;
+    figures_band(a, &alo, &ahi);
+    figures_band(b, &blo, &bhi);
+    return ratio_of_intervals(a->median, alo, ahi, b->median, blo, bhi);
+}
+
+paired_verdict paired_judge(const paired_ratio *p, double threshold)
+{
+    if (!(p->lo > 0) || !(p->hi >= p->lo))
+        return PAIRED_UNKNOWN;
+    double up = 1 + threshold, down = 1 / up;
+    if (p->lo > up)
+        return PAIRED_SLOWER;
+    if (p->hi < down)
+        return PAIRED_FASTER;
+    if (p->lo >= down && p->hi <= up)
+        return PAIRED_EQUAL;
+    return PAIRED_UNDECIDED;
+}
+
+size_t paired_rounds_to_separate(const paired_ratio *p, double threshold)
+{
+    if (!(p->lo > 0) || !(p->hi > p->lo) || !(p->ratio > 0) || p->rounds < 2)
+        return 0;
+    double half = (log(p->hi) - log(p->lo)) / 2;
+    double room = fabs(log(p->ratio)) - log(1 + threshold);
+    if (room <= 0)
+        return 0;
+    double need = ceil((double)p->rounds * (half / room) * (half / room));
+    return need > (double)p->rounds ? (size_t)need : p->rounds + 1;
+}
+
+const char *paired_verdict_name(paired_verdict v)
+{
+    switch (v) {
+    case PAIRED_FASTER: return "faster";
+    case PAIRED_SLOWER: return "slower";
+    case PAIRED_EQUAL: return "indistinguishable (within the threshold)";
+    case PAIRED_UNDECIDED: return "indistinguishable (not separated)";
+    default: return "no interval";
+    }
+}
+
+void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
+{
+    paired_ratio p = *pr;
+    paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
+    char how[80];
+    if (p.rounds)
+        snprintf(how, sizeof how, "paired over %zu interleaved rounds", p.rounds);
+    else
+        snprintf(how, sizeof how, "from the two medians' intervals, timed apart");
+    if (isnan(p.ratio)) {
+        snprintf(out, len, "no ratio (a step time is missing)");
+        return;
+    }
+    if (v == PAIRED_UNKNOWN) {
+        snprintf(out, len, "%.3gx, no interval: not told apart", p.ratio);
+        return;
+    }
+    int n = snprintf(out, len, "%.3gx [%.3g..%.3g], %s (%s; threshold %.0f%%)", p.ratio, p.lo,
+                     p.hi, v == PAIRED_FASTER   ? "faster"
+                           : v == PAIRED_SLOWER ? "slower"
+                                                : "indistinguishable",
+                     how, PAIRED_THRESHOLD * 100);
+    size_t more = p.rounds ? paired_rounds_to_separate(&p, PAIRED_THRESHOLD) : 0;
+    if (v == PAIRED_UNDECIDED && n > 0 && (size_t)n < len) {
+        if (more)
+            snprintf(out + n, len - (size_t)n, "; about %zu rounds would likely separate them "
+                     "at this spread", more);
+        else if (p.rounds)
+            snprintf(out + n, len - (size_t)n, "; the ratio itself is within the threshold");
+    }
+}

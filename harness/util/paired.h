@@ -1,0 +1,87 @@
+/* A comparison measured as a comparison. Two configs timed in the same
+ * interleaved rounds give one figure per round each; the comparison's
+ * figure is their ratio per round (a disturbance that falls on a round
+ * falls on both), summarised over the rounds with a bootstrap interval.
+ * One rule turns an interval into a verdict, for the sweep's stopping, the
+ * report's A/B/C, the planner's pick and compare alike (docs/measuring.md). */
+#ifndef ACCUBENCH_PAIRED_H
+#define ACCUBENCH_PAIRED_H
+
+#include <stddef.h>
+
+/* A difference smaller than this share is not claimed either way: the
+ * practical threshold (nvbench's compare uses one of its own). */
+#define PAIRED_THRESHOLD 0.02
+/* The interval's level and the bootstrap's resamples (seeded: the same
+ * rounds give the same interval on every run). */
+#define PAIRED_LEVEL 0.95
+#define PAIRED_RESAMPLES 2000
+
+/* x over ref: the point estimate and its interval, from `rounds` pairs. */
+typedef struct paired_ratio {
+    size_t rounds;
+    double ratio, lo, hi; /* NAN when no pair could be formed */
+} paired_ratio;
+
+typedef enum paired_verdict {
+    PAIRED_UNKNOWN = 0, /* no interval */
+    PAIRED_FASTER,      /* the interval lies below 1 / (1 + threshold) */
+    PAIRED_SLOWER,      /* the interval lies above 1 + threshold */
+    PAIRED_EQUAL,       /* the interval lies inside the threshold's band */
+    PAIRED_UNDECIDED,   /* the interval straddles an edge of the band */
+} paired_verdict;
+
+/* The ratio of x[i] / ref[i] over n rounds: the 20%-trimmed mean of the
+ * log ratios (one stray round moves it little), its percentile bootstrap
+ * interval at PAIRED_LEVEL. Pairs with a non-positive or missing value are
+ * left out. Returns 0, or -1 when no pair is left (out->ratio NAN). */
+int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out);
+
+/* The ratio b / a of two figures timed apart (two CSVs, two runs), each with
+ * its own interval: the widest ratio their intervals allow. */
+paired_ratio ratio_of_intervals(double a, double a_lo, double a_hi, double b, double b_lo,
+                                double b_hi);
+
+/* One config's timed figures as a comparison reads them (a CSV row's or a
+ * result row's): the interleaved comparison it was timed in ("" or NULL:
+ * timed alone), its kept rounds' medians (space-separated), its median
+ * with the median's interval, and p10..p90 for a file from before the
+ * intervals. */
+typedef struct timed_figures {
+    const char *comparison;
+    long long rounds;
+    const char *round_ms;
+    double median, ci_lo, ci_hi, p10, p90;
+} timed_figures;
+
+/* b over a: paired per round where both were timed in the same rounds,
+ * else from their intervals (ratio_of_intervals). */
+paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b);
+
+/* The numbers of a round_ms cell into out[0..max); their count, 0 when the
+ * cell is empty or not a list of positive numbers. */
+size_t round_ms_parse(const char *text, double *out, size_t max);
+
+/* The rule: faster or slower only where the interval clears the threshold. */
+paired_verdict paired_judge(const paired_ratio *p, double threshold);
+
+/* Indistinguishable (equal or undecided), or not decided at all. */
+static inline int paired_indistinguishable(paired_verdict v)
+{
+    return v == PAIRED_EQUAL || v == PAIRED_UNDECIDED;
+}
+
+/* Undecided: about how many rounds in all would clear the threshold at the
+ * spread seen (the interval narrows as 1/sqrt(rounds)); 0 when the ratio
+ * itself is within the threshold (no count of rounds separates them). */
+size_t paired_rounds_to_separate(const paired_ratio *p, double threshold);
+
+/* "1.84x [1.65..1.92], slower (paired over 5 interleaved rounds; threshold
+ * 2%)", or indistinguishable with about how many rounds would separate
+ * them: the ratio and what the rule makes of it, into out. */
+void paired_ratio_text(const paired_ratio *p, char *out, size_t len);
+
+/* "faster", "slower", "indistinguishable (within 2%)", ... */
+const char *paired_verdict_name(paired_verdict v);
+
+#endif
