@@ -453,6 +453,8 @@ int csv_result_rows(const csv_table *t, const char *const *required,
                 return -1;
             }
         }
+        if (r->arm < 1) /* a file from before the column: one arm */
+            r->arm = 1;
     }
     free(known);
     *out = rows;

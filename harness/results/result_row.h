@@ -25,6 +25,18 @@
  * comm_ms and busbw; empty where the engine cannot tell), rank_step_spread_pct the
  * ranks' step medians' range over rank 0's, rank_weight_diff the largest
  * difference between rank 0's weights and any rank's after one step.
+ * arm tells apart a config named twice in one sweep (--micro 16,16: an A/A
+ * check; 1 otherwise, and for a file from before the column).
+ * Interleaved rounds (docs/measuring.md): rows with the same comparison
+ * were timed in the same rounds, each round every config for a slice of
+ * steps in a fresh random order; rounds is how many rounds their figures
+ * use, rounds_dropped how many were left out as disturbed, round_ms each
+ * kept round's median step in ms (space-separated, in round order, the
+ * same rounds for every row of the comparison: any two rows pair by
+ * position), vs_ref the paired ratio of the row's step to its series'
+ * reference (the largest micro-batch, arm 1) with its bootstrap 95%
+ * interval vs_ref_lo..hi. Empty: timed alone (--rounds off, one config,
+ * a fixed --steps).
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
  * distribution-free 95% interval; probe_tflops_before/after the peak GEMM
  * probed just before and after the timed steps, mfu_pct against the higher
@@ -70,6 +82,7 @@
     X(reduction, TEXT, config, KEY)                 \
     X(effective_batch, INT, config, KEY)            \
     X(micro_batch, INT, config, SPLIT)              \
+    X(arm, INT, config, SPLIT)                      \
     X(accum_steps, INT, config, VALUE)              \
     X(last_micro_batch, INT, config, VALUE)         \
     X(devices, INT, config, KEY)                    \
@@ -82,6 +95,13 @@
     X(step_ms_p90, REAL, timed, VALUE)              \
     X(step_noise_pct, REAL, timed, VALUE)           \
     X(samples, INT, timed, VALUE)                   \
+    X(comparison, TEXT, timed, VALUE)               \
+    X(rounds, INT, timed, VALUE)                    \
+    X(rounds_dropped, INT, timed, VALUE)            \
+    X(round_ms, TEXT, timed, VALUE)                 \
+    X(vs_ref, REAL, timed, VALUE)                   \
+    X(vs_ref_lo, REAL, timed, VALUE)                \
+    X(vs_ref_hi, REAL, timed, VALUE)                \
     X(host_enqueue_ms, REAL, timed, VALUE)          \
     X(pass_ms, REAL, timed, VALUE)                  \
     X(samples_per_s, REAL, timed, VALUE)            \

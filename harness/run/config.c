@@ -160,6 +160,9 @@ static void fill(const config_iter *it, config *c)
     const run_options *o = it->o;
     c->model = &o->models[it->mi];
     make_split(o->effective[it->ei], it->micros[it->ui], devices_at(it), c);
+    c->arm = 1;
+    for (int i = 0; i < it->ui; i++)
+        c->arm += it->micros[i] == it->micros[it->ui];
     c->mode = o->modes[it->xi];
     c->reduction = o->reductions[it->ri];
     c->data_parallel = it->data_parallel && !it->one_device;
@@ -175,7 +178,8 @@ static void fill(const config_iter *it, config *c)
     c->budget = (config_budget){.warmup = o->warmup, .steps = o->steps,
                                 .min_samples = o->min_samples, .max_samples = o->max_samples,
                                 .budget_s = o->budget_s, .max_noise_pct = o->max_noise_pct,
-                                .max_step_s = o->max_step_s, .trace_steps = o->trace_steps};
+                                .max_step_s = o->max_step_s, .trace_steps = o->trace_steps,
+                                .rounds = o->rounds};
     c->opens = it->opens;
     c->model_index = it->mi;
     c->devices_index = it->di;

@@ -25,6 +25,7 @@ typedef struct config_budget {
     double budget_s, max_noise_pct;
     double max_step_s;
     int trace_steps;
+    int rounds; /* ROUNDS_AUTO, 0 = off, or a count (options.h) */
 } config_budget;
 
 /* The levels of the sweep, outermost first: what a config shares with the
@@ -39,6 +40,7 @@ typedef enum config_level {
 typedef struct config {
     const model_spec *model;
     split sp;
+    int arm; /* 1, or 2 for the second of a micro-batch named twice */
     /* "" or why the split cannot run on its devices (the row is skipped
      * with it; sp then says what the split would have been). */
     char unsplittable[200];

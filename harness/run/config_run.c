@@ -39,6 +39,19 @@ void row_status_from(result_row *r, int rc, const backend *b)
 static void note_stop(result_row *r, const step_timing *t, const measure_options *mo)
 {
     char noise[160];
+    if (r->rounds > 0) { /* rounds.c says how many and what they dropped */
+        static const char *const rounds_why[] = {
+            [MEASURE_STOP_STEPS] = "the --rounds asked for were run",
+            [MEASURE_STOP_DECIDED] = "every comparison was decided",
+            [MEASURE_STOP_SAMPLE_CAP] = "the most rounds a row keeps were run",
+            [MEASURE_STOP_BUDGET] = "the comparison's budget ran out",
+            [MEASURE_STOP_INTERRUPTED] = "interrupted",
+            [MEASURE_STOP_NOISE] = "", [MEASURE_STOP_PEER] = ""};
+        long long all = r->rounds + (r->rounds_dropped > 0 ? r->rounds_dropped : 0);
+        row_note(r, "timed in %lld interleaved %s (stopped when %s)", all,
+                 plural(all, "round", "rounds"), rounds_why[t->stopped_by]);
+        return;
+    }
     size_t n = t->step.samples;
     if (n < (size_t)mo->min_samples)
         snprintf(noise, sizeof noise, "%zu %s, fewer than min-samples %d", n,
@@ -66,6 +79,8 @@ static void note_stop(result_row *r, const step_timing *t, const measure_options
         break;
     case MEASURE_STOP_STEPS:
         row_note(r, "timed the fixed --steps %d", mo->steps);
+        break;
+    case MEASURE_STOP_DECIDED: /* rounds only: said above */
         break;
     }
 }
@@ -166,6 +181,11 @@ static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *r
     return worst;
 }
 
+int config_runner_setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run)
+{
+    return setup(s, m, d, c, run, BK_OK);
+}
+
 /* A config whose step would take longer than --max-step-s (micro-batch 1
  * of a large model on a CPU: minutes a step) is skipped, judged from one
  * measured pass before anything long runs. 1 when r says it was; BK_*
@@ -231,10 +251,11 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
     }
     if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
         rc = train_curves_config(s, m, c, r);
+    model_grads_sliced(m); /* ZeRO-2: the checks' whole gradient is theirs, not the step's */
     return rc ? rc : model_reset(m);
 }
 
-static measure_options timing_of(const sweep *s, const config *c)
+measure_options config_timing_options(const sweep *s, const config *c)
 {
     const config_budget *g = &c->budget;
     return (measure_options){.warmup = g->warmup, .steps = g->steps,
@@ -243,28 +264,26 @@ static measure_options timing_of(const sweep *s, const config *c)
                              .stop = (const volatile int *)s->stop};
 }
 
-/* The timed pass and the single-pass timing, into r. BK_* status. */
-static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
-                      result_row *r, step_timing *t)
+/* The timed figures of r from t (measured alone or in rounds): the
+ * single-pass timing first (the runner alone on the device), then the
+ * row's timing, trust and data-parallel columns; `peak` the step's memory
+ * peak. BK_* status. */
+int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
+                      result_row *r, step_timing *t, const watch_mark *before,
+                      const watch_mark *after, int64_t peak)
 {
-    measure_options mo = timing_of(s, c);
-    progress_phase(s->progress, "warm-up and timed steps");
-    watch_mark before, after; /* the peak and the machine beside the timed steps */
-    config_watch_mark(s->watch, &before);
-    int rc = measure_steps(run, &mo, t);
-    if (!rc)
-        config_watch_mark(s->watch, &after);
+    measure_options mo = config_timing_options(s, c);
     progress_phase(s->progress, "timing single passes");
-    if (!rc)
-        rc = measure_single_pass(run, 5, &t->pass_ms);
+    int rc = measure_single_pass(run, 5, &t->pass_ms);
     if (rc)
         return rc;
     row_fill_timing(r, t, s->peak_tflops, &mo);
     if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
         r->tokens_per_s = r->samples_per_s * d->input.width;
     trust_limits lim = trust_limits_of(&mo, s->b);
-    row_fill_trust(r, t, &before, &after, &lim);
-    r->mem_peak_bytes = (int64_t)s->b->mem_peak;
+    lim.rounds = r->rounds > 0;
+    row_fill_trust(r, t, before, after, &lim);
+    r->mem_peak_bytes = peak;
     if (s->comm)
         dp_fill_row(s->comm, t, r);
     if (s->comm && sync_info_of(c->sync)->buckets_in_backward &&
@@ -274,18 +293,37 @@ static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, ste
     return BK_OK;
 }
 
+/* The timed pass of a config timed alone, into r. The memory peak is the
+ * training step's: counted from here, after the checks let theirs go.
+ * BK_* status. */
+static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
+                      result_row *r, step_timing *t)
+{
+    measure_options mo = config_timing_options(s, c);
+    progress_phase(s->progress, "warm-up and timed steps");
+    watch_mark before, after; /* the peak and the machine beside the timed steps */
+    config_watch_mark(s->watch, &before);
+    s->b->mem_peak = s->b->mem_in_use;
+    int rc = measure_steps(run, &mo, t);
+    if (rc)
+        return rc;
+    int64_t peak = (int64_t)s->b->mem_peak;
+    config_watch_mark(s->watch, &after);
+    return config_fill_timed(s, m, d, c, run, r, t, &before, &after, peak);
+}
+
 /* The trace pass, into r; the first config whose pass succeeds writes
  * --trace. It keeps to the time budget too: fewer steps (one at least)
  * when a step is slow. BK_* status. */
-static int traced_pass(sweep *s, const config *c, step_runner *run, const step_timing *t,
-                       result_row *r)
+static int traced_pass(sweep *s, const config *c, step_runner *run, result_row *r)
 {
     const char *trace_file = s->trace_path[0] && !s->trace_written && s->writer
                                  ? s->trace_path : NULL;
     double budget_ms = c->budget.budget_s * 1e3;
     int steps = c->budget.trace_steps;
-    if (steps > 1 && t->step.median * steps > budget_ms)
-        steps = t->step.median >= budget_ms ? 1 : (int)(budget_ms / t->step.median);
+    double step_ms = r->step_ms_median;
+    if (steps > 1 && step_ms * steps > budget_ms)
+        steps = step_ms >= budget_ms ? 1 : (int)(budget_ms / step_ms);
     if (s->comm)
         steps = dp_agree_root_int(s->comm, steps); /* the ranks step together */
     char label[RESULT_TEXT_LEN * 2];
@@ -385,44 +423,71 @@ static void note_shard(const config *c, int ranks, result_row *r)
                     "(it takes every slice at once)");
 }
 
-void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
+int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
+                   result_row *r, size_t *runner_bytes)
 {
-    char name[200];
     /* The model's activations, made below for this config, follow it. */
     m->spec.recompute = c->recompute;
-    snprintf(name, sizeof name, "config %s %s %dx%d %s %s%s%s", m->spec.name,
+    int rc = shard_state(s, m, c);
+    size_t before = s->b->mem_in_use;
+    rc = setup(s, m, d, c, run, rc);
+    *runner_bytes = !rc && s->b->mem_in_use > before ? s->b->mem_in_use - before : 0;
+    if (rc) {
+        row_status_from(r, rc, s->b);
+        return 0;
+    }
+    if (too_slow(s, run, c, r, &rc)) {
+        step_runner_free(run);
+        return 0;
+    }
+    if (!rc)
+        rc = check_gradient(s, m, d, c, run, r);
+    if (rc) {
+        verdict(s, c, rc, r);
+        step_runner_free(run);
+        return 0;
+    }
+    return 1;
+}
+
+void config_finish(sweep *s, const config *c, step_runner *run, result_row *r, int rc)
+{
+    if (!rc && !*s->stop)
+        rc = counted_pass(s, c, run, r);
+    if (!rc && s->comm)
+        note_shard(c, s->comm->size, r);
+    if (!rc && c->budget.trace_steps > 0 && !*s->stop)
+        rc = traced_pass(s, c, run, r);
+    if (!rc)
+        rc = s->b->ops->sync(s->b);
+    verdict(s, c, rc, r);
+    step_runner_free(run);
+}
+
+void config_range_push(const config *c)
+{
+    char name[200];
+    snprintf(name, sizeof name, "config %s %s %dx%d %s %s%s%s", c->model->name,
              dtype_name(c->dtype), c->sp.micro, c->sp.accum, mode_name(c->mode),
              reduction_name(c->reduction), c->recompute ? " recompute " : "",
              c->recompute ? recompute_name(c->recompute) : "");
     range_push(name);
-    int rc = shard_state(s, m, c);
-    s->b->mem_peak = s->b->mem_in_use;
-    step_runner run;
-    rc = setup(s, m, d, c, &run, rc);
-    if (rc) {
-        row_status_from(r, rc, s->b);
-        range_pop();
-        return;
-    }
-    if (too_slow(s, &run, c, r, &rc)) {
-        step_runner_free(&run);
-        range_pop();
-        return;
-    }
+}
+
+void config_time_prepared(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
+                          result_row *r)
+{
     step_timing t;
-    if (!rc)
-        rc = check_gradient(s, m, d, c, &run, r);
-    if (!rc)
-        rc = timed_pass(s, m, d, c, &run, r, &t);
-    if (!rc && !*s->stop)
-        rc = counted_pass(s, c, &run, r);
-    if (!rc && s->comm)
-        note_shard(c, s->comm->size, r);
-    if (!rc && c->budget.trace_steps > 0 && !*s->stop)
-        rc = traced_pass(s, c, &run, &t, r);
-    if (!rc)
-        rc = s->b->ops->sync(s->b);
-    verdict(s, c, rc, r);
-    step_runner_free(&run);
+    int rc = timed_pass(s, m, d, c, run, r, &t);
+    config_finish(s, c, run, r, rc);
+}
+
+void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r)
+{
+    config_range_push(c);
+    step_runner run;
+    size_t runner_bytes;
+    if (config_prepare(s, m, d, c, &run, r, &runner_bytes))
+        config_time_prepared(s, m, d, c, &run, r);
     range_pop();
 }

@@ -11,6 +11,7 @@
 #include "model.h"
 #include "result_row.h"
 #include "split.h"
+#include "step.h"
 #include "sweep_state.h"
 #include "trace_pass.h"
 
@@ -19,6 +20,35 @@
  * are filled already). With s->comm, on every rank of it, the gradient
  * all-reduced as c's sync row says. */
 void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r);
+
+/* config_run in its three parts, for configs timed together in rounds
+ * (rounds.h). config_prepare sets up c's runner on m and d and runs what
+ * comes before the timing (the step-time guard, the gradient check, the
+ * noise scale, the curves): 1 when the runner is live and the config is to
+ * be timed, 0 when r is final (its status says why; the runner is freed).
+ * *runner_bytes: what setting the runner up allocated (its activations,
+ * graphs, loss): what it holds while it stays set up. */
+int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
+                   result_row *r, size_t *runner_bytes);
+/* A prepared config timed alone, then config_finish. */
+void config_time_prepared(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
+                          result_row *r);
+/* Sets up c's runner again (after config_prepare's was let go), on every
+ * rank of s->comm alike. BK_* status. */
+int config_runner_setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run);
+/* With the step timed into t (beside the marks taken before and after the
+ * timed steps, `peak` the step's memory peak): the single-pass timing and
+ * the timed columns of r. BK_* status. */
+int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
+                      result_row *r, step_timing *t, const watch_mark *before,
+                      const watch_mark *after, int64_t peak);
+/* After the timing (rc its status): the counting and trace passes, the
+ * row's status, and the runner freed. */
+void config_finish(sweep *s, const config *c, step_runner *run, result_row *r, int rc);
+/* The config's NVTX range ("config S fp32 16x4 async sum"); range_pop ends it. */
+void config_range_push(const config *c);
+/* The timing options of c (its budget, the sweep's stop flag). */
+measure_options config_timing_options(const sweep *s, const config *c);
 
 /* The timed pass's columns of r, and a note naming the stopping condition
  * an adaptive pass did not meet (the noise target, min-samples). */

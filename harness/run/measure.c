@@ -251,6 +251,9 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
     comm *c = s->comm;
     timing_stats host;
     timing_stats_of(l->dev_ms, l->n, &out->step);
+    out->timed = l->n;
+    if (o->keep)
+        memcpy(o->keep, l->dev_ms, l->n * sizeof *o->keep);
     out->noise_met = !o->steps && noise_met(o, l->dev_ms, l->n);
     timing_stats_of(l->host_ms, l->issued, &host);
     out->host_enqueue_ms = host.median;

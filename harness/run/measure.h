@@ -15,6 +15,8 @@ typedef struct measure_options {
     double budget_s;
     double max_noise_pct;
     const volatile int *stop; /* set asynchronously (SIGINT): stop soon */
+    double *keep;             /* non-NULL: each timed step's ms, in order (room for
+                               * `steps`, or max_samples when adaptive) */
 } measure_options;
 
 /* What ended the timed loop: the row's note names it. */
@@ -25,6 +27,7 @@ typedef enum measure_stop {
     MEASURE_STOP_BUDGET,       /* --budget-s ran out */
     MEASURE_STOP_INTERRUPTED,  /* the stop flag was set */
     MEASURE_STOP_PEER,         /* data parallel: another rank's condition */
+    MEASURE_STOP_DECIDED,      /* interleaved rounds: the comparison was decided */
 } measure_stop;
 
 typedef struct step_timing {
@@ -32,6 +35,7 @@ typedef struct step_timing {
     double host_enqueue_ms;       /* median host time to issue one step */
     double dispatches_per_step;
     double pass_ms;               /* median single forward+backward, ms */
+    size_t timed;                 /* steps timed (the samples in `step`) */
     int noise_met;                /* adaptive: the noise target holds for
                                    * exactly the samples in `step` */
     measure_stop stopped_by;

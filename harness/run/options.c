@@ -208,6 +208,25 @@ static int set_model(void *target, const option_def *d, const char *value, char 
 
 /* ------------------------------------------------------------ numbers */
 
+/* A micro-batch named twice is timed as two arms of one config (an A/A
+ * check: the comparison rule against a difference known to be zero); a
+ * third arm would add nothing the second does not, and a list that names
+ * one three times is more likely a slip. */
+static int micro_arms_check(const int *got, int n, char *why, size_t len)
+{
+    for (int i = 0; i < n; i++) {
+        int times = 0;
+        for (int j = 0; j < n; j++)
+            times += got[j] == got[i];
+        if (times > 2) {
+            snprintf(why, len, "micro-batch %d is named %d times: twice is an A/A check (two "
+                     "arms of one config), a third arm adds nothing", got[i], times);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* An int list (--effective, --micro, --devices): each item in [1, max];
  * --micro also takes pow2. */
 static int set_int_list(void *target, const option_def *d, const char *value, char *why,
@@ -229,13 +248,34 @@ static int set_int_list(void *target, const option_def *d, const char *value, ch
         }
     }
     free(copy);
-    if (count < 0)
+    if (count < 0 || (is_micro && micro_arms_check(got, kept, why, n)))
         return -1;
-    dedupe_list(o, d->key, value, got, &kept, sizeof got[0], dedupe_same_int);
+    if (!is_micro) /* a micro-batch named twice is an A/A check: two arms */
+        dedupe_list(o, d->key, value, got, &kept, sizeof got[0], dedupe_same_int);
     memcpy((char *)o + d->offset, got, (size_t)kept * sizeof got[0]);
     *(int *)(void *)((char *)o + d->size) = kept; /* size: where the count is */
     if (is_micro)
         o->micro_pow2 = pow2;
+    return 0;
+}
+
+/* --rounds auto|off|N: N from 2 (one round has no interval) to ROUNDS_MAX. */
+static int set_rounds(void *target, const option_def *d, const char *value, char *why,
+                      size_t n)
+{
+    run_options *o = target;
+    long long x;
+    if (!strcmp(value, "auto"))
+        o->rounds = ROUNDS_AUTO;
+    else if (!strcmp(value, "off"))
+        o->rounds = 0;
+    else if (parse_int(d->key, value, 2, ROUNDS_MAX, &x, why, n) == 0)
+        o->rounds = (int)x;
+    else {
+        snprintf(why, n, "--%s takes auto, off or a count of rounds from 2 to %d, not '%s'",
+                 d->key, ROUNDS_MAX, value);
+        return -1;
+    }
     return 0;
 }
 
@@ -375,7 +415,12 @@ static const option_def RUN_OPTIONS[] = {
     {CUSTOM_ROW("backend", "NAME", set_backend), .def = "auto", .tag = RUN_TAG_BACKEND,
      .help = "the device to run on"},
     {INT_ROW("steps", "N", steps, 1, 1000000), .shown = "adaptive",
-     .help = "time exactly N steps"},
+     .help = "time exactly N steps (a slice of N steps a round where --rounds is a count)"},
+    {CUSTOM_ROW("rounds", "auto|off|N", set_rounds), .def = "auto",
+     .help = "time the configs of one model, effective batch and device count in "
+             "interleaved rounds, each a slice of steps per config in a fresh random order, "
+             "until every paired ratio is decided or the budget ends (auto: unless --steps "
+             "is fixed); N: exactly N rounds; off: each config alone"},
     {REAL_ROW("budget-s", "S", budget_s, 0.001, 86400), .def = "2",
      .help = "time budget of a config's timed steps; warm-up and the trace pass keep to it "
              "too, the checks run whole"},
@@ -454,9 +499,10 @@ int options_micro_list(const run_options *o, int e, int *out, int max)
     if (o->micro_pow2)
         for (int m = 1; m <= e && n < max; m *= 2)
             out[n++] = m;
+    int made = n; /* pow2's: a size named too is not a second arm */
     for (int i = 0; i < o->n_micro && n < max; i++) {
         int dup = 0;
-        for (int j = 0; j < n; j++)
+        for (int j = 0; j < made; j++)
             dup |= out[j] == o->micro[i];
         if (!dup)
             out[n++] = o->micro[i];

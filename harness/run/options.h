@@ -16,6 +16,10 @@
 #include "sync_modes.h"
 
 #define OPT_MAX_LIST 32
+/* --rounds auto: wherever a run holds a comparison (rounds.h); at most
+ * ROUNDS_MAX (the round_ms cell keeps each). */
+#define ROUNDS_AUTO (-1)
+#define ROUNDS_MAX 40
 
 typedef struct run_options {
     char profile[256];
@@ -38,6 +42,7 @@ typedef struct run_options {
     double budget_s;                        /* timing budget per config */
     double max_noise_pct;                   /* stop when the noise is under this */
     double max_step_s;                      /* skip configs whose step takes longer */
+    int rounds;                             /* interleaved rounds: ROUNDS_AUTO, 0 = off, N */
     uint64_t seed;
     int buffers;                            /* input buffers rotated */
     uint64_t mem_cap;                       /* 0 = none */
@@ -109,7 +114,8 @@ csv_existing options_csv_existing(const run_options *o);
 int options_validate(const run_options *o, char *why, size_t why_len);
 
 /* The micro-batches a sweep visits for effective batch e (pow2 expanded),
- * ascending. Returns the count. */
+ * ascending; a size named twice is there twice (two arms, in order).
+ * Returns the count. */
 int options_micro_list(const run_options *o, int e, int *out, int max);
 
 #endif

@@ -257,3 +257,34 @@ void progress_config_result(progress *p, double step_ms, double pass_ms, long lo
     }
     pthread_mutex_unlock(&p->mu);
 }
+
+void progress_config_set_aside(progress *p, progress_mark *m)
+{
+    *m = (progress_mark){.index = -1};
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    *m = (progress_mark){.index = p->started - 1, .pass_ms = p->current_pass_ms,
+                         .noise_s = p->current_noise_s,
+                         .noise_windows = p->current_noise_windows,
+                         .seconds = seconds_since(p->config_t0_ns, trace_now_ns())};
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_config_done_marked(progress *p, const progress_mark *m, double step_ms,
+                                 double pass_ms, long long samples, double shared_s)
+{
+    if (!p || !p->f || m->index < 0)
+        return;
+    pthread_mutex_lock(&p->mu);
+    double wall_s = m->seconds + shared_s;
+    if (p->eta) {
+        eta_record(p->eta, m->index, step_ms, pass_ms > 0 ? pass_ms : m->pass_ms, wall_s);
+        eta_record_parts(p->eta, m->index, m->noise_s, m->noise_windows,
+                         samples > 0 ? (int)samples : 0);
+    }
+    p->done++;
+    p->done_ns += (uint64_t)(wall_s * 1e9);
+    p->phase[0] = '\0';
+    pthread_mutex_unlock(&p->mu);
+}

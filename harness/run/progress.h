@@ -55,6 +55,20 @@ void progress_phase(progress *p, const char *what);
 /* The current config is finished (its row is written). */
 void progress_config_done(progress *p);
 
+/* Configs run together (interleaved rounds): each is set aside when its
+ * checks end, what the plan learns of it kept here, and finished later by
+ * its mark with its share of the time they ran together. */
+typedef struct progress_mark {
+    int index;            /* its place in the sweep, from 0 */
+    double pass_ms, noise_s, seconds; /* as far as it ran alone */
+    int noise_windows;
+} progress_mark;
+void progress_config_set_aside(progress *p, progress_mark *m);
+/* The config of mark m is finished: its result (as progress_config_result
+ * says) after `shared_s` seconds more. */
+void progress_config_done_marked(progress *p, const progress_mark *m, double step_ms,
+                                 double pass_ms, long long samples, double shared_s);
+
 /* The time left is costed on e (eta.h: each config's pass and step time
  * against its budget), which the calls below keep up to date. */
 void progress_set_eta(progress *p, eta *e);

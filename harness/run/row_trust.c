@@ -67,7 +67,7 @@ void row_fill_trust(result_row *r, const step_timing *t, const watch_mark *befor
  * the loop was adaptive; a fixed --steps run gets them here. */
 static void classify_noise(result_row *r, const trust_limits *lim)
 {
-    if (lim->adaptive && r->samples >= 0 && r->samples < lim->min_samples)
+    if (lim->adaptive && !lim->rounds && r->samples >= 0 && r->samples < lim->min_samples)
         flag_add(r, FLAG_NOISY);
     if (r->step_noise_pct > lim->max_noise_pct) {
         flag_add(r, FLAG_NOISY);

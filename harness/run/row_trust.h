@@ -28,6 +28,8 @@ typedef struct trust_limits {
     int min_samples;
     double max_noise_pct;
     int passes_serial;     /* BK_CAP_DISPATCH_IS_DEVICE_WORK: no overlap */
+    int rounds;            /* timed in interleaved rounds: the rounds' agreement,
+                            * not a sample count, says whether it is noisy */
 } trust_limits;
 
 /* The limits of a run: its options and what its backend is. */

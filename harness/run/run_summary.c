@@ -4,11 +4,20 @@
 #include <string.h>
 
 #include "console_table.h"
+#include "paired.h"
 #include "split_text.h"
 
 static int ran(const result_row *r)
 {
     return !strcmp(r->status, STATUS_OK) && r->step_ms_median > 0;
+}
+
+static timed_figures figures_of(const result_row *r)
+{
+    return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
+                           .round_ms = r->round_ms, .median = r->step_ms_median,
+                           .ci_lo = r->step_ms_ci_lo, .ci_hi = r->step_ms_ci_hi,
+                           .p10 = r->step_ms_p10, .p90 = r->step_ms_p90};
 }
 
 static void config_line(FILE *f, const char *what, const result_row *r)
@@ -43,8 +52,8 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
     }
     fprintf(f, "summary: %zu of %zu configs ran", ok, n);
     if (flagged)
-        fprintf(f, "; %zu flagged noisy or disturbed\n  (their notes say why; the report "
-                   "leaves them out of its findings)", flagged);
+        fprintf(f, "; %zu flagged noisy or disturbed\n  (their notes say why; the flags "
+                   "explain a figure, the comparisons follow the paired intervals)", flagged);
     fputc('\n', f);
     if (fast) {
         config_line(f, "fastest", fast);
@@ -53,13 +62,11 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
     if (slow && slow != fast) {
         config_line(f, "slowest", slow);
         fputc('\n', f);
-        int apart = fast->step_ms_ci_hi > 0 && slow->step_ms_ci_hi > 0
-                        ? fast->step_ms_ci_hi < slow->step_ms_ci_lo
-                        : -1;
-        fprintf(f, "  %-8s %.3gx the fastest%s\n", "ratio", slow->step_ms_median / fast->step_ms_median,
-                apart == 1   ? ", beyond the noise"
-                : apart == 0 ? ", indistinguishable at this noise"
-                             : "");
+        timed_figures a = figures_of(fast), b = figures_of(slow);
+        paired_ratio p = figures_ratio(&a, &b);
+        char ratio[300];
+        paired_ratio_text(&p, ratio, sizeof ratio);
+        fprintf(f, "  %-8s %s\n", "ratio", ratio);
     }
     fprintf(f, "  csv      %s\n", csv_path);
     /* the report lands beside the CSV, under its name */

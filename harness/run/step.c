@@ -152,6 +152,7 @@ int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
     s->d = d;
     s->sp = *sp;
     s->mode = mode;
+    s->reduction = r;
     s->comm = c;
     s->sync = sync;
     backend *b = m->b;
@@ -176,6 +177,11 @@ int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
     if (rc)
         step_runner_free(s);
     return rc;
+}
+
+int step_runner_resume(step_runner *s)
+{
+    return dataset_set_split(s->d, s->sp.micro, s->reduction);
 }
 
 int step_run(step_runner *s)

@@ -16,6 +16,10 @@ int step_runner_init(step_runner *s, model *m, dataset *d, const split *sp,
 int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
                         exec_mode mode, reduction r, comm *c, sync_mode sync);
 void step_runner_free(step_runner *s);
+/* Takes the data back for this runner after another runner of the same
+ * data stepped (its split's loss scales): several configs set up at once
+ * and stepped in turn (rounds.h). BK_* status. */
+int step_runner_resume(step_runner *s);
 
 /* One optimizer step on the next input buffer, in the runner's mode, inside
  * a "step" range. Does not wait for the device. */

@@ -21,6 +21,7 @@ typedef struct step_runner {
     dataset *d;
     split sp;
     exec_mode mode;
+    reduction reduction;   /* how the data's loss scales were set for it */
     activations acts;      /* preallocated unless the mode allocates per micro */
     float *loss_sum;       /* device float */
     void *graphs[DATASET_MAX_BUFFERS]; /* graph mode: one per input buffer */

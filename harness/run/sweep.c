@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "config_run.h"
 #include "console_table.h"
+#include "cpu_sample.h"
 #include "dp_check.h"
 #include "eta_probe.h"
 #include "measure.h"
@@ -22,6 +24,8 @@
 #include "run_metadata.h"
 #include "run_outputs.h"
 #include "stop_signal.h"
+#include "sweep_block.h"
+#include "sweep_row.h"
 #include "sweep_state.h"
 #include "version.h"
 
@@ -34,144 +38,15 @@ static int end_ranks(const sweep *s, int code)
     return code;
 }
 
-static void fill_config(result_row *r, const sweep *s, const config *c)
-{
-    model_spec spec = config_model_spec(c); /* with the row's recompute value */
-    model_spec_on(&spec, s->b);
-    const model_spec *ms = &spec;
-    const split *sp = &c->sp;
-    result_row_clear(r);
-    snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
-    snprintf(r->device, sizeof r->device, "%s", s->b->device);
-    snprintf(r->model, sizeof r->model, "%s", ms->name);
-    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(c->dtype));
-    snprintf(r->recompute, sizeof r->recompute, "%s", recompute_name(c->recompute));
-    snprintf(r->mode, sizeof r->mode, "%s", mode_name(c->mode));
-    snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(c->reduction));
-    snprintf(r->sync, sizeof r->sync, "%s", c->data_parallel ? sync_name(c->sync) : "");
-    snprintf(r->shard, sizeof r->shard, "%s", c->data_parallel ? shard_name(c->shard) : "");
-    r->params = (int64_t)model_param_count(ms);
-    r->effective_batch = sp->global;
-    r->micro_batch = sp->micro;
-    r->accum_steps = sp->accum;
-    r->last_micro_batch = sp->last;
-    r->devices = sp->devices;
-    r->flops_per_step = model_flops_per_step(ms, sp->effective);
-    r->recompute_flops_per_step = model_recompute_flops(ms, sp->effective);
-    memory_need need;
-    model_memory_need(ms, c->dtype, c->optimizer, sp->micro, sp->global, c->buffers, &need);
-    if (c->data_parallel) /* one rank's: its slices */
-        shard_memory_need(&need, c->shard, sp->devices, ms, c->optimizer);
-    r->mem_need_bytes = (int64_t)need.total;
-}
-
-/* Whether a config fits: the user's cap, and the device's memory (where
- * that is the host's memory, the host copies of the check share it too). */
-static int fits(const sweep *s, result_row *r)
-{
-    uint64_t need = (uint64_t)r->mem_need_bytes;
-    if (need >= MEMORY_NEED_MAX) { /* saturated: the true need is larger still */
-        snprintf(r->note, sizeof r->note, "needs over %llu bytes: the count saturates at 2^63",
-                 (unsigned long long)need);
-        return 0;
-    }
-    if (s->mem_cap && need > s->mem_cap) {
-        snprintf(r->note, sizeof r->note, "needs %llu bytes; over the cap of %llu",
-                 (unsigned long long)need, (unsigned long long)s->mem_cap);
-        return 0;
-    }
-    uint64_t host_copies =
-        s->b->caps & BK_CAP_SHARES_HOST_MEMORY ? 3ull * r->params * sizeof(float) : 0;
-    uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
-    if (s->b->mem_total && need + host_copies > usable) {
-        snprintf(r->note, sizeof r->note, "needs %llu bytes; the device holds %llu",
-                 (unsigned long long)(need + host_copies), (unsigned long long)s->b->mem_total);
-        return 0;
-    }
-    return 1;
-}
-
-int sweep_config_fits(const sweep *s, const config *c)
+/* Runs one config's row alone and writes it; -1 when the CSV could not be. */
+static int run_row(sweep *s, sweep_place *p, const config *c)
 {
     result_row r;
-    fill_config(&r, s, c);
-    return fits(s, &r);
-}
-
-/* The progress line of the config this row is for. */
-static void progress_row(sweep *s, const result_row *r)
-{
-    char label[RESULT_TEXT_LEN * 4];
-    int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s%s%s", r->model, r->dtype,
-             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-             r->sync[0] ? " sync " : "", r->sync, r->shard[0] ? " shard " : "", r->shard,
-             recomputes ? " recompute " : "", recomputes ? r->recompute : "");
-    progress_config(s->progress, label);
-}
-
-/* A device the backend says is lost (backend.lost) ends the sweep after
- * the row that lost it: every config left would be one more error row. */
-static int device_lost(const sweep *s, const result_row *r)
-{
-    if (!s->b->lost)
-        return 0;
-    fprintf(stderr, "accubench: the device cannot run anything more in this process (%s): "
-                    "the sweep stops after %s micro %lld\n",
-            r->note[0] ? r->note : s->b->error, r->model, (long long)r->micro_batch);
-    return -1;
-}
-
-static int emit(sweep *s, const result_row *r)
-{
-    char why[400];
-    if (strcmp(r->status, STATUS_ERROR) == 0)
-        s->failures++;
-    progress_config_result(s->progress, r->step_ms_median, r->pass_ms, (long long)r->samples);
-    progress_config_done(s->progress);
-    progress_clear(s->progress);
-    if (!s->writer)
-        return device_lost(s, r); /* rank 0 writes for every rank */
-    if (!s->quiet)
-        console_table_row(stdout, r);
-    if (csv_writer_append(&s->csv, r, why, sizeof why)) {
-        fprintf(stderr, "accubench: %s\n", why);
-        return -1;
-    }
-    return device_lost(s, r);
-}
-
-/* What the sweep has open for the config at hand: the model, its data for
- * one effective batch, the ranks of one device count. */
-typedef struct place {
-    int open;    /* levels open: 0 none .. CONFIG_DEVICES + 1 all three */
-    model m;
-    int data_rc; /* the data could not be made (BK_*): every row of the batch says so */
-    dataset d;
-    comm *ranks; /* NULL: one process, or this rank is not among them */
-} place;
-
-/* Runs one config's row and writes it; -1 when the CSV could not be. */
-static int run_row(sweep *s, place *p, const config *c)
-{
-    result_row r;
-    char cannot[200];
-    model_spec spec = config_model_spec(c);
-    fill_config(&r, s, c);
-    progress_row(s, &r);
-    if (c->unsplittable[0])
-        row_set_status(&r, STATUS_SKIPPED, c->unsplittable);
-    else if (!model_can_recompute(&spec, cannot, sizeof cannot))
-        row_set_status(&r, STATUS_SKIPPED, cannot);
-    else if (p->data_rc)
-        row_status_from(&r, p->data_rc, s->b);
-    else if (!fits(s, &r))
-        snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-    else
+    if (sweep_row_start(s, p, c, &r))
         config_run(s, &p->m, &p->d, c, &r);
     if (stop_signal)
         return 0; /* the interrupted config's row is not complete */
-    return emit(s, &r);
+    return sweep_row_emit(s, &r);
 }
 
 /* Rows for every config of a model that could not even be created (rc
@@ -183,15 +58,15 @@ static int emit_model_failure(sweep *s, const run_options *o, int model_index, i
     config_iter_model_alone(&it, o, model_index);
     while (config_next(&it, &c)) {
         result_row r;
-        fill_config(&r, s, &c);
-        progress_row(s, &r);
+        sweep_row_fill(&r, s, &c);
+        sweep_row_progress(s, &r);
         if (rc == BK_OK) {
             snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-            fits(s, &r);
+            sweep_row_fits(s, &r);
         } else {
             row_status_from(&r, rc, s->b);
         }
-        if (emit(s, &r))
+        if (sweep_row_emit(s, &r))
             return -1;
     }
     return 0;
@@ -206,8 +81,8 @@ static int model_fits(const sweep *s, const config *c)
     one.sp = (split){.effective = 1, .global = 1, .micro = 1, .accum = 1, .last = 1,
                      .devices = 1};
     one.data_parallel = 0;
-    fill_config(&r, s, &one);
-    return fits(s, &r);
+    sweep_row_fill(&r, s, &one);
+    return sweep_row_fits(s, &r);
 }
 
 /* Every rank has made it (rc BK_OK), or none goes on: the worst status;
@@ -224,7 +99,7 @@ static int agree_made(sweep *s, int rc, const char *what)
 
 /* The model of config c; 0 when it could not be made (its rows are
  * written, and its configs passed over), -1 when the CSV could not be. */
-static int open_model(sweep *s, const run_options *o, place *p, const config *c)
+static int open_model(sweep *s, const run_options *o, sweep_place *p, const config *c)
 {
     int fit = model_fits(s, c);
     int rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m) : BK_OK;
@@ -239,7 +114,7 @@ static int open_model(sweep *s, const run_options *o, place *p, const config *c)
     return emit_model_failure(s, o, c->model_index, rc) ? -1 : 0;
 }
 
-static void open_batch(sweep *s, place *p, const config *c)
+static void open_batch(sweep *s, sweep_place *p, const config *c)
 {
     input_spec in;
     model_input(&p->m.spec, &in);
@@ -252,7 +127,7 @@ static void open_batch(sweep *s, place *p, const config *c)
 
 /* The first that many ranks for a device count; 0 when this rank is not
  * among them (it waits at the barrier when the count is done). */
-static int open_devices(sweep *s, place *p, const config *c)
+static int open_devices(sweep *s, sweep_place *p, const config *c)
 {
     p->ranks = NULL;
     if (!s->world)
@@ -268,7 +143,7 @@ static int open_devices(sweep *s, place *p, const config *c)
 }
 
 /* Closes the open levels from the innermost out to `level`. */
-static void leave(sweep *s, place *p, config_level level)
+static void leave(sweep *s, sweep_place *p, config_level level)
 {
     for (; p->open > (int)level; p->open--) {
         if (p->open - 1 == CONFIG_DEVICES) {
@@ -290,7 +165,7 @@ static void leave(sweep *s, place *p, config_level level)
 
 /* Opens the levels config c begins. 1: run it; 0: passed over (the
  * iterator skips what cannot run); -1: the CSV could not be written. */
-static int enter(sweep *s, const run_options *o, place *p, config_iter *it, const config *c)
+static int enter(sweep *s, const run_options *o, sweep_place *p, config_iter *it, const config *c)
 {
     for (int level = c->opens; level < CONFIG_ROW; level++) {
         int rc = 1;
@@ -319,14 +194,26 @@ static int sweep_configs(sweep *s, const run_options *o)
     range_push("run");
     config_iter it;
     config c;
-    place p = {0};
+    sweep_place p = {0};
     int write_failed = 0;
+    config_block block = {0}; /* rounds: the configs of one device count, run together */
+    int together = rounds_on(o);
     config_iter_start(&it, o, s->world != NULL);
     while (!stop_signal && !write_failed && config_next(&it, &c)) {
+        if (c.opens < CONFIG_ROW && block.n)
+            write_failed = sweep_block_run(s, &p, &block);
+        if (write_failed)
+            break;
         leave(s, &p, c.opens);
         int go = enter(s, o, &p, &it, &c);
-        write_failed = go < 0 || (go > 0 && run_row(s, &p, &c) != 0);
+        if (go > 0 && together)
+            write_failed = config_block_add(&block, &c);
+        else
+            write_failed = go < 0 || (go > 0 && run_row(s, &p, &c) != 0);
     }
+    if (!write_failed && !stop_signal && block.n)
+        write_failed = sweep_block_run(s, &p, &block);
+    config_block_free(&block);
     leave(s, &p, CONFIG_MODEL);
     range_pop();
     return write_failed;
@@ -554,6 +441,26 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     return s->failures ? 1 : 0;
 }
 
+/* Under mpirun: every rank's process id to every rank, so that each
+ * counts its siblings' CPU time as the run's, not as other processes'
+ * (cpu_sample.h). Every rank calls it; a failure leaves them uncounted. */
+static void share_run_pids(comm *world)
+{
+    int n = world->size;
+    double *ids = calloc((size_t)n, sizeof *ids);
+    long *pids = calloc((size_t)n, sizeof *pids);
+    if (ids && pids) {
+        ids[world->rank] = (double)getpid();
+        if (world->ops->host_allreduce(world, ids, n, COMM_SUM) == 0) {
+            for (int i = 0; i < n; i++)
+                pids[i] = (long)ids[i];
+            cpu_sample_set_run(pids, n);
+        }
+    }
+    free(ids);
+    free(pids);
+}
+
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
     char why[400];
@@ -572,6 +479,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
      * between configs, keep what was measured, and never die inside a
      * write; a rank waiting for the others watches it too (comm.h). */
     stop_signal_install();
+    if (s.world)
+        share_run_pids(s.world);
     if (s.world && s.world->ops->watch)
         s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
     if (!s.writer) {

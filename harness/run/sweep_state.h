@@ -13,6 +13,8 @@
 #include "config_watch.h"
 #include "csv_writer.h"
 #include "curves_file.h"
+#include "dataset.h"
+#include "model.h"
 #include "progress.h"
 
 typedef struct sweep {
@@ -35,6 +37,16 @@ typedef struct sweep {
     int writer;  /* this process writes the CSV, the console table, the trace */
     curves_file *curves; /* --train-steps: the curves CSV (NULL: none, or not this rank) */
 } sweep;
+
+/* What the sweep has open for the config at hand: the model, its data for
+ * one effective batch, the ranks of one device count. */
+typedef struct sweep_place {
+    int open;    /* levels open: 0 none .. CONFIG_DEVICES + 1 all three */
+    model m;
+    int data_rc; /* the data could not be made (BK_*): every row of the batch says so */
+    dataset d;
+    comm *ranks; /* NULL: one process, or this rank is not among them */
+} sweep_place;
 
 struct config;
 /* Whether config c fits the cap and the device (its row would be OOM). */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cpu_stat_parse(const char *text, cpu_sample *out)
 {
@@ -75,13 +76,32 @@ static int read_small(const char *path, char *buf, size_t len)
     return n ? 0 : -1;
 }
 
+/* The run's other processes (sibling ranks under mpirun), counted as ours. */
+static long run_pids[CPU_SAMPLE_MAX_PIDS];
+static int n_run_pids;
+
+void cpu_sample_set_run(const long *pids, int n)
+{
+    n_run_pids = 0;
+    for (int i = 0; i < n && n_run_pids < CPU_SAMPLE_MAX_PIDS; i++)
+        if (pids[i] > 0 && pids[i] != (long)getpid())
+            run_pids[n_run_pids++] = pids[i];
+}
+
 int cpu_sample_now(cpu_sample *out)
 {
-    char buf[4096]; /* the "cpu " line comes first */
+    char buf[4096], path[64]; /* the "cpu " line comes first */
     if (read_small("/proc/stat", buf, sizeof buf) || cpu_stat_parse(buf, out))
         return -1;
     if (read_small("/proc/self/stat", buf, sizeof buf) || self_stat_parse(buf, &out->self))
         return -1;
+    for (int i = 0; i < n_run_pids; i++) {
+        double ticks;
+        snprintf(path, sizeof path, "/proc/%ld/stat", run_pids[i]);
+        /* a rank that has ended (or runs on another host) adds nothing */
+        if (!read_small(path, buf, sizeof buf) && !self_stat_parse(buf, &ticks))
+            out->self += ticks;
+    }
     return 0;
 }
 

@@ -12,7 +12,7 @@ typedef struct cpu_sample {
     double busy;  /* user + nice + system + irq + softirq, every CPU */
     double steal; /* time stolen by the hypervisor */
     double total; /* busy + idle + iowait + steal */
-    double self;  /* this process: utime + stime */
+    double self;  /* this process and the run's others: utime + stime */
 } cpu_sample;
 
 /* Parses the aggregate "cpu " line of /proc/stat's text into busy, steal
@@ -25,7 +25,13 @@ int cpu_stat_parse(const char *proc_stat, cpu_sample *out);
  * *ticks. Returns 0 or -1. */
 int self_stat_parse(const char *self_stat, double *ticks);
 
-/* Reads both files now. Returns 0, or -1 where /proc is missing or
+/* The run's other processes on this host (the sibling ranks mpirun
+ * started): their CPU time counts as the run's, not as other processes'.
+ * Process-wide; pids not found on this host add nothing. At most: */
+#define CPU_SAMPLE_MAX_PIDS 256
+void cpu_sample_set_run(const long *pids, int n);
+
+/* Reads both files now (and each run process's stat). Returns 0, or -1 where /proc is missing or
  * unreadable (not Linux): the disturbance is then not measured. */
 int cpu_sample_now(cpu_sample *out);
 

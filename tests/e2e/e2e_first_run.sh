@@ -10,7 +10,7 @@ check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 # Two configs of a second or two each, stdout into a file: the header must
 # be there while the sweep still runs and before the first row (a file is
 # block-buffered unless the program says otherwise; each row flushes it).
-"$ACCUBENCH" run --backend cpu --model S --effective 8 --micro 4,8 --budget-s 0.5 \
+"$ACCUBENCH" run --backend cpu --model S --effective 8 --micro 4,8 --budget-s 0.5 --rounds off \
     --max-noise 0.001 --trace-steps 0 --csv slow.csv >slow.out 2>slow.err &
 pid=$!
 seen=no

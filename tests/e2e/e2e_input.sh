@@ -74,15 +74,31 @@ awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
          END { exit bad }' cap1m.csv || bad "a 1M cap: MFU missing in an ok row"
 [ "$(rows_of cap1m.csv)" -eq 2 ] || bad "a 1M cap: $(rows_of cap1m.csv) rows, want 2"
 
-# Entries named twice run once, each list option alike; a note says so.
-"$ACCUBENCH" run $small --effective 8,8 --micro 8,8 --model tiny,tiny --mode async,async \
+# Entries named twice run once, each list option alike; a note says so
+# (but --micro, where twice is an A/A check: below).
+"$ACCUBENCH" run $small --effective 8,8 --micro 8 --model tiny,tiny --mode async,async \
     --reduction sum,sum --csv dup.csv 2> err.txt; rc=$?
 [ "$rc" -eq 0 ] || { bad "duplicates: exit $rc"; cat err.txt; }
 [ "$(rows_of dup.csv)" -eq 1 ] || bad "duplicates: $(rows_of dup.csv) rows, want 1"
-for key in effective micro model mode reduction; do
+for key in effective model mode reduction; do
     grep -q -- "--$key '.*' names an entry more than once: each runs once" err.txt ||
         bad "duplicates: no note for --$key: $(cat err.txt)"
 done
+
+# A micro-batch named twice: two rows, arms 1 and 2 of one config (an A/A
+# check); three times: refused in one line, as is a --rounds it cannot run.
+"$ACCUBENCH" run $small --effective 8 --micro 8,8 --model tiny --csv aa.csv 2> err.txt; rc=$?
+[ "$rc" -eq 0 ] || { bad "A/A: exit $rc"; cat err.txt; }
+arms=$(awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+                { printf "%s:%s ", $c["micro_batch"], $c["arm"] }' aa.csv)
+[ "$arms" = "8:1 8:2 " ] || bad "A/A: micro:arm of the rows are '$arms', want '8:1 8:2 '"
+for args in "--micro 8,8,8" "--rounds 0" "--rounds -2" "--rounds some" "--rounds 41"; do
+    "$ACCUBENCH" run $small --effective 8 --model tiny $args --csv refused.csv > out.txt 2> err.txt
+    rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && [ ! -e refused.csv ] ||
+        bad "$args: exit $rc, $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+done
+grep -q 'three\|3 times' err.txt 2>/dev/null || true
 
 # Values that cannot be: exit 2, one line naming file, line and column.
 # edit COLUMN VALUE: base.csv with COLUMN of its first data row set to VALUE.

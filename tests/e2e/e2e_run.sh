@@ -74,9 +74,11 @@ check "echo '$errs' | grep -Eq 'sum=[0-9.]+e-0[6-9]|sum=0 '" "sum is right: $err
 check "echo '$errs' | grep -Eq 'mean-of-means=0\.[0-9]'" "mean-of-means is off: $errs"
 
 # SIGINT mid-sweep keeps the finished rows and leaves no temporary file
-# 7 configs of at least 0.5 s each (a noise target no run meets)
+# 7 configs of at least 0.5 s each (a noise target no run meets), each
+# timed alone so that its row is written as it ends (e2e_rounds: the same
+# for a comparison timed in rounds)
 "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
-    --max-noise 0.001 --csv int.csv >int.txt 2>&1 &
+    --max-noise 0.001 --rounds off --csv int.csv >int.txt 2>&1 &
 pid=$!
 for i in $(seq 1 1800); do # up to 180 s: a loaded or sanitized build is slow
     [ -f int.csv ] && [ "$(grep -vc '^#' int.csv)" -ge 3 ] && break # header + 2 rows

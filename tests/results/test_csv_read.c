@@ -172,7 +172,9 @@ static void test_writer_round_trip(void)
     CHECK(csv_meta_has_word(&t, "empty_words", "shares-host-memory") == 0);
     CHECK(csv_meta_has_word(&t, "no_such_key", "shares-host-memory") == -1);
 #define SAME_TEXT(name) CHECK(!strcmp(out[0].name, in[0].name) && !strcmp(out[1].name, ""));
-#define SAME_INT(name) CHECK(out[0].name == in[0].name && out[1].name == -1);
+/* arm: a row without it has one arm (csv_read.h) */
+#define SAME_INT(name)                                                                        \
+    CHECK(out[0].name == in[0].name && out[1].name == (strcmp(#name, "arm") ? -1 : 1));
 #define SAME_REAL(name) CHECK(out[0].name == in[0].name && isnan(out[1].name));
 #define SAME(name, type, pass, role) SAME_##type(name)
     RESULT_COLUMNS(SAME)

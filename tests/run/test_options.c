@@ -56,9 +56,24 @@ static void test_options(void)
     int micros[64];
     int n = options_micro_list(&o, 48, micros, 64);
     CHECK(n == 6 && micros[0] == 1 && micros[5] == 32); /* 1..32: 64 > 48 */
+    /* a size named twice: two arms of one config (an A/A check), in order */
     CHECK(options_set(&o, "micro", "16,3,16", why, sizeof why) == 0);
     n = options_micro_list(&o, 48, micros, 64);
-    CHECK(n == 2 && micros[0] == 3 && micros[1] == 16);
+    CHECK(n == 3 && micros[0] == 3 && micros[1] == 16 && micros[2] == 16);
+    /* three times: refused, saying why */
+    CHECK(options_set(&o, "micro", "16,16,16", why, sizeof why) == -1 &&
+          strstr(why, "micro-batch 16 is named 3 times") && strstr(why, "A/A"));
+    /* pow2's own 16 and a named 16 are one config */
+    CHECK(options_set(&o, "micro", "pow2,16", why, sizeof why) == 0);
+    n = options_micro_list(&o, 16, micros, 64);
+    CHECK(n == 5 && micros[4] == 16);
+    CHECK(options_set(&o, "rounds", "auto", why, sizeof why) == 0 && o.rounds == ROUNDS_AUTO);
+    CHECK(options_set(&o, "rounds", "off", why, sizeof why) == 0 && o.rounds == 0);
+    CHECK(options_set(&o, "rounds", "12", why, sizeof why) == 0 && o.rounds == 12);
+    CHECK(options_set(&o, "rounds", "0", why, sizeof why) == -1 && strstr(why, "--rounds"));
+    CHECK(options_set(&o, "rounds", "-3", why, sizeof why) == -1);
+    CHECK(options_set(&o, "rounds", "many", why, sizeof why) == -1 && strstr(why, "'many'"));
+    CHECK(options_set(&o, "rounds", "41", why, sizeof why) == -1);
     CHECK(options_set(&o, "mode", "async,graph,alloc-async", why, sizeof why) == 0);
     CHECK(o.n_modes == 3 && o.modes[1] == MODE_GRAPH && o.modes[2] == MODE_ALLOC_ASYNC);
     CHECK(options_set(&o, "mode", "turbo", why, sizeof why) == -1 && strstr(why, "turbo"));

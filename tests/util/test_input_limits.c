@@ -61,12 +61,12 @@ static void test_long_lines(void)
     char *p = text;
     p += sprintf(p, "micro = ");
     for (int i = 0; i < 20; i++)
-        p += sprintf(p, "%s%0149d", i ? "," : "", 4);
+        p += sprintf(p, "%s%0149d", i ? "," : "", i + 1);
     strcpy(p, "\n");
     write_bytes(path, text, strlen(text));
     options_defaults(&o);
     CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == 0);
-    CHECK(o.n_micro == 1 && o.micro[0] == 4); /* twenty 4s: one runs */
+    CHECK(o.n_micro == 20 && o.micro[0] == 1 && o.micro[19] == 20); /* all twenty, whole */
     unlink(path);
     free(text);
 }
@@ -169,14 +169,15 @@ static void test_sizes(void)
 }
 
 /* Every list option: an entry named twice runs once, in the order first
- * given, and the note says so. */
+ * given, and the note says so; but --micro, where twice is an A/A check
+ * (two arms: test_options). */
 static void test_duplicates(void)
 {
     struct {
         const char *key, *value;
         int want;
     } cases[] = {
-        {"effective", "64,16,64", 2}, {"micro", "8,8", 1},          {"model", "S,M,S", 2},
+        {"effective", "64,16,64", 2}, {"devices", "2,1,2", 2},      {"model", "S,M,S", 2},
         {"mode", "async,async", 1},   {"reduction", "sum,sum", 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -184,7 +185,7 @@ static void test_duplicates(void)
         options_defaults(&o);
         CHECK(options_set(&o, cases[i].key, cases[i].value, why, sizeof why) == 0);
         int n = !strcmp(cases[i].key, "effective") ? o.n_effective
-                : !strcmp(cases[i].key, "micro")   ? o.n_micro
+                : !strcmp(cases[i].key, "devices") ? o.n_devices
                 : !strcmp(cases[i].key, "model")   ? o.n_models
                 : !strcmp(cases[i].key, "mode")    ? o.n_modes
                                                    : o.n_reductions;

@@ -1,0 +1,510 @@
+/* Interleaved rounds (see rounds.h). */
+#include "rounds.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config_run.h"
+#include "cpu_sample.h"
+#include "dp_check.h"
+#include "measure.h"
+#include "paired.h"
+#include "progress.h"
+#include "ranges.h"
+#include "rng.h"
+#include "row_trust.h"
+#include "trace.h"
+
+/* What the rounds keep of one member. */
+typedef struct member_times {
+    int slice_steps;
+    double *ms;                       /* every timed step, round after round */
+    size_t at[ROUNDS_MAX + 1];        /* round k's steps: ms[at[k] .. at[k+1]) */
+    double round_ms[ROUNDS_MAX];      /* each round's median step */
+    size_t own_bytes;                 /* its runner's memory while resident */
+    int64_t peak;                     /* the step's memory peak, its own */
+    step_timing sum;                  /* the slices' other figures, summed */
+    int slices;
+    size_t ref;                       /* its series' reference member */
+} member_times;
+
+/* The state of one comparison's rounds. */
+typedef struct rounds_state {
+    sweep *s;
+    model *m;
+    dataset *d;
+    round_member *mem;
+    member_times *tm;
+    size_t n;
+    int resident;
+    size_t resident_bytes;            /* every resident runner's, together */
+    int rounds;                       /* rounds run */
+    int disturbed[ROUNDS_MAX];        /* round k was dropped-worthy */
+    double other_pct[ROUNDS_MAX], steal_pct[ROUNDS_MAX];
+} rounds_state;
+
+static int timed_alone(const round_member *mem)
+{
+    return mem->c->budget.steps > 0 && mem->c->budget.rounds < 0;
+}
+
+int rounds_wanted(const round_member *members, size_t n)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < n; i++)
+        live += members[i].live;
+    return live >= 2 && members[0].c->budget.rounds != 0 && !timed_alone(&members[0]);
+}
+
+int rounds_resident(const sweep *s, const round_member *members, size_t n)
+{
+    if (s->mem_cap)
+        return 0; /* under a cap, each config holds its own memory only */
+    uint64_t need = 0;
+    for (size_t i = 0; i < n; i++)
+        need += (uint64_t)(members[i].r->mem_need_bytes > 0 ? members[i].r->mem_need_bytes : 0);
+    return !s->b->mem_total || need <= (uint64_t)(0.5 * (double)s->b->mem_total);
+}
+
+/* ------------------------------------------------------------ the series */
+
+/* Each member's reference: the member of its series (equal in every KEY
+ * column) with the largest micro-batch, its first arm. */
+static void find_references(rounds_state *st)
+{
+    for (size_t i = 0; i < st->n; i++) {
+        size_t best = i;
+        for (size_t j = 0; j < st->n; j++) {
+            const result_row *a = st->mem[j].r, *b = st->mem[best].r;
+            if (!st->mem[j].live || !result_same_series(st->mem[i].r, a))
+                continue;
+            if (!st->mem[best].live || a->micro_batch > b->micro_batch ||
+                (a->micro_batch == b->micro_batch && a->arm < b->arm))
+                best = j;
+        }
+        st->tm[i].ref = best;
+    }
+}
+
+/* --------------------------------------------------------------- a slice */
+
+/* The member ready to step: its recompute on the model, its split on the
+ * data; set up again and warmed with one step where it is not resident. */
+static int slice_begin(rounds_state *st, size_t i)
+{
+    round_member *mb = &st->mem[i];
+    st->m->spec.recompute = mb->c->recompute;
+    if (st->resident)
+        return step_runner_resume(&mb->run);
+    int rc = config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
+    if (!rc)
+        rc = step_run(&mb->run);
+    if (!rc)
+        rc = st->s->b->ops->sync(st->s->b);
+    return rc;
+}
+
+static void slice_end(rounds_state *st, size_t i)
+{
+    if (!st->resident)
+        step_runner_free(&st->mem[i].run);
+}
+
+static void timing_add(step_timing *sum, const step_timing *x)
+{
+    sum->host_enqueue_ms += x->host_enqueue_ms;
+    sum->dispatches_per_step += x->dispatches_per_step;
+    sum->allreduce_calls += x->allreduce_calls;
+    sum->allreduce_bytes += x->allreduce_bytes;
+    sum->rs_calls += x->rs_calls;
+    sum->rs_bytes += x->rs_bytes;
+    sum->ag_calls += x->ag_calls;
+    sum->ag_bytes += x->ag_bytes;
+    sum->comm_ms += x->comm_ms;
+    sum->comm_exposed_ms += x->comm_exposed_ms;
+    sum->comm_wait_ms += x->comm_wait_ms;
+}
+
+/* `steps` timed steps of member i into *keep (warm-up none: a slice
+ * follows the slice before it). BK_* status. */
+static int slice_time(rounds_state *st, size_t i, int steps, double *keep, step_timing *t)
+{
+    const config *c = st->mem[i].c;
+    measure_options mo = config_timing_options(st->s, c);
+    mo.warmup = 0;
+    mo.steps = steps;
+    mo.keep = keep;
+    backend *b = st->s->b;
+    size_t others = st->resident_bytes - (st->resident ? st->tm[i].own_bytes : 0);
+    b->mem_peak = b->mem_in_use;
+    int rc = measure_steps(&st->mem[i].run, &mo, t);
+    int64_t peak = (int64_t)(b->mem_peak - others);
+    if (!rc && peak > st->tm[i].peak)
+        st->tm[i].peak = peak;
+    return rc;
+}
+
+static double median_of(const double *v, size_t n)
+{
+    timing_stats ts;
+    return timing_stats_of(v, n, &ts) ? NAN : ts.median;
+}
+
+/* ------------------------------------------------------------ the rounds */
+
+/* A fresh order of the live members for round k: the same on every rank
+ * (the seed is the run's), different from round to round. */
+static void round_order(const rounds_state *st, int k, size_t *order, size_t *count)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->mem[i].live)
+            order[n++] = i;
+    rng r = {st->mem[0].c->seed * 0x9e3779b97f4a7c15ull + (uint64_t)k + 1};
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)rng_below(&r, (int)i);
+        size_t t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+    *count = n;
+}
+
+/* Member i's live state lost: its row says why, and it is timed no more. */
+static void member_failed(rounds_state *st, size_t i, int rc)
+{
+    round_member *mb = &st->mem[i];
+    row_status_from(mb->r, rc, st->s->b);
+    mb->live = 0;
+    if (st->resident)
+        step_runner_free(&mb->run);
+}
+
+/* One slice of member i in round k (k < 0: the warm-up, whose steps set
+ * the slice's length and are not kept). */
+static void slice(rounds_state *st, size_t i, int k)
+{
+    member_times *tm = &st->tm[i];
+    const config_budget *g = &st->mem[i].c->budget;
+    int steps = k < 0 ? (g->warmup > 0 ? g->warmup : 1) : tm->slice_steps;
+    double warm[64];
+    double *keep = k < 0 ? warm : tm->ms + tm->at[k];
+    if (k < 0 && steps > 64)
+        steps = 64;
+    step_timing t;
+    int rc = slice_begin(st, i);
+    if (!rc)
+        rc = slice_time(st, i, steps, keep, &t);
+    slice_end(st, i);
+    if (rc) {
+        member_failed(st, i, rc);
+        return;
+    }
+    if (k < 0) {
+        double est = median_of(warm, t.timed), slice_ms = g->budget_s * 1e3 * ROUNDS_SLICE_SHARE;
+        if (st->s->comm)
+            est = dp_agree_max(st->s->comm, est); /* every rank steps the same count */
+        double want = g->steps > 0 ? g->steps : est > 0 ? ceil(slice_ms / est) : 1;
+        tm->slice_steps = want < 1 ? 1 : want > 1000 ? 1000 : (int)want;
+        return;
+    }
+    tm->round_ms[k] = median_of(keep, t.timed);
+    tm->at[k + 1] = tm->at[k] + t.timed;
+    timing_add(&tm->sum, &t);
+    tm->slices++;
+}
+
+/* Whether round k was disturbed (rank 0's view, for every rank). */
+static void judge_round(rounds_state *st, int k, const cpu_sample *a, int a_ok)
+{
+    cpu_sample b;
+    double other = NAN, steal = NAN;
+    if (a_ok && cpu_sample_now(&b) == 0)
+        cpu_sample_between(a, &b, &other, &steal);
+    st->other_pct[k] = other;
+    st->steal_pct[k] = steal;
+    int disturbed = other > TRUST_MAX_OTHER_CPU_PCT || steal > TRUST_MAX_STEAL_PCT;
+    st->disturbed[k] = st->s->comm ? dp_agree_root_int(st->s->comm, disturbed) : disturbed;
+}
+
+/* The rounds a figure uses: the clean ones where ROUNDS_MIN are clean,
+ * every round otherwise. Returns their count; kept[k] marks them. */
+static int kept_rounds(const rounds_state *st, int kept[ROUNDS_MAX])
+{
+    int clean = 0;
+    for (int k = 0; k < st->rounds; k++)
+        clean += !st->disturbed[k];
+    int all = clean < ROUNDS_MIN;
+    int n = 0;
+    for (int k = 0; k < st->rounds; k++) {
+        kept[k] = all || !st->disturbed[k];
+        n += kept[k];
+    }
+    return n;
+}
+
+/* Member i against its reference over the kept rounds. */
+static paired_ratio member_ratio(const rounds_state *st, size_t i, const int kept[ROUNDS_MAX])
+{
+    double x[ROUNDS_MAX], ref[ROUNDS_MAX];
+    size_t n = 0;
+    const member_times *a = &st->tm[i], *r = &st->tm[st->tm[i].ref];
+    for (int k = 0; k < st->rounds; k++)
+        if (kept[k]) {
+            x[n] = a->round_ms[k];
+            ref[n++] = r->round_ms[k];
+        }
+    paired_ratio p;
+    paired_ratio_of(x, ref, n, &p);
+    return p;
+}
+
+/* Every live member's ratio to its reference is faster, slower or equal
+ * within the threshold. */
+static int decided(const rounds_state *st)
+{
+    int kept[ROUNDS_MAX];
+    if (kept_rounds(st, kept) < ROUNDS_MIN)
+        return 0;
+    for (size_t i = 0; i < st->n; i++) {
+        if (!st->mem[i].live || st->tm[i].ref == i)
+            continue;
+        paired_ratio p = member_ratio(st, i, kept);
+        paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
+        if (v == PAIRED_UNDECIDED || v == PAIRED_UNKNOWN)
+            return 0;
+    }
+    return 1;
+}
+
+static size_t live_count(const rounds_state *st)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < st->n; i++)
+        n += st->mem[i].live;
+    return n;
+}
+
+/* Whether to stop after the rounds so far; *why what stopped them. */
+static int enough(const rounds_state *st, double elapsed_s, double budget_s, measure_stop *why)
+{
+    int kept[ROUNDS_MAX];
+    int n_kept = kept_rounds(st, kept), clean = 0;
+    for (int k = 0; k < st->rounds; k++)
+        clean += !st->disturbed[k];
+    int stop = 0, fixed = st->mem[0].c->budget.rounds;
+    if (*st->s->stop) {
+        *why = MEASURE_STOP_INTERRUPTED;
+        stop = 1;
+    } else if (fixed > 0) { /* --rounds N: that many, decided or not */
+        *why = MEASURE_STOP_STEPS;
+        stop = st->rounds >= fixed || st->rounds >= ROUNDS_MAX || live_count(st) < 1;
+    } else if (live_count(st) < 2 || decided(st)) {
+        *why = MEASURE_STOP_DECIDED;
+        stop = 1;
+    } else if (st->rounds >= ROUNDS_MAX ||
+               (elapsed_s >= budget_s && clean >= ROUNDS_MIN) ||
+               (elapsed_s >= ROUNDS_BUDGET_STRETCH * budget_s && n_kept >= ROUNDS_MIN)) {
+        *why = st->rounds >= ROUNDS_MAX ? MEASURE_STOP_SAMPLE_CAP : MEASURE_STOP_BUDGET;
+        stop = 1;
+    }
+    if (st->s->comm) /* rank 0 decides for every rank */
+        stop = dp_agree_root_int(st->s->comm, stop);
+    return stop;
+}
+
+/* Warm-up, then rounds until enough. */
+static measure_stop run_rounds(rounds_state *st)
+{
+    size_t order[64], count;
+    round_order(st, -1, order, &count);
+    for (size_t j = 0; j < count; j++)
+        slice(st, order[j], -1);
+    for (size_t i = 0; i < st->n; i++)
+        if (st->mem[i].live) {
+            st->tm[i].ms = malloc((size_t)ROUNDS_MAX * (size_t)st->tm[i].slice_steps *
+                                  sizeof *st->tm[i].ms);
+            if (!st->tm[i].ms) {
+                snprintf(st->s->b->error, sizeof st->s->b->error,
+                         "out of host memory for samples");
+                member_failed(st, i, BK_OOM);
+            }
+        }
+    double budget_s = 0;
+    for (size_t i = 0; i < st->n; i++)
+        if (st->mem[i].live)
+            budget_s += st->mem[i].c->budget.budget_s;
+    uint64_t t0 = trace_now_ns();
+    measure_stop why = MEASURE_STOP_DECIDED;
+    char phase[80];
+    do {
+        int k = st->rounds;
+        snprintf(phase, sizeof phase, "interleaved rounds: round %d", k + 1);
+        progress_phase(st->s->progress, phase);
+        cpu_sample before;
+        int before_ok = cpu_sample_now(&before) == 0;
+        round_order(st, k, order, &count);
+        for (size_t j = 0; j < count && !*st->s->stop; j++)
+            if (st->mem[order[j]].live)
+                slice(st, order[j], k);
+        for (size_t i = 0; i < st->n; i++) /* a member lost in this round */
+            if (!st->mem[i].live)
+                st->tm[i].at[k + 1] = st->tm[i].at[k];
+        judge_round(st, k, &before, before_ok);
+        st->rounds++;
+    } while (!enough(st, (double)(trace_now_ns() - t0) / 1e9, budget_s, &why));
+    return why;
+}
+
+/* ------------------------------------------------------------- the rows */
+
+/* "24.1 23.9 ..." : the kept rounds' medians. */
+static void round_text(const member_times *tm, int rounds, const int kept[ROUNDS_MAX],
+                       char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < rounds && used < len; k++)
+        if (kept[k])
+            used += (size_t)snprintf(out + used, len - used, "%s%.5g", used ? " " : "",
+                                     tm->round_ms[k]);
+}
+
+/* An id no other run shares, for the comparison column: the run's start,
+ * its process, and the comparison's number in the run. */
+static void comparison_id(char *out, size_t len)
+{
+    static unsigned long run_start;
+    static int count;
+    if (!run_start)
+        run_start = (unsigned long)time(NULL);
+    snprintf(out, len, "%lx.%lx.%d", run_start, (unsigned long)getpid(), ++count);
+}
+
+/* Member i's step timing over the kept rounds. */
+static void member_timing(const rounds_state *st, size_t i, const int kept[ROUNDS_MAX],
+                          measure_stop why, step_timing *t)
+{
+    const member_times *tm = &st->tm[i];
+    memset(t, 0, sizeof *t);
+    size_t n = 0;
+    double *pool = malloc((tm->at[st->rounds] ? tm->at[st->rounds] : 1) * sizeof *pool);
+    for (int k = 0; pool && k < st->rounds; k++)
+        if (kept[k])
+            for (size_t j = tm->at[k]; j < tm->at[k + 1]; j++)
+                pool[n++] = tm->ms[j];
+    timing_stats_of(pool, n, &t->step);
+    free(pool);
+    t->timed = n;
+    t->stopped_by = why;
+    double slices = tm->slices > 0 ? tm->slices : 1;
+    *t = (step_timing){.step = t->step, .timed = n, .stopped_by = why,
+                       .host_enqueue_ms = tm->sum.host_enqueue_ms / slices,
+                       .dispatches_per_step = tm->sum.dispatches_per_step / slices,
+                       .allreduce_calls = tm->sum.allreduce_calls / slices,
+                       .allreduce_bytes = tm->sum.allreduce_bytes / slices,
+                       .rs_calls = tm->sum.rs_calls / slices,
+                       .rs_bytes = tm->sum.rs_bytes / slices,
+                       .ag_calls = tm->sum.ag_calls / slices,
+                       .ag_bytes = tm->sum.ag_bytes / slices,
+                       .comm_ms = tm->sum.comm_ms / slices,
+                       .comm_exposed_ms = tm->sum.comm_exposed_ms / slices,
+                       .comm_wait_ms = tm->sum.comm_wait_ms / slices};
+}
+
+/* The comparison's columns of member i's row, and what the rounds dropped. */
+static void fill_comparison(const rounds_state *st, size_t i, const char *id,
+                            const int kept[ROUNDS_MAX], int n_kept)
+{
+    result_row *r = st->mem[i].r;
+    snprintf(r->comparison, sizeof r->comparison, "%s", id);
+    r->rounds = n_kept;
+    r->rounds_dropped = st->rounds - n_kept;
+    round_text(&st->tm[i], st->rounds, kept, r->round_ms, sizeof r->round_ms);
+    paired_ratio p = member_ratio(st, i, kept);
+    r->vs_ref = p.ratio;
+    r->vs_ref_lo = st->tm[i].ref == i ? 1.0 : p.lo;
+    r->vs_ref_hi = st->tm[i].ref == i ? 1.0 : p.hi;
+}
+
+/* Why rounds were dropped, or why none could be: one remark on the row. */
+static void note_dropped(const rounds_state *st, result_row *r, int n_kept)
+{
+    double other = 0, steal = 0;
+    int disturbed = 0;
+    for (int k = 0; k < st->rounds; k++)
+        if (st->disturbed[k]) {
+            disturbed++;
+            other = fmax(other, st->other_pct[k]);
+            steal = fmax(steal, st->steal_pct[k]);
+        }
+    if (disturbed && n_kept < st->rounds)
+        row_note(r, "%d %s dropped: other processes up to %.3g%% and steal up to %.3g%% of "
+                    "the CPUs (over %g%% / %g%%)", disturbed, disturbed == 1 ? "round" : "rounds",
+                 other, steal, TRUST_MAX_OTHER_CPU_PCT, TRUST_MAX_STEAL_PCT);
+    else if (disturbed)
+        row_note(r, "%d of %d rounds disturbed (other processes up to %.3g%%, steal up to "
+                    "%.3g%%) and too few clean to drop them: all kept", disturbed, st->rounds,
+                 other, steal);
+}
+
+/* Member i's row from the rounds, then its counting and trace passes. */
+static void finish_member(rounds_state *st, size_t i, const char *id, measure_stop why,
+                          const watch_mark *before, const watch_mark *after)
+{
+    round_member *mb = &st->mem[i];
+    int kept[ROUNDS_MAX];
+    int n_kept = kept_rounds(st, kept);
+    step_timing t;
+    member_timing(st, i, kept, why, &t);
+    fill_comparison(st, i, id, kept, n_kept);
+    config_range_push(mb->c);
+    st->m->spec.recompute = mb->c->recompute;
+    int rc = st->resident ? step_runner_resume(&mb->run)
+                          : config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
+    if (!rc)
+        rc = config_fill_timed(st->s, st->m, st->d, mb->c, &mb->run, mb->r, &t, before, after,
+                               st->tm[i].peak);
+    if (!rc)
+        note_dropped(st, mb->r, n_kept);
+    config_finish(st->s, mb->c, &mb->run, mb->r, rc);
+    range_pop();
+}
+
+void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n, int resident)
+{
+    rounds_state st = {.s = s, .m = m, .d = d, .mem = members, .n = n, .resident = resident};
+    st.tm = calloc(n ? n : 1, sizeof *st.tm);
+    if (!st.tm || n > 64) {
+        for (size_t i = 0; i < n; i++)
+            if (members[i].live) {
+                snprintf(s->b->error, sizeof s->b->error, "out of host memory for the rounds");
+                member_failed(&st, i, BK_OOM);
+            }
+        free(st.tm);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        st.tm[i].own_bytes = members[i].own_bytes;
+        st.resident_bytes += resident && members[i].live ? members[i].own_bytes : 0;
+    }
+    find_references(&st);
+    range_push("interleaved rounds");
+    watch_mark before, after; /* the probes beside the whole comparison */
+    config_watch_mark(s->watch, &before);
+    measure_stop why = run_rounds(&st);
+    config_watch_mark(s->watch, &after);
+    range_pop();
+    char id[64];
+    comparison_id(id, sizeof id);
+    for (size_t i = 0; i < n; i++)
+        if (members[i].live)
+            finish_member(&st, i, id, why, &before, &after);
+    for (size_t i = 0; i < n; i++)
+        free(st.tm[i].ms);
+    free(st.tm);
+}

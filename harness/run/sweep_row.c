@@ -1,0 +1,144 @@
+/* One row of the sweep before and after its config runs: its config
+ * columns, whether it can run at all (the cap, the device's memory, what
+ * the split and the model allow), its progress line, and its writing. */
+#include "sweep_row.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "config_run.h"
+#include "console_table.h"
+#include "sweep_state.h"
+
+void sweep_row_fill(result_row *r, const sweep *s, const config *c)
+{
+    model_spec spec = config_model_spec(c); /* with the row's recompute value */
+    model_spec_on(&spec, s->b);
+    const model_spec *ms = &spec;
+    const split *sp = &c->sp;
+    result_row_clear(r);
+    snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
+    snprintf(r->device, sizeof r->device, "%s", s->b->device);
+    snprintf(r->model, sizeof r->model, "%s", ms->name);
+    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(c->dtype));
+    snprintf(r->recompute, sizeof r->recompute, "%s", recompute_name(c->recompute));
+    snprintf(r->mode, sizeof r->mode, "%s", mode_name(c->mode));
+    snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(c->reduction));
+    snprintf(r->sync, sizeof r->sync, "%s", c->data_parallel ? sync_name(c->sync) : "");
+    snprintf(r->shard, sizeof r->shard, "%s", c->data_parallel ? shard_name(c->shard) : "");
+    r->params = (int64_t)model_param_count(ms);
+    r->effective_batch = sp->global;
+    r->micro_batch = sp->micro;
+    r->arm = c->arm;
+    r->accum_steps = sp->accum;
+    r->last_micro_batch = sp->last;
+    r->devices = sp->devices;
+    r->flops_per_step = model_flops_per_step(ms, sp->effective);
+    r->recompute_flops_per_step = model_recompute_flops(ms, sp->effective);
+    memory_need need;
+    model_memory_need(ms, c->dtype, c->optimizer, sp->micro, sp->global, c->buffers, &need);
+    if (c->data_parallel) /* one rank's: its slices */
+        shard_memory_need(&need, c->shard, sp->devices, ms, c->optimizer);
+    r->mem_need_bytes = (int64_t)need.total;
+}
+
+/* Whether a config fits: the user's cap, and the device's memory (where
+ * that is the host's memory, the host copies of the check share it too). */
+int sweep_row_fits(const sweep *s, result_row *r)
+{
+    uint64_t need = (uint64_t)r->mem_need_bytes;
+    if (need >= MEMORY_NEED_MAX) { /* saturated: the true need is larger still */
+        snprintf(r->note, sizeof r->note, "needs over %llu bytes: the count saturates at 2^63",
+                 (unsigned long long)need);
+        return 0;
+    }
+    if (s->mem_cap && need > s->mem_cap) {
+        snprintf(r->note, sizeof r->note, "needs %llu bytes; over the cap of %llu",
+                 (unsigned long long)need, (unsigned long long)s->mem_cap);
+        return 0;
+    }
+    uint64_t host_copies =
+        s->b->caps & BK_CAP_SHARES_HOST_MEMORY ? 3ull * r->params * sizeof(float) : 0;
+    uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
+    if (s->b->mem_total && need + host_copies > usable) {
+        snprintf(r->note, sizeof r->note, "needs %llu bytes; the device holds %llu",
+                 (unsigned long long)(need + host_copies), (unsigned long long)s->b->mem_total);
+        return 0;
+    }
+    return 1;
+}
+
+int sweep_config_fits(const sweep *s, const config *c)
+{
+    result_row r;
+    sweep_row_fill(&r, s, c);
+    return sweep_row_fits(s, &r);
+}
+
+/* The progress line of the config this row is for. */
+void sweep_row_progress(sweep *s, const result_row *r)
+{
+    char label[RESULT_TEXT_LEN * 4];
+    int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s%s%s", r->model, r->dtype,
+             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
+             r->sync[0] ? " sync " : "", r->sync, r->shard[0] ? " shard " : "", r->shard,
+             recomputes ? " recompute " : "", recomputes ? r->recompute : "");
+    progress_config(s->progress, label);
+}
+
+/* A device the backend says is lost (backend.lost) ends the sweep after
+ * the row that lost it: every config left would be one more error row. */
+static int device_lost(const sweep *s, const result_row *r)
+{
+    if (!s->b->lost)
+        return 0;
+    fprintf(stderr, "accubench: the device cannot run anything more in this process (%s): "
+                    "the sweep stops after %s micro %lld\n",
+            r->note[0] ? r->note : s->b->error, r->model, (long long)r->micro_batch);
+    return -1;
+}
+
+int sweep_row_emit(sweep *s, const result_row *r)
+{
+    progress_config_result(s->progress, r->step_ms_median, r->pass_ms, (long long)r->samples);
+    progress_config_done(s->progress);
+    return sweep_row_write(s, r);
+}
+
+int sweep_row_write(sweep *s, const result_row *r)
+{
+    char why[400];
+    if (strcmp(r->status, STATUS_ERROR) == 0)
+        s->failures++;
+    progress_clear(s->progress);
+    if (!s->writer)
+        return device_lost(s, r); /* rank 0 writes for every rank */
+    if (!s->quiet)
+        console_table_row(stdout, r);
+    if (csv_writer_append(&s->csv, r, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return -1;
+    }
+    return device_lost(s, r);
+}
+
+int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row *r)
+{
+    char cannot[200];
+    model_spec spec = config_model_spec(c);
+    sweep_row_fill(r, s, c);
+    sweep_row_progress(s, r);
+    if (c->unsplittable[0])
+        row_set_status(r, STATUS_SKIPPED, c->unsplittable);
+    else if (!model_can_recompute(&spec, cannot, sizeof cannot))
+        row_set_status(r, STATUS_SKIPPED, cannot);
+    else if (p->data_rc)
+        row_status_from(r, p->data_rc, s->b);
+    else if (!sweep_row_fits(s, r))
+        snprintf(r->status, sizeof r->status, "%s", STATUS_OOM);
+    else
+        return 1;
+    return 0;
+}
+

@@ -1,0 +1,73 @@
+#!/bin/sh
+# Interleaved rounds (docs/measuring.md): the splits of one model timed
+# together, each row with the comparison's columns (its rounds, each kept
+# round's median, its paired ratio to the largest split with an interval);
+# --rounds N runs N; an A/A arm pairs with arm 1; a fixed --steps times
+# each config alone; the report states a verdict from the paired ratios;
+# an interrupt during a comparison keeps the rows of the comparisons before.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+# col FILE NAME: the column's values, one per row, by name
+col() { awk -F, -v name="$2" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$1"; }
+quick="--backend cpu --model tiny --effective 16 --budget-s 0.3 --trace-steps 0 --noise-windows 0"
+
+"$ACCUBENCH" run $quick --micro 16,4,2 --csv abc.csv > run.txt 2> err.txt
+check '[ $? -eq 0 ]' "the rounds run exits 0: $(cat err.txt)"
+check '[ "$(col abc.csv status | tr "\n" " ")" = "ok ok ok " ]' "three ok rows"
+ids=$(col abc.csv comparison | sort -u)
+check '[ -n "$ids" ] && [ "$(echo "$ids" | wc -l)" -eq 1 ]' "one comparison id for the three: '$ids'"
+# each row: rounds kept (5 at least) + dropped; round_ms holds one median a kept round
+awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+    {
+        n = split($c["round_ms"], r, " ")
+        if ($c["rounds"] < 5 || n != $c["rounds"]) { print "FAILED: rounds " $c["rounds"] ", round_ms " $c["round_ms"]; bad = 1 }
+        if (!($c["vs_ref_lo"] <= $c["vs_ref"] && $c["vs_ref"] <= $c["vs_ref_hi"])) { print "FAILED: vs_ref " $c["vs_ref"] " outside its interval " $c["vs_ref_lo"] ".." $c["vs_ref_hi"]; bad = 1 }
+        if ($c["micro_batch"] == 16 && $c["vs_ref"] != 1) { print "FAILED: the reference (16x1) has vs_ref " $c["vs_ref"]; bad = 1 }
+        if ($c["note"] !~ /timed in [0-9]+ interleaved rounds \(stopped when/) { print "FAILED: the note does not say how it was timed: " $c["note"]; bad = 1 }
+        if (!($c["mem_peak_bytes"] + 0 >= $c["mem_need_bytes"] + 0)) { print "FAILED: peak " $c["mem_peak_bytes"] " under the need " $c["mem_need_bytes"]; bad = 1 }
+    }
+    END { exit bad }' abc.csv || fail=1
+
+# the report's verdict, from the paired ratios
+"$ACCUBENCH" report abc.csv --no-charts > /dev/null 2>&1
+check 'grep -q "B (4x4) against A: .*(paired over [0-9]* interleaved rounds; threshold 2%)" abc.md' \
+    "the verdict pairs B with A: $(grep 'against A' abc.md)"
+check 'grep -q "^- Verdict: " abc.md' "the report states a verdict: $(grep -A3 'A/B/C verdict' abc.md)"
+
+# --rounds N: exactly N, counted with the dropped ones
+"$ACCUBENCH" run $quick --micro 16,4 --rounds 3 --csv three.csv > /dev/null 2>&1
+check '[ $? -eq 0 ]' "--rounds 3 exits 0"
+for r in $(col three.csv rounds); do
+    check '[ "$r" -ge 1 ] && [ "$r" -le 3 ]' "--rounds 3: a row kept $r rounds"
+done
+check 'grep -q "timed in 3 interleaved rounds (stopped when the --rounds asked for were run)" three.csv' \
+    "--rounds 3: the note says so"
+
+# the A/A arm: two rows of one comparison, arm 2 against arm 1
+"$ACCUBENCH" run $quick --micro 4,4 --csv aa.csv > /dev/null 2>&1
+check '[ $? -eq 0 ]' "the A/A run exits 0"
+check '[ "$(col aa.csv arm | tr "\n" " ")" = "1 2 " ]' "arms 1 and 2: $(col aa.csv arm | tr '\n' ' ')"
+check '[ "$(col aa.csv vs_ref | head -n 1)" = "1" ]' "arm 1 is the reference"
+check '[ "$(col aa.csv comparison | sort -u | wc -l)" -eq 1 ]' "both arms in one comparison"
+
+# a fixed --steps: each config alone, no comparison columns
+"$ACCUBENCH" run $quick --micro 16,4 --steps 3 --csv alone.csv > /dev/null 2>&1
+check '[ -z "$(col alone.csv comparison | tr -d "\n")" ]' "--steps: timed alone"
+check '[ "$(col alone.csv samples | tr "\n" " ")" = "3 3 " ]' "--steps 3: three samples a row"
+
+# SIGINT during the second comparison: the first one's rows stay, exit 130
+"$ACCUBENCH" run --backend cpu --model tiny,S --effective 16 --micro 16,4,2 --budget-s 1 \
+    --max-noise 0.001 --noise-windows 0 --trace-steps 0 --csv int.csv > int.txt 2>&1 &
+pid=$!
+for _ in $(seq 1 1800); do # up to 180 s: a loaded or sanitized build is slow
+    [ -f int.csv ] && [ "$(grep -vc '^#' int.csv)" -ge 4 ] && break # header + 3 rows
+    sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc=$?
+check '[ $rc -eq 130 ]' "interrupted during the rounds: exit 130 (got $rc)"
+check '[ "$(col int.csv model | tr "\n" " ")" = "tiny tiny tiny " ]' \
+    "the finished comparison's rows are kept, the interrupted one's not: $(col int.csv model | tr '\n' ' ')"
+exit $fail
