@@ -12,6 +12,7 @@
 #include "option_table.h"
 #include "parse.h"
 #include "plural.h"
+#include "row_compare.h"
 #include "row_index.h"
 #include "split_text.h"
 #include "table.h"
@@ -41,23 +42,27 @@ static void band(const csv_row *r, double *lo, double *hi)
         *hi = r->step_ms_p90;
 }
 
-/* The rule: a config is slower only when NEW's whole band lies above BASE's
- * whole band, i.e. the difference is beyond both runs' noise, and the ratio
- * passes min_diff; faster is the mirror image; anything else is "indistinguishable" at this noise. */
+/* The rule every comparison in the program follows (paired.h): the ratio
+ * NEW / BASE with the widest interval the two runs' bands allow (paired per
+ * round where both rows come from one interleaved comparison), slower or
+ * faster only where that interval clears min_diff. */
 verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
 {
     int base_ok = result_ran(base), now_ok = result_ran(now);
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
-    double blo, bhi, nlo, nhi;
-    band(base, &blo, &bhi);
-    band(now, &nlo, &nhi);
-    double ratio = now->step_ms_median / base->step_ms_median;
-    if (nlo > bhi && ratio > 1 + min_diff)
-        return VERDICT_SLOWER;
-    if (nhi < blo && ratio < 1 - min_diff)
-        return VERDICT_FASTER;
-    return VERDICT_SAME;
+    paired_ratio p = row_ratio(base, now);
+    if (!p.rounds) { /* timed apart: each run's own band, as below */
+        double blo, bhi, nlo, nhi;
+        band(base, &blo, &bhi);
+        band(now, &nlo, &nhi);
+        p = ratio_of_intervals(base->step_ms_median, blo, bhi, now->step_ms_median, nlo, nhi);
+    }
+    switch (paired_judge(&p, min_diff)) {
+    case PAIRED_SLOWER: return VERDICT_SLOWER;
+    case PAIRED_FASTER: return VERDICT_FASTER;
+    default: return VERDICT_SAME;
+    }
 }
 
 const char *verdict_name(verdict v)
@@ -144,7 +149,8 @@ static const option_def COMPARE_OPTIONS[] = {
      .offset = offsetof(compare_args, ignore_optimizer),
      .help = "compare runs trained with different optimizers"},
     {.key = "min-diff", .arg = "PCT", .type = OPTION_CUSTOM, .set = set_min_diff, .lo = 0,
-     .hi = 1e6, .def = "1", .help = "a change under PCT % reads \"same\""},
+     .hi = 1e6, .def = "2", .help = "a change whose interval does not clear PCT % reads "
+                                   "\"indistinguishable\" (the run's own threshold)"},
 };
 static const option_table compare_table = {
     COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
@@ -332,9 +338,8 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     }
     printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
            c->paths[1], dev1);
-    printf("# verdict: slower/faster only when the new band clears the base band and the "
-           "ratio differs by more than %g%%; a band is the 95%% interval of the median "
-           "where the file has one, else p10..p90 widened by its noise %%\n"
+    printf("# verdict: slower/faster only when the ratio's interval (the widest the two "
+           "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%\n"
            "# noise %% b/n: half of each run's band, in %% of its median\n\n",
            c->min_diff * 100);
     table_write_md(&cmp->tb, stdout);

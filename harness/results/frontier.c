@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "reduction.h"
-#include "row_flags.h"
+#include "row_compare.h"
 #include "split_text.h"
 
 /* A lever's value in row i: its column's cell, "none" where the file has
@@ -30,8 +30,6 @@ static frontier_verdict verdict_of(const csv_row *r, const frontier_item *it, in
 {
     if (!result_ran(r))
         return FR_NOT_OK;
-    if (r->flags && *r->flags)
-        return FR_FLAGGED;
     if (!reduction_exact_named(r->reduction))
         return FR_INEXACT;
     if (it->mem < 0)
@@ -203,7 +201,8 @@ void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_i
 
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b)
 {
-    return result_times_differ(&rows[a->row], &rows[b->row]);
+    paired_verdict v = row_verdict(&rows[b->row], &rows[a->row]);
+    return v == PAIRED_UNKNOWN ? -1 : !paired_indistinguishable(v);
 }
 
 const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,
@@ -216,7 +215,6 @@ const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, 
     case FR_NOT_OK:
         n = snprintf(out, len, "status %s: not recommended", *r->status ? r->status : "unknown");
         break;
-    case FR_FLAGGED: n = snprintf(out, len, "flagged %s: not recommended", r->flags); break;
     case FR_INEXACT:
         n = snprintf(out, len, "reduction %s: not one whose gradient is the full batch's", r->reduction);
         break;

@@ -19,9 +19,9 @@
 
 /* Why an item is or is not a candidate, in the order they are tested. */
 typedef enum frontier_verdict {
-    FR_FITS = 0,    /* ran clean, exact, within the cap (or no cap): a candidate */
+    FR_FITS = 0,    /* ran, exact, within the cap (or no cap): a candidate; its
+                     * flags are shown beside it and veto nothing */
     FR_NOT_OK,      /* status not ok (oom, skipped, error) or no step time */
-    FR_FLAGGED,     /* ran, but flagged noisy or disturbed */
     FR_INEXACT,     /* a reduction whose gradient is not the full batch's */
     FR_NO_MEMORY,   /* neither a measured peak nor a need: cannot be held to a cap */
     FR_OVER_CAP,    /* over the cap by `over` bytes */
@@ -36,7 +36,7 @@ typedef struct frontier_item {
     int mem_measured;      /* 1: the measured peak; 0: the exact need */
     frontier_verdict verdict;
     int64_t over;          /* bytes over the cap (0 within it), whatever the verdict */
-    int on_front;          /* clean and exact, and no other such item is at once
+    int on_front;          /* ran and exact, and no other such item is at once
                             * no larger and no slower (and better in one) */
 } frontier_item;
 
@@ -74,9 +74,9 @@ void frontier_free(frontier_set *s);
 void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
                     char *out, size_t len);
 
-/* Whether item a's step time is told apart from b's: 1 when their
- * intervals do not overlap, 0 when they do (indistinguishable), -1 when
- * either has none (row_flags.h). */
+/* Whether item a's step time is told apart from b's by the comparison rule
+ * (row_compare.h: paired where they were timed in the same rounds): 1
+ * faster or slower, 0 indistinguishable, -1 when either has no interval. */
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b);
 
 /* The verdict in words: "fits", "over the cap", "status oom", ... */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report_parts.h"
+#include "row_compare.h"
 
 #define LABEL_LEN 256
 
@@ -79,16 +80,24 @@ static void header(FILE *out, const recommend_request *req, const frontier_set *
         fprintf(out, "\n");
 }
 
-/* How item i stands against the recommended one. */
-static const char *against_best(const frontier_set *s, const csv_row *rows, size_t i)
+/* How item i stands against the recommended one, by the comparison rule:
+ * the paired ratio where they were timed in the same rounds. */
+static void against_best(const frontier_set *s, const csv_row *rows, size_t i, char *out,
+                         size_t len)
 {
-    if ((int)i == s->best)
-        return "recommended";
-    switch (frontier_differ(rows, &s->items[i], &s->items[s->best])) {
-    case 0: return "indistinguishable from 1 (intervals overlap)";
-    case 1: return "slower than 1";
-    default: return "no interval: not told apart from 1";
+    if ((int)i == s->best) {
+        snprintf(out, len, "recommended");
+        return;
     }
+    char ratio[300];
+    row_ratio_text(&rows[s->items[s->best].row], &rows[s->items[i].row], ratio, sizeof ratio);
+    snprintf(out, len, "vs 1: %s", ratio);
+}
+
+/* The flags of a row, beside its figures: they explain, they veto nothing. */
+static const char *flags_of(const csv_row *r)
+{
+    return *r->flags ? r->flags : "";
 }
 
 /* The candidates that fit, ranked; returns how many. */
@@ -96,43 +105,66 @@ static int ranking(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 {
     char name[LABEL_LEN];
     int rank = 0;
-    fprintf(out, "%4s  %-*s %10s  %-19s %-16s %s\n", "rank", w, "configuration", "step ms",
-            "95% interval ms", "memory/device", "");
+    char against[400];
+    fprintf(out, "%4s  %-*s %10s  %-19s %-16s %-10s %s\n", "rank", w, "configuration",
+            "step ms", "95% interval ms", "memory/device", "flags", "");
     for (size_t i = 0; i < s->n; i++) {
         const frontier_item *it = &s->items[i];
         if (it->verdict != FR_FITS)
             continue;
         const csv_row *r = &rows[it->row];
         label(s, rows, it, name);
-        fprintf(out, "%4d  %-*s %10s  %-19s %-16s %s\n", ++rank, w, name,
+        against_best(s, rows, i, against, sizeof against);
+        fprintf(out, "%4d  %-*s %10s  %-19s %-16s %-10s %s\n", ++rank, w, name,
                 rp_num(r->step_ms_median, 4).s, interval_text(r).s, memory_text(it).s,
-                against_best(s, rows, i));
+                flags_of(r), against);
     }
     return rank;
 }
 
-/* Of the candidates whose time cannot be told from the recommended one's,
- * the one that needs the least memory: the tie-break a person would want. */
-static void ties(FILE *out, const frontier_set *s, const csv_row *rows)
+/* The pick stated by the rule: it clears the next candidate, or it ties
+ * with the candidates it cannot be told from (named, the one needing the
+ * least memory first: the tie-break a person would want). */
+static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
 {
     const frontier_item *best = &s->items[s->best], *least = best;
-    int tied = 0;
+    char name[LABEL_LEN], tied_names[600] = "";
+    size_t used = 0;
+    int tied = 0, next = -1;
     for (size_t i = (size_t)s->best + 1; i < s->n; i++) {
         const frontier_item *it = &s->items[i];
-        if (it->verdict != FR_FITS || frontier_differ(rows, it, best) != 0)
+        if (it->verdict != FR_FITS)
+            continue;
+        if (next < 0)
+            next = (int)i;
+        if (frontier_differ(rows, it, best) == 1)
             continue;
         tied++;
+        label(s, rows, it, name);
+        if (used < sizeof tied_names)
+            used += (size_t)snprintf(tied_names + used, sizeof tied_names - used, "%s%s",
+                                     used ? ", " : "", name);
         if (it->mem >= 0 && (least->mem < 0 || it->mem < least->mem))
             least = it;
     }
-    if (!tied)
+    label(s, rows, best, name);
+    if (next < 0) {
+        fprintf(out, "pick: %s, the only candidate within the cap\n", name);
         return;
-    char name[LABEL_LEN];
-    label(s, rows, least, name);
-    fprintf(out, "%d configuration%s indistinguishable from the recommended one at this noise "
-                 "(their intervals overlap)", tied, tied == 1 ? " is" : "s are");
-    if (least != best)
+    }
+    if (!tied) {
+        char ratio[300], next_name[LABEL_LEN];
+        label(s, rows, &s->items[next], next_name);
+        row_ratio_text(&rows[best->row], &rows[s->items[next].row], ratio, sizeof ratio);
+        fprintf(out, "pick: %s; it clears the next, %s: %s\n", name, next_name, ratio);
+        return;
+    }
+    fprintf(out, "pick: %s, tied with %d indistinguishable by the rule (%s)", name, tied,
+            tied_names);
+    if (least != best) {
+        label(s, rows, least, name);
         fprintf(out, "; of them %s needs the least memory (%s)", name, memory_text(least).s);
+    }
     fprintf(out, "\n");
 }
 
@@ -154,13 +186,13 @@ static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *row
     }
 }
 
-/* The slower ones left out, counted by why: a row that did not run clean
- * is never recommended, and the listing says so. */
+/* The slower ones left out, counted by why: a row that did not run is
+ * never recommended, and the listing says so. */
 static void left_out_slower(FILE *out, const frontier_set *s, const csv_row *rows)
 {
     if (s->best < 0)
         return;
-    static const char *const what[] = {"", "did not run (status not ok)", "flagged",
+    static const char *const what[] = {"", "did not run (status not ok)",
                                        "inexact reduction", "no memory figure",
                                        "over the cap"};
     int count[FR_OVER_CAP + 1] = {0}, any = 0;
@@ -220,7 +252,7 @@ int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
         int w = label_width(&s, rows);
         header(out, req, &s, rows);
         if (ranking(out, &s, rows, w))
-            ties(out, &s, rows);
+            pick(out, &s, rows);
         else
             fprintf(out, "      (none reaches effective batch %lld within the cap)\n",
                     (long long)req->q.effective);

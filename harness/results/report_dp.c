@@ -15,7 +15,7 @@
 /* A row run on several devices in a sync mode: one that has siblings. */
 static int dp_row(const csv_row *r)
 {
-    return result_clean(r) && r->devices > 1 && r->sync[0];
+    return result_ran(r) && r->devices > 1 && r->sync[0];
 }
 
 /* One bullet for the set of rows starting at row i (linked through next):

@@ -11,6 +11,7 @@
 #include "reduction.h"
 #include "report_parts.h"
 #include "report_trust.h"
+#include "row_compare.h"
 #include "row_flags.h"
 #include "row_index.h"
 
@@ -36,7 +37,7 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
     size_t ok = 0;
     for (size_t j = 0; j < g->n; j++) {
         const csv_row *r = &in->rows[g->idx[j]];
-        if (!result_clean(r))
+        if (!result_ran(r))
             continue;
         ok++;
         if (!fast || r->step_ms_median < fast->step_ms_median)
@@ -53,8 +54,8 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
                rp_num(slow->step_ms_median, 4).s,
                rp_num(slow->step_ms_median / fast->step_ms_median, 3).s,
-               result_times_differ(fast, slow) == 0
-                   ? "; indistinguishable at this noise (their intervals overlap)"
+               paired_indistinguishable(row_verdict(fast, slow))
+                   ? "; indistinguishable by the paired rule (the 2% threshold)"
                : fast->accum_steps > 1 && g->k1
                    ? " (accumulating beats the single pass here)"
                    : "");
@@ -84,7 +85,7 @@ static void naive_finding(const report_input *in, doc *d)
     const csv_row *worst = NULL;
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_clean(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
+        if (!result_ran(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
             continue;
         dev[m++] = (r->step_ms_median / rp_naive_ms(r) - 1) * 100;
         if (!worst || fabs(dev[m - 1]) > fabs(worst->step_ms_median / rp_naive_ms(worst) - 1) * 100)
@@ -122,7 +123,7 @@ static const report_group *widest(const report_input *in, const report_group *g,
         const csv_row *a = NULL, *b = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
             const csv_row *r = &in->rows[g[k].idx[j]];
-            if (!result_clean(r) || strcmp(r->mode, mode) || isnan(value(r)))
+            if (!result_ran(r) || strcmp(r->mode, mode) || isnan(value(r)))
                 continue;
             if (!a || r->accum_steps < a->accum_steps)
                 a = r;
@@ -157,7 +158,7 @@ static int host_computes_ops(const report_input *in, const csv_row *r)
 static int any_measured(const report_input *in, double (*value)(const csv_row *))
 {
     for (size_t i = 0; i < in->t->rows; i++)
-        if (result_clean(&in->rows[i]) && !isnan(value(&in->rows[i])))
+        if (result_ran(&in->rows[i]) && !isnan(value(&in->rows[i])))
             return 1;
     return 0;
 }
@@ -232,7 +233,7 @@ static void launch_bound_finding(const report_input *in, doc *d)
     const csv_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_clean(r) || isnan(r->host_enqueue_ms))
+        if (!result_ran(r) || isnan(r->host_enqueue_ms))
             continue;
         if (host_computes_ops(in, r)) {
             on_cpu++;
@@ -280,7 +281,7 @@ static void mfu_finding(const report_input *in, doc *d)
     const csv_row *best = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (result_clean(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
+        if (result_ran(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
             best = r;
     }
     if (!best)
@@ -359,7 +360,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         if (first != i)
             next[last[first]] = i;
         last[first] = i;
-        if (result_clean(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
+        if (result_ran(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
             row_index_add(&main_rows, i);
     }
     for (size_t k = 0; ok && k < n; k++) {
@@ -369,7 +370,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         size_t m = 0;
         for (size_t i = k; i != ROW_NONE; i = next[i]) {
             const csv_row *r = &in->rows[i];
-            if (!result_clean(r))
+            if (!result_ran(r))
                 continue;
             size_t j = row_index_find(&main_rows, r);
             if (j != ROW_NONE)
@@ -404,8 +405,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
                    plural((long long)in->t->rows, "row", "rows"));
         return;
     }
-    if (report_trust_findings(in, d) == 0)
-        return; /* no clean row: nothing to draw a finding from */
+    report_trust_findings(in, d);
     for (size_t k = 0; k < ng; k++)
         if (g[k].n && !strcmp(in->rows[g[k].idx[0]].mode, mode))
             group_findings(in, &g[k], d);

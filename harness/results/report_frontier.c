@@ -1,5 +1,5 @@
 /* "Within a memory cap": per model, effective batch and device count, every
- * configuration that ran clean with its memory per device and step time,
+ * configuration that ran with its memory per device and step time,
  * which are on the Pareto front, which fit the cap, and the recommendation
  * under it with the faster ones left out and why (frontier.h); then the
  * chart plots/frontier.gp draws of the same rows. */
@@ -76,7 +76,7 @@ static void set_findings(const report_input *in, const frontier_set *s, doc *d)
     for (size_t i = 0; i < s->n; i++)
         not_ok += s->items[i].verdict != FR_FITS && s->items[i].verdict != FR_OVER_CAP;
     if (not_ok)
-        doc_bullet(d, "%zu %s did not run clean (status not ok, flagged noisy or disturbed, or an "
+        doc_bullet(d, "%zu %s did not run or cannot stand (status not ok, or an "
                       "inexact reduction): not recommended, and not on the front.", not_ok,
                    not_ok == 1 ? "configuration" : "configurations");
     if (in->mem_cap < 0)
@@ -140,7 +140,7 @@ void report_frontier(const report_input *in, doc *d)
         doc_para(d, "%zu rows of further model x effective batch x device counts are not shown.",
                  more);
     if (!shown) {
-        doc_para(d, "Nothing to set against a cap: no row ran clean with a memory figure.");
+        doc_para(d, "Nothing to set against a cap: no row ran with a memory figure.");
         return;
     }
     report_chart(in, d, "frontier", "Step time against memory per device, each configuration "

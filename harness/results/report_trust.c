@@ -80,13 +80,9 @@ size_t report_trust_findings(const report_input *in, doc *d)
         if (used >= cap)
             break;
     }
-    if (!clean)
-        doc_bullet(d, "No row is clean, so this report draws no finding: all %zu that ran are "
-                      "noisy or disturbed (%s). Run again on a quiet machine or with a longer "
-                      "--budget-s.", ran, list ? list : "out of memory");
-    else
-        doc_bullet(d, "%zu of the %zu rows that ran are kept out of these findings, their "
-                      "figures shown in the tables: %s.", flagged, ran, list ? list : "out of memory");
+    doc_bullet(d, "%zu of the %zu rows that ran carry flags, which explain their figures and "
+                  "veto no finding (comparisons follow the paired intervals): %s.", flagged, ran,
+               list ? list : "out of memory");
     free(list);
     return clean;
 }

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "backend_caps_meta.h"
+#include "report_trust.h"
+#include "row_compare.h"
 #include "row_flags.h"
 
 int abc_pick(const csv_row *rows, const size_t *idx, size_t n, size_t out[3])
@@ -41,7 +43,7 @@ static int host_computes(const report_input *in, const csv_row *r)
 
 static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
 {
-    static const char *const head[] = {"", "micro x K", "step ms", "95% interval", "vs A",
+    static const char *const head[] = {"", "micro x K", "step ms", "95% interval", "vs A (95%)",
                                        "MFU %", "dispatches/step", "kernels/step", "busy %",
                                        "idle ms", "flags", NULL};
     table *tb = doc_table(d, "llrrrrrrrrl", head);
@@ -61,8 +63,14 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
             table_add(tb, "-");
         else
             table_addf(tb, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s, rp_num(r->step_ms_ci_hi, 4).s);
-        table_addf(tb, "%sx", result_ran(a) ? rp_num(r->step_ms_median / a->step_ms_median, 3).s
-                                            : "-");
+        paired_ratio p = row_ratio(a, r);
+        if (i == 0 || !result_ran(a) || isnan(p.ratio))
+            table_add(tb, i == 0 ? "1x" : "-");
+        else if (isnan(p.lo))
+            table_addf(tb, "%sx", rp_num(p.ratio, 3).s);
+        else
+            table_addf(tb, "%sx [%s..%s]", rp_num(p.ratio, 3).s, rp_num(p.lo, 3).s,
+                       rp_num(p.hi, 3).s);
         table_add(tb, rp_num(r->mfu_pct, 3).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);
@@ -72,20 +80,31 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
     }
 }
 
-/* "B takes 1.26x A's time (beyond the noise)". */
+/* "B (16x4) takes 1.84x [1.65..1.92] A's step time: slower (paired over
+ * 5 interleaved rounds)", then which is fastest, as the rule decides. */
 static void ratio_bullet(const csv_row *const r[3], doc *d)
 {
-    char text[2][160];
+    char text[2][400];
+    paired_verdict v[3] = {PAIRED_EQUAL};
     for (int i = 1; i < 3; i++) {
-        int differ = result_times_differ(r[0], r[i]);
-        snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) takes %sx A's step time%s", NAME[i],
-                 rp_split(r[i]).s, rp_num(r[i]->step_ms_median / r[0]->step_ms_median, 3).s,
-                 differ == 1 ? ", beyond the noise (the intervals do not overlap)"
-                 : differ == 0 ? ": indistinguishable from A at this noise (the intervals overlap)"
-                               : "");
+        char ratio[300];
+        row_ratio_text(r[0], r[i], ratio, sizeof ratio);
+        v[i] = row_verdict(r[0], r[i]);
+        snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) against A: %s", NAME[i],
+                 rp_split(r[i]).s, ratio);
     }
-    doc_bullet(d, "%s; %s; the arithmetic per step is the same (%s FLOPs).", text[0], text[1],
-               rp_num(r[0]->flops_per_step, 3).s);
+    doc_bullet(d, "%s.", text[0]);
+    doc_bullet(d, "%s.", text[1]);
+    paired_verdict bc = row_verdict(r[1], r[2]);
+    if (v[1] == PAIRED_SLOWER && v[2] == PAIRED_SLOWER)
+        doc_bullet(d, "Verdict: A (%s) is the fastest; C against B: %s. The arithmetic per step "
+                      "is the same (%s FLOPs).", rp_split(r[0]).s, paired_verdict_name(bc),
+                   rp_num(r[0]->flops_per_step, 3).s);
+    else
+        doc_bullet(d, "Verdict: B is %s and C is %s than A; C against B: %s. The arithmetic per "
+                      "step is the same (%s FLOPs).", paired_verdict_name(v[1]),
+                   paired_verdict_name(v[2]), paired_verdict_name(bc),
+                   rp_num(r[0]->flops_per_step, 3).s);
 }
 
 /* The costliest GEMM shape of a row's counting pass: gemm_shapes up to
@@ -193,6 +212,23 @@ static void why_bullets(const report_input *in, const csv_row *const r[3], doc *
     not_measured(r, host, d);
 }
 
+/* Flags explain a figure; they do not veto the verdict. */
+static void flags_bullet(const csv_row *const r[3], doc *d)
+{
+    char text[1200] = "";
+    size_t used = 0;
+    for (int i = 0; i < 3 && used < sizeof text; i++)
+        if (*r[i]->flags) {
+            char why[440];
+            trust_reason(r[i], why, sizeof why);
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s %s", used ? "; " : "",
+                                     NAME[i], why);
+        }
+    if (used)
+        doc_bullet(d, "Flags beside the figures (they explain, they do not veto: the verdict "
+                      "follows the paired intervals above): %s.", text);
+}
+
 static void verdict_one(const report_input *in, const size_t abc[3], doc *d)
 {
     const csv_row *r[3] = {&in->rows[abc[0]], &in->rows[abc[1]], &in->rows[abc[2]]};
@@ -200,19 +236,21 @@ static void verdict_one(const report_input *in, const size_t abc[3], doc *d)
                 r[0]->model, (long long)r[0]->effective_batch, rp_split(r[0]).s,
                 rp_split(r[1]).s, rp_split(r[2]).s, r[0]->mode, r[0]->dtype, r[0]->backend);
     verdict_table(in, abc, d);
-    char bad[160] = "";
+    char limits[400] = "";
     size_t used = 0;
-    for (int i = 0; i < 3; i++)
-        if (!result_clean(r[i]))
-            used += (size_t)snprintf(bad + used, sizeof bad - used, "%s%s %s", used ? "; " : "",
-                                     NAME[i], result_ran(r[i]) ? r[i]->flags : r[i]->status);
-    if (used) {
-        doc_bullet(d, "No verdict: %s (the figures are above; the reasons in the rows' notes). "
-                      "Run again on a quiet machine, or with a longer --budget-s.",
-                   bad);
+    int ran = 1;
+    for (int i = 0; i < 3; i++) {
+        ran &= result_ran(r[i]);
+        if (!result_ran(r[i]))
+            used += (size_t)snprintf(limits + used, sizeof limits - used, "%s%s did not run "
+                                     "(%s)", used ? "; " : "", NAME[i], r[i]->status);
+    }
+    if (!ran) {
+        doc_bullet(d, "No verdict: %s. The figures that were measured are above.", limits);
         return;
     }
     ratio_bullet(r, d);
+    flags_bullet(r, d);
     why_bullets(in, r, d);
 }
 

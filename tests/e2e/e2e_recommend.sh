@@ -2,7 +2,8 @@
 # accubench plan --recommend: from a fixture with the recompute and shard
 # columns (the fastest split over the cap, the recommendation the fastest
 # under it, the excluded one named with its bytes over, overlapping
-# intervals indistinguishable, not-ok rows never recommended), from a file
+# intervals indistinguishable, flagged rows ranked with their flags,
+# not-ok rows never recommended), from a file
 # without those columns, from one short measuring run without --from, and
 # bad input: one line on stderr, exit 2.
 set -u
@@ -24,13 +25,16 @@ considered() {
 [ "$rc" = 0 ] || { cat out.txt err.txt; fail "the fixture exited $rc"; }
 grep -Eq '^ +1 +128x2 fp32 recompute=gelu shard=none .* recommended$' out.txt ||
     fail "128x2 with gelu recompute is not recommended first: $(cat out.txt)"
-grep -Eq '^ +2 +64x4 fp32 recompute=none .*indistinguishable from 1' out.txt ||
+grep -Eq '^ +2 +64x4 fp32 recompute=none .*vs 1: .*indistinguishable' out.txt ||
     fail "overlapping intervals are not called indistinguishable"
+grep -q '^pick: 128x2 fp32 recompute=gelu shard=none.*, tied with' out.txt ||
+    fail "the pick and its ties are not named: $(cat out.txt)"
 grep -Eq '256x1 fp32 recompute=none shard=none .*over the cap by 14000000 bytes \(measured peak' out.txt ||
     fail "the fastest split is not named with its bytes over"
 grep -q 'over the cap by 3000000 bytes (exact need 99000000 bytes)' out.txt ||
     fail "a row without a peak is not held to its need"
-grep -q 'flagged noisy: not recommended' out.txt || fail "a noisy row is not said to be left out"
+grep -Eq '^ +[0-9]+ +32x8 fp32 recompute=none shard=none .* noisy ' out.txt ||
+    fail "a noisy row is not ranked with its flag beside it"
 grep -q 'left out, and slower (not recommended): 1 did not run' out.txt ||
     fail "the oom row is not counted"
 grep -q 'left aside: 2 rows of another effective batch, 3 rows of another device count' out.txt ||

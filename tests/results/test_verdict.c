@@ -1,6 +1,7 @@
 /* The A/B/C verdict (report_verdict.h): which three splits the rule picks,
- * that the report opens with them by name, and that noisy or disturbed
- * rows give no verdict and no finding (row_flags.h). */
+ * that the report opens with them by name, that the verdict follows the
+ * comparison rule (row_compare.h: paired per round where the rows were
+ * timed together), and that flags explain a figure without vetoing it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "compare.h"
 #include "report.h"
 #include "report_verdict.h"
+#include "row_compare.h"
 #include "row_flags.h"
 
 static csv_row row(int64_t e, int64_t micro)
@@ -54,21 +56,39 @@ static void test_pick(void)
 static void test_differ(void)
 {
     csv_row a = row(64, 64), b = row(64, 16);
+    a.step_ms_median = 10;
     a.step_ms_ci_lo = 9;
     a.step_ms_ci_hi = 11;
+    b.step_ms_median = 12;
     b.step_ms_ci_lo = 10.5;
     b.step_ms_ci_hi = 13;
-    CHECK(result_times_differ(&a, &b) == 0); /* overlap: indistinguishable */
+    CHECK(row_verdict(&a, &b) == PAIRED_UNDECIDED); /* apart, overlapping: indistinguishable */
     b.step_ms_ci_lo = 11.5;
-    CHECK(result_times_differ(&a, &b) == 1 && result_times_differ(&b, &a) == 1);
+    CHECK(row_verdict(&a, &b) == PAIRED_SLOWER && row_verdict(&b, &a) == PAIRED_FASTER);
     /* no interval: the p10..p90 band; neither: unknown */
     csv_row c = row(64, 8), e = row(64, 8);
+    c.step_ms_median = 11;
     c.step_ms_ci_lo = c.step_ms_ci_hi = NAN;
     c.step_ms_p10 = 10;
     c.step_ms_p90 = 12;
-    CHECK(result_times_differ(&a, &c) == 0);
+    CHECK(row_verdict(&a, &c) == PAIRED_UNDECIDED);
+    e.step_ms_median = 11;
     e.step_ms_ci_lo = e.step_ms_ci_hi = e.step_ms_p10 = e.step_ms_p90 = NAN;
-    CHECK(result_times_differ(&a, &e) == -1);
+    CHECK(row_verdict(&a, &e) == PAIRED_UNKNOWN);
+    /* timed in the same rounds: paired per round, so a drift that moved
+     * both (the overlapping intervals) does not hide a steady 1.2x */
+    a.comparison = b.comparison = "run.1";
+    a.rounds = b.rounds = 6;
+    a.round_ms = "10 12 14 10 12 14";
+    b.round_ms = "12 14.4 16.8 12 14.4 16.8";
+    b.step_ms_ci_lo = 10.5;
+    CHECK(row_verdict(&a, &b) == PAIRED_SLOWER);
+    paired_ratio p = row_ratio(&a, &b);
+    CHECK(p.rounds == 6);
+    CHECK_NEAR(p.ratio, 1.2, 1e-9);
+    /* another comparison: apart again */
+    b.comparison = "run.2";
+    CHECK(row_verdict(&a, &b) == PAIRED_UNDECIDED);
 }
 
 static void test_compare(void)
@@ -147,8 +167,10 @@ static void test_report(void)
     char *v = strstr(md, "## The A/B/C verdict"), *w = strstr(md, "## What the numbers show");
     CHECK(v && w && v < w);
     CHECK(strstr(md, "A = 64x1, B = 16x4, C = 8x8"));
-    CHECK(strstr(md, "B (16x4) takes 1.26x A's step time, beyond the noise"));
-    CHECK(strstr(md, "C (8x8) takes 1.65x A's step time, beyond the noise"));
+    CHECK(strstr(md, "B (16x4) against A: 1.26x [1.15..1.38], slower (from the two medians' "
+                     "intervals, timed apart; threshold 2%)"));
+    CHECK(strstr(md, "C (8x8) against A: 1.65x [1.54..1.79], slower"));
+    CHECK(strstr(md, "Verdict: A (64x1) is the fastest; C against B: slower."));
     CHECK(strstr(md, "63.0% for A, 42.0% for B, 29.0% for C"));
     CHECK(strstr(md, "C issues 5.95x A's operations per step (244 against 41)"));
     CHECK(strstr(md, "not launch overhead")); /* the CPU: no launch claim */
@@ -157,17 +179,21 @@ static void test_report(void)
                      "time (no device trace), host syncs per step, GEMM time by shape."));
     CHECK(!strstr(md, "GEMMs took") && !strstr(md, "Host syncs per step ("));
 
-    /* B's interval overlapping A's: indistinguishable at this noise */
+    /* B's interval overlapping A's, timed apart: not separated */
     md = report_of("near", 101, "", "");
-    CHECK(md && strstr(md, "B (16x4) takes 1.26x A's step time: indistinguishable from A at "
-                           "this noise"));
-    /* B disturbed: no verdict; its figures shown; no finding from it */
+    CHECK(md && strstr(md, "B (16x4) against A: 1.26x [0.971..1.38], indistinguishable"));
+    CHECK(md && strstr(md, "Verdict: B is indistinguishable (not separated) and C is slower "
+                           "than A"));
+    /* B disturbed: the verdict stands, the flag is shown beside it, and
+     * the findings still use the row */
     md = report_of("disturbed", 120, "disturbed", "disturbed: MFU 117% of the peak probed beside it");
-    CHECK(md && strstr(md, "No verdict: B disturbed"));
-    CHECK(md && strstr(md, "1 of the 3 rows that ran are kept out of these findings"));
-    CHECK(md && !strstr(md, "fastest split is 64x1 at 100 ms per step and the slowest is 16x4"));
+    CHECK(md && strstr(md, "Verdict: A (64x1) is the fastest"));
+    CHECK(md && strstr(md, "Flags beside the figures (they explain, they do not veto"));
+    CHECK(md && strstr(md, "B disturbed: see its note"));
+    CHECK(md && strstr(md, "1 of the 3 rows that ran carry flags"));
+    CHECK(md && strstr(md, "fastest split is 64x1 at 100.0 ms per step and the slowest is 8x8"));
     md = report_of("noisy", 120, "noisy", "stopped when the 2s budget ran out");
-    CHECK(md && strstr(md, "No verdict: B noisy"));
+    CHECK(md && strstr(md, "Verdict: A (64x1) is the fastest"));
     CHECK(md && strstr(md, "noisy: 30 samples"));
 }
 

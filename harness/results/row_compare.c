@@ -1,0 +1,27 @@
+#include "row_compare.h"
+
+static timed_figures figures_of(const csv_row *r)
+{
+    return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
+                           .round_ms = r->round_ms, .median = r->step_ms_median,
+                           .ci_lo = r->step_ms_ci_lo, .ci_hi = r->step_ms_ci_hi,
+                           .p10 = r->step_ms_p10, .p90 = r->step_ms_p90};
+}
+
+paired_ratio row_ratio(const csv_row *a, const csv_row *b)
+{
+    timed_figures fa = figures_of(a), fb = figures_of(b);
+    return figures_ratio(&fa, &fb);
+}
+
+paired_verdict row_verdict(const csv_row *a, const csv_row *b)
+{
+    paired_ratio p = row_ratio(a, b);
+    return paired_judge(&p, PAIRED_THRESHOLD);
+}
+
+void row_ratio_text(const csv_row *a, const csv_row *b, char *out, size_t len)
+{
+    paired_ratio p = row_ratio(a, b);
+    paired_ratio_text(&p, out, len);
+}
