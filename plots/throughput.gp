@@ -1,6 +1,7 @@
 # throughput.gp: samples per second against accumulation steps at a fixed
 # effective batch, one line per model. Accumulation does the same arithmetic
-# per step, so any drop here is overhead, not work.
+# per step, so any drop here is overhead, not work. Each point carries its
+# 95% interval (the step's median's, as a rate).
 #
 #   gnuplot -e "csv='results/run.csv'" plots/throughput.gp
 chart = "throughput"
@@ -15,12 +16,21 @@ set logscale y 10
 set format x "%g"
 set format y "%.0s%c"  # 1k, 10k, 1M
 
+# the 95% interval of each point: the step's, as a rate
+rate_lo(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_hi")
+rate_hi(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_lo")
+tp_plot = 'for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
+         using (column("accum_steps")):(column("samples_per_s")) \
+         with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title word(models, i)'
+bars = 'for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
+         using (column("accum_steps")):(column("samples_per_s")):(rate_lo(0)):(rate_hi(0)) \
+         with yerrorbars lw 1 pt -1 lc rgb model_color(i) notitle'
+if (words(models) > 0 && count("step_ms_ci_lo", ok) > 0) { tp_plot = tp_plot.", ".bars }
+
 if (words(models) == 0) {
     missing_why = no_rows_why
     @nothing_to_draw
 } else {
-    plot for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
-             using (column("accum_steps")):(column("samples_per_s")) \
-             with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title word(models, i)
+    plot @tp_plot
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

@@ -69,7 +69,26 @@ busy_lines = 'for [j=1:ns] rows(s_rows(word(series, j))) \
     using (column("accum_steps")):(busy_of(j) > 0 ? column("gpu_busy_pct") : NaN) axes x1y2 \
     with linespoints lw 1.5 dt 2 pt 6 ps 0.8 lc rgb s_color(j) \
     title (busy_of(j) > 0 ? s_name(word(series, j))." GPU busy %" : "")'
-lines = step_lines.(n_mfu > 0 ? ", ".mfu_lines : "").(n_busy > 0 ? ", ".busy_lines : "")
+# Each point's 95% interval of its median, and where the run timed its
+# splits in interleaved rounds, the paired ratio to its series' reference
+# (the largest micro-batch) beside the point: the verdict's figures.
+ci_of(j) = count("step_ms_ci_lo", s_rows(word(series, j)))
+ratio_of(j) = count("vs_ref", s_rows(word(series, j)))
+n_ci = 0; n_ratio = 0
+do for [j=1:ns] { n_ci = n_ci + (ci_of(j) > 0); n_ratio = n_ratio + (ratio_of(j) > 0) }
+ci_bars = 'for [j=1:ns] rows(s_rows(word(series, j))) \
+    using (column("accum_steps")):(column("step_ms_median")):(ci_of(j) > 0 ? column("step_ms_ci_lo") : NaN):(ci_of(j) > 0 ? column("step_ms_ci_hi") : NaN) \
+    with yerrorbars lw 1 pt -1 lc rgb s_color(j) notitle'
+ratio_text(r, lo, hi) = r == 1 && lo == 1 ? "ref" : sprintf("%.2fx [%.2f..%.2f]", r, lo, hi)
+ratio_labels = 'for [j=1:ns] rows(s_rows(word(series, j))) \
+    using (column("accum_steps")):(column("step_ms_median")):(ratio_of(j) > 0 ? ratio_text(column("vs_ref"), column("vs_ref_lo"), column("vs_ref_hi")) : "") \
+    with labels offset 0, 1.2 font ",8" tc rgb s_color(j) notitle'
+lines = step_lines.(n_ci > 0 ? ", ".ci_bars : "").(n_ratio > 0 ? ", ".ratio_labels : "") \
+        .(n_mfu > 0 ? ", ".mfu_lines : "").(n_busy > 0 ? ", ".busy_lines : "")
+if (n_ratio > 0) {
+    set offsets graph 0.06, graph 0.10, 0, 0 # room for the labels at the ends
+    set label 93 "labels: paired ratio to the largest split, 95% interval over interleaved rounds" @note_at
+}
 
 if (ns == 0) {
     missing_why = no_rows_why
