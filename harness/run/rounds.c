@@ -47,19 +47,6 @@ typedef struct rounds_state {
     double other_pct[ROUNDS_MAX], steal_pct[ROUNDS_MAX];
 } rounds_state;
 
-static int timed_alone(const round_member *mem)
-{
-    return mem->c->budget.steps > 0 && mem->c->budget.rounds < 0;
-}
-
-int rounds_wanted(const round_member *members, size_t n)
-{
-    size_t live = 0;
-    for (size_t i = 0; i < n; i++)
-        live += members[i].live;
-    return live >= 2 && members[0].c->budget.rounds != 0 && !timed_alone(&members[0]);
-}
-
 int rounds_resident(const sweep *s, const round_member *members, size_t n)
 {
     if (s->mem_cap)
@@ -174,14 +161,21 @@ static void round_order(const rounds_state *st, int k, size_t *order, size_t *co
     *count = n;
 }
 
-/* Member i's live state lost: its row says why, and it is timed no more. */
+/* Member i's live state lost: its row says why, and it is timed no more.
+ * With ranks every rank stops (the others may wait in a collective for
+ * this one), as a failed config does when timed alone. */
 static void member_failed(rounds_state *st, size_t i, int rc)
 {
     round_member *mb = &st->mem[i];
+    comm *ranks = st->s->comm;
+    if (ranks && ranks->size > 1)
+        dp_fail(ranks, "interleaved rounds", st->s->b->error);
     row_status_from(mb->r, rc, st->s->b);
     mb->live = 0;
-    if (st->resident)
+    if (st->resident) {
         step_runner_free(&mb->run);
+        st->resident_bytes -= st->tm[i].own_bytes;
+    }
 }
 
 /* One slice of member i in round k (k < 0: the warm-up, whose steps set
@@ -196,10 +190,12 @@ static void slice(rounds_state *st, size_t i, int k)
     if (k < 0 && steps > 64)
         steps = 64;
     step_timing t;
+    config_range_push(st->mem[i].c); /* a slice reads as its config in Nsight Systems */
     int rc = slice_begin(st, i);
     if (!rc)
         rc = slice_time(st, i, steps, keep, &t);
     slice_end(st, i);
+    range_pop();
     if (rc) {
         member_failed(st, i, rc);
         return;
@@ -318,9 +314,9 @@ static int enough(const rounds_state *st, double elapsed_s, double budget_s, mea
 }
 
 /* Warm-up, then rounds until enough. */
-static measure_stop run_rounds(rounds_state *st)
+static measure_stop run_rounds(rounds_state *st, size_t *order)
 {
-    size_t order[64], count;
+    size_t count;
     round_order(st, -1, order, &count);
     for (size_t j = 0; j < count; j++)
         slice(st, order[j], -1);
@@ -479,13 +475,16 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
 {
     rounds_state st = {.s = s, .m = m, .d = d, .mem = members, .n = n, .resident = resident};
     st.tm = calloc(n ? n : 1, sizeof *st.tm);
-    if (!st.tm || n > 64) {
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!st.tm || !order) {
+        snprintf(s->b->error, sizeof s->b->error, "out of host memory for the rounds");
         for (size_t i = 0; i < n; i++)
             if (members[i].live) {
-                snprintf(s->b->error, sizeof s->b->error, "out of host memory for the rounds");
-                member_failed(&st, i, BK_OOM);
+                config_finish(s, members[i].c, &members[i].run, members[i].r, BK_OOM);
+                members[i].live = 0;
             }
         free(st.tm);
+        free(order);
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -496,7 +495,7 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
     range_push("interleaved rounds");
     watch_mark before, after; /* the probes beside the whole comparison */
     config_watch_mark(s->watch, &before);
-    measure_stop why = run_rounds(&st);
+    measure_stop why = run_rounds(&st, order);
     config_watch_mark(s->watch, &after);
     range_pop();
     char id[64];
@@ -507,4 +506,5 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
     for (size_t i = 0; i < n; i++)
         free(st.tm[i].ms);
     free(st.tm);
+    free(order);
 }

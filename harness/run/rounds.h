@@ -39,10 +39,6 @@ typedef struct round_member {
     size_t own_bytes; /* its runner's memory (config_prepare's runner_bytes) */
 } round_member;
 
-/* Whether the members [0, n) would be timed in rounds: the run's --rounds
- * (auto: where no fixed --steps is asked), and at least two live. */
-int rounds_wanted(const round_member *members, size_t n);
-
 /* Whether their runners may stay set up side by side (see above). */
 int rounds_resident(const sweep *s, const round_member *members, size_t n);
 
