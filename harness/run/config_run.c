@@ -247,6 +247,10 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
             rc = model_grads_whole(m);
         if (!rc)
             rc = noise_row_fill(m, c, ranks, r, &windows);
+        if (rc == BK_OOM) { /* a check that does not fit is skipped, the row still measured */
+            row_note(r, "no noise scale: out of memory for its pass (%s)", s->b->error);
+            rc = model_reset(m);
+        }
         progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9, windows); /* the ETA's */
     }
     if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */

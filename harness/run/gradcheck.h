@@ -1,6 +1,8 @@
 /* The correctness check of a config: the gradient accumulated over one
- * window against the gradient of the same examples in one full-batch pass,
- * from the same weights. */
+ * window against the full-batch gradient of the same examples from the
+ * same weights, computed apart: in pieces of at most a micro-batch, each
+ * from zeroed gradients with the whole batch's normalisation, summed on the
+ * host in double. It needs no device memory beyond the step's own. */
 #ifndef ACCUBENCH_GRADCHECK_H
 #define ACCUBENCH_GRADCHECK_H
 

@@ -8,6 +8,7 @@
 
 #include "dataset_learnable.h"
 #include "dispatch.h"
+#include "dp_check.h"
 #include "trace.h"
 
 typedef struct noise_run {
@@ -97,7 +98,8 @@ static int one_window(noise_run *r, const noise_pass_options *o, int index, nois
     return rc;
 }
 
-int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise_result *out)
+static int noise_pass_uncapped(model *m, const split *sp, const noise_pass_options *o,
+                               noise_result *out)
 {
     backend *b = m->b;
     noise_run r = {.m = m, .sp = sp};
@@ -112,6 +114,8 @@ int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise
     if (!rc && !(rc = bk_alloc(b, sizeof(float), (void **)&r.scale)) &&
         !(rc = bk_alloc(b, sizeof(float), (void **)&r.loss_sum)))
         rc = activations_create(m, sp->micro, BK_ALLOC_HELD, &r.acts);
+    if (o->comm) /* every rank runs the windows, or none (they all-reduce) */
+        rc = dp_agree_status(o->comm, rc);
     r.t0 = trace_now_ns();
     int run = 0, stop = 0;
     for (; run < o->windows && !rc && !stop && sp->accum * sp->devices > 1; run++)
@@ -125,5 +129,19 @@ int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise
     noise_scale_free(&ns);
     free(r.grad);
     free(r.window_sum);
+    return rc;
+}
+
+/* The pass is a check, not the step: its memory (its data, activations
+ * and host sums) is outside the cap, and never in the row's peak (counted
+ * from the timed steps). A device too full for it still stops it: the row
+ * then says so and is measured all the same. */
+int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise_result *out)
+{
+    backend *b = m->b;
+    size_t cap = b->mem_cap;
+    b->mem_cap = 0;
+    int rc = noise_pass_uncapped(m, sp, o, out);
+    b->mem_cap = cap;
     return rc;
 }

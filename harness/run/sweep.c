@@ -73,8 +73,10 @@ static int emit_model_failure(sweep *s, const run_options *o, int model_index, i
 }
 
 /* The weights, gradients and optimizer state alone: if these do not fit,
- * no split of the model can. */
-static int model_fits(const sweep *s, const config *c)
+ * no split of the model can. Under mpirun, as one rank keeps them where
+ * the run shards them: the least any device count and shard value of the
+ * run needs a rank (each row is then held to its own need). */
+static int model_fits(const sweep *s, const run_options *o, const config *c)
 {
     result_row r;
     config one = *c;
@@ -82,7 +84,20 @@ static int model_fits(const sweep *s, const config *c)
                      .devices = 1};
     one.data_parallel = 0;
     sweep_row_fill(&r, s, &one);
-    return sweep_row_fits(s, &r);
+    int fit = sweep_row_fits(s, &r);
+    if (fit || !s->world)
+        return fit;
+    one.data_parallel = 1;
+    int n_devices = o->n_devices ? o->n_devices : 1;
+    for (int d = 0; d < n_devices; d++)
+        for (int h = 0; h < o->n_shards; h++) {
+            one.sp.devices = o->n_devices ? o->devices[d] : s->world->size;
+            one.shard = o->shards[h];
+            sweep_row_fill(&r, s, &one);
+            if (sweep_row_fits(s, &r))
+                return 1;
+        }
+    return 0;
 }
 
 /* Every rank has made it (rc BK_OK), or none goes on: the worst status;
@@ -101,7 +116,7 @@ static int agree_made(sweep *s, int rc, const char *what)
  * written, and its configs passed over), -1 when the CSV could not be. */
 static int open_model(sweep *s, const run_options *o, sweep_place *p, const config *c)
 {
-    int fit = model_fits(s, c);
+    int fit = model_fits(s, o, c);
     int rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m) : BK_OK;
     if (fit) {
         int worst = agree_made(s, rc, "model");
@@ -165,7 +180,8 @@ static void leave(sweep *s, sweep_place *p, config_level level)
 
 /* Opens the levels config c begins. 1: run it; 0: passed over (the
  * iterator skips what cannot run); -1: the CSV could not be written. */
-static int enter(sweep *s, const run_options *o, sweep_place *p, config_iter *it, const config *c)
+static int enter_levels(sweep *s, const run_options *o, sweep_place *p, config_iter *it,
+                        const config *c)
 {
     for (int level = c->opens; level < CONFIG_ROW; level++) {
         int rc = 1;
@@ -185,6 +201,19 @@ static int enter(sweep *s, const run_options *o, sweep_place *p, config_iter *it
         }
     }
     return 1;
+}
+
+static int enter(sweep *s, const run_options *o, sweep_place *p, config_iter *it, const config *c)
+{
+    /* The model (made whole) and its data are opened outside the cap: a
+     * sharded config cuts the state to its slices before its own memory is
+     * counted, each row's need (state, data, activations) is held to the
+     * cap before it runs, and model_fits the least of them. */
+    size_t cap = s->b->mem_cap;
+    s->b->mem_cap = 0;
+    int rc = enter_levels(s, o, p, it, c);
+    s->b->mem_cap = cap;
+    return rc;
 }
 
 /* Every config, each down the layers once; nonzero when the CSV could not
