@@ -218,12 +218,14 @@ static void slice(rounds_state *st, size_t i, int k)
 static void judge_round(rounds_state *st, int k, const cpu_sample *a, int a_ok)
 {
     cpu_sample b;
-    double other = NAN, steal = NAN;
-    if (a_ok && cpu_sample_now(&b) == 0)
-        cpu_sample_between(a, &b, &other, &steal);
+    double other = NAN, steal = NAN, ticks = 0;
+    if (a_ok && cpu_sample_now(&b) == 0 && cpu_sample_between(a, &b, &other, &steal) == 0)
+        ticks = cpu_sample_ticks(a, &b);
     st->other_pct[k] = other;
     st->steal_pct[k] = steal;
-    int disturbed = other > TRUST_MAX_OTHER_CPU_PCT || steal > TRUST_MAX_STEAL_PCT;
+    double floor_pct = ticks > 0 ? 100.0 * TRUST_MIN_TICKS / ticks : 100.0;
+    int disturbed = other > fmax(TRUST_MAX_OTHER_CPU_PCT, floor_pct) ||
+                    steal > fmax(TRUST_MAX_STEAL_PCT, floor_pct);
     st->disturbed[k] = st->s->comm ? dp_agree_root_int(st->s->comm, disturbed) : disturbed;
 }
 
@@ -263,8 +265,11 @@ static paired_ratio member_ratio(const rounds_state *st, size_t i, const int kep
  * within the threshold. */
 static int decided(const rounds_state *st)
 {
-    int kept[ROUNDS_MAX];
-    if (kept_rounds(st, kept) < ROUNDS_MIN)
+    int kept[ROUNDS_MAX], disturbed = 0;
+    int n = kept_rounds(st, kept);
+    for (int k = 0; k < st->rounds; k++)
+        disturbed |= kept[k] && st->disturbed[k];
+    if (n < (disturbed ? ROUNDS_MIN_DISTURBED : ROUNDS_MIN))
         return 0;
     for (size_t i = 0; i < st->n; i++) {
         if (!st->mem[i].live || st->tm[i].ref == i)

@@ -46,10 +46,12 @@ static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
     p->m.spec.recompute = mb->c->recompute;
     int rc = resident ? step_runner_resume(&mb->run)
                       : config_runner_setup(s, &p->m, &p->d, mb->c, &mb->run);
-    if (rc)
+    if (rc) {
         row_status_from(mb->r, rc, s->b);
-    else
+        step_runner_free(&mb->run);
+    } else {
         config_time_prepared(s, &p->m, &p->d, mb->c, &mb->run, mb->r);
+    }
     range_pop();
 }
 

@@ -40,5 +40,10 @@ int cpu_sample_now(cpu_sample *out);
  * tick passed (too short to say). */
 int cpu_sample_between(const cpu_sample *a, const cpu_sample *b, double *other_pct,
                        double *steal_pct);
+/* The CPUs' clock ticks between two samples (every CPU's, added up). */
+static inline double cpu_sample_ticks(const cpu_sample *a, const cpu_sample *b)
+{
+    return b->total - a->total;
+}
 
 #endif
