@@ -177,6 +177,14 @@ $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: ROOM_INC := $(IN
 $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += -ffp-contract=fast
 $(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
 
+# The tree the program was built from: where it finds its profiles and
+# scripts when it has been copied away from them (harness/util/repo_path.c).
+# A folder whose name a C string cannot hold as written is not named.
+ifeq ($(or $(findstring ',$(CURDIR)),$(findstring ",$(CURDIR)),$(findstring \,$(CURDIR)),$(word 2,$(CURDIR))),)
+$(BUILD)/obj/harness/util/repo_path.o $(BUILD)/asan/obj/harness/util/repo_path.o: \
+    CPPFLAGS += -DACCUBENCH_BUILD_ROOT='"$(CURDIR)"'
+endif
+
 # Only the program's own files know whether CUDA is built in, so the core
 # library links alone into the unit tests.
 $(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) $(DP_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"

@@ -66,14 +66,14 @@ static int read_run_options(int argc, char **argv, run_options *o)
     a.is_known = run_is_known;
     while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
-            usage_run(stdout, program);
+            usage_run(stdout);
             return 1;
         }
         if (k == ARG_POSITIONAL)
             snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
         if (k == ARG_ERROR || k == ARG_POSITIONAL ||
             (strcmp(a.key, "profile") == 0 &&
-             options_load_profile(o, a.value ? a.value : "", program, why, sizeof why))) {
+             options_load_profile(o, a.value ? a.value : "", why, sizeof why))) {
             usage_error(why);
             return 2;
         }
@@ -182,17 +182,17 @@ int main(int argc, char **argv)
 {
     program = argv[0];
     if (argc < 2) {
-        usage_all(stderr, program);
+        usage_all(stderr);
         return 2;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
         (strcmp(cmd, "help") == 0 && argc == 2)) {
-        usage_all(stdout, program);
+        usage_all(stdout);
         return 0;
     }
     if (strcmp(cmd, "help") == 0)
-        return usage_help_command(argv[2], program);
+        return usage_help_command(argv[2]);
     if (strcmp(cmd, "--version") == 0) {
         printf("accubench %s (%s)\n", ACCUBENCH_VERSION, ACCUBENCH_GIT_REV);
         return 0;

@@ -119,7 +119,7 @@ done
 check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty)\$(ls sub)\" ]" \
     "nothing written by the refused runs"
 
-# ---- 6. no command from data: make's CSV= and an SVG found beside the CSV
+# ---- 6. no command from data: make's CSV=, the working directory's files, an SVG beside the CSV
 mkdir -p mk
 for target in plots report; do
     # -o: the program is not rebuilt here (the name is refused before it runs)
@@ -128,6 +128,26 @@ for target in plots report; do
     check "[ ! -e PWNED-$target ]" "make $target CSV='...\$(shell touch ...)' ran the command"
     check "grep -q 'cannot read' make.out" "make $target: the name is read as a name: $(cat make.out)"
 done
+# The program's own scripts and profiles come from beside it, never from
+# the folder it runs in: a planted scripts/plots.sh is not run, a planted
+# profiles/quick.profile (which could name any file as its csv) not read;
+# a profile named by its path is still the file named.
+mkdir -p planted/scripts planted/profiles
+printf 'touch "%s/PWNED"\n' "$PWD" >planted/scripts/plots.sh
+cp "$root/tests/fixtures/abc.csv" planted/r.csv
+echo precious >victim.txt
+printf 'model = tiny\neffective = 4\nmicro = 4\ncsv = %s/victim.txt\nreplace = yes\n' "$PWD" \
+    >planted/profiles/quick.profile
+(cd planted && env -u ACCUBENCH_ROOT "$ACCUBENCH" report r.csv >/dev/null 2>&1)
+check "[ ! -e PWNED ]" "report ran the working directory's scripts/plots.sh"
+(cd planted && env -u ACCUBENCH_ROOT "$ACCUBENCH" run --profile quick --backend cpu \
+    --effective 16 --micro 16 --budget-s 0.05 --trace-steps 0 --quiet --out out >/dev/null 2>../err.txt)
+check "[ \"\$(cat victim.txt)\" = precious ] && grep -q '^# profile: quick' planted/out/*.csv" \
+    "run --profile quick read the working directory's profiles/quick.profile: $(cat err.txt)"
+(cd planted && env -u ACCUBENCH_ROOT "$ACCUBENCH" run --profile profiles/quick.profile \
+    --backend cpu --csv own.csv --budget-s 0.05 --trace-steps 0 --quiet >/dev/null 2>../err.txt)
+check "grep -q '^cpu,.*,tiny,.*,4,4,1,' planted/own.csv" "a profile named by its path is read: $(cat err.txt)"
+
 cp "$root/tests/fixtures/abc.csv" mk/run.csv
 printf '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg><p>after</p>\n' \
     >mk/run.throughput.svg

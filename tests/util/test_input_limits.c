@@ -52,7 +52,7 @@ static void test_long_lines(void)
         strcpy(text + 16 + pads[i], "micro = 2\n");
         write_bytes(path, text, strlen(text));
         options_defaults(&o);
-        CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == 0);
+        CHECK(options_load_profile(&o, path, why, sizeof why) == 0);
         CHECK(o.n_effective == 1 && o.effective[0] == 16);
         CHECK(o.micro_pow2 == 1 && o.n_micro == 0); /* untouched by the comment's tail */
     }
@@ -65,7 +65,7 @@ static void test_long_lines(void)
     strcpy(p, "\n");
     write_bytes(path, text, strlen(text));
     options_defaults(&o);
-    CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == 0);
+    CHECK(options_load_profile(&o, path, why, sizeof why) == 0);
     CHECK(o.n_micro == 1 && o.micro[0] == 4); /* twenty 4s: one runs */
     unlink(path);
     free(text);
@@ -107,7 +107,7 @@ static void test_nul_byte(void)
     write_bytes(path, text, sizeof text - 1);
     run_options o;
     options_defaults(&o);
-    CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == -1);
+    CHECK(options_load_profile(&o, path, why, sizeof why) == -1);
     check_reason("accubench-nul.profile:2: a NUL byte");
     unlink(path);
 }
@@ -135,7 +135,7 @@ static void test_not_a_file(void)
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         run_options o;
         options_defaults(&o);
-        CHECK(options_load_profile(&o, paths[i], "accubench", why, sizeof why) == -1);
+        CHECK(options_load_profile(&o, paths[i], why, sizeof why) == -1);
         check_reason("not a regular file");
         check_reason(kind[i]);
         check_reason(paths[i]);
