@@ -31,14 +31,16 @@
 set -u
 export ACCUBENCH_NO_INSTALL=1
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/knobs.sh"
 out=${CHECK_OUT:-results/check-gpu}
 build=${BUILD:-build}
 backend=${CHECK_BACKEND:-cuda}
 quick=${CHECK_QUICK:-0}
+knob_bit QUICK "$quick"
 # The whole check, build included, inside one 10-minute call (QUICK: 4).
 if [ "$quick" = 1 ]; then budget=${CHECK_BUDGET_S:-220}; else budget=${CHECK_BUDGET_S:-540}; fi
 only=${CHECK_ONLY:-}
-mkdir -p "$out" || exit 1
+mkdir -p -- "$out" || exit 1
 : >"$out/stages.txt"
 t0=$(date +%s)
 failed=""

@@ -119,7 +119,7 @@ done
 check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty)\$(ls sub)\" ]" \
     "nothing written by the refused runs"
 
-# ---- 6. no command from data: make's CSV=, the working directory's files, an SVG beside the CSV
+# ---- 6. no command from data: make's knobs, the working directory's files, an SVG beside the CSV
 mkdir -p mk
 for target in plots report; do
     # -o: the program is not rebuilt here (the name is refused before it runs)
@@ -128,6 +128,37 @@ for target in plots report; do
     check "[ ! -e PWNED-$target ]" "make $target CSV='...\$(shell touch ...)' ran the command"
     check "grep -q 'cannot read' make.out" "make $target: the name is read as a name: $(cat make.out)"
 done
+# Every knob that reaches a shell is data: a profile's name, a count, a
+# folder. A count is checked (one line, exit 2); the rest reach the program,
+# which refuses a profile it does not have. CHECK_SKIP_BUILD and CHECK_ONLY
+# keep a check-gpu that did run short; QUICK=2 is refused before it would.
+knob_case() { # TARGET VAR VALUE WANT: make TARGET VAR=VALUE fails, saying WANT
+    CHECK_SKIP_BUILD=1 CHECK_ONLY=none make -s -C "$root" -o build/accubench "$1" "$2=$3" \
+        $([ "$1" = check-gpu ] && echo QUICK=2) >make.out 2>&1
+    rc=$?
+    # not through check's eval: the value is code to a shell that evaluates it
+    [ -e PWNED ] && { echo "FAILED: make $1 $2='$3' ran the command"; fail=1; }
+    [ $rc -eq 2 ] && grep -qF -- "$4" make.out ||
+        { echo "FAILED: make $1 $2='$3': exit 2 saying '$4' (got $rc: $(head -n 3 make.out))"; fail=1; }
+    rm -f PWNED
+}
+knob_case bench-dp DP_PROFILE "x;touch $PWD/PWNED;#" "unknown profile 'x;touch"
+knob_case bench-dp DP_DEVICES "1\$(shell touch $PWD/PWNED)" "make: DP_DEVICES=1\$(shell"
+knob_case bench-dp DP_RANKS "\`touch $PWD/PWNED\`" "make: DP_RANKS=\`touch"
+knob_case bench PROFILE "\`touch $PWD/PWNED\`" "unknown profile '\`touch"
+knob_case check-gpu CHECK_OUT "\`touch $PWD/PWNED\`" "make: QUICK=2: not 0 or 1"
+# No knob is exported either (make would expand it for any recipe's
+# environment): every one at once, on the smallest recipe.
+set --
+for k in $(make -s -C "$root" print-KNOBS); do set -- "$@" "$k=\$(shell touch $PWD/PWNED)"; done
+make -s -C "$root" print-CC "$@" >make.out 2>&1
+check "[ $# -gt 10 ] && [ ! -e PWNED ]" "a knob given to make is expanded for a recipe's environment"
+rm -f PWNED
+make -s -C "$root" print-CC BUILD="b\$(shell touch $PWD/PWNED)" >make.out 2>&1
+check "[ $? -eq 2 ] && [ ! -e PWNED ] && grep -q 'a folder name of' make.out" \
+    "make BUILD='b\$(shell ...)' is refused before it runs: $(cat make.out)"
+rm -f PWNED
+
 # The program's own scripts and profiles come from beside it, never from
 # the folder it runs in: a planted scripts/plots.sh is not run, a planted
 # profiles/quick.profile (which could name any file as its csv) not read;
