@@ -10,7 +10,8 @@
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
-#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes)
+#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes;
+#                   CHECK_GPU_REHEARSE=1: its stages on the CPU, where no GPU is)
 #   make readme-figures  README.md's table and chart, from a real CPU run
 #   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
 #                   1..DP_RANKS devices (default 2); DP_PROFILE=frontier-dp
@@ -53,7 +54,8 @@ comma := ,
 # its text reaches the shell once, unexpanded ($(value)), as one
 # single-quoted word: no character of it is make or shell code. The
 # scripts check the ones that name a number (scripts/knobs.sh).
-KNOBS := CSV PROFILE DP_PROFILE DP_DEVICES DP_RANKS MPIRUN CHECK_OUT QUICK PASSES_ARGS \
+KNOBS := CSV PROFILE DP_PROFILE DP_DEVICES DP_RANKS MPIRUN CHECK_OUT QUICK CHECK_GPU_REHEARSE \
+         PASSES_ARGS \
          NSYS SCALE_ROWS PYTHON PEER_DDP_PROFILE PEER_RATIO_ARGS PEER_RATIO_GPT \
          PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS
 knob = '$(subst ','\'',$(value $(1)))'
@@ -262,6 +264,8 @@ endif
 GPU_CHECK := $(BUILD)/gpu-check
 CHECK_OUT ?= results/check-gpu
 QUICK     ?= 0
+# Without a GPU the check says so in one line; this rehearses it on the CPU.
+CHECK_GPU_REHEARSE ?= 0
 ifneq ($(CUDA_DEFINE),)
 all: $(GPU_CHECK)
 GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c))
@@ -278,7 +282,7 @@ export ACCUBENCH_NO_INSTALL := 1
 endif
 check-gpu:
 	$(Q)CHECK_OUT=$(call knob,CHECK_OUT) CHECK_QUICK=$(call knob,QUICK) BUILD='$(BUILD)' \
-	    sh scripts/check_gpu.sh
+	    CHECK_GPU_REHEARSE=$(call knob,CHECK_GPU_REHEARSE) sh scripts/check_gpu.sh
 
 # ------------------------------------------------------------ CPU passes
 # build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
