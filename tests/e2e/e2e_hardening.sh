@@ -89,6 +89,30 @@ printf 'some notes\n\n# not a CSV\n' >notes.txt
 "$ACCUBENCH" run $quick --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && [ \"\$(cat notes.txt)\" = \"\$(printf 'some notes\n\n# not a CSV')\" ]" \
     "--append onto a text file: refused, file kept ($(cat err.txt))"
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv notes.txt --replace >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && [ \"\$(head -n 1 notes.txt)\" = 'some notes' ]" \
+    "--replace onto a text file: refused, file kept ($(cat err.txt))"
+# plan --recommend's measuring run follows run's rules: an existing run
+# CSV refused without a word (not replaced by the plan's rows), a text
+# file refused whatever it is told, both before anything is measured; with
+# no --csv, a new name each time (whether or not a configuration fits: exit
+# 0 or 1).
+cp ow.csv ow.before
+plan="plan --recommend --backend cpu --effective 8 --model tiny --mem-cap 90M"
+# shellcheck disable=SC2086
+"$ACCUBENCH" $plan --csv ow.csv >out.txt 2>err.txt
+check "[ $? -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q -- '--append' err.txt && cmp -s ow.csv ow.before && ! grep -q 'rows written' out.txt" \
+    "plan --recommend onto a run's CSV: refused before measuring, file kept ($(cat err.txt))"
+# shellcheck disable=SC2086
+"$ACCUBENCH" $plan --csv notes.txt --replace >out.txt 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && [ \"\$(head -n 1 notes.txt)\" = 'some notes' ]" \
+    "plan --recommend --replace onto a text file: refused, file kept ($(cat err.txt))"
+mkdir -p planned
+# shellcheck disable=SC2086
+(cd planned && { "$ACCUBENCH" $plan >/dev/null 2>&1; "$ACCUBENCH" $plan >/dev/null 2>../err.txt; })
+check "[ \$(ls planned/results/*.csv | wc -l) -eq 2 ]" \
+    "plan --recommend without --csv: a new file each time ($(ls planned/results); $(cat err.txt))"
 # --replace starts it again, but only once a row is measured.
 # shellcheck disable=SC2086
 "$ACCUBENCH" run --backend cpu --model S --effective 64 --micro 1,2,4 --budget-s 1 --trace-steps 0 \
