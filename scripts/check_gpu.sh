@@ -163,7 +163,7 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>
 
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
-stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv"
+stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv" --replace
 # GPT-2 small's own sizes against the CPU (whose reference takes tens of
 # seconds there, minutes on a few cores).
 if [ "$backend" = cpu ]; then
@@ -171,7 +171,8 @@ if [ "$backend" = cpu ]; then
 elif [ "$quick" = 1 ]; then
     wanted real-shapes && skip real-shapes "QUICK"
 else
-    stage real-shapes 150 "$build/gpu-check" --real-shapes --dtype bf16 --csv "$out/real-shapes.csv"
+    stage real-shapes 150 "$build/gpu-check" --real-shapes --dtype bf16 --csv "$out/real-shapes.csv" \
+        --replace
 fi
 # fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
 # graph ratio are compared with the fp32 runs they were first measured in.
