@@ -166,6 +166,12 @@ static void test_sizes(void)
     CHECK(parse_bytes("mem-cap", "1.5G", &v, why, sizeof why) == 0 && v == 3ull << 29);
     CHECK(parse_bytes("mem-cap", "512MiB", &v, why, sizeof why) == 0 && v == 512ull << 20);
     CHECK(parse_bytes("mem-cap", "0.1K", &v, why, sizeof why) == 0 && v == 102);
+    /* a size that is not zero but rounds to 0 bytes is no size, not "no cap" */
+    CHECK(parse_bytes("mem-cap", "0.0001K", &v, why, sizeof why) == -1);
+    check_reason("'0.0001K'");
+    check_reason("rounds to 0 bytes");
+    CHECK(parse_bytes("mem-cap", "0.0K", &v, why, sizeof why) == 0 && v == 0);
+    CHECK(options_set(&o, "mem-cap", "0.0001K", why, sizeof why) == -1);
 }
 
 /* Every list option: an entry named twice runs once, in the order first
