@@ -33,9 +33,11 @@
 /* The program as it was started (build/accubench): hints name it so. */
 static const char *program = "accubench";
 
+/* Bad input is the same on every rank mpirun starts: rank 0 says it. */
 static void usage_error(const char *msg)
 {
-    fprintf(stderr, "accubench: %s (see accubench help run)\n", msg);
+    if (dp_launch_env_rank() == 0)
+        fprintf(stderr, "accubench: %s (see accubench help run)\n", msg);
 }
 
 /* "FIRST arg arg ...": the command line, for the CSV and for hints. */
@@ -163,7 +165,7 @@ static int cmd_run(int argc, char **argv)
     int rc = read_run_options(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : 2;
-    if (o.note[0])
+    if (o.note[0] && dp_launch_env_rank() == 0)
         fprintf(stderr, "accubench: note: %s\n", o.note);
     char command[2048], launch[2048];
     join_command(command, sizeof command, "accubench", argc, argv);

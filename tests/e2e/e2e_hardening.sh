@@ -306,6 +306,12 @@ if command -v mpirun >/dev/null 2>&1; then
     timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --csv /tmp >dp.out 2>dp.err
     rc=$?
     check "[ $rc -eq 2 ] && grep -q '^accubench: --csv /tmp' dp.err" "bad input under mpirun: exit 2 (got $rc)"
+    # A refusal of the command line is the same on every rank: said once.
+    timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --model nosuch --csv dp.csv \
+        >dp.out 2>dp.err
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(grep -c '^accubench: ' dp.err) -eq 1 ]" \
+        "bad input under mpirun: one line, not one a rank (got $rc: $(grep '^accubench' dp.err))"
 fi
 
 exit $fail
