@@ -20,7 +20,8 @@
 /* Why an item is or is not a candidate, in the order they are tested. */
 typedef enum frontier_verdict {
     FR_FITS = 0,    /* ran clean, exact, within the cap (or no cap): a candidate */
-    FR_NOT_OK,      /* status not ok (oom, skipped, error) or no step time */
+    FR_NOT_OK,      /* status not ok (oom, skipped, error) */
+    FR_NO_STEP_TIME, /* status ok, but no step time to rank it by */
     FR_FLAGGED,     /* ran, but flagged noisy or disturbed */
     FR_INEXACT,     /* a reduction whose gradient is not the full batch's */
     FR_NO_MEMORY,   /* neither a measured peak nor a need: cannot be held to a cap */

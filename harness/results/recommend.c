@@ -160,8 +160,8 @@ static void left_out_slower(FILE *out, const frontier_set *s, const csv_row *row
 {
     if (s->best < 0)
         return;
-    static const char *const what[] = {"", "did not run (status not ok)", "flagged",
-                                       "inexact reduction", "no memory figure",
+    static const char *const what[] = {"", "did not run (status not ok)", "no step time",
+                                       "flagged", "inexact reduction", "no memory figure",
                                        "over the cap"};
     int count[FR_OVER_CAP + 1] = {0}, any = 0;
     for (size_t i = (size_t)s->best + 1; i < s->n; i++)
