@@ -10,7 +10,8 @@
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
-#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes)
+#   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes;
+#                   CHECK_GPU_REHEARSE=1: its stages on the CPU, where no GPU is)
 #   make readme-figures  README.md's table and chart, from a real CPU run
 #   make bench-dp   data parallel on the CPU: the dp profile under mpirun over
 #                   1..DP_RANKS devices (default 2); DP_PROFILE=frontier-dp
@@ -29,6 +30,13 @@
 #        may warn where ours does not; the GPU scripts build with it).
 
 BUILD      ?= build
+# BUILD is a folder make writes its own rules for: wherever a rule names
+# it, its text is make code and shell code, so it cannot be passed as data
+# (as the knobs below are). A name of anything but letters, digits and
+# ._+-/ is refused before it is used.
+ifneq ($(shell printf '%s' '$(subst ','\'',$(value BUILD))' | LC_ALL=C grep -c '^[A-Za-z0-9._+/-][A-Za-z0-9._+/-]*$$'),1)
+$(error BUILD='$(value BUILD)': a folder name of letters, digits and ._+-/ only)
+endif
 CUDA_HOME  ?= /usr/local/cuda
 NVCC       ?= $(CUDA_HOME)/bin/nvcc
 NVCC_GENCODE ?= -gencode arch=compute_90a,code=sm_90a \
@@ -40,6 +48,21 @@ WERROR     ?= 1
 export CUDA_HOME
 
 comma := ,
+# The knobs that reach a script or a program (profile names, counts,
+# folders, argument lists): each passes as data. make expands a variable's
+# text wherever it is used or exported, so a knob is never exported, and
+# its text reaches the shell once, unexpanded ($(value)), as one
+# single-quoted word: no character of it is make or shell code. The
+# scripts check the ones that name a number (scripts/knobs.sh).
+KNOBS := CSV PROFILE DP_PROFILE DP_DEVICES DP_RANKS MPIRUN CHECK_OUT QUICK CHECK_GPU_REHEARSE \
+         PASSES_ARGS \
+         NSYS SCALE_ROWS PYTHON PEER_DDP_PROFILE PEER_RATIO_ARGS PEER_RATIO_GPT \
+         PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS
+knob = '$(subst ','\'',$(value $(1)))'
+# An argument list (PASSES_ARGS, SCALE_ROWS, PEER_RATIO_ARGS) goes in as one
+# word and is split by the recipe's shell on blanks, globbing off: words,
+# never code. $(call knob_words,NAME) is the recipe's list, as "$$@".
+knob_words = set -f; set -- $$(printf '%s' $(call knob,$(1)));
 ifeq ($(VERBOSE),1)
 Q :=
 else
@@ -177,6 +200,14 @@ $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: ROOM_INC := $(IN
 $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += -ffp-contract=fast
 $(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
 
+# The tree the program was built from: where it finds its profiles and
+# scripts when it has been copied away from them (harness/util/repo_path.c).
+# A folder whose name a C string cannot hold as written is not named.
+ifeq ($(or $(findstring ',$(CURDIR)),$(findstring ",$(CURDIR)),$(findstring \,$(CURDIR)),$(word 2,$(CURDIR))),)
+$(BUILD)/obj/harness/util/repo_path.o $(BUILD)/asan/obj/harness/util/repo_path.o: \
+    CPPFLAGS += -DACCUBENCH_BUILD_ROOT='"$(CURDIR)"'
+endif
+
 # Only the program's own files know whether CUDA is built in, so the core
 # library links alone into the unit tests.
 $(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) $(DP_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
@@ -233,6 +264,8 @@ endif
 GPU_CHECK := $(BUILD)/gpu-check
 CHECK_OUT ?= results/check-gpu
 QUICK     ?= 0
+# Without a GPU the check says so in one line; this rehearses it on the CPU.
+CHECK_GPU_REHEARSE ?= 0
 ifneq ($(CUDA_DEFINE),)
 all: $(GPU_CHECK)
 GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c))
@@ -248,7 +281,8 @@ ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
 export ACCUBENCH_NO_INSTALL := 1
 endif
 check-gpu:
-	$(Q)CHECK_OUT="$(CHECK_OUT)" CHECK_QUICK="$(QUICK)" BUILD="$(BUILD)" sh scripts/check_gpu.sh
+	$(Q)CHECK_OUT=$(call knob,CHECK_OUT) CHECK_QUICK=$(call knob,QUICK) BUILD='$(BUILD)' \
+	    CHECK_GPU_REHEARSE=$(call knob,CHECK_GPU_REHEARSE) sh scripts/check_gpu.sh
 
 # ------------------------------------------------------------ CPU passes
 # build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
@@ -263,7 +297,7 @@ $(PASSES): $(BUILD)/obj/bench/cpu_passes/main.o $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 -include $(BUILD)/obj/bench/cpu_passes/main.d $(BUILD)/asan/obj/bench/cpu_passes/main.d
 passes: $(PASSES)
-	$(Q)$(PASSES) $(PASSES_ARGS)
+	$(Q)$(call knob_words,PASSES_ARGS) $(PASSES) "$$@"
 .PHONY: passes
 e2e-test: $(PASSES)
 # build/gemm-bench: the CPU backend's GEMM shape by shape (median of
@@ -297,7 +331,6 @@ asan-e2e: $(ASAN_GEMM_BENCH)
 # sees tests/ (check.h, test_spec.h) and its own room's folder.
 # T=PATTERN runs only the unit and e2e tests whose path holds PATTERN.
 T ?=
-export T
 UNIT_SRC  := $(wildcard tests/*/test_*.c)
 UNIT_BIN  := $(addprefix $(BUILD)/tests/,$(notdir $(UNIT_SRC:.c=)))
 ASAN_BUILD := $(BUILD)/asan
@@ -339,16 +372,16 @@ $(ASAN_BUILD)/libaccubench.a: $(ASAN_OBJ)
 # Each pass keeps its tests' times from its last run (TEST_TIMES), so the
 # next one starts the slowest first (tests/run_tests.sh).
 unit-test: $(UNIT_BIN) $(TEST_SO)
-	$(Q)TEST_TIMES=$(BUILD)/tests/times.unit sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
+	$(Q)T=$(call knob,T) TEST_TIMES=$(BUILD)/tests/times.unit sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
 
 asan-test: $(ASAN_BIN) $(TEST_SO)
-	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 T=$(call knob,T) \
 	    TEST_TIMES=$(ASAN_BUILD)/times.unit sh tests/run_unit.sh $(BUILD)/tests $(ASAN_BIN)
 
 # ACCUBENCH_BUILD: the build the program came from, whose objects a test of
 # the build rules (e2e_nvcc_deps.sh) inspects instead of building its own.
 e2e-test: $(BIN) $(TEST_SO)
-	$(Q)ACCUBENCH_BUILD=$(BUILD) TEST_TIMES=$(BUILD)/tests/times.e2e \
+	$(Q)ACCUBENCH_BUILD=$(BUILD) TEST_TIMES=$(BUILD)/tests/times.e2e T=$(call knob,T) \
 	    sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
 
 # The whole program under ASan + UBSan, CPU backend only (CUDA's runtime
@@ -379,7 +412,7 @@ asan-e2e: $(ASAN_PROG) $(TEST_SO)
 	$(Q)rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:log_path=$(abspath $(ASAN_REPORTS))/asan \
 	    UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(ASAN_REPORTS))/ubsan \
-	    TEST_TIMES=$(ASAN_BUILD)/times.e2e \
+	    TEST_TIMES=$(ASAN_BUILD)/times.e2e T=$(call knob,T) \
 	    sh tests/run_e2e.sh $(ASAN_PROG) $(BUILD)/tests program; rc=$$?; \
 	    if [ -n "$$(ls $(ASAN_REPORTS))" ]; then \
 	        echo "asan-e2e: sanitizer reports:"; cat $(ASAN_REPORTS)/*; exit 1; fi; exit $$rc
@@ -390,11 +423,13 @@ asan-e2e: $(ASAN_PROG) $(TEST_SO)
 # output printed whole as it ends, and every pass to its end (-k) even when
 # one fails. Most e2e time is the program's own timed loops and waits, not
 # CPU, so passes overlap well even on two cores.
-TEST_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ifeq ($(origin TEST_BUILD_JOBS),undefined)
+TEST_BUILD_JOBS := $(shell nproc 2>/dev/null || echo 2)
+endif
 TEST_PASSES := unit-test e2e-test asan-test asan-e2e fuzz-test
 test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) $(ASAN_GEMM_BENCH) fuzz-build
 test:
-	$(Q)$(MAKE) --no-print-directory -j$(TEST_BUILD_JOBS) test-build
+	$(Q)$(MAKE) --no-print-directory -j$(call knob,TEST_BUILD_JOBS) test-build
 	$(Q)$(MAKE) --no-print-directory -k -j$(words $(TEST_PASSES)) --output-sync=target $(TEST_PASSES)
 .PHONY: test-build
 
@@ -452,7 +487,7 @@ fuzz fuzz-test: $(CORE_LIB)
 	$(Q)if [ -z "$(FUZZ_CC)" ]; then \
 	    echo "$@: skipped: no clang that links -fsanitize=fuzzer (install clang, or FUZZ_CC=...)"; \
 	else $(MAKE) -s --no-print-directory $(FUZZ_BUILD)/members.mk && $(FUZZ_MAKE) && \
-	    sh scripts/fuzz.sh $(FUZZ_BUILD) $(if $(filter fuzz,$@),seconds $(FUZZ_SECONDS),runs $(FUZZ_RUNS)) \
+	    sh scripts/fuzz.sh $(FUZZ_BUILD) $(if $(filter fuzz,$@),seconds $(call knob,FUZZ_SECONDS),runs $(call knob,FUZZ_RUNS)) \
 	        $(FUZZ_BIN); fi
 
 # ------------------------------------------------ trace: CUPTI probe, nsys
@@ -484,12 +519,12 @@ endif
 # first timed pass) to the end. docs/nsight-systems.md says how to read it.
 NSYS ?= nsys
 nsys: $(BIN)
-	$(Q)if ! command -v $(NSYS) >/dev/null 2>&1; then \
-	    echo "make nsys: $(NSYS) not found. Install Nsight Systems (the CUDA toolkit's"; \
+	$(Q)nsys=$(call knob,NSYS); if ! command -v "$$nsys" >/dev/null 2>&1; then \
+	    echo "make nsys: $$nsys not found. Install Nsight Systems (the CUDA toolkit's"; \
 	    echo "  nsight-systems package, or https://developer.nvidia.com/nsight-systems)"; \
 	    echo "  and put nsys on PATH, or run: make nsys NSYS=/path/to/nsys"; exit 1; fi
 	$(Q)mkdir -p results
-	$(NSYS) profile -t cuda,nvtx,cublas --capture-range=cudaProfilerApi \
+	$(call knob,NSYS) profile -t cuda,nvtx,cublas --capture-range=cudaProfilerApi \
 	    --capture-range-end=none --force-overwrite=true -o results/accubench-abc \
 	    $(BIN) run --profile abc --backend cuda --no-cupti --trace-steps 0 --out results
 	@echo "open results/accubench-abc.nsys-rep in Nsight Systems (docs/nsight-systems.md)"
@@ -499,24 +534,22 @@ nsys: $(BIN)
 # the profile is sized for what runs it: default where a GPU answers, cpu
 # otherwise (it says which); bench-full runs the default anywhere.
 bench: $(BIN)
-	$(Q)sh scripts/bench.sh $(BIN) "$(PROFILE)" results
+	$(Q)sh scripts/bench.sh $(BIN) $(call knob,PROFILE) results
 
 bench-full: $(BIN)
 	$(Q)sh scripts/bench.sh $(BIN) default results
 
-# Data parallel on the CPU backend: the ranks share the cores. Open MPI
-# refuses to run as root unless told; a container's root is told here.
+# Data parallel on the CPU backend: the ranks share the cores
+# (scripts/bench_dp.sh).
 DP_RANKS ?= 2
 MPIRUN   ?= mpirun
 # The profile and the device counts it runs at (a sharded one needs ranks:
-# DP_DEVICES=2 for profiles/frontier-dp).
+# DP_DEVICES=2 for profiles/frontier-dp); none given: 1..DP_RANKS.
 DP_PROFILE ?= dp
-DP_DEVICES ?= $$(seq -s, 1 $(DP_RANKS))
+DP_DEVICES ?=
 bench-dp: $(BIN)
-	$(Q)mkdir -p results
-	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
-	    $(MPIRUN) -np $(DP_RANKS) $(BIN) run --profile $(DP_PROFILE) --backend cpu \
-	    --devices $(DP_DEVICES) --out results
+	$(Q)sh scripts/bench_dp.sh $(BIN) results $(call knob,MPIRUN) $(call knob,DP_RANKS) \
+	    $(call knob,DP_PROFILE) $(call knob,DP_DEVICES)
 
 # README.md's table and chart, from a real run: the abc profile on the CPU
 # backend (a minute or two on two cores), its console table into
@@ -537,23 +570,19 @@ readme-figures: $(BIN)
 
 # ------------------------------------------------- charts and reports
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).
-# Charts (PNG + SVG) and the report land next to the CSV. make expands a
-# variable's text wherever it is used or exported, so CSV is never
-# exported and its text reaches the shell once, unexpanded ($(value)), in
-# single quotes: no character of the name is make or shell code.
-unexport CSV
-csv_arg = '$(subst ','\'',$(value CSV))'
+# Charts (PNG + SVG) and the report land next to the CSV. CSV is a knob
+# (above): its text is a name, never code.
 plots:
-	$(Q)sh scripts/plots.sh $(csv_arg)
+	$(Q)sh scripts/plots.sh $(call knob,CSV)
 
 report: $(BIN)
-	$(Q)csv=$$(sh scripts/pick_csv.sh $(csv_arg)) && $(BIN) report "$$csv"
+	$(Q)csv=$$(sh scripts/pick_csv.sh $(call knob,CSV)) && $(BIN) report "$$csv"
 
 # report and compare on generated CSVs of 10^4, 10^5 and 10^6 rows (or
 # SCALE_ROWS="N ..."): wall time and peak memory of each.
 .PHONY: bench-report-scale
 bench-report-scale: $(BIN)
-	$(Q)sh scripts/bench_report_scale.sh $(BIN) $(SCALE_ROWS)
+	$(Q)$(call knob_words,SCALE_ROWS) sh scripts/bench_report_scale.sh $(BIN) "$$@"
 
 # ------------------------------------------------- the PyTorch peer
 # bench/peers/torch_accum.py beside accubench (scripts/peers.sh); without
@@ -564,25 +593,27 @@ bench-report-scale: $(BIN)
 # PEER_RATIO_ARGS goes to both (e.g. --torch-env OMP_WAIT_POLICY=PASSIVE).
 PYTHON ?= python3
 peers: $(BIN)
-	$(Q)PYTHON=$(PYTHON) sh scripts/peers.sh $(BIN) results
+	$(Q)PYTHON=$(call knob,PYTHON) sh scripts/peers.sh $(BIN) results
 
 # peers-ddp: data parallel, both sides on DP_RANKS ranks on the CPU
 # (scripts/peers_ddp.sh): accubench in every sync mode, the peer's DDP with
 # and without no_sync, into one CSV, then the report.
 PEER_DDP_PROFILE ?= dp
 peers-ddp: $(BIN)
-	$(Q)PYTHON=$(PYTHON) MPIRUN=$(MPIRUN) sh scripts/peers_ddp.sh $(BIN) results \
-	    $(PEER_DDP_PROFILE) $(DP_RANKS)
+	$(Q)PYTHON=$(call knob,PYTHON) MPIRUN=$(call knob,MPIRUN) sh scripts/peers_ddp.sh $(BIN) \
+	    results $(call knob,PEER_DDP_PROFILE) $(call knob,DP_RANKS)
 
 PEER_RATIO_GPT ?= gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
 PEER_RATIO_GPT_MODES ?= eager-fused
 peer-ratio: $(BIN)
-	$(Q)if ! $(PYTHON) -c "import torch" >/dev/null 2>&1; then \
+	$(Q)if ! $(call knob,PYTHON) -c "import torch" >/dev/null 2>&1; then \
 	    echo "make peer-ratio: PyTorch is not installed: pip install torch"; exit 1; fi
-	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) $(PEER_RATIO_ARGS)
-	$(Q)$(PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) --model $(PEER_RATIO_GPT) \
-	    --effective 16 --micro 16,4,1 --mode $(PEER_RATIO_GPT_MODES) \
-	    --out results/peer-ratio-gpt $(PEER_RATIO_ARGS)
+	$(Q)$(call knob_words,PEER_RATIO_ARGS) \
+	    $(call knob,PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) "$$@"
+	$(Q)$(call knob_words,PEER_RATIO_ARGS) \
+	    $(call knob,PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) \
+	    --model $(call knob,PEER_RATIO_GPT) --effective 16 --micro 16,4,1 \
+	    --mode $(call knob,PEER_RATIO_GPT_MODES) --out results/peer-ratio-gpt "$$@"
 
 clean:
 	rm -rf $(BUILD)
@@ -590,3 +621,7 @@ clean:
 -include $(CORE_OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(ASAN_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) \
          $(DP_OBJ:.o=.d) $(ASAN_BENCH_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) \
          $(UNIT_BIN:=.d) $(ASAN_BIN:=.d)
+
+# Last, after every knob's default: unexport defines a variable not yet
+# defined (empty), which a later ?= would then leave empty.
+unexport $(KNOBS)

@@ -25,6 +25,17 @@ static int launcher_size(void)
     return 0;
 }
 
+int dp_launch_env_rank(void)
+{
+    const char *keys[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = getenv(keys[i]);
+        if (v && atoi(v) > 0)
+            return atoi(v);
+    }
+    return 0;
+}
+
 /* Open MPI refuses to start as root unless told twice that it is meant:
  * the hint says how, so that it runs as typed. */
 static const char *root_flag(void)

@@ -15,6 +15,12 @@ typedef struct dp_launch {
     int local_rank, local_size; /* on this node */
 } dp_launch;
 
+/* The rank the launcher gave this process (Open MPI, MPICH/Hydra, Slurm's
+ * PMI), 0 when no launcher started it: read before MPI starts, so that a
+ * refusal of the command line, the same on every rank, is said by rank 0
+ * alone. */
+int dp_launch_env_rank(void);
+
 /* Before the backend is opened: starts MPI when mpirun started this
  * process, checks --devices against the ranks (every count at most the
  * ranks launched; none given: all of them), and gives this rank its

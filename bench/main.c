@@ -33,9 +33,11 @@
 /* The program as it was started (build/accubench): hints name it so. */
 static const char *program = "accubench";
 
+/* Bad input is the same on every rank mpirun starts: rank 0 says it. */
 static void usage_error(const char *msg)
 {
-    fprintf(stderr, "accubench: %s (see accubench help run)\n", msg);
+    if (dp_launch_env_rank() == 0)
+        fprintf(stderr, "accubench: %s (see accubench help run)\n", msg);
 }
 
 /* "FIRST arg arg ...": the command line, for the CSV and for hints. */
@@ -66,14 +68,14 @@ static int read_run_options(int argc, char **argv, run_options *o)
     a.is_known = run_is_known;
     while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
-            usage_run(stdout, program);
+            usage_run(stdout);
             return 1;
         }
         if (k == ARG_POSITIONAL)
             snprintf(why, sizeof why, "unexpected argument '%s'", a.value);
         if (k == ARG_ERROR || k == ARG_POSITIONAL ||
             (strcmp(a.key, "profile") == 0 &&
-             options_load_profile(o, a.value ? a.value : "", program, why, sizeof why))) {
+             options_load_profile(o, a.value ? a.value : "", why, sizeof why))) {
             usage_error(why);
             return 2;
         }
@@ -163,7 +165,7 @@ static int cmd_run(int argc, char **argv)
     int rc = read_run_options(argc, argv, &o);
     if (rc)
         return rc == 1 ? 0 : 2;
-    if (o.note[0])
+    if (o.note[0] && dp_launch_env_rank() == 0)
         fprintf(stderr, "accubench: note: %s\n", o.note);
     char command[2048], launch[2048];
     join_command(command, sizeof command, "accubench", argc, argv);
@@ -182,17 +184,17 @@ int main(int argc, char **argv)
 {
     program = argv[0];
     if (argc < 2) {
-        usage_all(stderr, program);
+        usage_all(stderr);
         return 2;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
         (strcmp(cmd, "help") == 0 && argc == 2)) {
-        usage_all(stdout, program);
+        usage_all(stdout);
         return 0;
     }
     if (strcmp(cmd, "help") == 0)
-        return usage_help_command(argv[2], program);
+        return usage_help_command(argv[2]);
     if (strcmp(cmd, "--version") == 0) {
         printf("accubench %s (%s)\n", ACCUBENCH_VERSION, ACCUBENCH_GIT_REV);
         return 0;

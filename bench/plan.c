@@ -3,9 +3,13 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "backend_registry.h"
+#include "csv_lock.h"
 #include "dp_projection.h"
 #include "noise_plan.h"
 #include "options.h"
@@ -31,7 +35,7 @@ typedef struct plan_args {
 
 /* The keys plan shares with run: run's rows parse them into a->shared. */
 static const char *const SHARED[] = {"model", "dtype", "optimizer", "backend", "mem-cap",
-                                     "buffers", "recompute", "csv"};
+                                     "buffers", "recompute", "csv", "append", "replace"};
 #define N_SHARED (sizeof SHARED / sizeof SHARED[0])
 
 static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
@@ -92,7 +96,7 @@ static const option_def PLAN_OPTIONS[] = {
     {.key = "recommend", .type = OPTION_FLAG, .offset = offsetof(plan_args, recommend),
      .help = "the configurations that reach --effective within --mem-cap, fastest first, "
              "and why each faster one was left out: from --from's rows, or measured briefly "
-             "here (into --csv, default results/recommend.csv)"},
+             "here (into --csv, a new results/recommend-DATE.csv by default)"},
     {.key = "from", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
      .help = "with --recommend: the measured rows to rank"},
     {.key = "noise", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
@@ -136,17 +140,23 @@ void plan_keys(FILE *f)
         fprintf(f, "%s\n", SHARED[i]);
 }
 
-static int plan_is_flag(const char *key)
-{
-    return option_is_flag(&plan_table, key);
-}
-
-static int plan_is_known(const char *key)
+static int is_shared(const char *key)
 {
     for (size_t i = 0; i < N_SHARED; i++)
         if (strcmp(key, SHARED[i]) == 0)
             return 1;
-    return option_find(&plan_table, key) != NULL;
+    return 0;
+}
+
+/* plan's own flags, and run's among the shared keys (--append, --replace). */
+static int plan_is_flag(const char *key)
+{
+    return option_is_flag(&plan_table, key) || (is_shared(key) && options_is_flag(key));
+}
+
+static int plan_is_known(const char *key)
+{
+    return is_shared(key) || option_find(&plan_table, key) != NULL;
 }
 
 /* plan's own rows, else run's for a shared key (into a->shared). */
@@ -255,6 +265,20 @@ static int plan_split(const plan_args *a)
     return 0;
 }
 
+/* The measured rows' default place, as run names its own: a new file in
+ * results/ (made when missing, as run makes its --out), never one that
+ * is there (csv_claim_new). 0, or -1 with the reason. */
+static int claim_default_csv(char *path, size_t cap, char *why, size_t n)
+{
+    char stem[64], stamp[32];
+    time_t now = time(NULL);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+    snprintf(stem, sizeof stem, "results/recommend-%s", stamp);
+    if (output_path_check("results", "results", OUTPUT_DIR, why, n))
+        return -1;
+    return csv_claim_new(stem, path, cap, why, n);
+}
+
 /* plan --recommend: its own checks are in plan_recommend.c. */
 static int plan_recommend_of(const plan_args *a, char *why, size_t n)
 {
@@ -262,19 +286,27 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
         usage_error(why);
         return 2;
     }
-    /* The measured rows' default place: results/, made when missing as run
-     * makes its --out. */
+    if (!a->from_csv && (a->shared.append || a->shared.replace) && !a->shared.csv_path[0]) {
+        usage_error("--append and --replace go with --csv FILE");
+        return 2;
+    }
+    char claimed[1300] = "";
     if (!a->from_csv && !a->shared.csv_path[0] &&
-        output_path_check("results", "results", OUTPUT_DIR, why, n)) {
+        claim_default_csv(claimed, sizeof claimed, why, n)) {
         usage_error(why);
         return 2;
     }
     recommend_args r = {.effective = a->effective, .devices = a->devices,
                         .shared = &a->shared, .model_given = a->model_given,
                         .dtype_given = a->dtype_given, .from = a->from_csv,
-                        .out_csv = a->shared.csv_path[0] ? a->shared.csv_path
-                                                         : "results/recommend.csv"};
-    return plan_recommend(&r);
+                        .out_csv = claimed[0] ? claimed : a->shared.csv_path};
+    int rc = plan_recommend(&r);
+    struct stat st;
+    /* A name claimed here and never written (refused before measuring) is
+     * given up again. */
+    if (claimed[0] && stat(claimed, &st) == 0 && st.st_size == 0)
+        unlink(claimed);
+    return rc;
 }
 
 int plan_main(int argc, char **argv, option_usage_edit help_edit)

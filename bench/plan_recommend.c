@@ -66,14 +66,18 @@ static int weights_fit(const run_options *o, uint64_t cap, dtype dt, int effecti
     return 0;
 }
 
-/* One sweep of the candidates in one dtype, into the CSV (appended after
- * the first). 0, or the sweep's status. */
+/* One sweep of the candidates in one dtype, into the CSV. The first is
+ * held to run's rules for an existing --csv (refused without --append or
+ * --replace, and before anything is measured: run_outputs.h); the ones
+ * after it append to what it wrote. 0, or the sweep's status. */
 static int measure_dtype(run_options *o, const backend_entry *entry, backend *b, int first)
 {
     char dtype_note[300], optimizer_note[300];
     o->dtype = b->dtype;
-    o->append = !first;
-    o->replace = first;
+    if (!first) {
+        o->append = 1;
+        o->replace = 0;
+    }
     if (o->optimizer_at_auto)
         o->optimizer.at = entry->auto_optimizer_at;
     snprintf(dtype_note, sizeof dtype_note, "%s, for plan --recommend", dtype_name(b->dtype));

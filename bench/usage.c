@@ -86,7 +86,7 @@ static void print_presets(FILE *f)
         }
 }
 
-void usage_run(FILE *f, const char *argv0)
+void usage_run(FILE *f)
 {
     fputs(RUN_USAGE, f);
     fputs("\nrun options (command-line values override the profile's):\n", f);
@@ -100,25 +100,25 @@ void usage_run(FILE *f, const char *argv0)
                 e->create ? "" : " (not in this build)");
     }
     fputs("\nprofiles (--profile NAME, in profiles/):\n", f);
-    if (options_list_profiles(argv0, print_profile, f) == 0)
+    if (options_list_profiles(print_profile, f) == 0)
         fputs("  (none found: set ACCUBENCH_ROOT to the repository)\n", f);
     print_presets(f);
 }
 
-void usage_all(FILE *f, const char *argv0)
+void usage_all(FILE *f)
 {
     fputs(USAGE, f);
     fputc('\n', f);
-    usage_run(f, argv0);
+    usage_run(f);
     fputc('\n', f);
     plan_usage(f, usage_edit);
 }
 
-int usage_help_command(const char *command, const char *argv0)
+int usage_help_command(const char *command)
 {
     char *help[] = {(char *)command, "--help", NULL};
     if (strcmp(command, "run") == 0) {
-        usage_run(stdout, argv0);
+        usage_run(stdout);
         return 0;
     }
     if (strcmp(command, "plan") == 0) {
@@ -130,7 +130,7 @@ int usage_help_command(const char *command, const char *argv0)
     if (strcmp(command, "compare") == 0)
         return compare_main(2, help);
     if (strcmp(command, "help") == 0) {
-        usage_all(stdout, argv0);
+        usage_all(stdout);
         return 0;
     }
     char why[300];

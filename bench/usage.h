@@ -14,15 +14,15 @@ void usage_edit(const option_def *d, char *help, size_t help_len, char *shown,
                 size_t shown_len);
 
 /* accubench --help: the commands, run's options, plan's. */
-void usage_all(FILE *f, const char *argv0);
+void usage_all(FILE *f);
 
 /* accubench run --help: run's options, the backends, the profiles, the
  * model presets. */
-void usage_run(FILE *f, const char *argv0);
+void usage_run(FILE *f);
 
 /* accubench help [COMMAND]: that command's help on stdout (0), or one line
  * on stderr for a command there is none of (2). */
-int usage_help_command(const char *command, const char *argv0);
+int usage_help_command(const char *command);
 
 /* The names of the commands, for "did you mean". */
 extern const char USAGE_COMMANDS[];

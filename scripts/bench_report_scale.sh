@@ -14,6 +14,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${1:-build/accubench}
 [ $# -gt 0 ] && shift
+. "$here/knobs.sh"
+for n in "$@"; do knob_count SCALE_ROWS "$n"; done
 sizes=${*:-10000 100000 1000000}
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
 [ -x "$bin" ] || { echo "bench_report_scale: no program at $bin (make first)" >&2; exit 2; }

@@ -22,23 +22,41 @@
 #                          stage with no time left fails as "budget spent"
 #   CHECK_ONLY=a,b         only these stages (the build too, unless skipped)
 #   CHECK_SANITIZER=PATH   compute-sanitizer (default: on PATH or in CUDA_HOME)
-#   CHECK_BACKEND=cpu      a rehearsal on a machine without a GPU: the same
-#                          stages on the CPU backend, models tiny and
-#                          gpt-tiny, fp32, no graph mode, no kernel counts
+#   CHECK_GPU_REHEARSE=1   (make check-gpu CHECK_GPU_REHEARSE=1) a rehearsal
+#                          on a machine without a GPU: the same stages on
+#                          the CPU backend, models tiny and gpt-tiny, fp32,
+#                          no graph mode, no kernel counts
 #                          (tests/e2e/e2e_check_gpu_rehearsal.sh)
 #
-# Exit status: 0 when no stage failed (skipped ones do not fail), 1 otherwise.
+# Without a GPU (nvidia-smi -L lists none) and without the rehearsal asked
+# for, there is nothing to check: one line says so and how to rehearse,
+# before anything is built or written, exit 2.
+# Exit status: 0 when no stage failed (skipped ones do not fail), 1 otherwise;
+# 2 bad input (a knob that is not 0 or 1) or no GPU.
 set -u
 export ACCUBENCH_NO_INSTALL=1
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/knobs.sh"
 out=${CHECK_OUT:-results/check-gpu}
 build=${BUILD:-build}
-backend=${CHECK_BACKEND:-cuda}
 quick=${CHECK_QUICK:-0}
+knob_bit QUICK "$quick"
+rehearse=${CHECK_GPU_REHEARSE:-0}
+knob_bit CHECK_GPU_REHEARSE "$rehearse"
+if [ "$rehearse" = 1 ]; then
+    backend=cpu
+elif nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    backend=cuda
+else
+    # Every stage would fail alike, each saying the same: one line instead.
+    echo "check-gpu: no GPU here (nvidia-smi -L lists none): nothing to check;" \
+         "CHECK_GPU_REHEARSE=1 rehearses this script on the CPU backend" >&2
+    exit 2
+fi
 # The whole check, build included, inside one 10-minute call (QUICK: 4).
 if [ "$quick" = 1 ]; then budget=${CHECK_BUDGET_S:-220}; else budget=${CHECK_BUDGET_S:-540}; fi
 only=${CHECK_ONLY:-}
-mkdir -p "$out" || exit 1
+mkdir -p -- "$out" || exit 1
 : >"$out/stages.txt"
 t0=$(date +%s)
 failed=""
@@ -145,7 +163,7 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>
 
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
-stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv"
+stage gpu-check 150 "$build/gpu-check" $check_args --csv "$out/gpu-check.csv" --replace
 # GPT-2 small's own sizes against the CPU (whose reference takes tens of
 # seconds there, minutes on a few cores).
 if [ "$backend" = cpu ]; then
@@ -153,7 +171,8 @@ if [ "$backend" = cpu ]; then
 elif [ "$quick" = 1 ]; then
     wanted real-shapes && skip real-shapes "QUICK"
 else
-    stage real-shapes 150 "$build/gpu-check" --real-shapes --dtype bf16 --csv "$out/real-shapes.csv"
+    stage real-shapes 150 "$build/gpu-check" --real-shapes --dtype bf16 --csv "$out/real-shapes.csv" \
+        --replace
 fi
 # fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
 # graph ratio are compared with the fp32 runs they were first measured in.

@@ -19,9 +19,10 @@
 # holds), 1 when they disagree or a run fails. Files go to OUT_DIR. Made to
 # finish within the 90 s scripts/check_gpu.sh gives it.
 #
-#   CHECK_BACKEND=cpu   a rehearsal without a GPU (check_gpu.sh passes it on):
-#                       the same runs on the CPU backend, model tiny, where
-#                       the trace pass records dispatches; no ncu.
+#   CHECK_GPU_REHEARSE=1  a rehearsal without a GPU, run by hand (check_gpu.sh
+#                       skips this stage in its own): the same runs on the
+#                       CPU backend, model tiny, where the trace pass
+#                       records dispatches; no ncu.
 # Usage: scripts/check_gpu_kernels.sh OUT_DIR BUILD_DIR
 set -u
 # A GPU box has no package access: nothing this runs may try to install.
@@ -37,7 +38,7 @@ say() { echo "check_gpu_kernels: $*"; }
 [ -x "$bin" ] || { say "no $bin (build first)"; exit 1; }
 command -v python3 >/dev/null 2>&1 || { say "python3 not found"; exit 1; }
 
-backend=${CHECK_BACKEND:-cuda}
+if [ "${CHECK_GPU_REHEARSE:-0}" = 1 ]; then backend=cpu; else backend=cuda; fi
 if [ "$backend" = cpu ]; then
     model=tiny want_source=cpu
 else

@@ -12,9 +12,10 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$1 kind=$2 n=$3
 shift 3
+. "$root/scripts/knobs.sh"
 case $kind in
-runs) limit="-runs=$n" ;;
-seconds) limit="-max_total_time=$n" ;;
+runs) knob_count FUZZ_RUNS "$n"; limit="-runs=$n" ;;
+seconds) knob_count FUZZ_SECONDS "$n"; limit="-max_total_time=$n" ;;
 *) echo "fuzz: runs or seconds, not '$kind'" >&2; exit 2 ;;
 esac
 failed=0

@@ -16,6 +16,10 @@ ranks=${4:-2}
 py=${PYTHON:-python3}
 mpirun=${MPIRUN:-mpirun}
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/knobs.sh"
+knob_count DP_RANKS "$ranks"
+# The profile's name in the CSV's: a file's last part, in plain characters.
+stem=$(basename -- "$profile" .profile | tr -c 'A-Za-z0-9._+-' '_')
 if ! "$py" -c "import torch" >/dev/null 2>&1; then
     echo "make peers-ddp: PyTorch is not installed for $py: pip install torch"
     exit 1
@@ -27,7 +31,7 @@ fi
 # Open MPI refuses root unless told; a container's root is told here.
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 mkdir -p "$out" || exit 1
-csv="$out/peers-ddp-$profile-$(date +%Y%m%d-%H%M%S).csv"
+csv="$out/peers-ddp-$stem-$(date +%Y%m%d-%H%M%S).csv"
 "$mpirun" -np "$ranks" "$bin" run --profile "$profile" --backend cpu --devices "$ranks" \
     --sync micro,window,overlap --trace-steps 0 --csv "$csv" --quiet || exit 1
 # The peer runs each sync DDP has (micro, overlap) in its CPU modes.

@@ -86,7 +86,9 @@ if [ -f "$curves_csv" ]; then ln -s -- "$curves_csv" "$work/in.curves.csv" || ex
 # reason lands at OUT.NAME.why for the report to give.
 failed=0
 for name in $charts; do
-    (cd "$work" && gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp")
+    # The C locale for the numbers: under de_DE gnuplot and the awk it runs
+    # write and read 1,5 for 1.5 (frontier.gp failed, curves.gp lost its range).
+    (cd "$work" && LC_ALL=C gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp")
     rc=$?
     if [ "$rc" = 0 ] && mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
         mv -f -- "$work/chart.$name.svg" "$out.$name.svg"; then

@@ -35,6 +35,7 @@
 #include "ranges.h"
 #include "registry.h"
 #include "split.h"
+#include "split_text.h"
 #include "step.h"
 #include "trace.h"
 
@@ -360,8 +361,11 @@ static int run(const options *o, backend *b)
     double flops = model_flops_per_step(&o->model, o->effective), peak = 0;
     step_runner s;
     int rc = step_runner_init(&s, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM);
-    printf("model %s, effective batch %d as %dx%d, %.3f GFLOP a step, %s, optimizer at %s\n",
-           o->model.name, o->effective, sp.micro, sp.accum, flops / 1e9, b->library,
+    /* a ragged split as the rest of the program writes it: "K=2: 3+1" */
+    char split[64];
+    split_text(split, sizeof split, sp.micro, sp.accum, sp.last);
+    printf("model %s, effective batch %d as %s, %.3f GFLOP a step, %s, optimizer at %s\n",
+           o->model.name, o->effective, split, flops / 1e9, b->library,
            optimizer_at_name(o->at));
     if (!rc)
         rc = timed_runs(&s, o, flops, &peak);

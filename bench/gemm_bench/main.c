@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_backend.h"
 #include "cpu_gemm.h"
 #include "parse.h"
 #include "stats.h"
@@ -42,6 +43,21 @@ static int bad_usage(const char *why)
     fprintf(stderr, "gemm-bench: %s\n", why);
     usage(stderr);
     return 2;
+}
+
+/* A shape's three matrices against the host's memory: 65536^3 needs 48 GiB,
+ * and filling it page by page would take the machine's memory for minutes
+ * before malloc's promise failed. 0 when they fit, else -1 with the reason. */
+static int fits_host(const shape *s, const char *text, char *why, size_t why_len)
+{
+    double bytes = ((double)s->m * s->k + (double)s->k * s->n + (double)s->m * s->n) *
+                   sizeof(float);
+    double host = (double)cpu_host_memory_bytes();
+    if (host <= 0 || bytes <= host)
+        return 0;
+    snprintf(why, why_len, "shape %s needs %.3g GiB for A, B and C, over the host's %.3g GiB "
+             "of memory (refused)", text, bytes / (1u << 30), host / (1u << 30));
+    return -1;
 }
 
 /* "MxNxK" or "MxNxK:TT". 0, or -1 with the reason. */
@@ -137,6 +153,10 @@ int main(int argc, char **argv)
             return bad_usage("at most 64 shapes");
         if (parse_shape(argv[i], &shapes[n++], why, sizeof why))
             return bad_usage(why);
+        if (fits_host(&shapes[n - 1], argv[i], why, sizeof why)) {
+            fprintf(stderr, "gemm-bench: %s\n", why); /* one line: the shape is well formed */
+            return 2;
+        }
     }
     if (n == 0)
         return bad_usage("no shape given");

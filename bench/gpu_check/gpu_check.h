@@ -32,12 +32,17 @@ double rel_err(const float *got, const float *want, size_t n);
 
 int check_results_count(void);
 int check_results_failed(void);
-/* The results CSV: opened with its comment and header line at once, then a
- * row appended and flushed per result, so that the file is whole after
- * every row. Returns 0, or -1 with the reason. */
-int check_results_open_csv(const char *path, char *why, size_t why_len);
-/* Closes it (when open): 0, or -1 when a row could not be written. */
-int check_results_close_csv(void);
+/* The results CSV, reserved before anything is checked as accubench run
+ * reserves its own (csv_existing.h: a regular file or nothing, locked,
+ * an existing gpu-check CSV only with `replace`, anything else never),
+ * then rewritten whole after every result, through a temporary and a
+ * rename (atomic_file.h): on disk it is a whole file or absent, never cut
+ * mid-line, and a run cut short keeps every row written. Returns 0, or -1
+ * with the reason. */
+int check_results_open_csv(const char *path, int replace, char *why, size_t why_len);
+/* Writes it a last time where no result was (a new file gets its header)
+ * and lets the lock go: 0, or -1 with the reason a write failed. */
+int check_results_close_csv(char *why, size_t why_len);
 
 /* ------------------------------------------------------------ buffers */
 

@@ -1,6 +1,6 @@
 /* gpu-check: the CUDA backend against the CPU reference.
  *
- *   gpu-check [--dtype LIST] [--csv FILE] [--device NAME] [--seed N] [--real-shapes]
+ *   gpu-check [--dtype LIST] [--csv FILE [--replace]] [--device NAME] [--seed N] [--real-shapes]
  *             | --help
  *
  * For each dtype, op by op on fresh random inputs (the GEMM in every
@@ -26,9 +26,10 @@
  * The device is a row of the program's backend table (backend_registry.c),
  * by default its first GPU backend.
  *
- * With --csv, the file is written from the start and each result appended
- * as it is recorded: a run cut short (a stage timeout) keeps every row
- * checked so far.
+ * With --csv, the file is reserved first (an existing one only with
+ * --replace, and only a gpu-check CSV) and rewritten whole after each
+ * result: a run cut short (a stage timeout) keeps every row checked so
+ * far, and a full disk never leaves half a line.
  *
  * Exit status: 0 all passed, 1 a check failed, 2 no usable device or bad
  * usage. */
@@ -91,6 +92,7 @@ typedef struct check_args {
     const backend_entry *device; /* the program's first GPU backend by default */
     uint64_t seed;
     int real;                    /* --real-shapes */
+    int replace;                 /* --replace */
 } check_args;
 
 static int set_dtypes(void *target, const option_def *d, const char *value, char *why,
@@ -140,6 +142,9 @@ static const option_def CHECK_OPTIONS[] = {
      .shown = "every dtype", .help = "dtypes to check, e.g. fp32,bf16"},
     {.key = "csv", .arg = "FILE", .type = OPTION_PATH, .offset = offsetof(check_args, csv),
      .size = sizeof(((check_args *)0)->csv), .help = "one row per check, written as each is checked"},
+    {.key = "replace", .type = OPTION_FLAG, .offset = offsetof(check_args, replace),
+     .def = "no", .shown = "", .help = "replace an existing gpu-check --csv, once the first "
+     "check is done"},
     {.key = "device", .arg = "NAME", .type = OPTION_CUSTOM, .set = set_device, .tag = TAG_DEVICE,
      .help = "the backend checked against the CPU"},
     {.key = "seed", .arg = "N", .type = OPTION_U64, .offset = offsetof(check_args, seed),
@@ -166,7 +171,7 @@ static void usage(FILE *f)
 {
     char names[128];
     backend_names(names, sizeof names, "|", 0);
-    fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE] [--device %s] [--seed N] "
+    fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE [--replace]] [--device %s] [--seed N] "
                "[--real-shapes]\n",
             names);
 }
@@ -242,7 +247,7 @@ int main(int argc, char **argv)
     unsigned long long seed = c.seed;
     int real = c.real;
 
-    if (csv && check_results_open_csv(csv, why, sizeof why)) {
+    if (csv && check_results_open_csv(csv, c.replace, why, sizeof why)) {
         fprintf(stderr, "gpu-check: %s\n", why);
         return 2;
     }
@@ -283,8 +288,8 @@ int main(int argc, char **argv)
     int failed = check_results_failed();
     printf("gpu-check: %d %s, %d failed\n", check_results_count(),
            plural(check_results_count(), "check", "checks"), failed);
-    if (check_results_close_csv() != 0) {
-        fprintf(stderr, "gpu-check: cannot write %s\n", csv);
+    if (check_results_close_csv(why, sizeof why) != 0) {
+        fprintf(stderr, "gpu-check: %s\n", why);
         return 1;
     }
     return failed ? 1 : 0;

@@ -212,7 +212,10 @@ static int parse_compare_args(int argc, char **argv, compare_options *c)
     return npaths == 2 ? -1 : usage();
 }
 
-/* Both files, or neither (2 with the reason said). */
+/* Both files, or neither (2 with the reason said). A file written before
+ * a key column existed reads it as its default, so that its rows match a
+ * newer file's (csv_key_defaults), and says so where the other file has
+ * the column. */
 static int load_both(const compare_options *c, csv_table t[2], csv_row *rows[2])
 {
     char why[512];
@@ -226,6 +229,12 @@ static int load_both(const compare_options *c, csv_table t[2], csv_row *rows[2])
             }
             return 2;
         }
+    for (int k = 0; k < 2; k++) {
+        int filled = csv_key_defaults(&t[k], rows[k], &t[1 - k], why, sizeof why);
+        if (filled)
+            fprintf(stderr, "accubench: note: %s predates %s: read as %s\n", c->paths[k],
+                    filled == 1 ? "a key column" : "key columns", why);
+    }
     return 0;
 }
 
@@ -253,11 +262,62 @@ static int same_setup(const compare_options *c, const csv_table t[2], const char
 }
 
 /* The comparison: a table row per config in both, and the counts. */
+#define MAX_SHOWN_KEYS 8
 typedef struct comparison {
     table tb;
     int counts[VERDICT_NOT_RUN + 1];
     int both, only_base, only_new;
+    /* the key columns beyond the table's own whose values differ */
+    const result_column *keys[MAX_SHOWN_KEYS];
+    int n_keys;
 } comparison;
+
+/* The key columns the table always shows; any other key column is shown
+ * where its values differ, so that no two lines read alike. */
+static const char *const always_shown[] = {"model", "dtype", "mode", "reduction",
+                                           "effective_batch", NULL};
+
+static int is_always_shown(const char *name)
+{
+    for (const char *const *a = always_shown; *a; a++)
+        if (!strcmp(*a, name))
+            return 1;
+    return 0;
+}
+
+/* Every other KEY column (backend, recompute, devices, sync, shard) whose
+ * value is not the same in every row of both files. */
+static void differing_keys(const csv_table t[2], csv_row *const rows[2], comparison *cmp)
+{
+    const csv_row *first = t[0].rows ? &rows[0][0] : t[1].rows ? &rows[1][0] : NULL;
+    for (int i = 0; first && i < result_column_count && cmp->n_keys < MAX_SHOWN_KEYS; i++) {
+        const result_column *c = &result_columns[i];
+        if (c->role != RESULT_KEY || is_always_shown(c->name))
+            continue;
+        row_key one = row_key_column(c->name);
+        int differs = 0;
+        for (int k = 0; k < 2 && !differs; k++)
+            for (size_t r = 0; r < t[k].rows && !differs; r++)
+                differs = !row_key_equal(&one, first, &rows[k][r]);
+        if (differs)
+            cmp->keys[cmp->n_keys++] = c;
+    }
+}
+
+/* A key column's cell: its text or number, "-" where the row has none
+ * (sync and shard of one process). */
+static void add_key_cell(table *tb, const result_column *c, const csv_row *r)
+{
+    const char *field = (const char *)r + csv_row_offset[c - result_columns];
+    if (c->type == RESULT_IS_TEXT) {
+        const char *text = *(const char *const *)field;
+        table_add(tb, *text ? text : "-");
+    } else if (c->type == RESULT_IS_INT && *(const int64_t *)field >= 0) {
+        table_addf(tb, "%lld", (long long)*(const int64_t *)field);
+    } else {
+        table_add(tb, "-");
+    }
+}
 
 static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double min_diff)
 {
@@ -270,6 +330,8 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     table_add(tb, b->dtype);
     table_add(tb, b->mode);
     table_add(tb, b->reduction);
+    for (int k = 0; k < cmp->n_keys; k++)
+        add_key_cell(tb, cmp->keys[k], b);
     table_addf(tb, "%lld", (long long)b->effective_batch);
     split_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
                (long long)b->last_micro_batch);
@@ -289,11 +351,26 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
 static void compare_tables(const csv_table t[2], csv_row *const rows[2], double min_diff,
                            comparison *cmp)
 {
-    static const char *const head[] = {"model", "dtype", "mode", "reduction", "E",
-                                       "micro x K", "base ms", "new ms", "new/base",
-                                       "noise % b/n", "verdict", NULL};
+    static const char *const before[] = {"model", "dtype", "mode", "reduction"};
+    static const char *const after[] = {"E", "micro x K", "base ms", "new ms", "new/base",
+                                        "noise % b/n", "verdict"};
+    const char *head[4 + MAX_SHOWN_KEYS + 7 + 1];
+    char align[sizeof head / sizeof *head] = "llll";
+    int n = 4;
     memset(cmp, 0, sizeof *cmp);
-    table_init(&cmp->tb, "llllrrrrrrl", head);
+    differing_keys(t, rows, cmp);
+    memcpy(head, before, sizeof before);
+    for (int k = 0; k < cmp->n_keys; k++) {
+        align[n] = cmp->keys[k]->type == RESULT_IS_TEXT ? 'l' : 'r';
+        head[n++] = cmp->keys[k]->name;
+    }
+    for (size_t k = 0; k < sizeof after / sizeof *after; k++) {
+        align[n] = k + 1 < sizeof after / sizeof *after ? 'r' : 'l';
+        head[n++] = after[k];
+    }
+    head[n] = NULL;
+    align[n] = '\0';
+    table_init(&cmp->tb, align, head);
     row_key config = row_key_config();
     row_index ix[2];
     int ix_ok = 0;

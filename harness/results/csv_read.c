@@ -2,6 +2,7 @@
 #include "csv_read.h"
 #include "csv_values.h"
 #include "plural.h"
+#include "recompute.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -459,6 +460,37 @@ int csv_result_rows(const csv_table *t, const char *const *required,
     free(known);
     *out = rows;
     return 0;
+}
+
+int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against, char *said,
+                     size_t said_len)
+{
+    static const struct {
+        const char *column, *text; /* the default as the CSV writes it */
+        int64_t number;            /* or, for an INT column, as a number */
+    } defaults[] = {{"recompute", NULL, 0}, {"devices", "1", 1}};
+    int filled = 0;
+    said[0] = '\0';
+    for (size_t d = 0; d < sizeof defaults / sizeof defaults[0]; d++) {
+        const result_column *c = result_column_find(defaults[d].column);
+        if (!c || csv_column(t, c->name) >= 0)
+            continue;
+        const char *text = defaults[d].text ? defaults[d].text
+                                            : recompute_name(RECOMPUTE_NONE);
+        for (size_t i = 0; i < t->rows; i++) {
+            char *field = (char *)&rows[i] + csv_row_offset[c - result_columns];
+            if (c->type == RESULT_IS_TEXT)
+                *(const char **)field = text;
+            else if (c->type == RESULT_IS_INT)
+                *(int64_t *)field = defaults[d].number;
+        }
+        if (against && csv_column(against, c->name) < 0)
+            continue;
+        size_t used = strlen(said);
+        snprintf(said + used, said_len - used, "%s%s=%s", filled ? ", " : "", c->name, text);
+        filled++;
+    }
+    return filled;
 }
 
 int csv_load(const char *path, const char *const *required, csv_table *t,

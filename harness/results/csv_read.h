@@ -73,6 +73,16 @@ const char *csv_cell(const csv_table *t, size_t row, int col);
 int csv_result_rows(const csv_table *t, const char *const *required,
                     csv_row **out, char *why, size_t why_len);
 
+/* Key columns a file has no column for, read as the value every row had
+ * before the column was written: recompute none (the planner reads it so
+ * too), devices 1. (sync and shard are empty for one process: a file
+ * without them reads so already.) Sets the field in every row; writes the
+ * columns filled that `against` has (any, when NULL) into `said`
+ * ("recompute=none, devices=1"; "" when none) and returns their count:
+ * what a reader comparing the two files should be told. */
+int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against, char *said,
+                     size_t said_len);
+
 /* csv_read then csv_result_rows; on failure nothing is left to free. */
 int csv_load(const char *path, const char *const *required, csv_table *t,
              csv_row **rows, char *why, size_t why_len);

@@ -28,8 +28,8 @@ static void item_memory(const csv_row *r, frontier_item *it)
 
 static frontier_verdict verdict_of(const csv_row *r, const frontier_item *it, int64_t cap)
 {
-    if (!result_ran(r))
-        return FR_NOT_OK;
+    if (!result_ran(r)) /* an ok row without a step time is told apart: its status is fine */
+        return strcmp(r->status, STATUS_OK) ? FR_NOT_OK : FR_NO_STEP_TIME;
     if (!reduction_exact_named(r->reduction))
         return FR_INEXACT;
     if (it->mem < 0)
@@ -214,6 +214,10 @@ const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, 
     case FR_FITS: n = snprintf(out, len, "fits"); break;
     case FR_NOT_OK:
         n = snprintf(out, len, "status %s: not recommended", *r->status ? r->status : "unknown");
+        break;
+    case FR_NO_STEP_TIME:
+        n = snprintf(out, len, "no step time (step_ms_median is empty): nothing to rank it by, "
+                               "not recommended");
         break;
     case FR_INEXACT:
         n = snprintf(out, len, "reduction %s: not one whose gradient is the full batch's", r->reduction);

@@ -21,7 +21,8 @@
 typedef enum frontier_verdict {
     FR_FITS = 0,    /* ran, exact, within the cap (or no cap): a candidate; its
                      * flags are shown beside it and veto nothing */
-    FR_NOT_OK,      /* status not ok (oom, skipped, error) or no step time */
+    FR_NOT_OK,      /* status not ok (oom, skipped, error) */
+    FR_NO_STEP_TIME, /* status ok, but no step time to rank it by */
     FR_INEXACT,     /* a reduction whose gradient is not the full batch's */
     FR_NO_MEMORY,   /* neither a measured peak nor a need: cannot be held to a cap */
     FR_OVER_CAP,    /* over the cap by `over` bytes */

@@ -192,7 +192,7 @@ static void left_out_slower(FILE *out, const frontier_set *s, const csv_row *row
 {
     if (s->best < 0)
         return;
-    static const char *const what[] = {"", "did not run (status not ok)",
+    static const char *const what[] = {"", "did not run (status not ok)", "no step time",
                                        "inexact reduction", "no memory figure",
                                        "over the cap"};
     int count[FR_OVER_CAP + 1] = {0}, any = 0;

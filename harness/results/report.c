@@ -43,7 +43,7 @@ static int render_charts(const char *csv, const char *prefix, int64_t cap, char 
                          size_t why_len)
 {
     char script[4200];
-    if (repo_path_find("scripts/plots.sh", NULL, script, sizeof script)) {
+    if (repo_path_find("scripts/plots.sh", script, sizeof script)) {
         snprintf(why, why_len, "scripts/plots.sh not found (set ACCUBENCH_ROOT to the repo)");
         return -1;
     }

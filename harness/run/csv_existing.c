@@ -1,28 +1,126 @@
 #include "csv_existing.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "atomic_file.h"
 #include "csv_read.h"
 #include "csv_writer.h"
+#include "output_path.h"
 
 /* The metadata that make two runs' rows comparable. */
 static const char *const same_keys[] = {"backend", "device", "dtype", "optimizer",
                                         "mem_cap_bytes"};
 
-int csv_existing_check(const char *path, csv_existing want, char *why, size_t why_len)
+static const char *const result_key_columns[] = {"backend", "model", NULL};
+const csv_kind csv_kind_results = {"an accubench CSV", result_key_columns, 1};
+
+/* The header row is read from the file's first bytes only: a file whose
+ * first this many hold none is not a CSV of ours, however long it is. */
+#define HEADER_SCAN_BYTES (1 << 20)
+
+/* Whether `column` is one of the comma-separated names in line[0..len). */
+static int line_has_column(const char *line, size_t len, const char *column)
+{
+    size_t want = strlen(column);
+    for (size_t at = 0; at <= len;) {
+        size_t end = at;
+        while (end < len && line[end] != ',')
+            end++;
+        size_t a = at, b = end;
+        while (a < b && (line[a] == ' ' || line[a] == '\t'))
+            a++;
+        while (b > a && (line[b - 1] == ' ' || line[b - 1] == '\t' || line[b - 1] == '\r'))
+            b--;
+        if (b - a == want && !memcmp(line + a, column, want))
+            return 1;
+        at = end + 1;
+    }
+    return 0;
+}
+
+/* Whether the header row among the first HEADER_SCAN_BYTES of `path` holds
+ * every column of `kind` (a leading UTF-8 byte-order mark read past). */
+static int is_kind(const char *path, const csv_kind *kind)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char *text = malloc(HEADER_SCAN_BYTES);
+    size_t used = 0;
+    ssize_t n;
+    while (text && used < HEADER_SCAN_BYTES &&
+           (n = read(fd, text + used, HEADER_SCAN_BYTES - used)) > 0)
+        used += (size_t)n;
+    close(fd);
+    int ours = 0;
+    size_t at = used >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    while (text && at < used) {
+        const char *nl = memchr(text + at, '\n', used - at);
+        size_t len = nl ? (size_t)(nl - (text + at)) : used - at;
+        const char *line = text + at;
+        at += len + 1;
+        if (!len || line[0] == '#' || (len == 1 && line[0] == '\r'))
+            continue;
+        ours = 1;
+        for (const char *const *c = kind->columns; *c && ours; c++)
+            ours = line_has_column(line, len, *c);
+        break;
+    }
+    free(text);
+    return ours;
+}
+
+int csv_existing_check(const char *path, csv_existing want, const csv_kind *kind, char *why,
+                       size_t why_len)
 {
     struct stat st;
     if (stat(path, &st) != 0 || st.st_size == 0)
         return 0;
+    if (!is_kind(path, kind)) {
+        char columns[200] = "";
+        for (const char *const *c = kind->columns; *c; c++) {
+            size_t used = strlen(columns);
+            snprintf(columns + used, sizeof columns - used, "%s%s", c == kind->columns ? ""
+                     : c[1] ? ", " : " and ", *c);
+        }
+        snprintf(why, why_len, "--csv %s holds something that is not %s (no header row with "
+                 "the columns %s): refused whatever the options, it would be overwritten; "
+                 "name another file", path, kind->name, columns);
+        return -1;
+    }
     if (want == CSV_REFUSE) {
-        snprintf(why, why_len, "--csv %s exists; add --append to add this run's rows to it, "
-                 "or --replace to start it again (refused: it would be overwritten)", path);
+        snprintf(why, why_len, "--csv %s exists; add %s to start it again (refused: it "
+                 "would be overwritten)", path, kind->appendable ? "--append to add this "
+                 "run's rows to it, or --replace" : "--replace");
         return -1;
     }
     return 1;
+}
+
+int csv_reserve(const char *what, const char *path, csv_existing want, const csv_kind *kind,
+                csv_lock *lock, csv_existing *existing, char *why, size_t why_len)
+{
+    lock->fd = -1;
+    *existing = CSV_REFUSE;
+    if (output_path_check(what, path, OUTPUT_FILE, why, why_len) ||
+        csv_lock_take(lock, path, why, why_len))
+        return -1;
+    /* Under the lock: what the file holds now is what this writer would lose. */
+    int held = csv_existing_check(path, want, kind, why, why_len);
+    if (held < 0) {
+        csv_lock_release(lock);
+        return -1;
+    }
+    *existing = held ? want : CSV_REFUSE;
+    /* Only the lock's holder may take a dead writer's temporaries away. */
+    atomic_file_remove_stale(path);
+    return 0;
 }
 
 static const char *writer_meta(const csv_writer *w, const char *key)

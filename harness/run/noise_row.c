@@ -71,8 +71,17 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *win
     double time_s = cfg->budget.budget_s * NOISE_BUDGET_SHARE;
     noise_result n;
     int rc = measure(m, cfg, c, time_s, &n, windows_run);
-    if (rc || n.windows < 2)
+    if (rc)
         return rc;
+    /* A window counts only where two of its small batches hold valid items
+     * (a small batch of padding alone adds nothing): at micro-batch 1 and
+     * few windows, fewer than the two the estimate needs may. */
+    if (n.windows < 2) {
+        row_note(r, "no noise scale: %d of the %d windows run had two small batches with "
+                    "valid items (one of padding alone adds nothing) and it takes 2; more "
+                    "--noise-windows or a larger micro-batch", n.windows, n.windows_run);
+        return BK_OK;
+    }
     if (n.windows_run < cfg->noise_windows) /* the error column is over these windows */
         row_note(r, "noise scale from %d of %d windows: the pass keeps to %g of --budget-s "
                     "(%.3g s)", n.windows_run, cfg->noise_windows, NOISE_BUDGET_SHARE, time_s);

@@ -94,18 +94,18 @@ int options_set(run_options *o, const char *key, const char *value, char *why,
 int options_is_flag(const char *key);
 
 /* Reads a profile: `key = value` lines, `#` comments. NAME is looked up as
- * profiles/NAME.profile in the repository (repo_path.h: $ACCUBENCH_ROOT, the
- * working directory, then beside the program); anything with a '/' or
- * ending in .profile is a file.
+ * profiles/NAME.profile in the program's tree (repo_path.h: $ACCUBENCH_ROOT,
+ * else beside the program; never the working directory); anything with a
+ * '/' or ending in .profile is the file the user named.
  * Returns 0, or -1 with a reason naming the file and line. */
-int options_load_profile(run_options *o, const char *name_or_file, const char *argv0,
-                         char *why, size_t why_len);
+int options_load_profile(run_options *o, const char *name_or_file, char *why,
+                         size_t why_len);
 
 /* Each profile in the repository's profiles/ (found as a profile is), by
  * name, with its first comment line ("" when it has none). Returns the
  * count. */
 typedef void (*profile_fn)(const char *name, const char *summary, void *ctx);
-int options_list_profiles(const char *argv0, profile_fn each, void *ctx);
+int options_list_profiles(profile_fn each, void *ctx);
 
 /* Final cross-checks once everything is set (micro > effective, ...). */
 /* What to do with an existing --csv: --append, --replace, or refuse it. */

@@ -15,15 +15,19 @@
 
 #include "repo_path.h"
 
-static int find_profile(const char *name, const char *argv0, char *path, size_t cap)
+/* A name is one of the program's own profiles, found beside the program
+ * (repo_path.h), never in the working directory; a path the user gives
+ * (with a '/', or ending in .profile) is read as the file it names. */
+static int find_profile(const char *name, char *path, size_t cap)
 {
-    if (strchr(name, '/') || strstr(name, ".profile")) {
+    size_t len = strlen(name);
+    if (strchr(name, '/') || (len >= 8 && !strcmp(name + len - 8, ".profile"))) {
         snprintf(path, cap, "%s", name);
         return access(path, R_OK) == 0 ? 0 : -1;
     }
     char rel[1100];
     snprintf(rel, sizeof rel, "profiles/%s.profile", name);
-    return repo_path_find(rel, argv0, path, cap);
+    return repo_path_find(rel, path, cap);
 }
 
 static char *trim(char *s)
@@ -100,8 +104,7 @@ static int profile_line(run_options *o, char *start, const char *path, int linen
     return 0;
 }
 
-int options_load_profile(run_options *o, const char *name, const char *argv0, char *why,
-                         size_t n)
+int options_load_profile(run_options *o, const char *name, char *why, size_t n)
 {
     char path[1200];
     /* a longer name is refused, never cut to another file's name */
@@ -110,7 +113,7 @@ int options_load_profile(run_options *o, const char *name, const char *argv0, ch
                  sizeof o->profile - 1, name);
         return -1;
     }
-    if (find_profile(name, argv0, path, sizeof path)) {
+    if (find_profile(name, path, sizeof path)) {
         snprintf(why, n, "unknown profile '%s' (no file %s)", name, path);
         return -1;
     }
@@ -173,10 +176,10 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int options_list_profiles(const char *argv0, profile_fn each, void *ctx)
+int options_list_profiles(profile_fn each, void *ctx)
 {
     char dir[1200], path[1500];
-    if (repo_path_find("profiles", argv0, dir, sizeof dir))
+    if (repo_path_find("profiles", dir, sizeof dir))
         return 0;
     DIR *d = opendir(dir);
     if (!d)

@@ -75,32 +75,21 @@ int run_outputs_open(const run_options *o, const char *backend_name, run_outputs
         atomic_file_remove_stale(o->trace_path);
     }
     if (o->csv_path[0]) {
-        if (output_path_check("--csv", o->csv_path, OUTPUT_FILE, why, why_len))
-            return -1;
         snprintf(out->csv_path, sizeof out->csv_path, "%s", o->csv_path);
-    } else {
-        char stem[1200];
-        if (output_path_check("--out", o->out_dir, OUTPUT_DIR, why, why_len))
-            return -1;
-        default_stem(o, backend_name, stem, sizeof stem);
-        if (csv_claim_new(stem, out->csv_path, sizeof out->csv_path, why, why_len))
-            return -1;
-        out->named_here = 1;
+        return csv_reserve("--csv", out->csv_path, options_csv_existing(o), &csv_kind_results,
+                           &out->lock, &out->existing, why, why_len);
     }
+    char stem[1200];
+    if (output_path_check("--out", o->out_dir, OUTPUT_DIR, why, why_len))
+        return -1;
+    default_stem(o, backend_name, stem, sizeof stem);
+    if (csv_claim_new(stem, out->csv_path, sizeof out->csv_path, why, why_len))
+        return -1;
+    out->named_here = 1;
     if (csv_lock_take(&out->lock, out->csv_path, why, why_len)) {
         run_outputs_close(out, 1);
         return -1;
     }
-    /* Under the lock: what the file holds now is what this run would lose. */
-    int held = out->named_here ? 0
-                               : csv_existing_check(out->csv_path, options_csv_existing(o), why,
-                                                    why_len);
-    if (held < 0) {
-        run_outputs_close(out, 1);
-        return -1;
-    }
-    out->existing = held ? options_csv_existing(o) : CSV_REFUSE;
-    /* Only the lock's holder may take a dead writer's temporaries away. */
     atomic_file_remove_stale(out->csv_path);
     return 0;
 }

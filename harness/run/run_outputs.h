@@ -17,9 +17,10 @@ typedef struct run_outputs {
 } run_outputs;
 
 /* --trace: a regular file or nothing, in a writable folder, and a trace
- * pass to fill it (--trace-steps not 0). --csv: a regular file or nothing,
- * in a writable folder, and when it holds anything, --append or --replace
- * (csv_existing.h). Without --csv, --out: a folder, created when
+ * pass to fill it (--trace-steps not 0). --csv: reserved as every
+ * command's CSV is (csv_reserve: a regular file or nothing, in a writable
+ * folder, an accubench CSV when it holds anything, and then --append or
+ * --replace). Without --csv, --out: a folder, created when
  * missing (with --csv, --out is not touched), and in it a fresh name
  * (csv_claim_new) from the profile, the backend and the dtype. Either CSV
  * is locked for the run: a second run writing the same file is refused.

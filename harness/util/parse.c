@@ -52,7 +52,8 @@ int parse_real(const char *what, const char *s, double min, double max, double *
 }
 
 /* "1.5" of a unit of 2^shift bytes: a fraction needs a unit (a byte is
- * whole), and comes to the nearest byte. */
+ * whole), and comes to the nearest byte. -1 malformed; -2 a size above
+ * zero that comes to 0 bytes (0 would mean no cap: 0.0001K is not that). */
 static int fraction_bytes(const char *number, unsigned shift, uint64_t *out)
 {
     char *end;
@@ -64,7 +65,7 @@ static int fraction_bytes(const char *number, unsigned shift, uint64_t *out)
     if (*end || errno == ERANGE || !(bytes < 9.2e18))
         return -1;
     *out = (uint64_t)llround(bytes);
-    return 0;
+    return v > 0 && *out == 0 ? -2 : 0;
 }
 
 int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_t why_len)
@@ -94,10 +95,15 @@ int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_
     if (shift)
         number[len - 1] = '\0';
     if (strchr(number, '.')) {
-        if (fraction_bytes(number, shift, out) == 0)
+        int rc = fraction_bytes(number, shift, out);
+        if (rc == 0)
             return 0;
-        snprintf(why, why_len, "%s needs a size in bytes (K, M, G, T suffixes; a fraction "
-                 "with one), got '%s'", what, s);
+        if (rc == -2)
+            snprintf(why, why_len, "%s '%s' rounds to 0 bytes, and 0 means no cap: give a "
+                     "size of a byte or more, or 0", what, s);
+        else
+            snprintf(why, why_len, "%s needs a size in bytes (K, M, G, T suffixes; a fraction "
+                     "with one), got '%s'", what, s);
         return -1;
     }
     long long v, max = (long long)(INT64_MAX >> shift);

@@ -14,7 +14,9 @@ int parse_real(const char *what, const char *s, double min, double max, double *
                char *why, size_t why_len);
 /* Bytes with an optional K, M, G or T suffix (powers of 1024; KiB .. TiB
  * say the same), a fraction with one (1.5G, to the nearest byte); 0 is
- * allowed (a cap of 0 is no cap). The reason echoes the text whole. */
+ * allowed (a cap of 0 is no cap), a fraction that rounds to 0 bytes
+ * (0.0001K) is not: it would read as no cap. The reason echoes the text
+ * whole. */
 int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_t why_len);
 
 /* Splits a comma list in place into at most `max` non-empty items. Returns

@@ -404,6 +404,12 @@ static void cpu_device_name(char *out, size_t len)
     snprintf(out, len, "%s (%ld cores)", model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+size_t cpu_host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
 int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
 {
     *out = NULL;
@@ -433,8 +439,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
             *c = ' ';
     cpu_blas_threads_from_env();
     snprintf(b->library, sizeof b->library, "%s", cpu_blas_description());
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    b->mem_total = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+    b->mem_total = cpu_host_memory_bytes();
     *out = b;
     return BK_OK;
 }

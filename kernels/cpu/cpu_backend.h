@@ -11,4 +11,8 @@
  * in `why`. */
 int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
+/* The host's physical memory in bytes (0 when the system cannot say): the
+ * CPU backend's device memory, and what gemm-bench's shapes must fit in. */
+size_t cpu_host_memory_bytes(void);
+
 #endif

@@ -3,7 +3,8 @@
 # records its arguments and ACCUBENCH_NO_INSTALL, then fails. The script
 # must build with WERROR=0 (a newer host compiler may warn where ours does
 # not) and never let configure install (the GPU box has no package access),
-# and a failed build must end the check at once with exit 1.
+# and a failed build must end the check at once with exit 1. The build is
+# the same on the rehearsal (CHECK_GPU_REHEARSE=1), which runs without a GPU.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 cat >stub-make <<'STUB'
@@ -14,7 +15,7 @@ exit 2
 STUB
 chmod +x stub-make
 env -u ACCUBENCH_NO_INSTALL STUB_LOG="$PWD/stub.log" MAKE="$PWD/stub-make" BUILD="$PWD/b" \
-    CHECK_OUT=cg timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1
+    CHECK_OUT=cg CHECK_GPU_REHEARSE=1 timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1
 rc=$?
 [ "$rc" -eq 1 ] || { cat stdout; fail "exit $rc after a failed build, not 1"; }
 grep -q "the build failed; nothing else can run" stdout || { cat stdout; fail "no one-line reason"; }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make check-gpu's script, rehearsed on the CPU backend (CHECK_BACKEND=cpu):
+# make check-gpu's script, rehearsed on the CPU backend (CHECK_GPU_REHEARSE=1):
 # every stage runs, the CSVs and logs land in CHECK_OUT, and the compact
 # table comes last with each of its parts. Needs build/gpu-check, which is
 # built only where nvcc is; skipped elsewhere.
@@ -10,7 +10,7 @@ if [ ! -x "$build/gpu-check" ]; then
     exit 0
 fi
 fail() { echo "FAIL: $*"; exit 1; }
-CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 CHECK_BUDGET_S=900 BUILD="$build" CHECK_OUT=cg \
+CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 CHECK_BUDGET_S=900 BUILD="$build" CHECK_OUT=cg \
     timeout 900 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout 2>&1 ||
     { cat stdout; fail "the rehearsal failed"; }
 for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv gpt-fp32.csv dp.csv summary.txt; do
@@ -43,12 +43,12 @@ echo "========= ERROR SUMMARY: 1 error"
 exit 9
 STUB
 chmod +x sanitizer
-CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg2 CHECK_ONLY=dp \
+CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg2 CHECK_ONLY=dp \
     CHECK_MPIRUN=/nonexistent/mpirun timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" \
     >stdout2 2>&1 || { cat stdout2; fail "no MPI failed the check"; }
 grep -q "^  dp           skipped  no MPI (/nonexistent/mpirun not found)" stdout2 ||
     { cat stdout2; fail "no MPI: no skipped line"; }
-CHECK_BACKEND=cpu CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg3 CHECK_ONLY=sanitizer \
+CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg3 CHECK_ONLY=sanitizer \
     CHECK_SANITIZER="$PWD/sanitizer" timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" \
     >stdout3 2>&1 && { cat stdout3; fail "a sanitizer report passed"; }
 grep -q "^  sanitizer    FAIL     exit 1" stdout3 || { cat stdout3; fail "no FAIL line for the sanitizer"; }

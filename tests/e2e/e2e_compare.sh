@@ -55,6 +55,38 @@ sed 's/^# optimizer: .*/# optimizer: sgd lr 0.01/' base.csv > sgd.csv
 "$ACCUBENCH" compare --ignore-optimizer base.csv sgd.csv > /dev/null 2>&1 ||
     fail "--ignore-optimizer did not compare"
 
+# A file from before the recompute column (the fixture) against one with
+# it: the missing column reads as its default, none, and one line says so;
+# every config matches.
+awk -F, -v OFS=, '
+    /^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "dtype") d = i }
+    { $d = $d "," (NR > 0 && $d == "dtype" ? "recompute" : "none"); print }' base.csv > recompute.csv
+"$ACCUBENCH" compare base.csv recompute.csv > out.txt 2> err.txt; rc=$?
+[ "$rc" = 0 ] || { cat out.txt err.txt; fail "a file from before the recompute column: exit $rc, want 0"; }
+[ "$(wc -l < err.txt)" = 1 ] && grep -q '^accubench: note: base.csv predates a key column: read as recompute=none$' err.txt ||
+    fail "the default read is not said in one line: $(cat err.txt)"
+grep -q '; 0 only in base, 0 only in new$' out.txt || fail "not every config matched: $(tail -n 1 out.txt)"
+
+# The table shows every key column whose values differ in the files, so
+# that no two of its lines read alike: the recompute and devices values
+# here, neither where it is the same throughout.
+awk -F, -v OFS=, '
+    /^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    { print; $c["recompute"] = "gelu"; print; $c["recompute"] = "none"; $c["devices"] = 2; print }' \
+    recompute.csv > levers.csv
+"$ACCUBENCH" compare levers.csv levers.csv > out.txt 2> err.txt ||
+    { cat out.txt err.txt; fail "levers.csv against itself exited $?"; }
+grep -Eq '^\| model +\| dtype +\| mode +\| reduction +\| recompute +\| devices +\| +E \|' out.txt ||
+    fail "the table does not show recompute and devices: $(grep '^| model' out.txt)"
+lines=$(grep '^| [^-:m]' out.txt | cut -d'|' -f2-9 | tr -d ' ')
+[ "$(echo "$lines" | wc -l)" -eq "$(echo "$lines" | sort -u | wc -l)" ] ||
+    fail "two lines of the table read alike: $(echo "$lines" | sort | uniq -d | head -n 2)"
+"$ACCUBENCH" compare base.csv base.csv > out.txt 2>&1
+grep '^| model' out.txt | grep -q '| recompute \|| devices \|| sync \|| shard ' &&
+    fail "a key column the same throughout is shown: $(grep '^| model' out.txt)"
+
 # Bad input.
 printf 'just text\n' > notes.csv
 printf 'model,micro_batch\nS,4\n' > nocols.csv

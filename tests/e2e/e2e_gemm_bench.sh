@@ -22,6 +22,14 @@ for bad in "12x3" "1x1x1:NX" "0x4x4" "4x4x4x" "--reps 0 4x4x4" ""; do
     [ "$rc" -eq 2 ] || fail "'$bad': exit $rc, want 2"
     [ "$(head -1 err.txt | grep -c '^gemm-bench: ')" -eq 1 ] || fail "'$bad': $(cat err.txt)"
 done
+# A shape over the host's memory (A, B and C of 65536^3, the largest the
+# sides allow: 48 GiB) is refused at once with one line, instead of filling
+# memory page by page; a host of 48 GiB or more would run it: skipped there.
+[ "$(awk '/^MemTotal:/ { print ($2 < 48 * 1024 * 1024) }' /proc/meminfo)" = 1 ] && {
+    timeout 20 "$bench" 65536x65536x65536 >out.txt 2>err.txt; rc=$?
+    [ "$rc" -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "over the host's" err.txt &&
+        [ ! -s out.txt ] || fail "65536x65536x65536: exit $rc, $(cat err.txt)"
+}
 echo "ok: gemm-bench's lines and its refusals"
 
 peer="${ACCUBENCH_ROOT:?}/bench/peers/peer_gemm.py"

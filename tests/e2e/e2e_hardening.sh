@@ -89,6 +89,30 @@ printf 'some notes\n\n# not a CSV\n' >notes.txt
 "$ACCUBENCH" run $quick --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && [ \"\$(cat notes.txt)\" = \"\$(printf 'some notes\n\n# not a CSV')\" ]" \
     "--append onto a text file: refused, file kept ($(cat err.txt))"
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv notes.txt --replace >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && [ \"\$(head -n 1 notes.txt)\" = 'some notes' ]" \
+    "--replace onto a text file: refused, file kept ($(cat err.txt))"
+# plan --recommend's measuring run follows run's rules: an existing run
+# CSV refused without a word (not replaced by the plan's rows), a text
+# file refused whatever it is told, both before anything is measured; with
+# no --csv, a new name each time (whether or not a configuration fits: exit
+# 0 or 1).
+cp ow.csv ow.before
+plan="plan --recommend --backend cpu --effective 8 --model tiny --mem-cap 90M"
+# shellcheck disable=SC2086
+"$ACCUBENCH" $plan --csv ow.csv >out.txt 2>err.txt
+check "[ $? -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q -- '--append' err.txt && cmp -s ow.csv ow.before && ! grep -q 'rows written' out.txt" \
+    "plan --recommend onto a run's CSV: refused before measuring, file kept ($(cat err.txt))"
+# shellcheck disable=SC2086
+"$ACCUBENCH" $plan --csv notes.txt --replace >out.txt 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && [ \"\$(head -n 1 notes.txt)\" = 'some notes' ]" \
+    "plan --recommend --replace onto a text file: refused, file kept ($(cat err.txt))"
+mkdir -p planned
+# shellcheck disable=SC2086
+(cd planned && { "$ACCUBENCH" $plan >/dev/null 2>&1; "$ACCUBENCH" $plan >/dev/null 2>../err.txt; })
+check "[ \$(ls planned/results/*.csv | wc -l) -eq 2 ]" \
+    "plan --recommend without --csv: a new file each time ($(ls planned/results); $(cat err.txt))"
 # --replace starts it again, but only once a row is measured.
 # shellcheck disable=SC2086
 "$ACCUBENCH" run --backend cpu --model S --effective 64 --micro 1,2,4 --budget-s 1 --trace-steps 0 \
@@ -119,7 +143,7 @@ done
 check "[ ! -e c1.csv ] && [ ! -e c3.csv ] && [ ! -e o5 ] && [ -z \"\$(ls empty)\$(ls sub)\" ]" \
     "nothing written by the refused runs"
 
-# ---- 6. no command from data: make's CSV= and an SVG found beside the CSV
+# ---- 6. no command from data: make's knobs, the working directory's files, an SVG beside the CSV
 mkdir -p mk
 for target in plots report; do
     # -o: the program is not rebuilt here (the name is refused before it runs)
@@ -128,6 +152,57 @@ for target in plots report; do
     check "[ ! -e PWNED-$target ]" "make $target CSV='...\$(shell touch ...)' ran the command"
     check "grep -q 'cannot read' make.out" "make $target: the name is read as a name: $(cat make.out)"
 done
+# Every knob that reaches a shell is data: a profile's name, a count, a
+# folder. A count is checked (one line, exit 2); the rest reach the program,
+# which refuses a profile it does not have. CHECK_SKIP_BUILD and CHECK_ONLY
+# keep a check-gpu that did run short; QUICK=2 is refused before it would.
+knob_case() { # TARGET VAR VALUE WANT: make TARGET VAR=VALUE fails, saying WANT
+    CHECK_SKIP_BUILD=1 CHECK_ONLY=none make -s -C "$root" -o build/accubench "$1" "$2=$3" \
+        $([ "$1" = check-gpu ] && echo QUICK=2) >make.out 2>&1
+    rc=$?
+    # not through check's eval: the value is code to a shell that evaluates it
+    [ -e PWNED ] && { echo "FAILED: make $1 $2='$3' ran the command"; fail=1; }
+    [ $rc -eq 2 ] && grep -qF -- "$4" make.out ||
+        { echo "FAILED: make $1 $2='$3': exit 2 saying '$4' (got $rc: $(head -n 3 make.out))"; fail=1; }
+    rm -f PWNED
+}
+knob_case bench-dp DP_PROFILE "x;touch $PWD/PWNED;#" "unknown profile 'x;touch"
+knob_case bench-dp DP_DEVICES "1\$(shell touch $PWD/PWNED)" "make: DP_DEVICES=1\$(shell"
+knob_case bench-dp DP_RANKS "\`touch $PWD/PWNED\`" "make: DP_RANKS=\`touch"
+knob_case bench PROFILE "\`touch $PWD/PWNED\`" "unknown profile '\`touch"
+knob_case check-gpu CHECK_OUT "\`touch $PWD/PWNED\`" "make: QUICK=2: not 0 or 1"
+# No knob is exported either (make would expand it for any recipe's
+# environment): every one at once, on the smallest recipe.
+set --
+for k in $(make -s -C "$root" print-KNOBS); do set -- "$@" "$k=\$(shell touch $PWD/PWNED)"; done
+make -s -C "$root" print-CC "$@" >make.out 2>&1
+check "[ $# -gt 10 ] && [ ! -e PWNED ]" "a knob given to make is expanded for a recipe's environment"
+rm -f PWNED
+make -s -C "$root" print-CC BUILD="b\$(shell touch $PWD/PWNED)" >make.out 2>&1
+check "[ $? -eq 2 ] && [ ! -e PWNED ] && grep -q 'a folder name of' make.out" \
+    "make BUILD='b\$(shell ...)' is refused before it runs: $(cat make.out)"
+rm -f PWNED
+
+# The program's own scripts and profiles come from beside it, never from
+# the folder it runs in: a planted scripts/plots.sh is not run, a planted
+# profiles/quick.profile (which could name any file as its csv) not read;
+# a profile named by its path is still the file named.
+mkdir -p planted/scripts planted/profiles
+printf 'touch "%s/PWNED"\n' "$PWD" >planted/scripts/plots.sh
+cp "$root/tests/fixtures/abc.csv" planted/r.csv
+echo precious >victim.txt
+printf 'model = tiny\neffective = 4\nmicro = 4\ncsv = %s/victim.txt\nreplace = yes\n' "$PWD" \
+    >planted/profiles/quick.profile
+(cd planted && env -u ACCUBENCH_ROOT "$ACCUBENCH" report r.csv >/dev/null 2>&1)
+check "[ ! -e PWNED ]" "report ran the working directory's scripts/plots.sh"
+(cd planted && env -u ACCUBENCH_ROOT "$ACCUBENCH" run --profile quick --backend cpu \
+    --effective 16 --micro 16 --budget-s 0.05 --trace-steps 0 --quiet --out out >/dev/null 2>../err.txt)
+check "[ \"\$(cat victim.txt)\" = precious ] && grep -q '^# profile: quick' planted/out/*.csv" \
+    "run --profile quick read the working directory's profiles/quick.profile: $(cat err.txt)"
+(cd planted && env -u ACCUBENCH_ROOT "$ACCUBENCH" run --profile profiles/quick.profile \
+    --backend cpu --csv own.csv --budget-s 0.05 --trace-steps 0 --quiet >/dev/null 2>../err.txt)
+check "grep -q '^cpu,.*,tiny,.*,4,4,1,' planted/own.csv" "a profile named by its path is read: $(cat err.txt)"
+
 cp "$root/tests/fixtures/abc.csv" mk/run.csv
 printf '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg><p>after</p>\n' \
     >mk/run.throughput.svg
@@ -231,6 +306,12 @@ if command -v mpirun >/dev/null 2>&1; then
     timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --csv /tmp >dp.out 2>dp.err
     rc=$?
     check "[ $rc -eq 2 ] && grep -q '^accubench: --csv /tmp' dp.err" "bad input under mpirun: exit 2 (got $rc)"
+    # A refusal of the command line is the same on every rank: said once.
+    timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --model nosuch --csv dp.csv \
+        >dp.out 2>dp.err
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(grep -c '^accubench: ' dp.err) -eq 1 ]" \
+        "bad input under mpirun: one line, not one a rank (got $rc: $(grep '^accubench' dp.err))"
 fi
 
 exit $fail

@@ -29,6 +29,12 @@ out=$("$passes" --model tiny --effective 16 --micro 4 --runs 1 --steps 3 --optim
     fail "exit $? on --optimizer-at step: $out"
 [ "$(calls adamw)" = "1.0" ] || fail "--optimizer-at step: adamw calls/step $(calls adamw), want 1.0"
 echo "$out" | grep -Eq "^  host +[-0-9.]+ +[-0-9.]+%$" || fail "no host line"
+echo "$out" | grep -q "^model tiny, effective batch 16 as 4x4," || fail "the split in the header"
+# A ragged split is written as the rest of the program writes it: 3 then 1.
+out=$("$passes" --model tiny --effective 4 --micro 3 --runs 1 --steps 2) ||
+    fail "exit $? on a ragged split: $out"
+echo "$out" | grep -q "^model tiny, effective batch 4 as K=2: 3+1," ||
+    fail "a ragged split: $(echo "$out" | head -n 1)"
 echo "ok: MFU per run and the per-pass table"
 
 # Bad input: one line naming the problem and echoing it, exit 2.

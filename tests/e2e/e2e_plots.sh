@@ -91,4 +91,18 @@ mkdir -p empty/results && cp abc.csv empty/results/old.csv && sleep 1 &&
 sh empty/scripts/plots.sh > log.txt 2>&1 || { cat log.txt; fail "plots.sh without a CSV failed"; }
 grep -q 'using .*results/new.csv (the newest' log.txt || fail "plots.sh did not say it picked the newest CSV"
 is_png empty/results/new.wallclock.png || fail "charts of the newest CSV not written next to it"
+# A locale that writes 1,5 for 1.5 (de_DE, built here, as a user's machine
+# has it): every chart still draws, the frontier and the curves too.
+# Skipped where the locale's sources are not installed.
+if command -v localedef >/dev/null 2>&1 && [ -r /usr/share/i18n/locales/de_DE ] && mkdir -p loc &&
+    localedef -i de_DE -f UTF-8 "$PWD/loc/de_DE.UTF-8" >/dev/null 2>&1 &&
+    [ "$(LOCPATH=$PWD/loc LC_ALL=de_DE.UTF-8 awk 'BEGIN { printf "%.1f", 1.5 }')" = "1,5" ]; then
+    mkdir -p de && cp "$root/tests/fixtures/frontier.csv" de/
+    LOCPATH=$PWD/loc LC_ALL=de_DE.UTF-8 sh "$root/scripts/plots.sh" de/frontier.csv \
+        > plots.log 2> plots.err || { cat plots.log plots.err; fail "plots.sh failed under de_DE"; }
+    [ ! -s plots.err ] || { cat plots.err; fail "gnuplot complained under de_DE"; }
+    is_png de/frontier.frontier.png || fail "no frontier chart under de_DE"
+else
+    echo "e2e_plots: the de_DE part skipped (no localedef or no de_DE source)"
+fi
 echo "e2e_plots: ok ($(echo $charts))"

@@ -41,6 +41,14 @@ grep -q 'left aside: 2 rows of another effective batch, 3 rows of another device
     fail "the rows of other E and devices are not counted once"
 [ -s err.txt ] && fail "stderr on success: $(cat err.txt)"
 
+# An ok row without a step time is left out for that, not for its status.
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $c["status"] == "ok" && $c["effective_batch"] == 256 && $c["devices"] == 1 && !done {
+        $c["step_ms_median"] = ""; done = 1; print }' "$fixture" > nostep.csv
+"$ACCUBENCH" plan --recommend --effective 256 --mem-cap 1G --from nostep.csv > out.txt 2>&1
+grep -q 'no step time (step_ms_median is empty): nothing to rank it by' out.txt &&
+    ! grep -q 'status ok' out.txt || fail "an ok row without a step time: $(tail -n 2 out.txt)"
+
 # Sharding on 2 devices: ZeRO-1 fits where the unsharded does not.
 "$ACCUBENCH" plan --recommend --effective 256 --devices 2 --mem-cap 96000000 \
     --from "$fixture" > out.txt 2>&1 || fail "2 devices exited $?"

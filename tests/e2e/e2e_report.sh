@@ -13,6 +13,13 @@ ls ./*.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
 [ "$(grep -c '<svg' default.html)" -ge 5 ] || fail "the HTML does not inline the five charts"
 grep -q 'chart not rendered' default.html && fail "a chart is missing from the HTML"
 grep -q '](default.wallclock.png)' default.md || fail "the Markdown does not show the charts"
+# Only charts that exist are linked: without them (--no-charts, none drawn
+# before), each chart says it was not drawn instead.
+mkdir -p bare && cp default.csv bare/
+"$ACCUBENCH" report bare/default.csv --no-charts > out.txt 2> err.txt || { cat err.txt; fail "report --no-charts"; }
+grep -q '](default\.[a-z_]*\.png)' bare/default.md && fail "a chart never drawn is linked: $(grep -o '](default[^)]*)' bare/default.md | head -n 2)"
+grep -q '^Not drawn, Wall-clock.*: no chart file beside the CSV' bare/default.md ||
+    fail "a chart not drawn is not said to be missing"
 
 # Every ok row's step time, samples/s and naive prediction in the report
 # equal the CSV's (to the 4 significant digits printed); rows that did not

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     options_defaults(&o);
     char why[600];
     why[0] = '\0';
-    if (options_load_profile(&o, path, "accubench", why, sizeof why) == 0) {
+    if (options_load_profile(&o, path, why, sizeof why) == 0) {
         options_validate(&o, why, sizeof why);
         int micros[64];
         for (int e = 0; e < o.n_effective; e++)

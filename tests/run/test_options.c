@@ -116,7 +116,7 @@ static void check_shipped(const char *name, const char *summary, void *ctx)
     (void)ctx;
     run_options o;
     options_defaults(&o);
-    int ok = options_load_profile(&o, name, "accubench", why, sizeof why) == 0 &&
+    int ok = options_load_profile(&o, name, why, sizeof why) == 0 &&
              options_validate(&o, why, sizeof why) == 0 && summary[0];
     CHECK(ok);
     shipped_ok += ok;
@@ -135,20 +135,20 @@ static void test_profiles(void)
     write_file(badval, "effective = 32\n\nmicro = 4,x\n");
     run_options o;
     options_defaults(&o);
-    CHECK(options_load_profile(&o, good, "accubench", why, sizeof why) == 0);
+    CHECK(options_load_profile(&o, good, why, sizeof why) == 0);
     CHECK(o.effective[0] == 32 && o.n_micro == 2 && o.micro[1] == 8 && !o.micro_pow2);
     CHECK(strcmp(o.models[0].name, "tiny") == 0);
-    CHECK(options_load_profile(&o, bad, "accubench", why, sizeof why) == -1);
+    CHECK(options_load_profile(&o, bad, why, sizeof why) == -1);
     CHECK(strstr(why, ":2:") != NULL); /* names the line */
-    CHECK(options_load_profile(&o, badval, "accubench", why, sizeof why) == -1);
+    CHECK(options_load_profile(&o, badval, why, sizeof why) == -1);
     CHECK(strstr(why, ":3:") != NULL && strstr(why, "micro"));
-    CHECK(options_load_profile(&o, "no-such-profile", "accubench", why, sizeof why) == -1);
+    CHECK(options_load_profile(&o, "no-such-profile", why, sizeof why) == -1);
     /* Every shipped profile parses and has a description (the tests run
      * from the repository root). */
-    int listed = options_list_profiles("accubench", check_shipped, NULL);
+    int listed = options_list_profiles(check_shipped, NULL);
     CHECK(listed >= 3 && listed == shipped_ok);
     options_defaults(&o);
-    options_load_profile(&o, "abc", "accubench", why, sizeof why);
+    options_load_profile(&o, "abc", why, sizeof why);
     int micros[8];
     CHECK(options_micro_list(&o, 64, micros, 8) == 3 && micros[2] == 64);
     unlink(good);

@@ -52,7 +52,7 @@ static void test_long_lines(void)
         strcpy(text + 16 + pads[i], "micro = 2\n");
         write_bytes(path, text, strlen(text));
         options_defaults(&o);
-        CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == 0);
+        CHECK(options_load_profile(&o, path, why, sizeof why) == 0);
         CHECK(o.n_effective == 1 && o.effective[0] == 16);
         CHECK(o.micro_pow2 == 1 && o.n_micro == 0); /* untouched by the comment's tail */
     }
@@ -65,7 +65,7 @@ static void test_long_lines(void)
     strcpy(p, "\n");
     write_bytes(path, text, strlen(text));
     options_defaults(&o);
-    CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == 0);
+    CHECK(options_load_profile(&o, path, why, sizeof why) == 0);
     CHECK(o.n_micro == 20 && o.micro[0] == 1 && o.micro[19] == 20); /* all twenty, whole */
     unlink(path);
     free(text);
@@ -107,7 +107,7 @@ static void test_nul_byte(void)
     write_bytes(path, text, sizeof text - 1);
     run_options o;
     options_defaults(&o);
-    CHECK(options_load_profile(&o, path, "accubench", why, sizeof why) == -1);
+    CHECK(options_load_profile(&o, path, why, sizeof why) == -1);
     check_reason("accubench-nul.profile:2: a NUL byte");
     unlink(path);
 }
@@ -135,7 +135,7 @@ static void test_not_a_file(void)
     for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
         run_options o;
         options_defaults(&o);
-        CHECK(options_load_profile(&o, paths[i], "accubench", why, sizeof why) == -1);
+        CHECK(options_load_profile(&o, paths[i], why, sizeof why) == -1);
         check_reason("not a regular file");
         check_reason(kind[i]);
         check_reason(paths[i]);
@@ -166,6 +166,12 @@ static void test_sizes(void)
     CHECK(parse_bytes("mem-cap", "1.5G", &v, why, sizeof why) == 0 && v == 3ull << 29);
     CHECK(parse_bytes("mem-cap", "512MiB", &v, why, sizeof why) == 0 && v == 512ull << 20);
     CHECK(parse_bytes("mem-cap", "0.1K", &v, why, sizeof why) == 0 && v == 102);
+    /* a size that is not zero but rounds to 0 bytes is no size, not "no cap" */
+    CHECK(parse_bytes("mem-cap", "0.0001K", &v, why, sizeof why) == -1);
+    check_reason("'0.0001K'");
+    check_reason("rounds to 0 bytes");
+    CHECK(parse_bytes("mem-cap", "0.0K", &v, why, sizeof why) == 0 && v == 0);
+    CHECK(options_set(&o, "mem-cap", "0.0001K", why, sizeof why) == -1);
 }
 
 /* Every list option: an entry named twice runs once, in the order first

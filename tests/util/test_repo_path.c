@@ -1,5 +1,7 @@
-/* The repository's files are found the same way by every command: under
- * $ACCUBENCH_ROOT, beside the working directory, then beside the program. */
+/* The program's own files are found beside the program (or under
+ * $ACCUBENCH_ROOT), never in the working directory: a folder the program
+ * runs in is data, and its scripts/ or profiles/ must not be taken for
+ * the program's. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,43 +23,46 @@ int main(void)
     char repo[4096], path[4200], own[4200];
     CHECK(getcwd(repo, sizeof repo) != NULL); /* the tests run from the repository */
     unsetenv("ACCUBENCH_ROOT");
-
-    /* From the repository itself: the relative path. */
-    CHECK(repo_path_find("profiles/abc.profile", NULL, path, sizeof path) == 0);
-    CHECK(strcmp(path, "profiles/abc.profile") == 0);
+    snprintf(own, sizeof own, "%s/profiles/abc.profile", repo);
 
     /* From elsewhere: beside the program (build/tests/test_repo_path, or
      * build/asan/tests/test_repo_path: two or three folders up). */
     char dir[] = "/tmp/accubench-repo-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     CHECK(chdir(dir) == 0);
-    CHECK(repo_path_find("profiles/abc.profile", NULL, path, sizeof path) == 0);
-    CHECK(access(path, R_OK) == 0 && strstr(path, "profiles/abc.profile") != NULL);
-    CHECK(repo_path_find("scripts/plots.sh", NULL, path, sizeof path) == 0);
-    CHECK(access(path, R_OK) == 0);
+    CHECK(repo_path_find("profiles/abc.profile", path, sizeof path) == 0);
+    CHECK(access(path, R_OK) == 0 && path[0] == '/' && strstr(path, "profiles/abc.profile"));
+    CHECK(repo_path_find("scripts/plots.sh", path, sizeof path) == 0);
+    CHECK(access(path, R_OK) == 0 && path[0] == '/');
 
     /* Not there: -1, and the relative path for the message. */
-    CHECK(repo_path_find("profiles/no-such.profile", NULL, path, sizeof path) == -1);
+    CHECK(repo_path_find("profiles/no-such.profile", path, sizeof path) == -1);
     CHECK(strcmp(path, "profiles/no-such.profile") == 0);
 
-    /* The working directory's own profiles come before the program's. */
-    CHECK(mkdir("profiles", 0700) == 0);
-    put("profiles/abc.profile");
-    CHECK(repo_path_find("profiles/abc.profile", NULL, path, sizeof path) == 0);
-    CHECK(strcmp(path, "profiles/abc.profile") == 0);
+    /* The working directory's own files are never the program's: a
+     * planted profile or script there is not found. */
+    CHECK(mkdir("profiles", 0700) == 0 && mkdir("scripts", 0700) == 0);
+    put("profiles/planted.profile");
+    put("scripts/plots.sh");
+    CHECK(repo_path_find("profiles/planted.profile", path, sizeof path) == -1);
+    CHECK(repo_path_find("scripts/plots.sh", path, sizeof path) == 0 && path[0] == '/');
 
-    /* ACCUBENCH_ROOT comes first of all, and is passed over when it lacks the file. */
-    snprintf(own, sizeof own, "%s/profiles/abc.profile", repo);
+    /* ACCUBENCH_ROOT comes first of all, and is passed over when it lacks
+     * the file; a relative one would name the working directory again, and
+     * is passed over too. */
     setenv("ACCUBENCH_ROOT", repo, 1);
-    CHECK(repo_path_find("profiles/abc.profile", NULL, path, sizeof path) == 0);
+    CHECK(repo_path_find("profiles/abc.profile", path, sizeof path) == 0);
     CHECK(strcmp(path, own) == 0);
     setenv("ACCUBENCH_ROOT", "/nonexistent", 1);
-    CHECK(repo_path_find("profiles/abc.profile", NULL, path, sizeof path) == 0);
-    CHECK(strcmp(path, "profiles/abc.profile") == 0);
+    CHECK(repo_path_find("profiles/abc.profile", path, sizeof path) == 0 && path[0] == '/');
+    setenv("ACCUBENCH_ROOT", ".", 1);
+    CHECK(repo_path_find("profiles/planted.profile", path, sizeof path) == -1);
     unsetenv("ACCUBENCH_ROOT");
 
-    unlink("profiles/abc.profile");
+    unlink("profiles/planted.profile");
+    unlink("scripts/plots.sh");
     rmdir("profiles");
+    rmdir("scripts");
     CHECK(chdir(repo) == 0);
     rmdir(dir);
     return check_finish("test_repo_path");
