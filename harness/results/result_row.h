@@ -34,7 +34,7 @@
  * kept round's median step in ms (space-separated, in round order, the
  * same rounds for every row of the comparison: any two rows pair by
  * position), vs_ref the paired ratio of the row's step to its series'
- * reference (the largest micro-batch, arm 1) with its bootstrap 95%
+ * reference (the largest micro-batch, arm 1) with its (Yuen) 95%
  * interval vs_ref_lo..hi. Empty: timed alone (--rounds off, one config,
  * a fixed --steps).
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -13,54 +12,58 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The mean of sorted v[0..n) less its lowest and highest fifth. */
-static double trimmed_mean_sorted(const double *v, size_t n)
+/* Student's t at 97.5% (a two-sided 95% interval) for df degrees of
+ * freedom: the table to 30, then t ~ 1.96 + 2.37 / df (within 0.003). */
+static double t_975(int df)
 {
-    size_t cut = n / 5, kept = n - 2 * cut;
-    double sum = 0;
-    for (size_t i = cut; i < n - cut; i++)
-        sum += v[i];
-    return sum / (double)kept;
-}
-
-static double trimmed_mean(double *scratch, size_t n)
-{
-    qsort(scratch, n, sizeof *scratch, cmp_double);
-    return trimmed_mean_sorted(scratch, n);
+    static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                                   2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                                   2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                                   2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    return df <= 30 ? table[df] : 1.96 + 2.37 / df;
 }
 
 int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out)
 {
     out->rounds = 0;
     out->ratio = out->lo = out->hi = NAN;
-    double *logs = malloc((n ? n : 1) * sizeof *logs);
-    double *draw = malloc((n ? n : 1) * sizeof *draw);
-    double *stats = malloc(PAIRED_RESAMPLES * sizeof *stats);
+    double *v = malloc((n ? n : 1) * sizeof *v);
     size_t m = 0;
-    for (size_t i = 0; logs && i < n; i++)
+    for (size_t i = 0; v && i < n; i++)
         if (x[i] > 0 && ref[i] > 0 && isfinite(x[i]) && isfinite(ref[i]))
-            logs[m++] = log(x[i] / ref[i]);
-    int rc = -1;
-    if (m && draw && stats) {
-        memcpy(draw, logs, m * sizeof *draw);
-        out->ratio = exp(trimmed_mean(draw, m));
-        rng r = {0x5eedull + m};
-        for (size_t b = 0; b < PAIRED_RESAMPLES; b++) {
-            for (size_t i = 0; i < m; i++)
-                draw[i] = logs[rng_below(&r, (int)m)];
-            stats[b] = trimmed_mean(draw, m);
-        }
-        qsort(stats, PAIRED_RESAMPLES, sizeof *stats, cmp_double);
-        double tail = (1 - PAIRED_LEVEL) / 2 * (PAIRED_RESAMPLES - 1);
-        out->lo = exp(stats[(size_t)floor(tail)]);
-        out->hi = exp(stats[(size_t)ceil(PAIRED_RESAMPLES - 1 - tail)]);
-        out->rounds = m;
-        rc = 0;
+            v[m++] = log(x[i] / ref[i]);
+    if (!m) {
+        free(v);
+        return -1;
     }
-    free(logs);
-    free(draw);
-    free(stats);
-    return rc;
+    /* Yuen's trimmed mean and its interval: a fifth cut from each end (one
+     * stray round moves it little), the spread from the winsorized
+     * variance, Student's t with the kept rounds less one degrees of
+     * freedom: honest with the few rounds a comparison runs, where a
+     * percentile bootstrap comes out too narrow. */
+    qsort(v, m, sizeof *v, cmp_double);
+    size_t g = m / 5, h = m - 2 * g;
+    double sum = 0, wsum = 0, wsq = 0;
+    for (size_t i = g; i < m - g; i++)
+        sum += v[i];
+    double tmean = sum / (double)h;
+    for (size_t i = 0; i < m; i++) {
+        double w = v[i < g ? g : i >= m - g ? m - g - 1 : i]; /* winsorized */
+        wsum += w;
+        wsq += w * w;
+    }
+    out->ratio = exp(tmean);
+    out->rounds = m;
+    if (h >= 2) {
+        double wmean = wsum / (double)m;
+        double wvar = (wsq - (double)m * wmean * wmean) / (double)(m - 1);
+        double se = sqrt((wvar > 0 ? wvar : 0) * (double)(m - 1) / ((double)h * (double)(h - 1)));
+        double half = t_975((int)h - 1) * se;
+        out->lo = exp(tmean - half);
+        out->hi = exp(tmean + half);
+    }
+    free(v);
+    return 0;
 }
 
 paired_ratio ratio_of_intervals(double a, double a_lo, double a_hi, double b, double b_lo,

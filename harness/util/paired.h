@@ -1,7 +1,8 @@
 /* A comparison measured as a comparison. Two configs timed in the same
  * interleaved rounds give one figure per round each; the comparison's
  * figure is their ratio per round (a disturbance that falls on a round
- * falls on both), summarised over the rounds with a bootstrap interval.
+ * falls on both), summarised over the rounds with Yuen's trimmed-mean
+ * interval.
  * One rule turns an interval into a verdict, for the sweep's stopping, the
  * report's A/B/C, the planner's pick and compare alike (docs/measuring.md). */
 #ifndef ACCUBENCH_PAIRED_H
@@ -12,10 +13,8 @@
 /* A difference smaller than this share is not claimed either way: the
  * practical threshold (nvbench's compare uses one of its own). */
 #define PAIRED_THRESHOLD 0.02
-/* The interval's level and the bootstrap's resamples (seeded: the same
- * rounds give the same interval on every run). */
+/* The interval's level. */
 #define PAIRED_LEVEL 0.95
-#define PAIRED_RESAMPLES 2000
 
 /* x over ref: the point estimate and its interval, from `rounds` pairs. */
 typedef struct paired_ratio {
@@ -32,9 +31,12 @@ typedef enum paired_verdict {
 } paired_verdict;
 
 /* The ratio of x[i] / ref[i] over n rounds: the 20%-trimmed mean of the
- * log ratios (one stray round moves it little), its percentile bootstrap
- * interval at PAIRED_LEVEL. Pairs with a non-positive or missing value are
- * left out. Returns 0, or -1 when no pair is left (out->ratio NAN). */
+ * log ratios (one stray round moves it little) with Yuen's interval at
+ * PAIRED_LEVEL (Student's t on the winsorized variance: with 5 rounds it
+ * is about 1.6 times a percentile bootstrap's, which called one A/A pair
+ * of 20 apart). Pairs with a non-positive or missing value are left out.
+ * Returns 0, or -1 when no pair is left (out->ratio NAN); with fewer than
+ * two pairs kept after the trim the interval is NAN. */
 int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out);
 
 /* The ratio b / a of two figures timed apart (two CSVs, two runs), each with
