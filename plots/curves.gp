@@ -3,7 +3,8 @@
 # reduction, a panel per model (its first series: one effective batch,
 # device count and sync). The correct splits (sum, solid) lie on one curve
 # up to rounding; mean-of-means (dashed) drifts off it and no-scale
-# (dotted) diverges. No curves file: not drawn, and the reason says why.
+# (dotted) diverges. A model's panel shows its first series (one effective
+# batch, device count, sync, recompute and shard value). No curves file: not drawn, and the reason says why.
 #
 #   gnuplot -e "csv='results/run.csv'" plots/curves.gp   (reads results/run.curves.csv)
 chart = "curves"
@@ -15,7 +16,8 @@ have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q
 # The file's rows with the "#" lines dropped and each quoted model spec (it
 # has commas) made plain: its commas become ";". Columns: backend, model,
 # dtype, mode, reduction, effective_batch, micro_batch, accum_steps,
-# devices, sync, order, step, loss.
+# devices, sync, order, step, loss, recompute, shard, arm (the last three
+# empty in a file from before them).
 clean = "awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } print }' ".q(curves)." 2>/dev/null"
 # awk over the clean rows (header excluded), with -v m=MODEL.
 # (-v ser=: the model's series as series(m) gives it, set in sr before use.)
@@ -37,8 +39,11 @@ if (n == 0) {
 # micro-batch ("reduction:micro", sum first), the micro-batches (a colour
 # each) and the y range (twice the starting loss: a line that leaves it
 # diverged).
-series(m) = on_rows("$2 == m { print $6 \" \" $9 \" \" $10; exit }", m)
-in_series(m) = "$2 == m && $6 \" \" $9 \" \" $10 == ser"
+# A series: effective batch, devices, sync ("-": none), recompute and shard
+# ("-": a file without them), so that each line of a panel is one config.
+key = "$6 \" \" $9 \" \" ($10 == \"\" ? \"-\" : $10) \" \" ($14 == \"\" ? \"-\" : $14) \" \" ($15 == \"\" ? \"-\" : $15)"
+series(m) = on_rows("$2 == m { print ".key."; exit }", m)
+in_series(m) = "$2 == m && ".key." == ser"
 lines_of(m) = on_rows_then(in_series(m)." && $11 == \"forward\" && $12 == 0 { print ($5 == \"sum\" ? 0 : $5 == \"mean-of-means\" ? 1 : 2), $7, $5 \":\" $7 }", m, \
                            " | sort -k1,1n -k2,2n | awk '{ print $3 }' | tr '\\n' ' '")
 micros_of(m) = on_rows_then(in_series(m)." && $12 == 0 { print $7 }", m, " | sort -nu | tr '\\n' ' '")
@@ -69,8 +74,10 @@ do for [ext in "png svg"] {
         lines = lines_of(model)
         micros = micros_of(model)
         top = top_of(model) + 0
-        set title sprintf("model %s, effective batch %s, %s device(s)%s, %s steps", model, \
-                          word(sr, 1), word(sr, 2), words(sr) > 2 ? ", sync ".word(sr, 3) : "", \
+        set title sprintf("model %s, effective batch %s, %s device(s)%s%s%s, %s steps", model, \
+                          word(sr, 1), word(sr, 2), word(sr, 3) ne "-" ? ", sync ".word(sr, 3) : "", \
+                          word(sr, 4) ne "-" ? ", recompute ".word(sr, 4) : "", \
+                          word(sr, 5) ne "-" ? ", shard ".word(sr, 5) : "", \
                           steps_of(model))
         set xlabel "optimizer step"
         set ylabel "window loss before the step"

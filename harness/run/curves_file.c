@@ -3,35 +3,83 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "atomic_file.h"
+#include "recompute.h"
 #include "reduction.h"
 
-int curves_open(curves_file *c, const char *main_csv, int steps, int replace, char *why,
+/* The columns of a curves file, after its first comment line. */
+static const char CURVES_HEADER[] =
+    "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,"
+    "order,step,loss,recompute,shard,arm\n";
+static const char CURVES_COMMENT[] =
+    "# accubench loss curves: the window's loss before each optimizer step, from the starting "
+    "weights, on learnable data\n";
+
+void curves_path_of(const char *main_csv, char *out, size_t len)
+{
+    size_t n = strlen(main_csv);
+    if (n > 4 && strcmp(main_csv + n - 4, ".csv") == 0)
+        n -= 4;
+    snprintf(out, len, "%.*s.curves.csv", (int)n, main_csv);
+}
+
+/* --append: what the file holds after its header, kept as it is; its
+ * header must be this version's (a file of other columns would mix rows
+ * no reader could tell apart). 0, or -1 with the reason. */
+static int keep_earlier(curves_file *c, char *why, size_t why_len)
+{
+    FILE *f = fopen(c->path, "r");
+    if (!f)
+        return errno == ENOENT ? 0 : (snprintf(why, why_len, "cannot read %s: %s", c->path,
+                                               strerror(errno)), -1);
+    char *text = NULL;
+    size_t cap = 0, len = 0, got;
+    char buf[65536];
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *grown = realloc(text, cap);
+            if (!grown) {
+                free(text);
+                fclose(f);
+                snprintf(why, why_len, "out of memory reading %s", c->path);
+                return -1;
+            }
+            text = grown;
+        }
+        memcpy(text + len, buf, got);
+        len += got;
+    }
+    fclose(f);
+    if (!len) {
+        free(text);
+        return 0;
+    }
+    text[len] = '\0';
+    char *header = strstr(text, "\nbackend,");
+    if (!header || strncmp(header + 1, CURVES_HEADER, strlen(CURVES_HEADER))) {
+        free(text);
+        snprintf(why, why_len, "%s holds loss curves of other columns (an earlier version's): "
+                 "--replace to replace it, or another --csv", c->path);
+        return -1;
+    }
+    char *rest = header + 1 + strlen(CURVES_HEADER);
+    memmove(text, rest, strlen(rest) + 1);
+    c->earlier = text;
+    return 0;
+}
+
+int curves_open(curves_file *c, const char *path, int steps, int append, char *why,
                 size_t why_len)
 {
     memset(c, 0, sizeof *c);
-    size_t len = strlen(main_csv);
-    if (len > 4 && strcmp(main_csv + len - 4, ".csv") == 0)
-        len -= 4;
-    snprintf(c->path, sizeof c->path, "%.*s.curves.csv", (int)len, main_csv);
+    snprintf(c->path, sizeof c->path, "%s", path);
     c->steps = steps;
-    /* Never a silent overwrite: an existing file only with --replace (its
-     * rows would not match the appended CSV's, so --append does not do). */
-    struct stat st;
-    if (lstat(c->path, &st) == 0 && !replace) {
-        snprintf(why, why_len, "%s exists: --replace to replace it with this run's curves",
-                 c->path);
-        return -1;
-    }
-    if (lstat(c->path, &st) != 0 && errno != ENOENT) {
-        snprintf(why, why_len, "cannot write %s: %s", c->path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return append ? keep_earlier(c, why, why_len) : 0;
 }
 
 /* A text field as CSV writes it: quoted when it holds a comma or a quote
@@ -48,7 +96,8 @@ static void put_text(FILE *f, const char *s)
     fputs("\",", f);
 }
 
-int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss)
+/* Keeps one config's curve. 0, or -1 out of memory. */
+static int keep_curve(curves_file *c, const result_row *key, int reverse, const double *loss)
 {
     if (c->count == c->capacity) {
         int cap = c->capacity ? 2 * c->capacity : 16;
@@ -85,7 +134,10 @@ static void put_rows(FILE *f, const curve *k, int steps)
         fprintf(f, "%s,%d,", k->reverse ? "reverse" : "forward", t);
         if (isfinite(k->loss[t])) /* a diverged step is empty */
             fprintf(f, "%.9g", k->loss[t]);
-        fputc('\n', f);
+        fputc(',', f);
+        put_text(f, key->recompute);
+        put_text(f, key->shard);
+        fprintf(f, "%lld\n", (long long)key->arm);
     }
 }
 
@@ -94,7 +146,8 @@ static int same_series(const result_row *a, const result_row *b)
 {
     return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
            !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
-           !strcmp(a->sync, b->sync) && a->effective_batch == b->effective_batch &&
+           !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
+           !strcmp(a->shard, b->shard) && a->effective_batch == b->effective_batch &&
            a->devices == b->devices;
 }
 
@@ -124,7 +177,7 @@ static const curve *correct_of(const curves_file *c, const curve *k)
     for (int i = 0; i < c->count; i++) {
         const curve *o = &c->curves[i];
         if (same_series(&o->key, &k->key) && is_correct(o) && !o->reverse &&
-            o->key.micro_batch == k->key.micro_batch)
+            o->key.micro_batch == k->key.micro_batch && o->key.arm == k->key.arm)
             return o;
     }
     return NULL;
@@ -167,11 +220,13 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
 {
     double g[2 + REDUCTION_COUNT];
     series_gaps(c, k, g);
-    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s steps=%d: "
+    int recomputes = strcmp(k->key.recompute, recompute_name(RECOMPUTE_NONE)) != 0;
+    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s steps=%d: "
             "gap_correct_splits=%.3g gap_rounding=%.3g", k->key.backend, k->key.model,
             k->key.dtype, k->key.mode, (long long)k->key.effective_batch,
-            (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync, c->steps,
-            g[0], g[1]);
+            (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync,
+            recomputes ? " recompute=" : "", recomputes ? k->key.recompute : "",
+            k->key.shard[0] ? " shard=" : "", k->key.shard, c->steps, g[0], g[1]);
     for (int r = 1; r < REDUCTION_COUNT; r++)
         fprintf(out, " gap_%s=%.3g", reduction_name((reduction)r), g[2 + r]);
     fprintf(out, "\n");
@@ -189,32 +244,52 @@ static void put_summaries(const curves_file *c, FILE *f)
     }
 }
 
-/* The whole file, for atomic_write_file. */
+/* The whole file, for atomic_write_file: the earlier run's rows and
+ * summaries as they were (--append), then this run's. */
 static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
 {
     (void)why;
     (void)why_len;
     const curves_file *c = ctx;
-    fprintf(f, "# accubench loss curves: the window's loss before each optimizer step, "
-               "from the starting weights, on learnable data\n"
-               "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
-               "devices,sync,order,step,loss\n");
+    fputs(CURVES_COMMENT, f);
+    fputs(CURVES_HEADER, f);
+    if (c->earlier)
+        fputs(c->earlier, f);
     for (int i = 0; i < c->count; i++)
         put_rows(f, &c->curves[i], c->steps);
     put_summaries(c, f);
     return 0;
 }
 
-int curves_close(curves_file *c, FILE *echo, char *why, size_t why_len)
+int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss,
+               char *why, size_t why_len)
 {
-    /* Written whole or not at all, while the run holds its CSV's lock. */
+    if (keep_curve(c, key, reverse, loss)) {
+        snprintf(why, why_len, "out of memory for the loss curves of %s", c->path);
+        return -1;
+    }
+    c->unwritten++;
+    return 0;
+}
+
+int curves_flush(curves_file *c, char *why, size_t why_len)
+{
+    if (!c->unwritten)
+        return 0;
+    /* Written whole or not at all, while the run holds the file's lock. */
     int rc = atomic_write_file(c->path, write_curves, c, why, why_len);
-    if (!rc && echo)
+    if (!rc)
+        c->unwritten = 0;
+    return rc;
+}
+
+void curves_close(curves_file *c, FILE *echo)
+{
+    if (echo)
         put_summaries(c, echo);
     for (int i = 0; i < c->count; i++)
         free(c->curves[i].loss);
     free(c->curves);
-    c->curves = NULL;
-    c->count = 0;
-    return rc;
+    free(c->earlier);
+    memset(c, 0, sizeof *c);
 }

@@ -1,5 +1,10 @@
 /* The curves CSV of --train-steps (train_curves.h): a row per step of
- * every config's curve, and a `#` summary line per series at the end. */
+ * every config's curve, and a `#` summary line per series at the end. It
+ * has the CSV's guarantees (docs/files-and-locks.md): reserved with the
+ * run's other outputs before anything is measured (run_outputs.h), under
+ * its own lock, rewritten whole after each row with a curve is written
+ * (so a run that stops keeps the curves of its rows), and added to with
+ * --append. */
 #ifndef ACCUBENCH_CURVES_FILE_H
 #define ACCUBENCH_CURVES_FILE_H
 
@@ -18,17 +23,30 @@ typedef struct curves_file {
     int steps;
     curve *curves;
     int count, capacity;
+    char *earlier; /* --append: the file's rows and summaries as they were */
+    int unwritten; /* curves kept since the file was last written */
 } curves_file;
 
-/* NAME.curves.csv beside the main CSV (NAME.csv): refused when it exists,
- * unless `replace`. Nothing is written yet. 0, or -1 with the reason. */
-int curves_open(curves_file *c, const char *main_csv, int steps, int replace, char *why,
+/* The curves file's name beside the main CSV: NAME.curves.csv for NAME.csv
+ * (or NAME). */
+void curves_path_of(const char *main_csv, char *out, size_t len);
+
+/* The file at `path` (reserved: run_outputs.h), `steps` a curve. With
+ * `append`, the rows it holds are kept, after a check that its columns are
+ * this version's. Nothing is written yet. 0, or -1 with the reason. */
+int curves_open(curves_file *c, const char *path, int steps, int append, char *why,
                 size_t why_len);
-/* One config's curve, kept for the file and the summary. 0 or -1. */
-int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss);
-/* Writes the file whole (atomic_file.h): every curve's rows, then a
- * summary line per series (also to `echo` when not NULL), and frees the
- * curves. 0, or -1 with the reason. */
-int curves_close(curves_file *c, FILE *echo, char *why, size_t why_len);
+/* One config's curve, kept until its row is written. 0, or -1 with the
+ * reason (out of memory). */
+int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss,
+               char *why, size_t why_len);
+/* After a row is written: the file rewritten whole with every curve kept
+ * (atomic_file.h), when one was added since. So the curves on disk are
+ * those of the rows on disk: a run stopped between a curve and its row
+ * leaves both files as they were. 0, or -1 with the reason. */
+int curves_flush(curves_file *c, char *why, size_t why_len);
+/* The summary line of each series to `echo` (when not NULL), and the curves
+ * freed. */
+void curves_close(curves_file *c, FILE *echo);
 
 #endif

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "curves_file.h"
 #include "dtype_table.h"
 #include "output_path.h"
 
@@ -56,11 +57,52 @@ static int collide(const run_options *o, char *why, size_t n)
     return -1;
 }
 
-int run_outputs_open(const run_options *o, const char *backend_name, run_outputs *out,
-                     char *why, size_t why_len)
+/* The curves file beside the CSV, once the CSV's name is known: another
+ * output's place refused, a path that is not a regular file refused, its
+ * own lock taken (a run writing NAME.csv and one writing NAME hold the same
+ * curves), and an earlier run's curves kept only as --append or --replace
+ * asks. 0, or -1 with the reason. */
+static int reserve_curves(const run_options *o, run_outputs *out, char *why, size_t n)
+{
+    if (o->train_steps <= 0)
+        return 0;
+    const char *path = out->curves_path;
+    curves_path_of(out->csv_path, out->curves_path, sizeof out->curves_path);
+    if (o->trace_path[0] && output_path_same(path, o->trace_path)) {
+        snprintf(why, n, "--trace %s is where --train-steps writes its loss curves: give the "
+                 "trace another name", o->trace_path);
+        return -1;
+    }
+    if (o->dump_dir[0] && (output_path_same(path, o->dump_dir) ||
+                           output_path_within(path, o->dump_dir))) {
+        snprintf(why, n, "--dump %s would hold or be the loss curves %s: give them separate "
+                 "places", o->dump_dir, path);
+        return -1;
+    }
+    if (output_path_check("the loss curves", path, OUTPUT_FILE, why, n) ||
+        csv_lock_take(&out->curves_lock, path, why, n))
+        return -1;
+    struct stat st;
+    if (stat(path, &st) == 0 && st.st_size > 0) {
+        csv_existing want = options_csv_existing(o);
+        if (want != CSV_APPEND && want != CSV_REPLACE) {
+            snprintf(why, n, "%s holds an earlier run's loss curves: --append to add to them, "
+                     "--replace to replace them", path);
+            return -1;
+        }
+        out->curves_append = want == CSV_APPEND;
+    }
+    atomic_file_remove_stale(path);
+    return 0;
+}
+
+/* The CSV: --csv reserved, or a fresh name in --out claimed; locked. */
+static int reserve_csv(const run_options *o, const char *backend_name, run_outputs *out,
+                       char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
     out->lock.fd = -1;
+    out->curves_lock.fd = -1;
     if (collide(o, why, why_len))
         return -1;
     /* The trace first: it takes no lock, so a refusal leaves nothing held. */
@@ -94,9 +136,19 @@ int run_outputs_open(const run_options *o, const char *backend_name, run_outputs
     return 0;
 }
 
+int run_outputs_open(const run_options *o, const char *backend_name, run_outputs *out,
+                     char *why, size_t why_len)
+{
+    int rc = reserve_csv(o, backend_name, out, why, why_len);
+    if (!rc && (rc = reserve_curves(o, out, why, why_len)))
+        run_outputs_close(out, 1);
+    return rc;
+}
+
 void run_outputs_close(run_outputs *out, int discard)
 {
     if (discard && out->named_here)
         unlink(out->csv_path);
+    csv_lock_release(&out->curves_lock);
     csv_lock_release(&out->lock);
 }

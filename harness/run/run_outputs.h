@@ -14,6 +14,12 @@ typedef struct run_outputs {
     int named_here;      /* the run chose the name (no --csv) */
     csv_lock lock;       /* on csv_path, held for the run */
     csv_existing existing; /* a --csv that holds rows: CSV_APPEND or CSV_REPLACE */
+    /* --train-steps: NAME.curves.csv beside the CSV, reserved and locked as
+     * the CSV is; curves_append where it holds curves and --append asks to
+     * add to them. "" without --train-steps. */
+    char curves_path[1400];
+    csv_lock curves_lock;
+    int curves_append;
 } run_outputs;
 
 /* --trace: a regular file or nothing, in a writable folder, and a trace
@@ -24,6 +30,9 @@ typedef struct run_outputs {
  * missing (with --csv, --out is not touched), and in it a fresh name
  * (csv_claim_new) from the profile, the backend and the dtype. Either CSV
  * is locked for the run: a second run writing the same file is refused.
+ * --train-steps: the curves file beside the CSV (curves_path_of) checked,
+ * locked and judged the same way (an earlier run's curves need --append or
+ * --replace), and kept apart from --trace and --dump.
  * Temporaries a killed run left beside these files are removed
  * (atomic_file_remove_stale). A new output option adds its check here
  * (a folder it fills: output_path_check(NAME, path, OUTPUT_DIR, ...)).

@@ -378,8 +378,8 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
     if (s->world)
         stop_signal_announce(out); /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
-    if (o->train_steps > 0 && curves_open(curves, path, o->train_steps, o->replace, why,
-                                            sizeof why)) {
+    if (o->train_steps > 0 && curves_open(curves, out->curves_path, o->train_steps,
+                                            out->curves_append, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_signal_announce(NULL);
         csv_writer_free(&s->csv);
@@ -389,6 +389,9 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
     s->curves = o->train_steps > 0 ? curves : NULL;
     if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
+        if (s->curves)
+            curves_close(s->curves, NULL);
+        s->curves = NULL;
         stop_signal_announce(NULL);
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
@@ -442,19 +445,16 @@ static int sweep_with_progress(sweep *s, const run_options *o)
 static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev,
                          const run_context *ctx, run_outputs *out)
 {
-    char why[400];
     curves_file curves; /* --train-steps: NAME.curves.csv beside the CSV */
     if (open_written(s, o, dev, ctx, out, &curves))
         return end_ranks(s, 2); /* the other ranks wait for this one */
     config_watch watch; /* the probes beside each config */
     start_measuring(s, o, out->csv_path, &watch);
     int write_failed = sweep_with_progress(s, o);
-    if (s->curves && curves_close(s->curves, s->quiet ? NULL : stdout, why, sizeof why) &&
-        !write_failed) {
-        fprintf(stderr, "accubench: %s\n", why);
-        write_failed = 1;
-    } else if (s->curves && !s->quiet) {
-        printf("loss curves: %s\n", curves.path);
+    if (s->curves) { /* each curve was written as it ended */
+        if (!s->quiet && s->curves->count)
+            printf("loss curves: %s\n", curves.path);
+        curves_close(s->curves, s->quiet ? NULL : stdout);
     }
     s->curves = NULL;
     write_failed = finish(s, out, write_failed);

@@ -116,7 +116,8 @@ int sweep_row_write(sweep *s, const result_row *r)
         return device_lost(s, r); /* rank 0 writes for every rank */
     if (!s->quiet)
         console_table_row(stdout, r);
-    if (csv_writer_append(&s->csv, r, why, sizeof why)) {
+    if (csv_writer_append(&s->csv, r, why, sizeof why) ||
+        (s->curves && curves_flush(s->curves, why, sizeof why))) {
         fprintf(stderr, "accubench: %s\n", why);
         return -1;
     }

@@ -8,6 +8,7 @@
 
 #include "dataset_learnable.h"
 #include "dispatch.h"
+#include "dp_check.h"
 #include "step.h"
 #include "sweep_state.h"
 
@@ -36,8 +37,17 @@ static int diverged(const double *loss, int t)
     return !isfinite(loss[t]) || loss[t] > 3 * loss[0];
 }
 
-static int train_steps(step_runner *run, const split *sp, int steps, double *loss)
+/* The stop flag, every rank's alike (a rank stepping alone would wait in
+ * an all-reduce for the others). */
+static int stop_now(const curve_run *o)
 {
+    int mine = o->stop && *o->stop;
+    return o->comm ? dp_agree_max(o->comm, mine) > 0 : mine;
+}
+
+static int train_steps(step_runner *run, const split *sp, const curve_run *o, double *loss)
+{
+    int steps = o->steps;
     model *m = run->m;
     activations acts = {0};
     float *dev_loss = NULL;
@@ -46,6 +56,10 @@ static int train_steps(step_runner *run, const split *sp, int steps, double *los
         rc = activations_create(m, sp->global, BK_ALLOC_HELD, &acts);
     int t = 0;
     for (; t < steps && !rc; t++) {
+        if (stop_now(o)) { /* the curve is not whole: not kept */
+            *o->interrupted = 1;
+            break;
+        }
         rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
         if (!rc && diverged(loss, t)) {
             t++;
@@ -81,7 +95,7 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
         dataset_set_shard(&d, o->comm->rank, o->comm->size);
     rc = step_runner_init_dp(&run, m, &d, sp, o->mode, o->red, o->comm, o->sync);
     if (!rc) {
-        rc = train_steps(&run, sp, o->steps, loss);
+        rc = train_steps(&run, sp, o, loss);
         step_runner_free(&run);
     }
     dataset_destroy(&d);
@@ -97,18 +111,19 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
         snprintf(m->b->error, sizeof m->b->error, "out of host memory for the loss curve");
         return BK_OOM;
     }
-    int rc = BK_OK;
+    int rc = BK_OK, interrupted = 0;
     /* the correct reduction twice: the second in another order of its sums */
     int exact = reduction_info_of(c->reduction)->exact;
-    for (int reverse = 0; reverse <= exact && !rc; reverse++) {
+    for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
         curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
-                        .mode = c->mode, .red = c->reduction, .comm = s->comm, .sync = c->sync};
+                        .mode = c->mode, .red = c->reduction, .comm = s->comm, .sync = c->sync,
+                        .stop = s->stop, .interrupted = &interrupted};
         progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
         rc = train_curve_run(m, sp, &cr, loss);
-        if (!rc && s->curves && curves_add(s->curves, r, reverse, loss)) {
-            snprintf(m->b->error, sizeof m->b->error, "cannot write %s", s->curves->path);
+        /* each curve into the file as it ends: a run that stops keeps it */
+        if (!rc && !interrupted && s->curves &&
+            curves_add(s->curves, r, reverse, loss, m->b->error, sizeof m->b->error))
             rc = BK_ERROR;
-        }
     }
     free(loss);
     return rc;

@@ -20,6 +20,7 @@
 #ifndef ACCUBENCH_TRAIN_CURVES_H
 #define ACCUBENCH_TRAIN_CURVES_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "comm.h"
@@ -40,10 +41,14 @@ typedef struct curve_run {
     reduction red;
     comm *comm;  /* NULL: one process */
     sync_mode sync;
+    /* Looked at before every step (with ranks, any rank's is every rank's):
+     * set, the curve ends there and *interrupted says so. NULL: none. */
+    const volatile sig_atomic_t *stop;
+    int *interrupted;
 } curve_run;
 
 /* N steps from the starting weights (model_reset before and after); loss
- * holds N values. BK_* status. */
+ * holds N values, or fewer where o->stop ended it. BK_* status. */
 int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss);
 
 /* The config's curves (both orders for the correct reduction) into

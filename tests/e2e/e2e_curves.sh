@@ -6,8 +6,9 @@
 # columns are filled where a window holds more than one micro-batch, the
 # report and plan --noise set E against the noise scale with its caveat
 # once, the curves chart is drawn and linked (or the report says why
-# not), and
-# bad values of the two options are refused in one line.
+# not), bad values of the two options are refused in one line, and the
+# curves file is kept as the CSV is: reserved up front, locked, appendable,
+# keyed by every key column, written with its rows.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -100,4 +101,62 @@ check '[ $? -eq 2 ] && [ "$(cat again.curves.csv)" = keep ] && [ ! -e again.csv 
 "$ACCUBENCH" run $quick --csv again.csv --replace >out.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -q "^backend,model" again.curves.csv && [ -z "$(ls | grep tmp)" ]' \
     "--replace replaces it whole: $(cat err.txt)"
+
+# The curves file has the CSV's guarantees (docs/files-and-locks.md).
+rows() { grep -vc '^#' "$1"; }
+# --append adds to an earlier run's curves (their rows kept, the new ones after)
+before=$(rows again.curves.csv)
+"$ACCUBENCH" run $quick --micro 2 --csv again.csv --append >out.txt 2>err.txt
+check '[ $? -eq 0 ] && [ "$(rows again.curves.csv)" -eq $((before + 2 * 2)) ]' \
+    "--append adds two curves of 2 steps to the $before rows: $(rows again.curves.csv) $(cat err.txt)"
+check '[ "$(col micro_batch again.curves.csv | sort -u | tr "\n" " ")" = "2 4 " ]' \
+    "both runs' curves are there: $(col micro_batch again.curves.csv | sort -u | tr '\n' ' ')"
+# every key column of a row keys a curve: recompute and shard are columns
+"$ACCUBENCH" run $quick --recompute none,gelu --csv keyed.csv >out.txt 2>err.txt
+check '[ "$(col recompute keyed.curves.csv | sort -u | tr "\n" " ")" = "gelu none " ]' \
+    "the curves carry recompute: $(col recompute keyed.curves.csv | sort -u | tr '\n' ' ') $(cat err.txt)"
+check '[ "$(grep -c "^# curves cpu tiny " keyed.curves.csv)" -eq 2 ]' \
+    "one summary per recompute value: $(grep '^# curves' keyed.curves.csv)"
+# reserved with the other outputs before anything is measured: another
+# output at its place, a folder or a FIFO there, an earlier run's file
+# without --append or --replace: one line, exit 2, nothing written
+mkdir dir.curves.csv
+mkfifo fifo.curves.csv
+cp again.curves.csv fresh.curves.csv
+for args in "--csv t.csv --trace t.curves.csv" "--csv d.csv --dump d.curves.csv" \
+            "--csv dir.csv" "--csv fifo.csv" "--csv fresh.csv"; do
+    "$ACCUBENCH" run $quick $args >out.txt 2>err.txt
+    rc=$?
+    csv=$(echo "$args" | sed 's/--csv \([^ ]*\).*/\1/')
+    check '[ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && ! grep -q "^accubench [0-9]" out.txt' \
+        "$args: refused before measuring: exit $rc: $(cat err.txt)"
+    check '[ ! -e "$csv" ]' "$args: no CSV left behind"
+done
+check '[ -p fifo.curves.csv ] && [ -d dir.curves.csv ] && [ ! -e t.curves.csv ]' \
+    "a FIFO and a folder at the curves' place are left alone, and no trace was written"
+# two runs at once that would write one curves file (--csv c.csv and --csv c):
+# the second is refused while the first holds it
+"$ACCUBENCH" run $quick --train-steps 100000 --csv c.csv >first.txt 2>&1 &
+first=$!
+for _ in $(seq 1 300); do [ -e c.curves.csv.lock ] && break; sleep 0.1; done
+"$ACCUBENCH" run $quick --csv c >out.txt 2>err.txt
+check '[ $? -eq 2 ] && grep -q "curves" err.txt' "a second run on the same curves is refused: $(cat err.txt)"
+# a SIGINT in a long curve is seen at the next step, not at the curve's end
+t0=$(date +%s)
+kill -INT $first
+wait $first
+rc=$?
+check '[ $rc -eq 130 ] && [ $(( $(date +%s) - t0 )) -le 5 ]' \
+    "the long curve stopped at once: exit $rc after $(( $(date +%s) - t0 )) s: $(tail -n 2 first.txt)"
+check '[ ! -e c.curves.csv ] || [ "$(rows c.curves.csv)" -eq 1 ]' "no half a curve on disk"
+# --replace stopped before its first row leaves the CSV and its curves as they were
+cp again.csv kept.csv && cp again.curves.csv kept.curves.csv
+"$ACCUBENCH" run $quick --train-steps 100000 --csv again.csv --replace >out.txt 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do grep -q "^config 1 of" out.txt 2>/dev/null && break; sleep 0.1; done
+sleep 0.5
+kill -INT $pid
+wait $pid
+check 'cmp -s again.csv kept.csv && cmp -s again.curves.csv kept.curves.csv' \
+    "an interrupted --replace keeps both files as they were"
 exit $fail
