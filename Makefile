@@ -561,8 +561,7 @@ readme-figures: $(BIN)
 	$(Q)rm -rf $(README_RUN) && mkdir -p $(README_RUN) docs/img
 	$(Q)$(BIN) run --backend cpu --profile abc --csv $(README_RUN)/abc.csv \
 	    >$(README_RUN)/console.txt
-	$(Q)sed -n '/^model /,/^[0-9]* rows\{0,1\} written/p' $(README_RUN)/console.txt \
-	    >docs/img/abc-console.txt
+	$(Q)sed -n '/^model /,/^  ratio /p' $(README_RUN)/console.txt >docs/img/abc-console.txt
 	$(Q)sh scripts/plots.sh $(README_RUN)/abc.csv $(README_RUN)/abc >/dev/null
 	$(Q)cp $(README_RUN)/abc.wallclock.png docs/img/abc-wallclock.png
 	@echo "docs/img/abc-console.txt and docs/img/abc-wallclock.png from $(README_RUN)/abc.csv"

@@ -6,9 +6,10 @@
 # WHAT:
 #   points  mem_mib,step_ms,lo,hi,label,clean: one line per row with a memory
 #           figure, memory ascending (a header line first)
-#   front   the same for the Pareto front alone: clean rows no other clean row
-#           beats at once in memory and time, memory ascending
-#   count   how many points there are; clean: how many of them ran clean
+#   front   the same for the Pareto front alone: rows no other row beats at
+#           once in memory and time, memory ascending (a flag explains a
+#           figure and keeps no row off the front, as in plan --recommend)
+#   count   how many points there are; clean: how many of them carry no flag
 #   xmin, xmax  the least and largest memory in MiB, the cap among them
 #   cap     the cap in bytes: $ACCUBENCH_MEM_CAP (a whole number: what
 #           accubench report --mem-cap hands down), else the file's
@@ -86,10 +87,9 @@ END {
     for (r = 1; r <= n; r++) {
         i = order[r]
         if (want == "front") {
-            if (!clean[i]) continue
             beaten = 0
             for (j = 1; j <= n && !beaten; j++)
-                if (j != i && clean[j] && m[j] <= m[i] && t[j] <= t[i] && (m[j] < m[i] || t[j] < t[i]))
+                if (j != i && m[j] <= m[i] && t[j] <= t[i] && (m[j] < m[i] || t[j] < t[i]))
                     beaten = 1
             if (beaten) continue
         }

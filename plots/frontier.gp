@@ -32,7 +32,7 @@ xmax = ask("xmax") + 0; xmin = ask("xmin") + 0
 pad = (xmax > xmin ? (xmax - xmin) * 0.1 : xmax * 0.1 + 1)
 set xrange [(xmin - pad > 0 ? xmin - pad : 0):xmax + 2 * pad]
 if (int(ask("clean")) < npoints) {
-    set label 91 "hollow: flagged noisy or disturbed (kept off the front)" @note_at
+    set label 91 "ringed: flagged noisy or disturbed (the flag explains the figure)" @note_at
 }
 if (strlen(cap) > 0) {
     cap_mib = cap / 1048576.0
@@ -46,10 +46,10 @@ if (npoints == 0) {
                   "no ok row with a memory figure (mem_peak_bytes or mem_need_bytes) at effective batch ".E
     @nothing_to_draw
 } else {
-    # The front under the points; none where no point ran clean (a plot of
-    # no points would warn). One command, so that svg.gp's replot has it all.
+    # The front under the points. One command, so that svg.gp's replot has
+    # it all.
     cmd = "plot "
-    if (int(ask("clean")) > 0) {
+    if (npoints > 0) {
         cmd = cmd."src('front') using 'mem_mib':'step_ms' with steps lc rgb '#2ca02c' lw 2 ".\
               "title 'Pareto front', "
     }
