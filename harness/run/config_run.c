@@ -162,11 +162,10 @@ static void dump_first(sweep *s, model *m, dataset *d, const config *c, double l
 /* The step runner of the config, on every rank of s->comm alike: ranks
  * that could not set it up (all, or the first failing rank's status for
  * all) skip it together. BK_* status. */
-static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run, int rc)
+static int setup_runner(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
+                        int rc)
 {
     comm *ranks = s->comm;
-    if (!rc && !ranks)
-        rc = model_reset(m); /* with ranks: shard_state reset it */
     if (!rc)
         rc = step_runner_init_dp(run, m, d, &c->sp, c->mode, c->reduction, ranks, c->sync);
     if (!rc)
@@ -181,9 +180,20 @@ static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *r
     return worst;
 }
 
+/* The config from the starting weights: the model reset (with ranks,
+ * shard_state reset it), then its runner. */
+static int setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run, int rc)
+{
+    if (!rc && !s->comm)
+        rc = model_reset(m);
+    return setup_runner(s, m, d, c, run, rc);
+}
+
 int config_runner_setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run)
 {
-    return setup(s, m, d, c, run, BK_OK);
+    /* The weights as the rounds left them: a step's time does not depend
+     * on their values, and a reset is a copy of the whole state. */
+    return setup_runner(s, m, d, c, run, BK_OK);
 }
 
 /* A config whose step would take longer than --max-step-s (micro-batch 1

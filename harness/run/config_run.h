@@ -34,7 +34,7 @@ int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner 
 void config_time_prepared(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
                           result_row *r);
 /* Sets up c's runner again (after config_prepare's was let go), on every
- * rank of s->comm alike. BK_* status. */
+ * rank of s->comm alike, on the weights as they are. BK_* status. */
 int config_runner_setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run);
 /* With the step timed into t (beside the marks taken before and after the
  * timed steps, `peak` the step's memory peak): the single-pass timing and

@@ -51,9 +51,19 @@ int rounds_resident(const sweep *s, const round_member *members, size_t n)
 {
     if (s->mem_cap)
         return 0; /* under a cap, each config holds its own memory only */
+    /* The model's state and the data once (they are shared), each runner's
+     * activations on top: the most of any config, and the rest. */
     uint64_t need = 0;
-    for (size_t i = 0; i < n; i++)
-        need += (uint64_t)(members[i].r->mem_need_bytes > 0 ? members[i].r->mem_need_bytes : 0);
+    for (size_t i = 0; i < n; i++) {
+        const config *c = members[i].c;
+        model_spec spec = config_model_spec(c);
+        model_spec_on(&spec, s->b);
+        memory_need m;
+        model_memory_need(&spec, c->dtype, c->optimizer, c->sp.micro, c->sp.global, c->buffers,
+                          &m);
+        uint64_t shared = m.total - m.activations;
+        need += m.activations + (i == 0 ? shared : 0);
+    }
     return !s->b->mem_total || need <= (uint64_t)(0.5 * (double)s->b->mem_total);
 }
 

@@ -36,13 +36,15 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
         free(v);
         return -1;
     }
-    /* Yuen's trimmed mean and its interval: a fifth cut from each end (one
-     * stray round moves it little), the spread from the winsorized
-     * variance, Student's t with the kept rounds less one degrees of
-     * freedom: honest with the few rounds a comparison runs, where a
-     * percentile bootstrap comes out too narrow. */
+    /* Yuen's trimmed mean and its interval: a tenth cut from each end (one
+     * stray round in ten moves it little; under ten rounds none is cut, as
+     * the t of the fewer rounds left would cost more than the stray round:
+     * at 5 rounds, a fifth cut leaves t = 4.30 on 3 of them), the spread from
+     * the winsorized variance, Student's t with the kept rounds less one
+     * degrees of freedom: honest with the few rounds a comparison runs,
+     * where a percentile bootstrap comes out too narrow. */
     qsort(v, m, sizeof *v, cmp_double);
-    size_t g = m / 5, h = m - 2 * g;
+    size_t g = m / 10, h = m - 2 * g;
     double sum = 0, wsum = 0, wsq = 0;
     for (size_t i = g; i < m - g; i++)
         sum += v[i];

@@ -30,11 +30,11 @@ typedef enum paired_verdict {
     PAIRED_UNDECIDED,   /* the interval straddles an edge of the band */
 } paired_verdict;
 
-/* The ratio of x[i] / ref[i] over n rounds: the 20%-trimmed mean of the
- * log ratios (one stray round moves it little) with Yuen's interval at
- * PAIRED_LEVEL (Student's t on the winsorized variance: with 5 rounds it
- * is about 1.6 times a percentile bootstrap's, which called one A/A pair
- * of 20 apart). Pairs with a non-positive or missing value are left out.
+/* The ratio of x[i] / ref[i] over n rounds: the 10%-trimmed mean of the
+ * log ratios (from 10 rounds one stray round moves it little) with Yuen's
+ * interval at PAIRED_LEVEL (Student's t on the winsorized variance: with 5
+ * rounds about 1.4 times a percentile bootstrap's, which called one A/A
+ * pair of 20 apart). Pairs with a non-positive or missing value are left out.
  * Returns 0, or -1 when no pair is left (out->ratio NAN); with fewer than
  * two pairs kept after the trim the interval is NAN. */
 int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out);
