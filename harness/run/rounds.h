@@ -7,8 +7,9 @@
  * hypervisor took the CPUs is dropped where enough clean rounds remain.
  *
  * The runners stay set up between rounds where all of them fit together
- * (no memory cap, and the device holds their needs side by side); else
- * each slice sets its runner up again and warms it with one step.
+ * (no memory cap, and half the device holds the shared state and data once
+ * and every runner's activations); else each slice sets its runner up
+ * again, on the weights as they are, and warms it with one step.
  * docs/measuring.md says what each costs. */
 #ifndef ACCUBENCH_ROUNDS_H
 #define ACCUBENCH_ROUNDS_H
