@@ -12,12 +12,11 @@
 #define BUILD_NOTE "  (this accubench was built without MPI: install libopenmpi-dev and rebuild)"
 #endif
 
-/* The ranks the launcher says it started (Open MPI, MPICH/Hydra, Slurm's
- * PMI), 0 when no launcher started this process. */
-static int launcher_size(void)
+/* The first of the launchers' variables (Open MPI, MPICH/Hydra, Slurm's
+ * PMI) set to a positive number; 0 when none is. */
+static int launcher_value(const char *const keys[3])
 {
-    const char *keys[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    for (size_t i = 0; i < 3; i++) {
         const char *v = getenv(keys[i]);
         if (v && atoi(v) > 0)
             return atoi(v);
@@ -25,15 +24,18 @@ static int launcher_size(void)
     return 0;
 }
 
+/* The ranks the launcher says it started, 0 when no launcher started this
+ * process. */
+static int launcher_size(void)
+{
+    static const char *const keys[3] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
+    return launcher_value(keys);
+}
+
 int dp_launch_env_rank(void)
 {
-    const char *keys[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const char *v = getenv(keys[i]);
-        if (v && atoi(v) > 0)
-            return atoi(v);
-    }
-    return 0;
+    static const char *const keys[3] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    return launcher_value(keys);
 }
 
 /* Open MPI refuses to start as root unless told twice that it is meant:
