@@ -86,14 +86,16 @@ stage() {
     fi
     say "$name ($(elapsed)s so far, at most ${limit}s)"
     s0=$(date +%s)
-    timeout "$limit" "$@" >"$out/$name.log" 2>&1
+    timeout -k 10 "$limit" "$@" >"$out/$name.log" 2>&1
     rc=$?
     took="$(($(date +%s) - s0))s"
     fig=$(figure "$name" 2>/dev/null)
     if [ "$rc" -ne 0 ]; then
         failed="$failed $name"
         why="exit $rc"
+        # 124: timed out; 137: it caught the SIGTERM and was killed 10 s later
         [ "$rc" -eq 124 ] && why="timed out after ${limit}s" && say "$name: $why"
+        [ "$rc" -eq 137 ] && why="timed out after ${limit}s, killed 10 s after" && say "$name: $why"
         say "$name: exit $rc; the log ends:"
         tail -n 15 "$out/$name.log" | sed 's/^/    /'
         result "$name" FAIL "$why, $took${fig:+; $fig}"

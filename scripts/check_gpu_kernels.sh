@@ -47,7 +47,7 @@ fi
 cfg="--backend $backend --model $model --effective 64 --micro 16 --mode async --reduction sum"
 
 # ---- 1. CUPTI
-if ! timeout 40 "$bin" run $cfg --warmup 1 --steps 3 --trace-steps 3 \
+if ! timeout -k 10 40 "$bin" run $cfg --warmup 1 --steps 3 --trace-steps 3 \
         --trace "$out/kernels_step.json" --csv "$out/kernels_cupti.csv" --replace --quiet \
         >"$out/kernels_cupti.log" 2>&1; then
     say "the CUPTI run failed:"; tail -n 20 "$out/kernels_cupti.log"
@@ -101,7 +101,7 @@ if ! command -v ncu >/dev/null 2>&1; then
 fi
 # --clock-control none: by default ncu locks the clocks to base, which
 # changes what the run does (and would fail a check that compares rates).
-timeout 45 ncu --clock-control none --nvtx --nvtx-include "accubench@step/" \
+timeout -k 10 45 ncu --clock-control none --nvtx --nvtx-include "accubench@step/" \
     --metrics gpu__time_duration.sum \
     --csv --print-units base \
     "$bin" run $cfg --warmup 0 --steps 1 --trace-steps 0 --no-cupti \
