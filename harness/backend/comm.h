@@ -85,7 +85,9 @@ typedef struct comm_ops {
      * every wait of the engine watches it, and rank 0's watches for a stop
      * asked by another rank too. When either is seen, on_stop(sig) runs
      * (rank 0 keeps its results there; NULL: nothing) and then end(c,
-     * 128 + sig): no wait lasts for ever once a rank is stopped. */
+     * 128 + sig): no wait lasts for ever once a rank is stopped. A rank
+     * that failed (abort) asks rank 0 the same way: on_stop(0), and the job
+     * ends with status 1. */
     void (*watch)(comm *c, volatile sig_atomic_t *flag, void (*on_stop)(int sig));
     /* Ends every rank with exit status `code`, quietly. On rank 0 at once;
      * on another rank, rank 0 is asked first (its next wait ends the job

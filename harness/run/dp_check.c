@@ -33,6 +33,13 @@ double dp_agree_max(comm *c, double x)
     return isinf(v) && isnan(x) ? NAN : v;
 }
 
+int dp_agree_all(comm *c, int yes)
+{
+    double no = !yes;
+    exchange(c, &no, 1, COMM_MAX);
+    return no == 0;
+}
+
 double dp_agree_sum(comm *c, double x)
 {
     exchange(c, &x, 1, COMM_SUM);

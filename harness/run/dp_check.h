@@ -13,6 +13,10 @@
 int dp_agree_status(comm *c, int rc);
 /* The largest of every rank's x (NaN counts as largest). */
 double dp_agree_max(comm *c, double x);
+/* 1 when every rank says yes: a choice that makes ranks take different
+ * paths (one runs a config, or keeps a runner, and another not) would
+ * leave them in different collectives. */
+int dp_agree_all(comm *c, int yes);
 double dp_agree_sum(comm *c, double x);
 /* Rank 0's value of x, on every rank. */
 int dp_agree_root_int(comm *c, int x);

@@ -47,7 +47,8 @@ typedef struct rounds_state {
     double other_pct[ROUNDS_MAX], steal_pct[ROUNDS_MAX];
 } rounds_state;
 
-int rounds_resident(const sweep *s, const round_member *members, size_t n)
+/* This rank's answer to rounds_resident. */
+static int resident_here(const sweep *s, const round_member *members, size_t n)
 {
     if (s->mem_cap)
         return 0; /* under a cap, each config holds its own memory only */
@@ -65,6 +66,12 @@ int rounds_resident(const sweep *s, const round_member *members, size_t n)
         need += m.activations + (i == 0 ? shared : 0);
     }
     return !s->b->mem_total || need <= (uint64_t)(0.5 * (double)s->b->mem_total);
+}
+
+int rounds_resident(const sweep *s, const round_member *members, size_t n)
+{
+    int mine = resident_here(s, members, n);
+    return s->comm ? dp_agree_all(s->comm, mine) : mine; /* one path for every rank */
 }
 
 /* ------------------------------------------------------------ the series */

@@ -31,9 +31,14 @@ void stop_signal_say(int sig)
         close(out->lock.fd);
         out->lock.fd = -1;
     }
-    put("accubench: interrupted (");
-    put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    put("); the rows measured so far are in ");
+    if (sig) {
+        put("accubench: interrupted (");
+        put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        put("); the rows measured so far are in ");
+    } else {
+        put("accubench: stopped because another rank failed (its line says why); the rows "
+            "measured so far are in ");
+    }
     put(out->csv_path);
     put("\n");
 }

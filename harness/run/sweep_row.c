@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config_run.h"
+#include "dp_check.h"
 #include "console_table.h"
 #include "sweep_state.h"
 
@@ -124,6 +125,19 @@ int sweep_row_write(sweep *s, const result_row *r)
     return device_lost(s, r);
 }
 
+/* Whether the config fits on every rank of s->comm (each may have its own
+ * cap): the ranks run it together or not at all. */
+static int fits_every_rank(sweep *s, result_row *r)
+{
+    int mine = sweep_row_fits(s, r);
+    if (!s->comm)
+        return mine;
+    int all = dp_agree_all(s->comm, mine);
+    if (mine && !all)
+        snprintf(r->note, sizeof r->note, "another rank's memory cannot hold it");
+    return all;
+}
+
 int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row *r)
 {
     char cannot[200];
@@ -136,7 +150,7 @@ int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row 
         row_set_status(r, STATUS_SKIPPED, cannot);
     else if (p->data_rc)
         row_status_from(r, p->data_rc, s->b);
-    else if (!sweep_row_fits(s, r))
+    else if (!fits_every_rank(s, r))
         snprintf(r->status, sizeof r->status, "%s", STATUS_OOM);
     else
         return 1;

@@ -278,10 +278,9 @@ static void mpi_abort(comm *c, const char *reason)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     (void)c;
     fprintf(stderr, "accubench: rank %d of %d: %s; stopping every rank\n", rank, size, reason);
-    fflush(stderr);
-    fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1); /* MPI_Abort does not return; this is for the compiler */
+    /* Through rank 0, as a stop is: an MPI_Abort from here would reach
+     * rank 0 as mpirun's SIGTERM, and it would say it was interrupted. */
+    mpi_stop_end(1);
 }
 
 static void mpi_watch(comm *c, volatile sig_atomic_t *flag, void (*on_stop)(int sig))

@@ -49,19 +49,19 @@ void mpi_stop_watch(volatile sig_atomic_t *flag, void (*on_stop)(int sig))
     stop_hook = on_stop;
 }
 
-/* The signal that stops this rank (its own, or one another rank asked
- * rank 0 to stop for), or 0. */
-static int stop_signal(void)
+/* The exit status that ends the job now, or 0: 128 + the signal that
+ * stopped this rank (its own, or one another rank asked rank 0 to stop
+ * for), or the status of another rank that failed (it said why). */
+static int stop_code(void)
 {
     if (watched && *watched)
-        return *watched;
+        return 128 + *watched;
     int got = 0;
     if (asked != MPI_REQUEST_NULL && MPI_Test(&asked, &got, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
         got) {
-        int sig = asked_code > 128 ? asked_code - 128 : SIGTERM;
         if (watched)
-            *watched = sig; /* rank 0's sweep sees it as its own */
-        return sig;
+            *watched = SIGTERM; /* rank 0's sweep stops as for its own signal */
+        return asked_code;
     }
     return 0;
 }
@@ -80,11 +80,11 @@ int mpi_wait_watched(MPI_Request *r)
         int done = 0, err = MPI_Test(r, &done, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS || done)
             return err;
-        int sig = stop_signal();
-        if (sig) {
+        int code = stop_code();
+        if (code) {
             if (stop_hook)
-                stop_hook(sig);
-            mpi_stop_end(128 + sig);
+                stop_hook(code > 128 ? code - 128 : 0);
+            mpi_stop_end(code);
         }
         if (spins > 100000)
             nap(200);
