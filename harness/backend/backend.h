@@ -109,6 +109,14 @@ typedef struct backend_ops {
     int (*upload)(backend *b, void *dst, const void *src, size_t bytes);
     int (*download)(backend *b, void *dst, const void *src, size_t bytes);
     int (*zero)(backend *b, void *dst, size_t bytes);
+    /* Optional (NULL where not measured): what the device really holds,
+     * beside the bytes the harness allocated (mem_in_use, mem_peak).
+     * held_reset starts a window; held_peak gives the most held since (the
+     * CPU: the process's resident high-water mark; CUDA: the device's
+     * memory in use when asked, the context, cuBLAS's workspace and the
+     * pool's reserve with it). */
+    int (*held_reset)(backend *b);
+    int (*held_peak)(backend *b, size_t *bytes);
 
     int (*gemm)(backend *b, const gemm_desc *g);
 

@@ -65,6 +65,22 @@ static inline void bk_free(backend *b, void *p, size_t bytes)
     bk_free_from(b, BK_ALLOC_HELD, p, bytes);
 }
 
+/* A window for what the device holds (see backend_ops.held_reset). */
+static inline void bk_held_reset(backend *b)
+{
+    if (b->ops->held_reset)
+        b->ops->held_reset(b);
+}
+
+/* The most the device held in the window, or -1 where not measured. */
+static inline int64_t bk_held_peak(backend *b)
+{
+    size_t bytes;
+    if (!b->ops->held_peak || b->ops->held_peak(b, &bytes) != BK_OK)
+        return -1;
+    return (int64_t)bytes;
+}
+
 static inline int bk_upload(backend *b, void *dst, const void *src, size_t bytes)
 {
     BK_DISPATCH(b, "upload", b->ops->upload(b, dst, src, bytes));

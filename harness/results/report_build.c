@@ -72,9 +72,9 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
     const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
         tokens ? "tokens/s" : "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",
-        "memory need", NULL,
+        "memory need", "step peak", "held", NULL,
     };
-    table *tb = doc_table(d, "lrrrrrrrrrrrr", head);
+    table *tb = doc_table(d, "lrrrrrrrrrrrrrr", head);
     if (!tb)
         return;
     for (size_t j = 0; j < g->n; j++) {
@@ -83,9 +83,11 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
         if (!result_ran(r)) {
             /* the status alone: the reason is in "Configs that did not run" */
             table_addf(tb, "%s", *r->status ? r->status : "not run");
-            for (size_t c = 2; c < tb->cols - 1; c++) /* all but the memory need */
+            for (size_t c = 2; c < tb->cols - 3; c++) /* all but the memory */
                 table_add(tb, "-");
             table_add(tb, rp_bytes(r->mem_need_bytes).s);
+            table_add(tb, "-");
+            table_add(tb, "-");
             continue;
         }
         double naive = rp_naive_ms(r);
@@ -104,6 +106,8 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
         table_add(tb, rp_num(r->mfu_pct, 3).s);
         table_add(tb, r->grad_rel_err == 0 ? "0" : rp_num(r->grad_rel_err, 2).s);
         table_add(tb, rp_bytes(r->mem_need_bytes).s);
+        table_add(tb, rp_bytes(r->mem_peak_bytes).s);
+        table_add(tb, rp_bytes(r->mem_held_bytes).s);
     }
 }
 
@@ -115,8 +119,11 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
                 "and how far the measurement is from it, the ratio to the no-accumulation "
                 "split (K=1), throughput (tokens/s for a model that reads tokens, samples/s "
                 "otherwise), device operations per step (dispatched by the harness; "
-                "kernels: counted by the trace pass), GPU busy %%, MFU and the gradient error "
-                "against the full batch. '-' is not measured.");
+                "kernels: counted by the trace pass), GPU busy %%, MFU, the gradient error "
+                "against the full batch, and memory three ways: the exact need, the step's "
+                "measured peak of what the harness allocated, and what the device held "
+                "(mem_held_bytes: the process's resident peak on the CPU, the device's memory "
+                "in use on a GPU). '-' is not measured.");
     for (size_t k = 0; k < ng; k++)
         if (g[k].n)
             abc_table(in, &g[k], d);

@@ -127,6 +127,7 @@
     X(loss_sum, REAL, check, VALUE)                 \
     X(mem_need_bytes, INT, config, VALUE)           \
     X(mem_peak_bytes, INT, timed, VALUE)            \
+    X(mem_held_bytes, INT, timed, VALUE)            \
     X(kernels_per_step, REAL, trace, VALUE)         \
     X(launch_calls_per_step, REAL, trace, VALUE)    \
     X(gpu_busy_ms, REAL, trace, VALUE)              \

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "count_pass.h"
+#include "dispatch.h"
 #include "dp_check.h"
 #include "dump.h"
 #include "gradcheck.h"
@@ -284,7 +285,7 @@ measure_options config_timing_options(const sweep *s, const config *c)
  * peak. BK_* status. */
 int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
                       result_row *r, step_timing *t, const watch_mark *before,
-                      const watch_mark *after, int64_t peak)
+                      const watch_mark *after, const step_memory *mem)
 {
     measure_options mo = config_timing_options(s, c);
     progress_phase(s->progress, "timing single passes");
@@ -297,7 +298,8 @@ int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, ste
     trust_limits lim = trust_limits_of(&mo, s->b);
     lim.rounds = r->rounds > 0;
     row_fill_trust(r, t, before, after, &lim);
-    r->mem_peak_bytes = peak;
+    r->mem_peak_bytes = mem->peak;
+    r->mem_held_bytes = mem->held;
     if (s->comm)
         dp_fill_row(s->comm, t, r);
     if (s->comm && sync_info_of(c->sync)->buckets_in_backward &&
@@ -305,6 +307,21 @@ int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, ste
         row_note(r, "model %s reports no gradient ranges: one bucket after its backward, "
                  "nothing overlapped", m->spec.kind->name);
     return BK_OK;
+}
+
+void step_memory_open(backend *b)
+{
+    b->mem_peak = b->mem_in_use;
+    bk_held_reset(b);
+}
+
+void step_memory_close(backend *b, size_t others, step_memory *m)
+{
+    int64_t peak = (int64_t)(b->mem_peak - others), held = bk_held_peak(b);
+    if (peak > m->peak)
+        m->peak = peak;
+    if (held > m->held)
+        m->held = held;
 }
 
 /* The timed pass of a config timed alone, into r. The memory peak is the
@@ -317,13 +334,14 @@ static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, ste
     progress_phase(s->progress, "warm-up and timed steps");
     watch_mark before, after; /* the peak and the machine beside the timed steps */
     config_watch_mark(s->watch, &before);
-    s->b->mem_peak = s->b->mem_in_use;
+    step_memory mem = {-1, -1};
+    step_memory_open(s->b);
     int rc = measure_steps(run, &mo, t);
     if (rc)
         return rc;
-    int64_t peak = (int64_t)s->b->mem_peak;
+    step_memory_close(s->b, 0, &mem);
     config_watch_mark(s->watch, &after);
-    return config_fill_timed(s, m, d, c, run, r, t, &before, &after, peak);
+    return config_fill_timed(s, m, d, c, run, r, t, &before, &after, &mem);
 }
 
 /* The trace pass, into r; the first config whose pass succeeds writes

@@ -36,12 +36,23 @@ void config_time_prepared(sweep *s, model *m, dataset *d, const config *c, step_
 /* Sets up c's runner again (after config_prepare's was let go), on every
  * rank of s->comm alike, on the weights as they are. BK_* status. */
 int config_runner_setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run);
+/* The memory of a config's timed steps: `peak` the bytes the harness
+ * allocated for the step at most (its own, other runners' left out),
+ * `held` what the device held at most meanwhile (bk_held_peak; -1 where
+ * not measured). */
+typedef struct step_memory {
+    int64_t peak, held;
+} step_memory;
+/* Opens the window of a timed stretch; step_memory_close folds it into m
+ * (the largest of every stretch), `others` the bytes other runners hold. */
+void step_memory_open(backend *b);
+void step_memory_close(backend *b, size_t others, step_memory *m);
 /* With the step timed into t (beside the marks taken before and after the
- * timed steps, `peak` the step's memory peak): the single-pass timing and
- * the timed columns of r. BK_* status. */
+ * timed steps, and its memory): the single-pass timing and the timed
+ * columns of r. BK_* status. */
 int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
                       result_row *r, step_timing *t, const watch_mark *before,
-                      const watch_mark *after, int64_t peak);
+                      const watch_mark *after, const step_memory *mem);
 /* After the timing (rc its status): the counting and trace passes, the
  * row's status, and the runner freed. */
 void config_finish(sweep *s, const config *c, step_runner *run, result_row *r, int rc);

@@ -26,7 +26,7 @@ typedef struct member_times {
     size_t at[ROUNDS_MAX + 1];        /* round k's steps: ms[at[k] .. at[k+1]) */
     double round_ms[ROUNDS_MAX];      /* each round's median step */
     size_t own_bytes;                 /* its runner's memory while resident */
-    int64_t peak;                     /* the step's memory peak, its own */
+    step_memory mem;                  /* the step's memory, its own peak */
     step_timing sum;                  /* the slices' other figures, summed */
     int slices;
     size_t ref;                       /* its series' reference member */
@@ -144,11 +144,10 @@ static int slice_time(rounds_state *st, size_t i, int steps, double *keep, step_
     mo.keep = keep;
     backend *b = st->s->b;
     size_t others = st->resident_bytes - (st->resident ? st->tm[i].own_bytes : 0);
-    b->mem_peak = b->mem_in_use;
+    step_memory_open(b);
     int rc = measure_steps(&st->mem[i].run, &mo, t);
-    int64_t peak = (int64_t)(b->mem_peak - others);
-    if (!rc && peak > st->tm[i].peak)
-        st->tm[i].peak = peak;
+    if (!rc)
+        step_memory_close(b, others, &st->tm[i].mem);
     return rc;
 }
 
@@ -486,7 +485,7 @@ static void finish_member(rounds_state *st, size_t i, const char *id, measure_st
                           : config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
     if (!rc)
         rc = config_fill_timed(st->s, st->m, st->d, mb->c, &mb->run, mb->r, &t, before, after,
-                               st->tm[i].peak);
+                               &st->tm[i].mem);
     if (!rc)
         note_dropped(st, mb->r, n_kept);
     config_finish(st->s, mb->c, &mb->run, mb->r, rc);
@@ -510,6 +509,7 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
         return;
     }
     for (size_t i = 0; i < n; i++) {
+        st.tm[i].mem = (step_memory){-1, -1}; /* nothing measured yet */
         st.tm[i].own_bytes = members[i].own_bytes;
         st.resident_bytes += resident && members[i].live ? members[i].own_bytes : 0;
     }

@@ -14,6 +14,7 @@
 #include "cpu_internal.h"
 #include "cpu_parallel.h"
 #include "elementwise.h"
+#include "resident_peak.h"
 #include "trace.h"
 
 struct bk_timer {
@@ -76,6 +77,19 @@ static int cpu_zero(backend *b, void *dst, size_t bytes)
     (void)b;
     memset(dst, 0, bytes);
     return BK_OK;
+}
+
+/* On the CPU the device is the process: its resident high-water mark. */
+static int cpu_held_reset(backend *b)
+{
+    (void)b;
+    return resident_peak_reset() ? BK_UNSUPPORTED : BK_OK;
+}
+
+static int cpu_held_peak(backend *b, size_t *bytes)
+{
+    (void)b;
+    return resident_peak_bytes(bytes) ? BK_UNSUPPORTED : BK_OK;
 }
 
 int cpu_f32_only(backend *b, storage s)
@@ -323,6 +337,8 @@ static const backend_ops cpu_ops = {
     .upload = cpu_copy,
     .download = cpu_copy,
     .zero = cpu_zero,
+    .held_reset = cpu_held_reset,
+    .held_peak = cpu_held_peak,
     .gemm = cpu_gemm,
     .bias_gelu_forward = cpu_bias_gelu_forward,
     .gelu_forward = cpu_gelu_forward,

@@ -184,6 +184,18 @@ static int cu_zero(backend *b, void *dst, size_t bytes)
     return BK_OK;
 }
 
+/* What the device holds when asked: its memory in use, every allocation
+ * of this process (the context, cuBLAS's workspace, the pool's reserve)
+ * and of any other. No window to open: the pool keeps what a step took,
+ * so asked after the timed steps it reads their peak. */
+static int cu_held_peak(backend *b, size_t *bytes)
+{
+    size_t free_bytes = 0, total = 0;
+    CUDA_CHECK(b, cudaMemGetInfo(&free_bytes, &total));
+    *bytes = total - free_bytes;
+    return BK_OK;
+}
+
 /* ------------------------------------------------------------- timers */
 
 static int cu_timer_create(backend *b, bk_timer **out)
@@ -364,6 +376,7 @@ static backend_ops cuda_ops_table(void)
     o.upload = cu_upload;
     o.download = cu_download;
     o.zero = cu_zero;
+    o.held_peak = cu_held_peak;
     o.gemm = cuda_gemm;
     o.bias_gelu_forward = cuda_bias_gelu_forward;
     o.gelu_forward = cuda_gelu_forward;

@@ -173,8 +173,8 @@ static void check_report_numbers(const char *csv, const char *md_path)
         split_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
                    (long long)r->last_micro_batch);
         int n = report_row(md, heading, split, cells);
-        CHECK(n == 13);
-        if (n != 13) {
+        CHECK(n == 15);
+        if (n != 15) {
             fprintf(stderr, "  no report row for %s %s\n", heading, split);
             continue;
         }
@@ -197,6 +197,11 @@ static void check_report_numbers(const char *csv, const char *md_path)
         else
             CHECK_NEAR(strtod(cells[9], NULL), r->gpu_busy_pct, r->gpu_busy_pct * 6e-3);
         CHECK_NEAR(strtod(cells[10], NULL), r->mfu_pct, r->mfu_pct * 6e-3);
+        /* memory three ways: the held column is "-" where not measured */
+        if (r->mem_held_bytes < 0)
+            CHECK(!strcmp(cells[14], "-"));
+        else
+            CHECK(strcmp(cells[14], "-") != 0);
         /* the ratio to the K=1 row of the same table */
         for (size_t j = 0; j < t.rows; j++) {
             const csv_row *k1 = &rows[j];
