@@ -12,10 +12,12 @@
 #include "cuda_backend.h"
 #include "cupti_collector.h"
 #define CUDA_CREATE cuda_backend_create
+#define CUDA_OUTLINE cuda_backend_outline
 #define CUDA_ABSENT NULL
 #define CUDA_COLLECTOR cupti_collector_create
 #else
 #define CUDA_CREATE NULL
+#define CUDA_OUTLINE NULL
 #define CUDA_ABSENT                                                                           \
     "this accubench was built without the CUDA backend (nvcc was not found at build time)"
 #define CUDA_COLLECTOR NULL
@@ -52,7 +54,8 @@ const backend_entry backend_table[] = {
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
      .gpu = 1, .auto_dtype = DTYPE_BF16,
      .auto_dtype_why = "bf16 runs on the GPU's tensor cores, where fp32 would leave them idle",
-     .create = CUDA_CREATE, .absent = CUDA_ABSENT, .collector = CUDA_COLLECTOR,
+     .create = CUDA_CREATE, .absent = CUDA_ABSENT, .outline = CUDA_OUTLINE,
+     .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records", .comm_world = NCCL_WORLD,
      .comm_absent = NCCL_ABSENT, .auto_optimizer_at = OPT_AT_STEP,
      .auto_optimizer_at_why = "one update kernel a step, not one per layer"},

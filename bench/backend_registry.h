@@ -24,6 +24,10 @@ typedef struct backend_entry {
      * when the backend is not built into this program: `absent` says why. */
     int (*create)(dtype dt, backend **out, char *why, size_t why_len);
     const char *absent;
+    /* The backend without a device (its ops and capabilities, nothing to
+     * run on), for plans from the arithmetic where the device is not here;
+     * NULL where not built in, or where the backend always opens. */
+    void (*outline)(dtype dt, backend *out);
     /* The device activity collector that goes with it, or NULL (then the
      * trace pass uses the dispatch records where those are device work,
      * and has no numbers otherwise; trace_pass.c), and what its records

@@ -27,6 +27,7 @@ typedef struct plan_args {
     int model_given;    /* --model was named (run's default, S, does not count) */
     int devices_given;
     int recompute_given;
+    uint64_t reserve;   /* --reserve: kept from --mem-cap in a plan from the arithmetic */
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers, recompute */
     projection_options proj; /* --fit and its options */
     const char *noise_csv;   /* --noise FILE.csv */
@@ -89,6 +90,12 @@ static const option_def PLAN_OPTIONS[] = {
     {.key = "find-max-micro", .type = OPTION_FLAG, .offset = offsetof(plan_args, find_max_micro),
      .help = "the largest micro-batch that fits, by probing the device: with --model, and "
              "--mem-cap, --effective, --dtype, --backend, --recompute (one answer each)"},
+    {.key = "reserve", .arg = "BYTES", .type = OPTION_BYTES, .offset = offsetof(plan_args, reserve),
+     .shown = "0",
+     .help = "with --find-max-micro and --mem-cap: bytes of the cap kept for what the need "
+             "does not count (the runtime's context, the GEMM workspace, the allocator's "
+             "reserve), as a GPU that is not here needs (its answer comes from the exact "
+             "need); a run on that device measures it as mem_held_bytes - mem_need_bytes"},
     {.key = "fit", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
      .help = "data parallel past this machine: a ring all-reduce model fitted to the "
              "all-reduces FILE measured, and per measured split the predicted step time and "
@@ -173,7 +180,7 @@ static void usage_error(const char *msg)
 /* One recompute value's answer (printed under its name when --recompute
  * was given): 0 found, 1 none fits, 2 the backend failed; a kind that
  * cannot run the value says so and counts as found nothing. */
-static int probe_one(const plan_args *a, backend *b, recompute r)
+static int probe_one(const plan_args *a, backend *b, recompute r, size_t arithmetic_cap)
 {
     const run_options *o = &a->shared;
     model_spec model = o->models[0];
@@ -185,15 +192,69 @@ static int probe_one(const plan_args *a, backend *b, recompute r)
         printf("largest micro-batch: skipped: %s\n", why);
         return 1;
     }
+    /* Over --devices each rank takes its share of the effective batch; its
+     * inputs are the whole batch's, as a rank of run holds them. */
+    int bound = a->max_micro;
+    if (a->effective && (!bound || bound > a->effective / a->devices))
+        bound = a->effective / a->devices;
     probe_request req = {&model, b->dtype, o->optimizer.kind, a->effective, o->buffers,
-                         a->max_micro};
+                         bound, arithmetic_cap};
     probe_result res;
     int rc = probe_find_max_micro(b, &req, &res);
     if (rc == BK_OK || rc == BK_OOM)
         probe_print(stdout, model.name, &req, &res, (size_t)o->mem_cap);
+    if (rc == BK_OK && arithmetic_cap)
+        probe_print_margin(stdout, backend_find(b->name)->label, &res, (size_t)o->mem_cap);
     if (rc != BK_OK)
         fprintf(stderr, "accubench: %s\n", b->error);
     return rc == BK_OK ? 0 : rc == BK_OOM ? 1 : 2;
+}
+
+/* Every recompute value's answer on b; the exit status is the worst. */
+static int probe_each_recompute(const plan_args *a, backend *b, size_t arithmetic_cap)
+{
+    const run_options *o = &a->shared;
+    int worst = 0;
+    for (int i = 0; i < o->n_recomputes && worst < 2; i++) {
+        if (i)
+            printf("\n");
+        int rc = probe_one(a, b, o->recomputes[i], arithmetic_cap);
+        worst = rc > worst ? rc : worst;
+    }
+    return worst;
+}
+
+/* The backend a plan from the arithmetic is for, where the one asked for
+ * did not open: the named row, or under `auto` the first GPU row, if it
+ * has an outline (it is built in); else NULL. */
+static const backend_entry *arithmetic_target(const char *name)
+{
+    const backend_entry *e = strcmp(name, "auto") == 0 ? backend_first(1) : backend_find(name);
+    return e && e->outline ? e : NULL;
+}
+
+/* No device to ask (none here, or none that computes in the dtype): with
+ * --mem-cap the answer comes from the exact need against the cap, for the
+ * GPU backend's arrangement; without, the reason and how to plan anyway. */
+static int plan_from_arithmetic(const plan_args *a, const char *why_not_opened)
+{
+    const run_options *o = &a->shared;
+    const backend_entry *e = arithmetic_target(o->backend);
+    if (!e) {
+        fprintf(stderr, "accubench: %s\n", why_not_opened);
+        return 2;
+    }
+    if (!o->mem_cap) {
+        fprintf(stderr, "accubench: %s; with --mem-cap BYTES, plan answers for %s of that size "
+                        "from the arithmetic\n", why_not_opened, e->label);
+        return 2;
+    }
+    backend b;
+    e->outline(o->dtype == DTYPE_AUTO ? e->auto_dtype : o->dtype, &b);
+    printf("planned for:        %s from the arithmetic, the exact need against --mem-cap%s: "
+           "nothing allocated (%s)\n", e->label, a->reserve ? " less --reserve" : "",
+           why_not_opened);
+    return probe_each_recompute(a, &b, (size_t)(o->mem_cap - a->reserve));
 }
 
 /* plan --find-max-micro: ask the device, allocation by allocation, once
@@ -205,24 +266,25 @@ static int plan_probe(const plan_args *a)
         usage_error("plan --find-max-micro needs one --model NAME");
         return 2;
     }
+    if (a->devices > 1 && (!a->effective || a->effective % a->devices)) {
+        usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
+                    "over the N devices");
+        return 2;
+    }
     char note[400], why[400];
     const backend_entry *entry;
     backend *b;
-    if (backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
-        BK_OK) {
+    int rc = backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why);
+    if (rc == BK_NO_DEVICE || rc == BK_UNSUPPORTED)
+        return plan_from_arithmetic(a, why);
+    if (rc != BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
     if (note[0])
         printf("%s\n", note);
-    b->mem_cap = (size_t)o->mem_cap;
-    int worst = 0;
-    for (int i = 0; i < o->n_recomputes && worst < 2; i++) {
-        if (i)
-            printf("\n");
-        int rc = probe_one(a, b, o->recomputes[i]);
-        worst = rc > worst ? rc : worst;
-    }
+    b->mem_cap = (size_t)(o->mem_cap - a->reserve);
+    int worst = probe_each_recompute(a, b, 0);
     b->ops->destroy(b);
     return worst;
 }
@@ -336,6 +398,16 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     if (a.recommend)
         return plan_recommend_of(&a, why, sizeof why);
+    if (a.reserve && (!a.find_max_micro || !a.shared.mem_cap)) {
+        usage_error("--reserve goes with --find-max-micro and --mem-cap");
+        return 2;
+    }
+    if (a.reserve && a.reserve >= a.shared.mem_cap) {
+        snprintf(why, sizeof why, "--reserve %llu leaves nothing of --mem-cap %llu",
+                 (unsigned long long)a.reserve, (unsigned long long)a.shared.mem_cap);
+        usage_error(why);
+        return 2;
+    }
     if (a.from_csv) {
         usage_error("--from goes with --recommend");
         return 2;

@@ -36,7 +36,13 @@ static int try_micro(backend *b, const probe_request *req, int micro, probe_resu
     memory_need need;
     need_of(b, req, micro, &need);
     out->probes++;
-    return probe_fits(b, &need);
+    if (!req->arithmetic_cap)
+        return probe_fits(b, &need);
+    if (need.total <= req->arithmetic_cap)
+        return BK_OK;
+    snprintf(b->error, sizeof b->error, "a micro-batch of %d needs %zu bytes, over %zu", micro,
+             need.total, req->arithmetic_cap);
+    return BK_OOM;
 }
 
 int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out)
@@ -115,4 +121,18 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
         even--;
     fprintf(f, "even split:         %d x %d (the largest micro-batch that divides %d)\n",
             even, r->effective / even, r->effective);
+}
+
+void probe_print_margin(FILE *f, const char *device_label, const probe_result *r, size_t cap)
+{
+    if (!r->micro)
+        return;
+    size_t margin = cap - r->need.total;
+    fprintf(f, "margin:             %zu bytes (%.2f GiB) under the cap, for what the need "
+               "does not count\n"
+               "  on %s: the runtime's context, the GEMM library's workspace, the allocator's "
+               "rounding and reserve\n"
+               "  (a run there measures them: mem_held_bytes - mem_need_bytes; --reserve keeps "
+               "them)\n",
+            margin, gib(margin), device_label);
 }

@@ -5,7 +5,8 @@
  * micro-batch it allocates each piece of the config's memory need through
  * bk_alloc (so the user's --mem-cap applies, and a real cudaMalloc failure
  * counts the same), frees them all, and binary-searches on the answer.
- * Works with any backend through the table. */
+ * Works with any backend through the table. Where the device is not here,
+ * the search runs on the arithmetic alone: the exact need against a cap. */
 #ifndef ACCUBENCH_PROBE_H
 #define ACCUBENCH_PROBE_H
 
@@ -26,6 +27,9 @@ typedef struct probe_request {
     /* Largest micro-batch considered; 0 = the effective batch, or
      * PROBE_DEFAULT_MAX_MICRO when there is none. */
     int max_micro;
+    /* Nonzero: plan from the arithmetic against this many bytes, nothing
+     * allocated (the device is not here: b is its outline). */
+    size_t arithmetic_cap;
 } probe_request;
 
 /* The largest batch the command line accepts (options.c). */
@@ -53,5 +57,9 @@ int probe_fits(backend *b, const memory_need *need);
  * and the accumulation that reaches the effective batch. */
 void probe_print(FILE *f, const char *model_name, const probe_request *req,
                  const probe_result *r, size_t mem_cap);
+
+/* For an answer from the arithmetic: what the cap leaves beside the exact
+ * need, and what on `device_label` that margin must hold. */
+void probe_print_margin(FILE *f, const char *device_label, const probe_result *r, size_t cap);
 
 #endif

@@ -574,6 +574,16 @@ extern "C" void *cuda_backend_stream(backend *b)
     return cuda_of(b)->stream;
 }
 
+extern "C" void cuda_backend_outline(dtype dt, backend *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ops = &cuda_ops;
+    out->name = "cuda";
+    out->caps = 0; /* kernels run after their launch returns, in device memory */
+    out->dtype = dt;
+    out->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+}
+
 extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len)
 {
     *out = NULL;
@@ -588,12 +598,8 @@ extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t wh
         snprintf(why, why_len, "out of host memory");
         return BK_OOM;
     }
-    b->ops = &cuda_ops;
+    cuda_backend_outline(dt, b);
     b->impl = c;
-    b->name = "cuda";
-    b->caps = 0; /* kernels run after their launch returns, in device memory */
-    b->dtype = dt;
-    b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
     c->device = chosen_device;
     rc = cu_init(b);
     if (rc != BK_OK) {

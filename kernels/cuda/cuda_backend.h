@@ -18,6 +18,11 @@ extern "C" {
  * in `why` (no usable device, a driver too old, ...). */
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
+/* The backend as the arithmetic sees it, without a device: its ops table,
+ * dtype and capabilities (what model_spec_on and the memory need read),
+ * no memory, no impl. For answers planned for a GPU that is not here. */
+void cuda_backend_outline(dtype dt, backend *out);
+
 /* The backend's one compute stream (a cudaStream_t), for an all-reduce
  * engine that orders its work with the model's (kernels/nccl). */
 void *cuda_backend_stream(backend *b);

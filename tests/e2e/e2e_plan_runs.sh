@@ -1,52 +1,104 @@
 #!/bin/sh
 # The planner's answers run under their own cap: each answer of plan
-# --find-max-micro (the MLP and the GPT, with and without recompute) runs
-# as `ok` with the same --mem-cap, its gradient check and noise scale
-# outside the cap; under mpirun a cap between the sharded and the whole
-# per-rank need runs the sharded configs and holds the unsharded one to its
-# need (an oom row, without running it), and the sweep goes on.
+# --find-max-micro (the MLP and the GPT, with and without recompute, on one
+# rank and on two) runs as `ok` with the same --mem-cap, its gradient check
+# and noise scale outside the cap, and what the process held
+# (mem_held_bytes) is at least the need. Under mpirun a cap between the
+# sharded and the whole per-rank need runs the sharded configs and holds the
+# unsharded one to its need (an oom row, without running it), and the sweep
+# goes on; a rank that fails mid-config stops every rank with one line, in
+# interleaved rounds too. Where the GPU is not here, the planner answers for
+# it from the exact need, to the byte.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 # col FILE NAME: the column's values, one per row, by name
 col() { awk -F, -v name="$2" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$1"; }
 run="--backend cpu --steps 2 --warmup 1 --trace-steps 0 --noise-windows 2 --quiet"
+. "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 
+gpt_cpu=gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
 n=0
-for answer in "tiny 400K 108 none" "tiny 400K 108 gelu" "S 90M 256 none" "S 90M 256 gelu" \
-              "S 88M 64 block" "gpt-tiny 12M 32 none" "gpt-tiny 12M 32 block"; do
+# model, cap, effective batch, recompute, ranks
+for answer in "tiny 400K 108 none 1" "tiny 400K 108 gelu 1" "S 90M 256 none 1" \
+              "S 90M 256 gelu 1" "S 88M 64 block 1" "gpt-tiny 12M 64 none 2" \
+              "gpt-tiny 12M 32 none 1" "gpt-tiny 12M 32 block 1" "$gpt_cpu 40M 64 none 1" \
+              "$gpt_cpu 40M 64 block 1" "$gpt_cpu 40M 32 block 2" "tiny 400K 64 gelu 2"; do
     set -- $answer
     n=$((n + 1))
     "$ACCUBENCH" plan --find-max-micro --backend cpu --model "$1" --mem-cap "$2" --effective "$3" \
-        --recompute "$4" > plan$n.txt 2>&1
+        --recompute "$4" --devices "$5" > plan$n.txt 2>&1
     micro=$(sed -n 's/^largest micro-batch: *\([0-9]*\).*/\1/p' plan$n.txt)
     if [ -z "$micro" ]; then
         check false "$answer: no answer: $(cat plan$n.txt)"
         continue
     fi
-    "$ACCUBENCH" run $run --model "$1" --mem-cap "$2" --effective "$3" --recompute "$4" \
-        --micro "$micro" --csv run$n.csv > /dev/null 2> err$n.txt
+    launch=""
+    [ "$5" -gt 1 ] && launch="$MPIRUN -np $5"
+    $launch "$ACCUBENCH" run $run --model "$1" --mem-cap "$2" --effective "$3" \
+        --recompute "$4" --micro "$micro" --csv run$n.csv > /dev/null 2> err$n.txt
     check '[ "$(col run$n.csv status)" = ok ]' \
         "$answer: the answer $micro ran $(col run$n.csv status): $(col run$n.csv note) $(cat err$n.txt)"
     check '[ -n "$(col run$n.csv grad_rel_err)" ]' "$answer: no gradient check at micro $micro"
     peak=$(col run$n.csv mem_peak_bytes)
     need=$(col run$n.csv mem_need_bytes)
+    held=$(col run$n.csv mem_held_bytes)
     check '[ "$peak" -ge "$need" ]' "$answer: the step's peak $peak is under its need $need"
+    check '[ "$held" -ge "$need" ]' "$answer: the process held $held, under the need $need"
 done
+check '[ $n -ge 12 ]' "only $n answers tried"
 
 # ZeRO judged per rank: S is 85.5 MB a rank whole, 64.5 MB with the
 # optimizer state sharded, 62.4 MB with the gradient too (two ranks).
-. "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
-if [ -n "${MPIRUN:-}" ]; then
-    $MPIRUN -np 2 "$ACCUBENCH" run $run --model S --effective 64 --micro 16 \
-        --shard none,optimizer,gradients --mem-cap 70M --csv zero.csv > zero.txt 2>&1
-    rc=$?
-    check '[ $rc -eq 0 ]' "the sharded run exits $rc: $(cat zero.txt)"
-    check '[ "$(col zero.csv shard | tr "\n" " ")" = "none optimizer gradients " ]' \
-        "a row on every shard value: $(col zero.csv shard | tr '\n' ' ')"
-    check '[ "$(col zero.csv status | tr "\n" " ")" = "oom ok ok " ]' \
-        "none oom, the sharded ok: $(col zero.csv status | tr '\n' ' ')"
-    check 'grep -q "over the cap of 73400320" zero.csv' "the oom row names its need against the cap"
-    check '! grep -q "interrupted" zero.txt' "no rank reports a signal nobody sent: $(cat zero.txt)"
+$MPIRUN -np 2 "$ACCUBENCH" run $run --model S --effective 64 --micro 16 \
+    --shard none,optimizer,gradients --mem-cap 70M --csv zero.csv > zero.txt 2>&1
+rc=$?
+check '[ $rc -eq 0 ]' "the sharded run exits $rc: $(cat zero.txt)"
+check '[ "$(col zero.csv shard | tr "\n" " ")" = "none optimizer gradients " ]' \
+    "a row on every shard value: $(col zero.csv shard | tr '\n' ' ')"
+check '[ "$(col zero.csv status | tr "\n" " ")" = "oom ok ok " ]' \
+    "none oom, the sharded ok: $(col zero.csv status | tr '\n' ' ')"
+check 'grep -q "over the cap of 73400320" zero.csv' "the oom row names its need against the cap"
+check '! grep -q "interrupted" zero.txt' "no rank reports a signal nobody sent: $(cat zero.txt)"
+
+# Ranks with caps of their own, in interleaved rounds: rank 1's cap holds
+# E = 16 and not the loss curves' full batch at E = 64. Every rank takes
+# the same path (a runner kept between rounds on one rank and set up again
+# on the other would leave them in different collectives), so rank 1 stops
+# the job with its one line and no rank reports a signal nobody sent.
+rounds="--backend cpu --model tiny --budget-s 0.2 --trace-steps 0 --noise-windows 2"
+rounds="$rounds --effective 16,64 --micro 8 --train-steps 3 --csv caps.csv"
+$MPIRUN -np 1 "$ACCUBENCH" run $rounds : -np 1 "$ACCUBENCH" run $rounds --mem-cap 260K \
+    > caps.txt 2>&1
+check '[ "$(grep -c "accubench: rank 1 of 2: .*; stopping every rank" caps.txt)" -eq 1 ]' \
+    "the failing rank's one line: $(cat caps.txt)"
+check '! grep -q "interrupted" caps.txt' "a rank reports a signal nobody sent: $(cat caps.txt)"
+check '[ "$(col caps.csv effective_batch)" = 16 ]' "the row measured before stays: $(cat caps.csv)"
+
+# A GPU that is not here: the answer from the exact need against the cap,
+# exact to the byte (a reserve one byte over its margin takes one
+# micro-batch off; one of exactly the margin does not).
+if "$ACCUBENCH" --help | grep -q '^  cuda .*(not in this build)'; then
+    echo "skipped: planning for a GPU from the arithmetic (CUDA not in this build)"
+    exit $fail
 fi
+gpu="plan --find-max-micro --backend cuda --mem-cap 80G --model gpt-medium --dtype bf16"
+"$ACCUBENCH" $gpu > gpu.txt 2>&1
+rc=$?
+answer() { sed -n 's/^largest micro-batch: *\([0-9]*\).*/\1/p' "$1"; }
+margin=$(sed -n 's/^margin: *\([0-9]*\) bytes.*/\1/p' gpu.txt)
+check '[ $rc -eq 0 ] && [ -n "$(answer gpu.txt)" ] && [ -n "$margin" ]' \
+    "no answer for a GPU from the arithmetic (exit $rc): $(cat gpu.txt)"
+check 'grep -q "^planned for: *CUDA from the arithmetic" gpu.txt' "it does not say how it planned"
+if [ -n "$margin" ]; then
+    "$ACCUBENCH" $gpu --reserve "$margin" > exact.txt 2>&1
+    "$ACCUBENCH" $gpu --reserve "$((margin + 1))" > over.txt 2>&1
+    check '[ "$(answer exact.txt)" = "$(answer gpu.txt)" ]' "a reserve of the margin changed it"
+    check '[ "$(answer over.txt)" -lt "$(answer gpu.txt)" ]' \
+        "a reserve one byte over the margin kept $(answer over.txt)"
+fi
+"$ACCUBENCH" plan --find-max-micro --backend cuda --model gpt-medium > nocap.txt 2>&1
+rc=$?
+check '[ $rc -eq 2 ] && [ "$(wc -l < nocap.txt)" -eq 1 ] && grep -q "with --mem-cap" nocap.txt' \
+    "without a cap, no device: exit $rc, $(cat nocap.txt)"
 exit $fail
