@@ -27,8 +27,13 @@ static void config_line(FILE *f, const char *what, const result_row *r)
     console_model_name(r, model, sizeof model);
     split_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
                (long long)r->last_micro_batch);
-    fprintf(f, "  %-8s %s %s %s %s %s%s%s: %.4g ms", what, model, r->dtype, split, r->mode,
-            r->reduction, r->sync[0] ? " sync " : "", r->sync, r->step_ms_median);
+    /* the levers that set the row apart, where they are not the default */
+    int recomputes = r->recompute[0] && strcmp(r->recompute, "none");
+    int shards = r->shard[0] && strcmp(r->shard, "none");
+    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s%s%s: %.4g ms", what, model, r->dtype, split,
+            r->mode, r->reduction, r->sync[0] ? " sync " : "", r->sync,
+            recomputes ? " recompute " : "", recomputes ? r->recompute : "",
+            shards ? " shard " : "", shards ? r->shard : "", r->step_ms_median);
     if (r->step_ms_ci_hi > 0)
         fprintf(f, " (95%%: %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
     if (r->flags[0])
