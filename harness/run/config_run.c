@@ -317,7 +317,11 @@ void step_memory_open(backend *b)
 
 void step_memory_close(backend *b, size_t others, step_memory *m)
 {
+    /* Both the step's own: less what other runners kept between rounds hold
+     * (their allocations, to the byte; the process around them stays in). */
     int64_t peak = (int64_t)(b->mem_peak - others), held = bk_held_peak(b);
+    if (held >= 0)
+        held -= (int64_t)others;
     if (peak > m->peak)
         m->peak = peak;
     if (held > m->held)
