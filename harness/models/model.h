@@ -185,7 +185,7 @@ struct model_kind {
      * losses, and the loss gradient scaled by *mb->scale left in `a` for
      * backward, which accumulates the weight gradients into m->grads.
      * A kind may run part of its backward here, adding into m->grads (the
-     * GPT's LM head and loss, a chunk of tokens at a time: gpt_head.h):
+     * decoders' LM head and loss, a chunk of tokens at a time: decoder_head.h):
      * a forward whose backward does not follow (a loss alone) leaves
      * m->grads to be zeroed by the next window. */
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);
