@@ -214,7 +214,7 @@ typedef struct backend_ops {
     /* The Llama-style decoder's ops.
      *
      * RMSNorm of each column of x [dim x rows]: y = x rstd gamma, rstd =
-     * 1 / sqrt(mean(x^2) + eps) (fp32, one per column) kept for the
+     * 1 / sqrt(mean(x^2) + eps), eps 1e-5 (fp32, one per column) kept for the
      * backward. No mean is taken and there is no bias. */
     int (*rmsnorm_forward)(backend *b, storage s, const void *x, const float *gamma, void *y,
                            float *rstd, int dim, int rows);

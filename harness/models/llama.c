@@ -33,6 +33,12 @@ static const model_preset PRESETS[] = {
     {"llama3-8b", {4096, 32, 32, 8, 14336, 2048, 128256, 0}},
 };
 
+/* What the manifest of a dump adds to the shape (model_constant). */
+static const model_constant CONSTANTS[] = {
+    {"rope_theta", LLAMA_ROPE_THETA},
+    {"norm_eps", LLAMA_NORM_EPS},
+};
+
 /* Past this the parameter vector and its state (16 bytes a parameter)
  * would be tens of terabytes: a typo, not a model. */
 #define LLAMA_MAX_PARAMS (1ull << 40)
@@ -236,6 +242,8 @@ const model_kind llama_kind = {
     .n_dims = sizeof DIMS / sizeof DIMS[0],
     .presets = PRESETS,
     .n_presets = sizeof PRESETS / sizeof PRESETS[0],
+    .constants = CONSTANTS,
+    .n_constants = sizeof CONSTANTS / sizeof CONSTANTS[0],
     .check = llama_check,
     .param_count = llama_param_count,
     .flops_per_step = llama_flops_per_step,

@@ -37,6 +37,11 @@ enum {
  * of the presets it changes the numbers, not the work. */
 #define LLAMA_ROPE_THETA 500000.0f
 
+/* The RMSNorms' epsilon, Llama 3's rms_norm_eps: what the backends'
+ * RMSNorm computes with (elementwise.h's EW_RMSNORM_EPS; test_llama_ops
+ * holds the two equal), named here for the dump's manifest. */
+#define LLAMA_NORM_EPS 1e-5
+
 /* Where each weight sits in the parameter vector, in the order the
  * backward finishes them from the end: the embedding; each block's
  * input_layernorm, q_proj, k_proj, v_proj, o_proj,

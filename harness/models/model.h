@@ -141,6 +141,14 @@ typedef struct model_tensor {
     int grad_twice;
 } model_tensor;
 
+/* A number a kind's arithmetic fixes for every shape (the Llama's rotary
+ * base, its norms' epsilon): the dump's manifest writes it beside the
+ * shape's keys, so that a checker builds the same model (docs/dump.md). */
+typedef struct model_constant {
+    const char *key;
+    double value;
+} model_constant;
+
 /* ------------------------------------------------------------ model kind */
 
 struct model_kind {
@@ -149,6 +157,9 @@ struct model_kind {
     int n_dims;
     const model_preset *presets;
     int n_presets;
+    /* Its constants for the manifest; NULL and 0: none. */
+    const model_constant *constants;
+    int n_constants;
     /* Checks across keys once each key is in its range (a size that must
      * divide another, a total that must stay in bounds): 0, or -1 with a
      * reason. NULL: none needed. */

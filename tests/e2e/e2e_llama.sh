@@ -3,7 +3,8 @@
 # the full batch's with attention fused and unfused (what CUDA runs), with
 # the block recomputed and not; the recomputation needs less memory and
 # credits the same FLOPs; 2 ranks shard it (ZeRO-1 and 2) with the same
-# weights on every rank.
+# weights on every rank; --dump writes Hugging Face's names, and the
+# manifest the shape with the rotary base and the norms' epsilon.
 set -u
 . "$(dirname "$0")/mpi_env.sh"
 fail=0
@@ -34,4 +35,14 @@ $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model llama-tiny --effective 8 --
 check '[ "$(col status shard.csv | sort -u)" = "ok" ] && [ $(col status shard.csv | wc -l) -eq 6 ]' "shard: six rows, all ok"
 check '[ "$(col rank_weight_diff shard.csv | sort -u)" = "0" ]' "shard: the ranks' weights agree"
 under shard.csv
+"$ACCUBENCH" run --backend cpu --model llama:d=16,layers=2,heads=4,kv_heads=2,ffn=24,seq=8,vocab=64,tied=0 \
+    --effective 5 --micro 2 --budget-s 0.1 --min-samples 2 --trace-steps 0 --csv dump.csv \
+    --dump ldump >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ -f ldump/manifest.json ]' "llama dump written: $(cat err.txt)"
+check 'grep -q "\"kv_heads\": 2, \"ffn\": 24, \"seq\": 8, \"vocab\": 64, \"tied\": 0, \"rope_theta\": 500000, \"norm_eps\": 1e-05}" ldump/manifest.json' \
+    "the manifest's shape: $(grep -o '"shape": {[^}]*}' ldump/manifest.json)"
+for f in param.model.embed_tokens.weight.npy grad.model.layers.1.self_attn.k_proj.weight.npy \
+    param.model.layers.0.mlp.down_proj.weight.npy grad.model.norm.weight.npy param.lm_head.weight.npy; do
+    check "[ -f ldump/$f ]" "ldump/$f written: $(ls ldump | head -5)"
+done
 exit $fail

@@ -16,6 +16,8 @@
 
 #include "check.h"
 #include "dispatch.h"
+#include "elementwise.h"
+#include "llama.h"
 #include "rng.h"
 #include "test_cpu_backend.h"
 
@@ -276,6 +278,8 @@ int main(void)
     backend *b = test_cpu_backend();
     if (!b)
         return 1;
+    /* The epsilon the kernels use is the one the Llama's manifest names. */
+    CHECK(EW_RMSNORM_EPS == (float)LLAMA_NORM_EPS);
     test_rmsnorm(b, 13, 5, 1);
     /* Not dim 1: there x / sqrt(x^2 + eps) is flat but for eps, and its
      * gradient is all cancellation in fp32. */
