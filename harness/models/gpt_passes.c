@@ -4,12 +4,11 @@
 #include "gpt.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 
-#include "dispatch.h"
 #include "attention.h"
 #include "decoder_head.h"
+#include "dispatch.h"
 #include "layers.h"
 
 /* --------------------------------------------------------- activations */
