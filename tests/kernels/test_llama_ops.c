@@ -260,7 +260,8 @@ static void test_repeat_kv(backend *b, int hd, int kv_heads, int group, int cols
                 continue;
             }
             int p = (i - qd) / qd, h = (i - qd) % qd / hd, e = (i - qd) % hd;
-            ok &= got == kv[(size_t)c * parts * kvd + (size_t)p * kvd + (size_t)(h / group) * hd + e];
+            size_t from = (size_t)c * parts * kvd + (size_t)p * kvd + (size_t)(h / group) * hd;
+            ok &= got == kv[from + (size_t)e];
         }
     CHECK(ok);
     /* The backward is the forward's transpose: the sum over each group. */
