@@ -71,6 +71,13 @@ static int block_keeps(const model_spec *s, int l, int which)
     return 1;
 }
 
+/* The final RMSNorm and the LM head (the embedding when tied). */
+static decoder_head head_of(const llama_layout *l)
+{
+    return (decoder_head){.d = l->d, .seq = l->seq, .vocab = l->vocab, .norm_g = l->norm_f,
+                          .norm_b = DECODER_HEAD_RMSNORM, .head_w = l->head};
+}
+
 int llama_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
 {
     llama_layout l;
@@ -80,7 +87,7 @@ int llama_activation_sizes(const model_spec *s, storage st, int capacity, size_t
     size_t n = (size_t)capacity * t, scores = t * t * h * (size_t)capacity * es;
     size_t rstd = n * sizeof(float), lse = h * n * sizeof(float);
     int fused = s->fused_attention;
-    decoder_head head = {.d = l.d, .seq = l.seq, .vocab = l.vocab};
+    decoder_head head = head_of(&l);
     bytes[A_RES0] = d * n * es;
     decoder_head_sizes(&head, st, capacity, bytes + A_HEAD);
     bytes[A_SCORES] = fused ? 0 : scores;
@@ -365,13 +372,6 @@ static int block_backward(model *m, const pass *p, activations *a, int i)
 static const int *tokens_of(const pass *p, const micro_batch_view *mb)
 {
     return (const int *)mb->x + (size_t)mb->first * p->l->seq;
-}
-
-/* The final RMSNorm and the LM head (the embedding when tied). */
-static decoder_head head_of(const llama_layout *l)
-{
-    return (decoder_head){.d = l->d, .seq = l->seq, .vocab = l->vocab, .norm_g = l->norm_f,
-                          .norm_b = DECODER_HEAD_RMSNORM, .head_w = l->head};
 }
 
 int llama_forward(model *m, activations *a, const micro_batch_view *mb, float *loss_sum)

@@ -419,9 +419,42 @@ static void test_flops_unfused(void)
     fixture_free(&f);
 }
 
+/* What the model and its data allocate is the memory need, to the byte;
+ * the activations list has a buffer per block's piece; and in bf16 every
+ * activation but the fp32 ones (the RMSNorms' rstd, the residual stream's
+ * gradient, the head's statistics) is half, plus that gradient's bf16 copy
+ * for the GEMMs: on Llama 3 8B at 2 sequences. */
+static void test_memory(void)
+{
+    fixture f;
+    if (fixture_make(&f, "llama:d=16,layers=3,heads=4,kv_heads=2,ffn=24,seq=8,vocab=64,tied=0",
+                     9, NULL, 1))
+        return;
+    activations a;
+    CHECK(activations_create(&f.m, 4, BK_ALLOC_HELD, &a) == BK_OK);
+    CHECK(a.count == 14 + 3 * 12);
+    memory_need need;
+    model_memory_need(&f.m.spec, DTYPE_FP32, OPT_ADAMW, 4, 9, 1, &need);
+    CHECK(f.b->mem_in_use == need.total);
+    CHECK(a.bytes == need.activations && f.d.bytes == need.inputs);
+    activations_destroy(&f.m, &a, BK_ALLOC_HELD);
+    fixture_free(&f);
+
+    model_spec s;
+    CHECK(model_spec_parse("llama3-8b", &s, why, sizeof why) == 0);
+    size_t bytes32 = activations_bytes(&s, STORAGE_F32, 2);
+    size_t bytes16 = activations_bytes(&s, STORAGE_BF16, 2);
+    size_t n = 2 * 2048, rstd = (size_t)2 * 32 * n * sizeof(float);
+    size_t dres = (size_t)4096 * n * sizeof(float), dres_c = dres / 2;
+    size_t head_stats = (size_t)2048 * sizeof(float); /* one sequence a chunk */
+    CHECK(bytes32 - rstd - dres - head_stats ==
+          2 * (bytes16 - rstd - dres - dres_c - head_stats));
+}
+
 int main(void)
 {
     test_presets();
+    test_memory();
     test_shapes();
     test_tensors();
     test_flops_unfused();
