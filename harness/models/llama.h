@@ -28,7 +28,8 @@ enum {
     LLAMA_TIED = 7,
 };
 
-/* Llama 3 70B's depth: deeper does not fit the activations table. */
+/* Llama 3 70B's depth: deep enough for the shapes trained at this scale,
+ * and what the activations table is held to (llama_passes.c). */
 #define LLAMA_MAX_LAYERS 80
 
 /* Llama 3's rope_theta (Hugging Face's config), the rotary base of every
