@@ -3,12 +3,9 @@
  * key and value heads, in fp32 or bf16 storage, around elementwise.h's
  * bodies (the CPU backend's, cpu_llama_ops.c).
  *
- * RMSNorm gives one warp to a column, as LayerNorm does
- * (cuda_transformer.cu); its gain gradient is one thread per feature
- * summing the columns in order: deterministic, coalesced (a warp reads 32
- * consecutive features of a column), and with d threads (2048 to 4096 on
- * the Llama shapes) a small grid, which is what it costs next to the
- * block's GEMMs. The rest are element- or column-wise grid-stride loops.
+ * RMSNorm gives one warp to a column, and reduces its gain's gradient over
+ * the columns in two deterministic passes, as LayerNorm does
+ * (cuda_transformer.cu). The rest are element-wise grid-stride loops.
  *
  * Every op issues its kernels on the backend's compute stream and returns
  * without waiting. */
@@ -81,18 +78,52 @@ __global__ void rmsnorm_dx_kernel(const T *dy, const T *x, const float *gamma,
     }
 }
 
+/* dgamma += sum_cols dy x rstd, reduced as LayerNorm's gain and bias are
+ * (cuda_transformer.cu): a block takes 32 features and one chunk of the
+ * columns, its 32 x 8 threads read 32 consecutive features of a column at
+ * a time and reduce over the 8 column lanes in shared memory; with several
+ * chunks the partial sums go to the scratch and a second pass adds them in
+ * a fixed order. Deterministic, and enough blocks to fill the device. */
+#define RG_FEATURES 32
+#define RG_LANES 8
+
 template <typename T>
-__global__ void rmsnorm_gain_kernel(const T *dy, const T *x, const float *rstd, float *dgamma,
-                                    int dim, int rows)
+__global__ void rmsnorm_gain_partial_kernel(const T *dy, const T *x, const float *rstd,
+                                            float *dgamma, float *partial, int dim, int rows,
+                                            int chunk_cols)
 {
-    GRID_STRIDE(f, (size_t)dim)
-    {
-        float g = 0.0f;
-        for (int j = 0; j < rows; j++) {
-            size_t off = (size_t)j * (size_t)dim + f;
-            g += load(dy, off) * load(x, off) * rstd[j];
+    __shared__ float part[RG_LANES][RG_FEATURES + 1];
+    int f = blockIdx.x * RG_FEATURES + threadIdx.x;
+    int first = blockIdx.y * chunk_cols;
+    int last = min(rows, first + chunk_cols);
+    float sum = 0.0f;
+    if (f < dim)
+        for (int j = first + threadIdx.y; j < last; j += RG_LANES) {
+            size_t idx = (size_t)j * (size_t)dim + (size_t)f;
+            sum += load(dy, idx) * load(x, idx) * rstd[j];
         }
-        dgamma[f] += g;
+    part[threadIdx.y][threadIdx.x] = sum;
+    __syncthreads();
+    if (threadIdx.y == 0 && f < dim) {
+        float total = 0.0f;
+        for (int l = 0; l < RG_LANES; l++)
+            total += part[l][threadIdx.x];
+        if (!partial)
+            dgamma[f] += total;
+        else
+            partial[(size_t)blockIdx.y * (size_t)dim + (size_t)f] = total;
+    }
+}
+
+__global__ void rmsnorm_gain_finish_kernel(const float *partial, float *dgamma, int dim,
+                                           int chunks)
+{
+    GRID_STRIDE(i, (size_t)dim)
+    {
+        float total = 0.0f;
+        for (int c = 0; c < chunks; c++)
+            total += partial[(size_t)c * (size_t)dim + i];
+        dgamma[i] += total;
     }
 }
 
@@ -101,13 +132,24 @@ static int launch_rmsnorm_backward(backend *b, const void *dy, const void *x,
                                    const float *gamma, const float *rstd, float *dx,
                                    float *dgamma, int dim, int rows)
 {
-    cudaStream_t st = cuda_of(b)->stream;
-    rmsnorm_dx_kernel<T><<<blocks_for(b, (size_t)rows, RMS_WARPS), RMS_THREADS, 0, st>>>(
+    cuda_impl *c = cuda_of(b);
+    rmsnorm_dx_kernel<T><<<blocks_for(b, (size_t)rows, RMS_WARPS), RMS_THREADS, 0, c->stream>>>(
         (const T *)dy, (const T *)x, gamma, rstd, dx, dim, (size_t)rows);
     CUDA_CHECK_LAUNCH(b, "rmsnorm_dx_kernel");
-    rmsnorm_gain_kernel<T><<<blocks_for(b, (size_t)dim, EW_THREADS), EW_THREADS, 0, st>>>(
-        (const T *)dy, (const T *)x, rstd, dgamma, dim, rows);
-    CUDA_CHECK_LAUNCH(b, "rmsnorm_gain_kernel");
+
+    unsigned gx = (unsigned)((dim + RG_FEATURES - 1) / RG_FEATURES);
+    int chunk_cols;
+    int chunks = reduce_chunks(c, gx, rows, RG_LANES, (size_t)dim, &chunk_cols);
+    float *partial = chunks == 1 ? NULL : c->reduce_scratch;
+    rmsnorm_gain_partial_kernel<T><<<dim3(gx, (unsigned)chunks), dim3(RG_FEATURES, RG_LANES), 0,
+                                     c->stream>>>((const T *)dy, (const T *)x, rstd, dgamma,
+                                                  partial, dim, rows, chunk_cols);
+    CUDA_CHECK_LAUNCH(b, "rmsnorm_gain_partial_kernel");
+    if (!partial)
+        return BK_OK;
+    rmsnorm_gain_finish_kernel<<<blocks_for(b, (size_t)dim, EW_THREADS), EW_THREADS, 0,
+                                 c->stream>>>(partial, dgamma, dim, chunks);
+    CUDA_CHECK_LAUNCH(b, "rmsnorm_gain_finish_kernel");
     return BK_OK;
 }
 
@@ -117,6 +159,11 @@ extern "C" int cuda_rmsnorm_backward(backend *b, storage s, const void *dy, cons
 {
     if (dim <= 0 || rows <= 0)
         return BK_OK;
+    if ((size_t)dim > CUDA_REDUCE_SCRATCH_FLOATS) {
+        snprintf(b->error, sizeof b->error,
+                 "rmsnorm_backward: dim %d is more than the reduction scratch holds", dim);
+        return BK_UNSUPPORTED;
+    }
     return s == STORAGE_BF16
                ? launch_rmsnorm_backward<bf16_bits>(b, dy, x, gamma, rstd, dx, dgamma, dim,
                                                     rows)
