@@ -314,6 +314,7 @@ void check_ops(sides *x)
     check_optimizer(x, 4099, 0, 1);
     check_convert(x, 100003);
     check_transformer_ops(x);
+    check_llama_ops(x);
 }
 
 /* Cross-entropy at GPT-2 small's vocabulary of 50304: one micro-batch of

@@ -141,6 +141,14 @@ typedef struct model_tensor {
     int grad_twice;
 } model_tensor;
 
+/* A number a kind's arithmetic fixes for every shape (the Llama's rotary
+ * base, its norms' epsilon): the dump's manifest writes it beside the
+ * shape's keys, so that a checker builds the same model (docs/dump.md). */
+typedef struct model_constant {
+    const char *key;
+    double value;
+} model_constant;
+
 /* ------------------------------------------------------------ model kind */
 
 struct model_kind {
@@ -149,6 +157,9 @@ struct model_kind {
     int n_dims;
     const model_preset *presets;
     int n_presets;
+    /* Its constants for the manifest; NULL and 0: none. */
+    const model_constant *constants;
+    int n_constants;
     /* Checks across keys once each key is in its range (a size that must
      * divide another, a total that must stay in bounds): 0, or -1 with a
      * reason. NULL: none needed. */
@@ -185,7 +196,7 @@ struct model_kind {
      * losses, and the loss gradient scaled by *mb->scale left in `a` for
      * backward, which accumulates the weight gradients into m->grads.
      * A kind may run part of its backward here, adding into m->grads (the
-     * GPT's LM head and loss, a chunk of tokens at a time: gpt_head.h):
+     * decoders' LM head and loss, a chunk of tokens at a time: decoder_head.h):
      * a forward whose backward does not follow (a loss alone) leaves
      * m->grads to be zeroed by the next window. */
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);

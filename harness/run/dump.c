@@ -241,6 +241,8 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
     fprintf(f, ", \"kind\": \"%s\", \"shape\": {", s->kind->name);
     for (int i = 0; i < s->kind->n_dims; i++)
         fprintf(f, "%s\"%s\": %d", i ? ", " : "", s->kind->dims[i].key, s->dims[i]);
+    for (int i = 0; i < s->kind->n_constants; i++)
+        fprintf(f, ", \"%s\": %.9g", s->kind->constants[i].key, s->kind->constants[i].value);
     fprintf(f, "},\n  \"input\": {\"kind\": \"%s\", \"width\": %d, \"vocab\": %d, "
             "\"classes\": %d, \"loss_items\": %d},\n",
             j->in.kind == INPUT_TOKENS ? "tokens" : "features", j->in.width, j->in.vocab,

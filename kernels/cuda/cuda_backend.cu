@@ -391,6 +391,14 @@ static backend_ops cuda_ops_table(void)
     o.embedding_backward = cuda_embedding_backward;
     o.add = cuda_add;
     o.permute_heads = cuda_permute_heads;
+    o.rmsnorm_forward = cuda_rmsnorm_forward;
+    o.rmsnorm_backward = cuda_rmsnorm_backward;
+    o.swiglu_forward = cuda_swiglu_forward;
+    o.swiglu_backward = cuda_swiglu_backward;
+    o.rotary_forward = cuda_rotary_forward;
+    o.rotary_backward = cuda_rotary_backward;
+    o.repeat_kv_forward = cuda_repeat_kv_forward;
+    o.repeat_kv_backward = cuda_repeat_kv_backward;
     o.adamw = cuda_adamw;
     o.sgd = cuda_sgd;
     o.convert = cuda_convert;

@@ -81,6 +81,25 @@ int cuda_embedding_backward(backend *b, storage s, const int *tokens, const void
 int cuda_add(backend *b, storage s, void *y, const void *x, size_t n);
 int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                        int t, int batch, int parts, int to_tokens);
+
+/* The Llama-style decoder's ops (cuda_llama_ops.cu). */
+int cuda_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma, void *y,
+                         float *rstd, int dim, int rows);
+int cuda_rmsnorm_backward(backend *b, storage s, const void *dy, const void *x,
+                          const float *gamma, const float *rstd, float *dx, float *dgamma,
+                          int dim, int rows);
+int cuda_swiglu_forward(backend *b, storage s, const void *gate, const void *up, void *h,
+                        size_t n);
+int cuda_swiglu_backward(backend *b, storage s, const void *gate, const void *up,
+                         const void *dh, void *dgate, void *dup, size_t n);
+int cuda_rotary_forward(backend *b, storage s, void *x, int ld, int heads, int hd, int t,
+                        int cols, float theta);
+int cuda_rotary_backward(backend *b, storage s, void *dx, int ld, int heads, int hd, int t,
+                         int cols, float theta);
+int cuda_repeat_kv_forward(backend *b, storage s, const void *kv, void *dst, int ld_dst,
+                           int hd, int kv_heads, int group, int parts, int cols);
+int cuda_repeat_kv_backward(backend *b, storage s, const void *ddst, int ld_dst, void *dkv,
+                            int hd, int kv_heads, int group, int parts, int cols);
 }
 
 #endif

@@ -22,7 +22,7 @@
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "gpt.h"
-#include "gpt_head.h"
+#include "decoder_head.h"
 #include "gradcheck.h"
 #include "registry.h"
 #include "rng.h"
@@ -466,6 +466,15 @@ static void test_memory(void)
     size_t head16 = (size_t)(2 * 1600 + 2 * 50304) * 1024 * 2 + head_stats;
     CHECK(bytes32 - stats - dres - head32 == 2 * (bytes16 - stats - dres - dres_c - head16));
     fixture_free(&f);
+}
+
+/* The GPT's head chunk (decoder_head.h). */
+static int gpt_head_chunk(const model_spec *s, storage st, int capacity)
+{
+    gpt_layout l;
+    gpt_layout_of(s, &l);
+    decoder_head h = {.d = l.d, .seq = l.seq, .vocab = l.vocab};
+    return decoder_head_chunk(&h, st, capacity);
 }
 
 /* The LM head runs in chunks of whole sequences whose logits stay within
