@@ -105,6 +105,11 @@ nothing_to_draw = "unset output; set print out.'.'.chart.'.why'; print missing_w
 # time is its step time, so no "GPU busy" is drawn for it.
 host_is_device = strstrt(" ".meta("backend_caps")." ", " dispatch-is-device-work ") > 0 || \
                  (strlen(meta("backend_caps")) == 0 && own_backend eq "cpu")
+# The place (from 1) of word w in the blank-separated list, 0 where absent:
+# a value read from the CSV keeps its colour or dash by its place in the
+# values the file holds, never by a list of names here.
+index_in(list, w) = strstrt(" ".list." ", " ".w." ") == 0 ? 0 : \
+                    words((" ".list." ")[1:strstrt(" ".list." ", " ".w." ") + 1])
 # Whether a text has a trailing blank, so no title ends in one.
 model_part(m) = strlen(m) > 0 ? ", model ".m : ""
 
