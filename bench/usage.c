@@ -7,6 +7,7 @@
 #include "nearest.h"
 #include "options.h"
 #include "plan.h"
+#include "reduction.h"
 #include "registry.h"
 #include "report.h"
 
@@ -149,6 +150,14 @@ int usage_list(const char *what, const char *command)
         for (int k = 0; k < n_kinds; k++)
             for (int p = 0; p < kinds[k]->n_presets; p++)
                 printf("%s\n", kinds[k]->presets[p].name);
+        return 0;
+    }
+    if (strcmp(what, "reductions") == 0) { /* the rows the PyTorch peer runs */
+        for (int r = 0; r < REDUCTION_COUNT; r++) {
+            char rule[64];
+            printf("%s %s %s\n", reduction_name(r), reduction_info_of(r)->exact ? "exact"
+                   : "inexact", reduction_rule(r, rule, sizeof rule));
+        }
         return 0;
     }
     if (command && strcmp(command, "plan") == 0) {
