@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plural.h"
+#include "recompute.h"
 #include "report_parts.h"
 #include "report_verdict.h"
 
@@ -64,7 +65,8 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
     if (first->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices", (long long)first->devices);
     /* Series that differ only in what the backward recomputes. */
-    int recomputes = first->recompute && *first->recompute && strcmp(first->recompute, "none");
+    int recomputes = first->recompute && *first->recompute &&
+                     strcmp(first->recompute, recompute_name(RECOMPUTE_NONE));
     doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s%s (%s, %s%s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
                 recomputes ? ", recompute " : "", recomputes ? first->recompute : "",
