@@ -1,6 +1,7 @@
 /* Reading back the CSV that `accubench run` writes (see csv_read.h). */
 #include "csv_read.h"
 #include "csv_values.h"
+#include "parse.h"
 #include "plural.h"
 #include "recompute.h"
 
@@ -44,16 +45,6 @@ static int grow(void *arr, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* Splits `line` in place at commas into fields (trimmed); returns the count. */
 static size_t split_fields(char *line, char ***fields, size_t *cap)
 {
@@ -64,7 +55,7 @@ static size_t split_fields(char *line, char ***fields, size_t *cap)
             *comma = '\0';
         if (grow(fields, cap, n, sizeof **fields))
             return (size_t)-1;
-        (*fields)[n++] = trim(p);
+        (*fields)[n++] = trim_blanks(p);
         if (!comma)
             return n;
         p = comma + 1;
@@ -79,7 +70,7 @@ static int add_meta(csv_table *t, size_t *cap, char *text)
     if (!colon)
         return 0;
     *colon = '\0';
-    char *key = trim(text), *value = trim(colon + 1);
+    char *key = trim_blanks(text), *value = trim_blanks(colon + 1);
     if (!*key || strchr(key, ' '))
         return 0;
     if (grow(&t->meta, cap, t->meta_count, sizeof *t->meta))
@@ -262,7 +253,7 @@ static int take_line(csv_reader *r, char *buf, size_t len, char *why, size_t why
     char *text = buf;
     if (r->lineno == 1 && !strncmp(text, UTF8_BOM, 3))
         text += 3;
-    text = trim(text);
+    text = trim_blanks(text);
     if (!*text)
         return LINE_OK;
     if (*text == '#')

@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "plural.h"
 #include "trace_analysis.h"
+#include "trace_assign.h"
 
 enum { PID_HOST = 1, PID_DEVICE = 2 };
 /* Host rows: the ranges, the waits, then one row of calls per host thread
@@ -47,11 +48,6 @@ static const char *category(trace_kind k)
     case TRACE_RANGE: return "range";
     default: return "other";
     }
-}
-
-static int is_device_work(trace_kind k)
-{
-    return k == TRACE_KERNEL || k == TRACE_MEMCPY || k == TRACE_MEMSET;
 }
 
 static void row_of(const trace_record *r, int *pid, unsigned long *tid)

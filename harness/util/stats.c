@@ -83,3 +83,9 @@ int timing_stats_of(const double *values, size_t n, timing_stats *out)
     free(sorted);
     return 0;
 }
+
+double stats_median(const double *v, size_t n)
+{
+    timing_stats st;
+    return timing_stats_of(v, n, &st) == 0 ? st.median : NAN;
+}
