@@ -161,7 +161,7 @@ int usage_list(const char *what, const char *command)
         return 0;
     }
     if (command && strcmp(command, "plan") == 0) {
-        plan_keys(stdout);
+        plan_print_keys(stdout);
         return 0;
     }
     if (command && strcmp(command, "run") != 0) {

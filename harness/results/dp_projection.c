@@ -98,7 +98,7 @@ typedef struct split_compute {
     int n;
 } split_compute;
 
-static int same_split(const csv_row *a, const csv_row *b)
+static int same_dp_split(const csv_row *a, const csv_row *b)
 {
     return !strcmp(a->model, b->model) && !strcmp(a->dtype, b->dtype) &&
            !strcmp(a->backend, b->backend) && !strcmp(a->mode, b->mode) &&
@@ -121,7 +121,7 @@ static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int 
         if (!(compute > 0))
             continue;
         int j = 0;
-        while (j < k && !same_split(&rows[out[j].first], r))
+        while (j < k && !same_dp_split(&rows[out[j].first], r))
             j++;
         if (j == k) {
             if (k == max) {

@@ -102,7 +102,7 @@ static void advance(config_iter *it, config_level level)
 }
 
 /* From the current place to the first that is a config; 0 at the end. */
-static int settle(config_iter *it)
+static int settle_on_config(config_iter *it)
 {
     const run_options *o = it->o;
     for (;;) {
@@ -227,7 +227,7 @@ int config_next(config_iter *it, config *c)
         it->opens = CONFIG_ROW;
     }
     it->fresh = 0;
-    if (!settle(it))
+    if (!settle_on_config(it))
         return 0;
     fill(it, c);
     return 1;

@@ -95,7 +95,7 @@ static int probe_time(backend *b, const gemm_desc *g, double *ms, double *noise_
 }
 
 /* The probe's rate (NAN: it failed) and its noise into *noise_pct. */
-static double probe(config_watch *w, double *noise_pct)
+static double run_probe(config_watch *w, double *noise_pct)
 {
     backend *b = w->b;
     int n = w->n;
@@ -131,7 +131,7 @@ void config_watch_mark(config_watch *w, watch_mark *m)
         size_t cap = b->mem_cap, peak = b->mem_peak;
         uint64_t dispatches = b->dispatches;
         b->mem_cap = 0; /* the probe is ours: outside the user's cap ... */
-        m->probe_tflops = probe(w, &m->probe_noise_pct);
+        m->probe_tflops = run_probe(w, &m->probe_noise_pct);
         b->mem_cap = cap;
         b->mem_peak = peak; /* ... and the row's memory peak */
         b->dispatches = dispatches;

@@ -230,7 +230,7 @@ typedef struct export_job {
     const char *label;
 } export_job;
 
-static int write_job(FILE *f, void *ctx, char *why, size_t why_len)
+static int write_trace_job(FILE *f, void *ctx, char *why, size_t why_len)
 {
     const export_job *j = ctx;
     if (write_events(f, j->recs, j->n, j->step_of, j->host_of, j->step, j->label) != 0) {
@@ -259,7 +259,7 @@ int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
             snprintf(why, why_len, "trace export: no step %d in the trace (%d %s)",
                      step, n_steps, plural(n_steps, "step", "steps"));
         else
-            rc = atomic_write_file(path, write_job, &job, why, why_len);
+            rc = atomic_write_file(path, write_trace_job, &job, why, why_len);
     }
     free(step_of);
     free(host_of);
