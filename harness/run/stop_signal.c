@@ -13,7 +13,7 @@ volatile sig_atomic_t stop_signal;
 static run_outputs *stop_outputs;
 static volatile sig_atomic_t said; /* the interrupted line is out */
 
-static void write_stderr(const char *text)
+static void put(const char *text)
 {
     if (write(STDERR_FILENO, text, strlen(text)) < 0) {
         /* nothing to do about stderr from a handler */
@@ -31,11 +31,11 @@ void stop_signal_say(int sig)
         close(out->lock.fd);
         out->lock.fd = -1;
     }
-    write_stderr("accubench: interrupted (");
-    write_stderr(sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    write_stderr("); the rows measured so far are in ");
-    write_stderr(out->csv_path);
-    write_stderr("\n");
+    put("accubench: interrupted (");
+    put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    put("); the rows measured so far are in ");
+    put(out->csv_path);
+    put("\n");
 }
 
 static void on_stop_signal(int sig)
