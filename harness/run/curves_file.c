@@ -84,7 +84,7 @@ int curves_open(curves_file *c, const char *path, int steps, int append, char *w
 
 /* A text field as CSV writes it: quoted when it holds a comma or a quote
  * (a model spec such as "gpt:d=32,layers=2"). */
-static void put_csv_field(FILE *f, const char *s)
+static void put_text(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n")) {
         fprintf(f, "%s,", s);
@@ -122,21 +122,21 @@ static void put_rows(FILE *f, const curve *k, int steps)
 {
     const result_row *key = &k->key;
     for (int t = 0; t < steps; t++) {
-        put_csv_field(f, key->backend);
-        put_csv_field(f, key->model);
-        put_csv_field(f, key->dtype);
-        put_csv_field(f, key->mode);
-        put_csv_field(f, key->reduction);
+        put_text(f, key->backend);
+        put_text(f, key->model);
+        put_text(f, key->dtype);
+        put_text(f, key->mode);
+        put_text(f, key->reduction);
         fprintf(f, "%lld,%lld,%lld,%lld,", (long long)key->effective_batch,
                 (long long)key->micro_batch, (long long)key->accum_steps,
                 (long long)key->devices);
-        put_csv_field(f, key->sync);
+        put_text(f, key->sync);
         fprintf(f, "%s,%d,", k->reverse ? "reverse" : "forward", t);
         if (isfinite(k->loss[t])) /* a diverged step is empty */
             fprintf(f, "%.9g", k->loss[t]);
         fputc(',', f);
-        put_csv_field(f, key->recompute);
-        put_csv_field(f, key->shard);
+        put_text(f, key->recompute);
+        put_text(f, key->shard);
         fprintf(f, "%lld\n", (long long)key->arm);
     }
 }
