@@ -128,11 +128,11 @@ csv_rows() {
 meta() { [ -f "$1" ] && sed -n "s/^# $2: //p" "$1" | head -n 1; }
 
 if [ "$backend" = cpu ]; then
-    models_s=tiny models_sweep=tiny sweep_dtype=fp32 modes=async,sync,alloc,alloc-async
+    models_s=tiny models_sweep=tiny sweep_dtype=fp32
     ratio_modes=async,sync check_args="--device cpu --dtype fp32" profile_model="--model tiny"
     gpt_model=gpt-tiny det_model=gpt-tiny
 else
-    models_s=S models_sweep=S,M,L sweep_dtype=bf16 modes=async,sync,graph,alloc,alloc-async
+    models_s=S models_sweep=S,M,L sweep_dtype=bf16
     ratio_modes=async,graph check_args="" profile_model=""
     gpt_model=gpt-small det_model=gpt:d=128,layers=2,heads=4,seq=64,vocab=1024
 fi
@@ -162,6 +162,8 @@ if [ ! -x "$bin" ] || [ ! -x "$build/gpu-check" ]; then
     exit 1
 fi
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
+# Every execution mode the backend can run, from the program's own table.
+modes=$("$bin" --list-modes "$backend" 2>>"$out/build.log" | paste -sd, -)
 
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
