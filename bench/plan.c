@@ -267,7 +267,7 @@ static int plan_probe(const plan_args *a)
         return 2;
     }
     if (a->devices > 1 && (!a->effective || a->effective % a->devices)) {
-        usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
+        say_plan_usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
                     "over the N devices");
         return 2;
     }
@@ -399,13 +399,13 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     if (a.recommend)
         return plan_recommend_of(&a, why, sizeof why);
     if (a.reserve && (!a.find_max_micro || !a.shared.mem_cap)) {
-        usage_error("--reserve goes with --find-max-micro and --mem-cap");
+        say_plan_usage_error("--reserve goes with --find-max-micro and --mem-cap");
         return 2;
     }
     if (a.reserve && a.reserve >= a.shared.mem_cap) {
         snprintf(why, sizeof why, "--reserve %llu leaves nothing of --mem-cap %llu",
                  (unsigned long long)a.reserve, (unsigned long long)a.shared.mem_cap);
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     if (a.from_csv) {
