@@ -215,6 +215,14 @@ typedef struct backend_ops {
     int (*to_f32)(backend *b, const void *src, storage src_storage, float *dst,
                   size_t n);
 
+    /* The noise pass's reductions over fp32 device vectors (gradients),
+     * whatever the compute storage, so that a gradient's norm never leaves
+     * the device: *out (a device double) = sum_i x[i]^2, each square and
+     * the sum in double, in an order fixed by n alone (a run repeats to the
+     * bit); and y += alpha x. */
+    int (*sum_squares)(backend *b, const float *x, size_t n, double *out);
+    int (*axpy)(backend *b, float *y, float alpha, const float *x, size_t n);
+
     /* Timing on the device timeline. elapsed_ms waits for `end`. */
     int (*timer_create)(backend *b, bk_timer **out);
     void (*timer_destroy)(backend *b, bk_timer *t);

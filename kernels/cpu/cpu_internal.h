@@ -55,6 +55,9 @@ float cpu_softmax_xent_column(const float *logits, float *dlogits, int classes, 
 int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
 int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                       int t, int batch, int parts, int to_tokens);
+/* The noise pass's reductions (cpu_reduce.c). */
+int cpu_sum_squares(backend *b, const float *x, size_t n, double *out);
+int cpu_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
 /* The fused attention (cpu_attention.c). */
 int cpu_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
                           float scale, int hd, int heads, int t, int batch);

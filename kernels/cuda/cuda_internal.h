@@ -62,6 +62,10 @@ int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr,
 int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage, size_t n);
 int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst, size_t n);
 
+/* cuda_reduce.cu: the noise pass's reductions */
+int cuda_sum_squares(backend *b, const float *x, size_t n, double *out);
+int cuda_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
+
 /* cuda_transformer.cu */
 int cuda_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
                            const float *beta, void *y, float *mean, float *rstd, int dim,
