@@ -259,25 +259,28 @@ fi
 # weights checked across the ranks. Without MPI (no mpirun, or a build
 # without it) there are no ranks: skipped, the rest of the check stands.
 mpirun=${CHECK_MPIRUN:-mpirun}
+# One GPU: NCCL's one-rank communicator in this process, no launcher and
+# no MPI needed (kernels/nccl/nccl_solo_host.c); several, or the CPU
+# rehearsal's 2 ranks: mpirun.
 if [ "$backend" = cpu ]; then
-    dp_ranks=2 dp_flags="--oversubscribe"
+    dp_ranks=2 dp_launch="$mpirun --oversubscribe -np 2"
 else
     dp_ranks=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     [ "$dp_ranks" -ge 1 ] 2>/dev/null || dp_ranks=1
-    dp_flags=""
+    if [ "$dp_ranks" = 1 ]; then dp_launch=""; else dp_launch="$mpirun -np $dp_ranks"; fi
 fi
 if ! wanted dp; then
     :
-elif ! command -v "$mpirun" >/dev/null 2>&1; then
-    skip dp "no MPI ($mpirun not found)"
-elif ! grep -q '^HAVE_MPI := 1' "$build/config.mk" 2>/dev/null; then
-    skip dp "no MPI (built without mpicc)"
 elif [ "$backend" != cpu ] && ! grep -q '^HAVE_NCCL := 1' "$build/config.mk" 2>/dev/null; then
     skip dp "no NCCL (built without it: see $build/config.mk)"
+elif [ -n "$dp_launch" ] && ! command -v "$mpirun" >/dev/null 2>&1; then
+    skip dp "no MPI for $dp_ranks ranks ($mpirun not found)"
+elif [ -n "$dp_launch" ] && ! grep -q '^HAVE_MPI := 1' "$build/config.mk" 2>/dev/null; then
+    skip dp "no MPI for $dp_ranks ranks (built without mpicc)"
 else
     [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    # shellcheck disable=SC2086 # dp_flags is a list of options
-    stage dp 90 "$mpirun" $dp_flags -np "$dp_ranks" "$bin" run --backend "$backend" \
+    # shellcheck disable=SC2086 # dp_launch is a command and its options
+    stage dp 90 $dp_launch "$bin" run --backend "$backend" \
         --model "$models_s" --effective 256 --micro "$dp_micro" --sync "$dp_sync" \
         --shard none,optimizer,gradients $nw \
         --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv" --replace
