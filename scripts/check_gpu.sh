@@ -116,7 +116,8 @@ figure() {
     gpt-sweep) csv_rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col["status"] == "ok" && $col["micro_batch"] == 8 {
-            printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"] }' ;;
+            printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"]
+            if ($col["mfu_datasheet_pct"] != "") printf ", %.1f%% of the datasheet", $col["mfu_datasheet_pct"] }' ;;
     esac
 }
 
@@ -366,12 +367,14 @@ table() {
                                  $col["micro_batch"], $col["status"], $col["note"]) }
         END { for (i = 1; i <= n; i++) print line[order[i]]; printf "%s", other }'
 
-    echo "== $gpt_model $sweep_dtype, 16 sequences a step: step time, sequences/s, MFU"
+    echo "== $gpt_model $sweep_dtype, 16 sequences a step: step time, sequences/s, MFU (measured peak; datasheet)"
     rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col["status"] == "ok" {
-            printf "  micro %3d x %-3d %10.3f ms %10.1f seq/s  MFU %5.1f%%\n", $col["micro_batch"],
-                $col["accum_steps"], $col["step_ms_median"], $col["samples_per_s"], $col["mfu_pct"]
+            d = $col["mfu_datasheet_pct"]
+            printf "  micro %3d x %-3d %10.3f ms %10.1f seq/s  MFU %5.1f%%  %s\n", $col["micro_batch"],
+                $col["accum_steps"], $col["step_ms_median"], $col["samples_per_s"], $col["mfu_pct"],
+                d == "" ? "(no datasheet figure)" : sprintf("%5.1f%% of the datasheet", d)
         }
         $col["status"] != "ok" { printf "  micro %s: %s %s\n", $col["micro_batch"], $col["status"], $col["note"] }'
 

@@ -513,7 +513,7 @@ static int cu_keep_pool_blocks(backend *b, cuda_impl *c)
 
 /* What the CSV says of the device and its libraries (b->device has no
  * commas, so that it is one CSV field), its memory and its peak. */
-static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p, int clock_khz)
+static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p)
 {
     int blas_version = 0, runtime = 0, driver = 0;
     CUBLAS_CHECK(b, cublasGetVersion(c->blas, &blas_version));
@@ -532,8 +532,7 @@ static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p, int cl
     b->mem_total = p->totalGlobalMem;
     b->peak_gemm_n = cuda_peak_gemm_n(p->totalGlobalMem);
     b->datasheet_tflops =
-        cuda_datasheet_tflops(p->name, p->major, p->minor, p->multiProcessorCount, clock_khz,
-                              b->dtype);
+        cuda_datasheet_tflops(p->name, b->dtype);
     return BK_OK;
 }
 
@@ -543,9 +542,7 @@ static int cu_init(backend *b)
 {
     cuda_impl *c = cuda_of(b);
     cudaDeviceProp p;
-    int clock_khz = 0;
     CUDA_CHECK(b, cudaGetDeviceProperties(&p, c->device));
-    CUDA_CHECK(b, cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, c->device));
     /* for NVML's clocks beside each config (harness/util/gpu_clocks.h) */
     CUDA_CHECK(b, cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, c->device));
     c->sm_count = p.multiProcessorCount;
@@ -554,7 +551,7 @@ static int cu_init(backend *b)
     if (rc == BK_OK)
         rc = cu_keep_pool_blocks(b, c);
     if (rc == BK_OK)
-        rc = cu_describe(b, c, &p, clock_khz);
+        rc = cu_describe(b, c, &p);
     return rc;
 }
 
