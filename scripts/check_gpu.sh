@@ -298,14 +298,22 @@ fi
 # The memory-time frontier: every recompute value on GPT-2 small and medium
 # at 64 sequences a step, then plan --recommend under a cap of 40 GB (15M
 # on the rehearsal's tiny shapes: it rules out gpt-tiny 16x1). Last, so
-# that it takes only what the stages before left of the budget; a build
-# whose run has no --recompute skips it.
+# that it takes only what the stages before left of the budget, and only
+# when that is what it needs (about 60 s on an H200 at the 0.5 s a config
+# check_gpu_frontier.sh gives it; 20 s on the rehearsal's shapes): else
+# skipped, saying so. A build whose run has no --recompute skips it.
+if [ "$backend" = cpu ]; then frontier_need=20; else frontier_need=60; fi
 if ! wanted frontier; then
     :
 elif [ "$quick" = 1 ]; then
     skip frontier "QUICK"
 elif ! "$bin" --list-options run | grep -qx recompute; then
     skip frontier "this build has no --recompute"
+elif [ $((budget - $(elapsed))) -lt "$frontier_need" ]; then
+    # Cut short by the budget it would fail as "timed out", which says
+    # nothing about the frontier: skipped instead, with how to run it.
+    skip frontier "$((budget - $(elapsed)))s of the ${budget}s budget left, under the \
+${frontier_need}s it needs (CHECK_ONLY=frontier runs it alone)"
 else
     if [ "$backend" = cpu ]; then frontier_cap=15M; else frontier_cap=40G; fi
     stage frontier 150 sh "$here/check_gpu_frontier.sh" "$out" "$bin" "$backend" "$frontier_cap"
