@@ -258,6 +258,11 @@ struct backend {
     storage compute_storage; /* derived from dtype */
     /* Largest square GEMM size worth timing for the peak rate. */
     int peak_gemm_n;
+    /* The most logits (and as many of their gradient) one chunk of a
+     * language model's head may hold, in bytes: what the device's memory
+     * hierarchy rewards (harness/models/gpt_head.c cuts the head in whole
+     * sequences within it). 0: the model's default. */
+    size_t head_chunk_bytes;
     /* Datasheet peak for dtype in TFLOP/s, 0 when unknown. */
     double datasheet_tflops;
     /* Bytes the device can hold (0 = unknown) and the soft cap the user set

@@ -531,6 +531,7 @@ static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p)
              driver % 1000 / 10);
     b->mem_total = p->totalGlobalMem;
     b->peak_gemm_n = cuda_peak_gemm_n(p->totalGlobalMem);
+    b->head_chunk_bytes = CUDA_HEAD_CHUNK_BYTES;
     b->datasheet_tflops =
         cuda_datasheet_tflops(p->name, b->dtype);
     return BK_OK;

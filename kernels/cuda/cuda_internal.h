@@ -14,6 +14,16 @@ struct cuda_gemm_cache; /* cuda_gemm.cu */
  * reductions (see cuda_elementwise.cu, cuda_transformer.cu). */
 #define CUDA_REDUCE_SCRATCH_FLOATS ((size_t)1 << 20)
 
+/* The LM head's chunk on a GPU (backend.head_chunk_bytes). No chunk's
+ * logits fit an L2 there (one GPT-2 sequence's are 103 MB in bf16, an
+ * H200's L2 60 MB), so a chunk buys memory alone, and costs GEMMs of fewer
+ * columns and more launches: the CPU's 1 MiB made every chunk one
+ * sequence. 512 MiB holds 5 sequences of GPT-2 small in bf16 ([50304 x
+ * 5120 x 768] products; 2 in fp32): micro 8 in 2 chunks instead of 8, its
+ * logits and their gradient 1.0 GB instead of 1.6 unchunked, a small share
+ * of a card the planner caps in tens of GB. Not yet timed on a GPU. */
+#define CUDA_HEAD_CHUNK_BYTES ((size_t)512 << 20)
+
 /* Small uploads (a step's optimizer numbers) are staged through pinned
  * slots, so that the copy never waits for the stream (see cu_upload). */
 #define CUDA_UPLOAD_SLOTS 64
