@@ -97,13 +97,15 @@ static int refuse_sliced(const char *sliced, const char *cmdline)
  * sliced state on one device waits for the backend (its one-rank engine,
  * dp_launch_world; --dump writes one process's window, unsliced); else
  * says how to run it under mpirun. Returns the exit code. */
-static int refuse_without_launcher(const run_options *o, const char *cmdline, int most,
+static int refuse_without_launcher(run_options *o, const char *cmdline, int most,
                                    dp_launch *out)
 {
     const char *sliced = shard_needing_ranks(o);
     if (sliced && most == 1 && !o->dump_dir[0]) {
         out->solo_shard = sliced;
         out->cmdline = cmdline;
+        if (o->n_devices == 0) /* the one rank, as mpirun's count is its ranks */
+            o->devices[o->n_devices++] = 1;
         return 0;
     }
     if (sliced)
