@@ -1,10 +1,7 @@
 /* The noise pass (noise_pass.h) on the backend table. */
 #include "noise_pass.h"
 
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "dataset_learnable.h"
 #include "dispatch.h"
