@@ -264,6 +264,14 @@ typedef struct backend_ops {
     int (*to_f32)(backend *b, const void *src, storage src_storage, float *dst,
                   size_t n);
 
+    /* The noise pass's reductions over fp32 device vectors (gradients),
+     * whatever the compute storage, so that a gradient's norm never leaves
+     * the device: *out (a device double) = sum_i x[i]^2, each square and
+     * the sum in double, in an order fixed by n alone (a run repeats to the
+     * bit); and y += alpha x. */
+    int (*sum_squares)(backend *b, const float *x, size_t n, double *out);
+    int (*axpy)(backend *b, float *y, float alpha, const float *x, size_t n);
+
     /* Timing on the device timeline. elapsed_ms waits for `end`. */
     int (*timer_create)(backend *b, bk_timer **out);
     void (*timer_destroy)(backend *b, bk_timer *t);
@@ -299,6 +307,11 @@ struct backend {
     storage compute_storage; /* derived from dtype */
     /* Largest square GEMM size worth timing for the peak rate. */
     int peak_gemm_n;
+    /* The most logits (and as many of their gradient) one chunk of a
+     * language model's head may hold, in bytes: what the device's memory
+     * hierarchy rewards (harness/models/gpt_head.c cuts the head in whole
+     * sequences within it). 0: the model's default. */
+    size_t head_chunk_bytes;
     /* Datasheet peak for dtype in TFLOP/s, 0 when unknown. */
     double datasheet_tflops;
     /* Bytes the device can hold (0 = unknown) and the soft cap the user set

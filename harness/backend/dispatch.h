@@ -283,6 +283,18 @@ static inline int bk_adamw(backend *b, float *w, const float *g, float *m,
     BK_DISPATCH(b, "adamw", b->ops->adamw(b, w, g, m, v, n, h));
 }
 
+/* The noise pass's per-small-batch reductions (backend_ops.sum_squares,
+ * axpy): fp32 vectors, a device double out. */
+static inline int bk_sum_squares(backend *b, const float *x, size_t n, double *out)
+{
+    BK_DISPATCH(b, "sum_squares", b->ops->sum_squares(b, x, n, out));
+}
+
+static inline int bk_axpy(backend *b, float *y, float alpha, const float *x, size_t n)
+{
+    BK_DISPATCH(b, "axpy", b->ops->axpy(b, y, alpha, x, n));
+}
+
 static inline int bk_sgd(backend *b, float *w, const float *g, size_t n,
                          float lr, float weight_decay)
 {

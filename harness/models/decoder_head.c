@@ -5,17 +5,21 @@
 #include "dispatch.h"
 
 /* A chunk is whole sequences: at least one, and as many more as keep its
- * logits within HEAD_CHUNK_BYTES. Why 1 MiB: the chunk's logits and their
- * gradient (2 MiB together) are written by one GEMM and read by the next
- * three ops; with the head's GEMMs cut between two cores, each core's
- * half (1 MiB) stays in its own L2 (2 MiB on the Xeons this was measured
- * on, 1-2 MiB on most x86 servers) beside the panels of the head's weight
- * it streams. On the gpt-cpu shape (vocab 2048, seq 64) that is
- * 2 sequences, 128 tokens: 8 chunks at 16x1 instead of logits of 16 MiB
- * (with their gradient) that pass through L3 or memory. Whole sequences,
- * so that a GPU's GEMMs keep at least T columns (1024 for GPT-2: a
- * [50304 x 1024 x 768] product, large enough to run near its peak), and
- * the arithmetic is the same on every backend. */
+ * logits within the backend's chunk_bytes (model_spec_on), or
+ * HEAD_CHUNK_BYTES where it sets none. Whole sequences, so that a GPU's
+ * GEMMs keep at least T columns (1024 for GPT-2: a [50304 x 1024 x 768]
+ * product, large enough to run near its peak), and the arithmetic is the
+ * same on every backend; the buffers are sized for one chunk, so the
+ * memory need follows the rule to the byte.
+ *
+ * The default, 1 MiB, is the CPU's: the chunk's logits and their gradient
+ * (2 MiB together) are written by one GEMM and read by the next three ops;
+ * with the head's GEMMs cut between two cores, each core's half (1 MiB)
+ * stays in its own L2 (2 MiB on the Xeons this was measured on, 1-2 MiB on
+ * most x86 servers) beside the panels of the head's weight it streams. On
+ * the gpt-cpu shape (vocab 2048, seq 64) that is 2 sequences, 128 tokens:
+ * 8 chunks at 16x1 instead of logits of 16 MiB (with their gradient) that
+ * pass through L3 or memory. A GPU sets its own (cuda_backend.cu). */
 #define HEAD_CHUNK_BYTES ((size_t)1 << 20)
 
 static int rms(const decoder_head *h) { return h->norm_b == DECODER_HEAD_RMSNORM; }
@@ -24,7 +28,8 @@ static int chunk_tokens(const decoder_head *h, storage st)
 {
     size_t t = (size_t)h->seq;
     size_t seq_bytes = t * (size_t)h->vocab * storage_bytes(st);
-    size_t seqs = HEAD_CHUNK_BYTES / seq_bytes;
+    size_t budget = h->chunk_bytes ? h->chunk_bytes : HEAD_CHUNK_BYTES;
+    size_t seqs = budget / seq_bytes;
     return (int)((seqs > 1 ? seqs : 1) * t);
 }
 

@@ -34,6 +34,9 @@ typedef struct decoder_head {
     size_t norm_g; /* the final norm's gain */
     size_t norm_b; /* its bias (LayerNorm), or DECODER_HEAD_RMSNORM */
     size_t head_w; /* the LM head, [d x vocab]: logits = head_w^T x */
+    /* The backend's budget for a chunk's logits (model_spec's
+     * head_chunk_bytes); 0: the default, sized for a CPU core's L2. */
+    size_t chunk_bytes;
 } decoder_head;
 
 /* Tokens a chunk holds in a micro-batch of `capacity` sequences. */

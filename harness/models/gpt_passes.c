@@ -73,10 +73,11 @@ static int block_keeps(const model_spec *s, int l, int which)
 }
 
 /* The final LayerNorm and the LM head, tied to the token embedding. */
-static decoder_head gpt_head_of(const gpt_layout *l)
+static decoder_head gpt_head_of(const gpt_layout *l, const model_spec *s)
 {
     return (decoder_head){.d = l->d, .seq = l->seq, .vocab = l->vocab, .norm_g = l->lnf_g,
-                          .norm_b = l->lnf_b, .head_w = l->wte};
+                          .norm_b = l->lnf_b, .head_w = l->wte,
+                          .chunk_bytes = s->head_chunk_bytes};
 }
 
 int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
@@ -89,7 +90,7 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
     bytes[A_RES0] = d * n * es;
     gpt_layout l;
     gpt_layout_of(s, &l);
-    decoder_head head = gpt_head_of(&l);
+    decoder_head head = gpt_head_of(&l, s);
     decoder_head_sizes(&head, st, capacity, bytes + A_HEAD);
     bytes[A_SCORES] = fused ? 0 : scores;
     /* fp32 whatever the storage: every LayerNorm backward adds into it. */
@@ -364,7 +365,7 @@ int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *los
                         .x = res_in(a, l->layers), .dres = act(a, A_DRES),
                         .labels = mb->labels + items, .valid = mb->valid + items,
                         .scale = mb->scale, .loss_sum = loss_sum};
-    decoder_head shape = gpt_head_of(l);
+    decoder_head shape = gpt_head_of(l, &m->spec);
     return decoder_head_forward_backward(&p.lp, &shape, &head);
 }
 

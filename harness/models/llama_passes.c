@@ -72,10 +72,11 @@ static int block_keeps(const model_spec *s, int l, int which)
 }
 
 /* The final RMSNorm and the LM head (the embedding when tied). */
-static decoder_head head_of(const llama_layout *l)
+static decoder_head head_of(const llama_layout *l, const model_spec *s)
 {
     return (decoder_head){.d = l->d, .seq = l->seq, .vocab = l->vocab, .norm_g = l->norm_f,
-                          .norm_b = DECODER_HEAD_RMSNORM, .head_w = l->head};
+                          .norm_b = DECODER_HEAD_RMSNORM, .head_w = l->head,
+                          .chunk_bytes = s->head_chunk_bytes};
 }
 
 int llama_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
@@ -87,7 +88,7 @@ int llama_activation_sizes(const model_spec *s, storage st, int capacity, size_t
     size_t n = (size_t)capacity * t, scores = t * t * h * (size_t)capacity * es;
     size_t rstd = n * sizeof(float), lse = h * n * sizeof(float);
     int fused = s->fused_attention;
-    decoder_head head = head_of(&l);
+    decoder_head head = head_of(&l, s);
     bytes[A_RES0] = d * n * es;
     decoder_head_sizes(&head, st, capacity, bytes + A_HEAD);
     bytes[A_SCORES] = fused ? 0 : scores;
@@ -396,7 +397,7 @@ int llama_forward(model *m, activations *a, const micro_batch_view *mb, float *l
                           .x = res_in(a, l->layers), .dres = act(a, A_DRES),
                           .labels = mb->labels + items, .valid = mb->valid + items,
                           .scale = mb->scale, .loss_sum = loss_sum};
-    decoder_head head = head_of(l);
+    decoder_head head = head_of(l, &m->spec);
     return decoder_head_forward_backward(&p.lp, &head, &io);
 }
 

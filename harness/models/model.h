@@ -59,10 +59,14 @@ typedef struct model_spec {
      * then no scores are stored, and the activations and the memory need
      * say so. Set where a spec meets its backend (model_spec_on). */
     int fused_attention;
+    /* The backend's head_chunk_bytes (0: the model's default), set where
+     * fused_attention is: the head's chunk, so its buffers and the memory
+     * need, follow it. */
+    size_t head_chunk_bytes;
 } model_spec;
 
 /* A spec as it runs on backend b: what its memory and its passes depend
- * on there (fused_attention). model_create applies it; so must anything
+ * on there (fused_attention, head_chunk_bytes). model_create applies it; so must anything
  * that sizes a model's memory for a backend. */
 void model_spec_on(model_spec *s, const backend *b);
 

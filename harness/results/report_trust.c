@@ -21,6 +21,10 @@ static void disturbed_why(const csv_row *r, char *out, size_t len, size_t *used)
         snprintf(t, sizeof t, "MFU %s%% of its probe", rp_num(r->mfu_pct, 3).s);
         append_listed(out, len, used, t);
     }
+    if (r->mfu_datasheet_pct > 100) {
+        snprintf(t, sizeof t, "MFU %s%% of the datasheet", rp_num(r->mfu_datasheet_pct, 3).s);
+        append_listed(out, len, used, t);
+    }
     if (r->probe_drift_pct > 0 && strstr(r->note, "probes drifted")) {
         snprintf(t, sizeof t, "probes drifted %s%%", rp_num(r->probe_drift_pct, 2).s);
         append_listed(out, len, used, t);

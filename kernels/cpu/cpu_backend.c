@@ -376,6 +376,8 @@ static const backend_ops cpu_ops = {
     .sgd = cpu_sgd,
     .convert = cpu_convert,
     .to_f32 = cpu_to_f32,
+    .sum_squares = cpu_sum_squares,
+    .axpy = cpu_axpy,
     .timer_create = cpu_timer_create,
     .timer_destroy = cpu_timer_destroy,
     .timer_record = cpu_timer_record,
@@ -466,6 +468,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
     b->dtype = dt;
     b->compute_storage = STORAGE_F32;
     b->peak_gemm_n = 2048;
+    b->head_chunk_bytes = 0; /* the head's default: sized for a core's L2 (gpt_head.c) */
     cpu_device_name(b->device, sizeof b->device);
     for (char *c = b->device; *c; c++)
         if (*c == ',')

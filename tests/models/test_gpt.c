@@ -473,7 +473,7 @@ static int gpt_head_chunk(const model_spec *s, storage st, int capacity)
 {
     gpt_layout l;
     gpt_layout_of(s, &l);
-    decoder_head h = {.d = l.d, .seq = l.seq, .vocab = l.vocab};
+    decoder_head h = {.d = l.d, .seq = l.seq, .vocab = l.vocab, .chunk_bytes = s->head_chunk_bytes};
     return decoder_head_chunk(&h, st, capacity);
 }
 
@@ -505,6 +505,18 @@ static void test_head_chunks(void)
     /* One sequence's logits over 1 MiB: a chunk is that one sequence. */
     CHECK(model_spec_parse("gpt-small", &s, why, sizeof why) == 0);
     CHECK(gpt_head_chunk(&s, STORAGE_BF16, 8) == 1024);
+    /* A backend's own chunk (a GPU's 512 MiB): 5 of GPT-2 small's bf16
+     * sequences of 103 MB, 2 in fp32; never past the micro-batch; and the
+     * memory need grows by exactly the head's larger buffers. */
+    size_t cpu_need = activations_bytes(&s, STORAGE_BF16, 8);
+    s.head_chunk_bytes = (size_t)512 << 20;
+    CHECK(gpt_head_chunk(&s, STORAGE_BF16, 8) == 5 * 1024);
+    CHECK(gpt_head_chunk(&s, STORAGE_F32, 8) == 2 * 1024);
+    CHECK(gpt_head_chunk(&s, STORAGE_BF16, 3) == 3 * 1024);
+    size_t extra = (size_t)4 * 1024; /* tokens more a chunk holds */
+    size_t head_elems = 2 * 50304 + 2 * 768; /* logits, dlogits; x, dx */
+    CHECK(activations_bytes(&s, STORAGE_BF16, 8) - cpu_need ==
+          extra * (head_elems * 2 + 2 * sizeof(float)));
 }
 
 int main(void)
