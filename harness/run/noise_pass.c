@@ -6,7 +6,6 @@
 #include "dataset_learnable.h"
 #include "dispatch.h"
 #include "dp_check.h"
-#include "stop_signal.h"
 #include "trace.h"
 
 typedef struct noise_run {
@@ -110,7 +109,7 @@ static int one_window(noise_run *r, const noise_pass_options *o, int index, nois
     noise_window w = {0};
     rc = bk_zero(m->b, r->window_sum, m->n_params * sizeof(float));
     int k = 0;
-    for (; k < r->sp->accum && !rc && !stop_signal; k++)
+    for (; k < r->sp->accum && !rc && !(o->stop && *o->stop); k++)
         rc = small_batch(r, &d, k, &w);
     dataset_destroy(&d);
     int cut = k < r->sp->accum;

@@ -7,6 +7,7 @@
 #ifndef ACCUBENCH_NOISE_PASS_H
 #define ACCUBENCH_NOISE_PASS_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "comm.h"
@@ -30,6 +31,9 @@ typedef struct noise_pass_options {
                     * any rank's stop is every rank's. */
     uint64_t seed; /* the data's; window w is drawn from seed and w */
     comm *comm;    /* the config's ranks; NULL: one process */
+    /* A signal's flag, looked at after every small batch (a window it
+     * cuts is not kept); NULL: nothing stops the pass. */
+    const volatile sig_atomic_t *stop;
 } noise_pass_options;
 
 /* BK_* status. out->windows 0 and the estimate NAN when the split has one

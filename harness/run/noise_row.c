@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "noise_pass.h"
+#include "stop_signal.h"
 
 /* The last figure measured, and what it depends on: the model, its dtype,
  * the split, the data's seed and the pass's limits; not the reduction,
@@ -45,7 +46,7 @@ static int measure_noise(model *m, const config *cfg, comm *c, double time_s, no
     }
     last.valid = 0;
     noise_pass_options no = {.windows = cfg->noise_windows, .seed = cfg->seed, .comm = c,
-                             .time_s = time_s};
+                             .time_s = time_s, .stop = &stop_signal};
     int rc = noise_pass_run(m, &cfg->sp, &no, n);
     *windows_run = rc ? 0 : n->windows_run;
     if (!rc)
