@@ -88,15 +88,23 @@ WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 WARN     := -Wall -Wextra $(WERROR_FLAG) \
             $(shell $(CC) -Werror -Wno-format-truncation -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-format-truncation)
 # harness/ is in rooms along its dependency lines, and each room sees only
-# the rooms below it: util <- results, trace <- backend <- models <- run.
-# An include that runs the wrong way (results reaching for backend.h, the
-# harness reaching into kernels/) is a compile error, not a convention.
+# the rooms below it: util <- results, trace <- backend <- models <- run,
+# and run/ in its own: step <- passes <- setup <- sweep (the step and what
+# it runs on; the passes beside it: timing, counting, trace, noise, dump;
+# the options and outputs; the sweep that runs the configs).
+# An include that runs the wrong way (results reaching for backend.h, a
+# pass reaching for the options, the harness reaching into kernels/) is a
+# compile error, not a convention.
 room_inc     = $(addprefix -Iharness/,$(1))
 INC_util    := $(call room_inc,util)
 INC_results := $(call room_inc,util results)
 INC_trace   := $(call room_inc,util trace)
 INC_models  := $(call room_inc,util trace backend models)
-INC_run     := $(call room_inc,util trace backend models results run)
+INC_run/step   := $(call room_inc,util trace backend models results run/step)
+INC_run/passes := $(INC_run/step) -Iharness/run/passes
+INC_run/setup  := $(INC_run/passes) -Iharness/run/setup
+INC_run/sweep  := $(INC_run/setup) -Iharness/run/sweep
+INC_run        := $(INC_run/sweep)
 # Backends see the device interface and the shared per-element math.
 INC_kernels := $(call room_inc,util trace backend) -Ikernels
 # The programs and the tests see everything.
@@ -122,7 +130,7 @@ CPPFLAGS += -DACCUBENCH_HAVE_NVTX=1 -isystem $(CUDA_HOME)/include
 endif
 
 # The backend-neutral core and the CPU backend: no CUDA header anywhere.
-ROOMS    := util results trace models run
+ROOMS    := util results trace models run/step run/passes run/setup run/sweep
 CORE_SRC := $(foreach r,$(ROOMS),$(wildcard harness/$(r)/*.c)) $(wildcard kernels/cpu/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_LIB := $(BUILD)/libaccubench.a

@@ -8,7 +8,7 @@
  * The program owns the backend table (backend_registry.c): it checks
  * --backend against it, opens the backend and its activity collector, and
  * hands them to the sweep. Every option is a row of a table (run's in
- * harness/run/options.c, plan's in plan.c); usage.c prints them. */
+ * harness/run/setup/options.c, plan's in plan.c); usage.c prints them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The program's help: made from the option tables (run's in
- * harness/run/options.c, plan's in plan.c), the backend table, the model
+ * harness/run/setup/options.c, plan's in plan.c), the backend table, the model
  * registry and the profiles found in profiles/, never a copy of them. */
 #ifndef ACCUBENCH_USAGE_H
 #define ACCUBENCH_USAGE_H

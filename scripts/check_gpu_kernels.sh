@@ -9,7 +9,7 @@
 #      off, exactly one timed step (--warmup 0 --steps 1, no trace pass, no
 #      noise pass), profiling only kernels launched inside the "timed step"
 #      range of the accubench NVTX domain (the trailing / selects push/pop
-#      ranges): the timed pass's own range (harness/run/step.h), which no
+#      ranges): the timed pass's own range (harness/run/step/step.h), which no
 #      warm-up, trace or check step opens, so ncu counts what the trace
 #      pass's per-step figure counts, one step, and nothing around it. One
 #      cheap metric per kernel; the number of distinct kernel IDs it

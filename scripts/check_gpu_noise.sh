@@ -2,7 +2,7 @@
 # check-gpu's noise stage: the gradient noise pass on BACKEND against the
 # same pass on the CPU, gpt-tiny in fp32 (strict fp32 GEMMs on the GPU too),
 # 16 sequences a step as 2 x 8, NOISE windows from one seed. Both run the
-# same code above the backend table (harness/run/noise_pass.c); only the
+# same code above the backend table (harness/run/passes/noise_pass.c); only the
 # backend's ops differ (the model's, and the reductions sum_squares and
 # axpy that keep the norms on the device). Compared: the small batches'
 # and the windows' mean squared norms to 1e-4 (fp32 gradients of the whole

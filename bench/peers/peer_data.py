@@ -1,4 +1,4 @@
-"""The data of a window, as harness/run/dataset.c and reduction.c define it:
+"""The data of a window, as harness/run/step/dataset.c and reduction.c define it:
 uniform features in [-1, 1], uniform labels, one loss item in four padding
 (at least one valid item per window), and the loss scale of every
 micro-batch from the valid counts."""
@@ -22,7 +22,7 @@ class ShardError(Exception):
 
 
 def shard_split(effective, micro, devices):
-    """split_make_sharded (harness/run/split.c): one window of `effective`
+    """split_make_sharded (harness/run/step/split.c): one window of `effective`
     examples over `devices` ranks. Global micro-batch k is examples
     [k micro N, min((k + 1) micro N, E)), cut into N contiguous near-equal
     parts; every rank makes the same K = ceil(E / (micro N)) passes.

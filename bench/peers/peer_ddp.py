@@ -1,7 +1,7 @@
 """Data parallel in the peer: torchrun's processes as accubench's ranks,
 PyTorch's DistributedDataParallel as its all-reduce, and the decisions every
 rank must take together (the warm-up's end, the stopping rule, skipping a
-slow config) agreed over the process group, as harness/run/measure.c agrees
+slow config) agreed over the process group, as harness/run/step/measure.c agrees
 them over MPI.
 
 One process (no torchrun, or WORLD_SIZE 1) is a World of one: every

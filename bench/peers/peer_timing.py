@@ -1,4 +1,4 @@
-"""Timing as harness/run/measure.c does it: warm-up steps (each waited for,
+"""Timing as harness/run/step/measure.c does it: warm-up steps (each waited for,
 at most half the budget), then whole optimizer steps back to back, each
 between its own pair of timestamps (CUDA events on a GPU), step i issued
 before step i-1 is read back, until the robust noise is under the target

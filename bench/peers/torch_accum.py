@@ -42,7 +42,7 @@ class BadInput(Exception):
     pass
 
 
-# Options, with accubench's names and defaults (harness/run/options.c).
+# Options, with accubench's names and defaults (harness/run/setup/options.c).
 DEFAULTS = {
     "model": "S", "effective": "64", "micro": "pow2", "dtype": "fp32", "reduction": "sum",
     "warmup": "2", "min-samples": "5", "max-samples": "1000", "budget-s": "2",

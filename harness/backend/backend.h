@@ -80,7 +80,7 @@ typedef struct gemm_desc {
 typedef struct backend backend;
 
 /* Where a buffer's memory comes from: a column of the execution modes'
- * table (harness/run/modes.c), passed with every call so that a backend
+ * table (harness/run/step/modes.c), passed with every call so that a backend
  * keeps no state about modes. Buffers held for a whole config come from
  * alloc; the `alloc` modes take each micro-batch's activations from
  * alloc_transient and give them back at once, through the plain allocator

@@ -49,7 +49,7 @@
  * /proc), sm_clock_mhz (the lower reading) and clock_events (NVML's
  * reasons, either reading); flags "noisy" and/or "disturbed" (blank:
  * clean), the figures behind them in the note.
- * The counting pass (harness/run/count_pass.h: a few steps apart from the
+ * The counting pass (harness/run/passes/count_pass.h: a few steps apart from the
  * timed ones): host_syncs_per_step (the step's syncs, downloads and timer
  * reads), gemm_ms_per_step (its GEMMs' time, where a dispatch is the
  * device's work: the CPU) and gemm_shapes ("MxNxK NT: calls, ms and MFU

@@ -6,7 +6,10 @@
 #  - no two harness modules (NAME.c and NAME.h) include each other;
 #  - harness/util compiles with only itself on the include path;
 #  - harness/results compiles with only util and itself: the results side
-#    never sees backend.h (or any device header).
+#    never sees backend.h (or any device header);
+#  - harness/run's rooms compile with only the rooms below them: step <-
+#    passes <- setup <- sweep (a pass never sees the options or the sweep,
+#    the step never sees a pass).
 set -u
 root=${ACCUBENCH_ROOT:?}
 err=$(pwd)/compile-errors.txt
@@ -52,3 +55,10 @@ compile_room() { # ROOM INCLUDE_DIRS...
 [ -e harness/results/backend.h ] && fail "backend.h inside results/"
 compile_room util util
 compile_room results util results
+below="util trace backend models results"
+compile_room run/step $below run/step
+compile_room run/passes $below run/step run/passes
+compile_room run/setup $below run/step run/passes run/setup
+compile_room run/sweep $below run/step run/passes run/setup run/sweep
+loose=$(ls harness/run/*.[ch] 2>/dev/null)
+[ -z "$loose" ] || fail "files in harness/run/ outside its rooms: $loose"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The PyTorch peer under torchrun: DistributedDataParallel over 2 ranks on
 # the CPU (gloo), each rank its part of every window as accubench shards it
-# (tests/peers/test_peer_shard.py: the port against harness/run/split.c itself),
+# (tests/peers/test_peer_shard.py: the port against harness/run/step/split.c itself),
 # written into the CSV of accubench's own 2-rank run: rows with devices 2 in
 # each sync DDP runs (micro: the gradient all-reduced by every micro-batch's
 # backward; overlap: no_sync until the last), the gradient after DDP's

@@ -39,7 +39,7 @@ add_row() {
         { print }' "$1" >row.tmp && mv row.tmp "$1"
     grep -qF "$3" "$1" || { echo "FAILED: no $2[] table in $1"; exit 1; }
 }
-add_row scratch/harness/run/modes.c MODES \
+add_row scratch/harness/run/step/modes.c MODES \
     '{{"trial-mode", "a row added by a test"}, BK_ALLOC_HELD, 0, 0},'
 add_row scratch/harness/util/reduction.c REDUCTIONS \
     '{{"trial-sum", "a row added by a test"}, 1, REDUCTION_BY_WINDOW},'

@@ -1,5 +1,5 @@
 """The peer's port of accubench's data-parallel sharding (peer_data.
-shard_split, shard_part) against the C itself: harness/run/split.c compiled
+shard_split, shard_part) against the C itself: harness/run/step/split.c compiled
 here into a shared library and called through ctypes, over every effective
 batch to 40, device count to 5 and micro-batch, its refusals included (the
 same reason, word for word); the ragged split the docs give (E = 10,
