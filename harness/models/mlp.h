@@ -8,7 +8,7 @@
 #ifndef ACCUBENCH_MLP_H
 #define ACCUBENCH_MLP_H
 
-#include "model.h"
+#include "model_kind.h"
 
 extern const model_kind mlp_kind;
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
+#include "model_kind.h"
 
 /* Every kind, in the table's order; *count is set to how many. */
 const model_kind *const *model_kinds(int *count);

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "model.h"
+#include "model_need.h"
 #include "test_spec.h"
 
 /* About 4.5e20 bytes at micro 2^20: 96 layers of 1024 heads' 32768^2

@@ -47,6 +47,7 @@
 #include "cpu_backend.h"
 #include "dataset.h"
 #include "dispatch.h"
+#include "model.h"
 #include "registry.h"
 #include "rng.h"
 

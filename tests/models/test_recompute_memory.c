@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "model.h"
+#include "model_need.h"
 #include "test_spec.h"
 
 static memory_need need_at(model_spec s, recompute r, int micro)

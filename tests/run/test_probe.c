@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "dispatch.h"
-#include "model.h"
+#include "model_need.h"
 #include "probe.h"
 #include "test_spec.h"
 

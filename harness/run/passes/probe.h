@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "backend.h"
-#include "model.h"
+#include "model_need.h"
 
 typedef struct probe_request {
     const model_spec *model;

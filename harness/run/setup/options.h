@@ -9,7 +9,7 @@
 #include "backend.h"
 #include "csv_existing.h"
 #include "dataset.h"
-#include "model.h"
+#include "model_kind.h"
 #include "modes.h"
 #include "option_table.h"
 #include "shard_modes.h"

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "model.h"
+#include "model_kind.h"
 #include "reduction.h"
 
 #define DATASET_MAX_BUFFERS 8

@@ -17,7 +17,7 @@
 
 #include "axis.h"
 #include "dtype_table.h"
-#include "model.h"
+#include "model_need.h"
 
 typedef int shard_mode; /* a row of shard_axis */
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "dtype_table.h"
-#include "model.h"
+#include "model_kind.h"
 #include "modes.h"
 #include "options.h"
 #include "reduction.h"

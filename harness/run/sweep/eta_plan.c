@@ -5,7 +5,7 @@
 
 #include "config.h"
 #include "eta.h"
-#include "model.h"
+#include "model_kind.h"
 #include "options.h"
 
 /* Fills an item for every config of the sweep, or counts them: the
