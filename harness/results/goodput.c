@@ -18,12 +18,35 @@ double steps_to_target(const double *loss, int n, double target)
     return NAN;
 }
 
-double final_loss(const double *loss, int n)
+int goodput_smooth_half(long long e)
 {
-    for (int t = n - 1; t >= 0; t--)
-        if (isfinite(loss[t]))
-            return t == n - 1 ? loss[t] : NAN; /* a curve that stopped early diverged */
-    return NAN;
+    return e > 0 ? (int)(GOODPUT_SMOOTH_EXAMPLES / (2 * e)) : 0;
+}
+
+void smooth_curve(const double *loss, int n, int half, double *out)
+{
+    for (int t = 0; t < n; t++) {
+        int h = half;
+        if (h > t)
+            h = t;
+        if (h > n - 1 - t)
+            h = n - 1 - t;
+        double sum = 0;
+        for (int u = t - h; u <= t + h; u++)
+            sum += loss[u];
+        out[t] = sum / (2 * h + 1);
+    }
+}
+
+double final_loss(const double *loss, int n, int half)
+{
+    if (n < 1 || !isfinite(loss[n - 1]))
+        return NAN; /* a curve that stopped early diverged */
+    int from = n - 1 - 2 * half < 0 ? 0 : n - 1 - 2 * half;
+    double sum = 0;
+    for (int t = from; t < n; t++)
+        sum += loss[t];
+    return sum / (n - from);
 }
 
 void goodput_fit_of(const double *b, const double *s, size_t n, double *resid, goodput_fit *f)

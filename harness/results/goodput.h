@@ -31,8 +31,28 @@
  * step is NAN: nothing after it counts). */
 double steps_to_target(const double *loss, int n, double target);
 
-/* The last finite loss of a curve (its final loss), NAN when none. */
-double final_loss(const double *loss, int n);
+/* A curve's losses are each one window's mean loss: noisy as 1/sqrt(the
+ * window's examples), so a small E's curve crosses a target early on a
+ * lucky window. Each curve is read through a centered moving mean over
+ * about this many examples (2 half + 1 steps of E examples), which
+ * shrinks that noise alike for every E and leaves a straight stretch of
+ * curve where it was (no lag, unlike a trailing mean). */
+#define GOODPUT_SMOOTH_EXAMPLES 256
+
+/* The half-width in steps for effective batch e: GOODPUT_SMOOTH_EXAMPLES /
+ * (2 e), rounded down (0: no smoothing, from E = 256 on). */
+int goodput_smooth_half(long long e);
+
+/* out[t] = the mean of loss[t-h..t+h] with h = min(half, t, n-1-t): the
+ * window narrowed alike on both sides at the ends, so that step 0 is the
+ * start itself and the last step the end itself. A window holding a NAN
+ * (a diverged step) is NAN. */
+void smooth_curve(const double *loss, int n, int half, double *out);
+
+/* A curve's final loss: the mean of its last 2 half + 1 losses (the
+ * smoothed curve's value at its last whole window), NAN when the curve
+ * diverged (its last step is empty). */
+double final_loss(const double *loss, int n, int half);
 
 typedef enum goodput_fit_status {
     GOODPUT_FIT_OK = 0,     /* the relation fits these points */

@@ -45,6 +45,29 @@ static int stop_now(const curve_run *o)
     return o->comm ? dp_agree_max(o->comm, mine) > 0 : mine;
 }
 
+/* The seeds of a curve's data: the teacher or source, and the windows of
+ * its first pass over the buffers. */
+#define CURVE_SOURCE(o) ((o)->seed)
+#define CURVE_WINDOWS(o) ((o)->seed ^ 0xc0ffee11ull)
+
+/* Every pass over the buffers after the first draws new windows: a curve
+ * longer than DATASET_MAX_BUFFERS steps would otherwise see the same few
+ * windows again, and a small E (8 windows of 8 examples) learns them by
+ * heart, its loss falling for that alone (steps to a target would then
+ * favour the smallest E). Pass p draws from its own seed, the same for
+ * every config, so that splits and orders still see the same examples. */
+static int next_pass_data(step_runner *run, const split *sp, const curve_run *o, int t)
+{
+    if (t == 0 || run->next_buffer != 0)
+        return BK_OK;
+    uint64_t pass = (uint64_t)(t / run->d->count);
+    int block = o->reverse ? sp->micro * sp->devices : 0;
+    int rc = dataset_refill_learnable(run->d, CURVE_SOURCE(o),
+                                      CURVE_WINDOWS(o) + pass * 0x2545f4914f6cdd1dull, block);
+    /* new windows, new valid counts: the loss scales follow them */
+    return rc ? rc : step_runner_resume(run);
+}
+
 static int train_steps(step_runner *run, const split *sp, const curve_run *o, double *loss)
 {
     int steps = o->steps;
@@ -60,7 +83,9 @@ static int train_steps(step_runner *run, const split *sp, const curve_run *o, do
             *o->interrupted = 1;
             break;
         }
-        rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
+        rc = next_pass_data(run, sp, o, t);
+        if (!rc)
+            rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
         if (!rc && diverged(loss, t)) {
             t++;
             break;
@@ -87,8 +112,8 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
     int block = o->reverse ? sp->micro * sp->devices : 0;
     int rc = model_reset(m);
     if (!rc)
-        rc = dataset_create_learnable(m->b, &in, sp->global, DATASET_MAX_BUFFERS, o->seed,
-                                      o->seed ^ 0xc0ffee11ull, block, &d);
+        rc = dataset_create_learnable(m->b, &in, sp->global, DATASET_MAX_BUFFERS,
+                                      CURVE_SOURCE(o), CURVE_WINDOWS(o), block, &d);
     if (rc)
         return rc;
     if (o->comm)

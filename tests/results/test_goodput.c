@@ -21,8 +21,21 @@ static void test_interpolation(void)
     /* a curve that diverged before the target is not counted */
     const double gone[] = {4, 3, NAN, NAN};
     CHECK(isnan(steps_to_target(gone, 4, 2)));
-    CHECK_NEAR(final_loss(loss, 4), 1, 0);
-    CHECK(isnan(final_loss(gone, 4)));
+    CHECK_NEAR(final_loss(loss, 4, 0), 1, 0);
+    CHECK_NEAR(final_loss(loss, 4, 1), 2, 1e-12); /* the mean of the last three */
+    CHECK(isnan(final_loss(gone, 4, 1)));
+    /* the centered mean narrows alike at both ends: a straight line stays put */
+    const double line[] = {10, 9, 8, 7, 6, 5};
+    double sm[6];
+    smooth_curve(line, 6, 2, sm);
+    for (int t = 0; t < 6; t++)
+        CHECK_NEAR(sm[t], line[t], 1e-12);
+    /* and noise about it shrinks: +-1 alternating, width 5 -> +-0.2 inside */
+    const double zig[] = {1, -1, 1, -1, 1, -1, 1};
+    smooth_curve(zig, 7, 2, sm);
+    CHECK_NEAR(sm[3], -0.2, 1e-12);
+    CHECK_NEAR(sm[0], 1, 0);
+    CHECK(goodput_smooth_half(8) == 16 && goodput_smooth_half(256) == 0);
 }
 
 static void test_exact_points(void)
