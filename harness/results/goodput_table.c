@@ -219,7 +219,9 @@ int goodput_build(const curves_table *ct, const csv_row *rows, size_t nrows,
             goto oom;
         *out = g;
         goodput_series *s = &g[(*n)++];
-        *s = (goodput_series){.key = c, .target = req->target, .target_given = !isnan(req->target)};
+        /* a target of 0 or less is none given (a report_input left at zero) */
+        *s = (goodput_series){.key = c, .target = req->target > 0 ? req->target : NAN,
+                              .target_given = req->target > 0};
         if (add_points(ct, c, s))
             goto oom;
         fit_and_time(rows, nrows, req, s);
@@ -272,6 +274,14 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
         snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g]", e, r.ratio, r.lo, r.hi);
 }
 
+/* A number for the table: empty where not measured (gnuplot's missing). */
+static void put_num(FILE *f, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    fputs(sep, f);
+}
+
 void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
 {
     fprintf(f, "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,"
@@ -282,17 +292,28 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
         for (size_t j = 0; j < s[i].n; j++) {
             const goodput_point *p = &s[i].p[j];
             const goodput_fit *fit = &s[i].fit;
-            char split[64] = "";
-            if (p->fast)
-                snprintf(split, sizeof split, "%lldx%lld", (long long)p->fast->micro_batch,
-                         (long long)p->fast->accum_steps);
-            fprintf(f, "%zu,%s,%lld,%.6g,%.6g,%.6g,%s,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-                       "%d,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n",
-                    i + 1, s[i].key->model, p->e, p->lr, p->steps, p->steps * (double)p->e,
-                    split, p->fast ? p->fast->step_ms_median : NAN,
-                    p->fast ? p->fast->step_ms_ci_lo : NAN, p->fast ? p->fast->step_ms_ci_hi : NAN,
-                    p->time_s, p->time_lo, p->time_hi, p->pred_steps, p->pred_time_s,
-                    (int)j == s[i].best, s[i].target, fit->s_min, fit->e_min, fit->b_crit,
-                    s[i].b_simple, fit->status == GOODPUT_FIT_OK ? "holds" : "refused");
+            const csv_row *r = p->fast;
+            fprintf(f, "%zu,%s,%lld,", i + 1, s[i].key->model, p->e);
+            put_num(f, p->lr, ",");
+            put_num(f, p->steps, ",");
+            put_num(f, p->steps * (double)p->e, ",");
+            if (r)
+                fprintf(f, "%lldx%lld", (long long)r->micro_batch, (long long)r->accum_steps);
+            fputc(',', f);
+            put_num(f, r ? r->step_ms_median : NAN, ",");
+            put_num(f, r ? r->step_ms_ci_lo : NAN, ",");
+            put_num(f, r ? r->step_ms_ci_hi : NAN, ",");
+            put_num(f, p->time_s, ",");
+            put_num(f, p->time_lo, ",");
+            put_num(f, p->time_hi, ",");
+            put_num(f, p->pred_steps, ",");
+            put_num(f, p->pred_time_s, ",");
+            fprintf(f, "%d,", (int)j == s[i].best);
+            put_num(f, s[i].target, ",");
+            put_num(f, fit->s_min, ",");
+            put_num(f, fit->e_min, ",");
+            put_num(f, fit->b_crit, ",");
+            put_num(f, s[i].b_simple, ",");
+            fprintf(f, "%s\n", fit->status == GOODPUT_FIT_OK ? "holds" : "refused");
         }
 }

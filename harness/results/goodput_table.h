@@ -40,7 +40,7 @@ typedef struct goodput_series {
 } goodput_series;
 
 typedef struct goodput_request {
-    double target;   /* NAN: each series' default */
+    double target;   /* NAN or <= 0: each series' default */
     int64_t mem_cap; /* bytes; -1: no cap */
 } goodput_request;
 
