@@ -14,7 +14,7 @@
 /* The columns of a curves file, after its first comment line. */
 static const char CURVES_HEADER[] =
     "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,"
-    "order,step,loss,recompute,shard,arm\n";
+    "order,step,loss,recompute,shard,arm,lr\n";
 static const char CURVES_COMMENT[] =
     "# accubench loss curves: the window's loss before each optimizer step, from the starting "
     "weights, on learnable data\n";
@@ -97,7 +97,8 @@ static void put_text(FILE *f, const char *s)
 }
 
 /* Keeps one config's curve. 0, or -1 out of memory. */
-static int keep_curve(curves_file *c, const result_row *key, int reverse, const double *loss)
+static int keep_curve(curves_file *c, const result_row *key, int reverse, double lr,
+                      const double *loss)
 {
     if (c->count == c->capacity) {
         int cap = c->capacity ? 2 * c->capacity : 16;
@@ -113,6 +114,7 @@ static int keep_curve(curves_file *c, const result_row *key, int reverse, const 
     c->count++;
     k->key = *key;
     k->reverse = reverse;
+    k->lr = lr;
     memcpy(k->loss, loss, (size_t)c->steps * sizeof *loss);
     return 0;
 }
@@ -137,14 +139,16 @@ static void put_rows(FILE *f, const curve *k, int steps)
         fputc(',', f);
         put_text(f, key->recompute);
         put_text(f, key->shard);
-        fprintf(f, "%lld\n", (long long)key->arm);
+        fprintf(f, "%lld,%.9g\n", (long long)key->arm, k->lr);
     }
 }
 
-/* The same series: everything but the split, the reduction and the order. */
-static int same_series(const result_row *a, const result_row *b)
+/* The same series: everything but the split, the reduction and the order
+ * (curves at another learning rate are another series). */
+static int same_series(const curve *ca, const curve *cb)
 {
-    return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
+    const result_row *a = &ca->key, *b = &cb->key;
+    return ca->lr == cb->lr && !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
            !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
            !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
            !strcmp(a->shard, b->shard) && a->effective_batch == b->effective_batch &&
@@ -176,7 +180,7 @@ static const curve *correct_of(const curves_file *c, const curve *k)
 {
     for (int i = 0; i < c->count; i++) {
         const curve *o = &c->curves[i];
-        if (same_series(&o->key, &k->key) && is_correct(o) && !o->reverse &&
+        if (same_series(o, k) && is_correct(o) && !o->reverse &&
             o->key.micro_batch == k->key.micro_batch && o->key.arm == k->key.arm)
             return o;
     }
@@ -197,13 +201,13 @@ static void series_gaps(const curves_file *c, const curve *first, double *g)
         g[i] = NAN;
     for (int i = 0; i < c->count; i++) {
         const curve *a = &c->curves[i], *ref = correct_of(c, a);
-        if (!same_series(&a->key, &first->key) || !ref)
+        if (!same_series(a, first) || !ref)
             continue;
         int r;
         if (a == ref) {
             for (int j = 0; j < c->count; j++) {
                 const curve *b = &c->curves[j];
-                if (b != a && same_series(&a->key, &b->key) && is_correct(b) && !b->reverse)
+                if (b != a && same_series(a, b) && is_correct(b) && !b->reverse)
                     max_into(&g[0], gap(a, b, c->steps));
             }
         } else if (is_correct(a)) { /* the same split, another order */
@@ -221,12 +225,17 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     double g[2 + REDUCTION_COUNT];
     series_gaps(c, k, g);
     int recomputes = strcmp(k->key.recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s steps=%d: "
+    /* the rate where curves ran at more than one (--lr-grid) */
+    char lr[48] = "";
+    for (int i = 0; i < c->count && !lr[0]; i++)
+        if (c->curves[i].lr != k->lr)
+            snprintf(lr, sizeof lr, " lr=%.4g", k->lr);
+    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s steps=%d: "
             "gap_correct_splits=%.3g gap_rounding=%.3g", k->key.backend, k->key.model,
             k->key.dtype, k->key.mode, (long long)k->key.effective_batch,
             (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync,
             recomputes ? " recompute=" : "", recomputes ? k->key.recompute : "",
-            k->key.shard[0] ? " shard=" : "", k->key.shard, c->steps, g[0], g[1]);
+            k->key.shard[0] ? " shard=" : "", k->key.shard, lr, c->steps, g[0], g[1]);
     for (int r = 1; r < REDUCTION_COUNT; r++)
         fprintf(out, " gap_%s=%.3g", reduction_name((reduction)r), g[2 + r]);
     fprintf(out, "\n");
@@ -238,7 +247,7 @@ static void put_summaries(const curves_file *c, FILE *f)
     for (int i = 0; i < c->count; i++) {
         int first = 1;
         for (int j = 0; j < i && first; j++)
-            first = !same_series(&c->curves[j].key, &c->curves[i].key);
+            first = !same_series(&c->curves[j], &c->curves[i]);
         if (first)
             summary_line(c, &c->curves[i], f);
     }
@@ -261,10 +270,10 @@ static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
     return 0;
 }
 
-int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss,
-               char *why, size_t why_len)
+int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
+               const double *loss, char *why, size_t why_len)
 {
-    if (keep_curve(c, key, reverse, loss)) {
+    if (keep_curve(c, key, reverse, lr, loss)) {
         snprintf(why, why_len, "out of memory for the loss curves of %s", c->path);
         return -1;
     }

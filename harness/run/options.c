@@ -259,6 +259,14 @@ static int set_int_list(void *target, const option_def *d, const char *value, ch
     return 0;
 }
 
+/* --lr-grid sqrt|LIST (lr_grid.h). */
+static int set_lr_grid(void *target, const option_def *d, const char *value, char *why,
+                       size_t n)
+{
+    (void)d;
+    return lr_grid_parse(value, &((run_options *)target)->lr_grid, why, n);
+}
+
 /* --rounds auto|off|N: N from 2 (one round has no interval) to ROUNDS_MAX. */
 static int set_rounds(void *target, const option_def *d, const char *value, char *why,
                       size_t n)
@@ -454,6 +462,11 @@ static const option_def RUN_OPTIONS[] = {
     {INT_ROW("train-steps", "N", train_steps, 0, 1000000), .def = "0",
      .help = "optimizer steps from the starting weights per config on learnable data, each "
              "step's loss into NAME.curves.csv; 0: none"},
+    {.key = "lr-grid", .arg = "sqrt|LIST", .type = OPTION_CUSTOM, .set = set_lr_grid,
+     .shown = "none: --lr alone",
+     .help = "with --train-steps: every config's curve at each of these learning rates "
+             "(a comma list), or sqrt: --lr x sqrt(E / the first E) x 0.5, 1 and 2; the "
+             "report keeps each E's best by final loss"},
     {PATH_ROW("dump", "DIR", dump_dir),
      .help = "the first config's window and gradient as .npy files for checks with other "
              "frameworks (docs/dump.md)"},

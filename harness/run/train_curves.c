@@ -9,6 +9,7 @@
 #include "dataset_learnable.h"
 #include "dispatch.h"
 #include "dp_check.h"
+#include "lr_grid.h"
 #include "step.h"
 #include "sweep_state.h"
 
@@ -136,20 +137,30 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
         snprintf(m->b->error, sizeof m->b->error, "out of host memory for the loss curve");
         return BK_OOM;
     }
+    double lrs[LR_GRID_MAX];
+    lr_grid none = {0};
+    int n_lr = lr_grid_at(s->lr_grid ? s->lr_grid : &none, s->lr_grid ? s->base_lr : m->opt.lr,
+                          s->base_effective, sp->global, lrs);
+    float lr_run = m->opt.lr; /* the timed pass's rate, given back after */
     int rc = BK_OK, interrupted = 0;
     /* the correct reduction twice: the second in another order of its sums */
     int exact = reduction_info_of(c->reduction)->exact;
-    for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
-        curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
-                        .mode = c->mode, .red = c->reduction, .comm = s->comm, .sync = c->sync,
-                        .stop = s->stop, .interrupted = &interrupted};
-        progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
-        rc = train_curve_run(m, sp, &cr, loss);
-        /* each curve into the file as it ends: a run that stops keeps it */
-        if (!rc && !interrupted && s->curves &&
-            curves_add(s->curves, r, reverse, loss, m->b->error, sizeof m->b->error))
-            rc = BK_ERROR;
+    for (int i = 0; i < n_lr && !rc && !interrupted; i++) {
+        m->opt.lr = (float)lrs[i];
+        for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
+            curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
+                            .mode = c->mode, .red = c->reduction, .comm = s->comm,
+                            .sync = c->sync, .stop = s->stop, .interrupted = &interrupted};
+            progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
+            rc = train_curve_run(m, sp, &cr, loss);
+            /* each curve into the file as it ends: a run that stops keeps it */
+            if (!rc && !interrupted && s->curves &&
+                curves_add(s->curves, r, reverse, m->opt.lr, loss, m->b->error,
+                           sizeof m->b->error))
+                rc = BK_ERROR;
+        }
     }
+    m->opt.lr = lr_run;
     free(loss);
     return rc;
 }
