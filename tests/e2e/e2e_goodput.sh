@@ -1,0 +1,69 @@
+#!/bin/sh
+# "Is E right?": three effective batches trained with --train-steps and an
+# --lr-grid give plan --time-to-target's steps, examples and time to
+# target per E, the fit's verdict and the least time; the report's section
+# with its table and the time-to-target chart beside the CSV; a target no
+# E reaches says so per row and the rest goes on; a single E says the fit
+# needs three; a bad --lr-grid is refused in one line with exit 2.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+
+common="--backend cpu --model tiny --micro 8 --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
+    --trace-steps 0 --budget-s 0.1 --min-samples 3 --noise-windows 8 --train-steps 30"
+"$ACCUBENCH" run $common --effective 8,16,32 --lr-grid 0.25,0.5 --csv g.csv >run.txt 2>err.txt
+check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
+check 'grep -q "^backend,model,.*,arm,lr$" g.curves.csv' "the curves file has an lr column"
+# 3 E x 1 split x 2 rates x 2 orders x 30 steps
+check '[ $(grep -vc "^#" g.curves.csv) -eq $((1 + 3 * 2 * 2 * 30)) ]' "a row per E, rate, order and step"
+check '[ $(grep -c ",0.25$" g.curves.csv) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
+check 'grep -q "^# curves cpu tiny .* lr=0.25 steps=30" g.curves.csv' "the summary names the rate"
+
+"$ACCUBENCH" plan --time-to-target g.csv >plan.txt 2>err.txt
+check '[ $? -eq 0 ]' "plan --time-to-target exits 0: $(cat err.txt)"
+for e in 8 16 32; do
+    check 'grep -q "^  E=$e lr 0.[25]* (best final loss of the grid): [0-9.]* steps, [0-9.e+]* examples to target; fastest within the cap 8x[0-9]* " plan.txt' \
+        "E=$e: steps, examples and time to target: $(grep "E=$e " plan.txt)"
+done
+check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
+check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the least time"
+check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the relation does not fit these points: " plan.txt' \
+    "the fit's verdict: $(grep -i "fit" plan.txt)"
+check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
+"$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,"' \
+    "the chart's table: a line per E"
+
+# a target no E reaches: each row says so, the rest goes on
+"$ACCUBENCH" plan --time-to-target g.csv --target-loss 1e-9 >far.txt 2>err.txt
+check '[ $? -eq 0 ] && [ $(grep -c "does not reach the target in 30 steps" far.txt) -eq 3 ]' \
+    "an unreachable target, per row: $(cat far.txt err.txt)"
+check 'grep -q "no fit: the fit needs at least three" far.txt' "and no fit from no points"
+
+"$ACCUBENCH" report g.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
+check 'grep -q "^## Is E right?" g.md' "the report's section"
+check 'grep -q "^| *8 .*| 8x1 " g.md && grep -q "^| *32 .*| 8x4 " g.md' "its table names each E's fastest split"
+check 'grep -Eq "^- (Fit over 3 E|The relation S = S_min \+ E_min / B does not fit)" g.md' "the fit in words"
+check 'grep -q "^- Least time to target: E = " g.md' "the least time to target"
+check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
+check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
+"$ACCUBENCH" report g.csv --target-loss 1e-9 --no-charts >/dev/null 2>err.txt
+check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the row says it is not reached"
+
+# a single E: time to target per split, and the fit needs three
+"$ACCUBENCH" run $common --effective 16 --micro 8,16 --csv one.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
+"$ACCUBENCH" report one.csv --no-charts >/dev/null 2>err.txt
+check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"
+check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 2 ]' "one E: each split's time to target"
+
+# bad --lr-grid: one line, exit 2
+for bad in "" "0.1,0" "0.1,-2" "fast" "0.1,,0.2"; do
+    "$ACCUBENCH" run $common --effective 8 --lr-grid "$bad" --csv bad.csv >out.txt 2>err.txt
+    rc=$?
+    check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "lr-grid" err.txt' \
+        "--lr-grid '$bad': one line, exit 2 (rc $rc: $(cat err.txt))"
+done
+check '[ ! -e bad.csv ]' "nothing written for bad input"
+exit $fail
