@@ -63,6 +63,44 @@ static void print_series(FILE *out, const goodput_series *s)
     }
 }
 
+/* plan --recommend --goal time: each E of the series ranked by its time
+ * to target (its fastest split within the cap), the least first, each
+ * beside it as a ratio with the widest interval the step times allow.
+ * Returns how many E were ranked. */
+static int print_rank(FILE *out, const goodput_series *s)
+{
+    char name[600];
+    goodput_series_name(s, name, sizeof name);
+    size_t order[256], n = 0;
+    for (size_t j = 0; j < s->n && n < 256; j++)
+        if (s->p[j].time_s > 0)
+            order[n++] = j;
+    for (size_t a = 1; a < n; a++) /* least time first */
+        for (size_t b = a; b > 0 && s->p[order[b - 1]].time_s > s->p[order[b]].time_s; b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    fprintf(out, "%s: effective batches by time to target loss %.4g (steps to target x the "
+                 "fastest split's median step time within the cap)\n", name, s->target);
+    for (size_t i = 0; i < n; i++) {
+        const goodput_point *p = &s->p[order[i]];
+        char vs[200] = "the least";
+        if (i)
+            goodput_slower_text(s, p->e, vs, sizeof vs);
+        fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %.3g s [%.3g..%.3g]; %s\n",
+                i + 1, p->e, (long long)p->fast->micro_batch, (long long)p->fast->accum_steps,
+                p->steps, p->fast->step_ms_median, p->time_s, p->time_lo, p->time_hi,
+                i ? vs : "the least");
+    }
+    for (size_t j = 0; j < s->n; j++)
+        if (!(s->p[j].time_s > 0))
+            fprintf(out, "  left out: E=%lld %s\n", s->p[j].e,
+                    isnan(s->p[j].steps) ? "does not reach the target"
+                                         : "has no timed split within the cap");
+    return (int)n;
+}
+
 void goodput_print(FILE *out, const goodput_series *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -103,6 +141,11 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
         rc = 1;
     } else if (a->table) {
         goodput_write_table(out, s, n);
+    } else if (a->rank) {
+        int ranked = 0;
+        for (size_t i = 0; i < n; i++)
+            ranked += print_rank(out, &s[i]);
+        rc = ranked ? 0 : 1;
     } else {
         goodput_print(out, s, n);
     }

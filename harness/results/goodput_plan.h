@@ -13,9 +13,11 @@ typedef struct goodput_plan_args {
     double target;   /* NAN: the highest final loss among the E */
     int64_t mem_cap; /* -1: none */
     int table;       /* the chart's table (CSV) instead of the text */
+    int rank;        /* plan --recommend --goal time: the E ranked by time to target */
 } goodput_plan_args;
 
-/* 0; 1 when FILE has no curves of the correct reduction (a run without
+/* 0; 1 when FILE has no curves (with rank: or no E reaches the target
+ * with a timed split within the cap) of the correct reduction (a run without
  * --train-steps); 2 with one line on stderr when it cannot be read. */
 int goodput_plan_main(FILE *out, const goodput_plan_args *a);
 

@@ -4,7 +4,8 @@
 # target per E, the fit's verdict and the least time; the report's section
 # with its table and the time-to-target chart beside the CSV; a target no
 # E reaches says so per row and the rest goes on; a single E says the fit
-# needs three; a bad --lr-grid is refused in one line with exit 2.
+# needs three; plan --recommend --goal time ranks the E by time to target;
+# a bad --lr-grid is refused in one line with exit 2.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -33,6 +34,13 @@ check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
 "$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
 check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,"' \
     "the chart's table: a line per E"
+
+# plan --recommend --goal time ranks the E by time to target, the least first
+"$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
+    "--goal time ranks the three E: $(cat rank.txt err.txt)"
+"$ACCUBENCH" plan --goal time --from g.csv >/dev/null 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "--goal time without --recommend: one line, exit 2"
 
 # a target no E reaches: each row says so, the rest goes on
 "$ACCUBENCH" plan --time-to-target g.csv --target-loss 1e-9 >far.txt 2>err.txt
