@@ -45,15 +45,16 @@ set ylabel "time to target loss (s)"
 set title "Is E right? Time to a target loss against the effective batch\n". \
           "points: steps x the fastest split's step time (95% interval)\n". \
           "dashed: predicted from B_simple; ring: least time"
-set key outside right top
+set key below left Left reverse
+set bmargin 9
 set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
 plot for [i=1:nseries] rows_of(i) using (column("effective_batch")):(column("time_s")): \
          (column("time_s_lo")):(column("time_s_hi")) with yerrorbars pt 7 ps 1.2 lc rgb model_color(i) \
          title sprintf("%s, target loss %.4g", name_of(i), target_of(i) + 0), \
      for [i=1:nseries] rows_of(i) using (column("effective_batch")):(column("predicted_time_s")) \
          with lines dt 2 lw 2 lc rgb model_color(i) \
-         title sprintf("%s predicted%s", name_of(i), fit_of(i) eq "holds" ? "" : " (fit refused: none)"), \
+         title (fit_of(i) eq "holds" ? "predicted, S_min (1 + B_simple / E) steps" : "predicted: none, the fit was refused"), \
      for [i=1:nseries] rows_of(i) using (column("effective_batch")): \
          (column("best") == 1 ? column("time_s") : NaN) with points pt 6 ps 3 lw 2 lc rgb model_color(i) \
-         title sprintf("%s least time", name_of(i))
+         title "least time to target"
 load here.'/svg.gp'
