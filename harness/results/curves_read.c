@@ -17,10 +17,12 @@ void curves_path_beside(const char *main_csv, char *out, size_t len)
 }
 
 enum { C_BACKEND, C_MODEL, C_DTYPE, C_MODE, C_REDUCTION, C_E, C_MICRO, C_K, C_DEVICES, C_SYNC,
-       C_ORDER, C_STEP, C_LOSS, C_RECOMPUTE, C_SHARD, C_ARM, C_LR, C_COUNT };
+       C_ORDER, C_STEP, C_LOSS, C_RECOMPUTE, C_SHARD, C_ARM, C_LR, C_NOISE, C_NOISE_ERR,
+       C_COUNT };
 static const char *const COLUMN[C_COUNT] = {
     "backend", "model", "dtype", "mode", "reduction", "effective_batch", "micro_batch",
-    "accum_steps", "devices", "sync", "order", "step", "loss", "recompute", "shard", "arm", "lr"};
+    "accum_steps", "devices", "sync", "order", "step", "loss", "recompute", "shard", "arm", "lr",
+    "grad_noise_scale", "grad_noise_scale_err"};
 /* Columns a file from before them lacks: read as empty. */
 #define C_FIRST_OPTIONAL C_RECOMPUTE
 
@@ -113,8 +115,10 @@ static int add_row(curves_table *t, size_t *cap, char **f, size_t n, const int *
     long step = strtol(cell(f, n, at, C_STEP), NULL, 10);
     if (step < 0 || step > 10000000)
         return 0; /* not a step: the row says nothing */
-    const char *ls = cell(f, n, at, C_LOSS);
+    const char *ls = cell(f, n, at, C_LOSS), *ns = cell(f, n, at, C_NOISE),
+               *es = cell(f, n, at, C_NOISE_ERR);
     double loss = *ls ? strtod(ls, NULL) : NAN;
+    double noise = *ns ? strtod(ns, NULL) : NAN, noise_err = *es ? strtod(es, NULL) : NAN;
     read_curve *c = curve_of(t, &k);
     if (!c) {
         if (t->n == *cap) {
@@ -129,15 +133,25 @@ static int add_row(curves_table *t, size_t *cap, char **f, size_t n, const int *
         *c = k;
     }
     if (step >= c->steps) {
-        double *g = realloc(c->loss, (size_t)(step + 1) * sizeof *g);
-        if (!g)
+        size_t len = (size_t)(step + 1) * sizeof(double);
+        double *g = realloc(c->loss, len);
+        if (g)
+            c->loss = g;
+        double *gn = g ? realloc(c->noise, len) : NULL;
+        if (gn)
+            c->noise = gn;
+        double *ge = gn ? realloc(c->noise_err, len) : NULL;
+        if (ge)
+            c->noise_err = ge;
+        if (!ge)
             return -1;
         for (long s = c->steps; s <= step; s++)
-            g[s] = NAN;
-        c->loss = g;
+            c->loss[s] = c->noise[s] = c->noise_err[s] = NAN;
         c->steps = (int)step + 1;
     }
     c->loss[step] = loss;
+    c->noise[step] = noise;
+    c->noise_err[step] = noise_err;
     return 0;
 }
 
@@ -195,8 +209,11 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
 
 void curves_table_free(curves_table *t)
 {
-    for (size_t i = 0; i < t->n; i++)
+    for (size_t i = 0; i < t->n; i++) {
         free(t->c[i].loss);
+        free(t->c[i].noise);
+        free(t->c[i].noise_err);
+    }
     free(t->c);
     memset(t, 0, sizeof *t);
 }

@@ -19,6 +19,8 @@ typedef struct read_curve {
     double lr;     /* NAN: a file without the column */
     int steps;     /* steps logged (1 + the largest step) */
     double *loss;  /* steps values; NAN where empty (diverged) */
+    double *noise, *noise_err; /* per step, the noise scale measured along
+                                * the curve (examples); NAN where not */
 } read_curve;
 
 typedef struct curves_table {

@@ -53,6 +53,11 @@ static void print_series(FILE *out, const goodput_series *s)
                 f->status == GOODPUT_FIT_OK ? "" : "; no B_crit to set it against");
     else
         fprintf(out, "  no noise scale in the rows (--noise-windows and K > 1)\n");
+    for (size_t j = 0; j < s->n; j++) {
+        char text[600];
+        if (!goodput_noise_text(&s->p[j], text, sizeof text))
+            fprintf(out, "  B_simple along E=%lld's curve: %s\n", s->p[j].e, text);
+    }
     if (s->best >= 0) {
         char up[200], down[200];
         long long e = s->p[s->best].e;

@@ -146,6 +146,7 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
     for (size_t j = 0; j < s->n; j++) {
         goodput_point *p = &s->p[j];
         p->lr = kept[j]->lr;
+        p->curve = kept[j];
         int h = goodput_smooth_half(p->e);
         p->final = final_loss(kept[j]->loss, kept[j]->steps, h);
         p->curve_steps = kept[j]->steps;
@@ -272,6 +273,18 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
         snprintf(out, len, "E = %lld takes %.3gx as long", e, r.ratio);
     else
         snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g]", e, r.ratio, r.lo, r.hi);
+}
+
+int goodput_noise_text(const goodput_point *p, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    const read_curve *c = p->curve;
+    for (int t = 0; c && c->noise && t < c->steps && used < len; t++)
+        if (isfinite(c->noise[t]))
+            used += (size_t)snprintf(out + used, len - used, "%sstep %d: %.3g +- %.2g",
+                                     used ? ", " : "", t, c->noise[t], c->noise_err[t]);
+    return used ? 0 : -1;
 }
 
 /* A number for the table: empty where not measured (gnuplot's missing). */

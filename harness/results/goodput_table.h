@@ -26,6 +26,7 @@ typedef struct goodput_point {
     const csv_row *fast;    /* the fastest timed split within the cap, or NULL */
     double time_s, time_lo, time_hi; /* steps x its step time (and the median's interval) */
     double pred_steps, pred_time_s;  /* S_min (1 + B_simple / E), and x its step time */
+    const read_curve *curve;         /* the curve kept */
 } goodput_point;
 
 typedef struct goodput_series {
@@ -56,6 +57,11 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len);
 /* A point's time to target beside the best's: b over best with the widest
  * interval their step times allow (paired.h's ratio_of_intervals). */
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len);
+
+/* The noise scale along the point's curve where it was measured
+ * (--noise-windows with --train-steps, K > 1): "step 0: 19 +- 1, step 37:
+ * 25 +- 2, ..." into out; 0, or -1 (out "") where none was. */
+int goodput_noise_text(const goodput_point *p, char *out, size_t len);
 
 /* The chart's table (plots/time_to_target.gp): a header, then a line per
  * series and E, comma-separated. */

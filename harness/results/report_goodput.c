@@ -98,6 +98,17 @@ static void splits_of_one(const report_input *in, const goodput_series *s, doc *
     }
 }
 
+/* B_simple along training, per E where the curves measured it. */
+static void noise_bullets(const goodput_series *s, doc *d)
+{
+    char text[600];
+    for (size_t j = 0; j < s->n; j++)
+        if (!goodput_noise_text(&s->p[j], text, sizeof text))
+            doc_bullet(d, "The noise scale along E = %lld's curve (examples; the noise pass "
+                       "again on the weights at each quarter of the curve): %s.",
+                       s->p[j].e, text);
+}
+
 static void series_part(const report_input *in, const goodput_series *s, doc *d)
 {
     char name[600];
@@ -116,6 +127,7 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     for (size_t j = 0; j < s->n; j++)
         point_row(tb, s, j);
     fit_bullets(s, d);
+    noise_bullets(s, d);
     if (s->n == 1)
         splits_of_one(in, s, d);
     if (s->best >= 0 && s->n > 1) {

@@ -14,7 +14,7 @@
 /* The columns of a curves file, after its first comment line. */
 static const char CURVES_HEADER[] =
     "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,"
-    "order,step,loss,recompute,shard,arm,lr\n";
+    "order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err\n";
 static const char CURVES_COMMENT[] =
     "# accubench loss curves: the window's loss before each optimizer step, from the starting "
     "weights, on learnable data\n";
@@ -98,7 +98,7 @@ static void put_text(FILE *f, const char *s)
 
 /* Keeps one config's curve. 0, or -1 out of memory. */
 static int keep_curve(curves_file *c, const result_row *key, int reverse, double lr,
-                      const double *loss)
+                      const double *loss, const double *noise, const double *noise_err)
 {
     if (c->count == c->capacity) {
         int cap = c->capacity ? 2 * c->capacity : 16;
@@ -109,8 +109,18 @@ static int keep_curve(curves_file *c, const result_row *key, int reverse, double
         c->capacity = cap;
     }
     curve *k = &c->curves[c->count];
-    if (!(k->loss = malloc((size_t)c->steps * sizeof *k->loss)))
+    size_t n = (size_t)c->steps;
+    if (!(k->loss = malloc(n * sizeof *k->loss)))
         return -1;
+    k->noise = NULL;
+    if (noise && !(k->noise = malloc(2 * n * sizeof *k->noise))) {
+        free(k->loss);
+        return -1;
+    }
+    if (noise) {
+        memcpy(k->noise, noise, n * sizeof *noise);
+        memcpy(k->noise + n, noise_err, n * sizeof *noise_err);
+    }
     c->count++;
     k->key = *key;
     k->reverse = reverse;
@@ -139,7 +149,12 @@ static void put_rows(FILE *f, const curve *k, int steps)
         fputc(',', f);
         put_text(f, key->recompute);
         put_text(f, key->shard);
-        fprintf(f, "%lld,%.9g\n", (long long)key->arm, k->lr);
+        fprintf(f, "%lld,%.9g,", (long long)key->arm, k->lr);
+        /* the noise scale on the steps it was measured at, empty elsewhere */
+        if (k->noise && isfinite(k->noise[t]) && isfinite(k->noise[steps + t]))
+            fprintf(f, "%.6g,%.6g\n", k->noise[t], k->noise[steps + t]);
+        else
+            fputs(",\n", f);
     }
 }
 
@@ -271,9 +286,10 @@ static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
 }
 
 int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
-               const double *loss, char *why, size_t why_len)
+               const double *loss, const double *noise, const double *noise_err, char *why,
+               size_t why_len)
 {
-    if (keep_curve(c, key, reverse, lr, loss)) {
+    if (keep_curve(c, key, reverse, lr, loss, noise, noise_err)) {
         snprintf(why, why_len, "out of memory for the loss curves of %s", c->path);
         return -1;
     }
@@ -296,8 +312,10 @@ void curves_close(curves_file *c, FILE *echo)
 {
     if (echo)
         put_summaries(c, echo);
-    for (int i = 0; i < c->count; i++)
+    for (int i = 0; i < c->count; i++) {
         free(c->curves[i].loss);
+        free(c->curves[i].noise);
+    }
     free(c->curves);
     free(c->earlier);
     memset(c, 0, sizeof *c);

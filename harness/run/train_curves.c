@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve_noise.h"
 #include "dataset_learnable.h"
 #include "dispatch.h"
 #include "dp_check.h"
@@ -85,6 +86,11 @@ static int train_steps(step_runner *run, const split *sp, const curve_run *o, do
             break;
         }
         rc = next_pass_data(run, sp, o, t);
+        if (!rc && o->noise)
+            o->noise[t] = o->noise_err[t] = NAN;
+        if (!rc && o->noise && curve_noise_due(t, steps))
+            rc = curve_noise_at(run, sp, o->noise_windows, o->seed, o->comm, &o->noise[t],
+                                &o->noise_err[t]);
         if (!rc)
             rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
         if (!rc && diverged(loss, t)) {
@@ -94,8 +100,11 @@ static int train_steps(step_runner *run, const split *sp, const curve_run *o, do
         if (!rc)
             rc = step_run(run);
     }
-    for (; t < steps; t++)
+    for (; t < steps; t++) {
         loss[t] = NAN; /* diverged: no steps on weights that have left the numbers */
+        if (o->noise)
+            o->noise[t] = o->noise_err[t] = NAN;
+    }
     if (!rc)
         rc = m->b->ops->sync(m->b);
     if (acts.capacity)
@@ -132,8 +141,13 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
 int train_curves_config(sweep *s, model *m, const config *c, const result_row *r)
 {
     const split *sp = &c->sp;
-    double *loss = malloc((size_t)c->train_steps * sizeof *loss);
-    if (!loss) {
+    size_t n = (size_t)c->train_steps;
+    double *loss = malloc(n * sizeof *loss);
+    /* the noise along the forward curves, where the config measures one */
+    double *noise = c->noise_windows > 0 ? malloc(2 * n * sizeof *noise) : NULL;
+    if (!loss || (c->noise_windows > 0 && !noise)) {
+        free(loss);
+        free(noise);
         snprintf(m->b->error, sizeof m->b->error, "out of host memory for the loss curve");
         return BK_OOM;
     }
@@ -148,19 +162,24 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
     for (int i = 0; i < n_lr && !rc && !interrupted; i++) {
         m->opt.lr = (float)lrs[i];
         for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
+            /* the reverse order is the same weights to rounding: no second pass */
+            double *nz = reverse ? NULL : noise;
             curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
                             .mode = c->mode, .red = c->reduction, .comm = s->comm,
-                            .sync = c->sync, .stop = s->stop, .interrupted = &interrupted};
+                            .sync = c->sync, .stop = s->stop, .interrupted = &interrupted,
+                            .noise_windows = c->noise_windows, .noise = nz,
+                            .noise_err = nz ? nz + n : NULL};
             progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
             rc = train_curve_run(m, sp, &cr, loss);
             /* each curve into the file as it ends: a run that stops keeps it */
             if (!rc && !interrupted && s->curves &&
-                curves_add(s->curves, r, reverse, m->opt.lr, loss, m->b->error,
-                           sizeof m->b->error))
+                curves_add(s->curves, r, reverse, m->opt.lr, loss, cr.noise, cr.noise_err,
+                           m->b->error, sizeof m->b->error))
                 rc = BK_ERROR;
         }
     }
     m->opt.lr = lr_run;
     free(loss);
+    free(noise);
     return rc;
 }

@@ -3,8 +3,8 @@
 # --lr-grid give plan --time-to-target's steps, examples and time to
 # target per E, the fit's verdict and the least time; the report's section
 # with its table and the time-to-target chart beside the CSV; a target no
-# E reaches says so per row and the rest goes on; a single E says the fit
-# needs three; plan --recommend --goal time ranks the E by time to target;
+# E reaches says so per row and the rest goes on; the noise scale along
+# the curves (the row's own at step 0); a single E says the fit needs three; plan --recommend --goal time ranks the E by time to target;
 # a bad --lr-grid is refused in one line with exit 2.
 set -u
 fail=0
@@ -14,11 +14,23 @@ common="--backend cpu --model tiny --micro 8 --optimizer sgd --lr 0.5 --steps 3 
     --trace-steps 0 --budget-s 0.1 --min-samples 3 --noise-windows 8 --train-steps 30"
 "$ACCUBENCH" run $common --effective 8,16,32 --lr-grid 0.25,0.5 --csv g.csv >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
-check 'grep -q "^backend,model,.*,arm,lr$" g.curves.csv' "the curves file has an lr column"
+check 'grep -q "^backend,model,.*,arm,lr,grad_noise_scale,grad_noise_scale_err$" g.curves.csv' \
+    "the curves file has lr and noise columns"
 # 3 E x 1 split x 2 rates x 2 orders x 30 steps
 check '[ $(grep -vc "^#" g.curves.csv) -eq $((1 + 3 * 2 * 2 * 30)) ]' "a row per E, rate, order and step"
-check '[ $(grep -c ",0.25$" g.curves.csv) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
+check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$17 == 0.25'"'"' | wc -l) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
 check 'grep -q "^# curves cpu tiny .* lr=0.25 steps=30" g.curves.csv' "the summary names the rate"
+# the noise scale along the forward curves with K > 1, at steps 0, 7, 15, 22
+# of 30 (each quarter); at step 0 it is the row's own figure (the same
+# starting weights and windows)
+noisy=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $18 != "" { printf "%s ", $12 }')
+check '[ "$noisy" = "0 7 15 22 " ]' "noise along the curve at each quarter: '$noisy'"
+check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$11 == "reverse" && $18 != ""'"'"' | wc -l) -eq 0 ]' "none on the reverse curves"
+check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$6 == 8 && $18 != ""'"'"' | wc -l) -eq 0 ]' "none at 8x1 (one small batch a window)"
+row=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) if ($i == "grad_noise_scale") c = i; h = 1; next } h && !/^#/ && $9 == 32 { print $c }' g.csv)
+at0=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $12 == 0 { print $18 }')
+check 'awk "BEGIN { exit !($row > 0 && ($at0 - $row) / $row < 1e-4 && ($row - $at0) / $row < 1e-4) }"' \
+    "step 0's noise scale is the row's: $at0 against $row"
 
 "$ACCUBENCH" plan --time-to-target g.csv >plan.txt 2>err.txt
 check '[ $? -eq 0 ]' "plan --time-to-target exits 0: $(cat err.txt)"
@@ -31,6 +43,7 @@ check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the l
 check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the relation does not fit these points: " plan.txt' \
     "the fit's verdict: $(grep -i "fit" plan.txt)"
 check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
+check 'grep -q "^  B_simple along E=32.s curve: step 0: [0-9.e+]* +- .*, step 22: " plan.txt' "and along training"
 "$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
 check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,"' \
     "the chart's table: a line per E"
@@ -54,6 +67,7 @@ check 'grep -q "^## Is E right?" g.md' "the report's section"
 check 'grep -q "^| *8 .*| 8x1 " g.md && grep -q "^| *32 .*| 8x4 " g.md' "its table names each E's fastest split"
 check 'grep -Eq "^- (Fit over 3 E|The relation S = S_min \+ E_min / B does not fit)" g.md' "the fit in words"
 check 'grep -q "^- Least time to target: E = " g.md' "the least time to target"
+check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
 check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
 check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
 "$ACCUBENCH" report g.csv --target-loss 1e-9 --no-charts >/dev/null 2>err.txt
