@@ -22,7 +22,8 @@ have = system(sprintf("test -r %s && grep -q '^series,model,effective_batch' %s 
 measured = (have eq "yes") ? int(system("awk -F, 'NR > 1 && $11 != \"\" { n++ } END { print n + 0 }' ".q(table))) : 0
 if (measured == 0) {
     curves = ((csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv).".curves.csv"
-    missing_why = (have eq "yes") ? "no effective batch reached the target loss with a timed split within the cap" : \
+    missing_why = (count("model", "status=ok") == 0) ? no_rows_why : \
+                  (have eq "yes") ? "no effective batch reached the target loss with a timed split within the cap" : \
                   system(sprintf("test -r %s && echo yes", q(curves))) eq "yes" ? \
                   "the time-to-target table was not made (accubench plan --time-to-target failed or was not found)" : \
                   "no loss curves beside this CSV (accubench run --effective LIST --train-steps N writes NAME.curves.csv)"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "curves_read.h"
 #include "recompute.h"
 #include "reduction.h"
 
@@ -21,10 +22,7 @@ static const char CURVES_COMMENT[] =
 
 void curves_path_of(const char *main_csv, char *out, size_t len)
 {
-    size_t n = strlen(main_csv);
-    if (n > 4 && strcmp(main_csv + n - 4, ".csv") == 0)
-        n -= 4;
-    snprintf(out, len, "%.*s.curves.csv", (int)n, main_csv);
+    curves_path_beside(main_csv, out, len); /* the name the readers look for */
 }
 
 /* --append: what the file holds after its header, kept as it is; its
