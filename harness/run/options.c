@@ -541,6 +541,10 @@ int options_validate(const run_options *o, char *why, size_t n)
         snprintf(why, n, "noise-windows needs 0 (none) or 2 and more windows, got 1");
         return -1;
     }
+    if (lr_grid_active(&o->lr_grid) && o->train_steps <= 0) { /* it trains nothing else */
+        snprintf(why, n, "--lr-grid goes with --train-steps N (the rates of the loss curves)");
+        return -1;
+    }
     if (o->append && o->replace) {
         snprintf(why, n, "--append and --replace: say one of them");
         return -1;

@@ -87,5 +87,9 @@ for bad in "" "0.1,0" "0.1,-2" "fast" "0.1,,0.2"; do
     check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "lr-grid" err.txt' \
         "--lr-grid '$bad': one line, exit 2 (rc $rc: $(cat err.txt))"
 done
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --lr-grid sqrt --csv bad.csv >out.txt 2>err.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "train-steps" err.txt' \
+    "--lr-grid without --train-steps: one line, exit 2 (rc $rc: $(cat err.txt))"
 check '[ ! -e bad.csv ]' "nothing written for bad input"
 exit $fail
