@@ -159,8 +159,10 @@ CUDA_DEFINE :=
 endif
 
 # Data parallel: the MPI engine (and MPI's start) where mpicc is, the NCCL
-# engine where CUDA and NCCL are too; only their own files see mpi.h and
-# nccl.h, and only the program's files know whether they are in.
+# engine where CUDA and NCCL are, MPI or not (one rank alone needs no
+# launcher: kernels/nccl/nccl_solo_host.c; its world under mpirun needs
+# MPI); only their own files see mpi.h and nccl.h, and only the program's
+# files know whether they are in.
 DP_OBJ :=
 DP_DEFINE :=
 DP_LDLIBS :=
@@ -170,13 +172,18 @@ DP_DEFINE += -DACCUBENCH_HAVE_MPI=1
 DP_LDLIBS += $(MPI_LIBS)
 $(BUILD)/obj/kernels/mpi/%.o: ROOM_INC := $(INC_kernels) -Ikernels/mpi
 $(BUILD)/obj/kernels/mpi/%.o: CPPFLAGS += $(MPI_CFLAGS)
+endif
 ifneq ($(and $(filter 1,$(HAVE_NCCL)),$(CUDA_DEFINE)),)
 DP_OBJ    += $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/nccl/*.c))
 DP_DEFINE += -DACCUBENCH_HAVE_NCCL=1
 DP_LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) $(NCCL_LINK)
 $(BUILD)/obj/kernels/nccl/%.o: ROOM_INC := $(INC_kernels) -Ikernels/nccl -Ikernels/mpi -Ikernels/cuda
-$(BUILD)/obj/kernels/nccl/%.o: CPPFLAGS += $(MPI_CFLAGS) -isystem $(CUDA_HOME)/include -isystem $(NCCL_INC)
-endif
+# NCCL_INC is empty where nccl.h is in the compiler's own /usr/include
+# (Debian's libnccl-dev): naming a system folder again with -isystem
+# reorders the search. MPI's flags and define only where MPI is.
+$(BUILD)/obj/kernels/nccl/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include \
+    $(if $(NCCL_INC),-isystem $(NCCL_INC)) \
+    $(if $(filter 1,$(HAVE_MPI)),$(MPI_CFLAGS) -DACCUBENCH_HAVE_MPI=1)
 endif
 
 BIN := $(BUILD)/accubench

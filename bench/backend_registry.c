@@ -33,12 +33,21 @@
 #endif
 #ifdef ACCUBENCH_HAVE_NCCL
 #include "nccl_comm.h"
+#define NCCL_SOLO nccl_comm_solo
+#ifdef ACCUBENCH_HAVE_MPI
 #define NCCL_WORLD nccl_comm_world
 #define NCCL_ABSENT NULL
 #else
 #define NCCL_WORLD NULL
 #define NCCL_ABSENT                                                                           \
-    "this accubench was built without NCCL (it needs CUDA, MPI and nccl.h at build time)"
+    "this accubench was built without MPI (mpicc was not found at build time): NCCL runs "   \
+    "one rank, started without mpirun"
+#endif
+#else
+#define NCCL_SOLO NULL
+#define NCCL_WORLD NULL
+#define NCCL_ABSENT                                                                           \
+    "this accubench was built without NCCL (it needs CUDA and nccl.h at build time)"
 #endif
 
 const backend_entry backend_table[] = {
@@ -47,7 +56,8 @@ const backend_entry backend_table[] = {
      .gpu = 0, .auto_dtype = DTYPE_FP32,
      .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create,
      .absent = NULL, .collector = NULL, .collector_records = NULL,
-     .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT, .auto_optimizer_at = OPT_AT_BACKWARD,
+     .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT, .comm_solo = NULL,
+     .auto_optimizer_at = OPT_AT_BACKWARD,
      .auto_optimizer_at_why = "each layer's update then reads its gradient and weights from "
                               "cache, not from memory"},
     {.name = "cuda", .label = "CUDA",
@@ -57,7 +67,7 @@ const backend_entry backend_table[] = {
      .create = CUDA_CREATE, .absent = CUDA_ABSENT, .outline = CUDA_OUTLINE,
      .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records", .comm_world = NCCL_WORLD,
-     .comm_absent = NCCL_ABSENT, .auto_optimizer_at = OPT_AT_STEP,
+     .comm_absent = NCCL_ABSENT, .comm_solo = NCCL_SOLO, .auto_optimizer_at = OPT_AT_STEP,
      .auto_optimizer_at_why = "one update kernel a step, not one per layer"},
 };
 const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];

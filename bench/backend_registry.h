@@ -39,6 +39,11 @@ typedef struct backend_entry {
      * `comm_absent` says why. */
     int (*comm_world)(backend *b, comm **out, char *why, size_t why_len);
     const char *comm_absent;
+    /* The same engine over this process alone, one rank, where no launcher
+     * started it (a sliced --shard on one device: NCCL's one-rank
+     * communicator needs no MPI); NULL where the engine needs its
+     * launcher (MPI's) or is not built in. */
+    int (*comm_solo)(backend *b, comm **out, char *why, size_t why_len);
     /* Where --optimizer-at auto runs the optimizer (optimizer.h), and why. */
     optimizer_at auto_optimizer_at;
     const char *auto_optimizer_at_why;

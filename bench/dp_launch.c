@@ -83,17 +83,33 @@ static void share_machine(const dp_launch *l)
 }
 #endif
 
+/* A sliced --shard with no launcher, where the backend has no one-rank
+ * engine: how to run it under mpirun. */
+static int refuse_sliced(const char *sliced, const char *cmdline)
+{
+    fprintf(stderr, "accubench: --shard %s cuts the state over ranks, one per device: "
+            "run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sliced, root_flag(),
+            cmdline, root_note(), BUILD_NOTE);
+    return 2;
+}
+
 /* Started without a launcher: fine for one device and no sliced state;
- * else says how to run it under mpirun. Returns the exit code. */
-static int refuse_without_launcher(const run_options *o, const char *cmdline, int most)
+ * sliced state on one device waits for the backend (its one-rank engine,
+ * dp_launch_world; --dump writes one process's window, unsliced); else
+ * says how to run it under mpirun. Returns the exit code. */
+static int refuse_without_launcher(run_options *o, const char *cmdline, int most,
+                                   dp_launch *out)
 {
     const char *sliced = shard_needing_ranks(o);
-    if (sliced) {
-        fprintf(stderr, "accubench: --shard %s cuts the state over ranks, one per device: "
-                "run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sliced, root_flag(),
-                cmdline, root_note(), BUILD_NOTE);
-        return 2;
+    if (sliced && most == 1 && !o->dump_dir[0]) {
+        out->solo_shard = sliced;
+        out->cmdline = cmdline;
+        if (o->n_devices == 0) /* the one rank, as mpirun's count is its ranks */
+            o->devices[o->n_devices++] = 1;
+        return 0;
     }
+    if (sliced)
+        return refuse_sliced(sliced, cmdline);
     if (most > 1) {
         fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
                 "mpirun -np %d%s %s%s%s\n", most, most, most, root_flag(), cmdline,
@@ -150,7 +166,7 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
     out->size = out->local_size = 1;
     int launched = launcher_size(), most = most_devices(o);
     if (!launched)
-        return refuse_without_launcher(o, cmdline, most);
+        return refuse_without_launcher(o, cmdline, most, out);
 #ifdef ACCUBENCH_HAVE_MPI
     return join_ranks(argc, argv, o, cmdline, most, out);
 #else
@@ -170,9 +186,17 @@ int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline
 int dp_launch_world(const dp_launch *l, const backend_entry *e, backend *b, comm **out)
 {
     *out = NULL;
-    if (!l->launched)
-        return 0;
     char why[400];
+    if (!l->launched && !l->solo_shard)
+        return 0;
+    if (!l->launched) {
+        if (!e->comm_solo)
+            return refuse_sliced(l->solo_shard, l->cmdline);
+        if (e->comm_solo(b, out, why, sizeof why) == BK_OK)
+            return 0;
+        fprintf(stderr, "accubench: one rank of %s alone: %s\n", e->name, why);
+        return 2;
+    }
     if (!e->comm_world) {
         snprintf(why, sizeof why, "the %s backend has no all-reduce engine: %s", e->name,
                  e->comm_absent);

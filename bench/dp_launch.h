@@ -13,6 +13,11 @@ typedef struct dp_launch {
     int launched;               /* MPI started: the ranks below are real */
     int rank, size;
     int local_rank, local_size; /* on this node */
+    /* No launcher, and --shard SOLO_SHARD cuts the state over ranks on one
+     * device: one rank of the backend's own (backend_entry.comm_solo), or
+     * the refusal that says to run it under mpirun. */
+    const char *solo_shard;
+    const char *cmdline; /* the command as typed, for that refusal */
 } dp_launch;
 
 /* The rank the launcher gave this process (Open MPI, MPICH/Hydra, Slurm's
@@ -31,8 +36,10 @@ int dp_launch_env_rank(void);
 int dp_launch_start(int *argc, char ***argv, run_options *o, const char *cmdline,
                     dp_launch *out);
 
-/* The engine of e's row over every rank, on b; NULL when not launched.
- * 0, or 2 after one line on stderr. */
+/* The engine of e's row over every rank, on b; NULL when not launched,
+ * unless a sliced --shard asks for one rank alone (solo_shard): then e's
+ * one-rank engine, or 2 where it has none. 0, or 2 after one line on
+ * stderr. */
 int dp_launch_world(const dp_launch *l, const backend_entry *e, backend *b, comm **out);
 
 /* A rank that cannot go on before the engine exists (the backend, the

@@ -34,7 +34,7 @@
 static const char *program = "accubench";
 
 /* Bad input is the same on every rank mpirun starts: rank 0 says it. */
-static void usage_error(const char *msg)
+static void say_usage_error(const char *msg)
 {
     if (dp_launch_env_rank() == 0)
         fprintf(stderr, "accubench: %s (see accubench help run)\n", msg);
@@ -76,7 +76,7 @@ static int read_run_options(int argc, char **argv, run_options *o)
         if (k == ARG_ERROR || k == ARG_POSITIONAL ||
             (strcmp(a.key, "profile") == 0 &&
              options_load_profile(o, a.value ? a.value : "", why, sizeof why))) {
-            usage_error(why);
+            say_usage_error(why);
             return 2;
         }
     }
@@ -84,13 +84,13 @@ static int read_run_options(int argc, char **argv, run_options *o)
     a.is_known = run_is_known;
     while (args_next(&a, why, sizeof why) == ARG_OPTION)
         if (strcmp(a.key, "profile") != 0 && options_set(o, a.key, a.value, why, sizeof why)) {
-            usage_error(why);
+            say_usage_error(why);
             return 2;
         }
     if (backend_check_name(o->backend, why, sizeof why) ||
         options_validate(o, why, sizeof why) ||
         (o->dump_dir[0] && dump_check_target(o->dump_dir, why, sizeof why))) {
-        usage_error(why);
+        say_usage_error(why);
         return 2;
     }
     return 0;
@@ -204,6 +204,10 @@ int main(int argc, char **argv)
         return usage_list("options", argc > 2 ? argv[2] : NULL);
     if (strcmp(cmd, "--list-presets") == 0)
         return usage_list("presets", NULL);
+    if (strcmp(cmd, "--list-modes") == 0)
+        return usage_list("modes", argc > 2 ? argv[2] : NULL);
+    if (strcmp(cmd, "--list-reductions") == 0)
+        return usage_list("reductions", NULL);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plan") == 0)

@@ -176,7 +176,7 @@ void plan_usage(FILE *f, option_usage_edit edit)
     option_usage_shared(f, &shared, edit);
 }
 
-void plan_keys(FILE *f)
+void plan_print_keys(FILE *f)
 {
     for (int i = 0; i < plan_table.count; i++)
         fprintf(f, "%s\n", plan_table.defs[i].key);
@@ -210,7 +210,7 @@ static int plan_set(plan_args *a, const char *key, const char *value, char *why,
     return option_set_with(&plan_table, a, &shared, "plan", key, value, why, n);
 }
 
-static void usage_error(const char *msg)
+static void say_plan_usage_error(const char *msg)
 {
     fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
 }
@@ -300,11 +300,11 @@ static int plan_probe(const plan_args *a)
 {
     const run_options *o = &a->shared;
     if (!a->model_given || o->n_models != 1) {
-        usage_error("plan --find-max-micro needs one --model NAME");
+        say_plan_usage_error("plan --find-max-micro needs one --model NAME");
         return 2;
     }
     if (a->devices > 1 && (!a->effective || a->effective % a->devices)) {
-        usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
+        say_plan_usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
                     "over the N devices");
         return 2;
     }
@@ -331,20 +331,20 @@ static int plan_split(const plan_args *a)
 {
     char why[300];
     if (!a->effective || !a->max_micro) {
-        usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
+        say_plan_usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
         return 2;
     }
     if (a->effective % a->devices) {
         snprintf(why, sizeof why, "effective batch %d does not split evenly over %d devices",
                  a->effective, a->devices);
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     int per_device = a->effective / a->devices;
     int micro = a->max_micro < per_device ? a->max_micro : per_device;
     split sp;
     if (split_make(per_device, micro, a->devices, &sp, why, sizeof why)) {
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     printf("effective batch:    %d\n", a->effective);
@@ -382,17 +382,17 @@ static int claim_default_csv(char *path, size_t cap, char *why, size_t n)
 static int plan_recommend_of(const plan_args *a, char *why, size_t n)
 {
     if (backend_check_name(a->shared.backend, why, n)) {
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     if (!a->from_csv && (a->shared.append || a->shared.replace) && !a->shared.csv_path[0]) {
-        usage_error("--append and --replace go with --csv FILE");
+        say_plan_usage_error("--append and --replace go with --csv FILE");
         return 2;
     }
     char claimed[1300] = "";
     if (!a->from_csv && !a->shared.csv_path[0] &&
         claim_default_csv(claimed, sizeof claimed, why, n)) {
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     recommend_args r = {.effective = a->effective, .devices = a->devices,
@@ -425,7 +425,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         if (k == ARG_POSITIONAL)
             snprintf(why, sizeof why, "unexpected argument '%s'", in.value);
         if (k != ARG_OPTION || plan_set(&a, in.key, in.value, why, sizeof why)) {
-            usage_error(why);
+            say_plan_usage_error(why);
             return 2;
         }
         a.model_given |= strcmp(in.key, "model") == 0;
@@ -435,7 +435,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     int by_time = a.goal && !strcmp(a.goal, "time");
     if (by_time && (!a.recommend || !a.from_csv)) {
-        usage_error("--goal time goes with --recommend --from FILE.csv (a run with "
+        say_plan_usage_error("--goal time goes with --recommend --from FILE.csv (a run with "
                     "--train-steps over several --effective)");
         return 2;
     }
@@ -448,23 +448,23 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     if (a.recommend)
         return plan_recommend_of(&a, why, sizeof why);
     if (a.reserve && (!a.find_max_micro || !a.shared.mem_cap)) {
-        usage_error("--reserve goes with --find-max-micro and --mem-cap");
+        say_plan_usage_error("--reserve goes with --find-max-micro and --mem-cap");
         return 2;
     }
     if (a.reserve && a.reserve >= a.shared.mem_cap) {
         snprintf(why, sizeof why, "--reserve %llu leaves nothing of --mem-cap %llu",
                  (unsigned long long)a.reserve, (unsigned long long)a.shared.mem_cap);
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     if (a.from_csv) {
-        usage_error("--from goes with --recommend");
+        say_plan_usage_error("--from goes with --recommend");
         return 2;
     }
     if (a.noise_csv)
         return noise_plan_main(stdout, a.noise_csv);
     if (!a.time_csv && (a.table || !isnan(a.target_loss))) {
-        usage_error("--target-loss and --table go with --time-to-target or --goal time");
+        say_plan_usage_error("--target-loss and --table go with --time-to-target or --goal time");
         return 2;
     }
     if (a.time_csv) {
@@ -475,7 +475,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     if (a.proj.csv_path) {
         if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
-            usage_error("plan --fit takes --bw and --latency-us together, or neither");
+            say_plan_usage_error("plan --fit takes --bw and --latency-us together, or neither");
             return 2;
         }
         if (a.devices_given) {
@@ -487,7 +487,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         return projection_main(stdout, &a.proj);
     }
     if (backend_check_name(a.shared.backend, why, sizeof why)) {
-        usage_error(why);
+        say_plan_usage_error(why);
         return 2;
     }
     if (a.shared.note[0])

@@ -17,6 +17,6 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit);
 void plan_usage(FILE *f, option_usage_edit edit);
 
 /* Every key plan takes: its own table's, then the ones it shares with run. */
-void plan_keys(FILE *f);
+void plan_print_keys(FILE *f);
 
 #endif

@@ -104,7 +104,7 @@ static int dtypes_to_measure(const run_options *o, int dtype_given, dtype *out)
 
 /* Each dtype in turn, on a backend opened in it; the ones the backend
  * refuses are said once. Returns 0 when at least one was measured. */
-static int measure(run_options *o, uint64_t cap, int dtype_given)
+static int measure_each_dtype(run_options *o, uint64_t cap, int dtype_given)
 {
     dtype list[DTYPE_COUNT];
     int n = dtypes_to_measure(o, dtype_given, list), measured = 0;
@@ -176,7 +176,7 @@ int plan_recommend(const recommend_args *a)
         return bad("plan --recommend measures on one device; for more, give --from a CSV "
                    "that ran them under mpirun (make bench-dp)");
     run_options m;
-    if (measuring_options(a, &m) || measure(&m, o->mem_cap, a->dtype_given))
+    if (measuring_options(a, &m) || measure_each_dtype(&m, o->mem_cap, a->dtype_given))
         return 2;
     req.csv_path = a->out_csv;
     req.q.model = m.models[0].name;

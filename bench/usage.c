@@ -4,9 +4,11 @@
 
 #include "backend_registry.h"
 #include "compare.h"
+#include "modes.h"
 #include "nearest.h"
 #include "options.h"
 #include "plan.h"
+#include "reduction.h"
 #include "registry.h"
 #include "report.h"
 
@@ -141,6 +143,24 @@ int usage_help_command(const char *command)
     return 2;
 }
 
+/* Every mode row the backend can run (mode_check_backend), one a line. */
+static int list_modes(const char *backend_name)
+{
+    char note[400], why[600];
+    const backend_entry *entry;
+    backend *b;
+    if (backend_open(backend_name, DTYPE_AUTO, &b, &entry, note, sizeof note, why,
+                     sizeof why) != BK_OK) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    for (int m = 0; m < mode_axis.count; m++)
+        if (!mode_check_backend(m, b, why, sizeof why))
+            printf("%s\n", mode_name(m));
+    b->ops->destroy(b);
+    return 0;
+}
+
 int usage_list(const char *what, const char *command)
 {
     if (strcmp(what, "presets") == 0) {
@@ -151,8 +171,18 @@ int usage_list(const char *what, const char *command)
                 printf("%s\n", kinds[k]->presets[p].name);
         return 0;
     }
+    if (strcmp(what, "modes") == 0) /* the rows a backend can run: check_gpu.sh's */
+        return list_modes(command ? command : "auto");
+    if (strcmp(what, "reductions") == 0) { /* the rows the PyTorch peer runs */
+        for (int r = 0; r < REDUCTION_COUNT; r++) {
+            char rule[64];
+            printf("%s %s %s\n", reduction_name(r), reduction_info_of(r)->exact ? "exact"
+                   : "inexact", reduction_rule(r, rule, sizeof rule));
+        }
+        return 0;
+    }
     if (command && strcmp(command, "plan") == 0) {
-        plan_keys(stdout);
+        plan_print_keys(stdout);
         return 0;
     }
     if (command && strcmp(command, "run") != 0) {

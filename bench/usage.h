@@ -28,7 +28,11 @@ int usage_help_command(const char *command);
 extern const char USAGE_COMMANDS[];
 
 /* accubench --list-options [COMMAND] / --list-presets: one name a line,
- * what the tests compare the help with. */
+ * what the tests compare the help with; --list-modes [BACKEND]: the
+ * execution modes the backend can run (auto: the one run would open), what
+ * scripts/check_gpu.sh runs; --list-reductions: each reduction
+ * row as "NAME exact|inexact RULE" (reduction_rule), what the PyTorch peer
+ * reads its reductions from. */
 int usage_list(const char *what, const char *command);
 
 #endif

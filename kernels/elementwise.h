@@ -225,6 +225,89 @@ EW_FN void ew_layernorm_backward_column(const float *dy, const float *x, const f
                                  g_mean, gx_mean);
 }
 
+/* RMSNorm (the Llama's): y = x rstd gamma, rstd = 1 / sqrt(mean(x^2) +
+ * eps), no mean taken and no bias. eps is Llama 3's rms_norm_eps. */
+#define EW_RMSNORM_EPS 1e-5f
+
+EW_FN float ew_rmsnorm_rstd(float sq_sum, int dim)
+{
+    return 1.0f / sqrtf(sq_sum / (float)dim + EW_RMSNORM_EPS);
+}
+
+/* The input gradient of one element from g = dy * gamma, xhat = x rstd
+ * and the column mean of g xhat: dx = rstd (g - xhat mean(g xhat)). */
+EW_FN float ew_rmsnorm_dx(float g, float xhat, float rstd, float gx_mean)
+{
+    return rstd * (g - xhat * gx_mean);
+}
+
+/* RMSNorm forward of one fp32 column: y, and the column's rstd. */
+EW_FN float ew_rmsnorm_column(const float *x, const float *gamma, float *y, int dim)
+{
+    float sq = 0.0f;
+    for (int i = 0; i < dim; i++)
+        sq += x[i] * x[i];
+    float rstd = ew_rmsnorm_rstd(sq, dim);
+    for (int i = 0; i < dim; i++)
+        y[i] = x[i] * rstd * gamma[i];
+    return rstd;
+}
+
+/* RMSNorm backward of one column: dx[0..dim) += the input gradient. */
+EW_FN void ew_rmsnorm_backward_column(const float *dy, const float *x, const float *gamma,
+                                      float rstd, float *dx, int dim)
+{
+    float gx_sum = 0.0f;
+    for (int i = 0; i < dim; i++)
+        gx_sum += dy[i] * gamma[i] * x[i] * rstd;
+    float gx_mean = gx_sum / (float)dim;
+    for (int i = 0; i < dim; i++)
+        dx[i] += ew_rmsnorm_dx(dy[i] * gamma[i], x[i] * rstd, rstd, gx_mean);
+}
+
+/* SwiGLU (the Llama's MLP): h = silu(gate) up, silu(g) = g sigmoid(g).
+ * exp(-g) overflowing to infinity gives a sigmoid of 0, as it should. */
+EW_FN float ew_sigmoid(float x)
+{
+    return 1.0f / (1.0f + ew_exp(-x));
+}
+
+EW_FN float ew_swiglu(float gate, float up)
+{
+    return gate * ew_sigmoid(gate) * up;
+}
+
+/* d h / d gate, over dh: dh up silu'(g), silu'(g) = s (1 + g (1 - s)). */
+EW_FN float ew_swiglu_dgate(float gate, float up, float dh)
+{
+    float sg = ew_sigmoid(gate);
+    return dh * up * sg * (1.0f + gate * (1.0f - sg));
+}
+
+EW_FN float ew_swiglu_dup(float gate, float dh)
+{
+    return dh * gate * ew_sigmoid(gate);
+}
+
+/* Rotary position embedding, Hugging Face's convention (rotate_half): the
+ * head's element e and e + hd/2 (e < hd/2) turn by pos * inv_freq(e),
+ * inv_freq(e) = 1 / theta^(2e / hd), computed in fp32 as
+ * LlamaRotaryEmbedding computes it. */
+EW_FN float ew_rotary_angle(int pos, int e, int hd, float theta)
+{
+    float inv_freq = 1.0f / powf(theta, (float)(2 * e) / (float)hd);
+    return (float)pos * inv_freq;
+}
+
+/* (a, b) = (a cos - b sin, b cos + a sin): the forward with sin, the
+ * backward (the transpose) with -sin. */
+EW_FN void ew_rotate(float *a, float *b, float cosv, float sinv)
+{
+    float x1 = *a, x2 = *b;
+    *a = x1 * cosv - x2 * sinv;
+    *b = x2 * cosv + x1 * sinv;
+}
+
 /* Causal softmax of query i's column (keys j = 0..t-1): keys j <= i are
  * seen. The scale multiplies the scores before the max is taken, so that
  * any sign of scale is right. */

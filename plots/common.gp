@@ -6,7 +6,8 @@
 #   csv   the CSV `accubench run` wrote (required)
 #   out   output prefix (default: csv without .csv); writes OUT.NAME.png/.svg
 #   E     the effective batch to draw (default: the one with the most rows)
-#   mode  the execution mode (default: async when present, else the commonest)
+#   mode  the execution mode (default: the first the run listed, from the CSV's
+#         `# modes:` line, where it has rows; else the commonest)
 # scripts/plots.sh sets csv and out to fixed names in a private folder, so
 # no character of a user's path is ever gnuplot code. What reaches a shell
 # from here (the script's folder, the CSV's name, values read from the CSV
@@ -43,8 +44,12 @@ if (!exists("E")) {
     if (strlen(E) == 0) { E = "0" }  # no row ran: every chart says so below
 }
 E = sprintf("%d", E + 0)  # given as a number or a string
+# "async (what it does); sync (...)": its first name, as the run listed it
+first_listed(s) = (strlen(word(s, 1)) > 1 && word(s, 1)[strlen(word(s, 1)):] eq ";") ? \
+                  word(s, 1)[1:strlen(word(s, 1)) - 1] : word(s, 1)
 if (!exists("mode")) {
-    mode = (count("mode", "status=ok;mode=async") > 0) ? "async" : common("mode", "status=ok")
+    mode = first_listed(meta("modes"))
+    if (strlen(mode) == 0 || count("mode", "status=ok;mode=".mode) == 0) { mode = common("mode", "status=ok") }
 }
 reduction = common("reduction", "status=ok;effective_batch=".E)
 sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
@@ -105,6 +110,11 @@ nothing_to_draw = "unset output; set print out.'.'.chart.'.why'; print missing_w
 # time is its step time, so no "GPU busy" is drawn for it.
 host_is_device = strstrt(" ".meta("backend_caps")." ", " dispatch-is-device-work ") > 0 || \
                  (strlen(meta("backend_caps")) == 0 && own_backend eq "cpu")
+# The place (from 1) of word w in the blank-separated list, 0 where absent:
+# a value read from the CSV keeps its colour or dash by its place in the
+# values the file holds, never by a list of names here.
+index_in(list, w) = strstrt(" ".list." ", " ".w." ") == 0 ? 0 : \
+                    words((" ".list." ")[1:strstrt(" ".list." ", " ".w." ") + 1])
 # Whether a text has a trailing blank, so no title ends in one.
 model_part(m) = strlen(m) > 0 ? ", model ".m : ""
 

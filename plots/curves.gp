@@ -1,9 +1,9 @@
 # curves.gp: the loss curves of --train-steps, from NAME.curves.csv beside
 # the run's NAME.csv: loss against optimizer step, one line per split and
 # reduction, a panel per model (its first series: one effective batch,
-# device count and sync). The correct splits (sum, solid) lie on one curve
-# up to rounding; mean-of-means (dashed) drifts off it and no-scale
-# (dotted) diverges. A model's panel shows its first series (one effective
+# device count and sync). The correct splits (solid) lie on one curve up to
+# rounding; each known-wrong reduction (dashed, dotted, ...: the file's
+# "# curves" lines name them, gap_NAME=) drifts off it or diverges. A model's panel shows its first series (one effective
 # batch, device count, sync, recompute and shard value). No curves file: not drawn, and the reason says why.
 #
 #   gnuplot -e "csv='results/run.csv'" plots/curves.gp   (reads results/run.curves.csv)
@@ -21,10 +21,18 @@ have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q
 clean = "awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } print }' ".q(curves)." 2>/dev/null"
 # awk over the clean rows (header excluded), with -v m=MODEL.
 # (-v ser=: the model's series as series(m) gives it, set in sr before use.)
+# (-v wr=: the known-wrong reductions, below.)
 sr = ""
-on_rows_then(prog, m, post) = system(clean." | awk -F, -v m=".q(m)." -v ser=".q(sr)." ".q("NR > 1 && ".prog).post)
+wrong = ""
+on_rows_then(prog, m, post) = system(clean." | awk -F, -v m=".q(m)." -v ser=".q(sr)." -v wr=".q(wrong)." ".q("NR > 1 && ".prog).post)
 on_rows(prog, m) = on_rows_then(prog, m, "")
 models = (have eq "yes") ? on_rows("!seen[$2]++ { print $2 }", "") : ""
+# The known-wrong reductions, in the order the file's summary lines name
+# them (" gap_NAME=", but the correct splits' and the rounding gap): each
+# one's dash is its place; the reductions not among them are correct.
+wrong = (have eq "yes") ? system("awk '/^# curves / { for (i = 1; i <= NF; i++) if ($i ~ /^gap_/) { k = substr($i, 5, index($i, \"=\") - 5); if (k != \"correct_splits\" && k != \"rounding\" && !(k in s)) { s[k] = 1; printf \"%s \", k } } }' ".q(curves)) : ""
+is_wrong = "index(\" \" wr \" \", \" \" $5 \" \") > 0"
+right = (have eq "yes") ? on_rows("!(".is_wrong.") && !seen[$5]++ { printf \"%s \", $5 }", "") : ""
 if (words(models) > 4) { models = word(models, 1)." ".word(models, 2)." ".word(models, 3)." ".word(models, 4) }
 n = words(models)
 
@@ -36,7 +44,7 @@ if (n == 0) {
 }
 
 # Per model: its first series, the forward curves of each reduction and
-# micro-batch ("reduction:micro", sum first), the micro-batches (a colour
+# micro-batch ("reduction:micro", the correct ones first), the micro-batches (a colour
 # each) and the y range (twice the starting loss: a line that leaves it
 # diverged).
 # A series: effective batch, devices, sync ("-": none), recompute, shard
@@ -45,14 +53,19 @@ if (n == 0) {
 key = "$6 \" \" $9 \" \" ($10 == \"\" ? \"-\" : $10) \" \" ($14 == \"\" ? \"-\" : $14) \" \" ($15 == \"\" ? \"-\" : $15) \" \" ($17 == \"\" ? \"-\" : $17)"
 series(m) = on_rows("$2 == m { print ".key."; exit }", m)
 in_series(m) = "$2 == m && ".key." == ser"
-lines_of(m) = on_rows_then(in_series(m)." && $11 == \"forward\" && $12 == 0 { print ($5 == \"sum\" ? 0 : $5 == \"mean-of-means\" ? 1 : 2), $7, $5 \":\" $7 }", m, \
+lines_of(m) = on_rows_then(in_series(m)." && $11 == \"forward\" && $12 == 0 { r = 0; n = split(wr, w, \" \"); for (i = 1; i <= n; i++) if (w[i] == $5) r = i; print r, $7, $5 \":\" $7 }", m, \
                            " | sort -k1,1n -k2,2n | awk '{ print $3 }' | tr '\\n' ' '")
 micros_of(m) = on_rows_then(in_series(m)." && $12 == 0 { print $7 }", m, " | sort -nu | tr '\\n' ' '")
-top_of(m) = on_rows(in_series(m)." && $12 == 0 && $5 == \"sum\" { print 2 * $13; exit }", m)
+top_of(m) = on_rows(in_series(m)." && $12 == 0 && !(".is_wrong.") { print 2 * $13; exit }", m)
 steps_of(m) = on_rows(in_series(m)." { if ($12 + 1 > s) s = $12 + 1 } END { print s + 0 }", m)
 red(s) = s[1:strstrt(s, ":") - 1]
 mb(s) = s[strstrt(s, ":") + 1:]
-dash(s) = red(s) eq "sum" ? 1 : red(s) eq "mean-of-means" ? 2 : 3
+dash(s) = 1 + index_in(wrong, red(s))
+dash_names = "dashed dotted dash-dotted dash-dot-dotted"
+dash_name(i) = i <= words(dash_names) ? word(dash_names, i) : sprintf("dash type %d", i + 1)
+styles = ""
+do for [r in right] { styles = styles.(strlen(styles) ? "; " : "").r.": solid" }
+do for [i=1:words(wrong)] { styles = styles.(strlen(styles) ? "; " : "").word(wrong, i).": ".dash_name(i) }
 colour(s) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f", \
                  words(micros[1:strstrt(" ".micros." ", " ".mb(s)." ")]) % 8 + 1)
 # A line's rows: the header (for columnheaders) and the curve.
@@ -68,7 +81,7 @@ do for [ext in "png svg"] {
     }
     set output out.".".chart.".".ext
     set multiplot layout n,1 title "Loss against optimizer step from the same starting weights, on learnable data\n". \
-        "sum: solid; mean-of-means: dashed; no-scale: dotted; a line that leaves the chart diverged"
+        styles."; a line that leaves the chart diverged"
     do for [i=1:n] {
         model = word(models, i)
         sr = series(model)

@@ -8,19 +8,21 @@
 chart = "dp"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
-# Rows with an all-reduce: sync is set; unsharded (a file from before the
-# shard column reads as unsharded), since a sharded row's bars would land
-# on its unsharded twin's. The frontier chart holds the shard values.
-base = "status=ok;effective_batch=".E.";mode=".mode.";reduction=".reduction.";sync!=" . \
-       ";shard!=optimizer;shard!=gradients"
+# Rows with an all-reduce: sync is set; one shard value, the first the run
+# listed (the CSV's # shard: line; a file from before the shard column has
+# none to pick), since another value's bars would land on its twin's. The
+# frontier chart holds the shard values.
+base = "status=ok;effective_batch=".E.";mode=".mode.";reduction=".reduction.";sync!="
+shard = first_listed(meta("shard"))
+if (strlen(shard) > 0) { base = base.";shard=".shard }
 if (!exists("model")) { model = common("model", base) }
 here_rows = base.";model=".model
-all_syncs = "micro window overlap"
-found = " ".distinct("sync", here_rows)." "
-syncs = ""
-do for [s in all_syncs] { if (strstrt(found, " ".s." ") > 0) { syncs = syncs." ".s } }
-sync_color(s) = word("#d62728 #1f77b4 #2ca02c", \
-                     words((" ".all_syncs." ")[1:strstrt(" ".all_syncs." ", " ".s." ") + 1]))
+# The sync modes in the run's order (the CSV's rows follow it), a colour
+# each by its place among those the file holds.
+all_syncs = distinct("sync", base)
+syncs = distinct("sync", here_rows)
+sync_colors = "#d62728 #1f77b4 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f"
+sync_color(s) = word(sync_colors, (index_in(all_syncs, s) - 1) % words(sync_colors) + 1)
 # One group per devices x micro-batch, devices ascending, then K descending.
 # At most max_groups, each a pass over the file for its label; the rest
 # are counted under the chart.
@@ -43,7 +45,7 @@ gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d "
 
 set title "Data parallel: compute and exposed communication per step".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s (over all devices), %s", device, dtype, E, mode)
-set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode; unsharded rows"
+set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode".(strlen(shard) > 0 ? "; shard ".shard : "")
 set ylabel "wall-clock per optimizer step (ms, median)"
 set style fill solid 0.9 border rgb "#ffffff"
 set key outside right top

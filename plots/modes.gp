@@ -1,7 +1,7 @@
-# modes.gp: execution modes side by side (async, sync, graph, alloc,
-# alloc-async) at each split, for one model at the fixed effective
-# batch: what a host sync per micro-batch, a captured graph, or allocating
-# activations per pass costs or saves.
+# modes.gp: execution modes side by side (every mode the CSV holds) at
+# each split, for one model at the fixed effective batch: what a host sync
+# per micro-batch, a captured graph, or allocating activations per pass
+# costs or saves.
 #
 #   gnuplot -e "csv='results/run.csv'" plots/modes.gp      (model='S' to pick)
 chart = "modes"
@@ -12,13 +12,13 @@ base = "status=ok;effective_batch=".E.";reduction=".reduction.(strlen(own_backen
 # The model with the most modes measured, unless one was named.
 if (!exists("model")) { model = most("model", "mode", base) }
 here_rows = base.";model=".model
-# Modes in a fixed order, so a colour always means the same mode.
-all_modes = "async sync graph alloc alloc-async"
-found = " ".distinct("mode", here_rows)." "
-modes = ""
-do for [m in all_modes] { if (strstrt(found, " ".m." ") > 0) { modes = modes." ".m } }
-mode_color(m) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd", \
-                     words((" ".all_modes." ")[1:strstrt(" ".all_modes." ", " ".m." ") + 1]))
+# The modes this model ran, in the order of the run's own list (the CSV's
+# rows follow it); a colour each by its place among every mode the file
+# holds, so a colour means the same mode in every panel of one file.
+all_modes = distinct("mode", base)
+modes = distinct("mode", here_rows)
+mode_colors = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
+mode_color(m) = word(mode_colors, (index_in(all_modes, m) - 1) % words(mode_colors) + 1)
 
 set title "Execution modes side by side".model_part(model)."\n". \
           sprintf("%s, %s, effective batch %s", device, dtype, E)

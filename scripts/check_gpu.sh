@@ -2,8 +2,9 @@
 # The GPU box's one call (make check-gpu): build, check the CUDA backend
 # against the CPU reference, run the abc profile in every mode, a short
 # bf16 sweep over S, M and L, a short one of GPT-2 small at its context of
-# 1024, data parallel over NCCL on every GPU (under mpirun), and the
-# memory-time frontier (profiles/frontier-gpu, plan --recommend), then print
+# 1024, the noise pass against the CPU's, data parallel over NCCL on every
+# GPU (under mpirun) with every shard value, and the memory-time frontier
+# (profiles/frontier-gpu, plan --recommend), then print
 # a compact table last: every stage, pass, FAIL or skipped, with its figure.
 # Everything it writes goes to CHECK_OUT (default results/check-gpu/): the
 # CSVs, one log per stage, nvidia-smi's report, stages.txt (a line per stage
@@ -110,11 +111,13 @@ stage() {
 figure() {
     case $1 in
     gpu-check | real-shapes) sed -n 's/^gpu-check: \([0-9]* checks, [0-9]* failed\)$/\1/p' "$out/$1.log" ;;
+    noise) sed -n 's/^noise: //p' "$out/noise.log" ;;
     kernels) grep -E '^check_gpu_kernels: (PASS|FAIL)' "$out/kernels.log" | tail -n 1 | sed 's/^check_gpu_kernels: //' ;;
     gpt-sweep) csv_rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col["status"] == "ok" && $col["micro_batch"] == 8 {
-            printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"] }' ;;
+            printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"]
+            if ($col["mfu_datasheet_pct"] != "") printf ", %.1f%% of the datasheet", $col["mfu_datasheet_pct"] }' ;;
     esac
 }
 
@@ -128,14 +131,18 @@ csv_rows() {
 meta() { [ -f "$1" ] && sed -n "s/^# $2: //p" "$1" | head -n 1; }
 
 if [ "$backend" = cpu ]; then
-    models_s=tiny models_sweep=tiny sweep_dtype=fp32 modes=async,sync,alloc,alloc-async
+    models_s=tiny models_sweep=tiny sweep_dtype=fp32
     ratio_modes=async,sync check_args="--device cpu --dtype fp32" profile_model="--model tiny"
     gpt_model=gpt-tiny det_model=gpt-tiny
 else
-    models_s=S models_sweep=S,M,L sweep_dtype=bf16 modes=async,sync,graph,alloc,alloc-async
+    models_s=S models_sweep=S,M,L sweep_dtype=bf16
     ratio_modes=async,graph check_args="" profile_model=""
     gpt_model=gpt-small det_model=gpt:d=128,layers=2,heads=4,seq=64,vocab=1024
 fi
+# The sweeps' noise pass: the fewest windows whose estimate means
+# anything (NOISE_WINDOWS_MIN), not the default 32: the pass's own stage
+# (noise) is where it is checked, and in the sweeps it is time.
+nw="--noise-windows 4"
 # QUICK: one row per mode and per sweep, the benchmark point of GPT-2 small.
 if [ "$quick" = 1 ]; then
     abc_micro="--micro 16" sweep_models=$models_s sweep_micro=64 gpt_micro=8
@@ -162,6 +169,8 @@ if [ ! -x "$bin" ] || [ ! -x "$build/gpu-check" ]; then
     exit 1
 fi
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
+# Every execution mode the backend can run, from the program's own table.
+modes=$("$bin" --list-modes "$backend" 2>>"$out/build.log" | paste -sd, -)
 
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
@@ -178,23 +187,28 @@ else
 fi
 # fp32 here, as the GPU's default (--dtype auto) is bf16: the modes and the
 # graph ratio are compared with the fp32 runs they were first measured in.
-stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model $abc_micro \
+stage abc-modes 120 "$bin" run --backend "$backend" --profile abc $profile_model $abc_micro $nw \
     --dtype fp32 --mode "$modes" --budget-s 0.5 --max-samples 200 --csv "$out/abc-modes.csv" --replace
 if [ "$quick" = 1 ]; then
     wanted graph-ratio && skip graph-ratio "QUICK"
 else
-    stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" \
+    stage graph-ratio 60 "$bin" run --backend "$backend" --dtype fp32 --model "$models_s" $nw \
         --effective 64 --micro 1,2,4,8 --mode "$ratio_modes" --budget-s 0.3 --max-samples 200 \
         --trace-steps 0 --csv "$out/graph-ratio.csv" --replace
 fi
-stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$sweep_models" \
+stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$sweep_models" $nw \
     --effective 256 --micro "$sweep_micro" --budget-s 0.5 --min-samples 3 --max-samples 100 \
     --trace-steps 0 --csv "$out/sweep-$sweep_dtype.csv" --replace
 # GPT-2 small in bf16 (gpt-tiny in a rehearsal): 16 sequences of its
 # context as 16x1, 8x2 and 1x16; micro 8 is the issue's benchmark point.
-stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" \
+stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" $nw \
     --effective 16 --micro "$gpt_micro" --budget-s 0.5 --min-samples 3 --max-samples 50 \
     --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv" --replace
+
+# The noise pass on this backend against the CPU's, gpt-tiny fp32: the
+# same code above the backend table, the norms summed on the device here
+# (the rehearsal runs it too: CPU against CPU, to the bit).
+stage noise 60 sh "$here/check_gpu_noise.sh" "$out" "$bin" "$backend" 8
 
 # The peak every MFU is divided by, against the datasheet: a peak far from
 # the device's datasheet range is a broken measurement (a throttled or
@@ -242,30 +256,36 @@ fi
 
 # Data parallel: the all-reduce engine of the backend (NCCL on the GPU, MPI
 # on the CPU rehearsal) on every GPU the box has (one GPU is still a real
-# NCCL communicator), in every sync mode, each config's gradient and
+# NCCL communicator), in every sync mode and every shard value (ZeRO-1's
+# reduce-scatter and all-gather, ZeRO-2's reduce to each owner: on one
+# rank each is NCCL's own call over one rank), each config's gradient and
 # weights checked across the ranks. Without MPI (no mpirun, or a build
 # without it) there are no ranks: skipped, the rest of the check stands.
 mpirun=${CHECK_MPIRUN:-mpirun}
+# One GPU: NCCL's one-rank communicator in this process, no launcher and
+# no MPI needed (kernels/nccl/nccl_solo_host.c); several, or the CPU
+# rehearsal's 2 ranks: mpirun.
 if [ "$backend" = cpu ]; then
-    dp_ranks=2 dp_flags="--oversubscribe"
+    dp_ranks=2 dp_launch="$mpirun --oversubscribe -np 2"
 else
     dp_ranks=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
     [ "$dp_ranks" -ge 1 ] 2>/dev/null || dp_ranks=1
-    dp_flags=""
+    if [ "$dp_ranks" = 1 ]; then dp_launch=""; else dp_launch="$mpirun -np $dp_ranks"; fi
 fi
 if ! wanted dp; then
     :
-elif ! command -v "$mpirun" >/dev/null 2>&1; then
-    skip dp "no MPI ($mpirun not found)"
-elif ! grep -q '^HAVE_MPI := 1' "$build/config.mk" 2>/dev/null; then
-    skip dp "no MPI (built without mpicc)"
 elif [ "$backend" != cpu ] && ! grep -q '^HAVE_NCCL := 1' "$build/config.mk" 2>/dev/null; then
     skip dp "no NCCL (built without it: see $build/config.mk)"
+elif [ -n "$dp_launch" ] && ! command -v "$mpirun" >/dev/null 2>&1; then
+    skip dp "no MPI for $dp_ranks ranks ($mpirun not found)"
+elif [ -n "$dp_launch" ] && ! grep -q '^HAVE_MPI := 1' "$build/config.mk" 2>/dev/null; then
+    skip dp "no MPI for $dp_ranks ranks (built without mpicc)"
 else
     [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    # shellcheck disable=SC2086 # dp_flags is a list of options
-    stage dp 60 "$mpirun" $dp_flags -np "$dp_ranks" "$bin" run --backend "$backend" \
+    # shellcheck disable=SC2086 # dp_launch is a command and its options
+    stage dp 90 $dp_launch "$bin" run --backend "$backend" \
         --model "$models_s" --effective 256 --micro "$dp_micro" --sync "$dp_sync" \
+        --shard none,optimizer,gradients $nw \
         --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv" --replace
 fi
 # The kernel counts need CUPTI on a GPU: not part of a CPU rehearsal.
@@ -280,14 +300,22 @@ fi
 # The memory-time frontier: every recompute value on GPT-2 small and medium
 # at 64 sequences a step, then plan --recommend under a cap of 40 GB (15M
 # on the rehearsal's tiny shapes: it rules out gpt-tiny 16x1). Last, so
-# that it takes only what the stages before left of the budget; a build
-# whose run has no --recompute skips it.
+# that it takes only what the stages before left of the budget, and only
+# when that is what it needs (about 60 s on an H200 at the 0.5 s a config
+# check_gpu_frontier.sh gives it; 20 s on the rehearsal's shapes): else
+# skipped, saying so. A build whose run has no --recompute skips it.
+if [ "$backend" = cpu ]; then frontier_need=20; else frontier_need=60; fi
 if ! wanted frontier; then
     :
 elif [ "$quick" = 1 ]; then
     skip frontier "QUICK"
 elif ! "$bin" --list-options run | grep -qx recompute; then
     skip frontier "this build has no --recompute"
+elif [ $((budget - $(elapsed))) -lt "$frontier_need" ]; then
+    # Cut short by the budget it would fail as "timed out", which says
+    # nothing about the frontier: skipped instead, with how to run it.
+    skip frontier "$((budget - $(elapsed)))s of the ${budget}s budget left, under the \
+${frontier_need}s it needs (CHECK_ONLY=frontier runs it alone)"
 else
     if [ "$backend" = cpu ]; then frontier_cap=15M; else frontier_cap=40G; fi
     stage frontier 150 sh "$here/check_gpu_frontier.sh" "$out" "$bin" "$backend" "$frontier_cap"
@@ -349,12 +377,14 @@ table() {
                                  $col["micro_batch"], $col["status"], $col["note"]) }
         END { for (i = 1; i <= n; i++) print line[order[i]]; printf "%s", other }'
 
-    echo "== $gpt_model $sweep_dtype, 16 sequences a step: step time, sequences/s, MFU"
+    echo "== $gpt_model $sweep_dtype, 16 sequences a step: step time, sequences/s, MFU (measured peak; datasheet)"
     rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
         NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
         $col["status"] == "ok" {
-            printf "  micro %3d x %-3d %10.3f ms %10.1f seq/s  MFU %5.1f%%\n", $col["micro_batch"],
-                $col["accum_steps"], $col["step_ms_median"], $col["samples_per_s"], $col["mfu_pct"]
+            d = $col["mfu_datasheet_pct"]
+            printf "  micro %3d x %-3d %10.3f ms %10.1f seq/s  MFU %5.1f%%  %s\n", $col["micro_batch"],
+                $col["accum_steps"], $col["step_ms_median"], $col["samples_per_s"], $col["mfu_pct"],
+                d == "" ? "(no datasheet figure)" : sprintf("%5.1f%% of the datasheet", d)
         }
         $col["status"] != "ok" { printf "  micro %s: %s %s\n", $col["micro_batch"], $col["status"], $col["note"] }'
 
@@ -375,14 +405,14 @@ table() {
     rows "$out/dp.csv" | awk -F, '
         NR == 1 {
             for (i = 1; i <= NF; i++) col[$i] = i
-            printf "  %-4s %-8s %9s %10s %10s %10s %9s  %s\n", "dev", "sync", "micro x K",
-                   "step ms", "all-red.", "exposed", "busbw", "checks"
+            printf "  %-4s %-8s %-10s %9s %10s %10s %10s %9s  %s\n", "dev", "sync", "shard",
+                   "micro x K", "step ms", "all-red.", "exposed", "busbw", "checks"
             next
         }
         {
             ok = $col["status"] == "ok"
-            printf "  %-4s %-8s %9s %10s %10s %10s %9s  %s\n", $col["devices"], $col["sync"],
-                   $col["micro_batch"] "x" $col["accum_steps"],
+            printf "  %-4s %-8s %-10s %9s %10s %10s %10s %9s  %s\n", $col["devices"], $col["sync"],
+                   $col["shard"], $col["micro_batch"] "x" $col["accum_steps"],
                    ok ? sprintf("%.3f", $col["step_ms_median"]) : "-", $col["allreduce_calls_per_step"],
                    ok ? sprintf("%.3f", $col["comm_exposed_ms"]) : "-",
                    $col["busbw_gbps"] == "" ? "-" : sprintf("%.1f", $col["busbw_gbps"]),

@@ -10,7 +10,7 @@ export ACCUBENCH_NO_INSTALL=1
 [ $# -eq 2 ] || { echo "usage: $0 OUT_DIR ACCUBENCH" >&2; exit 2; }
 out=$1 bin=$2
 say() { echo "check_gpu_cupti_cost: $*"; }
-cfg="--backend cuda --model S --effective 64 --micro 16 --mode async --trace-steps 0 --budget-s 1 --quiet"
+cfg="--backend cuda --model S --effective 64 --micro 16 --mode async --trace-steps 0 --budget-s 1 --noise-windows 0 --quiet"
 # shellcheck disable=SC2086 # cfg is a list of options
 "$bin" run $cfg --csv "$out/cupti-on.csv" >"$out/cupti-on.log" 2>&1 &&
     "$bin" run $cfg --no-cupti --csv "$out/cupti-off.csv" >"$out/cupti-off.log" 2>&1 ||

@@ -6,10 +6,14 @@
 #      on; kernels_per_step from the CSV, and the traced step written as
 #      trace JSON (its kernel, memset and memcpy events are counted too).
 #   2. Nsight Compute, when ncu is on PATH: the same config with the collector
-#      off, exactly one step (--warmup 0 --steps 1, no trace pass), profiling
-#      only kernels launched inside the "step" range of the accubench NVTX
-#      domain (the trailing / selects push/pop ranges), one cheap metric per
-#      kernel; the number of distinct kernel IDs it reports is the count.
+#      off, exactly one timed step (--warmup 0 --steps 1, no trace pass, no
+#      noise pass), profiling only kernels launched inside the "timed step"
+#      range of the accubench NVTX domain (the trailing / selects push/pop
+#      ranges): the timed pass's own range (harness/run/step.h), which no
+#      warm-up, trace or check step opens, so ncu counts what the trace
+#      pass's per-step figure counts, one step, and nothing around it. One
+#      cheap metric per kernel; the number of distinct kernel IDs it
+#      reports is the count.
 #   3. Always: the dispatch count. Each dispatch becomes at least one device
 #      operation (a kernel, or a memset/memcpy for zero/upload), cuBLAS may
 #      add kernels (split-K reductions), so kernels + memsets + memcpys must
@@ -44,7 +48,9 @@ if [ "$backend" = cpu ]; then
 else
     model=S want_source=cupti
 fi
-cfg="--backend $backend --model $model --effective 64 --micro 16 --mode async --reduction sum"
+# No noise pass: it is no part of what either count is about, only time.
+cfg="--backend $backend --model $model --effective 64 --micro 16 --mode async --reduction sum
+     --noise-windows 0"
 
 # ---- 1. CUPTI
 if ! timeout -k 10 40 "$bin" run $cfg --warmup 1 --steps 3 --trace-steps 3 \
@@ -101,7 +107,7 @@ if ! command -v ncu >/dev/null 2>&1; then
 fi
 # --clock-control none: by default ncu locks the clocks to base, which
 # changes what the run does (and would fail a check that compares rates).
-timeout -k 10 45 ncu --clock-control none --nvtx --nvtx-include "accubench@step/" \
+timeout -k 10 45 ncu --clock-control none --nvtx --nvtx-include "accubench@timed step/" \
     --metrics gpu__time_duration.sum \
     --csv --print-units base \
     "$bin" run $cfg --warmup 0 --steps 1 --trace-steps 0 --no-cupti \

@@ -2,7 +2,8 @@
 # compute-sanitizer over the CUDA backend: memcheck on gpu-check in fp32
 # (every op and both models), and memcheck, racecheck and initcheck on a
 # small GPT run (one step, no collector: the sanitizer wants to be CUPTI's
-# only subscriber). QUICK (5th argument 1): memcheck on the GPT run only.
+# only subscriber; two noise windows, so the noise pass's reductions are
+# checked too). QUICK (5th argument 1): memcheck on the GPT run only.
 # Any report fails the stage (--error-exitcode).
 # Usage: scripts/check_gpu_sanitizer.sh OUT_DIR BUILD_DIR BACKEND SANITIZER QUICK
 set -u
@@ -25,7 +26,7 @@ run() {
         tail -n 10 "$out/sanitizer-$name.log" | sed 's/^/    /'
     fi
 }
-gpt="$build/accubench run --backend $backend --model gpt-tiny --dtype fp32 --effective 4 --micro 2 --warmup 0 --steps 1 --trace-steps 0 --no-cupti --quiet --csv $out/sanitizer-gpt.csv"
+gpt="$build/accubench run --backend $backend --model gpt-tiny --dtype fp32 --effective 4 --micro 2 --warmup 0 --steps 1 --trace-steps 0 --noise-windows 2 --no-cupti --quiet --csv $out/sanitizer-gpt.csv"
 # shellcheck disable=SC2086 # the command lines are meant to split
 run gpt-memcheck memcheck $gpt
 if [ "$quick" != 1 ]; then

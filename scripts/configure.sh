@@ -107,28 +107,42 @@ if [ "$HAVE_MPI" = 0 ]; then
 fi
 
 # NCCL (the CUDA backend's all-reduce): NCCL_HOME, else the nvidia-nccl pip
-# package, else the CUDA toolkit's copy. Needs nvcc and MPI (its bootstrap).
-nccl_dir=""
-for d in "${NCCL_HOME:-}" \
-         "$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null ||
-            python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)" \
-         "$CUDA_HOME"; do
-    [ -n "$d" ] && [ -f "$d/include/nccl.h" ] || continue
-    for lib in lib lib64; do
-        if ls "$d/$lib"/libnccl.so* >/dev/null 2>&1; then
-            nccl_dir=$d
-            nccl_lib=$d/$lib
-            break 2
-        fi
+# package, else the CUDA toolkit's copy, else the system's (Debian's
+# libnccl-dev: /usr/include/nccl.h and the library in the multiarch
+# folder). Needs nvcc, not MPI: one rank alone needs no launcher, and only
+# its world under mpirun needs MPI (the Makefile builds that part where MPI
+# is). Each candidate is a header folder and a library folder.
+nccl_inc="" nccl_lib=""
+multiarch=$($CC -print-multiarch 2>/dev/null)
+pip_nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))' 2>/dev/null ||
+           python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)
+nccl_candidates() {
+    for d in "${NCCL_HOME:-}" "$pip_nccl" "$CUDA_HOME"; do
+        [ -n "$d" ] || continue
+        echo "$d/include $d/lib"
+        echo "$d/include $d/lib64"
     done
-done
-if [ -n "$nccl_dir" ] && [ "$HAVE_MPI" = 1 ] && { [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; }; then
+    [ -n "$multiarch" ] && echo "/usr/include /usr/lib/$multiarch"
+    echo "/usr/include /usr/lib64"
+    echo "/usr/include /usr/lib"
+}
+while read -r inc lib; do
+    if [ -f "$inc/nccl.h" ] && ls "$lib"/libnccl.so* >/dev/null 2>&1; then
+        nccl_inc=$inc nccl_lib=$lib
+        break
+    fi
+done <<EOF_NCCL
+$(nccl_candidates)
+EOF_NCCL
+if [ -n "$nccl_inc" ] && { [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; }; then
     echo "HAVE_NCCL := 1"
-    echo "NCCL_INC := $nccl_dir/include"
+    # the compiler searches /usr/include already: naming it again with
+    # -isystem would reorder the search (the Makefile adds none when empty)
+    if [ "$nccl_inc" = /usr/include ]; then echo "NCCL_INC :="; else echo "NCCL_INC := $nccl_inc"; fi
     echo "NCCL_LIBDIR := $nccl_lib"
     # the pip package ships libnccl.so.2 only
     if [ -e "$nccl_lib/libnccl.so" ]; then echo "NCCL_LINK := -lnccl"; else echo "NCCL_LINK := -l:libnccl.so.2"; fi
 else
-    [ -z "$nccl_dir" ] && say "NCCL not found (NCCL_HOME, the nvidia-nccl pip package, $CUDA_HOME): the CUDA backend runs one device"
+    [ -z "$nccl_inc" ] && say "NCCL not found (NCCL_HOME, the nvidia-nccl pip package, $CUDA_HOME, /usr): the CUDA backend runs one device"
     echo "HAVE_NCCL := 0"
 fi

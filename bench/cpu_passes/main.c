@@ -70,7 +70,7 @@ static const option_table passes_table = {
     PASSES_OPTIONS, (int)(sizeof PASSES_OPTIONS / sizeof PASSES_OPTIONS[0])};
 static const char *const SHARED[] = {"model", "optimizer-at"};
 
-static void usage(FILE *f)
+static void passes_usage(FILE *f)
 {
     char places[64];
     axis_names(&optimizer_at_axis, places, sizeof places, "|"); /* step|backward */
@@ -107,19 +107,19 @@ static void shared_defaults(const option_def *d, char *help, size_t help_len, ch
                  optimizer_at_name(defaults.run.optimizer.at));
 }
 
-static void help(void)
+static void passes_help(void)
 {
-    usage(stdout);
+    passes_usage(stdout);
     printf("\n");
     option_usage(stdout, &passes_table, NULL);
     option_shared shared = {&run_option_table, SHARED, 2, NULL};
     option_usage_shared(stdout, &shared, shared_defaults);
 }
 
-static int bad_usage(const char *why)
+static int passes_bad_usage(const char *why)
 {
     fprintf(stderr, "cpu-passes: %s\n", why);
-    usage(stderr);
+    passes_usage(stderr);
     return 2;
 }
 
@@ -140,13 +140,13 @@ static int finish_options(const passes_args *in, options *o)
 {
     char why[320];
     if (in->run.n_models != 1)
-        return bad_usage("--model: cpu-passes takes one model");
+        return passes_bad_usage("--model: cpu-passes takes one model");
     *o = (options){in->run.models[0], in->effective, in->micro ? in->micro : in->effective,
                    in->runs, in->steps, in->run.optimizer.at};
     if (o->micro > o->effective) {
         snprintf(why, sizeof why, "--micro %d is larger than --effective %d", o->micro,
                  o->effective);
-        return bad_usage(why);
+        return passes_bad_usage(why);
     }
     return 0;
 }
@@ -166,7 +166,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (k == ARG_END)
             break;
         if (k == ARG_HELP) {
-            help();
+            passes_help();
             return 1;
         }
         if (k == ARG_POSITIONAL)
@@ -174,7 +174,7 @@ static int parse_options(int argc, char **argv, options *o)
         if (k == ARG_ERROR || k == ARG_POSITIONAL ||
             option_set_with(&passes_table, &in, &shared, NULL, a.key, a.value, why,
                             sizeof why))
-            return bad_usage(why);
+            return passes_bad_usage(why);
     }
     return finish_options(&in, o);
 }
@@ -185,7 +185,7 @@ typedef struct op_total {
     uint64_t ns;
 } op_total;
 
-static int by_time(const void *a, const void *b)
+static int by_pass_time(const void *a, const void *b)
 {
     const op_total *x = a, *y = b;
     return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->name, y->name);
@@ -273,7 +273,7 @@ static int breakdown(step_runner *s, int steps, double flops, double peak_tflops
     uint64_t step_ns, op_ns;
     int n_ops = rc ? 0 : total_ops(&rec, ops, &step_ns, &op_ns);
     if (!rc) {
-        qsort(ops, (size_t)n_ops, sizeof *ops, by_time);
+        qsort(ops, (size_t)n_ops, sizeof *ops, by_pass_time);
         double step_ms = (double)step_ns / 1e6 / steps;
         printf("\nper pass, mean of %d recorded steps (%.3f ms a step):\n", steps, step_ms);
         printf("  %-24s %10s %10s %7s\n", "op", "calls/step", "ms/step", "share");

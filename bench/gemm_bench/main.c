@@ -32,16 +32,16 @@ typedef struct shape {
     int m, n, k, trans_a, trans_b;
 } shape;
 
-static void usage(FILE *f)
+static void gemm_usage(FILE *f)
 {
     fprintf(f, "usage: gemm-bench [--reps N] MxNxK[:TT]... (TT: N or T for A, then B; "
                "default NN; --reps default 51)\n");
 }
 
-static int bad_usage(const char *why)
+static int gemm_bad_usage(const char *why)
 {
     fprintf(stderr, "gemm-bench: %s\n", why);
-    usage(stderr);
+    gemm_usage(stderr);
     return 2;
 }
 
@@ -61,7 +61,7 @@ static int fits_host(const shape *s, const char *text, char *why, size_t why_len
 }
 
 /* "MxNxK" or "MxNxK:TT". 0, or -1 with the reason. */
-static int parse_shape(const char *text, shape *s, char *why, size_t why_len)
+static int parse_gemm_shape(const char *text, shape *s, char *why, size_t why_len)
 {
     char dims[64], flags[3] = "NN", tail;
     const char *colon = strchr(text, ':');
@@ -139,27 +139,27 @@ int main(int argc, char **argv)
     char why[160];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
+            gemm_usage(stdout);
             return 0;
         }
         if (!strcmp(argv[i], "--reps")) {
             if (i + 1 == argc)
-                return bad_usage("--reps needs a value");
+                return gemm_bad_usage("--reps needs a value");
             if (parse_int("--reps", argv[++i], 1, MAX_REPS, &reps, why, sizeof why))
-                return bad_usage(why);
+                return gemm_bad_usage(why);
             continue;
         }
         if (n == MAX_SHAPES)
-            return bad_usage("at most 64 shapes");
-        if (parse_shape(argv[i], &shapes[n++], why, sizeof why))
-            return bad_usage(why);
+            return gemm_bad_usage("at most 64 shapes");
+        if (parse_gemm_shape(argv[i], &shapes[n++], why, sizeof why))
+            return gemm_bad_usage(why);
         if (fits_host(&shapes[n - 1], argv[i], why, sizeof why)) {
             fprintf(stderr, "gemm-bench: %s\n", why); /* one line: the shape is well formed */
             return 2;
         }
     }
     if (n == 0)
-        return bad_usage("no shape given");
+        return gemm_bad_usage("no shape given");
     printf("# %s\n", cpu_blas_description());
     for (int i = 0; i < n; i++)
         if (bench_shape(&shapes[i], (int)reps))

@@ -105,6 +105,9 @@ void check_ops(sides *x);
 /* The transformer ops and the strided-batched GEMM (ops_transformer.c),
  * called from check_ops. */
 void check_transformer_ops(sides *x);
+/* The Llama's ops: RMSNorm, SwiGLU, rotary, the repeat of the key and
+ * value heads (ops_llama.c), called from check_ops. */
+void check_llama_ops(sides *x);
 
 /* The model (model.c). */
 #define MODEL_PRESET "S"
@@ -121,6 +124,11 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
 #define GPT_CHECK_SHAPE "gpt:d=128,layers=2,heads=4,seq=64,vocab=1024"
 #define GPT_CHECK_EFFECTIVE 16
 void check_gpt_model(backend *cpu, backend *dev, dtype dt);
+/* The same for a small Llama (grouped-query, untied), recompute none and
+ * block. */
+#define LLAMA_CHECK_SHAPE "llama:d=128,layers=2,heads=4,kv_heads=2,ffn=352,seq=64,vocab=1024,tied=0"
+#define LLAMA_CHECK_EFFECTIVE 16
+void check_llama_model(backend *cpu, backend *dev, dtype dt);
 /* The real shapes (gpu-check --real-shapes): GPT-2 small at one sequence,
  * a 12-layer GPT (GPT_DEEP_SHAPE) for depth drift, and the ops at GPT-2
  * small's sizes, logits of more than 2^31 elements among them. */

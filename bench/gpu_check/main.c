@@ -65,6 +65,7 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
     check_ops(&x);
     check_model(dev, dt, ref_grads, ref_loss, n_params);
     check_gpt_model(cpu, dev, dt);
+    check_llama_model(cpu, dev, dt);
     check_modes(dev, dt);
     check_timing(dev, dt);
     /* The probe runs the device out of memory on purpose: never where that

@@ -160,12 +160,14 @@ void check_model(backend *dev, dtype dt, const float *ref_grads, float ref_loss,
     free(g);
 }
 
-/* GPT windows of one shape against the CPU's full-batch gradient of the
- * same shape (computed again for each dtype), at the splits `micros` of
- * `effective`; the first is the whole batch (rows "<prefix>forward+backward"
- * and "<prefix>loss"), the rest "<prefix>window". */
-static void gpt_windows(backend *cpu, backend *dev, dtype dt, const char *shape, int effective,
-                        const int *micros, int n_micros, const char *prefix, recompute r)
+/* A decoder's windows (the GPT's, the Llama's) of one shape against the
+ * CPU's full-batch gradient of the same shape (computed again for each
+ * dtype), at the splits `micros` of `effective`; the first is the whole
+ * batch (rows "<prefix>forward+backward" and "<prefix>loss"), the rest
+ * "<prefix>window". */
+static void decoder_windows(backend *cpu, backend *dev, dtype dt, const char *shape,
+                            int effective, const int *micros, int n_micros, const char *prefix,
+                            recompute r)
 {
     bench ref, x;
     float *want = NULL, *g = NULL, want_loss = 0;
@@ -223,13 +225,26 @@ done:
 void check_gpt_model(backend *cpu, backend *dev, dtype dt)
 {
     static const int micros[] = {GPT_CHECK_EFFECTIVE, 4, 3, 1};
-    gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, 4, "gpt ",
-                RECOMPUTE_NONE);
+    decoder_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, 4, "gpt ",
+                    RECOMPUTE_NONE);
     for (recompute r = RECOMPUTE_NONE + 1; r < RECOMPUTE_ROWS; r++) {
         char prefix[40];
         snprintf(prefix, sizeof prefix, "gpt recompute %s ", recompute_name(r));
-        gpt_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros + 1, 2, prefix, r);
+        decoder_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros + 1, 2, prefix,
+                        r);
     }
+}
+
+/* A small Llama per dtype: rows "llama forward+backward", "llama window",
+ * "llama loss", and "llama recompute block window" (its one recompute
+ * value besides none). */
+void check_llama_model(backend *cpu, backend *dev, dtype dt)
+{
+    static const int micros[] = {LLAMA_CHECK_EFFECTIVE, 4, 3, 1};
+    decoder_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros, 4, "llama ",
+                    RECOMPUTE_NONE);
+    decoder_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros + 1, 2,
+                    "llama recompute block ", RECOMPUTE_BLOCK);
 }
 
 /* GPT-2 small itself, one sequence of 1024 (its causal softmax at T = 1024,
@@ -238,9 +253,9 @@ void check_gpt_model(backend *cpu, backend *dev, dtype dt)
 void check_gpt_real(backend *cpu, backend *dev, dtype dt)
 {
     static const int one[] = {1}, deep[] = {GPT_DEEP_EFFECTIVE, 2};
-    gpt_windows(cpu, dev, dt, "gpt-small", 1, one, 1, "gpt-small ", RECOMPUTE_NONE);
-    gpt_windows(cpu, dev, dt, GPT_DEEP_SHAPE, GPT_DEEP_EFFECTIVE, deep, 2, "gpt 12 layers ",
-                RECOMPUTE_NONE);
+    decoder_windows(cpu, dev, dt, "gpt-small", 1, one, 1, "gpt-small ", RECOMPUTE_NONE);
+    decoder_windows(cpu, dev, dt, GPT_DEEP_SHAPE, GPT_DEEP_EFFECTIVE, deep, 2, "gpt 12 layers ",
+                    RECOMPUTE_NONE);
 }
 
 /* Weights after a few steps of `opt` (rotating two input buffers) in

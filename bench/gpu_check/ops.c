@@ -251,6 +251,50 @@ done:
     scratch_free(&sc);
 }
 
+/* The noise pass's reductions on fp32 vectors: y += alpha x, then |y|^2
+ * into a device double, twice on the device (the fixed order repeats to
+ * the bit). With `offset` both start one element past an aligned address
+ * (the element-by-element paths). fp32 in every dtype. */
+static void check_noise_reductions(sides *x, size_t n, int offset)
+{
+    const char *check = offset ? "axpy+sum_squares +1" : "axpy+sum_squares";
+    char split[24];
+    snprintf(split, sizeof split, "%zu", n);
+    size_t len = n + (size_t)offset;
+    scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
+    float *hx = host_random(&sc, &x->r, len, -1, 1, STORAGE_F32);
+    float *hy = host_random(&sc, &x->r, len, -1, 1, STORAGE_F32);
+    float *out[2] = {host_alloc(&sc, len + 1), host_alloc(&sc, len + 1)};
+    double sq[2][2] = {{0, 0}, {0, 0}};
+    NEED_HOST();
+    for (int side = 0; side < 2; side++) {
+        backend *b = sc.b[side];
+        void *dx, *dy, *dsq;
+        TRY(b, put(&sc, side, STORAGE_F32, hx, len, &dx));
+        TRY(b, put(&sc, side, STORAGE_F32, hy, len, &dy));
+        TRY(b, dev_alloc(&sc, side, sizeof(double), &dsq));
+        float *xo = (float *)dx + offset, *yo = (float *)dy + offset;
+        TRY(b, bk_axpy(b, yo, 3.0f, xo, n));
+        for (int rep = 0; rep < 2; rep++) {
+            TRY(b, bk_sum_squares(b, yo, n, dsq));
+            TRY(b, bk_download(b, &sq[side][rep], dsq, sizeof(double)));
+        }
+        TRY(b, get(b, STORAGE_F32, dy, len, out[side]));
+        out[side][len] = (float)sq[side][0];
+    }
+    /* The vector and its norm against the CPU; a norm that moves between
+     * two runs on the device is a race, whatever its size. */
+    char note[80] = "";
+    int repeats = memcmp(&sq[DEV][0], &sq[DEV][1], sizeof(double)) == 0;
+    if (!repeats)
+        snprintf(note, sizeof note, "the device's two sums differ: %.17g, %.17g", sq[DEV][0],
+                 sq[DEV][1]);
+    record(check, x->dt, split, repeats ? rel_err(out[DEV], out[CPU], len + 1) : 1.0,
+           op_tolerance(DTYPE_FP32), repeats ? NULL : note);
+done:
+    scratch_free(&sc);
+}
+
 /* convert (fp32 -> compute storage) then to_f32 back, on the device alone:
  * exactly the host's round-to-nearest-even, NaN kept NaN. */
 static void check_convert(sides *x, size_t n)
@@ -313,7 +357,10 @@ void check_ops(sides *x)
     check_optimizer(x, 4099, 1, 1);
     check_optimizer(x, 4099, 0, 1);
     check_convert(x, 100003);
+    check_noise_reductions(x, 1000003, 0);
+    check_noise_reductions(x, 4099, 1);
     check_transformer_ops(x);
+    check_llama_ops(x);
 }
 
 /* Cross-entropy at GPT-2 small's vocabulary of 50304: one micro-batch of

@@ -5,6 +5,8 @@ micro-batch from the valid counts."""
 import numpy as np
 import torch
 
+import peer_reductions
+
 VALID_PERCENT = 75
 
 
@@ -67,34 +69,51 @@ def _f32_recip(n):
 
 
 class Reduction:
-    """A row of harness/util/reduction.c: whether it is exact (the
-    accumulated gradient equals the full-batch gradient; the gradient check
-    holds it to the dtype's tolerance) and the scale of one micro-batch,
-    scale(valid_micro, valid_window, accum), in fp32 as the C computes it."""
+    """A row of harness/util/reduction.c, as the program prints it
+    (peer_reductions): whether it is exact (the accumulated gradient equals
+    the full-batch gradient; the gradient check holds it to the dtype's
+    tolerance) and the counts one micro-batch's scale divides by."""
 
-    def __init__(self, exact, scale):
-        self.exact, self.scale = exact, scale
+    def __init__(self, exact, counts):
+        self.exact, self.counts = exact, counts
+
+    def scale(self, micro, window, k):
+        """1 over the product of the counts, in fp32 as the C computes it;
+        0 where one of them is 0."""
+        value = {"window": window, "micro": micro, "k": k}
+        d = np.float32(1.0)
+        for c in self.counts:
+            if not value[c]:
+                return 0.0
+            d = np.float32(d * np.float32(value[c]))
+        return float(np.float32(1.0) / d)
 
 
-# reduction.c's rows, in its order.
-REDUCTIONS = {
-    "sum": Reduction(True, lambda micro, window, k: _f32_recip(window)),
-    "mean-of-means": Reduction(False, lambda micro, window, k: (
-        float(np.float32(1.0) / (np.float32(micro) * np.float32(k))) if micro else 0.0)),
-    "no-scale": Reduction(False, lambda micro, window, k: _f32_recip(micro)),
-}
+_REDUCTIONS = {}
+
+
+def reductions():
+    """accubench's reduction rows by name, in its order, read once from
+    the program (peer_reductions.load; TableError where it cannot be)."""
+    if not _REDUCTIONS:
+        for name, (exact, counts) in peer_reductions.load().items():
+            _REDUCTIONS[name] = Reduction(exact, counts)
+    return _REDUCTIONS
 
 
 def loss_scale(reduction, valid_micro, valid_window, accum):
     """reduction.c's loss_scale: the row's scale."""
-    return REDUCTIONS[reduction].scale(valid_micro, valid_window, accum)
+    return reductions()[reduction].scale(valid_micro, valid_window, accum)
 
 
-def window_scales(reduction, valid_counts):
+def window_scales(reduction, valid_counts, rule=None):
     """One scale per micro-batch, then the full batch's (1 / the window's
-    valid items: the reference), as reduction_scales."""
+    valid items: the reference), as reduction_scales. rule: the row's
+    rule as a dump's manifest gives it ("1/window"), instead of the
+    program's table."""
     window, k = sum(valid_counts), len(valid_counts)
-    return [loss_scale(reduction, v, window, k) for v in valid_counts] + [_f32_recip(window)]
+    row = Reduction(False, peer_reductions.parse_rule(rule)) if rule else reductions()[reduction]
+    return [row.scale(v, window, k) for v in valid_counts] + [_f32_recip(window)]
 
 
 class Buffer:

@@ -17,6 +17,7 @@ import torch.nn.functional as F
 import peer_data
 import peer_input
 import peer_models
+import peer_reductions
 
 # harness/util/dtype_table.c's window-gradient tolerances.
 TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 1e-2}
@@ -119,7 +120,12 @@ def torch_window(man, params, data):
     if sum(counts) != man["valid_items"]:
         raise DumpError("the mask holds %d valid items, the manifest says %d"
                         % (sum(counts), man["valid_items"]))
-    scales = peer_data.window_scales(man["reduction"], counts)
+    # the manifest's own rule where it has one: a dump is checked from
+    # itself, wherever it was written
+    try:
+        scales = peer_data.window_scales(man["reduction"], counts, man.get("reduction_scale"))
+    except (peer_reductions.TableError, KeyError) as e:
+        raise DumpError("reduction '%s': %s" % (man["reduction"], e))
     torch.set_float32_matmul_precision("highest")
     model.zero_grad(set_to_none=True)
     first, loss_sum = 0, 0.0

@@ -33,6 +33,7 @@ import peer_data  # noqa: E402
 import peer_ddp  # noqa: E402
 import peer_input  # noqa: E402
 import peer_models  # noqa: E402
+import peer_reductions  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
 
@@ -253,10 +254,13 @@ class Peer:
         if self.dtype == "tf32" and device.type != "cuda":
             raise BadInput("dtype tf32 needs a GPU (the CPU runs fp32 or bf16)")
         self.reductions = items(s["reduction"])
+        try:
+            known = peer_data.reductions()
+        except peer_reductions.TableError as e:
+            raise BadInput(str(e))
         for r in self.reductions:
-            if r not in peer_data.REDUCTIONS:
-                raise BadInput("unknown reduction '%s' (known: %s)"
-                               % (r, ", ".join(peer_data.REDUCTIONS)))
+            if r not in known:
+                raise BadInput("unknown reduction '%s' (known: %s)" % (r, ", ".join(known)))
         try:
             self.models = [peer_models.parse_model(m) for m in items(s["model"])]
         except peer_models.ModelError as e:
@@ -533,7 +537,7 @@ class Peer:
         lo, = w.min(mine)
         row["rank_step_spread_pct"] = 100.0 * (hi - lo) / mine if mine > 0 else None
         tol = TOLERANCE.get(self.dtype, 1e-5)
-        if peer_data.REDUCTIONS[red].exact and not row["grad_rel_err"] <= tol:
+        if peer_data.reductions()[red].exact and not row["grad_rel_err"] <= tol:
             row.update(status="error", note="gradient check failed: relative error %.3g over "
                        "%.0e" % (row["grad_rel_err"], tol))
             self.failed += 1

@@ -173,10 +173,12 @@ typedef struct backend_ops {
                                    int count);
     /* out[:, q * t + i] = wte[:, tokens[q * t + i]] + wpe[:, i] for the
      * `batch` sequences q; wte [dim x vocab] and wpe [dim x t] are fp32.
+     * wpe NULL: no position table (a rotary model), out = wte's columns.
      * tokens (device ints) must lie in [0, vocab): no backend checks them. */
     int (*embedding_forward)(backend *b, storage s, const int *tokens, const float *wte,
                              const float *wpe, void *out, int dim, int t, int batch);
-    /* dwte[:, tokens[c]] += dout[:, c]; dwpe[:, i] += sum_q dout[:, q * t + i]. */
+    /* dwte[:, tokens[c]] += dout[:, c]; dwpe[:, i] += sum_q dout[:, q * t + i]
+     * (none when dwpe is NULL). */
     int (*embedding_backward)(backend *b, storage s, const int *tokens, const void *dout,
                               float *dwte, float *dwpe, int dim, int t, int batch);
     /* y += x over n elements: the residual connections. */
@@ -209,6 +211,45 @@ typedef struct backend_ops {
     int (*attention_backward)(backend *b, storage s, const void *qkv, const float *lse,
                               const void *dy, void *dqkv, float scale, int hd, int heads,
                               int t, int batch);
+    /* The Llama-style decoder's ops.
+     *
+     * RMSNorm of each column of x [dim x rows]: y = x rstd gamma, rstd =
+     * 1 / sqrt(mean(x^2) + eps), eps 1e-5 (fp32, one per column) kept for the
+     * backward. No mean is taken and there is no bias. */
+    int (*rmsnorm_forward)(backend *b, storage s, const void *x, const float *gamma, void *y,
+                           float *rstd, int dim, int rows);
+    /* dx += the input gradient (fp32, as LayerNorm's: the residual
+     * stream's gradient); dgamma += sum_cols dy * x * rstd. */
+    int (*rmsnorm_backward)(backend *b, storage s, const void *dy, const void *x,
+                            const float *gamma, const float *rstd, float *dx, float *dgamma,
+                            int dim, int rows);
+    /* SwiGLU's product over n elements: h = silu(gate) * up. */
+    int (*swiglu_forward)(backend *b, storage s, const void *gate, const void *up, void *h,
+                          size_t n);
+    /* dgate = dh * up * silu'(gate), dup = dh * silu(gate); dgate may alias
+     * dh (each element of dh is read before it is written). */
+    int (*swiglu_backward)(backend *b, storage s, const void *gate, const void *up,
+                           const void *dh, void *dgate, void *dup, size_t n);
+    /* Rotary position embedding in place, Hugging Face's rotate_half
+     * convention: rows [0, heads * hd) of x (leading dimension ld, `cols`
+     * columns of sequences of t tokens: position c % t), head by head, the
+     * head's elements e and e + hd/2 rotated by the angle pos * theta^(-2e
+     * / hd). hd is even. rotary_backward rotates the other way: the
+     * gradient of the input from the gradient of the output. */
+    int (*rotary_forward)(backend *b, storage s, void *x, int ld, int heads, int hd, int t,
+                          int cols, float theta);
+    int (*rotary_backward)(backend *b, storage s, void *dx, int ld, int heads, int hd, int t,
+                           int cols, float theta);
+    /* Grouped-query attention's keys and values repeated for the query
+     * heads (Hugging Face's repeat_kv): kv is [parts * kv_heads * hd x
+     * cols], contiguous; rows of dst (leading dimension ld_dst) get
+     *   dst[p * H * hd + h * hd + e, c] = kv[p * kv_heads * hd + (h / group) * hd + e, c]
+     * with H = kv_heads * group. repeat_kv_backward writes dkv (every
+     * element) as the sum over each group of ddst. */
+    int (*repeat_kv_forward)(backend *b, storage s, const void *kv, void *dst, int ld_dst,
+                             int hd, int kv_heads, int group, int parts, int cols);
+    int (*repeat_kv_backward)(backend *b, storage s, const void *ddst, int ld_dst, void *dkv,
+                              int hd, int kv_heads, int group, int parts, int cols);
 
     /* h points to device memory, written with upload() before each step,
      * so that a captured graph reads the current step's bias correction. */
@@ -222,6 +263,14 @@ typedef struct backend_ops {
     /* dst = (fp32) src: brings compute-storage data back for checks. */
     int (*to_f32)(backend *b, const void *src, storage src_storage, float *dst,
                   size_t n);
+
+    /* The noise pass's reductions over fp32 device vectors (gradients),
+     * whatever the compute storage, so that a gradient's norm never leaves
+     * the device: *out (a device double) = sum_i x[i]^2, each square and
+     * the sum in double, in an order fixed by n alone (a run repeats to the
+     * bit); and y += alpha x. */
+    int (*sum_squares)(backend *b, const float *x, size_t n, double *out);
+    int (*axpy)(backend *b, float *y, float alpha, const float *x, size_t n);
 
     /* Timing on the device timeline. elapsed_ms waits for `end`. */
     int (*timer_create)(backend *b, bk_timer **out);
@@ -258,6 +307,11 @@ struct backend {
     storage compute_storage; /* derived from dtype */
     /* Largest square GEMM size worth timing for the peak rate. */
     int peak_gemm_n;
+    /* The most logits (and as many of their gradient) one chunk of a
+     * language model's head may hold, in bytes: what the device's memory
+     * hierarchy rewards (harness/models/gpt_head.c cuts the head in whole
+     * sequences within it). 0: the model's default. */
+    size_t head_chunk_bytes;
     /* Datasheet peak for dtype in TFLOP/s, 0 when unknown. */
     double datasheet_tflops;
     /* Bytes the device can hold (0 = unknown) and the soft cap the user set

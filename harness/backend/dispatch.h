@@ -224,10 +224,75 @@ static inline int bk_attention_backward(backend *b, const void *qkv, const float
                                            heads, t, batch));
 }
 
+/* The Llama-style decoder's ops (backend_ops.rmsnorm_forward and on). */
+static inline int bk_rmsnorm_forward(backend *b, const void *x, const float *gamma, void *y,
+                                     float *rstd, int dim, int rows)
+{
+    BK_DISPATCH(b, "rmsnorm",
+                b->ops->rmsnorm_forward(b, b->compute_storage, x, gamma, y, rstd, dim, rows));
+}
+static inline int bk_rmsnorm_backward(backend *b, const void *dy, const void *x,
+                                      const float *gamma, const float *rstd, float *dx,
+                                      float *dgamma, int dim, int rows)
+{
+    BK_DISPATCH(b, "rmsnorm_backward",
+                b->ops->rmsnorm_backward(b, b->compute_storage, dy, x, gamma, rstd, dx, dgamma,
+                                         dim, rows));
+}
+static inline int bk_swiglu_forward(backend *b, const void *gate, const void *up, void *h,
+                                    size_t n)
+{
+    BK_DISPATCH(b, "swiglu", b->ops->swiglu_forward(b, b->compute_storage, gate, up, h, n));
+}
+static inline int bk_swiglu_backward(backend *b, const void *gate, const void *up,
+                                     const void *dh, void *dgate, void *dup, size_t n)
+{
+    BK_DISPATCH(b, "swiglu_backward",
+                b->ops->swiglu_backward(b, b->compute_storage, gate, up, dh, dgate, dup, n));
+}
+static inline int bk_rotary_forward(backend *b, void *x, int ld, int heads, int hd, int t,
+                                    int cols, float theta)
+{
+    BK_DISPATCH(b, "rotary",
+                b->ops->rotary_forward(b, b->compute_storage, x, ld, heads, hd, t, cols, theta));
+}
+static inline int bk_rotary_backward(backend *b, void *dx, int ld, int heads, int hd, int t,
+                                     int cols, float theta)
+{
+    BK_DISPATCH(b, "rotary_backward",
+                b->ops->rotary_backward(b, b->compute_storage, dx, ld, heads, hd, t, cols,
+                                        theta));
+}
+static inline int bk_repeat_kv_forward(backend *b, const void *kv, void *dst, int ld_dst,
+                                       int hd, int kv_heads, int group, int parts, int cols)
+{
+    BK_DISPATCH(b, "repeat_kv",
+                b->ops->repeat_kv_forward(b, b->compute_storage, kv, dst, ld_dst, hd, kv_heads,
+                                          group, parts, cols));
+}
+static inline int bk_repeat_kv_backward(backend *b, const void *ddst, int ld_dst, void *dkv,
+                                        int hd, int kv_heads, int group, int parts, int cols)
+{
+    BK_DISPATCH(b, "repeat_kv_backward",
+                b->ops->repeat_kv_backward(b, b->compute_storage, ddst, ld_dst, dkv, hd,
+                                           kv_heads, group, parts, cols));
+}
 static inline int bk_adamw(backend *b, float *w, const float *g, float *m,
                            float *v, size_t n, const adamw_hparams *h)
 {
     BK_DISPATCH(b, "adamw", b->ops->adamw(b, w, g, m, v, n, h));
+}
+
+/* The noise pass's per-small-batch reductions (backend_ops.sum_squares,
+ * axpy): fp32 vectors, a device double out. */
+static inline int bk_sum_squares(backend *b, const float *x, size_t n, double *out)
+{
+    BK_DISPATCH(b, "sum_squares", b->ops->sum_squares(b, x, n, out));
+}
+
+static inline int bk_axpy(backend *b, float *y, float alpha, const float *x, size_t n)
+{
+    BK_DISPATCH(b, "axpy", b->ops->axpy(b, y, alpha, x, n));
 }
 
 static inline int bk_sgd(backend *b, float *w, const float *g, size_t n,

@@ -139,27 +139,6 @@ static void gpt_input(const model_spec *s, input_spec *in)
 
 /* ------------------------------------------------------------- weights */
 
-/* Normal(0, std) by Box-Muller. */
-static float normal(rng *r, float std)
-{
-    float u1 = rng_uniform(r, 0.0f, 1.0f), u2 = rng_uniform(r, 0.0f, 1.0f);
-    if (u1 < 1e-30f)
-        u1 = 1e-30f;
-    return std * sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
-}
-
-static void fill_normal(rng *r, float *w, size_t n, float std)
-{
-    for (size_t i = 0; i < n; i++)
-        w[i] = normal(r, std);
-}
-
-static void fill_const(float *w, size_t n, float v)
-{
-    for (size_t i = 0; i < n; i++)
-        w[i] = v;
-}
-
 /* GPT-2's initialisation: weights and embeddings Normal(0, 0.02), the
  * projections into the residual stream scaled by 1/sqrt(2 layers), biases
  * 0, LayerNorms the identity. */
@@ -170,25 +149,25 @@ static void gpt_init_weights(const model_spec *s, uint64_t seed, float *w)
     rng r = {seed * 0x2545f4914f6cdd1dull + 29};
     size_t d = (size_t)l.d;
     float std = 0.02f, proj_std = 0.02f / sqrtf(2.0f * (float)l.layers);
-    fill_normal(&r, w + l.wte, d * (size_t)l.vocab, std);
-    fill_normal(&r, w + l.wpe, d * (size_t)l.seq, std);
+    weights_normal(&r, w + l.wte, d * (size_t)l.vocab, std);
+    weights_normal(&r, w + l.wpe, d * (size_t)l.seq, std);
     for (int i = 0; i < l.layers; i++) {
         float *b = w + l.layer0 + (size_t)i * l.layer_size;
-        fill_const(b + l.ln1_g, d, 1.0f);
-        fill_const(b + l.ln1_b, d, 0.0f);
-        fill_normal(&r, b + l.qkv_w, 3 * d * d, std);
-        fill_const(b + l.qkv_b, 3 * d, 0.0f);
-        fill_normal(&r, b + l.proj_w, d * d, proj_std);
-        fill_const(b + l.proj_b, d, 0.0f);
-        fill_const(b + l.ln2_g, d, 1.0f);
-        fill_const(b + l.ln2_b, d, 0.0f);
-        fill_normal(&r, b + l.fc_w, 4 * d * d, std);
-        fill_const(b + l.fc_b, 4 * d, 0.0f);
-        fill_normal(&r, b + l.fcp_w, 4 * d * d, proj_std);
-        fill_const(b + l.fcp_b, d, 0.0f);
+        weights_fill(b + l.ln1_g, d, 1.0f);
+        weights_fill(b + l.ln1_b, d, 0.0f);
+        weights_normal(&r, b + l.qkv_w, 3 * d * d, std);
+        weights_fill(b + l.qkv_b, 3 * d, 0.0f);
+        weights_normal(&r, b + l.proj_w, d * d, proj_std);
+        weights_fill(b + l.proj_b, d, 0.0f);
+        weights_fill(b + l.ln2_g, d, 1.0f);
+        weights_fill(b + l.ln2_b, d, 0.0f);
+        weights_normal(&r, b + l.fc_w, 4 * d * d, std);
+        weights_fill(b + l.fc_b, 4 * d, 0.0f);
+        weights_normal(&r, b + l.fcp_w, 4 * d * d, proj_std);
+        weights_fill(b + l.fcp_b, d, 0.0f);
     }
-    fill_const(w + l.lnf_g, d, 1.0f);
-    fill_const(w + l.lnf_b, d, 0.0f);
+    weights_fill(w + l.lnf_g, d, 1.0f);
+    weights_fill(w + l.lnf_b, d, 0.0f);
 }
 
 /* ------------------------------------------------------------- tensors */

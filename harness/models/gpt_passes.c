@@ -4,11 +4,11 @@
 #include "gpt.h"
 
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 
+#include "attention.h"
+#include "decoder_head.h"
 #include "dispatch.h"
-#include "gpt_head.h"
 #include "layers.h"
 
 /* --------------------------------------------------------- activations */
@@ -18,8 +18,8 @@
  * reused by every block. */
 enum {
     A_RES0,      /* [d x N] the embeddings: block 0's input */
-    A_HEAD,      /* the head's chunk buffers (gpt_head.h), GPT_HEAD_BUFFERS */
-    A_SCORES = A_HEAD + GPT_HEAD_BUFFERS, /* [T x T x H x B] scores; in
+    A_HEAD,      /* the head's chunk buffers (decoder_head.h) */
+    A_SCORES = A_HEAD + DECODER_HEAD_BUFFERS, /* [T x T x H x B] scores; in
                     backward, their gradients (none where attention is
                     fused) */
     A_DRES,      /* fp32 [d x N] the gradient of the residual stream: the
@@ -72,6 +72,14 @@ static int block_keeps(const model_spec *s, int l, int which)
     return 1;
 }
 
+/* The final LayerNorm and the LM head, tied to the token embedding. */
+static decoder_head gpt_head_of(const gpt_layout *l, const model_spec *s)
+{
+    return (decoder_head){.d = l->d, .seq = l->seq, .vocab = l->vocab, .norm_g = l->lnf_g,
+                          .norm_b = l->lnf_b, .head_w = l->wte,
+                          .chunk_bytes = s->head_chunk_bytes};
+}
+
 int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *bytes)
 {
     size_t es = storage_bytes(st), d = (size_t)s->dims[GPT_D], t = (size_t)s->dims[GPT_SEQ];
@@ -80,7 +88,10 @@ int gpt_activation_sizes(const model_spec *s, storage st, int capacity, size_t *
     size_t stats = 2 * n * sizeof(float), lse = h * n * sizeof(float);
     int fused = s->fused_attention;
     bytes[A_RES0] = d * n * es;
-    gpt_head_sizes(s, st, capacity, bytes + A_HEAD);
+    gpt_layout l;
+    gpt_layout_of(s, &l);
+    decoder_head head = gpt_head_of(&l, s);
+    decoder_head_sizes(&head, st, capacity, bytes + A_HEAD);
     bytes[A_SCORES] = fused ? 0 : scores;
     /* fp32 whatever the storage: every LayerNorm backward adds into it. */
     bytes[A_DRES] = d * n * sizeof(float);
@@ -152,12 +163,6 @@ typedef struct pass {
     int fused; /* the backend's fused attention (model_spec.fused_attention) */
 } pass;
 
-/* Element `i` of a buffer in compute storage. */
-static void *at(const pass *p, const void *base, size_t i)
-{
-    return layer_at(&p->lp, base, i);
-}
-
 static size_t block_off(const gpt_layout *l, int i, size_t off)
 {
     return l->layer0 + (size_t)i * l->layer_size + off;
@@ -178,88 +183,12 @@ static int pass_init(model *m, const micro_batch_view *mb, pass *p)
     return BK_OK;
 }
 
-/* ---- attention ----
- * Fused where the backend has the op (backend_ops.attention_forward: the
- * CPU's), which reads q, k and v from the projection's output as it is
- * and keeps no scores. Elsewhere, q, k and v as llm.c arranges them.
- *
- * The qkv projection writes [3d x N] (a token per column, head h's q in
- * rows h*hd.., its k in d + h*hd.., its v in 2d + h*hd..); a permute
- * (bk_permute_heads) makes each of q, k and v B x H contiguous [hd x T]
- * blocks, block q * H + h for head h of sequence q, so that every product
- * of attention is ONE strided-batched GEMM over all sequences and heads
- * (stride hd * T; the scores' [T x T] blocks in the same order, one query
- * per column, what the causal softmax reads). Four GEMMs and two softmax
- * launches a layer whatever the micro-batch and the head count: what
- * accumulation costs in launches stays visible, as with a fused kernel. */
+/* ---- attention (attention.h) ---- */
 
-static float attention_scale(const gpt_layout *l)
+static attention_pass attention_of(const pass *p)
 {
-    return 1.0f / sqrtf((float)l->head_dim);
-}
-
-/* One product per (sequence, head) block: batch B * H, one stride per
- * operand (in elements). */
-static int gemm_heads(const pass *p, int ta, int tb, int m, int n, int k, const void *a,
-                      int lda, int64_t sa, const void *b, int ldb, int64_t sb, void *c,
-                      int ldc, int64_t sc)
-{
-    gemm_desc g = {
-        .trans_a = ta, .trans_b = tb, .m = m, .n = n, .k = k, .alpha = 1.0f, .a = a,
-        .lda = lda, .b = b, .ldb = ldb, .beta = 0.0f, .c = c, .ldc = ldc,
-        .ab_storage = p->lp.cs, .c_storage = p->lp.cs,
-        .batch = p->batch * p->l->heads, .stride_a = sa, .stride_b = sb, .stride_c = sc,
-    };
-    return bk_gemm(p->lp.b, &g);
-}
-
-/* qkv_tok: the projection's [3d x N]; heads (kept for the backward): q, k,
- * v per head; out: the heads' outputs [d x N], token layout. `scratch`
- * ([d x N]) holds the outputs per head before they go back. */
-static int attention_forward(const pass *p, const void *qkv_tok, void *heads, void *scores,
-                             void *probs, void *scratch, void *out)
-{
-    const gpt_layout *l = p->l;
-    int hd = l->head_dim, t = l->seq, nh = l->heads, rc;
-    size_t part = (size_t)l->d * p->lp.n;
-    int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;
-    const void *q = heads, *k = at(p, heads, part), *v = at(p, heads, 2 * part);
-    if ((rc = bk_permute_heads(p->lp.b, qkv_tok, heads, hd, nh, t, p->batch, 3, 0)) ||
-        /* S[j, i] = k_j . q_i: K^T Q. */
-        (rc = gemm_heads(p, 1, 0, t, t, hd, k, hd, s_blk, q, hd, s_blk, scores, t, s_tt)) ||
-        (rc = bk_causal_softmax_forward(p->lp.b, scores, probs, attention_scale(l), t,
-                                        nh * p->batch)) ||
-        /* y_i = sum_j P[j, i] v_j: V P. */
-        (rc = gemm_heads(p, 0, 0, hd, t, t, v, hd, s_blk, probs, t, s_tt, scratch, hd, s_blk)))
-        return rc;
-    return bk_permute_heads(p->lp.b, scratch, out, hd, nh, t, p->batch, 1, 1);
-}
-
-/* From dy ([d x N], the gradient of the heads' outputs) to dqkv ([3d x N],
- * token layout, every element written). `dscores` holds the gradients of
- * the probabilities, then of the scores; `scratch` ([4d x N]) the
- * gradients per head: dq, dk, dv, then dy. */
-static int attention_backward(const pass *p, const void *heads, const void *probs,
-                              const void *dy, void *dscores, void *scratch, void *dqkv)
-{
-    const gpt_layout *l = p->l;
-    int hd = l->head_dim, t = l->seq, nh = l->heads, rc;
-    size_t part = (size_t)l->d * p->lp.n;
-    int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;
-    const void *q = heads, *k = at(p, heads, part), *v = at(p, heads, 2 * part);
-    void *dq = scratch, *dk = at(p, scratch, part), *dv = at(p, scratch, 2 * part);
-    void *dyh = at(p, scratch, 3 * part);
-    if ((rc = bk_permute_heads(p->lp.b, dy, dyh, hd, nh, t, p->batch, 1, 0)) ||
-        /* dP = V^T dY; dV = dY P^T. */
-        (rc = gemm_heads(p, 1, 0, t, t, hd, v, hd, s_blk, dyh, hd, s_blk, dscores, t, s_tt)) ||
-        (rc = gemm_heads(p, 0, 1, hd, t, t, dyh, hd, s_blk, probs, t, s_tt, dv, hd, s_blk)) ||
-        (rc = bk_causal_softmax_backward(p->lp.b, probs, dscores, dscores,
-                                         attention_scale(l), t, nh * p->batch)) ||
-        /* dQ = K dS; dK = Q dS^T. */
-        (rc = gemm_heads(p, 0, 0, hd, t, t, k, hd, s_blk, dscores, t, s_tt, dq, hd, s_blk)) ||
-        (rc = gemm_heads(p, 0, 1, hd, t, t, q, hd, s_blk, dscores, t, s_tt, dk, hd, s_blk)))
-        return rc;
-    return bk_permute_heads(p->lp.b, scratch, dqkv, hd, nh, t, p->batch, 3, 1);
+    return (attention_pass){.lp = &p->lp, .hd = p->l->head_dim, .heads = p->l->heads,
+                            .t = p->l->seq, .batch = p->batch, .fused = p->fused};
 }
 
 /* The block's QKV projection of its first LayerNorm's output, and
@@ -267,32 +196,23 @@ static int attention_backward(const pass *p, const void *heads, const void *prob
 static int block_attention_forward(const pass *p, activations *a, void **k,
                                    const linear_layer *qkv)
 {
-    const gpt_layout *l = p->l;
+    attention_pass ap = attention_of(p);
     void *heads = act(a, A_HEADS);
-    int rc = linear_forward(&p->lp, qkv, k[B_LN1], p->fused ? k[B_QKV] : heads, NULL);
-    if (rc)
-        return rc;
-    if (p->fused)
-        return bk_attention_forward(p->lp.b, k[B_QKV], k[B_ATTY], k[B_PROBS],
-                                    attention_scale(l), l->head_dim, l->heads, l->seq,
-                                    p->batch);
-    return attention_forward(p, heads, k[B_QKV], act(a, A_SCORES), k[B_PROBS],
-                             at(p, heads, (size_t)3 * l->d * p->lp.n), k[B_ATTY]);
+    int rc = linear_forward(&p->lp, qkv, k[B_LN1], attention_qkv_at(&ap, k[B_QKV], heads),
+                            NULL);
+    return rc ? rc
+              : attention_forward(&ap, k[B_QKV], k[B_PROBS], act(a, A_SCORES), heads,
+                                  k[B_ATTY]);
 }
 
 /* From dy, the gradient of B_ATTY, to dqkv ([3d x N], token layout). */
 static int block_attention_backward(const pass *p, activations *a, void **k, const void *dy,
                                     void *dqkv)
 {
-    const gpt_layout *l = p->l;
-    if (p->fused)
-        return bk_attention_backward(p->lp.b, k[B_QKV], k[B_PROBS], dy, dqkv,
-                                     attention_scale(l), l->head_dim, l->heads, l->seq,
-                                     p->batch);
-    return attention_backward(p, k[B_QKV], k[B_PROBS], dy, act(a, A_SCORES), act(a, A_HEADS),
+    attention_pass ap = attention_of(p);
+    return attention_backward(&ap, k[B_QKV], k[B_PROBS], dy, act(a, A_SCORES), act(a, A_HEADS),
                               dqkv);
 }
-/* ---- end of attention ---- */
 
 /* A linear layer of block i: weight at w, bias at b (offsets inside a
  * block), `out` x `in`. */
@@ -441,11 +361,12 @@ int gpt_forward(model *m, activations *a, const micro_batch_view *mb, float *los
         return rc;
     /* The final LayerNorm, the LM head and the loss, with their backward:
      * the logits' gradient is consumed a chunk at a time as it is made. */
-    gpt_head_io head = {.buf = a->buf + A_HEAD, .capacity = a->capacity,
+    decoder_head_io head = {.buf = a->buf + A_HEAD, .capacity = a->capacity,
                         .x = res_in(a, l->layers), .dres = act(a, A_DRES),
                         .labels = mb->labels + items, .valid = mb->valid + items,
                         .scale = mb->scale, .loss_sum = loss_sum};
-    return gpt_head_forward_backward(&p.lp, l, &head);
+    decoder_head shape = gpt_head_of(l, &m->spec);
+    return decoder_head_forward_backward(&p.lp, &shape, &head);
 }
 
 int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
@@ -457,7 +378,7 @@ int gpt_backward(model *m, activations *a, const micro_batch_view *mb)
     const gpt_layout *l = p.l;
     int d = l->d;
     void *dres_c;
-    /* The forward went through the head's backward (gpt_head.c): A_DRES
+    /* The forward went through the head's backward (decoder_head.c): A_DRES
      * holds the last block's output's gradient, and the final LayerNorm's
      * gradient is final. */
     if ((rc = model_grad_ready(m, l->lnf_g, (size_t)2 * d)))

@@ -1,6 +1,7 @@
 /* The layers the model kinds share (layers.h). */
 #include "layers.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -138,4 +139,25 @@ int linear_tensors(model_tensor *out, int max, int count, const char *prefix,
     count = tensor_add(out, max, count, name, l->w_off, l->out, l->in, 0);
     snprintf(name, sizeof name, "%s.bias", prefix);
     return tensor_add(out, max, count, name, l->b_off, l->out, 1, 0);
+}
+
+/* Normal(0, std) by Box-Muller. */
+static float normal(rng *r, float std)
+{
+    float u1 = rng_uniform(r, 0.0f, 1.0f), u2 = rng_uniform(r, 0.0f, 1.0f);
+    if (u1 < 1e-30f)
+        u1 = 1e-30f;
+    return std * sqrtf(-2.0f * logf(u1)) * cosf(6.2831853f * u2);
+}
+
+void weights_normal(rng *r, float *w, size_t n, float std)
+{
+    for (size_t i = 0; i < n; i++)
+        w[i] = normal(r, std);
+}
+
+void weights_fill(float *w, size_t n, float v)
+{
+    for (size_t i = 0; i < n; i++)
+        w[i] = v;
 }

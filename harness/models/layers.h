@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "rng.h"
 
 /* One micro-batch's pass through a kind's layers. */
 typedef struct layer_pass {
@@ -92,5 +93,10 @@ int tensor_add(model_tensor *out, int max, int count, const char *name, size_t o
  * "PREFIX.bias" [out]. Returns count + 2. */
 int linear_tensors(model_tensor *out, int max, int count, const char *prefix,
                    const linear_layer *l);
+
+/* Starting weights: n floats Normal(0, std) from r (GPT-2's and Llama's
+ * initialisation), or n floats of v (a norm's gain, a bias). */
+void weights_normal(rng *r, float *w, size_t n, float std);
+void weights_fill(float *w, size_t n, float v);
 
 #endif

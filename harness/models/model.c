@@ -158,6 +158,7 @@ void model_destroy(model *m)
 void model_spec_on(model_spec *s, const backend *b)
 {
     s->fused_attention = b->ops->attention_forward && b->ops->attention_backward;
+    s->head_chunk_bytes = b->head_chunk_bytes;
 }
 
 int model_create(backend *b, const model_spec *s, const optimizer_config *opt,

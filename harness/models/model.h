@@ -59,10 +59,14 @@ typedef struct model_spec {
      * then no scores are stored, and the activations and the memory need
      * say so. Set where a spec meets its backend (model_spec_on). */
     int fused_attention;
+    /* The backend's head_chunk_bytes (0: the model's default), set where
+     * fused_attention is: the head's chunk, so its buffers and the memory
+     * need, follow it. */
+    size_t head_chunk_bytes;
 } model_spec;
 
 /* A spec as it runs on backend b: what its memory and its passes depend
- * on there (fused_attention). model_create applies it; so must anything
+ * on there (fused_attention, head_chunk_bytes). model_create applies it; so must anything
  * that sizes a model's memory for a backend. */
 void model_spec_on(model_spec *s, const backend *b);
 
@@ -141,6 +145,14 @@ typedef struct model_tensor {
     int grad_twice;
 } model_tensor;
 
+/* A number a kind's arithmetic fixes for every shape (the Llama's rotary
+ * base, its norms' epsilon): the dump's manifest writes it beside the
+ * shape's keys, so that a checker builds the same model (docs/dump.md). */
+typedef struct model_constant {
+    const char *key;
+    double value;
+} model_constant;
+
 /* ------------------------------------------------------------ model kind */
 
 struct model_kind {
@@ -149,6 +161,9 @@ struct model_kind {
     int n_dims;
     const model_preset *presets;
     int n_presets;
+    /* Its constants for the manifest; NULL and 0: none. */
+    const model_constant *constants;
+    int n_constants;
     /* Checks across keys once each key is in its range (a size that must
      * divide another, a total that must stay in bounds): 0, or -1 with a
      * reason. NULL: none needed. */
@@ -185,7 +200,7 @@ struct model_kind {
      * losses, and the loss gradient scaled by *mb->scale left in `a` for
      * backward, which accumulates the weight gradients into m->grads.
      * A kind may run part of its backward here, adding into m->grads (the
-     * GPT's LM head and loss, a chunk of tokens at a time: gpt_head.h):
+     * decoders' LM head and loss, a chunk of tokens at a time: decoder_head.h):
      * a forward whose backward does not follow (a loss alone) leaves
      * m->grads to be zeroed by the next window. */
     int (*forward)(model *m, activations *a, const micro_batch_view *mb, float *loss_sum);

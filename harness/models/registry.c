@@ -14,6 +14,7 @@
 #define MODEL_KINDS(X) \
     X(mlp)             \
     X(gpt)             \
+    X(llama)           \
     X(linear)
 
 #define DECLARE_KIND(name) extern const model_kind name##_kind;

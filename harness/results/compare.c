@@ -117,7 +117,7 @@ static const char *step_text(char *buf, size_t len, const csv_row *r)
     "usage: accubench compare BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] " \
     "[--min-diff PCT]"
 
-static int usage(void)
+static int compare_usage(void)
 {
     fprintf(stderr, "accubench: %s\n", USAGE);
     return 2;
@@ -155,7 +155,7 @@ static const option_def COMPARE_OPTIONS[] = {
 static const option_table compare_table = {
     COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
 
-static int help(void)
+static int compare_help(void)
 {
     printf("%s\n\n", USAGE);
     option_usage(stdout, &compare_table, NULL);
@@ -195,21 +195,21 @@ static int parse_compare_args(int argc, char **argv, compare_options *c)
     a.is_known = compare_is_known;
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
-            return help();
+            return compare_help();
         if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&compare_table, &ca, a.key,
                                                                   a.value, why, sizeof why))) {
             fprintf(stderr, "accubench: compare: %s (see accubench help compare)\n", why);
             return 2;
         }
         if (kind == ARG_POSITIONAL && npaths == 2)
-            return usage();
+            return compare_usage();
         if (kind == ARG_POSITIONAL)
             c->paths[npaths++] = a.value;
     }
     c->ignore_device = ca.ignore_device;
     c->ignore_optimizer = ca.ignore_optimizer;
     c->min_diff = ca.min_diff;
-    return npaths == 2 ? -1 : usage();
+    return npaths == 2 ? -1 : compare_usage();
 }
 
 /* Both files, or neither (2 with the reason said). A file written before

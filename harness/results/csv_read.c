@@ -1,6 +1,7 @@
 /* Reading back the CSV that `accubench run` writes (see csv_read.h). */
 #include "csv_read.h"
 #include "csv_values.h"
+#include "parse.h"
 #include "plural.h"
 #include "recompute.h"
 
@@ -20,7 +21,7 @@ const char *const csv_required_columns[] = {
     "effective_batch", "micro_batch", "accum_steps", "status", "step_ms_median", NULL,
 };
 
-static void say(char *why, size_t why_len, const char *fmt, ...)
+static void say_read_error(char *why, size_t why_len, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -44,16 +45,6 @@ static int grow(void *arr, size_t *cap, size_t n, size_t elem)
     return 0;
 }
 
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* Splits `line` in place at commas into fields (trimmed); returns the count. */
 static size_t split_fields(char *line, char ***fields, size_t *cap)
 {
@@ -64,7 +55,7 @@ static size_t split_fields(char *line, char ***fields, size_t *cap)
             *comma = '\0';
         if (grow(fields, cap, n, sizeof **fields))
             return (size_t)-1;
-        (*fields)[n++] = trim(p);
+        (*fields)[n++] = trim_blanks(p);
         if (!comma)
             return n;
         p = comma + 1;
@@ -79,7 +70,7 @@ static int add_meta(csv_table *t, size_t *cap, char *text)
     if (!colon)
         return 0;
     *colon = '\0';
-    char *key = trim(text), *value = trim(colon + 1);
+    char *key = trim_blanks(text), *value = trim_blanks(colon + 1);
     if (!*key || strchr(key, ' '))
         return 0;
     if (grow(&t->meta, cap, t->meta_count, sizeof *t->meta))
@@ -156,21 +147,21 @@ static FILE *open_input(const char *path, char *why, size_t why_len)
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        say_read_error(why, why_len, "cannot open %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;
     }
     if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-        say(why, why_len, "%s is %s, not a CSV file", path,
-            S_ISDIR(st.st_mode) ? "a folder" : "a device or socket");
+        say_read_error(why, why_len, "%s is %s, not a CSV file", path,
+                       S_ISDIR(st.st_mode) ? "a folder" : "a device or socket");
         close(fd);
         return NULL;
     }
     /* Reads block again: a pipe's writer may be slower than this reader. */
     FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        say(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        say_read_error(why, why_len, "cannot open %s: %s", path, strerror(errno));
         close(fd);
     }
     return f;
@@ -198,7 +189,8 @@ static int take_header(csv_reader *r, size_t n, char *why, size_t why_len)
     csv_table *t = r->t;
     char **fields = r->fields;
     if (n < 2) {
-        say(why, why_len, "%s:%d: not a CSV (the header row has no commas)", r->path, r->lineno);
+        say_read_error(why, why_len, "%s:%d: not a CSV (the header row has no commas)",
+                       r->path, r->lineno);
         return LINE_BAD;
     }
     t->header = calloc(n, sizeof *t->header);
@@ -210,8 +202,8 @@ static int take_header(csv_reader *r, size_t n, char *why, size_t why_len)
         return LINE_OOM;
     for (size_t i = 0; i < n; i++) {
         if (!*fields[i] || (long)i == dup) {
-            say(why, why_len, "%s:%d: header column %zu is %s", r->path, r->lineno, i + 1,
-                *fields[i] ? "a duplicate" : "empty");
+            say_read_error(why, why_len, "%s:%d: header column %zu is %s", r->path, r->lineno,
+                           i + 1, *fields[i] ? "a duplicate" : "empty");
             return LINE_BAD;
         }
         if (!(t->header[i] = strdup(fields[i])))
@@ -223,13 +215,14 @@ static int take_header(csv_reader *r, size_t n, char *why, size_t why_len)
 /* One data row (r->fields, n of them), as many fields as the header has:
  * its cells are appended to t->text, each ending in '\0', with where the
  * row starts and its line in the file (for later error lines). */
-static int take_row(csv_reader *r, size_t n, char *why, size_t why_len)
+static int read_row_cells(csv_reader *r, size_t n, char *why, size_t why_len)
 {
     csv_table *t = r->t;
     char **fields = r->fields;
     if (n != t->cols) {
-        say(why, why_len, "%s:%d: %zu %s, but the header has %zu", r->path, r->lineno, n,
-            plural((long long)n, "field", "fields"), t->cols);
+        say_read_error(why, why_len, "%s:%d: %zu %s, but the header has %zu", r->path,
+                       r->lineno, n,
+                       plural((long long)n, "field", "fields"), t->cols);
         return LINE_BAD;
     }
     if (grow(&t->row_at, &r->row_cap, t->rows, sizeof *t->row_at) ||
@@ -256,13 +249,13 @@ static int take_row(csv_reader *r, size_t n, char *why, size_t why_len)
 static int take_line(csv_reader *r, char *buf, size_t len, char *why, size_t why_len)
 {
     if (memchr(buf, '\0', len)) {
-        say(why, why_len, "%s:%d: not a CSV (binary data)", r->path, r->lineno);
+        say_read_error(why, why_len, "%s:%d: not a CSV (binary data)", r->path, r->lineno);
         return LINE_BAD;
     }
     char *text = buf;
     if (r->lineno == 1 && !strncmp(text, UTF8_BOM, 3))
         text += 3;
-    text = trim(text);
+    text = trim_blanks(text);
     if (!*text)
         return LINE_OK;
     if (*text == '#')
@@ -270,7 +263,7 @@ static int take_line(csv_reader *r, char *buf, size_t len, char *why, size_t why
     size_t n = split_fields(text, &r->fields, &r->fields_cap);
     if (n == (size_t)-1)
         return LINE_OOM;
-    return r->t->header ? take_row(r, n, why, why_len) : take_header(r, n, why, why_len);
+    return r->t->header ? read_row_cells(r, n, why, why_len) : take_header(r, n, why, why_len);
 }
 
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
@@ -296,17 +289,17 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
             goto fail;
     }
     if (ferror(f)) {
-        say(why, why_len, "%s: read error: %s", path, strerror(errno));
+        say_read_error(why, why_len, "%s: read error: %s", path, strerror(errno));
         goto fail;
     }
     if (!t->header) {
-        say(why, why_len, "%s: not an accubench CSV (no header row)", path);
+        say_read_error(why, why_len, "%s: not an accubench CSV (no header row)", path);
         goto fail;
     }
     rc = 0;
     goto done;
 oom:
-    say(why, why_len, "%s:%d: out of memory", path, r.lineno);
+    say_read_error(why, why_len, "%s:%d: out of memory", path, r.lineno);
 fail:
     csv_free(t);
 done:
@@ -424,7 +417,7 @@ int csv_result_rows(const csv_table *t, const char *const *required,
     *out = NULL;
     for (const char *const *r = required; r && *r; r++)
         if (csv_column(t, *r) < 0) {
-            say(why, why_len, "%s: missing column %s", t->path, *r);
+            say_read_error(why, why_len, "%s: missing column %s", t->path, *r);
             return -1;
         }
     /* the file's columns in RESULT_COLUMNS, found once by name */
@@ -433,7 +426,7 @@ int csv_result_rows(const csv_table *t, const char *const *required,
     if (!rows || !known) {
         free(known);
         free(rows);
-        say(why, why_len, "%s: out of memory", t->path);
+        say_read_error(why, why_len, "%s: out of memory", t->path);
         return -1;
     }
     for (size_t c = 0; c < t->cols; c++)
@@ -447,8 +440,9 @@ int csv_result_rows(const csv_table *t, const char *const *required,
             const char *what = NULL;
             if (col && parse_cell(col, cell, (char *)r + csv_row_offset[col - result_columns],
                                   &what)) {
-                say(why, why_len, "%s:%d: column %s: '%s' %s (field %zu of the row)", t->path,
-                    t->line[i], col->name, cell, what, c + 1);
+                say_read_error(why, why_len,
+                               "%s:%d: column %s: '%s' %s (field %zu of the row)", t->path,
+                               t->line[i], col->name, cell, what, c + 1);
                 free(known);
                 free(rows);
                 return -1;

@@ -64,7 +64,7 @@ void csv_write_header(FILE *f)
     fputc('\n', f);
 }
 
-static void put_text(FILE *f, const char *s)
+static void put_sanitized_text(FILE *f, const char *s)
 {
     char copy[RESULT_TEXT_LEN];
     snprintf(copy, sizeof copy, "%s", s);
@@ -87,7 +87,7 @@ static void put_real(FILE *f, double v)
 void csv_write_row(FILE *f, const result_row *r)
 {
     const char *sep = "";
-#define PUT_TEXT(name) put_text(f, r->name);
+#define PUT_TEXT(name) put_sanitized_text(f, r->name);
 #define PUT_INT(name) put_int(f, r->name);
 #define PUT_REAL(name) put_real(f, r->name);
 #define CELL(name, type, pass, role) \

@@ -98,7 +98,7 @@ typedef struct split_compute {
     int n;
 } split_compute;
 
-static int same_split(const csv_row *a, const csv_row *b)
+static int same_dp_split(const csv_row *a, const csv_row *b)
 {
     return !strcmp(a->model, b->model) && !strcmp(a->dtype, b->dtype) &&
            !strcmp(a->backend, b->backend) && !strcmp(a->mode, b->mode) &&
@@ -121,7 +121,7 @@ static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int 
         if (!(compute > 0))
             continue;
         int j = 0;
-        while (j < k && !same_split(&rows[out[j].first], r))
+        while (j < k && !same_dp_split(&rows[out[j].first], r))
             j++;
         if (j == k) {
             if (k == max) {
@@ -135,12 +135,6 @@ static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int 
             out[j].compute_ms[out[j].n++] = compute;
     }
     return k;
-}
-
-static double median_of(const double *v, int n)
-{
-    timing_stats st;
-    return timing_stats_of(v, (size_t)n, &st) == 0 ? st.median : NAN;
 }
 
 /* How far the model is from the samples it was not fitted on, per device
@@ -166,8 +160,8 @@ static void print_check(FILE *out, const ring_model *m, const allreduce_sample *
             }
         fprintf(out, "# check at %d devices (not fitted): %d all-reduce %s, measured median "
                 "%.4g ms (e.g. %.3g MB: model %.4g ms); the model is off by a median %.0f%%\n",
-                d, k, plural(k, "sample", "samples"), median_of(meas, k), bytes / 1e6, ring_allreduce_s(m, bytes, d) * 1e3,
-                median_of(err, k));
+                d, k, plural(k, "sample", "samples"), stats_median(meas, (size_t)k), bytes / 1e6,
+                ring_allreduce_s(m, bytes, d) * 1e3, stats_median(err, (size_t)k));
         any = 1;
     }
     if (!any && o->n_fit_devices)
@@ -185,7 +179,7 @@ static void print_projection(FILE *out, const ring_model *m, const csv_row *rows
             "compute_ms", "devices", "per_micro_ms", "comm_pct", "per_window_ms", "comm_pct");
     for (int i = 0; i < n; i++) {
         const csv_row *r = &rows[sc[i].first];
-        double compute = median_of(sc[i].compute_ms, sc[i].n);
+        double compute = stats_median(sc[i].compute_ms, (size_t)sc[i].n);
         double bytes = (double)r->params * 4;
         for (int j = 0; j < o->n_devices; j++) {
             int d = o->devices[j];
@@ -242,7 +236,7 @@ int projection_main(FILE *out, const projection_options *o)
         fprintf(out, "# ring all-reduce model: t = 2(N-1)/N x bytes / bw + 2(N-1) x latency\n");
         fprintf(out, "# fitted on %d blocking all-reduce samples of %s: bw %.4g GB/s, latency "
                 "%.4g us; median fit error %.0f%%%s%s\n", n_fit, o->csv_path,
-                m.bw_bytes_per_s / 1e9, m.latency_s * 1e6, median_of(err, n_fit),
+                m.bw_bytes_per_s / 1e9, m.latency_s * 1e6, stats_median(err, (size_t)n_fit),
                 note[0] ? "; " : "", note);
     }
     if (!rc) {

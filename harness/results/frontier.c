@@ -39,7 +39,7 @@ static frontier_verdict verdict_of(const csv_row *r, const frontier_item *it, in
 
 /* Step time ascending, unmeasured last; ties (and the unmeasured) in file
  * order, so the listing is the same on every run. */
-static int by_time(const void *pa, const void *pb)
+static int by_step_time(const void *pa, const void *pb)
 {
     const frontier_item *a = pa, *b = pb;
     int ua = isnan(a->step_ms), ub = isnan(b->step_ms);
@@ -90,7 +90,7 @@ static int cell_is(const char *cell, const char *asked)
 
 /* Which rows the query takes, counting the ones it leaves aside. Returns
  * 1 for a row of the query. */
-static int take_row(const csv_row *r, const frontier_query *q, frontier_set *s)
+static int query_takes_row(const csv_row *r, const frontier_query *q, frontier_set *s)
 {
     if (r->effective_batch != q->effective) {
         s->other_effective++;
@@ -149,7 +149,7 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
     int rc_col = csv_column(t, "recompute"), sh_col = csv_column(t, "shard");
     for (size_t i = 0; i < t->rows; i++) {
         const csv_row *r = &rows[i];
-        if (!take_row(r, q, out))
+        if (!query_takes_row(r, q, out))
             continue;
         frontier_item *it = &out->items[out->n++];
         it->row = i;
@@ -166,7 +166,7 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
         frontier_free(out);
         return -1;
     }
-    qsort(out->items, out->n, sizeof *out->items, by_time);
+    qsort(out->items, out->n, sizeof *out->items, by_step_time);
     for (size_t i = 0; i < out->n && out->best < 0; i++)
         if (out->items[i].verdict == FR_FITS)
             out->best = (int)i;

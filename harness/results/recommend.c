@@ -188,7 +188,7 @@ static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *row
 
 /* The slower ones left out, counted by why: a row that did not run is
  * never recommended, and the listing says so. */
-static void left_out_slower(FILE *out, const frontier_set *s, const csv_row *rows)
+static void say_left_out_slower(FILE *out, const frontier_set *s, const csv_row *rows)
 {
     if (s->best < 0)
         return;
@@ -257,7 +257,7 @@ int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
             fprintf(out, "      (none reaches effective batch %lld within the cap)\n",
                     (long long)req->q.effective);
         left_out_faster(out, &s, rows, w);
-        left_out_slower(out, &s, rows);
+        say_left_out_slower(out, &s, rows);
         rc = s.best < 0;
     }
     frontier_free(&s);

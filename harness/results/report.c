@@ -104,7 +104,7 @@ typedef struct output_job {
     const char *title, *chart_base, *chart_prefix;
 } output_job;
 
-static int write_job(FILE *f, void *ctx, char *why, size_t why_len)
+static int write_report_job(FILE *f, void *ctx, char *why, size_t why_len)
 {
     const output_job *j = ctx;
     (void)why;
@@ -123,7 +123,7 @@ static int write_output(const char *path, out_kind kind, const doc *d, const cha
                         size_t why_len)
 {
     output_job job = {kind, d, title, chart_base, chart_prefix};
-    return atomic_write_file(path, write_job, &job, why, why_len);
+    return atomic_write_file(path, write_report_job, &job, why, why_len);
 }
 
 /* The one error line on stderr; returns the exit code for bad input. */
@@ -176,7 +176,7 @@ static const option_def REPORT_OPTIONS[] = {
 static const option_table report_table = {
     REPORT_OPTIONS, (int)(sizeof REPORT_OPTIONS / sizeof REPORT_OPTIONS[0])};
 
-static int help(void)
+static int report_help(void)
 {
     printf("%s\n\n  %-21s a CSV that accubench run wrote\n", USAGE, "FILE.csv");
     option_usage(stdout, &report_table, NULL);
@@ -206,7 +206,7 @@ static int parse_report_args(int argc, char **argv, const char **csv, report_arg
     a.is_known = report_is_known;
     while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
         if (kind == ARG_HELP)
-            return help();
+            return report_help();
         if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&report_table, ra, a.key,
                                                                   a.value, arg_why,
                                                                   sizeof arg_why)))

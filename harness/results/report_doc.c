@@ -19,7 +19,7 @@ void doc_free(doc *d)
     memset(d, 0, sizeof *d);
 }
 
-static doc_block *add(doc *d, doc_kind kind)
+static doc_block *doc_append_block(doc *d, doc_kind kind)
 {
     if (d->count == d->cap) {
         size_t ncap = d->cap ? 2 * d->cap : 32;
@@ -42,7 +42,7 @@ static void add_text(doc *d, doc_kind kind, int level, const char *fmt, va_list 
     char *s = NULL;
     if (vasprintf(&s, fmt, ap) < 0)
         s = NULL;
-    doc_block *b = s ? add(d, kind) : NULL;
+    doc_block *b = s ? doc_append_block(d, kind) : NULL;
     if (!b) {
         free(s);
         d->failed = 1;
@@ -79,7 +79,7 @@ void doc_bullet(doc *d, const char *fmt, ...)
 table *doc_table(doc *d, const char *align, const char *const *header)
 {
     table *t = calloc(1, sizeof *t);
-    doc_block *b = t ? add(d, DOC_TABLE) : NULL;
+    doc_block *b = t ? doc_append_block(d, DOC_TABLE) : NULL;
     if (!b) {
         free(t);
         d->failed = 1;
@@ -92,7 +92,7 @@ table *doc_table(doc *d, const char *align, const char *const *header)
 
 void doc_chart(doc *d, const char *name, const char *caption)
 {
-    doc_block *b = add(d, DOC_CHART);
+    doc_block *b = doc_append_block(d, DOC_CHART);
     if (!b)
         return;
     b->name = strdup(name);

@@ -14,6 +14,7 @@
 #include "row_compare.h"
 #include "row_flags.h"
 #include "row_index.h"
+#include "stats.h"
 
 /* The relative gradient error accumulation may show in a dtype before the
  * report calls it wrong (dtype_table.h); fp32's for a name it does not know. */
@@ -70,12 +71,6 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
         }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void naive_finding(const report_input *in, doc *d)
 {
     size_t n = in->t->rows, m = 0;
@@ -97,7 +92,7 @@ static void naive_finding(const report_input *in, doc *d)
         free(dev);
         return;
     }
-    qsort(dev, m, sizeof *dev, cmp_double);
+    qsort(dev, m, sizeof *dev, stats_compare_doubles);
     double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
     doc_bullet(d,
                "Against the naive estimate K x one-pass time, the measured steps range from "
@@ -378,7 +373,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         }
         if (!m)
             continue;
-        qsort(ratio, m, sizeof *ratio, cmp_double);
+        qsort(ratio, m, sizeof *ratio, stats_compare_doubles);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
         doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu %s measured "
                       "in both; from %sx to %sx).",

@@ -34,8 +34,9 @@ double rp_naive_ms(const csv_row *r);
 /* Metadata `key`, or dflt when absent or empty. */
 const char *rp_meta(const csv_table *t, const char *key, const char *dflt);
 /* The execution mode most rows ran in (the sweep's own; the others are the
- * modes comparison). */
-const char *rp_main_mode(const csv_row *rows, size_t n);
+ * modes comparison); a tie goes to the mode the run listed first (its
+ * `# modes:` line), else to the first in the file. */
+const char *rp_main_mode(const csv_table *t, const csv_row *rows, size_t n);
 
 /* Data parallel: what each sync mode saved at each K (report_dp.c). */
 void report_dp_findings(const report_input *in, doc *d);

@@ -153,12 +153,19 @@ const char *rp_meta(const csv_table *t, const char *key, const char *dflt)
     return v && *v ? v : dflt;
 }
 
-/* The mode most rows ran in (the sweep's own axis; the rest are the modes
- * comparison); async where it ties for the most, else the first to reach
- * the most in file order. */
-const char *rp_main_mode(const csv_row *rows, size_t n)
+/* Whether s is the first mode of a `# modes:` line ("async (what it
+ * does); sync (...)"): the run's own first choice, read from the file. */
+static int listed_first(const char *modes, const char *s)
 {
-    const char *best = n ? rows[0].mode : "async";
+    size_t len = strlen(s);
+    return *s && !strncmp(modes, s, len) && (modes[len] == ' ' || modes[len] == ';' ||
+                                             modes[len] == '\0');
+}
+
+const char *rp_main_mode(const csv_table *t, const csv_row *rows, size_t n)
+{
+    const char *listed = rp_meta(t, "modes", "");
+    const char *best = n ? rows[0].mode : "";
     row_key mode = row_key_column("mode");
     row_index ix;
     size_t *c = calloc(n ? n : 1, sizeof *c), *first = calloc(n ? n : 1, sizeof *first);
@@ -172,7 +179,7 @@ const char *rp_main_mode(const csv_row *rows, size_t n)
     size_t best_n = 0;
     for (size_t i = 0; i < n; i++) {
         size_t ci = c[first[i]];
-        if (ci > best_n || (ci == best_n && !strcmp(rows[i].mode, "async"))) {
+        if (ci > best_n || (ci == best_n && listed_first(listed, rows[i].mode))) {
             best = rows[i].mode;
             best_n = ci;
         }

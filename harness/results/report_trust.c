@@ -8,7 +8,7 @@
 #include "row_flags.h"
 
 /* Appends "what" to out with ", " between. */
-static void add(char *out, size_t len, size_t *used, const char *what)
+static void append_listed(char *out, size_t len, size_t *used, const char *what)
 {
     if (*used < len)
         *used += (size_t)snprintf(out + *used, len - *used, "%s%s", *used ? ", " : "", what);
@@ -19,23 +19,27 @@ static void disturbed_why(const csv_row *r, char *out, size_t len, size_t *used)
     char t[96];
     if (r->mfu_pct > 100) {
         snprintf(t, sizeof t, "MFU %s%% of its probe", rp_num(r->mfu_pct, 3).s);
-        add(out, len, used, t);
+        append_listed(out, len, used, t);
+    }
+    if (r->mfu_datasheet_pct > 100) {
+        snprintf(t, sizeof t, "MFU %s%% of the datasheet", rp_num(r->mfu_datasheet_pct, 3).s);
+        append_listed(out, len, used, t);
     }
     if (r->probe_drift_pct > 0 && strstr(r->note, "probes drifted")) {
         snprintf(t, sizeof t, "probes drifted %s%%", rp_num(r->probe_drift_pct, 2).s);
-        add(out, len, used, t);
+        append_listed(out, len, used, t);
     }
     if (strstr(r->note, "other processes used")) {
         snprintf(t, sizeof t, "other processes %s%% of the CPUs, steal %s%%",
                  rp_num(r->other_cpu_pct, 2).s, rp_num(r->steal_pct, 2).s);
-        add(out, len, used, t);
+        append_listed(out, len, used, t);
     }
     if (strstr(r->note, "GPU clocks held down")) {
         snprintf(t, sizeof t, "GPU clock events %s", r->clock_events);
-        add(out, len, used, t);
+        append_listed(out, len, used, t);
     }
     if (strstr(r->note, "shorter than its"))
-        add(out, len, used, "step shorter than its K passes");
+        append_listed(out, len, used, "step shorter than its K passes");
 }
 
 void trust_reason(const csv_row *r, char *out, size_t len)
@@ -46,12 +50,12 @@ void trust_reason(const csv_row *r, char *out, size_t len)
     if (flags_have(r->flags, FLAG_NOISY)) {
         snprintf(t, sizeof t, "noisy: %lld samples, noise %s%%", (long long)r->samples,
                  rp_num(r->step_noise_pct, 2).s);
-        add(out, len, &used, t);
+        append_listed(out, len, &used, t);
     }
     if (flags_have(r->flags, FLAG_DISTURBED)) {
         disturbed_why(r, why, sizeof why, &n);
         snprintf(t, sizeof t, "disturbed: %s", n ? "" : "see its note");
-        add(out, len, &used, t);
+        append_listed(out, len, &used, t);
         if (used < len)
             used += (size_t)snprintf(out + used, len - used, "%s", why);
     }

@@ -40,7 +40,9 @@
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
  * distribution-free 95% interval; probe_tflops_before/after the peak GEMM
  * probed just before and after the timed steps, mfu_pct against the higher
- * of the two (each the fastest of its reps), probe_drift_pct their
+ * of the two (each the fastest of its reps), mfu_datasheet_pct against the
+ * device's dense datasheet rate for the dtype (empty where the backend
+ * knows none: the CPU, a GPU its table does not name), probe_drift_pct their
  * difference over the higher, probe_noise_pct the larger of the two
  * probes' own spread (median over fastest rep); what else
  * ran meanwhile: other_cpu_pct and steal_pct (of all CPUs' time, from
@@ -110,6 +112,7 @@
     X(recompute_flops_per_step, REAL, config, VALUE) \
     X(tflops, REAL, timed, VALUE)                   \
     X(mfu_pct, REAL, timed, VALUE)                  \
+    X(mfu_datasheet_pct, REAL, timed, VALUE)        \
     X(probe_tflops_before, REAL, timed, VALUE)      \
     X(probe_tflops_after, REAL, timed, VALUE)       \
     X(probe_drift_pct, REAL, timed, VALUE)          \

@@ -1,6 +1,6 @@
 #include "row_compare.h"
 
-static timed_figures figures_of(const csv_row *r)
+static timed_figures csv_row_figures(const csv_row *r)
 {
     return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
                            .round_ms = r->round_ms, .median = r->step_ms_median,
@@ -10,7 +10,7 @@ static timed_figures figures_of(const csv_row *r)
 
 paired_ratio row_ratio(const csv_row *a, const csv_row *b)
 {
-    timed_figures fa = figures_of(a), fb = figures_of(b);
+    timed_figures fa = csv_row_figures(a), fb = csv_row_figures(b);
     return figures_ratio(&fa, &fb);
 }
 

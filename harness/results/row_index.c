@@ -118,7 +118,7 @@ void row_index_free(row_index *ix)
 }
 
 /* The slot holding r's key, or the empty slot where it would go. */
-static size_t probe(const row_index *ix, const csv_row *r)
+static size_t find_slot(const row_index *ix, const csv_row *r)
 {
     size_t mask = ix->cap - 1, s = (size_t)row_key_hash(&ix->key, r) & mask;
     while (ix->slot[s] && !row_key_equal(&ix->key, &ix->rows[ix->slot[s] - 1], r))
@@ -128,7 +128,7 @@ static size_t probe(const row_index *ix, const csv_row *r)
 
 size_t row_index_add(row_index *ix, size_t i)
 {
-    size_t s = probe(ix, &ix->rows[i]);
+    size_t s = find_slot(ix, &ix->rows[i]);
     if (ix->slot[s])
         return ix->slot[s] - 1;
     if (2 * (ix->count + 1) > ix->cap)
@@ -140,6 +140,6 @@ size_t row_index_add(row_index *ix, size_t i)
 
 size_t row_index_find(const row_index *ix, const csv_row *r)
 {
-    size_t s = probe(ix, r);
+    size_t s = find_slot(ix, r);
     return ix->slot[s] ? ix->slot[s] - 1 : ROW_NONE;
 }

@@ -4,30 +4,69 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "result_row.h"
+
+#define SWEEP_AXIS(option_, field_, column_) \
+    .option = &(option_), .field = offsetof(config, field_), .column = offsetof(result_row, column_)
+
+const sweep_axis sweep_axes[] = {
+    {SWEEP_AXIS(options_modes, mode, mode), .off = MODE_ASYNC},
+    {SWEEP_AXIS(options_reductions, reduction, reduction), .off = REDUCTION_SUM},
+    {SWEEP_AXIS(options_syncs, sync, sync), .off = SYNC_WINDOW, .ranks_only = 1},
+    {SWEEP_AXIS(options_shards, shard, shard), .off = SHARD_NONE, .ranks_only = 1},
+    {SWEEP_AXIS(options_recomputes, recompute, recompute), .off = RECOMPUTE_NONE},
+};
+const int sweep_axes_n = (int)(sizeof sweep_axes / sizeof sweep_axes[0]);
+_Static_assert(sizeof sweep_axes / sizeof sweep_axes[0] <= SWEEP_AXES_MAX,
+               "config_iter keeps a place on each row axis");
+
+/* The configs have ranks: each device count, each value of an axis that
+ * varies only with ranks (sync, shard). */
+static int has_ranks(const config_iter *it)
+{
+    return it->data_parallel && !it->one_device;
+}
+
 static int devices_count(const config_iter *it)
 {
-    return it->data_parallel && !it->one_device ? it->o->n_devices : 1;
-}
-
-static int syncs_count(const config_iter *it)
-{
-    return it->data_parallel && !it->one_device ? it->o->n_syncs : 1;
-}
-
-/* Options made by hand (a test's) may name no recompute value: none. */
-static int recomputes_count(const config_iter *it)
-{
-    return it->o->n_recomputes > 0 ? it->o->n_recomputes : 1;
-}
-
-static int shards_count(const config_iter *it)
-{
-    return it->data_parallel && !it->one_device ? it->o->n_shards : 1;
+    return has_ranks(it) ? it->o->n_devices : 1;
 }
 
 static int devices_at(const config_iter *it)
 {
-    return it->data_parallel && !it->one_device ? it->o->devices[it->di] : 1;
+    return has_ranks(it) ? it->o->devices[it->di] : 1;
+}
+
+/* Row axis a's values in the options, and their count. */
+static const int *axis_values(const config_iter *it, int a, int *count)
+{
+    const char *o = (const char *)it->o;
+    *count = *(const int *)(const void *)(o + sweep_axes[a].option->count);
+    return (const int *)(const void *)(o + sweep_axes[a].option->list);
+}
+
+/* Whether row axis a takes its values from the options here, rather than
+ * its one `off` value: its list is empty (options made by hand), or it
+ * varies only with ranks and these configs have none. */
+static int axis_varies(const config_iter *it, int a)
+{
+    int count;
+    axis_values(it, a, &count);
+    return count > 0 && (!sweep_axes[a].ranks_only || has_ranks(it));
+}
+
+static int axis_count(const config_iter *it, int a)
+{
+    int count;
+    axis_values(it, a, &count);
+    return axis_varies(it, a) ? count : 1;
+}
+
+/* The row axes from a (outermost first) back to their first value. */
+static void row_restart(config_iter *it, int a)
+{
+    for (; a < sweep_axes_n; a++)
+        it->row[a] = 0;
 }
 
 /* Whether the user named this micro-batch (--micro 3), rather than pow2
@@ -59,11 +98,11 @@ static void advance(config_iter *it, config_level level)
     } else {
         it->ui++;
     }
-    it->xi = it->ri = it->si = it->hi = it->ki = 0;
+    row_restart(it, 0);
 }
 
 /* From the current place to the first that is a config; 0 at the end. */
-static int settle(config_iter *it)
+static int settle_on_config(config_iter *it)
 {
     const run_options *o = it->o;
     for (;;) {
@@ -84,32 +123,26 @@ static int settle(config_iter *it)
             continue;
         }
         int micro = it->micros[it->ui];
-        if ((micro > (effective + devices - 1) / devices && !micro_named(o, micro)) ||
-            it->xi >= o->n_modes) {
+        if (micro > (effective + devices - 1) / devices && !micro_named(o, micro)) {
             advance(it, CONFIG_ROW); /* pow2's, past a device's share of the batch */
             continue;
         }
-        if (it->ri >= o->n_reductions) {
-            it->xi++;
-            it->ri = it->si = it->hi = it->ki = 0;
-            continue;
+        /* The row axes as an odometer: one past its end carries into the
+         * axis outside it (the outermost into the next split). */
+        int carried = 0;
+        for (int a = 0; a < sweep_axes_n && !carried; a++) {
+            if (it->row[a] < axis_count(it, a))
+                continue;
+            if (a == 0) {
+                advance(it, CONFIG_ROW);
+            } else {
+                it->row[a - 1]++;
+                row_restart(it, a);
+            }
+            carried = 1;
         }
-        if (it->si >= syncs_count(it)) {
-            it->ri++;
-            it->si = it->hi = it->ki = 0;
-            continue;
-        }
-        if (it->hi >= shards_count(it)) {
-            it->si++;
-            it->hi = it->ki = 0;
-            continue;
-        }
-        if (it->ki >= recomputes_count(it)) {
-            it->hi++;
-            it->ki = 0;
-            continue;
-        }
-        return 1;
+        if (!carried)
+            return 1;
     }
 }
 
@@ -163,13 +196,15 @@ static void fill(const config_iter *it, config *c)
     c->arm = 1;
     for (int i = 0; i < it->ui; i++)
         c->arm += it->micros[i] == it->micros[it->ui];
-    c->mode = o->modes[it->xi];
-    c->reduction = o->reductions[it->ri];
-    c->data_parallel = it->data_parallel && !it->one_device;
-    c->sync = c->data_parallel ? o->syncs[it->si] : SYNC_WINDOW;
-    c->shard = c->data_parallel ? o->shards[it->hi] : SHARD_NONE;
+    c->data_parallel = has_ranks(it);
+    for (int a = 0; a < sweep_axes_n; a++) {
+        int count;
+        const int *values = axis_values(it, a, &count);
+        *(int *)(void *)((char *)c + sweep_axes[a].field) = axis_varies(it, a)
+                                                                ? values[it->row[a]]
+                                                                : sweep_axes[a].off;
+    }
     c->dtype = o->dtype;
-    c->recompute = o->n_recomputes > 0 ? o->recomputes[it->ki] : RECOMPUTE_NONE;
     c->optimizer = o->optimizer.kind;
     c->buffers = o->buffers;
     c->seed = o->seed;
@@ -188,11 +223,11 @@ static void fill(const config_iter *it, config *c)
 int config_next(config_iter *it, config *c)
 {
     if (!it->fresh) {
-        it->ki++;
+        it->row[sweep_axes_n - 1]++;
         it->opens = CONFIG_ROW;
     }
     it->fresh = 0;
-    if (!settle(it))
+    if (!settle_on_config(it))
         return 0;
     fill(it, c);
     return 1;

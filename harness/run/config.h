@@ -34,7 +34,7 @@ typedef enum config_level {
     CONFIG_MODEL = 0, /* a model is created */
     CONFIG_BATCH,     /* its data for one effective batch */
     CONFIG_DEVICES,   /* the ranks of one device count */
-    CONFIG_ROW,       /* one split x mode x reduction x sync x shard x recompute: a row */
+    CONFIG_ROW,       /* one split x each row axis (sweep_axes): a row */
 } config_level;
 
 typedef struct config {
@@ -64,15 +64,39 @@ typedef struct config {
     int model_index, devices_index;
 } config;
 
+/* The sweep's row axes (mode, reduction, sync, shard, recompute), one row
+ * each in sweep_axes (config.c), outermost first: where the options keep
+ * the axis's list, where a config and a result row keep its value, and its
+ * value where it does not vary. The iterator and the result row walk the
+ * rows, never an axis by name, so a new axis is its table in util/, its
+ * fields and its row. */
+typedef struct sweep_axis {
+    const axis_option *option; /* its table and its list in run_options */
+    size_t field;              /* config: the row's value (an int) */
+    size_t column;             /* result_row: the CSV column naming the value */
+    /* A config's value where the axis does not vary: its list is empty
+     * (options made by hand, a test's), or it varies only where the run
+     * has ranks (ranks_only) and these configs have none (its column is
+     * then empty). */
+    int off;
+    int ranks_only;
+} sweep_axis;
+
+#define SWEEP_AXES_MAX 12
+extern const sweep_axis sweep_axes[];
+extern const int sweep_axes_n;
+
 /* Walks the sweep's configs in order: model x effective batch x devices x
- * micro-batch x mode x reduction x sync x shard x recompute. A micro-batch
- * wider than a device's share of the batch is passed over. */
+ * micro-batch x the row axes of sweep_axes, outermost first (mode x
+ * reduction x sync x shard x recompute). A micro-batch wider than a
+ * device's share of the batch is passed over. */
 typedef struct config_iter {
     const run_options *o;
     int data_parallel;
     int one_device;   /* devices 1 and no sync, whatever the options */
     int model_end;    /* models [first, model_end) */
-    int mi, ei, di, ui, xi, ri, si, hi, ki; /* the next config's place (hi: shard, ki: recompute) */
+    int mi, ei, di, ui;     /* the next config's place: model, batch, devices, micro */
+    int row[SWEEP_AXES_MAX]; /* and each row axis's value, as an index into its list */
     int micros[64], n_micro;
     int fresh;          /* the place has not been given yet */
     config_level opens; /* the outermost level the next config begins */

@@ -293,6 +293,11 @@ int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, ste
     if (rc)
         return rc;
     row_fill_timing(r, t, s->peak_tflops, &mo);
+    /* Both ways: the measured peak says what this machine reaches now, the
+     * datasheet what the part is sold at; the trust pass flags either
+     * above 100% (row_trust.c). */
+    if (s->b->datasheet_tflops > 0)
+        r->mfu_datasheet_pct = 100.0 * r->tflops / s->b->datasheet_tflops;
     if (d->input.kind == INPUT_TOKENS) /* every position of a sequence, padding too */
         r->tokens_per_s = r->samples_per_s * d->input.width;
     trust_limits lim = trust_limits_of(&mo, s->b);
@@ -317,7 +322,11 @@ void step_memory_open(backend *b)
 
 void step_memory_close(backend *b, size_t others, step_memory *m)
 {
+    /* Both the step's own: less what other runners kept between rounds hold
+     * (their allocations, to the byte; the process around them stays in). */
     int64_t peak = (int64_t)(b->mem_peak - others), held = bk_held_peak(b);
+    if (held >= 0)
+        held -= (int64_t)others;
     if (peak > m->peak)
         m->peak = peak;
     if (held > m->held)

@@ -38,8 +38,8 @@ void config_time_prepared(sweep *s, model *m, dataset *d, const config *c, step_
 int config_runner_setup(sweep *s, model *m, dataset *d, const config *c, step_runner *run);
 /* The memory of a config's timed steps: `peak` the bytes the harness
  * allocated for the step at most (its own, other runners' left out),
- * `held` what the device held at most meanwhile (bk_held_peak; -1 where
- * not measured). */
+ * `held` what the device held at most meanwhile (bk_held_peak, less the
+ * other runners' bytes too; -1 where not measured). */
 typedef struct step_memory {
     int64_t peak, held;
 } step_memory;

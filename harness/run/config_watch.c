@@ -7,6 +7,7 @@
 #include "dispatch.h"
 #include "measure.h"
 #include "rng.h"
+#include "stats.h"
 #include "trace.h"
 
 int config_watch_init(config_watch *w, backend *b, double startup_tflops, double budget_s)
@@ -58,12 +59,6 @@ static int probe_inputs(config_watch *w, void *a, void *bm)
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One untimed GEMM, then PROBE_REPS, each between its own pair of device
  * timestamps: the fastest in *ms, the spread in *noise_pct. */
 static int probe_time(backend *b, const gemm_desc *g, double *ms, double *noise_pct)
@@ -91,7 +86,7 @@ static int probe_time(backend *b, const gemm_desc *g, double *ms, double *noise_
     if (t1)
         b->ops->timer_destroy(b, t1);
     if (!rc) {
-        qsort(each, PROBE_REPS, sizeof *each, cmp_double);
+        qsort(each, PROBE_REPS, sizeof *each, stats_compare_doubles);
         double median = each[PROBE_REPS / 2];
         *ms = each[0];
         *noise_pct = median > 0 ? 100.0 * (median - each[0]) / median : NAN;
@@ -100,7 +95,7 @@ static int probe_time(backend *b, const gemm_desc *g, double *ms, double *noise_
 }
 
 /* The probe's rate (NAN: it failed) and its noise into *noise_pct. */
-static double probe(config_watch *w, double *noise_pct)
+static double run_probe(config_watch *w, double *noise_pct)
 {
     backend *b = w->b;
     int n = w->n;
@@ -136,7 +131,7 @@ void config_watch_mark(config_watch *w, watch_mark *m)
         size_t cap = b->mem_cap, peak = b->mem_peak;
         uint64_t dispatches = b->dispatches;
         b->mem_cap = 0; /* the probe is ours: outside the user's cap ... */
-        m->probe_tflops = probe(w, &m->probe_noise_pct);
+        m->probe_tflops = run_probe(w, &m->probe_noise_pct);
         b->mem_cap = cap;
         b->mem_peak = peak; /* ... and the row's memory peak */
         b->dispatches = dispatches;

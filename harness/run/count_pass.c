@@ -91,7 +91,7 @@ int count_pass_run(step_runner *s, int steps, count_result *out)
     return rc;
 }
 
-static int by_time(const void *a, const void *b)
+static int by_start_time(const void *a, const void *b)
 {
     const gemm_shape_tally *x = a, *y = b;
     double kx = x->ms > 0 ? x->ms : x->calls, ky = y->ms > 0 ? y->ms : y->calls;
@@ -135,7 +135,7 @@ void count_fill_row(result_row *r, const count_result *c, double peak_tflops)
     memcpy(sorted, c->shapes, (size_t)c->n_shapes * sizeof *sorted);
     if (n > c->n_shapes)
         sorted[c->n_shapes] = c->shapes[COUNT_MAX_SHAPES];
-    qsort(sorted, (size_t)n, sizeof *sorted, by_time);
+    qsort(sorted, (size_t)n, sizeof *sorted, by_start_time);
     if (c->timed)
         r->gemm_ms_per_step = c->gemm_ms / c->steps;
     size_t used = 0;

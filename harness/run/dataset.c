@@ -103,8 +103,8 @@ static int zipf_draw(rng *r, const double *cdf, int vocab)
  * Token ids follow Zipf's law; the label of a token is the next token of
  * the document (classes = vocabulary), or where the classes are not the
  * vocabulary, a class drawn uniformly. */
-static int fill_tokens(dataset *d, input_buffer *ib, rng *r, const double *cdf, int *ids,
-                       int *labels)
+static int fill_packed_tokens(dataset *d, input_buffer *ib, rng *r, const double *cdf, int *ids,
+                              int *labels)
 {
     const input_spec *in = &d->input;
     int t = in->width, lm = in->classes == in->vocab;
@@ -187,7 +187,7 @@ int dataset_create(backend *b, const input_spec *in, int effective_batch, int bu
             (rc = bk_alloc(b, (size_t)d->scale_capacity * sizeof(float),
                            (void **)&ib->scales)))
             break;
-        rc = in->kind == INPUT_TOKENS ? fill_tokens(d, ib, &r, cdf, xh, labels)
+        rc = in->kind == INPUT_TOKENS ? fill_packed_tokens(d, ib, &r, cdf, xh, labels)
                                       : fill_buffer(d, ib, &r, xh, labels);
     }
     free(cdf);

@@ -90,8 +90,8 @@ static int markov_next(const int *next, int cur, rng *r)
     return next[cur * SUCCESSORS + j];
 }
 
-static void fill_tokens(const input_spec *in, int e_count, const int *next, rng *r,
-                        host_buffer *h)
+static void fill_learnable_tokens(const input_spec *in, int e_count, const int *next, rng *r,
+                                  host_buffer *h)
 {
     int t = in->width, lm = in->classes == in->vocab;
     for (int e = 0; e < e_count; e++) {
@@ -187,7 +187,7 @@ static int fill_all(dataset *d, uint64_t source, uint64_t seed, int reverse_bloc
     for (int i = 0; i < d->count && !rc; i++) {
         rng r = {seed + (uint64_t)i * 0x9e3779b97f4a7c15ull};
         if (tokens)
-            fill_tokens(in, effective_batch, src, &r, &h);
+            fill_learnable_tokens(in, effective_batch, src, &r, &h);
         else
             fill_features(in, effective_batch, src, &r, &h);
         rc = upload_buffer(d, &d->buf[i], &h, reverse_block);

@@ -241,14 +241,18 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
     fprintf(f, ", \"kind\": \"%s\", \"shape\": {", s->kind->name);
     for (int i = 0; i < s->kind->n_dims; i++)
         fprintf(f, "%s\"%s\": %d", i ? ", " : "", s->kind->dims[i].key, s->dims[i]);
+    for (int i = 0; i < s->kind->n_constants; i++)
+        fprintf(f, ", \"%s\": %.9g", s->kind->constants[i].key, s->kind->constants[i].value);
     fprintf(f, "},\n  \"input\": {\"kind\": \"%s\", \"width\": %d, \"vocab\": %d, "
             "\"classes\": %d, \"loss_items\": %d},\n",
             j->in.kind == INPUT_TOKENS ? "tokens" : "features", j->in.width, j->in.vocab,
             j->in.classes, j->in.loss_items);
+    char rule[64];
     fprintf(f, "  \"dtype\": \"%s\", \"reduction\": \"%s\", \"reduction_exact\": %s, "
-            "\"optimizer\": \"%s\", \"seed\": %llu,\n", dtype_name(w->dtype),
-            reduction_name(w->reduction),
+            "\"reduction_scale\": \"%s\", \"optimizer\": \"%s\", \"seed\": %llu,\n",
+            dtype_name(w->dtype), reduction_name(w->reduction),
             reduction_info_of(w->reduction)->exact ? "true" : "false",
+            reduction_rule(w->reduction, rule, sizeof rule),
             optimizer_name(w->optimizer), (unsigned long long)w->seed);
     fprintf(f, "  \"effective\": %d, \"micro\": %d, \"accum\": %d,\n  \"split\": [",
             sp->effective, sp->micro, sp->accum);

@@ -421,7 +421,7 @@ static double run_chance(const eta *e, const learnt *l, int i, int current,
  * the same split, which runs none of its own. Costed for every config, a
  * sweep of two modes counted each noise pass twice: model M's 8x32 sync
  * at its async's 76 s, where it took none. */
-static int same_split(const eta_item *a, const eta_item *b)
+static int same_item_split(const eta_item *a, const eta_item *b)
 {
     return a->model == b->model && a->micro == b->micro && a->accum == b->accum &&
            a->flops == b->flops;
@@ -431,7 +431,7 @@ static int same_split(const eta_item *a, const eta_item *b)
  * it ran in full (it runs a noise pass of its own), else 0. */
 static double own_noise_after_finished(const eta *e, int i)
 {
-    for (int j = i - 1; j >= 0 && same_split(&e->items[j], &e->items[i]); j--)
+    for (int j = i - 1; j >= 0 && same_item_split(&e->items[j], &e->items[i]); j--)
         if (e->items[j].step_ms > 0)
             return 0;
     return 1;
@@ -444,8 +444,8 @@ static double own_noise_after_finished(const eta *e, int i)
  * minutes on one probe pass, so at 9.8 s against --max-step-s 10 half of
  * each, not all of one. own_noise: the chance it runs a noise pass of its
  * own. NAN: nothing to go on. */
-static double config_total(const eta *e, const learnt *l, int i, int current,
-                           double current_pass_ms, double own_noise, double *chance)
+static double estimate_config_total(const eta *e, const learnt *l, int i, int current,
+                                    double current_pass_ms, double own_noise, double *chance)
 {
     const eta_item *it = &e->items[i];
     double pass, step = config_step(e, i, current, current_pass_ms, &pass);
@@ -472,8 +472,8 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
         if (i == current)
             own = own_noise_after_finished(e, i);
         else
-            own = same_split(&e->items[i - 1], &e->items[i]) ? own * (1 - chance) : 1;
-        double s = config_total(e, &l, i, current, current_pass_ms, own, &chance);
+            own = same_item_split(&e->items[i - 1], &e->items[i]) ? own * (1 - chance) : 1;
+        double s = estimate_config_total(e, &l, i, current, current_pass_ms, own, &chance);
         if (isnan(s))
             return NAN;
         left += i == current ? fmax(0, s - current_s) : s;

@@ -3,42 +3,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "eta.h"
 #include "model.h"
 #include "options.h"
 
-/* Calls add(e, ...) for every config of the sweep, or counts them. */
+/* Fills an item for every config of the sweep, or counts them: the
+ * sweep's own iterator, so that item i is the sweep's config i. */
 static int walk(eta *e, const run_options *o, int data_parallel)
 {
-    int n = 0, one[] = {1};
-    const int *devices = data_parallel && o->n_devices ? o->devices : one;
-    int n_dev = data_parallel && o->n_devices ? o->n_devices : 1;
-    /* x shard x recompute: rows of one split alike for the estimate */
-    int n_sync = (data_parallel ? o->n_syncs * o->n_shards : 1) *
-                 (o->n_recomputes > 0 ? o->n_recomputes : 1);
-    for (int m = 0; m < o->n_models; m++)
-        for (int ei = 0; ei < o->n_effective; ei++) {
-            int eff = o->effective[ei], micros[64];
-            int n_micro = options_micro_list(o, eff, micros, 64);
-            for (int di = 0; di < n_dev; di++) {
-                int share = (eff + devices[di] - 1) / devices[di];
-                for (int i = 0; i < n_micro; i++) {
-                    if (data_parallel && micros[i] > share)
-                        continue; /* the sweep passes over it, no row */
-                    for (int k = 0; k < o->n_modes * o->n_reductions * n_sync; k++, n++) {
-                        if (!e->items)
-                            continue;
-                        eta_item *it = &e->items[n];
-                        it->flops = model_flops_per_step(&o->models[m], share);
-                        it->micro = micros[i];
-                        it->accum = (share + micros[i] - 1) / micros[i];
-                        it->model = m;
-                        it->mode = (int)o->modes[k / (o->n_reductions * n_sync)];
-                        it->step_ms = it->pass_ms = it->wall_s = it->noise_s = NAN;
-                    }
-                }
-            }
-        }
+    int n = 0;
+    config_iter iter;
+    config c;
+    config_iter_start(&iter, o, data_parallel);
+    for (; config_next(&iter, &c); n++) {
+        if (!e->items)
+            continue;
+        eta_item *it = &e->items[n];
+        it->flops = model_flops_per_step(c.model, c.sp.effective);
+        it->micro = c.sp.micro;
+        it->accum = c.sp.accum;
+        it->model = c.model_index;
+        it->mode = (int)c.mode;
+        it->step_ms = it->pass_ms = it->wall_s = it->noise_s = NAN;
+    }
     return n;
 }
 

@@ -184,7 +184,7 @@ static int issue_step(step_runner *s, timed_loop *l)
     uint64_t h0 = trace_now_ns();
     int rc = b->ops->timer_record(b, cur->start);
     if (!rc)
-        rc = step_run(s);
+        rc = step_run_timed(s);
     if (!rc)
         rc = b->ops->timer_record(b, cur->end);
     if (rc)

@@ -36,8 +36,8 @@ static int memo_matches(const noise_memo *k, const config *cfg, double time_s)
 }
 
 /* The pass, or the last figure where it is this config's too. */
-static int measure(model *m, const config *cfg, comm *c, double time_s, noise_result *n,
-                   int *windows_run)
+static int measure_noise(model *m, const config *cfg, comm *c, double time_s, noise_result *n,
+                         int *windows_run)
 {
     if (memo_matches(&last, cfg, time_s)) {
         *n = last.n;
@@ -70,7 +70,7 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *win
      * the windows asked for, or fewer where the share runs out first. */
     double time_s = cfg->budget.budget_s * NOISE_BUDGET_SHARE;
     noise_result n;
-    int rc = measure(m, cfg, c, time_s, &n, windows_run);
+    int rc = measure_noise(m, cfg, c, time_s, &n, windows_run);
     if (rc)
         return rc;
     /* A window counts only where two of its small batches hold valid items

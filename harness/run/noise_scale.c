@@ -26,29 +26,14 @@ void noise_scale_free(noise_scale *n)
     memset(n, 0, sizeof *n);
 }
 
-void noise_window_add(noise_window *w, double *window_sum, const float *g, size_t n, int valid)
+void noise_window_add(noise_window *w, double sq, int valid)
 {
     if (valid <= 0)
         return;
-    double sq = 0;
-    for (size_t i = 0; i < n; i++) {
-        sq += (double)g[i] * g[i];
-        window_sum[i] += (double)valid * g[i]; /* the valid items' sum, not their mean */
-    }
     w->small_sq_sum += sq;
     w->inv_valid_sum += 1.0 / valid;
     w->smalls++;
     w->valid += valid;
-}
-
-double noise_window_norm(const double *window_sum, size_t n, double valid)
-{
-    double sq = 0;
-    for (size_t i = 0; i < n; i++) {
-        double g = window_sum[i] / valid;
-        sq += g * g;
-    }
-    return sq;
 }
 
 int noise_scale_add(noise_scale *n, const noise_window *w)

@@ -19,8 +19,6 @@
 #ifndef ACCUBENCH_NOISE_SCALE_H
 #define ACCUBENCH_NOISE_SCALE_H
 
-#include <stddef.h>
-
 typedef struct noise_window {
     double small_sq_sum;  /* sum over small batches of |g_j|^2 */
     double inv_valid_sum; /* sum of 1/n_j */
@@ -48,13 +46,11 @@ typedef struct noise_result {
 int noise_scale_init(noise_scale *n, int capacity);
 void noise_scale_free(noise_scale *n);
 
-/* A small batch's own gradient (normalised by its valid items `valid`),
- * into the window: its squared norm, and the window's sum (in double, of
- * n floats) weighted by its valid items. A small batch without a valid item
- * adds nothing. */
-void noise_window_add(noise_window *w, double *window_sum, const float *g, size_t n, int valid);
-/* The squared norm of the window's gradient from the weighted sum. */
-double noise_window_norm(const double *window_sum, size_t n, double valid);
+/* A small batch into the window: the squared norm of its own gradient
+ * (normalised by its `valid` items). A small batch without a valid item
+ * adds nothing. The gradients themselves never reach this file: their
+ * norms and the window's sum are taken on the device (noise_pass.c). */
+void noise_window_add(noise_window *w, double sq, int valid);
 
 /* One window's totals (summed over the ranks already). 0, or -1 when the
  * window has fewer than two small batches with valid items (no estimate). */

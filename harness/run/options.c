@@ -63,24 +63,13 @@ static int split_value(const char *key, const char *value, char **copy, char **i
 
 /* ------------------------------------------------------------ the axes */
 
-/* A list-valued axis (--mode, --reduction, --sync): its table's
- * descriptor, and where the list is kept in run_options. */
-typedef struct axis_option {
-    const axis *ax;
-    size_t items, count; /* offsets of the array and its count */
-    int cap;             /* the array's length */
-} axis_option;
-
-static const axis_option MODE_AXIS = {&mode_axis, offsetof(run_options, modes),
-                                      offsetof(run_options, n_modes), OPT_MAX_LIST};
-static const axis_option REDUCTION_AXIS = {&reduction_axis, offsetof(run_options, reductions),
-                                           offsetof(run_options, n_reductions), OPT_MAX_LIST};
-static const axis_option SYNC_AXIS = {&sync_axis, offsetof(run_options, syncs),
-                                      offsetof(run_options, n_syncs), OPT_MAX_LIST};
-static const axis_option RECOMPUTE_AXIS = {&recompute_axis, offsetof(run_options, recomputes),
-                                           offsetof(run_options, n_recomputes), OPT_MAX_LIST};
-static const axis_option SHARD_AXIS = {&shard_axis, offsetof(run_options, shards),
-                                       offsetof(run_options, n_shards), OPT_MAX_LIST};
+#define AXIS_OPTION(table, list_, count_) \
+    {&(table), offsetof(run_options, list_), offsetof(run_options, count_), OPT_MAX_LIST}
+const axis_option options_modes = AXIS_OPTION(mode_axis, modes, n_modes);
+const axis_option options_reductions = AXIS_OPTION(reduction_axis, reductions, n_reductions);
+const axis_option options_syncs = AXIS_OPTION(sync_axis, syncs, n_syncs);
+const axis_option options_shards = AXIS_OPTION(shard_axis, shards, n_shards);
+const axis_option options_recomputes = AXIS_OPTION(recompute_axis, recomputes, n_recomputes);
 
 /* Every name of an axis, ", " between them. */
 static const char *names_of(const axis *ax, char *out, size_t n)
@@ -96,7 +85,7 @@ static void unknown_value(const char *key, const char *item, const char *known, 
     nearest_suggest(why, n, item, known);
 }
 
-/* Every axis enum is an int-sized value (checked in the table's test). */
+/* Every axis enum is an int-sized value (checked below). */
 static int set_axis_list(void *target, const option_def *d, const char *value, char *why,
                          size_t n)
 {
@@ -118,7 +107,7 @@ static int set_axis_list(void *target, const option_def *d, const char *value, c
         snprintf(why, n, "--%s names more than %d entries", d->key, ax->cap);
         return -1;
     }
-    memcpy((char *)o + ax->items, got, (size_t)count * sizeof got[0]);
+    memcpy((char *)o + ax->list, got, (size_t)count * sizeof got[0]);
     *(int *)(void *)((char *)o + ax->count) = count;
     return 0;
 }
@@ -314,7 +303,7 @@ static int set_profile(void *target, const option_def *d, const char *value, cha
 _Static_assert(sizeof(exec_mode) == sizeof(int) && sizeof(reduction) == sizeof(int) &&
                    sizeof(sync_mode) == sizeof(int) && sizeof(recompute) == sizeof(int) &&
                    sizeof(shard_mode) == sizeof(int),
-               "set_axis_list keeps an axis's values as ints");
+               "set_axis_list and the sweep keep an axis's values as ints");
 
 /* ------------------------------------------------------------ usage text */
 
@@ -400,9 +389,9 @@ static const option_def RUN_OPTIONS[] = {
     {CUSTOM_ROW("model", "LIST", set_model), .help_fn = model_help, .def = "S"},
     {CUSTOM_ROW("dtype", "NAME", set_dtype), .help_fn = dtype_help, .def = "auto",
      .tag = RUN_TAG_AUTO_DTYPE},
-    {AXIS_ROW("mode", "LIST", MODE_AXIS, mode_help), .def = "async"},
-    {AXIS_ROW("reduction", "LIST", REDUCTION_AXIS, reduction_help), .def = "sum"},
-    {AXIS_ROW("recompute", "LIST", RECOMPUTE_AXIS, recompute_help), .def = "none",
+    {AXIS_ROW("mode", "LIST", options_modes, mode_help), .def = "async"},
+    {AXIS_ROW("reduction", "LIST", options_reductions, reduction_help), .def = "sum"},
+    {AXIS_ROW("recompute", "LIST", options_recomputes, recompute_help), .def = "none",
      .help = "what the backward recomputes instead of keeping: the GELU's output, or each "
              "block's forward (docs/recompute.md)"},
     {CUSTOM_ROW("optimizer", "NAME", set_optimizer), .help_fn = optimizer_help,
@@ -413,9 +402,9 @@ static const option_def RUN_OPTIONS[] = {
     {LIST_ROW("devices", "LIST", devices, n_devices), .max = MAX_DEVICES,
      .shown = "every rank launched",
      .help = "data parallel, under mpirun: each count on that many ranks"},
-    {AXIS_ROW("sync", "LIST", SYNC_AXIS, sync_help), .def = "window",
+    {AXIS_ROW("sync", "LIST", options_syncs, sync_help), .def = "window",
      .help = "when the gradient all-reduce runs"},
-    {AXIS_ROW("shard", "LIST", SHARD_AXIS, shard_help), .def = "none",
+    {AXIS_ROW("shard", "LIST", options_shards, shard_help), .def = "none",
      .help = "what each rank keeps: optimizer = its slice of the AdamW state (ZeRO-1), "
              "gradients = and of the gradient (ZeRO-2); under mpirun"},
     {.key = "lr", .arg = "X", .type = OPTION_FLOAT, .offset = AT(optimizer.lr), .lo = 0,

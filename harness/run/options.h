@@ -70,6 +70,19 @@ typedef struct run_options {
     int n_shards;
 } run_options;
 
+/* Where the options keep a list-valued axis (--mode, --reduction, --sync,
+ * --shard, --recompute): its table's descriptor, the offsets of its array
+ * and count in run_options, the array's length. The option parser fills
+ * the list through it, the sweep's iterator reads it (config.h). */
+typedef struct axis_option {
+    const axis *ax;
+    size_t list, count;
+    int cap;
+} axis_option;
+
+extern const axis_option options_modes, options_reductions, options_syncs, options_shards,
+    options_recomputes;
+
 /* Every option of `accubench run`, one row each (options.c): the parser,
  * the usage text, the profiles, plan's shared keys and the tests read it. */
 extern const option_table run_option_table;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "repo_path.h"
 
 /* A name is one of the program's own profiles, found beside the program
@@ -28,16 +29,6 @@ static int find_profile(const char *name, char *path, size_t cap)
     char rel[1100];
     snprintf(rel, sizeof rel, "profiles/%s.profile", name);
     return repo_path_find(rel, path, cap);
-}
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    char *end = s + strlen(s);
-    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
-        *--end = '\0';
-    return s;
 }
 
 /* A profile is a regular file: a directory, a device (/dev/zero) or a FIFO
@@ -83,7 +74,7 @@ static int profile_line(run_options *o, char *start, const char *path, int linen
     char *hash = strchr(start, '#');
     if (hash)
         *hash = '\0';
-    char *text = trim(start);
+    char *text = trim_blanks(start);
     if (!*text)
         return 0;
     char *eq = strchr(text, '=');
@@ -92,7 +83,7 @@ static int profile_line(run_options *o, char *start, const char *path, int linen
         return -1;
     }
     *eq = '\0';
-    char *key = trim(text), *value = trim(eq + 1), reason[300];
+    char *key = trim_blanks(text), *value = trim_blanks(eq + 1), reason[300];
     if (!*key || !*value) {
         snprintf(why, n, "%s:%d: expected 'key = value'", path, lineno);
         return -1;
@@ -155,12 +146,12 @@ static void profile_summary(const char *path, char *out, size_t n)
     FILE *f = fopen(path, "r");
     char line[400];
     while (f && fgets(line, sizeof line, f)) {
-        char *text = trim(line);
+        char *text = trim_blanks(line);
         if (*text == '#') {
-            snprintf(out, n, "%s", trim(text + 1));
+            snprintf(out, n, "%s", trim_blanks(text + 1));
             size_t len = strlen(out);
             if (len && out[len - 1] != '.' && fgets(line, sizeof line, f) &&
-                *trim(line) == '#' && len + 4 < n)
+                *trim_blanks(line) == '#' && len + 4 < n)
                 memcpy(out + len, " ...", 5);
             break;
         }

@@ -17,6 +17,7 @@
 #include "ranges.h"
 #include "rng.h"
 #include "row_trust.h"
+#include "stats.h"
 #include "trace.h"
 
 /* What the rounds keep of one member. */
@@ -151,12 +152,6 @@ static int slice_time(rounds_state *st, size_t i, int steps, double *keep, step_
     return rc;
 }
 
-static double median_of(const double *v, size_t n)
-{
-    timing_stats ts;
-    return timing_stats_of(v, n, &ts) ? NAN : ts.median;
-}
-
 /* ------------------------------------------------------------ the rounds */
 
 /* A fresh order of the live members for round k: the same on every rank
@@ -217,14 +212,14 @@ static void slice(rounds_state *st, size_t i, int k)
         return;
     }
     if (k < 0) {
-        double est = median_of(warm, t.timed), slice_ms = g->budget_s * 1e3 * ROUNDS_SLICE_SHARE;
+        double est = stats_median(warm, t.timed), slice_ms = g->budget_s * 1e3 * ROUNDS_SLICE_SHARE;
         if (st->s->comm)
             est = dp_agree_max(st->s->comm, est); /* every rank steps the same count */
         double want = g->steps > 0 ? g->steps : est > 0 ? ceil(slice_ms / est) : 1;
         tm->slice_steps = want < 1 ? 1 : want > 1000 ? 1000 : (int)want;
         return;
     }
-    tm->round_ms[k] = median_of(keep, t.timed);
+    tm->round_ms[k] = stats_median(keep, t.timed);
     tm->at[k + 1] = tm->at[k] + t.timed;
     timing_add(&tm->sum, &t);
     tm->slices++;

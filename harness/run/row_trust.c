@@ -85,6 +85,12 @@ static void classify_probes(result_row *r)
                     "and %.3g after) is impossible",
                  r->mfu_pct, r->probe_tflops_before, r->probe_tflops_after);
     }
+    if (r->mfu_datasheet_pct > TRUST_MAX_MFU_PCT) {
+        flag_add(r, FLAG_DISTURBED);
+        row_note(r, "disturbed: MFU %.3g%% of the device's datasheet rate is impossible "
+                    "(%.3g TFLOP/s achieved)",
+                 r->mfu_datasheet_pct, r->tflops);
+    }
     /* A drift within the probes' own spread is their noise, not a change
      * of the machine between them. */
     if (r->probe_drift_pct > TRUST_MAX_DRIFT_PCT && !(r->probe_drift_pct <= r->probe_noise_pct)) {

@@ -12,7 +12,7 @@ static int ran(const result_row *r)
     return !strcmp(r->status, STATUS_OK) && r->step_ms_median > 0;
 }
 
-static timed_figures figures_of(const result_row *r)
+static timed_figures result_row_figures(const result_row *r)
 {
     return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
                            .round_ms = r->round_ms, .median = r->step_ms_median,
@@ -67,7 +67,7 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
     if (slow && slow != fast) {
         config_line(f, "slowest", slow);
         fputc('\n', f);
-        timed_figures a = figures_of(fast), b = figures_of(slow);
+        timed_figures a = result_row_figures(fast), b = result_row_figures(slow);
         paired_ratio p = figures_ratio(&a, &b);
         char ratio[300];
         paired_ratio_text(&p, ratio, sizeof ratio);

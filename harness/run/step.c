@@ -184,12 +184,13 @@ int step_runner_resume(step_runner *s)
     return dataset_set_split(s->d, s->sp.micro, s->reduction);
 }
 
-int step_run(step_runner *s)
+/* One step inside a range of the given name. */
+static int step_run_in(step_runner *s, const char *range)
 {
     int buf = s->next_buffer;
     s->next_buffer = (buf + 1) % s->d->count;
     int rc;
-    range_push("step");
+    range_push(range);
     if (mode_info_of(s->mode)->graph) {
         rc = model_upload_hparams(s->m);
         if (!rc)
@@ -208,6 +209,10 @@ int step_run(step_runner *s)
     s->steps_done++;
     return rc;
 }
+
+int step_run(step_runner *s) { return step_run_in(s, STEP_RANGE); }
+
+int step_run_timed(step_runner *s) { return step_run_in(s, STEP_RANGE_TIMED); }
 
 int step_window(step_runner *s, int buf)
 {

@@ -21,9 +21,18 @@ void step_runner_free(step_runner *s);
  * and stepped in turn (rounds.h). BK_* status. */
 int step_runner_resume(step_runner *s);
 
+/* The NVTX range of a step, and of a step whose time is a sample of the
+ * timed pass: a profiler that must see the measured steps alone (ncu in
+ * scripts/check_gpu_kernels.sh) filters on the second, so the warm-up,
+ * the trace pass and the checks' steps stay out of its count. */
+#define STEP_RANGE "step"
+#define STEP_RANGE_TIMED "timed step"
+
 /* One optimizer step on the next input buffer, in the runner's mode, inside
- * a "step" range. Does not wait for the device. */
+ * a STEP_RANGE range. Does not wait for the device. */
 int step_run(step_runner *s);
+/* The same inside a STEP_RANGE_TIMED range: the timed pass's samples. */
+int step_run_timed(step_runner *s);
 
 /* The forward and backward passes of one window on buffer `buf`, gradients
  * zeroed first, no optimizer step: what the correctness check compares. */

@@ -323,7 +323,7 @@ static void measure_peak(sweep *s, dtype dt, double budget_s)
 /* After the last config: the trace's absence counted, the CSV's last rows
  * flushed, and what the file holds said. Nonzero when it could not be
  * written. */
-static int finish(sweep *s, const run_outputs *out, int write_failed)
+static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
 {
     const char *path = out->csv_path;
     char why[400];
@@ -457,7 +457,7 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
         curves_close(s->curves, s->quiet ? NULL : stdout);
     }
     s->curves = NULL;
-    write_failed = finish(s, out, write_failed);
+    write_failed = finish_sweep(s, out, write_failed);
     csv_writer_free(&s->csv);
     if (s->watch)
         config_watch_free(s->watch);

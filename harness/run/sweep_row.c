@@ -22,11 +22,14 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c)
     snprintf(r->device, sizeof r->device, "%s", s->b->device);
     snprintf(r->model, sizeof r->model, "%s", ms->name);
     snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(c->dtype));
-    snprintf(r->recompute, sizeof r->recompute, "%s", recompute_name(c->recompute));
-    snprintf(r->mode, sizeof r->mode, "%s", mode_name(c->mode));
-    snprintf(r->reduction, sizeof r->reduction, "%s", reduction_name(c->reduction));
-    snprintf(r->sync, sizeof r->sync, "%s", c->data_parallel ? sync_name(c->sync) : "");
-    snprintf(r->shard, sizeof r->shard, "%s", c->data_parallel ? shard_name(c->shard) : "");
+    /* Each row axis's column: its value's name, empty where it varies only
+     * with ranks and the row has none. */
+    for (int a = 0; a < sweep_axes_n; a++) {
+        const sweep_axis *ax = &sweep_axes[a];
+        int value = *(const int *)(const void *)((const char *)c + ax->field);
+        snprintf((char *)r + ax->column, RESULT_TEXT_LEN, "%s",
+                 ax->ranks_only && !c->data_parallel ? "" : axis_name(ax->option->ax, value));
+    }
     r->params = (int64_t)model_param_count(ms);
     r->effective_batch = sp->global;
     r->micro_batch = sp->micro;

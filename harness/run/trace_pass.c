@@ -29,7 +29,7 @@
 #define TRACE_PASS_MAX_RECORDS ((size_t)1 << 19)
 
 /* Says why the pass has no numbers, or what else went wrong. */
-static void say(trace_pass_summary *out, const char *fmt, ...)
+static void say_trace_problem(trace_pass_summary *out, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -71,7 +71,7 @@ static void export_trace(const trace_pass_options *o, const trace_recorder *rec,
     if (trace_export_chrome(o->trace_file, rec->records, rec->count, -1,
                             o->trace_label ? o->trace_label : "", why, sizeof why) != 0) {
         fprintf(stderr, "accubench: %s\n", why);
-        say(out, "trace file not written: %s", why);
+        say_trace_problem(out, "trace file not written: %s", why);
         if (o->file_written)
             *o->file_written = -1; /* said once: the next configs do not retry */
     } else if (o->file_written) {
@@ -81,8 +81,8 @@ static void export_trace(const trace_pass_options *o, const trace_recorder *rec,
 
 /* The steps recorded by the collector c (or the backend's own dispatches
  * where c is NULL); *collected is the collector's status. BK_* status. */
-static int record(step_runner *s, const trace_pass_options *o, trace_recorder *rec,
-                  int *collected)
+static int record_traced_steps(step_runner *s, const trace_pass_options *o, trace_recorder *rec,
+                               int *collected)
 {
     backend *b = s->m->b;
     collector *c = o->collector;
@@ -104,7 +104,8 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, trace_pass_summa
     if (o->steps <= 0)
         return BK_OK;
     if (!c && !(b->caps & BK_CAP_DISPATCH_IS_DEVICE_WORK)) {
-        say(out, "trace pass skipped: no activity collector on the %s backend", b->name);
+        say_trace_problem(out, "trace pass skipped: no activity collector on the %s backend",
+                          b->name);
         not_written(o);
         return BK_OK;
     }
@@ -117,10 +118,10 @@ int trace_pass_run(step_runner *s, const trace_pass_options *o, trace_pass_summa
     int collected = BK_OK, rc = BK_OK;
     if (c && c->ops->start(c) != BK_OK) {
         /* The collector failing costs the trace columns, not the row. */
-        say(out, "trace pass skipped: %s", c->error);
+        say_trace_problem(out, "trace pass skipped: %s", c->error);
         not_written(o);
-    } else if (!(rc = record(s, o, &rec, &collected)) && collected) {
-        say(out, "trace pass failed: %s", c->error);
+    } else if (!(rc = record_traced_steps(s, o, &rec, &collected)) && collected) {
+        say_trace_problem(out, "trace pass failed: %s", c->error);
         not_written(o);
     } else if (!rc && trace_analyse(rec.records, rec.count, NULL, &out->trace) != 0) {
         snprintf(b->error, sizeof b->error, "out of host memory analysing the trace");

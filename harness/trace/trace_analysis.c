@@ -225,7 +225,7 @@ typedef struct scratch {
     size_t *step_first;       /* per step: its first place in order */
 } scratch;
 
-static void scratch_free(scratch *x)
+static void analysis_scratch_free(scratch *x)
 {
     free(x->st);
     free(x->first_dev);
@@ -431,7 +431,7 @@ int trace_analyse(const trace_record *recs, size_t n,
         rc = analyse_step(recs, &a, &x, s, out->has_launches, gap_threshold);
     if (!rc)
         rc = summarise(&x, a.n_steps, out);
-    scratch_free(&x);
+    analysis_scratch_free(&x);
     assignment_free(&a);
     return rc;
 }

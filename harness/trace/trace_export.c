@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "plural.h"
 #include "trace_analysis.h"
+#include "trace_assign.h"
 
 enum { PID_HOST = 1, PID_DEVICE = 2 };
 /* Host rows: the ranges, the waits, then one row of calls per host thread
@@ -47,11 +48,6 @@ static const char *category(trace_kind k)
     case TRACE_RANGE: return "range";
     default: return "other";
     }
-}
-
-static int is_device_work(trace_kind k)
-{
-    return k == TRACE_KERNEL || k == TRACE_MEMCPY || k == TRACE_MEMSET;
 }
 
 static void row_of(const trace_record *r, int *pid, unsigned long *tid)
@@ -234,7 +230,7 @@ typedef struct export_job {
     const char *label;
 } export_job;
 
-static int write_job(FILE *f, void *ctx, char *why, size_t why_len)
+static int write_trace_job(FILE *f, void *ctx, char *why, size_t why_len)
 {
     const export_job *j = ctx;
     if (write_events(f, j->recs, j->n, j->step_of, j->host_of, j->step, j->label) != 0) {
@@ -263,7 +259,7 @@ int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
             snprintf(why, why_len, "trace export: no step %d in the trace (%d %s)",
                      step, n_steps, plural(n_steps, "step", "steps"));
         else
-            rc = atomic_write_file(path, write_job, &job, why, why_len);
+            rc = atomic_write_file(path, write_trace_job, &job, why, why_len);
     }
     free(step_of);
     free(host_of);

@@ -5,12 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "stats.h"
 
 /* Student's t at 97.5% (a two-sided 95% interval) for df degrees of
  * freedom: the table to 30, then t ~ 1.96 + 2.37 / df (within 0.003). */
@@ -43,7 +38,7 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
      * the winsorized variance, Student's t with the kept rounds less one
      * degrees of freedom: honest with the few rounds a comparison runs,
      * where a percentile bootstrap comes out too narrow. */
-    qsort(v, m, sizeof *v, cmp_double);
+    qsort(v, m, sizeof *v, stats_compare_doubles);
     size_t g = m / 10, h = m - 2 * g;
     double sum = 0, wsum = 0, wsq = 0;
     for (size_t i = g; i < m - g; i++)

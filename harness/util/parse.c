@@ -154,3 +154,13 @@ int split_list(const char *what, char *s, char **items, int max, char *why, size
         p = comma + 1;
     }
 }
+
+char *trim_blanks(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}

@@ -21,6 +21,10 @@ int parse_bytes(const char *what, const char *s, uint64_t *out, char *why, size_
 
 /* Splits a comma list in place into at most `max` non-empty items. Returns
  * the count, or -1 with a reason (an empty item, too many items). */
+/* s without its leading blanks and tabs, its trailing ones and line ends
+ * cut off in place. */
+char *trim_blanks(char *s);
+
 int split_list(const char *what, char *s, char **items, int max, char *why, size_t why_len);
 
 #endif

@@ -25,10 +25,20 @@ typedef struct reduction_info {
      * the gradient check holds it to the dtype's tolerance. Otherwise a
      * known bug, whose error the row shows. */
     int exact;
-    /* The scale one micro-batch's loss gradient gets, from the valid items
-     * in it and in the window, and the window's micro-batch count. */
-    float (*scale)(int valid_in_micro, int valid_in_window, int accum_steps);
+    /* The scale one micro-batch's loss gradient gets: 1 over the product
+     * of the counts named here (REDUCTION_BY_*), 0 where one of them is 0.
+     * Data, not code, so that the rule can be written out (reduction_rule)
+     * and the PyTorch peer runs a row it reads (docs/peers.md). */
+    unsigned divides;
 } reduction_info;
+
+/* The counts a scale divides by: the window's valid items, the micro-batch's
+ * valid items, the window's micro-batch count K. */
+enum {
+    REDUCTION_BY_WINDOW = 1u << 0,
+    REDUCTION_BY_MICRO = 1u << 1,
+    REDUCTION_BY_STEPS = 1u << 2,
+};
 
 extern const axis reduction_axis;
 #define REDUCTION_COUNT (reduction_axis.count)
@@ -41,6 +51,11 @@ const reduction_info *reduction_info_of(reduction r);
 int reduction_exact_named(const char *name);
 /* "sum is right", "sum and x are right": the exact rows, for --help. */
 const char *reduction_exact_list(char *out, size_t len);
+
+/* A row's scale as text: "1/window", "1/(micro*k)", "1/micro": the words
+ * the dump manifest and `accubench --list-reductions` write and the peer
+ * reads. */
+const char *reduction_rule(reduction r, char *out, size_t len);
 
 /* The scale one micro-batch's gradient gets: every valid item's loss
  * gradient is multiplied by it. */

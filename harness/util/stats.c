@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b)
+int stats_compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -64,7 +64,7 @@ int timing_stats_of(const double *values, size_t n, timing_stats *out)
     if (!sorted)
         return -1;
     memcpy(sorted, values, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
+    qsort(sorted, n, sizeof *sorted, stats_compare_doubles);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += sorted[i];
@@ -77,9 +77,15 @@ int timing_stats_of(const double *values, size_t n, timing_stats *out)
     /* the absolute deviations from the median, sorted in place */
     for (size_t i = 0; i < n; i++)
         sorted[i] = fabs(sorted[i] - out->median);
-    qsort(sorted, n, sizeof *sorted, cmp_double);
+    qsort(sorted, n, sizeof *sorted, stats_compare_doubles);
     double mad = percentile_sorted(sorted, n, 50);
     out->noise_pct = out->median > 0 ? 100.0 * 1.4826 * mad / out->median : 0.0;
     free(sorted);
     return 0;
+}
+
+double stats_median(const double *v, size_t n)
+{
+    timing_stats st;
+    return timing_stats_of(v, n, &st) == 0 ? st.median : NAN;
 }

@@ -19,6 +19,13 @@ typedef struct timing_stats {
     double ci_lo, ci_hi, ci_coverage;
 } timing_stats;
 
+/* qsort's comparator of doubles, ascending (NaN compares equal to all:
+ * callers sort measured values). The one every sort of doubles uses. */
+int stats_compare_doubles(const void *a, const void *b);
+
+/* The median of n values (timing_stats_of's), NAN where there are none. */
+double stats_median(const double *v, size_t n);
+
 /* The confidence the median's interval aims for. */
 #define MEDIAN_CI_LEVEL 0.95
 

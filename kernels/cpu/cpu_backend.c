@@ -4,6 +4,9 @@
  * before it returns, so sync() has nothing to wait for. */
 #include <pthread.h>
 #include <stdio.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,10 +82,16 @@ static int cpu_zero(backend *b, void *dst, size_t bytes)
     return BK_OK;
 }
 
-/* On the CPU the device is the process: its resident high-water mark. */
+/* On the CPU the device is the process: its resident high-water mark.
+ * The C library's free memory goes back to the system first, so that the
+ * window starts from what is live, not from what the checks before it
+ * (their host copies in double) once took. */
 static int cpu_held_reset(backend *b)
 {
     (void)b;
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
     return resident_peak_reset() ? BK_UNSUPPORTED : BK_OK;
 }
 
@@ -355,10 +364,20 @@ static const backend_ops cpu_ops = {
     .permute_heads = cpu_permute_heads,
     .attention_forward = cpu_attention_forward,
     .attention_backward = cpu_attention_backward,
+    .rmsnorm_forward = cpu_rmsnorm_forward,
+    .rmsnorm_backward = cpu_rmsnorm_backward,
+    .swiglu_forward = cpu_swiglu_forward,
+    .swiglu_backward = cpu_swiglu_backward,
+    .rotary_forward = cpu_rotary_forward,
+    .rotary_backward = cpu_rotary_backward,
+    .repeat_kv_forward = cpu_repeat_kv_forward,
+    .repeat_kv_backward = cpu_repeat_kv_backward,
     .adamw = cpu_adamw,
     .sgd = cpu_sgd,
     .convert = cpu_convert,
     .to_f32 = cpu_to_f32,
+    .sum_squares = cpu_sum_squares,
+    .axpy = cpu_axpy,
     .timer_create = cpu_timer_create,
     .timer_destroy = cpu_timer_destroy,
     .timer_record = cpu_timer_record,
@@ -449,6 +468,7 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
     b->dtype = dt;
     b->compute_storage = STORAGE_F32;
     b->peak_gemm_n = 2048;
+    b->head_chunk_bytes = 0; /* the head's default: sized for a core's L2 (gpt_head.c) */
     cpu_device_name(b->device, sizeof b->device);
     for (char *c = b->device; *c; c++)
         if (*c == ',')

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "backend.h"
+#include "cpu_parallel.h"
 
 /* The streaming loops get AVX-512 and AVX2 + FMA clones, picked at load
  * time by the CPU's x86-64 level (a feature check, not a CPU model); the
@@ -26,6 +27,14 @@
  * what handing a chunk to the pool's polling worker costs. Model S's
  * 1024 x 64 activations then run on both cores, not one. */
 #define PARALLEL_MIN_EXP_ELEMS ((size_t)1 << 13)
+
+/* A chunk of columns of `rows` elements long enough to be worth a thread
+ * (cpu_transformer.c). */
+size_t cpu_column_chunk(int rows);
+/* A loop over `dim` features, each over all `cols` columns, cut between
+ * threads in whole cache lines of features (cpu_transformer.c): what every
+ * sum over columns (a norm's gain gradient) runs on. */
+void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx);
 
 /* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error
  * (the CPU backend computes in fp32 only). */
@@ -55,6 +64,27 @@ float cpu_softmax_xent_column(const float *logits, float *dlogits, int classes, 
 int cpu_add(backend *b, storage s, void *y, const void *x, size_t n);
 int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                       int t, int batch, int parts, int to_tokens);
+/* The Llama-style decoder's ops (cpu_llama_ops.c). */
+int cpu_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma, void *y,
+                        float *rstd, int dim, int rows);
+int cpu_rmsnorm_backward(backend *b, storage s, const void *dy, const void *x,
+                         const float *gamma, const float *rstd, float *dx, float *dgamma,
+                         int dim, int rows);
+int cpu_swiglu_forward(backend *b, storage s, const void *gate, const void *up, void *h,
+                       size_t n);
+int cpu_swiglu_backward(backend *b, storage s, const void *gate, const void *up,
+                        const void *dh, void *dgate, void *dup, size_t n);
+int cpu_rotary_forward(backend *b, storage s, void *x, int ld, int heads, int hd, int t,
+                       int cols, float theta);
+int cpu_rotary_backward(backend *b, storage s, void *dx, int ld, int heads, int hd, int t,
+                        int cols, float theta);
+int cpu_repeat_kv_forward(backend *b, storage s, const void *kv, void *dst, int ld_dst, int hd,
+                          int kv_heads, int group, int parts, int cols);
+int cpu_repeat_kv_backward(backend *b, storage s, const void *ddst, int ld_dst, void *dkv,
+                           int hd, int kv_heads, int group, int parts, int cols);
+/* The noise pass's reductions (cpu_reduce.c). */
+int cpu_sum_squares(backend *b, const float *x, size_t n, double *out);
+int cpu_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
 /* The fused attention (cpu_attention.c). */
 int cpu_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
                           float scale, int hd, int heads, int t, int batch);

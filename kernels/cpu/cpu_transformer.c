@@ -16,7 +16,7 @@
 
 /* A chunk of columns long enough to be worth a thread: at least
  * PARALLEL_MIN_ELEMS elements in all. */
-static size_t column_chunk(int rows)
+size_t cpu_column_chunk(int rows)
 {
     return PARALLEL_MIN_ELEMS / (size_t)(rows > 0 ? rows : 1) + 1;
 }
@@ -42,7 +42,7 @@ static void feature_blocks(void *ctx, size_t first, size_t last)
     l->fn(l->ctx, first * FEATURE_BLOCK, end < l->dim ? end : l->dim);
 }
 
-static void parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx)
+void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx)
 {
     feature_loop l = {fn, ctx, dim};
     size_t per_block = FEATURE_BLOCK * (cols ? cols : 1);
@@ -110,7 +110,7 @@ int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gam
         return BK_OK;
     layernorm_args a = {.x = x, .gamma = gamma, .beta = beta, .y = y, .mean_out = mean,
                         .rstd_out = rstd, .dim = dim, .rows = rows};
-    cpu_parallel_for((size_t)rows, column_chunk(dim), layernorm_columns, &a);
+    cpu_parallel_for((size_t)rows, cpu_column_chunk(dim), layernorm_columns, &a);
     return BK_OK;
 }
 
@@ -202,8 +202,8 @@ int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
     layernorm_args a = {.x = x, .dy = dy, .gamma = gamma, .mean = mean, .rstd = rstd,
                         .dx = dx, .dgamma = dgamma, .dbeta = dbeta, .dim = dim,
                         .rows = rows};
-    cpu_parallel_for((size_t)rows, column_chunk(dim), layernorm_dx_columns, &a);
-    parallel_features((size_t)dim, (size_t)rows, layernorm_param_features, &a);
+    cpu_parallel_for((size_t)rows, cpu_column_chunk(dim), layernorm_dx_columns, &a);
+    cpu_parallel_features((size_t)dim, (size_t)rows, layernorm_param_features, &a);
     return BK_OK;
 }
 
@@ -296,7 +296,7 @@ int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *
     if (t <= 0 || count <= 0)
         return BK_OK;
     softmax_args a = {.in = scores, .out = probs, .scale = scale, .t = t};
-    cpu_parallel_for((size_t)count * (size_t)t, column_chunk(t), causal_softmax_columns, &a);
+    cpu_parallel_for((size_t)count * (size_t)t, cpu_column_chunk(t), causal_softmax_columns, &a);
     return BK_OK;
 }
 
@@ -337,7 +337,7 @@ int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,
     if (t <= 0 || count <= 0)
         return BK_OK;
     softmax_args a = {.in = dprobs, .probs = probs, .out = dscores, .scale = scale, .t = t};
-    cpu_parallel_for((size_t)count * (size_t)t, column_chunk(t),
+    cpu_parallel_for((size_t)count * (size_t)t, cpu_column_chunk(t),
                      causal_softmax_backward_columns, &a);
     return BK_OK;
 }
@@ -358,8 +358,12 @@ CPU_HOT static void embedding_columns(void *ctx, size_t first, size_t last)
     size_t dim = (size_t)a->dim;
     for (size_t c = first; c < last; c++) {
         const float *te = a->wte + (size_t)a->tokens[c] * dim;
-        const float *pe = a->wpe + (c % (size_t)a->t) * dim;
         float *o = a->out + c * dim;
+        if (!a->wpe) { /* no position table: a rotary model */
+            memcpy(o, te, dim * sizeof *o);
+            continue;
+        }
+        const float *pe = a->wpe + (c % (size_t)a->t) * dim;
         for (size_t i = 0; i < dim; i++)
             o[i] = te[i] + pe[i];
     }
@@ -374,7 +378,7 @@ int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float 
         return BK_OK;
     embedding_args a = {.tokens = tokens, .wte = wte, .wpe = wpe, .out = out, .dim = dim,
                         .t = t};
-    cpu_parallel_for((size_t)batch * (size_t)t, column_chunk(dim), embedding_columns, &a);
+    cpu_parallel_for((size_t)batch * (size_t)t, cpu_column_chunk(dim), embedding_columns, &a);
     return BK_OK;
 }
 
@@ -388,6 +392,11 @@ CPU_HOT static void embedding_grad_features(void *ctx, size_t first, size_t last
     for (size_t c = 0; c < a->cols; c++) {
         const float *d = a->dout + c * dim;
         float *te = a->dwte + (size_t)a->tokens[c] * dim;
+        if (!a->dwpe) { /* no position table */
+            for (size_t i = first; i < last; i++)
+                te[i] += d[i];
+            continue;
+        }
         float *pe = a->dwpe + (c % (size_t)a->t) * dim;
         for (size_t i = first; i < last; i++) {
             te[i] += d[i];
@@ -405,7 +414,7 @@ int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void 
         return BK_OK;
     embedding_args a = {.tokens = tokens, .dout = dout, .dwte = dwte, .dwpe = dwpe,
                         .dim = dim, .t = t, .cols = (size_t)batch * (size_t)t};
-    parallel_features((size_t)dim, a.cols, embedding_grad_features, &a);
+    cpu_parallel_features((size_t)dim, a.cols, embedding_grad_features, &a);
     return BK_OK;
 }
 
@@ -473,7 +482,7 @@ int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd,
     permute_args a = {.src = src, .dst = dst, .hd = (size_t)hd, .heads = (size_t)heads,
                       .t = (size_t)t, .batch = (size_t)batch, .parts = (size_t)parts,
                       .to_tokens = to_tokens};
-    cpu_parallel_for((size_t)batch * (size_t)t, column_chunk(parts * heads * hd),
+    cpu_parallel_for((size_t)batch * (size_t)t, cpu_column_chunk(parts * heads * hd),
                      permute_columns, &a);
     return BK_OK;
 }

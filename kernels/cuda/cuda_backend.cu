@@ -391,10 +391,20 @@ static backend_ops cuda_ops_table(void)
     o.embedding_backward = cuda_embedding_backward;
     o.add = cuda_add;
     o.permute_heads = cuda_permute_heads;
+    o.rmsnorm_forward = cuda_rmsnorm_forward;
+    o.rmsnorm_backward = cuda_rmsnorm_backward;
+    o.swiglu_forward = cuda_swiglu_forward;
+    o.swiglu_backward = cuda_swiglu_backward;
+    o.rotary_forward = cuda_rotary_forward;
+    o.rotary_backward = cuda_rotary_backward;
+    o.repeat_kv_forward = cuda_repeat_kv_forward;
+    o.repeat_kv_backward = cuda_repeat_kv_backward;
     o.adamw = cuda_adamw;
     o.sgd = cuda_sgd;
     o.convert = cuda_convert;
     o.to_f32 = cuda_to_f32;
+    o.sum_squares = cuda_sum_squares;
+    o.axpy = cuda_axpy;
     o.timer_create = cu_timer_create;
     o.timer_destroy = cu_timer_destroy;
     o.timer_record = cu_timer_record;
@@ -524,7 +534,7 @@ static int cu_keep_pool_blocks(backend *b, cuda_impl *c)
 
 /* What the CSV says of the device and its libraries (b->device has no
  * commas, so that it is one CSV field), its memory and its peak. */
-static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p, int clock_khz)
+static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p)
 {
     int blas_version = 0, runtime = 0, driver = 0;
     CUBLAS_CHECK(b, cublasGetVersion(c->blas, &blas_version));
@@ -543,8 +553,7 @@ static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p, int cl
     b->mem_total = p->totalGlobalMem;
     b->peak_gemm_n = cuda_peak_gemm_n(p->totalGlobalMem);
     b->datasheet_tflops =
-        cuda_datasheet_tflops(p->name, p->major, p->minor, p->multiProcessorCount, clock_khz,
-                              b->dtype);
+        cuda_datasheet_tflops(p->name, b->dtype);
     return BK_OK;
 }
 
@@ -554,9 +563,7 @@ static int cu_init(backend *b)
 {
     cuda_impl *c = cuda_of(b);
     cudaDeviceProp p;
-    int clock_khz = 0;
     CUDA_CHECK(b, cudaGetDeviceProperties(&p, c->device));
-    CUDA_CHECK(b, cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, c->device));
     /* for NVML's clocks beside each config (harness/util/gpu_clocks.h) */
     CUDA_CHECK(b, cudaDeviceGetPCIBusId(b->pci_bus_id, (int)sizeof b->pci_bus_id, c->device));
     c->sm_count = p.multiProcessorCount;
@@ -565,7 +572,7 @@ static int cu_init(backend *b)
     if (rc == BK_OK)
         rc = cu_keep_pool_blocks(b, c);
     if (rc == BK_OK)
-        rc = cu_describe(b, c, &p, clock_khz);
+        rc = cu_describe(b, c, &p);
     return rc;
 }
 
@@ -582,6 +589,7 @@ extern "C" void cuda_backend_outline(dtype dt, backend *out)
     out->caps = 0; /* kernels run after their launch returns, in device memory */
     out->dtype = dt;
     out->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+    out->head_chunk_bytes = CUDA_HEAD_CHUNK_BYTES; /* the memory need follows it */
 }
 
 extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len)

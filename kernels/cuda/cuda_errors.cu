@@ -42,11 +42,27 @@ int cuda_fail(backend *b, const char *file, int line, const char *call, cudaErro
     return BK_ERROR;
 }
 
+/* A cuBLAS or cuBLASLt failure other than an allocation marks the backend
+ * lost. cuBLAS reports a device fault under its own names
+ * (CUBLAS_STATUS_EXECUTION_FAILED, _INTERNAL_ERROR) without saying which
+ * CUDA error lies beneath, and the shapes and plans it is given were made
+ * to be valid, so whatever else it returns is either that fault or a bug
+ * that would fail every config alike: one line and the sweep stops, rather
+ * than one error row per config. An allocation failure stays BK_OOM: the
+ * config does not fit, the next may. */
+static int blas_status(backend *b, cublasStatus_t s)
+{
+    if (s == CUBLAS_STATUS_ALLOC_FAILED)
+        return BK_OOM;
+    b->lost = 1;
+    return BK_ERROR;
+}
+
 int cublas_fail(backend *b, const char *file, int line, const char *call, cublasStatus_t s)
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
              cublasGetStatusName(s), cublasGetStatusString(s));
-    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
+    return blas_status(b, s);
 }
 
 int cublaslt_fail(backend *b, const char *file, int line, const char *call,
@@ -54,6 +70,6 @@ int cublaslt_fail(backend *b, const char *file, int line, const char *call,
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
              cublasLtGetStatusName(s), cublasLtGetStatusString(s));
-    return s == CUBLAS_STATUS_ALLOC_FAILED ? BK_OOM : BK_ERROR;
+    return blas_status(b, s);
 }
 

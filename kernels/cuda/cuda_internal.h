@@ -14,6 +14,16 @@ struct cuda_gemm_cache; /* cuda_gemm.cu */
  * reductions (see cuda_elementwise.cu, cuda_transformer.cu). */
 #define CUDA_REDUCE_SCRATCH_FLOATS ((size_t)1 << 20)
 
+/* The LM head's chunk on a GPU (backend.head_chunk_bytes). No chunk's
+ * logits fit an L2 there (one GPT-2 sequence's are 103 MB in bf16, an
+ * H200's L2 60 MB), so a chunk buys memory alone, and costs GEMMs of fewer
+ * columns and more launches: the CPU's 1 MiB made every chunk one
+ * sequence. 512 MiB holds 5 sequences of GPT-2 small in bf16 ([50304 x
+ * 5120 x 768] products; 2 in fp32): micro 8 in 2 chunks instead of 8, its
+ * logits and their gradient 1.0 GB instead of 1.6 unchunked, a small share
+ * of a card the planner caps in tens of GB. Not yet timed on a GPU. */
+#define CUDA_HEAD_CHUNK_BYTES ((size_t)512 << 20)
+
 /* Small uploads (a step's optimizer numbers) are staged through pinned
  * slots, so that the copy never waits for the stream (see cu_upload). */
 #define CUDA_UPLOAD_SLOTS 64
@@ -62,6 +72,10 @@ int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr,
 int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage, size_t n);
 int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst, size_t n);
 
+/* cuda_reduce.cu: the noise pass's reductions */
+int cuda_sum_squares(backend *b, const float *x, size_t n, double *out);
+int cuda_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
+
 /* cuda_transformer.cu */
 int cuda_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
                            const float *beta, void *y, float *mean, float *rstd, int dim,
@@ -81,6 +95,25 @@ int cuda_embedding_backward(backend *b, storage s, const int *tokens, const void
 int cuda_add(backend *b, storage s, void *y, const void *x, size_t n);
 int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                        int t, int batch, int parts, int to_tokens);
+
+/* The Llama-style decoder's ops (cuda_llama_ops.cu). */
+int cuda_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma, void *y,
+                         float *rstd, int dim, int rows);
+int cuda_rmsnorm_backward(backend *b, storage s, const void *dy, const void *x,
+                          const float *gamma, const float *rstd, float *dx, float *dgamma,
+                          int dim, int rows);
+int cuda_swiglu_forward(backend *b, storage s, const void *gate, const void *up, void *h,
+                        size_t n);
+int cuda_swiglu_backward(backend *b, storage s, const void *gate, const void *up,
+                         const void *dh, void *dgate, void *dup, size_t n);
+int cuda_rotary_forward(backend *b, storage s, void *x, int ld, int heads, int hd, int t,
+                        int cols, float theta);
+int cuda_rotary_backward(backend *b, storage s, void *dx, int ld, int heads, int hd, int t,
+                         int cols, float theta);
+int cuda_repeat_kv_forward(backend *b, storage s, const void *kv, void *dst, int ld_dst,
+                           int hd, int kv_heads, int group, int parts, int cols);
+int cuda_repeat_kv_backward(backend *b, storage s, const void *ddst, int ld_dst, void *dkv,
+                            int hd, int kv_heads, int group, int parts, int cols);
 }
 
 #endif

@@ -1,10 +1,13 @@
-/* Datasheet peaks of NVIDIA GPUs, computed rather than looked up by name:
- * SM count x clock x dense FLOP per SM per clock for the architecture, so
- * that a GPU this table never heard of still gets a sane number when its
- * architecture is known, and 0 (unknown) otherwise.
+/* Datasheet peaks of NVIDIA GPUs, looked up by the device's name: the
+ * vendor's dense figures (no structured sparsity) for the dtypes accubench
+ * computes in, the denominator of mfu_datasheet_pct and the bound the
+ * measured peak is checked against (check-gpu's peak stage). A device the
+ * table does not name gets 0 (unknown: the column is left empty), never a
+ * figure worked out from its clock and SM count, which would be a guess
+ * presented as the vendor's.
  *
- * Plain C with no CUDA header: the unit tests check it against published
- * figures on a machine without a GPU. */
+ * Plain C with no CUDA header: the unit tests check it on a machine
+ * without a GPU. */
 #ifndef ACCUBENCH_CUDA_PEAK_H
 #define ACCUBENCH_CUDA_PEAK_H
 
@@ -13,44 +16,40 @@
 
 #include "backend.h"
 
-typedef struct cuda_arch_rate {
-    int major, minor;
-    /* Dense FLOP per SM per clock: plain fp32 FMA units, TF32 and BF16
-     * tensor cores with fp32 accumulation. */
+typedef struct cuda_datasheet_row {
+    /* A part of the name cudaGetDeviceProperties reports ("NVIDIA H100
+     * 80GB HBM3", "NVIDIA H100 PCIe", "NVIDIA A100-SXM4-80GB"); the first
+     * row whose part the name holds wins, so a variant comes before the
+     * family name it contains. */
+    const char *name_part;
+    /* Dense TFLOP/s, fp32 accumulation: plain fp32 (CUDA cores), tf32 and
+     * bf16 tensor cores; the datasheets' sparse figures halved. */
     double fp32, tf32, bf16;
-    /* The fraction of the reported (maximum) SM clock at which the vendor
-     * quotes the tensor-core peak. Hopper datasheets quote it at 1830 of
-     * 1980 MHz (H100/H200 SXM) and 1620 of 1755 MHz (H100 PCIe): 0.924. */
-    double tensor_clock_fraction;
-} cuda_arch_rate;
+} cuda_datasheet_row;
 
-static const cuda_arch_rate CUDA_ARCH_RATES[] = {
-    {8, 0, 128, 1024, 2048, 1.0},          /* A100: 19.5 / 156 / 312 TF */
-    {8, 6, 256, 512, 1024, 1.0},           /* A10, A40, RTX A6000 */
-    {8, 9, 256, 512, 1024, 1.0},           /* L4, L40S */
-    {9, 0, 256, 2048, 4096, 1830.0 / 1980.0}, /* H100, H200 */
+static const cuda_datasheet_row CUDA_DATASHEET[] = {
+    {"H100 NVL", 60.0, 417.5, 835.5},   /* 2 x 400 W dual-board part */
+    {"H100 PCIe", 51.0, 378.0, 756.5},
+    {"H100", 67.0, 494.5, 989.5},       /* SXM5: "H100 80GB HBM3", "H100 SXM5" */
+    {"H200 NVL", 60.0, 417.5, 835.5},
+    {"H200", 67.0, 494.5, 989.5},       /* SXM: "NVIDIA H200" */
+    {"A100", 19.5, 156.0, 312.0},       /* SXM4 and PCIe: the same figures */
+    {"B200", 75.0, 1125.0, 2250.0},     /* per GPU of an HGX B200 */
+    {"L40S", 91.6, 183.0, 362.05},
 };
 
-/* Peak TFLOP/s for dtype, 0 when the architecture is not in the table.
- * clock_khz is the reported maximum SM clock (cudaDevAttrClockRate).
- * GeForce parts run fp32-accumulated tensor math at half the rate of their
- * data-centre siblings (RTX 3090: 71 TF bf16, RTX 4090: 165 TF). */
-static inline double cuda_datasheet_tflops(const char *name, int major, int minor,
-                                           int sm_count, int clock_khz, dtype dt)
+/* Dense peak TFLOP/s for dtype on the device named `name`; 0 when the
+ * table does not name it. */
+static inline double cuda_datasheet_tflops(const char *name, dtype dt)
 {
-    const cuda_arch_rate *r = NULL;
-    for (size_t i = 0; i < sizeof CUDA_ARCH_RATES / sizeof CUDA_ARCH_RATES[0]; i++)
-        if (CUDA_ARCH_RATES[i].major == major && CUDA_ARCH_RATES[i].minor == minor)
-            r = &CUDA_ARCH_RATES[i];
-    if (!r || sm_count <= 0 || clock_khz <= 0)
+    if (!name)
         return 0.0;
-    double hz = (double)clock_khz * 1e3;
-    if (dt == DTYPE_FP32)
-        return (double)sm_count * hz * r->fp32 / 1e12;
-    double per_clock = dt == DTYPE_TF32 ? r->tf32 : r->bf16;
-    if (name && strstr(name, "GeForce"))
-        per_clock /= 2;
-    return (double)sm_count * hz * r->tensor_clock_fraction * per_clock / 1e12;
+    for (size_t i = 0; i < sizeof CUDA_DATASHEET / sizeof CUDA_DATASHEET[0]; i++) {
+        const cuda_datasheet_row *r = &CUDA_DATASHEET[i];
+        if (strstr(name, r->name_part))
+            return dt == DTYPE_FP32 ? r->fp32 : dt == DTYPE_TF32 ? r->tf32 : r->bf16;
+    }
+    return 0.0;
 }
 
 /* The square GEMM size worth timing for the measured peak: large enough to

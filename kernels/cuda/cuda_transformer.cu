@@ -360,8 +360,9 @@ __global__ void embedding_forward_kernel(const int *tokens, const float *wte,
     {
         size_t c = idx / (size_t)dim, r = idx - c * (size_t)dim;
         size_t pos = c % (size_t)t;
-        store(out, idx,
-              wte[(size_t)tokens[c] * (size_t)dim + r] + wpe[pos * (size_t)dim + r]);
+        /* wpe NULL: no position table (a rotary model). */
+        float pe = wpe ? wpe[pos * (size_t)dim + r] : 0.0f;
+        store(out, idx, wte[(size_t)tokens[c] * (size_t)dim + r] + pe);
     }
 }
 
@@ -422,6 +423,8 @@ static int launch_embedding_backward(backend *b, const int *tokens, const void *
     embedding_dwte_kernel<T><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>(
         tokens, (const T *)dout, dwte, dim, n);
     CUDA_CHECK_LAUNCH(b, "embedding_dwte_kernel");
+    if (!dwpe) /* no position table */
+        return BK_OK;
     size_t per_seq = (size_t)dim * (size_t)t;
     embedding_dwpe_kernel<T><<<blocks_for(b, per_seq, EW_THREADS), EW_THREADS, 0, st>>>(
         (const T *)dout, dwpe, dim, t, batch);

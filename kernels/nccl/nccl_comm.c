@@ -18,8 +18,11 @@
  * starts it) and after the transfer. The wait (first to second) is
  * arrival_wait; busy is the transfer alone (second to third). The barrier
  * costs one small-message latency per bucket (microseconds on NVLink),
- * counted in the wait (docs/cuda-backend.md). Host exchanges and the bootstrap go through the MPI engine over
- * the same ranks. */
+ * counted in the wait (docs/cuda-backend.md). Host exchanges and the
+ * bootstrap go through the MPI engine over the same ranks under mpirun, and
+ * through a one-rank host engine (nccl_solo_host.h) in a process no
+ * launcher started: one rank is still a real NCCL communicator, and it
+ * needs no MPI. */
 #include "nccl_comm.h"
 
 #include <cuda_runtime.h>
@@ -30,12 +33,15 @@
 #include <unistd.h>
 
 #include "cuda_backend.h"
+#include "nccl_solo_host.h"
+#ifdef ACCUBENCH_HAVE_MPI
 #include "mpi_comm_internal.h"
+#endif
 
 #define NCCL_MAX_PAIRS 512
 
 typedef struct nccl_impl {
-    comm *host; /* the MPI engine over the same ranks */
+    comm *host; /* the host engine over the same ranks: MPI's, or one rank's */
     ncclComm_t nc;
     cudaStream_t compute, side;
     cudaEvent_t ready, done;
@@ -48,15 +54,23 @@ typedef struct nccl_impl {
 
 static nccl_impl *impl_of(comm *c) { return c->impl; }
 
+/* Every failure here marks the backend lost (backend.lost: the sweep stops
+ * after this row). A CUDA call of this engine fails on a stream, event or
+ * allocation of the device the compute stream shares, and an NCCL call's
+ * failure leaves a communicator no later collective can use: either way
+ * every config left would be one more error row, and under mpirun the
+ * other ranks would wait in a collective this rank never joins. */
 static int cuda_fail(backend *b, const char *call, cudaError_t e)
 {
     snprintf(b->error, sizeof b->error, "%s failed: %s", call, cudaGetErrorString(e));
+    b->lost = 1;
     return BK_ERROR;
 }
 
 static int nccl_fail(backend *b, const char *call, ncclResult_t r)
 {
     snprintf(b->error, sizeof b->error, "%s failed: %s", call, ncclGetErrorString(r));
+    b->lost = 1;
     return BK_ERROR;
 }
 
@@ -94,6 +108,7 @@ static int nccl_poll(void *ctx)
              "stops", ncclGetErrorString(r));
     ncclCommAbort(p->nc);
     p->nc = NULL;
+    c->b->lost = 1; /* no collective can run on an aborted communicator */
     return 1;
 }
 
@@ -337,17 +352,21 @@ static void nccl_abort(comm *c, const char *reason)
     h->ops->abort(h, reason);
 }
 
-/* Signals and the job's end: the host engine's (mpi_stop.c). */
+/* Signals and the job's end: the host engine's (MPI's: mpi_stop.c). One
+ * rank alone has neither: nothing else waits for it, and its end is the
+ * process's own, so these return. */
 static void nccl_watch(comm *c, volatile sig_atomic_t *flag, void (*on_stop)(int sig))
 {
-    (void)c;
-    mpi_stop_watch(flag, on_stop);
+    comm *h = impl_of(c)->host;
+    if (h->ops->watch)
+        h->ops->watch(h, flag, on_stop);
 }
 
 static void nccl_end(comm *c, int code)
 {
-    (void)c;
-    mpi_stop_end(code);
+    comm *h = impl_of(c)->host;
+    if (h->ops->end)
+        h->ops->end(h, code);
 }
 
 static int nccl_split(comm *c, int size, comm **out);
@@ -394,7 +413,8 @@ static int make_device_side(comm *c)
     return BK_OK;
 }
 
-/* nccl-tests' bootstrap: rank 0's unique id, broadcast over MPI. */
+/* nccl-tests' bootstrap: rank 0's unique id, broadcast by the host engine
+ * (over MPI; one rank alone keeps its own). */
 static int join(comm *c)
 {
     nccl_impl *p = impl_of(c);
@@ -409,7 +429,7 @@ static int join(comm *c)
     return BK_OK;
 }
 
-/* An NCCL engine over the ranks of the MPI engine `host` (taken over). */
+/* An NCCL engine over the ranks of the host engine `host` (taken over). */
 static int nccl_over(comm *host, comm **out)
 {
     *out = NULL;
@@ -454,6 +474,7 @@ static int nccl_split(comm *c, int size, comm **out)
     return rc || !sub ? rc : nccl_over(sub, out);
 }
 
+#ifdef ACCUBENCH_HAVE_MPI
 int nccl_comm_world(backend *b, comm **out, char *why, size_t why_len)
 {
     comm *host = NULL;
@@ -462,6 +483,18 @@ int nccl_comm_world(backend *b, comm **out, char *why, size_t why_len)
         snprintf(b->error, sizeof b->error, "MPI_Comm_dup (the stop channel) failed");
     else
         rc = mpi_comm_over(b, MPI_COMM_WORLD, &host);
+    if (!rc)
+        rc = nccl_over(host, out);
+    if (rc)
+        snprintf(why, why_len, "%s", b->error);
+    return rc;
+}
+#endif
+
+int nccl_comm_solo(backend *b, comm **out, char *why, size_t why_len)
+{
+    comm *host = NULL;
+    int rc = nccl_solo_host_create(b, &host);
     if (!rc)
         rc = nccl_over(host, out);
     if (rc)

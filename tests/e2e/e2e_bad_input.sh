@@ -30,6 +30,13 @@ run "larger than the effective" run $base --effective 8 --micro 16
 run "unknown model 'Q'" run $base --model Q
 run "model 'mlp:hidden=0,layers=2,classes=4': hidden must be" run $base --model mlp:hidden=0,layers=2,classes=4
 run "gives no classes" run $base --model S,mlp:hidden=8,layers=2
+# A Llama's shape: each cross-key constraint named in one line.
+llama="layers=2,ffn=16,seq=8,vocab=64,tied=0"
+run "kv_heads=3 does not divide heads=4" run $base --model "llama:d=64,heads=4,kv_heads=3,$llama"
+run "heads=5 does not divide d=64" run $base --model "llama:d=64,heads=5,kv_heads=5,$llama"
+run "head dimension d/heads=3 is odd" run $base --model "llama:d=24,heads=8,kv_heads=2,$llama"
+run "ffn must be between 1 and" run $base --model "llama:d=64,heads=4,kv_heads=2,layers=2,ffn=0,seq=8,vocab=64,tied=0"
+run "tied must be between 0 and 1" run $base --model "llama:d=64,heads=4,kv_heads=2,layers=2,ffn=8,seq=8,vocab=64,tied=2"
 run "unknown model 'Q'" plan --find-max-micro --model Q
 run "unknown dtype" run $base --dtype fp8
 run "unknown backend" run $base --backend tpu

@@ -20,7 +20,7 @@ sed -n '/^== check-gpu/,$p' stdout >table
 for want in "== correctness" "fp32   32x1" "gpt fp32  16x1" "0 failed" "A 64x1" "alloc-async" \
     "MFU" "gpt-tiny fp32" "micro   8 x 2" "sync/async:  micro 1" \
     "== data parallel, tiny at effective 256 (2 launched; all-reduce by mpi)" \
-    "2    overlap       8x16" "weights equal"; do
+    "2    overlap  none            8x16" "2    overlap  gradients       8x16" "weights equal"; do
     grep -q -- "$want" table || { cat stdout; fail "the table lacks '$want'"; }
 done
 tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "the last line"; }
@@ -28,6 +28,7 @@ tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "
 # with their one-line reason.
 for want in "== stages: pass, FAIL or skipped" "gpu-check    pass     .* checks, 0 failed" \
     "real-shapes  skipped  CPU rehearsal" "abc-modes    pass" "gpt-sweep    pass" \
+    "noise        pass     .*B_simple .* on cpu, .* on cpu: agree" \
     "peak         skipped  no datasheet figure" "determinism  pass" \
     "cupti-cost   skipped  the cpu backend has no CUPTI" "sanitizer    skipped  CPU rehearsal" \
     "dp           pass" "kernels      skipped  CPU rehearsal"; do
@@ -46,7 +47,7 @@ chmod +x sanitizer
 CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg2 CHECK_ONLY=dp \
     CHECK_MPIRUN=/nonexistent/mpirun timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" \
     >stdout2 2>&1 || { cat stdout2; fail "no MPI failed the check"; }
-grep -q "^  dp           skipped  no MPI (/nonexistent/mpirun not found)" stdout2 ||
+grep -q "^  dp           skipped  no MPI for 2 ranks (/nonexistent/mpirun not found)" stdout2 ||
     { cat stdout2; fail "no MPI: no skipped line"; }
 CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg3 CHECK_ONLY=sanitizer \
     CHECK_SANITIZER="$PWD/sanitizer" timeout 60 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" \

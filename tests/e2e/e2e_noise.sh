@@ -21,4 +21,26 @@ for seed in 1 2 3; do
 done
 check "grep -q 'windows run had two small batches with valid items' n1.csv n2.csv n3.csv" \
     "no seed of three left a window short of valid items (the case this covers)"
+# A stop reaches the noise pass between small batches: a pass that would
+# run 400 s (a fifth of --budget-s 2000, 100000 windows of 64 small batches)
+# ends within seconds of SIGTERM, its cut window dropped. Each window here
+# is about a second of gpt-tiny at 64x1: a pass that looked only between
+# windows would still stop, but one that looked at neither would run on.
+"$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 64 --micro 1 \
+    --noise-windows 100000 --budget-s 2000 --steps 1 --warmup 0 --trace-steps 0 --quiet \
+    --csv stop.csv >stop.txt 2>&1 &
+pid=$!
+sleep 5 # past the set-up and the checks before the pass (about 1 s here)
+kill -TERM $pid
+t0=$(date +%s)
+for i in $(seq 1 600); do
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.1
+done
+took=$(($(date +%s) - t0))
+kill -0 $pid 2>/dev/null && kill -KILL $pid
+wait $pid
+rc=$?
+check "[ $rc -eq 143 ] && [ $took -lt 60 ]" \
+    "SIGTERM in the noise pass: exit 143 within 60 s (exit $rc after ${took} s)"
 exit $fail

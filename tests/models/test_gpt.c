@@ -22,7 +22,7 @@
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "gpt.h"
-#include "gpt_head.h"
+#include "decoder_head.h"
 #include "gradcheck.h"
 #include "registry.h"
 #include "rng.h"
@@ -468,6 +468,15 @@ static void test_memory(void)
     fixture_free(&f);
 }
 
+/* The GPT's head chunk (decoder_head.h). */
+static int gpt_head_chunk(const model_spec *s, storage st, int capacity)
+{
+    gpt_layout l;
+    gpt_layout_of(s, &l);
+    decoder_head h = {.d = l.d, .seq = l.seq, .vocab = l.vocab, .chunk_bytes = s->head_chunk_bytes};
+    return decoder_head_chunk(&h, st, capacity);
+}
+
 /* The LM head runs in chunks of whole sequences whose logits stay within
  * 1 MiB: the logits of the whole micro-batch are never allocated. */
 static void test_head_chunks(void)
@@ -496,6 +505,18 @@ static void test_head_chunks(void)
     /* One sequence's logits over 1 MiB: a chunk is that one sequence. */
     CHECK(model_spec_parse("gpt-small", &s, why, sizeof why) == 0);
     CHECK(gpt_head_chunk(&s, STORAGE_BF16, 8) == 1024);
+    /* A backend's own chunk (a GPU's 512 MiB): 5 of GPT-2 small's bf16
+     * sequences of 103 MB, 2 in fp32; never past the micro-batch; and the
+     * memory need grows by exactly the head's larger buffers. */
+    size_t cpu_need = activations_bytes(&s, STORAGE_BF16, 8);
+    s.head_chunk_bytes = (size_t)512 << 20;
+    CHECK(gpt_head_chunk(&s, STORAGE_BF16, 8) == 5 * 1024);
+    CHECK(gpt_head_chunk(&s, STORAGE_F32, 8) == 2 * 1024);
+    CHECK(gpt_head_chunk(&s, STORAGE_BF16, 3) == 3 * 1024);
+    size_t extra = (size_t)4 * 1024; /* tokens more a chunk holds */
+    size_t head_elems = 2 * 50304 + 2 * 768; /* logits, dlogits; x, dx */
+    CHECK(activations_bytes(&s, STORAGE_BF16, 8) - cpu_need ==
+          extra * (head_elems * 2 + 2 * sizeof(float)));
 }
 
 int main(void)

@@ -54,7 +54,7 @@ static void test_mlp_s(void)
 /* gpt:d=128,layers=4,heads=4,seq=64,vocab=2048 at micro 4 (N = 256
  * tokens), fp32: u = [128 x 256] = 131,072 bytes; LayerNorm statistics
  * 2,048; scores [64 x 64 x 4 x 4] = 262,144. The head runs in chunks of
- * 2 sequences (128 tokens, gpt_head.c): its input and input gradient
+ * 2 sequences (128 tokens, decoder_head.c): its input and input gradient
  * [128 x 128] 65,536 each, statistics 1,024, logits and their gradient
  * [2048 x 128] 1,048,576 each: 2,229,248.
  *   model-wide: 11 u + head + scores              = 3,933,184

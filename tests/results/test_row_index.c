@@ -15,6 +15,17 @@ static csv_row base_row(void)
 {
     csv_row r;
     memset(&r, 0, sizeof r);
+    /* every text column empty, so that a column added to RESULT_COLUMNS
+     * needs no line here */
+#define BASE_TEXT(name) r.name = "";
+#define BASE_INT(name)
+#define BASE_REAL(name)
+#define BASE_FIELD(name, type, pass, role) BASE_##type(name)
+    RESULT_COLUMNS(BASE_FIELD)
+#undef BASE_FIELD
+#undef BASE_TEXT
+#undef BASE_INT
+#undef BASE_REAL
     r.backend = "cuda", r.device = "H200", r.model = "S", r.dtype = "bf16", r.mode = "async";
     r.reduction = "sum", r.sync = "", r.shard = "", r.recompute = "none", r.status = "ok";
     r.note = "";

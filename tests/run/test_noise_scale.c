@@ -76,11 +76,16 @@ static void window(float g[POPULATION][PARAMS], rng *r, int micro, int accum, no
             for (int i = 0; i < PARAMS; i++)
                 mean[i] += g[e][i];
         }
-        for (int i = 0; valid && i < PARAMS; i++)
+        double sq = 0;
+        for (int i = 0; valid && i < PARAMS; i++) {
             mean[i] /= valid;
-        noise_window_add(&w, sum, mean, PARAMS, valid);
+            sq += (double)mean[i] * mean[i];
+            sum[i] += (double)valid * mean[i]; /* the valid items' sum, not their mean */
+        }
+        noise_window_add(&w, sq, valid);
     }
-    w.window_sq = noise_window_norm(sum, PARAMS, w.valid);
+    for (int i = 0; i < PARAMS; i++)
+        w.window_sq += (sum[i] / w.valid) * (sum[i] / w.valid);
     noise_scale_add(ns, &w);
 }
 

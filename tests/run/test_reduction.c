@@ -7,6 +7,15 @@
 #include "check.h"
 #include "reduction.h"
 
+/* A row's rule as the dump and --list-reductions write it for the peer. */
+static void test_rule(void)
+{
+    char rule[64];
+    CHECK(!strcmp(reduction_rule(REDUCTION_SUM, rule, sizeof rule), "1/window"));
+    CHECK(!strcmp(reduction_rule(REDUCTION_MEAN_OF_MEANS, rule, sizeof rule), "1/(micro*k)"));
+    CHECK(!strcmp(reduction_rule(REDUCTION_NO_SCALE, rule, sizeof rule), "1/micro"));
+}
+
 static void test_loss_scale(void)
 {
     CHECK_NEAR(loss_scale(REDUCTION_SUM, 3, 12, 4), 1.0 / 12, 1e-8);
@@ -120,6 +129,7 @@ int main(void)
     test_exact_rows();
     test_help_line();
     test_loss_scale();
+    test_rule();
     test_uneven_split();
     return check_finish("test_reduction");
 }

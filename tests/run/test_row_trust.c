@@ -69,6 +69,15 @@ static void test_disturbed(void)
     r.mfu_pct = 117; /* of a probe: impossible */
     row_classify(&r, &ADAPTIVE);
     CHECK(!strcmp(r.flags, FLAG_DISTURBED) && strstr(r.note, "MFU 117%"));
+    /* of the datasheet: as impossible, said as such; 99% of it is not */
+    clean_row(&r);
+    r.mfu_datasheet_pct = 99;
+    row_classify(&r, &ADAPTIVE);
+    CHECK(r.flags[0] == '\0');
+    r.mfu_datasheet_pct = 104;
+    r.tflops = 1029;
+    row_classify(&r, &ADAPTIVE);
+    CHECK(!strcmp(r.flags, FLAG_DISTURBED) && strstr(r.note, "MFU 104% of the device's datasheet"));
     clean_row(&r);
     r.probe_drift_pct = 12; /* over 10% */
     row_classify(&r, &ADAPTIVE);
