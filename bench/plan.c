@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "backend_registry.h"
 #include "csv_lock.h"
 #include "dp_projection.h"
+#include "goodput_plan.h"
 #include "noise_plan.h"
 #include "options.h"
 #include "output_path.h"
@@ -32,6 +34,10 @@ typedef struct plan_args {
     projection_options proj; /* --fit and its options */
     const char *noise_csv;   /* --noise FILE.csv */
     const char *from_csv;    /* --recommend --from FILE.csv */
+    const char *time_csv;    /* --time-to-target FILE.csv */
+    double target_loss;      /* --target-loss; NAN: the highest final loss among the E */
+    int table;               /* --table */
+    const char *goal;        /* --goal: step (default) or time */
 } plan_args;
 
 /* The keys plan shares with run: run's rows parse them into a->shared. */
@@ -50,8 +56,21 @@ static int set_fit(void *target, const option_def *d, const char *value, char *w
         a->noise_csv = value; /* argv outlives the plan */
     else if (strcmp(d->key, "from") == 0)
         a->from_csv = value;
+    else if (strcmp(d->key, "time-to-target") == 0)
+        a->time_csv = value;
     else
         a->proj.csv_path = value;
+    return 0;
+}
+
+static int set_goal(void *target, const option_def *d, const char *value, char *why,
+                    size_t n)
+{
+    if (strcmp(value, "step") && strcmp(value, "time")) {
+        snprintf(why, n, "--%s must be step or time, got '%s'", d->key, value);
+        return -1;
+    }
+    ((plan_args *)target)->goal = value; /* argv outlives the plan */
     return 0;
 }
 
@@ -108,6 +127,20 @@ static const option_def PLAN_OPTIONS[] = {
      .help = "with --recommend: the measured rows to rank"},
     {.key = "noise", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
      .help = "each effective batch of FILE against the gradient noise scale measured at it"},
+    {.key = "time-to-target", .arg = "FILE.csv", .type = OPTION_CUSTOM, .set = set_fit,
+     .help = "is E right: per effective batch of FILE's --train-steps curves, the steps and "
+             "examples to a target loss, the fitted critical batch beside the noise scale, and "
+             "the time to target at the fastest split within --mem-cap"},
+    {.key = "target-loss", .arg = "X", .type = OPTION_REAL,
+     .offset = offsetof(plan_args, target_loss), .lo = 1e-30, .hi = 1e30,
+     .shown = "the highest final loss among the E", .help = "with --time-to-target: the loss to reach"},
+    {.key = "goal", .arg = "step|time", .type = OPTION_CUSTOM, .set = set_goal,
+     .shown = "step",
+     .help = "with --recommend: step ranks the ways to --effective by step time; time ranks "
+             "the effective batches of --from's --train-steps curves by time to a target "
+             "loss (--target-loss), each at its fastest split within --mem-cap"},
+    {.key = "table", .type = OPTION_FLAG, .offset = offsetof(plan_args, table),
+     .help = "with --time-to-target: a CSV table (the chart's) instead of the text"},
     {.key = "fit-devices", .arg = "LIST", .type = OPTION_CUSTOM, .set = set_fit_devices,
      .shown = "every count in the file",
      .help = "fit only at these counts; the others check it"},
@@ -126,8 +159,12 @@ static const char PLAN_USAGE[] =
     "       accubench plan --fit FILE.csv [--devices N] [--fit-devices LIST]\n"
     "                      [--bw GBPS --latency-us US]\n"
     "       accubench plan --noise FILE.csv\n"
+    "       accubench plan --time-to-target FILE.csv [--target-loss X] [--mem-cap BYTES]\n"
+    "                      [--table]\n"
     "       accubench plan --recommend --effective N --mem-cap BYTES [--devices N]\n"
-    "                      [--from FILE.csv] [--model NAME] [--dtype NAME]\n";
+    "                      [--from FILE.csv] [--model NAME] [--dtype NAME]\n"
+    "       accubench plan --recommend --goal time --from FILE.csv [--mem-cap BYTES]\n"
+    "                      [--target-loss X]\n";
 
 void plan_usage(FILE *f, option_usage_edit edit)
 {
@@ -373,7 +410,7 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
 
 int plan_main(int argc, char **argv, option_usage_edit help_edit)
 {
-    plan_args a = {.devices = 1, .proj = {.latency_us = -1}};
+    plan_args a = {.devices = 1, .proj = {.latency_us = -1}, .target_loss = NAN};
     options_defaults(&a.shared);
     char why[400];
     args in;
@@ -396,6 +433,18 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
         a.dtype_given |= strcmp(in.key, "dtype") == 0;
     }
+    int by_time = a.goal && !strcmp(a.goal, "time");
+    if (by_time && (!a.recommend || !a.from_csv)) {
+        say_plan_usage_error("--goal time goes with --recommend --from FILE.csv (a run with "
+                    "--train-steps over several --effective)");
+        return 2;
+    }
+    if (by_time) {
+        goodput_plan_args g = {.csv_path = a.from_csv, .target = a.target_loss,
+                               .mem_cap = a.shared.mem_cap ? (int64_t)a.shared.mem_cap : -1,
+                               .rank = 1};
+        return goodput_plan_main(stdout, &g);
+    }
     if (a.recommend)
         return plan_recommend_of(&a, why, sizeof why);
     if (a.reserve && (!a.find_max_micro || !a.shared.mem_cap)) {
@@ -414,6 +463,16 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     if (a.noise_csv)
         return noise_plan_main(stdout, a.noise_csv);
+    if (!a.time_csv && (a.table || !isnan(a.target_loss))) {
+        say_plan_usage_error("--target-loss and --table go with --time-to-target or --goal time");
+        return 2;
+    }
+    if (a.time_csv) {
+        goodput_plan_args g = {.csv_path = a.time_csv, .target = a.target_loss,
+                               .mem_cap = a.shared.mem_cap ? (int64_t)a.shared.mem_cap : -1,
+                               .table = a.table};
+        return goodput_plan_main(stdout, &g);
+    }
     if (a.proj.csv_path) {
         if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
             say_plan_usage_error("plan --fit takes --bw and --latency-us together, or neither");

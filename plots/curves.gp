@@ -47,9 +47,10 @@ if (n == 0) {
 # micro-batch ("reduction:micro", the correct ones first), the micro-batches (a colour
 # each) and the y range (twice the starting loss: a line that leaves it
 # diverged).
-# A series: effective batch, devices, sync ("-": none), recompute and shard
-# ("-": a file without them), so that each line of a panel is one config.
-key = "$6 \" \" $9 \" \" ($10 == \"\" ? \"-\" : $10) \" \" ($14 == \"\" ? \"-\" : $14) \" \" ($15 == \"\" ? \"-\" : $15)"
+# A series: effective batch, devices, sync ("-": none), recompute, shard
+# and learning rate ("-": a file without them; --lr-grid trains each config
+# at several rates), so that each line of a panel is one config.
+key = "$6 \" \" $9 \" \" ($10 == \"\" ? \"-\" : $10) \" \" ($14 == \"\" ? \"-\" : $14) \" \" ($15 == \"\" ? \"-\" : $15) \" \" ($17 == \"\" ? \"-\" : $17)"
 series(m) = on_rows("$2 == m { print ".key."; exit }", m)
 in_series(m) = "$2 == m && ".key." == ser"
 lines_of(m) = on_rows_then(in_series(m)." && $11 == \"forward\" && $12 == 0 { r = 0; n = split(wr, w, \" \"); for (i = 1; i <= n; i++) if (w[i] == $5) r = i; print r, $7, $5 \":\" $7 }", m, \
@@ -91,7 +92,7 @@ do for [ext in "png svg"] {
                           word(sr, 1), word(sr, 2), word(sr, 3) ne "-" ? ", sync ".word(sr, 3) : "", \
                           word(sr, 4) ne "-" ? ", recompute ".word(sr, 4) : "", \
                           word(sr, 5) ne "-" ? ", shard ".word(sr, 5) : "", \
-                          steps_of(model))
+                          steps_of(model)).(word(sr, 6) ne "-" ? ", lr ".word(sr, 6) : "")
         set xlabel "optimizer step"
         set ylabel "window loss before the step"
         set yrange [0:(top > 0 ? top : 1)]

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -39,8 +40,8 @@ static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *wh
  * where things went), the report's cap in ACCUBENCH_MEM_CAP for the
  * frontier chart to draw (cap < 0: none, and none inherited). Returns 0,
  * or -1 with the reason in why. */
-static int render_charts(const char *csv, const char *prefix, int64_t cap, char *why,
-                         size_t why_len)
+static int render_charts(const char *csv, const char *prefix, int64_t cap, double target,
+                         char *why, size_t why_len)
 {
     char script[4200];
     if (repo_path_find("scripts/plots.sh", script, sizeof script)) {
@@ -64,6 +65,20 @@ static int render_charts(const char *csv, const char *prefix, int64_t cap, char 
             setenv("ACCUBENCH_MEM_CAP", bytes, 1);
         else
             unsetenv("ACCUBENCH_MEM_CAP");
+        /* the time-to-target chart's target, and this program to compute it
+         * (plots.sh asks it for the table: the same numbers as the report) */
+        char loss[64];
+        snprintf(loss, sizeof loss, "%.17g", target);
+        if (target > 0)
+            setenv("ACCUBENCH_TARGET_LOSS", loss, 1);
+        else
+            unsetenv("ACCUBENCH_TARGET_LOSS");
+        char self[4096];
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len > 0) {
+            self[len] = '\0';
+            setenv("ACCUBENCH_BIN", self, 1);
+        }
         execlp("sh", "sh", script, csv, prefix, (char *)NULL);
         _exit(127);
     }
@@ -123,12 +138,14 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
     return 2;
 }
 
-#define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]"
+#define USAGE "usage: accubench report FILE.csv [--out DIR] [--mem-cap BYTES] [--target-loss X] " \
+              "[--no-charts]"
 
 /* What report's options set; each key is a row of REPORT_OPTIONS. */
 typedef struct report_args {
     const char *out_dir, *cap_text; /* the arguments themselves; NULL: not given */
     int no_charts;
+    double target_loss; /* NAN: each series' default */
 } report_args;
 
 /* Keeps the argument's text (argv outlives the report); read after. */
@@ -149,6 +166,10 @@ static const option_def REPORT_OPTIONS[] = {
     {.key = "mem-cap", .arg = "BYTES", .type = OPTION_CUSTOM, .set = keep_text,
      .offset = offsetof(report_args, cap_text), .shown = "the run's own cap",
      .help = "the memory cap the advice assumes (K, M, G suffixes; 0 = none)"},
+    {.key = "target-loss", .arg = "X", .type = OPTION_REAL,
+     .offset = offsetof(report_args, target_loss), .lo = 1e-30, .hi = 1e30,
+     .shown = "the highest final loss among the E",
+     .help = "the loss \"Is E right?\" times each effective batch to (--train-steps curves)"},
     {.key = "no-charts", .type = OPTION_FLAG, .offset = offsetof(report_args, no_charts),
      .help = "do not render the charts (scripts/plots.sh) first"},
 };
@@ -278,7 +299,7 @@ static void report_charts(const char *csv, const report_paths *p, int charts,
     if (!charts) {
         in->charts_note = "Charts were not rendered for this report (--no-charts); any shown "
                           "are from an earlier run of make plots.";
-    } else if (render_charts(csv, p->prefix, in->mem_cap, chart_why, chart_why_len)) {
+    } else if (render_charts(csv, p->prefix, in->mem_cap, in->target_loss, chart_why, chart_why_len)) {
         fprintf(stderr, "accubench: warning: %s\n", chart_why);
         in->charts_note = chart_why;
     }
@@ -309,12 +330,12 @@ static int report_write(const report_input *in, const report_paths *p)
 int report_main(int argc, char **argv)
 {
     const char *csv;
-    report_args ra = {0};
+    report_args ra = {.target_loss = NAN};
     int rc = parse_report_args(argc, argv, &csv, &ra);
     if (rc >= 0)
         return rc;
 
-    report_input in = {.csv_path = csv, .mem_cap = -1};
+    report_input in = {.csv_path = csv, .mem_cap = -1, .target_loss = ra.target_loss};
     char why[4400];
     csv_table t;
     csv_row *rows = NULL;

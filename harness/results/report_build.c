@@ -256,6 +256,7 @@ int report_build(const report_input *in, doc *d)
     report_peers(in, g, ng, d);
     report_noise(in, g, ng, d);
     report_curves(in, d);
+    report_goodput(in, d);
     memory(in, g, ng, mode, d);
     report_frontier(in, d);
     not_run(in, d);

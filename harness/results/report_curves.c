@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curves_read.h"
 #include "report_parts.h"
 
 /* The correct splits count as one curve within this many rounding gaps
@@ -82,10 +83,7 @@ static void series_bullet(doc *d, const char *line)
 void report_curves(const report_input *in, doc *d)
 {
     char path[4200], line[2048];
-    size_t len = strlen(in->csv_path);
-    if (len > 4 && !strcmp(in->csv_path + len - 4, ".csv"))
-        len -= 4;
-    snprintf(path, sizeof path, "%.*s.curves.csv", (int)len, in->csv_path);
+    curves_path_beside(in->csv_path, path, sizeof path);
     FILE *f = fopen(path, "r");
     if (!f)
         return; /* no --train-steps: the charts say there are no curves */

@@ -63,6 +63,11 @@ void report_noise(const report_input *in, const report_group *g, size_t ng, doc 
  * (report_curves.c); nothing when there is none. */
 void report_curves(const report_input *in, doc *d);
 
+/* "Is E right?": steps, examples and time to a target loss per effective
+ * batch, the S(B) fit, from NAME.curves.csv (report_goodput.c); nothing
+ * when there is none. */
+void report_goodput(const report_input *in, doc *d);
+
 /* "Within a memory cap": the frontier of each model, effective batch and
  * device count, the recommendation under the cap, and the frontier chart
  * (report_frontier.c). */

@@ -8,23 +8,21 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "curves_read.h"
 #include "recompute.h"
 #include "reduction.h"
 
 /* The columns of a curves file, after its first comment line. */
 static const char CURVES_HEADER[] =
     "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,"
-    "order,step,loss,recompute,shard,arm\n";
+    "order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err\n";
 static const char CURVES_COMMENT[] =
     "# accubench loss curves: the window's loss before each optimizer step, from the starting "
     "weights, on learnable data\n";
 
 void curves_path_of(const char *main_csv, char *out, size_t len)
 {
-    size_t n = strlen(main_csv);
-    if (n > 4 && strcmp(main_csv + n - 4, ".csv") == 0)
-        n -= 4;
-    snprintf(out, len, "%.*s.curves.csv", (int)n, main_csv);
+    curves_path_beside(main_csv, out, len); /* the name the readers look for */
 }
 
 /* --append: what the file holds after its header, kept as it is; its
@@ -97,7 +95,8 @@ static void put_text(FILE *f, const char *s)
 }
 
 /* Keeps one config's curve. 0, or -1 out of memory. */
-static int keep_curve(curves_file *c, const result_row *key, int reverse, const double *loss)
+static int keep_curve(curves_file *c, const result_row *key, int reverse, double lr,
+                      const double *loss, const double *noise, const double *noise_err)
 {
     if (c->count == c->capacity) {
         int cap = c->capacity ? 2 * c->capacity : 16;
@@ -108,11 +107,22 @@ static int keep_curve(curves_file *c, const result_row *key, int reverse, const 
         c->capacity = cap;
     }
     curve *k = &c->curves[c->count];
-    if (!(k->loss = malloc((size_t)c->steps * sizeof *k->loss)))
+    size_t n = (size_t)c->steps;
+    if (!(k->loss = malloc(n * sizeof *k->loss)))
         return -1;
+    k->noise = NULL;
+    if (noise && !(k->noise = malloc(2 * n * sizeof *k->noise))) {
+        free(k->loss);
+        return -1;
+    }
+    if (noise) {
+        memcpy(k->noise, noise, n * sizeof *noise);
+        memcpy(k->noise + n, noise_err, n * sizeof *noise_err);
+    }
     c->count++;
     k->key = *key;
     k->reverse = reverse;
+    k->lr = lr;
     memcpy(k->loss, loss, (size_t)c->steps * sizeof *loss);
     return 0;
 }
@@ -137,14 +147,21 @@ static void put_rows(FILE *f, const curve *k, int steps)
         fputc(',', f);
         put_text(f, key->recompute);
         put_text(f, key->shard);
-        fprintf(f, "%lld\n", (long long)key->arm);
+        fprintf(f, "%lld,%.9g,", (long long)key->arm, k->lr);
+        /* the noise scale on the steps it was measured at, empty elsewhere */
+        if (k->noise && isfinite(k->noise[t]) && isfinite(k->noise[steps + t]))
+            fprintf(f, "%.6g,%.6g\n", k->noise[t], k->noise[steps + t]);
+        else
+            fputs(",\n", f);
     }
 }
 
-/* The same series: everything but the split, the reduction and the order. */
-static int same_series(const result_row *a, const result_row *b)
+/* The same series: everything but the split, the reduction and the order
+ * (curves at another learning rate are another series). */
+static int same_series(const curve *ca, const curve *cb)
 {
-    return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
+    const result_row *a = &ca->key, *b = &cb->key;
+    return ca->lr == cb->lr && !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
            !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
            !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
            !strcmp(a->shard, b->shard) && a->effective_batch == b->effective_batch &&
@@ -176,7 +193,7 @@ static const curve *correct_of(const curves_file *c, const curve *k)
 {
     for (int i = 0; i < c->count; i++) {
         const curve *o = &c->curves[i];
-        if (same_series(&o->key, &k->key) && is_correct(o) && !o->reverse &&
+        if (same_series(o, k) && is_correct(o) && !o->reverse &&
             o->key.micro_batch == k->key.micro_batch && o->key.arm == k->key.arm)
             return o;
     }
@@ -197,13 +214,13 @@ static void series_gaps(const curves_file *c, const curve *first, double *g)
         g[i] = NAN;
     for (int i = 0; i < c->count; i++) {
         const curve *a = &c->curves[i], *ref = correct_of(c, a);
-        if (!same_series(&a->key, &first->key) || !ref)
+        if (!same_series(a, first) || !ref)
             continue;
         int r;
         if (a == ref) {
             for (int j = 0; j < c->count; j++) {
                 const curve *b = &c->curves[j];
-                if (b != a && same_series(&a->key, &b->key) && is_correct(b) && !b->reverse)
+                if (b != a && same_series(a, b) && is_correct(b) && !b->reverse)
                     max_into(&g[0], gap(a, b, c->steps));
             }
         } else if (is_correct(a)) { /* the same split, another order */
@@ -221,12 +238,17 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     double g[2 + REDUCTION_COUNT];
     series_gaps(c, k, g);
     int recomputes = strcmp(k->key.recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s steps=%d: "
+    /* the rate where curves ran at more than one (--lr-grid) */
+    char lr[48] = "";
+    for (int i = 0; i < c->count && !lr[0]; i++)
+        if (c->curves[i].lr != k->lr)
+            snprintf(lr, sizeof lr, " lr=%.4g", k->lr);
+    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s steps=%d: "
             "gap_correct_splits=%.3g gap_rounding=%.3g", k->key.backend, k->key.model,
             k->key.dtype, k->key.mode, (long long)k->key.effective_batch,
             (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync,
             recomputes ? " recompute=" : "", recomputes ? k->key.recompute : "",
-            k->key.shard[0] ? " shard=" : "", k->key.shard, c->steps, g[0], g[1]);
+            k->key.shard[0] ? " shard=" : "", k->key.shard, lr, c->steps, g[0], g[1]);
     /* every known-wrong row's gap, by its name: the report and the chart
      * read the wrong reductions from these keys */
     for (int r = 0; r < REDUCTION_COUNT; r++)
@@ -241,7 +263,7 @@ static void put_summaries(const curves_file *c, FILE *f)
     for (int i = 0; i < c->count; i++) {
         int first = 1;
         for (int j = 0; j < i && first; j++)
-            first = !same_series(&c->curves[j].key, &c->curves[i].key);
+            first = !same_series(&c->curves[j], &c->curves[i]);
         if (first)
             summary_line(c, &c->curves[i], f);
     }
@@ -264,10 +286,11 @@ static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
     return 0;
 }
 
-int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss,
-               char *why, size_t why_len)
+int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
+               const double *loss, const double *noise, const double *noise_err, char *why,
+               size_t why_len)
 {
-    if (keep_curve(c, key, reverse, loss)) {
+    if (keep_curve(c, key, reverse, lr, loss, noise, noise_err)) {
         snprintf(why, why_len, "out of memory for the loss curves of %s", c->path);
         return -1;
     }
@@ -290,8 +313,10 @@ void curves_close(curves_file *c, FILE *echo)
 {
     if (echo)
         put_summaries(c, echo);
-    for (int i = 0; i < c->count; i++)
+    for (int i = 0; i < c->count; i++) {
         free(c->curves[i].loss);
+        free(c->curves[i].noise);
+    }
     free(c->curves);
     free(c->earlier);
     memset(c, 0, sizeof *c);

@@ -15,7 +15,10 @@
 typedef struct curve {
     result_row key; /* the config's columns */
     int reverse;
+    double lr;    /* the learning rate it trained at */
     double *loss;
+    double *noise; /* steps x 2: B_simple and its error per step, NAN where
+                    * not measured (curve_noise.h); NULL: none */
 } curve;
 
 typedef struct curves_file {
@@ -36,10 +39,12 @@ void curves_path_of(const char *main_csv, char *out, size_t len);
  * this version's. Nothing is written yet. 0, or -1 with the reason. */
 int curves_open(curves_file *c, const char *path, int steps, int append, char *why,
                 size_t why_len);
-/* One config's curve, kept until its row is written. 0, or -1 with the
- * reason (out of memory). */
-int curves_add(curves_file *c, const result_row *key, int reverse, const double *loss,
-               char *why, size_t why_len);
+/* One config's curve at learning rate lr (with the noise scale along it
+ * and its error where measured, else both NULL), kept until its row is written.
+ * 0, or -1 with the reason (out of memory). */
+int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
+               const double *loss, const double *noise, const double *noise_err, char *why,
+               size_t why_len);
 /* After a row is written: the file rewritten whole with every curve kept
  * (atomic_file.h), when one was added since. So the curves on disk are
  * those of the rows on disk: a run stopped between a curve and its row

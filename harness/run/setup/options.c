@@ -248,6 +248,14 @@ static int set_int_list(void *target, const option_def *d, const char *value, ch
     return 0;
 }
 
+/* --lr-grid sqrt|LIST (lr_grid.h). */
+static int set_lr_grid(void *target, const option_def *d, const char *value, char *why,
+                       size_t n)
+{
+    (void)d;
+    return lr_grid_parse(value, &((run_options *)target)->lr_grid, why, n);
+}
+
 /* --rounds auto|off|N: N from 2 (one round has no interval) to ROUNDS_MAX. */
 static int set_rounds(void *target, const option_def *d, const char *value, char *why,
                       size_t n)
@@ -443,6 +451,11 @@ static const option_def RUN_OPTIONS[] = {
     {INT_ROW("train-steps", "N", train_steps, 0, 1000000), .def = "0",
      .help = "optimizer steps from the starting weights per config on learnable data, each "
              "step's loss into NAME.curves.csv; 0: none"},
+    {.key = "lr-grid", .arg = "sqrt|LIST", .type = OPTION_CUSTOM, .set = set_lr_grid,
+     .shown = "none: --lr alone",
+     .help = "with --train-steps: every config's curve at each of these learning rates "
+             "(a comma list), or sqrt: --lr x sqrt(E / the first E) x 0.5, 1 and 2; the "
+             "report keeps each E's best by final loss"},
     {PATH_ROW("dump", "DIR", dump_dir),
      .help = "the first config's window and gradient as .npy files for checks with other "
              "frameworks (docs/dump.md)"},
@@ -515,6 +528,10 @@ int options_validate(const run_options *o, char *why, size_t n)
 {
     if (o->noise_windows == 1) { /* one window has no spread to estimate from */
         snprintf(why, n, "noise-windows needs 0 (none) or 2 and more windows, got 1");
+        return -1;
+    }
+    if (lr_grid_active(&o->lr_grid) && o->train_steps <= 0) { /* it trains nothing else */
+        snprintf(why, n, "--lr-grid goes with --train-steps N (the rates of the loss curves)");
         return -1;
     }
     if (o->append && o->replace) {

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "csv_existing.h"
 #include "dataset.h"
+#include "lr_grid.h"
 #include "model_kind.h"
 #include "modes.h"
 #include "option_table.h"
@@ -54,6 +55,7 @@ typedef struct run_options {
     int trace_steps;                        /* steps in the trace pass; 0 = none */
     int noise_windows;                      /* windows of the noise scale; 0 = none */
     int train_steps;                        /* steps of the loss curves; 0 = none */
+    lr_grid lr_grid;                        /* --lr-grid: the curves' learning rates */
     int no_cupti;
     int quiet;
     char note[600];                         /* what was dropped (duplicates), for stderr */

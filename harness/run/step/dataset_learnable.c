@@ -164,13 +164,13 @@ static int upload_buffer(dataset *d, input_buffer *ib, host_buffer *h, int rever
     return rc ? rc : bk_upload(d->b, ib->valid, h->valid, items * sizeof(int));
 }
 
-int dataset_create_learnable(backend *b, const input_spec *in, int effective_batch,
-                             int buffers, uint64_t source, uint64_t seed, int reverse_block,
-                             dataset *d)
+/* Fills every buffer of d with windows drawn from `seed` (buffer i from
+ * its own stream), the teacher or source from `source`. BK_* status. */
+static int fill_all(dataset *d, uint64_t source, uint64_t seed, int reverse_block)
 {
-    int rc = dataset_create(b, in, effective_batch, buffers, seed, d);
-    if (rc)
-        return rc;
+    backend *b = d->b;
+    const input_spec *in = &d->input;
+    int effective_batch = d->effective_batch, rc = BK_OK;
     size_t items = (size_t)effective_batch * in->loss_items;
     size_t nx = (size_t)effective_batch * in->width;
     int tokens = in->kind == INPUT_TOKENS;
@@ -197,7 +197,23 @@ int dataset_create_learnable(backend *b, const input_spec *in, int effective_bat
     free(h.labels);
     free(h.valid);
     free(src);
+    return rc;
+}
+
+int dataset_create_learnable(backend *b, const input_spec *in, int effective_batch,
+                             int buffers, uint64_t source, uint64_t seed, int reverse_block,
+                             dataset *d)
+{
+    int rc = dataset_create(b, in, effective_batch, buffers, seed, d);
+    if (rc)
+        return rc;
+    rc = fill_all(d, source, seed, reverse_block);
     if (rc)
         dataset_destroy(d);
     return rc;
+}
+
+int dataset_refill_learnable(dataset *d, uint64_t source, uint64_t seed, int reverse_block)
+{
+    return fill_all(d, source, seed, reverse_block);
 }

@@ -22,4 +22,11 @@ int dataset_create_learnable(backend *b, const input_spec *in, int effective_bat
                              int buffers, uint64_t source, uint64_t seed, int reverse_block,
                              dataset *d);
 
+/* The buffers of a learnable dataset filled again with new windows from
+ * `seed`, as dataset_create_learnable drew them (same source, same
+ * reverse_block): fresh examples of the same distribution, so that a
+ * curve longer than the buffers trains on a stream rather than on the
+ * same few windows again. BK_* status. */
+int dataset_refill_learnable(dataset *d, uint64_t source, uint64_t seed, int reverse_block);
+
 #endif

@@ -86,9 +86,6 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *win
     if (n.windows_run < cfg->noise_windows) /* the error column is over these windows */
         row_note(r, "noise scale from %d of %d windows: the pass keeps to %g of --budget-s "
                     "(%.3g s)", n.windows_run, cfg->noise_windows, NOISE_BUDGET_SHARE, time_s);
-    /* B_simple counts valid items (tokens for the GPT); E counts examples,
-     * padding included: the scale in examples, so that E / it is a ratio. */
-    double per_example = n.window_valid / sp->global;
     r->grad_sq_micro = n.small_sq;
     r->grad_sq_window = n.window_sq;
     /* Both estimates are differences of noisy means: either can come out
@@ -100,7 +97,18 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *win
                  n.grad_sq > 0 ? "tr(Sigma)" : "|G|^2", n.grad_sq > 0 ? n.trace_sigma : n.grad_sq);
         return BK_OK;
     }
-    r->grad_noise_scale = n.b_simple / per_example;
-    r->grad_noise_scale_err = n.b_simple_err / per_example;
+    noise_in_examples(&n, sp->global, &r->grad_noise_scale, &r->grad_noise_scale_err);
     return BK_OK;
+}
+
+/* B_simple counts valid items (tokens for the GPT); E counts examples,
+ * padding included: the scale in examples, so that E / it is a ratio. */
+int noise_in_examples(const noise_result *n, int global, double *b, double *err)
+{
+    double per_example = n->window_valid / global;
+    if (!(n->windows > 0 && n->grad_sq > 0 && n->b_simple > 0 && per_example > 0))
+        return -1;
+    *b = n->b_simple / per_example;
+    *err = n->b_simple_err / per_example;
+    return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "comm.h"
 #include "model.h"
+#include "noise_scale.h"
 #include "config.h"
 #include "result_row.h"
 #include "split.h"
@@ -14,5 +15,10 @@
  * *windows_run: the windows this call ran (0: none, or the last config's
  * result reused), what the time it took was spent on. */
 int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *windows_run);
+
+/* A pass's B_simple and its error in examples (grad_noise_scale's unit)
+ * from the window's mean valid items over `global` examples. 0, or -1
+ * (nothing written) where there is no positive estimate to convert. */
+int noise_in_examples(const noise_result *n, int global, double *b, double *err);
 
 #endif

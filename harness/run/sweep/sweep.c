@@ -502,7 +502,10 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     }
     sweep s = {.b = b, .col = dev->col, .mem_cap = o->mem_cap, .dump_dir = o->dump_dir,
                .trace_path = o->trace_path, .quiet = o->quiet, .stop = &stop_signal,
-               .world = dev->world, .writer = !dev->world || dev->world->rank == 0};
+               .world = dev->world, .writer = !dev->world || dev->world->rank == 0,
+               /* every rank trains the same rates: the curves' all-reduces pair up */
+               .lr_grid = &o->lr_grid, .base_lr = o->optimizer.lr,
+               .base_effective = o->n_effective ? o->effective[0] : 0};
     b->mem_cap = (size_t)o->mem_cap;
     /* SIGTERM (kill, a batch system's stop) as Ctrl-C, on every rank: stop
      * between configs, keep what was measured, and never die inside a

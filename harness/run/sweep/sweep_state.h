@@ -14,6 +14,7 @@
 #include "csv_writer.h"
 #include "curves_file.h"
 #include "dataset.h"
+#include "lr_grid.h"
 #include "model.h"
 #include "progress.h"
 
@@ -36,6 +37,10 @@ typedef struct sweep {
     comm *comm;  /* the ranks of the configs being run (NULL: one process) */
     int writer;  /* this process writes the CSV, the console table, the trace */
     curves_file *curves; /* --train-steps: the curves CSV (NULL: none, or not this rank) */
+    /* --lr-grid: the curves' learning rates, around --lr from the first E */
+    const lr_grid *lr_grid;
+    double base_lr;
+    int base_effective;
 } sweep;
 
 /* What the sweep has open for the config at hand: the model, its data for

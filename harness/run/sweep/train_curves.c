@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curve_noise.h"
 #include "dataset_learnable.h"
 #include "dispatch.h"
 #include "dp_check.h"
+#include "lr_grid.h"
 #include "step.h"
 #include "sweep_state.h"
 
@@ -45,6 +47,29 @@ static int stop_now(const curve_run *o)
     return o->comm ? dp_agree_max(o->comm, mine) > 0 : mine;
 }
 
+/* The seeds of a curve's data: the teacher or source, and the windows of
+ * its first pass over the buffers. */
+#define CURVE_SOURCE(o) ((o)->seed)
+#define CURVE_WINDOWS(o) ((o)->seed ^ 0xc0ffee11ull)
+
+/* Every pass over the buffers after the first draws new windows: a curve
+ * longer than DATASET_MAX_BUFFERS steps would otherwise see the same few
+ * windows again, and a small E (8 windows of 8 examples) learns them by
+ * heart, its loss falling for that alone (steps to a target would then
+ * favour the smallest E). Pass p draws from its own seed, the same for
+ * every config, so that splits and orders still see the same examples. */
+static int next_pass_data(step_runner *run, const split *sp, const curve_run *o, int t)
+{
+    if (t == 0 || run->next_buffer != 0)
+        return BK_OK;
+    uint64_t pass = (uint64_t)(t / run->d->count);
+    int block = o->reverse ? sp->micro * sp->devices : 0;
+    int rc = dataset_refill_learnable(run->d, CURVE_SOURCE(o),
+                                      CURVE_WINDOWS(o) + pass * 0x2545f4914f6cdd1dull, block);
+    /* new windows, new valid counts: the loss scales follow them */
+    return rc ? rc : step_runner_resume(run);
+}
+
 static int train_steps(step_runner *run, const split *sp, const curve_run *o, double *loss)
 {
     int steps = o->steps;
@@ -60,7 +85,14 @@ static int train_steps(step_runner *run, const split *sp, const curve_run *o, do
             *o->interrupted = 1;
             break;
         }
-        rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
+        rc = next_pass_data(run, sp, o, t);
+        if (!rc && o->noise)
+            o->noise[t] = o->noise_err[t] = NAN;
+        if (!rc && o->noise && curve_noise_due(t, steps))
+            rc = curve_noise_at(run, sp, o->noise_windows, o->seed, o->comm, &o->noise[t],
+                                &o->noise_err[t]);
+        if (!rc)
+            rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
         if (!rc && diverged(loss, t)) {
             t++;
             break;
@@ -68,8 +100,11 @@ static int train_steps(step_runner *run, const split *sp, const curve_run *o, do
         if (!rc)
             rc = step_run(run);
     }
-    for (; t < steps; t++)
+    for (; t < steps; t++) {
         loss[t] = NAN; /* diverged: no steps on weights that have left the numbers */
+        if (o->noise)
+            o->noise[t] = o->noise_err[t] = NAN;
+    }
     if (!rc)
         rc = m->b->ops->sync(m->b);
     if (acts.capacity)
@@ -87,8 +122,8 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
     int block = o->reverse ? sp->micro * sp->devices : 0;
     int rc = model_reset(m);
     if (!rc)
-        rc = dataset_create_learnable(m->b, &in, sp->global, DATASET_MAX_BUFFERS, o->seed,
-                                      o->seed ^ 0xc0ffee11ull, block, &d);
+        rc = dataset_create_learnable(m->b, &in, sp->global, DATASET_MAX_BUFFERS,
+                                      CURVE_SOURCE(o), CURVE_WINDOWS(o), block, &d);
     if (rc)
         return rc;
     if (o->comm)
@@ -106,25 +141,45 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
 int train_curves_config(sweep *s, model *m, const config *c, const result_row *r)
 {
     const split *sp = &c->sp;
-    double *loss = malloc((size_t)c->train_steps * sizeof *loss);
-    if (!loss) {
+    size_t n = (size_t)c->train_steps;
+    double *loss = malloc(n * sizeof *loss);
+    /* the noise along the forward curves, where the config measures one */
+    double *noise = c->noise_windows > 0 ? malloc(2 * n * sizeof *noise) : NULL;
+    if (!loss || (c->noise_windows > 0 && !noise)) {
+        free(loss);
+        free(noise);
         snprintf(m->b->error, sizeof m->b->error, "out of host memory for the loss curve");
         return BK_OOM;
     }
+    double lrs[LR_GRID_MAX];
+    lr_grid none = {0};
+    int n_lr = lr_grid_at(s->lr_grid ? s->lr_grid : &none, s->lr_grid ? s->base_lr : m->opt.lr,
+                          s->base_effective, sp->global, lrs);
+    float lr_run = m->opt.lr; /* the timed pass's rate, given back after */
     int rc = BK_OK, interrupted = 0;
     /* the correct reduction twice: the second in another order of its sums */
     int exact = reduction_info_of(c->reduction)->exact;
-    for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
-        curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
-                        .mode = c->mode, .red = c->reduction, .comm = s->comm, .sync = c->sync,
-                        .stop = s->stop, .interrupted = &interrupted};
-        progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
-        rc = train_curve_run(m, sp, &cr, loss);
-        /* each curve into the file as it ends: a run that stops keeps it */
-        if (!rc && !interrupted && s->curves &&
-            curves_add(s->curves, r, reverse, loss, m->b->error, sizeof m->b->error))
-            rc = BK_ERROR;
+    for (int i = 0; i < n_lr && !rc && !interrupted; i++) {
+        m->opt.lr = (float)lrs[i];
+        for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
+            /* the reverse order is the same weights to rounding: no second pass */
+            double *nz = reverse ? NULL : noise;
+            curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
+                            .mode = c->mode, .red = c->reduction, .comm = s->comm,
+                            .sync = c->sync, .stop = s->stop, .interrupted = &interrupted,
+                            .noise_windows = c->noise_windows, .noise = nz,
+                            .noise_err = nz ? nz + n : NULL};
+            progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
+            rc = train_curve_run(m, sp, &cr, loss);
+            /* each curve into the file as it ends: a run that stops keeps it */
+            if (!rc && !interrupted && s->curves &&
+                curves_add(s->curves, r, reverse, m->opt.lr, loss, cr.noise, cr.noise_err,
+                           m->b->error, sizeof m->b->error))
+                rc = BK_ERROR;
+        }
     }
+    m->opt.lr = lr_run;
     free(loss);
+    free(noise);
     return rc;
 }

@@ -45,10 +45,16 @@ typedef struct curve_run {
      * set, the curve ends there and *interrupted says so. NULL: none. */
     const volatile sig_atomic_t *stop;
     int *interrupted;
+    /* The noise scale along the curve (curve_noise.h): windows of its
+     * passes (0: none), and its figure and error per step, NAN where not
+     * measured (both NULL: none). */
+    int noise_windows;
+    double *noise, *noise_err;
 } curve_run;
 
 /* N steps from the starting weights (model_reset before and after); loss
- * holds N values, or fewer where o->stop ended it. BK_* status. */
+ * holds N values, or fewer where o->stop ended it; with o->noise, the
+ * noise scale at the steps curve_noise_due names. BK_* status. */
 int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss);
 
 /* The config's curves (both orders for the correct reduction) into

@@ -1,0 +1,39 @@
+/* Reading back the curves file of --train-steps (NAME.curves.csv beside
+ * NAME.csv; harness/run/curves_file.h writes it): one curve per config,
+ * order and learning rate, its loss per step. Columns are found by name,
+ * so a file from before the `lr` column still reads (lr NAN). A quoted
+ * model spec's commas read as ';', the main CSV's spelling of the same
+ * name, so that a curve and its rows match. */
+#ifndef ACCUBENCH_CURVES_READ_H
+#define ACCUBENCH_CURVES_READ_H
+
+#include <stddef.h>
+
+#define CURVE_TEXT 256
+
+typedef struct read_curve {
+    char backend[CURVE_TEXT], model[CURVE_TEXT], dtype[CURVE_TEXT], mode[CURVE_TEXT],
+        reduction[CURVE_TEXT], sync[CURVE_TEXT], recompute[CURVE_TEXT], shard[CURVE_TEXT];
+    long long effective_batch, micro_batch, accum_steps, devices, arm;
+    int reverse;   /* the sums taken in reverse order */
+    double lr;     /* NAN: a file without the column */
+    int steps;     /* steps logged (1 + the largest step) */
+    double *loss;  /* steps values; NAN where empty (diverged) */
+    double *noise, *noise_err; /* per step, the noise scale measured along
+                                * the curve (examples); NAN where not */
+} read_curve;
+
+typedef struct curves_table {
+    read_curve *c;
+    size_t n;
+} curves_table;
+
+/* The curves file beside a main CSV: NAME.curves.csv for NAME.csv. */
+void curves_path_beside(const char *main_csv, char *out, size_t len);
+
+/* Reads `path`. 0; 1 when there is no such file (nothing to free); -1
+ * with a one-line reason when it cannot be read or is not a curves file. */
+int curves_read(const char *path, curves_table *out, char *why, size_t why_len);
+void curves_table_free(curves_table *t);
+
+#endif

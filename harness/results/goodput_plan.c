@@ -1,0 +1,166 @@
+/* plan --time-to-target (goodput_plan.h). */
+#include "goodput_plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "goodput_table.h"
+
+static void print_series(FILE *out, const goodput_series *s)
+{
+    char name[600];
+    goodput_series_name(s, name, sizeof name);
+    fprintf(out, "%s: target loss %.4g (%s)\n", name, s->target,
+            s->target_given ? "--target-loss" : "the highest final loss among the E");
+    for (size_t j = 0; j < s->n; j++) {
+        const goodput_point *p = &s->p[j];
+        fprintf(out, "  E=%lld", p->e);
+        if (!isnan(p->lr))
+            fprintf(out, " lr %.3g%s", p->lr, p->lrs > 1 ? " (best final loss of the grid)" : "");
+        if (isnan(p->steps)) {
+            fprintf(out, ": does not reach the target in %d steps (final loss %.4g)\n",
+                    p->curve_steps, p->final);
+            continue;
+        }
+        fprintf(out, ": %.1f steps, %.4g examples to target", p->steps, p->steps * (double)p->e);
+        if (p->fast)
+            fprintf(out, "; fastest within the cap %lldx%lld %.4g ms [%.4g..%.4g]: %.3g s "
+                         "[%.3g..%.3g] to target", (long long)p->fast->micro_batch,
+                    (long long)p->fast->accum_steps, p->fast->step_ms_median,
+                    p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, p->time_s, p->time_lo,
+                    p->time_hi);
+        else
+            fprintf(out, "; no timed split within the cap");
+        if (!isnan(p->pred_steps))
+            fprintf(out, "; predicted %.1f steps", p->pred_steps);
+        fprintf(out, "%s\n", (int)j == s->best ? "  <- least time to target" : "");
+    }
+    const goodput_fit *f = &s->fit;
+    if (f->status == GOODPUT_FIT_OK)
+        fprintf(out, "  fit S = S_min + E_min/B over %zu E: S_min %.3g steps, E_min %.4g examples, "
+                     "B_crit = E_min/S_min %.3g; largest residual %.2g%% (bound %.0f%%): the "
+                     "relation holds\n", f->n, f->s_min, f->e_min, f->b_crit,
+                100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
+    else if (f->status == GOODPUT_FIT_TOO_FEW)
+        fprintf(out, "  no fit: %s (%zu do)\n", goodput_fit_why(f->status), f->n);
+    else
+        fprintf(out, "  the relation does not fit these points: %s (S_min %.3g, E_min %.4g, "
+                     "largest residual %.2g%%, bound %.0f%%)\n", goodput_fit_why(f->status),
+                f->s_min, f->e_min, 100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
+    if (!isnan(s->b_simple) && f->status == GOODPUT_FIT_OK)
+        fprintf(out, "  B_simple %.3g +- %.2g examples (the rows' estimates pooled, weighted by "
+                     "their inverse variance): B_crit / B_simple = %.2g\n", s->b_simple,
+                s->b_simple_err, f->b_crit / s->b_simple);
+    else if (!isnan(s->b_simple))
+        fprintf(out, "  B_simple %.3g +- %.2g examples (the rows' estimates pooled, weighted by "
+                     "their inverse variance); no B_crit to set it against\n", s->b_simple,
+                s->b_simple_err);
+    else
+        fprintf(out, "  no noise scale in the rows (--noise-windows and K > 1)\n");
+    for (size_t j = 0; j < s->n; j++) {
+        char text[600];
+        if (!goodput_noise_text(&s->p[j], text, sizeof text))
+            fprintf(out, "  B_simple along E=%lld's curve: %s\n", s->p[j].e, text);
+    }
+    if (s->best >= 0) {
+        char up[200], down[200];
+        long long e = s->p[s->best].e;
+        goodput_slower_text(s, 2 * e, up, sizeof up);
+        goodput_slower_text(s, e / 2, down, sizeof down);
+        fprintf(out, "  least time to target at E=%lld; %s; %s (ratio of the times, interval "
+                     "from the step times' intervals)\n", e, up, down);
+    }
+}
+
+/* plan --recommend --goal time: each E of the series ranked by its time
+ * to target (its fastest split within the cap), the least first, each
+ * beside it as a ratio with the widest interval the step times allow.
+ * Returns how many E were ranked. */
+static int print_rank(FILE *out, const goodput_series *s)
+{
+    char name[600];
+    goodput_series_name(s, name, sizeof name);
+    size_t order[256], n = 0;
+    for (size_t j = 0; j < s->n && n < 256; j++)
+        if (s->p[j].time_s > 0)
+            order[n++] = j;
+    for (size_t a = 1; a < n; a++) /* least time first */
+        for (size_t b = a; b > 0 && s->p[order[b - 1]].time_s > s->p[order[b]].time_s; b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    fprintf(out, "%s: effective batches by time to target loss %.4g (steps to target x the "
+                 "fastest split's median step time within the cap)\n", name, s->target);
+    for (size_t i = 0; i < n; i++) {
+        const goodput_point *p = &s->p[order[i]];
+        char vs[200] = "the least";
+        if (i)
+            goodput_slower_text(s, p->e, vs, sizeof vs);
+        fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %.3g s [%.3g..%.3g]; %s\n",
+                i + 1, p->e, (long long)p->fast->micro_batch, (long long)p->fast->accum_steps,
+                p->steps, p->fast->step_ms_median, p->time_s, p->time_lo, p->time_hi,
+                i ? vs : "the least");
+    }
+    for (size_t j = 0; j < s->n; j++)
+        if (!(s->p[j].time_s > 0))
+            fprintf(out, "  left out: E=%lld %s\n", s->p[j].e,
+                    isnan(s->p[j].steps) ? "does not reach the target"
+                                         : "has no timed split within the cap");
+    return (int)n;
+}
+
+void goodput_print(FILE *out, const goodput_series *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        print_series(out, &s[i]);
+}
+
+int goodput_plan_main(FILE *out, const goodput_plan_args *a)
+{
+    csv_table t;
+    csv_row *rows;
+    char why[600], path[4200];
+    if (csv_load(a->csv_path, NULL, &t, &rows, why, sizeof why)) {
+        fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    curves_path_beside(a->csv_path, path, sizeof path);
+    curves_table ct;
+    int rc = curves_read(path, &ct, why, sizeof why);
+    if (rc) {
+        if (rc > 0)
+            fprintf(stderr, "accubench: no curves file beside %s (%s; run with --train-steps "
+                            "N over several --effective)\n", a->csv_path, path);
+        else
+            fprintf(stderr, "accubench: %s\n", why);
+        free(rows);
+        csv_free(&t);
+        return rc > 0 ? 1 : 2;
+    }
+    goodput_request req = {.target = a->target, .mem_cap = a->mem_cap};
+    goodput_series *s;
+    size_t n;
+    rc = 0;
+    if (goodput_build(&ct, rows, t.rows, &req, &s, &n)) {
+        fprintf(stderr, "accubench: out of memory\n");
+        rc = 2;
+    } else if (!n) {
+        fprintf(stderr, "accubench: %s holds no curve of the correct reduction\n", path);
+        rc = 1;
+    } else if (a->table) {
+        goodput_write_table(out, s, n);
+    } else if (a->rank) {
+        int ranked = 0;
+        for (size_t i = 0; i < n; i++)
+            ranked += print_rank(out, &s[i]);
+        rc = ranked ? 0 : 1;
+    } else {
+        goodput_print(out, s, n);
+    }
+    goodput_free(s, n);
+    curves_table_free(&ct);
+    free(rows);
+    csv_free(&t);
+    return rc;
+}

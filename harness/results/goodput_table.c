@@ -1,0 +1,332 @@
+/* The "Is E right?" analysis of one run (goodput_table.h). */
+#include "goodput_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "paired.h"
+#include "reduction.h"
+
+/* The same series: all but the effective batch, the split, the reduction,
+ * the order and the learning rate. */
+static int same_series(const read_curve *a, const read_curve *b)
+{
+    return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
+           !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
+           !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
+           !strcmp(a->shard, b->shard) && a->devices == b->devices && a->arm == b->arm;
+}
+
+/* A curve the analysis reads: the correct reduction, sums in their order. */
+static int counted(const read_curve *c)
+{
+    return reduction_exact_named(c->reduction) == 1 && !c->reverse && c->steps > 0;
+}
+
+/* A curve file without a recompute or shard column matches any value. */
+static int text_matches(const char *curve, const char *row)
+{
+    return !*curve || !strcmp(curve, row ? row : "");
+}
+
+/* A timed row of the curve's series at effective batch e. */
+static int row_of(const csv_row *r, const read_curve *k, long long e)
+{
+    return result_ran(r) && reduction_exact_named(r->reduction) == 1 &&
+           r->effective_batch == e && !strcmp(r->backend, k->backend) &&
+           !strcmp(r->model, k->model) && !strcmp(r->dtype, k->dtype) &&
+           !strcmp(r->mode, k->mode) && r->devices == k->devices &&
+           text_matches(k->sync, r->sync) && text_matches(k->recompute, r->recompute) &&
+           text_matches(k->shard, r->shard) && r->arm == k->arm;
+}
+
+static int fits(const csv_row *r, int64_t cap)
+{
+    return cap < 0 || (r->mem_need_bytes >= 0 && r->mem_need_bytes <= cap);
+}
+
+/* The fastest split at e within the cap, by median step time. */
+static const csv_row *fastest(const csv_row *rows, size_t n, const read_curve *k, long long e,
+                              int64_t cap)
+{
+    const csv_row *best = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (row_of(&rows[i], k, e) && fits(&rows[i], cap) &&
+            (!best || rows[i].step_ms_median < best->step_ms_median))
+            best = &rows[i];
+    return best;
+}
+
+/* B_simple of the series: the inverse-variance weighted mean of its rows'
+ * estimates (each from the starting weights, so all estimate one figure),
+ * with that mean's standard error. */
+static void pooled_noise(const csv_row *rows, size_t n, const read_curve *k,
+                         const goodput_series *s, double *b, double *err)
+{
+    double w = 0, wb = 0;
+    for (size_t i = 0; i < n; i++) {
+        const csv_row *r = &rows[i];
+        if (!(r->grad_noise_scale > 0) || !(r->grad_noise_scale_err > 0))
+            continue;
+        int in = 0;
+        for (size_t j = 0; j < s->n && !in; j++)
+            in = row_of(r, k, s->p[j].e);
+        if (!in)
+            continue;
+        double wi = 1 / (r->grad_noise_scale_err * r->grad_noise_scale_err);
+        w += wi;
+        wb += wi * r->grad_noise_scale;
+    }
+    *b = w > 0 ? wb / w : NAN;
+    *err = w > 0 ? 1 / sqrt(w) : NAN;
+}
+
+/* Per E, the curve kept: of the learning rates trained there, the one with
+ * the lowest final loss (a diverged curve has none and loses); of the
+ * splits, which train alike up to rounding, the first in the file. */
+static int add_points(const curves_table *ct, const read_curve *key, goodput_series *s)
+{
+    const read_curve **kept = NULL;
+    for (size_t i = 0; i < ct->n; i++) {
+        const read_curve *c = &ct->c[i];
+        if (!counted(c) || !same_series(c, key))
+            continue;
+        size_t j = 0;
+        while (j < s->n && s->p[j].e != c->effective_batch)
+            j++;
+        if (j == s->n) {
+            goodput_point *g = realloc(s->p, (s->n + 1) * sizeof *g);
+            const read_curve **gk = realloc(kept, (s->n + 1) * sizeof *gk);
+            if (g)
+                s->p = g;
+            if (gk)
+                kept = gk;
+            if (!g || !gk) {
+                free(kept);
+                return -1;
+            }
+            s->p[j] = (goodput_point){.e = c->effective_batch, .lr = c->lr};
+            kept[j] = c;
+            s->n++;
+        }
+        /* count the learning rates: a new one is one no earlier kept curve had */
+        int seen = 0;
+        for (size_t q = 0; q < i && !seen; q++) {
+            const read_curve *o = &ct->c[q];
+            seen = counted(o) && same_series(o, key) && o->effective_batch == c->effective_batch &&
+                   (o->lr == c->lr || (isnan(o->lr) && isnan(c->lr)));
+        }
+        s->p[j].lrs += !seen;
+        int h = goodput_smooth_half(c->effective_batch);
+        double fc = final_loss(c->loss, c->steps, h),
+               fk = final_loss(kept[j]->loss, kept[j]->steps, h);
+        if (fc < fk || (isnan(fk) && !isnan(fc)))
+            kept[j] = c;
+    }
+    /* effective batch ascending */
+    for (size_t a = 1; a < s->n; a++)
+        for (size_t b = a; b > 0 && s->p[b - 1].e > s->p[b].e; b--) {
+            goodput_point t = s->p[b];
+            s->p[b] = s->p[b - 1];
+            s->p[b - 1] = t;
+            const read_curve *tk = kept[b];
+            kept[b] = kept[b - 1];
+            kept[b - 1] = tk;
+        }
+    /* the default target: the highest final loss, so that every E reaches it */
+    if (!s->target_given) {
+        s->target = NAN;
+        for (size_t j = 0; j < s->n; j++) {
+            double f = final_loss(kept[j]->loss, kept[j]->steps, goodput_smooth_half(s->p[j].e));
+            if (isfinite(f) && !(f <= s->target))
+                s->target = f;
+        }
+    }
+    for (size_t j = 0; j < s->n; j++) {
+        goodput_point *p = &s->p[j];
+        p->lr = kept[j]->lr;
+        p->curve = kept[j];
+        int h = goodput_smooth_half(p->e);
+        p->final = final_loss(kept[j]->loss, kept[j]->steps, h);
+        p->curve_steps = kept[j]->steps;
+        double *smooth = malloc((size_t)kept[j]->steps * sizeof *smooth);
+        if (!smooth) {
+            free(kept);
+            return -1;
+        }
+        smooth_curve(kept[j]->loss, kept[j]->steps, h, smooth);
+        p->steps = steps_to_target(smooth, kept[j]->steps, s->target);
+        free(smooth);
+    }
+    free(kept);
+    return 0;
+}
+
+static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_request *req,
+                         goodput_series *s)
+{
+    double b[64] = {0}, st[64] = {0}, resid[64] = {0};
+    size_t idx[64], m = 0;
+    for (size_t j = 0; j < s->n && m < 64; j++)
+        if (s->p[j].steps > 0) { /* 0 steps: the start already met it, no slope to read */
+            b[m] = (double)s->p[j].e;
+            st[m] = s->p[j].steps;
+            idx[m++] = j;
+        }
+    goodput_fit_of(b, st, m, resid, &s->fit);
+    for (size_t j = 0; j < s->n; j++)
+        s->p[j].resid = NAN;
+    if (m >= 2 && isfinite(s->fit.max_resid))
+        for (size_t i = 0; i < m; i++)
+            s->p[idx[i]].resid = resid[i];
+    pooled_noise(rows, nrows, s->key, s, &s->b_simple, &s->b_simple_err);
+    s->best = -1;
+    for (size_t j = 0; j < s->n; j++) {
+        goodput_point *p = &s->p[j];
+        p->fast = fastest(rows, nrows, s->key, p->e, req->mem_cap);
+        p->time_s = p->time_lo = p->time_hi = p->pred_time_s = NAN;
+        p->pred_steps = s->fit.status == GOODPUT_FIT_OK ? goodput_predicted_steps(s->fit.s_min, s->b_simple,
+                                                                   (double)p->e)
+                                         : NAN;
+        if (!p->fast)
+            continue;
+        double ms = p->fast->step_ms_median;
+        p->pred_time_s = p->pred_steps * ms / 1000;
+        if (!(p->steps >= 0))
+            continue;
+        p->time_s = p->steps * ms / 1000;
+        p->time_lo = p->steps * p->fast->step_ms_ci_lo / 1000;
+        p->time_hi = p->steps * p->fast->step_ms_ci_hi / 1000;
+        if (s->best < 0 || p->time_s < s->p[s->best].time_s)
+            s->best = (int)j;
+    }
+}
+
+int goodput_build(const curves_table *ct, const csv_row *rows, size_t nrows,
+                  const goodput_request *req, goodput_series **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < ct->n; i++) {
+        const read_curve *c = &ct->c[i];
+        int first = counted(c);
+        for (size_t j = 0; j < *n && first; j++)
+            first = !same_series((*out)[j].key, c);
+        if (!first)
+            continue;
+        goodput_series *g = realloc(*out, (*n + 1) * sizeof *g);
+        if (!g)
+            goto oom;
+        *out = g;
+        goodput_series *s = &g[(*n)++];
+        /* a target of 0 or less is none given (a report_input left at zero) */
+        *s = (goodput_series){.key = c, .target = req->target > 0 ? req->target : NAN,
+                              .target_given = req->target > 0};
+        if (add_points(ct, c, s))
+            goto oom;
+        fit_and_time(rows, nrows, req, s);
+    }
+    return 0;
+oom:
+    goodput_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+    return -1;
+}
+
+void goodput_free(goodput_series *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(s[i].p);
+    free(s);
+}
+
+void goodput_series_name(const goodput_series *s, char *out, size_t len)
+{
+    const read_curve *k = s->key;
+    char devices[64] = "";
+    if (k->devices > 1)
+        snprintf(devices, sizeof devices, ", %lld devices%s%s", k->devices,
+                 *k->sync ? ", sync " : "", k->sync);
+    snprintf(out, len, "%s (%s, %s, %s%s)", k->model, k->backend, k->dtype, k->mode, devices);
+}
+
+void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len)
+{
+    const goodput_point *best = s->best >= 0 ? &s->p[s->best] : NULL, *p = NULL;
+    for (size_t j = 0; j < s->n; j++)
+        if (s->p[j].e == e)
+            p = &s->p[j];
+    if (!best || !p) {
+        snprintf(out, len, "E = %lld not trained", e);
+        return;
+    }
+    if (!(p->time_s > 0)) {
+        snprintf(out, len, "E = %lld %s", e, isnan(p->steps) ? "does not reach the target"
+                                                             : "has no timed split within the cap");
+        return;
+    }
+    paired_ratio r = ratio_of_intervals(best->time_s, best->time_lo, best->time_hi, p->time_s,
+                                        p->time_lo, p->time_hi);
+    if (isnan(r.lo))
+        snprintf(out, len, "E = %lld takes %.3gx as long", e, r.ratio);
+    else
+        snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g]", e, r.ratio, r.lo, r.hi);
+}
+
+int goodput_noise_text(const goodput_point *p, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    const read_curve *c = p->curve;
+    for (int t = 0; c && c->noise && t < c->steps && used < len; t++)
+        if (isfinite(c->noise[t]))
+            used += (size_t)snprintf(out + used, len - used, "%sstep %d: %.3g +- %.2g",
+                                     used ? ", " : "", t, c->noise[t], c->noise_err[t]);
+    return used ? 0 : -1;
+}
+
+/* A number for the table: empty where not measured (gnuplot's missing). */
+static void put_num(FILE *f, double v, const char *sep)
+{
+    if (isfinite(v))
+        fprintf(f, "%.6g", v);
+    fputs(sep, f);
+}
+
+void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
+{
+    fprintf(f, "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,"
+               "step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,"
+               "predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,"
+               "b_simple,fit\n");
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < s[i].n; j++) {
+            const goodput_point *p = &s[i].p[j];
+            const goodput_fit *fit = &s[i].fit;
+            const csv_row *r = p->fast;
+            fprintf(f, "%zu,%s,%lld,", i + 1, s[i].key->model, p->e);
+            put_num(f, p->lr, ",");
+            put_num(f, p->steps, ",");
+            put_num(f, p->steps * (double)p->e, ",");
+            if (r)
+                fprintf(f, "%lldx%lld", (long long)r->micro_batch, (long long)r->accum_steps);
+            fputc(',', f);
+            put_num(f, r ? r->step_ms_median : NAN, ",");
+            put_num(f, r ? r->step_ms_ci_lo : NAN, ",");
+            put_num(f, r ? r->step_ms_ci_hi : NAN, ",");
+            put_num(f, p->time_s, ",");
+            put_num(f, p->time_lo, ",");
+            put_num(f, p->time_hi, ",");
+            put_num(f, p->pred_steps, ",");
+            put_num(f, p->pred_time_s, ",");
+            fprintf(f, "%d,", (int)j == s[i].best);
+            put_num(f, s[i].target, ",");
+            put_num(f, fit->s_min, ",");
+            put_num(f, fit->e_min, ",");
+            put_num(f, fit->b_crit, ",");
+            put_num(f, s[i].b_simple, ",");
+            fprintf(f, "%s\n", fit->status == GOODPUT_FIT_OK ? "holds" : "refused");
+        }
+}

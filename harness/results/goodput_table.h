@@ -1,0 +1,70 @@
+/* "Is E right?": from the curves file and the timed rows of one run, per
+ * series (model, backend, dtype, mode, devices, sync, recompute, shard),
+ * each effective batch's steps and examples to a target loss, the fit of
+ * S(B) = S_min + E_min / B (goodput.h), and the time to target: the
+ * fastest split within the memory cap times the steps. One builder for
+ * the report, plan --time-to-target and the chart's table, so that all
+ * three say the same. */
+#ifndef ACCUBENCH_GOODPUT_TABLE_H
+#define ACCUBENCH_GOODPUT_TABLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "csv_read.h"
+#include "curves_read.h"
+#include "goodput.h"
+
+typedef struct goodput_point {
+    long long e;            /* the effective batch, in examples */
+    double lr;              /* the learning rate of the curve kept (NAN: not in the file) */
+    int lrs;                /* how many learning rates were trained at this E */
+    double final;           /* the kept curve's final loss */
+    int curve_steps;        /* its length */
+    double steps;           /* interpolated steps to the target; NAN: not reached */
+    double resid;           /* (S - fit) / S, NAN where not fitted */
+    const csv_row *fast;    /* the fastest timed split within the cap, or NULL */
+    double time_s, time_lo, time_hi; /* steps x its step time (and the median's interval) */
+    double pred_steps, pred_time_s;  /* S_min (1 + B_simple / E), and x its step time */
+    const read_curve *curve;         /* the curve kept */
+} goodput_point;
+
+typedef struct goodput_series {
+    const read_curve *key;  /* a curve of the series, for its name */
+    double target;          /* the loss aimed at */
+    int target_given;       /* 1: --target-loss; 0: the highest final loss among the E */
+    goodput_point *p;       /* effective batch ascending */
+    size_t n;
+    goodput_fit fit;        /* over the points that reached the target */
+    double b_simple, b_simple_err; /* the rows' noise scale, pooled (NAN: none) */
+    int best;               /* the point of least time to target, -1: none timed */
+} goodput_series;
+
+typedef struct goodput_request {
+    double target;   /* NAN or <= 0: each series' default */
+    int64_t mem_cap; /* bytes; -1: no cap */
+} goodput_request;
+
+/* The series of the correct reduction's forward curves. 0 (with *n 0
+ * where none), or -1 out of memory. */
+int goodput_build(const curves_table *ct, const csv_row *rows, size_t nrows,
+                  const goodput_request *req, goodput_series **out, size_t *n);
+void goodput_free(goodput_series *s, size_t n);
+
+/* "gpt-tiny (cpu, fp32, eager)": the series' name for a heading or a line. */
+void goodput_series_name(const goodput_series *s, char *out, size_t len);
+
+/* A point's time to target beside the best's: b over best with the widest
+ * interval their step times allow (paired.h's ratio_of_intervals). */
+void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len);
+
+/* The noise scale along the point's curve where it was measured
+ * (--noise-windows with --train-steps, K > 1): "step 0: 19 +- 1, step 37:
+ * 25 +- 2, ..." into out; 0, or -1 (out "") where none was. */
+int goodput_noise_text(const goodput_point *p, char *out, size_t len);
+
+/* The chart's table (plots/time_to_target.gp): a header, then a line per
+ * series and E, comma-separated. */
+void goodput_write_table(FILE *f, const goodput_series *s, size_t n);
+
+#endif

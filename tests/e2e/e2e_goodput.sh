@@ -1,0 +1,95 @@
+#!/bin/sh
+# "Is E right?": three effective batches trained with --train-steps and an
+# --lr-grid give plan --time-to-target's steps, examples and time to
+# target per E, the fit's verdict and the least time; the report's section
+# with its table and the time-to-target chart beside the CSV; a target no
+# E reaches says so per row and the rest goes on; the noise scale along
+# the curves (the row's own at step 0); a single E says the fit needs three; plan --recommend --goal time ranks the E by time to target;
+# a bad --lr-grid is refused in one line with exit 2.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+
+common="--backend cpu --model tiny --micro 8 --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
+    --trace-steps 0 --budget-s 0.1 --min-samples 3 --noise-windows 8 --train-steps 30"
+"$ACCUBENCH" run $common --effective 8,16,32 --lr-grid 0.25,0.5 --csv g.csv >run.txt 2>err.txt
+check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
+check 'grep -q "^backend,model,.*,arm,lr,grad_noise_scale,grad_noise_scale_err$" g.curves.csv' \
+    "the curves file has lr and noise columns"
+# 3 E x 1 split x 2 rates x 2 orders x 30 steps
+check '[ $(grep -vc "^#" g.curves.csv) -eq $((1 + 3 * 2 * 2 * 30)) ]' "a row per E, rate, order and step"
+check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$17 == 0.25'"'"' | wc -l) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
+check 'grep -q "^# curves cpu tiny .* lr=0.25 steps=30" g.curves.csv' "the summary names the rate"
+# the noise scale along the forward curves with K > 1, at steps 0, 7, 15, 22
+# of 30 (each quarter); at step 0 it is the row's own figure (the same
+# starting weights and windows)
+noisy=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $18 != "" { printf "%s ", $12 }')
+check '[ "$noisy" = "0 7 15 22 " ]' "noise along the curve at each quarter: '$noisy'"
+check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$11 == "reverse" && $18 != ""'"'"' | wc -l) -eq 0 ]' "none on the reverse curves"
+check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$6 == 8 && $18 != ""'"'"' | wc -l) -eq 0 ]' "none at 8x1 (one small batch a window)"
+row=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) if ($i == "grad_noise_scale") c = i; h = 1; next } h && !/^#/ && $9 == 32 { print $c }' g.csv)
+at0=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $12 == 0 { print $18 }')
+check 'awk "BEGIN { exit !($row > 0 && ($at0 - $row) / $row < 1e-4 && ($row - $at0) / $row < 1e-4) }"' \
+    "step 0's noise scale is the row's: $at0 against $row"
+
+"$ACCUBENCH" plan --time-to-target g.csv >plan.txt 2>err.txt
+check '[ $? -eq 0 ]' "plan --time-to-target exits 0: $(cat err.txt)"
+for e in 8 16 32; do
+    check 'grep -q "^  E=$e lr 0.[25]* (best final loss of the grid): [0-9.]* steps, [0-9.e+]* examples to target; fastest within the cap 8x[0-9]* " plan.txt' \
+        "E=$e: steps, examples and time to target: $(grep "E=$e " plan.txt)"
+done
+check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
+check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the least time"
+check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the relation does not fit these points: " plan.txt' \
+    "the fit's verdict: $(grep -i "fit" plan.txt)"
+check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
+check 'grep -q "^  B_simple along E=32.s curve: step 0: [0-9.e+]* +- .*, step 22: " plan.txt' "and along training"
+"$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,"' \
+    "the chart's table: a line per E"
+
+# plan --recommend --goal time ranks the E by time to target, the least first
+"$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
+    "--goal time ranks the three E: $(cat rank.txt err.txt)"
+"$ACCUBENCH" plan --goal time --from g.csv >/dev/null 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "--goal time without --recommend: one line, exit 2"
+
+# a target no E reaches: each row says so, the rest goes on
+"$ACCUBENCH" plan --time-to-target g.csv --target-loss 1e-9 >far.txt 2>err.txt
+check '[ $? -eq 0 ] && [ $(grep -c "does not reach the target in 30 steps" far.txt) -eq 3 ]' \
+    "an unreachable target, per row: $(cat far.txt err.txt)"
+check 'grep -q "no fit: the fit needs at least three" far.txt' "and no fit from no points"
+
+"$ACCUBENCH" report g.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
+check 'grep -q "^## Is E right?" g.md' "the report's section"
+check 'grep -q "^| *8 .*| 8x1 " g.md && grep -q "^| *32 .*| 8x4 " g.md' "its table names each E's fastest split"
+check 'grep -Eq "^- (Fit over 3 E|The relation S = S_min \+ E_min / B does not fit)" g.md' "the fit in words"
+check 'grep -q "^- Least time to target: E = " g.md' "the least time to target"
+check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
+check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
+check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
+"$ACCUBENCH" report g.csv --target-loss 1e-9 --no-charts >/dev/null 2>err.txt
+check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the row says it is not reached"
+
+# a single E: time to target per split, and the fit needs three
+"$ACCUBENCH" run $common --effective 16 --micro 8,16 --csv one.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
+"$ACCUBENCH" report one.csv --no-charts >/dev/null 2>err.txt
+check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"
+check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 2 ]' "one E: each split's time to target"
+
+# bad --lr-grid: one line, exit 2
+for bad in "" "0.1,0" "0.1,-2" "fast" "0.1,,0.2"; do
+    "$ACCUBENCH" run $common --effective 8 --lr-grid "$bad" --csv bad.csv >out.txt 2>err.txt
+    rc=$?
+    check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "lr-grid" err.txt' \
+        "--lr-grid '$bad': one line, exit 2 (rc $rc: $(cat err.txt))"
+done
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --lr-grid sqrt --csv bad.csv >out.txt 2>err.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "train-steps" err.txt' \
+    "--lr-grid without --train-steps: one line, exit 2 (rc $rc: $(cat err.txt))"
+check '[ ! -e bad.csv ]' "nothing written for bad input"
+exit $fail
