@@ -1,5 +1,5 @@
 /* Reading back the curves file of --train-steps (NAME.curves.csv beside
- * NAME.csv; harness/run/curves_file.h writes it): one curve per config,
+ * NAME.csv; harness/run/passes/curves_file.h writes it): one curve per config,
  * order and learning rate, its loss per step. Columns are found by name,
  * so a file from before the `lr` column still reads (lr NAN). A quoted
  * model spec's commas read as ';', the main CSV's spelling of the same
