@@ -22,8 +22,8 @@ n=0
 # model, cap, effective batch, recompute, ranks
 for answer in "tiny 400K 108 none 1" "tiny 400K 108 gelu 1" "S 90M 256 none 1" \
               "S 90M 256 gelu 1" "S 88M 64 block 1" "gpt-tiny 12M 64 none 2" \
-              "gpt-tiny 12M 32 none 1" "gpt-tiny 12M 32 block 1" "$gpt_cpu 40M 64 none 1" \
-              "$gpt_cpu 40M 64 block 1" "$gpt_cpu 40M 32 block 2" "tiny 400K 64 gelu 2"; do
+              "gpt-tiny 12M 32 none 1" "gpt-tiny 12M 32 block 1" "$gpt_cpu 26M 8 none 1" \
+              "$gpt_cpu 21M 8 block 1" "$gpt_cpu 23M 16 block 2" "tiny 400K 64 gelu 2"; do
     set -- $answer
     n=$((n + 1))
     "$ACCUBENCH" plan --find-max-micro --backend cpu --model "$1" --mem-cap "$2" --effective "$3" \
