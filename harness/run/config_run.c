@@ -396,21 +396,43 @@ static int counted_pass(sweep *s, const config *c, step_runner *run, result_row 
     return rc;
 }
 
+/* What a row whose gradient is accumulated in another dtype than fp32
+ * measured, and, past its tolerance, that the error is the measurement:
+ * the row stays ok (a non-finite error is never one). 1 when that is
+ * what the check came to. */
+static int note_grad_dtype(const config *c, double tolerance, result_row *r)
+{
+    const grad_dtype_info *g = grad_dtype_info_of(c->grad_dtype);
+    if (!g->rounds_bf16)
+        return 0;
+    row_note(r, "gradient accumulated in %s: rounded to it after each micro-batch, emulated "
+             "on fp32 storage (the memory need is fp32's)%s", g->head.name,
+             c->dtype == DTYPE_FP32 ? "; fp32 compute, the accumulator alone rounded" : "");
+    if (!g->over_is_measured || !isfinite(r->grad_rel_err) || r->grad_rel_err <= tolerance)
+        return 0;
+    row_note(r, "gradient check: relative error %.3g over the %s accumulator's %.2g (the "
+             "measurement, not a failure)", r->grad_rel_err, g->head.name, tolerance);
+    return 1;
+}
+
 /* The row's status: the failure (which stops every rank: the others may
  * be waiting in an all-reduce for this one), the gradient check's verdict
- * where the reduction is exact, the ranks' weights, or ok. */
+ * where the reduction is exact (a measured accumulator's error noted, not
+ * failed), the ranks' weights, or ok. */
 static void verdict(sweep *s, const config *c, int rc, result_row *r)
 {
-    double tolerance = dtype_info_of(c->dtype)->grad_tolerance;
+    double tolerance = grad_dtype_tolerance(dtype_info_of(c->dtype), c->grad_dtype);
     char why[RESULT_TEXT_LEN * 2];
     if (rc && s->comm && s->comm->size > 1) {
         snprintf(why, sizeof why, "config %s %s %lldx%lld %s sync %s", r->model, r->dtype,
                  (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->sync);
         dp_fail(s->comm, why, s->b->error);
     }
+    int measured = !rc && note_grad_dtype(c, tolerance, r);
     if (rc) {
         row_status_from(r, rc, s->b);
-    } else if (reduction_info_of(c->reduction)->exact && !(r->grad_rel_err <= tolerance)) {
+    } else if (reduction_info_of(c->reduction)->exact && !(r->grad_rel_err <= tolerance) &&
+               !measured) {
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
                  r->grad_rel_err, tolerance);
         row_set_status(r, STATUS_ERROR, why);
@@ -467,8 +489,9 @@ static void note_shard(const config *c, int ranks, result_row *r)
 int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
                    result_row *r, size_t *runner_bytes)
 {
-    /* The model's activations, made below for this config, follow it. */
-    m->spec.recompute = c->recompute;
+    /* The model set for the row: its activations, made below, and the
+     * dtype its runner accumulates the gradient in follow it. */
+    config_on_model(c, m);
     int rc = shard_state(s, m, c);
     size_t before = s->b->mem_in_use;
     rc = setup(s, m, d, c, run, rc);
@@ -508,10 +531,11 @@ void config_finish(sweep *s, const config *c, step_runner *run, result_row *r, i
 void config_range_push(const config *c)
 {
     char name[200];
-    snprintf(name, sizeof name, "config %s %s %dx%d %s %s%s%s", c->model->name,
+    snprintf(name, sizeof name, "config %s %s %dx%d %s %s%s%s%s%s", c->model->name,
              dtype_name(c->dtype), c->sp.micro, c->sp.accum, mode_name(c->mode),
              reduction_name(c->reduction), c->recompute ? " recompute " : "",
-             c->recompute ? recompute_name(c->recompute) : "");
+             c->recompute ? recompute_name(c->recompute) : "",
+             c->grad_dtype ? " grad " : "", c->grad_dtype ? grad_dtype_name(c->grad_dtype) : "");
     range_push(name);
 }
 
