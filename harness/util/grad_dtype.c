@@ -6,8 +6,9 @@
  * worst relative error of storing the exact full-batch gradient in bf16
  * once. Within it, holding the sum in bf16 costs about what a bf16
  * gradient costs anyway; past it, the error is the K roundings of the
- * accumulation itself, which grows with K (about u sqrt(K) for
- * independent roundings), and the report names the largest K that still
+ * accumulation itself, which grows with K (about sqrt(K/3) times one
+ * rounding's, for independent roundings of a sum that grows evenly
+ * through the window), and the report names the largest K that still
  * passes. */
 #define BF16_ACCUM_TOLERANCE (1.0 / 256.0)
 
