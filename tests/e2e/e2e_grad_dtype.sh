@@ -7,8 +7,9 @@
 # tolerance says so in its note and stays ok, one within it does not; the
 # memory need is the same for both (the rounding is emulated on fp32
 # storage) and the notes say so; the report says up to which K the bf16
-# accumulator passes; an unknown value is refused with the known ones; with
-# ranks the bf16 rows are skipped with the reason.
+# accumulator passes; an unknown value is refused with the known ones, and
+# loss curves of both values at once; with ranks the bf16 rows are skipped
+# with the reason.
 set -u
 . "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 fail=0
@@ -73,6 +74,14 @@ check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' 
     "unknown value: exit $rc, $(cat stderr.txt)"
 check 'grep -qF "unknown grad-dtype '"'fp16'"' (known: fp32, bf16)" stderr.txt' \
     "the known values named: $(cat stderr.txt)"
+
+# Loss curves of both at once would share one series in the curves file:
+# refused with one line.
+"$ACCUBENCH" run --backend cpu --out out --grad-dtype fp32,bf16 --train-steps 3 \
+    >stdout.txt 2>stderr.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' \
+    "train-steps with both: exit $rc, $(cat stderr.txt)"
 
 # With ranks: fp32 runs, bf16 is a skipped row with the reason.
 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4 \
