@@ -396,23 +396,38 @@ static int counted_pass(sweep *s, const config *c, step_runner *run, result_row 
     return rc;
 }
 
-/* What a row whose gradient is accumulated in another dtype than fp32
- * measured, and, past its tolerance, that the error is the measurement:
- * the row stays ok (a non-finite error is never one). 1 when that is
- * what the check came to. */
-static int note_grad_dtype(const config *c, double tolerance, result_row *r)
+/* The gradient check's tolerance for the row: its dtype's, plus its
+ * accumulator's (grad_dtype.h). */
+static double check_tolerance(const config *c)
+{
+    return grad_dtype_tolerance(dtype_info_of(c->dtype), c->grad_dtype);
+}
+
+/* A row whose accumulator's error past its tolerance is the measurement
+ * (grad_dtype.h: over_is_measured) and is past it: the row stays ok. Not a
+ * non-finite error, and not a reduction known wrong (its error is the
+ * reduction's). */
+static int over_and_measured(const config *c, const result_row *r)
+{
+    return grad_dtype_info_of(c->grad_dtype)->over_is_measured &&
+           reduction_info_of(c->reduction)->exact && isfinite(r->grad_rel_err) &&
+           r->grad_rel_err > check_tolerance(c);
+}
+
+/* What the row's accumulator is, and whether its error is over the
+ * tolerance, said right after the check: ahead of the timing's notes, so
+ * that a note cut at its length keeps them. */
+static void note_grad_dtype(const config *c, result_row *r)
 {
     const grad_dtype_info *g = grad_dtype_info_of(c->grad_dtype);
     if (!g->rounds_bf16)
-        return 0;
-    row_note(r, "gradient accumulated in %s: rounded to it after each micro-batch, emulated "
-             "on fp32 storage (the memory need is fp32's)%s", g->head.name,
-             c->dtype == DTYPE_FP32 ? "; fp32 compute, the accumulator alone rounded" : "");
-    if (!g->over_is_measured || !isfinite(r->grad_rel_err) || r->grad_rel_err <= tolerance)
-        return 0;
-    row_note(r, "gradient check: relative error %.3g over the %s accumulator's %.2g (the "
-             "measurement, not a failure)", r->grad_rel_err, g->head.name, tolerance);
-    return 1;
+        return;
+    row_note(r, "gradient held in %s: rounded after each micro-batch and emulated on fp32 "
+             "storage (memory need fp32's)%s", g->head.name,
+             c->dtype == DTYPE_FP32 ? "; fp32 compute: the accumulator alone rounds" : "");
+    if (over_and_measured(c, r))
+        row_note(r, "grad_rel_err %.3g over the %s accumulator's %.2g: the measurement and "
+                 "not a failure", r->grad_rel_err, g->head.name, check_tolerance(c));
 }
 
 /* The row's status: the failure (which stops every rank: the others may
@@ -421,18 +436,17 @@ static int note_grad_dtype(const config *c, double tolerance, result_row *r)
  * failed), the ranks' weights, or ok. */
 static void verdict(sweep *s, const config *c, int rc, result_row *r)
 {
-    double tolerance = grad_dtype_tolerance(dtype_info_of(c->dtype), c->grad_dtype);
+    double tolerance = check_tolerance(c);
     char why[RESULT_TEXT_LEN * 2];
     if (rc && s->comm && s->comm->size > 1) {
         snprintf(why, sizeof why, "config %s %s %lldx%lld %s sync %s", r->model, r->dtype,
                  (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->sync);
         dp_fail(s->comm, why, s->b->error);
     }
-    int measured = !rc && note_grad_dtype(c, tolerance, r);
     if (rc) {
         row_status_from(r, rc, s->b);
     } else if (reduction_info_of(c->reduction)->exact && !(r->grad_rel_err <= tolerance) &&
-               !measured) {
+               !over_and_measured(c, r)) {
         snprintf(why, sizeof why, "gradient check failed: relative error %.3g over %.0e",
                  r->grad_rel_err, tolerance);
         row_set_status(r, STATUS_ERROR, why);
@@ -506,6 +520,8 @@ int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner 
     }
     if (!rc)
         rc = check_gradient(s, m, d, c, run, r);
+    if (!rc)
+        note_grad_dtype(c, r);
     if (rc) {
         verdict(s, c, rc, r);
         step_runner_free(run);
