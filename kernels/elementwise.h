@@ -381,4 +381,12 @@ EW_FN float ew_bf16_bits_to_f32(unsigned short b)
     return x.f;
 }
 
+/* f as a bf16 would hold it, in fp32: the same rounding as the bf16
+ * weight copy, so that an accumulator rounded with it holds what a bf16
+ * buffer would (backend_ops.round_bf16). */
+EW_FN float ew_round_bf16(float f)
+{
+    return ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(f));
+}
+
 #endif

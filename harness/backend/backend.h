@@ -271,6 +271,10 @@ typedef struct backend_ops {
      * bit); and y += alpha x. */
     int (*sum_squares)(backend *b, const float *x, size_t n, double *out);
     int (*axpy)(backend *b, float *y, float alpha, const float *x, size_t n);
+    /* x[i] rounded to bf16, nearest even (NaN stays NaN, infinities and
+     * subnormals round as the bits say), and left in fp32: a bf16
+     * gradient accumulator emulated on fp32 storage (grad_dtype.h). */
+    int (*round_bf16)(backend *b, float *x, size_t n);
 
     /* Timing on the device timeline. elapsed_ms waits for `end`. */
     int (*timer_create)(backend *b, bk_timer **out);

@@ -295,6 +295,12 @@ static inline int bk_axpy(backend *b, float *y, float alpha, const float *x, siz
     BK_DISPATCH(b, "axpy", b->ops->axpy(b, y, alpha, x, n));
 }
 
+/* The accumulated gradient held in bf16 (backend_ops.round_bf16). */
+static inline int bk_round_bf16(backend *b, float *x, size_t n)
+{
+    BK_DISPATCH(b, "round_bf16", b->ops->round_bf16(b, x, n));
+}
+
 static inline int bk_sgd(backend *b, float *w, const float *g, size_t n,
                          float lr, float weight_decay)
 {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "grad_dtype.h"
 #include "model_kind.h"
 #include "model_need.h"
 #include "optimizer.h"
@@ -53,6 +54,10 @@ struct model {
     adamw_hparams *hparams; /* AdamW: device copy of this step's numbers */
     float *initial;         /* host copy of the starting weights (reset) */
     int64_t step_count;
+    /* What grads holds across a window's micro-batches (grad_dtype.h),
+     * set per config: the step runner rounds it after each micro-batch.
+     * The buffer is fp32 whatever it says (the rounding is emulated). */
+    grad_dtype grad_dtype;
     void *impl;             /* the kind's own state */
     /* Set around the last backward of a window by a data-parallel step or
      * by the optimizer in the backward (NULL otherwise): told each gradient

@@ -3,6 +3,7 @@
 #include "csv_values.h"
 #include "parse.h"
 #include "plural.h"
+#include "grad_dtype.h"
 #include "recompute.h"
 
 #include <errno.h>
@@ -462,15 +463,18 @@ int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against
     static const struct {
         const char *column, *text; /* the default as the CSV writes it */
         int64_t number;            /* or, for an INT column, as a number */
-    } defaults[] = {{"recompute", NULL, 0}, {"devices", "1", 1}};
+        const axis *ax;            /* or its axis's row `number`, by name */
+    } defaults[] = {{"recompute", NULL, RECOMPUTE_NONE, &recompute_axis},
+                    {"grad_dtype", NULL, GRAD_DTYPE_FP32, &grad_dtype_axis},
+                    {"devices", "1", 1, NULL}};
     int filled = 0;
     said[0] = '\0';
     for (size_t d = 0; d < sizeof defaults / sizeof defaults[0]; d++) {
         const result_column *c = result_column_find(defaults[d].column);
         if (!c || csv_column(t, c->name) >= 0)
             continue;
-        const char *text = defaults[d].text ? defaults[d].text
-                                            : recompute_name(RECOMPUTE_NONE);
+        const char *text = defaults[d].ax ? axis_name(defaults[d].ax, (int)defaults[d].number)
+                                          : defaults[d].text;
         for (size_t i = 0; i < t->rows; i++) {
             char *field = (char *)&rows[i] + csv_row_offset[c - result_columns];
             if (c->type == RESULT_IS_TEXT)

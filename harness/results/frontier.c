@@ -132,6 +132,7 @@ static void mixed(const csv_row *rows, frontier_set *s)
         s->mixed_mode |= strcmp(a->mode, b->mode) != 0;
         s->mixed_sync |= strcmp(a->sync, b->sync) != 0;
         s->mixed_reduction |= strcmp(a->reduction, b->reduction) != 0;
+        s->mixed_grad_dtype |= strcmp(a->grad_dtype, b->grad_dtype) != 0;
     }
 }
 
@@ -196,7 +197,11 @@ void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_i
     if (s->mixed_sync && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, " sync=%s", *r->sync ? r->sync : "none");
     if (s->mixed_reduction && n >= 0 && (size_t)n < len)
-        snprintf(out + n, len - (size_t)n, " reduction=%s", r->reduction);
+        n += snprintf(out + n, len - (size_t)n, " reduction=%s", r->reduction);
+    /* A bf16 accumulator emulated on fp32 storage needs the same memory
+     * as fp32's: only its label tells the two apart. */
+    if (s->mixed_grad_dtype && n >= 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, " grad_dtype=%s", *r->grad_dtype ? r->grad_dtype : "fp32");
 }
 
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b)

@@ -59,7 +59,8 @@ typedef struct frontier_set {
     size_t other_model;     /*   at both, another model or backend */
     int best;               /* the recommended item, -1 when none fits */
     int64_t floor;          /* the smallest need of any item, -1 when none is known */
-    int mixed_mode, mixed_sync, mixed_reduction; /* the label must name them */
+    /* the label must name them */
+    int mixed_mode, mixed_sync, mixed_reduction, mixed_grad_dtype;
 } frontier_set;
 
 /* Builds the set. Returns 0; -1 with a one-line reason when the query

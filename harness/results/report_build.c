@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plural.h"
+#include "grad_dtype.h"
 #include "recompute.h"
 #include "report_parts.h"
 #include "report_verdict.h"
@@ -67,10 +68,14 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
     /* Series that differ only in what the backward recomputes. */
     int recomputes = first->recompute && *first->recompute &&
                      strcmp(first->recompute, recompute_name(RECOMPUTE_NONE));
-    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s%s (%s, %s%s)",
+    /* And in what the gradient is accumulated in. */
+    int grad_dtype = first->grad_dtype && *first->grad_dtype &&
+                     strcmp(first->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
+    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s%s%s%s (%s, %s%s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
                 recomputes ? ", recompute " : "", recomputes ? first->recompute : "",
-                first->dtype, first->backend, devices);
+                grad_dtype ? ", gradient accumulated in " : "",
+                grad_dtype ? first->grad_dtype : "", first->dtype, first->backend, devices);
     const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
         tokens ? "tokens/s" : "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",
@@ -255,6 +260,7 @@ int report_build(const report_input *in, doc *d)
     abc_tables(in, g, ng, d);
     report_peers(in, g, ng, d);
     report_noise(in, g, ng, d);
+    report_grad_dtype(in, g, ng, d);
     report_curves(in, d);
     report_goodput(in, d);
     memory(in, g, ng, mode, d);

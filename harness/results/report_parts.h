@@ -59,6 +59,12 @@ void report_peers(const report_input *in, const report_group *g, size_t ng, doc 
  * once (report_noise.c); nothing when no row has a noise scale. */
 void report_noise(const report_input *in, const report_group *g, size_t ng, doc *d);
 
+/* "How far can the gradient be accumulated in bf16?": each series whose
+ * gradient was held in a rounding accumulator, its error at each K beside
+ * the fp32 accumulator's, and the largest K within its tolerance
+ * (report_grad_dtype.c); nothing when no row has one. */
+void report_grad_dtype(const report_input *in, const report_group *g, size_t ng, doc *d);
+
 /* The loss curves' gaps per series, from NAME.curves.csv beside the CSV
  * (report_curves.c); nothing when there is none. */
 void report_curves(const report_input *in, doc *d);

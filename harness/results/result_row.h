@@ -65,6 +65,10 @@
  * gelu, block); recompute_flops_per_step what that recomputation did,
  * apart from flops_per_step, which (and so tflops and mfu_pct) stays the
  * useful work's.
+ * grad_dtype is what the accumulated gradient was held in between
+ * micro-batches (fp32, or bf16: rounded to bf16 after each micro-batch,
+ * emulated on fp32 storage, so mem_need_bytes is fp32's); grad_rel_err is
+ * then that accumulator's error against the fp32 full-batch gradient.
  * The optimizer is the same for a whole run: it is in the metadata
  * (`# optimizer:`), not a column, and compare checks it once per file. */
 #ifndef ACCUBENCH_RESULT_ROW_H
@@ -80,6 +84,7 @@
     X(params, INT, config, VALUE)                   \
     X(dtype, TEXT, config, KEY)                     \
     X(recompute, TEXT, config, KEY)                 \
+    X(grad_dtype, TEXT, config, KEY)                \
     X(mode, TEXT, config, KEY)                      \
     X(reduction, TEXT, config, KEY)                 \
     X(effective_batch, INT, config, KEY)            \

@@ -378,6 +378,7 @@ static const backend_ops cpu_ops = {
     .to_f32 = cpu_to_f32,
     .sum_squares = cpu_sum_squares,
     .axpy = cpu_axpy,
+    .round_bf16 = cpu_round_bf16,
     .timer_create = cpu_timer_create,
     .timer_destroy = cpu_timer_destroy,
     .timer_record = cpu_timer_record,

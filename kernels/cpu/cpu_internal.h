@@ -85,6 +85,7 @@ int cpu_repeat_kv_backward(backend *b, storage s, const void *ddst, int ld_dst, 
 /* The noise pass's reductions (cpu_reduce.c). */
 int cpu_sum_squares(backend *b, const float *x, size_t n, double *out);
 int cpu_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
+int cpu_round_bf16(backend *b, float *x, size_t n);
 /* The fused attention (cpu_attention.c). */
 int cpu_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
                           float scale, int hd, int heads, int t, int batch);

@@ -405,6 +405,7 @@ static backend_ops cuda_ops_table(void)
     o.to_f32 = cuda_to_f32;
     o.sum_squares = cuda_sum_squares;
     o.axpy = cuda_axpy;
+    o.round_bf16 = cuda_round_bf16;
     o.timer_create = cu_timer_create;
     o.timer_destroy = cu_timer_destroy;
     o.timer_record = cu_timer_record;

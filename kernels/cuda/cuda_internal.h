@@ -75,6 +75,7 @@ int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst, si
 /* cuda_reduce.cu: the noise pass's reductions */
 int cuda_sum_squares(backend *b, const float *x, size_t n, double *out);
 int cuda_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
+int cuda_round_bf16(backend *b, float *x, size_t n);
 
 /* cuda_transformer.cu */
 int cuda_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,

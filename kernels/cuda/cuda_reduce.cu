@@ -8,7 +8,10 @@
  * grid-stride share in double and writes one partial, in a tree of fixed
  * shape; one block then sums the partials the same way. The block count
  * depends on n alone, never on the SM count, so the order is the same on
- * any device. No atomics: their order is the scheduler's. */
+ * any device. No atomics: their order is the scheduler's.
+ *
+ * Beside axpy, the other pass over a whole gradient vector: the bf16
+ * accumulator's rounding (round_bf16). */
 #include "cuda_check.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
@@ -121,6 +124,39 @@ __global__ void axpy_kernel(float *y, float alpha, const float *x, size_t n, int
                 y[j] += alpha * x[j];
         }
     }
+}
+
+/* The bf16 gradient accumulator (backend_ops.round_bf16): every float
+ * rounded in place by the CPU backend's own bit arithmetic (elementwise.h),
+ * 16 bytes a turn where aligned. */
+__global__ void round_bf16_kernel(float *x, size_t n, int vec)
+{
+    GRID_STRIDE(q, (n + 3) / 4)
+    {
+        size_t i = q * 4;
+        if (vec && i + 4 <= n) {
+            float4 v = ((float4 *)x)[q];
+            v.x = ew_round_bf16(v.x);
+            v.y = ew_round_bf16(v.y);
+            v.z = ew_round_bf16(v.z);
+            v.w = ew_round_bf16(v.w);
+            ((float4 *)x)[q] = v;
+        } else {
+            for (size_t j = i; j < n && j < i + 4; j++)
+                x[j] = ew_round_bf16(x[j]);
+        }
+    }
+}
+
+extern "C" int cuda_round_bf16(backend *b, float *x, size_t n)
+{
+    if (n == 0)
+        return BK_OK;
+    int vec = ((uintptr_t)x % 16) == 0;
+    round_bf16_kernel<<<blocks_for(b, (n + 3) / 4, EW_THREADS), EW_THREADS, 0,
+                        cuda_of(b)->stream>>>(x, n, vec);
+    CUDA_CHECK_LAUNCH(b, "round_bf16_kernel");
+    return BK_OK;
 }
 
 extern "C" int cuda_axpy(backend *b, float *y, float alpha, const float *x, size_t n)

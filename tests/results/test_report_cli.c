@@ -322,8 +322,8 @@ static void test_key_columns(void)
 {
     char names[256];
     result_key_names(names, sizeof names);
-    CHECK(!strcmp(names, "backend, model, dtype, recompute, mode, reduction, effective_batch, "
-                         "micro_batch, arm, devices, sync, shard"));
+    CHECK(!strcmp(names, "backend, model, dtype, recompute, grad_dtype, mode, reduction, "
+                         "effective_batch, micro_batch, arm, devices, sync, shard"));
     result_row a, b;
     result_row_clear(&a);
     strcpy(a.backend, "cuda");

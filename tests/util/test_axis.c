@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "dtype_table.h"
+#include "grad_dtype.h"
 #include "modes.h"
 #include "optimizer.h"
 #include "recompute.h"
@@ -59,7 +60,8 @@ static void test_describe_two(void)
 int main(void)
 {
     const axis *axes[] = {&mode_axis, &sync_axis, &shard_axis, &reduction_axis, &dtype_axis,
-                          &optimizer_axis, &optimizer_at_axis, &recompute_axis};
+                          &optimizer_axis, &optimizer_at_axis, &recompute_axis,
+                          &grad_dtype_axis};
     for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
         check_axis(axes[i]);
     test_describe_two();

@@ -70,6 +70,7 @@ const axis_option options_reductions = AXIS_OPTION(reduction_axis, reductions, n
 const axis_option options_syncs = AXIS_OPTION(sync_axis, syncs, n_syncs);
 const axis_option options_shards = AXIS_OPTION(shard_axis, shards, n_shards);
 const axis_option options_recomputes = AXIS_OPTION(recompute_axis, recomputes, n_recomputes);
+const axis_option options_grad_dtypes = AXIS_OPTION(grad_dtype_axis, grad_dtypes, n_grad_dtypes);
 
 /* Every name of an axis, ", " between them. */
 static const char *names_of(const axis *ax, char *out, size_t n)
@@ -302,7 +303,7 @@ static int set_profile(void *target, const option_def *d, const char *value, cha
 
 _Static_assert(sizeof(exec_mode) == sizeof(int) && sizeof(reduction) == sizeof(int) &&
                    sizeof(sync_mode) == sizeof(int) && sizeof(recompute) == sizeof(int) &&
-                   sizeof(shard_mode) == sizeof(int),
+                   sizeof(shard_mode) == sizeof(int) && sizeof(grad_dtype) == sizeof(int),
                "set_axis_list and the sweep keep an axis's values as ints");
 
 /* ------------------------------------------------------------ usage text */
@@ -363,6 +364,10 @@ static const char *shard_help(char *out, size_t n)
 {
     return names_of(&shard_axis, out, n);
 }
+static const char *grad_dtype_help(char *out, size_t n)
+{
+    return names_of(&grad_dtype_axis, out, n);
+}
 
 #define AT(field) offsetof(run_options, field)
 #define INT_ROW(k, a, f, lo_, hi_) .key = k, .arg = a, .type = OPTION_INT, .offset = AT(f), \
@@ -394,6 +399,10 @@ static const option_def RUN_OPTIONS[] = {
     {AXIS_ROW("recompute", "LIST", options_recomputes, recompute_help), .def = "none",
      .help = "what the backward recomputes instead of keeping: the GELU's output, or each "
              "block's forward (docs/recompute.md)"},
+    {AXIS_ROW("grad-dtype", "LIST", options_grad_dtypes, grad_dtype_help), .def = "fp32",
+     .help = "what the accumulated gradient is held in between micro-batches: bf16 rounds "
+             "it to bf16 after each one, emulated on fp32 storage (the memory need stays "
+             "fp32's; one device only; docs/grad-dtype.md)"},
     {CUSTOM_ROW("optimizer", "NAME", set_optimizer), .help_fn = optimizer_help,
      .def = "adamw"},
     {CUSTOM_ROW("optimizer-at", "WHERE", set_optimizer_at), .help_fn = optimizer_at_help,
@@ -552,6 +561,13 @@ int options_validate(const run_options *o, char *why, size_t n)
     if (o->min_samples > o->max_samples) {
         snprintf(why, n, "min-samples %d is more than max-samples %d", o->min_samples,
                  o->max_samples);
+        return -1;
+    }
+    /* The curves file keys a curve by its split and levers, not by the
+     * accumulator: two of one split would read as one series. */
+    if (o->train_steps > 0 && o->n_grad_dtypes > 1) {
+        snprintf(why, n, "--train-steps with more than one --grad-dtype: the curves file "
+                 "cannot tell their curves apart; run each value on its own");
         return -1;
     }
     return 0;

@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "csv_existing.h"
 #include "dataset.h"
+#include "grad_dtype.h"
 #include "lr_grid.h"
 #include "model_kind.h"
 #include "modes.h"
@@ -68,10 +69,12 @@ typedef struct run_options {
     int n_recomputes;
     shard_mode shards[OPT_MAX_LIST]; /* what each rank keeps of the state */
     int n_shards;
+    grad_dtype grad_dtypes[OPT_MAX_LIST]; /* what the accumulated gradient is held in */
+    int n_grad_dtypes;
 } run_options;
 
 /* Where the options keep a list-valued axis (--mode, --reduction, --sync,
- * --shard, --recompute): its table's descriptor, the offsets of its array
+ * --shard, --recompute, --grad-dtype): its table's descriptor, the offsets of its array
  * and count in run_options, the array's length. The option parser fills
  * the list through it, the sweep's iterator reads it (config.h). */
 typedef struct axis_option {
@@ -81,7 +84,7 @@ typedef struct axis_option {
 } axis_option;
 
 extern const axis_option options_modes, options_reductions, options_syncs, options_shards,
-    options_recomputes;
+    options_recomputes, options_grad_dtypes;
 
 /* Every option of `accubench run`, one row each (options.c): the parser,
  * the usage text, the profiles, plan's shared keys and the tests read it. */

@@ -72,6 +72,10 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
         axis_describe(&recompute_axis, o->recomputes, o->n_recomputes, modes, sizeof modes);
         csv_writer_meta(w, "recompute", "%s", modes);
     }
+    if (o->n_grad_dtypes > 0) {
+        axis_describe(&grad_dtype_axis, o->grad_dtypes, o->n_grad_dtypes, modes, sizeof modes);
+        csv_writer_meta(w, "grad_dtype", "%s", modes);
+    }
     csv_writer_meta(w, "mem_cap_bytes", "%llu", (unsigned long long)o->mem_cap);
     csv_writer_meta(w, "timing", "warmup %d; min %d max %d samples; noise target %g%%; "
                     "budget %gs per config%s", o->warmup, o->min_samples, o->max_samples,

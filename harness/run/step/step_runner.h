@@ -42,6 +42,10 @@ typedef struct step_runner {
     /* The last backward's reports: floats [0, this) of the gradient are
      * not yet final. */
     size_t unreported;
+    /* The accumulated gradient is held in bf16 (the model's grad_dtype,
+     * grad_dtype.h): rounded after each micro-batch's backward, and in
+     * the optimizer's backward each range before its update. */
+    int round_bf16;
 } step_runner;
 
 /* Takes the range [offset, offset + count) the backward reports final:

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model.h"
 #include "result_row.h"
 
 #define SWEEP_AXIS(option_, field_, column_) \
@@ -15,6 +16,7 @@ const sweep_axis sweep_axes[] = {
     {SWEEP_AXIS(options_syncs, sync, sync), .off = SYNC_WINDOW, .ranks_only = 1},
     {SWEEP_AXIS(options_shards, shard, shard), .off = SHARD_NONE, .ranks_only = 1},
     {SWEEP_AXIS(options_recomputes, recompute, recompute), .off = RECOMPUTE_NONE},
+    {SWEEP_AXIS(options_grad_dtypes, grad_dtype, grad_dtype), .off = GRAD_DTYPE_FP32},
 };
 const int sweep_axes_n = (int)(sizeof sweep_axes / sizeof sweep_axes[0]);
 _Static_assert(sizeof sweep_axes / sizeof sweep_axes[0] <= SWEEP_AXES_MAX,
@@ -238,6 +240,12 @@ model_spec config_model_spec(const config *c)
     model_spec s = *c->model;
     s.recompute = c->recompute;
     return s;
+}
+
+void config_on_model(const config *c, model *m)
+{
+    m->spec.recompute = c->recompute;
+    m->grad_dtype = c->grad_dtype;
 }
 
 int config_count(const run_options *o, int data_parallel)

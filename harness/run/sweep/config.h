@@ -53,6 +53,9 @@ typedef struct config {
     /* What the backward recomputes: the row runs its model with this in
      * its spec (config_model_spec). */
     recompute recompute;
+    /* What the accumulated gradient is held in between micro-batches
+     * (grad_dtype.h): the model's, for the row (config_on_model). */
+    grad_dtype grad_dtype;
     optimizer_kind optimizer;
     int buffers;       /* input buffers rotated */
     uint64_t seed;
@@ -64,7 +67,8 @@ typedef struct config {
     int model_index, devices_index;
 } config;
 
-/* The sweep's row axes (mode, reduction, sync, shard, recompute), one row
+/* The sweep's row axes (mode, reduction, sync, shard, recompute,
+ * grad_dtype), one row
  * each in sweep_axes (config.c), outermost first: where the options keep
  * the axis's list, where a config and a result row keep its value, and its
  * value where it does not vary. The iterator and the result row walk the
@@ -88,7 +92,7 @@ extern const int sweep_axes_n;
 
 /* Walks the sweep's configs in order: model x effective batch x devices x
  * micro-batch x the row axes of sweep_axes, outermost first (mode x
- * reduction x sync x shard x recompute). A micro-batch wider than a
+ * reduction x sync x shard x recompute x grad_dtype). A micro-batch wider than a
  * device's share of the batch is passed over. */
 typedef struct config_iter {
     const run_options *o;
@@ -117,6 +121,10 @@ void config_iter_skip(config_iter *it, config_level level);
 /* The config's model as its row runs it: its spec with the row's
  * recompute value. */
 model_spec config_model_spec(const config *c);
+/* The model set for the config's row before its runner is made: its
+ * recompute value (the activations follow it) and the dtype its gradient
+ * is accumulated in (the step runner reads it). */
+void config_on_model(const config *c, model *m);
 /* How many configs the iterator will give, from its start. */
 int config_count(const run_options *o, int data_parallel);
 

@@ -97,12 +97,12 @@ static void find_references(rounds_state *st)
 
 /* --------------------------------------------------------------- a slice */
 
-/* The member ready to step: its recompute on the model, its split on the
+/* The member ready to step: its row on the model, its split on the
  * data; set up again and warmed with one step where it is not resident. */
 static int slice_begin(rounds_state *st, size_t i)
 {
     round_member *mb = &st->mem[i];
-    st->m->spec.recompute = mb->c->recompute;
+    config_on_model(mb->c, st->m);
     if (st->resident)
         return step_runner_resume(&mb->run);
     int rc = config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
@@ -475,7 +475,7 @@ static void finish_member(rounds_state *st, size_t i, const char *id, measure_st
     member_timing(st, i, kept, why, &t);
     fill_comparison(st, i, id, kept, n_kept);
     config_range_push(mb->c);
-    st->m->spec.recompute = mb->c->recompute;
+    config_on_model(mb->c, st->m);
     int rc = st->resident ? step_runner_resume(&mb->run)
                           : config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
     if (!rc)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "console_table.h"
+#include "grad_dtype.h"
 #include "paired.h"
 #include "split_text.h"
 
@@ -30,10 +31,12 @@ static void config_line(FILE *f, const char *what, const result_row *r)
     /* the levers that set the row apart, where they are not the default */
     int recomputes = r->recompute[0] && strcmp(r->recompute, "none");
     int shards = r->shard[0] && strcmp(r->shard, "none");
-    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s%s%s: %.4g ms", what, model, r->dtype, split,
+    int grad = r->grad_dtype[0] && strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
+    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s%s%s%s%s: %.4g ms", what, model, r->dtype, split,
             r->mode, r->reduction, r->sync[0] ? " sync " : "", r->sync,
             recomputes ? " recompute " : "", recomputes ? r->recompute : "",
-            shards ? " shard " : "", shards ? r->shard : "", r->step_ms_median);
+            shards ? " shard " : "", shards ? r->shard : "", grad ? " grad " : "",
+            grad ? r->grad_dtype : "", r->step_ms_median);
     if (r->step_ms_ci_hi > 0)
         fprintf(f, " (95%%: %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
     if (r->flags[0])

@@ -43,7 +43,7 @@ void config_block_free(config_block *b)
 static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
 {
     config_range_push(mb->c);
-    p->m.spec.recompute = mb->c->recompute;
+    config_on_model(mb->c, &p->m);
     int rc = resident ? step_runner_resume(&mb->run)
                       : config_runner_setup(s, &p->m, &p->d, mb->c, &mb->run);
     if (rc) {

@@ -84,10 +84,12 @@ void sweep_row_progress(sweep *s, const result_row *r)
 {
     char label[RESULT_TEXT_LEN * 4];
     int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s%s%s", r->model, r->dtype,
+    int grad = strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32)) != 0;
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s%s%s%s%s", r->model, r->dtype,
              (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
              r->sync[0] ? " sync " : "", r->sync, r->shard[0] ? " shard " : "", r->shard,
-             recomputes ? " recompute " : "", recomputes ? r->recompute : "");
+             recomputes ? " recompute " : "", recomputes ? r->recompute : "",
+             grad ? " grad " : "", grad ? r->grad_dtype : "");
     progress_config(s->progress, label);
 }
 

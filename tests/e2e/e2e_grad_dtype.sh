@@ -1,0 +1,94 @@
+#!/bin/sh
+# --grad-dtype fp32,bf16 on the GPT (gpt-tiny) at K = 1, 4, 16: a row per
+# value and split, each ok; at every K the bf16 accumulator's error against
+# the fp32 full-batch gradient is at least the fp32 one's and above zero;
+# at K = 1 it is one bf16 rounding of the exact window (at most 2^-9); it
+# is larger at K = 16 than at K = 1 (what the axis is for); a row over its
+# tolerance says so in its note and stays ok, one within it does not; the
+# memory need is the same for both (the rounding is emulated on fp32
+# storage) and the notes say so; the report says up to which K the bf16
+# accumulator passes; an unknown value is refused with the known ones, and
+# loss curves of both values at once; with ranks the bf16 rows are skipped
+# with the reason.
+set -u
+. "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
+line() { col "$1" "$2" | tr '\n' ' '; }
+# The value of column $1 in the row of grad_dtype $2 at K $3.
+at() {
+    awk -F, -v name="$1" -v g="$2" -v k="$3" '!/^#/ {
+        if (!h) { for (i = 1; i <= NF; i++) { if ($i == name) c = i; if ($i == "grad_dtype") gc = i;
+                  if ($i == "accum_steps") kc = i }; h = 1; next }
+        if ($gc == g && $kc == k) print $c }' gpt.csv
+}
+# awk's truth of a comparison of numbers.
+holds() { awk "BEGIN { exit !($1) }"; }
+
+"$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 16 --micro 16,4,1 \
+    --grad-dtype fp32,bf16 --steps 2 --warmup 0 --trace-steps 0 \
+    --noise-windows 0 --rounds off --csv gpt.csv >out.txt 2>err.txt
+check '[ $? -eq 0 ]' "the GPT runs: $(cat err.txt)"
+check '[ "$(line grad_dtype gpt.csv)" = "fp32 bf16 fp32 bf16 fp32 bf16 " ]' \
+    "a row per value, innermost: $(line grad_dtype gpt.csv)"
+check '[ "$(col status gpt.csv | sort -u)" = "ok" ]' \
+    "every row ok: $(line status gpt.csv) $(col note gpt.csv)"
+check 'grep -q "^# grad_dtype: fp32 (.*); bf16 (.*emulated on fp32 storage)" gpt.csv' \
+    "the metadata describes both: $(grep '^# grad_dtype' gpt.csv)"
+
+tol=$(awk 'BEGIN { printf "%.9g", 1e-5 + 1 / 256 }') # fp32's own and the accumulator's 2^-8
+for k in 1 4 16; do
+    f=$(at grad_rel_err fp32 $k) h=$(at grad_rel_err bf16 $k)
+    check "holds '\"$h\" != \"\" && $h > 0 && $h >= $f'" "K=$k: bf16 $h >= fp32 $f, above 0"
+    check '[ "$(at mem_need_bytes fp32 $k)" = "$(at mem_need_bytes bf16 $k)" ]' \
+        "K=$k: the same memory need: $(at mem_need_bytes fp32 $k) $(at mem_need_bytes bf16 $k)"
+    note=$(at note bf16 $k)
+    check 'echo "$note" | grep -q "^gradient held in bf16: rounded after each micro-batch and emulated on fp32 storage (memory need fp32.s); fp32 compute: the accumulator alone rounds"' \
+        "K=$k: the bf16 row says what it is: $note"
+    if holds "$h > $tol"; then
+        check 'echo "$note" | grep -q "grad_rel_err [0-9.e-]* over the bf16 accumulator.s 0.0039: the measurement and not a failure"' \
+            "K=$k: over $tol, said so: $note"
+    else
+        check '! echo "$note" | grep -q "not a failure"' "K=$k: within $tol, nothing said: $note"
+    fi
+done
+f1=$(at grad_rel_err fp32 1) h1=$(at grad_rel_err bf16 1) h16=$(at grad_rel_err bf16 16)
+check "holds '$h1 <= $f1 + 2 ^ -9'" "K=1: one rounding, at most 2^-9 (+ fp32's $f1): $h1"
+check "holds '$h16 > $h1'" "the error grows with K: K=16 $h16 over K=1 $h1"
+
+# The report: the section, its table, and up to which K it passes.
+"$ACCUBENCH" report gpt.csv --no-charts >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report: $(cat err.txt)"
+check 'grep -q "^## How far can the gradient be accumulated in bf16?" gpt.md' "the report's section"
+check 'grep -q "^- gpt-tiny, E = 16, fp32 compute, async: the bf16 accumulator \(passes\|is over\)" gpt.md' \
+    "the report says where it passes: $(sed -n '/^## How far/,/^## [A-Z]/p' gpt.md)"
+check '[ "$(grep -c "^### Effective batch 16: .*gradient accumulated in bf16 (" gpt.md)" -eq 1 ]' \
+    "the bf16 rows' table is named: $(grep '^### ' gpt.md)"
+
+# An unknown value: exit 2, one line with the known values, nothing run.
+mkdir out
+"$ACCUBENCH" run --backend cpu --out out --grad-dtype fp16 >stdout.txt 2>stderr.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' \
+    "unknown value: exit $rc, $(cat stderr.txt)"
+check 'grep -qF "unknown grad-dtype '"'fp16'"' (known: fp32, bf16)" stderr.txt' \
+    "the known values named: $(cat stderr.txt)"
+
+# Loss curves of both at once would share one series in the curves file:
+# refused with one line.
+"$ACCUBENCH" run --backend cpu --out out --grad-dtype fp32,bf16 --train-steps 3 \
+    >stdout.txt 2>stderr.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' \
+    "train-steps with both: exit $rc, $(cat stderr.txt)"
+
+# With ranks: fp32 runs, bf16 is a skipped row with the reason.
+$MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4 \
+    --grad-dtype fp32,bf16 --steps 2 --warmup 0 --trace-steps 0 --noise-windows 0 \
+    --rounds off --csv dp.csv >out.txt 2>err.txt
+check '[ $? -eq 0 ]' "two ranks run: $(cat err.txt)"
+check '[ "$(line status dp.csv)" = "ok skipped " ]' "fp32 ok, bf16 skipped: $(line status dp.csv)"
+check 'grep -q "bf16 gradient accumulator is measured on one device" dp.csv' \
+    "the skipped row says why: $(col note dp.csv)"
+exit $fail
