@@ -252,17 +252,17 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
                 * weights check above took a step) */
         progress_phase(s->progress, "gradient noise scale");
         uint64_t t0 = trace_now_ns();
-        int windows = 0;
+        noise_row_pass pass = {0};
         rc = model_reset(m);
         if (!rc) /* ZeRO-2: it reads each small batch's gradient whole */
             rc = model_grads_whole(m);
         if (!rc)
-            rc = noise_row_fill(m, c, ranks, r, &windows);
+            rc = noise_row_fill(m, c, ranks, r, &pass);
         if (rc == BK_OOM) { /* a check that does not fit is skipped, the row still measured */
             row_note(r, "no noise scale: out of memory for its pass (%s)", s->b->error);
             rc = model_reset(m);
         }
-        progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9, windows); /* the ETA's */
+        progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9, pass.windows_run); /* the ETA's */
     }
     if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
         rc = train_curves_config(s, m, c, r);
