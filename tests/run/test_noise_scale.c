@@ -213,7 +213,9 @@ static void test_pass_on_mlp(void)
 
 /* The pass keeps to its time: with a limit already spent it stops after
  * NOISE_WINDOWS_MIN windows and says so, its estimate and error over
- * those; without one it runs every window asked for. */
+ * those (every one run whole); without one it runs every window asked
+ * for. A signal cuts the window it finds short: run, not whole, not in
+ * the estimate. */
 static void test_pass_keeps_to_its_time(void)
 {
     model_spec tiny = test_spec("tiny");
@@ -225,11 +227,17 @@ static void test_pass_keeps_to_its_time(void)
     noise_result cut, all;
     noise_pass_options o = {.windows = 12, .seed = 3, .time_s = 1e-9};
     CHECK(noise_pass_run(&m, &sp, &o, &cut) == BK_OK);
-    CHECK(cut.windows_run == NOISE_WINDOWS_MIN && cut.windows == NOISE_WINDOWS_MIN);
+    CHECK(cut.windows_run == NOISE_WINDOWS_MIN && cut.windows == NOISE_WINDOWS_MIN &&
+          cut.windows_complete == NOISE_WINDOWS_MIN);
     CHECK(cut.b_simple > 0 && cut.b_simple_err > 0);
+    volatile sig_atomic_t stop = 1;
+    o.stop = &stop;
+    CHECK(noise_pass_run(&m, &sp, &o, &cut) == BK_OK);
+    CHECK(cut.windows_run == 1 && cut.windows_complete == 0 && cut.windows == 0);
+    o.stop = NULL;
     o.time_s = 0;
     CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK);
-    CHECK(all.windows_run == 12 && all.windows == 12);
+    CHECK(all.windows_run == 12 && all.windows == 12 && all.windows_complete == 12);
     o.time_s = 3600;
     CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK && all.windows_run == 12);
     tiny_free(b, &m);
