@@ -59,6 +59,7 @@
  * docs/noise-scale.md), from the starting weights, with its jackknife
  * error, in examples as effective_batch counts them (the estimate in valid
  * items, tokens for a GPT, over the valid items an example holds);
+ * noise_windows the windows it came from (those --dump writes);
  * grad_sq_micro and grad_sq_window the mean squared norms of the
  * small batches' and the windows' own mean gradients it came from.
  * recompute is what the backward recomputed instead of keeping (none,
@@ -165,6 +166,7 @@
     X(flags, TEXT, timed, VALUE)                    \
     X(grad_noise_scale, REAL, check, VALUE)         \
     X(grad_noise_scale_err, REAL, check, VALUE)     \
+    X(noise_windows, INT, check, VALUE)             \
     X(grad_sq_micro, REAL, check, VALUE)            \
     X(grad_sq_window, REAL, check, VALUE)           \
     X(status, TEXT, config, VALUE)                  \

@@ -2,8 +2,14 @@
 # tests/run/dump_check.py as a person meets it: no argument or --help gives
 # its usage, never a traceback; a dump of a model kind it has no reference
 # for is refused by name in one line (exit 2), not checked as a GPT; every
-# check ends with a last line PASS or FAIL. With NumPy: an MLP dump passes,
-# and the same dump with its loss changed fails (exit 1).
+# check ends with a last line PASS or FAIL. The noise pass's windows in
+# DIR/noise/ (checked with the standard library alone): the manifest's
+# fields, W x E rows, a split of W x K summing to them, noise_windows and
+# grad_noise_scale those of the CSV row, a gradient file per parameter in
+# its shape; none where the row has no noise scale, the top manifest saying
+# why. With NumPy: an MLP dump passes (its noise scale recomputed from the
+# windows), and the same dump with its loss or its noise scale changed fails
+# (exit 1).
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -32,17 +38,76 @@ rc=$?
 check "[ $rc -eq 2 ] && [ \$(wc -l <out.txt) -eq 1 ] && grep -q \"^FAIL: .*model kind 'resmlp'\" out.txt && grep -q 'knows mlp' out.txt" \
     "unknown kind: exit $rc, $(cat out.txt)"
 
+# The noise pass's windows: 8 windows of 16 examples at micro-batch 4, all
+# of them run (the budget leaves the pass its time).
+"$ACCUBENCH" run --backend cpu --model tiny --effective 16 --micro 4 --steps 2 --warmup 1 \
+    --trace-steps 0 --noise-windows 8 --budget-s 1000 --csv dump.csv --dump mdump \
+    >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ -f mdump/manifest.json ] && [ -f mdump/noise/manifest.json ]' \
+    "mlp dump with its noise windows written: $(cat err.txt)"
+cat >noise_fields.py <<'PY'
+import csv, json, os, sys
+root, table = sys.argv[1], sys.argv[2]
+top = json.load(open(os.path.join(root, "manifest.json")))
+m = json.load(open(os.path.join(root, "noise", "manifest.json")))
+row = next(csv.DictReader(l for l in open(table) if not l.startswith("#")))
+bad = []
+if top.get("noise_dump") != "noise" or "no_noise_dump" in top:
+    bad.append("top manifest does not name noise/")
+w, e = m["noise_windows"], m["window_effective"]
+k = top["accum"]
+if w != int(row["noise_windows"]) or e != int(row["effective_batch"]):
+    bad.append(f"noise_windows {w} x {e}, row {row['noise_windows']} x {row['effective_batch']}")
+gns = float(row["grad_noise_scale"])
+if not abs(m["grad_noise_scale"] - gns) <= 1e-5 * gns:
+    bad.append(f"grad_noise_scale {m['grad_noise_scale']}, row {gns}")
+err = float(row["grad_noise_scale_err"])
+if not abs(m["grad_noise_scale_err"] - err) <= 1e-5 * err:
+    bad.append(f"grad_noise_scale_err {m['grad_noise_scale_err']}, row {err}")
+if m["effective"] != w * e or sum(m["split"]) != w * e or len(m["split"]) != w * k \
+        or m["accum"] != w * k or m["split"] != top["split"] * w:
+    bad.append(f"effective {m['effective']}, split {m['split']}, accum {m['accum']}")
+if not (0 < m["valid_items"] <= w * e) or "loss_sum" not in m or "loss" not in m:
+    bad.append("valid_items, loss, loss_sum")
+shapes = {(t["role"], t["name"]): t for t in m["tensors"]}
+for (role, name), t in shapes.items():
+    if role == "param":
+        g = shapes.get(("grad", name))
+        if not g or g["shape"] != t["shape"] or not os.path.isfile(os.path.join(root, "noise", g["file"])):
+            bad.append(f"grad of {name}")
+for name in ("inputs", "labels", "mask"):
+    t = [t for t in m["tensors"] if t["name"] == name][0]
+    if t["shape"][0] != w * e or not os.path.isfile(os.path.join(root, "noise", t["file"])):
+        bad.append(f"{name} shape {t['shape']}")
+print("; ".join(bad) if bad else "ok")
+PY
+python3 noise_fields.py mdump dump.csv >out.txt 2>&1
+check '[ "$(cat out.txt)" = ok ]' "the noise windows' manifest against the row: $(cat out.txt)"
+
+# No noise scale, no noise/: one micro-batch per window, and --noise-windows 0.
+for args in "--micro 4 --noise-windows 8:one micro-batch per window" \
+        "--micro 2 --noise-windows 0:--noise-windows 0"; do
+    rm -rf none none.csv
+    "$ACCUBENCH" run --backend cpu --model tiny --effective 4 ${args%%:*} --steps 2 --warmup 1 \
+        --trace-steps 0 --csv none.csv --dump none >/dev/null 2>err.txt
+    check "[ \$? -eq 0 ] && [ -f none/manifest.json ] && [ ! -e none/noise ] && grep -q '\"no_noise_dump\": \"no noise scale: ${args#*:}' none/manifest.json" \
+        "$args: no noise/, the manifest says why: $(grep no_noise none/manifest.json) $(cat err.txt)"
+done
+
 if ! python3 -c 'import numpy' 2>/dev/null; then
     echo "note: numpy is not importable; no dump was checked in NumPy"
     exit $fail
 fi
-"$ACCUBENCH" run --backend cpu --model tiny --effective 5 --micro 2 --steps 2 --warmup 1 \
-    --trace-steps 0 --csv dump.csv --dump mdump >/dev/null 2>err.txt
-check '[ $? -eq 0 ] && [ -f mdump/manifest.json ]' "mlp dump written: $(cat err.txt)"
 python3 "$dc" mdump >out.txt 2>&1
-check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ]' "the dump holds: $(cat out.txt)"
+check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ] && grep -q "mdump/noise: .*noise scale .* recomputed over 8 windows of 16" out.txt' \
+    "the dump holds, and its noise scale: $(cat out.txt)"
+cp -r mdump ndump
+sed 's/"grad_noise_scale": [0-9.e+-]*/"grad_noise_scale": 1.5/' mdump/noise/manifest.json >ndump/noise/manifest.json
+python3 "$dc" ndump >out.txt 2>&1
+check '[ $? -eq 1 ] && grep -q "FAILED: ndump/noise: grad_noise_scale" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
+    "a changed noise scale fails: $(cat out.txt)"
 sed 's/"loss": [0-9.e+-]*/"loss": 9.5/' mdump/manifest.json >m.json && mv m.json mdump/manifest.json
 python3 "$dc" mdump >out.txt 2>&1
-check '[ $? -eq 1 ] && grep -q "FAILED: loss" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
+check '[ $? -eq 1 ] && grep -q "FAILED: mdump: loss" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
     "a changed loss fails: $(cat out.txt)"
 exit $fail

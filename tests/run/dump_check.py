@@ -4,7 +4,11 @@ PyTorch's conventions, never from accubench's code: every file has the
 manifest's shape and dtype; the loss recomputed from the dumped weights and
 window is the manifest's; and the gradient is d(loss)/d(weights): for the
 MLP by backpropagation written here, for the GPT by central differences on
-a few entries of every tensor.
+a few entries of every tensor. A dump with the noise pass's windows
+(DIR/noise/, docs/dump.md) is checked too, the same way, and for the MLP
+its noise scale recomputed from per-small-batch gradients with the pass's
+estimator (docs/noise-scale.md) must be the manifest's; the exact figure
+from per-example gradients is printed beside it, in the pass's errors.
 
 usage: dump_check.py DIR
   DIR   a folder written by accubench run --dump DIR
@@ -150,6 +154,69 @@ def check_gpt(m, params, grads, x, labels, mask, valid, fail):
     return loss, f"{len(got)} gradient entries by central differences"
 
 
+def mlp_item_grads(params, x, labels, mask):
+    """Per-item gradients of the unnormalised loss, flattened, valid items
+    only: one backpropagation per example (an MLP example is one item)."""
+    names = sorted(params)
+    out = []
+    for i in range(len(x)):
+        if mask[i].sum():
+            _, g = mlp_loss_and_grads(params, x[i:i + 1], labels[i:i + 1], mask[i:i + 1])
+            out.append(np.concatenate([g[n].ravel() for n in names]))
+    return np.array(out)
+
+
+def jackknife(trace, g2):
+    """sum(trace) / sum(g2) and its leave-one-window-out standard error."""
+    w = len(trace)
+    loo = (trace.sum() - trace) / (g2.sum() - g2)
+    return trace.sum() / g2.sum(), math.sqrt((w - 1) / w * ((loo - loo.mean()) ** 2).sum())
+
+
+def noise_scale_check(m, params, x, labels, mask, fail):
+    """The pass's estimator (noise_scale.c) on the dump's windows, from
+    per-item gradients summed into small batches, against the manifest;
+    and the exact figure from the per-item gradients themselves."""
+    w_n, e_w = m["noise_windows"], m["window_effective"]
+    k_n = len(m["split"]) // w_n
+    items = mlp_item_grads(params, x.astype(np.float64), labels, mask)
+    valid = mask[:, 0].astype(bool)
+    # each valid item's place in items: the running count of valid rows
+    index = np.cumsum(valid) - 1
+    bounds = np.concatenate([[0], np.cumsum(m["split"])])
+    trace, g2 = [], []
+    for w in range(w_n):
+        sq, inv, n_w, g_w = [], [], 0, 0
+        for k in range(w * k_n, (w + 1) * k_n):
+            rows = np.arange(bounds[k], bounds[k + 1])
+            rows = rows[valid[rows]]
+            if not len(rows):
+                continue  # padding alone adds nothing
+            g = items[index[rows]].sum(axis=0)
+            sq.append(g @ g / len(rows) ** 2)
+            inv.append(1 / len(rows))
+            n_w += len(rows)
+            g_w = g_w + g
+        s, wq = np.mean(sq), g_w @ g_w / n_w ** 2
+        t = (s - wq) / (np.mean(inv) - 1 / n_w)
+        trace.append(t)
+        g2.append(wq - t / n_w)
+    b, err = jackknife(np.array(trace), np.array(g2))
+    per_example = m["valid_items"] / m["effective"]  # B_simple in examples, as the row
+    b, err = b / per_example, err / per_example
+    for name, got, want in (("grad_noise_scale", b, m["grad_noise_scale"]),
+                            ("grad_noise_scale_err", err, m["grad_noise_scale_err"])):
+        if not abs(got - want) <= 1e-3 * abs(want):
+            fail(f"{name} {got:.6g} recomputed from the windows, manifest {want:.6g}")
+    n = len(items)
+    mean = items.mean(axis=0)
+    tr = ((items - mean) ** 2).sum() / (n - 1)
+    exact = tr / (mean @ mean - tr / n) / per_example
+    return (f"noise scale {b:.4g} +- {err:.3g} recomputed over {w_n} windows of {e_w}; "
+            f"exact from {n} per-item gradients {exact:.4g} "
+            f"({abs(exact - b) / err:.2f} errors apart)")
+
+
 # The model kinds this checker has a reference for; any other is refused
 # by name rather than checked as one of these.
 CHECKERS = {"mlp": check_mlp, "gpt": check_gpt}
@@ -180,6 +247,15 @@ def check(root):
         fail(f"mask has {valid} valid items, manifest {m['valid_items']}")
     if sum(m["split"]) != m["effective"] or len(m["split"]) != m["accum"]:
         fail(f"split {m['split']} is not {m['accum']} micro-batches of {m['effective']}")
+    noise = "noise_windows" in m
+    if noise:
+        w_n, e_w = m["noise_windows"], m["window_effective"]
+        k_n = len(m["split"]) // max(w_n, 1)
+        if not (w_n >= 2 and m["effective"] == w_n * e_w and k_n * w_n == len(m["split"])
+                and all(m["split"][i] == m["split"][i % k_n] for i in range(len(m["split"])))
+                and sum(m["split"][:k_n]) == e_w):
+            fail(f"the noise pass's windows: {w_n} of {e_w} examples, split {m['split']}")
+            noise = False
     if not m.get("reduction_exact", False):
         return failures, (f"reduction {m['reduction']} is not exact (or the manifest "
                           "predates reduction_exact): shapes only")
@@ -187,6 +263,10 @@ def check(root):
     loss /= valid
     if not abs(loss - m["loss"]) <= 1e-5 * abs(loss):
         fail(f"loss {loss:.9g} recomputed, manifest {m['loss']:.9g}")
+    if noise and kind == "mlp":
+        checked += "; " + noise_scale_check(m, params, x, labels, mask, fail)
+    elif noise:
+        checked += "; its noise scale not recomputed (per-item gradients: the MLP's alone)"
     return failures, (f"{m['model']}: {len(m['tensors'])} files, loss {loss:.6g}, "
                       f"{checked}")
 
@@ -200,12 +280,19 @@ def main(argv):
         print("FAIL: dump_check.py takes one dump folder" +
               (f", not {len(argv) - 1} arguments" if len(argv) > 2 else ""))
         return 2
+    failures = []
     try:
-        failures, checked = check(argv[1])
+        roots = [argv[1]]
+        top = read_manifest(argv[1])
+        if "noise_dump" in top:  # the noise pass's windows, a dump of their own
+            roots.append(os.path.join(argv[1], top["noise_dump"]))
+        for root in roots:
+            found, checked = check(root)
+            print(f"dump_check: {root}: {checked}")
+            failures += [f"{root}: {f}" for f in found]
     except CannotCheck as e:
         print(f"FAIL: {e}")
         return 2
-    print(f"dump_check: {checked}")
     for f in failures:
         print("dump_check: FAILED:", f)
     print("FAIL" if failures else "PASS")

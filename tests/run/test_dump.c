@@ -16,6 +16,8 @@
 #include "dispatch.h"
 #include "dump.h"
 #include "gradcheck.h"
+#include "noise_dump.h"
+#include "noise_pass.h"
 #include "registry.h"
 #include "step.h"
 
@@ -146,10 +148,10 @@ static void check_dump(const char *shape, int effective, int micro, const char *
     char dir[400], path[600];
     snprintf(dir, sizeof dir, "%s/%s", root, s.kind->name);
     CHECK(dump_check_target(dir, why, sizeof why) == 0);
-    dump_window w = {.m = &m, .d = &d, .sp = &sp, .dtype = DTYPE_FP32,
+    dump_window w = {.m = &m, .data = &d, .n_data = 1, .sp = &sp, .dtype = DTYPE_FP32,
                      .reduction = REDUCTION_SUM, .optimizer = OPT_ADAMW, .seed = 5,
                      .loss_sum = loss, .grad = window};
-    CHECK(dump_write(dir, &w, why, sizeof why) == 0);
+    CHECK(dump_write(dir, &w, NULL, "no noise scale: \"none\" here", why, sizeof why) == 0);
     CHECK(no_leftovers());
     /* Once written, the directory is no target for another dump. */
     CHECK(dump_check_target(dir, why, sizeof why) == -1 && strstr(why, "is not empty"));
@@ -169,6 +171,9 @@ static void check_dump(const char *shape, int effective, int micro, const char *
     /* The reduction's row says whether a checker may hold the gradient to
      * the full batch's. */
     CHECK(manifest && strstr(manifest, "\"reduction\": \"sum\", \"reduction_exact\": true,"));
+    /* No noise pass's windows: the manifest says why, in JSON. */
+    CHECK(manifest && strstr(manifest, "\"no_noise_dump\": \"no noise scale: \\\"none\\\" here\","));
+    CHECK(manifest && !strstr(manifest, "noise_windows"));
 
     /* Every tensor: its shape, and the weights and gradient it holds. */
     int nt = s.kind->tensors(&s, NULL, 0);
@@ -294,16 +299,106 @@ static void test_failed_dump_leaves_nothing(void)
     split sp;
     split_make(4, 2, 1, &sp, why, sizeof why);
     float *g = calloc(m.n_params, sizeof *g);
-    dump_window w = {.m = &m, .d = &d, .sp = &sp, .grad = g};
-    /* The target is a non-empty directory: everything is written, the
-     * rename fails, and the temporary goes. */
+    dump_window w = {.m = &m, .data = &d, .n_data = 1, .sp = &sp, .grad = g};
+    dump_noise_fields fields = {.windows = 1, .scale = 1, .scale_err = 1};
+    dump_window nw = w;
+    nw.noise = &fields;
+    /* The target is a non-empty directory: everything is written (the
+     * noise pass's windows in a directory of their own), the rename fails,
+     * and the temporary goes, all of it. */
     char path[400];
     snprintf(path, sizeof path, "%s/full", root);
-    CHECK(dump_write(path, &w, why, sizeof why) == -1 && strstr(why, "cannot rename"));
+    CHECK(dump_write(path, &w, &nw, NULL, why, sizeof why) == -1 && strstr(why, "cannot rename"));
     CHECK(no_leftovers());
     free(g);
     dataset_destroy(&d);
     model_destroy(&m);
+    b->ops->destroy(b);
+}
+
+/* The noise pass's windows in noise/: drawn again as the pass draws them,
+ * those the estimate used, concatenated in order; the split each window's
+ * in turn; the gradient the mean over every valid item of all of them,
+ * which is each window's own mean gradient weighted back by its valid
+ * items. */
+static void test_noise_windows(void)
+{
+    backend *b;
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    model_spec s;
+    CHECK(model_spec_parse("tiny", &s, why, sizeof why) == 0);
+    optimizer_config opt = {OPT_SGD, 1e-3f, 0, 0, 0, 0, OPT_AT_STEP};
+    input_spec in;
+    model_input(&s, &in);
+    model m;
+    CHECK(model_create(b, &s, &opt, 3, &m) == BK_OK);
+    split sp;
+    CHECK(split_make(8, 3, 1, &sp, why, sizeof why) == 0); /* 3 + 3 + 2 */
+    noise_dump nd;
+    CHECK(noise_dump_build(&m, &sp, 7, 3, &nd) == BK_OK && nd.n_windows == 3);
+    /* The same data as noise_window_data gives the pass. */
+    dataset again;
+    CHECK(noise_window_data(&m, &sp, 7, 1, &again) == BK_OK);
+    CHECK(memcmp(again.buf[0].valid_host, nd.windows[1].buf[0].valid_host,
+                 8 * sizeof(int)) == 0);
+    dataset_destroy(&again);
+    /* The gradient: each window's mean over its valid items, weighted. */
+    size_t n = m.n_params;
+    float *one = malloc(n * sizeof *one), *want = calloc(n, sizeof *want);
+    split whole;
+    CHECK(split_make(8, 8, 1, &whole, why, sizeof why) == 0);
+    int valid = 0;
+    for (int i = 0; i < nd.n_windows; i++) {
+        step_runner run;
+        CHECK(step_runner_init(&run, &m, &nd.windows[i], &whole, MODE_ASYNC,
+                               REDUCTION_SUM) == BK_OK);
+        CHECK(step_window(&run, 0) == BK_OK);
+        CHECK(bk_download(b, one, m.grads, n * sizeof *one) == BK_OK);
+        int v = dataset_valid_count(&nd.windows[i], 0, 0, 8);
+        for (size_t k = 0; k < n; k++)
+            want[k] += one[k] * (float)v;
+        valid += v;
+        step_runner_free(&run);
+    }
+    for (size_t k = 0; k < n; k++)
+        want[k] /= (float)valid;
+    CHECK(valid == nd.valid && relative_error(nd.grad, want, n) < 1e-5);
+
+    dump_window w = {.m = &m, .data = &nd.windows[0], .n_data = 1, .sp = &sp,
+                     .dtype = DTYPE_FP32, .reduction = REDUCTION_SUM, .grad = nd.grad};
+    dump_noise_fields fields = {.windows = 3, .scale = 12.5, .scale_err = 2.25};
+    dump_window nw = w;
+    nw.data = nd.windows;
+    nw.n_data = nd.n_windows;
+    nw.loss_sum = nd.loss_sum;
+    nw.noise = &fields;
+    char dir[400], path[600], text[200];
+    snprintf(dir, sizeof dir, "%s/noisy", root);
+    CHECK(dump_write(dir, &w, &nw, NULL, why, sizeof why) == 0);
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    char *top = read_text(path);
+    CHECK(top && strstr(top, "\"noise_dump\": \"noise\",") && !strstr(top, "no_noise_dump") &&
+          !strstr(top, "noise_windows"));
+    snprintf(path, sizeof path, "%s/noise/manifest.json", dir);
+    char *manifest = read_text(path);
+    CHECK(manifest && strstr(manifest, "\"effective\": 24, \"micro\": 3, \"accum\": 9,"));
+    CHECK(manifest && strstr(manifest, "\"split\": [3, 3, 2, 3, 3, 2, 3, 3, 2]"));
+    snprintf(text, sizeof text, "\"valid_items\": %d,", valid);
+    CHECK(manifest && strstr(manifest, text));
+    CHECK(manifest && strstr(manifest, "\"noise_windows\": 3, \"window_effective\": 8, "
+                                       "\"grad_noise_scale\": 12.5, \"grad_noise_scale_err\": 2.25,"));
+    npy x, mask;
+    snprintf(path, sizeof path, "%s/noise/inputs.npy", dir);
+    CHECK(npy_read(path, &x) == 0 && shape_is(&x, 2, 24, in.width));
+    snprintf(path, sizeof path, "%s/noise/mask.npy", dir);
+    CHECK(npy_read(path, &mask) == 0 && shape_is(&mask, 2, 24, 1));
+    /* Window 2's examples after windows 0 and 1's. */
+    CHECK(mask.data && memcmp((int *)mask.data + 16, nd.windows[2].buf[0].valid_host,
+                              8 * sizeof(int)) == 0);
+    free(x.data), free(mask.data), free(top), free(manifest), free(one), free(want);
+    noise_dump_free(&nd);
+    model_destroy(&m);
+    CHECK(b->mem_in_use == 0);
     b->ops->destroy(b);
 }
 
@@ -330,6 +425,7 @@ int main(void)
     };
     check_dump("gpt:d=8,layers=2,heads=2,seq=5,vocab=13", 5, 2, "2, 2, 1", gpt, 9);
     test_failed_dump_leaves_nothing();
+    test_noise_windows();
     CHECK(check_remove_tree(root) == 0);
     return check_finish("test_dump");
 }

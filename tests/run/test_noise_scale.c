@@ -213,7 +213,9 @@ static void test_pass_on_mlp(void)
 
 /* The pass keeps to its time: with a limit already spent it stops after
  * NOISE_WINDOWS_MIN windows and says so, its estimate and error over
- * those; without one it runs every window asked for. */
+ * those (every one run whole); without one it runs every window asked
+ * for. A signal cuts the window it finds short: run, not whole, not in
+ * the estimate. */
 static void test_pass_keeps_to_its_time(void)
 {
     model_spec tiny = test_spec("tiny");
@@ -225,11 +227,17 @@ static void test_pass_keeps_to_its_time(void)
     noise_result cut, all;
     noise_pass_options o = {.windows = 12, .seed = 3, .time_s = 1e-9};
     CHECK(noise_pass_run(&m, &sp, &o, &cut) == BK_OK);
-    CHECK(cut.windows_run == NOISE_WINDOWS_MIN && cut.windows == NOISE_WINDOWS_MIN);
+    CHECK(cut.windows_run == NOISE_WINDOWS_MIN && cut.windows == NOISE_WINDOWS_MIN &&
+          cut.windows_complete == NOISE_WINDOWS_MIN);
     CHECK(cut.b_simple > 0 && cut.b_simple_err > 0);
+    volatile sig_atomic_t stop = 1;
+    o.stop = &stop;
+    CHECK(noise_pass_run(&m, &sp, &o, &cut) == BK_OK);
+    CHECK(cut.windows_run == 1 && cut.windows_complete == 0 && cut.windows == 0);
+    o.stop = NULL;
     o.time_s = 0;
     CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK);
-    CHECK(all.windows_run == 12 && all.windows == 12);
+    CHECK(all.windows_run == 12 && all.windows == 12 && all.windows_complete == 12);
     o.time_s = 3600;
     CHECK(noise_pass_run(&m, &sp, &o, &all) == BK_OK && all.windows_run == 12);
     tiny_free(b, &m);
@@ -249,12 +257,13 @@ static void test_row_reuses_the_figure(void)
                   .reduction = REDUCTION_SUM, .budget = {.budget_s = 1000}};
     CHECK(split_make(64, 16, 1, &cfg.sp, why, sizeof why) == 0);
     result_row first, again, other;
-    int ran = -1; /* the windows each call ran: the memo's none */
+    noise_row_pass ran = {.windows_run = -1}; /* the windows each call ran: the memo's none */
     result_row_clear(&first);
     result_row_clear(&again);
     result_row_clear(&other);
     CHECK(noise_row_fill(&m, &cfg, NULL, &first, &ran) == BK_OK && first.grad_noise_scale > 0);
-    CHECK(ran == 6);
+    CHECK(ran.windows_run == 6 && ran.windows_complete == 6 && first.noise_windows == 6 &&
+          !ran.none[0]);
     float *w = malloc(m.n_params * sizeof *w);
     CHECK(bk_download(b, w, m.params, m.n_params * sizeof *w) == BK_OK);
     for (size_t i = 0; i < m.n_params; i++)
@@ -262,12 +271,13 @@ static void test_row_reuses_the_figure(void)
     CHECK(bk_upload(b, m.params, w, m.n_params * sizeof *w) == BK_OK);
     free(w);
     cfg.reduction = REDUCTION_MEAN_OF_MEANS;
-    CHECK(noise_row_fill(&m, &cfg, NULL, &again, &ran) == BK_OK && ran == 0);
-    CHECK(again.grad_noise_scale == first.grad_noise_scale &&
+    CHECK(noise_row_fill(&m, &cfg, NULL, &again, &ran) == BK_OK && ran.windows_run == 0);
+    CHECK(ran.windows_complete == 6 && again.noise_windows == 6 &&
+          again.grad_noise_scale == first.grad_noise_scale &&
           again.grad_noise_scale_err == first.grad_noise_scale_err);
     CHECK(split_make(64, 8, 1, &cfg.sp, why, sizeof why) == 0);
     CHECK(noise_row_fill(&m, &cfg, NULL, &other, &ran) == BK_OK && other.grad_noise_scale > 0 &&
-          other.grad_noise_scale != first.grad_noise_scale && ran == 6);
+          other.grad_noise_scale != first.grad_noise_scale && ran.windows_run == 6);
     tiny_free(b, &m);
 }
 

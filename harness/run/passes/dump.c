@@ -65,17 +65,22 @@ int dump_check_target(const char *dir, char *why, size_t n)
     return 0;
 }
 
-/* Removes what a failed dump left in its temporary directory. */
+/* Removes what a failed dump left in its temporary directory (the noise
+ * pass's dump a directory inside it). */
 static void remove_tree(const char *tmp)
 {
     DIR *dh = opendir(tmp);
     if (dh) {
         struct dirent *e;
         char path[4200];
+        struct stat st;
         while ((e = readdir(dh)))
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
                 snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
-                unlink(path);
+                if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+                    remove_tree(path);
+                else
+                    unlink(path);
             }
         closedir(dh);
     }
@@ -85,11 +90,15 @@ static void remove_tree(const char *tmp)
 /* What one dump writes, kept while it is written. */
 typedef struct dump_job {
     const dump_window *w;
-    const char *tmp;
+    const char *dir; /* where its files go */
     model_tensor *tensors;
     int n_tensors;
     input_spec in;
+    int effective, accum; /* over all its windows */
+    int *split;           /* `accum` sizes: each window's split, in order */
     int valid_items;
+    const char *no_noise; /* the gradient check's dump: why it has no noise/ */
+    int has_noise;        /* the gradient check's dump: noise/ is written */
     char why[400];
 } dump_job;
 
@@ -97,7 +106,7 @@ static int write_array(dump_job *j, const char *file, npy_dtype type, const int6
                        int ndim, const void *data)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", j->tmp, file);
+    snprintf(path, sizeof path, "%s/%s", j->dir, file);
     return npy_write(path, type, shape, ndim, data, j->why, sizeof j->why);
 }
 
@@ -155,46 +164,63 @@ static int write_tensors(dump_job *j)
     return rc;
 }
 
-/* inputs.npy, labels.npy, mask.npy of input buffer 0. */
-static int write_window_data(dump_job *j)
+/* Window i's buffer 0 into the host arrays at its examples' place: x its
+ * inputs (through fp32 where the compute storage is narrower), labels and
+ * mask. */
+static int read_window(dump_job *j, int i, void *x, int *labels, int *mask)
 {
     backend *b = j->w->m->b;
-    const input_buffer *ib = &j->w->d->buf[0];
-    int64_t e = j->w->d->effective_batch;
-    size_t nx = (size_t)j->in.width * (size_t)e, items = (size_t)e * j->in.loss_items;
-    size_t big = nx > items ? nx : items;
-    void *host = malloc(big * 4);
+    const dataset *d = &j->w->data[i];
+    const input_buffer *ib = &d->buf[0];
+    size_t e = (size_t)d->effective_batch, nx = (size_t)j->in.width * e;
+    size_t items = e * (size_t)j->in.loss_items, at = (size_t)i * e;
     float *staging = NULL;
-    int rc = host ? BK_OK : BK_OOM;
-    if (rc)
-        snprintf(b->error, sizeof b->error, "out of host memory for the dump");
-    /* Features in a narrower compute storage come back through fp32. */
-    int tokens = j->in.kind == INPUT_TOKENS;
-    if (!rc && !tokens && b->compute_storage != STORAGE_F32 &&
+    int rc = BK_OK;
+    if (j->in.kind != INPUT_TOKENS && b->compute_storage != STORAGE_F32 &&
         !(rc = bk_alloc(b, nx * sizeof(float), (void **)&staging)))
         rc = b->ops->to_f32(b, ib->x, b->compute_storage, staging, nx);
+    /* 4 bytes an input either way: an fp32 feature or an int32 token id */
     if (!rc)
-        rc = bk_download(b, host, staging ? staging : ib->x, nx * 4);
+        rc = bk_download(b, (char *)x + at * (size_t)j->in.width * 4,
+                         staging ? staging : ib->x, nx * 4);
     if (staging)
         bk_free(b, staging, nx * sizeof(float));
-    if (rc) {
+    if (!rc)
+        rc = bk_download(b, labels + at * (size_t)j->in.loss_items, ib->labels,
+                         items * sizeof(int));
+    if (!rc)
+        rc = bk_download(b, mask + at * (size_t)j->in.loss_items, ib->valid,
+                         items * sizeof(int));
+    if (rc)
         snprintf(j->why, sizeof j->why, "reading the window back: %s", b->error);
-        free(host);
-        return -1;
+    return rc ? -1 : 0;
+}
+
+/* inputs.npy, labels.npy, mask.npy: input buffer 0 of every window, their
+ * examples concatenated in order. */
+static int write_window_data(dump_job *j)
+{
+    size_t e = (size_t)j->effective, items = e * (size_t)j->in.loss_items;
+    void *x = malloc(e * (size_t)j->in.width * 4);
+    int *labels = malloc(items * sizeof *labels), *mask = malloc(items * sizeof *mask);
+    int fail = 0;
+    if (!x || !labels || !mask) {
+        snprintf(j->why, sizeof j->why, "out of host memory for the dump");
+        fail = -1;
     }
-    int64_t xs[2] = {e, j->in.width}, ys[2] = {e, j->in.loss_items};
-    int fail = write_array(j, "inputs.npy", tokens ? NPY_I32 : NPY_F32, xs, 2, host);
-    const int *flags[2] = {ib->labels, ib->valid};
-    const char *files[2] = {"labels.npy", "mask.npy"};
-    for (int k = 0; k < 2 && !fail; k++) {
-        if ((rc = bk_download(b, host, flags[k], items * sizeof(int)))) {
-            snprintf(j->why, sizeof j->why, "reading the window back: %s", b->error);
-            fail = -1;
-        } else {
-            fail = write_array(j, files[k], NPY_I32, ys, 2, host);
-        }
-    }
-    free(host);
+    for (int i = 0; i < j->w->n_data && !fail; i++)
+        fail = read_window(j, i, x, labels, mask);
+    int64_t xs[2] = {(int64_t)e, j->in.width}, ys[2] = {(int64_t)e, j->in.loss_items};
+    if (!fail)
+        fail = write_array(j, "inputs.npy", j->in.kind == INPUT_TOKENS ? NPY_I32 : NPY_F32,
+                           xs, 2, x);
+    if (!fail)
+        fail = write_array(j, "labels.npy", NPY_I32, ys, 2, labels);
+    if (!fail)
+        fail = write_array(j, "mask.npy", NPY_I32, ys, 2, mask);
+    free(x);
+    free(labels);
+    free(mask);
     return fail;
 }
 
@@ -255,11 +281,23 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
             reduction_rule(w->reduction, rule, sizeof rule),
             optimizer_name(w->optimizer), (unsigned long long)w->seed);
     fprintf(f, "  \"effective\": %d, \"micro\": %d, \"accum\": %d,\n  \"split\": [",
-            sp->effective, sp->micro, sp->accum);
-    for (int k = 0; k < sp->accum; k++)
-        fprintf(f, "%s%d", k ? ", " : "", split_micro_size(sp, k));
-    fprintf(f, "],\n  \"valid_items\": %d,\n  \"loss\": %.9g, \"loss_sum\": %.9g,\n"
-            "  \"tensors\": [\n", j->valid_items, w->loss_sum / j->valid_items, w->loss_sum);
+            j->effective, sp->micro, j->accum);
+    for (int k = 0; k < j->accum; k++)
+        fprintf(f, "%s%d", k ? ", " : "", j->split[k]);
+    fprintf(f, "],\n  \"valid_items\": %d,\n  \"loss\": %.9g, \"loss_sum\": %.9g,\n",
+            j->valid_items, w->loss_sum / j->valid_items, w->loss_sum);
+    if (w->noise)
+        fprintf(f, "  \"noise_windows\": %d, \"window_effective\": %d, "
+                "\"grad_noise_scale\": %.9g, \"grad_noise_scale_err\": %.9g,\n",
+                w->noise->windows, sp->effective, w->noise->scale, w->noise->scale_err);
+    if (j->has_noise)
+        fputs("  \"noise_dump\": \"noise\",\n", f);
+    else if (j->no_noise) {
+        fputs("  \"no_noise_dump\": ", f);
+        json_string(f, j->no_noise);
+        fputs(",\n", f);
+    }
+    fputs("  \"tensors\": [\n", f);
     for (int i = 0; i < j->n_tensors; i++) {
         const model_tensor *t = &j->tensors[i];
         int64_t shape[2];
@@ -270,7 +308,7 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
             json_entry(f, t->name, role ? "grad" : "param", file, shape, ndim, "float32", 0);
         }
     }
-    int64_t e = w->d->effective_batch;
+    int64_t e = j->effective;
     int64_t xs[2] = {e, j->in.width}, ys[2] = {e, j->in.loss_items};
     json_entry(f, "inputs", "input", "inputs.npy", xs, 2,
                j->in.kind == INPUT_TOKENS ? "int32" : "float32", 0);
@@ -280,25 +318,52 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
     return 0;
 }
 
-int dump_write(const char *dir, const dump_window *w, char *why, size_t n)
+/* One dump's files into j->dir, which exists: the manifest last, so that
+ * a directory with one is whole. */
+static int write_files(dump_job *j)
 {
-    dump_job j = {.w = w};
+    const dump_window *w = j->w;
+    const split *sp = w->sp;
+    j->effective = sp->effective * w->n_data;
+    j->accum = sp->accum * w->n_data;
+    j->split = malloc((size_t)j->accum * sizeof *j->split);
+    if (!j->split) {
+        snprintf(j->why, sizeof j->why, "out of host memory for the dump");
+        return -1;
+    }
+    for (int k = 0; k < j->accum; k++)
+        j->split[k] = split_micro_size(sp, k % sp->accum);
+    j->valid_items = 0;
+    for (int i = 0; i < w->n_data; i++)
+        j->valid_items += dataset_valid_count(&w->data[i], 0, 0, w->data[i].effective_batch);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/manifest.json", j->dir);
+    int rc = write_tensors(j) || write_window_data(j) ||
+             atomic_write_file(path, write_manifest, j, j->why, sizeof j->why);
+    free(j->split);
+    j->split = NULL;
+    return rc ? -1 : 0;
+}
+
+int dump_write(const char *dir, const dump_window *w, const dump_window *noise,
+               const char *no_noise, char *why, size_t n)
+{
+    dump_job j = {.w = w, .no_noise = no_noise, .has_noise = noise != NULL};
     const model_spec *s = &w->m->spec;
     model_input(s, &j.in);
-    j.valid_items = dataset_valid_count(w->d, 0, 0, w->d->effective_batch);
     if (!s->kind->tensors) {
         snprintf(why, n, "cannot dump %s: its kind lists no tensors", s->name);
         return -1;
     }
     j.n_tensors = s->kind->tensors(s, NULL, 0);
     j.tensors = calloc((size_t)j.n_tensors, sizeof *j.tensors);
-    char target[1200], tmp[1300];
+    char target[1200], tmp[1300], sub[1400];
     snprintf(target, sizeof target, "%s", dir);
     size_t len = strlen(target);
     while (len > 1 && target[len - 1] == '/')
         target[--len] = '\0';
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
-    j.tmp = tmp;
+    snprintf(sub, sizeof sub, "%s/noise", tmp);
     if (!j.tensors) {
         snprintf(why, n, "out of host memory for the dump");
         return -1;
@@ -309,11 +374,26 @@ int dump_write(const char *dir, const dump_window *w, char *why, size_t n)
         free(j.tensors);
         return -1;
     }
-    char path[1400];
-    snprintf(path, sizeof path, "%s/manifest.json", tmp);
-    /* The manifest last: a directory that has one is whole. */
-    int rc = write_tensors(&j) || write_window_data(&j) ||
-             atomic_write_file(path, write_manifest, &j, j.why, sizeof j.why);
+    /* The noise pass's windows first, in the same format: the top
+     * manifest, written last of all, names a noise/ that is whole. */
+    int rc = 0;
+    if (noise) {
+        dump_job nj = j;
+        nj.w = noise;
+        nj.dir = sub;
+        nj.has_noise = 0;
+        nj.no_noise = NULL;
+        if (mkdir(sub, 0777) != 0) {
+            snprintf(j.why, sizeof j.why, "cannot create %s: %s", sub, strerror(errno));
+            rc = 1;
+        } else if (write_files(&nj)) {
+            snprintf(j.why, sizeof j.why, "noise/: %s", nj.why);
+            rc = 1;
+        }
+    }
+    j.dir = tmp;
+    if (!rc)
+        rc = write_files(&j);
     if (!rc && rename(tmp, target) != 0) {
         snprintf(j.why, sizeof j.why, "cannot rename %s to %s: %s", tmp, target,
                  strerror(errno));

@@ -1,7 +1,8 @@
 /* The window dump (docs/dump.md): the starting parameters, one window's
  * inputs, labels and mask, the split and the gradient accumulated over it,
  * as .npy files in PyTorch's convention with a manifest.json, so that any
- * framework can check accubench's gradient. */
+ * framework can check accubench's gradient; and in its noise/ the same for
+ * the noise pass's windows, so that anyone can check the noise scale. */
 #ifndef ACCUBENCH_DUMP_H
 #define ACCUBENCH_DUMP_H
 
@@ -17,24 +18,39 @@
  * it is an empty directory. 0, or -1 with a one-line reason naming it. */
 int dump_check_target(const char *dir, char *why, size_t why_len);
 
-/* One window: input buffer 0 of d under the split, from the model's
- * starting weights (m->initial), and its accumulated gradient. */
+/* The noise pass's figure, in the manifest of its windows' dump: the
+ * row's noise_windows, grad_noise_scale and grad_noise_scale_err. */
+typedef struct dump_noise_fields {
+    int windows;
+    double scale, scale_err;
+} dump_noise_fields;
+
+/* What one dump holds: windows (input buffer 0 of each of `data`, their
+ * examples concatenated in order, each under the split), from the model's
+ * starting weights (m->initial), and the gradient accumulated over all of
+ * them. The gradient check's dump is one window; the noise pass's is every
+ * window its estimate used. */
 typedef struct dump_window {
     model *m;
-    dataset *d;
+    const dataset *data;
+    int n_data;
     const split *sp;
     dtype dtype;
     reduction reduction;
     optimizer_kind optimizer;
     uint64_t seed;
-    double loss_sum;  /* the sum of the window's valid items' losses */
+    double loss_sum;  /* the sum of the windows' valid items' losses */
     const float *grad; /* host copy of the accumulated gradient, n_params */
+    const dump_noise_fields *noise; /* NULL: not the noise pass's windows */
 } dump_window;
 
-/* Writes the dump into a temporary directory beside `dir` and renames it
- * to `dir` when every file is written: a reader finds the whole dump or
- * none. Returns 0, or -1 with a one-line reason (a device call's failure
+/* Writes the dump of `w` into a temporary directory beside `dir`, and
+ * with it the dump of the noise pass's windows in its noise/ (NULL: none,
+ * the manifest's no_noise_dump saying why: `no_noise`), and renames it to
+ * `dir` when every file is written: a reader finds the whole dump or none.
+ * Returns 0, or -1 with a one-line reason (a device call's failure
  * included). */
-int dump_write(const char *dir, const dump_window *w, char *why, size_t why_len);
+int dump_write(const char *dir, const dump_window *w, const dump_window *noise,
+               const char *no_noise, char *why, size_t why_len);
 
 #endif

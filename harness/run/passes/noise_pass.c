@@ -20,7 +20,16 @@ typedef struct noise_run {
     float *window_sum;
     double *sq;              /* device: one squared norm */
     uint64_t t0;             /* the pass's start (trace_now_ns) */
+    int complete;            /* windows run to their end */
 } noise_run;
+
+int noise_window_data(model *m, const split *sp, uint64_t seed, int index, dataset *d)
+{
+    input_spec in;
+    model_input(&m->spec, &in);
+    uint64_t window_seed = seed ^ (0x5eed0000ull + (uint64_t)index * 0x9e3779b97f4a7c15ull);
+    return dataset_create_learnable(m->b, &in, sp->global, 1, seed, window_seed, 0, d);
+}
 
 /* |x|^2 of an fp32 device vector, summed on the device: one double comes
  * back, never the vector. */
@@ -97,11 +106,8 @@ static int one_window(noise_run *r, const noise_pass_options *o, int index, nois
                       int *stop)
 {
     model *m = r->m;
-    input_spec in;
     dataset d;
-    model_input(&m->spec, &in);
-    uint64_t seed = o->seed ^ (0x5eed0000ull + (uint64_t)index * 0x9e3779b97f4a7c15ull);
-    int rc = dataset_create_learnable(m->b, &in, r->sp->global, 1, o->seed, seed, 0, &d);
+    int rc = noise_window_data(m, r->sp, o->seed, index, &d);
     if (rc)
         return rc;
     if (o->comm)
@@ -117,6 +123,7 @@ static int one_window(noise_run *r, const noise_pass_options *o, int index, nois
     if (!rc && o->comm)
         rc = sum_ranks(o->comm, &w, r->window_sum, m->n_params, stop, &cut);
     if (!rc && !cut) {
+        r->complete++;
         /* |sum_j n_j g_j / N|^2: the window's mean gradient's norm */
         double sq = 0;
         rc = device_sq(r, r->window_sum, m->n_params, &sq);
@@ -151,6 +158,7 @@ static int noise_pass_uncapped(model *m, const split *sp, const noise_pass_optio
         rc = one_window(&r, o, run, &ns, &stop);
     noise_scale_result(&ns, out);
     out->windows_run = run;
+    out->windows_complete = r.complete;
     if (r.acts.capacity)
         activations_destroy(m, &r.acts, BK_ALLOC_HELD);
     bk_free(b, r.scale, sizeof(float));

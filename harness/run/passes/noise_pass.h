@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "comm.h"
+#include "dataset.h"
 #include "model.h"
 #include "noise_scale.h"
 #include "split.h"
@@ -36,10 +37,16 @@ typedef struct noise_pass_options {
     const volatile sig_atomic_t *stop;
 } noise_pass_options;
 
+/* Window `index` of the pass, as every rank draws it whole (shard it
+ * after): fresh learnable data for the split's `global` examples, from
+ * the options' seed and the index. The one rule for it: the pass and the
+ * dump of its windows (noise_dump.h) both draw through here. */
+int noise_window_data(model *m, const split *sp, uint64_t seed, int index, dataset *d);
+
 /* BK_* status. out->windows 0 and the estimate NAN when the split has one
  * small batch per window (nothing to compare the window with);
  * out->windows_run the windows run (fewer than asked where time_s stopped
- * them). */
+ * them), out->windows_complete those of them run to their end. */
 int noise_pass_run(model *m, const split *sp, const noise_pass_options *o, noise_result *out);
 
 #endif

@@ -36,9 +36,14 @@ void noise_window_add(noise_window *w, double sq, int valid)
     w->valid += valid;
 }
 
+int noise_window_usable(const noise_window *w)
+{
+    return w->smalls >= 2;
+}
+
 int noise_scale_add(noise_scale *n, const noise_window *w)
 {
-    if (w->smalls < 2 || n->windows >= n->capacity)
+    if (!noise_window_usable(w) || n->windows >= n->capacity)
         return -1;
     double s = w->small_sq_sum / w->smalls;
     double inv_small = w->inv_valid_sum / w->smalls, inv_big = 1.0 / w->valid;
@@ -71,7 +76,7 @@ int noise_scale_result(const noise_scale *n, noise_result *out)
 {
     out->b_simple = out->b_simple_err = out->trace_sigma = out->grad_sq = NAN;
     out->small_sq = out->window_sq = out->window_valid = NAN;
-    out->windows = out->windows_run = n->windows;
+    out->windows = out->windows_run = out->windows_complete = n->windows;
     if (n->windows < 2)
         return -1;
     double t_sum = 0, g_sum = 0;

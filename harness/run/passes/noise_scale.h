@@ -41,6 +41,9 @@ typedef struct noise_result {
     double window_valid;           /* the mean valid items of a window */
     int windows;                   /* windows that entered the estimate */
     int windows_run;               /* the windows the pass ran (noise_pass.h) */
+    int windows_complete;          /* of those, the first ones run to their end (a
+                                    * signal cuts the last short): the windows the
+                                    * estimate drew from, those usable entering it */
 } noise_result;
 
 int noise_scale_init(noise_scale *n, int capacity);
@@ -52,8 +55,12 @@ void noise_scale_free(noise_scale *n);
  * norms and the window's sum are taken on the device (noise_pass.c). */
 void noise_window_add(noise_window *w, double sq, int valid);
 
+/* Whether a window enters the estimate: two small batches with valid
+ * items at least (one alone has nothing to be compared with). */
+int noise_window_usable(const noise_window *w);
+
 /* One window's totals (summed over the ranks already). 0, or -1 when the
- * window has fewer than two small batches with valid items (no estimate). */
+ * window is not usable (no estimate). */
 int noise_scale_add(noise_scale *n, const noise_window *w);
 
 /* The estimate over the windows so far. 0, or -1 with fewer than two. */

@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "dp_check.h"
 #include "dump.h"
+#include "noise_dump.h"
 #include "gradcheck.h"
 #include "measure.h"
 #include "noise_row.h"
@@ -138,23 +139,66 @@ void row_fill_trace(result_row *r, const trace_pass_summary *p)
         row_note(r, "%s", p->note);
 }
 
-/* --dump: the window the gradient check just accumulated, from the starting
- * weights, written once, for the first config that runs. A dump that
- * cannot be written fails the run but not the measurements. */
-static void dump_first(sweep *s, model *m, dataset *d, const config *c, double loss,
-                       const float *grad)
+/* The noise pass's windows for the dump, where the row has a noise scale
+ * (else `no_noise` is why there are none): drawn again and their gradient
+ * taken at the weights the pass ran at. 0, or -1 with the reason in why. */
+static int noise_windows_dump(model *m, const config *c, const result_row *r,
+                              const noise_row_pass *pass, noise_dump *nd, const char **no_noise,
+                              char *why, size_t n)
+{
+    *no_noise = pass->none;
+    if (pass->none[0])
+        return 0;
+    if (noise_dump_build(m, &c->sp, c->seed, pass->windows_complete, nd)) {
+        snprintf(why, n, "the noise pass's windows: %s", m->b->error);
+        return -1;
+    }
+    if (nd->n_windows != r->noise_windows) { /* the rule is shared: never, unless broken */
+        snprintf(why, n, "the noise pass's windows drawn again are %d, the estimate's %lld",
+                 nd->n_windows, (long long)r->noise_windows);
+        noise_dump_free(nd);
+        return -1;
+    }
+    *no_noise = NULL;
+    return 0;
+}
+
+/* --dump: the window the gradient check accumulated, from the starting
+ * weights, and the noise pass's windows, written once, for the first
+ * config that runs, after its noise pass (whose figure the noise dump
+ * holds). A dump that cannot be written fails the run but not the
+ * measurements. */
+static void dump_first(sweep *s, model *m, dataset *d, const config *c, const result_row *r,
+                       const noise_row_pass *pass, const float *grad)
 {
     char why[400];
     s->dump_done = 1;
-    dump_window w = {.m = m, .d = d, .sp = &c->sp, .dtype = c->dtype,
+    dump_window w = {.m = m, .data = d, .n_data = 1, .sp = &c->sp, .dtype = c->dtype,
                      .reduction = c->reduction, .optimizer = c->optimizer, .seed = c->seed,
-                     .loss_sum = loss, .grad = grad};
+                     .loss_sum = r->loss_sum, .grad = grad};
+    noise_dump nd = {0};
+    const char *no_noise = NULL;
     if (!grad) {
         snprintf(why, sizeof why, "out of host memory for the gradient");
-    } else if (dump_write(s->dump_dir, &w, why, sizeof why) == 0) {
-        if (!s->quiet)
-            printf("window dump: %s\n", s->dump_dir);
-        return;
+    } else if (noise_windows_dump(m, c, r, pass, &nd, &no_noise, why, sizeof why) == 0) {
+        /* The mean over every valid item of the windows: the exact reduction. */
+        dump_noise_fields fields = {.windows = (int)r->noise_windows,
+                                    .scale = r->grad_noise_scale,
+                                    .scale_err = r->grad_noise_scale_err};
+        dump_window nw = w;
+        nw.data = nd.windows;
+        nw.n_data = nd.n_windows;
+        nw.reduction = REDUCTION_SUM;
+        nw.loss_sum = nd.loss_sum;
+        nw.grad = nd.grad;
+        nw.noise = &fields;
+        int rc = dump_write(s->dump_dir, &w, no_noise ? NULL : &nw, no_noise, why, sizeof why);
+        noise_dump_free(&nd);
+        if (rc == 0) {
+            if (!s->quiet)
+                printf("window dump: %s\n", s->dump_dir);
+            return;
+        }
     }
     fprintf(stderr, "accubench: --dump: %s\n", why);
     s->failures++;
@@ -232,9 +276,7 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
     int dump = !ranks && s->dump_dir[0] && !s->dump_done; /* one process: dp_launch */
     float *window = dump ? malloc(m->n_params * sizeof(float)) : NULL;
     int rc = grad_check(run, &r->grad_rel_err, &r->loss_sum, window, NULL);
-    if (!rc && dump)
-        dump_first(s, m, d, c, r->loss_sum, window);
-    free(window);
+    dump = dump && !rc;
     if (ranks && !rc) {
         r->grad_rel_err = dp_agree_max(ranks, r->grad_rel_err);
         r->loss_sum = dp_agree_sum(ranks, r->loss_sum);
@@ -248,22 +290,32 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
         int valid = dataset_valid_count(d, 0, 0, d->effective_batch);
         r->loss = valid ? r->loss_sum / valid : NAN;
     }
+    noise_row_pass pass = {0}; /* read by the dump, which a failed check skips */
     if (!rc) { /* the gradient noise scale, from the starting weights (the
                 * weights check above took a step) */
         progress_phase(s->progress, "gradient noise scale");
         uint64_t t0 = trace_now_ns();
-        int windows = 0;
         rc = model_reset(m);
         if (!rc) /* ZeRO-2: it reads each small batch's gradient whole */
             rc = model_grads_whole(m);
         if (!rc)
-            rc = noise_row_fill(m, c, ranks, r, &windows);
+            rc = noise_row_fill(m, c, ranks, r, &pass);
         if (rc == BK_OOM) { /* a check that does not fit is skipped, the row still measured */
-            row_note(r, "no noise scale: out of memory for its pass (%s)", s->b->error);
+            snprintf(pass.none, sizeof pass.none,
+                     "no noise scale: out of memory for its pass (%s)", s->b->error);
+            row_note(r, "%s", pass.none);
             rc = model_reset(m);
+        } else if (rc) {
+            snprintf(pass.none, sizeof pass.none, "no noise scale: its pass failed (%s)",
+                     s->b->error);
         }
-        progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9, windows); /* the ETA's */
+        progress_config_noise(s->progress, (double)(trace_now_ns() - t0) / 1e9, pass.windows_run); /* the ETA's */
     }
+    /* After the pass: the noise dump is of its windows and holds its figure,
+     * drawn at the weights it ran at. */
+    if (dump)
+        dump_first(s, m, d, c, r, &pass, window);
+    free(window);
     if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
         rc = train_curves_config(s, m, c, r);
     model_grads_sliced(m); /* ZeRO-2: the checks' whole gradient is theirs, not the step's */

@@ -1,6 +1,7 @@
 #include "noise_row.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,14 +57,29 @@ static int measure_noise(model *m, const config *cfg, comm *c, double time_s, no
     return rc;
 }
 
-int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *windows_run)
+/* The row has no noise scale: why, in its note and in p (the dump says it
+ * too). */
+static void no_scale(result_row *r, noise_row_pass *p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void no_scale(result_row *r, noise_row_pass *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->none, sizeof p->none, fmt, ap);
+    va_end(ap);
+    row_note(r, "%s", p->none);
+}
+
+int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, noise_row_pass *p)
 {
     const split *sp = &cfg->sp;
-    *windows_run = 0;
-    if (cfg->noise_windows == 0)
+    *p = (noise_row_pass){0};
+    if (cfg->noise_windows == 0) { /* asked for none: the row says nothing */
+        snprintf(p->none, sizeof p->none, "no noise scale: --noise-windows 0");
         return BK_OK;
+    }
     if (sp->accum * sp->devices < 2) {
-        row_note(r, "no noise scale: one micro-batch per window, nothing to compare the "
+        no_scale(r, p, "no noise scale: one micro-batch per window, nothing to compare the "
                        "window with");
         return BK_OK;
     }
@@ -71,16 +87,17 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *win
      * the windows asked for, or fewer where the share runs out first. */
     double time_s = cfg->budget.budget_s * NOISE_BUDGET_SHARE;
     noise_result n;
-    int rc = measure_noise(m, cfg, c, time_s, &n, windows_run);
+    int rc = measure_noise(m, cfg, c, time_s, &n, &p->windows_run);
     if (rc)
         return rc;
+    p->windows_complete = n.windows_complete;
     /* A window counts only where two of its small batches hold valid items
      * (a small batch of padding alone adds nothing): at micro-batch 1 and
      * few windows, fewer than the two the estimate needs may. */
     if (n.windows < 2) {
-        row_note(r, "no noise scale: %d of the %d windows run had two small batches with "
-                    "valid items (one of padding alone adds nothing) and it takes 2; more "
-                    "--noise-windows or a larger micro-batch", n.windows, n.windows_run);
+        no_scale(r, p, "no noise scale: %d of the %d windows run had two small batches with "
+                       "valid items (one of padding alone adds nothing) and it takes 2; more "
+                       "--noise-windows or a larger micro-batch", n.windows, n.windows_run);
         return BK_OK;
     }
     if (n.windows_run < cfg->noise_windows) /* the error column is over these windows */
@@ -92,12 +109,14 @@ int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *win
      * zero or negative when the noise swamps the gradient, and a ratio of
      * them is then no noise scale at all: left empty, the reason said. */
     if (!(n.grad_sq > 0 && n.b_simple > 0)) {
-        row_note(r, "no noise scale: the %s estimate is not positive (%.3g; the gradient is "
-                    "mostly noise at this micro-batch); more --noise-windows or a longer --budget-s",
-                 n.grad_sq > 0 ? "tr(Sigma)" : "|G|^2", n.grad_sq > 0 ? n.trace_sigma : n.grad_sq);
+        no_scale(r, p, "no noise scale: the %s estimate is not positive (%.3g; the gradient is "
+                       "mostly noise at this micro-batch); more --noise-windows or a longer "
+                       "--budget-s", n.grad_sq > 0 ? "tr(Sigma)" : "|G|^2",
+                 n.grad_sq > 0 ? n.trace_sigma : n.grad_sq);
         return BK_OK;
     }
     noise_in_examples(&n, sp->global, &r->grad_noise_scale, &r->grad_noise_scale_err);
+    r->noise_windows = n.windows;
     return BK_OK;
 }
 

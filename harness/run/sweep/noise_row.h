@@ -11,10 +11,16 @@
 #include "result_row.h"
 #include "split.h"
 
-/* BK_* status of the pass; the columns stay empty when it fails.
- * *windows_run: the windows this call ran (0: none, or the last config's
- * result reused), what the time it took was spent on. */
-int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, int *windows_run);
+/* What a config's pass did, beyond the row's columns. */
+typedef struct noise_row_pass {
+    int windows_run;      /* the windows this call ran (0: none, or the last
+                           * config's result reused), what its time was spent on */
+    int windows_complete; /* the windows the estimate drew from (noise_result) */
+    char none[RESULT_TEXT_LEN]; /* why the row has no noise scale; "" where it has */
+} noise_row_pass;
+
+/* BK_* status of the pass; the columns stay empty when it fails. */
+int noise_row_fill(model *m, const config *cfg, comm *c, result_row *r, noise_row_pass *p);
 
 /* A pass's B_simple and its error in examples (grad_noise_scale's unit)
  * from the window's mean valid items over `global` examples. 0, or -1
