@@ -109,7 +109,9 @@ int cpu_f32_only(backend *b, storage s)
 {
     if (s == STORAGE_F32)
         return BK_OK;
-    snprintf(b->error, sizeof b->error, "the cpu backend computes in fp32 only");
+    snprintf(b->error, sizeof b->error,
+             "the cpu backend's fused attention computes in fp32 only (a bf16 run takes the "
+             "unfused path)");
     return BK_UNSUPPORTED;
 }
 
