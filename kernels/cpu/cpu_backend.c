@@ -561,8 +561,10 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
         if (*c == ',')
             *c = ' ';
     cpu_blas_threads_from_env();
+    /* After the fp32 library's words, so that its core stays the word
+     * after "core " (the CSV's blas_core). */
     if (dt == DTYPE_BF16)
-        snprintf(b->library, sizeof b->library, "%s; %s", cpu_blas_description(),
+        snprintf(b->library, sizeof b->library, "%s (%s)", cpu_blas_description(),
                  cpu_gemm_bf16_description());
     else
         snprintf(b->library, sizeof b->library, "%s", cpu_blas_description());
