@@ -39,7 +39,7 @@ check '[ $? -eq 0 ] && [ "$(col status llama.csv | sort -u)" = "ok" ]' \
 # Under one cap bf16's micro-batch is larger: half the activations' bytes.
 max_micro() {
     "$ACCUBENCH" plan --find-max-micro --backend cpu --dtype "$1" --model S --mem-cap 120M \
-        --effective 4096 2>&1 | sed -n 's/.*largest micro-batch[^0-9]*\([0-9][0-9]*\).*/\1/p' | head -n 1
+        --effective 1024 2>&1 | sed -n 's/^largest micro-batch: \([0-9][0-9]*\).*/\1/p'
 }
 m32=$(max_micro fp32)
 m16=$(max_micro bf16)
