@@ -141,19 +141,24 @@ typedef struct bias_gelu_args {
     int rows, gelu;
 } bias_gelu_args;
 
-/* GELU reads the stored (in bf16, rounded) pre-activation: the value the
- * backward reads, as on the GPU. */
+/* Two loops a column, as before bf16: with the bias add, the GELU and
+ * both stores in one loop gcc left it scalar (a gpt-cpu 16x1 step's
+ * bias_gelu took 23.8 ms against 3.6). GELU reads the pre-activation as
+ * stored (in bf16, rounded): the value the backward reads, as on the GPU. */
 BF16_INLINE void bias_gelu_body(void *ctx, storage s, size_t first, size_t last)
 {
     const bias_gelu_args *a = ctx;
+    void *z = a->z, *h = a->h;
+    const float *bias = a->bias;
     size_t rows = (size_t)a->rows;
-    for (size_t j = first; j < last; j++)
-        for (size_t i = 0; i < rows; i++) {
-            float z = quantize_as(s, load_as_f32(a->z, s, j * rows + i) + a->bias[i]);
-            store_from_f32(a->z, s, j * rows + i, z);
-            if (a->gelu)
-                store_from_f32(a->h, s, j * rows + i, ew_gelu(z));
-        }
+    for (size_t j = first; j < last; j++) {
+        size_t col = j * rows;
+        for (size_t i = 0; i < rows; i++)
+            store_from_f32(z, s, col + i, load_as_f32(z, s, col + i) + bias[i]);
+        if (a->gelu)
+            for (size_t i = 0; i < rows; i++)
+                store_from_f32(h, s, col + i, ew_gelu(load_as_f32(z, s, col + i)));
+    }
 }
 CPU_STORAGE_LOOPS(bias_gelu_columns, bias_gelu_body)
 

@@ -46,14 +46,6 @@ BF16_INLINE void store_from_f32(void *p, storage s, size_t i, float x)
         ((float *)p)[i] = x;
 }
 
-/* x as storage s holds it: rounded to bf16 and back, or x. Where an op
- * reads again what it stored (GELU from the biased pre-activation), it
- * reads the stored value, as the backward will. */
-BF16_INLINE float quantize_as(storage s, float x)
-{
-    return s == STORAGE_BF16 ? ew_bf16_bits_to_f32(ew_f32_to_bf16_bits(x)) : x;
-}
-
 /* An op's fp32 and bf16 loops over one body: `name`_f32 and `name`_bf16,
  * each a cpu_range_fn calling body(ctx, s, first, last) with s a constant,
  * and `name`(s) choosing between them. The body is always inlined, so the
