@@ -10,7 +10,7 @@ set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
-quick="--budget-s 0.2 --min-samples 3 --trace-steps 0 --max-step-s 600"
+quick="--budget-s 0.2 --min-samples 3 --trace-steps 0 --noise-windows 0 --max-step-s 600"
 
 "$ACCUBENCH" run --backend cpu --dtype bf16 --model S --effective 64 --micro 64,8 $quick \
     --csv s.csv >s.txt 2>err.txt
