@@ -52,9 +52,14 @@
 
 const backend_entry backend_table[] = {
     {.name = "cpu", .label = "the CPU backend",
-     .description = "the host's cores (OpenBLAS or the portable GEMM), fp32; the reference",
+     .description = "the host's cores (oneDNN, OpenBLAS or the portable GEMM), fp32 or bf16; "
+                    "the reference",
      .gpu = 0, .auto_dtype = DTYPE_FP32,
-     .auto_dtype_why = "the CPU backend computes in fp32", .create = cpu_backend_create,
+     /* bf16 halves the activations but runs its GEMMs natively only where
+      * oneDNN has bf16 kernels (AVX-512 and later): elsewhere each product
+      * is the fp32 one plus conversions. */
+     .auto_dtype_why = "the CPU backend is the fp32 reference (--dtype bf16 for bf16 storage)",
+     .create = cpu_backend_create,
      .absent = NULL, .collector = NULL, .collector_records = NULL,
      .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT, .comm_solo = NULL,
      .auto_optimizer_at = OPT_AT_BACKWARD,

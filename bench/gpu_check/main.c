@@ -20,7 +20,7 @@
  * check then measures the GEMM, not the rounding, which the model check
  * shows.
  *
- * `--device cpu` checks a second CPU backend against the first (fp32 only):
+ * `--device cpu` checks a second CPU backend (fp32 or bf16) against the first:
  * the checking code itself, on a machine without a GPU.
  *
  * The device is a row of the program's backend table (backend_registry.c),

@@ -1,5 +1,5 @@
-/* What the CPU backend's files share: the storage check every op makes and
- * the threshold of its parallel loops. Seen only by kernels/cpu/. */
+/* What the CPU backend's files share: the fused attention's storage check
+ * and the threshold of its parallel loops. Seen only by kernels/cpu/. */
 #ifndef ACCUBENCH_CPU_INTERNAL_H
 #define ACCUBENCH_CPU_INTERNAL_H
 
@@ -36,8 +36,9 @@ size_t cpu_column_chunk(int rows);
  * sum over columns (a norm's gain gradient) runs on. */
 void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx);
 
-/* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error
- * (the CPU backend computes in fp32 only). */
+/* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error:
+ * the fused attention reads and writes fp32 alone (a bf16 backend's table
+ * leaves it out, cpu_backend.c). */
 int cpu_f32_only(backend *b, storage s);
 
 /* The transformer ops (cpu_transformer.c), with backend_ops' signatures and

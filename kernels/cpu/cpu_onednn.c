@@ -7,6 +7,14 @@
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>
 
+/* dnnl_gemm_bf16bf16f32: exported by libdnnl (2.x) beside dnnl_sgemm but
+ * not declared in its public header, so declared here as the library
+ * defines it: row-major like dnnl_sgemm, bf16 A and B as raw bits, fp32 C. */
+typedef dnnl_status_t gemm_bf16_fn(char transa, char transb, dnnl_dim_t m, dnnl_dim_t n,
+                                   dnnl_dim_t k, float alpha, const unsigned short *a,
+                                   dnnl_dim_t lda, const unsigned short *b, dnnl_dim_t ldb,
+                                   float beta, float *c, dnnl_dim_t ldc);
+
 /* Why oneDNN's sgemm and not only OpenBLAS's: on the GPT's products (short
  * and wide, k of 128 to 2048) its AVX-512 kernels ran 15-45% faster than
  * OpenBLAS 0.3.21's SkylakeX kernels on one core, and a gpt-cpu or model S
@@ -14,12 +22,41 @@
 static struct {
     __typeof__(dnnl_sgemm) *sgemm; /* NULL until loaded: `error` says why */
     __typeof__(dnnl_get_effective_cpu_isa) *isa;
+    /* Its bf16 GEMM, or NULL where the library has none or its kernels
+     * refuse this host (oneDNN 2.6 answers "unimplemented" below
+     * AVX-512). */
+    gemm_bf16_fn *gemm_bf16;
     const dnnl_version_t *version;
     /* oneDNN's OpenMP (libgomp's), or NULL under a sequential runtime. */
     void (*omp_set_num_threads)(int);
     char error[256];
 } dnnl;
 static pthread_once_t dnnl_once = PTHREAD_ONCE_INIT;
+
+/* Sets the calling thread's OpenMP team to one, once: see cpu_onednn_sgemm. */
+static void hold_one_thread(void)
+{
+    static _Thread_local int held;
+    if (!held && dnnl.omp_set_num_threads) {
+        dnnl.omp_set_num_threads(1);
+        held = 1;
+    }
+}
+
+/* The bf16 GEMM at p where it computes here: a 2 x 2 product, 1 2 / 3 4
+ * times the identity, must come back exact. */
+static gemm_bf16_fn *gemm_bf16_works(void *p)
+{
+    union { void *p; gemm_bf16_fn *f; } fn = {p};
+    if (!fn.p)
+        return NULL;
+    hold_one_thread();
+    const unsigned short a[4] = {0x3f80, 0x4040, 0x4000, 0x4080}, eye[4] = {0x3f80, 0, 0, 0x3f80};
+    float c[4] = {0};
+    if (fn.f('N', 'N', 2, 2, 2, 1.0f, a, 2, eye, 2, 0.0f, c, 2) != dnnl_success)
+        return NULL;
+    return c[0] == 1.0f && c[1] == 3.0f && c[2] == 2.0f && c[3] == 4.0f ? fn.f : NULL;
+}
 
 static void load(void)
 {
@@ -68,6 +105,7 @@ static void load(void)
     dnnl.version = version.f();
     dnnl.isa = isa.f;
     dnnl.omp_set_num_threads = runtime == DNNL_RUNTIME_OMP ? omp.f : NULL;
+    dnnl.gemm_bf16 = gemm_bf16_works(dlsym(h, "dnnl_gemm_bf16bf16f32"));
     dnnl.sgemm = sgemm.f; /* last: non-NULL means every entry is set */
 }
 
@@ -84,15 +122,29 @@ int cpu_onednn_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
     /* OpenMP's thread count is each thread's own: set once on every
      * thread that calls, the caller's and the pool's, so that oneDNN never
      * starts a team of its own inside a block. */
-    static _Thread_local int held;
-    if (!held && dnnl.omp_set_num_threads) {
-        dnnl.omp_set_num_threads(1);
-        held = 1;
-    }
+    hold_one_thread();
     /* oneDNN is row-major: column-major C = op(A) op(B) is row-major
      * C^T = op(B)^T op(A)^T, the same memory with the operands swapped. */
     dnnl_status_t rc = dnnl.sgemm(trans_b ? 'T' : 'N', trans_a ? 'T' : 'N', n, m, k, alpha, b,
                                   ldb, a, lda, beta, c, ldc);
+    return rc == dnnl_success ? 0 : -1;
+}
+
+int cpu_onednn_has_gemm_bf16(void)
+{
+    return !cpu_onednn_load() && dnnl.gemm_bf16;
+}
+
+int cpu_onednn_gemm_bf16(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                         const unsigned short *a, int lda, const unsigned short *b, int ldb,
+                         float beta, float *c, int ldc)
+{
+    if (!cpu_onednn_has_gemm_bf16())
+        return -1;
+    hold_one_thread();
+    /* Row-major, as dnnl_sgemm: the operands swapped (cpu_onednn_sgemm). */
+    dnnl_status_t rc = dnnl.gemm_bf16(trans_b ? 'T' : 'N', trans_a ? 'T' : 'N', n, m, k, alpha,
+                                      b, ldb, a, lda, beta, c, ldc);
     return rc == dnnl_success ? 0 : -1;
 }
 
@@ -138,5 +190,19 @@ int cpu_onednn_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
 void cpu_onednn_describe(char *text, size_t len)
 {
     snprintf(text, len, "%s", cpu_onednn_load());
+}
+
+int cpu_onednn_has_gemm_bf16(void)
+{
+    return 0;
+}
+
+int cpu_onednn_gemm_bf16(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                         const unsigned short *a, int lda, const unsigned short *b, int ldb,
+                         float beta, float *c, int ldc)
+{
+    (void)trans_a, (void)trans_b, (void)m, (void)n, (void)k, (void)alpha, (void)a, (void)lda;
+    (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+    return -1;
 }
 #endif

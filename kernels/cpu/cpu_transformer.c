@@ -1,14 +1,19 @@
 /* The CPU backend's transformer ops: LayerNorm, causal softmax, the token
  * and position embeddings, the residual add and the heads' arrangement for
- * attention, in fp32. The per-column
- * math is elementwise.h's; here are the loops around it and how they are
+ * attention, in fp32 or bf16 storage. The per-column
+ * math is elementwise.h's, always in fp32: a bf16 column is converted into
+ * a thread's scratch, run through the fp32 column's code and its output
+ * rounded once (cpu_bf16.h); here are the loops around it and how they are
  * cut between threads. Every sum over columns (the LayerNorm and embedding
  * parameter gradients) is split by feature, never by column, so that each
  * thread owns its outputs: no two threads add into one element, and each
  * element's sum runs over the columns in order, the same on any number of
  * threads. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cpu_bf16.h"
 #include "cpu_internal.h"
 #include "cpu_lanes.h"
 #include "cpu_parallel.h"
@@ -53,10 +58,32 @@ void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx)
 /* ------------------------------------------------------------ LayerNorm */
 
 typedef struct layernorm_args {
-    const float *x, *dy, *gamma, *beta, *mean, *rstd;
-    float *y, *dx, *dgamma, *dbeta, *mean_out, *rstd_out;
+    const void *x, *dy; /* in the op's storage */
+    void *y;
+    const float *gamma, *beta, *mean, *rstd;
+    float *dx, *dgamma, *dbeta, *mean_out, *rstd_out;
     int dim, rows;
+    int out_of_memory; /* set by a bf16 chunk that could not get its scratch */
 } layernorm_args;
+
+/* A bf16 chunk's fp32 scratch of n floats, or NULL with the op's flag set. */
+static float *chunk_scratch(int *out_of_memory, size_t n)
+{
+    float *p = malloc((n ? n : 1) * sizeof *p);
+    if (!p)
+        __atomic_store_n(out_of_memory, 1, __ATOMIC_RELAXED);
+    return p;
+}
+
+/* BK_OOM with the reason where a chunk set the flag. */
+static int chunk_status(backend *b, int out_of_memory, const char *op)
+{
+    if (!out_of_memory)
+        return BK_OK;
+    snprintf(b->error, sizeof b->error, "%s: out of host memory for a bf16 column's scratch",
+             op);
+    return BK_OOM;
+}
 
 #define LN_INLINE static inline __attribute__((always_inline))
 
@@ -95,23 +122,35 @@ CPU_HOT static void layernorm_columns(void *ctx, size_t first, size_t last)
     const layernorm_args *a = ctx;
     for (size_t j = first; j < last; j++) {
         size_t off = j * (size_t)a->dim;
-        layernorm_column(a->x + off, a->gamma, a->beta, a->y + off, &a->mean_out[j],
-                         &a->rstd_out[j], a->dim);
+        layernorm_column((const float *)a->x + off, a->gamma, a->beta, (float *)a->y + off,
+                         &a->mean_out[j], &a->rstd_out[j], a->dim);
     }
+}
+
+CPU_HOT static void layernorm_columns_bf16(void *ctx, size_t first, size_t last)
+{
+    layernorm_args *a = ctx;
+    size_t dim = (size_t)a->dim;
+    float *x = chunk_scratch(&a->out_of_memory, 2 * dim), *y = x + dim;
+    for (size_t j = first; x && j < last; j++) {
+        bf16_to_f32((const bf16_bits *)a->x + j * dim, x, dim);
+        layernorm_column(x, a->gamma, a->beta, y, &a->mean_out[j], &a->rstd_out[j], a->dim);
+        f32_to_bf16(y, (bf16_bits *)a->y + j * dim, dim);
+    }
+    free(x);
 }
 
 int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
                           const float *beta, void *y, float *mean, float *rstd, int dim,
                           int rows)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
     if (dim <= 0 || rows <= 0)
         return BK_OK;
     layernorm_args a = {.x = x, .gamma = gamma, .beta = beta, .y = y, .mean_out = mean,
                         .rstd_out = rstd, .dim = dim, .rows = rows};
-    cpu_parallel_for((size_t)rows, cpu_column_chunk(dim), layernorm_columns, &a);
-    return BK_OK;
+    cpu_parallel_for((size_t)rows, cpu_column_chunk(dim),
+                     s == STORAGE_BF16 ? layernorm_columns_bf16 : layernorm_columns, &a);
+    return chunk_status(b, a.out_of_memory, "layernorm_forward");
 }
 
 /* ew_layernorm_backward_column with its two sums in lanes: g = dy gamma
@@ -143,9 +182,23 @@ CPU_HOT static void layernorm_dx_columns(void *ctx, size_t first, size_t last)
     const layernorm_args *a = ctx;
     for (size_t j = first; j < last; j++) {
         size_t off = j * (size_t)a->dim;
-        layernorm_backward_column(a->dy + off, a->x + off, a->gamma, a->mean[j], a->rstd[j],
-                                  a->dx + off, a->dim);
+        layernorm_backward_column((const float *)a->dy + off, (const float *)a->x + off,
+                                  a->gamma, a->mean[j], a->rstd[j], a->dx + off, a->dim);
     }
+}
+
+CPU_HOT static void layernorm_dx_columns_bf16(void *ctx, size_t first, size_t last)
+{
+    layernorm_args *a = ctx;
+    size_t dim = (size_t)a->dim;
+    float *dy = chunk_scratch(&a->out_of_memory, 2 * dim), *x = dy + dim;
+    for (size_t j = first; dy && j < last; j++) {
+        bf16_to_f32((const bf16_bits *)a->dy + j * dim, dy, dim);
+        bf16_to_f32((const bf16_bits *)a->x + j * dim, x, dim);
+        layernorm_backward_column(dy, x, a->gamma, a->mean[j], a->rstd[j], a->dx + j * dim,
+                                  a->dim);
+    }
+    free(dy);
 }
 
 /* Features [first, last) of dgamma and dbeta, summed over every column in
@@ -166,7 +219,8 @@ CPU_HOT static void layernorm_param_features(void *ctx, size_t first, size_t las
         blocks = blocks < PARAM_BLOCKS ? blocks : PARAM_BLOCKS;
         lanes g[PARAM_BLOCKS] = {{0}}, b[PARAM_BLOCKS] = {{0}};
         for (int j = 0; j < a->rows; j++) {
-            const float *dy = a->dy + (size_t)j * dim + i, *x = a->x + (size_t)j * dim + i;
+            const float *dy = (const float *)a->dy + (size_t)j * dim + i;
+            const float *x = (const float *)a->x + (size_t)j * dim + i;
             float mean = a->mean[j], rstd = a->rstd[j];
             for (size_t k = 0; k < blocks; k++) {
                 lanes d = lanes_load(dy + k * LANES);
@@ -183,28 +237,56 @@ CPU_HOT static void layernorm_param_features(void *ctx, size_t first, size_t las
         float g = 0.0f, b = 0.0f;
         for (int j = 0; j < a->rows; j++) {
             size_t off = (size_t)j * dim + i;
-            g += a->dy[off] * ew_layernorm_xhat(a->x[off], a->mean[j], a->rstd[j]);
-            b += a->dy[off];
+            float dy = ((const float *)a->dy)[off];
+            g += dy * ew_layernorm_xhat(((const float *)a->x)[off], a->mean[j], a->rstd[j]);
+            b += dy;
         }
         a->dgamma[i] += g;
         a->dbeta[i] += b;
     }
 }
 
+/* bf16: features [first, last) of every column converted in turn, their
+ * sums kept in fp32 beside them and added once: the same sums, over the
+ * columns in the same order, as the fp32 loop's. */
+CPU_HOT static void layernorm_param_features_bf16(void *ctx, size_t first, size_t last)
+{
+    layernorm_args *a = ctx;
+    size_t dim = (size_t)a->dim, n = last - first;
+    float *dy = chunk_scratch(&a->out_of_memory, 4 * n), *x = dy + n, *g = x + n, *b = g + n;
+    if (!dy)
+        return;
+    memset(g, 0, 2 * n * sizeof *g);
+    for (int j = 0; j < a->rows; j++) {
+        bf16_to_f32((const bf16_bits *)a->dy + (size_t)j * dim + first, dy, n);
+        bf16_to_f32((const bf16_bits *)a->x + (size_t)j * dim + first, x, n);
+        for (size_t i = 0; i < n; i++) {
+            g[i] += dy[i] * ew_layernorm_xhat(x[i], a->mean[j], a->rstd[j]);
+            b[i] += dy[i];
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        a->dgamma[first + i] += g[i];
+        a->dbeta[first + i] += b[i];
+    }
+    free(dy);
+}
+
 int cpu_layernorm_backward(backend *b, storage s, const void *dy, const void *x,
                            const float *gamma, const float *mean, const float *rstd,
                            float *dx, float *dgamma, float *dbeta, int dim, int rows)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
     if (dim <= 0 || rows <= 0)
         return BK_OK;
     layernorm_args a = {.x = x, .dy = dy, .gamma = gamma, .mean = mean, .rstd = rstd,
                         .dx = dx, .dgamma = dgamma, .dbeta = dbeta, .dim = dim,
                         .rows = rows};
-    cpu_parallel_for((size_t)rows, cpu_column_chunk(dim), layernorm_dx_columns, &a);
-    cpu_parallel_features((size_t)dim, (size_t)rows, layernorm_param_features, &a);
-    return BK_OK;
+    int bf16 = s == STORAGE_BF16;
+    cpu_parallel_for((size_t)rows, cpu_column_chunk(dim),
+                     bf16 ? layernorm_dx_columns_bf16 : layernorm_dx_columns, &a);
+    cpu_parallel_features((size_t)dim, (size_t)rows,
+                          bf16 ? layernorm_param_features_bf16 : layernorm_param_features, &a);
+    return chunk_status(b, a.out_of_memory, "layernorm_backward");
 }
 
 /* --------------------------------------------- row max and exponentials */
@@ -259,10 +341,11 @@ static inline __attribute__((always_inline)) float row_exp_sum(const float *l, f
 /* Column c of the `count` [t x t] blocks is query c % t of block c / t, and
  * starts at c * t. */
 typedef struct softmax_args {
-    const float *in, *probs;
-    float *out;
+    const void *in, *probs; /* in the op's storage */
+    void *out;
     float scale;
     int t;
+    int out_of_memory; /* set by a bf16 chunk that could not get its scratch */
 } softmax_args;
 
 /* ew_causal_softmax_column's result with its max and sum in lanes: the
@@ -284,20 +367,34 @@ CPU_HOT static void causal_softmax_columns(void *ctx, size_t first, size_t last)
     const softmax_args *a = ctx;
     for (size_t c = first; c < last; c++) {
         size_t off = c * (size_t)a->t;
-        softmax_column(a->in + off, a->out + off, a->scale, (int)(c % (size_t)a->t), a->t);
+        softmax_column((const float *)a->in + off, (float *)a->out + off, a->scale,
+                       (int)(c % (size_t)a->t), a->t);
     }
+}
+
+CPU_HOT static void causal_softmax_columns_bf16(void *ctx, size_t first, size_t last)
+{
+    softmax_args *a = ctx;
+    size_t t = (size_t)a->t;
+    float *in = chunk_scratch(&a->out_of_memory, 2 * t), *out = in + t;
+    for (size_t c = first; in && c < last; c++) {
+        bf16_to_f32((const bf16_bits *)a->in + c * t, in, t);
+        softmax_column(in, out, a->scale, (int)(c % t), a->t);
+        f32_to_bf16(out, (bf16_bits *)a->out + c * t, t);
+    }
+    free(in);
 }
 
 int cpu_causal_softmax_forward(backend *b, storage s, const void *scores, void *probs,
                                float scale, int t, int count)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
     if (t <= 0 || count <= 0)
         return BK_OK;
     softmax_args a = {.in = scores, .out = probs, .scale = scale, .t = t};
-    cpu_parallel_for((size_t)count * (size_t)t, cpu_column_chunk(t), causal_softmax_columns, &a);
-    return BK_OK;
+    cpu_parallel_for((size_t)count * (size_t)t, cpu_column_chunk(t),
+                     s == STORAGE_BF16 ? causal_softmax_columns_bf16 : causal_softmax_columns,
+                     &a);
+    return chunk_status(b, a.out_of_memory, "causal_softmax_forward");
 }
 
 /* ew_causal_softmax_backward_column with its dot product in lanes. dp may
@@ -323,132 +420,144 @@ CPU_HOT static void causal_softmax_backward_columns(void *ctx, size_t first, siz
     const softmax_args *a = ctx;
     for (size_t c = first; c < last; c++) {
         size_t off = c * (size_t)a->t;
-        softmax_backward_column(a->probs + off, a->in + off, a->out + off, a->scale,
-                                (int)(c % (size_t)a->t), a->t);
+        softmax_backward_column((const float *)a->probs + off, (const float *)a->in + off,
+                                (float *)a->out + off, a->scale, (int)(c % (size_t)a->t),
+                                a->t);
     }
+}
+
+CPU_HOT static void causal_softmax_backward_columns_bf16(void *ctx, size_t first, size_t last)
+{
+    softmax_args *a = ctx;
+    size_t t = (size_t)a->t;
+    float *p = chunk_scratch(&a->out_of_memory, 2 * t), *dp = p + t;
+    for (size_t c = first; p && c < last; c++) {
+        bf16_to_f32((const bf16_bits *)a->probs + c * t, p, t);
+        bf16_to_f32((const bf16_bits *)a->in + c * t, dp, t);
+        softmax_backward_column(p, dp, dp, a->scale, (int)(c % t), a->t);
+        f32_to_bf16(dp, (bf16_bits *)a->out + c * t, t);
+    }
+    free(p);
 }
 
 int cpu_causal_softmax_backward(backend *b, storage s, const void *probs,
                                 const void *dprobs, void *dscores, float scale, int t,
                                 int count)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
     if (t <= 0 || count <= 0)
         return BK_OK;
     softmax_args a = {.in = dprobs, .probs = probs, .out = dscores, .scale = scale, .t = t};
     cpu_parallel_for((size_t)count * (size_t)t, cpu_column_chunk(t),
-                     causal_softmax_backward_columns, &a);
-    return BK_OK;
+                     s == STORAGE_BF16 ? causal_softmax_backward_columns_bf16
+                                       : causal_softmax_backward_columns, &a);
+    return chunk_status(b, a.out_of_memory, "causal_softmax_backward");
 }
 
 /* ----------------------------------------------------------- embeddings */
 
 typedef struct embedding_args {
     const int *tokens;
-    const float *wte, *wpe, *dout;
-    float *out, *dwte, *dwpe;
+    const float *wte, *wpe;
+    const void *dout; /* in the op's storage, as out */
+    void *out;
+    float *dwte, *dwpe;
     int dim, t;
     size_t cols;
 } embedding_args;
 
-CPU_HOT static void embedding_columns(void *ctx, size_t first, size_t last)
+BF16_INLINE void embedding_body(void *ctx, storage s, size_t first, size_t last)
 {
     const embedding_args *a = ctx;
     size_t dim = (size_t)a->dim;
     for (size_t c = first; c < last; c++) {
         const float *te = a->wte + (size_t)a->tokens[c] * dim;
-        float *o = a->out + c * dim;
-        if (!a->wpe) { /* no position table: a rotary model */
-            memcpy(o, te, dim * sizeof *o);
+        if (!a->wpe && s == STORAGE_F32) { /* no position table: a rotary model */
+            memcpy((float *)a->out + c * dim, te, dim * sizeof *te);
             continue;
         }
-        const float *pe = a->wpe + (c % (size_t)a->t) * dim;
+        const float *pe = a->wpe ? a->wpe + (c % (size_t)a->t) * dim : NULL;
         for (size_t i = 0; i < dim; i++)
-            o[i] = te[i] + pe[i];
+            store_from_f32(a->out, s, c * dim + i, pe ? te[i] + pe[i] : te[i]);
     }
 }
+CPU_STORAGE_LOOPS(embedding_columns, embedding_body)
 
 int cpu_embedding_forward(backend *b, storage s, const int *tokens, const float *wte,
                           const float *wpe, void *out, int dim, int t, int batch)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
+    (void)b;
     if (dim <= 0 || t <= 0 || batch <= 0)
         return BK_OK;
     embedding_args a = {.tokens = tokens, .wte = wte, .wpe = wpe, .out = out, .dim = dim,
                         .t = t};
-    cpu_parallel_for((size_t)batch * (size_t)t, cpu_column_chunk(dim), embedding_columns, &a);
+    cpu_parallel_for((size_t)batch * (size_t)t, cpu_column_chunk(dim), embedding_columns(s),
+                     &a);
     return BK_OK;
 }
 
 /* Features [first, last) of every column added into its token's and its
  * position's gradient: a token repeated anywhere in the micro-batch adds
  * each of its columns in turn, on one thread. */
-CPU_HOT static void embedding_grad_features(void *ctx, size_t first, size_t last)
+BF16_INLINE void embedding_grad_body(void *ctx, storage s, size_t first, size_t last)
 {
     const embedding_args *a = ctx;
     size_t dim = (size_t)a->dim;
     for (size_t c = 0; c < a->cols; c++) {
-        const float *d = a->dout + c * dim;
         float *te = a->dwte + (size_t)a->tokens[c] * dim;
-        if (!a->dwpe) { /* no position table */
-            for (size_t i = first; i < last; i++)
-                te[i] += d[i];
-            continue;
-        }
-        float *pe = a->dwpe + (c % (size_t)a->t) * dim;
+        float *pe = a->dwpe ? a->dwpe + (c % (size_t)a->t) * dim : NULL;
         for (size_t i = first; i < last; i++) {
-            te[i] += d[i];
-            pe[i] += d[i];
+            float d = load_as_f32(a->dout, s, c * dim + i);
+            te[i] += d;
+            if (pe) /* none without a position table */
+                pe[i] += d;
         }
     }
 }
+CPU_STORAGE_LOOPS(embedding_grad_features, embedding_grad_body)
 
 int cpu_embedding_backward(backend *b, storage s, const int *tokens, const void *dout,
                            float *dwte, float *dwpe, int dim, int t, int batch)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
+    (void)b;
     if (dim <= 0 || t <= 0 || batch <= 0)
         return BK_OK;
     embedding_args a = {.tokens = tokens, .dout = dout, .dwte = dwte, .dwpe = dwpe,
                         .dim = dim, .t = t, .cols = (size_t)batch * (size_t)t};
-    cpu_parallel_features((size_t)dim, a.cols, embedding_grad_features, &a);
+    cpu_parallel_features((size_t)dim, a.cols, embedding_grad_features(s), &a);
     return BK_OK;
 }
 
 /* ------------------------------------------------------------ residual */
 
 typedef struct add_args {
-    float *y;
-    const float *x;
+    void *y;
+    const void *x;
 } add_args;
 
-CPU_HOT static void add_range(void *ctx, size_t first, size_t last)
+/* No restrict: y += y is allowed. */
+BF16_INLINE void add_body(void *ctx, storage s, size_t first, size_t last)
 {
     const add_args *a = ctx;
-    float *y = a->y; /* no restrict: y += y is allowed */
-    const float *x = a->x;
     for (size_t i = first; i < last; i++)
-        y[i] += x[i];
+        store_from_f32(a->y, s, i, load_as_f32(a->y, s, i) + load_as_f32(a->x, s, i));
 }
+CPU_STORAGE_LOOPS(add_range, add_body)
 
 int cpu_add(backend *b, storage s, void *y, const void *x, size_t n)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
+    (void)b;
     add_args a = {y, x};
-    cpu_parallel_for(n, PARALLEL_MIN_ELEMS, add_range, &a);
+    cpu_parallel_for(n, PARALLEL_MIN_ELEMS, add_range(s), &a);
     return BK_OK;
 }
 
 /* ------------------------------------------------------ head arrangement */
 
 typedef struct permute_args {
-    const float *src;
-    float *dst;
+    const char *src;
+    char *dst;
     size_t hd, heads, t, batch, parts;
+    size_t elem; /* bytes an element: a move of bits, the same in either storage */
     int to_tokens;
 } permute_args;
 
@@ -465,9 +574,9 @@ CPU_HOT static void permute_columns(void *ctx, size_t first, size_t last)
                 size_t tok = c * width + (p * a->heads + h) * hd;
                 size_t blk = p * part + ((q * a->heads + h) * a->t + i) * hd;
                 if (a->to_tokens)
-                    memcpy(a->dst + tok, a->src + blk, hd * sizeof(float));
+                    memcpy(a->dst + tok * a->elem, a->src + blk * a->elem, hd * a->elem);
                 else
-                    memcpy(a->dst + blk, a->src + tok, hd * sizeof(float));
+                    memcpy(a->dst + blk * a->elem, a->src + tok * a->elem, hd * a->elem);
             }
     }
 }
@@ -475,13 +584,12 @@ CPU_HOT static void permute_columns(void *ctx, size_t first, size_t last)
 int cpu_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                       int t, int batch, int parts, int to_tokens)
 {
-    if (cpu_f32_only(b, s))
-        return BK_UNSUPPORTED;
+    (void)b;
     if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0 || parts <= 0)
         return BK_OK;
     permute_args a = {.src = src, .dst = dst, .hd = (size_t)hd, .heads = (size_t)heads,
                       .t = (size_t)t, .batch = (size_t)batch, .parts = (size_t)parts,
-                      .to_tokens = to_tokens};
+                      .elem = storage_bytes(s), .to_tokens = to_tokens};
     cpu_parallel_for((size_t)batch * (size_t)t, cpu_column_chunk(parts * heads * hd),
                      permute_columns, &a);
     return BK_OK;

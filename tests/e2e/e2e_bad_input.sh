@@ -79,8 +79,9 @@ fi
 # an unwritable output directory (a file in the way)
 touch notadir
 run "output directory" run --profile quick --out notadir/sub
-# the cpu backend refuses reduced precision instead of pretending
-run "fp32 only" run $base --backend cpu --dtype bf16
+# the cpu backend refuses a precision it has no hardware mode for (tf32 is
+# a tensor-core mode) instead of pretending
+run "computes in fp32 or bf16; --dtype tf32 needs --backend cuda" run $base --backend cpu --dtype tf32
 # What the backend cannot do is refused the same way, before anything runs:
 # the CPU backend has no graph capture.
 run "mode graph needs graph capture, which the cpu backend lacks" run $base --backend cpu --mode async,graph

@@ -36,10 +36,10 @@ check '[ "$(grep -c "^cpu,.*stopped when the 0.5s budget ran out" slow.csv)" -eq
     "the notes blame the budget: $(grep ^cpu, slow.csv | sed 's/.*,//')"
 
 # --dtype auto (the default) on the CPU: fp32, and why.
-check 'grep -qx "dtype auto: fp32, because the CPU backend computes in fp32" slow.out' \
+check 'grep -qx "dtype auto: fp32, because the CPU backend is the fp32 reference (--dtype bf16 for bf16 storage)" slow.out' \
     "the console says which dtype auto chose: $(head -n 3 slow.out)"
 check 'grep -qx "# dtype: fp32" slow.csv' "the CSV's dtype"
-check 'grep -qx "# dtype_choice: dtype auto: fp32, because the CPU backend computes in fp32" slow.csv' \
+check 'grep -qx "# dtype_choice: dtype auto: fp32, because the CPU backend is the fp32 reference (--dtype bf16 for bf16 storage)" slow.csv' \
     "the CSV says why: $(grep dtype slow.csv)"
 check 'grep -q "^cpu,.*,S,[0-9]*,fp32," slow.csv' "the rows are fp32"
 "$ACCUBENCH" run --backend cpu --dtype fp32 --model tiny --effective 8 --micro 8 --steps 2 \

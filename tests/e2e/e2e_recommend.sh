@@ -13,7 +13,7 @@ fixture=$root/tests/fixtures/frontier.csv
 # plan --recommend's out.txt lists each of N configurations, or counts it
 # among the slower ones left out.
 considered() {
-    listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ fp32 recompute=(none|gelu|block) shard=none ' out.txt)
+    listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ (fp32|bf16) recompute=(none|gelu|block) shard=none ' out.txt)
     counted=$(sed -n 's/^left out, and slower (not recommended): //p' out.txt | grep -oE '[0-9]+' |
               awk '{ s += $1 } END { print s + 0 }')
     [ $((listed + counted)) = "$1" ] ||
@@ -67,21 +67,26 @@ grep -Eq '^ +1 +128x1 fp32 recompute=none shard=optimizer .*recommended$' out.tx
 [ "$rc" -le 1 ] || { cat err.txt; fail "default.csv exited $rc"; }
 grep -q 'recompute=none shard=none' out.txt || fail "an old file's levers do not read none"
 
-# One short measuring run, no --from: every split and recompute value
-# lands in --csv and is ranked.
+# One short measuring run, no --from: every split and recompute value, in
+# each dtype the CPU computes in (fp32, bf16), lands in --csv and is ranked.
 "$ACCUBENCH" plan --recommend --effective 8 --model tiny --mem-cap 1G --csv measured.csv \
     > out.txt 2> err.txt; rc=$?
 [ "$rc" -le 1 ] || { cat out.txt err.txt; fail "the measuring run exited $rc"; }
 grep -q 'rows written to measured.csv' out.txt || fail "the measured rows' file is not named"
 rows=$(grep -v '^#' measured.csv | tail -n +2 | wc -l)
-[ "$rows" = 12 ] || fail "the measuring run wrote $rows rows, want 12 (8x1 4x2 2x4 1x8, each recompute value)"
+[ "$rows" = 24 ] || fail "the measuring run wrote $rows rows, want 24 (8x1 4x2 2x4 1x8, each recompute value, fp32 and bf16)"
 for r in none gelu block; do
     n=$(grep -c ",$r," measured.csv)
-    [ "$n" = 4 ] || fail "measured.csv holds $n recompute=$r rows, want 4"
+    [ "$n" = 8 ] || fail "measured.csv holds $n recompute=$r rows, want 8"
 done
+for d in fp32 bf16; do
+    n=$(grep -c ",$d," measured.csv)
+    [ "$n" = 12 ] || fail "measured.csv holds $n $d rows, want 12"
+done
+grep -q '^not measured: tf32' out.txt || fail "tf32, which the CPU refuses, is not said"
 # Each configuration is listed, or counted among the slower ones left out
 # (which of them is flagged depends on the machine's noise).
-considered 12 "measured configurations"
+considered 24 "measured configurations"
 if [ "$rc" = 0 ]; then
     grep -Eq '^ +1 .* recommended$' out.txt || fail "exit 0 without a recommendation"
 else

@@ -468,19 +468,6 @@ static void test_permute_heads(backend *b, int hd, int heads, int t, int batch, 
     free(x), free(y), free(back);
 }
 
-/* The CPU backend is fp32 only: bf16 storage is refused with a reason. */
-static void test_bf16_refused(backend *b)
-{
-    float v[4] = {0};
-    b->error[0] = 0;
-    CHECK(b->ops->add(b, STORAGE_BF16, v, v, 4) == BK_UNSUPPORTED);
-    CHECK(b->error[0] != 0);
-    CHECK(b->ops->layernorm_forward(b, STORAGE_BF16, v, v, v, v, v, v, 2, 2) ==
-          BK_UNSUPPORTED);
-    CHECK(b->ops->causal_softmax_forward(b, STORAGE_BF16, v, v, 1, 2, 1) == BK_UNSUPPORTED);
-    CHECK(b->ops->permute_heads(b, STORAGE_BF16, v, v, 1, 1, 2, 1, 2, 0) == BK_UNSUPPORTED);
-}
-
 /* Softmax cross-entropy over `classes` (below and above the op's vector
  * width, with a tail) for `count` examples, one in three padding, against
  * float64: each loss, their sum, and (softmax - onehot) * scale. */
@@ -543,7 +530,6 @@ int main(void)
     test_softmax_xent(b, 37, 9, 4);      /* a tail past the vector lanes */
     test_softmax_xent(b, 2048, 70, 30);  /* the gpt-cpu vocabulary; split between threads */
     test_softmax_xent(b, 1000, 3, 200);  /* logits far apart: the max matters */
-    test_bf16_refused(b);
     b->ops->destroy(b);
     return check_finish("test_transformer_ops");
 }

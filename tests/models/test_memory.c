@@ -73,12 +73,13 @@ static void test_need_by_hand(void)
 
 /* What the model, the data and one micro-batch's activations actually ask
  * the backend for, against the need: to the byte, with either optimizer
- * (SGD keeps no state at all). */
-static void test_need_matches_allocations(optimizer_kind kind)
+ * (SGD keeps no state at all), in each dtype the CPU backend computes in
+ * (bf16 adds the compute copy and halves the activations). */
+static void test_need_matches_allocations(dtype dt, optimizer_kind kind)
 {
     backend *b;
     char why[320];
-    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    CHECK(cpu_backend_create(dt, &b, why, sizeof why) == BK_OK);
     if (!b)
         return;
     model_spec p = test_spec("tiny");
@@ -93,12 +94,12 @@ static void test_need_matches_allocations(optimizer_kind kind)
     CHECK(dataset_create(b, &in, 48, 3, 2, &d) == BK_OK);
     CHECK(activations_create(&m, 16, BK_ALLOC_HELD, &a) == BK_OK);
     memory_need n;
-    model_memory_need(&p, DTYPE_FP32, kind, 16, 48, 3, &n);
+    model_memory_need(&p, dt, kind, 16, 48, 3, &n);
     long long diff = (long long)b->mem_in_use - (long long)n.total;
     CHECK(diff == 0);
     if (diff != 0)
-        fprintf(stderr, "  %s: in use %zu, need %zu\n", kind == OPT_SGD ? "sgd" : "adamw",
-                b->mem_in_use, n.total);
+        fprintf(stderr, "  %s %s: in use %zu, need %zu\n", dtype_name(dt),
+                kind == OPT_SGD ? "sgd" : "adamw", b->mem_in_use, n.total);
     CHECK(a.bytes == n.activations);
     activations_destroy(&m, &a, BK_ALLOC_HELD);
     dataset_destroy(&d);
@@ -147,8 +148,11 @@ static void test_cap(void)
 int main(void)
 {
     test_need_by_hand();
-    test_need_matches_allocations(OPT_ADAMW);
-    test_need_matches_allocations(OPT_SGD);
+    for (dtype dt = DTYPE_FP32; dt < DTYPE_COUNT; dt++)
+        if (dt != DTYPE_TF32) { /* a tensor-core mode: the CPU refuses it */
+            test_need_matches_allocations(dt, OPT_ADAMW);
+            test_need_matches_allocations(dt, OPT_SGD);
+        }
     test_cap();
     return check_finish("test_memory");
 }

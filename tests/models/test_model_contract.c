@@ -23,9 +23,16 @@
  * - flops_per_step is what the window's matrix products do, and the
  *   recomputation's matrix products are what they do beyond it;
  * - all of it under every recompute value the kind says it runs (its
- *   recompute_caps), and the gradient under recomputation is none's.
+ *   recompute_caps), and the gradient under recomputation is none's;
+ * - in bf16 on the CPU too (bf16 activations and weight copy, fp32 master
+ *   weights and gradient): the memory need to the byte, the ranges, their
+ *   finality (the bf16 copy of a reported range poisoned too), the
+ *   garbage start, the FLOPs, and in place of the differences (a loss in
+ *   bf16 is too coarse to difference) the gradient against the fp32
+ *   gradient proven above, within the dtype's model tolerance, and the
+ *   window's loss against the full batch's within its grad tolerance.
  *
- * The differences. The backend computes in fp32 only, so the loss is
+ * The differences run on the fp32 backend, so the loss is
  * differenced in fp32 (unit roundoff 6e-8, a loss sum of a few tens): over
  * steps h = 3e-2 and 2h on weights of order 0.2, extrapolated so that the
  * h^2 term cancels, the truncation (~h^4) and the cancellation (~1e-6 / h
@@ -138,10 +145,10 @@ static void check_memory(backend *b, const model_spec *s, optimizer_kind opt)
     CHECK(dataset_create(b, &in, EFFECTIVE, 2, 3, &d) == BK_OK);
     CHECK(activations_create(&m, MICRO, BK_ALLOC_HELD, &a) == BK_OK);
     memory_need need;
-    model_memory_need(&m.spec, DTYPE_FP32, opt, MICRO, EFFECTIVE, 2, &need); /* as on b */
+    model_memory_need(&m.spec, b->dtype, opt, MICRO, EFFECTIVE, 2, &need);
     expect(kn, b->mem_in_use - before == need.total,
-           "%s, recompute %s: allocates %zu bytes, its memory need is %zu",
-           opt == OPT_SGD ? "sgd" : "adamw", recompute_name(s->recompute),
+           "%s %s, recompute %s: allocates %zu bytes, its memory need is %zu",
+           dtype_name(b->dtype), opt == OPT_SGD ? "sgd" : "adamw", recompute_name(s->recompute),
            b->mem_in_use - before, need.total);
     expect(kn, a.bytes == need.activations, "activations %zu bytes, need %zu", a.bytes,
            need.activations);
@@ -193,9 +200,14 @@ static int on_range(void *ctx, size_t off, size_t count)
     float *nan = malloc(count * sizeof *nan);
     for (size_t i = 0; i < count; i++)
         nan[i] = NAN;
-    int rc = bk_download(b, r->at_report + off, r->f->m.grads + off, count * sizeof(float));
+    model *m = &r->f->m;
+    int rc = bk_download(b, r->at_report + off, m->grads + off, count * sizeof(float));
     if (!rc)
-        rc = bk_upload(b, r->f->m.params + off, nan, count * sizeof(float));
+        rc = bk_upload(b, m->params + off, nan, count * sizeof(float));
+    if (!rc && m->params_compute != (void *)m->params) /* the copy the GEMMs read */
+        rc = bk_convert(b, m->params + off,
+                        (char *)m->params_compute + off * storage_bytes(b->compute_storage),
+                        b->compute_storage, count);
     free(nan);
     return rc;
 }
@@ -242,6 +254,8 @@ static int run_window(fixture *f, float *grad, float *loss, float *at_report)
         rc = bk_download(f->b, loss, f->loss, sizeof *loss);
     if (!rc && at_report)
         rc = bk_upload(f->b, m->params, f->w, f->n * sizeof(float));
+    if (!rc && at_report && m->params_compute != (void *)m->params)
+        rc = bk_convert(f->b, m->params, m->params_compute, f->b->compute_storage, f->n);
     return rc;
 }
 
@@ -262,7 +276,7 @@ static int fixture_make(fixture *f, backend *b, const model_spec *s)
         return -1;
     }
     /* fp32 on the CPU: the GEMMs read the master weights themselves. */
-    CHECK(f->m.params_compute == (void *)f->m.params);
+    CHECK((f->m.params_compute == (void *)f->m.params) == (b->compute_storage == STORAGE_F32));
     f->n = f->m.n_params;
     f->valid = dataset_valid_count(&f->d, 0, 0, EFFECTIVE);
     f->w = malloc(f->n * sizeof *f->w);
@@ -503,7 +517,47 @@ static void check_recompute(backend *b, model_spec s, recompute r, float *none)
     expect(kn, b->mem_in_use == 0, "%zu bytes left allocated", b->mem_in_use);
 }
 
-static void check_kind(backend *b, const model_kind *k)
+/* The bf16 window at one recompute value against fp32's gradient
+ * (`none`, proven against the differences), as the run's gradient check
+ * and gpu-check hold bf16 to its row of the dtype table. */
+static void check_recompute_bf16(backend *b, model_spec s, recompute r, const float *none)
+{
+    const char *kn = s.kind->name;
+    const dtype_info *dt = dtype_info_of(b->dtype);
+    s.recompute = r;
+    check_memory(b, &s, OPT_SGD);
+    check_memory(b, &s, OPT_ADAMW);
+    fixture f;
+    if (fixture_make(&f, b, &s) == 0) {
+        float *g = malloc(f.n * sizeof *g), loss;
+        CHECK(bk_zero(b, f.m.grads, f.n * sizeof(float)) == BK_OK);
+        CHECK(run_window(&f, g, &loss, NULL) == BK_OK);
+        double full = loss_at(&f);
+        expect(kn, fabs(loss - full) <= dt->grad_tolerance * fabs(full),
+               "bf16, recompute %s: the window's loss sum %.9g, the full batch's %.9g",
+               recompute_name(r), loss, full);
+        double num = 0, den = 0;
+        for (size_t i = 0; i < f.n; i++) {
+            double d = (double)g[i] - none[i];
+            num += d * d;
+            den += (double)none[i] * none[i];
+        }
+        double err = sqrt(num / fmax(den, 1e-30));
+        expect(kn, err <= dt->model_tolerance,
+               "bf16, recompute %s: the gradient differs from fp32's by %.3g (tolerance %g)",
+               recompute_name(r), err, dt->model_tolerance);
+        fprintf(stderr, "  %s (%s) bf16, recompute %s: the gradient %.2g from fp32's\n", kn,
+                s.name, recompute_name(r), err);
+        check_garbage_start(&f, g);
+        check_reported_final(&f, g);
+        check_flops(&f);
+        free(g);
+    }
+    fixture_free(&f);
+    expect(kn, b->mem_in_use == 0, "%zu bytes left allocated", b->mem_in_use);
+}
+
+static void check_kind(backend *b, backend *b16, const model_kind *k)
 {
     model_spec s;
     if (spec_of(k, &s))
@@ -513,20 +567,25 @@ static void check_kind(backend *b, const model_kind *k)
     for (recompute r = 0; r < recompute_axis.count; r++)
         if (r == RECOMPUTE_NONE || (k->recompute_caps & RECOMPUTE_BIT(r)))
             check_recompute(b, s, r, none);
+    for (recompute r = 0; r < recompute_axis.count; r++)
+        if (r == RECOMPUTE_NONE || (k->recompute_caps & RECOMPUTE_BIT(r)))
+            check_recompute_bf16(b16, s, r, none);
     free(none);
 }
 
 int main(void)
 {
-    backend *b;
+    backend *b, *b16;
     CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
-    if (!b)
+    CHECK(cpu_backend_create(DTYPE_BF16, &b16, why, sizeof why) == BK_OK);
+    if (!b || !b16)
         return check_finish("test_model_contract");
     int n;
     const model_kind *const *kinds = model_kinds(&n);
     CHECK(n >= 1);
     for (int i = 0; i < n; i++)
-        check_kind(b, kinds[i]);
+        check_kind(b, b16, kinds[i]);
     b->ops->destroy(b);
+    b16->ops->destroy(b16);
     return check_finish("test_model_contract");
 }

@@ -13,9 +13,11 @@
 #include "csv_writer.h"
 #include "output_path.h"
 
-/* The metadata that make two runs' rows comparable. */
-static const char *const same_keys[] = {"backend", "device", "dtype", "optimizer",
-                                        "mem_cap_bytes"};
+/* The metadata that make two runs' rows comparable. Not the dtype: each
+ * row names its own (a KEY column), and plan --recommend appends a sweep
+ * in every dtype the backend computes in to one file, which the CPU's
+ * fp32 and bf16 made two. */
+static const char *const same_keys[] = {"backend", "device", "optimizer", "mem_cap_bytes"};
 
 static const char *const result_key_columns[] = {"backend", "model", NULL};
 const csv_kind csv_kind_results = {"an accubench CSV", result_key_columns, 1};

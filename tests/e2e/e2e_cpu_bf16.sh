@@ -1,0 +1,52 @@
+#!/bin/sh
+# bf16 on the CPU: model S and the gpt-cpu shape run with bf16 activations
+# and weight copy, every row ok (the accumulated gradient within bf16's
+# tolerance of the full batch's); the CSV says bf16, the peak GEMM was
+# timed in bf16 and the library line names the bf16 GEMM's path; the GPT
+# takes the unfused attention; the Llama runs too; plan finds a larger
+# micro-batch under one cap in bf16 than in fp32 (its activations are half
+# the bytes); --dtype auto stays fp32.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
+quick="--budget-s 0.2 --min-samples 3 --trace-steps 0 --noise-windows 0 --max-step-s 600"
+
+"$ACCUBENCH" run --backend cpu --dtype bf16 --model S --effective 64 --micro 64,8 $quick \
+    --csv s.csv >s.txt 2>err.txt
+check '[ $? -eq 0 ]' "S in bf16 exits 0: $(cat err.txt)"
+check '[ "$(col status s.csv | sort -u)" = "ok" ]' "S rows ok: $(col status s.csv | tr '\n' ' ')"
+check '[ "$(col dtype s.csv | sort -u)" = "bf16" ]' "S rows are bf16"
+check 'grep -q "^# dtype: bf16" s.csv' "the CSV's dtype"
+check 'grep -q "^# peak_gemm_shape: [0-9x]* bf16" s.csv' "the peak GEMM in bf16: $(grep peak_gemm s.csv)"
+check 'grep -q "^# library: .*(bf16 GEMM: " s.csv' "the library line names the bf16 GEMM"
+
+gpt=gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
+"$ACCUBENCH" run --backend cpu --dtype bf16 --model $gpt --effective 64 --micro 64,8 $quick \
+    --csv gpt.csv >gpt.txt 2>err.txt
+check '[ $? -eq 0 ]' "gpt-cpu in bf16 exits 0: $(cat err.txt)"
+check '[ "$(col status gpt.csv | sort -u)" = "ok" ]' "gpt rows ok: $(col status gpt.csv | tr '\n' ' ')"
+check 'grep -q "^# attention: unfused" gpt.csv' "bf16 takes the unfused attention"
+for v in $(col mfu_pct gpt.csv); do
+    check "awk 'BEGIN { exit !($v > 0) }'" "mfu > 0: $v"
+done
+
+"$ACCUBENCH" run --backend cpu --dtype bf16 --model llama-tiny --effective 8 --micro 8,2 $quick \
+    --csv llama.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ] && [ "$(col status llama.csv | sort -u)" = "ok" ]' \
+    "llama-tiny in bf16 runs ok: $(cat err.txt) $(col status llama.csv | tr '\n' ' ')"
+
+# Under one cap bf16's micro-batch is larger: half the activations' bytes.
+max_micro() {
+    "$ACCUBENCH" plan --find-max-micro --backend cpu --dtype "$1" --model S --mem-cap 120M \
+        --effective 1024 2>&1 | sed -n 's/^largest micro-batch: \([0-9][0-9]*\).*/\1/p'
+}
+m32=$(max_micro fp32)
+m16=$(max_micro bf16)
+check '[ -n "$m32" ] && [ -n "$m16" ] && [ "$m16" -gt "$m32" ]' \
+    "plan: bf16's largest micro-batch ($m16) over fp32's ($m32) under 120M"
+
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 $quick --csv auto.csv \
+    >/dev/null 2>&1
+check 'grep -qx "# dtype: fp32" auto.csv' "--dtype auto on the CPU stays fp32"
+exit $fail
