@@ -27,7 +27,7 @@ noisy=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17
 check '[ "$noisy" = "0 7 15 22 " ]' "noise along the curve at each quarter: '$noisy'"
 check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$11 == "reverse" && $18 != ""'"'"' | wc -l) -eq 0 ]' "none on the reverse curves"
 check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$6 == 8 && $18 != ""'"'"' | wc -l) -eq 0 ]' "none at 8x1 (one small batch a window)"
-row=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) if ($i == "grad_noise_scale") c = i; h = 1; next } h && !/^#/ && $9 == 32 { print $c }' g.csv)
+row=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) { if ($i == "grad_noise_scale") c = i; if ($i == "effective_batch") m = i }; h = 1; next } h && !/^#/ && $m == 32 { print $c }' g.csv)
 at0=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $12 == 0 { print $18 }')
 check 'awk "BEGIN { exit !($row > 0 && ($at0 - $row) / $row < 1e-4 && ($row - $at0) / $row < 1e-4) }"' \
     "step 0's noise scale is the row's: $at0 against $row"

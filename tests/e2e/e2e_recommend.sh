@@ -75,12 +75,14 @@ grep -q 'recompute=none shard=none' out.txt || fail "an old file's levers do not
 grep -q 'rows written to measured.csv' out.txt || fail "the measured rows' file is not named"
 rows=$(grep -v '^#' measured.csv | tail -n +2 | wc -l)
 [ "$rows" = 24 ] || fail "the measuring run wrote $rows rows, want 24 (8x1 4x2 2x4 1x8, each recompute value, fp32 and bf16)"
+# count_in COLUMN VALUE: the rows whose COLUMN (by name) holds VALUE
+count_in() { awk -F, -v name="$1" -v want="$2" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } n += ($c == want) } END { print n + 0 }' measured.csv; }
 for r in none gelu block; do
-    n=$(grep -c ",$r," measured.csv)
+    n=$(count_in recompute "$r")
     [ "$n" = 8 ] || fail "measured.csv holds $n recompute=$r rows, want 8"
 done
 for d in fp32 bf16; do
-    n=$(grep -c ",$d," measured.csv)
+    n=$(count_in dtype "$d")
     [ "$n" = 12 ] || fail "measured.csv holds $n $d rows, want 12"
 done
 grep -q '^not measured: tf32' out.txt || fail "tf32, which the CPU refuses, is not said"
