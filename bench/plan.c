@@ -26,6 +26,7 @@ typedef struct plan_args {
     int find_max_micro;
     int recommend;      /* --recommend */
     int dtype_given;
+    int budget_given;   /* --budget-s: the measuring run's, not the default */
     int model_given;    /* --model was named (run's default, S, does not count) */
     int devices_given;
     int recompute_given;
@@ -41,8 +42,9 @@ typedef struct plan_args {
 } plan_args;
 
 /* The keys plan shares with run: run's rows parse them into a->shared. */
-static const char *const SHARED[] = {"model", "dtype", "optimizer", "backend", "mem-cap",
-                                     "buffers", "recompute", "csv", "append", "replace"};
+static const char *const SHARED[] = {"model",     "dtype", "optimizer", "backend",
+                                     "mem-cap",   "buffers", "recompute", "csv",
+                                     "append",    "replace", "budget-s"};
 #define N_SHARED (sizeof SHARED / sizeof SHARED[0])
 
 static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
@@ -166,6 +168,20 @@ static const char PLAN_USAGE[] =
     "       accubench plan --recommend --goal time --from FILE.csv [--mem-cap BYTES]\n"
     "                      [--target-loss X]\n";
 
+/* run's rows as run says them (run_usage_edit), but for --budget-s: in plan
+ * it is the measuring run's, whose default is shorter than run's. */
+static option_usage_edit run_usage_edit;
+static void plan_shared_edit(const option_def *d, char *help, size_t help_len, char *shown,
+                             size_t shown_len)
+{
+    if (run_usage_edit)
+        run_usage_edit(d, help, help_len, shown, shown_len);
+    if (strcmp(d->key, "budget-s") == 0) {
+        snprintf(help, help_len, "with --recommend: the measuring run's time budget a config");
+        snprintf(shown, shown_len, "%s", MEASURE_BUDGET_DEFAULT);
+    }
+}
+
 void plan_usage(FILE *f, option_usage_edit edit)
 {
     fputs(PLAN_USAGE, f);
@@ -173,7 +189,8 @@ void plan_usage(FILE *f, option_usage_edit edit)
     option_usage(f, &plan_table, edit);
     fputs("as for run:\n", f);
     option_shared shared = {&run_option_table, SHARED, (int)N_SHARED, NULL};
-    option_usage_shared(f, &shared, edit);
+    run_usage_edit = edit;
+    option_usage_shared(f, &shared, plan_shared_edit);
 }
 
 void plan_print_keys(FILE *f)
@@ -389,6 +406,10 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
         say_plan_usage_error("--append and --replace go with --csv FILE");
         return 2;
     }
+    if (a->from_csv && a->budget_given) {
+        say_plan_usage_error("--budget-s goes with a measuring --recommend (without --from)");
+        return 2;
+    }
     char claimed[1300] = "";
     if (!a->from_csv && !a->shared.csv_path[0] &&
         claim_default_csv(claimed, sizeof claimed, why, n)) {
@@ -397,7 +418,8 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
     }
     recommend_args r = {.effective = a->effective, .devices = a->devices,
                         .shared = &a->shared, .model_given = a->model_given,
-                        .dtype_given = a->dtype_given, .from = a->from_csv,
+                        .dtype_given = a->dtype_given, .budget_given = a->budget_given,
+                        .from = a->from_csv,
                         .out_csv = claimed[0] ? claimed : a->shared.csv_path};
     int rc = plan_recommend(&r);
     struct stat st;
@@ -432,6 +454,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.devices_given |= strcmp(in.key, "devices") == 0;
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
         a.dtype_given |= strcmp(in.key, "dtype") == 0;
+        a.budget_given |= strcmp(in.key, "budget-s") == 0;
     }
     int by_time = a.goal && !strcmp(a.goal, "time");
     if (by_time && (!a.recommend || !a.from_csv)) {
@@ -447,6 +470,10 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     if (a.recommend)
         return plan_recommend_of(&a, why, sizeof why);
+    if (a.budget_given) {
+        say_plan_usage_error("--budget-s goes with --recommend (its measuring run)");
+        return 2;
+    }
     if (a.reserve && (!a.find_max_micro || !a.shared.mem_cap)) {
         say_plan_usage_error("--reserve goes with --find-max-micro and --mem-cap");
         return 2;

@@ -29,10 +29,12 @@ static const char *const RECOMMEND_LEVERS[][2] = {
 
 /* Brief: a short budget and few samples a config, enough for the median's
  * interval (six samples at least), no trace pass and no noise scale (the
- * ranking reads neither). */
+ * ranking reads neither). The budget is the default of a --budget-s not
+ * given. */
+static const char *const MEASURE_BUDGET[][2] = {{"budget-s", MEASURE_BUDGET_DEFAULT}};
 static const char *const MEASURE_SETTINGS[][2] = {
-    {"budget-s", "0.5"}, {"min-samples", "6"}, {"max-samples", "40"},
-    {"trace-steps", "0"}, {"max-step-s", "2"}, {"noise-windows", "0"},
+    {"min-samples", "6"}, {"max-samples", "40"}, {"trace-steps", "0"},
+    {"max-step-s", "2"},  {"noise-windows", "0"},
 };
 
 static int bad(const char *msg)
@@ -150,6 +152,7 @@ static int measuring_options(const recommend_args *a, run_options *o)
     snprintf(o->csv_path, sizeof o->csv_path, "%s", a->out_csv);
     if (set_all(o, RECOMMEND_LEVERS, sizeof RECOMMEND_LEVERS / sizeof *RECOMMEND_LEVERS, why,
                 sizeof why) ||
+        (!a->budget_given && set_all(o, MEASURE_BUDGET, 1, why, sizeof why)) ||
         set_all(o, MEASURE_SETTINGS, sizeof MEASURE_SETTINGS / sizeof *MEASURE_SETTINGS, why,
                 sizeof why) ||
         options_validate(o, why, sizeof why))

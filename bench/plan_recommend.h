@@ -7,10 +7,14 @@
 
 #include "options.h"
 
+/* The measuring run's --budget-s where none is given, in seconds. */
+#define MEASURE_BUDGET_DEFAULT "0.5"
+
 typedef struct recommend_args {
     int effective, devices;
     const run_options *shared; /* model, dtype, optimizer, backend, mem-cap, buffers */
     int model_given, dtype_given;
+    int budget_given;          /* --budget-s given: the measuring run keeps it */
     const char *from;          /* FILE.csv; NULL: measure */
     const char *out_csv;       /* where the measuring run writes its rows */
 } recommend_args;

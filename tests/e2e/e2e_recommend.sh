@@ -68,8 +68,9 @@ grep -Eq '^ +1 +128x1 fp32 recompute=none shard=optimizer .*recommended$' out.tx
 grep -q 'recompute=none shard=none' out.txt || fail "an old file's levers do not read none"
 
 # One short measuring run, no --from: every split and recompute value, in
-# each dtype the CPU computes in (fp32, bf16), lands in --csv and is ranked.
-"$ACCUBENCH" plan --recommend --effective 8 --model tiny --mem-cap 1G --csv measured.csv \
+# each dtype the CPU computes in (fp32, bf16), lands in --csv and is ranked
+# (a budget of 50 ms a config: the rows and their listing are the point).
+"$ACCUBENCH" plan --recommend --effective 8 --model tiny --mem-cap 1G --budget-s 0.05 --csv measured.csv \
     > out.txt 2> err.txt; rc=$?
 [ "$rc" -le 1 ] || { cat out.txt err.txt; fail "the measuring run exited $rc"; }
 grep -q 'rows written to measured.csv' out.txt || fail "the measured rows' file is not named"
@@ -157,4 +158,7 @@ bad 'cannot open' --recommend --effective 256 --mem-cap 1G --from no-such.csv
 bad 'measures on one device' --recommend --effective 256 --devices 2 --mem-cap 1G
 bad 'known:' --recommend --effective 256 --mem-cap 1G --dtype fp64
 bad '--from goes with --recommend' --effective 256 --max-micro 8 --from "$fixture"
+bad '--budget-s goes with a measuring --recommend' --recommend --effective 256 --mem-cap 1G \
+    --from "$fixture" --budget-s 1
+bad '--budget-s goes with --recommend' --effective 256 --max-micro 8 --budget-s 1
 echo "e2e_recommend: ok"
