@@ -17,13 +17,13 @@ col() { awk -F, -v name="$2" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i
 run="--backend cpu --steps 2 --warmup 1 --trace-steps 0 --noise-windows 2 --quiet"
 . "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 
-gpt_cpu=gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
+gpt_small=gpt:d=64,layers=2,heads=2,seq=64,vocab=1024
 n=0
 # model, cap, effective batch, recompute, ranks
 for answer in "tiny 400K 108 none 1" "tiny 400K 108 gelu 1" "S 90M 256 none 1" \
               "S 90M 256 gelu 1" "S 88M 64 block 1" "gpt-tiny 12M 64 none 2" \
-              "gpt-tiny 12M 32 none 1" "gpt-tiny 12M 32 block 1" "$gpt_cpu 26M 8 none 1" \
-              "$gpt_cpu 21M 8 block 1" "$gpt_cpu 23M 16 block 2" "tiny 400K 64 gelu 2"; do
+              "gpt-tiny 12M 32 none 1" "gpt-tiny 12M 32 block 1" "$gpt_small 8M 8 none 1" \
+              "$gpt_small 6M 8 block 1" "$gpt_small 6M 16 block 2" "tiny 400K 64 gelu 2"; do
     set -- $answer
     n=$((n + 1))
     "$ACCUBENCH" plan --find-max-micro --backend cpu --model "$1" --mem-cap "$2" --effective "$3" \
