@@ -9,6 +9,8 @@
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+# curves AWK: AWK over g.curves.csv's rows, each column by name ($c["lr"])
+curves() { awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } '"$1" g.curves.csv; }
 
 common="--backend cpu --model tiny --micro 8 --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
     --trace-steps 0 --budget-s 0.1 --min-samples 3 --noise-windows 8 --train-steps 30"
@@ -18,17 +20,17 @@ check 'grep -q "^backend,model,.*,arm,lr,grad_noise_scale,grad_noise_scale_err$"
     "the curves file has lr and noise columns"
 # 3 E x 1 split x 2 rates x 2 orders x 30 steps
 check '[ $(grep -vc "^#" g.curves.csv) -eq $((1 + 3 * 2 * 2 * 30)) ]' "a row per E, rate, order and step"
-check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$17 == 0.25'"'"' | wc -l) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
+check '[ $(curves '"'"'$c["lr"] == 0.25'"'"' | wc -l) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
 check 'grep -q "^# curves cpu tiny .* lr=0.25 steps=30" g.curves.csv' "the summary names the rate"
 # the noise scale along the forward curves with K > 1, at steps 0, 7, 15, 22
 # of 30 (each quarter); at step 0 it is the row's own figure (the same
 # starting weights and windows)
-noisy=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $18 != "" { printf "%s ", $12 }')
+noisy=$(curves '$c["effective_batch"] == 32 && $c["order"] == "forward" && $c["lr"] == 0.5 && $c["grad_noise_scale"] != "" { printf "%s ", $c["step"] }')
 check '[ "$noisy" = "0 7 15 22 " ]' "noise along the curve at each quarter: '$noisy'"
-check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$11 == "reverse" && $18 != ""'"'"' | wc -l) -eq 0 ]' "none on the reverse curves"
-check '[ $(grep -v "^#" g.curves.csv | awk -F, '"'"'$6 == 8 && $18 != ""'"'"' | wc -l) -eq 0 ]' "none at 8x1 (one small batch a window)"
+check '[ $(curves '"'"'$c["order"] == "reverse" && $c["grad_noise_scale"] != ""'"'"' | wc -l) -eq 0 ]' "none on the reverse curves"
+check '[ $(curves '"'"'$c["effective_batch"] == 8 && $c["grad_noise_scale"] != ""'"'"' | wc -l) -eq 0 ]' "none at 8x1 (one small batch a window)"
 row=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) { if ($i == "grad_noise_scale") c = i; if ($i == "effective_batch") m = i }; h = 1; next } h && !/^#/ && $m == 32 { print $c }' g.csv)
-at0=$(grep -v "^#" g.curves.csv | awk -F, '$6 == 32 && $11 == "forward" && $17 == 0.5 && $12 == 0 { print $18 }')
+at0=$(curves '$c["effective_batch"] == 32 && $c["order"] == "forward" && $c["lr"] == 0.5 && $c["step"] == 0 { print $c["grad_noise_scale"] }')
 check 'awk "BEGIN { exit !($row > 0 && ($at0 - $row) / $row < 1e-4 && ($row - $at0) / $row < 1e-4) }"' \
     "step 0's noise scale is the row's: $at0 against $row"
 
