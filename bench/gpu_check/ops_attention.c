@@ -147,9 +147,12 @@ static void check_attention(sides *x, att_shape a)
     size_t n = cols_of(a), d = d_of(a);
     scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
     /* q and k in [-1.5, 1.5): scores of a few units at hd 64, so the
-     * probabilities are neither uniform nor one-hot */
-    float *qkv = host_random(&sc, &x->r, 3 * d * n, -1.5f, 1.5f, x->st[DEV]);
-    float *dy = host_random(&sc, &x->r, d * n, -1, 1, x->st[DEV]);
+     * probabilities are neither uniform nor one-hot. Rounded to TF32 in a
+     * tf32 run, as the GEMM checks' inputs are: the unfused path's first
+     * products then measure the arrangement, not the inputs' rounding. */
+    int tf32 = x->dt == DTYPE_TF32;
+    float *qkv = host_random_as(&sc, &x->r, 3 * d * n, -1.5f, 1.5f, x->st[DEV], tf32);
+    float *dy = host_random_as(&sc, &x->r, d * n, -1, 1, x->st[DEV], tf32);
     float *part_got = host_alloc(&sc, d * n), *part_want = host_alloc(&sc, d * n);
     att_out want, got;
     att_alloc(&sc, a, &want);

@@ -21,7 +21,7 @@ done
 for path in "flash y" "flash lse" "flash dq" "flash dk" "flash dv" "unfused y" "unfused dq" \
     "unfused dk" "unfused dv"; do
     grep -q "^attention $path,fp32,64x12x1024x1,.*,ok," cg/gpu-check.csv ||
-        { grep attention cg/gpu-check.csv; fail "gpu-check.csv lacks attention $path at GPT-2 small's shape"; }
+        { grep attention cg/gpu-check.csv; fail "no attention $path at GPT-2 small's shape"; }
 done
 grep -q "^llama unfused forward+backward,fp32,.*,ok," cg/gpu-check.csv ||
     fail "gpu-check.csv lacks the Llama's window on the unfused path"

@@ -102,7 +102,8 @@ fi
 # so fewer sequences fit; any other value is one line, exit 2, device or not.
 ACCUBENCH_CUDA_ATTENTION=flash "$ACCUBENCH" $gpu > flash.txt 2>&1
 ACCUBENCH_CUDA_ATTENTION=unfused "$ACCUBENCH" $gpu > unfused.txt 2>&1
-check '[ "$(answer flash.txt)" = "$(answer gpu.txt)" ]' "flash planned $(answer flash.txt), the default $(answer gpu.txt)"
+check '[ "$(answer flash.txt)" = "$(answer gpu.txt)" ]' \
+    "flash planned $(answer flash.txt), the default $(answer gpu.txt)"
 check '[ -n "$(answer unfused.txt)" ] && [ "$(answer unfused.txt)" -lt "$(answer gpu.txt)" ]' \
     "unfused planned $(answer unfused.txt), not fewer than fused's $(answer gpu.txt)"
 for cmd in "$gpu" "run --backend cuda --model tiny --effective 8" \

@@ -128,100 +128,148 @@ template <class F> static void launch(unsigned blocks, size_t bytes, F body)
         pthread_join(th[t], nullptr);
 }
 
-static double rel(const std::vector<double> &g, const std::vector<double> &w)
+/* Relative L2 error; NaN where `got` has one; the absolute error where
+ * the reference is all zeros (T = 1: dq and dk are exactly 0). */
+static double rel(const std::vector<double> &got, const std::vector<double> &want)
 {
     double num = 0, den = 0;
-    for (size_t i = 0; i < g.size(); i++) {
-        if (std::isnan(g[i])) return NAN;
-        num += (g[i] - w[i]) * (g[i] - w[i]);
-        den += w[i] * w[i];
+    for (size_t i = 0; i < got.size(); i++) {
+        if (std::isnan(got[i]))
+            return NAN;
+        num += (got[i] - want[i]) * (got[i] - want[i]);
+        den += want[i] * want[i];
     }
-    return den > 0 ? sqrt(num / den) : sqrt(num); /* all-zero reference: the absolute error */
+    return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
+/* n random values in [lo, hi) rounded to T, kept as T and as double. */
+template <class T>
+static void fill(std::mt19937 &rng, float lo, float hi, std::vector<T> &x, std::vector<double> &xd)
+{
+    std::uniform_real_distribution<float> u(lo, hi);
+    for (size_t i = 0; i < x.size(); i++) {
+        store(&x[i], 0, u(rng));
+        xd[i] = load(&x[i], 0);
+    }
+}
+
+/* Attention in float64 from the definition: y, lse, and dqkv (dq, dk, dv
+ * in the [3d x N] token layout), causal, over each (sequence, head). */
+static void reference(const std::vector<double> &qkv, const std::vector<double> &dy, int hd,
+                      int heads, int t, int batch, double scale, std::vector<double> &y,
+                      std::vector<double> &lse, std::vector<double> &dqkv)
+{
+    size_t d = (size_t)hd * heads, ld = 3 * d;
+    for (int s = 0; s < batch; s++)
+        for (int h = 0; h < heads; h++) {
+            auto at = [&](int i, int part, int e) {
+                return ((size_t)s * t + i) * ld + part * d + (size_t)h * hd + e;
+            };
+            auto out = [&](int i, int e) { return ((size_t)s * t + i) * d + (size_t)h * hd + e; };
+            for (int i = 0; i < t; i++) {
+                std::vector<double> p(i + 1), dp(i + 1);
+                double mx = -INFINITY, sum = 0, dot = 0;
+                for (int j = 0; j <= i; j++) {
+                    double sc = 0;
+                    for (int e = 0; e < hd; e++)
+                        sc += qkv[at(i, 0, e)] * qkv[at(j, 1, e)];
+                    p[j] = sc * scale;
+                    mx = std::max(mx, p[j]);
+                }
+                for (int j = 0; j <= i; j++)
+                    sum += exp(p[j] - mx);
+                lse[((size_t)s * heads + h) * t + i] = mx + log(sum);
+                for (int j = 0; j <= i; j++)
+                    p[j] = exp(p[j] - mx) / sum;
+                for (int e = 0; e < hd; e++) {
+                    double a = 0;
+                    for (int j = 0; j <= i; j++)
+                        a += p[j] * qkv[at(j, 2, e)];
+                    y[out(i, e)] = a;
+                }
+                for (int j = 0; j <= i; j++) {
+                    dp[j] = 0;
+                    for (int e = 0; e < hd; e++)
+                        dp[j] += dy[out(i, e)] * qkv[at(j, 2, e)];
+                    dot += p[j] * dp[j];
+                }
+                for (int j = 0; j <= i; j++) {
+                    double ds = p[j] * (dp[j] - dot) * scale;
+                    for (int e = 0; e < hd; e++) {
+                        dqkv[at(i, 0, e)] += ds * qkv[at(j, 1, e)];
+                        dqkv[at(j, 1, e)] += ds * qkv[at(i, 0, e)];
+                        dqkv[at(j, 2, e)] += p[j] * dy[out(i, e)];
+                    }
+                }
+            }
+        }
+}
+
+/* One shape through the four kernels as the backend launches them (the
+ * backward reading the forward's lse), against the reference; 1 where an
+ * output is off by more than the storage's op tolerance. */
 template <class T, int HD> static int run(int hd, int heads, int t, int batch, unsigned seed)
 {
     using F = fa_tiles<HD>;
     size_t d = (size_t)hd * heads, n = (size_t)t * batch, ld = 3 * d;
     std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> u(-1.5f, 1.5f);
     std::vector<T> qkv(3 * d * n), dy(d * n), y(d * n), dqkv(3 * d * n);
-    std::vector<double> qf(3 * d * n), dyf(d * n);
-    for (size_t i = 0; i < qkv.size(); i++) { float v = u(rng); T s; store(&s, 0, v); qkv[i] = s; qf[i] = load(&qkv[i], 0); }
-    for (size_t i = 0; i < dy.size(); i++) { float v = u(rng) / 1.5f; T s; store(&s, 0, v); dy[i] = s; dyf[i] = load(&dy[i], 0); }
-    for (auto &v : y) store(&v, 0, NAN);
-    for (auto &v : dqkv) store(&v, 0, NAN);
+    std::vector<double> qkvd(3 * d * n), dyd(d * n);
+    fill(rng, -1.5f, 1.5f, qkv, qkvd);
+    fill(rng, -1.0f, 1.0f, dy, dyd);
+    for (auto &v : y)
+        store(&v, 0, NAN);
+    for (auto &v : dqkv)
+        store(&v, 0, NAN);
     std::vector<float> lse((size_t)heads * n, NAN);
     float scale = 1.0f / sqrtf((float)hd);
     int tiles = (t + F::B - 1) / F::B;
     unsigned blocks = (unsigned)(tiles * heads * batch);
-    launch(blocks, F::FWD * 4, [&] { flash_forward_kernel<T, HD>(qkv.data(), y.data(), lse.data(), scale, hd, heads, t, tiles); });
-    launch(blocks, F::BWD * 4, [&] { flash_backward_dq_kernel<T, HD, true>(qkv.data(), lse.data(), dy.data(), dqkv.data(), scale, hd, heads, t, tiles); });
-    launch(blocks, F::BWD * 4, [&] { flash_backward_dkv_kernel<T, HD>(qkv.data(), lse.data(), dy.data(), dqkv.data(), scale, hd, heads, t, tiles); });
-    launch(blocks, F::BWD * 4, [&] { flash_backward_dq_kernel<T, HD, false>(qkv.data(), lse.data(), dy.data(), dqkv.data(), scale, hd, heads, t, tiles); });
-    /* the double reference */
-    std::vector<double> ry(d * n, 0), rl((size_t)heads * n), rdq(3 * d * n, 0);
-    for (int s = 0; s < batch; s++)
-        for (int h = 0; h < heads; h++) {
-            auto Q = [&](int i, int e) { return qf[((size_t)s * t + i) * ld + h * hd + e]; };
-            auto K = [&](int i, int e) { return qf[((size_t)s * t + i) * ld + d + h * hd + e]; };
-            auto V = [&](int i, int e) { return qf[((size_t)s * t + i) * ld + 2 * d + h * hd + e]; };
-            auto DY = [&](int i, int e) { return dyf[((size_t)s * t + i) * d + h * hd + e]; };
-            auto G = [&](int i, int part, int e) -> double & { return rdq[((size_t)s * t + i) * ld + part * d + h * hd + e]; };
-            for (int i = 0; i < t; i++) {
-                std::vector<double> p(i + 1), dp(i + 1);
-                double mx = -INFINITY, sum = 0;
-                for (int j = 0; j <= i; j++) {
-                    double sc = 0;
-                    for (int e = 0; e < hd; e++) sc += Q(i, e) * K(j, e);
-                    p[j] = sc * scale;
-                    mx = std::max(mx, p[j]);
-                }
-                for (int j = 0; j <= i; j++) sum += exp(p[j] - mx);
-                rl[((size_t)s * heads + h) * t + i] = mx + log(sum);
-                for (int j = 0; j <= i; j++) p[j] = exp(p[j] - mx) / sum;
-                for (int e = 0; e < hd; e++) {
-                    double a = 0;
-                    for (int j = 0; j <= i; j++) a += p[j] * V(j, e);
-                    ry[((size_t)s * t + i) * d + h * hd + e] = a;
-                }
-                double D = 0;
-                for (int j = 0; j <= i; j++) {
-                    dp[j] = 0;
-                    for (int e = 0; e < hd; e++) dp[j] += DY(i, e) * V(j, e);
-                    D += p[j] * dp[j];
-                }
-                for (int j = 0; j <= i; j++) {
-                    double ds = p[j] * (dp[j] - D) * scale;
-                    for (int e = 0; e < hd; e++) {
-                        G(i, 0, e) += ds * K(j, e);
-                        G(j, 1, e) += ds * Q(i, e);
-                        G(j, 2, e) += p[j] * DY(i, e);
-                    }
-                }
-            }
-        }
+    const T *x = qkv.data(), *g = dy.data();
+    T *dx = dqkv.data();
+    float *l = lse.data();
+    launch(blocks, F::FWD * sizeof(float), [&] {
+        flash_forward_kernel<T, HD>(x, y.data(), l, scale, hd, heads, t, tiles);
+    });
+    launch(blocks, F::BWD * sizeof(float), [&] {
+        flash_backward_dq_kernel<T, HD, true>(x, l, g, dx, scale, hd, heads, t, tiles);
+    });
+    launch(blocks, F::BWD * sizeof(float), [&] {
+        flash_backward_dkv_kernel<T, HD>(x, l, g, dx, scale, hd, heads, t, tiles);
+    });
+    launch(blocks, F::BWD * sizeof(float), [&] {
+        flash_backward_dq_kernel<T, HD, false>(x, l, g, dx, scale, hd, heads, t, tiles);
+    });
+
+    std::vector<double> ry(d * n, 0), rl((size_t)heads * n), rd(3 * d * n, 0);
+    reference(qkvd, dyd, hd, heads, t, batch, scale, ry, rl, rd);
     std::vector<double> gy(d * n), gl(lse.begin(), lse.end()), gp[3], wp[3];
-    for (size_t i = 0; i < y.size(); i++) gy[i] = load(&y[i], 0);
+    for (size_t i = 0; i < y.size(); i++)
+        gy[i] = load(&y[i], 0);
     for (int part = 0; part < 3; part++)
         for (size_t c = 0; c < n; c++)
             for (size_t r = 0; r < d; r++) {
                 gp[part].push_back(load(&dqkv[c * ld + part * d + r], 0));
-                wp[part].push_back(rdq[c * ld + part * d + r]);
+                wp[part].push_back(rd[c * ld + part * d + r]);
             }
-    double e[5] = {rel(gy, ry), rel(gl, rl), rel(gp[0], wp[0]), rel(gp[1], wp[1]), rel(gp[2], wp[2])};
-    double tol = sizeof(T) == 4 ? 1e-5 : 1e-2;
+    double e[5] = {rel(gy, ry), rel(gl, rl), rel(gp[0], wp[0]), rel(gp[1], wp[1]),
+                   rel(gp[2], wp[2])};
+    double tol = sizeof(T) == 4 ? 1e-5 : 1e-2; /* gpu-check's op tolerances */
     int bad = 0;
-    for (double x : e) bad |= !(x <= tol);
-    printf("%s %-5s hd %3d (bucket %3d, tile %2d) heads %d t %4d batch %d: y %.2e lse %.2e dq %.2e dk %.2e dv %.2e\n",
-           bad ? "FAIL" : "ok  ", sizeof(T) == 4 ? "fp32" : "bf16", hd, HD, F::B, heads, t, batch, e[0], e[1], e[2], e[3], e[4]);
+    for (double err : e)
+        bad |= !(err <= tol);
+    printf("%s %-5s hd %3d (bucket %3d, tile %2d) heads %d t %4d batch %d: "
+           "y %.2e lse %.2e dq %.2e dk %.2e dv %.2e\n",
+           bad ? "FAIL" : "ok  ", sizeof(T) == 4 ? "fp32" : "bf16", hd, HD, F::B, heads, t,
+           batch, e[0], e[1], e[2], e[3], e[4]);
     return bad;
 }
 
 int main()
 {
     pthread_barrier_init(&block_bar, nullptr, FA_THREADS);
-    for (int w = 0; w < 8; w++) pthread_barrier_init(&warp_bar[w], nullptr, 32);
+    for (int w = 0; w < 8; w++)
+        pthread_barrier_init(&warp_bar[w], nullptr, 32);
     int bad = 0;
     /* three tiles over two sequences; every bucket; head dims off the
      * bucket (7, 2, 100, 200); T = 1 */
