@@ -13,11 +13,13 @@
 #include "cupti_collector.h"
 #define CUDA_CREATE cuda_backend_create
 #define CUDA_OUTLINE cuda_backend_outline
+#define CUDA_REFUSES cuda_backend_refuses
 #define CUDA_ABSENT NULL
 #define CUDA_COLLECTOR cupti_collector_create
 #else
 #define CUDA_CREATE NULL
 #define CUDA_OUTLINE NULL
+#define CUDA_REFUSES NULL
 #define CUDA_ABSENT                                                                           \
     "this accubench was built without the CUDA backend (nvcc was not found at build time)"
 #define CUDA_COLLECTOR NULL
@@ -69,7 +71,8 @@ const backend_entry backend_table[] = {
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
      .gpu = 1, .auto_dtype = DTYPE_BF16,
      .auto_dtype_why = "bf16 runs on the GPU's tensor cores, where fp32 would leave them idle",
-     .create = CUDA_CREATE, .absent = CUDA_ABSENT, .outline = CUDA_OUTLINE,
+     .create = CUDA_CREATE, .absent = CUDA_ABSENT, .refuses = CUDA_REFUSES,
+     .outline = CUDA_OUTLINE,
      .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records", .comm_world = NCCL_WORLD,
      .comm_absent = NCCL_ABSENT, .comm_solo = NCCL_SOLO, .auto_optimizer_at = OPT_AT_STEP,
@@ -142,6 +145,10 @@ static int open_auto(dtype dt, backend **out, const backend_entry **entry, char 
         if (!e->gpu)
             continue;
         char reason[320];
+        /* A typo in a GPU backend's settings is said, not run past on
+         * another backend. */
+        if (e->refuses && e->refuses(why, why_len))
+            return BK_ERROR;
         int rc = backend_create(e, dt, out, reason, sizeof reason);
         if (rc == BK_OK) {
             *entry = e;

@@ -24,6 +24,11 @@ typedef struct backend_entry {
      * when the backend is not built into this program: `absent` says why. */
     int (*create)(dtype dt, backend **out, char *why, size_t why_len);
     const char *absent;
+    /* Non-zero, with a one-line reason, where the backend's own settings
+     * (its environment variables) are bad input: `auto` then stops there
+     * instead of running elsewhere, and create refuses them too. NULL:
+     * none, or not built in. */
+    int (*refuses)(char *why, size_t why_len);
     /* The backend without a device (its ops and capabilities, nothing to
      * run on), for plans from the arithmetic where the device is not here;
      * NULL where not built in, or where the backend always opens. */

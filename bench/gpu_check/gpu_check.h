@@ -77,6 +77,8 @@ float *host_random(scratch *sc, rng *r, size_t n, float lo, float hi, storage s)
 void scratch_free(scratch *sc);
 /* A device buffer on `side` holding host[0..n) in storage s. */
 int put(scratch *sc, int side, storage s, const float *host, size_t n, void **out);
+/* host[0..n) into an existing device buffer, in storage s. */
+int put_into(backend *b, storage s, const float *host, size_t n, void *dev);
 /* host[0..n) = the device buffer in storage s, widened to fp32. */
 int get(backend *b, storage s, const void *dev, size_t n, float *host);
 
@@ -108,6 +110,9 @@ void check_transformer_ops(sides *x);
 /* The Llama's ops: RMSNorm, SwiGLU, rotary, the repeat of the key and
  * value heads (ops_llama.c), called from check_ops. */
 void check_llama_ops(sides *x);
+/* Causal attention, the device's fused op and its unfused path, each
+ * against the CPU's fused op (ops_attention.c), called from check_ops. */
+void check_attention_ops(sides *x);
 
 /* The model (model.c). */
 #define MODEL_PRESET "S"

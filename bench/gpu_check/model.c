@@ -219,6 +219,24 @@ done:
     free(g);
 }
 
+/* Where the device fuses attention (the windows above ran its fused op),
+ * the whole batch and one split again on its unfused path (the ops table
+ * without the fused entries, as ACCUBENCH_CUDA_ATTENTION=unfused gives
+ * it): rows "<prefix>forward+backward", "<prefix>loss", "<prefix>window". */
+static void unfused_windows(backend *cpu, backend *dev, dtype dt, const char *shape,
+                            int effective, const int *micros, const char *prefix)
+{
+    if (!dev->ops->attention_forward)
+        return;
+    const backend_ops *ops = dev->ops;
+    backend_ops unfused = *ops;
+    unfused.attention_forward = NULL;
+    unfused.attention_backward = NULL;
+    dev->ops = &unfused;
+    decoder_windows(cpu, dev, dt, shape, effective, micros, 2, prefix, RECOMPUTE_NONE);
+    dev->ops = ops;
+}
+
 /* A small GPT per dtype: rows "gpt forward+backward", "gpt window",
  * "gpt loss"; and the same on the device under each recompute value
  * ("gpt recompute gelu window", ...) against the CPU's gradient without. */
@@ -233,6 +251,7 @@ void check_gpt_model(backend *cpu, backend *dev, dtype dt)
         decoder_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros + 1, 2, prefix,
                         r);
     }
+    unfused_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, "gpt unfused ");
 }
 
 /* A small Llama per dtype: rows "llama forward+backward", "llama window",
@@ -245,6 +264,8 @@ void check_llama_model(backend *cpu, backend *dev, dtype dt)
                     RECOMPUTE_NONE);
     decoder_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros + 1, 2,
                     "llama recompute block ", RECOMPUTE_BLOCK);
+    unfused_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros,
+                    "llama unfused ");
 }
 
 /* GPT-2 small itself, one sequence of 1024 (its causal softmax at T = 1024,

@@ -361,6 +361,7 @@ void check_ops(sides *x)
     check_noise_reductions(x, 4099, 1);
     check_transformer_ops(x);
     check_llama_ops(x);
+    check_attention_ops(x);
 }
 
 /* Cross-entropy at GPT-2 small's vocabulary of 50304: one micro-batch of

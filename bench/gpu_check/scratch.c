@@ -93,12 +93,10 @@ void scratch_free(scratch *sc)
     memset(sc, 0, sizeof *sc);
 }
 
-int put(scratch *sc, int side, storage s, const float *host, size_t n, void **out)
+int put_into(backend *b, storage s, const float *host, size_t n, void *dev)
 {
-    backend *b = sc->b[side];
-    int rc = dev_alloc(sc, side, n * storage_bytes(s), out);
-    if (rc || s == STORAGE_F32)
-        return rc ? rc : bk_upload(b, *out, host, n * sizeof(float));
+    if (s == STORAGE_F32)
+        return bk_upload(b, dev, host, n * sizeof(float));
     unsigned short *bits = malloc(n * sizeof *bits);
     if (!bits) {
         snprintf(b->error, sizeof b->error, "gpu-check: out of host memory");
@@ -106,11 +104,17 @@ int put(scratch *sc, int side, storage s, const float *host, size_t n, void **ou
     }
     for (size_t i = 0; i < n; i++)
         bits[i] = ew_f32_to_bf16_bits(host[i]);
-    rc = bk_upload(b, *out, bits, n * sizeof *bits);
+    int rc = bk_upload(b, dev, bits, n * sizeof *bits);
     if (!rc)
         rc = b->ops->sync(b); /* bits must outlive the copy */
     free(bits);
     return rc;
+}
+
+int put(scratch *sc, int side, storage s, const float *host, size_t n, void **out)
+{
+    int rc = dev_alloc(sc, side, n * storage_bytes(s), out);
+    return rc ? rc : put_into(sc->b[side], s, host, n, *out);
 }
 
 int get(backend *b, storage s, const void *dev, size_t n, float *host)

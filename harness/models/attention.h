@@ -1,7 +1,7 @@
 /* Causal multi-head self-attention over a projection's q, k and v, as the
  * decoders (the GPT, the Llama) run it: fused where the backend has the op
- * (backend_ops.attention_forward: the CPU's), which reads q, k and v from
- * the projection's output as it is and keeps no scores; elsewhere as
+ * (backend_ops.attention_forward: the CPU's, CUDA's), which reads q, k and
+ * v from the projection's output as it is and keeps no scores; elsewhere as
  * llm.c arranges it, the heads permuted into blocks so that each product
  * is one strided-batched GEMM over all sequences and heads.
  *

@@ -119,9 +119,10 @@ static size_t gpt_param_count(const model_spec *s)
  * exact count of what the unfused path runs: the score and weighted-sum
  * products are full T x T squares (the causal half is masked in the
  * softmax, not skipped), 2 forward + 4 backward products of 2 T^2 hd per
- * head and sequence. The fused attention (the CPU's) skips the keys past
- * each block of 64 queries, and is credited with the same count: a step's
- * FLOPs are the model's, whatever the backend's arrangement. */
+ * head and sequence. The fused attention (the CPU's, CUDA's) skips the
+ * keys past each block of 64 queries, and is credited with the same
+ * count: a step's FLOPs are the model's, whatever the backend's
+ * arrangement. */
 static double gpt_flops_per_step(const model_spec *s, int examples)
 {
     double d = s->dims[GPT_D], layers = s->dims[GPT_LAYERS], t = s->dims[GPT_SEQ];

@@ -363,8 +363,10 @@ static void cu_destroy(backend *b)
 }
 
 /* Filled by name (C++17 has no designated initializers): the order of
- * backend_ops may change without this table going wrong. */
-static backend_ops cuda_ops_table(void)
+ * backend_ops may change without this table going wrong. `fused`: with
+ * the fused attention (cuda_flash_attention.cu); without it the model runs
+ * the permutes, strided-batched GEMMs and causal softmax. */
+static backend_ops cuda_ops_table(int fused)
 {
     backend_ops o;
     memset(&o, 0, sizeof o);
@@ -391,6 +393,10 @@ static backend_ops cuda_ops_table(void)
     o.embedding_backward = cuda_embedding_backward;
     o.add = cuda_add;
     o.permute_heads = cuda_permute_heads;
+    if (fused) {
+        o.attention_forward = cuda_attention_forward;
+        o.attention_backward = cuda_attention_backward;
+    }
     o.rmsnorm_forward = cuda_rmsnorm_forward;
     o.rmsnorm_backward = cuda_rmsnorm_backward;
     o.swiglu_forward = cuda_swiglu_forward;
@@ -420,7 +426,29 @@ static backend_ops cuda_ops_table(void)
     return o;
 }
 
-static const backend_ops cuda_ops = cuda_ops_table();
+static const backend_ops cuda_ops = cuda_ops_table(1);
+static const backend_ops cuda_ops_unfused = cuda_ops_table(0);
+
+/* ACCUBENCH_CUDA_ATTENTION=unfused runs attention as the backend did before
+ * it had the fused op (the permutes, strided-batched GEMMs and causal
+ * softmax), to compare the two arrangements on one GPU; flash (or fused,
+ * the CPU backend's word for it), or unset, the fused op. */
+#define ATTENTION_ENV "ACCUBENCH_CUDA_ATTENTION"
+
+/* The ops table ACCUBENCH_CUDA_ATTENTION asks for, or NULL with a one-line
+ * reason where it names neither arrangement. */
+static const backend_ops *ops_for_attention(char *why, size_t why_len)
+{
+    const char *env = getenv(ATTENTION_ENV);
+    if (!env || !strcmp(env, "flash") || !strcmp(env, "fused"))
+        return &cuda_ops;
+    if (!strcmp(env, "unfused"))
+        return &cuda_ops_unfused;
+    if (why)
+        snprintf(why, why_len, ATTENTION_ENV "='%s': needs flash (or fused) or unfused (unset "
+                 "it for the fused op)", env);
+    return NULL;
+}
 
 /* Whether the failure means there is no GPU here at all rather than one
  * that does not work: no device, or a runtime that finds no driver where
@@ -570,6 +598,8 @@ static int cu_init(backend *b)
     c->sm_count = p.multiProcessorCount;
 
     int rc = cu_create_handles(b, c);
+    if (rc == BK_OK && b->ops->attention_forward)
+        rc = cuda_flash_attention_prepare(b);
     if (rc == BK_OK)
         rc = cu_keep_pool_blocks(b, c);
     if (rc == BK_OK)
@@ -582,10 +612,20 @@ extern "C" void *cuda_backend_stream(backend *b)
     return cuda_of(b)->stream;
 }
 
+extern "C" int cuda_backend_refuses(char *why, size_t why_len)
+{
+    return ops_for_attention(why, why_len) ? 0 : -1;
+}
+
+/* The ops table is the one ACCUBENCH_CUDA_ATTENTION names, so that a plan
+ * for a GPU that is not here charges the arrangement a run would take
+ * (fused: the log-sum-exps, no scores). A value naming neither never gets
+ * here: cuda_backend_create refuses it first, device or not. */
 extern "C" void cuda_backend_outline(dtype dt, backend *out)
 {
     memset(out, 0, sizeof *out);
-    out->ops = &cuda_ops;
+    const backend_ops *ops = ops_for_attention(NULL, 0);
+    out->ops = ops ? ops : &cuda_ops;
     out->name = "cuda";
     out->caps = 0; /* kernels run after their launch returns, in device memory */
     out->dtype = dt;
@@ -596,6 +636,10 @@ extern "C" void cuda_backend_outline(dtype dt, backend *out)
 extern "C" int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len)
 {
     *out = NULL;
+    /* Bad input first, so that it is said whether a device is here or not
+     * (and plan does not answer for a GPU from the arithmetic instead). */
+    if (!ops_for_attention(why, why_len))
+        return BK_ERROR;
     int rc = device_usable(dt, why, why_len);
     if (rc != BK_OK)
         return rc;

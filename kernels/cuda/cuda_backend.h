@@ -18,6 +18,10 @@ extern "C" {
  * in `why` (no usable device, a driver too old, ...). */
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
+/* Non-zero, with the one-line reason, where ACCUBENCH_CUDA_ATTENTION names
+ * neither arrangement (flash, fused, unfused): bad input, device or not. */
+int cuda_backend_refuses(char *why, size_t why_len);
+
 /* The backend as the arithmetic sees it, without a device: its ops table,
  * dtype and capabilities (what model_spec_on and the memory need read),
  * no memory, no impl. For answers planned for a GPU that is not here. */

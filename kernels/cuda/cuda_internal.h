@@ -32,6 +32,7 @@ struct cuda_gemm_cache; /* cuda_gemm.cu */
 typedef struct cuda_impl {
     int device;
     int sm_count;
+    int smem_optin; /* shared memory a block may ask for (cuda_flash_attention.cu) */
     cudaStream_t stream; /* the one compute stream, non-blocking */
     cublasHandle_t blas;
     cublasLtHandle_t lt;
@@ -96,6 +97,15 @@ int cuda_embedding_backward(backend *b, storage s, const int *tokens, const void
 int cuda_add(backend *b, storage s, void *y, const void *x, size_t n);
 int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd, int heads,
                        int t, int batch, int parts, int to_tokens);
+
+/* The fused causal attention (cuda_flash_attention.cu); _prepare, as the
+ * backend starts, lets its kernels have the shared memory they need. */
+int cuda_flash_attention_prepare(backend *b);
+int cuda_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
+                           float scale, int hd, int heads, int t, int batch);
+int cuda_attention_backward(backend *b, storage s, const void *qkv, const float *lse,
+                            const void *dy, void *dqkv, float scale, int hd, int heads, int t,
+                            int batch);
 
 /* The Llama-style decoder's ops (cuda_llama_ops.cu). */
 int cuda_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma, void *y,

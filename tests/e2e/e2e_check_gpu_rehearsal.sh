@@ -16,6 +16,15 @@ CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 CHECK_BUDGET_S=900 BUILD="$build" CHECK_
 for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv gpt-fp32.csv dp.csv summary.txt; do
     [ -s "cg/$f" ] || { cat stdout; fail "cg/$f is missing or empty"; }
 done
+# Attention on both of the device's paths, each output against the CPU's
+# fused op, at GPT-2 small's shape (CPU against CPU here).
+for path in "flash y" "flash lse" "flash dq" "flash dk" "flash dv" "unfused y" "unfused dq" \
+    "unfused dk" "unfused dv"; do
+    grep -q "^attention $path,fp32,64x12x1024x1,.*,ok," cg/gpu-check.csv ||
+        { grep attention cg/gpu-check.csv; fail "no attention $path at GPT-2 small's shape"; }
+done
+grep -q "^llama unfused forward+backward,fp32,.*,ok," cg/gpu-check.csv ||
+    fail "gpu-check.csv lacks the Llama's window on the unfused path"
 sed -n '/^== check-gpu/,$p' stdout >table
 for want in "== correctness" "fp32   32x1" "gpt fp32  16x1" "0 failed" "A 64x1" "alloc-async" \
     "MFU" "gpt-tiny fp32" "micro   8 x 2" "sync/async:  micro 1" \

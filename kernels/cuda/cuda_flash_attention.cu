@@ -1,0 +1,210 @@
+/* The CUDA backend's fused causal attention (backend_ops.attention_forward
+ * and attention_backward), arranged as FlashAttention-2 arranges it, with
+ * the CPU's op's signature and layouts (backend.h): q, k and v read where
+ * the projection wrote them ([3d x N], token layout), y and dqkv written
+ * there too, and nothing kept for the backward but each query's fp32
+ * log-sum-exp. So the [T x T] scores and probabilities never go to memory,
+ * and the memory need the harness charges the fused path (the lse, no
+ * scores, no permute scratch) is all this op uses: no buffer of its own.
+ *
+ * A thread block owns one tile of B queries (or keys) of one (sequence,
+ * head): its q, k, v and dy tiles are staged in shared memory as fp32
+ * (bf16 widened as it is loaded), a tile's scores are made there by a
+ * 16 x 16 grid of threads, each a (B/16) x (B/16) piece in registers, and
+ * the outputs accumulate in registers in fp32 whatever the storage. The
+ * products run on the CUDA cores (fmaf): simple to get right without a GPU
+ * to run it on; tensor cores are the next step, not this one.
+ *
+ * Forward: per query tile, the key tiles up to its diagonal one, with the
+ * online softmax (running max m and sum l per row, the output rescaled when
+ * the max grows); y = acc / l, lse = m + log l (of the scaled scores, as
+ * the CPU's op keeps it).
+ *
+ * Backward, three kernels, none with atomics (so a step's gradient is the
+ * same to the bit from run to run, as check-gpu's determinism stage
+ * demands):
+ *   1. D_i = sum_j P_ij dP_ij (= rowsum(dY o Y), which FlashAttention-2
+ *      reads from y; the op is not given y, so the probabilities and
+ *      dP = dY V^T are made again for it), per query tile;
+ *   2. per key tile, over the query tiles at and below its diagonal:
+ *      P again from the lse, dS = P (dP - D) scale, dV += P^T dY,
+ *      dK += dS^T Q, in registers, written once;
+ *   3. per query tile, over the key tiles: dQ += dS K, written once.
+ * D needs fp32 [T x heads x B] that the harness does not charge: it is
+ * kept in the first 4 bytes of each query's dq slot in dqkv (kernel 1
+ * writes it, kernels 2 and 3 read it, kernel 3 overwrites it with dq in
+ * the same block that read it), so the op uses exactly the memory the
+ * harness computes for it.
+ *
+ * Head dims are templated in buckets (32, 64, 80, 128, 256); a smaller one
+ * runs in the next bucket up, its tiles zero past hd (zeros add nothing to
+ * a score; the columns past hd are never written). */
+#include <stdio.h>
+
+#include "cuda_flash_attention.cuh"
+
+/* ------------------------------------------------------------------ host */
+
+/* Dynamic shared memory past 48 KiB must be asked for, per kernel: done
+ * once as the backend starts (cuda_flash_attention_prepare), never at a
+ * launch, which may be inside a graph's capture. A launch checks its need
+ * against the device's per-block limit, read then too. */
+template <typename K>
+static int fa_allow_smem(backend *b, K kernel, size_t bytes)
+{
+    if (bytes <= (size_t)cuda_of(b)->smem_optin)
+        CUDA_CHECK(b, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)bytes));
+    return BK_OK;
+}
+
+static int fa_smem_fits(backend *b, size_t bytes, const char *name)
+{
+    if (bytes <= (size_t)cuda_of(b)->smem_optin)
+        return BK_OK;
+    snprintf(b->error, sizeof b->error,
+             "fused attention: %s needs %zu bytes of shared memory a block, the device has %d "
+             "(ACCUBENCH_CUDA_ATTENTION=unfused runs without it)",
+             name, bytes, cuda_of(b)->smem_optin);
+    return BK_UNSUPPORTED;
+}
+
+template <typename T, int HD>
+static int fa_prepare(backend *b)
+{
+    const size_t fwd = (size_t)fa_tiles<HD>::FWD * sizeof(float);
+    const size_t bwd = (size_t)fa_tiles<HD>::BWD * sizeof(float);
+    int rc;
+    if ((rc = fa_allow_smem(b, flash_forward_kernel<T, HD>, fwd)) ||
+        (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD, true>, bwd)) ||
+        (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD, false>, bwd)))
+        return rc;
+    return fa_allow_smem(b, flash_backward_dkv_kernel<T, HD>, bwd);
+}
+
+/* The grid: a block per tile of each (sequence, head). */
+static int fa_grid(backend *b, int t, int tile, int heads, int batch, int *tiles,
+                   unsigned *blocks)
+{
+    *tiles = (t + tile - 1) / tile;
+    size_t n = (size_t)*tiles * (size_t)heads * (size_t)batch;
+    if (n > 0x7fffffffu) {
+        snprintf(b->error, sizeof b->error, "fused attention: %zu thread blocks, over the "
+                 "grid's 2^31 - 1", n);
+        return BK_UNSUPPORTED;
+    }
+    *blocks = (unsigned)n;
+    return BK_OK;
+}
+
+template <typename T, int HD>
+static int fa_forward(backend *b, const void *qkv, void *y, float *lse, float scale, int hd,
+                      int heads, int t, int batch)
+{
+    using F = fa_tiles<HD>;
+    const size_t bytes = (size_t)F::FWD * sizeof(float);
+    int tiles, rc;
+    unsigned blocks;
+    if ((rc = fa_grid(b, t, F::B, heads, batch, &tiles, &blocks)) ||
+        (rc = fa_smem_fits(b, bytes, "flash_forward_kernel")))
+        return rc;
+    flash_forward_kernel<T, HD><<<blocks, FA_THREADS, bytes, cuda_of(b)->stream>>>(
+        (const T *)qkv, (T *)y, lse, scale, hd, heads, t, tiles);
+    CUDA_CHECK_LAUNCH(b, "flash_forward_kernel");
+    return BK_OK;
+}
+
+template <typename T, int HD>
+static int fa_backward(backend *b, const void *qkv, const float *lse, const void *dy,
+                       void *dqkv, float scale, int hd, int heads, int t, int batch)
+{
+    using F = fa_tiles<HD>;
+    const size_t bytes = (size_t)F::BWD * sizeof(float);
+    cudaStream_t st = cuda_of(b)->stream;
+    int tiles, rc;
+    unsigned blocks;
+    if ((rc = fa_grid(b, t, F::B, heads, batch, &tiles, &blocks)) ||
+        (rc = fa_smem_fits(b, bytes, "the backward's kernels")))
+        return rc;
+    const T *x = (const T *)qkv, *g = (const T *)dy;
+    T *dx = (T *)dqkv;
+    flash_backward_dq_kernel<T, HD, true>
+        <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
+    CUDA_CHECK_LAUNCH(b, "flash_backward_dq_kernel (D)");
+    flash_backward_dkv_kernel<T, HD>
+        <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
+    CUDA_CHECK_LAUNCH(b, "flash_backward_dkv_kernel");
+    flash_backward_dq_kernel<T, HD, false>
+        <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
+    CUDA_CHECK_LAUNCH(b, "flash_backward_dq_kernel");
+    return BK_OK;
+}
+
+/* The bucket a head dim runs in, or 0 with the reason where none takes
+ * it: past 256, and hd 1 in bf16 (D's 4 bytes need two 2-byte slots). */
+static int fa_bucket(backend *b, storage s, int hd)
+{
+    static const int buckets[] = {32, 64, 80, 128, 256};
+    if (s == STORAGE_BF16 && hd < 2) {
+        snprintf(b->error, sizeof b->error, "fused attention on cuda: head dim 1 in bf16 "
+                 "(ACCUBENCH_CUDA_ATTENTION=unfused runs it)");
+        return 0;
+    }
+    for (int i = 0; i < (int)(sizeof buckets / sizeof buckets[0]); i++)
+        if (hd <= buckets[i])
+            return buckets[i];
+    snprintf(b->error, sizeof b->error, "fused attention on cuda takes head dims up to 256, "
+             "not %d (ACCUBENCH_CUDA_ATTENTION=unfused runs it)", hd);
+    return 0;
+}
+
+extern "C" int cuda_flash_attention_prepare(backend *b)
+{
+    cuda_impl *c = cuda_of(b);
+    CUDA_CHECK(b, cudaDeviceGetAttribute(&c->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                         c->device));
+    int rc;
+    if ((rc = fa_prepare<float, 32>(b)) || (rc = fa_prepare<float, 64>(b)) ||
+        (rc = fa_prepare<float, 80>(b)) || (rc = fa_prepare<float, 128>(b)) ||
+        (rc = fa_prepare<float, 256>(b)) || (rc = fa_prepare<bf16_bits, 32>(b)) ||
+        (rc = fa_prepare<bf16_bits, 64>(b)) || (rc = fa_prepare<bf16_bits, 80>(b)) ||
+        (rc = fa_prepare<bf16_bits, 128>(b)))
+        return rc;
+    return fa_prepare<bf16_bits, 256>(b);
+}
+
+#define FA_DISPATCH(call_f32, call_bf16)                                      \
+    switch (fa_bucket(b, s, hd)) {                                            \
+    case 32: return s == STORAGE_BF16 ? call_bf16(32) : call_f32(32);        \
+    case 64: return s == STORAGE_BF16 ? call_bf16(64) : call_f32(64);        \
+    case 80: return s == STORAGE_BF16 ? call_bf16(80) : call_f32(80);        \
+    case 128: return s == STORAGE_BF16 ? call_bf16(128) : call_f32(128);     \
+    case 256: return s == STORAGE_BF16 ? call_bf16(256) : call_f32(256);     \
+    default: return BK_UNSUPPORTED;                                           \
+    }
+
+extern "C" int cuda_attention_forward(backend *b, storage s, const void *qkv, void *y,
+                                      float *lse, float scale, int hd, int heads, int t,
+                                      int batch)
+{
+    if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0)
+        return BK_OK;
+#define FWD_F32(H) fa_forward<float, H>(b, qkv, y, lse, scale, hd, heads, t, batch)
+#define FWD_BF16(H) fa_forward<bf16_bits, H>(b, qkv, y, lse, scale, hd, heads, t, batch)
+    FA_DISPATCH(FWD_F32, FWD_BF16)
+#undef FWD_F32
+#undef FWD_BF16
+}
+
+extern "C" int cuda_attention_backward(backend *b, storage s, const void *qkv,
+                                       const float *lse, const void *dy, void *dqkv,
+                                       float scale, int hd, int heads, int t, int batch)
+{
+    if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0)
+        return BK_OK;
+#define BWD_F32(H) fa_backward<float, H>(b, qkv, lse, dy, dqkv, scale, hd, heads, t, batch)
+#define BWD_BF16(H) fa_backward<bf16_bits, H>(b, qkv, lse, dy, dqkv, scale, hd, heads, t, batch)
+    FA_DISPATCH(BWD_F32, BWD_BF16)
+#undef BWD_F32
+#undef BWD_BF16
+}

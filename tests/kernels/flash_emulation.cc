@@ -1,0 +1,287 @@
+/* The CUDA backend's fused-attention kernels (kernels/cuda/
+ * cuda_flash_attention.cuh), the very source, run on the host where no GPU
+ * is: each CUDA thread a pthread, __syncthreads a barrier of the block's
+ * 256, a warp's shuffles an exchange through memory between barriers of
+ * its 32, each block's shared memory poisoned with NaN first. Judged
+ * against a float64 attention written here from the definition, in fp32
+ * and bf16 storage, every head-dim bucket, shapes off the tiles; every
+ * output element starts as NaN, so one never written fails.
+ *
+ * What it shows: the kernels' indexing, causal masks, tile ranges, online
+ * softmax, the backward's D kept in the dq slots, and that their barriers
+ * are where the data needs them (the threads run concurrently). What it
+ * cannot: anything about the device (launches, shared memory limits,
+ * speed, the compiler's device code). Built and run by
+ * tests/e2e/e2e_cuda_flash_emulated.sh with the host's C++ compiler. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+/* ---- what cuda_kernels.h gives the kernels, on the host (its guard
+ * defined, so the real one is skipped) */
+#define ACCUBENCH_CUDA_KERNELS_H
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __launch_bounds__(x)
+#define __host__
+struct emu_dim {
+    unsigned x;
+};
+static thread_local emu_dim threadIdx;
+static emu_dim blockIdx; /* set by thread 0 between two barriers */
+static float *emu_smem;
+#define FA_SHARED(name) float *name = emu_smem
+static pthread_barrier_t block_bar, warp_bar[8];
+static float slots[8][32];
+static void __syncthreads() { pthread_barrier_wait(&block_bar); }
+static float emu_shfl_xor(float v, int off)
+{
+    int l = (int)threadIdx.x % 32, w = (int)threadIdx.x / 32;
+    slots[w][l] = v;
+    pthread_barrier_wait(&warp_bar[w]);
+    float r = slots[w][l ^ off];
+    pthread_barrier_wait(&warp_bar[w]);
+    return r;
+}
+#define __shfl_xor_sync(mask, v, off) emu_shfl_xor(v, off)
+#include "elementwise.h"
+typedef unsigned short bf16_bits;
+static inline float load(const float *p, size_t i) { return p[i]; }
+static inline float load(const bf16_bits *p, size_t i) { return ew_bf16_bits_to_f32(p[i]); }
+static inline void store(float *p, size_t i, float x) { p[i] = x; }
+static inline void store(bf16_bits *p, size_t i, float x) { p[i] = ew_f32_to_bf16_bits(x); }
+static inline float warp_max(float x)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
+    return x;
+}
+static inline float warp_sum(float x)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        x += __shfl_xor_sync(0xffffffffu, x, off);
+    return x;
+}
+static inline unsigned __float_as_uint(float f)
+{
+    unsigned u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float __uint_as_float(unsigned u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+#include "cuda_flash_attention.cuh"
+
+/* ---- launches: FA_THREADS pthreads, which go through the blocks in turn */
+template <class F> struct launch_ctx {
+    F *body;
+    unsigned blocks;
+    std::vector<float> *smem;
+};
+template <class F> struct thread_arg {
+    launch_ctx<F> *ctx;
+    unsigned tid;
+};
+template <class F> static void *thread_main(void *p)
+{
+    thread_arg<F> *a = (thread_arg<F> *)p;
+    threadIdx.x = a->tid;
+    for (unsigned b = 0; b < a->ctx->blocks; b++) {
+        if (a->tid == 0) {
+            blockIdx.x = b;
+            std::fill(a->ctx->smem->begin(), a->ctx->smem->end(), NAN);
+            emu_smem = a->ctx->smem->data();
+        }
+        __syncthreads();
+        (*a->ctx->body)();
+        __syncthreads(); /* the block is done before the next one starts */
+    }
+    return nullptr;
+}
+template <class F> static void launch(unsigned blocks, size_t bytes, F body)
+{
+    std::vector<float> smem(bytes / sizeof(float));
+    launch_ctx<F> ctx = {&body, blocks, &smem};
+    pthread_t th[FA_THREADS];
+    thread_arg<F> args[FA_THREADS];
+    for (unsigned t = 0; t < FA_THREADS; t++) {
+        args[t] = {&ctx, t};
+        if (pthread_create(&th[t], nullptr, thread_main<F>, &args[t])) {
+            fprintf(stderr, "flash_emulation: pthread_create failed\n");
+            exit(2);
+        }
+    }
+    for (unsigned t = 0; t < FA_THREADS; t++)
+        pthread_join(th[t], nullptr);
+}
+
+/* Relative L2 error; NaN where `got` has one; the absolute error where
+ * the reference is all zeros (T = 1: dq and dk are exactly 0). */
+static double rel(const std::vector<double> &got, const std::vector<double> &want)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < got.size(); i++) {
+        if (std::isnan(got[i]))
+            return NAN;
+        num += (got[i] - want[i]) * (got[i] - want[i]);
+        den += want[i] * want[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* n random values in [lo, hi) rounded to T, kept as T and as double. */
+template <class T>
+static void fill(std::mt19937 &rng, float lo, float hi, std::vector<T> &x, std::vector<double> &xd)
+{
+    std::uniform_real_distribution<float> u(lo, hi);
+    for (size_t i = 0; i < x.size(); i++) {
+        store(&x[i], 0, u(rng));
+        xd[i] = load(&x[i], 0);
+    }
+}
+
+/* Attention in float64 from the definition: y, lse, and dqkv (dq, dk, dv
+ * in the [3d x N] token layout), causal, over each (sequence, head). */
+static void reference(const std::vector<double> &qkv, const std::vector<double> &dy, int hd,
+                      int heads, int t, int batch, double scale, std::vector<double> &y,
+                      std::vector<double> &lse, std::vector<double> &dqkv)
+{
+    size_t d = (size_t)hd * heads, ld = 3 * d;
+    for (int s = 0; s < batch; s++)
+        for (int h = 0; h < heads; h++) {
+            auto at = [&](int i, int part, int e) {
+                return ((size_t)s * t + i) * ld + part * d + (size_t)h * hd + e;
+            };
+            auto out = [&](int i, int e) { return ((size_t)s * t + i) * d + (size_t)h * hd + e; };
+            for (int i = 0; i < t; i++) {
+                std::vector<double> p(i + 1), dp(i + 1);
+                double mx = -INFINITY, sum = 0, dot = 0;
+                for (int j = 0; j <= i; j++) {
+                    double sc = 0;
+                    for (int e = 0; e < hd; e++)
+                        sc += qkv[at(i, 0, e)] * qkv[at(j, 1, e)];
+                    p[j] = sc * scale;
+                    mx = std::max(mx, p[j]);
+                }
+                for (int j = 0; j <= i; j++)
+                    sum += exp(p[j] - mx);
+                lse[((size_t)s * heads + h) * t + i] = mx + log(sum);
+                for (int j = 0; j <= i; j++)
+                    p[j] = exp(p[j] - mx) / sum;
+                for (int e = 0; e < hd; e++) {
+                    double a = 0;
+                    for (int j = 0; j <= i; j++)
+                        a += p[j] * qkv[at(j, 2, e)];
+                    y[out(i, e)] = a;
+                }
+                for (int j = 0; j <= i; j++) {
+                    dp[j] = 0;
+                    for (int e = 0; e < hd; e++)
+                        dp[j] += dy[out(i, e)] * qkv[at(j, 2, e)];
+                    dot += p[j] * dp[j];
+                }
+                for (int j = 0; j <= i; j++) {
+                    double ds = p[j] * (dp[j] - dot) * scale;
+                    for (int e = 0; e < hd; e++) {
+                        dqkv[at(i, 0, e)] += ds * qkv[at(j, 1, e)];
+                        dqkv[at(j, 1, e)] += ds * qkv[at(i, 0, e)];
+                        dqkv[at(j, 2, e)] += p[j] * dy[out(i, e)];
+                    }
+                }
+            }
+        }
+}
+
+/* One shape through the four kernels as the backend launches them (the
+ * backward reading the forward's lse), against the reference; 1 where an
+ * output is off by more than the storage's op tolerance. */
+template <class T, int HD> static int run(int hd, int heads, int t, int batch, unsigned seed)
+{
+    using F = fa_tiles<HD>;
+    size_t d = (size_t)hd * heads, n = (size_t)t * batch, ld = 3 * d;
+    std::mt19937 rng(seed);
+    std::vector<T> qkv(3 * d * n), dy(d * n), y(d * n), dqkv(3 * d * n);
+    std::vector<double> qkvd(3 * d * n), dyd(d * n);
+    fill(rng, -1.5f, 1.5f, qkv, qkvd);
+    fill(rng, -1.0f, 1.0f, dy, dyd);
+    for (auto &v : y)
+        store(&v, 0, NAN);
+    for (auto &v : dqkv)
+        store(&v, 0, NAN);
+    std::vector<float> lse((size_t)heads * n, NAN);
+    float scale = 1.0f / sqrtf((float)hd);
+    int tiles = (t + F::B - 1) / F::B;
+    unsigned blocks = (unsigned)(tiles * heads * batch);
+    const T *x = qkv.data(), *g = dy.data();
+    T *dx = dqkv.data();
+    float *l = lse.data();
+    launch(blocks, F::FWD * sizeof(float), [&] {
+        flash_forward_kernel<T, HD>(x, y.data(), l, scale, hd, heads, t, tiles);
+    });
+    launch(blocks, F::BWD * sizeof(float), [&] {
+        flash_backward_dq_kernel<T, HD, true>(x, l, g, dx, scale, hd, heads, t, tiles);
+    });
+    launch(blocks, F::BWD * sizeof(float), [&] {
+        flash_backward_dkv_kernel<T, HD>(x, l, g, dx, scale, hd, heads, t, tiles);
+    });
+    launch(blocks, F::BWD * sizeof(float), [&] {
+        flash_backward_dq_kernel<T, HD, false>(x, l, g, dx, scale, hd, heads, t, tiles);
+    });
+
+    std::vector<double> ry(d * n, 0), rl((size_t)heads * n), rd(3 * d * n, 0);
+    reference(qkvd, dyd, hd, heads, t, batch, scale, ry, rl, rd);
+    std::vector<double> gy(d * n), gl(lse.begin(), lse.end()), gp[3], wp[3];
+    for (size_t i = 0; i < y.size(); i++)
+        gy[i] = load(&y[i], 0);
+    for (int part = 0; part < 3; part++)
+        for (size_t c = 0; c < n; c++)
+            for (size_t r = 0; r < d; r++) {
+                gp[part].push_back(load(&dqkv[c * ld + part * d + r], 0));
+                wp[part].push_back(rd[c * ld + part * d + r]);
+            }
+    double e[5] = {rel(gy, ry), rel(gl, rl), rel(gp[0], wp[0]), rel(gp[1], wp[1]),
+                   rel(gp[2], wp[2])};
+    double tol = sizeof(T) == 4 ? 1e-5 : 1e-2; /* gpu-check's op tolerances */
+    int bad = 0;
+    for (double err : e)
+        bad |= !(err <= tol);
+    printf("%s %-5s hd %3d (bucket %3d, tile %2d) heads %d t %4d batch %d: "
+           "y %.2e lse %.2e dq %.2e dk %.2e dv %.2e\n",
+           bad ? "FAIL" : "ok  ", sizeof(T) == 4 ? "fp32" : "bf16", hd, HD, F::B, heads, t,
+           batch, e[0], e[1], e[2], e[3], e[4]);
+    return bad;
+}
+
+int main()
+{
+    pthread_barrier_init(&block_bar, nullptr, FA_THREADS);
+    for (int w = 0; w < 8; w++)
+        pthread_barrier_init(&warp_bar[w], nullptr, 32);
+    int bad = 0;
+    /* three tiles over two sequences; every bucket; head dims off the
+     * bucket (7, 2, 100, 200); T = 1 */
+    bad |= run<float, 64>(64, 1, 130, 2, 1);
+    bad |= run<bf16_bits, 64>(64, 2, 130, 1, 2);
+    bad |= run<float, 32>(7, 2, 33, 2, 3);
+    bad |= run<bf16_bits, 32>(2, 1, 40, 1, 5);
+    bad |= run<bf16_bits, 80>(80, 1, 70, 1, 8);
+    bad |= run<float, 128>(128, 1, 65, 1, 9);
+    bad |= run<bf16_bits, 128>(100, 1, 64, 1, 10);
+    bad |= run<bf16_bits, 256>(200, 1, 33, 1, 12);
+    bad |= run<float, 64>(64, 1, 1, 1, 13);
+    printf(bad ? "flash_emulation: FAIL\n" : "flash_emulation: all ok\n");
+    return bad;
+}
