@@ -118,7 +118,26 @@ figure() {
         $col["status"] == "ok" && $col["micro_batch"] == 8 {
             printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"]
             if ($col["mfu_datasheet_pct"] != "") printf ", %.1f%% of the datasheet", $col["mfu_datasheet_pct"] }' ;;
+    attention) attention_figure ;;
     esac
+}
+
+# "fused 38.1 ms, unfused 8.2 ms a step at micro 8: fused/unfused 4.65x":
+# the micro-8 rows of gpt-sweep (the default arrangement) and of the
+# attention stage (the other), each named by its CSV's # attention: line.
+attention_figure() {
+    for f in "$out/gpt-$sweep_dtype.csv" "$out/gpt-attention-$sweep_dtype.csv"; do
+        printf '%s ' "$(meta "$f" attention | cut -d' ' -f1)"
+        csv_rows "$f" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+            $col["status"] == "ok" && $col["micro_batch"] == 8 { ms = $col["step_ms_median"] }
+            END { print ms == "" ? "-" : ms }'
+    done | awk '{ name[NR] = $1; ms[NR] = $2; t[$1] = $2 }
+        END {
+            if (NR < 2 || ms[1] == "-" || ms[2] == "-") exit
+            printf "%s %.1f ms, %s %.1f ms a step at micro 8", name[1], ms[1], name[2], ms[2]
+            if (("fused" in t) && ("unfused" in t) && t["unfused"] > 0)
+                printf ": fused/unfused %.2fx", t["fused"] / t["unfused"]
+        }'
 }
 
 # The data rows of a results CSV with its header, '#' lines dropped; a
@@ -204,6 +223,15 @@ stage sweep 120 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "
 stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --model "$gpt_model" $nw \
     --effective 16 --micro "$gpt_micro" --budget-s 0.5 --min-samples 3 --max-samples 50 \
     --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv" --replace
+
+# The other attention arrangement at the benchmark point (micro 8 of 16),
+# timed beside gpt-sweep's row of the default: on CUDA the fused op (the
+# default is unfused), on the CPU the unfused path (its default is fused).
+if [ "$backend" = cpu ]; then other_attention=ACCUBENCH_CPU_ATTENTION=unfused
+else other_attention=ACCUBENCH_CUDA_ATTENTION=fused; fi
+stage attention 60 env "$other_attention" "$bin" run --backend "$backend" --dtype "$sweep_dtype" \
+    --model "$gpt_model" $nw --effective 16 --micro 8 --budget-s 0.5 --min-samples 3 \
+    --max-samples 50 --trace-steps 0 --csv "$out/gpt-attention-$sweep_dtype.csv" --replace
 
 # The noise pass on this backend against the CPU's, gpt-tiny fp32: the
 # same code above the backend table, the norms summed on the device here

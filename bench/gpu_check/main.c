@@ -252,6 +252,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpu-check: %s\n", why);
         return 2;
     }
+    /* The device's fused attention in its table, whatever the default: the
+     * checks run both arrangements themselves (the unfused one is that
+     * table without the fused entries). */
+    setenv("ACCUBENCH_CUDA_ATTENTION", "fused", 1);
     backend *cpu = NULL;
     if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
         fprintf(stderr, "gpu-check: %s\n", why);

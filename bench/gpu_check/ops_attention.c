@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "attention.h"
 #include "dispatch.h"
 #include "gpu_check.h"
@@ -180,13 +182,17 @@ done:
  * and value heads are repeated into the [3d x N] buffer before attention,
  * by repeat_kv, checked with the Llama's ops); hd 80; hd 256 (tiles of 32
  * on CUDA); and shapes off the tiles: T not a whole number of 64-query
- * tiles over two sequences, and an odd head dim 7. */
+ * tiles over two sequences, and an odd head dim 7. The CPU checked
+ * against itself (--device cpu, the script's rehearsal) leaves out GPT-2
+ * small's shape: the same code at the smaller shapes, without its ~10 s a
+ * dtype on two cores. */
 void check_attention_ops(sides *x)
 {
     static const att_shape shapes[] = {
         {64, 12, 1024, 1}, {128, 4, 256, 1}, {80, 2, 130, 1},
         {256, 1, 70, 1},   {32, 3, 100, 2},  {7, 3, 33, 2},
     };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    int rehearsal = strcmp(x->b[DEV]->name, "cpu") == 0;
+    for (size_t i = rehearsal ? 1 : 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check_attention(x, shapes[i]);
 }

@@ -426,13 +426,15 @@ static backend_ops cuda_ops_table(int fused)
     return o;
 }
 
-static const backend_ops cuda_ops = cuda_ops_table(1);
+static const backend_ops cuda_ops_fused = cuda_ops_table(1);
 static const backend_ops cuda_ops_unfused = cuda_ops_table(0);
 
-/* ACCUBENCH_CUDA_ATTENTION=unfused runs attention as the backend did before
- * it had the fused op (the permutes, strided-batched GEMMs and causal
- * softmax), to compare the two arrangements on one GPU; flash (or fused,
- * the CPU backend's word for it), or unset, the fused op. */
+/* ACCUBENCH_CUDA_ATTENTION picks attention's arrangement: unfused (the
+ * default: the permutes, strided-batched GEMMs on the tensor cores and the
+ * causal softmax) or fused (cuda_flash_attention.cu: no scores kept, so
+ * more sequences fit, but its products run on the CUDA cores and are
+ * predicted slower than the unfused path's tensor-core GEMMs until they
+ * move there: docs/cuda-backend.md). The words are the CPU backend's. */
 #define ATTENTION_ENV "ACCUBENCH_CUDA_ATTENTION"
 
 /* The ops table ACCUBENCH_CUDA_ATTENTION asks for, or NULL with a one-line
@@ -440,13 +442,13 @@ static const backend_ops cuda_ops_unfused = cuda_ops_table(0);
 static const backend_ops *ops_for_attention(char *why, size_t why_len)
 {
     const char *env = getenv(ATTENTION_ENV);
-    if (!env || !strcmp(env, "flash") || !strcmp(env, "fused"))
-        return &cuda_ops;
-    if (!strcmp(env, "unfused"))
+    if (!env || !strcmp(env, "unfused"))
         return &cuda_ops_unfused;
+    if (!strcmp(env, "fused"))
+        return &cuda_ops_fused;
     if (why)
-        snprintf(why, why_len, ATTENTION_ENV "='%s': needs flash (or fused) or unfused (unset "
-                 "it for the fused op)", env);
+        snprintf(why, why_len, ATTENTION_ENV "='%s': needs fused or unfused (unset it for the "
+                 "unfused path, this backend's default)", env);
     return NULL;
 }
 
@@ -619,13 +621,13 @@ extern "C" int cuda_backend_refuses(char *why, size_t why_len)
 
 /* The ops table is the one ACCUBENCH_CUDA_ATTENTION names, so that a plan
  * for a GPU that is not here charges the arrangement a run would take
- * (fused: the log-sum-exps, no scores). A value naming neither never gets
- * here: cuda_backend_create refuses it first, device or not. */
+ * (unfused: the scores; fused: the log-sum-exps). A value naming neither
+ * never gets here: cuda_backend_create refuses it first, device or not. */
 extern "C" void cuda_backend_outline(dtype dt, backend *out)
 {
     memset(out, 0, sizeof *out);
     const backend_ops *ops = ops_for_attention(NULL, 0);
-    out->ops = ops ? ops : &cuda_ops;
+    out->ops = ops ? ops : &cuda_ops_unfused;
     out->name = "cuda";
     out->caps = 0; /* kernels run after their launch returns, in device memory */
     out->dtype = dt;

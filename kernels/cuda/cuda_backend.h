@@ -19,7 +19,7 @@ extern "C" {
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
 /* Non-zero, with the one-line reason, where ACCUBENCH_CUDA_ATTENTION names
- * neither arrangement (flash, fused, unfused): bad input, device or not. */
+ * neither arrangement (fused, unfused): bad input, device or not. */
 int cuda_backend_refuses(char *why, size_t why_len);
 
 /* The backend as the arithmetic sees it, without a device: its ops table,

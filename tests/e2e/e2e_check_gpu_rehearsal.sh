@@ -37,6 +37,7 @@ tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "
 # with their one-line reason.
 for want in "== stages: pass, FAIL or skipped" "gpu-check    pass     .* checks, 0 failed" \
     "real-shapes  skipped  CPU rehearsal" "abc-modes    pass" "gpt-sweep    pass" \
+    "attention    pass     .*fused [0-9.]* ms, unfused [0-9.]* ms a step at micro 8: fused/unfused [0-9.]*x" \
     "noise        pass     .*B_simple .* on cpu, .* on cpu: agree" \
     "peak         skipped  no datasheet figure" "determinism  pass" \
     "cupti-cost   skipped  the cpu backend has no CUPTI" "sanitizer    skipped  CPU rehearsal" \
