@@ -5,11 +5,13 @@ with their bounds, the presets, the parameter count, the GEMM FLOPs per
 optimizer step as the C side counts them, the input it wants, and a
 torch.nn.Module whose state_dict names are the ones the window dump
 (docs/dump.md) uses (`tied`: aliases the dump does not write). Adding a
-kind is one class and one entry in KINDS."""
+kind is one class and one entry in KINDS (the Llama's is in peer_llama)."""
 import math
 
 import torch
 import torch.nn.functional as F
+
+from peer_llama import LlamaKind
 
 
 class ModelError(ValueError):
@@ -208,7 +210,7 @@ class GPTKind:
 
 
 # Every model kind: adding one is its class above and its entry here.
-KINDS = {k.name: k for k in (MLPKind, GPTKind)}
+KINDS = {k.name: k for k in (MLPKind, GPTKind, LlamaKind)}
 
 
 class ModelSpec:
