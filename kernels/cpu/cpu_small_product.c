@@ -2,10 +2,10 @@
  * shape each is 64 x 64 x 32 or smaller, with its operands in L1: one
  * library call each cost about 2.6 us, a fifth of it outside the kernel
  * (its dispatch and bookkeeping), and could skip none of the causal mask's
- * zeros. Here C's rows go in groups of 4 against 32 columns, 8 lanes of
- * accumulators that stay in registers while the terms stream through: for
- * each term, two loads of B's row, four broadcasts of A's elements and 8
- * fused multiply-adds. */
+ * zeros. Here C's rows go in groups of 4 against 16 columns, 8
+ * accumulators of 8 floats that stay in registers while the terms stream
+ * through: for each term, two loads of B's row, four broadcasts of A's
+ * elements and 8 fused multiply-adds. */
 #include "cpu_small_product.h"
 
 #include <string.h>
