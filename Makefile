@@ -395,8 +395,11 @@ asan-test: $(ASAN_BIN) $(TEST_SO)
 
 # ACCUBENCH_BUILD: the build the program came from, whose objects a test of
 # the build rules (e2e_nvcc_deps.sh) inspects instead of building its own.
+# PYTHON: the python the PyTorch peer's and Hugging Face's checks run
+# under (they skip, saying so, where it has no torch).
 e2e-test: $(BIN) $(TEST_SO)
 	$(Q)ACCUBENCH_BUILD=$(BUILD) TEST_TIMES=$(BUILD)/tests/times.e2e T=$(call knob,T) \
+	    PYTHON=$(call knob,PYTHON) \
 	    sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
 
 # The whole program under ASan + UBSan, CPU backend only (CUDA's runtime

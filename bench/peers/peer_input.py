@@ -6,6 +6,7 @@ a bound, and a dump's manifest is checked field by field before any of it
 is used, with each tensor file a plain name inside the dump folder. Every
 refusal is one line (InputRefused); the caller says it and exits 2."""
 import json
+import math
 import numbers
 import os
 import stat
@@ -101,6 +102,15 @@ def load_array(path):
             raise InputRefused("cannot read %s: %s" % (path, e))
 
 
+# The shape keys a kind may give as a real number (a model kind's
+# `constants`), checked against the kind's values by check_shape.
+CONSTANT_KEYS = ("rope_theta", "norm_eps")
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
 def _whole(v):
     """A JSON whole number (true and false are not numbers here)."""
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
@@ -125,7 +135,10 @@ def check_manifest(man, path):
         raise InputRefused("%s: 'valid_items' is not a whole number of 1 or more: %r"
                            % (path, man.get("valid_items")))
     shape = man.get("shape")
-    if not (isinstance(shape, dict) and all(_whole(v) for v in shape.values())):
+    # whole numbers, but for the constants a kind adds (the Llama's
+    # rope_theta and norm_eps), which check_shape holds to the kind's
+    if not (isinstance(shape, dict) and all(_whole(v) or (_number(v) and k in CONSTANT_KEYS)
+                                            for k, v in shape.items())):
         raise InputRefused("%s: 'shape' is not an object of whole numbers: %r" % (path, shape))
     for key in ("kind", "dtype", "reduction"):
         if not isinstance(man.get(key), str):
@@ -155,9 +168,16 @@ def check_shape(kind, shape, dumped_params, path):
     """The model shape against its kind's dimensions (names and ranges, as
     the C registry's) and against the parameters the dump holds, before a
     model is built: a shape the dump does not hold is never allocated."""
-    if set(shape) != set(kind.dims):
+    constants = getattr(kind, "constants", {})
+    if set(shape) != set(kind.dims) | set(constants):
         raise InputRefused("%s: shape %s is not a %s shape (%s)"
-                           % (path, sorted(shape), kind.name, ", ".join(kind.dims)))
+                           % (path, sorted(shape), kind.name,
+                              ", ".join(list(kind.dims) + list(constants))))
+    for key, value in constants.items():
+        if not isinstance(shape[key], (int, float)) or \
+                not abs(shape[key] - value) <= 1e-6 * abs(value):
+            raise InputRefused("%s: shape %s=%s; the %s's arithmetic fixes it at %g"
+                               % (path, key, shape[key], kind.name, value))
     for key, (lo, hi) in kind.dims.items():
         if not lo <= shape[key] <= hi:
             raise InputRefused("%s: shape %s=%d is outside %d..%d" % (path, key, shape[key], lo, hi))

@@ -4,12 +4,15 @@ Each kind mirrors its C module (harness/models/<kind>.c): the shape keys
 with their bounds, the presets, the parameter count, the GEMM FLOPs per
 optimizer step as the C side counts them, the input it wants, and a
 torch.nn.Module whose state_dict names are the ones the window dump
-(docs/dump.md) uses (`tied`: aliases the dump does not write). Adding a
-kind is one class and one entry in KINDS."""
+(docs/dump.md) uses (a tied alias, one parameter under two names, is
+written once). Adding a kind is one class and one entry in KINDS (the
+Llama's class is in peer_llama)."""
 import math
 
 import torch
 import torch.nn.functional as F
+
+from peer_llama import LlamaKind
 
 
 class ModelError(ValueError):
@@ -153,9 +156,6 @@ class GPTKind:
         "gpt-large": {"d": 1280, "layers": 36, "heads": 20, "seq": 1024, "vocab": 50304},
         "gpt-xl": {"d": 1600, "layers": 48, "heads": 25, "seq": 1024, "vocab": 50304},
     }
-    # names the dump does not write: the alias and the tensor it shares
-    tied = {"lm_head.weight": "transformer.wte.weight"}
-
     @staticmethod
     def check(shape):
         if shape["d"] % shape["heads"]:
@@ -208,7 +208,7 @@ class GPTKind:
 
 
 # Every model kind: adding one is its class above and its entry here.
-KINDS = {k.name: k for k in (MLPKind, GPTKind)}
+KINDS = {k.name: k for k in (MLPKind, GPTKind, LlamaKind)}
 
 
 class ModelSpec:

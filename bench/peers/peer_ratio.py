@@ -8,6 +8,8 @@ is faster) per split and mode for every repeat, then its median and spread.
   bench/peers/peer_ratio.py [--reps 3] [--micro 64,16,8] [--out DIR]
   bench/peers/peer_ratio.py --model gpt:d=128,layers=4,heads=4,seq=64,vocab=2048 \
       --effective 16 --micro 16,4,1 --mode eager-fused      (make peer-ratio's GPT)
+  bench/peers/peer_ratio.py --model llama-cpu --effective 16 --micro 16,4,1 \
+      --mode eager-fused                                    (make peer-ratio's Llama)
 """
 import argparse
 import os
@@ -34,6 +36,8 @@ def main(argv):
     p.add_argument("--effective", default="64")
     p.add_argument("--micro", default="64,16,8")
     p.add_argument("--mode", default="eager,eager-fused,compile")
+    p.add_argument("--dtype", default="fp32", help="both sides' dtype: fp32 or bf16 (bf16 on "
+                   "the CPU: accubench's bf16 storage, the peer's torch.autocast)")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--budget-s", default="2")
     p.add_argument("--out", default=os.path.join(ROOT, "results", "peer-ratio"))
@@ -82,7 +86,7 @@ def main(argv):
             if os.path.exists(csv):
                 os.unlink(csv)
             common = ["--model", a.model, "--effective", a.effective, "--micro", str(m),
-                      "--budget-s", a.budget_s, "--csv", csv]
+                      "--budget-s", a.budget_s, "--dtype", a.dtype, "--csv", csv]
             subprocess.run([a.accubench, "run", "--backend", "cpu", "--no-cupti", "--quiet"]
                            + common, check=True, stdout=subprocess.DEVNULL, env=acc_env)
             # torch_accum takes a comma list of models: a shape's own commas

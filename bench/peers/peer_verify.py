@@ -95,7 +95,9 @@ def torch_window(man, params, data):
     except peer_input.InputRefused as e:
         raise DumpError(str(e))
     model = kind.build(man["shape"])
-    want = set(model.state_dict()) - set(getattr(kind, "tied", {}))
+    # a tied alias (the GPT's lm_head, a tied Llama's) is one parameter
+    # under two names: named_parameters lists it once, as the dump does
+    want = set(dict(model.named_parameters()))
     if set(params) != want:
         raise DumpError("the dump's parameters %s are not the model's %s (missing %s, "
                         "unexpected %s)" % (len(params), len(want), sorted(want - set(params))[:3],

@@ -429,6 +429,9 @@ class Peer:
             last = -(-(e - (accum - 1) * micro * n) // n)
         row = {"backend": "torch", "device": device_name(self.device), "model": spec.name,
                "params": spec.params(), "dtype": self.dtype, "recompute": "none",
+               # p.grad is the parameter's dtype: fp32 master weights, under
+               # autocast too
+               "grad_dtype": "fp32",
                "mode": mode.name,
                "reduction": red, "effective_batch": e, "micro_batch": micro,
                "accum_steps": accum, "last_micro_batch": last, "devices": n,

@@ -2,54 +2,78 @@
  * shape each is 64 x 64 x 32 or smaller, with its operands in L1: one
  * library call each cost about 2.6 us, a fifth of it outside the kernel
  * (its dispatch and bookkeeping), and could skip none of the causal mask's
- * zeros. Here C's rows go in groups of 4 against 32 columns, 8 lanes of
- * accumulators that stay in registers while the terms stream through: for
- * each term, two loads of B's row, four broadcasts of A's elements and 8
- * fused multiply-adds. */
+ * zeros. Here C's rows go in groups of 4 against 16 columns, 8
+ * accumulators of 8 floats that stay in registers while the terms stream
+ * through: for each term, two loads of B's row, four broadcasts of A's
+ * elements and 8 fused multiply-adds. */
 #include "cpu_small_product.h"
+
+#include <string.h>
 
 #include "cpu_gemm.h"
 #include "cpu_internal.h"
 #include "cpu_lanes.h"
 
 #define GROUP_ROWS 4
-#define GROUP_VECTORS 2
 
 #define PRODUCT_INLINE static inline __attribute__((always_inline))
 
-/* Rows i0 .. i0 + rows of C, lanes n0 .. n0 + vectors * LANES, over terms
- * r_lo .. r_hi. rows and vectors are constants where this is inlined, so
- * that acc is registers. */
-PRODUCT_INLINE void group(const small_product *g, int i0, int rows, int n0, int vectors,
-                          int r_lo, int r_hi)
+/* Eight floats, one AVX2 register: the accumulators are of this width,
+ * not cpu_lanes.h's 16, so that a group's 4 rows x 16 columns (8 of them)
+ * and B's row (2) stay in AVX2's 16 registers. With 16-float vectors GCC
+ * kept them on the stack in the x86-64-v3 clone (perf annotate: every
+ * multiply-add read and wrote memory), and the Llama's fused attention
+ * took 30% longer than with these at llama-cpu's shape. */
+typedef float eight __attribute__((vector_size(8 * sizeof(float))));
+#define EIGHT 8
+/* The columns one group covers: LANES, so that lanes_cover's bounds are
+ * whole groups. */
+#define GROUP_COLUMNS LANES
+
+PRODUCT_INLINE eight eight_load(const float *p)
 {
-    lanes acc[GROUP_ROWS][GROUP_VECTORS] = {{{0}}};
+    eight v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+PRODUCT_INLINE void eight_store(float *p, eight v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* Rows i0 .. i0 + rows of C, columns n0 .. n0 + GROUP_COLUMNS, over terms
+ * r_lo .. r_hi. rows is a constant where this is inlined, so that acc is
+ * registers. */
+PRODUCT_INLINE void group(const small_product *g, int i0, int rows, int n0, int r_lo, int r_hi)
+{
+    enum { VECTORS = GROUP_COLUMNS / EIGHT };
+    eight acc[GROUP_ROWS][VECTORS] = {{{0}}};
     for (int r = r_lo; r < r_hi; r++) {
         const float *b = g->b + (size_t)r * g->ldb + n0;
-        lanes b0 = lanes_load(b), b1 = vectors > 1 ? lanes_load(b + LANES) : b0;
+        eight bv[VECTORS];
+        for (int v = 0; v < VECTORS; v++)
+            bv[v] = eight_load(b + v * EIGHT);
         for (int i = 0; i < rows; i++) {
             float a = g->a[(size_t)(i0 + i) * g->a_row + (size_t)r * g->a_term];
-            acc[i][0] += a * b0;
-            if (vectors > 1)
-                acc[i][1] += a * b1;
+            for (int v = 0; v < VECTORS; v++)
+                acc[i][v] += a * bv[v];
         }
     }
     for (int i = 0; i < rows; i++)
-        for (int v = 0; v < vectors; v++) {
-            float *c = g->c + (size_t)(i0 + i) * g->ldc + n0 + v * LANES;
-            lanes_store(c, g->accumulate ? lanes_load(c) + acc[i][v] : acc[i][v]);
+        for (int v = 0; v < VECTORS; v++) {
+            float *c = g->c + (size_t)(i0 + i) * g->ldc + n0 + v * EIGHT;
+            eight_store(c, g->accumulate ? eight_load(c) + acc[i][v] : acc[i][v]);
         }
 }
 
-/* Rows i0 .. i0 + rows, every lane up to n_hi. */
+/* Rows i0 .. i0 + rows, every column up to n_hi (a whole number of
+ * groups: n and lanes_cover's bounds are multiples of LANES). */
 PRODUCT_INLINE void row_group(const small_product *g, int i0, int rows, int n_hi, int r_lo,
                               int r_hi)
 {
-    int n0 = 0;
-    for (; n0 + GROUP_VECTORS * LANES <= n_hi; n0 += GROUP_VECTORS * LANES)
-        group(g, i0, rows, n0, GROUP_VECTORS, r_lo, r_hi);
-    if (n0 < n_hi)
-        group(g, i0, rows, n0, 1, r_lo, r_hi);
+    for (int n0 = 0; n0 < n_hi; n0 += GROUP_COLUMNS)
+        group(g, i0, rows, n0, r_lo, r_hi);
 }
 
 static int lanes_cover(int n)

@@ -9,7 +9,11 @@
 # its shape; none where the row has no noise scale, the top manifest saying
 # why. With NumPy: an MLP dump passes (its noise scale recomputed from the
 # windows), and the same dump with its loss or its noise scale changed fails
-# (exit 1).
+# (exit 1). The Llama, with $PYTHON (python3 by default): where PyTorch and
+# transformers import, a tied GQA dump and llama-tiny's pass against
+# Hugging Face's LlamaForCausalLM and one gradient nudged by 1e-4 fails by
+# its name; where they do not, the dump is refused in one line (exit 2)
+# and the check is skipped with a note.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -93,6 +97,33 @@ for args in "--micro 4 --noise-windows 8:one micro-batch per window" \
     check "[ \$? -eq 0 ] && [ -f none/manifest.json ] && [ ! -e none/noise ] && grep -q '\"no_noise_dump\": \"no noise scale: ${args#*:}' none/manifest.json" \
         "$args: no noise/, the manifest says why: $(grep no_noise none/manifest.json) $(cat err.txt)"
 done
+
+py=${PYTHON:-python3}
+have_hf=0
+"$py" -c 'import numpy, torch, transformers' >/dev/null 2>&1 && have_hf=1
+for model in "llama:d=16,layers=2,heads=4,kv_heads=1,ffn=24,seq=8,vocab=64,tied=1 --effective 5 --micro 2" \
+        "llama-tiny --effective 4 --micro 3"; do
+    rm -rf ldump ldump.csv
+    "$ACCUBENCH" run --backend cpu --model $model --steps 1 --warmup 0 --trace-steps 0 \
+        --noise-windows 0 --csv ldump.csv --dump ldump >/dev/null 2>err.txt
+    check '[ $? -eq 0 ] && [ -f ldump/manifest.json ]' "llama dump ($model): $(cat err.txt)"
+    if [ $have_hf -eq 0 ]; then
+        "$py" "$dc" ldump >out.txt 2>&1
+        check '[ $? -eq 2 ] && [ $(wc -l <out.txt) -eq 1 ] && grep -q "^FAIL: ldump: " out.txt' \
+            "the Llama without transformers: one line, exit 2: $(cat out.txt)"
+        echo "note: PyTorch or transformers is not importable for $py; no Llama dump was checked"
+        break
+    fi
+    PYTHONDONTWRITEBYTECODE=1 "$py" "$dc" ldump >out.txt 2>&1
+    check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ] && grep -q "gradients against Hugging Face" out.txt' \
+        "the Llama dump ($model) against Hugging Face's: $(cat out.txt)"
+done
+if [ $have_hf -eq 1 ] && [ -f ldump/grad.model.layers.1.self_attn.k_proj.weight.npy ]; then
+    "$py" -c "import numpy as np; f='ldump/grad.model.layers.1.self_attn.k_proj.weight.npy'; np.save(f, np.load(f) * np.float32(1.0001))"
+    PYTHONDONTWRITEBYTECODE=1 "$py" "$dc" ldump >out.txt 2>&1
+    check '[ $? -eq 1 ] && grep -q "FAILED: ldump: grad model.layers.1.self_attn.k_proj.weight: relative error" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
+        "a nudged Llama gradient fails by its name: $(cat out.txt)"
+fi
 
 if ! python3 -c 'import numpy' 2>/dev/null; then
     echo "note: numpy is not importable; no dump was checked in NumPy"

@@ -30,11 +30,11 @@ class Split(ctypes.Structure):
 
 
 def c_split_library(folder):
-    src = os.path.join(ROOT, "harness", "run", "split.c")
+    src = os.path.join(ROOT, "harness", "run", "step", "split.c")
     out = os.path.join(folder, "libsplit.so")
     cc = os.environ.get("CC", "cc")
     subprocess.run([cc, "-std=c11", "-shared", "-fPIC", "-O1",
-                    "-I", os.path.join(ROOT, "harness", "run"),
+                    "-I", os.path.join(ROOT, "harness", "run", "step"),
                     "-I", os.path.join(ROOT, "harness", "util"), src, "-o", out], check=True)
     lib = ctypes.CDLL(out)
     lib.split_make_sharded.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int,

@@ -4,7 +4,9 @@ PyTorch's conventions, never from accubench's code: every file has the
 manifest's shape and dtype; the loss recomputed from the dumped weights and
 window is the manifest's; and the gradient is d(loss)/d(weights): for the
 MLP by backpropagation written here, for the GPT by central differences on
-a few entries of every tensor. A dump with the noise pass's windows
+a few entries of every tensor; for the Llama against Hugging Face's own
+LlamaForCausalLM (dump_check_hf.py: needs PyTorch and transformers), the
+accumulated gradient of every tensor. A dump with the noise pass's windows
 (DIR/noise/, docs/dump.md) is checked too, the same way, and for the MLP
 its noise scale recomputed from per-small-batch gradients with the pass's
 estimator (docs/noise-scale.md) must be the manifest's; the exact figure
@@ -15,7 +17,8 @@ usage: dump_check.py DIR
 
 The last line is PASS (exit 0: the dump holds) or FAIL (exit 1: it does
 not; exit 2: it cannot be checked here: no folder given, no manifest, a
-model kind this checker has no reference for, or no NumPy)."""
+model kind this checker has no reference for, no NumPy, or for the Llama
+no PyTorch or transformers)."""
 import json
 import math
 import os
@@ -217,9 +220,25 @@ def noise_scale_check(m, params, x, labels, mask, fail):
             f"({abs(exact - b) / err:.2f} errors apart)")
 
 
+def check_llama(m, params, grads, x, labels, mask, valid, fail):
+    import dump_check_hf
+    return dump_check_hf.check_llama(np, m, params, grads, x, labels, mask, valid, fail)
+
+
+def llama_missing():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import dump_check_hf
+    return dump_check_hf.missing()
+
+
 # The model kinds this checker has a reference for; any other is refused
-# by name rather than checked as one of these.
-CHECKERS = {"mlp": check_mlp, "gpt": check_gpt}
+# by name rather than checked as one of these. needs: what a kind's
+# reference imports beyond NumPy (None where all of it imports, else why).
+CHECKERS = {"mlp": check_mlp, "gpt": check_gpt, "llama": check_llama}
+NEEDS = {"llama": llama_missing}
+
+
+LOSS_TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 1e-2}
 
 
 def check(root):
@@ -235,6 +254,9 @@ def check(root):
     except ImportError as e:
         raise CannotCheck(f"NumPy is not importable ({e})")
     np = numpy
+    why = NEEDS[kind]() if kind in NEEDS else None
+    if why:
+        raise CannotCheck(f"{root}: {why}")
     failures = []
     fail = failures.append
     arrays = load_arrays(root, m, fail)
@@ -261,7 +283,8 @@ def check(root):
                           "predates reduction_exact): shapes only")
     loss, checked = CHECKERS[kind](m, params, grads, x, labels, mask, valid, fail)
     loss /= valid
-    if not abs(loss - m["loss"]) <= 1e-5 * abs(loss):
+    # fp32's 1e-5; a bf16 window's loss is bf16's own (dtype_table.c)
+    if not abs(loss - m["loss"]) <= LOSS_TOLERANCE.get(m["dtype"], 1e-5) * abs(loss):
         fail(f"loss {loss:.9g} recomputed, manifest {m['loss']:.9g}")
     if noise and kind == "mlp":
         checked += "; " + noise_scale_check(m, params, x, labels, mask, fail)
