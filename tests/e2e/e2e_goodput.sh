@@ -34,6 +34,16 @@ at0=$(curves '$c["effective_batch"] == 32 && $c["order"] == "forward" && $c["lr"
 check 'awk "BEGIN { exit !($row > 0 && ($at0 - $row) / $row < 1e-4 && ($row - $at0) / $row < 1e-4) }"' \
     "step 0's noise scale is the row's: $at0 against $row"
 
+# a row whose noise pass its budget cut short (4 of 64 windows): the
+# curve's points come from as many, so step 0 is still the row's figure
+"$ACCUBENCH" run --backend cpu --model tiny --micro 8 --optimizer sgd --lr 0.5 --steps 3 \
+    --warmup 0 --trace-steps 0 --budget-s 0.001 --min-samples 3 --noise-windows 64 \
+    --train-steps 8 --effective 32 --csv cut.csv >/dev/null 2>err.txt
+cut_row=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } h && !/^#/ { print $c["noise_windows"], $c["grad_noise_scale"] }' cut.csv)
+cut_at0=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } $c["step"] == 0 && $c["order"] == "forward" { print $c["grad_noise_scale"] }' cut.curves.csv)
+check '[ "${cut_row%% *}" -lt 64 ] && [ "${cut_row#* }" = "$cut_at0" ]' \
+    "a cut-short row (windows, figure: $cut_row) and its curve's step 0 ($cut_at0): $(cat err.txt)"
+
 "$ACCUBENCH" plan --time-to-target g.csv >plan.txt 2>err.txt
 check '[ $? -eq 0 ]' "plan --time-to-target exits 0: $(cat err.txt)"
 for e in 8 16 32; do

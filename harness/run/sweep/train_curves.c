@@ -159,6 +159,11 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
     int rc = BK_OK, interrupted = 0;
     /* the correct reduction twice: the second in another order of its sums */
     int exact = reduction_info_of(c->reduction)->exact;
+    /* As many windows at each point as the row's own pass ran (it stops
+     * early when its share of the budget is spent: a slow or loaded
+     * machine): one estimator along the curve, and step 0's figure the
+     * row's. */
+    int windows = r->noise_windows > 0 ? (int)r->noise_windows : c->noise_windows;
     for (int i = 0; i < n_lr && !rc && !interrupted; i++) {
         m->opt.lr = (float)lrs[i];
         for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {
@@ -167,7 +172,7 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
             curve_run cr = {.steps = c->train_steps, .seed = c->seed, .reverse = reverse,
                             .mode = c->mode, .red = c->reduction, .comm = s->comm,
                             .sync = c->sync, .stop = s->stop, .interrupted = &interrupted,
-                            .noise_windows = c->noise_windows, .noise = nz,
+                            .noise_windows = windows, .noise = nz,
                             .noise_err = nz ? nz + n : NULL};
             progress_phase(s->progress, reverse ? "loss curve, sums in reverse" : "loss curve");
             rc = train_curve_run(m, sp, &cr, loss);
