@@ -166,9 +166,9 @@ static void check_attention(sides *x, att_shape a)
     }
     TRY(x->b[CPU], run_fused(&sc, CPU, x->st[CPU], a, qkv, dy, NULL, &want));
     if (x->b[DEV]->ops->attention_forward) {
-        check = "attention flash";
+        check = "attention fused";
         TRY(x->b[DEV], run_fused(&sc, DEV, x->st[DEV], a, qkv, dy, want.lse, &got));
-        judge(x, "flash", split, a, &got, &want, 1, part_got, part_want);
+        judge(x, "fused", split, a, &got, &want, 1, part_got, part_want);
     }
     check = "attention unfused";
     TRY(x->b[DEV], run_unfused(&sc, DEV, x->st[DEV], a, qkv, dy, &got));

@@ -17,12 +17,15 @@ for f in gpu-check.csv abc-modes.csv graph-ratio.csv sweep-fp32.csv gpt-fp32.csv
     [ -s "cg/$f" ] || { cat stdout; fail "cg/$f is missing or empty"; }
 done
 # Attention on both of the device's paths, each output against the CPU's
-# fused op, at GPT-2 small's shape (CPU against CPU here).
-for path in "flash y" "flash lse" "flash dq" "flash dk" "flash dv" "unfused y" "unfused dq" \
+# fused op, at the Llama's head dim (CPU against CPU here, which leaves
+# out GPT-2 small's shape: the same code, at ~10 s a dtype).
+for path in "fused y" "fused lse" "fused dq" "fused dk" "fused dv" "unfused y" "unfused dq" \
     "unfused dk" "unfused dv"; do
-    grep -q "^attention $path,fp32,64x12x1024x1,.*,ok," cg/gpu-check.csv ||
-        { grep attention cg/gpu-check.csv; fail "no attention $path at GPT-2 small's shape"; }
+    grep -q "^attention $path,fp32,128x4x256x1,.*,ok," cg/gpu-check.csv ||
+        { grep attention cg/gpu-check.csv; fail "no attention $path at head dim 128"; }
 done
+grep -q "^attention [a-z]* [a-z]*,fp32,64x12x1024x1," cg/gpu-check.csv &&
+    fail "the CPU against itself ran GPT-2 small's attention shape"
 grep -q "^llama unfused forward+backward,fp32,.*,ok," cg/gpu-check.csv ||
     fail "gpu-check.csv lacks the Llama's window on the unfused path"
 sed -n '/^== check-gpu/,$p' stdout >table
