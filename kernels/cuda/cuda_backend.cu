@@ -6,14 +6,14 @@
  * on that stream and returns without waiting, except download, sync and
  * timer_elapsed_ms, which exist to wait. The element-wise kernels live in
  * cuda_elementwise.cu, the GEMMs in cuda_gemm.cu, the error messages in
- * cuda_errors.cu.
+ * cuda_errors.cu, graph capture and the profiler's range in
+ * cuda_graphs.cu.
  *
  * Memory: alloc is cudaMalloc; a failure returns BK_OOM and the sweep goes
  * on. alloc_transient serves the `alloc` execution modes from the allocator
  * the call names: cudaMalloc/cudaFree (BK_ALLOC_PLAIN) or the stream-ordered
  * cudaMallocAsync/cudaFreeAsync on the device's default pool, which keeps
  * freed memory for reuse (BK_ALLOC_STREAM_ORDERED). */
-#include <cuda_profiler_api.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,76 +246,6 @@ static int cu_sync(backend *b)
     return wait_for(b, NULL);
 }
 
-/* ------------------------------------------------------------- graphs */
-
-/* Thread-local capture: calls that are illegal during a capture fail only
- * on this thread, and a collector thread (CUPTI) is left alone. */
-static int cu_graph_begin(backend *b)
-{
-    CUDA_CHECK(b, cudaStreamBeginCapture(cuda_of(b)->stream,
-                                         cudaStreamCaptureModeThreadLocal));
-    return BK_OK;
-}
-
-/* Ends the capture (always, so the stream is usable after a failed one),
- * instantiates the graph and uploads it, so that the first replay costs no
- * more than the others. *graph is a cudaGraphExec_t. */
-static int cu_graph_end(backend *b, void **graph)
-{
-    cuda_impl *c = cuda_of(b);
-    cudaGraph_t g = NULL;
-    cudaGraphExec_t exec = NULL;
-    *graph = NULL;
-    cudaError_t e = cudaStreamEndCapture(c->stream, &g);
-    if (e != cudaSuccess) {
-        if (g)
-            (void)cudaGraphDestroy(g);
-        return cuda_fail(b, __FILE__, __LINE__, "cudaStreamEndCapture(c->stream, &g)", e);
-    }
-    e = cudaGraphInstantiate(&exec, g, 0);
-    (void)cudaGraphDestroy(g);
-    if (e != cudaSuccess)
-        return cuda_fail(b, __FILE__, __LINE__, "cudaGraphInstantiate(&exec, g, 0)", e);
-    e = cudaGraphUpload(exec, c->stream);
-    if (e != cudaSuccess) {
-        (void)cudaGraphExecDestroy(exec);
-        return cuda_fail(b, __FILE__, __LINE__, "cudaGraphUpload(exec, c->stream)", e);
-    }
-    *graph = (void *)exec;
-    return BK_OK;
-}
-
-static int cu_graph_launch(backend *b, void *graph)
-{
-    CUDA_CHECK(b, cudaGraphLaunch((cudaGraphExec_t)graph, cuda_of(b)->stream));
-    return BK_OK;
-}
-
-static void cu_graph_destroy(backend *b, void *graph)
-{
-    (void)b;
-    if (graph)
-        (void)cudaGraphExecDestroy((cudaGraphExec_t)graph);
-}
-
-/* ----------------------------------------------------------- profiler */
-
-/* The measured region for Nsight Systems' --capture-range=cudaProfilerApi.
- * Outside a profiler these do nothing; a failure is only worth a note. */
-static void cu_profiler_start(backend *b)
-{
-    cudaError_t e = cudaProfilerStart();
-    if (e != cudaSuccess)
-        cuda_fail(b, __FILE__, __LINE__, "cudaProfilerStart()", e);
-}
-
-static void cu_profiler_stop(backend *b)
-{
-    cudaError_t e = cudaProfilerStop();
-    if (e != cudaSuccess)
-        cuda_fail(b, __FILE__, __LINE__, "cudaProfilerStop()", e);
-}
-
 /* ------------------------------------------------------- create/destroy */
 
 /* Frees whatever the backend holds; safe on a half-built one. */
@@ -417,12 +347,12 @@ static backend_ops cuda_ops_table(int fused)
     o.timer_record = cu_timer_record;
     o.timer_elapsed_ms = cu_timer_elapsed;
     o.sync = cu_sync;
-    o.graph_begin = cu_graph_begin;
-    o.graph_end = cu_graph_end;
-    o.graph_launch = cu_graph_launch;
-    o.graph_destroy = cu_graph_destroy;
-    o.profiler_start = cu_profiler_start;
-    o.profiler_stop = cu_profiler_stop;
+    o.graph_begin = cuda_graph_begin;
+    o.graph_end = cuda_graph_end;
+    o.graph_launch = cuda_graph_launch;
+    o.graph_destroy = cuda_graph_destroy;
+    o.profiler_start = cuda_profiler_start;
+    o.profiler_stop = cuda_profiler_stop;
     return o;
 }
 

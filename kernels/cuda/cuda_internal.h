@@ -107,6 +107,14 @@ int cuda_attention_backward(backend *b, storage s, const void *qkv, const float 
                             const void *dy, void *dqkv, float scale, int hd, int heads, int t,
                             int batch);
 
+/* Graph capture and replay, and the profiler's range (cuda_graphs.cu). */
+int cuda_graph_begin(backend *b);
+int cuda_graph_end(backend *b, void **graph);
+int cuda_graph_launch(backend *b, void *graph);
+void cuda_graph_destroy(backend *b, void *graph);
+void cuda_profiler_start(backend *b);
+void cuda_profiler_stop(backend *b);
+
 /* The Llama-style decoder's ops (cuda_llama_ops.cu). */
 int cuda_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma, void *y,
                          float *rstd, int dim, int rows);
