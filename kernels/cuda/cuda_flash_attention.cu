@@ -72,8 +72,8 @@ static int fa_smem_fits(backend *b, size_t bytes, const char *name)
 template <typename T, int HD>
 static int fa_prepare(backend *b)
 {
-    const size_t fwd = (size_t)fa_tiles<HD>::FWD * sizeof(float);
-    const size_t bwd = (size_t)fa_tiles<HD>::BWD * sizeof(float);
+    const size_t fwd = (size_t)fa_tiles<T, HD>::FWD * sizeof(float);
+    const size_t bwd = (size_t)fa_tiles<T, HD>::BWD * sizeof(float);
     int rc;
     if ((rc = fa_allow_smem(b, flash_forward_kernel<T, HD>, fwd)) ||
         (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD, true>, bwd)) ||
@@ -101,7 +101,7 @@ template <typename T, int HD>
 static int fa_forward(backend *b, const void *qkv, void *y, float *lse, float scale, int hd,
                       int heads, int t, int batch)
 {
-    using F = fa_tiles<HD>;
+    using F = fa_tiles<T, HD>;
     const size_t bytes = (size_t)F::FWD * sizeof(float);
     int tiles, rc;
     unsigned blocks;
@@ -118,7 +118,7 @@ template <typename T, int HD>
 static int fa_backward(backend *b, const void *qkv, const float *lse, const void *dy,
                        void *dqkv, float scale, int hd, int heads, int t, int batch)
 {
-    using F = fa_tiles<HD>;
+    using F = fa_tiles<T, HD>;
     const size_t bytes = (size_t)F::BWD * sizeof(float);
     cudaStream_t st = cuda_of(b)->stream;
     int tiles, rc;
