@@ -10,9 +10,11 @@
 #include "cuda_kernels.h"
 
 /* The kernels' shared memory. A macro so that the host emulation of these
- * kernels (tests/kernels/flash_emulation.cc) can hand each block its own. */
+ * kernels (tests/kernels/flash_emulation.cc) can hand each block its own.
+ * Aligned to 32 bytes, as WMMA's tiles must be (a float's 4 is all the
+ * declaration would otherwise promise). */
 #ifndef FA_SHARED
-#define FA_SHARED(name) extern __shared__ float name[]
+#define FA_SHARED(name) extern __shared__ __align__(32) float name[]
 #endif
 
 #define FA_THREADS 256 /* a 16 x 16 grid for the tile products; 8 warps */
