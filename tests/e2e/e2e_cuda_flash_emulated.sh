@@ -2,8 +2,9 @@
 # The CUDA backend's fused-attention kernels (kernels/cuda/
 # cuda_flash_attention.cuh), their very source, run on the host by
 # tests/kernels/flash_emulation.cc (a pthread a CUDA thread, barriers for
-# __syncthreads and the warps' shuffles) against a float64 attention, in
-# fp32 and bf16, every head-dim bucket: where no GPU is, the one run that
+# __syncthreads and the warps' shuffles; tests/kernels/wmma_emulation.h
+# for bf16's tensor-core products) against a float64 attention, in fp32
+# and bf16, every head-dim bucket: where no GPU is, the one run that
 # source gets. Needs a C++17 compiler (CXX, else c++ or g++); skipped
 # without one.
 set -u
