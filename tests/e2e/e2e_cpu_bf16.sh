@@ -12,7 +12,7 @@ check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
 # A few fixed steps: the rows' correctness and labels are the point here, not
 # their timing (two splits each, timed apart).
-quick="--steps 3 --warmup 1 --trace-steps 0 --noise-windows 0 --max-step-s 600"
+quick="--steps 3 --budget-s 0.05 --warmup 1 --trace-steps 0 --noise-windows 0 --max-step-s 600"
 
 "$ACCUBENCH" run --backend cpu --dtype bf16 --model S --effective 32 --micro 32,4 $quick \
     --csv s.csv >s.txt 2>err.txt

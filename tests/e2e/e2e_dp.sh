@@ -23,7 +23,7 @@ MPIRUN="mpirun --oversubscribe"
 # allocations behind, from modules it has unloaded, so no suppression can
 # name them.
 [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
-quick="--backend cpu --model tiny --steps 3 --warmup 1 --trace-steps 0"
+quick="--backend cpu --model tiny --steps 3 --budget-s 0.05 --warmup 1 --trace-steps 0"
 
 # The all-reduce schedule of each sync mode, from the CSV's metadata (its
 # row in the table: "# sync_allreduce: micro every 1; window every K;
@@ -133,7 +133,7 @@ awk -F, '/^#/{next} !h{h=1; for (i = 1; i <= NF; i++) c[$i] = i; next}
 # LayerNorm of its 2 blocks (6 a block) as buckets, and the embeddings go
 # last: 14 all-reduces a bucketed window.
 mkdir gpt
-$MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model gpt-tiny --steps 3 --warmup 1 \
+$MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model gpt-tiny --steps 3 --budget-s 0.05 --warmup 1 \
     --trace-steps 0 --effective 8 --micro 2 --sync window,overlap --out gpt --quiet \
     >gpt.log 2>&1 || { echo "FAILED: gpt-tiny on 2 ranks: exit $?"; cat gpt.log; fail=1; }
 awk -F, "$SCHEDULE"'/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}

@@ -12,7 +12,7 @@ col() {
 }
 
 mpirun --oversubscribe -np 7 "$ACCUBENCH" run --backend cpu --model tiny --effective 10 \
-    --micro 1,2,3 --steps 2 --warmup 0 --trace-steps 0 --noise-windows 0 --quiet \
+    --micro 1,2,3 --steps 2 --budget-s 0.05 --warmup 0 --trace-steps 0 --noise-windows 0 --quiet \
     --csv np7.csv >run.out 2>&1
 check "[ \$? -eq 0 ]" "mpirun -np 7: $(tail -n 5 run.out)"
 check "[ \"\$(col np7.csv micro_batch | tr '\n' ' ')\" = '1 2 3 ' ]" \

@@ -27,7 +27,7 @@ at() {
 holds() { awk "BEGIN { exit !($1) }"; }
 
 "$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 16 --micro 16,4,1 \
-    --grad-dtype fp32,bf16 --steps 2 --warmup 0 --trace-steps 0 \
+    --grad-dtype fp32,bf16 --steps 2 --budget-s 0.05 --warmup 0 --trace-steps 0 \
     --noise-windows 0 --rounds off --csv gpt.csv >out.txt 2>err.txt
 check '[ $? -eq 0 ]' "the GPT runs: $(cat err.txt)"
 check '[ "$(line grad_dtype gpt.csv)" = "fp32 bf16 fp32 bf16 fp32 bf16 " ]' \
@@ -85,7 +85,7 @@ check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' 
 
 # With ranks: fp32 runs, bf16 is a skipped row with the reason.
 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4 \
-    --grad-dtype fp32,bf16 --steps 2 --warmup 0 --trace-steps 0 --noise-windows 0 \
+    --grad-dtype fp32,bf16 --steps 2 --budget-s 0.05 --warmup 0 --trace-steps 0 --noise-windows 0 \
     --rounds off --csv dp.csv >out.txt 2>err.txt
 check '[ $? -eq 0 ]' "two ranks run: $(cat err.txt)"
 check '[ "$(line status dp.csv)" = "ok skipped " ]' "fp32 ok, bf16 skipped: $(line status dp.csv)"

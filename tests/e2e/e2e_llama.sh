@@ -12,7 +12,7 @@ check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 col() { awk -F, -v name="$1" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$2"; }
 under() { for e in $(col grad_rel_err "$1"); do check "awk 'BEGIN { exit !($e < 1e-5) }'" "$1: grad_rel_err $e under 1e-5"; done; }
 
-rows="--backend cpu --model llama-tiny --effective 8 --micro 8,2,1 --recompute none,block --steps 2 --warmup 1 --trace-steps 0 --quiet"
+rows="--backend cpu --model llama-tiny --effective 8 --micro 8,2,1 --recompute none,block --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 --quiet"
 "$ACCUBENCH" run $rows --csv fused.csv >run.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -q "^# attention: fused" fused.csv' "llama-tiny runs fused: $(cat err.txt)"
 ACCUBENCH_CPU_ATTENTION=unfused "$ACCUBENCH" run $rows --csv unfused.csv >run.txt 2>err.txt
@@ -29,7 +29,7 @@ check '[ "$(col flops_per_step fused.csv | head -1)" = "$(col flops_per_step unf
     "the same FLOPs a step fused or not"
 
 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model llama-tiny --effective 8 --micro 4,1 \
-    --shard none,optimizer,gradients --sync window --steps 2 --warmup 1 --trace-steps 0 --quiet \
+    --shard none,optimizer,gradients --sync window --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 --quiet \
     --csv shard.csv >shard.log 2>&1 ||
     { echo "FAILED: 2 ranks, llama-tiny: exit $?"; cat shard.log; fail=1; }
 check '[ "$(col status shard.csv | sort -u)" = "ok" ] && [ $(col status shard.csv | wc -l) -eq 6 ]' "shard: six rows, all ok"

@@ -14,7 +14,7 @@ fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 # col FILE NAME: the column's values, one per row, by name
 col() { awk -F, -v name="$2" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$1"; }
-run="--backend cpu --steps 2 --warmup 1 --trace-steps 0 --noise-windows 2 --quiet"
+run="--backend cpu --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 --noise-windows 2 --quiet"
 . "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 
 gpt_small=gpt:d=64,layers=2,heads=2,seq=64,vocab=1024

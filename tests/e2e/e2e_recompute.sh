@@ -21,7 +21,7 @@ three() { set -- $(line "$1" "$2"); n=$#; a=${1:-}; b=${2:-}; c=${3:-}; }
 run() {
     model=$1 csv=$2
     "$ACCUBENCH" run --backend cpu --model "$model" --effective 8 --micro 4 \
-        --recompute none,gelu,block --steps 2 --warmup 0 --trace-steps 0 --noise-windows 0 \
+        --recompute none,gelu,block --steps 2 --budget-s 0.05 --warmup 0 --trace-steps 0 --noise-windows 0 \
         --csv "$csv" >out.txt 2>err.txt
     check '[ $? -eq 0 ]' "$model runs: $(cat err.txt)"
     check '[ "$(line recompute "$csv")" = "none gelu block " ]' \
@@ -57,7 +57,7 @@ check '[ $n -eq 3 ] && [ "$a" -gt "$c" ]' "mlp peak none > block: $a $b $c"
 # A kind with nothing to recompute: its rows are skipped with the reason,
 # none runs, the run exits 0.
 "$ACCUBENCH" run --backend cpu --model linear:in=16,classes=4 --effective 4 --micro 4 \
-    --recompute none,block --steps 2 --warmup 0 --trace-steps 0 --noise-windows 0 \
+    --recompute none,block --steps 2 --budget-s 0.05 --warmup 0 --trace-steps 0 --noise-windows 0 \
     --csv linear.csv >out.txt 2>err.txt
 check '[ $? -eq 0 ]' "linear runs: $(cat err.txt)"
 check '[ "$(line status linear.csv)" = "ok skipped " ]' "linear: none ok, block skipped: $(line status linear.csv)"

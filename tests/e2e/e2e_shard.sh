@@ -16,8 +16,8 @@ fail=0
 # linear layers, so that two buckets (the largest 357 floats) and a slice
 # are less than the whole gradient.
 model="mlp:hidden=16,layers=6,classes=5"
-quick="--backend cpu --model $model --steps 2 --warmup 1 --effective 16 --micro 4 --quiet"
-rows="--backend cpu --steps 2 --warmup 1 --trace-steps 0 --quiet --shard none,optimizer,gradients"
+quick="--backend cpu --model $model --steps 2 --budget-s 0.05 --warmup 1 --effective 16 --micro 4 --quiet"
+rows="--backend cpu --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 --quiet --shard none,optimizer,gradients"
 
 # K = 1 and 4 a rank: 8 examples a rank, micro-batches of 8 and 2 (the GPT
 # 4 sequences a rank, micro 4 and 1).
