@@ -286,15 +286,17 @@ int main()
     for (int w = 0; w < 8; w++)
         pthread_barrier_init(&warp_bar[w], nullptr, 32);
     int bad = 0;
-    /* three tiles over two sequences; every bucket; head dims off the
-     * bucket (7, 2, 100, 200); T = 1 */
+    /* three tiles over two sequences; every bucket in both storages; head
+     * dims off the bucket (7, 2, 100, 200); T = 1 */
     bad |= run<float, 64>(64, 1, 130, 2, 1);
     bad |= run<bf16_bits, 64>(64, 2, 130, 1, 2);
     bad |= run<float, 32>(7, 2, 33, 2, 3);
     bad |= run<bf16_bits, 32>(2, 1, 40, 1, 5);
+    bad |= run<float, 80>(80, 1, 70, 1, 7);
     bad |= run<bf16_bits, 80>(80, 1, 70, 1, 8);
     bad |= run<float, 128>(128, 1, 65, 1, 9);
     bad |= run<bf16_bits, 128>(100, 1, 64, 1, 10);
+    bad |= run<float, 256>(256, 1, 33, 1, 11);
     bad |= run<bf16_bits, 256>(200, 1, 33, 1, 12);
     bad |= run<float, 64>(64, 1, 1, 1, 13);
     printf(bad ? "flash_emulation: FAIL\n" : "flash_emulation: all ok\n");
