@@ -8,21 +8,25 @@
  * scores, no permute scratch) is all this op uses: no buffer of its own.
  *
  * A thread block owns one tile of B queries (or keys) of one (sequence,
- * head): its q, k, v and dy tiles are staged in shared memory as fp32
- * (bf16 widened as it is loaded), and the outputs accumulate in fp32
- * whatever the storage. The tile products run two ways:
- *   - bf16 on the tensor cores (cuda_flash_mma.cuh): WMMA's m16n16k8 in
- *     tf32, each warp of 8 a share of a product's 16 x 16 tiles, read from
- *     the fp32 tiles. bf16 values are exact in tf32, so only P and dS are
- *     rounded (to 10 bits of mantissa, finer than FlashAttention-2's bf16
- *     P). The forward's output stays in a shared-memory tile (the online
- *     softmax rescales it by row; a fragment's layout is opaque), the
- *     backward's dQ, dK and dV in accumulator fragments;
- *   - fp32 on the CUDA cores (fmaf), a 16 x 16 grid of threads each a
- *     (B/16) x (B/16) piece in registers: exact to fp32, as gpu-check holds
- *     fp32 to the CPU's op (tf32 would round fp32's q, k, v and dy too, far
- *     past its 1e-5). The op is given the storage, not the dtype, so the
- *     tf32 dtype (fp32 storage) runs here too.
+ * head): its q, k, v and dy tiles are staged in shared memory, and the
+ * outputs accumulate in fp32 whatever the storage. The tile products run
+ * two ways:
+ *   - bf16 on the tensor cores (cuda_flash_mma.cuh): the tiles staged in
+ *     bf16 as the storage holds them, WMMA's m16n16k16 in bf16 with fp32
+ *     accumulators, each warp of 8 a strip of a product's 16 x 16 tiles
+ *     (so that a fragment loaded from shared memory serves several
+ *     mmas). The scores, the softmax's statistics and the lse are fp32;
+ *     P and dS are rounded to bf16 as they become operands, as
+ *     FlashAttention-2 rounds them. The forward's output stays in an fp32
+ *     shared-memory tile (the online softmax rescales it by row; a
+ *     fragment's layout is opaque), the backward's dQ, dK and dV in
+ *     accumulator fragments;
+ *   - fp32 on the CUDA cores (fmaf), the tiles in fp32, a 16 x 16 grid of
+ *     threads each a (B/16) x (B/16) piece in registers: exact to fp32,
+ *     as gpu-check holds fp32 to the CPU's op (tensor cores would round
+ *     fp32's q, k, v and dy, far past its 1e-5). The op is given the
+ *     storage, not the dtype, so the tf32 dtype (fp32 storage) runs here
+ *     too.
  * Neither has run on a GPU yet (tests/kernels/flash_emulation.cc runs both
  * on the host); whether fused or unfused is the default is for the
  * measured ratio of check-gpu's `attention` stage to decide.
@@ -84,8 +88,8 @@ static int fa_smem_fits(backend *b, size_t bytes, const char *name)
 template <typename T, int HD>
 static int fa_prepare(backend *b)
 {
-    const size_t fwd = (size_t)fa_tiles<T, HD>::FWD * sizeof(float);
-    const size_t bwd = (size_t)fa_tiles<T, HD>::BWD * sizeof(float);
+    const size_t fwd = (size_t)fa_tiles<T, HD>::FWD_BYTES;
+    const size_t bwd = (size_t)fa_tiles<T, HD>::BWD_BYTES;
     int rc;
     if ((rc = fa_allow_smem(b, flash_forward_kernel<T, HD>, fwd)) ||
         (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD, true>, bwd)) ||
@@ -114,7 +118,7 @@ static int fa_forward(backend *b, const void *qkv, void *y, float *lse, float sc
                       int heads, int t, int batch)
 {
     using F = fa_tiles<T, HD>;
-    const size_t bytes = (size_t)F::FWD * sizeof(float);
+    const size_t bytes = (size_t)F::FWD_BYTES;
     int tiles, rc;
     unsigned blocks;
     if ((rc = fa_grid(b, t, F::B, heads, batch, &tiles, &blocks)) ||
@@ -131,7 +135,7 @@ static int fa_backward(backend *b, const void *qkv, const float *lse, const void
                        void *dqkv, float scale, int hd, int heads, int t, int batch)
 {
     using F = fa_tiles<T, HD>;
-    const size_t bytes = (size_t)F::BWD * sizeof(float);
+    const size_t bytes = (size_t)F::BWD_BYTES;
     cudaStream_t st = cuda_of(b)->stream;
     int tiles, rc;
     unsigned blocks;
