@@ -36,12 +36,19 @@ size_t cpu_column_chunk(int rows);
  * sum over columns (a norm's gain gradient) runs on. */
 void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx);
 
+/* A bf16 chunk's fp32 scratch of n floats, or NULL with *out_of_memory
+ * set (atomically: the op's chunks run on several threads); and the op's
+ * status after its chunks: BK_OOM with the reason in b->error where one
+ * set the flag (cpu_transformer.c). */
+float *cpu_chunk_scratch(int *out_of_memory, size_t n);
+int cpu_chunk_status(backend *b, int out_of_memory, const char *op);
+
 /* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error:
  * the fused attention reads and writes fp32 alone (a bf16 backend's table
  * leaves it out, cpu_backend.c). */
 int cpu_f32_only(backend *b, storage s);
 
-/* The transformer ops (cpu_transformer.c), with backend_ops' signatures and
+/* The transformer ops (cpu_layernorm.c, cpu_transformer.c), with backend_ops' signatures and
  * semantics (backend.h). */
 int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
                           const float *beta, void *y, float *mean, float *rstd, int dim,

@@ -27,24 +27,6 @@ typedef struct rmsnorm_args {
     int out_of_memory; /* set by a bf16 chunk that could not get its scratch */
 } rmsnorm_args;
 
-/* A bf16 chunk's two columns of fp32 scratch, or NULL with the flag set. */
-static float *column_scratch(rmsnorm_args *a)
-{
-    float *p = malloc(2 * (size_t)a->dim * sizeof *p);
-    if (!p)
-        __atomic_store_n(&a->out_of_memory, 1, __ATOMIC_RELAXED);
-    return p;
-}
-
-static int scratch_status(backend *b, const rmsnorm_args *a, const char *op)
-{
-    if (!a->out_of_memory)
-        return BK_OK;
-    snprintf(b->error, sizeof b->error, "%s: out of host memory for a bf16 column's scratch",
-             op);
-    return BK_OOM;
-}
-
 CPU_HOT static void rmsnorm_columns(void *ctx, size_t first, size_t last)
 {
     const rmsnorm_args *a = ctx;
@@ -59,7 +41,7 @@ CPU_HOT static void rmsnorm_columns_bf16(void *ctx, size_t first, size_t last)
 {
     rmsnorm_args *a = ctx;
     size_t dim = (size_t)a->dim;
-    float *x = column_scratch(a), *y = x + dim;
+    float *x = cpu_chunk_scratch(&a->out_of_memory, 2 * (size_t)a->dim), *y = x + dim;
     for (size_t j = first; x && j < last; j++) {
         bf16_to_f32((const bf16_bits *)a->x + j * dim, x, dim);
         a->rstd[j] = ew_rmsnorm_column(x, a->gamma, y, a->dim);
@@ -76,7 +58,7 @@ int cpu_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma
     rmsnorm_args a = {.x = x, .gamma = gamma, .y = y, .rstd = rstd, .dim = dim, .rows = rows};
     cpu_parallel_for((size_t)rows, cpu_column_chunk(dim),
                      s == STORAGE_BF16 ? rmsnorm_columns_bf16 : rmsnorm_columns, &a);
-    return scratch_status(b, &a, "rmsnorm_forward");
+    return cpu_chunk_status(b, a.out_of_memory, "rmsnorm_forward");
 }
 
 CPU_HOT static void rmsnorm_dx_columns(void *ctx, size_t first, size_t last)
@@ -93,7 +75,7 @@ CPU_HOT static void rmsnorm_dx_columns_bf16(void *ctx, size_t first, size_t last
 {
     rmsnorm_args *a = ctx;
     size_t dim = (size_t)a->dim;
-    float *dy = column_scratch(a), *x = dy + dim;
+    float *dy = cpu_chunk_scratch(&a->out_of_memory, 2 * (size_t)a->dim), *x = dy + dim;
     for (size_t j = first; dy && j < last; j++) {
         bf16_to_f32((const bf16_bits *)a->dy + j * dim, dy, dim);
         bf16_to_f32((const bf16_bits *)a->x + j * dim, x, dim);
@@ -130,7 +112,7 @@ int cpu_rmsnorm_backward(backend *b, storage s, const void *dy, const void *x,
     cpu_parallel_for((size_t)rows, cpu_column_chunk(dim),
                      s == STORAGE_BF16 ? rmsnorm_dx_columns_bf16 : rmsnorm_dx_columns, &a);
     cpu_parallel_features((size_t)dim, (size_t)rows, rmsnorm_gain_features(s), &a);
-    return scratch_status(b, &a, "rmsnorm_backward");
+    return cpu_chunk_status(b, a.out_of_memory, "rmsnorm_backward");
 }
 
 /* --------------------------------------------------------------- SwiGLU */
