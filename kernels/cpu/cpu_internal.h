@@ -48,8 +48,8 @@ int cpu_chunk_status(backend *b, int out_of_memory, const char *op);
  * leaves it out, cpu_backend.c). */
 int cpu_f32_only(backend *b, storage s);
 
-/* The transformer ops (cpu_layernorm.c, cpu_transformer.c), with backend_ops' signatures and
- * semantics (backend.h). */
+/* The transformer ops (cpu_layernorm.c, cpu_transformer.c), with
+ * backend_ops' signatures and semantics (backend.h). */
 int cpu_layernorm_forward(backend *b, storage s, const void *x, const float *gamma,
                           const float *beta, void *y, float *mean, float *rstd, int dim,
                           int rows);

@@ -41,7 +41,7 @@ CPU_HOT static void rmsnorm_columns_bf16(void *ctx, size_t first, size_t last)
 {
     rmsnorm_args *a = ctx;
     size_t dim = (size_t)a->dim;
-    float *x = cpu_chunk_scratch(&a->out_of_memory, 2 * (size_t)a->dim), *y = x + dim;
+    float *x = cpu_chunk_scratch(&a->out_of_memory, 2 * dim), *y = x + dim;
     for (size_t j = first; x && j < last; j++) {
         bf16_to_f32((const bf16_bits *)a->x + j * dim, x, dim);
         a->rstd[j] = ew_rmsnorm_column(x, a->gamma, y, a->dim);
@@ -75,7 +75,7 @@ CPU_HOT static void rmsnorm_dx_columns_bf16(void *ctx, size_t first, size_t last
 {
     rmsnorm_args *a = ctx;
     size_t dim = (size_t)a->dim;
-    float *dy = cpu_chunk_scratch(&a->out_of_memory, 2 * (size_t)a->dim), *x = dy + dim;
+    float *dy = cpu_chunk_scratch(&a->out_of_memory, 2 * dim), *x = dy + dim;
     for (size_t j = first; dy && j < last; j++) {
         bf16_to_f32((const bf16_bits *)a->dy + j * dim, dy, dim);
         bf16_to_f32((const bf16_bits *)a->x + j * dim, x, dim);
