@@ -1,7 +1,8 @@
 /* The sweep's progress lines off a terminal: "config i of N" as each config
  * starts, the time left once one has finished, a line for a phase that runs
- * silent past the threshold (and none for a short one), nothing at all
- * without a stream. */
+ * silent past the threshold (and none for a short one), a comparison's
+ * members each under its own number and its rounds under the group's,
+ * nothing at all without a stream. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,54 @@ int main(void)
     char *second = strstr(out, "config 2 of 3 (S fp32 32x2 async sum); 0 s so far, about ");
     CHECK(second != NULL && strstr(second, "about 1 s left\n") != NULL);
     CHECK(strchr(out, '\r') == NULL && strstr(out, "\033[") == NULL);
+    fclose(f);
+
+    /* A comparison of two configs: no lines as they are registered; each
+     * announced as its checks begin, under its own number; a silent phase
+     * during the rounds names the group, one after them the member. */
+    f = tmpfile();
+    CHECK(f != NULL);
+    CHECK(progress_start(&p, f, 3, 0.1) == 0);
+    progress_config(&p, "tiny fp32 64x1 async sum");
+    progress_config_done(&p);
+    progress_group_begin(&p, 2);
+    progress_mark a, b;
+    progress_config(&p, "S fp32 8x8 async sum");
+    progress_config_set_aside(&p, &a);
+    progress_config(&p, "S fp32 64x1 async sum");
+    progress_config_set_aside(&p, &b);
+    progress_config_resume(&p, &a, 1);
+    progress_config_pass(&p, 12.0);
+    progress_phase(&p, "gradient check");
+    sleep_s(0.3);
+    progress_config_set_aside(&p, &a);
+    progress_config_resume(&p, &b, 1);
+    progress_config_pass(&p, 3.0);
+    progress_config_set_aside(&p, &b);
+    progress_group_rounds(&p);
+    progress_phase(&p, "interleaved rounds: round 1");
+    sleep_s(0.3);
+    progress_config_resume(&p, &b, 0);
+    progress_phase(&p, "trace pass");
+    sleep_s(0.3);
+    progress_config_done_marked(&p, &a, 40.0, 12.0, 10, 0.3);
+    progress_config_done_marked(&p, &b, 20.0, 3.0, 10, 0.3);
+    progress_group_end(&p);
+    progress_stop(&p);
+    out = slurp(f);
+    CHECK(a.index == 1 && b.index == 2);
+    CHECK(strcmp(a.label, "S fp32 8x8 async sum") == 0 && a.pass_ms == 12.0);
+    CHECK(strcmp(b.label, "S fp32 64x1 async sum") == 0 && b.pass_ms == 3.0);
+    CHECK(a.seconds >= 0.25);
+    char *first = strstr(out, "config 2 of 3 (S fp32 8x8 async sum); 0 s so far");
+    char *check = strstr(out, "config 2 of 3: gradient check (running for 0 s)\n");
+    char *other = strstr(out, "config 3 of 3 (S fp32 64x1 async sum); 0 s so far");
+    char *rounds = strstr(out, "configs 2-3 of 3: interleaved rounds: round 1 (running for 0 s)\n");
+    char *trace = strstr(out, "config 3 of 3: trace pass (running for 0 s)\n");
+    CHECK(first && check && other && rounds && trace);
+    CHECK(first < check && check < other && other < rounds && rounds < trace);
+    CHECK(strstr(first + 1, "config 2 of 3 (") == NULL); /* announced once */
+    CHECK(strstr(other + 1, "config 3 of 3 (") == NULL);
     fclose(f);
 
     /* No stream (--quiet): every call is a no-op. */

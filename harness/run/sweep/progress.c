@@ -25,6 +25,33 @@ static double seconds_since(uint64_t t0_ns, uint64_t now_ns)
     return (double)(now_ns - t0_ns) / 1e9;
 }
 
+/* "config 3 of 12", or "configs 15-21 of 21" while a comparison's
+ * rounds run. */
+static int which_text(const progress *p, char *out, size_t len)
+{
+    if (p->group_rounds)
+        return snprintf(out, len, "configs %d-%d of %d", p->group_lo, p->group_hi, p->total);
+    return snprintf(out, len, "config %d of %d", p->current, p->total);
+}
+
+/* The costed seconds left (eta.h), NAN without a plan. A comparison's
+ * members are checked one by one and then timed together, so no one of
+ * them is "the current config": the group is costed whole from its first
+ * config, less what it has run, and never below the configs after it. */
+static double costed_left(const progress *p, uint64_t now)
+{
+    if (!p->eta || p->current <= 0)
+        return NAN;
+    if (!p->group_lo)
+        return eta_left_s(p->eta, p->current - 1,
+                          p->started > p->done ? seconds_since(p->config_t0_ns, now) : 0,
+                          p->current_pass_ms);
+    double all = eta_left_s(p->eta, p->group_lo - 1, 0, NAN);
+    double after = eta_left_s(p->eta, p->group_hi, 0, NAN);
+    return isnan(all) || isnan(after) ? NAN
+                                      : fmax(after, all - seconds_since(p->group_t0_ns, now));
+}
+
 /* "config 3 of 12 (S fp32 16x4 async sum); 42 s so far, about 1 min 30 s
  * left". The estimate is costed (eta.h) once a config has been measured;
  * else, or without a plan, the mean time of the finished configs times the
@@ -33,13 +60,10 @@ static void config_text(const progress *p, uint64_t now, char *out, size_t len)
 {
     char so_far[32], left[32];
     progress_duration(seconds_since(p->t0_ns, now), so_far, sizeof so_far);
-    int used = snprintf(out, len, "config %d of %d (%s); %s so far", p->started, p->total,
-                        p->config, so_far);
-    double costed = p->eta && p->started > 0
-                        ? eta_left_s(p->eta, p->started - 1,
-                                     p->started > p->done ? seconds_since(p->config_t0_ns, now) : 0,
-                                     p->current_pass_ms)
-                        : NAN;
+    int used = which_text(p, out, len);
+    if (used < (int)len)
+        used += snprintf(out + used, len - (size_t)used, " (%s); %s so far", p->config, so_far);
+    double costed = costed_left(p, now);
     if (!isnan(costed) && used < (int)len) {
         progress_duration(costed, left, sizeof left);
         snprintf(out + used, len - (size_t)used, ", about %s left", left);
@@ -101,10 +125,10 @@ static void *watch(void *arg)
             seconds_since(p->phase_t0_ns, now) >= p->silent_after_s) {
             p->phase_told = 1;
             if (!p->tty) {
-                char took[32];
+                char took[32], which[64];
                 progress_duration(seconds_since(p->phase_t0_ns, now), took, sizeof took);
-                fprintf(p->f, "config %d of %d: %s (running for %s)\n", p->started, p->total,
-                        p->phase, took);
+                which_text(p, which, sizeof which);
+                fprintf(p->f, "%s: %s (running for %s)\n", which, p->phase, took);
                 fflush(p->f);
             }
         }
@@ -140,19 +164,9 @@ int progress_start(progress *p, FILE *f, int total, double silent_after_s)
     return p->watching ? 0 : -1;
 }
 
-void progress_config(progress *p, const char *label)
+/* The config's line: the status line on a terminal, else a line of its own. */
+static void announce(progress *p, uint64_t now)
 {
-    if (!p || !p->f)
-        return;
-    pthread_mutex_lock(&p->mu);
-    uint64_t now = trace_now_ns();
-    p->started++;
-    p->config_t0_ns = now;
-    p->current_pass_ms = NAN;
-    p->current_noise_s = NAN;
-    p->current_noise_windows = 0;
-    p->phase[0] = '\0';
-    snprintf(p->config, sizeof p->config, "%s", label);
     if (p->tty) {
         draw_status(p, now);
     } else {
@@ -161,6 +175,79 @@ void progress_config(progress *p, const char *label)
         fprintf(p->f, "%s\n", text);
         fflush(p->f);
     }
+}
+
+void progress_config(progress *p, const char *label)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    uint64_t now = trace_now_ns();
+    p->started++;
+    p->current = p->started;
+    p->config_t0_ns = now;
+    p->current_pass_ms = NAN;
+    p->current_noise_s = NAN;
+    p->current_noise_windows = 0;
+    p->phase[0] = '\0';
+    snprintf(p->config, sizeof p->config, "%s", label);
+    if (!p->group_lo) /* a comparison's member is announced as it is resumed */
+        announce(p, now);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_config_resume(progress *p, const progress_mark *m, int announce_line)
+{
+    if (!p || !p->f || m->index < 0)
+        return;
+    pthread_mutex_lock(&p->mu);
+    uint64_t now = trace_now_ns();
+    p->current = m->index + 1;
+    p->config_t0_ns = now - (uint64_t)(m->seconds * 1e9);
+    p->current_pass_ms = m->pass_ms;
+    p->current_noise_s = m->noise_s;
+    p->current_noise_windows = m->noise_windows;
+    p->phase[0] = '\0';
+    p->group_rounds = 0;
+    snprintf(p->config, sizeof p->config, "%s", m->label);
+    if (announce_line)
+        announce(p, now);
+    else if (p->tty)
+        draw_status(p, now);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_group_begin(progress *p, int n)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->group_lo = p->started + 1;
+    p->group_hi = p->started + n;
+    p->group_rounds = 0;
+    p->group_t0_ns = trace_now_ns();
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_group_rounds(progress *p)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->group_rounds = 1;
+    p->phase[0] = '\0';
+    snprintf(p->config, sizeof p->config, "timed together in interleaved rounds");
+    if (p->tty)
+        draw_status(p, trace_now_ns());
+    pthread_mutex_unlock(&p->mu);
+}
+
+void progress_group_end(progress *p)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->group_lo = p->group_hi = p->group_rounds = 0;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -249,7 +336,7 @@ void progress_config_result(progress *p, double step_ms, double pass_ms, long lo
         return;
     pthread_mutex_lock(&p->mu);
     if (p->eta) {
-        int i = p->started - 1;
+        int i = p->current - 1;
         eta_record(p->eta, i, step_ms, pass_ms > 0 ? pass_ms : p->current_pass_ms,
                    seconds_since(p->config_t0_ns, trace_now_ns()));
         eta_record_parts(p->eta, i, p->current_noise_s, p->current_noise_windows,
@@ -264,10 +351,11 @@ void progress_config_set_aside(progress *p, progress_mark *m)
     if (!p || !p->f)
         return;
     pthread_mutex_lock(&p->mu);
-    *m = (progress_mark){.index = p->started - 1, .pass_ms = p->current_pass_ms,
+    *m = (progress_mark){.index = p->current - 1, .pass_ms = p->current_pass_ms,
                          .noise_s = p->current_noise_s,
                          .noise_windows = p->current_noise_windows,
                          .seconds = seconds_since(p->config_t0_ns, trace_now_ns())};
+    snprintf(m->label, sizeof m->label, "%s", p->config);
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -20,6 +20,11 @@ typedef struct progress {
     FILE *f;               /* NULL: silent */
     int tty;               /* f is a terminal: one status line, rewritten */
     int total, started, done;
+    int current;           /* the config the lines name, from 1 (a
+                            * comparison's members come back in turn) */
+    int group_lo, group_hi; /* a comparison's configs, from 1 (0: none) */
+    int group_rounds;      /* its interleaved rounds run: the lines name it */
+    uint64_t group_t0_ns;
     double silent_after_s;
     uint64_t t0_ns, done_ns; /* the sweep's start; time spent in finished configs */
     uint64_t config_t0_ns, phase_t0_ns;
@@ -62,8 +67,22 @@ typedef struct progress_mark {
     int index;            /* its place in the sweep, from 0 */
     double pass_ms, noise_s, seconds; /* as far as it ran alone */
     int noise_windows;
+    char label[160];
 } progress_mark;
 void progress_config_set_aside(progress *p, progress_mark *m);
+/* The set-aside config of mark m runs again (its checks; after the rounds,
+ * its counting and trace passes): the lines name it, and its time and
+ * first measurements go on from the mark. `announce_line`: its "config i of N"
+ * line is printed (off a terminal), as progress_config prints one. */
+void progress_config_resume(progress *p, const progress_mark *m, int announce_line);
+/* The next n configs are one comparison: their progress_config lines are
+ * held back (each is announced when it is resumed for its checks), and
+ * the time left is costed for the group as a whole, less what it has run. */
+void progress_group_begin(progress *p, int n);
+/* Its checks are done and its interleaved rounds run: the lines name the
+ * group ("configs 15-21 of 21"). */
+void progress_group_rounds(progress *p);
+void progress_group_end(progress *p);
 /* The config of mark m is finished: its result (as progress_config_result
  * says) after `shared_s` seconds more. */
 void progress_config_done_marked(progress *p, const progress_mark *m, double step_ms,

@@ -474,6 +474,7 @@ static void finish_member(rounds_state *st, size_t i, const char *id, measure_st
     step_timing t;
     member_timing(st, i, kept, why, &t);
     fill_comparison(st, i, id, kept, n_kept);
+    progress_config_resume(st->s->progress, &mb->mark, 0);
     config_range_push(mb->c);
     config_on_model(mb->c, st->m);
     int rc = st->resident ? step_runner_resume(&mb->run)
@@ -509,6 +510,7 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
         st.resident_bytes += resident && members[i].live ? members[i].own_bytes : 0;
     }
     find_references(&st);
+    progress_group_rounds(s->progress);
     range_push("interleaved rounds");
     watch_mark before, after; /* the probes beside the whole comparison */
     config_watch_mark(s->watch, &before);

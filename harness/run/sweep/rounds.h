@@ -43,6 +43,7 @@ typedef struct round_member {
     step_runner run;
     int live;
     size_t own_bytes; /* its runner's memory (config_prepare's runner_bytes) */
+    progress_mark mark; /* its progress, set aside between its turns */
 } round_member;
 
 /* Whether their runners may stay set up side by side (see above). */

@@ -43,39 +43,94 @@ static void config_line(FILE *f, const char *what, const result_row *r)
         fprintf(f, " [%s]", r->flags);
 }
 
-void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path)
+/* Rows that are compared with each other: one model at one effective batch,
+ * dtype and device count (what differs within is what the sweep compares:
+ * the split, the mode, the levers). */
+static int same_series(const result_row *a, const result_row *b)
+{
+    return !strcmp(a->model, b->model) && a->effective_batch == b->effective_batch &&
+           !strcmp(a->dtype, b->dtype) && a->devices == b->devices;
+}
+
+/* The fastest and slowest of the series of rows[first] that ran, with their
+ * (paired, where they were timed together) ratio; `indent` before each line. */
+static void series_lines(FILE *f, const result_row *rows, size_t n, size_t first,
+                         const char *indent)
 {
     const result_row *fast = NULL, *slow = NULL;
-    size_t ok = 0, flagged = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = first; i < n; i++) {
         const result_row *r = &rows[i];
-        if (!ran(r))
+        if (!ran(r) || !same_series(r, &rows[first]))
             continue;
-        ok++;
-        flagged += r->flags[0] != '\0';
         if (!fast || r->step_ms_median < fast->step_ms_median)
             fast = r;
         if (!slow || r->step_ms_median > slow->step_ms_median)
             slow = r;
     }
+    fputs(indent, f);
+    config_line(f, "fastest", fast);
+    fputc('\n', f);
+    if (slow == fast)
+        return;
+    fputs(indent, f);
+    config_line(f, "slowest", slow);
+    fputc('\n', f);
+    timed_figures a = result_row_figures(fast), b = result_row_figures(slow);
+    paired_ratio p = figures_ratio(&a, &b);
+    char ratio[300];
+    paired_ratio_text(&p, ratio, sizeof ratio);
+    fprintf(f, "%s  %-8s %s\n", indent, "ratio", ratio);
+}
+
+/* The first row of each series that ran, in the order they ran; returns
+ * how many (at most `cap` are kept). */
+static size_t series_starts(const result_row *rows, size_t n, size_t *starts, size_t cap)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!ran(&rows[i]))
+            continue;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = ran(&rows[j]) && same_series(&rows[j], &rows[i]);
+        if (!seen && count++ < cap)
+            starts[count - 1] = i;
+    }
+    return count;
+}
+
+void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path)
+{
+    size_t ok = 0, flagged = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ran(&rows[i])) {
+            ok++;
+            flagged += rows[i].flags[0] != '\0';
+        }
     fprintf(f, "summary: %zu of %zu configs ran", ok, n);
     if (flagged)
         fprintf(f, "; %zu flagged noisy or disturbed\n  (their notes say why; the flags "
                    "explain a figure, the comparisons follow the paired intervals)", flagged);
     fputc('\n', f);
-    if (fast) {
-        config_line(f, "fastest", fast);
-        fputc('\n', f);
+    /* One series: its fastest and slowest. Several (models, effective
+     * batches): each its own, since a ratio across models compares
+     * different arithmetic. */
+    enum { SHOWN = 64 };
+    size_t starts[SHOWN], series = series_starts(rows, n, starts, SHOWN);
+    for (size_t k = 0; k < series && k < SHOWN; k++) {
+        const result_row *r = &rows[starts[k]];
+        if (series > 1) {
+            char model[RESULT_TEXT_LEN];
+            console_model_name(r, model, sizeof model);
+            fprintf(f, "  %s %s, E %lld", model, r->dtype, (long long)r->effective_batch);
+            if (r->devices > 1)
+                fprintf(f, ", %lld devices", (long long)r->devices);
+            fputs(":\n", f);
+        }
+        series_lines(f, rows, n, starts[k], series > 1 ? "  " : "");
     }
-    if (slow && slow != fast) {
-        config_line(f, "slowest", slow);
-        fputc('\n', f);
-        timed_figures a = result_row_figures(fast), b = result_row_figures(slow);
-        paired_ratio p = figures_ratio(&a, &b);
-        char ratio[300];
-        paired_ratio_text(&p, ratio, sizeof ratio);
-        fprintf(f, "  %-8s %s\n", "ratio", ratio);
-    }
+    if (series > SHOWN)
+        fprintf(f, "  (and %zu more series: the report compares every one)\n", series - SHOWN);
     fprintf(f, "  csv      %s\n", csv_path);
     /* the report lands beside the CSV, under its name */
     size_t len = strlen(csv_path);

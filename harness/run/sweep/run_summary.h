@@ -1,6 +1,7 @@
-/* The lines a run ends on: the fastest and slowest configs with their
- * intervals and ratio, how many rows are flagged, and where the CSV is and
- * how to make its report. */
+/* The lines a run ends on: how many rows are flagged; the fastest and
+ * slowest configs with their intervals and ratio, for each series (model,
+ * effective batch, dtype, device count) where the run has several; and
+ * where the CSV is and how to make its report. */
 #ifndef ACCUBENCH_RUN_SUMMARY_H
 #define ACCUBENCH_RUN_SUMMARY_H
 

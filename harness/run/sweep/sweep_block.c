@@ -42,6 +42,7 @@ void config_block_free(config_block *b)
  * runner set up again where it was let go, then timed as config_run times. */
 static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
 {
+    progress_config_resume(s->progress, &mb->mark, 0);
     config_range_push(mb->c);
     config_on_model(mb->c, &p->m);
     int rc = resident ? step_runner_resume(&mb->run)
@@ -56,21 +57,21 @@ static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
 }
 
 /* Prepares each member (its row started, its runner set up and checked);
- * a member not resident lets its runner go once checked. Each is set aside
- * in the progress (marks[i]) until the rounds end. */
-static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int resident,
-                    progress_mark *marks)
+ * a member not resident lets its runner go once checked. Each is announced
+ * as its checks begin and set aside in the progress until the rounds end. */
+static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int resident)
 {
     for (size_t i = 0; i < n && !stop_signal; i++) {
         round_member *mb = &mem[i];
         if (!mb->live)
             continue;
+        progress_config_resume(s->progress, &mb->mark, 1);
         config_range_push(mb->c);
         mb->live = config_prepare(s, &p->m, &p->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
         if (mb->live && !resident)
             step_runner_free(&mb->run);
         range_pop();
-        progress_config_set_aside(s->progress, &marks[i]);
+        progress_config_set_aside(s->progress, &mb->mark);
     }
 }
 
@@ -79,19 +80,20 @@ static int run_group(sweep *s, sweep_place *p, const config *const *cs, size_t n
 {
     round_member *mem = calloc(n, sizeof *mem);
     result_row *rows = calloc(n, sizeof *rows);
-    progress_mark *marks = calloc(n, sizeof *marks);
-    int failed = !mem || !rows || !marks;
+    int failed = !mem || !rows;
     if (failed)
         fprintf(stderr, "accubench: out of host memory for the sweep's rows\n");
+    else
+        progress_group_begin(s->progress, (int)n);
     for (size_t i = 0; !failed && i < n; i++) {
         mem[i] = (round_member){.c = cs[i], .r = &rows[i]};
         /* a row that cannot run is final here; its progress too */
         mem[i].live = sweep_row_start(s, p, cs[i], &rows[i]);
-        progress_config_set_aside(s->progress, &marks[i]);
+        progress_config_set_aside(s->progress, &mem[i].mark);
     }
     int resident = !failed && rounds_resident(s, mem, n);
     if (!failed)
-        prepare(s, p, mem, n, resident, marks);
+        prepare(s, p, mem, n, resident);
     size_t live = 0;
     for (size_t i = 0; !failed && i < n; i++)
         live += mem[i].live;
@@ -109,13 +111,13 @@ static int run_group(sweep *s, sweep_place *p, const config *const *cs, size_t n
     /* An interrupted comparison's rows are not complete: none is written. */
     for (size_t i = 0; !failed && !stop_signal && i < n; i++) {
         const result_row *r = &rows[i];
-        progress_config_done_marked(s->progress, &marks[i], r->step_ms_median, r->pass_ms,
+        progress_config_done_marked(s->progress, &mem[i].mark, r->step_ms_median, r->pass_ms,
                                     (long long)r->samples, shared_s);
         failed = sweep_row_write(s, r) != 0;
     }
+    progress_group_end(s->progress);
     free(mem);
     free(rows);
-    free(marks);
     return failed ? -1 : 0;
 }
 

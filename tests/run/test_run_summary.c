@@ -1,0 +1,83 @@
+/* The lines a run ends on: one series gives its fastest, slowest and their
+ * ratio as before; several (two models) give each series its own, and no
+ * line sets one model's step against another's. */
+#include <string.h>
+
+#include "check.h"
+#include "run_summary.h"
+
+static char *summary_of(const result_row *rows, size_t n)
+{
+    static char text[4096];
+    FILE *f = tmpfile();
+    if (!f)
+        return strcpy(text, "");
+    run_summary(f, rows, n, "results/x.csv");
+    rewind(f);
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    return text;
+}
+
+static result_row row(const char *model, int micro, double ms)
+{
+    result_row r;
+    memset(&r, 0, sizeof r);
+    strcpy(r.model, model);
+    strcpy(r.dtype, "fp32");
+    strcpy(r.mode, "async");
+    strcpy(r.reduction, "sum");
+    strcpy(r.status, STATUS_OK);
+    r.effective_batch = 64;
+    r.devices = 1;
+    r.micro_batch = micro;
+    r.accum_steps = 64 / micro;
+    r.step_ms_median = ms;
+    r.step_ms_ci_lo = ms * 0.99;
+    r.step_ms_ci_hi = ms * 1.01;
+    return r;
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+int main(void)
+{
+    result_row one[] = {row("S", 64, 30.0), row("S", 8, 90.0), row("S", 16, 60.0)};
+    char *out = summary_of(one, 3);
+    CHECK(strstr(out, "summary: 3 of 3 configs ran\n") == out);
+    CHECK(strstr(out, "\n  fastest  S fp32 64x1 async sum: 30 ms (95%: 29.7..30.3)\n") != NULL);
+    CHECK(strstr(out, "\n  slowest  S fp32 8x8 async sum: 90 ms") != NULL);
+    CHECK(strstr(out, "\n  ratio    3x [") != NULL);
+    CHECK(strstr(out, "E 64:") == NULL); /* one series: no heading */
+    CHECK(strstr(out, "\n  csv      results/x.csv\n") != NULL);
+
+    /* tiny is far faster than M: the summary says so of neither pair */
+    result_row two[] = {row("tiny", 64, 0.1), row("tiny", 1, 0.5), row("M", 64, 800.0),
+                        row("M", 8, 2400.0), row("M", 1, 0)};
+    strcpy(two[4].status, "skipped");
+    out = summary_of(two, 5);
+    CHECK(strstr(out, "summary: 4 of 5 configs ran\n") == out);
+    char *tiny = strstr(out, "\n  tiny fp32, E 64:\n    fastest  tiny fp32 64x1 async sum: 0.1 ms");
+    char *m = strstr(out, "\n  M fp32, E 64:\n    fastest  M fp32 64x1 async sum: 800 ms");
+    CHECK(tiny != NULL && m != NULL && tiny < m);
+    CHECK(strstr(out, "    slowest  tiny fp32 1x64 async sum: 0.5 ms") != NULL);
+    CHECK(strstr(out, "    slowest  M fp32 8x8 async sum: 2400 ms") != NULL);
+    CHECK(count(out, "    ratio    ") == 2);
+    CHECK(strstr(out, "    ratio    5x [") != NULL && strstr(out, "    ratio    3x [") != NULL);
+    CHECK(strstr(out, "8000x") == NULL && strstr(out, "2.4e+04x") == NULL);
+
+    /* a series with one row that ran: its fastest alone, no ratio */
+    result_row lone[] = {row("S", 64, 30.0), row("M", 64, 800.0)};
+    lone[0].devices = 2;
+    out = summary_of(lone, 2);
+    CHECK(strstr(out, "\n  S fp32, E 64, 2 devices:\n    fastest  S") != NULL);
+    CHECK(count(out, "ratio") == 0 && count(out, "slowest") == 0);
+    return check_finish("test_run_summary");
+}
