@@ -38,12 +38,13 @@ static int flop_count_attention_forward(backend *b, storage s, const void *qkv, 
 }
 
 static int flop_count_attention_backward(backend *b, storage s, const void *qkv,
-                                         const float *lse, const void *dy, void *dqkv,
-                                         float scale, int hd, int heads, int t, int batch)
+                                         const void *y, const float *lse, const void *dy,
+                                         void *dqkv, float scale, int hd, int heads, int t,
+                                         int batch)
 {
     flop_count_flops += flop_count_attention(4, hd, heads, t, batch);
-    return flop_count_real->attention_backward(b, s, qkv, lse, dy, dqkv, scale, hd, heads, t,
-                                               batch);
+    return flop_count_real->attention_backward(b, s, qkv, y, lse, dy, dqkv, scale, hd, heads,
+                                               t, batch);
 }
 
 static inline void flop_count_begin(flop_count *fc, backend *b)

@@ -6,8 +6,8 @@
  * entries taken out). Each output is judged on its own: y, the
  * log-sum-exps (fused), and dq, dk and dv, parts of one dqkv buffer.
  *
- * The fused backward on both sides reads the CPU's log-sum-exps, so that
- * the check judges the backward alone; the unfused one reads its own
+ * The fused backward on both sides reads the CPU's y and log-sum-exps, so
+ * that the check judges the backward alone; the unfused one reads its own
  * probabilities (it keeps no log-sum-exp). Outputs start as NaN (the
  * scratch's poison): an element the op never writes fails. */
 #include <math.h>
@@ -32,15 +32,15 @@ typedef struct att_out {
 static size_t cols_of(att_shape a) { return (size_t)a.t * (size_t)a.batch; }
 static size_t d_of(att_shape a) { return (size_t)a.hd * (size_t)a.heads; }
 
-/* The fused op on `side`: y and lse from qkv, then dqkv from dy and
- * `lse_in` (the CPU's). */
+/* The fused op on `side`: y and lse from qkv, then dqkv from dy and `in`'s
+ * y and lse (the CPU's; NULL: its own). */
 static int run_fused(scratch *sc, int side, storage s, att_shape a, const float *qkv,
-                     const float *dy, const float *lse_in, att_out *out)
+                     const float *dy, const att_out *in, att_out *out)
 {
     backend *b = sc->b[side];
     size_t n = cols_of(a), d = d_of(a), nl = (size_t)a.heads * n;
     float scale = attention_scale(a.hd);
-    void *dqkv_in, *dy_d, *y, *lse, *lse_given = NULL, *dqkv;
+    void *dqkv_in, *dy_d, *y, *lse, *y_given = NULL, *lse_given = NULL, *dqkv;
     int rc;
     if ((rc = put(sc, side, s, qkv, 3 * d * n, &dqkv_in)) ||
         (rc = put(sc, side, s, dy, d * n, &dy_d)) ||
@@ -51,10 +51,11 @@ static int run_fused(scratch *sc, int side, storage s, att_shape a, const float 
         (rc = get(b, s, y, d * n, out->y)) ||
         (rc = get(b, STORAGE_F32, lse, nl, out->lse)))
         return rc;
-    if (lse_in && ((rc = put(sc, side, STORAGE_F32, lse_in, nl, &lse_given))))
+    if (in && ((rc = put(sc, side, s, in->y, d * n, &y_given)) ||
+               (rc = put(sc, side, STORAGE_F32, in->lse, nl, &lse_given))))
         return rc;
-    if ((rc = bk_attention_backward(b, dqkv_in, lse_in ? lse_given : lse, dy_d, dqkv, scale,
-                                    a.hd, a.heads, a.t, a.batch)))
+    if ((rc = bk_attention_backward(b, dqkv_in, in ? y_given : y, in ? lse_given : lse, dy_d,
+                                    dqkv, scale, a.hd, a.heads, a.t, a.batch)))
         return rc;
     return get(b, s, dqkv, 3 * d * n, out->dqkv);
 }
@@ -92,7 +93,7 @@ static int run_unfused(scratch *sc, int side, storage s, att_shape a, const floa
     b->ops = &unfused;
     rc = attention_forward(&ap, kept, probs, scores, heads, y);
     if (!rc)
-        rc = attention_backward(&ap, kept, probs, dy_d, scores, heads, dqkv);
+        rc = attention_backward(&ap, kept, probs, y, dy_d, scores, heads, dqkv);
     b->ops = ops;
     if (rc || (rc = get(b, s, y, d * n, out->y)))
         return rc;
@@ -167,7 +168,7 @@ static void check_attention(sides *x, att_shape a)
     TRY(x->b[CPU], run_fused(&sc, CPU, x->st[CPU], a, qkv, dy, NULL, &want));
     if (x->b[DEV]->ops->attention_forward) {
         check = "attention fused";
-        TRY(x->b[DEV], run_fused(&sc, DEV, x->st[DEV], a, qkv, dy, want.lse, &got));
+        TRY(x->b[DEV], run_fused(&sc, DEV, x->st[DEV], a, qkv, dy, &want, &got));
         judge(x, "fused", split, a, &got, &want, 1, part_got, part_want);
     }
     check = "attention unfused";

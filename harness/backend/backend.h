@@ -207,10 +207,14 @@ typedef struct backend_ops {
     int (*attention_forward)(backend *b, storage s, const void *qkv, void *y, float *lse,
                              float scale, int hd, int heads, int t, int batch);
     /* dqkv (every element written) from dy, the gradient of y, and the
-     * forward's qkv and lse. */
-    int (*attention_backward)(backend *b, storage s, const void *qkv, const float *lse,
-                              const void *dy, void *dqkv, float scale, int hd, int heads,
-                              int t, int batch);
+     * forward's qkv, y and lse. y gives each query's D = dy . y (= sum_j
+     * P_ij dP_ij, FlashAttention-2's), which a backend that makes the
+     * probabilities tile by tile would otherwise have to make them again
+     * for; one that holds a query's whole row at once (the CPU's) may
+     * take D from the row instead. */
+    int (*attention_backward)(backend *b, storage s, const void *qkv, const void *y,
+                              const float *lse, const void *dy, void *dqkv, float scale, int hd,
+                              int heads, int t, int batch);
     /* The Llama-style decoder's ops.
      *
      * RMSNorm of each column of x [dim x rows]: y = x rstd gamma, rstd =

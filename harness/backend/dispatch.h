@@ -215,13 +215,13 @@ static inline int bk_attention_forward(backend *b, const void *qkv, void *y, flo
                                           t, batch));
 }
 
-static inline int bk_attention_backward(backend *b, const void *qkv, const float *lse,
-                                        const void *dy, void *dqkv, float scale, int hd,
-                                        int heads, int t, int batch)
+static inline int bk_attention_backward(backend *b, const void *qkv, const void *y,
+                                        const float *lse, const void *dy, void *dqkv,
+                                        float scale, int hd, int heads, int t, int batch)
 {
     BK_DISPATCH(b, "attention_backward",
-                b->ops->attention_backward(b, b->compute_storage, qkv, lse, dy, dqkv, scale, hd,
-                                           heads, t, batch));
+                b->ops->attention_backward(b, b->compute_storage, qkv, y, lse, dy, dqkv, scale,
+                                           hd, heads, t, batch));
 }
 
 /* The Llama-style decoder's ops (backend_ops.rmsnorm_forward and on). */

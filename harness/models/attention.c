@@ -62,13 +62,13 @@ int attention_forward(const attention_pass *ap, void *kept, void *probs, void *s
 /* Unfused, `scratch` holds the gradients per head: dq, dk, dv, then dy;
  * `dscores` the gradients of the probabilities, then of the scores. */
 int attention_backward(const attention_pass *ap, const void *kept, const void *probs,
-                       const void *dy, void *dscores, void *scratch, void *dqkv)
+                       const void *y, const void *dy, void *dscores, void *scratch, void *dqkv)
 {
     const layer_pass *lp = ap->lp;
     int hd = ap->hd, t = ap->t, nh = ap->heads, rc;
     float scale = attention_scale(hd);
     if (ap->fused)
-        return bk_attention_backward(lp->b, kept, probs, dy, dqkv, scale, hd, nh, t,
+        return bk_attention_backward(lp->b, kept, y, probs, dy, dqkv, scale, hd, nh, t,
                                      ap->batch);
     size_t part = (size_t)hd * nh * lp->n;
     int64_t s_blk = (int64_t)t * hd, s_tt = (int64_t)t * t;

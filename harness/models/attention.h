@@ -37,8 +37,11 @@ int attention_forward(const attention_pass *ap, void *kept, void *probs, void *s
                       void *scratch, void *y);
 
 /* dqkv ([3d x N], token layout, every element written) from dy, the
- * gradient of y. dscores and scratch as the forward's scores and scratch. */
+ * gradient of y, and the forward's y (which the fused op reads; the model
+ * keeps it for the output projection's weight gradient anyway). dscores
+ * and scratch as the forward's scores and scratch. */
 int attention_backward(const attention_pass *ap, const void *kept, const void *probs,
-                       const void *dy, void *dscores, void *scratch, void *dqkv);
+                       const void *y, const void *dy, void *dscores, void *scratch,
+                       void *dqkv);
 
 #endif

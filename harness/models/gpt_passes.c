@@ -210,8 +210,8 @@ static int block_attention_backward(const pass *p, activations *a, void **k, con
                                     void *dqkv)
 {
     attention_pass ap = attention_of(p);
-    return attention_backward(&ap, k[B_QKV], k[B_PROBS], dy, act(a, A_SCORES), act(a, A_HEADS),
-                              dqkv);
+    return attention_backward(&ap, k[B_QKV], k[B_PROBS], k[B_ATTY], dy, act(a, A_SCORES),
+                              act(a, A_HEADS), dqkv);
 }
 
 /* A linear layer of block i: weight at w, bias at b (offsets inside a

@@ -284,8 +284,8 @@ static int block_attention_backward(const pass *p, activations *a, void **k, int
     int d = l->d, kv = l->kv_dim, hd = l->head_dim, n = lp->n, rc;
     void *dqkv = act(a, A_DWIDE), *dkv = act(a, A_KV), *dx = act(a, A_DX);
     void *dk = dkv, *dv = layer_at(lp, dkv, (size_t)kv);
-    if ((rc = attention_backward(&p->ap, k[B_QKV], k[B_PROBS], dx, act(a, A_SCORES),
-                                 act(a, A_HEADS), dqkv)) ||
+    if ((rc = attention_backward(&p->ap, k[B_QKV], k[B_PROBS], k[B_ATTY], dx,
+                                 act(a, A_SCORES), act(a, A_HEADS), dqkv)) ||
         (rc = bk_repeat_kv_backward(lp->b, layer_at(lp, dqkv, (size_t)d), 3 * d, dkv, hd,
                                     l->kv_heads, l->heads / l->kv_heads, 2, n)) ||
         (rc = bk_rotary_backward(lp->b, dqkv, 3 * d, l->heads, hd, l->seq, n,

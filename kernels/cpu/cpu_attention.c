@@ -315,10 +315,13 @@ int cpu_attention_forward(backend *b, storage s, const void *qkv, void *y, float
     return run_heads(b, &a, batch, attention_forward_heads);
 }
 
-int cpu_attention_backward(backend *b, storage s, const void *qkv, const float *lse,
-                           const void *dy, void *dqkv, float scale, int hd, int heads, int t,
-                           int batch)
+/* y is not read: a block's whole rows of probabilities and of dP are at
+ * hand here, and D (dscores_of's dot) comes from them. */
+int cpu_attention_backward(backend *b, storage s, const void *qkv, const void *y,
+                           const float *lse, const void *dy, void *dqkv, float scale, int hd,
+                           int heads, int t, int batch)
 {
+    (void)y;
     if (cpu_f32_only(b, s))
         return BK_UNSUPPORTED;
     attention_args a = {.qkv = qkv, .lse_in = lse, .dy = dy, .dqkv = dqkv, .scale = scale,

@@ -97,8 +97,8 @@ int cpu_round_bf16(backend *b, float *x, size_t n);
 /* The fused attention (cpu_attention.c). */
 int cpu_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
                           float scale, int hd, int heads, int t, int batch);
-int cpu_attention_backward(backend *b, storage s, const void *qkv, const float *lse,
-                           const void *dy, void *dqkv, float scale, int hd, int heads, int t,
-                           int batch);
+int cpu_attention_backward(backend *b, storage s, const void *qkv, const void *y,
+                           const float *lse, const void *dy, void *dqkv, float scale, int hd,
+                           int heads, int t, int batch);
 
 #endif

@@ -39,9 +39,8 @@
  * Backward, three kernels, none with atomics (so a step's gradient is the
  * same to the bit from run to run, as check-gpu's determinism stage
  * demands):
- *   1. D_i = sum_j P_ij dP_ij (= rowsum(dY o Y), which FlashAttention-2
- *      reads from y; the op is not given y, so the probabilities and
- *      dP = dY V^T are made again for it), per query tile;
+ *   1. D_i = dY_i . Y_i (= sum_j P_ij dP_ij), read from the forward's y as
+ *      FlashAttention-2 reads it: a warp a query's head, no products;
  *   2. per key tile, over the query tiles at and below its diagonal:
  *      P again from the lse, dS = P (dP - D) scale, dV += P^T dY,
  *      dK += dS^T Q, in registers, written once;
@@ -92,18 +91,14 @@ static int fa_prepare(backend *b)
     const size_t bwd = (size_t)fa_tiles<T, HD>::BWD_BYTES;
     int rc;
     if ((rc = fa_allow_smem(b, flash_forward_kernel<T, HD>, fwd)) ||
-        (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD, true>, bwd)) ||
-        (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD, false>, bwd)))
+        (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD>, bwd)))
         return rc;
     return fa_allow_smem(b, flash_backward_dkv_kernel<T, HD>, bwd);
 }
 
-/* The grid: a block per tile of each (sequence, head). */
-static int fa_grid(backend *b, int t, int tile, int heads, int batch, int *tiles,
-                   unsigned *blocks)
+/* n thread blocks, or the reason a grid cannot hold them. */
+static int fa_blocks(backend *b, size_t n, unsigned *blocks)
 {
-    *tiles = (t + tile - 1) / tile;
-    size_t n = (size_t)*tiles * (size_t)heads * (size_t)batch;
     if (n > 0x7fffffffu) {
         snprintf(b->error, sizeof b->error, "fused attention: %zu thread blocks, over the "
                  "grid's 2^31 - 1", n);
@@ -111,6 +106,14 @@ static int fa_grid(backend *b, int t, int tile, int heads, int batch, int *tiles
     }
     *blocks = (unsigned)n;
     return BK_OK;
+}
+
+/* The grid: a block per tile of each (sequence, head). */
+static int fa_grid(backend *b, int t, int tile, int heads, int batch, int *tiles,
+                   unsigned *blocks)
+{
+    *tiles = (t + tile - 1) / tile;
+    return fa_blocks(b, (size_t)*tiles * (size_t)heads * (size_t)batch, blocks);
 }
 
 template <typename T, int HD>
@@ -131,26 +134,30 @@ static int fa_forward(backend *b, const void *qkv, void *y, float *lse, float sc
 }
 
 template <typename T, int HD>
-static int fa_backward(backend *b, const void *qkv, const float *lse, const void *dy,
-                       void *dqkv, float scale, int hd, int heads, int t, int batch)
+static int fa_backward(backend *b, const void *qkv, const void *y, const float *lse,
+                       const void *dy, void *dqkv, float scale, int hd, int heads, int t,
+                       int batch)
 {
     using F = fa_tiles<T, HD>;
     const size_t bytes = (size_t)F::BWD_BYTES;
+    const size_t rows = (size_t)t * (size_t)batch * (size_t)heads;
+    const size_t warps = FA_THREADS / 32;
     cudaStream_t st = cuda_of(b)->stream;
     int tiles, rc;
-    unsigned blocks;
+    unsigned blocks, d_blocks;
     if ((rc = fa_grid(b, t, F::B, heads, batch, &tiles, &blocks)) ||
+        (rc = fa_blocks(b, (rows + warps - 1) / warps, &d_blocks)) ||
         (rc = fa_smem_fits(b, bytes, "the backward's kernels")))
         return rc;
     const T *x = (const T *)qkv, *g = (const T *)dy;
     T *dx = (T *)dqkv;
-    flash_backward_dq_kernel<T, HD, true>
-        <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
-    CUDA_CHECK_LAUNCH(b, "flash_backward_dq_kernel (D)");
+    flash_backward_d_kernel<T>
+        <<<d_blocks, FA_THREADS, 0, st>>>((const T *)y, g, dx, hd, heads, rows);
+    CUDA_CHECK_LAUNCH(b, "flash_backward_d_kernel");
     flash_backward_dkv_kernel<T, HD>
         <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
     CUDA_CHECK_LAUNCH(b, "flash_backward_dkv_kernel");
-    flash_backward_dq_kernel<T, HD, false>
+    flash_backward_dq_kernel<T, HD>
         <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
     CUDA_CHECK_LAUNCH(b, "flash_backward_dq_kernel");
     return BK_OK;
@@ -212,14 +219,15 @@ extern "C" int cuda_attention_forward(backend *b, storage s, const void *qkv, vo
 #undef FWD_BF16
 }
 
-extern "C" int cuda_attention_backward(backend *b, storage s, const void *qkv,
+extern "C" int cuda_attention_backward(backend *b, storage s, const void *qkv, const void *y,
                                        const float *lse, const void *dy, void *dqkv,
                                        float scale, int hd, int heads, int t, int batch)
 {
     if (hd <= 0 || heads <= 0 || t <= 0 || batch <= 0)
         return BK_OK;
-#define BWD_F32(H) fa_backward<float, H>(b, qkv, lse, dy, dqkv, scale, hd, heads, t, batch)
-#define BWD_BF16(H) fa_backward<bf16_bits, H>(b, qkv, lse, dy, dqkv, scale, hd, heads, t, batch)
+#define BWD_F32(H) fa_backward<float, H>(b, qkv, y, lse, dy, dqkv, scale, hd, heads, t, batch)
+#define BWD_BF16(H) \
+    fa_backward<bf16_bits, H>(b, qkv, y, lse, dy, dqkv, scale, hd, heads, t, batch)
     FA_DISPATCH(BWD_F32, BWD_BF16)
 #undef BWD_F32
 #undef BWD_BF16

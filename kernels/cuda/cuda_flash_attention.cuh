@@ -347,13 +347,13 @@ template <typename T, int HD> struct fa_bwd_smem {
 };
 
 /* The tiles both backward loops make for one (query tile, key tile):
- * S = Q K^T and dP = dY V^T into ss and dps; then, with `ds`, P (again,
- * from the lse) and dS = P (dP - D) scale, in fp32: into ss and dps on the
- * CUDA cores, rounded to bf16 (as FlashAttention-2 rounds them) into ps
- * and dss on the tensor cores, whose operands they are. */
+ * S = Q K^T and dP = dY V^T into ss and dps; then P (again, from the lse)
+ * and dS = P (dP - D) scale, in fp32: into ss and dps on the CUDA cores,
+ * rounded to bf16 (as FlashAttention-2 rounds them) into ps and dss on the
+ * tensor cores, whose operands they are. */
 template <typename T, int HD>
 __device__ __forceinline__ void scores_and_dscores(const fa_bwd_smem<T, HD> &m, float scale,
-                                                   int q0, int k0, int t, bool ds)
+                                                   int q0, int k0, int t)
 {
     using F = fa_tiles<T, HD>;
     constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB, LDP = F::LDP;
@@ -370,8 +370,6 @@ __device__ __forceinline__ void scores_and_dscores(const fa_bwd_smem<T, HD> &m, 
         tile_store<F::R, F::CB>(m.dps, LDB, s2);
     }
     __syncthreads();
-    if (!ds)
-        return;
     for (int idx = (int)threadIdx.x; idx < B * B; idx += FA_THREADS) {
         const int i = idx / B, j = idx % B;
         const float p = fa_seen(q0 + i, k0 + j, t)
@@ -389,13 +387,12 @@ __device__ __forceinline__ void scores_and_dscores(const fa_bwd_smem<T, HD> &m, 
     __syncthreads();
 }
 
-/* The rows of a query tile: q and dy tiles, the lse and (with `with_d`) D
- * of each (0 past t). D is read from the dq slots (see the top). */
+/* The rows of a query tile: q and dy tiles, the lse and D of each (0 past
+ * t). D is read from the dq slots (see the top). */
 template <typename T, int HD>
 __device__ __forceinline__ void load_query_tile(const fa_bwd_smem<T, HD> &m, const T *q,
                                                 const T *dy, const float *lse, const T *dq,
-                                                size_t ld, size_t d, int q0, int t, int hd,
-                                                bool with_d)
+                                                size_t ld, size_t d, int q0, int t, int hd)
 {
     constexpr int B = fa_tiles<T, HD>::B, LDH = fa_tiles<T, HD>::LDH;
     load_tile<T, HD, B, LDH>(m.qs, q, ld, q0, t, hd);
@@ -403,13 +400,36 @@ __device__ __forceinline__ void load_query_tile(const fa_bwd_smem<T, HD> &m, con
     for (int i = (int)threadIdx.x; i < B; i += FA_THREADS) {
         const bool real = q0 + i < t;
         m.row_lse[i] = real ? lse[q0 + i] : 0.0f;
-        m.row_d[i] = real && with_d ? unstash_f32(dq + (size_t)(q0 + i) * ld) : 0.0f;
+        m.row_d[i] = real ? unstash_f32(dq + (size_t)(q0 + i) * ld) : 0.0f;
     }
 }
 
-/* Kernels 1 (PASS_D) and 3: a block per query tile, over the key tiles up
- * to its diagonal. */
-template <typename T, int HD, bool PASS_D>
+/* Kernel 1: D_i = dy_i . y_i for each query and head (= sum_j P_ij dP_ij),
+ * a warp a query's head, into its dq slot (see the top). rows = queries x
+ * heads, a query's heads side by side (h fastest). y and dy in the
+ * [d x N] token layout; D of the stored y (bf16's rounding of y and all),
+ * as FlashAttention-2 takes it. */
+template <typename T>
+__global__ void __launch_bounds__(FA_THREADS)
+    flash_backward_d_kernel(const T *y, const T *dy, T *dqkv, int hd, int heads, size_t rows)
+{
+    const size_t row = (size_t)blockIdx.x * (FA_THREADS / 32) + threadIdx.x / 32;
+    const int lane = (int)threadIdx.x % 32;
+    if (row >= rows) /* a whole warp or none: rows go a warp each */
+        return;
+    const size_t col = row / (size_t)heads, h = row % (size_t)heads, d = (size_t)heads * hd;
+    const T *yr = y + col * d + h * (size_t)hd, *gr = dy + col * d + h * (size_t)hd;
+    float sum = 0.0f;
+    for (int e = lane; e < hd; e += 32)
+        sum += load(yr, (size_t)e) * load(gr, (size_t)e);
+    sum = warp_sum(sum);
+    if (lane == 0)
+        stash_f32(dqkv + col * 3 * d + h * (size_t)hd, sum);
+}
+
+/* Kernel 3: a block per query tile, over the key tiles up to its
+ * diagonal: dQ += dS K. */
+template <typename T, int HD>
 __global__ void __launch_bounds__(FA_THREADS)
     flash_backward_dq_kernel(const T *qkv, const float *lse, const T *dy, T *dqkv, float scale,
                              int hd, int heads, int t, int tiles)
@@ -423,10 +443,10 @@ __global__ void __launch_bounds__(FA_THREADS)
     const size_t at = u.seq * (size_t)t * ld + (size_t)u.h * (size_t)hd;
     const T *q = qkv + at;
     T *dq = dqkv + at;
-    const int q0 = u.tile * B, warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    const int q0 = u.tile * B;
 
     load_query_tile<T, HD>(m, q, dy + u.seq * (size_t)t * d + (size_t)u.h * (size_t)hd,
-                           lse + u.unit * (size_t)t, dq, ld, d, q0, t, hd, !PASS_D);
+                           lse + u.unit * (size_t)t, dq, ld, d, q0, t, hd);
     float acc[F::R][F::CH] = {};
     fa_acc_tiles<B, HD> tc_acc; /* the tensor cores' acc */
     if (F::TC)
@@ -436,32 +456,15 @@ __global__ void __launch_bounds__(FA_THREADS)
         load_tile<T, HD, B, LDH>(m.ks, q + d, ld, k0, t, hd);
         load_tile<T, HD, B, LDH>(m.vs, q + 2 * d, ld, k0, t, hd);
         __syncthreads();
-        scores_and_dscores<T, HD>(m, scale, q0, k0, t, !PASS_D);
-        if (PASS_D) {
-            /* A warp a row, the same rows every key tile: D_i += sum_j P dP */
-            for (int i = warp; i < B; i += FA_THREADS / 32) {
-                float sum = 0.0f;
-                for (int j = lane; j < B; j += 32)
-                    if (fa_seen(q0 + i, k0 + j, t))
-                        sum += ew_exp(m.ss[i * LDB + j] * scale - m.row_lse[i]) *
-                               m.dps[i * LDB + j];
-                sum = warp_sum(sum);
-                if (lane == 0)
-                    m.row_d[i] += sum;
-            }
-        } else if constexpr (F::TC) { /* += dS K */
+        scores_and_dscores<T, HD>(m, scale, q0, k0, t);
+        if constexpr (F::TC) /* += dS K */
             tc_acc.template add<fa_wmma::row_major, fa_wmma::row_major, B>(m.dss, F::LDP, m.ks,
                                                                            LDH);
-        } else {
+        else
             tile_product<F::R, F::CH, B>(acc, m.dps, LDB, 1, m.ks, LDH, 1); /* += dS K */
-        }
         __syncthreads(); /* before the next key tile overwrites ks, vs, ss and dps */
     }
-    if (PASS_D) {
-        for (int i = (int)threadIdx.x; i < B; i += FA_THREADS)
-            if (q0 + i < t)
-                stash_f32(dq + (size_t)(q0 + i) * ld, m.row_d[i]);
-    } else if constexpr (F::TC) {
+    if constexpr (F::TC) {
         tc_acc.store(m.stage, F::LDO); /* free now: the loop's last barrier is behind */
         __syncthreads();
         store_tile<T, HD, B, F::LDO>(dq, ld, m.stage, q0, t, hd, nullptr);
@@ -500,9 +503,9 @@ __global__ void __launch_bounds__(FA_THREADS)
     }
     for (int qb = u.tile; qb < tiles; qb++) {
         const int q0 = qb * B;
-        load_query_tile<T, HD>(m, q, dyu, lseu, dq, ld, d, q0, t, hd, true);
+        load_query_tile<T, HD>(m, q, dyu, lseu, dq, ld, d, q0, t, hd);
         __syncthreads();
-        scores_and_dscores<T, HD>(m, scale, q0, k0, t, true);
+        scores_and_dscores<T, HD>(m, scale, q0, k0, t);
         /* rows of these products are keys: A(j, i) = tile[i * LDB + j] */
         if constexpr (F::TC) {
             using fa_wmma::row_major, fa_wmma::col_major;

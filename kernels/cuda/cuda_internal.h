@@ -103,9 +103,9 @@ int cuda_permute_heads(backend *b, storage s, const void *src, void *dst, int hd
 int cuda_flash_attention_prepare(backend *b);
 int cuda_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
                            float scale, int hd, int heads, int t, int batch);
-int cuda_attention_backward(backend *b, storage s, const void *qkv, const float *lse,
-                            const void *dy, void *dqkv, float scale, int hd, int heads, int t,
-                            int batch);
+int cuda_attention_backward(backend *b, storage s, const void *qkv, const void *y,
+                            const float *lse, const void *dy, void *dqkv, float scale, int hd,
+                            int heads, int t, int batch);
 
 /* Graph capture and replay, and the profiler's range (cuda_graphs.cu). */
 int cuda_graph_begin(backend *b);

@@ -217,7 +217,7 @@ static void reference(const std::vector<double> &qkv, const std::vector<double> 
 }
 
 /* One shape through the four kernels as the backend launches them (the
- * backward reading the forward's lse), against the reference; 1 where an
+ * backward reading the forward's y and lse), against the reference; 1 where an
  * output is off by more than the storage's op tolerance. */
 template <class T, int HD> static int run(int hd, int heads, int t, int batch, unsigned seed)
 {
@@ -242,14 +242,15 @@ template <class T, int HD> static int run(int hd, int heads, int t, int batch, u
     launch(blocks, F::FWD_BYTES, [&] {
         flash_forward_kernel<T, HD>(x, y.data(), l, scale, hd, heads, t, tiles);
     });
-    launch(blocks, F::BWD_BYTES, [&] {
-        flash_backward_dq_kernel<T, HD, true>(x, l, g, dx, scale, hd, heads, t, tiles);
+    size_t rows = n * (size_t)heads, warps = FA_THREADS / 32;
+    launch((unsigned)((rows + warps - 1) / warps), 0, [&] {
+        flash_backward_d_kernel<T>(y.data(), g, dx, hd, heads, rows);
     });
     launch(blocks, F::BWD_BYTES, [&] {
         flash_backward_dkv_kernel<T, HD>(x, l, g, dx, scale, hd, heads, t, tiles);
     });
     launch(blocks, F::BWD_BYTES, [&] {
-        flash_backward_dq_kernel<T, HD, false>(x, l, g, dx, scale, hd, heads, t, tiles);
+        flash_backward_dq_kernel<T, HD>(x, l, g, dx, scale, hd, heads, t, tiles);
     });
 
     std::vector<double> ry(d * n, 0), rl((size_t)heads * n), rd(3 * d * n, 0);

@@ -165,8 +165,8 @@ static void test_attention(backend *b, shape s, float range, int finite_diff)
     CHECK(bk_attention_forward(b, qkv, y, lse, scale, s.hd, s.heads, s.t, s.batch) == BK_OK);
     CHECK(rel_l2(y, y64, d * n) < TOL);
     CHECK(rel_l2(lse, lse64, nlse) < TOL);
-    CHECK(bk_attention_backward(b, qkv, lse, dy, dqkv, scale, s.hd, s.heads, s.t, s.batch) ==
-          BK_OK);
+    CHECK(bk_attention_backward(b, qkv, y, lse, dy, dqkv, scale, s.hd, s.heads, s.t,
+                                s.batch) == BK_OK);
     double err = rel_l2(dqkv, dq64, nqkv);
     CHECK(err < TOL);
     if (!(err < TOL))
@@ -181,7 +181,7 @@ static void test_bf16_refused(backend *b)
     float v[6] = {0}, lse[1];
     CHECK(b->ops->attention_forward(b, STORAGE_BF16, v, v, lse, 1, 1, 1, 1, 1) ==
           BK_UNSUPPORTED);
-    CHECK(b->ops->attention_backward(b, STORAGE_BF16, v, lse, v, v, 1, 1, 1, 1, 1) ==
+    CHECK(b->ops->attention_backward(b, STORAGE_BF16, v, v, lse, v, v, 1, 1, 1, 1, 1) ==
           BK_UNSUPPORTED);
 }
 
