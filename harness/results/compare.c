@@ -333,8 +333,8 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     for (int k = 0; k < cmp->n_keys; k++)
         add_key_cell(tb, cmp->keys[k], b);
     table_addf(tb, "%lld", (long long)b->effective_batch);
-    split_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
-               (long long)b->last_micro_batch);
+    split_arm_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
+                   (long long)b->last_micro_batch, (long long)b->arm);
     table_add(tb, s1);
     table_add(tb, step_text(s1, sizeof s1, b));
     table_add(tb, step_text(s2, sizeof s2, n));

@@ -72,8 +72,8 @@ void console_model_name(const result_row *r, char *out, size_t len)
 
 static void split_cell(const result_row *r, char *out, size_t len)
 {
-    split_text(out, len, (long long)r->micro_batch, (long long)r->accum_steps,
-               (long long)r->last_micro_batch);
+    split_arm_text(out, len, (long long)r->micro_batch, (long long)r->accum_steps,
+                   (long long)r->last_micro_batch, (long long)r->arm);
 }
 
 /* A number in at most `width` characters: the most decimals (up to 3)

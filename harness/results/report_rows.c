@@ -112,8 +112,8 @@ rp_text rp_count(double v)
 rp_text rp_split(const csv_row *r)
 {
     rp_text t;
-    split_text(t.s, sizeof t.s, (long long)r->micro_batch, (long long)r->accum_steps,
-               (long long)r->last_micro_batch);
+    split_arm_text(t.s, sizeof t.s, (long long)r->micro_batch, (long long)r->accum_steps,
+                   (long long)r->last_micro_batch, (long long)r->arm);
     return t;
 }
 

@@ -2,6 +2,7 @@
 #include "split_text.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int split_is_ragged(long long micro, long long last)
 {
@@ -25,4 +26,13 @@ void split_text(char *out, size_t len, long long micro, long long accum, long lo
         snprintf(out, len, "%s", listed);
     else
         snprintf(out, len, "K=%lld: %lldx%lld+%lld", accum, micro, accum - 1, last);
+}
+
+void split_arm_text(char *out, size_t len, long long micro, long long accum, long long last,
+                    long long arm)
+{
+    split_text(out, len, micro, accum, last);
+    size_t at = strlen(out);
+    if (arm > 1 && at < len)
+        snprintf(out + at, len - at, " (arm %lld)", arm);
 }

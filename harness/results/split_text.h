@@ -20,6 +20,11 @@
  * `last` (== micro when it divides), into out. */
 void split_text(char *out, size_t len, long long micro, long long accum, long long last);
 
+/* split_text, then " (arm N)" for the second arm of a split named twice
+ * (arm > 1: an A/A check, --micro 16,16), so that its two rows read apart. */
+void split_arm_text(char *out, size_t len, long long micro, long long accum, long long last,
+                    long long arm);
+
 /* Whether the last pass is smaller: the split that needs spelling out. */
 int split_is_ragged(long long micro, long long last);
 

@@ -31,5 +31,13 @@ int main(void)
     char small[8];
     split_text(small, sizeof small, 3, 4, 1);
     CHECK(strlen(small) < sizeof small && strncmp(small, "K=4: 3+", strlen(small)) == 0);
+    /* the second arm of an A/A check reads apart from the first */
+    char arm[64];
+    split_arm_text(arm, sizeof arm, 16, 4, 16, 2);
+    CHECK(strcmp(arm, "16x4 (arm 2)") == 0);
+    split_arm_text(arm, sizeof arm, 16, 4, 16, 1);
+    CHECK(strcmp(arm, "16x4") == 0);
+    split_arm_text(small, sizeof small, 16, 4, 16, 2);
+    CHECK(strlen(small) < sizeof small);
     return check_finish("test_split_text");
 }

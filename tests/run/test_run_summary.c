@@ -79,5 +79,12 @@ int main(void)
     out = summary_of(lone, 2);
     CHECK(strstr(out, "\n  S fp32, E 64, 2 devices:\n    fastest  S") != NULL);
     CHECK(count(out, "ratio") == 0 && count(out, "slowest") == 0);
+    /* an A/A check: its two rows are told apart by their arm */
+    result_row aa[] = {row("S", 16, 53.0), row("S", 16, 55.8)};
+    aa[1].arm = 2;
+    aa[0].arm = 1;
+    out = summary_of(aa, 2);
+    CHECK(strstr(out, "  fastest  S fp32 16x4 async sum: 53 ms") != NULL);
+    CHECK(strstr(out, "  slowest  S fp32 16x4 (arm 2) async sum: 55.8 ms") != NULL);
     return check_finish("test_run_summary");
 }

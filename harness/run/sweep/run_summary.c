@@ -26,8 +26,8 @@ static void config_line(FILE *f, const char *what, const result_row *r)
     /* the table's spelling of the model and split, so the line fits it */
     char model[RESULT_TEXT_LEN], split[64];
     console_model_name(r, model, sizeof model);
-    split_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
-               (long long)r->last_micro_batch);
+    split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
+                   (long long)r->last_micro_batch, (long long)r->arm);
     /* the levers that set the row apart, where they are not the default */
     int recomputes = r->recompute[0] && strcmp(r->recompute, "none");
     int shards = r->shard[0] && strcmp(r->shard, "none");
