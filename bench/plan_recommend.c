@@ -105,7 +105,9 @@ static int dtypes_to_measure(const run_options *o, int dtype_given, dtype *out)
 }
 
 /* Each dtype in turn, on a backend opened in it; the ones the backend
- * refuses are said once. Returns 0 when at least one was measured. */
+ * refuses are said once. Returns 0 when at least one was measured; 2 where
+ * it could not start; an interrupted sweep's status (128 + the signal: its
+ * rows are on disk and it has said so), ending the measuring there. */
 static int measure_each_dtype(run_options *o, uint64_t cap, int dtype_given)
 {
     dtype list[DTYPE_COUNT];
@@ -124,8 +126,8 @@ static int measure_each_dtype(run_options *o, uint64_t cap, int dtype_given)
         int rc = measured || weights_fit(o, cap, b->dtype, o->effective[0])
                      ? measure_dtype(o, entry, b, !measured) : 2;
         b->ops->destroy(b);
-        if (rc == 2)
-            return 2; /* said: the cap, or the sweep's bad input */
+        if (rc == 2 || rc > 128)
+            return rc; /* said: the cap, the sweep's bad input, or the interruption */
         measured++;
     }
     if (!measured) {
@@ -148,7 +150,8 @@ static int measuring_options(const recommend_args *a, run_options *o)
     o->n_effective = 1;
     o->mem_cap = 0; /* measure what would not fit too: the listing says by how much */
     o->no_cupti = 1;
-    o->quiet = 1;
+    o->quiet = 1; /* no table: the ranking is what plan prints */
+    o->quiet_progress = 1; /* minutes of measuring: say where it is */
     snprintf(o->csv_path, sizeof o->csv_path, "%s", a->out_csv);
     if (set_all(o, RECOMMEND_LEVERS, sizeof RECOMMEND_LEVERS / sizeof *RECOMMEND_LEVERS, why,
                 sizeof why) ||
@@ -179,8 +182,11 @@ int plan_recommend(const recommend_args *a)
         return bad("plan --recommend measures on one device; for more, give --from a CSV "
                    "that ran them under mpirun (make bench-dp)");
     run_options m;
-    if (measuring_options(a, &m) || measure_each_dtype(&m, o->mem_cap, a->dtype_given))
+    if (measuring_options(a, &m))
         return 2;
+    int rc = measure_each_dtype(&m, o->mem_cap, a->dtype_given);
+    if (rc)
+        return rc;
     req.csv_path = a->out_csv;
     req.q.model = m.models[0].name;
     return recommend_from_csv(stdout, &req);

@@ -59,6 +59,8 @@ typedef struct run_options {
     lr_grid lr_grid;                        /* --lr-grid: the curves' learning rates */
     int no_cupti;
     int quiet;
+    int quiet_progress;                     /* quiet's stdout, and the progress on stderr
+                                             * still (plan --recommend's measuring) */
     char note[600];                         /* what was dropped (duplicates), for stderr */
     /* Data parallel: each device count runs on the first that many ranks
      * (n_devices 0: every rank launched); when the all-reduce runs. */

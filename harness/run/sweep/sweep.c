@@ -354,8 +354,8 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
     } else {
         /* --quiet too: a script that runs it needs the file's name (only
          * the writer, rank 0, gets here: it speaks for the other ranks). */
-        printf("%zu %s written to %s\n", s->csv.count,
-               plural((long long)s->csv.count, "row", "rows"), path);
+        printf("%zu %s %s %s\n", s->csv.count, plural((long long)s->csv.count, "row", "rows"),
+               out->existing == CSV_APPEND ? "added to" : "written to", path);
         if (!s->quiet)
             run_summary(stdout, s->csv.rows, s->csv.count, path);
     }
@@ -424,8 +424,8 @@ static void start_measuring(sweep *s, const run_options *o, const char *path,
 static int sweep_with_progress(sweep *s, const run_options *o)
 {
     progress prog;
-    progress_start(&prog, s->quiet ? NULL : stderr, config_count(o, s->world != NULL),
-                   PROGRESS_SILENT_S);
+    progress_start(&prog, s->quiet && !o->quiet_progress ? NULL : stderr,
+                   config_count(o, s->world != NULL), PROGRESS_SILENT_S);
     s->progress = &prog;
     eta plan;
     int planned = eta_plan(&plan, o, s->world != NULL) == 0;
