@@ -1,4 +1,4 @@
-# The memory-time frontier on a CPU, about 25 s on 2 quiet cores: model S
+# The memory-time frontier on a CPU, about 30 s on 2 quiet cores: model S
 # and the gpt-cpu shape (d 128, 4 layers, 4 heads, 64 tokens, a vocabulary
 # of 2048) at 16 examples a step as 16x1, 8x2 and 2x8, each with every
 # recompute value: what each lever saves in memory per device and costs in
