@@ -3,7 +3,10 @@
 #   awk -f pick.awk -v want=WHAT [-v where=FILTER] [-v col=NAME] [-v key=K] FILE.csv
 #
 # FILTER is `name=value` or `name!=value` terms joined by `;` ("status=ok;
-# effective_batch=256"); `name!=` means "not empty", i.e. measured.
+# effective_batch=256"); `name!=` means "not empty", i.e. measured. A value
+# may hold `;` and `=` itself (a custom model, "gpt:d=32;layers=2;..." as
+# the CSV writes it): after a value with a ":", a piece `key=N` whose key
+# is no column's name continues that value.
 # WHAT:
 #   meta      the value of metadata line `# KEY: value`
 #   rows      the header and the rows matching FILTER (what gnuplot plots)
@@ -18,17 +21,26 @@
 #             not ok, joined by "; " (so a chart can say what is missing);
 #             the first six, then "and N more"
 # POSIX awk only (mawk, gawk and busybox all run it).
-BEGIN {
-    FS = ","
-    nterms = split(where, term, ";")
-    for (i = 1; i <= nterms; i++) {
-        if (index(term[i], "!=")) {
-            split(term[i], kv, "!=")
-            tname[i] = kv[1]; tval[i] = kv[2]; tneg[i] = 1
-        } else {
-            split(term[i], kv, "=")
-            tname[i] = kv[1]; tval[i] = kv[2]; tneg[i] = 0
+BEGIN { FS = "," }
+# The FILTER's terms, once the header has named the columns: each split at
+# its first operator, so that a value keeps its own `=`.
+function parse_where(    n, piece, i, eq, ne, name, at) {
+    n = split(where, piece, ";")
+    nterms = 0
+    for (i = 1; i <= n; i++) {
+        eq = index(piece[i], "="); ne = index(piece[i], "!=")
+        at = ne && ne < eq ? ne : eq
+        name = at ? substr(piece[i], 1, at - 1) : ""
+        if (nterms && index(tval[nterms], ":") && !(name in colnum) &&
+            piece[i] ~ /^[a-z_]+=[0-9]+$/) { # the shape before goes on
+            tval[nterms] = tval[nterms] ";" piece[i]
+            continue
         }
+        nterms++
+        term[nterms] = piece[i]
+        tname[nterms] = name
+        tneg[nterms] = at == ne && ne > 0
+        tval[nterms] = substr(piece[i], at + (tneg[nterms] ? 2 : 1))
     }
 }
 /^#/ {
@@ -48,6 +60,7 @@ BEGIN {
     header = 1
     sub(/\r$/, "")
     for (i = 1; i <= NF; i++) colnum[$i] = i
+    parse_where()
     if (want == "rows") print
     next
 }

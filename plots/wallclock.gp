@@ -10,7 +10,8 @@ chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 
-# The series: model:devices:sync, "-" for a single process's empty sync.
+# The series: model|devices|sync, "-" for a single process's empty sync
+# ("|": a custom model's name holds ":" and ";").
 # At most max_series (common.gp): once full, no more passes over the file.
 series = ""
 do for [m in models] {
@@ -19,15 +20,15 @@ do for [m in models] {
             if (words(series) < max_series) {
                 ss = distinct("sync", ok.";model=".m.";devices=".d)
                 if (count("step_ms_median", ok.";model=".m.";devices=".d.";sync=") > 0) { ss = "- ".ss }
-                do for [sy in ss] { if (words(series) < max_series) { series = series." ".m.":".d.":".sy } }
+                do for [sy in ss] { if (words(series) < max_series) { series = series." ".m."|".d."|".sy } }
             }
         }
     }
 }
 ns = words(series)
-part(s, k) = word(system("echo ".q(s)." | tr ':' ' '"), k)
+part(s, k) = word(system("echo ".q(s)." | tr '|' ' '"), k)
 s_rows(s) = ok.";model=".part(s, 1).";devices=".part(s, 2).";sync=".(part(s, 3) eq "-" ? "" : part(s, 3))
-dp_run = strstrt(series, ":-") == 0 || words(distinct("devices", ok)) > 1
+dp_run = strstrt(series, "|-") == 0 || words(distinct("devices", ok)) > 1
 s_name(s) = part(s, 1).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : "")
 s_color(j) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 mfu_of(j) = count("mfu_pct", s_rows(word(series, j)))

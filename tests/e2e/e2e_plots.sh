@@ -78,6 +78,17 @@ mkdir -p elsewhere out
     fail "plots/wallclock.gp does not run standalone"
 is_png out/x.wallclock.png && is_svg out/x.wallclock.svg || fail "standalone output missing"
 
+# A custom model's name, as the CSV writes it (":" and "=" in it, its
+# commas as ";"), selects its rows like a preset's: every chart drawn.
+mkdir -p custom && awk -F, -v OFS=, '/^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "model") m = i; print; next }
+    { $m = "gpt:d=32;layers=2;heads=4;seq=16;vocab=64"; print }' abc.csv > custom/custom.csv
+sh "$root/scripts/plots.sh" custom/custom.csv > custom.log 2>&1 ||
+    { cat custom.log; fail "plots.sh failed on a custom model's CSV"; }
+for c in wallclock throughput dispatches; do
+    is_png custom/custom.$c.png || { cat custom.log; fail "no $c chart for a custom model"; }
+done
+
 # Errors: no CSV at all, an unreadable CSV.
 mkdir -p empty && cp -r "$root/scripts" "$root/plots" empty/
 sh empty/scripts/plots.sh > /dev/null 2> err.txt; rc=$?

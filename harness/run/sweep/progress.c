@@ -356,6 +356,9 @@ void progress_config_set_aside(progress *p, progress_mark *m)
                          .noise_windows = p->current_noise_windows,
                          .seconds = seconds_since(p->config_t0_ns, trace_now_ns())};
     snprintf(m->label, sizeof m->label, "%s", p->config);
+    /* what the plan may cost the rest of the comparison on before it ends */
+    if (p->eta && p->current_pass_ms > 0)
+        eta_record_probe(p->eta, m->index, p->current_pass_ms);
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -87,9 +87,12 @@ static int run_group(sweep *s, sweep_place *p, const config *const *cs, size_t n
         progress_group_begin(s->progress, (int)n);
     for (size_t i = 0; !failed && i < n; i++) {
         mem[i] = (round_member){.c = cs[i], .r = &rows[i]};
-        /* a row that cannot run is final here; its progress too */
+        /* a row that cannot run is final here; its progress too, and its
+         * line comes now (a live one's comes as its checks begin) */
         mem[i].live = sweep_row_start(s, p, cs[i], &rows[i]);
         progress_config_set_aside(s->progress, &mem[i].mark);
+        if (!mem[i].live)
+            progress_config_resume(s->progress, &mem[i].mark, 1);
     }
     int resident = !failed && rounds_resident(s, mem, n);
     if (!failed)
