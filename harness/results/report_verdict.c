@@ -1,6 +1,7 @@
 #include "report_verdict.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend_caps_meta.h"
@@ -137,7 +138,7 @@ static void gemm_bullets(const csv_row *const r[3], doc *d)
     double share[3], most = 0;
     for (int i = 0; i < 3; i++) {
         share[i] = 100 * r[i]->gemm_ms_per_step / r[i]->step_ms_median;
-        most = fmax(most, share[i]);
+        most = fmax(most, atof(rp_num(share[i], 3).s)); /* as printed: 100.3 reads 100 */
     }
     /* The GEMM times come from a pass of their own: where it ran slower
      * than the timed steps a share passes 100%, which no part of a step

@@ -58,14 +58,15 @@ static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
 
 /* Prepares each member (its row started, its runner set up and checked);
  * a member not resident lets its runner go once checked. Each is announced
- * as its checks begin and set aside in the progress until the rounds end. */
+ * in turn (as its checks begin, or at once where it cannot run) and set
+ * aside in the progress until the rounds end. */
 static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int resident)
 {
     for (size_t i = 0; i < n && !stop_signal; i++) {
         round_member *mb = &mem[i];
+        progress_config_resume(s->progress, &mb->mark, 1);
         if (!mb->live)
             continue;
-        progress_config_resume(s->progress, &mb->mark, 1);
         config_range_push(mb->c);
         mb->live = config_prepare(s, &p->m, &p->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
         if (mb->live && !resident)
@@ -87,12 +88,9 @@ static int run_group(sweep *s, sweep_place *p, const config *const *cs, size_t n
         progress_group_begin(s->progress, (int)n);
     for (size_t i = 0; !failed && i < n; i++) {
         mem[i] = (round_member){.c = cs[i], .r = &rows[i]};
-        /* a row that cannot run is final here; its progress too, and its
-         * line comes now (a live one's comes as its checks begin) */
+        /* a row that cannot run is final here; its progress too */
         mem[i].live = sweep_row_start(s, p, cs[i], &rows[i]);
         progress_config_set_aside(s->progress, &mem[i].mark);
-        if (!mem[i].live)
-            progress_config_resume(s->progress, &mem[i].mark, 1);
     }
     int resident = !failed && rounds_resident(s, mem, n);
     if (!failed)
