@@ -20,7 +20,8 @@ static const char USAGE[] =
     "commands:\n"
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
-    "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]: Markdown + HTML\n"
+    "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--target-loss X] [--no-charts]:\n"
+    "            Markdown + HTML\n"
     "  compare   BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] [--min-diff PCT]:\n"
     "            exit 1 if slower\n"
     "  help      COMMAND: that command's help\n";

@@ -10,7 +10,7 @@
 #include "report_doc.h"
 
 /* argv[0] is "report". Usage:
- *   report FILE.csv [--out DIR] [--mem-cap BYTES] [--no-charts]
+ *   report FILE.csv [--out DIR] [--mem-cap BYTES] [--target-loss X] [--no-charts]
  * (BYTES as run's --mem-cap takes it: 8G, 512M, 1000000; 0 = no cap)
  * Writes DIR/NAME.md and DIR/NAME.html (DIR: the CSV's folder by default),
  * rendering the charts with scripts/plots.sh first unless --no-charts.
