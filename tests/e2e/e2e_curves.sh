@@ -159,4 +159,7 @@ kill -INT $pid
 wait $pid
 check 'cmp -s again.csv kept.csv && cmp -s again.curves.csv kept.curves.csv' \
     "an interrupted --replace keeps both files as they were"
+check 'grep -q "^no row written: again.csv is as it was$" out.txt &&
+    ! grep -q "rows* written to\|^summary\|measured so far" out.txt' \
+    "it says the file is as it was, and offers no summary or report of it: $(tail -n 3 out.txt)"
 exit $fail

@@ -351,17 +351,25 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
         else
             fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s\n", on_disk,
                     s->csv.count, rows, plural(on_disk, "is", "are"), path);
+    } else if (!s->csv.count && out->existing) {
+        /* nothing to add: the file was not touched (a --replace too), so
+         * neither its rows nor a report of them are this run's */
+        printf("no row written: %s is as it was\n", path);
     } else {
         /* --quiet too: a script that runs it needs the file's name (only
          * the writer, rank 0, gets here: it speaks for the other ranks). */
         printf("%zu %s %s %s\n", s->csv.count, plural((long long)s->csv.count, "row", "rows"),
                out->existing == CSV_APPEND ? "added to" : "written to", path);
-        if (!s->quiet)
+        if (!s->quiet && s->csv.count)
             run_summary(stdout, s->csv.rows, s->csv.count, path);
     }
     if (stop_signal && !write_failed && !stop_signal_said()) {
-        fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
-                stop_signal == SIGTERM ? "SIGTERM" : "SIGINT", path);
+        const char *sig = stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+        if (s->csv.count)
+            fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
+                    sig, path);
+        else
+            fprintf(stderr, "accubench: interrupted (%s) before a row was finished\n", sig);
     }
     return write_failed;
 }
