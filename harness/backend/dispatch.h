@@ -29,8 +29,8 @@ static inline int bk_alloc_from(backend *b, bk_allocator from, size_t bytes, voi
     *out = NULL;
     if (b->mem_cap && b->mem_in_use + bytes > b->mem_cap) {
         snprintf(b->error, sizeof b->error,
-                 "allocation of %zu bytes would pass the memory cap of %zu bytes",
-                 bytes, b->mem_cap);
+                 "allocation of %zu bytes would pass the memory cap of %zu bytes (%zu in use "
+                 "already)", bytes, b->mem_cap, b->mem_in_use);
         return BK_OOM;
     }
     int rc = from == BK_ALLOC_HELD ? b->ops->alloc(b, bytes, out)
