@@ -179,7 +179,12 @@ static void not_measured(const csv_row *const r[3], int host, doc *d)
 {
     char text[320] = "";
     size_t used = 0;
-    if (host || isnan(r[0]->gpu_busy_pct))
+    if (host)
+        doc_bullet(d, "Device idle time is not named as a cause: on this backend the host "
+                      "computes every operation as it issues it, so no device waits for it "
+                      "(the busy share the trace pass gives beside the splits is the step's "
+                      "time inside operations, the rest the host's own between them).");
+    else if (isnan(r[0]->gpu_busy_pct))
         used += (size_t)snprintf(text + used, sizeof text - used, "%sdevice busy and idle time "
                                  "(no device trace)", used ? ", " : "");
     if (!syncs_counted(r) && used < sizeof text)
