@@ -217,7 +217,7 @@ static void status_and_note(FILE *f, int at, const char *status, const char *not
     fputc('\n', f);
 }
 
-void console_table_row(FILE *f, const result_row *r)
+void console_table_row(FILE *f, const result_row *r, const char *levers)
 {
     int ran = strcmp(r->status, STATUS_OK) == 0;
     char text[RESULT_TEXT_LEN];
@@ -239,6 +239,8 @@ void console_table_row(FILE *f, const result_row *r)
         cell_text(&SHOWN[i], r, text, sizeof text);
         at += fprintf(f, "%*s ", SHOWN[i].width, text);
     }
-    status_and_note(f, at, r->status, r->note);
+    char note[RESULT_TEXT_LEN * 2];
+    snprintf(note, sizeof note, "%s%s%s", levers, *levers && *r->note ? "; " : "", r->note);
+    status_and_note(f, at, r->status, note);
     fflush(f);
 }

@@ -16,7 +16,9 @@
 
 /* The header line; it starts a run's table (the legend starts afresh). */
 void console_table_header(FILE *f);
-void console_table_row(FILE *f, const result_row *r);
+/* r's line; `levers` (what sets the row apart beyond the columns shown:
+ * "recompute block", "" for none) leads its note. */
+void console_table_row(FILE *f, const result_row *r, const char *levers);
 /* The model's name as the table shows it: whole, or "gpt#1" as the legend
  * above its first row names it. */
 void console_model_name(const result_row *r, char *out, size_t len);

@@ -7,8 +7,6 @@
 #include <string.h>
 
 #include "plural.h"
-#include "grad_dtype.h"
-#include "recompute.h"
 #include "report_parts.h"
 #include "report_verdict.h"
 
@@ -65,17 +63,11 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
     char devices[48] = "";
     if (first->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices", (long long)first->devices);
-    /* Series that differ only in what the backward recomputes. */
-    int recomputes = first->recompute && *first->recompute &&
-                     strcmp(first->recompute, recompute_name(RECOMPUTE_NONE));
-    /* And in what the gradient is accumulated in. */
-    int grad_dtype = first->grad_dtype && *first->grad_dtype &&
-                     strcmp(first->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
-    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s%s%s%s (%s, %s%s)",
+    /* Series that differ only in what the backward recomputes, or in what
+     * the gradient is accumulated in: the levers name them. */
+    doc_heading(d, 3, "Effective batch %lld: model %s, %s, %s reduction%s (%s, %s%s)",
                 (long long)first->effective_batch, first->model, first->mode, first->reduction,
-                recomputes ? ", recompute " : "", recomputes ? first->recompute : "",
-                grad_dtype ? ", gradient accumulated in " : "",
-                grad_dtype ? first->grad_dtype : "", first->dtype, first->backend, devices);
+                rp_levers(first).s, first->dtype, first->backend, devices);
     const char *const head[] = {
         "micro x K", "step ms", "noise %", "K x pass ms", "vs naive", "vs K=1",
         tokens ? "tokens/s" : "samples/s", "dispatches/step", "kernels/step", "busy %", "MFU %", "grad err",

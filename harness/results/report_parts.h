@@ -26,6 +26,9 @@ typedef struct { char s[64]; } rp_text;
 rp_text rp_num(double v, int sig);   /* sig significant digits, "-" if unmeasured */
 rp_text rp_count(double v);          /* whole numbers whole: "216" */
 rp_text rp_split(const csv_row *r); /* split_text: "16x4", "K=3: 24+24+16" */
+/* ", recompute block, gradient accumulated in bf16": the levers that set a
+ * series apart where they are not the default ("" for none). */
+rp_text rp_levers(const csv_row *r);
 rp_text rp_bytes(int64_t b);         /* "1.5 GiB", "-" if unmeasured */
 rp_text rp_pct(double v);            /* "+8.2%" */
 

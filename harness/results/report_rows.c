@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grad_dtype.h"
+#include "recompute.h"
 #include "report_parts.h"
 #include "row_index.h"
 #include "split_text.h"
@@ -114,6 +116,19 @@ rp_text rp_split(const csv_row *r)
     rp_text t;
     split_arm_text(t.s, sizeof t.s, (long long)r->micro_batch, (long long)r->accum_steps,
                    (long long)r->last_micro_batch, (long long)r->arm);
+    return t;
+}
+
+rp_text rp_levers(const csv_row *r)
+{
+    rp_text t;
+    int recomputes = r->recompute && *r->recompute &&
+                     strcmp(r->recompute, recompute_name(RECOMPUTE_NONE));
+    int grad = r->grad_dtype && *r->grad_dtype &&
+               strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
+    snprintf(t.s, sizeof t.s, "%s%s%s%s", recomputes ? ", recompute " : "",
+             recomputes ? r->recompute : "", grad ? ", gradient accumulated in " : "",
+             grad ? r->grad_dtype : "");
     return t;
 }
 

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "console_table.h"
-#include "grad_dtype.h"
 #include "paired.h"
 #include "split_text.h"
+#include "sweep_row.h"
 
 static int ran(const result_row *r)
 {
@@ -28,15 +28,11 @@ static void config_line(FILE *f, const char *what, const result_row *r)
     console_model_name(r, model, sizeof model);
     split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
                    (long long)r->last_micro_batch, (long long)r->arm);
-    /* the levers that set the row apart, where they are not the default */
-    int recomputes = r->recompute[0] && strcmp(r->recompute, "none");
-    int shards = r->shard[0] && strcmp(r->shard, "none");
-    int grad = r->grad_dtype[0] && strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
-    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s%s%s%s%s: %.4g ms", what, model, r->dtype, split,
-            r->mode, r->reduction, r->sync[0] ? " sync " : "", r->sync,
-            recomputes ? " recompute " : "", recomputes ? r->recompute : "",
-            shards ? " shard " : "", shards ? r->shard : "", grad ? " grad " : "",
-            grad ? r->grad_dtype : "", r->step_ms_median);
+    char levers[RESULT_TEXT_LEN]; /* what sets the row apart beyond the columns */
+    sweep_row_levers(r, levers, sizeof levers);
+    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s: %.4g ms", what, model, r->dtype, split, r->mode,
+            r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers,
+            r->step_ms_median);
     if (r->step_ms_ci_hi > 0)
         fprintf(f, " (95%%: %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
     if (r->flags[0])

@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "config_run.h"
-#include "dp_check.h"
 #include "console_table.h"
+#include "dp_check.h"
+#include "grad_dtype.h"
+#include "recompute.h"
+#include "shard_modes.h"
 #include "sweep_state.h"
 
 void sweep_row_fill(result_row *r, const sweep *s, const config *c)
@@ -79,17 +82,31 @@ int sweep_config_fits(const sweep *s, const config *c)
     return sweep_row_fits(s, &r);
 }
 
+void sweep_row_levers(const result_row *r, char *out, size_t len)
+{
+    /* each lever, its default as its table names it, and its word */
+    const struct {
+        const char *value, *fallback, *word;
+    } levers[] = {{r->recompute, recompute_name(RECOMPUTE_NONE), "recompute"},
+                  {r->shard, shard_name(SHARD_NONE), "shard"},
+                  {r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32), "grad"}};
+    size_t used = 0;
+    if (len)
+        out[0] = '\0';
+    for (size_t i = 0; i < sizeof levers / sizeof levers[0] && used < len; i++)
+        if (levers[i].value[0] && strcmp(levers[i].value, levers[i].fallback))
+            used += (size_t)snprintf(out + used, len - used, "%s%s %s", used ? " " : "",
+                                     levers[i].word, levers[i].value);
+}
+
 /* The progress line of the config this row is for. */
 void sweep_row_progress(sweep *s, const result_row *r)
 {
-    char label[RESULT_TEXT_LEN * 4];
-    int recomputes = strcmp(r->recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    int grad = strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32)) != 0;
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s%s%s%s%s", r->model, r->dtype,
+    char label[RESULT_TEXT_LEN * 4], levers[RESULT_TEXT_LEN];
+    sweep_row_levers(r, levers, sizeof levers);
+    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s", r->model, r->dtype,
              (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-             r->sync[0] ? " sync " : "", r->sync, r->shard[0] ? " shard " : "", r->shard,
-             recomputes ? " recompute " : "", recomputes ? r->recompute : "",
-             grad ? " grad " : "", grad ? r->grad_dtype : "");
+             r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers);
     progress_config(s->progress, label);
 }
 
@@ -120,8 +137,11 @@ int sweep_row_write(sweep *s, const result_row *r)
     progress_clear(s->progress);
     if (!s->writer)
         return device_lost(s, r); /* rank 0 writes for every rank */
-    if (!s->quiet)
-        console_table_row(stdout, r);
+    if (!s->quiet) {
+        char levers[RESULT_TEXT_LEN];
+        sweep_row_levers(r, levers, sizeof levers);
+        console_table_row(stdout, r, levers);
+    }
     if (csv_writer_append(&s->csv, r, why, sizeof why) ||
         (s->curves && curves_flush(s->curves, why, sizeof why))) {
         fprintf(stderr, "accubench: %s\n", why);

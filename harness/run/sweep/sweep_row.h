@@ -12,6 +12,11 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c);
 int sweep_row_fits(const sweep *s, result_row *r);
 /* The progress line of the config r is for. */
 void sweep_row_progress(sweep *s, const result_row *r);
+/* The levers that set r apart where they are not the default, as
+ * "recompute block shard optimizer grad bf16" ("" for none): the one
+ * spelling of the progress line, the console table's note and the run's
+ * summary, so that rows that differ only in a lever read apart. */
+void sweep_row_levers(const result_row *r, char *out, size_t len);
 /* The config columns of r for c and its progress line; 1 when c can run,
  * 0 when r is final (skipped, oom, or its data could not be made). */
 int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row *r);
