@@ -107,13 +107,21 @@ void result_key_names(char *out, size_t len)
 
 void row_note(result_row *r, const char *fmt, ...)
 {
-    size_t used = strlen(r->note);
-    if (used && used + 2 < sizeof r->note) {
+    size_t cap = sizeof r->note, used = strlen(r->note);
+    int cut = used + 2 >= cap; /* full: no room for another remark */
+    if (used && !cut) {
         memcpy(r->note + used, "; ", 3);
         used += 2;
     }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->note + used, sizeof r->note - used, fmt, ap);
-    va_end(ap);
+    if (!cut) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(r->note + used, cap - used, fmt, ap);
+        va_end(ap);
+        cut = n < 0 || (size_t)n >= cap - used;
+    }
+    /* a remark cut short, or left out, says so: the note never ends in a
+     * sentence that reads whole but is not */
+    if (cut)
+        memcpy(r->note + cap - 4, "...", 4);
 }

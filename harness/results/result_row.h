@@ -192,8 +192,8 @@ typedef struct result_row {
 /* A row with every number unmeasured (NAN / -1) and empty text. */
 void result_row_clear(result_row *r);
 
-/* Appends a remark to the row's note, "; " after the ones before (cut to
- * the note's size). */
+/* Appends a remark to the row's note, "; " after the ones before; one cut
+ * to the note's size, or left out as it is full, ends the note in "...". */
 void row_note(result_row *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

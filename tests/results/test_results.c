@@ -217,8 +217,29 @@ static void test_console_width(void)
     free(text);
 }
 
+/* Remarks past the note's size: the note ends in "...", never in a remark
+ * that reads whole but was cut. */
+static void test_row_note(void)
+{
+    result_row r;
+    result_row_clear(&r);
+    row_note(&r, "first");
+    row_note(&r, "second %d", 2);
+    CHECK(strcmp(r.note, "first; second 2") == 0);
+    for (int i = 0; i < 100; i++)
+        row_note(&r, "remark number %d of many", i);
+    size_t n = strlen(r.note);
+    CHECK(n == sizeof r.note - 1 && strcmp(r.note + n - 3, "...") == 0);
+    row_note(&r, "one more, left out");
+    CHECK(strlen(r.note) == n && strcmp(r.note + n - 3, "...") == 0);
+    result_row_clear(&r);
+    row_note(&r, "fits");
+    CHECK(strcmp(r.note, "fits") == 0);
+}
+
 int main(void)
 {
+    test_row_note();
     test_stats();
     test_csv();
     test_console_table();
