@@ -211,17 +211,20 @@ static char *counted_report(const char *name, double c_gemm_ms)
     FILE *f = fopen(csv, "w");
     if (!f)
         return NULL;
+    /* the run's start probe read 0.005 TFLOP/s; A's step reached 0.01 */
     fputs("# device: test cpu\n# backend_caps: dispatch-is-device-work\n"
+          "# peak_gemm_tflops: 0.005\n"
           "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
           "devices,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,samples,step_noise_pct,"
           "flops_per_step,mfu_pct,probe_tflops_before,probe_tflops_after,dispatches_per_step,"
-          "host_syncs_per_step,gemm_ms_per_step,gemm_shapes,flags,note\n", f);
+          "host_syncs_per_step,gemm_ms_per_step,gemm_shapes,flags,note,tflops\n", f);
     fputs("cpu,t,S,fp32,sync,sum,64,64,1,1,ok,100,95,104,30,1,1e9,63,1,1,41,1,90,"
-          "1024x64x1024 NN: 5/step 30 ms 61%; 1024x1024x64 NT: 5/step 28 ms 60%,,\n", f);
+          "1024x64x1024 NN: 5/step 30 ms 61%; 1024x1024x64 NT: 5/step 28 ms 60%,,,0.01\n", f);
     fputs("cpu,t,S,fp32,sync,sum,64,16,4,1,ok,126,120,131,30,1,1e9,42,1,1,128,4,110,"
-          "1024x16x1024 NN: 20/step 40 ms 42%,,\n", f);
+          "1024x16x1024 NN: 20/step 40 ms 42%,,,0.0079\n", f);
     fprintf(f, "cpu,t,S,fp32,sync,sum,64,8,8,1,ok,165,160,170,30,1,1e9,29,1,1,244,8,%g,"
-               "1024x8x1024 NN: 40/step 55 ms 29%%; 1024x1024x8 NT: 40/step 50 ms 30%%,,\n",
+               "1024x8x1024 NN: 40/step 55 ms 29%%; 1024x1024x8 NT: 40/step 50 ms 30%%,,,"
+               "0.0061\n",
             c_gemm_ms);
     fclose(f);
     char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
@@ -255,6 +258,11 @@ static void test_counted(void)
                       "counting pass): 1.00 for A, 4.00 for B, 8.00 for C"));
     CHECK(strstr(out, "Device idle time is not named as a cause"));
     CHECK(!strstr(out, "no device trace"));
+
+    /* a config faster than the run's start probe: the Environment says the
+     * probe read low, not that 0.005 is the peak */
+    CHECK(strstr(out, "0.005 TFLOP/s measured at the run's start (shape unknown); a config's "
+                      "step reached 0.01000 TFLOP/s, above it: this probe read low"));
 
     out = counted_report("counted_slow", 175);
     CHECK(out && strstr(out, "90.0%, 87.3% and 106% of the step times above; a share over "
