@@ -85,14 +85,26 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
  * 5 interleaved rounds)", then which is fastest, as the rule decides. */
 static void ratio_bullet(const csv_row *const r[3], doc *d)
 {
-    char text[2][400];
+    char text[2][640];
     paired_verdict v[3] = {PAIRED_EQUAL};
     for (int i = 1; i < 3; i++) {
         char ratio[300];
         row_ratio_text(r[0], r[i], ratio, sizeof ratio);
         v[i] = row_verdict(r[0], r[i]);
-        snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) against A: %s", NAME[i],
-                 rp_split(r[i]).s, ratio);
+        /* The paired ratio is taken round by round; the medians in the
+         * table pool every round's steps. Where their ratio falls outside
+         * the paired interval the rounds disagreed, and the bullet says
+         * which figure the verdict follows rather than leave two ratios
+         * that contradict each other. */
+        paired_ratio p = row_ratio(r[0], r[i]);
+        double pooled = r[i]->step_ms_median / r[0]->step_ms_median;
+        char apart[200] = "";
+        if (!isnan(p.lo) && p.rounds > 1 && (pooled < p.lo || pooled > p.hi))
+            snprintf(apart, sizeof apart, "; the medians' own ratio, %sx, lies outside it: the "
+                     "rounds disagreed, and the verdict follows the rounds' ratios",
+                     rp_num(pooled, 3).s);
+        snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) against A: %s%s", NAME[i],
+                 rp_split(r[i]).s, ratio, apart);
     }
     doc_bullet(d, "%s.", text[0]);
     doc_bullet(d, "%s.", text[1]);

@@ -269,6 +269,42 @@ static void test_counted(void)
                              "100% cannot be part of a step: the counting pass"));
 }
 
+/* Timed in the same rounds, B 1.5x A in every round while the pooled
+ * medians give 1.1x: the bullet gives both and says which the verdict
+ * follows; C, whose medians agree with its rounds, gets no such remark. */
+static void test_rounds_disagree(void)
+{
+    char csv[256], md[256];
+    snprintf(csv, sizeof csv, "%s/rounds.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f)
+        return;
+    fputs("# device: test cpu\n# backend_caps: dispatch-is-device-work\n"
+          "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+          "devices,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,samples,comparison,rounds,"
+          "round_ms,flags,note\n", f);
+    fputs("cpu,t,S,fp32,async,sum,64,64,1,1,ok,100,95,104,30,x1,5,100 90 110 100 95,,\n", f);
+    fputs("cpu,t,S,fp32,async,sum,64,16,4,1,ok,110,105,115,30,x1,5,150 135 165 150 142.5,,\n",
+          f);
+    fputs("cpu,t,S,fp32,async,sum,64,8,8,1,ok,200,190,210,30,x1,5,200 180 220 200 190,,\n", f);
+    fclose(f);
+    char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
+    CHECK(report_main(5, argv) == 0);
+    snprintf(md, sizeof md, "%s/rounds.md", dir);
+    static char out[1 << 15];
+    f = fopen(md, "r");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    out[fread(out, 1, sizeof out - 1, f)] = '\0';
+    fclose(f);
+    char *b = strstr(out, "B (16x4) against A: 1.5x");
+    CHECK(b && strstr(b, "the medians' own ratio, 1.10x, lies outside it: the rounds "
+                         "disagreed, and the verdict follows the rounds' ratios."));
+    char *c = strstr(out, "C (8x8) against A: 2x");
+    CHECK(c && !strstr(c, "lies outside it"));
+}
+
 int main(void)
 {
     test_pick();
@@ -276,6 +312,7 @@ int main(void)
     test_compare();
     test_report();
     test_counted();
+    test_rounds_disagree();
     CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_verdict");
 }
