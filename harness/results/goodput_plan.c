@@ -32,7 +32,7 @@ static void print_series(FILE *out, const goodput_series *s)
         else
             fprintf(out, "; no timed split within the cap");
         if (!isnan(p->pred_steps))
-            fprintf(out, "; predicted %.1f steps", p->pred_steps);
+            fprintf(out, "; predicted %.1f steps (S_min (1 + B_simple/E))", p->pred_steps);
         fprintf(out, "%s\n", (int)j == s->best ? "  <- least time to target" : "");
     }
     const goodput_fit *f = &s->fit;
@@ -67,8 +67,8 @@ static void print_series(FILE *out, const goodput_series *s)
         long long e = s->p[s->best].e;
         goodput_slower_text(s, 2 * e, up, sizeof up);
         goodput_slower_text(s, e / 2, down, sizeof down);
-        fprintf(out, "  least time to target at E=%lld; %s; %s (ratio of the times, interval "
-                     "from the step times' intervals)\n", e, up, down);
+        fprintf(out, "  least time to target at E=%lld; a doubling either way: %s; %s (ratio of "
+                     "the times, interval from the step times' intervals)\n", e, up, down);
     }
 }
 
