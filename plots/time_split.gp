@@ -35,7 +35,8 @@ tic = 'sprintf("%s %sx%s %.3g ms", strcol("model"), strcol("micro_batch"), strco
 if (count("forward_ms", traced) == 0) {
     missing_why = words(models) == 0 ? no_rows_why : \
                   "forward_ms, backward_ms, optimizer_ms, idle_ms are empty in this CSV:\n". \
-                  "the split comes from a device trace (CUPTI on a GPU)"
+                  "the split comes from the trace pass (CUPTI on a GPU, the CPU backend\n". \
+                  "records its own), which --trace-steps 0 leaves out"
     @nothing_to_draw
 } else {
     # a part no bar shows (under 0.5% everywhere) gets no legend entry
