@@ -10,26 +10,42 @@ chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 
-# The series: model|devices|sync, "-" for a single process's empty sync
-# ("|": a custom model's name holds ":" and ";").
-# At most max_series (common.gp): once full, no more passes over the file.
+# The series: model|devices|sync|recompute, "-" for an empty sync (a single
+# process) or recompute (a file from before the column); "|": a custom
+# model's name holds ":" and ";". A series is one line: configs that differ
+# in what the backward recomputes are lines of their own, never one line
+# through both. At most max_series (common.gp): once full, no more passes
+# over the file.
 series = ""
 do for [m in models] {
     if (words(series) < max_series) {
         do for [d in distinct("devices", ok.";model=".m)] {
             if (words(series) < max_series) {
-                ss = distinct("sync", ok.";model=".m.";devices=".d)
-                if (count("step_ms_median", ok.";model=".m.";devices=".d.";sync=") > 0) { ss = "- ".ss }
-                do for [sy in ss] { if (words(series) < max_series) { series = series." ".m."|".d."|".sy } }
+                at = ok.";model=".m.";devices=".d
+                ss = distinct("sync", at)
+                if (count("step_ms_median", at.";sync=") > 0) { ss = "- ".ss }
+                do for [sy in ss] {
+                    if (words(series) < max_series) {
+                        at_sync = at.";sync=".(sy eq "-" ? "" : sy)
+                        rcs = distinct("recompute", at_sync)
+                        if (count("step_ms_median", at_sync.";recompute=") > 0) { rcs = "- ".rcs }
+                        do for [rc in rcs] {
+                            if (words(series) < max_series) { series = series." ".m."|".d."|".sy."|".rc }
+                        }
+                    }
+                }
             }
         }
     }
 }
 ns = words(series)
 part(s, k) = word(system("echo ".q(s)." | tr '|' ' '"), k)
-s_rows(s) = ok.";model=".part(s, 1).";devices=".part(s, 2).";sync=".(part(s, 3) eq "-" ? "" : part(s, 3))
-dp_run = strstrt(series, "|-") == 0 || words(distinct("devices", ok)) > 1
-s_name(s) = part(s, 1).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : "")
+blank(v) = v eq "-" ? "" : v
+s_rows(s) = ok.";model=".part(s, 1).";devices=".part(s, 2).";sync=".blank(part(s, 3)).";recompute=".blank(part(s, 4))
+dp_run = strstrt(series, "|-|") == 0 || words(distinct("devices", ok)) > 1
+rc_run = words(distinct("recompute", ok)) > 1
+s_name(s) = part(s, 1).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : ""). \
+            (rc_run ? " recompute ".part(s, 4) : "")
 s_color(j) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 mfu_of(j) = count("mfu_pct", s_rows(word(series, j)))
 busy_of(j) = host_is_device ? 0 : count("gpu_busy_pct", s_rows(word(series, j)))

@@ -89,6 +89,15 @@ for c in wallclock throughput dispatches; do
     is_png custom/custom.$c.png || { cat custom.log; fail "no $c chart for a custom model"; }
 done
 
+# Configs that differ only in what the backward recomputes are lines of
+# their own on the wall-clock chart, each named, not one line through all.
+mkdir -p rc && cp "$root/tests/fixtures/frontier.csv" rc/
+sh "$root/scripts/plots.sh" rc/frontier.csv > rc.log 2>&1 || { cat rc.log; fail "plots.sh on frontier.csv"; }
+for v in none gelu block; do
+    grep -q "recompute $v step ms" rc/frontier.wallclock.svg ||
+        fail "the wall-clock chart has no line of its own for recompute $v"
+done
+
 # Errors: no CSV at all, an unreadable CSV.
 mkdir -p empty && cp -r "$root/scripts" "$root/plots" empty/
 sh empty/scripts/plots.sh > /dev/null 2> err.txt; rc=$?
