@@ -89,6 +89,19 @@ set bmargin 6
 # One colour per model (the same in every chart); dash type says the metric.
 model_index(m) = words((" ".models." ")[1:strstrt(" ".models." ", " ".m." ") + 1])
 model_color(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf", (i < 1 ? 0 : i - 1) % 7 + 1)
+# A custom model's name is its shape ("gpt:d=128;layers=4;..."): the key
+# names it by its kind and place, "gpt#4", as the console table does, and a
+# line under the chart spells each one out, so a key of long names does not
+# squeeze the plot. @long_names_note in a chart that shows models.
+short_name_max = 16
+model_label(m) = strlen(m) <= short_name_max || strstrt(m, ":") < 2 ? m : \
+                 m[1:strstrt(m, ":") - 1]."#".model_index(m)
+long_names = ""
+do for [m in models] {
+    if (model_label(m) ne m) { long_names = long_names.(strlen(long_names) ? "; " : "").model_label(m)." = ".m }
+}
+long_names_note = strlen(long_names) == 0 ? "" : \
+    "set bmargin 8; set label 94 long_names at screen 0.01, 0.10 left font ',9' tc rgb '#444444'"
 
 # Tics at 1, 2, 5 x 10^n for log-scaled milliseconds: gnuplot labels only
 # whole decades, which leaves a narrow range (0.2 .. 0.9 ms) with one label.

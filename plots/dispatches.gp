@@ -7,6 +7,7 @@
 chart = "dispatches"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
+if (strlen(long_names_note) > 0) { @long_names_note }
 
 set title (host_is_device ? "Operations dispatched" : "Kernels (dispatches)")." per optimizer step vs accumulation steps\n".subtitle
 set xlabel "accumulation steps per optimizer step (log2 scale)"
@@ -34,11 +35,11 @@ if (host_is_device) {
 disp_lines = 'for [i=1:words(disp_models)] rows(ok.";model=".word(disp_models, i)) \
     using (column("accum_steps")):(column("dispatches_per_step")) \
     with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(model_index(word(disp_models, i))) \
-    title word(disp_models, i)." dispatched"'
+    title model_label(word(disp_models, i))." dispatched"'
 kern_lines = 'for [i=1:words(kern_models)] rows(ok.";model=".word(kern_models, i)) \
     using (column("accum_steps")):(column("kernels_per_step")) \
     with linespoints lw 1.5 dt 2 pt 6 ps 0.9 lc rgb model_color(model_index(word(kern_models, i))) \
-    title word(kern_models, i)." traced kernels"'
+    title model_label(word(kern_models, i))." traced kernels"'
 lines = (words(disp_models) > 0 ? disp_lines : "") . \
         (words(disp_models) > 0 && words(kern_models) > 0 ? ", " : "") . \
         (words(kern_models) > 0 ? kern_lines : "")

@@ -7,6 +7,7 @@
 chart = "throughput"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
+if (strlen(long_names_note) > 0) { @long_names_note }
 
 set title "Samples per second vs accumulation steps\n".subtitle
 set xlabel "accumulation steps per optimizer step (log2 scale)"
@@ -21,7 +22,7 @@ rate_lo(r) = column("samples_per_s") * column("step_ms_median") / column("step_m
 rate_hi(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_lo")
 tp_plot = 'for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
          using (column("accum_steps")):(column("samples_per_s")) \
-         with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title word(models, i)'
+         with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title model_label(word(models, i))'
 bars = 'for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
          using (column("accum_steps")):(column("samples_per_s")):(rate_lo(0)):(rate_hi(0)) \
          with yerrorbars lw 1 pt -1 lc rgb model_color(i) notitle'

@@ -9,6 +9,7 @@
 chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
+if (strlen(long_names_note) > 0) { @long_names_note }
 
 # The series: model|devices|sync|recompute, "-" for an empty sync (a single
 # process) or recompute (a file from before the column); "|": a custom
@@ -44,7 +45,7 @@ blank(v) = v eq "-" ? "" : v
 s_rows(s) = ok.";model=".part(s, 1).";devices=".part(s, 2).";sync=".blank(part(s, 3)).";recompute=".blank(part(s, 4))
 dp_run = strstrt(series, "|-|") == 0 || words(distinct("devices", ok)) > 1
 rc_run = words(distinct("recompute", ok)) > 1
-s_name(s) = part(s, 1).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : ""). \
+s_name(s) = model_label(part(s, 1)).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : ""). \
             (rc_run ? " recompute ".part(s, 4) : "")
 s_color(j) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 mfu_of(j) = count("mfu_pct", s_rows(word(series, j)))

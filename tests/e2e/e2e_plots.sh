@@ -87,6 +87,9 @@ sh "$root/scripts/plots.sh" custom/custom.csv > custom.log 2>&1 ||
     { cat custom.log; fail "plots.sh failed on a custom model's CSV"; }
 for c in wallclock throughput dispatches; do
     is_png custom/custom.$c.png || { cat custom.log; fail "no $c chart for a custom model"; }
+    # the key says "gpt#1", a line under the chart what that is
+    grep -q "gpt#1 = gpt:d=32;layers=2;heads=4;seq=16;vocab=64" custom/custom.$c.svg ||
+        fail "the $c chart does not spell out its short name for the custom model"
 done
 
 # Configs that differ only in what the backward recomputes are lines of
