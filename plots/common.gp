@@ -58,6 +58,15 @@ sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
 own_backend = meta("backend")
 if (strlen(own_backend) > 0) { sel = sel.";backend=".own_backend }
 ok = "status=ok;".sel
+# One recompute value for the charts of a line per model (throughput,
+# dispatches): the first in the CSV, the sweep's first (its default where
+# it ran that; "" in a file from before the column: every row). The
+# wall-clock chart draws each value as a line of its own; these say which
+# one they show.
+one_recompute = first_distinct("recompute", ok, 1)
+ok_one_recompute = ok.";recompute=".one_recompute
+one_recompute_note = words(distinct("recompute", ok)) < 2 ? "" : \
+    "set label 95 'recompute ".one_recompute." only (the wall-clock chart draws every value)' at screen 0.99, 0.025 right font ',9' tc rgb '#444444'"
 # A chart draws at most max_series lines: each is a pass over the file (and
 # a key entry), so a CSV of a thousand models costs what one of twelve
 # does; the models past them are named as a count under the chart.

@@ -8,6 +8,7 @@ chart = "throughput"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
+if (strlen(one_recompute_note) > 0) { @one_recompute_note }
 
 set title "Samples per second vs accumulation steps\n".subtitle
 set xlabel "accumulation steps per optimizer step (log2 scale)"
@@ -20,10 +21,10 @@ set format y "%.0s%c"  # 1k, 10k, 1M
 # the 95% interval of each point: the step's, as a rate
 rate_lo(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_hi")
 rate_hi(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_lo")
-tp_plot = 'for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
+tp_plot = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, i)) \
          using (column("accum_steps")):(column("samples_per_s")) \
          with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title model_label(word(models, i))'
-bars = 'for [i=1:words(models)] rows(ok.";model=".word(models, i)) \
+bars = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, i)) \
          using (column("accum_steps")):(column("samples_per_s")):(rate_lo(0)):(rate_hi(0)) \
          with yerrorbars lw 1 pt -1 lc rgb model_color(i) notitle'
 if (words(models) > 0 && count("step_ms_ci_lo", ok) > 0) { tp_plot = tp_plot.", ".bars }

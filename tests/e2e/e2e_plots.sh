@@ -100,6 +100,9 @@ for v in none gelu block; do
     grep -q "recompute $v step ms" rc/frontier.wallclock.svg ||
         fail "the wall-clock chart has no line of its own for recompute $v"
 done
+# ... and the charts of a line per model take one value, and say which
+grep -q "recompute none only" rc/frontier.throughput.svg ||
+    fail "the throughput chart does not say which recompute value it draws"
 
 # Errors: no CSV at all, an unreadable CSV.
 mkdir -p empty && cp -r "$root/scripts" "$root/plots" empty/
