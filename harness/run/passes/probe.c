@@ -4,6 +4,7 @@
 
 #include "dispatch.h"
 #include "plural.h"
+#include "report_parts.h"
 
 int probe_fits(backend *b, const memory_need *need)
 {
@@ -84,25 +85,13 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
     return BK_OK;
 }
 
-/* " (1.50 GiB)", or in MiB under one GiB: a small cap does not read 0.00. */
-static const char *human(size_t bytes, char *out, size_t len)
-{
-    double gib = (double)bytes / (double)(1ull << 30);
-    if (gib >= 1)
-        snprintf(out, len, "%.2f GiB", gib);
-    else
-        snprintf(out, len, "%.2f MiB", (double)bytes / (double)(1ull << 20));
-    return out;
-}
-
 void probe_print(FILE *f, const char *model_name, const probe_request *req,
                  const probe_result *r, size_t mem_cap)
 {
-    char h[32];
     fprintf(f, "model:              %s (%s, %s)\n", model_name, dtype_name(req->dtype),
             req->optimizer == OPT_ADAMW ? "adamw" : "sgd");
     if (mem_cap)
-        fprintf(f, "memory cap:         %zu bytes (%s)\n", mem_cap, human(mem_cap, h, sizeof h));
+        fprintf(f, "memory cap:         %zu bytes (%s)\n", mem_cap, rp_bytes((int64_t)mem_cap).s);
     else
         fprintf(f, "memory cap:         none (the device's own limit)\n");
     if (!r->micro) {
@@ -114,7 +103,7 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
             r->micro == r->bound ? ", the largest considered" : "", r->probes,
             plural(r->probes, "probe", "probes"));
     const memory_need *n = &r->need;
-    fprintf(f, "memory need:        %zu bytes (%s)\n", n->total, human(n->total, h, sizeof h));
+    fprintf(f, "memory need:        %zu bytes (%s)\n", n->total, rp_bytes((int64_t)n->total).s);
     fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
                "  activations %zu, inputs %zu (%d %s)\n",
             n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
@@ -138,12 +127,11 @@ void probe_print_margin(FILE *f, const char *device_label, const probe_result *r
     if (!r->micro)
         return;
     size_t margin = cap - r->need.total;
-    char h[32];
     fprintf(f, "margin:             %zu bytes (%s) under the cap, for what the need "
                "does not count\n"
                "  on %s: the runtime's context, the GEMM library's workspace, the allocator's "
                "rounding and reserve\n"
                "  (a run there measures them: mem_held_bytes - mem_need_bytes; --reserve keeps "
                "them)\n",
-            margin, human(margin, h, sizeof h), device_label);
+            margin, rp_bytes((int64_t)margin).s, device_label);
 }
