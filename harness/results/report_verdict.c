@@ -91,18 +91,12 @@ static void ratio_bullet(const csv_row *const r[3], doc *d)
         char ratio[300];
         row_ratio_text(r[0], r[i], ratio, sizeof ratio);
         v[i] = row_verdict(r[0], r[i]);
-        /* The paired ratio is taken round by round; the medians in the
-         * table pool every round's steps. Where their ratio falls outside
-         * the paired interval the rounds disagreed, and the bullet says
-         * which figure the verdict follows rather than leave two ratios
-         * that contradict each other. */
+        /* the table's medians pool every round: where their ratio says
+         * otherwise, the bullet gives both rather than let them contradict */
         paired_ratio p = row_ratio(r[0], r[i]);
-        double pooled = r[i]->step_ms_median / r[0]->step_ms_median;
-        char apart[200] = "";
-        if (!isnan(p.lo) && p.rounds > 1 && (pooled < p.lo || pooled > p.hi))
-            snprintf(apart, sizeof apart, "; the medians' own ratio, %sx, lies outside it: the "
-                     "rounds disagreed, and the verdict follows the rounds' ratios",
-                     rp_num(pooled, 3).s);
+        char apart[200];
+        paired_pooled_remark(&p, r[i]->step_ms_median / r[0]->step_ms_median, apart,
+                             sizeof apart);
         snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) against A: %s%s", NAME[i],
                  rp_split(r[i]).s, ratio, apart);
     }

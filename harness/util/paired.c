@@ -195,3 +195,13 @@ void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
             snprintf(out + n, len - (size_t)n, "; the ratio itself is within the threshold");
     }
 }
+
+void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_t len)
+{
+    if (!len)
+        return;
+    out[0] = '\0';
+    if (!isnan(p->lo) && p->rounds > 1 && (pooled < p->lo || pooled > p->hi))
+        snprintf(out, len, "; the medians' own ratio, %.3gx, lies outside it: the rounds "
+                 "disagreed, and the verdict follows the rounds' ratios", pooled);
+}

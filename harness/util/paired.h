@@ -83,6 +83,12 @@ size_t paired_rounds_to_separate(const paired_ratio *p, double threshold);
  * them: the ratio and what the rule makes of it, into out. */
 void paired_ratio_text(const paired_ratio *p, char *out, size_t len);
 
+/* "; the medians' own ratio, 1.18x, lies outside it: ..." where `pooled`,
+ * the ratio of the two medians (each pooling every round's steps), falls
+ * outside p's paired interval (the rounds disagreed: the verdict follows
+ * them); "" otherwise. */
+void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_t len);
+
 /* "faster", "slower", "indistinguishable (within 2%)", ... */
 const char *paired_verdict_name(paired_verdict v);
 

@@ -299,7 +299,7 @@ static void test_rounds_disagree(void)
     out[fread(out, 1, sizeof out - 1, f)] = '\0';
     fclose(f);
     char *b = strstr(out, "B (16x4) against A: 1.5x");
-    CHECK(b && strstr(b, "the medians' own ratio, 1.10x, lies outside it: the rounds "
+    CHECK(b && strstr(b, "the medians' own ratio, 1.1x, lies outside it: the rounds "
                          "disagreed, and the verdict follows the rounds' ratios."));
     char *c = strstr(out, "C (8x8) against A: 2x");
     CHECK(c && !strstr(c, "lies outside it"));

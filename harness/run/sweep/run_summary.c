@@ -75,14 +75,9 @@ static void series_lines(FILE *f, const result_row *rows, size_t n, size_t first
     paired_ratio p = figures_ratio(&a, &b);
     char ratio[300];
     paired_ratio_text(&p, ratio, sizeof ratio);
-    fprintf(f, "%s  %-8s %s", indent, "ratio", ratio);
-    /* per round, where the pooled medians' ratio says otherwise (as the
-     * report's A/B/C bullets do) */
-    double pooled = slow->step_ms_median / fast->step_ms_median;
-    if (!isnan(p.lo) && p.rounds > 1 && (pooled < p.lo || pooled > p.hi))
-        fprintf(f, "; the medians' own ratio, %.3gx, lies outside it: the rounds disagreed, and "
-                   "the verdict follows the rounds' ratios", pooled);
-    fputc('\n', f);
+    char apart[200];
+    paired_pooled_remark(&p, slow->step_ms_median / fast->step_ms_median, apart, sizeof apart);
+    fprintf(f, "%s  %-8s %s%s\n", indent, "ratio", ratio, apart);
 }
 
 /* The first row of each series that ran, in the order they ran; returns
