@@ -1,6 +1,5 @@
 #include "run_summary.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "console_table.h"
