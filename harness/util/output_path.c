@@ -59,6 +59,18 @@ static int writable_folder(const char *what, const char *path, const char *folde
                  strerror(errno));
         return -1;
     }
+    /* access() says yes to root on a folder that takes no new files (/proc,
+     * /sys): only creating one tells, and the writes come after a run. */
+    char probe[PATH_CAP + 32];
+    snprintf(probe, sizeof probe, "%s/.accubench-probe-XXXXXX", folder);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        snprintf(why, n, "%s %s: cannot create a file in folder %s: %s", what, path, folder,
+                 strerror(errno));
+        return -1;
+    }
+    close(fd);
+    unlink(probe);
     return 0;
 }
 

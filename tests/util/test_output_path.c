@@ -2,6 +2,7 @@
  * CSV has one writer (csv_lock.h), a dead writer's temporaries are removed
  * and a live one's kept (atomic_file.h), and the rows a CSV holds are
  * counted from the file itself (csv_writer.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,18 @@ static pid_t dead_pid(void)
     return pid;
 }
 
+/* How many names in `dir` begin with `prefix`. */
+static int entries_named(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void test_kinds(void)
 {
     char path[400], why[600];
@@ -69,6 +82,11 @@ static void test_kinds(void)
     snprintf(path, sizeof path, "%s/new.csv", dir);
     CHECK(output_path_check("--csv", path, OUTPUT_FILE, why, sizeof why) == 0);
     CHECK(!exists(path)); /* checked, not created */
+    CHECK(entries_named(dir, ".accubench-probe") == 0); /* the trial file is gone */
+
+    /* a folder that takes no new files, even from root: refused before a run */
+    CHECK(output_path_check("--trace", "/proc/x.json", OUTPUT_FILE, why, sizeof why) == -1);
+    CHECK(strstr(why, "--trace /proc/x.json") != NULL);
     snprintf(path, sizeof path, "%s/missing/new.csv", dir);
     CHECK(output_path_check("--csv", path, OUTPUT_FILE, why, sizeof why) == -1);
     CHECK(strstr(why, "does not exist") != NULL);
