@@ -99,8 +99,12 @@ failed=0
 for name in $charts; do
     # The C locale for the numbers: under de_DE gnuplot and the awk it runs
     # write and read 1,5 for 1.5 (frontier.gp failed, curves.gp lost its range).
-    (cd "$work" && LC_ALL=C gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp")
+    # gnuplot's note that it widened a one-point axis ("empty x range") is
+    # no news to the reader: kept out of stderr, which keeps everything else.
+    (cd "$work" && LC_ALL=C gnuplot -e "csv='in.csv'; out='chart'" "plots/$name.gp") \
+        2>"$work/chart.$name.err"
     rc=$?
+    grep -v '^Warning: empty [xy]2\{0,1\} range \[.*\], adjusting to' "$work/chart.$name.err" >&2
     if [ "$rc" = 0 ] && mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
         mv -f -- "$work/chart.$name.svg" "$out.$name.svg"; then
         rm -f -- "$out.$name.why"
@@ -108,7 +112,7 @@ for name in $charts; do
     elif [ "$rc" = 3 ] && [ -f "$work/chart.$name.why" ] &&
         rm -f -- "$out.$name.png" "$out.$name.svg" &&
         mv -f -- "$work/chart.$name.why" "$out.$name.why"; then
-        printf 'plots: %s not drawn: %s\n' "$name" "$(tr '\n' ' ' < "$out.$name.why")"
+        printf 'plots: %s not drawn: %s\n' "$name" "$(tr '\n' ' ' < "$out.$name.why" | sed 's/ *$//')"
     else
         echo "plots: $name failed" >&2
         failed=1
