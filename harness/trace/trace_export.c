@@ -194,6 +194,20 @@ static void put_record(FILE *f, const trace_record *recs, size_t i, const ptrdif
     }
 }
 
+/* How every trace this program writes begins. */
+#define TRACE_HEAD "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"accubench\","
+
+int trace_export_replaceable(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 1; /* absent (an unreadable one is refused by the write) */
+    char head[sizeof TRACE_HEAD];
+    size_t got = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    return got == 0 || (got == sizeof head - 1 && !memcmp(head, TRACE_HEAD, got));
+}
+
 static int write_events(FILE *f, const trace_record *recs, size_t n,
                         const int32_t *step_of, const ptrdiff_t *host_of,
                         int step, const char *label)
@@ -202,8 +216,7 @@ static int write_events(FILE *f, const trace_record *recs, size_t n,
     if (collect_step_rows(recs, n, step_of, step, &s))
         return -1;
 
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"accubench\","
-          "\"config\":", f);
+    fputs(TRACE_HEAD "\"config\":", f);
     put_string(f, label ? label : "");
     fprintf(f, ",\"step\":%d,\"origin_ns\":%llu},\"traceEvents\":[", step,
             (unsigned long long)(s.origin == UINT64_MAX ? 0 : s.origin));

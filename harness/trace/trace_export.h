@@ -26,4 +26,9 @@
 int trace_export_chrome(const char *path, const trace_record *recs, size_t n,
                         int step, const char *label, char *why, size_t why_len);
 
+/* Whether `path` may be written as a trace: absent, empty, or a trace this
+ * program wrote (it begins as trace_export_chrome begins). Anything else,
+ * a results CSV or the --profile being read, would be lost to the rename. */
+int trace_export_replaceable(const char *path);
+
 #endif

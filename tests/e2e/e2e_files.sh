@@ -23,9 +23,12 @@ mkdir adir
 echo keep > afile
 for bad in "--csv devnull" "--csv fifo" "--csv adir" "--out afile" "--out fifo" \
            "--out devnull" "--trace devnull" "--trace fifo" "--trace adir" \
-           "--trace nodir/t.json" "--csv nodir/x.csv" "--out afile/sub"; do
+           "--trace nodir/t.json" "--trace afile" "--csv nodir/x.csv" "--out afile/sub"; do
+    # a trace pass to write, so that the path is what gets refused
+    pass=""
+    case $bad in --trace*) pass="--trace-steps 1" ;; esac
     # shellcheck disable=SC2086
-    timeout 20 "$ACCUBENCH" run $quick $bad >out.txt 2>err.txt
+    timeout 20 "$ACCUBENCH" run $quick $pass $bad >out.txt 2>err.txt
     rc=$?
     path=${bad#* }
     check "[ $rc -eq 2 ]" "$bad: exit 2 (got $rc)"
@@ -41,6 +44,12 @@ check '[ -z "$(ls adir)" ] && [ ! -e nodir ]' "nothing made in the refused place
 "$ACCUBENCH" run $quick --trace t.json >out.txt 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "trace-steps is 0" err.txt' \
     "--trace with --trace-steps 0 refused up front: $(cat err.txt)"
+
+# a trace of an earlier run is replaced: the refusal above is for other files
+"$ACCUBENCH" run $quick --trace-steps 1 --trace t.json --csv t1.csv --quiet 2>err.txt &&
+    "$ACCUBENCH" run $quick --trace-steps 1 --trace t.json --csv t2.csv --quiet 2>>err.txt
+check '[ $? -eq 0 ] && grep -q "\"tool\":\"accubench\"" t.json' \
+    "--trace over an earlier trace: $(cat err.txt)"
 
 # --csv names the file: no results/ appears in the working folder
 "$ACCUBENCH" run $quick --csv given.csv --quiet 2>err.txt

@@ -10,6 +10,7 @@
 #include "curves_file.h"
 #include "dtype_table.h"
 #include "output_path.h"
+#include "trace_export.h"
 
 /* OUT/accubench-PROFILE-BACKEND-DTYPE-YYYYmmdd-HHMMSS, without ".csv". */
 static void default_stem(const run_options *o, const char *backend_name, char *stem, size_t n)
@@ -114,6 +115,11 @@ static int reserve_csv(const run_options *o, const char *backend_name, run_outpu
         }
         if (output_path_check("--trace", o->trace_path, OUTPUT_FILE, why, why_len))
             return -1;
+        if (!trace_export_replaceable(o->trace_path)) {
+            snprintf(why, why_len, "--trace %s holds something other than an accubench "
+                     "trace (refused: writing the trace would replace it)", o->trace_path);
+            return -1;
+        }
         atomic_file_remove_stale(o->trace_path);
     }
     if (o->csv_path[0]) {
