@@ -399,7 +399,7 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2], double 
 
 /* The table and its summary line; the exit code. */
 static int print_comparison(const compare_options *c, const comparison *cmp,
-                            const char *dev0, const char *dev1)
+                            const char *dev0, const char *dev1, const char *new_unfinished)
 {
     const int *counts = cmp->counts;
     if (cmp->tb.failed) {
@@ -430,7 +430,14 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     if (counts[VERDICT_NOT_RUN])
         printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
     printf("; %d only in base, %d only in new\n", cmp->only_base, cmp->only_new);
-    return (counts[VERDICT_SLOWER] || counts[VERDICT_FAILED]) ? 1 : 0;
+    /* configs of base that an unfinished new run never reached stopped
+     * running as surely as a failed one: a script's `compare || alarm`
+     * must not pass a crashed or interrupted benchmark */
+    int cut_short = *new_unfinished && cmp->only_base > 0;
+    if (cut_short)
+        printf("compare: the new run did not finish (%s): %d %s of base not reached\n",
+               new_unfinished, cmp->only_base, plural(cmp->only_base, "config", "configs"));
+    return (counts[VERDICT_SLOWER] || counts[VERDICT_FAILED] || cut_short) ? 1 : 0;
 }
 
 int compare_main(int argc, char **argv)
@@ -448,7 +455,8 @@ int compare_main(int argc, char **argv)
     if (!rc) {
         comparison cmp;
         compare_tables(t, rows, c.min_diff, &cmp);
-        rc = print_comparison(&c, &cmp, dev0, dev1);
+        const char *unfinished = csv_meta_get(&t[1], "unfinished");
+        rc = print_comparison(&c, &cmp, dev0, dev1, unfinished ? unfinished : "");
         table_free(&cmp.tb);
     }
     for (int k = 0; k < 2; k++) {

@@ -53,6 +53,19 @@ void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
             *c = ' ';
 }
 
+void csv_writer_meta_remove(csv_writer *w, const char *key)
+{
+    for (int slot = 0; slot < w->meta_count; slot++)
+        if (!strcmp(w->keys[slot], key)) {
+            w->meta_count--;
+            memmove(w->keys[slot], w->keys[slot + 1],
+                    (size_t)(w->meta_count - slot) * sizeof w->keys[0]);
+            memmove(w->values[slot], w->values[slot + 1],
+                    (size_t)(w->meta_count - slot) * sizeof w->values[0]);
+            return;
+        }
+}
+
 void csv_write_header(FILE *f)
 {
     const char *sep = "";

@@ -29,6 +29,9 @@ void csv_writer_free(csv_writer *w);
 void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Takes a metadata line out (none of that key: nothing). */
+void csv_writer_meta_remove(csv_writer *w, const char *key);
+
 /* Writes the file as it stands now (also with no rows yet). Returns 0, or -1
  * with a one-line reason. */
 int csv_writer_flush(csv_writer *w, char *why, size_t why_len);

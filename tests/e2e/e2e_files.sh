@@ -145,4 +145,22 @@ check '[ "$(rows term.csv)" -ge 2 ]' "SIGTERM: the rows measured are kept"
 check '[ -z "$(ls | grep "^term.csv.tmp.[0-9]*$" | grep -v "tmp.$$\$")" ]' \
     "SIGTERM: no temporary left: $(ls)"
 
+# ---- 5. the file says it is unfinished, and its readers say so too
+check 'grep -q "^# unfinished: interrupted (SIGTERM) after [0-9]* of 7 configs" term.csv' \
+    "the interrupted CSV says so: $(grep unfinished term.csv)"
+check '! grep -q "unfinished" given.csv' "a finished run's CSV has no unfinished line"
+"$ACCUBENCH" report term.csv --no-charts --out rep >out.txt 2>&1
+check 'grep -q "This run did not finish" rep/term.md' "the report says it: $(cat out.txt)"
+# base: its rows, finished; new: one row fewer, unfinished or a deliberate subset
+grep -v "^# unfinished" term.csv >base.csv
+sed '$d' term.csv >cut.csv
+grep -v "^# unfinished" cut.csv >subset.csv
+"$ACCUBENCH" compare base.csv cut.csv --min-diff 1000 >out.txt 2>&1
+rc=$?
+check "[ $rc -eq 1 ] && grep -q 'new run did not finish.*1 config of base not reached' out.txt" \
+    "compare: a config an unfinished run never reached fails it (rc $rc): $(tail -n 2 out.txt)"
+"$ACCUBENCH" compare base.csv subset.csv --min-diff 1000 >out.txt 2>&1
+rc=$?
+check "[ $rc -eq 0 ]" "compare: a finished run of fewer configs passes (rc $rc): $(tail -n 2 out.txt)"
+
 exit $fail

@@ -51,6 +51,10 @@ static void test_csv(void)
     csv_writer_meta(&w, "device", "a device, with a comma");
     csv_writer_meta(&w, "seed", "%d", 1);
     csv_writer_meta(&w, "seed", "%d", 2); /* replaced, not repeated */
+    csv_writer_meta(&w, "unfinished", "yes");
+    csv_writer_meta(&w, "last", "kept");
+    csv_writer_meta_remove(&w, "unfinished"); /* taken out, the lines after it kept */
+    csv_writer_meta_remove(&w, "absent");
     CHECK(csv_writer_flush(&w, why, sizeof why) == 0);
     result_row r;
     result_row_clear(&r);
@@ -61,6 +65,7 @@ static void test_csv(void)
     CHECK(csv_writer_append(&w, &r, why, sizeof why) == 0);
     char *text = slurp(path);
     CHECK(text && strstr(text, "# seed: 2\n") && !strstr(text, "# seed: 1\n"));
+    CHECK(text && strstr(text, "# seed: 2\n# last: kept\n") && !strstr(text, "unfinished"));
     CHECK(strstr(text, "\nbackend,device,model,params,") != NULL);
     const char *row = strstr(text, "\n,,S,");
     CHECK(row != NULL);

@@ -271,6 +271,10 @@ static int write_metadata(sweep *s, const run_options *o, const sweep_device *de
                     : optimizer_at_name(o->optimizer.at), o->optimizer.at == OPT_AT_BACKWARD ?
                     " (per layer where one device runs the step and no graph captures it; "
                     "after the window otherwise)" : "");
+    /* Until the end takes it out: a reader of a file whose run is still
+     * measuring, was interrupted, or died, learns that configs are missing. */
+    csv_writer_meta(&s->csv, "unfinished", "the run was still measuring when this file was "
+                    "written, or died (%d configs planned)", s->configs_planned);
     /* An existing file is rewritten only with a row to add (csv_existing.h). */
     if ((out->existing == CSV_APPEND &&
          csv_existing_adopt(&s->csv, out->csv_path, why, why_len)) ||
@@ -334,6 +338,12 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
         s->failures++;
     }
     stop_signal_announce(NULL); /* from here the end below says it */
+    const char *sig = stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+    if (stop_signal)
+        csv_writer_meta(&s->csv, "unfinished", "interrupted (%s) after %zu of %d configs: "
+                        "the rest did not run", sig, s->csv.count, s->configs_planned);
+    else
+        csv_writer_meta_remove(&s->csv, "unfinished");
     /* An existing file with no row to add stays as it was. */
     if (!write_failed && !stop_signal_said() && (s->csv.count || !out->existing) &&
         csv_writer_flush(&s->csv, why, sizeof why)) {
@@ -364,10 +374,10 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
             run_summary(stdout, s->csv.rows, s->csv.count, path);
     }
     if (stop_signal && !write_failed && !stop_signal_said()) {
-        const char *sig = stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
         if (s->csv.count)
-            fprintf(stderr, "accubench: interrupted (%s); the rows measured so far are in %s\n",
-                    sig, path);
+            fprintf(stderr, "accubench: interrupted (%s) after %zu of %d configs; the rows "
+                    "measured so far are in %s\n", sig, s->csv.count, s->configs_planned,
+                    path);
         else
             fprintf(stderr, "accubench: interrupted (%s) before a row was finished\n", sig);
     }
@@ -433,7 +443,7 @@ static int sweep_with_progress(sweep *s, const run_options *o)
 {
     progress prog;
     progress_start(&prog, s->quiet && !o->quiet_progress ? NULL : stderr,
-                   config_count(o, s->world != NULL), PROGRESS_SILENT_S);
+                   s->configs_planned, PROGRESS_SILENT_S);
     s->progress = &prog;
     eta plan;
     int planned = eta_plan(&plan, o, s->world != NULL) == 0;
@@ -513,7 +523,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
                .world = dev->world, .writer = !dev->world || dev->world->rank == 0,
                /* every rank trains the same rates: the curves' all-reduces pair up */
                .lr_grid = &o->lr_grid, .base_lr = o->optimizer.lr,
-               .base_effective = o->n_effective ? o->effective[0] : 0};
+               .base_effective = o->n_effective ? o->effective[0] : 0,
+               .configs_planned = config_count(o, dev->world != NULL)};
     b->mem_cap = (size_t)o->mem_cap;
     /* SIGTERM (kill, a batch system's stop) as Ctrl-C, on every rank: stop
      * between configs, keep what was measured, and never die inside a
