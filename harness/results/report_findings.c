@@ -302,6 +302,19 @@ static void mfu_finding(const report_input *in, doc *d)
                       "peak GEMM rate measured in this run.",
                    rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
                    rp_num(best->tflops, 4).s, rp_meta(in->t, "peak_gemm_tflops", "(unrecorded)"));
+    /* what the row says against what its own columns give: a file edited
+     * by hand, or a peak that read low, must not pass as a finding */
+    double peak = probe > 0 ? probe : atof(rp_meta(in->t, "peak_gemm_tflops", "0"));
+    double implied = peak > 0 && best->tflops > 0 ? 100 * best->tflops / peak : NAN;
+    if (best->mfu_pct > 100)
+        doc_bullet(d, "**That MFU cannot be true:** no step runs faster than the peak GEMM "
+                      "rate; the peak it is measured against read low, or the file was "
+                      "edited.");
+    if (!isnan(implied) && fabs(best->mfu_pct - implied) > 0.01 * fmax(implied, 1e-9))
+        doc_bullet(d, "**Its columns disagree:** %s TFLOP/s of %s TFLOP/s is %s%%, not the "
+                      "%s%% its mfu_pct says.",
+                   rp_num(best->tflops, 4).s, rp_num(peak, 4).s, rp_num(implied, 3).s,
+                   rp_num(best->mfu_pct, 3).s);
 }
 
 /* The worst measured gradient error among the rows whose reduction is

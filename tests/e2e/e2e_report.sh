@@ -64,6 +64,16 @@ mkdir -p outdir
     fail "--out did not put the report and its charts in outdir"
 grep -q 'Cap: 256.0 MiB (from --mem-cap)' outdir/abc.md || fail "--mem-cap not used"
 
+# An MFU no step can reach, and one its own columns do not give, are said
+# to be so (a real run's are neither).
+grep -q 'cannot be true\|columns disagree' outdir/abc.md && fail "a true MFU called impossible"
+awk -F, -v OFS=, '/^#/ { print; next }
+    !c { for (i = 1; i <= NF; i++) if ($i == "mfu_pct") c = i; print; next }
+    { $c = 150; print }' abc.csv > mfu150.csv
+"$ACCUBENCH" report mfu150.csv --no-charts > /dev/null 2>&1 || fail "report mfu150.csv failed"
+grep -q 'That MFU cannot be true' mfu150.md && grep -q 'Its columns disagree' mfu150.md ||
+    fail "an MFU of 150% was not flagged: $(grep 'highest MFU' -A2 mfu150.md)"
+
 # Bad input: exit 2, one line on stderr.
 printf 'just text\n' > notes.csv
 printf 'model,micro_batch\nS,4\n' > nocols.csv
