@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sync_modes.h"
+
 #ifdef ACCUBENCH_HAVE_MPI
 #include "mpi_comm.h"
 #define BUILD_NOTE ""
@@ -61,6 +63,19 @@ static const char *shard_needing_ranks(const run_options *o)
     return NULL;
 }
 
+/* The first --sync value whose all-reduce differs from one after the
+ * window, or NULL: on one rank there is nothing to all-reduce, so such a
+ * row would read as the default's. */
+static const char *sync_needing_ranks(const run_options *o)
+{
+    for (int i = 0; i < o->n_syncs; i++) {
+        const sync_info *s = sync_info_of(o->syncs[i]);
+        if (s->every != SYNC_EVERY_WINDOW || s->buckets_in_backward)
+            return sync_name(o->syncs[i]);
+    }
+    return NULL;
+}
+
 static int most_devices(const run_options *o)
 {
     int most = 1;
@@ -110,6 +125,13 @@ static int refuse_without_launcher(run_options *o, const char *cmdline, int most
     }
     if (sliced)
         return refuse_sliced(sliced, cmdline);
+    const char *sync = sync_needing_ranks(o);
+    if (sync && most == 1) {
+        fprintf(stderr, "accubench: --sync %s schedules the all-reduce between ranks, one per "
+                "device: run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sync, root_flag(),
+                cmdline, root_note(), BUILD_NOTE);
+        return 2;
+    }
     if (most > 1) {
         fprintf(stderr, "accubench: --devices %d needs %d ranks, one per device: run it as  "
                 "mpirun -np %d%s %s%s%s\n", most, most, most, root_flag(), cmdline,

@@ -196,6 +196,11 @@ expect_error "needs 2 ranks, one per device: run it as  mpirun -np 2 .*$ACCUBENC
 [ "$(wc -l <stderr.txt)" -eq 1 ] || { echo "FAILED: more than one line:"; cat stderr.txt; fail=1; }
 expect_error "unknown sync 'bulk' (known: [a-z0-9, -]*)" \
     "$ACCUBENCH" run $quick --sync bulk --out bad
+expect_error "--sync overlap schedules the all-reduce between ranks, one per device: run it under mpirun" \
+    "$ACCUBENCH" run $quick --sync window,overlap --out bad
+"$ACCUBENCH" run $quick --sync window --out bad/window >stdout.txt 2>stderr.txt ||
+    { echo "FAILED: --sync window on one process (the default's schedule):"; cat stderr.txt; fail=1; }
+rm -rf bad/window
 expect_error "devices" "$ACCUBENCH" run $quick --devices 0 --out bad
 expect_error "--devices 4 needs 4 ranks but mpirun started 2" \
     $MPIRUN -np 2 "$ACCUBENCH" run $quick --devices 4 --out bad
