@@ -140,8 +140,11 @@ static int too_slow(sweep *s, step_runner *run, const config *c, result_row *r, 
     if (*rc || !(c->sp.accum * one_pass_ms > c->budget.max_step_s * 1e3))
         return 0;
     char why[RESULT_TEXT_LEN];
-    snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.0f ms pass); "
-             "over --max-step-s %g", c->sp.accum * one_pass_ms / 1e3, c->sp.accum,
+    /* a pass of microseconds times a million passes is a skip too: its
+     * digits shown, not "a 0 ms pass" */
+    int digits = one_pass_ms >= 10 ? 0 : one_pass_ms >= 1 ? 1 : 3;
+    snprintf(why, sizeof why, "one step would take about %.1f s (%d x a %.*f ms pass); "
+             "over --max-step-s %g", c->sp.accum * one_pass_ms / 1e3, c->sp.accum, digits,
              one_pass_ms, c->budget.max_step_s);
     row_set_status(r, STATUS_SKIPPED, why);
     return 1;

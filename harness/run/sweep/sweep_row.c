@@ -68,8 +68,15 @@ int sweep_row_fits(const sweep *s, result_row *r)
         s->b->caps & BK_CAP_SHARES_HOST_MEMORY ? 3ull * r->params * sizeof(float) : 0;
     uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
     if (s->b->mem_total && need + host_copies > usable) {
-        snprintf(r->note, sizeof r->note, "needs %llu bytes; the device holds %llu",
-                 (unsigned long long)(need + host_copies), (unsigned long long)s->b->mem_total);
+        if (host_copies)
+            snprintf(r->note, sizeof r->note, "needs %llu bytes, and the gradient check's host "
+                     "copies %llu more; 90%% of the device's %llu bytes is usable",
+                     (unsigned long long)need, (unsigned long long)host_copies,
+                     (unsigned long long)s->b->mem_total);
+        else
+            snprintf(r->note, sizeof r->note, "needs %llu bytes; 90%% of the device's %llu "
+                     "bytes is usable", (unsigned long long)need,
+                     (unsigned long long)s->b->mem_total);
         return 0;
     }
     return 1;
