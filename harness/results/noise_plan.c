@@ -26,6 +26,17 @@ static int tightest(const csv_row *rows, size_t n, size_t i)
     return (int)best;
 }
 
+const char *noise_scale_verdict(double effective, double b, double err)
+{
+    double spread = 2 * (err > 0 ? err : 0);
+    if (effective > b + spread)
+        return "past it: a larger E buys little per step";
+    if (effective < b - spread)
+        return "below it: a larger E still buys nearly as much per step";
+    return b - spread > 0 ? "within two errors of it: this estimate cannot say which side E is on"
+                          : "undetermined: the estimate is within two errors of 0";
+}
+
 int noise_plan_main(FILE *out, const char *csv_path)
 {
     csv_table t;
@@ -45,8 +56,9 @@ int noise_plan_main(FILE *out, const char *csv_path)
         fprintf(out, "%s E=%lld: E is %.2g times the measured noise scale (B_simple %.3g +- "
                 "%.2g, at %lldx%lld); %s\n", r->model, (long long)r->effective_batch, ratio,
                 r->grad_noise_scale, r->grad_noise_scale_err, (long long)r->micro_batch,
-                (long long)r->accum_steps, ratio > 1 ? "past it: a larger E buys little per step"
-                : "below it: a larger E still buys nearly as much per step");
+                (long long)r->accum_steps,
+                noise_scale_verdict((double)r->effective_batch, r->grad_noise_scale,
+                                    r->grad_noise_scale_err));
         lines++;
     }
     if (lines)

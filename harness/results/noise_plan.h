@@ -10,4 +10,9 @@
  * the file cannot be read. */
 int noise_plan_main(FILE *out, const char *csv_path);
 
+/* What E against a noise scale of b +- err (one jackknife error) says,
+ * where two errors either way leave it on one side; else that the
+ * estimate cannot tell (the report and plan --noise both say this). */
+const char *noise_scale_verdict(double effective, double b, double err);
+
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "noise_plan.h"
 #include "reduction.h"
 #include "report_parts.h"
 
@@ -45,7 +46,7 @@ void report_noise(const report_input *in, const report_group *g, size_t ng, doc 
                    "B_simple = %s +- %s; %s", r->model, (long long)r->effective_batch,
                    rp_split(r).s, rp_num(ratio, 2).s, rp_num(r->grad_noise_scale, 3).s,
                    rp_num(r->grad_noise_scale_err, 2).s,
-                   ratio > 1 ? "past it: a larger batch buys little per step"
-                             : "below it: a larger batch still buys nearly as much per step");
+                   noise_scale_verdict((double)r->effective_batch, r->grad_noise_scale,
+                                       r->grad_noise_scale_err));
     }
 }

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "compare.h"
+#include "noise_plan.h"
 #include "report.h"
 #include "report_verdict.h"
 #include "row_compare.h"
@@ -305,8 +306,19 @@ static void test_rounds_disagree(void)
     CHECK(c && !strstr(c, "lies outside it"));
 }
 
+/* E against the noise scale: a side only where two errors leave it there */
+static void test_noise_verdict(void)
+{
+    CHECK(!strncmp(noise_scale_verdict(64, 20, 5), "past it", 7));
+    CHECK(!strncmp(noise_scale_verdict(8, 68.3, 10), "below it", 8));
+    CHECK(!strncmp(noise_scale_verdict(64, 50, 10), "within two errors", 17));
+    CHECK(!strncmp(noise_scale_verdict(8, 68.3, 73), "undetermined", 12)); /* 68.3 +- 73 */
+    CHECK(!strncmp(noise_scale_verdict(64, 20, 0), "past it", 7));
+}
+
 int main(void)
 {
+    test_noise_verdict();
     test_pick();
     test_differ();
     test_compare();
