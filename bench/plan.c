@@ -430,6 +430,28 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
     return rc;
 }
 
+/* plan does one job a call: two named would leave one silently undone. */
+static int one_job(const plan_args *a, char *why, size_t n)
+{
+    const struct {
+        int given;
+        const char *name;
+    } jobs[] = {{a->recommend, "--recommend"},       {a->find_max_micro, "--find-max-micro"},
+                {a->noise_csv != NULL, "--noise"},   {a->time_csv != NULL, "--time-to-target"},
+                {a->proj.csv_path != NULL, "--fit"}};
+    const char *first = NULL;
+    for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
+        if (!jobs[i].given)
+            continue;
+        if (first) {
+            snprintf(why, n, "%s and %s are two jobs: give one a call", first, jobs[i].name);
+            return -1;
+        }
+        first = jobs[i].name;
+    }
+    return 0;
+}
+
 int plan_main(int argc, char **argv, option_usage_edit help_edit)
 {
     plan_args a = {.devices = 1, .proj = {.latency_us = -1}, .target_loss = NAN};
@@ -455,6 +477,10 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
         a.dtype_given |= strcmp(in.key, "dtype") == 0;
         a.budget_given |= strcmp(in.key, "budget-s") == 0;
+    }
+    if (one_job(&a, why, sizeof why)) {
+        say_plan_usage_error(why);
+        return 2;
     }
     int by_time = a.goal && !strcmp(a.goal, "time");
     if (by_time && (!a.recommend || !a.from_csv)) {

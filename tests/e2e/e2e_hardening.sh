@@ -261,6 +261,9 @@ check "[ $? -eq 2 ]" "plan --fit on a CSV without data-parallel rows: bad input,
 long="2,$(printf '0%.0s' $(seq 1 520))16"
 "$ACCUBENCH" plan --fit "$root/tests/fixtures/abc.csv" --fit-devices "$long" >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && grep -q 'at most 511 characters' err.txt" "a --fit-devices list past its buffer is refused, not cut: $(cat err.txt)"
+"$ACCUBENCH" plan --noise "$root/tests/fixtures/abc.csv" --fit "$root/tests/fixtures/abc.csv" >out.txt 2>err.txt
+check "[ $? -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q -- '--noise and --fit are two jobs' err.txt && [ ! -s out.txt ]" \
+    "plan with two jobs is refused, neither done: $(cat err.txt)"
 
 # ---- 5. every rank ends: a signal to one rank, or Ctrl-C to mpirun
 if command -v mpirun >/dev/null 2>&1; then
