@@ -144,23 +144,14 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
 
 void report_goodput(const report_input *in, doc *d)
 {
-    char path[4200], why[600];
-    curves_path_beside(in->csv_path, path, sizeof path);
-    curves_table ct;
-    int rc = curves_read(path, &ct, why, sizeof why);
-    if (rc > 0)
+    if (!in->curves)
         return; /* no --train-steps: nothing to say */
     doc_heading(d, 2, "Is E right?");
-    if (rc < 0) {
-        doc_para(d, "The curves file cannot be read: %s.", why);
-        return;
-    }
     goodput_request req = {.target = in->target_loss, .mem_cap = in->mem_cap};
     goodput_series *s = NULL;
     size_t n = 0;
-    if (goodput_build(&ct, in->rows, in->t->rows, &req, &s, &n)) {
+    if (goodput_build(in->curves, in->rows, in->t->rows, &req, &s, &n)) {
         d->failed = 1;
-        curves_table_free(&ct);
         return;
     }
     doc_para(d, "Time to a target loss across effective batches (McCandlish et al. 2018): "
@@ -184,5 +175,4 @@ void report_goodput(const report_input *in, doc *d)
                      "Time to target against E: measured with intervals, predicted from "
                      "B_simple, the least marked");
     goodput_free(s, n);
-    curves_table_free(&ct);
 }
