@@ -24,6 +24,9 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
     if (isnan(p->steps)) {
         table_addf(tb, "not reached in %d", p->curve_steps);
         table_add(tb, "-");
+    } else if (p->steps == 0) {
+        table_add(tb, "0 (met at the start)");
+        table_add(tb, "-");
     } else {
         table_add(tb, rp_num(p->steps, 3).s);
         table_add(tb, rp_num(p->steps * (double)p->e, 3).s);
@@ -82,7 +85,7 @@ static void fit_bullets(const goodput_series *s, doc *d)
 static void splits_of_one(const report_input *in, const goodput_series *s, doc *d)
 {
     const goodput_point *p = &s->p[0];
-    if (isnan(p->steps))
+    if (!(p->steps > 0)) /* not reached, or met at the start: no time to split */
         return;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
@@ -126,6 +129,9 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
         return;
     for (size_t j = 0; j < s->n; j++)
         point_row(tb, s, j);
+    char at_start[600];
+    if (!goodput_at_start_text(s, at_start, sizeof at_start))
+        doc_bullet(d, "No time to target: %s.", at_start);
     fit_bullets(s, d);
     noise_bullets(s, d);
     if (s->n == 1)
