@@ -30,6 +30,13 @@ static void say_read_error(char *why, size_t why_len, const char *fmt, ...)
     va_end(ap);
 }
 
+void csv_say_field_count(char *why, size_t why_len, const char *path, int line, size_t fields,
+                         size_t header)
+{
+    say_read_error(why, why_len, "%s:%d: %zu %s, but the header has %zu", path, line, fields,
+                   plural((long long)fields, "field", "fields"), header);
+}
+
 /* Grows *arr (of elem bytes each) so that index n fits. */
 static int grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
@@ -221,9 +228,7 @@ static int read_row_cells(csv_reader *r, size_t n, char *why, size_t why_len)
     csv_table *t = r->t;
     char **fields = r->fields;
     if (n != t->cols) {
-        say_read_error(why, why_len, "%s:%d: %zu %s, but the header has %zu", r->path,
-                       r->lineno, n,
-                       plural((long long)n, "field", "fields"), t->cols);
+        csv_say_field_count(why, why_len, r->path, r->lineno, n, t->cols);
         return LINE_BAD;
     }
     if (grow(&t->row_at, &r->row_cap, t->rows, sizeof *t->row_at) ||
@@ -376,40 +381,21 @@ static void row_clear(csv_row *r)
  * the text is not, or why the number cannot be) in *what. */
 static int parse_cell(const result_column *c, const char *s, char *field, const char **what)
 {
-    char *end;
     if (c->type == RESULT_IS_TEXT) {
         *(const char **)field = s;
         return 0;
     }
     if (!*s)
         return 0; /* not measured */
-    errno = 0;
     double v;
-    if (c->type == RESULT_IS_INT) {
-        long long x = strtoll(s, &end, 10);
-        if (*end || end == s) {
-            *what = "is not a number";
-            return -1;
-        }
-        if (errno) {
-            *what = "is out of range (past a 64-bit integer)";
-            return -1;
-        }
+    int64_t x;
+    if ((*what = csv_value_parse(c, s, &v, &x)))
+        return -1;
+    if (c->type == RESULT_IS_INT)
         *(int64_t *)field = x;
-        v = (double)x;
-    } else {
-        v = strtod(s, &end);
-        if (*end || end == s) {
-            *what = "is not a number";
-            return -1;
-        }
-        if (errno == ERANGE) { /* 1e-320 is a number, but not a double's */
-            *what = "is out of range (too large or too small for a double)";
-            return -1;
-        }
+    else
         *(double *)field = v;
-    }
-    return (*what = csv_value_check(c, v)) ? -1 : 0;
+    return 0;
 }
 
 int csv_result_rows(const csv_table *t, const char *const *required,
@@ -441,9 +427,7 @@ int csv_result_rows(const csv_table *t, const char *const *required,
             const char *what = NULL;
             if (col && parse_cell(col, cell, (char *)r + csv_row_offset[col - result_columns],
                                   &what)) {
-                say_read_error(why, why_len,
-                               "%s:%d: column %s: '%s' %s (field %zu of the row)", t->path,
-                               t->line[i], col->name, cell, what, c + 1);
+                csv_value_say(why, why_len, t->path, t->line[i], col->name, cell, what, c + 1);
                 free(known);
                 free(rows);
                 return -1;

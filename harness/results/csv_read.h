@@ -83,6 +83,12 @@ int csv_result_rows(const csv_table *t, const char *const *required,
 int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against, char *said,
                      size_t said_len);
 
+/* The one-line refusal of a row whose field count is not the header's:
+ * "FILE:LINE: N fields, but the header has M" (a file cut short, a cell
+ * lost or added). */
+void csv_say_field_count(char *why, size_t why_len, const char *path, int line, size_t fields,
+                         size_t header);
+
 /* csv_read then csv_result_rows; on failure nothing is left to free. */
 int csv_load(const char *path, const char *const *required, csv_table *t,
              csv_row **rows, char *why, size_t why_len);

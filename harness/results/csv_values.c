@@ -1,7 +1,10 @@
 /* Which numbers a results CSV can hold (see csv_values.h). */
 #include "csv_values.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Sizes of the config and times of a step: a split of "-4x0" or a step of
@@ -34,4 +37,35 @@ const char *csv_value_check(const result_column *c, double v)
     if (v == 0 && must_be_positive(c->name))
         return "cannot be zero";
     return NULL;
+}
+
+const char *csv_value_parse(const result_column *c, const char *s, double *real,
+                            int64_t *whole)
+{
+    char *end;
+    errno = 0;
+    if (c->type == RESULT_IS_INT) {
+        long long x = strtoll(s, &end, 10);
+        if (*end || end == s)
+            return "is not a number";
+        if (errno)
+            return "is out of range (past a 64-bit integer)";
+        if (whole)
+            *whole = x;
+        *real = (double)x;
+    } else {
+        *real = strtod(s, &end);
+        if (*end || end == s)
+            return "is not a number";
+        if (errno == ERANGE) /* 1e-320 is a number, but not a double's */
+            return "is out of range (too large or too small for a double)";
+    }
+    return csv_value_check(c, *real);
+}
+
+void csv_value_say(char *why, size_t why_len, const char *path, int line, const char *column,
+                   const char *text, const char *what, size_t field)
+{
+    snprintf(why, why_len, "%s:%d: column %s: '%s' %s (field %zu of the row)", path, line,
+             column, text, what, field);
 }

@@ -1,5 +1,7 @@
 /* The curves file read back (curves_read.h). */
 #include "curves_read.h"
+#include "csv_read.h"
+#include "csv_values.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,18 +28,25 @@ static const char *const COLUMN[C_COUNT] = {
 /* Columns a file from before them lacks: read as empty. */
 #define C_FIRST_OPTIONAL C_RECOMPUTE
 
+/* Fields kept of a line; a header of more is refused, so a row that
+ * matches its header's count fits. */
 #define MAX_FIELDS 64
 
-/* Splits a line in place into at most MAX_FIELDS fields: a quoted field
- * loses its quotes (a doubled quote is one) and its commas become ';'. */
+/* The largest step a curve can log: past it a row is damage, not a run. */
+#define MAX_STEP 10000000
+
+/* Splits a line in place into fields, keeping the first MAX_FIELDS in
+ * field, and returns how many there are (more than MAX_FIELDS for a line
+ * too long to keep): a quoted field loses its quotes (a doubled quote is
+ * one) and its commas become ';'. */
 static size_t split_quoted(char *line, char **field)
 {
     size_t n = 0;
     char *w = line, *p = line;
     for (;;) {
-        if (n == MAX_FIELDS)
-            return n;
-        field[n++] = w;
+        if (n < MAX_FIELDS)
+            field[n] = w;
+        n++;
         if (*p == '"') {
             for (p++; *p; p++) {
                 if (*p == '"' && p[1] == '"')
@@ -68,9 +77,10 @@ static void say(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *cell(char **f, size_t n, const int *at, int c)
+/* A text cell; "" for a column the file is from before. */
+static const char *cell(char **f, const int *at, int c)
 {
-    return at[c] >= 0 && (size_t)at[c] < n ? f[at[c]] : "";
+    return at[c] >= 0 ? f[at[c]] : "";
 }
 
 /* The curve of this row's key (all but step and loss), the last one
@@ -92,40 +102,86 @@ static read_curve *curve_of(curves_table *t, const read_curve *k)
     return NULL;
 }
 
-static int add_row(curves_table *t, size_t *cap, char **f, size_t n, const int *at)
+/* Where the row being read is, for the refusals. */
+typedef struct row_at {
+    const char *path;
+    int line;
+    char *why;
+    size_t why_len;
+} row_at;
+
+/* The columns of a curves file that are not the results CSV's, judged
+ * as it judges its own: a step counts, a rate cannot be negative. */
+static const result_column STEP_COLUMN = {"step", RESULT_IS_INT, "check", RESULT_VALUE, 0};
+static const result_column LR_COLUMN = {"lr", RESULT_IS_REAL, "config", RESULT_VALUE, 0};
+
+/* The number in column c of the row into *v: 0, or -1 with the refusal.
+ * An empty cell is unmeasured (NAN), as in the results CSV (a diverged
+ * step's loss is empty), unless `needed`. */
+static int number(const row_at *r, char **f, const int *at, int c, int needed, double *v)
+{
+    const char *s = f[at[c]];
+    *v = NAN;
+    if (!*s && !needed)
+        return 0;
+    const result_column *col = c == C_STEP ? &STEP_COLUMN
+                             : c == C_LR   ? &LR_COLUMN
+                                           : result_column_find(COLUMN[c]);
+    int64_t whole;
+    const char *what = csv_value_parse(col, s, v, &whole);
+    if (!what && c == C_STEP && whole > MAX_STEP)
+        what = "is past the largest step a curve logs (10000000)";
+    if (what) {
+        csv_value_say(r->why, r->why_len, r->path, r->line, COLUMN[c], s, what,
+                      (size_t)at[c] + 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* A count column (effective_batch, ...): 0 when empty, or absent from a
+ * file from before it, which matches the row of a file as old. */
+static int count(const row_at *r, char **f, const int *at, int c, long long *v)
+{
+    double d = NAN;
+    if (at[c] >= 0 && number(r, f, at, c, 0, &d))
+        return -1;
+    *v = isnan(d) ? 0 : (long long)d;
+    return 0;
+}
+
+/* One data row, its fields checked: 0, -1 with the refusal in r->why, or
+ * -2 out of memory. */
+static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const row_at *r)
 {
     read_curve k = {.lr = NAN};
-    snprintf(k.backend, CURVE_TEXT, "%s", cell(f, n, at, C_BACKEND));
-    snprintf(k.model, CURVE_TEXT, "%s", cell(f, n, at, C_MODEL));
-    snprintf(k.dtype, CURVE_TEXT, "%s", cell(f, n, at, C_DTYPE));
-    snprintf(k.mode, CURVE_TEXT, "%s", cell(f, n, at, C_MODE));
-    snprintf(k.reduction, CURVE_TEXT, "%s", cell(f, n, at, C_REDUCTION));
-    snprintf(k.sync, CURVE_TEXT, "%s", cell(f, n, at, C_SYNC));
-    snprintf(k.recompute, CURVE_TEXT, "%s", cell(f, n, at, C_RECOMPUTE));
-    snprintf(k.shard, CURVE_TEXT, "%s", cell(f, n, at, C_SHARD));
-    k.effective_batch = atoll(cell(f, n, at, C_E));
-    k.micro_batch = atoll(cell(f, n, at, C_MICRO));
-    k.accum_steps = atoll(cell(f, n, at, C_K));
-    k.devices = atoll(cell(f, n, at, C_DEVICES));
-    k.arm = atoll(cell(f, n, at, C_ARM));
-    k.reverse = !strcmp(cell(f, n, at, C_ORDER), "reverse");
-    const char *lr = cell(f, n, at, C_LR);
-    if (*lr)
-        k.lr = strtod(lr, NULL);
-    long step = strtol(cell(f, n, at, C_STEP), NULL, 10);
-    if (step < 0 || step > 10000000)
-        return 0; /* not a step: the row says nothing */
-    const char *ls = cell(f, n, at, C_LOSS), *ns = cell(f, n, at, C_NOISE),
-               *es = cell(f, n, at, C_NOISE_ERR);
-    double loss = *ls ? strtod(ls, NULL) : NAN;
-    double noise = *ns ? strtod(ns, NULL) : NAN, noise_err = *es ? strtod(es, NULL) : NAN;
+    snprintf(k.backend, CURVE_TEXT, "%s", cell(f, at, C_BACKEND));
+    snprintf(k.model, CURVE_TEXT, "%s", cell(f, at, C_MODEL));
+    snprintf(k.dtype, CURVE_TEXT, "%s", cell(f, at, C_DTYPE));
+    snprintf(k.mode, CURVE_TEXT, "%s", cell(f, at, C_MODE));
+    snprintf(k.reduction, CURVE_TEXT, "%s", cell(f, at, C_REDUCTION));
+    snprintf(k.sync, CURVE_TEXT, "%s", cell(f, at, C_SYNC));
+    snprintf(k.recompute, CURVE_TEXT, "%s", cell(f, at, C_RECOMPUTE));
+    snprintf(k.shard, CURVE_TEXT, "%s", cell(f, at, C_SHARD));
+    if (count(r, f, at, C_E, &k.effective_batch) || count(r, f, at, C_MICRO, &k.micro_batch) ||
+        count(r, f, at, C_K, &k.accum_steps) || count(r, f, at, C_DEVICES, &k.devices) ||
+        count(r, f, at, C_ARM, &k.arm))
+        return -1;
+    k.reverse = !strcmp(cell(f, at, C_ORDER), "reverse");
+    double step_d, loss, noise = NAN, noise_err = NAN;
+    if ((at[C_LR] >= 0 && number(r, f, at, C_LR, 0, &k.lr)) ||
+        number(r, f, at, C_STEP, 1, &step_d) || number(r, f, at, C_LOSS, 0, &loss) ||
+        (at[C_NOISE] >= 0 && number(r, f, at, C_NOISE, 0, &noise)) ||
+        (at[C_NOISE_ERR] >= 0 && number(r, f, at, C_NOISE_ERR, 0, &noise_err)))
+        return -1;
+    long step = (long)step_d;
     read_curve *c = curve_of(t, &k);
     if (!c) {
         if (t->n == *cap) {
             size_t grown_cap = *cap ? 2 * *cap : 16;
             read_curve *g = realloc(t->c, grown_cap * sizeof *g);
             if (!g)
-                return -1;
+                return -2;
             t->c = g;
             *cap = grown_cap;
         }
@@ -144,7 +200,7 @@ static int add_row(curves_table *t, size_t *cap, char **f, size_t n, const int *
         if (ge)
             c->noise_err = ge;
         if (!ge)
-            return -1;
+            return -2;
         for (long s = c->steps; s <= step; s++)
             c->loss[s] = c->noise[s] = c->noise_err[s] = NAN;
         c->steps = (int)step + 1;
@@ -166,14 +222,22 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
         return -1;
     }
     char *line = NULL, *field[MAX_FIELDS];
-    size_t line_cap = 0, cap = 0;
+    size_t line_cap = 0, cap = 0, columns = 0;
     int at[C_COUNT], header = 0, rc = 0;
+    row_at r = {.path = path, .why = why, .why_len = why_len};
     while (getline(&line, &line_cap, f) >= 0) {
+        r.line++;
         line[strcspn(line, "\r\n")] = '\0';
         if (!*line || *line == '#')
             continue;
         size_t n = split_quoted(line, field);
         if (!header) {
+            if (n > MAX_FIELDS) {
+                say(why, why_len, "%s:%d: not a curves file (%zu columns; at most %d)", path,
+                    r.line, n, MAX_FIELDS);
+                rc = -1;
+                break;
+            }
             for (int c = 0; c < C_COUNT; c++) {
                 at[c] = -1;
                 for (size_t i = 0; i < n; i++)
@@ -188,10 +252,20 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
             if (rc)
                 break;
             header = 1;
+            columns = n;
             continue;
         }
-        if (add_row(out, &cap, field, n, at)) {
-            say(why, why_len, "%s: out of memory", path);
+        /* a row of other length is a file cut short or edited: its cells
+         * would be read under the wrong columns */
+        if (n != columns) {
+            csv_say_field_count(why, why_len, path, r.line, n, columns);
+            rc = -1;
+            break;
+        }
+        int row_rc = add_row(out, &cap, field, at, &r);
+        if (row_rc == -2)
+            say(why, why_len, "%s:%d: out of memory", path, r.line);
+        if (row_rc) {
             rc = -1;
             break;
         }

@@ -22,6 +22,10 @@ static void print_series(FILE *out, const goodput_series *s)
                     p->curve_steps, p->final);
             continue;
         }
+        if (p->steps == 0) {
+            fprintf(out, ": meets the target at step 0 (starting loss %.4g)\n", p->curve->loss[0]);
+            continue;
+        }
         fprintf(out, ": %.1f steps, %.4g examples to target", p->steps, p->steps * (double)p->e);
         if (p->fast)
             fprintf(out, "; fastest within the cap %lldx%lld %.4g ms [%.4g..%.4g]: %.3g s "
@@ -35,6 +39,9 @@ static void print_series(FILE *out, const goodput_series *s)
             fprintf(out, "; predicted %.1f steps (S_min (1 + B_simple/E))", p->pred_steps);
         fprintf(out, "%s\n", (int)j == s->best ? "  <- least time to target" : "");
     }
+    char at_start[600];
+    if (!goodput_at_start_text(s, at_start, sizeof at_start))
+        fprintf(out, "  %s\n", at_start);
     const goodput_fit *f = &s->fit;
     if (f->status == GOODPUT_FIT_OK)
         fprintf(out, "  fit S = S_min + E_min/B over %zu E: S_min %.3g steps, E_min %.4g examples, "
@@ -80,6 +87,11 @@ static int print_rank(FILE *out, const goodput_series *s)
 {
     char name[600];
     goodput_series_name(s, name, sizeof name);
+    char at_start[600];
+    if (!goodput_at_start_text(s, at_start, sizeof at_start)) {
+        fprintf(out, "%s: no ranking by time to target: %s\n", name, at_start);
+        return 0;
+    }
     size_t order[256], n = 0;
     for (size_t j = 0; j < s->n && n < 256; j++)
         if (s->p[j].time_s > 0)

@@ -158,6 +158,9 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
         smooth_curve(kept[j]->loss, kept[j]->steps, h, smooth);
         p->steps = steps_to_target(smooth, kept[j]->steps, s->target);
         free(smooth);
+        if (isnan(s->start_loss) || kept[j]->loss[0] < s->start_loss)
+            s->start_loss = kept[j]->loss[0];
+        s->at_start += p->steps == 0;
     }
     free(kept);
     return 0;
@@ -193,7 +196,7 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
             continue;
         double ms = p->fast->step_ms_median;
         p->pred_time_s = p->pred_steps * ms / 1000;
-        if (!(p->steps >= 0))
+        if (!(p->steps > 0)) /* not reached, or met at the start: no time spent */
             continue;
         p->time_s = p->steps * ms / 1000;
         p->time_lo = p->steps * p->fast->step_ms_ci_lo / 1000;
@@ -201,6 +204,11 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
         if (s->best < 0 || p->time_s < s->p[s->best].time_s)
             s->best = (int)j;
     }
+    /* an E that starts at the target took no time: beside it any time is
+     * "slower", and crowning it (or the least of the rest) says nothing
+     * about E */
+    if (s->at_start)
+        s->best = -1;
 }
 
 int goodput_build(const curves_table *ct, const csv_row *rows, size_t nrows,
@@ -222,7 +230,7 @@ int goodput_build(const curves_table *ct, const csv_row *rows, size_t nrows,
         goodput_series *s = &g[(*n)++];
         /* a target of 0 or less is none given (a report_input left at zero) */
         *s = (goodput_series){.key = c, .target = req->target > 0 ? req->target : NAN,
-                              .target_given = req->target > 0};
+                              .target_given = req->target > 0, .start_loss = NAN};
         if (add_points(ct, c, s))
             goto oom;
         fit_and_time(rows, nrows, req, s);
@@ -250,6 +258,30 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len)
         snprintf(devices, sizeof devices, ", %lld devices%s%s", k->devices,
                  *k->sync ? ", sync " : "", k->sync);
     snprintf(out, len, "%s (%s, %s, %s%s)", k->model, k->backend, k->dtype, k->mode, devices);
+}
+
+int goodput_at_start_text(const goodput_series *s, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (!s->at_start)
+        return -1;
+    if (s->at_start == s->n) {
+        snprintf(out, len, "the target loss %.4g is at or above the starting loss of every E's "
+                 "curve (%.4g, the lowest): each meets it at step 0, so there is no time to "
+                 "target to compare and no E takes the least; a target below %.4g compares them",
+                 s->target, s->start_loss, s->start_loss);
+        return 0;
+    }
+    const goodput_point *p = NULL;
+    for (size_t j = 0; j < s->n && !p; j++)
+        if (s->p[j].steps == 0)
+            p = &s->p[j];
+    snprintf(out, len, "the target loss %.4g is at or above the starting loss of %zu of the %zu "
+             "E's curves (E=%lld starts at %.4g): %s at step 0, so the times do not "
+             "compare and no E takes the least; a target below %.4g compares them", s->target,
+             s->at_start, s->n, p->e, p->curve->loss[0],
+             s->at_start == 1 ? "it meets it" : "they meet it", s->start_loss);
+    return 0;
 }
 
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len)

@@ -37,7 +37,12 @@ typedef struct goodput_series {
     size_t n;
     goodput_fit fit;        /* over the points that reached the target */
     double b_simple, b_simple_err; /* the rows' noise scale, pooled (NAN: none) */
-    int best;               /* the point of least time to target, -1: none timed */
+    int best;               /* the point of least time to target, -1: none timed, or
+                             * some point is at_start */
+    double start_loss;      /* the lowest loss at step 0 among the kept curves */
+    size_t at_start;        /* points whose curve meets the target at step 0: the
+                             * target is at or above their starting loss, so they
+                             * take no time and none is least (their time NAN) */
 } goodput_series;
 
 typedef struct goodput_request {
@@ -53,6 +58,11 @@ void goodput_free(goodput_series *s, size_t n);
 
 /* "gpt-tiny (cpu, fp32, eager)": the series' name for a heading or a line. */
 void goodput_series_name(const goodput_series *s, char *out, size_t len);
+
+/* Where the target is at or above a curve's starting loss (at_start),
+ * why no time to target is compared, in words for plan and the report
+ * alike: 0 and the text, or -1 (out "") where every point had to train. */
+int goodput_at_start_text(const goodput_series *s, char *out, size_t len);
 
 /* A point's time to target beside the best's: b over best with the widest
  * interval their step times allow (paired.h's ratio_of_intervals). */

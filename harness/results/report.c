@@ -221,13 +221,15 @@ static int parse_report_args(int argc, char **argv, const char **csv, report_arg
     return -1;
 }
 
-/* Loads the CSV into *t and *rows and fills in's table and memory cap:
+/* Loads the CSV into *t and *rows, the curves beside it (if any) into
+ * *curves, and fills in's table, curves and memory cap:
  * --mem-cap (checked before the CSV is read, so a bad cap fails fast),
  * else the run's own mem_cap_bytes when it parses (an unreadable one is
  * no cap rather than an error: the report still has much to say).
  * Returns 0, or -1 with the reason in why. */
 static int load_report_input(const char *csv, const char *cap_text, report_input *in,
-                             csv_table *t, csv_row **rows, char *why, size_t why_len)
+                             csv_table *t, csv_row **rows, curves_table *curves, char *why,
+                             size_t why_len)
 {
     if (cap_text) {
         if (mem_cap_parse("--mem-cap", cap_text, &in->mem_cap, why, why_len))
@@ -238,6 +240,18 @@ static int load_report_input(const char *csv, const char *cap_text, report_input
         return -1;
     in->t = t;
     in->rows = *rows;
+    /* the curves beside it are input too: a damaged one is refused as
+     * the CSV is, not reported on */
+    char curves_path[4200];
+    curves_path_beside(csv, curves_path, sizeof curves_path);
+    int rc = curves_read(curves_path, curves, why, why_len);
+    if (rc < 0) {
+        free(*rows);
+        *rows = NULL;
+        csv_free(t);
+        return -1;
+    }
+    in->curves = rc ? NULL : curves;
     if (in->mem_cap < 0) {
         const char *m = csv_meta_get(t, "mem_cap_bytes");
         if (m && *m && mem_cap_parse("mem_cap_bytes", m, &in->mem_cap, why, why_len) == 0)
@@ -339,7 +353,8 @@ int report_main(int argc, char **argv)
     char why[4400];
     csv_table t;
     csv_row *rows = NULL;
-    if (load_report_input(csv, ra.cap_text, &in, &t, &rows, why, sizeof why))
+    curves_table curves;
+    if (load_report_input(csv, ra.cap_text, &in, &t, &rows, &curves, why, sizeof why))
         return fail("%s", why);
 
     rc = 2;
@@ -351,6 +366,7 @@ int report_main(int argc, char **argv)
         report_charts(csv, &paths, !ra.no_charts, &in, chart_why, sizeof chart_why);
         rc = report_write(&in, &paths);
     }
+    curves_table_free(&curves);
     free(rows);
     csv_free(&t);
     return rc;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "csv_read.h"
+#include "curves_read.h"
 #include "report_doc.h"
 
 /* argv[0] is "report". Usage:
@@ -22,6 +23,7 @@ typedef struct report_input {
     const char *csv_path;
     const csv_table *t;
     const csv_row *rows;
+    const curves_table *curves; /* NAME.curves.csv beside it; NULL: none */
     int64_t mem_cap;          /* bytes; -1 = no cap */
     const char *mem_cap_from; /* where the cap came from, for the text */
     const char *chart_base;   /* the charts' file-name prefix, no folder */

@@ -24,6 +24,9 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
     if (isnan(p->steps)) {
         table_addf(tb, "not reached in %d", p->curve_steps);
         table_add(tb, "-");
+    } else if (p->steps == 0) {
+        table_add(tb, "0 (met at the start)");
+        table_add(tb, "-");
     } else {
         table_add(tb, rp_num(p->steps, 3).s);
         table_add(tb, rp_num(p->steps * (double)p->e, 3).s);
@@ -82,7 +85,7 @@ static void fit_bullets(const goodput_series *s, doc *d)
 static void splits_of_one(const report_input *in, const goodput_series *s, doc *d)
 {
     const goodput_point *p = &s->p[0];
-    if (isnan(p->steps))
+    if (!(p->steps > 0)) /* not reached, or met at the start: no time to split */
         return;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
@@ -126,6 +129,9 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
         return;
     for (size_t j = 0; j < s->n; j++)
         point_row(tb, s, j);
+    char at_start[600];
+    if (!goodput_at_start_text(s, at_start, sizeof at_start))
+        doc_bullet(d, "No time to target: %s.", at_start);
     fit_bullets(s, d);
     noise_bullets(s, d);
     if (s->n == 1)
@@ -144,23 +150,14 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
 
 void report_goodput(const report_input *in, doc *d)
 {
-    char path[4200], why[600];
-    curves_path_beside(in->csv_path, path, sizeof path);
-    curves_table ct;
-    int rc = curves_read(path, &ct, why, sizeof why);
-    if (rc > 0)
+    if (!in->curves)
         return; /* no --train-steps: nothing to say */
     doc_heading(d, 2, "Is E right?");
-    if (rc < 0) {
-        doc_para(d, "The curves file cannot be read: %s.", why);
-        return;
-    }
     goodput_request req = {.target = in->target_loss, .mem_cap = in->mem_cap};
     goodput_series *s = NULL;
     size_t n = 0;
-    if (goodput_build(&ct, in->rows, in->t->rows, &req, &s, &n)) {
+    if (goodput_build(in->curves, in->rows, in->t->rows, &req, &s, &n)) {
         d->failed = 1;
-        curves_table_free(&ct);
         return;
     }
     doc_para(d, "Time to a target loss across effective batches (McCandlish et al. 2018): "
@@ -184,5 +181,4 @@ void report_goodput(const report_input *in, doc *d)
                      "Time to target against E: measured with intervals, predicted from "
                      "B_simple, the least marked");
     goodput_free(s, n);
-    curves_table_free(&ct);
 }

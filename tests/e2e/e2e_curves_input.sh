@@ -1,0 +1,65 @@
+#!/bin/sh
+# The curves file beside a run's CSV is input too: a negative, NaN or
+# infinite loss and a last row cut short are refused by plan
+# --time-to-target and report in one line naming the file, line and field,
+# with exit 2, as the results CSV's faults are. A --target-loss at or above
+# the curves' starting loss says so and crowns no E as the least time to
+# target (every E meets it at step 0: there is no time to compare).
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8,16 --micro pow2 --budget-s 0.1 \
+    --train-steps 20 --csv cv.csv >run.txt 2>err.txt
+check '[ $? -eq 0 ] && [ -s cv.curves.csv ]' "run writes the curves: $(cat err.txt)"
+
+# damaged NAME COPY-COMMAND: cv.csv beside a damaged copy of its curves
+damaged() { cp cv.csv "$1.csv" && sh -c "$2" <cv.curves.csv >"$1.curves.csv"; }
+# the 5th line is a data row (a comment, the header, then rows); column 13 is loss
+damaged neg "awk -F, -v OFS=, 'NR == 5 { \$13 = -3 } 1'"
+damaged nan "awk -F, -v OFS=, 'NR == 5 { \$13 = \"nan\" } 1'"
+damaged inf "awk -F, -v OFS=, 'NR == 5 { \$13 = \"inf\" } 1'"
+damaged cut "head -c 5000"
+check '[ "$(sed -n 2p cv.curves.csv | cut -d, -f13)" = loss ]' "column 13 is loss"
+check '[ "$(tail -c 1 cut.curves.csv | od -An -c | tr -d " ")" != "\\n" ]' "the cut copy ends mid-row"
+cut_line=$(wc -l <cut.curves.csv); cut_line=$((cut_line + 1))
+
+# refused WHAT FILE EXPECT: each reader exits 2 with one line holding EXPECT
+refused() {
+    what=$1 name=$2 expect=$3
+    for cmd in "plan --time-to-target $name.csv" "report $name.csv --no-charts"; do
+        "$ACCUBENCH" $cmd >out.txt 2>err.txt
+        rc=$?
+        check '[ $rc -eq 2 ]' "$cmd exits 2 on $what (rc $rc): $(cat out.txt err.txt)"
+        check '[ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "accubench: $name.curves.csv:$expect" err.txt' \
+            "$cmd refuses $what in one line with $expect: $(cat err.txt)"
+        check '! grep -q "least time" out.txt' "$cmd prints no plan on $what"
+    done
+}
+refused "a negative loss" neg "5: column loss: '-3' cannot be negative (field 13 of the row)"
+refused "a NaN loss" nan "5: column loss: 'nan' is not a number (NaN) (field 13 of the row)"
+refused "an infinite loss" inf "5: column loss: 'inf' cannot be infinite (field 13 of the row)"
+refused "a row cut short" cut "$cut_line: "
+check 'grep -q "fields, but the header has 19" err.txt' "the cut row's field count: $(cat err.txt)"
+
+# a target at or above the starting loss (about 2.77): no least time
+"$ACCUBENCH" plan --time-to-target cv.csv --target-loss 100 >high.txt 2>err.txt
+check '[ $? -eq 0 ]' "plan with a high target exits 0: $(cat err.txt)"
+check '! grep -q "least time to target" high.txt' "no least time crowned: $(cat high.txt)"
+check 'grep -q "E=8 lr [0-9.]*: meets the target at step 0 (starting loss 2\.7" high.txt' \
+    "each E meets it at step 0: $(cat high.txt)"
+check 'grep -q "the target loss 100 is at or above the starting loss of every E.s curve (2\.7[0-9]*, the lowest)" high.txt' \
+    "the plan says the target is at or above the starting loss: $(cat high.txt)"
+"$ACCUBENCH" plan --recommend --goal time --from cv.csv --target-loss 100 >rank.txt 2>err.txt
+check '[ $? -eq 1 ] && grep -q "no ranking by time to target: the target loss 100 is at or above" rank.txt' \
+    "--goal time ranks nothing: $(cat rank.txt err.txt)"
+"$ACCUBENCH" report cv.csv --no-charts --target-loss 100 >out.txt 2>err.txt
+check '[ $? -eq 0 ]' "report with a high target exits 0: $(cat err.txt)"
+check '! grep -q "least time" cv.md' "the report crowns no least time: $(grep -i 'least' cv.md)"
+check 'grep -q "No time to target: the target loss 100 is at or above the starting loss" cv.md' \
+    "the report says why there is no time to target"
+# the default target (the highest final loss) still crowns one
+"$ACCUBENCH" plan --time-to-target cv.csv >plain.txt 2>err.txt
+check '[ $? -eq 0 ] && [ "$(grep -c "<- least time to target" plain.txt)" -eq 1 ]' \
+    "the default target crowns one E: $(cat plain.txt err.txt)"
+exit $fail

@@ -1,0 +1,106 @@
+/* The curves file read back (curves_read.h): a good file's curves, and a
+ * one-line refusal naming file, line and field for each fault the results
+ * CSV reader refuses (a negative, NaN or infinite loss, a row cut short). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "curves_read.h"
+
+#define HEADER                                                                              \
+    "# accubench loss curves\n"                                                             \
+    "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync," \
+    "order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err\n"
+/* one row of a curve, its model spec quoted for its commas */
+#define ROW(step, loss) \
+    "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward," step "," loss ",none,,1,0.001,,\n"
+
+/* Writes `text` to a fresh temporary file; returns its path (static). */
+static const char *temp_curves(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/accubench-curves-XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return "/nonexistent";
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* Reads `text` and expects a refusal holding "PATH:LINE: " and `expect`. */
+static void expect_bad(const char *text, int line, const char *expect)
+{
+    const char *path = temp_curves(text);
+    curves_table t;
+    char why[512] = "", at[128];
+    snprintf(at, sizeof at, "%s:%d: ", path, line);
+    int rc = curves_read(path, &t, why, sizeof why);
+    if (rc == 0)
+        curves_table_free(&t);
+    CHECK(rc == -1);
+    CHECK(strstr(why, at) == why);
+    CHECK(strstr(why, expect) != NULL);
+    CHECK(strchr(why, '\n') == NULL);
+    if (rc != -1 || strstr(why, at) != why || !strstr(why, expect))
+        fprintf(stderr, "  rc %d, reason was: %s (wanted %s%s)\n", rc, why, at, expect);
+    unlink(path);
+}
+
+static void test_good(void)
+{
+    /* step 1 diverged (empty loss): unmeasured, not a fault */
+    const char *path = temp_curves(HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25")
+                                       "# curves cpu gpt: gap_correct_splits=0\n");
+    curves_table t;
+    char why[512] = "";
+    CHECK(curves_read(path, &t, why, sizeof why) == 0);
+    CHECK(t.n == 1);
+    if (t.n == 1) {
+        CHECK(!strcmp(t.c[0].model, "gpt:d=32;layers=2"));
+        CHECK(t.c[0].effective_batch == 8 && t.c[0].micro_batch == 4 && t.c[0].arm == 1);
+        CHECK(t.c[0].steps == 3);
+        CHECK_NEAR(t.c[0].loss[0], 2.5, 0);
+        CHECK(isnan(t.c[0].loss[1]));
+        CHECK_NEAR(t.c[0].loss[2], 2.25, 0);
+        CHECK_NEAR(t.c[0].lr, 0.001, 1e-12);
+    }
+    curves_table_free(&t);
+    unlink(path);
+}
+
+static void test_bad_numbers(void)
+{
+    expect_bad(HEADER ROW("0", "2.5") ROW("1", "-3"), 4,
+               "column loss: '-3' cannot be negative (field 13 of the row)");
+    expect_bad(HEADER ROW("0", "nan"), 3, "column loss: 'nan' is not a number (NaN)");
+    expect_bad(HEADER ROW("0", "inf"), 3, "column loss: 'inf' cannot be infinite");
+    expect_bad(HEADER ROW("0", "2.5x"), 3, "column loss: '2.5x' is not a number");
+    expect_bad(HEADER ROW("-1", "2.5"), 3, "column step: '-1' cannot be negative");
+    expect_bad(HEADER ROW("", "2.5"), 3, "column step: '' is not a number");
+    expect_bad(HEADER ROW("99999999", "2.5"), 3, "column step: '99999999' is past");
+    expect_bad(HEADER "cpu,tiny,fp32,async,sum,-8,4,2,1,,forward,0,2.5,none,,1,0.001,,\n", 3,
+               "column effective_batch: '-8' cannot be negative (field 6 of the row)");
+}
+
+static void test_cut_short(void)
+{
+    /* the last row cut mid-row (a copy stopped early), and a cell lost
+     * mid-file: either would shift the cells under the wrong columns */
+    expect_bad(HEADER ROW("0", "2.5") "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forw",
+               4, "11 fields, but the header has 19");
+    expect_bad(HEADER "cpu,tiny,fp32,async,sum,8,4,2,1,,forward,0,none,,1,0.001,,\n"
+                      ROW("1", "2.5"),
+               3, "18 fields, but the header has 19");
+}
+
+int main(void)
+{
+    test_good();
+    test_bad_numbers();
+    test_cut_short();
+    return check_finish("test_curves_read");
+}
