@@ -30,23 +30,23 @@ static void test_config_s(void)
     /* a 100 ms step of K = 4 (25 ms passes): 3 + 5 passes, 2 steps of
      * gradient check, 2 of warm-up, 20 + 1 timed in the 2 s budget, 2
      * counted */
-    double s = eta_config_s(&COSTS, 100, 25, 4, 0);
+    double s = eta_config_s(&COSTS, 100, 25, 4, 0, 0);
     CHECK_NEAR(s, 8 * 0.025 + 2 * 0.1 + 2 * 0.1 + 21 * 0.1 + 0.2, 1e-9);
     /* a 1 s step: the budget allows 2, the floor is 3 timed; 2 counted */
-    CHECK_NEAR(eta_config_s(&COSTS, 1000, 250, 4, 0), 8 * 0.25 + 2 + 2 + 4 + 2, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 1000, 250, 4, 0, 0), 8 * 0.25 + 2 + 2 + 4 + 2, 1e-9);
     /* a 1.5 s step: the warm-up cut at half the budget and the step in
      * flight; one counted (two would pass the budget) */
-    CHECK_NEAR(eta_config_s(&COSTS, 1500, 375, 4, 0), 8 * 0.375 + 3 + 2.5 + 4 * 1.5 + 1.5, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 1500, 375, 4, 0, 0), 8 * 0.375 + 3 + 2.5 + 4 * 1.5 + 1.5, 1e-9);
     /* a step over --max-step-s is skipped after its probe passes */
-    CHECK_NEAR(eta_config_s(&COSTS, 64000, 1000, 64, 0), 3.0, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 64000, 1000, 64, 0, 0), 3.0, 1e-9);
     eta_costs fixed = COSTS;
     fixed.steps = 10;
-    CHECK_NEAR(eta_config_s(&fixed, 100, 25, 4, 0), 8 * 0.025 + 0.2 + 0.2 + 1.0 + 0.2, 1e-9);
+    CHECK_NEAR(eta_config_s(&fixed, 100, 25, 4, 0, 0), 8 * 0.025 + 0.2 + 0.2 + 1.0 + 0.2, 1e-9);
     /* the noise target stopped the loop after 5 steps: 5 + 1 timed, not 21 */
-    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 5), 8 * 0.025 + 0.2 + 0.2 + 6 * 0.1 + 0.2, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 5, 0), 8 * 0.025 + 0.2 + 0.2 + 6 * 0.1 + 0.2, 1e-9);
     /* never more than the budget allows, nor under the floor */
-    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 500), s, 1e-9);
-    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 1), 8 * 0.025 + 0.2 + 0.2 + 4 * 0.1 + 0.2, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 500, 0), s, 1e-9);
+    CHECK_NEAR(eta_config_s(&COSTS, 100, 25, 4, 1, 0), 8 * 0.025 + 0.2 + 0.2 + 4 * 0.1 + 0.2, 1e-9);
 }
 
 /* A synthetic sweep whose configs cost what the model says, with a noise
@@ -82,7 +82,7 @@ static double true_noise(const eta_costs *c, const eta_item *it, int *windows)
 static double true_wall(const eta_costs *c, const eta_item *it, int samples, int own_noise)
 {
     int windows;
-    return 1.3 * eta_config_s(c, it->step_ms, it->step_ms / it->accum, it->accum, samples) +
+    return 1.3 * eta_config_s(c, it->step_ms, it->step_ms / it->accum, it->accum, samples, 0) +
            (own_noise ? true_noise(c, it, &windows) : 0);
 }
 
@@ -120,11 +120,11 @@ static void run_sweep(double budget_s, int want_windows)
     double ran = 0, left = true_wall(&c, &truth[2], samples, 1) - true_wall(&c, &truth[2], samples, 0);
     for (int i = 0; i < 2; i++)
         ran += eta_config_s(&c, truth[i].step_ms, truth[i].step_ms / truth[i].accum,
-                            truth[i].accum, samples);
+                            truth[i].accum, samples, 0);
     for (int i = 2; i < 4; i++)
         left += learnt_scale(&c, 1.3 * ran, ran) *
                 eta_config_s(&c, truth[i].step_ms, truth[i].step_ms / truth[i].accum,
-                             truth[i].accum, samples);
+                             truth[i].accum, samples, 0);
     CHECK_NEAR(eta_left_s(&e, 2, 0, NAN), left, 1e-9 * left);
     /* the noise pass alone: windows x 8 x (25 ms + 2 ms of host work) */
     int windows;
@@ -169,13 +169,13 @@ static void test_estimates(void)
     /* the time left is the prediction scaled by the finished configs'
      * actual over predicted time, toward the prior of 1 */
     double k = learnt_scale(&COSTS, 1.0 + 1.0 + 2.0,
-                            eta_config_s(&COSTS, 200, 25, 8, 0) +
-                                eta_config_s(&COSTS, 100, 25, 4, 0) +
-                                eta_config_s(&COSTS, 400, 50, 8, 0));
-    CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), k * eta_config_s(&COSTS, at16, NAN, 4, 0), 1e-9);
+                            eta_config_s(&COSTS, 200, 25, 8, 0, 0) +
+                                eta_config_s(&COSTS, 100, 25, 4, 0, 0) +
+                                eta_config_s(&COSTS, 400, 50, 8, 0, 0));
+    CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), k * eta_config_s(&COSTS, at16, NAN, 4, 0, 0), 1e-9);
     /* the running config's own pass: K passes a step; what it ran is off */
     CHECK_NEAR(eta_left_s(&e, 3, 0.5, 60),
-               fmax(0, k * eta_config_s(&COSTS, 240, 60, 4, 0) - 0.5), 1e-9);
+               fmax(0, k * eta_config_s(&COSTS, 240, 60, 4, 0, 0) - 0.5), 1e-9);
     CHECK(eta_left_s(&e, 3, 1e6, 60) == 0);
     /* a config skipped after its probe passes tells its step as K passes */
     eta_record(&e, 3, NAN, 5000, 20.0);
@@ -225,11 +225,11 @@ static void test_ran_over_threshold(void)
     eta_costs no_limit = COSTS;
     no_limit.max_step_s = 0;
     /* a 9.6 s step whose single pass, 160 ms, x 64 is 10.24 s */
-    double ran = eta_config_s(&no_limit, 9600, 160, 64, 0);
+    double ran = eta_config_s(&no_limit, 9600, 160, 64, 0, 0);
     eta_record(&e, 0, 9600, 160, 1.2 * ran);
     /* model 1, a quarter of the FLOPs: 2.4 s a step, far under the
      * threshold, at the scale of 1.2 (toward the prior of 1) */
-    double left = learnt_scale(&COSTS, 1.2 * ran, ran) * eta_config_s(&COSTS, 2400, NAN, 64, 0);
+    double left = learnt_scale(&COSTS, 1.2 * ran, ran) * eta_config_s(&COSTS, 2400, NAN, 64, 0, 0);
     CHECK_NEAR(eta_left_s(&e, 1, 0, NAN), left, 1e-9 * left);
 }
 
@@ -265,8 +265,8 @@ static void test_near_threshold(void)
     not_run(items, 4);
     eta e = {.items = items, .n = 4, .c = COSTS};
     /* ran as the model says: a scale of 1 */
-    eta_record(&e, 0, 9900, NAN, eta_config_s(&COSTS, 9900, NAN, 16, 0));
-    double full = eta_config_s(&COSTS, 9900, NAN, 16, 0), skip = 3 * 9.9 / 16;
+    eta_record(&e, 0, 9900, NAN, eta_config_s(&COSTS, 9900, NAN, 16, 0, 0));
+    double full = eta_config_s(&COSTS, 9900, NAN, 16, 0, 0), skip = 3 * 9.9 / 16;
     /* nothing predicted yet has run: the spread's floor, 10% */
     CHECK(eta_spread(&e) == ETA_SPREAD_FLOOR && ETA_SPREAD_FLOOR == 0.10);
     double p = chance_under(9900, 10000, 0.10);
@@ -275,7 +275,7 @@ static void test_near_threshold(void)
     CHECK_NEAR(at, p * full + (1 - p) * skip, 1e-9 * full);
     CHECK(at > skip + 0.3 * (full - skip) && at < skip + 0.7 * (full - skip));
     /* over 3 sigmas from it: unchanged */
-    CHECK_NEAR(cost_of(&e, 2), eta_config_s(&COSTS, 4950, NAN, 16, 0), 1e-12);
+    CHECK_NEAR(cost_of(&e, 2), eta_config_s(&COSTS, 4950, NAN, 16, 0, 0), 1e-12);
     CHECK_NEAR(cost_of(&e, 3), 3 * 19.8 / 16, 1e-12);
     /* the running config's own probe pass decides, as it decides the skip */
     double after = eta_left_s(&e, 2, 0, NAN);
@@ -299,14 +299,14 @@ static void test_spread_learnt(void)
     eta e = {.items = items, .n = 4, .c = COSTS};
     double steps[] = {1000, 1000 * exp(0.2), 1000 * exp(-0.2)};
     for (int i = 0; i < 3; i++) /* each predicted at the first's 1000 ms */
-        eta_record(&e, i, steps[i], NAN, eta_config_s(&COSTS, steps[i], NAN, 8, 0));
+        eta_record(&e, i, steps[i], NAN, eta_config_s(&COSTS, steps[i], NAN, 8, 0, 0));
     CHECK_NEAR(eta_step_ms(&e, 3), 12000, 1e-9);
     CHECK_NEAR(eta_spread(&e), 0.2, 1e-12);
     double p = chance_under(12000, 10000, 0.2);
     CHECK(p > 0.15 && p < 0.25);
     eta_costs no_limit = COSTS; /* its cost where it runs */
     no_limit.max_step_s = 0;
-    double full = eta_config_s(&no_limit, 12000, NAN, 8, 0), skip = 3 * 1.5;
+    double full = eta_config_s(&no_limit, 12000, NAN, 8, 0, 0), skip = 3 * 1.5;
     CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), p * full + (1 - p) * skip, 1e-9 * full);
 }
 
@@ -346,7 +346,7 @@ static void test_noise_once_a_split(void)
 {
     eta_costs c = COSTS;
     c.noise_windows = 4;
-    double run = eta_config_s(&c, 8000, 1000, 8, 0), noise = 4 * 8 * 1.0;
+    double run = eta_config_s(&c, 8000, 1000, 8, 0, 0), noise = 4 * 8 * 1.0;
     for (int ran = 0; ran < 2; ran++) {
         eta_item items[] = {
             {.flops = 64e9, .micro = 8, .accum = 8},
@@ -380,7 +380,7 @@ static void test_probe(void)
     };
     not_run(items, 3);
     eta e = {.items = items, .n = 3, .c = COSTS};
-    double ran = eta_config_s(&COSTS, 100, NAN, 256, 0);
+    double ran = eta_config_s(&COSTS, 100, NAN, 256, 0, 0);
     eta_record(&e, 0, 100, NAN, 2 * ran);
     double k = learnt_scale(&COSTS, 2 * ran, ran); /* 2 toward the prior */
     CHECK_NEAR(eta_step_ms(&e, 1), 2600, 1e-9); /* by FLOPs */
@@ -390,10 +390,10 @@ static void test_probe(void)
     CHECK_NEAR(cost_of(&e, 1), 3 * 0.178, 1e-12);
     /* not a finished config: the scale is still config 0's */
     eta_record_probe(&e, 2, 1400);
-    CHECK_NEAR(cost_of(&e, 2), k * eta_config_s(&COSTS, 1400, 1400, 1, 0), 1e-9);
+    CHECK_NEAR(cost_of(&e, 2), k * eta_config_s(&COSTS, 1400, 1400, 1, 0, 0), 1e-9);
     CHECK(eta_spread(&e) == ETA_SPREAD_FLOOR);
     /* the running config's own pass over the probe's */
-    CHECK_NEAR(eta_left_s(&e, 1, 0, 30.0), k * eta_config_s(&COSTS, 30 * 256, 30, 256, 0) +
+    CHECK_NEAR(eta_left_s(&e, 1, 0, 30.0), k * eta_config_s(&COSTS, 30 * 256, 30, 256, 0, 0) +
                                              cost_of(&e, 2), 1e-6);
     /* a finished config keeps its own figures */
     eta_record(&e, 2, 1500, 1500, 9);
@@ -415,19 +415,54 @@ static void test_fixed_cost(void)
     eta e = {.items = items, .n = 4, .c = COSTS};
     double predicted = 0;
     for (int i = 0; i < 3; i++) {
-        double own = eta_config_s(&COSTS, 0.5, 0.5 / items[i].accum, items[i].accum, 5);
+        double own = eta_config_s(&COSTS, 0.5, 0.5 / items[i].accum, items[i].accum, 5, 0);
         eta_record(&e, i, 0.5, 0.5 / items[i].accum, own + 0.3);
         eta_record_parts(&e, i, NAN, 0, 5);
         predicted += own;
     }
     CHECK((predicted + 3 * 0.3) / predicted > 30); /* what one ratio would be */
     eta_record_probe(&e, 3, 1000); /* model 1's pass: a second */
-    double want = eta_config_s(&COSTS, 1000, 1000, 1, 5) + 0.3;
+    double want = eta_config_s(&COSTS, 1000, 1000, 1, 5, 0) + 0.3;
     CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), want, 1e-9);
+}
+
+/* A comparison timed in interleaved rounds: as many rounds as its
+ * members' budgets hold, ROUNDS_MIN at least; each member's timed part
+ * that many slices. */
+static void test_rounds(void)
+{
+    eta_costs c = COSTS;
+    c.rounds = -1; /* auto */
+    eta_item items[3] = {{.flops = 1, .micro = 4, .accum = 1, .group = 1},
+                         {.flops = 1, .micro = 2, .accum = 2, .group = 1},
+                         {.flops = 1, .micro = 1, .accum = 4, .group = 2}};
+    not_run(items, 3);
+    eta e = {.items = items, .n = 3, .c = c};
+    /* slow steps (1.5 s against a 2 s budget): one step a slice, and the
+     * budgets' 4 s hold 2 rounds: ROUNDS_MIN it is */
+    items[0].step_ms = 1500, items[1].step_ms = 1500;
+    CHECK_NEAR(eta_group_rounds(&e, 0), 5, 1e-12);
+    CHECK_NEAR(eta_group_rounds(&e, 2), 0, 1e-12); /* alone in its group */
+    /* timed alone it would stop at 3 steps and the one in flight */
+    double alone = eta_config_s(&c, 1500, 1500, 1, 0, 0);
+    double in_rounds = eta_config_s(&c, 1500, 1500, 1, 0, 5);
+    CHECK_NEAR(in_rounds - alone, (5 - 4) * 1.5, 1e-9);
+    /* fast steps (10 ms): slices of a twentieth of the budget, 10 steps,
+     * so the budgets hold 20 rounds, each member about its budget */
+    items[0].step_ms = 10, items[1].step_ms = 10;
+    CHECK_NEAR(eta_group_rounds(&e, 1), 20, 1e-12);
+    CHECK_NEAR(eta_config_s(&c, 10, 10, 1, 0, 20) - eta_config_s(&c, 10, 10, 1, 0, 0),
+               20 * 10 * 0.01 - (200 + 1) * 0.01, 1e-9);
+    /* --rounds 7: seven, and none where rounds are off */
+    e.c.rounds = 7;
+    CHECK_NEAR(eta_group_rounds(&e, 0), 7, 1e-12);
+    e.c.rounds = 0;
+    CHECK_NEAR(eta_group_rounds(&e, 0), 0, 1e-12);
 }
 
 int main(void)
 {
+    test_rounds();
     test_fixed_cost();
     test_probe();
     test_config_s();

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "noise_pass.h"
+#include "options.h"
+#include "rounds.h"
 #include "stats.h"
 
 /* The timed loop's floor (measure.c's MIN_SAMPLES_HARD). */
@@ -15,13 +17,25 @@ static double pass_s(double step_ms, double pass_ms, int accum)
     return (isnan(pass_ms) ? step_ms / (accum > 0 ? accum : 1) : pass_ms) / 1e3;
 }
 
+/* The steps of one config's slice of a round (rounds.c's rule). */
+static double slice_steps(const eta_costs *c, double step_s)
+{
+    if (c->steps > 0)
+        return c->steps;
+    double want = ceil(c->budget_s * ROUNDS_SLICE_SHARE / step_s);
+    return want < 1 ? 1 : want > 1000 ? 1000 : want;
+}
+
 /* The seconds of a config that runs in full (not skipped). */
-static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples)
+static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
+                    double rounds)
 {
     double t = step_ms / 1e3, p = pass_s(step_ms, pass_ms, accum);
     double warm = fmin(c->warmup * t, c->budget_s / 2 + t);
     double timed;
-    if (c->steps) {
+    if (rounds > 0) {
+        timed = rounds * slice_steps(c, t) * t;
+    } else if (c->steps) {
         timed = c->steps * t;
     } else {
         double n = ceil(c->budget_s / t);
@@ -42,12 +56,13 @@ static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accu
     return 3 * p + 2 * t + warm + timed + 5 * p + count + trace;
 }
 
-double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples)
+double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
+                    double rounds)
 {
     double p = pass_s(step_ms, pass_ms, accum);
     if (c->max_step_s > 0 && accum * p > c->max_step_s)
         return 3 * p; /* skipped after the probe passes */
-    return run_s(c, step_ms, pass_ms, accum, samples);
+    return run_s(c, step_ms, pass_ms, accum, samples, rounds);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -311,9 +326,11 @@ static double actual_s(const eta_item *it)
     return it->wall_s - (it->noise_s > 0 ? it->noise_s : 0);
 }
 
-static double predicted_s(const eta *e, const eta_item *it)
+static double predicted_s(const eta *e, int i)
 {
-    return run_s(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples);
+    const eta_item *it = &e->items[i];
+    return run_s(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples,
+                 eta_group_rounds(e, i));
 }
 
 /* Finished configs' actual time, less their noise pass, against their
@@ -342,7 +359,7 @@ static double scale(const eta *e, double *fixed)
         const eta_item *it = &e->items[j];
         if (!ran_in_full(it))
             continue;
-        double predicted = predicted_s(e, it);
+        double predicted = predicted_s(e, j);
         if (actual_s(it) > FIXED_COST_RATIO * predicted)
             over[n++] = actual_s(it) - predicted;
     }
@@ -354,7 +371,7 @@ static double scale(const eta *e, double *fixed)
         const eta_item *it = &e->items[j];
         if (ran_in_full(it)) {
             actual += fmax(0, actual_s(it) - *fixed);
-            predicted += predicted_s(e, it);
+            predicted += predicted_s(e, j);
         }
     }
     return predicted + prior > 0 && actual + prior > 0 ? (actual + prior) / (predicted + prior)
@@ -457,9 +474,33 @@ static double estimate_config_total(const eta *e, const learnt *l, int i, int cu
     if (!(*chance > 0))
         return skip;
     double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum;
-    double full = l->k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i)) + l->fixed +
+    double full = l->k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i),
+                               eta_group_rounds(e, i)) + l->fixed +
                   eta_noise_s(e, i, p) * own_noise;
     return *chance * full + (1 - *chance) * skip;
+}
+
+double eta_group_rounds(const eta *e, int i)
+{
+    const eta_item *x = &e->items[i];
+    if (!e->c.rounds || !x->group)
+        return 0;
+    int members = 0;
+    double round_s = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *y = &e->items[j];
+        double step = y->group == x->group ? eta_step_ms(e, j) : NAN;
+        if (!(step > 0) || skipped(&e->c, step))
+            continue; /* not costed yet, or out before the rounds */
+        members++;
+        round_s += slice_steps(&e->c, step / 1e3) * step / 1e3;
+    }
+    if (members < 2)
+        return 0;
+    if (e->c.rounds > 0)
+        return e->c.rounds;
+    double r = ceil(members * e->c.budget_s / round_s);
+    return r < ROUNDS_MIN ? ROUNDS_MIN : r > ROUNDS_MAX ? ROUNDS_MAX : r;
 }
 
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)

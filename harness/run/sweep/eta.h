@@ -28,6 +28,8 @@ typedef struct eta_item {
     int noise_windows_run; /* the windows it ran (0: none or not told) */
     int samples;           /* timed steps (0: not told) */
     double predicted_ms;   /* its step as predicted before it ran (NAN or 0: none) */
+    int group;             /* its comparison, timed in interleaved rounds with the
+                              others of the same group (1, 2, ...); 0: timed alone */
 } eta_item;
 
 /* What the options let each config run. */
@@ -36,6 +38,7 @@ typedef struct eta_costs {
     int warmup, steps, min_samples, max_samples, trace_steps;
     int noise_windows;     /* 0: no noise pass */
     double max_step_s; /* a longer step is skipped after its probe passes */
+    int rounds;        /* --rounds N (N > 0), or auto (< 0); the items' groups say who */
 } eta_costs;
 
 typedef struct eta {
@@ -46,8 +49,19 @@ typedef struct eta {
 
 /* The predicted seconds of one config whose step takes step_ms and one
  * pass pass_ms, before scaling, timing `samples` steps (0: as many as
- * the budget allows; never more, nor under the loop's floor of 3). */
-double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples);
+ * the budget allows; never more, nor under the loop's floor of 3), or,
+ * where `rounds` > 0, timed in that many interleaved rounds of a slice
+ * each (rounds.h: a twentieth of the budget, one step at least). */
+double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
+                    double rounds);
+
+/* The rounds config i's comparison is expected to run (0: it is timed
+ * alone): --rounds N, or under auto as many as the members' budgets
+ * hold, ROUNDS_MIN at least and ROUNDS_MAX at most. A slow model's
+ * comparison runs ROUNDS_MIN rounds of one step each however short its
+ * budget: model M's on 2 cores, 5 steps of 1-5 s a config, where a config
+ * timed alone stops at 3. */
+double eta_group_rounds(const eta *e, int i);
 
 /* The timed steps config i is expected to run: its own count once it ran;
  * else the median count of the finished configs (the noise target stops

@@ -356,9 +356,13 @@ void progress_config_set_aside(progress *p, progress_mark *m)
                          .noise_windows = p->current_noise_windows,
                          .seconds = seconds_since(p->config_t0_ns, trace_now_ns())};
     snprintf(m->label, sizeof m->label, "%s", p->config);
-    /* what the plan may cost the rest of the comparison on before it ends */
+    /* what the plan may cost the rest of the comparison on before it ends:
+     * the member's pass, and what its noise pass took (the host's cost per
+     * pass, learnt from it, is most of model M's minutes on 2 cores) */
     if (p->eta && p->current_pass_ms > 0)
         eta_record_probe(p->eta, m->index, p->current_pass_ms);
+    if (p->eta && p->current_noise_s > 0)
+        eta_record_parts(p->eta, m->index, p->current_noise_s, p->current_noise_windows, 0);
     pthread_mutex_unlock(&p->mu);
 }
 
