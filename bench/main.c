@@ -16,6 +16,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
+#include "csv_read.h"
 #include "dp_launch.h"
 #include "dump.h"
 #include "nearest.h"
@@ -180,6 +181,47 @@ static int cmd_run(int argc, char **argv)
     return rc;
 }
 
+/* hidden: `--check-csv FILE [COLUMN ...]`, what scripts/plots.sh asks
+ * before it charts a CSV: FILE reads as `accubench report` reads it (the
+ * same refusals: a folder, no header row, a row cut short, a cell that is
+ * not a number, a column the report needs) and has each COLUMN too.
+ * Prints nothing and exits 0, or prints the one-line reason on stdout and
+ * exits 2 (stdout, so a script can tell a refusal from a binary that does
+ * not know this command). */
+static int check_csv(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "accubench: --check-csv FILE [COLUMN ...]\n");
+        return 2;
+    }
+    int base = 0;
+    while (csv_required_columns[base])
+        base++;
+    int n = base + argc - 3;
+    const char **required = malloc((size_t)(n + 1) * sizeof *required);
+    if (!required) {
+        printf("%s: out of memory\n", argv[2]);
+        return 2;
+    }
+    for (int i = 0; i < base; i++)
+        required[i] = csv_required_columns[i];
+    for (int i = 3; i < argc; i++)
+        required[base + i - 3] = argv[i];
+    required[n] = NULL;
+    char why[600];
+    csv_table t;
+    csv_row *rows;
+    int rc = csv_load(argv[2], required, &t, &rows, why, sizeof why);
+    free(required);
+    if (rc) {
+        printf("%s\n", why);
+        return 2;
+    }
+    free(rows);
+    csv_free(&t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     program = argv[0];
@@ -208,6 +250,8 @@ int main(int argc, char **argv)
         return usage_list("modes", argc > 2 ? argv[2] : NULL);
     if (strcmp(cmd, "--list-reductions") == 0)
         return usage_list("reductions", NULL);
+    if (strcmp(cmd, "--check-csv") == 0)
+        return check_csv(argc, argv);
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plan") == 0)

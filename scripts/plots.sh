@@ -7,8 +7,9 @@
 # OUT_PREFIX.NAME.png / .svg (a chart with nothing to draw: none, and its
 # reason in OUT_PREFIX.NAME.why); OUT_PREFIX defaults to the CSV's path without
 # .csv, i.e. next to the CSV. Exit: 0 all drawn, 1 a chart failed, 2 no CSV,
-# no gnuplot, or an output that is not a regular file. `make plots` and
-# `accubench report` run this.
+# a CSV that is not a regular file or not an accubench CSV (one line says
+# why, as `accubench report` would), no gnuplot, or an output that is not a
+# regular file. `make plots` and `accubench report` run this.
 #
 # No character of a path is ever code. gnuplot is a language (and -e is
 # code too), so neither path is given to it: gnuplot runs in a private
@@ -21,6 +22,39 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 csv=$(sh "$root/scripts/pick_csv.sh" "${1:-}") || exit 2
+# The CSV is checked before anything opens it. A regular file: a FIFO
+# would hold the first read for ever (and each chart reads the file
+# again), a device reads as endless or empty, and the charts would land
+# beside it (/dev/null.wallclock.why).
+if [ -d "$csv" ]; then
+    printf 'plots: %s is a folder, not a CSV file\n' "$csv" >&2
+    exit 2
+elif [ -p "$csv" ]; then
+    printf 'plots: %s is a named pipe, not a CSV file (each chart reads it again)\n' "$csv" >&2
+    exit 2
+elif [ ! -f "$csv" ]; then
+    printf 'plots: %s is a device or socket, not a CSV file\n' "$csv" >&2
+    exit 2
+fi
+# Then its text, refused as `accubench report` refuses it, in one line: no
+# header row, a row cut short, a column the charts need. `accubench
+# --check-csv` reads it as the report does; where the program is not
+# built, or is too old to know --check-csv (a refusal comes on its stdout,
+# "unknown command" on its stderr), check_csv.awk checks the shape.
+need="backend device model dtype mode reduction effective_batch micro_batch accum_steps status
+      step_ms_median samples_per_s"
+bin=${ACCUBENCH_BIN:-$root/build/accubench}
+check_shape() { CSV_PATH=$csv NEED=$need LC_ALL=C awk -f "$root/scripts/check_csv.awk" < "$csv"; }
+if [ -f "$bin" ] && [ -x "$bin" ]; then
+    # shellcheck disable=SC2086 # the column names are words
+    why=$("$bin" --check-csv "$csv" $need 2>/dev/null) || [ -n "$why" ] || why=$(check_shape)
+else
+    why=$(check_shape)
+fi
+if [ -n "$why" ]; then
+    printf 'plots: %s\n' "$why" >&2
+    exit 2
+fi
 if ! command -v gnuplot >/dev/null 2>&1; then
     echo "plots: gnuplot not found (install gnuplot-nox)" >&2
     exit 2
@@ -84,7 +118,6 @@ if [ -f "$curves_csv" ]; then ln -s -- "$curves_csv" "$work/in.curves.csv" || ex
 # (plan --time-to-target --table), so that its chart shows the report's
 # numbers: in.goodput.csv, where time_to_target.gp finds it. The report
 # passes its own binary, target loss and cap; make plots uses the build's.
-bin=${ACCUBENCH_BIN:-$root/build/accubench}
 if [ -f "$curves_csv" ] && [ -x "$bin" ]; then
     set -- plan --time-to-target "$work/in.csv" --table
     if [ -n "${ACCUBENCH_TARGET_LOSS:-}" ]; then set -- "$@" --target-loss "$ACCUBENCH_TARGET_LOSS"; fi

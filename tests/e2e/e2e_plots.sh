@@ -111,6 +111,57 @@ sh empty/scripts/plots.sh > /dev/null 2> err.txt; rc=$?
 [ "$(wc -l < err.txt)" = 1 ] || fail "want one error line, got: $(cat err.txt)"
 sh "$root/scripts/plots.sh" no-such.csv > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || fail "plots.sh on a missing CSV exited $rc, want 2"
+# Input that is not an accubench CSV: one line naming the problem, as
+# `accubench report` says it, exit 2, and nothing written beside it;
+# never a wait on a FIFO. Checked by the program (--check-csv) and, where
+# it is not built, by check_csv.awk: both say the same.
+mkdir -p bad/folder && mkfifo bad/fifo.csv && printf 'hi\n' > bad/hi.csv && : > bad/empty.csv
+grep '^#' abc.csv > bad/comments.csv
+# a row cut short, as an interrupted copy leaves it: no newline after it
+{ sed '$d' abc.csv; tail -n 1 abc.csv | cut -d, -f1-20 | tr -d '\n'; } > bad/cut.csv
+cut_line=$(wc -l < abc.csv | tr -d ' ')
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "samples_per_s") k = i }
+    { s = ""; for (i = 1; i <= NF; i++) if (i != k) s = s (s == "" ? "" : ",") $i; print s }' \
+    abc.csv > bad/nocol.csv
+fields=$(grep -v '^#' abc.csv | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')
+wait_at_most=; command -v timeout >/dev/null 2>&1 && wait_at_most="timeout 60"
+refused() { # refused CSV MESSAGE [OUT_PREFIX]: both checkers refuse CSV saying MESSAGE
+    for how in program awk; do
+        if [ $how = awk ]; then bin=$PWD/no-such-accubench; else bin=$root/build/accubench; fi
+        [ $how = awk ] || [ -x "$bin" ] || continue
+        ACCUBENCH_BIN=$bin $wait_at_most sh "$root/scripts/plots.sh" "$@" > out.txt 2> err.txt; rc=$?
+        [ "$rc" = 2 ] || { cat out.txt err.txt; fail "$how: plots.sh on $1 exited $rc, want 2"; }
+        [ "$(wc -l < err.txt)" = 1 ] && [ ! -s out.txt ] ||
+            { cat out.txt err.txt; fail "$how: plots.sh on $1: want one error line"; }
+        grep -qF "plots: $2" err.txt || fail "$how: plots.sh on $1 said: $(cat err.txt), want: $2"
+    done
+}
+refused bad/folder "bad/folder is a folder, not a CSV file"
+refused bad/fifo.csv "bad/fifo.csv is a named pipe, not a CSV file"
+refused /dev/null "/dev/null is a device or socket, not a CSV file" "$PWD/bad/devnull"
+refused bad/hi.csv "bad/hi.csv:1: not a CSV (the header row has no commas)"
+refused bad/empty.csv "bad/empty.csv: not an accubench CSV (no header row)"
+refused bad/comments.csv "bad/comments.csv: not an accubench CSV (no header row)"
+refused bad/cut.csv "bad/cut.csv:$cut_line: 20 fields, but the header has $fields"
+refused bad/nocol.csv "bad/nocol.csv: missing column samples_per_s"
+for f in bad/*.png bad/*.svg bad/*.why; do
+    [ ! -e "$f" ] || fail "a chart or its reason written beside bad input: $f"
+done
+# The report's own refusals, word for word.
+if [ -x "$root/build/accubench" ]; then
+    for f in folder hi.csv empty.csv cut.csv; do
+        want=$("$root/build/accubench" report --no-charts bad/$f 2>&1 | sed 's/^accubench: //')
+        refused bad/$f "$want"
+    done
+fi
+# A cell that is not a number: the program refuses it as the report does.
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "step_ms_median") k = i; print; next }
+    !d { d = 1; $k = "abc" } { print }' abc.csv > bad/nan.csv
+if [ -x "$root/build/accubench" ]; then
+    ACCUBENCH_BIN=$root/build/accubench sh "$root/scripts/plots.sh" bad/nan.csv > out.txt 2> err.txt; rc=$?
+    [ "$rc" = 2 ] && grep -q "^plots: bad/nan.csv:[0-9]*: column step_ms_median: 'abc' is not a number" err.txt ||
+        { cat err.txt; fail "plots.sh on a CSV with a cell 'abc' exited $rc"; }
+fi
 # ... and with a CSV present, the newest one is picked and named.
 mkdir -p empty/results && cp abc.csv empty/results/old.csv && sleep 1 &&
     cp abc.csv empty/results/new.csv
