@@ -604,7 +604,7 @@ readme-figures: $(BIN)
 # CSV=FILE picks the run; without it, the newest results/*.csv (named).
 # Charts (PNG + SVG) and the report land next to the CSV. CSV is a knob
 # (above): its text is a name, never code.
-plots:
+plots: $(BIN)
 	$(Q)sh scripts/plots.sh $(call knob,CSV)
 
 report: $(BIN)

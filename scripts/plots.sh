@@ -38,18 +38,16 @@ elif [ ! -f "$csv" ]; then
 fi
 # Then its text, refused as `accubench report` refuses it, in one line: no
 # header row, a row cut short, a column the charts need. `accubench
-# --check-csv` reads it as the report does; where the program is not
-# built, or is too old to know --check-csv (a refusal comes on its stdout,
-# "unknown command" on its stderr), check_csv.awk checks the shape.
+# --check-csv` reads it as the report does (`make plots` builds it first);
+# a program too old to know --check-csv says so on stderr, and a refusal
+# comes on its stdout, so only a refusal stops the charts.
 need="backend device model dtype mode reduction effective_batch micro_batch accum_steps status
       step_ms_median samples_per_s"
 bin=${ACCUBENCH_BIN:-$root/build/accubench}
-check_shape() { CSV_PATH=$csv NEED=$need LC_ALL=C awk -f "$root/scripts/check_csv.awk" < "$csv"; }
+why=""
 if [ -f "$bin" ] && [ -x "$bin" ]; then
     # shellcheck disable=SC2086 # the column names are words
-    why=$("$bin" --check-csv "$csv" $need 2>/dev/null) || [ -n "$why" ] || why=$(check_shape)
-else
-    why=$(check_shape)
+    why=$("$bin" --check-csv "$csv" $need 2>/dev/null)
 fi
 if [ -n "$why" ]; then
     printf 'plots: %s\n' "$why" >&2

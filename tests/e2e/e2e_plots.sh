@@ -113,8 +113,8 @@ sh "$root/scripts/plots.sh" no-such.csv > /dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] || fail "plots.sh on a missing CSV exited $rc, want 2"
 # Input that is not an accubench CSV: one line naming the problem, as
 # `accubench report` says it, exit 2, and nothing written beside it;
-# never a wait on a FIFO. Checked by the program (--check-csv) and, where
-# it is not built, by check_csv.awk: both say the same.
+# never a wait on a FIFO. What a path is, the script checks itself (with
+# no program built too); the text, the program (--check-csv).
 mkdir -p bad/folder && mkfifo bad/fifo.csv && printf 'hi\n' > bad/hi.csv && : > bad/empty.csv
 grep '^#' abc.csv > bad/comments.csv
 # a row cut short, as an interrupted copy leaves it: no newline after it
@@ -125,10 +125,11 @@ awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if 
     abc.csv > bad/nocol.csv
 fields=$(grep -v '^#' abc.csv | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')
 wait_at_most=; command -v timeout >/dev/null 2>&1 && wait_at_most="timeout 60"
-refused() { # refused CSV MESSAGE [OUT_PREFIX]: both checkers refuse CSV saying MESSAGE
-    for how in program awk; do
-        if [ $how = awk ]; then bin=$PWD/no-such-accubench; else bin=$root/build/accubench; fi
-        [ $how = awk ] || [ -x "$bin" ] || continue
+hows="program"
+refused() { # refused CSV MESSAGE [OUT_PREFIX]: each way in $hows refuses CSV saying MESSAGE
+    for how in $hows; do
+        if [ $how = unbuilt ]; then bin=$PWD/no-such-accubench; else bin=$root/build/accubench; fi
+        [ $how = unbuilt ] || [ -x "$bin" ] || continue
         ACCUBENCH_BIN=$bin $wait_at_most sh "$root/scripts/plots.sh" "$@" > out.txt 2> err.txt; rc=$?
         [ "$rc" = 2 ] || { cat out.txt err.txt; fail "$how: plots.sh on $1 exited $rc, want 2"; }
         [ "$(wc -l < err.txt)" = 1 ] && [ ! -s out.txt ] ||
@@ -136,9 +137,11 @@ refused() { # refused CSV MESSAGE [OUT_PREFIX]: both checkers refuse CSV saying 
         grep -qF "plots: $2" err.txt || fail "$how: plots.sh on $1 said: $(cat err.txt), want: $2"
     done
 }
+hows="program unbuilt"
 refused bad/folder "bad/folder is a folder, not a CSV file"
 refused bad/fifo.csv "bad/fifo.csv is a named pipe, not a CSV file"
 refused /dev/null "/dev/null is a device or socket, not a CSV file" "$PWD/bad/devnull"
+hows="program"
 refused bad/hi.csv "bad/hi.csv:1: not a CSV (the header row has no commas)"
 refused bad/empty.csv "bad/empty.csv: not an accubench CSV (no header row)"
 refused bad/comments.csv "bad/comments.csv: not an accubench CSV (no header row)"
