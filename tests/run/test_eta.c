@@ -460,9 +460,43 @@ static void test_rounds(void)
     CHECK_NEAR(eta_group_rounds(&e, 0), 0, 1e-12);
 }
 
+/* A comparison's time left by its phases: an overrun in one member's
+ * checks leaves the rounds' cost whole. */
+static void test_group_left(void)
+{
+    eta_costs c = COSTS;
+    c.rounds = -1;
+    eta_item items[3] = {{.flops = 1, .micro = 4, .accum = 1, .group = 1},
+                         {.flops = 1, .micro = 2, .accum = 2, .group = 1},
+                         {.flops = 1, .micro = 1, .accum = 4, .group = 1}};
+    not_run(items, 3);
+    for (int i = 0; i < 3; i++) /* passes timed before the sweep: 1 s steps */
+        items[i].pass_ms = 1000.0 / items[i].accum;
+    eta e = {.items = items, .n = 3, .c = c};
+    /* each member: 3 passes and 2 steps of checks; then the warm-up (1 s
+     * of the 2-step warm-up under half the budget and a step), 5 rounds of
+     * one step, 5 passes, two counted steps (2 s is not over the budget) */
+    double checks = 0, after = 0;
+    for (int i = 0; i < 3; i++) {
+        double p = 1.0 / items[i].accum;
+        checks += 3 * p + 2;
+        after += 2 + 5 + 5 * p + 2;
+    }
+    CHECK_NEAR(eta_group_left_s(&e, 0, 2, 0, 0, NAN), checks + after, 1e-9);
+    CHECK_NEAR(eta_group_left_s(&e, 0, 2, 0, 0, NAN), eta_left_s(&e, 0, 0, NAN), 1e-9);
+    /* member 1 checking for an hour: its checks done, the rest whole */
+    double first = 3 * 1.0 + 2;
+    CHECK_NEAR(eta_group_left_s(&e, 0, 2, 1, 3600, NAN), checks - first - (3 * 0.5 + 2) + after,
+               1e-9);
+    /* the rounds begun 4 s ago, and past their cost: nothing left */
+    CHECK_NEAR(eta_group_left_s(&e, 0, 2, -1, 0, 4), after - 4, 1e-9);
+    CHECK_NEAR(eta_group_left_s(&e, 0, 2, -1, 0, 1e6), 0, 1e-9);
+}
+
 int main(void)
 {
     test_rounds();
+    test_group_left();
     test_fixed_cost();
     test_probe();
     test_config_s();

@@ -26,9 +26,11 @@ static double slice_steps(const eta_costs *c, double step_s)
     return want < 1 ? 1 : want > 1000 ? 1000 : want;
 }
 
-/* The seconds of a config that runs in full (not skipped). */
-static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
-                    double rounds)
+/* The seconds of a config that runs in full (not skipped); in *checks
+ * (may be NULL) those of its checks before it is timed: the skip probe and
+ * the gradient check. */
+static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, int accum,
+                          int samples, double rounds, double *checks)
 {
     double t = step_ms / 1e3, p = pass_s(step_ms, pass_ms, accum);
     double warm = fmin(c->warmup * t, c->budget_s / 2 + t);
@@ -53,7 +55,15 @@ static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accu
      * full batch: about two steps), the single passes (5), the counting
      * pass (2 steps, 1 over half the budget) */
     double count = (2 * t > c->budget_s ? 1 : 2) * t;
+    if (checks)
+        *checks = 3 * p + 2 * t;
     return 3 * p + 2 * t + warm + timed + 5 * p + count + trace;
+}
+
+static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
+                    double rounds)
+{
+    return run_s_parts(c, step_ms, pass_ms, accum, samples, rounds, NULL);
 }
 
 double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
@@ -461,23 +471,35 @@ static double own_noise_after_finished(const eta *e, int i)
  * minutes on one probe pass, so at 9.8 s against --max-step-s 10 half of
  * each, not all of one. own_noise: the chance it runs a noise pass of its
  * own. NAN: nothing to go on. */
-static double estimate_config_total(const eta *e, const learnt *l, int i, int current,
-                                    double current_pass_ms, double own_noise, double *chance)
+static double estimate_config_parts(const eta *e, const learnt *l, int i, int current,
+                                    double current_pass_ms, double own_noise, double *chance,
+                                    double *before)
 {
     const eta_item *it = &e->items[i];
     double pass, step = config_step(e, i, current, current_pass_ms, &pass);
     *chance = 0;
+    *before = NAN;
     if (isnan(step))
         return NAN;
     *chance = run_chance(e, l, i, current, current_pass_ms, step);
     double skip = 3 * pass_s(step, pass, it->accum) + l->k_skip; /* the probe passes */
+    *before = skip;
     if (!(*chance > 0))
         return skip;
-    double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum;
-    double full = l->k * run_s(&e->c, step, pass, it->accum, eta_samples(e, i),
-                               eta_group_rounds(e, i)) + l->fixed +
-                  eta_noise_s(e, i, p) * own_noise;
+    double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum, checks;
+    double noise = eta_noise_s(e, i, p) * own_noise;
+    double full = l->k * run_s_parts(&e->c, step, pass, it->accum, eta_samples(e, i),
+                                     eta_group_rounds(e, i), &checks) + l->fixed + noise;
+    /* set up, checked and its noise measured before a comparison's rounds */
+    *before = *chance * (l->k * checks + l->fixed + noise) + (1 - *chance) * skip;
     return *chance * full + (1 - *chance) * skip;
+}
+
+static double estimate_config_total(const eta *e, const learnt *l, int i, int current,
+                                    double current_pass_ms, double own_noise, double *chance)
+{
+    double before;
+    return estimate_config_parts(e, l, i, current, current_pass_ms, own_noise, chance, &before);
 }
 
 double eta_group_rounds(const eta *e, int i)
@@ -520,6 +542,27 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
         left += i == current ? fmax(0, s - current_s) : s;
     }
     return left;
+}
+
+double eta_group_left_s(const eta *e, int lo, int hi, int checking, double checking_s,
+                        double rounds_s)
+{
+    learnt l = {.k_skip = skip_overhead(e), .spread = eta_spread(e)};
+    l.k = scale(e, &l.fixed);
+    double checks_left = 0, after = 0, own = 1, chance = 0, before;
+    for (int i = lo; i <= hi && i < e->n; i++) {
+        own = i == lo || !same_item_split(&e->items[i - 1], &e->items[i])
+                  ? own_noise_after_finished(e, i)
+                  : own * (1 - chance);
+        double s = estimate_config_parts(e, &l, i, -1, NAN, own, &chance, &before);
+        if (isnan(s))
+            return NAN;
+        after += s - before;
+        if (!isnan(rounds_s) || i < checking)
+            continue; /* its checks are over */
+        checks_left += i == checking ? fmax(0, before - checking_s) : before;
+    }
+    return isnan(rounds_s) ? checks_left + after : fmax(0, after - rounds_s);
 }
 
 void eta_record_probe(eta *e, int i, double pass_ms)

@@ -107,6 +107,18 @@ double eta_run_chance(const eta_costs *c, double step_ms, double spread);
  * every later config in full. NAN when there is nothing to go on. */
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms);
 
+/* Seconds left of a comparison, configs lo..hi (from 0), whose members are
+ * checked one by one, then timed together in rounds, then counted and
+ * traced: while member `checking` has run its checks for checking_s
+ * (rounds_s NAN), its checks left and those of the members after it,
+ * and every member's rounds and passes after them; once the rounds have
+ * run for rounds_s, what is left of those. Each part is costed on its
+ * own, so a noise pass that took longer than costed does not eat into
+ * the rounds' time (costed whole, model M's comparison read "54 s left"
+ * with 2 minutes to go). NAN: nothing to go on. */
+double eta_group_left_s(const eta *e, int lo, int hi, int checking, double checking_s,
+                        double rounds_s);
+
 /* Config i finished in wall_s with these figures (NAN: not measured: a
  * failed config; a config skipped over --max-step-s gives its probe pass
  * alone, which costs it as K passes a step). */

@@ -36,8 +36,8 @@ static int which_text(const progress *p, char *out, size_t len)
 
 /* The costed seconds left (eta.h), NAN without a plan. A comparison's
  * members are checked one by one and then timed together, so no one of
- * them is "the current config": the group is costed whole from its first
- * config, less what it has run, and never below the configs after it. */
+ * them is "the current config": the group is costed by its phases (the
+ * checks left, then its rounds and passes), then the configs after it. */
 static double costed_left(const progress *p, uint64_t now)
 {
     if (!p->eta || p->current <= 0)
@@ -46,10 +46,14 @@ static double costed_left(const progress *p, uint64_t now)
         return eta_left_s(p->eta, p->current - 1,
                           p->started > p->done ? seconds_since(p->config_t0_ns, now) : 0,
                           p->current_pass_ms);
-    double all = eta_left_s(p->eta, p->group_lo - 1, 0, NAN);
-    double after = eta_left_s(p->eta, p->group_hi, 0, NAN);
-    return isnan(all) || isnan(after) ? NAN
-                                      : fmax(after, all - seconds_since(p->group_t0_ns, now));
+    double group = p->group_rounds_t0_ns
+                       ? eta_group_left_s(p->eta, p->group_lo - 1, p->group_hi - 1, -1, 0,
+                                          seconds_since(p->group_rounds_t0_ns, now))
+                       : eta_group_left_s(p->eta, p->group_lo - 1, p->group_hi - 1,
+                                          p->current - 1, seconds_since(p->config_t0_ns, now),
+                                          NAN);
+    double after = p->group_hi < p->total ? eta_left_s(p->eta, p->group_hi, 0, NAN) : 0;
+    return group + after; /* NAN where either is */
 }
 
 /* "config 3 of 12 (S fp32 16x4 async sum); 42 s so far, about 1 min 30 s
@@ -225,7 +229,7 @@ void progress_group_begin(progress *p, int n)
     p->group_lo = p->started + 1;
     p->group_hi = p->started + n;
     p->group_rounds = 0;
-    p->group_t0_ns = trace_now_ns();
+    p->group_rounds_t0_ns = 0;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -235,6 +239,8 @@ void progress_group_rounds(progress *p)
         return;
     pthread_mutex_lock(&p->mu);
     p->group_rounds = 1;
+    if (!p->group_rounds_t0_ns)
+        p->group_rounds_t0_ns = trace_now_ns();
     p->phase[0] = '\0';
     snprintf(p->config, sizeof p->config, "timed together in interleaved rounds");
     if (p->tty)
@@ -248,6 +254,7 @@ void progress_group_end(progress *p)
         return;
     pthread_mutex_lock(&p->mu);
     p->group_lo = p->group_hi = p->group_rounds = 0;
+    p->group_rounds_t0_ns = 0;
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -24,7 +24,7 @@ typedef struct progress {
                             * comparison's members come back in turn) */
     int group_lo, group_hi; /* a comparison's configs, from 1 (0: none) */
     int group_rounds;      /* its interleaved rounds run: the lines name it */
-    uint64_t group_t0_ns;
+    uint64_t group_rounds_t0_ns; /* when its rounds began (0: not yet) */
     double silent_after_s;
     uint64_t t0_ns, done_ns; /* the sweep's start; time spent in finished configs */
     uint64_t config_t0_ns, phase_t0_ns;
@@ -77,7 +77,7 @@ void progress_config_set_aside(progress *p, progress_mark *m);
 void progress_config_resume(progress *p, const progress_mark *m, int announce_line);
 /* The next n configs are one comparison: their progress_config lines are
  * held back (each is announced when it is resumed for its checks), and
- * the time left is costed for the group as a whole, less what it has run. */
+ * the time left is costed by the group's phases (eta_group_left_s). */
 void progress_group_begin(progress *p, int n);
 /* Its checks are done and its interleaved rounds run: the lines name the
  * group ("configs 15-21 of 21"). */
