@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static int check_failures;
 static int check_count;
@@ -40,6 +41,21 @@ static inline int check_remove_tree(const char *dir)
     if (snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", dir) >= (int)sizeof cmd)
         return -1;
     return system(cmd);
+}
+
+/* Writes `text` to a fresh file under /tmp; returns its path (static: the
+ * next call's file replaces it), "/nonexistent" when none could be made. */
+static inline const char *check_temp_file(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/accubench-test-XXXXXX");
+    int fd = mkstemp(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f)
+        return "/nonexistent";
+    fputs(text, f);
+    fclose(f);
+    return path;
 }
 
 static inline int check_finish(const char *name)

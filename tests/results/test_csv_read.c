@@ -10,24 +10,10 @@
 #include "csv_read.h"
 #include "csv_writer.h"
 
-/* Writes `text` to a fresh temporary file; returns its path (static). */
-static const char *temp_csv(const char *text)
-{
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/accubench-csv-XXXXXX");
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return "/nonexistent";
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 /* Reads `text` and expects failure with `expect` somewhere in the reason. */
 static void expect_bad(const char *text, const char *expect)
 {
-    const char *path = temp_csv(text);
+    const char *path = check_temp_file(text);
     csv_table t;
     char why[256] = "";
     int rc = csv_read(path, &t, why, sizeof why);
@@ -110,7 +96,7 @@ static void test_unmeasured(void)
 static void test_absent_optional_column(void)
 {
     /* a file from a writer that lacked most columns still reads */
-    const char *path = temp_csv("# device: x\n"
+    const char *path = check_temp_file("# device: x\n"
                                 "backend,device,model,dtype,mode,reduction,effective_batch,"
                                 "micro_batch,accum_steps,status,step_ms_median,loss\n"
                                 "cpu,x,S,fp32,async,mean,8,4,2,ok,1.5,11.2\n");
@@ -144,7 +130,7 @@ static void test_writer_round_trip(void)
 #define SET(name, type, pass, role) k++; SET_##type(name)
     RESULT_COLUMNS(SET)
 #undef SET
-    const char *path = temp_csv("");
+    const char *path = check_temp_file("");
     FILE *f = fopen(path, "w");
     if (!f)
         return;

@@ -17,24 +17,10 @@
 #define ROW(step, loss) \
     "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward," step "," loss ",none,,1,0.001,,\n"
 
-/* Writes `text` to a fresh temporary file; returns its path (static). */
-static const char *temp_curves(const char *text)
-{
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/accubench-curves-XXXXXX");
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return "/nonexistent";
-    FILE *f = fdopen(fd, "w");
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
 /* Reads `text` and expects a refusal holding "PATH:LINE: " and `expect`. */
 static void expect_bad(const char *text, int line, const char *expect)
 {
-    const char *path = temp_curves(text);
+    const char *path = check_temp_file(text);
     curves_table t;
     char why[512] = "", at[128];
     snprintf(at, sizeof at, "%s:%d: ", path, line);
@@ -53,7 +39,7 @@ static void expect_bad(const char *text, int line, const char *expect)
 static void test_good(void)
 {
     /* step 1 diverged (empty loss): unmeasured, not a fault */
-    const char *path = temp_curves(HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25")
+    const char *path = check_temp_file(HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25")
                                        "# curves cpu gpt: gap_correct_splits=0\n");
     curves_table t;
     char why[512] = "";
