@@ -252,7 +252,7 @@ def check(root):
     try:
         import numpy
     except ImportError as e:
-        raise CannotCheck(f"NumPy is not importable ({e})")
+        raise CannotCheck(f"{root}: NumPy is not importable ({e})")
     np = numpy
     why = NEEDS[kind]() if kind in NEEDS else None
     if why:
