@@ -4,7 +4,8 @@
 # --time-to-target and report in one line naming the file, line and field,
 # with exit 2, as the results CSV's faults are. A --target-loss at or above
 # the curves' starting loss says so and crowns no E as the least time to
-# target (every E meets it at step 0: there is no time to compare).
+# target (every E meets it at step 0: there is no time to compare). A run
+# that would --append to damaged curves is refused before it measures.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -41,6 +42,17 @@ refused "a NaN loss" nan "5: column loss: 'nan' is not a number (NaN) (field 13 
 refused "an infinite loss" inf "5: column loss: 'inf' cannot be infinite (field 13 of the row)"
 refused "a row cut short" cut "$cut_line: "
 check 'grep -q "fields, but the header has 19" err.txt' "the cut row's field count: $(cat err.txt)"
+
+# --append onto damaged curves: refused before anything is measured, the
+# file as it was
+cp neg.curves.csv before.txt
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --budget-s 0.1 \
+    --train-steps 20 --csv neg.csv --append >run.txt 2>err.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "neg.curves.csv:5: column loss" err.txt' \
+    "--append onto a negative loss is refused in one line (rc $rc): $(cat err.txt)"
+check 'cmp -s neg.curves.csv before.txt && ! grep -q "peak GEMM" run.txt' \
+    "the damaged curves are left as they were, nothing measured"
 
 # a target at or above the starting loss (about 2.77): no least time
 "$ACCUBENCH" plan --time-to-target cv.csv --target-loss 100 >high.txt 2>err.txt

@@ -65,6 +65,14 @@ static int keep_earlier(curves_file *c, char *why, size_t why_len)
                  "--replace to replace it, or another --csv", c->path);
         return -1;
     }
+    /* rows the readers would refuse (a loss of -3, a row cut short) are
+     * refused here, not carried into a file that then reads as damaged */
+    curves_table t;
+    if (curves_read(c->path, &t, why, why_len)) {
+        free(text);
+        return -1;
+    }
+    curves_table_free(&t);
     char *rest = header + 1 + strlen(CURVES_HEADER);
     memmove(text, rest, strlen(rest) + 1);
     c->earlier = text;
