@@ -56,6 +56,10 @@ printf 'effective = 16\nmicro = 4\nmodel tiny\n' > broken.profile
 run "broken.profile:3" run --out out --profile ./broken.profile
 printf 'effective = 16\nmicro = 4\nwibble = 3\n' > unknown.profile
 run "unknown.profile:3: unknown option 'wibble'" run --out out --profile ./unknown.profile
+printf 'effective = 16\nmicro = 4\n# a second look\neffective = 32\n' > twice.profile
+run "twice.profile:4: effective is set again (first on line 1): give it once" run --out out --profile ./twice.profile
+printf '# nothing set\n\n' > empty.profile
+run "profile ./empty.profile sets no option" run --out out --profile ./empty.profile
 # a near miss names what was meant: a key, an axis's value, a preset, a
 # command, a key in a profile
 run "unknown option 'efective'; did you mean 'effective'?" run $base --efective 8

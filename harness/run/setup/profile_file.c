@@ -66,10 +66,35 @@ static FILE *open_profile(const char *path, char *why, size_t n)
     return f;
 }
 
+/* The keys a profile has set, each with its line: a key set twice is a
+ * slip (the last line silently won), refused with both places. */
+#define PROFILE_MAX_KEYS 64
+typedef struct profile_keys {
+    char key[PROFILE_MAX_KEYS][48];
+    int line[PROFILE_MAX_KEYS];
+    int n;
+} profile_keys;
+
+static int profile_key_once(profile_keys *k, const char *key, const char *path, int lineno,
+                            char *why, size_t n)
+{
+    for (int i = 0; i < k->n; i++)
+        if (!strcmp(k->key[i], key)) {
+            snprintf(why, n, "%s:%d: %s is set again (first on line %d): give it once", path,
+                     lineno, key, k->line[i]);
+            return -1;
+        }
+    if (k->n < PROFILE_MAX_KEYS) {
+        snprintf(k->key[k->n], sizeof k->key[0], "%s", key);
+        k->line[k->n++] = lineno;
+    }
+    return 0;
+}
+
 /* One line of a profile: blank or a comment, or `key = value` set into o
  * (0), or the reason it is refused with its place (-1). */
-static int profile_line(run_options *o, char *start, const char *path, int lineno, char *why,
-                        size_t n)
+static int profile_line(run_options *o, profile_keys *keys, char *start, const char *path,
+                        int lineno, char *why, size_t n)
 {
     char *hash = strchr(start, '#');
     if (hash)
@@ -92,7 +117,7 @@ static int profile_line(run_options *o, char *start, const char *path, int linen
         snprintf(why, n, "%s:%d: %s", path, lineno, reason);
         return -1;
     }
-    return 0;
+    return profile_key_once(keys, key, path, lineno, why, n);
 }
 
 int options_load_profile(run_options *o, const char *name, char *why, size_t n)
@@ -116,6 +141,7 @@ int options_load_profile(run_options *o, const char *name, char *why, size_t n)
     size_t line_cap = 0;
     ssize_t len;
     int lineno = 0, rc = 0;
+    profile_keys keys = {.n = 0};
     while (!rc && (len = getline(&line, &line_cap, f)) >= 0) {
         lineno++;
         if (memchr(line, '\0', (size_t)len)) {
@@ -124,11 +150,17 @@ int options_load_profile(run_options *o, const char *name, char *why, size_t n)
             break;
         }
         /* an editor's UTF-8 byte-order mark before the first line */
-        rc = profile_line(o, lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3) ? line + 3 : line,
+        rc = profile_line(o, &keys,
+                          lineno == 1 && !strncmp(line, "\xEF\xBB\xBF", 3) ? line + 3 : line,
                           path, lineno, why, n);
     }
     if (!rc && ferror(f)) {
         snprintf(why, n, "%s:%d: read error: %s", path, lineno + 1, strerror(errno));
+        rc = -1;
+    }
+    /* an empty file ran the default sweep as if it were the profile */
+    if (!rc && !keys.n) {
+        snprintf(why, n, "profile %s sets no option (its lines are 'key = value')", path);
         rc = -1;
     }
     free(line);
