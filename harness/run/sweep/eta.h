@@ -78,6 +78,11 @@ int eta_samples(const eta *e, int i);
  * the same model). NAN when nothing is measured yet. */
 double eta_step_ms(const eta *e, int i);
 
+/* The FLOPs of one example of config `it`: a model's size, by which the
+ * step of another model and the noise pass's host cost (a download and
+ * sums over every parameter) are scaled. */
+double eta_example_flops(const eta_item *it);
+
 /* What a finished config tells of its step: its timed step, or, for one
  * skipped after its probe passes (over --max-step-s), K of those passes;
  * NAN for none. */
