@@ -52,8 +52,8 @@ static rp_text interval_text(const csv_row *r)
     return t;
 }
 
-static void header(FILE *out, const recommend_request *req, const frontier_set *s,
-                   const csv_row *rows)
+static void header(FILE *out, const recommend_request *req, const csv_table *t,
+                   const frontier_set *s, const csv_row *rows)
 {
     const frontier_query *q = &req->q;
     const csv_row *r = &rows[s->items[0].row];
@@ -78,6 +78,10 @@ static void header(FILE *out, const recommend_request *req, const frontier_set *
         }
     if (sep[0] == ',')
         fprintf(out, "\n");
+    const char *unfinished = csv_meta_get(t, "unfinished");
+    if (unfinished && *unfinished) /* a config it never reached may be the fastest */
+        fprintf(out, "the run did not finish (%s): only the configs it reached are ranked\n",
+                unfinished);
 }
 
 /* How item i stands against the recommended one, by the comparison rule:
@@ -250,7 +254,7 @@ int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
                 req->q.model ? req->q.model : "");
     else if (!cap_below_floor(req, &s, rows)) {
         int w = label_width(&s, rows);
-        header(out, req, &s, rows);
+        header(out, req, t, &s, rows);
         if (ranking(out, &s, rows, w))
             pick(out, &s, rows);
         else

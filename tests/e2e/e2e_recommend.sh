@@ -33,6 +33,14 @@ grep -Eq '256x1 fp32 recompute=none shard=none .*over the cap by 14000000 bytes 
     fail "the fastest split is not named with its bytes over"
 grep -q 'over the cap by 3000000 bytes (exact need 99000000 bytes)' out.txt ||
     fail "a row without a peak is not held to its need"
+! grep -q 'did not finish' out.txt || fail "a finished run is called unfinished"
+# an unfinished run's rows: ranked, and said to be all it reached
+{ echo "# unfinished: interrupted (SIGINT) after 5 of 9 configs: the rest did not run"
+  cat "$fixture"; } > cut.csv
+"$ACCUBENCH" plan --recommend --effective 256 --mem-cap 96000000 --from cut.csv > out.txt 2>&1 ||
+    fail "the unfinished fixture exited $?"
+grep -q '^the run did not finish (interrupted (SIGINT) after 5 of 9 configs: .*only the configs it reached are ranked$' out.txt ||
+    fail "an unfinished run is not said to be one: $(head -5 out.txt)"
 grep -Eq '^ +[0-9]+ +32x8 fp32 recompute=none shard=none .* noisy ' out.txt ||
     fail "a noisy row is not ranked with its flag beside it"
 grep -q 'left out, and slower (not recommended): 1 did not run' out.txt ||
