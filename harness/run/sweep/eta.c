@@ -97,7 +97,6 @@ int eta_samples(const eta *e, int i)
     return median;
 }
 
-
 /* Windows of config `it`'s noise pass (none with one pass a window). */
 static int noise_windows(const eta *e, const eta_item *it)
 {
