@@ -61,14 +61,17 @@ void record(const char *check, dtype d, const char *split, double error,
     r->tolerance = tolerance;
     r->passed = error <= tolerance; /* NaN compares false */
     snprintf(r->note, sizeof r->note, "%s", note ? note : "");
-    printf("%-4s %-26s %-5s %-10s error %-10.3g tol %-7.0e %s\n", r->passed ? "ok" : "FAIL",
-           r->check, r->dtype, r->split, error, tolerance, r->note);
-    fflush(stdout);
     for (char *c = r->note; *c; c++) /* the note is the CSV's last column: no commas */
         if (*c == ',')
             *c = ';';
+    /* On disk before it is printed: a check stopped part-way (as a stage
+     * timeout stops it) leaves in the file every result it printed. */
     if (csv.open)
         csv_write();
+    printf("%-4s %-26s %-5s %-10s error %-10.3g tol %-7.0e %.*s\n", r->passed ? "ok" : "FAIL",
+           r->check, r->dtype, r->split, error, tolerance, (int)(sizeof r->note - 1),
+           note ? note : "");
+    fflush(stdout);
 }
 
 /* A check that could not run: the backend said why. */
