@@ -127,10 +127,26 @@ void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int mi
                          : 0;
     n->activations = activations_need(s, st, micro_batch, sat);
     n->inputs = need_mul(input_buffer_bytes(&in, st, effective_batch), (size_t)input_buffers, sat);
-    size_t parts[] = {n->weights,         n->master_copy, n->gradients,
-                      n->optimizer_state, n->activations, n->inputs};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        n->total = need_add(n->total, parts[i], sat);
+    n->loss_sum = MEMORY_NEED_LOSS_SUM_BYTES;
+    memory_need_total(n);
+}
+
+void memory_need_parts(const memory_need *n, size_t out[MEMORY_NEED_PARTS])
+{
+    const size_t parts[MEMORY_NEED_PARTS] = {n->weights,         n->master_copy,
+                                             n->gradients,       n->optimizer_state,
+                                             n->activations,     n->loss_sum,
+                                             n->inputs};
+    memcpy(out, parts, sizeof parts);
+}
+
+void memory_need_total(memory_need *n)
+{
+    size_t parts[MEMORY_NEED_PARTS];
+    memory_need_parts(n, parts);
+    n->total = 0;
+    for (int i = 0; i < MEMORY_NEED_PARTS; i++)
+        n->total = need_add(n->total, parts[i], &n->saturated);
 }
 
 void model_destroy(model *m)

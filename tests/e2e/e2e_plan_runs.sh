@@ -2,8 +2,9 @@
 # The planner's answers run under their own cap: each answer of plan
 # --find-max-micro (the MLP and the GPT, with and without recompute, on one
 # rank and on two) runs as `ok` with the same --mem-cap, its gradient check
-# and noise scale outside the cap, and what the process held
-# (mem_held_bytes) is at least the need. Under mpirun a cap between the
+# and noise scale outside the cap, and under a cap of exactly its need too
+# (its step peaks at the need), and what the process held (mem_held_bytes)
+# is at least the need. Under mpirun a cap between the
 # sharded and the whole per-rank need runs the sharded configs and holds the
 # unsharded one to its need (an oom row, without running it), and the sweep
 # goes on; a rank that fails mid-config stops every rank with one line, in
@@ -47,6 +48,30 @@ for answer in "tiny 400K 108 none 1" "tiny 400K 108 gelu 1" "S 90M 256 none 1" \
     check '[ "$held" -ge "$need" ]' "$answer: the process held $held, under the need $need"
 done
 check '[ $n -ge 12 ]' "only $n answers tried"
+
+# The need is what the training step allocates, to the byte: each answer
+# also runs under a cap of exactly its printed need (its activations and
+# the step's loss sum both fit), and its step peaks at that need.
+for answer in "tiny 400K 108 none" "S 90M 64 block" "gpt-tiny 12M 32 none"; do
+    set -- $answer
+    n=$((n + 1))
+    "$ACCUBENCH" plan --find-max-micro --backend cpu --model "$1" --mem-cap "$2" --effective "$3" \
+        --recompute "$4" > plan$n.txt 2>&1
+    micro=$(sed -n 's/^largest micro-batch: *\([0-9]*\).*/\1/p' plan$n.txt)
+    need=$(sed -n 's/^memory need: *\([0-9]*\) bytes.*/\1/p' plan$n.txt)
+    if [ -z "$micro" ] || [ -z "$need" ]; then
+        check false "$answer: no answer: $(cat plan$n.txt)"
+        continue
+    fi
+    "$ACCUBENCH" run $run --noise-windows 0 --model "$1" --mem-cap "$need" --effective "$3" \
+        --recompute "$4" --micro "$micro" --csv exact$n.csv > /dev/null 2> err$n.txt
+    check '[ "$(col exact$n.csv status)" = ok ]' \
+        "$answer: micro $micro under a cap of its need $need ran $(col exact$n.csv status): $(col exact$n.csv note) $(cat err$n.txt)"
+    check '[ "$(col exact$n.csv mem_need_bytes)" = "$need" ]' \
+        "$answer: the run's need $(col exact$n.csv mem_need_bytes), the plan's $need"
+    check '[ "$(col exact$n.csv mem_peak_bytes)" = "$need" ]' \
+        "$answer: the step peaked at $(col exact$n.csv mem_peak_bytes), its need is $need"
+done
 
 # ZeRO judged per rank: S is 85.5 MB a rank whole, 64.5 MB with the
 # optimizer state sharded, 62.4 MB with the gradient too (two ranks).

@@ -2,7 +2,8 @@
  *
  * model_memory_need against numbers worked out by hand for preset S, the
  * same need against what the CPU backend is actually asked for when the
- * model, its data and one micro-batch's activations are built, and the cap
+ * model, its data and a step runner (one micro-batch's activations and the
+ * step's loss sum) are built and stepped under a cap of exactly it, and the cap
  * that dispatch.h enforces for every backend (how --mem-cap emulates a
  * smaller GPU). */
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "dataset.h"
 #include "dispatch.h"
 #include "model.h"
+#include "split.h"
+#include "step.h"
 #include "test_spec.h"
 
 /* Preset S: hidden 1024, 4 hidden layers, 1024 classes, so 5 linear layers
@@ -23,13 +26,14 @@
  *   optimizer   = m and v, and the device copy of the
  *                 AdamW numbers (7 floats)           = 41,984,028
  *   activations = (5 z + 4 h + 2 gradient) * 1024 * 64 * 4 = 2,883,584
+ *   loss sum    = the step's one float                =          4
  *   inputs      = 2 * (1024 * 256 * 4 x + 2 * 256 * 4 labels/valid
  *                      + (256 + 1) * 4 scales)       = 2 * 1,051,652 = 2,103,304
- *   total                                            = 88,954,916
+ *   total                                            = 88,954,920
  * bf16 adds the bf16 compute copy (2 bytes a parameter) and halves the
  * activations and x:
  *   compute copy = 10,496,000; activations = 1,441,792;
- *   inputs = 2 * (524,288 + 2,048 + 1,028) = 1,054,728; total = 96,960,548
+ *   inputs = 2 * (524,288 + 2,048 + 1,028) = 1,054,728; total = 96,960,552
  * SGD keeps no optimizer state. */
 static void test_need_by_hand(void)
 {
@@ -43,11 +47,12 @@ static void test_need_by_hand(void)
     CHECK(n.gradients == 20992000);
     CHECK(n.optimizer_state == 41984028);
     CHECK(n.activations == 2883584);
+    CHECK(n.loss_sum == 4);
     CHECK(n.inputs == 2103304);
-    CHECK(n.total == 88954916);
+    CHECK(n.total == 88954920);
 
     model_memory_need(&spec, DTYPE_TF32, OPT_ADAMW, 64, 256, 2, &n);
-    CHECK(n.total == 88954916); /* tf32 stores fp32 */
+    CHECK(n.total == 88954920); /* tf32 stores fp32 */
 
     model_memory_need(&spec, DTYPE_BF16, OPT_ADAMW, 64, 256, 2, &n);
     CHECK(n.weights == 20992000);
@@ -56,11 +61,11 @@ static void test_need_by_hand(void)
     CHECK(n.optimizer_state == 41984028);
     CHECK(n.activations == 1441792);
     CHECK(n.inputs == 1054728);
-    CHECK(n.total == 96960548);
+    CHECK(n.total == 96960552);
 
     model_memory_need(&spec, DTYPE_FP32, OPT_SGD, 64, 256, 2, &n);
     CHECK(n.optimizer_state == 0);
-    CHECK(n.total == 88954916 - 41984028);
+    CHECK(n.total == 88954920 - 41984028);
 
     /* Only the activations follow the micro-batch, linearly. */
     memory_need n1, n2;
@@ -71,8 +76,10 @@ static void test_need_by_hand(void)
     CHECK(n1.inputs == n.inputs);
 }
 
-/* What the model, the data and one micro-batch's activations actually ask
- * the backend for, against the need: to the byte, with either optimizer
+/* What a run allocates for a config, asked of the backend: the model and
+ * its data (the sweep opens them outside the cap), then the step runner
+ * under a cap of exactly the need: its activations and its loss sum fit,
+ * a step runs, and the peak is the need to the byte. With either optimizer
  * (SGD keeps no state at all), in each dtype the CPU backend computes in
  * (bf16 adds the compute copy and halves the activations). */
 static void test_need_matches_allocations(dtype dt, optimizer_kind kind)
@@ -87,21 +94,33 @@ static void test_need_matches_allocations(dtype dt, optimizer_kind kind)
                             .eps = 1e-8f};
     model m;
     dataset d;
-    activations a;
     input_spec in;
+    split sp;
+    step_runner run;
     model_input(&p, &in);
-    CHECK(model_create(b, &p, &opt, 1, &m) == BK_OK);
-    CHECK(dataset_create(b, &in, 48, 3, 2, &d) == BK_OK);
-    CHECK(activations_create(&m, 16, BK_ALLOC_HELD, &a) == BK_OK);
     memory_need n;
     model_memory_need(&p, dt, kind, 16, 48, 3, &n);
-    long long diff = (long long)b->mem_in_use - (long long)n.total;
-    CHECK(diff == 0);
-    if (diff != 0)
-        fprintf(stderr, "  %s %s: in use %zu, need %zu\n", dtype_name(dt),
-                kind == OPT_SGD ? "sgd" : "adamw", b->mem_in_use, n.total);
-    CHECK(a.bytes == n.activations);
-    activations_destroy(&m, &a, BK_ALLOC_HELD);
+    CHECK(model_create(b, &p, &opt, 1, &m) == BK_OK);
+    CHECK(dataset_create(b, &in, 48, 3, 2, &d) == BK_OK);
+    CHECK(split_make(48, 16, 1, &sp, why, sizeof why) == 0);
+    b->mem_cap = n.total;
+    int rc = step_runner_init(&run, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM);
+    CHECK(rc == BK_OK);
+    if (rc != BK_OK) {
+        fprintf(stderr, "  %s %s: a cap of the need %zu: %s\n", dtype_name(dt),
+                kind == OPT_SGD ? "sgd" : "adamw", n.total, b->error);
+    } else {
+        b->mem_peak = b->mem_in_use;
+        CHECK(step_run(&run) == BK_OK && b->ops->sync(b) == BK_OK);
+        long long diff = (long long)b->mem_peak - (long long)n.total;
+        CHECK(diff == 0 && b->mem_in_use == n.total);
+        if (diff != 0)
+            fprintf(stderr, "  %s %s: peak %zu, need %zu\n", dtype_name(dt),
+                    kind == OPT_SGD ? "sgd" : "adamw", b->mem_peak, n.total);
+        CHECK(run.acts.bytes == n.activations && d.bytes == n.inputs);
+        step_runner_free(&run);
+    }
+    b->mem_cap = 0;
     dataset_destroy(&d);
     model_destroy(&m);
     CHECK(b->mem_in_use == 0);

@@ -26,7 +26,7 @@ static void test_huge_shape_saturates(void)
     model_memory_need(&s, DTYPE_FP32, OPT_ADAMW, 1 << 20, 1 << 20, 3, &n);
     CHECK(!n.saturated && n.total > (size_t)1 << 57 && n.total < (size_t)1 << 58);
     CHECK(n.total == n.weights + n.master_copy + n.gradients + n.optimizer_state +
-                         n.activations + n.inputs);
+                         n.activations + n.loss_sum + n.inputs);
 }
 
 /* Growing the micro-batch never makes the need smaller: no wraparound at
@@ -42,7 +42,7 @@ static void test_need_grows_with_micro(void)
         CHECK(n.saturated == (n.total == MEMORY_NEED_MAX));
         if (!n.saturated)
             CHECK(n.total == n.weights + n.master_copy + n.gradients + n.optimizer_state +
-                                 n.activations + n.inputs);
+                                 n.activations + n.loss_sum + n.inputs);
         before = n.total;
     }
     CHECK(before == MEMORY_NEED_MAX);

@@ -8,9 +8,9 @@
 
 int probe_fits(backend *b, const memory_need *need)
 {
-    const size_t pieces[] = {need->weights,        need->master_copy, need->gradients,
-                             need->optimizer_state, need->activations, need->inputs};
-    enum { N = sizeof pieces / sizeof pieces[0] };
+    enum { N = MEMORY_NEED_PARTS };
+    size_t pieces[N];
+    memory_need_parts(need, pieces);
     void *p[N] = {0};
     int rc = BK_OK;
     for (int i = 0; i < N && rc == BK_OK; i++)
@@ -105,9 +105,10 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     const memory_need *n = &r->need;
     fprintf(f, "memory need:        %zu bytes (%s)\n", n->total, rp_bytes((int64_t)n->total).s);
     fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
-               "  activations %zu, inputs %zu (%d %s)\n",
+               "  activations %zu, loss sum %zu, inputs %zu (%d %s)\n",
             n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
-            n->inputs, req->input_buffers, plural(req->input_buffers, "buffer", "buffers"));
+            n->loss_sum, n->inputs, req->input_buffers,
+            plural(req->input_buffers, "buffer", "buffers"));
     if (!req->effective)
         return;
     fprintf(f, "effective batch:    %d\n", r->effective);

@@ -55,8 +55,7 @@ void shard_memory_need(memory_need *n, shard_mode sh, int ranks, const model_spe
     n->gradients = (si->gradient_slice ? sl.len + ring : sl.padded) * sizeof(float);
     n->optimizer_state = opt == OPT_ADAMW ? 2 * sl.len * sizeof(float) + sizeof(adamw_hparams)
                                           : 0;
-    n->total = n->weights + n->master_copy + n->gradients + n->optimizer_state +
-               n->activations + n->inputs;
+    memory_need_total(n);
     if (ring >= MEMORY_NEED_MAX / sizeof(float)) { /* no plan (host memory): no figure */
         n->saturated = 1;
         n->gradients = n->total = MEMORY_NEED_MAX;

@@ -150,7 +150,7 @@ void step_runner_free(step_runner *s)
             b->ops->graph_destroy(b, s->graphs[i]);
     if (s->acts.capacity)
         activations_destroy(s->m, &s->acts, BK_ALLOC_HELD);
-    bk_free(b, s->loss_sum, sizeof(float));
+    bk_free(b, s->loss_sum, MEMORY_NEED_LOSS_SUM_BYTES);
     memset(s, 0, sizeof *s);
 }
 
@@ -193,7 +193,9 @@ int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
      * captured whole: both run the optimizer after the window. */
     s->optimize_in_backward = m->opt.at == OPT_AT_BACKWARD && !c &&
                               !mode_info_of(mode)->graph && m->spec.kind->reports_grad_ready;
-    int rc = bk_alloc(b, sizeof(float), (void **)&s->loss_sum);
+    /* The need counts it (MEMORY_NEED_LOSS_SUM_BYTES): it is held under the
+     * cap with the activations, and a cap of exactly the need must hold both. */
+    int rc = bk_alloc(b, MEMORY_NEED_LOSS_SUM_BYTES, (void **)&s->loss_sum);
     if (!rc)
         rc = dataset_set_split(d, sp->micro, r);
     if (!rc && mode_info_of(mode)->activations == BK_ALLOC_HELD)
