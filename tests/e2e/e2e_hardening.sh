@@ -84,6 +84,17 @@ cp ow.csv ow.before
 rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not comparable' err.txt && cmp -s ow.csv ow.before" \
     "--append onto other settings: refused, file kept (got $rc: $(cat err.txt))"
+# where the optimizer runs changes every step's time and no row says it:
+# the file's one optimizer_at line would name this run's for the old rows
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append --optimizer-at step >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'optimizer_at is' err.txt && cmp -s ow.csv ow.before" \
+    "--append with another --optimizer-at: refused, file kept (got $rc: $(cat err.txt))"
+# the same placement asked for by name is the same setting
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $quick --micro 8 --csv ow.csv --append --optimizer-at backward >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 4 ]" "--append --optimizer-at backward onto auto's backward: added ($(cat err.txt))"
 printf 'some notes\n\n# not a CSV\n' >notes.txt
 # shellcheck disable=SC2086
 "$ACCUBENCH" run $quick --micro 4 --csv notes.txt --append >/dev/null 2>err.txt

@@ -16,8 +16,27 @@
 /* The metadata that make two runs' rows comparable. Not the dtype: each
  * row names its own (a KEY column), and plan --recommend appends a sweep
  * in every dtype the backend computes in to one file, which the CPU's
- * fp32 and bf16 made two. */
-static const char *const same_keys[] = {"backend", "device", "optimizer", "mem_cap_bytes"};
+ * fp32 and bf16 made two. The GEMM library (ACCUBENCH_CPU_GEMM, its
+ * threads) and where the optimizer runs (--optimizer-at) change every
+ * step's time and no row says them: the file's one line would name the
+ * last run's for all its rows. */
+static const char *const same_keys[] = {"backend", "device", "optimizer", "mem_cap_bytes",
+                                        "library", "optimizer_at"};
+
+/* How much of a setting's value says the setting: "library" up to its
+ * dtype's remark (" (bf16 GEMM: ...)", which each row's dtype says),
+ * "optimizer_at" its first word (the placement; "because ..." or "as
+ * asked" after it is why), the others whole. */
+static size_t setting_len(const char *key, const char *value)
+{
+    if (!strcmp(key, "library")) {
+        const char *remark = strstr(value, " (");
+        return remark ? (size_t)(remark - value) : strlen(value);
+    }
+    if (!strcmp(key, "optimizer_at"))
+        return strcspn(value, " ,");
+    return strlen(value);
+}
 
 static const char *const result_key_columns[] = {"backend", "model", NULL};
 const csv_kind csv_kind_results = {"an accubench CSV", result_key_columns, 1};
@@ -153,7 +172,9 @@ static int same_settings(const csv_table *t, const csv_writer *w, char *why, siz
 {
     for (size_t k = 0; k < sizeof same_keys / sizeof same_keys[0]; k++) {
         const char *theirs = csv_meta_get(t, same_keys[k]), *mine = writer_meta(w, same_keys[k]);
-        if (!mine || (theirs && strcmp(theirs, mine) == 0))
+        size_t n = mine ? setting_len(same_keys[k], mine) : 0;
+        if (!mine || (theirs && setting_len(same_keys[k], theirs) == n &&
+                      !strncmp(theirs, mine, n)))
             continue;
         snprintf(why, why_len, "--append %s: its rows are not comparable with this run's "
                  "(%s is '%.80s' there, '%.80s' here); write another --csv or --replace it",
