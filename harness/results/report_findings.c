@@ -50,9 +50,9 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
     if (ok < 2)
         return;
     doc_bullet(d,
-               "At effective batch %lld, model %s (%s%s): the fastest split is %s at %s ms per "
+               "At effective batch %lld, model %s (%s): the fastest split is %s at %s ms per "
                "step and the slowest is %s at %s ms, %sx as long for the same arithmetic%s.",
-               (long long)fast->effective_batch, fast->model, fast->mode, rp_levers(fast).s,
+               (long long)fast->effective_batch, fast->model, rp_series(fast).s,
                rp_split(fast).s,
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
                rp_num(slow->step_ms_median, 4).s,

@@ -22,13 +22,18 @@ report_group *report_groups(const csv_row *rows, size_t n, size_t *count);
 void report_groups_free(report_group *g, size_t n);
 
 /* Numbers as the report prints them, in a small buffer passed by value. */
-typedef struct { char s[64]; } rp_text;
+typedef struct { char s[192]; } rp_text; /* room for rp_series's longest */
 rp_text rp_num(double v, int sig);   /* sig significant digits, "-" if unmeasured */
 rp_text rp_count(double v);          /* whole numbers whole: "216" */
 rp_text rp_split(const csv_row *r); /* split_text: "16x4", "K=3: 24+24+16" */
-/* ", recompute block, gradient accumulated in bf16": the levers that set a
- * series apart where they are not the default ("" for none). */
+/* ", recompute block, gradient accumulated in bf16, window sync, shard
+ * zero1": the levers that set a series apart where they are not the
+ * default ("" for none). */
 rp_text rp_levers(const csv_row *r);
+/* "async, sum reduction, fp32, cpu, 2 devices, window sync": every key
+ * column of a series but its model and effective batch, so that no two
+ * series of a file read alike where a sentence names one. */
+rp_text rp_series(const csv_row *r);
 rp_text rp_bytes(int64_t b);         /* "1.5 GiB", "-" if unmeasured */
 rp_text rp_pct(double v);            /* "+8.2%" */
 

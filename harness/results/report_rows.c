@@ -126,9 +126,25 @@ rp_text rp_levers(const csv_row *r)
                      strcmp(r->recompute, recompute_name(RECOMPUTE_NONE));
     int grad = r->grad_dtype && *r->grad_dtype &&
                strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
-    snprintf(t.s, sizeof t.s, "%s%s%s%s", recomputes ? ", recompute " : "",
+    /* sync is empty for one process; shard "none" (or empty, in a file
+     * from before it) is the unsharded step */
+    int sync = r->sync && *r->sync;
+    int shard = r->shard && *r->shard && strcmp(r->shard, "none");
+    snprintf(t.s, sizeof t.s, "%s%s%s%s%s%s%s%s%s", recomputes ? ", recompute " : "",
              recomputes ? r->recompute : "", grad ? ", gradient accumulated in " : "",
-             grad ? r->grad_dtype : "");
+             grad ? r->grad_dtype : "", sync ? ", " : "", sync ? r->sync : "",
+             sync ? " sync" : "", shard ? ", shard " : "", shard ? r->shard : "");
+    return t;
+}
+
+rp_text rp_series(const csv_row *r)
+{
+    rp_text t;
+    char devices[48] = "";
+    if (r->devices > 1)
+        snprintf(devices, sizeof devices, ", %lld devices", (long long)r->devices);
+    snprintf(t.s, sizeof t.s, "%s, %s reduction, %s, %s%s%s", r->mode, r->reduction, r->dtype,
+             r->backend, devices, rp_levers(r).s);
     return t;
 }
 

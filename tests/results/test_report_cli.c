@@ -367,6 +367,30 @@ static void test_key_columns(void)
     CHECK(g && ng == 2 && g[0].n == 2 && g[1].n == 1 && g[1].idx[0] == 2);
     report_groups_free(g, ng);
 
+    /* Each series its own name in the report's sentences and headings:
+     * series that differ only in sync, shard, devices or dtype once read
+     * alike ("model S (async)"), six identical findings for a sweep over
+     * --devices 1,2 --sync micro,window,overlap. */
+    result_row s[5] = {a, a, a, a, a};
+    strcpy(s[0].sync, "micro");
+    strcpy(s[1].sync, "window");
+    s[2] = s[1], s[2].devices = 2;
+    s[3] = s[2], strcpy(s[3].shard, "zero1");
+    strcpy(s[4].dtype, "fp32");
+    csv_row sr[5];
+    rp_text series[6];
+    for (int i = 0; i < 5; i++) {
+        as_read_row(&s[i], &sr[i]);
+        series[i] = rp_series(&sr[i]);
+    }
+    series[5] = rp_series(&read[0]);
+    for (int i = 0; i < 6; i++)
+        for (int j = i + 1; j < 6; j++)
+            CHECK(strcmp(series[i].s, series[j].s) != 0);
+    CHECK(!strcmp(series[3].s, "async, sum reduction, bf16, cuda, 2 devices, window sync, shard zero1"));
+    CHECK(!strcmp(series[5].s, "async, sum reduction, bf16, cuda"));
+    CHECK(strstr(rp_levers(&sr[1]).s, "window sync") && !strcmp(rp_levers(&read[0]).s, ""));
+
     const result_column *c = result_column_find("devices");
     CHECK(c && c->type == RESULT_IS_INT && c->role == RESULT_KEY && !strcmp(c->pass, "config"));
     CHECK(result_number(&rows[2], c) == 2);
