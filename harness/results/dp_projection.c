@@ -22,6 +22,10 @@ double ring_allreduce_s(const ring_model *m, double bytes, int devices)
     return 2 * (n - 1) / n * bytes / m->bw_bytes_per_s + 2 * (n - 1) * m->latency_s;
 }
 
+/* Below this share of sxx x syy the determinant is taken for zero: the
+ * samples' x and y are proportional, up to rounding. */
+#define DEGENERATE_DET 1e-9
+
 /* The model is t = a x + b y with x = 2 (N - 1) / N B, y = 2 (N - 1),
  * a = 1 / bw, b = lat; each sample's equation is divided by its t. */
 int ring_fit(const allreduce_sample *s, int n, ring_model *out, char *note, size_t note_len)
@@ -42,9 +46,27 @@ int ring_fit(const allreduce_sample *s, int n, ring_model *out, char *note, size
         sx += x;
         sy += y;
     }
+    /* x / y is a sample's bytes per device: where every sample has the same
+     * (one gradient size at one device count, as a sweep over splits
+     * gives), x and y are proportional and the determinant is rounding
+     * noise, whose quotient would be printed as a fitted bandwidth and
+     * latency (2^31 B/s and 0 in one such file). Relative to its terms, so
+     * that no scale of the figures passes it. */
     double det = sxx * syy - sxy * sxy;
-    double a = det != 0 ? (sx * syy - sy * sxy) / det : -1;
-    double b = det != 0 ? (sy * sxx - sx * sxy) / det : -1;
+    if (!(det > DEGENERATE_DET * sxx * syy)) {
+        double a = sx / sxx;
+        snprintf(note, note_len, "every sample moves the same bytes per device, which cannot "
+                 "tell a latency from a bandwidth: bandwidth alone");
+        if (!(a > 0)) {
+            snprintf(note, note_len, "no positive bandwidth fits these samples");
+            return -1;
+        }
+        out->bw_bytes_per_s = 1 / a;
+        out->latency_s = 0;
+        return 0;
+    }
+    double a = (sx * syy - sy * sxy) / det;
+    double b = (sy * sxx - sx * sxy) / det;
     if (!(b >= 0) || !(a > 0)) {
         /* Bandwidth alone: the samples do not tell a latency apart. */
         a = sx / sxx;

@@ -160,6 +160,15 @@ static void test_ring_fit(void)
     CHECK(ring_fit(odd, 2, &fit, note, sizeof note) == 0 && fit.latency_s == 0 &&
           strstr(note, "bandwidth alone") && fit.bw_bytes_per_s > 0);
     CHECK(ring_fit(s, 1, &fit, note, sizeof note) == -1 && strstr(note, "two at least"));
+    /* One gradient size at one device count (a sweep over splits on 2
+     * ranks): x and y are proportional, and the determinant only rounding;
+     * its quotient once read as bw 2^31 B/s and latency 0 on these times.
+     * Bandwidth alone, said so, from the times themselves. */
+    allreduce_sample same[4] = {{37440, 2, 21.655175e-6}, {37440, 2, 22.078e-6},
+                                {37440, 2, 22.3152e-6}, {37440, 2, 22.6377e-6}};
+    CHECK(ring_fit(same, 4, &fit, note, sizeof note) == 0 && fit.latency_s == 0 &&
+          strstr(note, "same bytes per device"));
+    CHECK(fit.bw_bytes_per_s > 37440 / 22.7e-6 && fit.bw_bytes_per_s < 37440 / 21.6e-6);
 }
 
 int main(void)
