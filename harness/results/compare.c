@@ -74,6 +74,7 @@ const char *verdict_name(verdict v)
     case VERDICT_FAILED: return "failed";
     case VERDICT_FIXED: return "now runs";
     case VERDICT_NOT_RUN: return "not run";
+    case VERDICT_CAPPED: return "oom under new's lower cap";
     }
     return "?";
 }
@@ -265,8 +266,12 @@ static int same_setup(const compare_options *c, const csv_table t[2], const char
 #define MAX_SHOWN_KEYS 8
 typedef struct comparison {
     table tb;
-    int counts[VERDICT_NOT_RUN + 1];
+    int counts[VERDICT_CAPPED + 1];
     int both, only_base, only_new;
+    /* NEW ran under a lower memory cap than BASE (a cap where BASE had
+     * none): its oom says what the cap allows, not what the code does */
+    long long cap[2];
+    int new_cap_lower;
     /* the key columns beyond the table's own whose values differ */
     const result_column *keys[MAX_SHOWN_KEYS];
     int n_keys;
@@ -319,10 +324,21 @@ static void add_key_cell(table *tb, const result_column *c, const csv_row *r)
     }
 }
 
+/* A file's mem_cap_bytes (0: none), or -1 where it does not say. */
+static long long cap_of(const csv_table *t)
+{
+    const char *v = csv_meta_get(t, "mem_cap_bytes");
+    char *end;
+    long long cap = v && *v ? strtoll(v, &end, 10) : -1;
+    return cap >= 0 && v && *v && !*end ? cap : -1;
+}
+
 static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double min_diff)
 {
     table *tb = &cmp->tb;
     verdict v = compare_rows(b, n, min_diff);
+    if (v == VERDICT_FAILED && cmp->new_cap_lower && !strcmp(n->status, "oom"))
+        v = VERDICT_CAPPED;
     cmp->counts[v]++;
     cmp->both++;
     char s1[32], s2[32], s3[32], s4[32];
@@ -358,6 +374,10 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2], double 
     char align[sizeof head / sizeof *head] = "llll";
     int n = 4;
     memset(cmp, 0, sizeof *cmp);
+    for (int k = 0; k < 2; k++)
+        cmp->cap[k] = cap_of(&t[k]);
+    cmp->new_cap_lower = cmp->cap[0] >= 0 && cmp->cap[1] > 0 &&
+                         (cmp->cap[0] == 0 || cmp->cap[1] < cmp->cap[0]);
     differing_keys(t, rows, cmp);
     memcpy(head, before, sizeof before);
     for (int k = 0; k < cmp->n_keys; k++) {
@@ -419,6 +439,10 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
            "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%\n"
            "# noise %% b/n: half of each run's band, in %% of its median\n\n",
            c->min_diff * 100);
+    if (cmp->new_cap_lower)
+        printf("# memory cap: new %lld bytes, base %s: an oom of new's is its lower cap's, "
+               "not counted as a regression\n\n", cmp->cap[1],
+               cmp->cap[0] ? "higher" : "none");
     table_write_md(&cmp->tb, stdout);
     printf("\ncompare: %d %s in both: %d slower, %d faster, %d indistinguishable at this "
            "noise", cmp->both, plural(cmp->both, "config", "configs"), counts[VERDICT_SLOWER],
@@ -429,6 +453,8 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
         printf(", %d now run", counts[VERDICT_FIXED]);
     if (counts[VERDICT_NOT_RUN])
         printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
+    if (counts[VERDICT_CAPPED])
+        printf(", %d oom under new's lower cap", counts[VERDICT_CAPPED]);
     printf("; %d only in base, %d only in new\n", cmp->only_base, cmp->only_new);
     /* configs of base that an unfinished new run never reached stopped
      * running as surely as a failed one: a script's `compare || alarm`

@@ -17,6 +17,8 @@ typedef enum verdict {
     VERDICT_FAILED,  /* ran in BASE, not in NEW: counts as a regression */
     VERDICT_FIXED,   /* did not run in BASE, runs in NEW */
     VERDICT_NOT_RUN, /* ran in neither */
+    VERDICT_CAPPED,  /* ran in BASE, oom in NEW under a lower --mem-cap than BASE's: the
+                        cap's doing, not a regression (compare_main only) */
 } verdict;
 
 /* The verdict for one config measured in both runs; min_diff is the

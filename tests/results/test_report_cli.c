@@ -490,6 +490,22 @@ static void test_compare(void)
     CHECK(compare_main(4, i) == 0);
     char *j[] = {"compare", "tests/fixtures/default.csv", lr, NULL};
     CHECK(compare_main(3, j) == 0);
+
+    /* every config oom in NEW: a regression under the same cap; under a
+     * lower cap than BASE's the cap's doing (it once read "failed", exit 1) */
+    char oom_same[256], oom_lower[256];
+    snprintf(oom_same, sizeof oom_same, "%s/oom-same-cap.csv", tmpdir);
+    snprintf(oom_lower, sizeof oom_lower, "%s/oom-lower-cap.csv", tmpdir);
+    write_edited_copy("tests/fixtures/default.csv", oom_same, NULL, NULL, "status", "oom");
+    write_edited_copy("tests/fixtures/default.csv", oom_lower, "mem_cap_bytes", "1024", "status",
+                      "oom");
+    char *k[] = {"compare", "tests/fixtures/default.csv", oom_same, NULL};
+    CHECK(compare_main(3, k) == 1);
+    char *l[] = {"compare", "tests/fixtures/default.csv", oom_lower, NULL};
+    CHECK(compare_main(3, l) == 0);
+    /* the reverse: the lower cap is BASE's; what now runs is no regression */
+    char *m[] = {"compare", oom_lower, "tests/fixtures/default.csv", NULL};
+    CHECK(compare_main(3, m) == 0);
 }
 
 /* The rule itself, on hand-made rows. */
