@@ -107,7 +107,13 @@ static void naive_finding(const report_input *in, doc *d)
                plural((long long)m, "config", "configs"),
                worst->model, rp_split(worst).s, worst->mode,
                rp_pct((worst->step_ms_median / rp_naive_ms(worst) - 1) * 100).s,
-               fabs(med) < NAIVE_CLOSE_PCT
+               /* a median near 0 between configs far off on both sides is
+                * their cancelling, not steps that take K passes */
+               fabs(med) < NAIVE_CLOSE_PCT && dev[0] < -NAIVE_CLOSE_PCT &&
+                       dev[m - 1] > NAIVE_CLOSE_PCT
+                   ? "The configs lie beyond the practical threshold on both sides of the "
+                     "estimate, so the median's closeness to it says nothing of any one."
+               : fabs(med) < NAIVE_CLOSE_PCT
                    ? "Steps take about K passes: the median is within the practical threshold "
                      "of the estimate."
                : med > 0 ? "The estimate leaves out the optimizer step and per-step overhead."

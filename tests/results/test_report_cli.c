@@ -218,6 +218,9 @@ static void check_report_numbers(const char *csv, const char *md_path)
     csv_free(&t);
 }
 
+static void write_edited_copy(const char *src, const char *dst, const char *key,
+                              const char *value, const char *column, const char *cell);
+
 static void test_report(void)
 {
     const char *fixtures[] = {"tests/fixtures/abc.csv", "tests/fixtures/default.csv",
@@ -240,6 +243,18 @@ static void test_report(void)
     CHECK(md && strstr(md, "the fastest split is 64x1 at 0.2337 ms per step and the slowest "
                            "is 8x8 at 0.9258 ms, 3.96x as long"));
     CHECK(md && strstr(md, "No memory cap given"));
+    /* one pass time for every split: +68%, +5.0%, -5.0% and -17% from the
+     * estimate, median 0; no "about K passes" from configs that cancel */
+    char cancel[256];
+    snprintf(cancel, sizeof cancel, "%s/cancel.csv", tmpdir);
+    write_edited_copy("tests/fixtures/abc.csv", cancel, NULL, NULL, "pass_ms", "0.1394");
+    char *cancel_argv[] = {"report", cancel, "--out", tmpdir, "--no-charts", NULL};
+    CHECK(report_main(5, cancel_argv) == 0);
+    snprintf(path, sizeof path, "%s/cancel.md", tmpdir);
+    const char *cancel_md = slurp(path);
+    CHECK(cancel_md && strstr(cancel_md, "range from -17.0% to +67.6%") &&
+          !strstr(cancel_md, "Steps take about K passes") &&
+          strstr(cancel_md, "beyond the practical threshold on both sides"));
     /* 64 = 24 + 24 + 16, written so (not "24x3", which reads as 72) */
     CHECK(md && strstr(md, "| K=3: 24+24+16 |"));
     snprintf(path, sizeof path, "%s/default.md", tmpdir);
