@@ -180,7 +180,9 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
     goodput_fit_of(b, st, m, resid, &s->fit);
     for (size_t j = 0; j < s->n; j++)
         s->p[j].resid = NAN;
-    if (m >= 2 && isfinite(s->fit.max_resid))
+    /* two points fit any line: their residuals are 0 by construction, a
+     * perfect fit in the table where the fit was refused as too few */
+    if (m >= GOODPUT_MIN_POINTS && isfinite(s->fit.max_resid))
         for (size_t i = 0; i < m; i++)
             s->p[idx[i]].resid = resid[i];
     pooled_noise(rows, nrows, s->key, s, &s->b_simple, &s->b_simple_err);

@@ -96,6 +96,15 @@ check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
 check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"
 check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 2 ]' "one E: each split's time to target"
 
+# two E: both reach the default target, and the line through them is no
+# fit (two points fit any line): no residual in the table, not 0.00
+"$ACCUBENCH" run $common --effective 8,16 --csv two.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "two E run: $(cat err.txt)"
+"$ACCUBENCH" report two.csv --no-charts >/dev/null 2>err.txt
+check 'grep -q "^- No fit: the fit needs at least three effective batches" two.md' "two E: the fit needs three"
+resid=$(awk -F'|' '$2 ~ /^ *(8|16)( \(least time\))? *$/ && $4 ~ /^ *[0-9.]+ *$/ { gsub(/ /, "", $7); printf "%s ", $7 }' two.md)
+check '[ "$resid" = "- - " ]' "two E: no residual from a line through two points: '$resid'"
+
 # bad --lr-grid: one line, exit 2
 for bad in "" "0.1,0" "0.1,-2" "fast" "0.1,,0.2"; do
     "$ACCUBENCH" run $common --effective 8 --lr-grid "$bad" --csv bad.csv >out.txt 2>err.txt
