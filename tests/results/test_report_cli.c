@@ -255,6 +255,21 @@ static void test_report(void)
     CHECK(cancel_md && strstr(cancel_md, "range from -17.0% to +67.6%") &&
           !strstr(cancel_md, "Steps take about K passes") &&
           strstr(cancel_md, "beyond the practical threshold on both sides"));
+    /* steps under K x pass_ms: overlap is credited on a GPU, never on the
+     * CPU backend, which computes each operation as it issues it */
+    const char *under[][2] = {{"tests/fixtures/cpu_notrace.csv", "40"},
+                              {"tests/fixtures/abc.csv", "1.0"}};
+    for (int u = 0; u < 2; u++) {
+        char csv[256], out_md[256];
+        snprintf(csv, sizeof csv, "%s/under%d.csv", tmpdir, u);
+        write_edited_copy(under[u][0], csv, NULL, NULL, "pass_ms", under[u][1]);
+        char *argv_u[] = {"report", csv, "--out", tmpdir, "--no-charts", NULL};
+        CHECK(report_main(5, argv_u) == 0);
+        snprintf(out_md, sizeof out_md, "%s/under%d.md", tmpdir, u);
+        const char *umd = slurp(out_md);
+        CHECK(umd && strstr(umd, "Steps run faster than K separate passes"));
+        CHECK(umd && (strstr(umd, "work overlaps across passes") != NULL) == (u == 1));
+    }
     /* 64 = 24 + 24 + 16, written so (not "24x3", which reads as 72) */
     CHECK(md && strstr(md, "| K=3: 24+24+16 |"));
     snprintf(path, sizeof path, "%s/default.md", tmpdir);
