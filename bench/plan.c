@@ -30,6 +30,10 @@ typedef struct plan_args {
     int model_given;    /* --model was named (run's default, S, does not count) */
     int devices_given;
     int recompute_given;
+    /* the first option given that only a measuring --recommend reads (what
+     * to measure and where): with --from the file's rows are ranked as
+     * they ran, and the option would be dropped unsaid */
+    const char *measuring_given;
     uint64_t reserve;   /* --reserve: kept from --mem-cap in a plan from the arithmetic */
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers, recompute */
     projection_options proj; /* --fit and its options */
@@ -46,6 +50,11 @@ static const char *const SHARED[] = {"model",     "dtype", "optimizer", "backend
                                      "mem-cap",   "buffers", "recompute", "csv",
                                      "append",    "replace", "budget-s"};
 #define N_SHARED (sizeof SHARED / sizeof SHARED[0])
+/* Of those, what a measuring --recommend alone reads: the candidates'
+ * dtype, optimizer, backend, buffers and recompute, its CSV and budget. */
+static const char *const MEASURING[] = {"dtype",  "optimizer", "backend", "buffers", "recompute",
+                                        "csv",    "append",    "replace", "budget-s"};
+#define N_MEASURING (sizeof MEASURING / sizeof MEASURING[0])
 
 static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
 {
@@ -406,8 +415,12 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
         say_plan_usage_error("--append and --replace go with --csv FILE");
         return 2;
     }
-    if (a->from_csv && a->budget_given) {
-        say_plan_usage_error("--budget-s goes with a measuring --recommend (without --from)");
+    if (a->from_csv && a->measuring_given) {
+        char line[300];
+        snprintf(line, sizeof line, "--%s goes with a measuring --recommend (without --from): "
+                 "--from ranks its file's rows as they ran (--model picks one of its models)",
+                 a->measuring_given);
+        say_plan_usage_error(line);
         return 2;
     }
     char claimed[1300] = "";
@@ -477,6 +490,9 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
         a.dtype_given |= strcmp(in.key, "dtype") == 0;
         a.budget_given |= strcmp(in.key, "budget-s") == 0;
+        for (size_t m = 0; !a.measuring_given && m < N_MEASURING; m++)
+            if (!strcmp(in.key, MEASURING[m]))
+                a.measuring_given = MEASURING[m];
     }
     if (one_job(&a, why, sizeof why)) {
         say_plan_usage_error(why);

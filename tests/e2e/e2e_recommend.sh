@@ -169,4 +169,11 @@ bad '--from goes with --recommend' --effective 256 --max-micro 8 --from "$fixtur
 bad '--budget-s goes with a measuring --recommend' --recommend --effective 256 --mem-cap 1G \
     --from "$fixture" --budget-s 1
 bad '--budget-s goes with --recommend' --effective 256 --max-micro 8 --budget-s 1
+# what to measure, with a file to rank: it once ranked the file's bf16 rows
+# for --dtype fp32, and its cpu rows for --backend cuda, without a word
+for opt in "--dtype fp32" "--backend cuda" "--recompute block" "--optimizer sgd" "--csv x.csv"; do
+    # shellcheck disable=SC2086
+    bad "${opt%% *} goes with a measuring --recommend" --recommend --effective 256 \
+        --mem-cap 1G --from "$fixture" $opt
+done
 echo "e2e_recommend: ok"
