@@ -128,8 +128,8 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
 {
     doc_heading(d, 2, "Splits of each effective batch");
     doc_para(d, "One table per effective batch and model: each split's median step time, its "
-                "noise, the naive prediction (K x the one-pass time pass_ms at that micro-batch) "
-                "and how far the measurement is from it, the ratio to the no-accumulation "
+                "noise, the naive prediction (K x the one-pass time pass_ms at that micro-batch; "
+                "none for a ragged split, whose smaller last pass was not timed) and how far the measurement is from it, the ratio to the no-accumulation "
                 "split (K=1), throughput (tokens/s for a model that reads tokens, samples/s "
                 "otherwise), device operations per step (dispatched by the harness; "
                 "kernels: counted by the trace pass), GPU busy %%, MFU, the gradient error "

@@ -86,17 +86,22 @@ static void naive_finding(const report_input *in, doc *d)
     if (!dev)
         return;
     const csv_row *worst = NULL;
+    size_t ragged = 0; /* timed, but with no estimate: the last pass untimed */
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_ran(r) || isnan(r->pass_ms) || r->pass_ms <= 0 || r->accum_steps < 1)
+        ragged += result_ran(r) && r->pass_ms > 0 && isnan(rp_naive_ms(r));
+        if (!result_ran(r) || !(rp_naive_ms(r) > 0) || r->accum_steps < 1)
             continue;
         dev[m++] = (r->step_ms_median / rp_naive_ms(r) - 1) * 100;
         if (!worst || fabs(dev[m - 1]) > fabs(worst->step_ms_median / rp_naive_ms(worst) - 1) * 100)
             worst = r;
     }
     if (!m) {
-        doc_bullet(d, "The one-pass time (pass_ms) was not measured, so there is no naive "
-                      "K x pass prediction to compare with.");
+        doc_bullet(d, ragged ? "Every split that ran is ragged (its last pass smaller, and "
+                               "not timed alone), so there is no naive K x pass prediction "
+                               "to compare with."
+                             : "The one-pass time (pass_ms) was not measured, so there is no "
+                               "naive K x pass prediction to compare with.");
         free(dev);
         return;
     }

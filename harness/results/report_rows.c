@@ -172,10 +172,12 @@ rp_text rp_pct(double v)
     return t;
 }
 
-/* The naive prediction of a step: K passes at the one-pass time. */
+/* The naive prediction of a step: K passes at the one-pass time (NAN for
+ * a ragged split, split_text.h). */
 double rp_naive_ms(const csv_row *r)
 {
-    return (double)r->accum_steps * r->pass_ms;
+    return split_naive_ms((long long)r->micro_batch, (long long)r->accum_steps,
+                          (long long)r->last_micro_batch, r->pass_ms);
 }
 
 const char *rp_meta(const csv_table *t, const char *key, const char *dflt)

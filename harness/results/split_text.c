@@ -1,4 +1,5 @@
 /* How a split is written (see split_text.h). */
+#include <math.h>
 #include "split_text.h"
 
 #include <stdio.h>
@@ -7,6 +8,11 @@
 int split_is_ragged(long long micro, long long last)
 {
     return last > 0 && last != micro;
+}
+
+double split_naive_ms(long long micro, long long accum, long long last, double pass_ms)
+{
+    return split_is_ragged(micro, last) ? NAN : (double)accum * pass_ms;
 }
 
 void split_text(char *out, size_t len, long long micro, long long accum, long long last)

@@ -28,4 +28,12 @@ void split_arm_text(char *out, size_t len, long long micro, long long accum, lon
 /* Whether the last pass is smaller: the split that needs spelling out. */
 int split_is_ragged(long long micro, long long last);
 
+/* The naive prediction of a step, K passes at the one-pass time pass_ms
+ * (measured at `micro`); NAN for a ragged split, whose last pass is of
+ * another size that was not timed: K x pass_ms would count a pass of 1
+ * example as one of 32 (a 32+1 step of S read 14% under the estimate,
+ * when it is over any estimate with its real last pass). The report's
+ * "vs naive" and the run's "step shorter than its passes" both read it. */
+double split_naive_ms(long long micro, long long accum, long long last, double pass_ms);
+
 #endif

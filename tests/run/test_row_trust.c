@@ -146,6 +146,16 @@ static void test_serial_passes(void)
     r.pass_ms = 14.91;
     row_classify(&r, &serial);
     CHECK(r.flags[0] == '\0');
+    /* 64+1 of S: one pass of 64 and one of 1, nowhere near two of 64;
+     * the last pass was never timed, so no step is shorter than it */
+    clean_row(&r);
+    r.micro_batch = 64;
+    r.last_micro_batch = 1;
+    r.accum_steps = 2;
+    r.pass_ms = 26;
+    r.step_ms_median = 28;
+    row_classify(&r, &serial);
+    CHECK(r.flags[0] == '\0' && !strstr(r.note, "shorter than"));
 }
 
 static void test_fill(void)

@@ -8,6 +8,7 @@
 #include "csv_writer.h"
 #include "plural.h"
 #include "row_flags.h"
+#include "split_text.h"
 #include "stats.h"
 
 static int access_proc(void)
@@ -122,7 +123,8 @@ static void classify_machine(result_row *r, const trust_limits *lim)
                 break;
             }
     }
-    double naive = (double)r->accum_steps * r->pass_ms;
+    double naive = split_naive_ms((long long)r->micro_batch, (long long)r->accum_steps,
+                                  (long long)r->last_micro_batch, r->pass_ms);
     if (lim->passes_serial && naive > 0 && r->step_ms_median < (1 - TRUST_NAIVE_SLACK) * naive) {
         flag_add(r, FLAG_DISTURBED);
         row_note(r, "disturbed: the step (%.4g ms) is shorter than its %lld %s (%lld x "
