@@ -415,14 +415,6 @@ static int plan_recommend_of(const plan_args *a, char *why, size_t n)
         say_plan_usage_error("--append and --replace go with --csv FILE");
         return 2;
     }
-    if (a->from_csv && a->measuring_given) {
-        char line[300];
-        snprintf(line, sizeof line, "--%s goes with a measuring --recommend (without --from): "
-                 "--from ranks its file's rows as they ran (--model picks one of its models)",
-                 a->measuring_given);
-        say_plan_usage_error(line);
-        return 2;
-    }
     char claimed[1300] = "";
     if (!a->from_csv && !a->shared.csv_path[0] &&
         claim_default_csv(claimed, sizeof claimed, why, n)) {
@@ -495,6 +487,15 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
                 a.measuring_given = MEASURING[m];
     }
     if (one_job(&a, why, sizeof why)) {
+        say_plan_usage_error(why);
+        return 2;
+    }
+    /* with --from (either goal) nothing is measured: the file's rows are
+     * ranked as they ran */
+    if (a.recommend && a.from_csv && a.measuring_given) {
+        snprintf(why, sizeof why, "--%s goes with a measuring --recommend (without --from): "
+                 "--from ranks its file's rows as they ran (--model picks one of its models)",
+                 a.measuring_given);
         say_plan_usage_error(why);
         return 2;
     }

@@ -68,6 +68,9 @@ check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q 
 "$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -q "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
     "--goal time ranks the three E: $(cat rank.txt err.txt)"
+"$ACCUBENCH" plan --recommend --goal time --from g.csv --dtype bf16 >/dev/null 2>err.txt
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with a measuring" err.txt' \
+    "--goal time ranks the file as it ran: --dtype refused, not dropped ($(cat err.txt))"
 "$ACCUBENCH" plan --goal time --from g.csv >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "--goal time without --recommend: one line, exit 2"
 
