@@ -70,7 +70,7 @@ static void print_series(FILE *out, const goodput_series *s)
             fprintf(out, "  B_simple along E=%lld's curve: %s\n", s->p[j].e, text);
     }
     if (s->best >= 0) {
-        char up[200], down[200];
+        char up[300], down[300];
         long long e = s->p[s->best].e;
         goodput_slower_text(s, 2 * e, up, sizeof up);
         goodput_slower_text(s, e / 2, down, sizeof down);
@@ -104,15 +104,20 @@ static int print_rank(FILE *out, const goodput_series *s)
         }
     fprintf(out, "%s: effective batches by time to target loss %.4g (steps to target x the "
                  "fastest split's median step time within the cap)\n", name, s->target);
+    int tied = goodput_tied_count(s);
+    char least[200] = "the least";
+    if (tied)
+        snprintf(least, sizeof least, "the least by its median: %d other E not separated "
+                 "from it by the rule", tied);
     for (size_t i = 0; i < n; i++) {
         const goodput_point *p = &s->p[order[i]];
-        char vs[200] = "the least";
+        char vs[300] = "";
         if (i)
             goodput_slower_text(s, p->e, vs, sizeof vs);
         fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %.3g s [%.3g..%.3g]; %s\n",
                 i + 1, p->e, (long long)p->fast->micro_batch, (long long)p->fast->accum_steps,
                 p->steps, p->fast->step_ms_median, p->time_s, p->time_lo, p->time_hi,
-                i ? vs : "the least");
+                i ? vs : least);
     }
     for (size_t j = 0; j < s->n; j++)
         if (!(s->p[j].time_s > 0))

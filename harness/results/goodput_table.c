@@ -286,6 +286,15 @@ int goodput_at_start_text(const goodput_series *s, char *out, size_t len)
     return 0;
 }
 
+/* A timed point's time to target over the best's, with the widest
+ * interval their step times allow. */
+static paired_ratio vs_best(const goodput_series *s, const goodput_point *p)
+{
+    const goodput_point *best = &s->p[s->best];
+    return ratio_of_intervals(best->time_s, best->time_lo, best->time_hi, p->time_s, p->time_lo,
+                              p->time_hi);
+}
+
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len)
 {
     const goodput_point *best = s->best >= 0 ? &s->p[s->best] : NULL, *p = NULL;
@@ -301,12 +310,27 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
                                                              : "has no timed split within the cap");
         return;
     }
-    paired_ratio r = ratio_of_intervals(best->time_s, best->time_lo, best->time_hi, p->time_s,
-                                        p->time_lo, p->time_hi);
+    paired_ratio r = vs_best(s, p);
     if (isnan(r.lo))
         snprintf(out, len, "E = %lld takes %.3gx as long", e, r.ratio);
+    else if (paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD)))
+        snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g], not separated from the "
+                 "least by the rule (threshold %.0f%%)", e, r.ratio, r.lo, r.hi,
+                 100 * PAIRED_THRESHOLD);
     else
         snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g]", e, r.ratio, r.lo, r.hi);
+}
+
+int goodput_tied_count(const goodput_series *s)
+{
+    int tied = 0;
+    for (size_t j = 0; s->best >= 0 && j < s->n; j++) {
+        paired_ratio r = (int)j != s->best && s->p[j].time_s > 0
+                             ? vs_best(s, &s->p[j])
+                             : (paired_ratio){.lo = NAN};
+        tied += !isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD));
+    }
+    return tied;
 }
 
 int goodput_noise_text(const goodput_point *p, char *out, size_t len)

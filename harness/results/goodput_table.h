@@ -65,8 +65,14 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len);
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len);
 
 /* A point's time to target beside the best's: b over best with the widest
- * interval their step times allow (paired.h's ratio_of_intervals). */
+ * interval their step times allow (paired.h's ratio_of_intervals), and
+ * where that interval does not clear the comparisons' threshold, that the
+ * rule does not separate it from the least. */
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len);
+
+/* How many other timed E the rule does not separate from the least: the
+ * least is then the least by its median alone. */
+int goodput_tied_count(const goodput_series *s);
 
 /* The noise scale along the point's curve where it was measured
  * (--noise-windows with --train-steps, K > 1): "step 0: 19 +- 1, step 37:

@@ -137,7 +137,7 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     if (s->n == 1)
         splits_of_one(in, s, d);
     if (s->best >= 0 && s->n > 1) {
-        char up[200], down[200];
+        char up[300], down[300];
         long long e = s->p[s->best].e;
         goodput_slower_text(s, 2 * e, up, sizeof up);
         goodput_slower_text(s, e / 2, down, sizeof down);

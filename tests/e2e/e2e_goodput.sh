@@ -66,8 +66,15 @@ check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q 
 
 # plan --recommend --goal time ranks the E by time to target, the least first
 "$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -q "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
+check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
     "--goal time ranks the three E: $(cat rank.txt err.txt)"
+# the rule speaks beside each ratio: an E whose interval does not clear
+# the threshold is said not to be separated from the least, and counted
+ties=$(sed -n 's/^  1\. .*the least by its median: \([0-9]*\) other E.*/\1/p' rank.txt)
+check '[ "${ties:-0}" -eq "$(grep -c "not separated from the least by the rule" rank.txt)" ]' \
+    "the least's ties ($ties) are the E said not separated: $(cat rank.txt)"
+unclear=$(awk '/^  [23]\. E=/ && !/not separated/ { if (match($0, /as long \[[0-9.e+-]*\./)) { lo = substr($0, RSTART + 9, RLENGTH - 9) + 0; if (lo < 1.02) print } }' rank.txt)
+check '[ -z "$unclear" ]' "an E said apart from the least has an interval that clears 2%: $unclear"
 "$ACCUBENCH" plan --recommend --goal time --from g.csv --dtype bf16 >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with a measuring" err.txt' \
     "--goal time ranks the file as it ran: --dtype refused, not dropped ($(cat err.txt))"
