@@ -18,6 +18,14 @@ if [ -z "$devices" ]; then
     devices=$(seq -s, 1 "$ranks")
 else
     knob_counts DP_DEVICES "$devices"
+    # a device count is ranks: past DP_RANKS the program would refuse it
+    # only once mpirun had started them all, inside mpirun's own banner
+    rest=$devices
+    while :; do
+        [ "${rest%%,*}" -le "$ranks" ] ||
+            knob_bad DP_DEVICES "$devices" "${rest%%,*} devices need ${rest%%,*} ranks; DP_RANKS is $ranks"
+        case $rest in *,*) rest=${rest#*,} ;; *) break ;; esac
+    done
 fi
 mkdir -p -- "$out" || exit 2
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi

@@ -180,6 +180,7 @@ knob_case() { # TARGET VAR VALUE WANT: make TARGET VAR=VALUE fails, saying WANT
 knob_case bench-dp DP_PROFILE "x;touch $PWD/PWNED;#" "unknown profile 'x;touch"
 knob_case bench-dp DP_DEVICES "1\$(shell touch $PWD/PWNED)" "make: DP_DEVICES=1\$(shell"
 knob_case bench-dp DP_RANKS "\`touch $PWD/PWNED\`" "make: DP_RANKS=\`touch"
+knob_case bench-dp DP_DEVICES "1,3" "make: DP_DEVICES=1,3: 3 devices need 3 ranks; DP_RANKS is 2"
 knob_case bench PROFILE "\`touch $PWD/PWNED\`" "unknown profile '\`touch"
 knob_case check-gpu CHECK_OUT "\`touch $PWD/PWNED\`" "make: QUICK=2: not 0 or 1"
 # No knob is exported either (make would expand it for any recipe's
