@@ -245,7 +245,11 @@ static int load_report_input(const char *csv, const char *cap_text, report_input
     char curves_path[4200];
     curves_path_beside(csv, curves_path, sizeof curves_path);
     int rc = curves_read(curves_path, curves, why, why_len);
-    if (rc < 0) {
+    /* a target with no curves to reach it would be dropped unsaid */
+    if (rc > 0 && !isnan(in->target_loss))
+        snprintf(why, why_len, "--target-loss %g: no curves file beside %s (%s: a run with "
+                 "--train-steps writes it)", in->target_loss, csv, curves_path);
+    if (rc < 0 || (rc > 0 && !isnan(in->target_loss))) {
         free(*rows);
         *rows = NULL;
         csv_free(t);

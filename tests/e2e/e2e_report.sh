@@ -83,4 +83,12 @@ for bad in missing.csv notes.csv nocols.csv; do
     [ "$(wc -l < err.txt)" = 1 ] && grep -q '^accubench: ' err.txt ||
         fail "report $bad: want one 'accubench: ' line, got: $(cat err.txt)"
 done
+# a target loss where no curves file is beside the CSV aims at nothing:
+# refused in one line, not dropped, and nothing written
+mkdir -p nocurves
+"$ACCUBENCH" report abc.csv --out nocurves --target-loss 2 --no-charts > /dev/null 2> err.txt
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q -- '--target-loss 2: no curves file beside abc.csv' err.txt &&
+    [ -z "$(ls nocurves)" ] ||
+    fail "report --target-loss without curves: exit $rc, $(cat err.txt), wrote: $(ls nocurves)"
 echo "e2e_report: ok"
