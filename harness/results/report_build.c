@@ -32,17 +32,33 @@ static void environment(const report_input *in, doc *d)
      * what was reached. (The probes beside each config, which its MFU is
      * taken against, are of another size: not compared here.) */
     double peak = atof(rp_meta(t, "peak_gemm_tflops", "0")), reached = 0;
-    for (size_t i = 0; i < t->rows; i++)
-        if (result_ran(&in->rows[i]))
-            reached = fmax(reached, in->rows[i].tflops);
+    double probe_lo = INFINITY, probe_hi = 0; /* the higher probe of each config */
+    for (size_t i = 0; i < t->rows; i++) {
+        const csv_row *r = &in->rows[i];
+        if (!result_ran(r))
+            continue;
+        reached = fmax(reached, r->tflops);
+        double probe = fmax(r->probe_tflops_before, r->probe_tflops_after); /* NAN-aware */
+        if (probe > 0) {
+            probe_lo = fmin(probe_lo, probe);
+            probe_hi = fmax(probe_hi, probe);
+        }
+    }
     char over[300] = "";
     if (peak > 0 && reached > peak)
         snprintf(over, sizeof over, "; a config's step reached %s TFLOP/s, above it: this "
                  "probe read low (the machine busier then), and each MFU is against the probes "
                  "beside its own config", rp_num(reached, 4).s);
-    table_addf(tb, "%s TFLOP/s measured at the run's start (%s)%s; datasheet %s TFLOP/s",
+    /* the MFU column's own peaks, so that no reader divides by this one */
+    char beside[200] = "";
+    if (probe_hi > 0)
+        snprintf(beside, sizeof beside, "; beside each config (its MFU's peak): %s to %s TFLOP/s",
+                 rp_num(probe_lo, 4).s, rp_num(probe_hi, 4).s);
+    const char *sheet = rp_meta(t, "datasheet_tflops", "");
+    table_addf(tb, "%s TFLOP/s measured at the run's start (%s)%s%s; %s%s%s",
                rp_meta(t, "peak_gemm_tflops", "-"), rp_meta(t, "peak_gemm_shape", "shape unknown"),
-               over, rp_meta(t, "datasheet_tflops", "unknown"));
+               over, beside, *sheet ? "datasheet " : "no datasheet rate for this device",
+               sheet, *sheet ? " TFLOP/s" : "");
     table_add(tb, "dtype, optimizer");
     table_addf(tb, "%s, %s", rp_meta(t, "dtype", "-"), rp_meta(t, "optimizer", "-"));
     table_add(tb, "profile, seed");

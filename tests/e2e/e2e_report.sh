@@ -13,6 +13,20 @@ ls ./*.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
 [ "$(grep -c '<svg' default.html)" -ge 5 ] || fail "the HTML does not inline the five charts"
 grep -q 'chart not rendered' default.html && fail "a chart is missing from the HTML"
 grep -q '](default.wallclock.png)' default.md || fail "the Markdown does not show the charts"
+# The environment's peak is the run's start; beside it the probes the MFU
+# column is taken against, from the rows' own probe columns (lo to hi);
+# a file without them (the fixtures) claims none
+grep -q "its MFU.s peak" default.md && fail "probes claimed from a file without them"
+"$ACCUBENCH" run --backend cpu --model tiny --effective 16 --micro 16,4 --budget-s 0.2 \
+    --trace-steps 0 --noise-windows 0 --quiet --csv probes.csv > /dev/null 2> err.txt &&
+    "$ACCUBENCH" report probes.csv --no-charts > /dev/null 2>> err.txt ||
+    fail "a run and its report: $(cat err.txt)"
+lohi=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    $c["status"] == "ok" { p = $c["probe_tflops_before"] + 0; q = $c["probe_tflops_after"] + 0; if (q > p) p = q
+        if (p > 0) { if (lo == "" || p < lo) lo = p; if (p > hi) hi = p } }
+    END { printf "%.4g to %.4g", lo, hi }' probes.csv)
+grep -q "beside each config (its MFU's peak): $lohi TFLOP/s; no datasheet rate" probes.md ||
+    fail "the environment's probes beside each config are not $lohi: $(grep 'peak GEMM rate' probes.md)"
 # Only charts that exist are linked: without them (--no-charts, none drawn
 # before), each chart says it was not drawn instead.
 mkdir -p bare && cp default.csv bare/
