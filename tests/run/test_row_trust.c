@@ -60,6 +60,17 @@ static void test_noisy(void)
     r.step_noise_pct = 5;
     row_classify(&r, &fixed);
     CHECK(!strcmp(r.flags, FLAG_NOISY) && strstr(r.note, "noise 5% over --max-noise 2%"));
+    /* interleaved rounds: the stop note names only the rounds, so the
+     * flag's figures are here too; the sample count does not count */
+    trust_limits rounds = ADAPTIVE;
+    rounds.rounds = 1;
+    clean_row(&r);
+    r.samples = 3;
+    row_classify(&r, &rounds);
+    CHECK(r.flags[0] == '\0' && r.note[0] == '\0');
+    r.step_noise_pct = 28.9;
+    row_classify(&r, &rounds);
+    CHECK(!strcmp(r.flags, FLAG_NOISY) && strstr(r.note, "noise 28.9% over --max-noise 2%"));
 }
 
 static void test_disturbed(void)

@@ -64,15 +64,17 @@ void row_fill_trust(result_row *r, const step_timing *t, const watch_mark *befor
     row_classify(r, lim);
 }
 
-/* Too few samples or too much noise: the stop note has the figures when
- * the loop was adaptive; a fixed --steps run gets them here. */
+/* Too few samples or too much noise: the stop note of a config timed
+ * alone by the adaptive loop has the figures; a fixed --steps run and a
+ * row timed in interleaved rounds (whose stop note names only the rounds
+ * and why they ended) get them here, so no noisy flag goes unexplained. */
 static void classify_noise(result_row *r, const trust_limits *lim)
 {
     if (lim->adaptive && !lim->rounds && r->samples >= 0 && r->samples < lim->min_samples)
         flag_add(r, FLAG_NOISY);
     if (r->step_noise_pct > lim->max_noise_pct) {
         flag_add(r, FLAG_NOISY);
-        if (!lim->adaptive)
+        if (!lim->adaptive || lim->rounds)
             row_note(r, "noisy: noise %.3g%% over --max-noise %g%%", r->step_noise_pct,
                      lim->max_noise_pct);
     }
