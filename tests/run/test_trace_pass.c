@@ -13,6 +13,8 @@
 #include "config_run.h"
 #include "cpu_backend.h"
 #include "dispatch.h"
+#include "grad_dtype.h"
+#include "ranges.h"
 #include "step.h"
 #include "test_spec.h"
 #include "trace_pass.h"
@@ -103,6 +105,65 @@ static void fake_destroy(collector *c) { (void)c; }
 static const collector_ops fake_ops = {fake_start, fake_stop, fake_destroy};
 
 /* ------------------------------------------------------------ the tests */
+
+/* A bf16 accumulator's rounding after each micro-batch is the backward's
+ * (the accumulation's) work, wherever the optimizer runs: every
+ * round_bf16 dispatch lies in a backward range, so the phase columns add
+ * up to the busy time less the window's zeroing, as docs/trace.md says. */
+static void test_bf16_rounding_is_backward(optimizer_at at)
+{
+    char why[300];
+    backend *b;
+    model m;
+    dataset d;
+    step_runner s;
+    split sp;
+    optimizer_config opt = ADAMW;
+    opt.at = at;
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    model_spec tiny = test_spec("tiny");
+    input_spec in;
+    model_input(&tiny, &in);
+    CHECK(model_create(b, &tiny, &opt, 7, &m) == BK_OK);
+    m.grad_dtype = GRAD_DTYPE_BF16;
+    CHECK(dataset_create(b, &in, 16, 2, 7, &d) == BK_OK);
+    CHECK(split_make(16, 4, 1, &sp, why, sizeof why) == 0);
+    CHECK(step_runner_init(&s, &m, &d, &sp, MODE_ASYNC, REDUCTION_SUM) == BK_OK);
+    trace_recorder rec;
+    CHECK(trace_recorder_init(&rec, 1 << 14) == 0);
+    b->recorder = &rec;
+    ranges_attach_recorder(&rec);
+    CHECK(step_run(&s) == BK_OK);
+    ranges_attach_recorder(NULL);
+    b->recorder = NULL;
+    int rounds = 0, outside = 0, unphased = 0;
+    for (size_t i = 0; i < rec.count; i++) {
+        const trace_record *k = &rec.records[i];
+        if (k->kind != TRACE_KERNEL)
+            continue;
+        int round = !strcmp(k->name, "round_bf16"), in_backward = 0, in_phase = 0;
+        for (size_t j = 0; j < rec.count; j++) {
+            const trace_record *r = &rec.records[j];
+            if (r->kind != TRACE_RANGE || r->start_ns > k->start_ns || k->end_ns > r->end_ns)
+                continue;
+            in_backward |= !strcmp(r->name, "backward");
+            in_phase |= !strcmp(r->name, "backward") || !strcmp(r->name, "forward") ||
+                        !strcmp(r->name, "optimizer");
+        }
+        rounds += round;
+        outside += round && !in_backward;
+        /* only the window's zeroing is outside every phase (docs/trace.md) */
+        unphased += !in_phase && strcmp(k->name, "zero") != 0;
+    }
+    CHECK(rounds >= 4); /* one a micro-batch at least */
+    CHECK(outside == 0);
+    CHECK(unphased == 0);
+    trace_recorder_free(&rec);
+    step_runner_free(&s);
+    dataset_destroy(&d);
+    model_destroy(&m);
+    b->ops->destroy(b);
+}
 
 static void test_cpu_dispatches(void)
 {
@@ -253,6 +314,8 @@ static void test_gpu_without_collector(void)
 int main(void)
 {
     test_cpu_dispatches();
+    test_bf16_rounding_is_backward(OPT_AT_STEP);
+    test_bf16_rounding_is_backward(OPT_AT_BACKWARD);
     test_collector();
     test_collector_fails();
     test_gpu_without_collector();

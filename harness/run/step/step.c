@@ -41,10 +41,18 @@ done:
  * hold this micro-batch's sum: a bf16 one rounded (grad_dtype.h). Rounding
  * a range when the backward reports it final is rounding it after the
  * backward, so the optimizer in the backward reads what it would read
- * after the window. */
+ * after the window. The rounding is the accumulation's, so it runs in a
+ * backward range wherever it is called from (after a micro-batch, or inside
+ * the last backward, where the range nests): the trace's phase columns
+ * count it as backward time, not as time outside every phase. */
 static int hold_accumulator(step_runner *s, size_t offset, size_t count)
 {
-    return s->round_bf16 ? bk_round_bf16(s->m->b, s->m->grads + offset, count) : BK_OK;
+    if (!s->round_bf16)
+        return BK_OK;
+    range_push("backward");
+    int rc = bk_round_bf16(s->m->b, s->m->grads + offset, count);
+    range_pop();
+    return rc;
 }
 
 /* The optimizer in the backward: a range of the last backward is final,
@@ -61,7 +69,11 @@ static int on_range_final(void *ctx, size_t offset, size_t count)
 static int optimizer_hook_begin(step_runner *s)
 {
     model *m = s->m;
+    /* The update's hyper-parameters: optimizer work, as they are inside
+     * model_optimizer_step when the optimizer runs after the window. */
+    range_push("optimizer");
     int rc = model_upload_hparams(m);
+    range_pop();
     s->unreported = m->n_params;
     m->grad_ready = on_range_final;
     m->grad_ready_ctx = s;
