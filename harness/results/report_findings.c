@@ -2,6 +2,7 @@
  * is canned: every sentence states figures read from the CSV, and says
  * nothing where the figures are missing. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,14 +50,20 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
     }
     if (ok < 2)
         return;
+    /* The ratio the verdict below is drawn from (row_compare.h): paired
+     * per round where the two were timed together, which is the figure the
+     * run's summary printed, not the ratio of their medians. */
+    paired_ratio pr = row_ratio(fast, slow);
+    char span[80] = "";
+    if (pr.lo > 0 && pr.hi >= pr.lo)
+        snprintf(span, sizeof span, " [%s..%s]", rp_num(pr.lo, 3).s, rp_num(pr.hi, 3).s);
     doc_bullet(d,
                "At effective batch %lld, model %s (%s): the fastest split is %s at %s ms per "
-               "step and the slowest is %s at %s ms, %sx as long for the same arithmetic%s.",
+               "step and the slowest is %s at %s ms, %sx as long%s for the same arithmetic%s.",
                (long long)fast->effective_batch, fast->model, rp_series(fast).s,
                rp_split(fast).s,
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
-               rp_num(slow->step_ms_median, 4).s,
-               rp_num(slow->step_ms_median / fast->step_ms_median, 3).s,
+               rp_num(slow->step_ms_median, 4).s, rp_num(pr.ratio, 3).s, span,
                paired_indistinguishable(row_verdict(fast, slow))
                    ? "; indistinguishable by the paired rule (the 2% threshold)"
                : fast->accum_steps > 1 && g->k1
