@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "run_summary.h"
+#include "sweep_row.h"
 
 static char *summary_of(const result_row *rows, size_t n)
 {
@@ -86,5 +87,22 @@ int main(void)
     out = summary_of(aa, 2);
     CHECK(strstr(out, "  fastest  S fp32 16x4 async sum: 53 ms") != NULL);
     CHECK(strstr(out, "  slowest  S fp32 16x4 (arm 2) async sum: 55.8 ms") != NULL);
+    /* the progress line and the trace file name a config as the summary
+     * does: a ragged split as the table writes it (8+4 is 12, never 8x2),
+     * the arm, the sync and the levers */
+    char label[RESULT_TEXT_LEN * 4];
+    result_row rag = row("gpt-tiny", 8, 11.0);
+    rag.effective_batch = 12, rag.accum_steps = 2, rag.last_micro_batch = 4, rag.arm = 1;
+    strcpy(rag.recompute, "block");
+    strcpy(rag.grad_dtype, "bf16");
+    sweep_row_label(&rag, label, sizeof label);
+    CHECK(!strcmp(label, "gpt-tiny fp32 K=2: 8+4 async sum recompute block grad bf16"));
+    out = summary_of(&rag, 1);
+    CHECK(strstr(out, label) != NULL);
+    result_row dp = row("S", 16, 55.8);
+    dp.arm = 2;
+    strcpy(dp.sync, "window");
+    sweep_row_label(&dp, label, sizeof label);
+    CHECK(!strcmp(label, "S fp32 16x4 (arm 2) async sum sync window"));
     return check_finish("test_run_summary");
 }

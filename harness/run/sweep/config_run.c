@@ -18,6 +18,7 @@
 #include "progress.h"
 #include "ranges.h"
 #include "row_trust.h"
+#include "sweep_row.h"
 #include "trace.h"
 #include "trace_pass.h"
 #include "train_curves.h"
@@ -305,10 +306,9 @@ static int traced_pass(sweep *s, const config *c, step_runner *run, result_row *
         steps = step_ms >= budget_ms ? 1 : (int)(budget_ms / step_ms);
     if (s->comm)
         steps = dp_agree_root_int(s->comm, steps); /* the ranks step together */
-    char label[RESULT_TEXT_LEN * 2];
-    snprintf(label, sizeof label, "%s %s %s %lldx%lld %s %s", r->backend, r->model,
-             r->dtype, (long long)r->micro_batch, (long long)r->accum_steps, r->mode,
-             r->reduction);
+    char label[RESULT_TEXT_LEN * 5], config_label[RESULT_TEXT_LEN * 4];
+    sweep_row_label(r, config_label, sizeof config_label);
+    snprintf(label, sizeof label, "%s %s", r->backend, config_label);
     trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
                              .trace_label = label, .file_written = &s->trace_written};
     trace_pass_summary tp;

@@ -12,6 +12,7 @@
 #include "grad_dtype.h"
 #include "recompute.h"
 #include "shard_modes.h"
+#include "split_text.h"
 #include "sweep_state.h"
 
 void sweep_row_fill(result_row *r, const sweep *s, const config *c)
@@ -106,14 +107,21 @@ void sweep_row_levers(const result_row *r, char *out, size_t len)
                                      levers[i].word, levers[i].value);
 }
 
+void sweep_row_label(const result_row *r, char *out, size_t len)
+{
+    char split[64], levers[RESULT_TEXT_LEN];
+    split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
+                   (long long)r->last_micro_batch, (long long)r->arm);
+    sweep_row_levers(r, levers, sizeof levers);
+    snprintf(out, len, "%s %s %s %s %s%s%s%s%s", r->model, r->dtype, split, r->mode,
+             r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers);
+}
+
 /* The progress line of the config this row is for. */
 void sweep_row_progress(sweep *s, const result_row *r)
 {
-    char label[RESULT_TEXT_LEN * 4], levers[RESULT_TEXT_LEN];
-    sweep_row_levers(r, levers, sizeof levers);
-    snprintf(label, sizeof label, "%s %s %lldx%lld %s %s%s%s%s%s", r->model, r->dtype,
-             (long long)r->micro_batch, (long long)r->accum_steps, r->mode, r->reduction,
-             r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers);
+    char label[RESULT_TEXT_LEN * 4];
+    sweep_row_label(r, label, sizeof label);
     progress_config(s->progress, label);
 }
 
