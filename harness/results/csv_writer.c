@@ -46,8 +46,10 @@ void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
     snprintf(w->keys[slot], sizeof w->keys[slot], "%s", key);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(w->values[slot], sizeof w->values[slot], fmt, ap);
+    int n = vsnprintf(w->values[slot], sizeof w->values[slot], fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof w->values[slot]) /* cut: never silently */
+        memcpy(w->values[slot] + sizeof w->values[slot] - 4, "...", 4);
     for (char *c = w->values[slot]; *c; c++)
         if (*c == '\n' || *c == '\r')
             *c = ' ';

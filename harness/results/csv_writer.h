@@ -11,11 +11,15 @@
 #include "result_row.h"
 
 #define CSV_MAX_META 48
+/* A metadata value's room: the longest the run writes is a column list
+ * (pass_timed names some 60 columns, over 600 characters) or the command
+ * line; one longer still is cut and ends in "..." so a reader sees it was. */
+#define CSV_META_VALUE_LEN 2048
 
 typedef struct csv_writer {
     char path[4096];
     char keys[CSV_MAX_META][40];
-    char values[CSV_MAX_META][512];
+    char values[CSV_MAX_META][CSV_META_VALUE_LEN];
     int meta_count;
     result_row *rows;
     size_t count, capacity;

@@ -55,6 +55,20 @@ static void test_csv(void)
     csv_writer_meta(&w, "last", "kept");
     csv_writer_meta_remove(&w, "unfinished"); /* taken out, the lines after it kept */
     csv_writer_meta_remove(&w, "absent");
+    /* a value as long as the run's column lists is kept whole; one past
+     * the room is cut visibly */
+    char list[700], huge[CSV_META_VALUE_LEN + 100];
+    memset(list, 'c', sizeof list - 1);
+    list[sizeof list - 1] = '\0';
+    memset(huge, 'h', sizeof huge - 1);
+    huge[sizeof huge - 1] = '\0';
+    csv_writer_meta(&w, "list", "%s", list);
+    csv_writer_meta(&w, "huge", "%s", huge);
+    CHECK(strlen(w.values[w.meta_count - 2]) == sizeof list - 1);
+    CHECK(strlen(w.values[w.meta_count - 1]) == CSV_META_VALUE_LEN - 1);
+    CHECK(strstr(w.values[w.meta_count - 1], "hhh...") != NULL);
+    csv_writer_meta_remove(&w, "list");
+    csv_writer_meta_remove(&w, "huge");
     CHECK(csv_writer_flush(&w, why, sizeof why) == 0);
     result_row r;
     result_row_clear(&r);
