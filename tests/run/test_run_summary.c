@@ -5,7 +5,7 @@
 
 #include "check.h"
 #include "run_summary.h"
-#include "sweep_row.h"
+#include "row_label.h"
 
 static char *summary_of(const result_row *rows, size_t n)
 {
@@ -95,14 +95,14 @@ int main(void)
     rag.effective_batch = 12, rag.accum_steps = 2, rag.last_micro_batch = 4, rag.arm = 1;
     strcpy(rag.recompute, "block");
     strcpy(rag.grad_dtype, "bf16");
-    sweep_row_label(&rag, label, sizeof label);
+    row_label_of(&rag, label, sizeof label);
     CHECK(!strcmp(label, "gpt-tiny fp32 K=2: 8+4 async sum recompute block grad bf16"));
     out = summary_of(&rag, 1);
     CHECK(strstr(out, label) != NULL);
     result_row dp = row("S", 16, 55.8);
     dp.arm = 2;
     strcpy(dp.sync, "window");
-    sweep_row_label(&dp, label, sizeof label);
+    row_label_of(&dp, label, sizeof label);
     CHECK(!strcmp(label, "S fp32 16x4 (arm 2) async sum sync window"));
     return check_finish("test_run_summary");
 }

@@ -18,7 +18,7 @@
 #include "progress.h"
 #include "ranges.h"
 #include "row_trust.h"
-#include "sweep_row.h"
+#include "row_label.h"
 #include "trace.h"
 #include "trace_pass.h"
 #include "train_curves.h"
@@ -307,7 +307,7 @@ static int traced_pass(sweep *s, const config *c, step_runner *run, result_row *
     if (s->comm)
         steps = dp_agree_root_int(s->comm, steps); /* the ranks step together */
     char label[RESULT_TEXT_LEN * 5], config_label[RESULT_TEXT_LEN * 4];
-    sweep_row_label(r, config_label, sizeof config_label);
+    row_label_of(r, config_label, sizeof config_label);
     snprintf(label, sizeof label, "%s %s", r->backend, config_label);
     trace_pass_options to = {.steps = steps, .collector = s->col, .trace_file = trace_file,
                              .trace_label = label, .file_written = &s->trace_written};

@@ -5,7 +5,7 @@
 #include "console_table.h"
 #include "paired.h"
 #include "split_text.h"
-#include "sweep_row.h"
+#include "row_label.h"
 
 static int ran(const result_row *r)
 {
@@ -28,7 +28,7 @@ static void config_line(FILE *f, const char *what, const result_row *r)
     split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
                    (long long)r->last_micro_batch, (long long)r->arm);
     char levers[RESULT_TEXT_LEN]; /* what sets the row apart beyond the columns */
-    sweep_row_levers(r, levers, sizeof levers);
+    row_label_levers(r, levers, sizeof levers);
     fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s: %.4g ms", what, model, r->dtype, split, r->mode,
             r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers,
             r->step_ms_median);

@@ -9,11 +9,9 @@
 #include "config_run.h"
 #include "console_table.h"
 #include "dp_check.h"
-#include "grad_dtype.h"
-#include "recompute.h"
 #include "shard_modes.h"
-#include "split_text.h"
 #include "sweep_state.h"
+#include "row_label.h"
 
 void sweep_row_fill(result_row *r, const sweep *s, const config *c)
 {
@@ -90,38 +88,11 @@ int sweep_config_fits(const sweep *s, const config *c)
     return sweep_row_fits(s, &r);
 }
 
-void sweep_row_levers(const result_row *r, char *out, size_t len)
-{
-    /* each lever, its default as its table names it, and its word */
-    const struct {
-        const char *value, *fallback, *word;
-    } levers[] = {{r->recompute, recompute_name(RECOMPUTE_NONE), "recompute"},
-                  {r->shard, shard_name(SHARD_NONE), "shard"},
-                  {r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32), "grad"}};
-    size_t used = 0;
-    if (len)
-        out[0] = '\0';
-    for (size_t i = 0; i < sizeof levers / sizeof levers[0] && used < len; i++)
-        if (levers[i].value[0] && strcmp(levers[i].value, levers[i].fallback))
-            used += (size_t)snprintf(out + used, len - used, "%s%s %s", used ? " " : "",
-                                     levers[i].word, levers[i].value);
-}
-
-void sweep_row_label(const result_row *r, char *out, size_t len)
-{
-    char split[64], levers[RESULT_TEXT_LEN];
-    split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
-                   (long long)r->last_micro_batch, (long long)r->arm);
-    sweep_row_levers(r, levers, sizeof levers);
-    snprintf(out, len, "%s %s %s %s %s%s%s%s%s", r->model, r->dtype, split, r->mode,
-             r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers);
-}
-
 /* The progress line of the config this row is for. */
 void sweep_row_progress(sweep *s, const result_row *r)
 {
     char label[RESULT_TEXT_LEN * 4];
-    sweep_row_label(r, label, sizeof label);
+    row_label_of(r, label, sizeof label);
     progress_config(s->progress, label);
 }
 
@@ -154,7 +125,7 @@ int sweep_row_write(sweep *s, const result_row *r)
         return device_lost(s, r); /* rank 0 writes for every rank */
     if (!s->quiet) {
         char levers[RESULT_TEXT_LEN];
-        sweep_row_levers(r, levers, sizeof levers);
+        row_label_levers(r, levers, sizeof levers);
         console_table_row(stdout, r, levers);
     }
     if (csv_writer_append(&s->csv, r, why, sizeof why) ||

@@ -12,6 +12,12 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c);
 int sweep_row_fits(const sweep *s, result_row *r);
 /* The progress line of the config r is for. */
 void sweep_row_progress(sweep *s, const result_row *r);
+/* The config columns of r for c (its row cleared first). */
+void sweep_row_fill(result_row *r, const sweep *s, const config *c);
+/* Whether r's config fits the cap and the device; 0 with why in its note. */
+int sweep_row_fits(const sweep *s, result_row *r);
+/* The progress line of the config r is for. */
+void sweep_row_progress(sweep *s, const result_row *r);
 /* The levers that set r apart where they are not the default, as
  * "recompute block shard optimizer grad bf16" ("" for none): the one
  * spelling of the progress line, the console table's note and the run's
