@@ -1,6 +1,7 @@
 /* accubench compare: regression check between two runs (see compare.h). */
 #include "compare.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -324,13 +325,17 @@ static void add_key_cell(table *tb, const result_column *c, const csv_row *r)
     }
 }
 
-/* A file's mem_cap_bytes (0: none), or -1 where it does not say. */
+/* A file's mem_cap_bytes (0: none), read as run --mem-cap reads a cap,
+ * or -1 where it does not say. */
 static long long cap_of(const csv_table *t)
 {
     const char *v = csv_meta_get(t, "mem_cap_bytes");
-    char *end;
-    long long cap = v && *v ? strtoll(v, &end, 10) : -1;
-    return cap >= 0 && v && *v && !*end ? cap : -1;
+    uint64_t cap;
+    char why[200];
+    return v && *v && !parse_bytes("mem_cap_bytes", v, &cap, why, sizeof why) &&
+                   cap <= (uint64_t)LLONG_MAX
+               ? (long long)cap
+               : -1;
 }
 
 static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double min_diff)
