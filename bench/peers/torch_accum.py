@@ -114,7 +114,8 @@ def items(text):
 
 def micro_list(spec, effective):
     """As options_micro_list: pow2 (1, 2, 4, .. <= E) and the sizes given,
-    ascending, without repeats."""
+    ascending, without repeats; a size larger than E has no split of it and
+    is left out (check_micro_fits refuses one that fits no E)."""
     out = set()
     for t in items(spec):
         if t == "pow2":
@@ -124,11 +125,21 @@ def micro_list(spec, effective):
                 m *= 2
         else:
             m = int_in("micro", t, 1, 1 << 20)
-            if m > effective:
-                raise BadInput("micro-batch %d is larger than the effective batch %d"
-                               % (m, effective))
-            out.add(m)
+            if m <= effective:
+                out.add(m)
     return sorted(out)
+
+
+def check_micro_fits(spec, effectives):
+    """As options_validate: a size larger than every effective batch would
+    never run."""
+    largest = max(effectives)
+    for m in micro_named(spec):
+        if m > largest:
+            raise BadInput("micro-batch %d is larger than the effective batch %d" % (m, largest)
+                           if len(effectives) == 1 else
+                           "micro-batch %d is larger than every effective batch "
+                           "(the largest is %d)" % (m, largest))
 
 
 def micro_named(spec):
@@ -267,6 +278,7 @@ class Peer:
             raise BadInput(str(e))
         self.effective = [int_in("effective", e, 1, 1 << 20) for e in items(s["effective"])]
         self.micros = {e: micro_list(s["micro"], e) for e in self.effective}
+        check_micro_fits(s["micro"], self.effective)  # after micro_list read every size
         self.named_micros = micro_named(s["micro"])
         self.fused_ok = peer_step.fused_adamw_available(device)
         self.argv = argv

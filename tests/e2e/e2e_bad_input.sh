@@ -27,6 +27,7 @@ run "effective" run $base --effective 99999999999999999999
 run "micro" run $base --micro 8x
 run "micro" run $base --micro 1,,2
 run "larger than the effective" run $base --effective 8 --micro 16
+run "micro-batch 32 is larger than every effective batch (the largest is 16)" run $base --effective 8,16 --micro 4,32
 run "unknown model 'Q'" run $base --model Q
 run "model 'mlp:hidden=0,layers=2,classes=4': hidden must be" run $base --model mlp:hidden=0,layers=2,classes=4
 run "gives no classes" run $base --model S,mlp:hidden=8,layers=2

@@ -73,6 +73,16 @@ errs=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) { if ($i == "grad_re
 check "echo '$errs' | grep -Eq 'sum=[0-9.]+e-0[6-9]|sum=0 '" "sum is right: $errs"
 check "echo '$errs' | grep -Eq 'mean-of-means=0\.[0-9]'" "mean-of-means is off: $errs"
 
+# a micro-batch larger than one of the effective batches is left out there,
+# said once; the other batch still runs it
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8,16 --micro 4,16 --steps 2 \
+    --budget-s 0.05 --csv mixed.csv >mixed.txt 2>&1
+check '[ $? -eq 0 ]' "micro 16 at effective 8 and 16 runs: $(cat mixed.txt)"
+splits=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) { if ($i == "effective_batch") e = i; if ($i == "micro_batch") m = i } h = 1; next } print $e "/" $m }' mixed.csv | tr "\n" " ")
+check '[ "$splits" = "8/4 16/4 16/16 " ]' "rows E/micro 8/4 16/4 16/16: $splits"
+check '[ "$(grep -c "micro-batch 16 at effective batch 8 left out" mixed.txt)" -eq 1 ]' \
+    "the left-out pair said once: $(cat mixed.txt)"
+
 # SIGINT mid-sweep keeps the finished rows and leaves no temporary file
 # 7 configs of at least 0.5 s each (a noise target no run meets), each
 # timed alone so that its row is written as it ends (e2e_rounds: the same

@@ -98,6 +98,22 @@ static void test_options(void)
     /* micro > effective is refused when the sweep is checked */
     CHECK(options_set(&o, "micro", "64", why, sizeof why) == 0);
     CHECK(options_validate(&o, why, sizeof why) == -1 && strstr(why, "larger"));
+    /* larger than one effective batch only: left out there, said once */
+    char left[256];
+    CHECK(options_set(&o, "effective", "8,32,16", why, sizeof why) == 0);
+    CHECK(options_set(&o, "micro", "4,16,16", why, sizeof why) == 0);
+    CHECK(options_validate(&o, why, sizeof why) == 0);
+    n = options_micro_list(&o, 8, micros, 64);
+    CHECK(n == 1 && micros[0] == 4);
+    CHECK(options_micro_list(&o, 16, micros, 64) == 3);
+    CHECK(options_micro_left_out(&o, left, sizeof left) == 1 &&
+          !strcmp(left, "micro-batch 16 at effective batch 8 left out: larger than the batch, "
+                        "no split of it"));
+    CHECK(options_set(&o, "micro", "4,33", why, sizeof why) == 0);
+    CHECK(options_validate(&o, why, sizeof why) == -1 &&
+          strstr(why, "micro-batch 33 is larger than every effective batch (the largest is 32)"));
+    CHECK(options_set(&o, "effective", "64", why, sizeof why) == 0);
+    CHECK(options_micro_left_out(&o, left, sizeof left) == 0 && !left[0]);
     CHECK(options_set(&o, "mode", "sync", why, sizeof why) == 0 && o.n_modes == 1 &&
           o.modes[0] == MODE_SYNC && strcmp(mode_name(o.modes[0]), "sync") == 0);
 }

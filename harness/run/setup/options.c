@@ -390,7 +390,8 @@ static const option_def RUN_OPTIONS[] = {
     {LIST_ROW("effective", "LIST", effective, n_effective), .max = MAX_BATCH, .def = "64",
      .help = "effective batch sizes, e.g. 64 or 64,256"},
     {LIST_ROW("micro", "LIST|pow2", micro, n_micro), .max = MAX_BATCH, .def = "pow2",
-     .help = "micro-batch sizes; pow2 = every power of two up to E"},
+     .help = "micro-batch sizes; pow2 = every power of two up to E; a size over an E is "
+             "left out at that E"},
     {CUSTOM_ROW("model", "LIST", set_model), .help_fn = model_help, .def = "S"},
     {CUSTOM_ROW("dtype", "NAME", set_dtype), .help_fn = dtype_help, .def = "auto",
      .tag = RUN_TAG_AUTO_DTYPE},
@@ -512,6 +513,8 @@ int options_micro_list(const run_options *o, int e, int *out, int max)
             out[n++] = m;
     int made = n; /* pow2's: a size named too is not a second arm */
     for (int i = 0; i < o->n_micro && n < max; i++) {
+        if (o->micro[i] > e) /* no split of e: said once, by options_micro_left_out */
+            continue;
         int dup = 0;
         for (int j = 0; j < made; j++)
             dup |= out[j] == o->micro[i];
@@ -526,6 +529,29 @@ int options_micro_list(const run_options *o, int e, int *out, int max)
             out[j - 1] = t;
         }
     return n;
+}
+
+int options_micro_left_out(const run_options *o, char *out, size_t len)
+{
+    size_t used = 0;
+    int pairs = 0;
+    out[0] = '\0';
+    for (int i = 0; i < o->n_effective; i++)
+        for (int j = 0; j < o->n_micro; j++) {
+            int dup = 0; /* a size named twice (two arms) is said once */
+            for (int k = 0; k < j; k++)
+                dup |= o->micro[k] == o->micro[j];
+            if (o->micro[j] <= o->effective[i] || dup)
+                continue;
+            if (used < len)
+                used += (size_t)snprintf(out + used, len - used, "%s%d at effective batch %d",
+                                         pairs ? ", " : "micro-batch ", o->micro[j],
+                                         o->effective[i]);
+            pairs++;
+        }
+    if (pairs && used < len)
+        snprintf(out + used, len - used, " left out: larger than the batch, no split of it");
+    return pairs;
 }
 
 csv_existing options_csv_existing(const run_options *o)
@@ -551,13 +577,21 @@ int options_validate(const run_options *o, char *why, size_t n)
         snprintf(why, n, "no micro-batch sizes given");
         return -1;
     }
+    /* A size larger than some effective batches is left out there (the
+     * sweep says so); larger than all of them, it would never run. */
+    int largest = 0;
     for (int i = 0; i < o->n_effective; i++)
-        for (int j = 0; j < o->n_micro; j++)
-            if (o->micro[j] > o->effective[i]) {
+        largest = o->effective[i] > largest ? o->effective[i] : largest;
+    for (int j = 0; j < o->n_micro; j++)
+        if (o->micro[j] > largest) {
+            if (o->n_effective == 1)
                 snprintf(why, n, "micro-batch %d is larger than the effective batch %d",
-                         o->micro[j], o->effective[i]);
-                return -1;
-            }
+                         o->micro[j], largest);
+            else
+                snprintf(why, n, "micro-batch %d is larger than every effective batch "
+                         "(the largest is %d)", o->micro[j], largest);
+            return -1;
+        }
     if (o->min_samples > o->max_samples) {
         snprintf(why, n, "min-samples %d is more than max-samples %d", o->min_samples,
                  o->max_samples);

@@ -127,15 +127,22 @@ int options_load_profile(run_options *o, const char *name_or_file, char *why,
 typedef void (*profile_fn)(const char *name, const char *summary, void *ctx);
 int options_list_profiles(profile_fn each, void *ctx);
 
-/* Final cross-checks once everything is set (micro > effective, ...). */
 /* What to do with an existing --csv: --append, --replace, or refuse it. */
 csv_existing options_csv_existing(const run_options *o);
 
+/* Final cross-checks once everything is set (a micro-batch larger than
+ * every effective batch, ...). */
 int options_validate(const run_options *o, char *why, size_t why_len);
 
 /* The micro-batches a sweep visits for effective batch e (pow2 expanded),
- * ascending; a size named twice is there twice (two arms, in order).
+ * ascending; a size named twice is there twice (two arms, in order); a
+ * named size larger than e is not there (it has no split of e).
  * Returns the count. */
 int options_micro_list(const run_options *o, int e, int *out, int max);
+
+/* The named micro-batches left out at some effective batch because they
+ * are larger than it, said in one line ("" when none). Returns how many
+ * pairs were left out. */
+int options_micro_left_out(const run_options *o, char *out, size_t len);
 
 #endif

@@ -431,6 +431,9 @@ static void start_measuring(sweep *s, const run_options *o, const char *path,
     if (config_watch_init(watch, s->b, s->peak_tflops, o->budget_s) == 0)
         s->watch = watch;
     trust_meta(&s->csv, s->watch);
+    char left_out[512];
+    if (!s->quiet && options_micro_left_out(o, left_out, sizeof left_out))
+        printf("%s\n", left_out);
     if (!s->quiet) {
         printf("results: %s\n", path);
         console_table_header(stdout);
