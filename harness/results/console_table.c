@@ -2,6 +2,7 @@
 #include "console_table.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -217,6 +218,21 @@ static void status_and_note(FILE *f, int at, const char *status, const char *not
     fputc('\n', f);
 }
 
+/* One cell in the column that starts at `stop`, the line being at `at`;
+ * returns where the line is after it and its separating space. A left-
+ * aligned cell leaves its padding unwritten, so a right-aligned cell wider
+ * than its column can take it (a ragged A/A split beside an empty sync)
+ * and the columns after it stay in line; only where there is no room does
+ * the line shift. */
+static int cell_at(FILE *f, int at, int stop, int width, const char *text)
+{
+    int len = (int)strlen(text), start = width < 0 ? stop : stop + width - len;
+    if (start < at) /* never into the cell before, nor its separating space */
+        start = at;
+    fprintf(f, "%*s%s ", start - at, "", text);
+    return start + len + 1;
+}
+
 void console_table_row(FILE *f, const result_row *r, const char *levers)
 {
     int ran = strcmp(r->status, STATUS_OK) == 0;
@@ -228,16 +244,17 @@ void console_table_row(FILE *f, const result_row *r, const char *levers)
             fprintf(f, "%s = %s\n", text, r->model);
         }
     }
-    int at = 0;
+    int at = 0, stop = 0;
     for (size_t i = 0; i < N_SHOWN; i++) {
         const result_column *c = result_column_find(SHOWN[i].column);
         int config = c && strcmp(c->pass, "config") == 0;
         if (!ran && !config) { /* the step's "-", then straight to the status */
-            at += fprintf(f, "%*s ", SHOWN[i].width, "-");
+            at = cell_at(f, at, stop, SHOWN[i].width, "-");
             break;
         }
         cell_text(&SHOWN[i], r, text, sizeof text);
-        at += fprintf(f, "%*s ", SHOWN[i].width, text);
+        at = cell_at(f, at, stop, SHOWN[i].width, text);
+        stop += abs(SHOWN[i].width) + 1;
     }
     char note[RESULT_TEXT_LEN * 2];
     snprintf(note, sizeof note, "%s%s%s", levers, *levers && *r->note ? "; " : "", r->note);

@@ -236,6 +236,44 @@ static void test_console_width(void)
     free(text);
 }
 
+/* A split wider than its column (a ragged A/A arm, "K=5: 3x4+1 (arm 2)")
+ * takes the room an empty sync left, so the status stays under its
+ * header; with no room before it (a full sync), the line shifts, never
+ * overwrites. */
+static void test_console_wide_split(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    result_row r;
+    result_row_clear(&r);
+    strcpy(r.model, "tiny");
+    strcpy(r.mode, "async");
+    strcpy(r.reduction, "sum");
+    strcpy(r.status, "ok");
+    r.effective_batch = 13, r.micro_batch = 3, r.accum_steps = 5, r.last_micro_batch = 1;
+    r.arm = 2, r.devices = 1;
+    r.step_ms_median = 0.082, r.step_noise_pct = 1.2, r.samples_per_s = 158400;
+    r.mfu_pct = 19.3, r.grad_rel_err = 5.3e-8;
+    console_table_header(f);
+    console_table_row(f, &r, "");
+    strcpy(r.sync, "overlap");
+    console_table_row(f, &r, "");
+    fclose(f);
+    const char *header = text, *row = text ? strchr(text, '\n') + 1 : NULL;
+    const char *full = row ? strchr(row, '\n') + 1 : NULL;
+    CHECK(row && strstr(row, "K=5: 3x4+1 (arm 2)"));
+    int status_at = (int)(strstr(header, "status") - header);
+    CHECK(row && (int)(strstr(row, " ok") + 1 - row) == status_at);
+    CHECK(full && strstr(full, "overlap K=5: 3x4+1 (arm 2)"));
+    if (row && (int)(strstr(row, " ok") + 1 - row) != status_at)
+        fprintf(stderr, "  the status is not under its header:\n%s", text);
+    free(text);
+}
+
 /* Remarks past the note's size: the note ends in "...", never in a remark
  * that reads whole but was cut. */
 static void test_row_note(void)
@@ -263,5 +301,6 @@ int main(void)
     test_csv();
     test_console_table();
     test_console_width();
+    test_console_wide_split();
     return check_finish("test_results");
 }
