@@ -1,10 +1,13 @@
 #include "output_path.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,6 +77,28 @@ static int writable_folder(const char *what, const char *path, const char *folde
     return 0;
 }
 
+/* A regular file the kernel will not let a rename replace: immutable
+ * (chattr +i) or append-only (chattr +a), which stops root too. Its
+ * folder takes new files, so only this tells before a run that the
+ * rename at its end would fail. A link is replaced, not its target, and
+ * a file system without the flags has none set. */
+static int pinned_file(const char *what, const char *path, char *why, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int flags = 0; /* the kernel reads and writes an int, whatever the macro says */
+    int got = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    close(fd);
+    if (!got || !(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+        return 0;
+    snprintf(why, n, "%s %s is %s (chattr %s): the rename that writes it would fail; "
+             "clear the flag or name another file", what, path,
+             flags & FS_IMMUTABLE_FL ? "immutable" : "append-only",
+             flags & FS_IMMUTABLE_FL ? "+i" : "+a");
+    return -1;
+}
+
 /* mkdir -p: each missing component in turn. */
 static int make_folders(const char *what, const char *dir, char *why, size_t n)
 {
@@ -121,6 +146,8 @@ int output_path_check(const char *what, const char *path, output_kind kind, char
                      "replace it)", what, path, kind_of(st.st_mode));
             return -1;
         }
+        if (exists && pinned_file(what, path, why, why_len))
+            return -1;
         char folder[PATH_CAP];
         folder_of(path, folder, sizeof folder);
         return writable_folder(what, path, folder, why, why_len);

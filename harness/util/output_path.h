@@ -17,7 +17,8 @@ typedef enum {
  * the reason ("--csv", "report --out").
  *   OUTPUT_FILE: the path is absent or a regular file (symbolic links are
  *     followed: a link to a regular file is accepted, and the link itself is
- *     replaced by the rename), and its folder exists and takes a new file
+ *     replaced by the rename) that a rename may replace (not immutable or
+ *     append-only, chattr +i or +a), and its folder exists and takes a new file
  *     (tried with a file created and removed: /proc passes access() as root).
  *   OUTPUT_DIR: the path is a writable folder, or is absent and is created
  *     here with its parents (mode 0777 less the umask).

@@ -51,6 +51,33 @@ check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "trace-steps is 0"
 check '[ $? -eq 0 ] && grep -q "\"tool\":\"accubench\"" t.json' \
     "--trace over an earlier trace: $(cat err.txt)"
 
+# a file the kernel keeps (chattr +i or +a) passes every other check, but
+# the rename over it fails: refused before measuring, not after the run.
+# Where the flags cannot be set (not root, a file system without them),
+# skipped with a line.
+cp t.json pinned.json
+"$ACCUBENCH" run $quick --csv kept.csv --quiet 2>/dev/null
+if chattr +i pinned.json kept.csv 2>/dev/null; then
+    for bad in "--trace pinned.json --trace-steps 1 --csv p1.csv" "--csv kept.csv --append"; do
+        # shellcheck disable=SC2086
+        "$ACCUBENCH" run $quick $bad >out.txt 2>err.txt
+        rc=$?
+        check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'immutable' err.txt" \
+            "$bad, the file immutable: one line, exit 2 (rc $rc): $(cat err.txt)"
+        check "! grep -q 'peak GEMM' out.txt" "$bad, the file immutable: refused before measuring"
+    done
+    check '[ ! -e p1.csv ] && [ "$(rows kept.csv)" -eq 2 ]' "the pinned outputs: nothing written"
+    chattr -i pinned.json kept.csv
+    chattr +a pinned.json
+    "$ACCUBENCH" run $quick --trace pinned.json --trace-steps 1 --csv p2.csv >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && grep -q 'append-only' err.txt && ! grep -q 'peak GEMM' out.txt" \
+        "--trace append-only: refused before measuring (rc $rc): $(cat err.txt)"
+    chattr -a pinned.json
+else
+    echo "skipped: chattr +i does not work here (needs root and a file system with the flags)"
+fi
+
 # --csv names the file: no results/ appears in the working folder
 "$ACCUBENCH" run $quick --csv given.csv --quiet 2>err.txt
 check '[ $? -eq 0 ] && [ "$(rows given.csv)" -eq 2 ]' "--csv run: $(cat err.txt)"
