@@ -433,6 +433,11 @@ int csv_result_rows(const csv_table *t, const char *const *required,
                 return -1;
             }
         }
+        if (csv_row_order_check(t, i, r, why, why_len)) {
+            free(known);
+            free(rows);
+            return -1;
+        }
         if (r->arm < 1) /* a file from before the column: one arm */
             r->arm = 1;
     }

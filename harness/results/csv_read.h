@@ -67,7 +67,8 @@ const char *csv_cell(const csv_table *t, size_t row, int col);
  * `required` (a NULL-terminated list of names) must be in the header; any
  * other column the file lacks is left unmeasured. A value that cannot be
  * (not a number, NaN or infinite, negative, a size or step time of zero:
- * csv_value_check) is refused. Returns 0 and a malloc'ed array in *out
+ * csv_value_check) is refused, and so is a row whose median lies outside
+ * its own interval or p10..p90 (csv_row_order_check). Returns 0 and a malloc'ed array in *out
  * (free()), or -1 with a one-line reason ("FILE:LINE: column NAME: 'TEXT'
  * is not a number (field N of the row)") in `why`. */
 int csv_result_rows(const csv_table *t, const char *const *required,
