@@ -146,6 +146,29 @@ check "[ -n '$said' ] && [ '$said' -eq $on_disk ]" \
     "the rows said ($said) are the rows on disk ($on_disk): $(cat err.txt)"
 check '! grep -qE "rows? written" out.txt' "no 'rows written' after a failed write: $(tail -n 1 out.txt)"
 
+# The same onto a file of earlier rows: the count said is this run's rows
+# on disk, the earlier ones named apart. --append with room for a row or
+# two; --replace with room for none (the file stays as it was).
+# said_rows FILE: the count of this run's rows the error line gives
+said_rows() { sed -n "s/.*accubench: \([0-9]*\) of the [0-9]* rows\{0,1\} measured \(is\|are\) in $1, .* its \([0-9]*\) earlier rows\{0,1\}$/\1 \3/p" err.txt; }
+earlier=$(rows given.csv)
+for how in append replace; do
+    cp given.csv "$how.csv"
+    blocks=1
+    [ "$how" = append ] && blocks=$(( $(wc -c <given.csv) / 512 + 3 ))
+    sh -c 'trap "" XFSZ; ulimit -f "$1"; shift; exec "$0" "$@"' "$ACCUBENCH" "$blocks" \
+        run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.05 \
+        --min-samples 3 --trace-steps 0 --rounds off --csv "$how.csv" "--$how" >out.txt 2>err.txt
+    rc=$?
+    said=$(said_rows "$how.csv")
+    ours=${said% *} theirs=${said#* }
+    check "[ $rc -eq 2 ] && [ -n '$said' ] && [ '$ours' -eq \$(( \$(rows $how.csv) - $earlier )) ] &&
+           [ '$theirs' -eq $earlier ]" \
+        "--$how, the write failing: this run's rows said apart from the $earlier earlier ones (rc $rc, $(rows "$how.csv") on disk): $(cat err.txt)"
+done
+check 'cmp -s given.csv replace.csv && grep -q "as it was" err.txt' \
+    "--replace whose first write failed left the file as it was: $(cat err.txt)"
+
 # ---- 4. SIGTERM as SIGINT: rows kept (each config timed alone: --rounds off writes its row as it ends), exit 143 (128 + SIGTERM), no temporary; a dead
 # run's temporary is removed by the next run, a live one's is not
 sh -c 'exit 0' & dead=$!

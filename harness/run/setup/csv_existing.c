@@ -214,6 +214,7 @@ static int keep_rows(csv_writer *w, const csv_table *t, char *why, size_t why_le
     kept[used] = '\0';
     free(w->kept);
     w->kept = kept;
+    w->kept_rows = t->rows;
     return 0;
 }
 
