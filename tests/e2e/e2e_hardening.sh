@@ -194,6 +194,17 @@ make -s -C "$root" print-CC BUILD="b\$(shell touch $PWD/PWNED)" >make.out 2>&1
 check "[ $? -eq 2 ] && [ ! -e PWNED ] && grep -q 'a folder name of' make.out" \
     "make BUILD='b\$(shell ...)' is refused before it runs: $(cat make.out)"
 rm -f PWNED
+# make -f TREE/Makefile from another folder: the recipes' relative paths
+# would name that folder's scripts/ (and build/): refused before any runs.
+mkdir -p elsewhere/scripts
+for s in configure plots pick_csv bench; do
+    printf 'touch "%s/PWNED"\n' "$PWD" >"elsewhere/scripts/$s.sh"
+done
+(cd elsewhere && make -f "$root/Makefile" plots CSV=x.csv >../make.out 2>&1)
+rc=$?
+check "[ $rc -eq 2 ] && [ ! -e PWNED ] && [ ! -e elsewhere/build ] && grep -q 'make -C' make.out" \
+    "make -f from another folder is refused before it runs that folder's scripts (rc $rc): $(head -n 2 make.out)"
+rm -f PWNED
 
 # The program's own scripts and profiles come from beside it, never from
 # the folder it runs in: a planted scripts/plots.sh is not run, a planted
