@@ -74,6 +74,14 @@ if chattr +i pinned.json kept.csv 2>/dev/null; then
     check "[ $rc -eq 2 ] && grep -q 'append-only' err.txt && ! grep -q 'peak GEMM' out.txt" \
         "--trace append-only: refused before measuring (rc $rc): $(cat err.txt)"
     chattr -a pinned.json
+    # a lock left immutable is a regular file: said as the kernel says it
+    : >pinned.csv.lock
+    chattr +i pinned.csv.lock
+    "$ACCUBENCH" run $quick --csv pinned.csv >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && grep -q 'pinned.csv.lock: Permission denied' err.txt" \
+        "--csv whose lock is immutable: one line, the kernel's reason (rc $rc): $(cat err.txt)"
+    chattr -i pinned.csv.lock
 else
     echo "skipped: chattr +i does not work here (needs root and a file system with the flags)"
 fi
