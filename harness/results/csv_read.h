@@ -8,6 +8,7 @@
 #define ACCUBENCH_CSV_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "result_row.h"
 
@@ -47,6 +48,14 @@ typedef struct csv_row {
 /* The offset of each column's field in csv_row, in RESULT_COLUMNS order
  * (result_columns[i] describes csv_row_offset[i]). */
 extern const size_t csv_row_offset[];
+
+/* The longest line a CSV may hold: a header of 300000 columns is 2 MiB. */
+#define CSV_MAX_LINE (64 << 20)
+
+/* `path` opened for reading without waiting: a regular file, or a pipe (a
+ * FIFO nobody writes reads as empty at once); a folder or a device
+ * (/dev/zero, endless) is refused. NULL with a one-line reason. */
+FILE *csv_open_input(const char *path, char *why, size_t why_len);
 
 /* Reads `path` into *t. Returns 0, or -1 with a one-line reason naming the
  * file (and line) in `why`; *t is then empty and needs no csv_free. */
