@@ -161,6 +161,24 @@ band step_ms_ci_lo step_ms_ci_hi 0.9 1.1
     { bad "a median inside its edited interval was refused:"; cat err.txt; }
 ls edited.md > /dev/null 2>&1 && bad "a report was written from a median outside its interval"
 
+# run --append onto a file whose rows the readers refuse: refused before
+# anything is measured (the rows would land in a file no report reads),
+# the file as it was.
+"$ACCUBENCH" run $small --budget-s 0.05 --trace-steps 0 --csv mine.csv > /dev/null 2>&1 ||
+    bad "the run to append to failed"
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    { $c["step_ms_ci_lo"] = $c["step_ms_median"] * 2; $c["step_ms_ci_hi"] = $c["step_ms_median"] * 3 }
+    { print }' mine.csv > damaged.csv
+cp damaged.csv damaged.kept
+"$ACCUBENCH" run $small --budget-s 0.05 --trace-steps 0 --csv damaged.csv --append \
+    > stdout.txt 2> stderr.txt; rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l < stderr.txt)" -eq 1 ] &&
+    grep -qF -- "--append damaged.csv: damaged.csv:" stderr.txt &&
+    grep -qF "lies outside its 95% interval" stderr.txt ||
+    bad "run --append onto a damaged file: exit $rc, want 2 and one line: $(cat stderr.txt)"
+grep -q 'peak GEMM' stdout.txt && bad "run --append onto a damaged file measured before refusing"
+cmp -s damaged.csv damaged.kept || bad "run --append changed the damaged file it refused"
+
 # What spreadsheets write: a byte order mark, CRLF line ends.
 { printf '\357\273\277'; sed 's/$/\r/' base.csv; } > crlf.csv
 "$ACCUBENCH" report crlf.csv --no-charts > /dev/null 2> err.txt ||
