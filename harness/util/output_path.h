@@ -26,6 +26,19 @@ typedef enum {
 int output_path_check(const char *what, const char *path, output_kind kind, char *why,
                       size_t why_len);
 
+/* Whether `folder` takes a new entry, tried by creating a file in it and
+ * removing it (root passes access() on /proc, where nothing can be made).
+ * 0, or -1 with a reason naming `what` and `path` (the output that would
+ * land there). */
+int output_path_folder_takes_new(const char *what, const char *path, const char *folder,
+                                 char *why, size_t why_len);
+
+/* Whether the kernel keeps `path` from being replaced by a rename, root
+ * too: immutable (chattr +i) or append-only (chattr +a), a file or a
+ * folder. 0 when it does not (or has no such flags), else -1 with the
+ * reason. */
+int output_path_pinned(const char *what, const char *path, char *why, size_t why_len);
+
 /* Whether two paths name one file: the same place once their folders are
  * resolved, or two names (links) of one existing file. */
 int output_path_same(const char *a, const char *b);

@@ -23,7 +23,8 @@ mkdir adir
 echo keep > afile
 for bad in "--csv devnull" "--csv fifo" "--csv adir" "--out afile" "--out fifo" \
            "--out devnull" "--trace devnull" "--trace fifo" "--trace adir" \
-           "--trace nodir/t.json" "--trace afile" "--csv nodir/x.csv" "--out afile/sub"; do
+           "--trace nodir/t.json" "--trace afile" "--csv nodir/x.csv" "--out afile/sub" \
+           "--dump /proc/accubench-dump"; do
     # a trace pass to write, so that the path is what gets refused
     pass=""
     case $bad in --trace*) pass="--trace-steps 1" ;; esac
@@ -74,6 +75,14 @@ if chattr +i pinned.json kept.csv 2>/dev/null; then
     check "[ $rc -eq 2 ] && grep -q 'append-only' err.txt && ! grep -q 'peak GEMM' out.txt" \
         "--trace append-only: refused before measuring (rc $rc): $(cat err.txt)"
     chattr -a pinned.json
+    # an empty --dump folder the dump would be renamed over, immutable
+    mkdir pinned.dump
+    chattr +i pinned.dump
+    "$ACCUBENCH" run $quick --dump pinned.dump --csv p3.csv >out.txt 2>err.txt
+    rc=$?
+    chattr -i pinned.dump
+    check "[ $rc -eq 2 ] && grep -q 'dump pinned.dump is immutable' err.txt && ! grep -q 'peak GEMM' out.txt" \
+        "--dump onto an immutable folder: refused before measuring (rc $rc): $(cat err.txt)"
     # a lock left immutable is a regular file: said as the kernel says it
     : >pinned.csv.lock
     chattr +i pinned.csv.lock
