@@ -91,7 +91,7 @@ int output_path_pinned(const char *what, const char *path, char *why, size_t n)
     if (!got || !(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
         return 0;
     snprintf(why, n, "%s %s is %s (chattr %s): the rename that writes it would fail; "
-             "clear the flag or name another file", what, path,
+             "clear the flag or name another path", what, path,
              flags & FS_IMMUTABLE_FL ? "immutable" : "append-only",
              flags & FS_IMMUTABLE_FL ? "+i" : "+a");
     return -1;
