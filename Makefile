@@ -29,6 +29,14 @@
 #        WERROR=0 (warnings stay warnings: a newer host compiler than ours
 #        may warn where ours does not; the GPU scripts build with it).
 
+# make runs in the tree: the recipes name the tree's scripts and build
+# folder by paths relative to where make runs, so `make -f TREE/Makefile`
+# started in another folder would run that folder's scripts/*.sh as ours
+# and build there. Refused, before anything runs.
+ifneq ($(realpath $(lastword $(MAKEFILE_LIST))),$(realpath Makefile))
+$(error make runs in accubench's tree: make -C $(dir $(lastword $(MAKEFILE_LIST))) ..., not -f from another folder)
+endif
+
 BUILD      ?= build
 # BUILD is a folder make writes its own rules for: wherever a rule names
 # it, its text is make code and shell code, so it cannot be passed as data
@@ -246,7 +254,7 @@ $(CUDA_LIB): $(CUDA_OBJ)
 
 BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o \
              $(BUILD)/obj/bench/dp_launch.o $(BUILD)/obj/bench/plan.o \
-             $(BUILD)/obj/bench/plan_recommend.o \
+             $(BUILD)/obj/bench/plan_jobs.o $(BUILD)/obj/bench/plan_recommend.o \
              $(BUILD)/obj/bench/usage.o
 
 # The revision the program reports and whether CUDA is in: the program's

@@ -17,6 +17,7 @@
 #include "options.h"
 #include "output_path.h"
 #include "parse.h"
+#include "plan_jobs.h"
 #include "plan_recommend.h"
 #include "probe.h"
 #include "split.h"
@@ -457,13 +458,49 @@ static int one_job(const plan_args *a, char *why, size_t n)
     return 0;
 }
 
+/* The job the options chose (one_job() has refused two). */
+static plan_job job_of(const plan_args *a)
+{
+    if (a->recommend && a->from_csv && a->goal && !strcmp(a->goal, "time"))
+        return PLAN_GOAL_TIME;
+    if (a->recommend)
+        return a->from_csv ? PLAN_RECOMMEND_FROM : PLAN_RECOMMEND;
+    if (a->find_max_micro)
+        return PLAN_PROBE;
+    if (a->noise_csv)
+        return PLAN_NOISE;
+    if (a->time_csv)
+        return PLAN_TIME;
+    return a->proj.csv_path ? PLAN_FIT : PLAN_SPLIT;
+}
+
+/* The options each plan_main call was given, by key, once each. */
+typedef struct given_keys {
+    char keys[64][64];
+    const char *at[64];
+    size_t n;
+} given_keys;
+
+static void given_add(given_keys *g, const char *key)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(g->keys[i], key))
+            return;
+    if (g->n < sizeof g->keys / sizeof g->keys[0]) {
+        snprintf(g->keys[g->n], sizeof g->keys[g->n], "%s", key);
+        g->at[g->n] = g->keys[g->n];
+        g->n++;
+    }
+}
+
 int plan_main(int argc, char **argv, option_usage_edit help_edit)
 {
     plan_args a = {.devices = 1, .proj = {.latency_us = -1}, .target_loss = NAN};
     options_defaults(&a.shared);
-    char why[400];
+    char why[600];
     args in;
     arg_kind k;
+    given_keys given = {.n = 0};
     args_init(&in, argc, argv, plan_is_flag);
     in.is_known = plan_is_known;
     while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
@@ -477,6 +514,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
             say_plan_usage_error(why);
             return 2;
         }
+        given_add(&given, in.key);
         a.model_given |= strcmp(in.key, "model") == 0;
         a.devices_given |= strcmp(in.key, "devices") == 0;
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
@@ -505,15 +543,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
                     "--train-steps over several --effective)");
         return 2;
     }
-    if (by_time) {
-        goodput_plan_args g = {.csv_path = a.from_csv, .target = a.target_loss,
-                               .mem_cap = a.shared.mem_cap ? (int64_t)a.shared.mem_cap : -1,
-                               .rank = 1};
-        return goodput_plan_main(stdout, &g);
-    }
-    if (a.recommend)
-        return plan_recommend_of(&a, why, sizeof why);
-    if (a.budget_given) {
+    if (a.budget_given && !a.recommend) {
         say_plan_usage_error("--budget-s goes with --recommend (its measuring run)");
         return 2;
     }
@@ -527,23 +557,38 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         say_plan_usage_error(why);
         return 2;
     }
-    if (a.from_csv) {
+    if (a.from_csv && !a.recommend) {
         say_plan_usage_error("--from goes with --recommend");
         return 2;
     }
-    if (a.noise_csv)
-        return noise_plan_main(stdout, a.noise_csv);
-    if (!a.time_csv && (a.table || !isnan(a.target_loss))) {
+    if (!a.time_csv && !by_time && (a.table || !isnan(a.target_loss))) {
         say_plan_usage_error("--target-loss and --table go with --time-to-target or --goal time");
         return 2;
     }
-    if (a.time_csv) {
+    plan_job job = job_of(&a);
+    if (plan_job_reads(job, given.at, given.n, why, sizeof why)) {
+        say_plan_usage_error(why);
+        return 2;
+    }
+    switch (job) {
+    case PLAN_GOAL_TIME: {
+        goodput_plan_args g = {.csv_path = a.from_csv, .target = a.target_loss,
+                               .mem_cap = a.shared.mem_cap ? (int64_t)a.shared.mem_cap : -1,
+                               .rank = 1};
+        return goodput_plan_main(stdout, &g);
+    }
+    case PLAN_RECOMMEND:
+    case PLAN_RECOMMEND_FROM:
+        return plan_recommend_of(&a, why, sizeof why);
+    case PLAN_NOISE:
+        return noise_plan_main(stdout, a.noise_csv);
+    case PLAN_TIME: {
         goodput_plan_args g = {.csv_path = a.time_csv, .target = a.target_loss,
                                .mem_cap = a.shared.mem_cap ? (int64_t)a.shared.mem_cap : -1,
                                .table = a.table};
         return goodput_plan_main(stdout, &g);
     }
-    if (a.proj.csv_path) {
+    case PLAN_FIT:
         if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
             say_plan_usage_error("plan --fit takes --bw and --latency-us together, or neither");
             return 2;
@@ -555,6 +600,9 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
                 a.proj.devices[a.proj.n_devices++] = d;
         }
         return projection_main(stdout, &a.proj);
+    case PLAN_SPLIT:
+    case PLAN_PROBE:
+        break;
     }
     if (backend_check_name(a.shared.backend, why, sizeof why)) {
         say_plan_usage_error(why);
@@ -562,6 +610,5 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     if (a.shared.note[0])
         fprintf(stderr, "accubench: note: %s\n", a.shared.note);
-    return a.find_max_micro ? plan_probe(&a) : plan_split(&a);
+    return job == PLAN_PROBE ? plan_probe(&a) : plan_split(&a);
 }
-

@@ -103,7 +103,12 @@ for old in "$folder"/.plots.*.*; do
     case $pid in '' | *[!0-9]*) continue ;; esac
     [ -d "$old" ] && ! alive "$pid" && rm -rf -- "$old"
 done
-work=$(mktemp -d "$folder/.plots.$$.XXXXXX") || exit 2
+# A folder that takes no new file (read-only, immutable) is said as the
+# other refusals are, with mktemp's reason, not its template.
+if ! work=$(mktemp -d "$folder/.plots.$$.XXXXXX" 2>&1); then
+    printf 'plots: cannot write the charts in folder %s: %s\n' "$folder" "${work##*: }" >&2
+    exit 2
+fi
 trap 'rm -rf -- "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -5,6 +5,7 @@
 #include "plural.h"
 #include "grad_dtype.h"
 #include "recompute.h"
+#include "text_line.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,11 +147,9 @@ static long first_duplicate(char *const *fields, size_t n)
     return dup;
 }
 
-/* The file to read, never waiting to open it: a regular file, or a pipe
- * (`report <(cat run.csv)`). A FIFO nobody writes opens at once and reads
- * as empty, where a blocking open would wait for a writer for ever; a
- * device (/dev/zero, endless) or a folder is refused. NULL with a reason. */
-static FILE *open_input(const char *path, char *why, size_t why_len)
+/* A pipe is `report <(cat run.csv)`; a FIFO opened blocking would wait
+ * for a writer for ever. */
+FILE *csv_open_input(const char *path, char *why, size_t why_len)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
@@ -249,15 +248,11 @@ static int read_row_cells(csv_reader *r, size_t n, char *why, size_t why_len)
     return LINE_OK;
 }
 
-/* One line of the file (len bytes in buf, changed in place): binary data
- * is refused, blank lines skipped, `#` lines before the header kept as
+/* One line of the file (in buf, changed in place; binary data never gets
+ * here): blank lines skipped, `#` lines before the header kept as
  * metadata, then the header and the rows. */
-static int take_line(csv_reader *r, char *buf, size_t len, char *why, size_t why_len)
+static int take_line(csv_reader *r, char *buf, char *why, size_t why_len)
 {
-    if (memchr(buf, '\0', len)) {
-        say_read_error(why, why_len, "%s:%d: not a CSV (binary data)", r->path, r->lineno);
-        return LINE_BAD;
-    }
     char *text = buf;
     if (r->lineno == 1 && !strncmp(text, UTF8_BOM, 3))
         text += 3;
@@ -275,7 +270,7 @@ static int take_line(csv_reader *r, char *buf, size_t len, char *why, size_t why
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
 {
     memset(t, 0, sizeof *t);
-    FILE *f = open_input(path, why, why_len);
+    FILE *f = csv_open_input(path, why, why_len);
     if (!f)
         return -1;
     csv_reader r = {.t = t, .path = path};
@@ -286,9 +281,23 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
     t->path = strdup(path);
     if (!t->path)
         goto oom;
-    while ((len = getline(&buf, &buf_cap, f)) >= 0) {
+    for (;;) {
         r.lineno++;
-        int line_rc = take_line(&r, buf, (size_t)len, why, why_len);
+        len = text_line_read(f, &buf, &buf_cap, CSV_MAX_LINE);
+        if (len == TEXT_LINE_END)
+            break;
+        if (len == TEXT_LINE_OOM)
+            goto oom;
+        if (len == TEXT_LINE_NUL) {
+            say_read_error(why, why_len, "%s:%d: not a CSV (binary data)", path, r.lineno);
+            goto fail;
+        }
+        if (len == TEXT_LINE_LONG) {
+            say_read_error(why, why_len, "%s:%d: a line of over %d MiB (not a CSV)", path,
+                           r.lineno, CSV_MAX_LINE >> 20);
+            goto fail;
+        }
+        int line_rc = take_line(&r, buf, why, why_len);
         if (line_rc == LINE_OOM)
             goto oom;
         if (line_rc == LINE_BAD)
@@ -432,6 +441,11 @@ int csv_result_rows(const csv_table *t, const char *const *required,
                 free(rows);
                 return -1;
             }
+        }
+        if (csv_row_order_check(t, i, r, why, why_len)) {
+            free(known);
+            free(rows);
+            return -1;
         }
         if (r->arm < 1) /* a file from before the column: one arm */
             r->arm = 1;

@@ -8,6 +8,7 @@
 #define ACCUBENCH_CSV_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "result_row.h"
 
@@ -48,6 +49,14 @@ typedef struct csv_row {
  * (result_columns[i] describes csv_row_offset[i]). */
 extern const size_t csv_row_offset[];
 
+/* The longest line a CSV may hold: a header of 300000 columns is 2 MiB. */
+#define CSV_MAX_LINE (64 << 20)
+
+/* `path` opened for reading without waiting: a regular file, or a pipe (a
+ * FIFO nobody writes reads as empty at once); a folder or a device
+ * (/dev/zero, endless) is refused. NULL with a one-line reason. */
+FILE *csv_open_input(const char *path, char *why, size_t why_len);
+
 /* Reads `path` into *t. Returns 0, or -1 with a one-line reason naming the
  * file (and line) in `why`; *t is then empty and needs no csv_free. */
 int csv_read(const char *path, csv_table *t, char *why, size_t why_len);
@@ -67,7 +76,8 @@ const char *csv_cell(const csv_table *t, size_t row, int col);
  * `required` (a NULL-terminated list of names) must be in the header; any
  * other column the file lacks is left unmeasured. A value that cannot be
  * (not a number, NaN or infinite, negative, a size or step time of zero:
- * csv_value_check) is refused. Returns 0 and a malloc'ed array in *out
+ * csv_value_check) is refused, and so is a row whose median lies outside
+ * its own interval or p10..p90 (csv_row_order_check). Returns 0 and a malloc'ed array in *out
  * (free()), or -1 with a one-line reason ("FILE:LINE: column NAME: 'TEXT'
  * is not a number (field N of the row)") in `why`. */
 int csv_result_rows(const csv_table *t, const char *const *required,

@@ -134,7 +134,10 @@ static int write_csv(FILE *f, void *ctx, char *why, size_t why_len)
 
 int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
 {
-    return atomic_write_file(w->path, write_csv, w, why, why_len);
+    if (atomic_write_file(w->path, write_csv, w, why, why_len))
+        return -1;
+    w->written = 1;
+    return 0;
 }
 
 /* A ragged split is spelled out in the note as the console and the report

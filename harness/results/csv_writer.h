@@ -24,6 +24,8 @@ typedef struct csv_writer {
     result_row *rows;
     size_t count, capacity;
     char *kept; /* an earlier run's rows (run --append), written before these */
+    size_t kept_rows; /* how many rows kept holds */
+    int written; /* 1 once a write of the file succeeded: until then it is as it was */
 } csv_writer;
 
 void csv_writer_init(csv_writer *w, const char *path);

@@ -2,6 +2,7 @@
 #include "curves_read.h"
 #include "csv_read.h"
 #include "csv_values.h"
+#include "text_line.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void curves_path_beside(const char *main_csv, char *out, size_t len)
 {
@@ -214,19 +216,32 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
 int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
+    /* Opened as the CSV beside it is: a FIFO at the name never blocks the
+     * report, a device or a folder is refused. */
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT)
+        return 1;
+    char reason[400];
+    FILE *f = csv_open_input(path, reason, sizeof reason);
     if (!f) {
-        if (errno == ENOENT)
-            return 1;
-        say(why, why_len, "cannot read %s: %s", path, strerror(errno));
+        say(why, why_len, "the loss curves: %s", reason);
         return -1;
     }
     char *line = NULL, *field[MAX_FIELDS];
     size_t line_cap = 0, cap = 0, columns = 0;
     int at[C_COUNT], header = 0, rc = 0;
     row_at r = {.path = path, .why = why, .why_len = why_len};
-    while (getline(&line, &line_cap, f) >= 0) {
+    ssize_t len;
+    while ((len = text_line_read(f, &line, &line_cap, CSV_MAX_LINE)) != TEXT_LINE_END) {
         r.line++;
+        if (len < 0) {
+            say(why, why_len, "%s:%d: %s", path, r.line,
+                len == TEXT_LINE_NUL    ? "not a curves file (binary data)"
+                : len == TEXT_LINE_LONG ? "not a curves file (a line of over 64 MiB)"
+                                        : "out of memory");
+            rc = -1;
+            break;
+        }
         line[strcspn(line, "\r\n")] = '\0';
         if (!*line || *line == '#')
             continue;
@@ -269,6 +284,10 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
             rc = -1;
             break;
         }
+    }
+    if (!rc && ferror(f)) { /* /proc/self/mem: EIO, not an end */
+        say(why, why_len, "%s: read error: %s", path, strerror(errno));
+        rc = -1;
     }
     free(line);
     fclose(f);

@@ -11,7 +11,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,12 +52,20 @@ static int render_charts(const char *csv, const char *prefix, int64_t cap, doubl
     }
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(why, why_len, "cannot start scripts/plots.sh: %s", strerror(errno));
         return -1;
     }
     if (pid == 0) {
+        /* The charts belong to this report: a report killed (kill PID
+         * reaches it alone, not its process group) takes them along, and
+         * plots.sh's trap removes its private folder, rather than drawing
+         * on for seconds after the report is gone. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(143); /* it died before the line above */
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0)
             dup2(devnull, STDOUT_FILENO);

@@ -18,8 +18,13 @@ int atomic_file_open_lock(const char *path)
 {
     /* O_NONBLOCK: a FIFO planted at the name must not block the open. */
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-    if (fd < 0)
+    if (fd < 0) {
+        /* The kernel's EPERM (a file made immutable, chattr +i) is not
+         * the refusal below, which atomic_file_reason() words as one. */
+        if (errno == EPERM)
+            errno = EACCES;
         return -1;
+    }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
         close(fd);

@@ -1,10 +1,13 @@
 #include "output_path.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,8 +43,8 @@ static void folder_of(const char *path, char *out, size_t cap)
         snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
-static int writable_folder(const char *what, const char *path, const char *folder, char *why,
-                           size_t n)
+int output_path_folder_takes_new(const char *what, const char *path, const char *folder,
+                                 char *why, size_t n)
 {
     struct stat st;
     if (stat(folder, &st) != 0) {
@@ -72,6 +75,26 @@ static int writable_folder(const char *what, const char *path, const char *folde
     close(fd);
     unlink(probe);
     return 0;
+}
+
+/* Its folder takes new files, so only this tells before a run that the
+ * rename at its end would fail. A link is replaced, not its target, and a
+ * file system without the flags has none set. */
+int output_path_pinned(const char *what, const char *path, char *why, size_t n)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int flags = 0; /* the kernel reads and writes an int, whatever the macro says */
+    int got = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    close(fd);
+    if (!got || !(flags & (FS_IMMUTABLE_FL | FS_APPEND_FL)))
+        return 0;
+    snprintf(why, n, "%s %s is %s (chattr %s): the rename that writes it would fail; "
+             "clear the flag or name another path", what, path,
+             flags & FS_IMMUTABLE_FL ? "immutable" : "append-only",
+             flags & FS_IMMUTABLE_FL ? "+i" : "+a");
+    return -1;
 }
 
 /* mkdir -p: each missing component in turn. */
@@ -121,9 +144,11 @@ int output_path_check(const char *what, const char *path, output_kind kind, char
                      "replace it)", what, path, kind_of(st.st_mode));
             return -1;
         }
+        if (exists && output_path_pinned(what, path, why, why_len))
+            return -1;
         char folder[PATH_CAP];
         folder_of(path, folder, sizeof folder);
-        return writable_folder(what, path, folder, why, why_len);
+        return output_path_folder_takes_new(what, path, folder, why, why_len);
     }
     if (exists && !S_ISDIR(st.st_mode)) {
         snprintf(why, why_len, "%s %s is %s, not a folder", what, path, kind_of(st.st_mode));
@@ -131,7 +156,7 @@ int output_path_check(const char *what, const char *path, output_kind kind, char
     }
     if (!exists && make_folders(what, path, why, why_len))
         return -1;
-    return writable_folder(what, path, path, why, why_len);
+    return output_path_folder_takes_new(what, path, path, why, why_len);
 }
 
 /* The path with its folder resolved (links, "..", "."), the last name

@@ -17,13 +17,27 @@ typedef enum {
  * the reason ("--csv", "report --out").
  *   OUTPUT_FILE: the path is absent or a regular file (symbolic links are
  *     followed: a link to a regular file is accepted, and the link itself is
- *     replaced by the rename), and its folder exists and takes a new file
+ *     replaced by the rename) that a rename may replace (not immutable or
+ *     append-only, chattr +i or +a), and its folder exists and takes a new file
  *     (tried with a file created and removed: /proc passes access() as root).
  *   OUTPUT_DIR: the path is a writable folder, or is absent and is created
  *     here with its parents (mode 0777 less the umask).
  * Returns 0, or -1 with a one-line reason that echoes the path. */
 int output_path_check(const char *what, const char *path, output_kind kind, char *why,
                       size_t why_len);
+
+/* Whether `folder` takes a new entry, tried by creating a file in it and
+ * removing it (root passes access() on /proc, where nothing can be made).
+ * 0, or -1 with a reason naming `what` and `path` (the output that would
+ * land there). */
+int output_path_folder_takes_new(const char *what, const char *path, const char *folder,
+                                 char *why, size_t why_len);
+
+/* Whether the kernel keeps `path` from being replaced by a rename, root
+ * too: immutable (chattr +i) or append-only (chattr +a), a file or a
+ * folder. 0 when it does not (or has no such flags), else -1 with the
+ * reason. */
+int output_path_pinned(const char *what, const char *path, char *why, size_t why_len);
 
 /* Whether two paths name one file: the same place once their folders are
  * resolved, or two names (links) of one existing file. */

@@ -18,7 +18,7 @@ awk -F, -v OFS=, '
     /^#/ { print; next }
     !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
     $c["model"] == "M" && $c["micro_batch"] == 16 && $c["mode"] == "async" {
-        for (k in c) if (k ~ /^step_ms_/) $c[k] = sprintf("%.4f", $c[k] * 1.3)
+        for (k in c) if (k ~ /^step_ms_/ && $c[k] != "") $c[k] = sprintf("%.4f", $c[k] * 1.3)
     }
     { print }' base.csv > slower.csv
 "$ACCUBENCH" compare base.csv slower.csv > out.txt 2> err.txt; rc=$?

@@ -23,7 +23,8 @@ mkdir adir
 echo keep > afile
 for bad in "--csv devnull" "--csv fifo" "--csv adir" "--out afile" "--out fifo" \
            "--out devnull" "--trace devnull" "--trace fifo" "--trace adir" \
-           "--trace nodir/t.json" "--trace afile" "--csv nodir/x.csv" "--out afile/sub"; do
+           "--trace nodir/t.json" "--trace afile" "--csv nodir/x.csv" "--out afile/sub" \
+           "--dump /proc/accubench-dump"; do
     # a trace pass to write, so that the path is what gets refused
     pass=""
     case $bad in --trace*) pass="--trace-steps 1" ;; esac
@@ -50,6 +51,49 @@ check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "trace-steps is 0"
     "$ACCUBENCH" run $quick --trace-steps 1 --trace t.json --csv t2.csv --quiet 2>>err.txt
 check '[ $? -eq 0 ] && grep -q "\"tool\":\"accubench\"" t.json' \
     "--trace over an earlier trace: $(cat err.txt)"
+
+# a file the kernel keeps (chattr +i or +a) passes every other check, but
+# the rename over it fails: refused before measuring, not after the run.
+# Where the flags cannot be set (not root, a file system without them),
+# skipped with a line.
+cp t.json pinned.json
+"$ACCUBENCH" run $quick --csv kept.csv --quiet 2>/dev/null
+if chattr +i pinned.json kept.csv 2>/dev/null; then
+    for bad in "--trace pinned.json --trace-steps 1 --csv p1.csv" "--csv kept.csv --append"; do
+        # shellcheck disable=SC2086
+        "$ACCUBENCH" run $quick $bad >out.txt 2>err.txt
+        rc=$?
+        check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'immutable' err.txt" \
+            "$bad, the file immutable: one line, exit 2 (rc $rc): $(cat err.txt)"
+        check "! grep -q 'peak GEMM' out.txt" "$bad, the file immutable: refused before measuring"
+    done
+    check '[ ! -e p1.csv ] && [ "$(rows kept.csv)" -eq 2 ]' "the pinned outputs: nothing written"
+    chattr -i pinned.json kept.csv
+    chattr +a pinned.json
+    "$ACCUBENCH" run $quick --trace pinned.json --trace-steps 1 --csv p2.csv >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && grep -q 'append-only' err.txt && ! grep -q 'peak GEMM' out.txt" \
+        "--trace append-only: refused before measuring (rc $rc): $(cat err.txt)"
+    chattr -a pinned.json
+    # an empty --dump folder the dump would be renamed over, immutable
+    mkdir pinned.dump
+    chattr +i pinned.dump
+    "$ACCUBENCH" run $quick --dump pinned.dump --csv p3.csv >out.txt 2>err.txt
+    rc=$?
+    chattr -i pinned.dump
+    check "[ $rc -eq 2 ] && grep -q 'dump pinned.dump is immutable' err.txt && ! grep -q 'peak GEMM' out.txt" \
+        "--dump onto an immutable folder: refused before measuring (rc $rc): $(cat err.txt)"
+    # a lock left immutable is a regular file: said as the kernel says it
+    : >pinned.csv.lock
+    chattr +i pinned.csv.lock
+    "$ACCUBENCH" run $quick --csv pinned.csv >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && grep -q 'pinned.csv.lock: Permission denied' err.txt" \
+        "--csv whose lock is immutable: one line, the kernel's reason (rc $rc): $(cat err.txt)"
+    chattr -i pinned.csv.lock
+else
+    echo "skipped: chattr +i does not work here (needs root and a file system with the flags)"
+fi
 
 # --csv names the file: no results/ appears in the working folder
 "$ACCUBENCH" run $quick --csv given.csv --quiet 2>err.txt
@@ -118,6 +162,29 @@ said=$(sed -n 's/.*accubench: \([0-9]*\) of the [0-9]* rows\{0,1\} measured \(is
 check "[ -n '$said' ] && [ '$said' -eq $on_disk ]" \
     "the rows said ($said) are the rows on disk ($on_disk): $(cat err.txt)"
 check '! grep -qE "rows? written" out.txt' "no 'rows written' after a failed write: $(tail -n 1 out.txt)"
+
+# The same onto a file of earlier rows: the count said is this run's rows
+# on disk, the earlier ones named apart. --append with room for a row or
+# two; --replace with room for none (the file stays as it was).
+# said_rows FILE: the count of this run's rows the error line gives
+said_rows() { sed -n "s/.*accubench: \([0-9]*\) of the [0-9]* rows\{0,1\} measured \(is\|are\) in $1, .* its \([0-9]*\) earlier rows\{0,1\}$/\1 \3/p" err.txt; }
+earlier=$(rows given.csv)
+for how in append replace; do
+    cp given.csv "$how.csv"
+    blocks=1
+    [ "$how" = append ] && blocks=$(( $(wc -c <given.csv) / 512 + 3 ))
+    sh -c 'trap "" XFSZ; ulimit -f "$1"; shift; exec "$0" "$@"' "$ACCUBENCH" "$blocks" \
+        run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.05 \
+        --min-samples 3 --trace-steps 0 --rounds off --csv "$how.csv" "--$how" >out.txt 2>err.txt
+    rc=$?
+    said=$(said_rows "$how.csv")
+    ours=${said% *} theirs=${said#* }
+    check "[ $rc -eq 2 ] && [ -n '$said' ] && [ '$ours' -eq \$(( \$(rows $how.csv) - $earlier )) ] &&
+           [ '$theirs' -eq $earlier ]" \
+        "--$how, the write failing: this run's rows said apart from the $earlier earlier ones (rc $rc, $(rows "$how.csv") on disk): $(cat err.txt)"
+done
+check 'cmp -s given.csv replace.csv && grep -q "as it was" err.txt' \
+    "--replace whose first write failed left the file as it was: $(cat err.txt)"
 
 # ---- 4. SIGTERM as SIGINT: rows kept (each config timed alone: --rounds off writes its row as it ends), exit 143 (128 + SIGTERM), no temporary; a dead
 # run's temporary is removed by the next run, a live one's is not

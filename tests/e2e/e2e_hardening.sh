@@ -194,6 +194,17 @@ make -s -C "$root" print-CC BUILD="b\$(shell touch $PWD/PWNED)" >make.out 2>&1
 check "[ $? -eq 2 ] && [ ! -e PWNED ] && grep -q 'a folder name of' make.out" \
     "make BUILD='b\$(shell ...)' is refused before it runs: $(cat make.out)"
 rm -f PWNED
+# make -f TREE/Makefile from another folder: the recipes' relative paths
+# would name that folder's scripts/ (and build/): refused before any runs.
+mkdir -p elsewhere/scripts
+for s in configure plots pick_csv bench; do
+    printf 'touch "%s/PWNED"\n' "$PWD" >"elsewhere/scripts/$s.sh"
+done
+(cd elsewhere && make -f "$root/Makefile" plots CSV=x.csv >../make.out 2>&1)
+rc=$?
+check "[ $rc -eq 2 ] && [ ! -e PWNED ] && [ ! -e elsewhere/build ] && grep -q 'make -C' make.out" \
+    "make -f from another folder is refused before it runs that folder's scripts (rc $rc): $(head -n 2 make.out)"
+rm -f PWNED
 
 # The program's own scripts and profiles come from beside it, never from
 # the folder it runs in: a planted scripts/plots.sh is not run, a planted
@@ -241,6 +252,30 @@ done
 cp "$root/tests/fixtures/abc.csv" piped.csv
 cat piped.csv | timeout 20 "$ACCUBENCH" report /dev/stdin --no-charts --out piped >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ -s piped/stdin.html ]" "a pipe with data is still read: $(cat err.txt)"
+# endless input that is not a device: a regular file of NUL bytes that
+# never ends (/proc/self/pagemap, 256 GiB of them), a FIFO or /dev/zero
+# where the loss curves beside a CSV go. The first NUL ends the read; a
+# FIFO is never waited on.
+for cmd in "report /proc/self/pagemap --no-charts" "run --profile /proc/self/pagemap"; do
+    # shellcheck disable=SC2086
+    timeout 20 "$ACCUBENCH" $cmd >/dev/null 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'pagemap:1: ' err.txt" \
+        "$cmd: one line, exit 2, at the first NUL (got $rc: $(cat err.txt))"
+done
+mkdir curved
+cp "$root/tests/fixtures/abc.csv" curved/c.csv
+for planted in fifo zero; do
+    rm -f curved/c.curves.csv
+    if [ $planted = fifo ]; then mkfifo curved/c.curves.csv; else ln -s /dev/zero curved/c.curves.csv; fi
+    for cmd in "report curved/c.csv --no-charts" "plan --time-to-target curved/c.csv"; do
+        # shellcheck disable=SC2086
+        timeout 20 "$ACCUBENCH" $cmd >/dev/null 2>err.txt
+        rc=$?
+        check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'c.curves.csv' err.txt" \
+            "$cmd, the curves a $planted: one line, exit 2, no wait (got $rc: $(cat err.txt))"
+    done
+done
 
 # ---- 10. the smaller ones
 for v in abc 0 -1; do

@@ -127,6 +127,58 @@ for case in step_ms_median:nan step_ms_median:NaN step_ms_median:inf step_ms_med
 done
 ls edited.md > /dev/null 2>&1 && bad "a report was written from a file with impossible values"
 
+# A median outside its own 95% interval (or p10..p90) is no measurement
+# either: every reader refuses the row, naming file, line and both columns.
+# band LO_COL HI_COL LO_FACTOR HI_FACTOR: base.csv with the first data
+# row's LO_COL and HI_COL set to its median times the factors.
+band() {
+    awk -F, -v OFS=, -v lo="$1" -v hi="$2" -v fl="$3" -v fh="$4" '
+        /^#/ { print; next }
+        !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+        !done { m = $c["step_ms_median"] + 0; $c[lo] = m * fl; $c[hi] = m * fh; done = 1 }
+        { print }' base.csv > edited.csv
+}
+for case in "step_ms_ci_lo step_ms_ci_hi 2 3 95% interval" \
+            "step_ms_ci_lo step_ms_ci_hi 0.25 0.5 95% interval" \
+            "step_ms_p10 step_ms_p90 1.5 2 p10..p90"; do
+    set -- $case
+    lo=$1 hi=$2
+    band "$1" "$2" "$3" "$4"
+    shift 4
+    for cmd in "report edited.csv --no-charts" "compare base.csv edited.csv" \
+               "plan --recommend --from edited.csv --effective 256 --mem-cap 1T"; do
+        "$ACCUBENCH" $cmd > stdout.txt 2> stderr.txt; rc=$?
+        if [ "$rc" -ne 2 ] || [ "$(wc -l < stderr.txt)" -ne 1 ] ||
+           ! grep -qF "edited.csv:$line: step_ms_median " stderr.txt ||
+           ! grep -qF "lies outside its $*, $lo..$hi " stderr.txt; then
+            bad "median outside $lo..$hi ($case): accubench $cmd -> exit $rc:"; cat stderr.txt
+        fi
+    done
+done
+# the band as a run writes it, the median inside: read as before
+band step_ms_ci_lo step_ms_ci_hi 0.9 1.1
+"$ACCUBENCH" compare base.csv edited.csv > out.txt 2> err.txt ||
+    { bad "a median inside its edited interval was refused:"; cat err.txt; }
+ls edited.md > /dev/null 2>&1 && bad "a report was written from a median outside its interval"
+
+# run --append onto a file whose rows the readers refuse: refused before
+# anything is measured (the rows would land in a file no report reads),
+# the file as it was.
+"$ACCUBENCH" run $small --budget-s 0.05 --trace-steps 0 --csv mine.csv > /dev/null 2>&1 ||
+    bad "the run to append to failed"
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    { $c["step_ms_ci_lo"] = $c["step_ms_median"] * 2; $c["step_ms_ci_hi"] = $c["step_ms_median"] * 3 }
+    { print }' mine.csv > damaged.csv
+cp damaged.csv damaged.kept
+"$ACCUBENCH" run $small --budget-s 0.05 --trace-steps 0 --csv damaged.csv --append \
+    > stdout.txt 2> stderr.txt; rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l < stderr.txt)" -eq 1 ] &&
+    grep -qF -- "--append damaged.csv: damaged.csv:" stderr.txt &&
+    grep -qF "lies outside its 95% interval" stderr.txt ||
+    bad "run --append onto a damaged file: exit $rc, want 2 and one line: $(cat stderr.txt)"
+grep -q 'peak GEMM' stdout.txt && bad "run --append onto a damaged file measured before refusing"
+cmp -s damaged.csv damaged.kept || bad "run --append changed the damaged file it refused"
+
 # What spreadsheets write: a byte order mark, CRLF line ends.
 { printf '\357\273\277'; sed 's/$/\r/' base.csv; } > crlf.csv
 "$ACCUBENCH" report crlf.csv --no-charts > /dev/null 2> err.txt ||

@@ -127,14 +127,16 @@ fields=$(grep -v '^#' abc.csv | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')
 wait_at_most=; command -v timeout >/dev/null 2>&1 && wait_at_most="timeout 60"
 hows="program"
 refused() { # refused CSV MESSAGE [OUT_PREFIX]: each way in $hows refuses CSV saying MESSAGE
+    csv=$1 want=$2
+    shift 2 # what is left is plots.sh's OUT_PREFIX, if any
     for how in $hows; do
         if [ $how = unbuilt ]; then bin=$PWD/no-such-accubench; else bin=$root/build/accubench; fi
         [ $how = unbuilt ] || [ -x "$bin" ] || continue
-        ACCUBENCH_BIN=$bin $wait_at_most sh "$root/scripts/plots.sh" "$@" > out.txt 2> err.txt; rc=$?
-        [ "$rc" = 2 ] || { cat out.txt err.txt; fail "$how: plots.sh on $1 exited $rc, want 2"; }
+        ACCUBENCH_BIN=$bin $wait_at_most sh "$root/scripts/plots.sh" "$csv" "$@" > out.txt 2> err.txt; rc=$?
+        [ "$rc" = 2 ] || { cat out.txt err.txt; fail "$how: plots.sh on $csv exited $rc, want 2"; }
         [ "$(wc -l < err.txt)" = 1 ] && [ ! -s out.txt ] ||
-            { cat out.txt err.txt; fail "$how: plots.sh on $1: want one error line"; }
-        grep -qF "plots: $2" err.txt || fail "$how: plots.sh on $1 said: $(cat err.txt), want: $2"
+            { cat out.txt err.txt; fail "$how: plots.sh on $csv: want one error line"; }
+        grep -qF "plots: $want" err.txt || fail "$how: plots.sh on $csv said: $(cat err.txt), want: $want"
     done
 }
 hows="program unbuilt"
@@ -150,6 +152,21 @@ refused bad/nocol.csv "bad/nocol.csv: missing column samples_per_s"
 for f in bad/*.png bad/*.svg bad/*.why; do
     [ ! -e "$f" ] || fail "a chart or its reason written beside bad input: $f"
 done
+# A folder that takes no new file (immutable here; read-only alike): one
+# line in plots' own words, mktemp's template not in it. Skipped where the
+# flag cannot be set (not root, a file system without it).
+mkdir -p pinned && cp abc.csv pinned/run.csv
+if chattr +i pinned 2>/dev/null; then
+    ACCUBENCH_BIN=$root/build/accubench sh "$root/scripts/plots.sh" pinned/run.csv >out.txt 2>err.txt
+    rc=$?
+    chattr -i pinned
+    [ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] &&
+        grep -qF "plots: cannot write the charts in folder pinned: Operation not permitted" err.txt &&
+        ! grep -q 'XXXXXX' err.txt ||
+        fail "plots.sh into an immutable folder: exit $rc, want 2 and one line: $(cat err.txt)"
+else
+    echo "skipped: chattr +i does not work here"
+fi
 # The report's own refusals, word for word.
 if [ -x "$root/build/accubench" ]; then
     for f in folder hi.csv empty.csv cut.csv; do

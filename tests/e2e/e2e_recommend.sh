@@ -176,4 +176,17 @@ for opt in "--dtype fp32" "--backend cuda" "--recompute block" "--optimizer sgd"
     bad "${opt%% *} goes with a measuring --recommend" --recommend --effective 256 \
         --mem-cap 1G --from "$fixture" $opt
 done
+# an option the job does not read was dropped unsaid (the arithmetic never
+# looked at a cap, --noise at an effective batch, --fit at a model)
+bad '--mem-cap goes with --find-max-micro, .*, not with the arithmetic' \
+    --effective 256 --max-micro 32 --mem-cap 16G
+bad '--model goes with .*, not with the arithmetic' --effective 256 --max-micro 32 --model M
+bad '--effective goes with .*, not with --noise' --noise "$fixture" --effective 64
+bad '--model goes with .*, not with --fit' --fit "$fixture" --model S
+bad '--reserve goes with --find-max-micro' --recommend --effective 256 --mem-cap 1G \
+    --from "$fixture" --reserve 1M
+bad '--target-loss and --table go with' --recommend --effective 256 --mem-cap 1G \
+    --from "$fixture" --target-loss 2
+bad '--effective goes with .*, not with --recommend --goal time' --recommend --goal time \
+    --from "$fixture" --effective 256
 echo "e2e_recommend: ok"

@@ -4,6 +4,8 @@
 # backquotes, ';' and gnuplot's own system("...") (tests/e2e/hostile_names.sh),
 # for a CSV of the same name and for a plain one, runs nothing they name
 # and lands the report and its charts exactly where asked. Needs gnuplot.
+# A report killed (SIGTERM to it alone) while its charts are drawn takes
+# them along: no chart lands after it is gone, no private folder stays.
 # The charts alone under such names: e2e_plots_hostile.sh.
 set -u
 root=$ACCUBENCH_ROOT
@@ -35,6 +37,25 @@ for name in "$@"; do
     esac
     check '[ -z "$(find . -name ".plots.*")" ]' "name $i: a private temporary folder was left"
 done
+# SIGTERM to the report as its charts start: plots.sh, its child, ends too
+mkdir killed
+"$ACCUBENCH" report plain.csv --out killed >/dev/null 2>kill.err &
+pid=$!
+for _ in $(seq 1 1200); do # up to 60 s: a loaded or sanitized build is slow
+    [ -n "$(find killed -name '.plots.*')" ] && break
+    kill -0 $pid 2>/dev/null || break
+    sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+rc=$?
+at_kill=$(find killed -name '*.png' | wc -l)
+sleep 4 # an orphaned plots.sh draws a chart in well under a second
+check "[ $rc -eq 143 ] && [ \$(find killed -name '*.png' | wc -l) -le \$(( at_kill + 1 )) ]" \
+    "report killed while charting (rc $rc): charts still landed after it was gone: $(ls killed | tr '\n' ' ')"
+check '[ -z "$(find killed -name ".plots.*")" ] && [ ! -e killed/plain.md ]' \
+    "report killed while charting: a private folder or a report was left: $(ls -a killed | tr '\n' ' ')"
+
 pwned=$(find . -name 'PWNED*' | tr '\n' ' ')
 check '[ -z "$pwned" ]' "a name was run as code: $pwned"
 exit $fail

@@ -32,6 +32,23 @@ static void expect_bad(const char *text, const char *expect)
     unlink(path);
 }
 
+/* The rows `text` reads as, or -1 when it is refused. */
+static long load_text(const char *text)
+{
+    const char *path = check_temp_file(text);
+    csv_table t;
+    csv_row *rows = NULL;
+    char why[256] = "";
+    long n = csv_load(path, csv_required_columns, &t, &rows, why, sizeof why) ? -1 : (long)t.rows;
+    if (n < 0)
+        fprintf(stderr, "  refused: %s\n", why);
+    else
+        csv_free(&t);
+    free(rows);
+    unlink(path);
+    return n;
+}
+
 static void test_fixture(void)
 {
     csv_table t;
@@ -130,6 +147,9 @@ static void test_writer_round_trip(void)
 #define SET(name, type, pass, role) k++; SET_##type(name)
     RESULT_COLUMNS(SET)
 #undef SET
+    /* the median inside its bands, as a run writes them (csv_row_order_check) */
+    in[0].step_ms_ci_lo = in[0].step_ms_p10 = in[0].step_ms_median - 0.5;
+    in[0].step_ms_ci_hi = in[0].step_ms_p90 = in[0].step_ms_median + 0.5;
     const char *path = check_temp_file("");
     FILE *f = fopen(path, "w");
     if (!f)
@@ -194,5 +214,23 @@ int main(void)
                "accum_steps,status,step_ms_median\n\ncpu,x,S,fp32,async,mean,8,four,2,ok,1\n",
                ":3: column micro_batch: 'four' is not a number");
     expect_bad("a,b,a\n", "duplicate");
+
+    /* a median outside its own bands: a row no run writes */
+#define BANDED "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch," \
+               "accum_steps,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,step_ms_p10," \
+               "step_ms_p90\n"
+    expect_bad(BANDED "cpu,x,S,fp32,async,sum,8,4,2,ok,5,6,7,4,8\n",
+               ":2: step_ms_median 5 lies outside its 95% interval, "
+               "step_ms_ci_lo..step_ms_ci_hi 6..7");
+    expect_bad(BANDED "cpu,x,S,fp32,async,sum,8,4,2,ok,5,6,4,4,8\n",
+               ":2: step_ms_median 5 lies outside its 95% interval");
+    expect_bad(BANDED "cpu,x,S,fp32,async,sum,8,4,2,ok,5,4,6,5.5,8\n",
+               ":2: step_ms_median 5 lies outside its p10..p90, step_ms_p10..step_ms_p90 5.5..8");
+    expect_bad(BANDED "cpu,x,S,fp32,async,sum,8,4,2,skipped,,7,6,,\n",
+               ":2: step_ms_ci_lo 7 is above step_ms_ci_hi 6");
+    /* at its ends, or with a band unmeasured, it reads */
+    CHECK(load_text(BANDED "cpu,x,S,fp32,async,sum,8,4,2,ok,5,5,5,5,5\n"
+                           "cpu,x,S,fp32,async,sum,8,2,4,ok,5,,,4,6\n") == 2);
+#undef BANDED
     return check_finish("test_csv_read");
 }

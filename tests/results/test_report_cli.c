@@ -98,7 +98,7 @@ static void write_slower_copy(const char *src, const char *dst, const char *mode
         for (size_t c = 0; c < t.cols; c++) {
             const char *name = t.header[c], *v = csv_cell(&t, r, (int)c);
             fputs(c ? "," : "", f);
-            if (hit && !strncmp(name, "step_ms_", 8))
+            if (hit && !strncmp(name, "step_ms_", 8) && *v) /* unmeasured stays so */
                 fprintf(f, "%.4f", strtod(v, NULL) * factor);
             else
                 fputs(v, f);

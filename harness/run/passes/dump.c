@@ -14,6 +14,7 @@
 #include "atomic_file.h"
 #include "dispatch.h"
 #include "npy.h"
+#include "output_path.h"
 #include "version.h"
 
 int dump_check_target(const char *dir, char *why, size_t n)
@@ -43,6 +44,9 @@ int dump_check_target(const char *dir, char *why, size_t n)
                      "directory)", dir);
             return -1;
         }
+        /* the dump is renamed over it */
+        if (output_path_pinned("--dump", dir, why, n))
+            return -1;
     }
     /* The dump is made beside it: its parent must take a new directory. */
     char parent[1200];
@@ -62,7 +66,7 @@ int dump_check_target(const char *dir, char *why, size_t n)
                  "writable", dir, parent);
         return -1;
     }
-    return 0;
+    return output_path_folder_takes_new("--dump", dir, parent, why, n);
 }
 
 /* Removes what a failed dump left in its temporary directory (the noise

@@ -184,6 +184,21 @@ static int same_settings(const csv_table *t, const csv_writer *w, char *why, siz
     return 0;
 }
 
+/* Its rows as report and compare read them: a value no run writes (an
+ * edited or damaged row) is refused here, before anything is measured,
+ * rather than kept in a file no reader would then take. */
+static int rows_read_back(const csv_table *t, char *why, size_t why_len)
+{
+    csv_row *rows = NULL;
+    char reason[400];
+    int rc = csv_result_rows(t, csv_required_columns, &rows, reason, sizeof reason);
+    free(rows);
+    if (rc)
+        snprintf(why, why_len, "--append %s: %s; report and compare would refuse the file: "
+                 "mend that row or --replace it", t->path, reason);
+    return rc ? -1 : 0;
+}
+
 /* The rows as lines of text: the cells of each, joined by commas. */
 static int keep_rows(csv_writer *w, const csv_table *t, char *why, size_t why_len)
 {
@@ -214,6 +229,7 @@ static int keep_rows(csv_writer *w, const csv_table *t, char *why, size_t why_le
     kept[used] = '\0';
     free(w->kept);
     w->kept = kept;
+    w->kept_rows = t->rows;
     return 0;
 }
 
@@ -226,7 +242,7 @@ int csv_existing_adopt(csv_writer *w, const char *path, char *why, size_t why_le
         return -1;
     }
     int rc = same_columns(&t, why, why_len) || same_settings(&t, w, why, why_len) ||
-             keep_rows(w, &t, why, why_len);
+             rows_read_back(&t, why, why_len) || keep_rows(w, &t, why, why_len);
     /* Its other lines (a peer's, an earlier run's) stay, while there is room. */
     for (size_t i = 0; !rc && i < t.meta_count && w->meta_count < CSV_MAX_META - 16; i++)
         if (!writer_meta(w, t.meta[i].key))

@@ -15,6 +15,7 @@
 
 #include "parse.h"
 #include "repo_path.h"
+#include "text_line.h"
 
 /* A name is one of the program's own profiles, found beside the program
  * (repo_path.h), never in the working directory; a path the user gives
@@ -69,6 +70,8 @@ static FILE *open_profile(const char *path, char *why, size_t n)
 /* The keys a profile has set, each with its line: a key set twice is a
  * slip (the last line silently won), refused with both places. */
 #define PROFILE_MAX_KEYS 64
+/* A profile is a few lines of key = value: a longer line is not one. */
+#define PROFILE_MAX_LINE (1 << 20)
 typedef struct profile_keys {
     char key[PROFILE_MAX_KEYS][48];
     int line[PROFILE_MAX_KEYS];
@@ -136,16 +139,20 @@ int options_load_profile(run_options *o, const char *name, char *why, size_t n)
     FILE *f = open_profile(path, why, n);
     if (!f)
         return -1;
-    /* whole lines, however long: a line is never split into two settings */
+    /* whole lines: one past the bound is refused, never split into two settings */
     char *line = NULL;
     size_t line_cap = 0;
     ssize_t len;
     int lineno = 0, rc = 0;
     profile_keys keys = {.n = 0};
-    while (!rc && (len = getline(&line, &line_cap, f)) >= 0) {
+    while (!rc &&
+           (len = text_line_read(f, &line, &line_cap, PROFILE_MAX_LINE)) != TEXT_LINE_END) {
         lineno++;
-        if (memchr(line, '\0', (size_t)len)) {
-            snprintf(why, n, "%s:%d: a NUL byte in the line (not a text file?)", path, lineno);
+        if (len == TEXT_LINE_NUL || len == TEXT_LINE_LONG || len == TEXT_LINE_OOM) {
+            snprintf(why, n, "%s:%d: %s", path, lineno,
+                     len == TEXT_LINE_NUL    ? "a NUL byte in the line (not a text file?)"
+                     : len == TEXT_LINE_LONG ? "a line of over 1 MiB (not a profile?)"
+                                             : "out of memory");
             rc = -1;
             break;
         }

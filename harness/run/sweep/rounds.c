@@ -359,13 +359,16 @@ static measure_stop run_rounds(rounds_state *st, size_t *order)
         progress_phase(st->s->progress, phase);
         cpu_sample before;
         int before_ok = cpu_sample_now(&before) == 0;
+        /* Every member's round starts empty and its slice fills it: one
+         * lost in this round, or not reached when a signal cut the round
+         * short, has no steps in it (never a stale end, which would count
+         * steps that are not there). */
+        for (size_t i = 0; i < st->n; i++)
+            st->tm[i].at[k + 1] = st->tm[i].at[k];
         round_order(st, k, order, &count);
         for (size_t j = 0; j < count && !*st->s->stop; j++)
             if (st->mem[order[j]].live)
                 slice(st, order[j], k);
-        for (size_t i = 0; i < st->n; i++) /* a member lost in this round */
-            if (!st->mem[i].live)
-                st->tm[i].at[k + 1] = st->tm[i].at[k];
         judge_round(st, k, &before, before_ok);
         st->rounds++;
     } while (!enough(st, (double)(trace_now_ns() - t0) / 1e9, budget_s, &why));

@@ -355,12 +355,23 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
         /* What the file holds, read back: never the rows meant for it. */
         long on_disk = csv_rows_on_disk(path);
         const char *rows = plural((long long)s->csv.count, "row", "rows");
+        /* Not this run's: an --append file's earlier rows, and every row
+         * of a file this run never managed to write (as it was). */
+        long earlier = out->existing && !s->csv.written ? on_disk : (long)s->csv.kept_rows;
+        if (earlier > on_disk)
+            earlier = on_disk;
         if (on_disk < 0)
             fprintf(stderr, "accubench: %s is not on disk: none of the %zu %s measured was "
                     "kept\n", path, s->csv.count, rows);
-        else
+        else if (!earlier)
             fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s\n", on_disk,
                     s->csv.count, rows, plural(on_disk, "is", "are"), path);
+        else
+            fprintf(stderr, "accubench: %ld of the %zu %s measured %s in %s, %s its %ld "
+                    "earlier %s\n", on_disk - earlier, s->csv.count, rows,
+                    plural(on_disk - earlier, "is", "are"), path,
+                    s->csv.written ? "after" : "which is as it was, with", earlier,
+                    plural(earlier, "row", "rows"));
     } else if (!s->csv.count && out->existing) {
         /* nothing to add: the file was not touched (a --replace too), so
          * neither its rows nor a report of them are this run's */

@@ -1,0 +1,28 @@
+/* What each of plan's jobs reads. plan does one job a call, chosen by its
+ * options (--find-max-micro, --fit, --noise, ...); an option the job does
+ * not read would be dropped unsaid (`plan --effective 256 --max-micro 32
+ * --mem-cap 16G` never looks at the cap), so it is refused instead. */
+#ifndef ACCUBENCH_PLAN_JOBS_H
+#define ACCUBENCH_PLAN_JOBS_H
+
+#include <stddef.h>
+
+typedef enum plan_job {
+    PLAN_SPLIT,          /* the arithmetic: --effective, --max-micro */
+    PLAN_PROBE,          /* --find-max-micro */
+    PLAN_FIT,            /* --fit */
+    PLAN_NOISE,          /* --noise */
+    PLAN_TIME,           /* --time-to-target */
+    PLAN_RECOMMEND,      /* --recommend, measuring */
+    PLAN_RECOMMEND_FROM, /* --recommend --from */
+    PLAN_GOAL_TIME,      /* --recommend --from --goal time */
+} plan_job;
+
+/* 0 when job reads every option in keys (n of them, without the dashes;
+ * the options that choose the job count as read), else -1 with the
+ * refusal naming the first one that it does not and the jobs that do:
+ * "--max-micro goes with the arithmetic (--effective, --max-micro) and
+ * --find-max-micro, not with --noise: drop it". */
+int plan_job_reads(plan_job job, const char *const *keys, size_t n, char *why, size_t why_len);
+
+#endif
