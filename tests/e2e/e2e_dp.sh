@@ -66,6 +66,9 @@ check_rows() {
             if (calls + 0 != want_calls) { print "FAILED: " where ": " calls " all-reduces a step, expected " want_calls; bad = 1 }
             if ($c["allreduce_bytes_per_step"] + 0 != per * $c["params"] * 4) { print "FAILED: " where ": " $c["allreduce_bytes_per_step"] " bytes a step"; bad = 1 }
             if (!($c["comm_ms"] + 0 > 0) || $c["comm_exposed_ms"] == "") { print "FAILED: " where ": no communication time"; bad = 1 }
+            # The exposed part of a step is within it: a median of the same
+            # steps as the step time can be no longer.
+            if ($c["comm_exposed_ms"] + 0 > $c["step_ms_median"] + 0) { print "FAILED: " where ": " $c["comm_exposed_ms"] " ms of exposed communication in a " $c["step_ms_median"] " ms step"; bad = 1 }
         }
         END {
             if (n != want) { print "FAILED: " n " rows, expected " want; bad = 1 }

@@ -279,6 +279,14 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
         timing_stats_of(l->cs.wait, l->n, &arrival);
         out->comm_wait_ms = arrival.median;
     }
+    for (size_t i = 0; i < l->n; i++) {
+        if (o->keep_comm_ms)
+            o->keep_comm_ms[i] = l->cs.busy[i];
+        if (o->keep_comm_exposed_ms)
+            o->keep_comm_exposed_ms[i] = l->cs.exposed[i];
+        if (o->keep_comm_wait_ms)
+            o->keep_comm_wait_ms[i] = l->cs.wait ? l->cs.wait[i] : NAN;
+    }
 }
 
 int measure_steps(step_runner *s, const measure_options *o, step_timing *out)
