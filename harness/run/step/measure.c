@@ -257,6 +257,8 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
     out->noise_met = !o->steps && noise_met(o, l->dev_ms, l->n);
     timing_stats_of(l->host_ms, l->issued, &host);
     out->host_enqueue_ms = host.median;
+    if (o->keep_host_ms)
+        memcpy(o->keep_host_ms, l->host_ms, l->n * sizeof *o->keep_host_ms);
     out->dispatches_per_step = (double)(b->dispatches - l->dispatch0) / (double)l->issued;
     if (!c)
         return;

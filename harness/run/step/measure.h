@@ -23,6 +23,7 @@ typedef struct measure_options {
      * same steps as the step time's, never a mean that one stalled step
      * dominates. */
     double *keep_comm_ms, *keep_comm_exposed_ms, *keep_comm_wait_ms;
+    double *keep_host_ms; /* non-NULL: each timed step's host enqueue time, the same way */
 } measure_options;
 
 /* What ended the timed loop: the row's note names it. */

@@ -25,6 +25,7 @@
 typedef struct member_times {
     int slice_steps;
     double *ms;                       /* every timed step, round after round */
+    double *host_ms;                  /* each of those steps' host enqueue time */
     /* With ranks: each of those steps' communication, at the same places
      * (comm.h's busy, exposed and arrival-wait times) */
     double *comm_ms, *comm_exposed_ms, *comm_wait_ms;
@@ -125,7 +126,6 @@ static void slice_end(rounds_state *st, size_t i)
 
 static void timing_add(step_timing *sum, const step_timing *x)
 {
-    sum->host_enqueue_ms += x->host_enqueue_ms;
     sum->dispatches_per_step += x->dispatches_per_step;
     sum->allreduce_calls += x->allreduce_calls;
     sum->allreduce_bytes += x->allreduce_bytes;
@@ -147,6 +147,8 @@ static int slice_time(rounds_state *st, size_t i, int k, int steps, double *keep
     mo.warmup = 0;
     mo.steps = steps;
     mo.keep = keep;
+    if (k >= 0)
+        mo.keep_host_ms = tm->host_ms + tm->at[k];
     if (k >= 0 && tm->comm_ms) {
         size_t at = tm->at[k];
         mo.keep_comm_ms = tm->comm_ms + at;
@@ -351,12 +353,13 @@ static measure_stop run_rounds(rounds_state *st, size_t *order)
             member_times *tm = &st->tm[i];
             size_t room = (size_t)ROUNDS_MAX * (size_t)tm->slice_steps;
             tm->ms = malloc(room * sizeof *tm->ms);
+            tm->host_ms = malloc(room * sizeof *tm->host_ms);
             if (st->s->comm) {
                 tm->comm_ms = malloc(room * sizeof *tm->comm_ms);
                 tm->comm_exposed_ms = malloc(room * sizeof *tm->comm_exposed_ms);
                 tm->comm_wait_ms = malloc(room * sizeof *tm->comm_wait_ms);
             }
-            if (!tm->ms || (st->s->comm && (!tm->comm_ms || !tm->comm_exposed_ms ||
+            if (!tm->ms || !tm->host_ms || (st->s->comm && (!tm->comm_ms || !tm->comm_exposed_ms ||
                                             !tm->comm_wait_ms))) {
                 snprintf(st->s->b->error, sizeof st->s->b->error,
                          "out of host memory for samples");
@@ -414,11 +417,11 @@ static void comparison_id(char *out, size_t len)
     snprintf(out, len, "%lx.%lx.%d", run_start, (unsigned long)getpid(), ++count);
 }
 
-/* Member i's step timing over the kept rounds. The communication is the
- * median over the same steps as the step time's, never a mean of the
- * slices' medians: a slice of one step is that step, and one stalled
- * all-reduce then read as ms of exposed communication beside a step
- * median of a tenth of that. */
+/* Member i's step timing over the kept rounds. The host's enqueue time
+ * and the communication are medians over the same steps as the step
+ * time's, never means of the slices' medians: a slice of one step is that
+ * step, and one stalled step then read as ms of exposed communication
+ * (or of host enqueue) beside a step median of a tenth of that. */
 static void member_timing(const rounds_state *st, size_t i, const int kept[ROUNDS_MAX],
                           measure_stop why, step_timing *t)
 {
@@ -427,13 +430,14 @@ static void member_timing(const rounds_state *st, size_t i, const int kept[ROUND
     double *pool = malloc((tm->at[st->rounds] ? tm->at[st->rounds] : 1) * sizeof *pool);
     size_t n = round_steps_pool(tm->ms, tm->at, st->rounds, kept, pool);
     timing_stats_of(pool, n, &t->step);
+    double host_ms = round_steps_median(tm->host_ms, tm->at, st->rounds, kept, pool);
     double comm_ms = round_steps_median(tm->comm_ms, tm->at, st->rounds, kept, pool);
     double exposed_ms = round_steps_median(tm->comm_exposed_ms, tm->at, st->rounds, kept, pool);
     double wait_ms = round_steps_median(tm->comm_wait_ms, tm->at, st->rounds, kept, pool);
     free(pool);
     double slices = tm->slices > 0 ? tm->slices : 1;
     *t = (step_timing){.step = t->step, .timed = n, .stopped_by = why,
-                       .host_enqueue_ms = tm->sum.host_enqueue_ms / slices,
+                       .host_enqueue_ms = host_ms,
                        .dispatches_per_step = tm->sum.dispatches_per_step / slices,
                        .allreduce_calls = tm->sum.allreduce_calls / slices,
                        .allreduce_bytes = tm->sum.allreduce_bytes / slices,
@@ -542,6 +546,7 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
             finish_member(&st, i, id, why, &before, &after);
     for (size_t i = 0; i < n; i++) {
         free(st.tm[i].ms);
+        free(st.tm[i].host_ms);
         free(st.tm[i].comm_ms);
         free(st.tm[i].comm_exposed_ms);
         free(st.tm[i].comm_wait_ms);
