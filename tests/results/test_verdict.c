@@ -349,6 +349,49 @@ static void test_mfu_follows_the_rule(void)
     CHECK(!strstr(out, "than A; C against B"));
 }
 
+/* Rows that differ in their sync mode alone measured one noise scale:
+ * plan --noise and the report say it once, not once a row. */
+static void test_noise_once_a_series(void)
+{
+    char csv[256], md[256];
+    snprintf(csv, sizeof csv, "%s/noise.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f)
+        return;
+    fputs("# device: test cpu\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+          "micro_batch,accum_steps,devices,sync,status,step_ms_median,grad_noise_scale,"
+          "grad_noise_scale_err\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,micro,ok,0.16,73.8,29\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,window,ok,0.07,73.8,29\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,overlap,ok,0.08,73.8,29\n", f);
+    fclose(f);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(out && noise_plan_main(out, csv) == 0);
+    if (out)
+        fclose(out);
+    int lines = 0;
+    for (const char *p = text; p && (p = strstr(p, "E=16: ")); p++)
+        lines++;
+    CHECK(lines == 1);
+    free(text);
+    char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
+    CHECK(report_main(5, argv) == 0);
+    snprintf(md, sizeof md, "%s/noise.md", dir);
+    f = fopen(md, "r");
+    if (!f)
+        return;
+    static char buf[1 << 15];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    int bullets = 0;
+    for (const char *p = buf; (p = strstr(p, "- tiny, E = 16 (4x2): E is")); p++)
+        bullets++;
+    CHECK(bullets == 1);
+}
+
 int main(void)
 {
     test_noise_verdict();
@@ -359,6 +402,7 @@ int main(void)
     test_counted();
     test_rounds_disagree();
     test_mfu_follows_the_rule();
+    test_noise_once_a_series();
     CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_verdict");
 }
