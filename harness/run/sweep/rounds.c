@@ -136,8 +136,8 @@ static void timing_add(step_timing *sum, const step_timing *x)
 }
 
 /* `steps` timed steps of member i into *keep, and in round k (k >= 0)
- * their communication beside them (warm-up none: a slice follows the
- * slice before it). BK_* status. */
+ * their host enqueue times and communication beside them (warm-up none: a
+ * slice follows the slice before it). BK_* status. */
 static int slice_time(rounds_state *st, size_t i, int k, int steps, double *keep,
                       step_timing *t)
 {
@@ -359,8 +359,9 @@ static measure_stop run_rounds(rounds_state *st, size_t *order)
                 tm->comm_exposed_ms = malloc(room * sizeof *tm->comm_exposed_ms);
                 tm->comm_wait_ms = malloc(room * sizeof *tm->comm_wait_ms);
             }
-            if (!tm->ms || !tm->host_ms || (st->s->comm && (!tm->comm_ms || !tm->comm_exposed_ms ||
-                                            !tm->comm_wait_ms))) {
+            int comm_lost = st->s->comm &&
+                            (!tm->comm_ms || !tm->comm_exposed_ms || !tm->comm_wait_ms);
+            if (!tm->ms || !tm->host_ms || comm_lost) {
                 snprintf(st->s->b->error, sizeof st->s->b->error,
                          "out of host memory for samples");
                 member_failed(st, i, BK_OOM);
