@@ -99,12 +99,20 @@ set bmargin 6
 model_index(m) = words((" ".models." ")[1:strstrt(" ".models." ", " ".m." ") + 1])
 model_color(i) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf", (i < 1 ? 0 : i - 1) % 7 + 1)
 # A custom model's name is its shape ("gpt:d=128;layers=4;..."): the key
-# names it by its kind and place, "gpt#4", as the console table does, and a
-# line under the chart spells each one out, so a key of long names does not
-# squeeze the plot. @long_names_note in a chart that shows models.
+# names it by its kind and its number among the long names of that kind,
+# "gpt#1", as the console table does (harness/results/console_table.c:
+# a name past its 10-character model column), and a line under the chart
+# spells each one out, so a key of long names does not squeeze the plot.
+# @long_names_note in a chart that shows models.
 short_name_max = 16
+console_model_width = 10
+model_kind(m) = strstrt(m, ":") < 2 ? m : m[1:strstrt(m, ":") - 1]
+long_of_kind(m, i) = strlen(word(models, i)) > console_model_width && \
+                     model_kind(word(models, i)) eq model_kind(m)
+# the long names of m's kind among the first i models (recursive: a few)
+kind_count(m, i) = i < 1 ? 0 : kind_count(m, i - 1) + (long_of_kind(m, i) ? 1 : 0)
 model_label(m) = strlen(m) <= short_name_max || strstrt(m, ":") < 2 ? m : \
-                 m[1:strstrt(m, ":") - 1]."#".model_index(m)
+                 model_kind(m)."#".kind_count(m, model_index(m))
 long_names = ""
 do for [m in models] {
     if (model_label(m) ne m) { long_names = long_names.(strlen(long_names) ? "; " : "").model_label(m)." = ".m }

@@ -9,6 +9,7 @@
 #include "csv_read.h"
 #include "plural.h"
 #include "reduction.h"
+#include "report_parts.h"
 #include "stats.h"
 
 #define MAX_SAMPLES 4096
@@ -120,11 +121,31 @@ typedef struct split_compute {
     int n;
 } split_compute;
 
+static int same_text(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* Rows of one split whatever their sync mode and device count: their
+ * computes are of the same work. The levers that change the work
+ * (recompute, the shard, the gradient's dtype) keep their splits apart,
+ * or one line would show the median of configs that none of them is. */
 static int same_dp_split(const csv_row *a, const csv_row *b)
 {
     return !strcmp(a->model, b->model) && !strcmp(a->dtype, b->dtype) &&
            !strcmp(a->backend, b->backend) && !strcmp(a->mode, b->mode) &&
-           a->micro_batch == b->micro_batch && a->accum_steps == b->accum_steps;
+           a->micro_batch == b->micro_batch && a->accum_steps == b->accum_steps &&
+           same_text(a->recompute, b->recompute) && same_text(a->shard, b->shard) &&
+           same_text(a->grad_dtype, b->grad_dtype);
+}
+
+/* The split's model with the levers it was measured under (not its sync,
+ * which the projection replaces): "tiny", "tiny, recompute block". */
+static void split_label(const csv_row *r, char *out, size_t len)
+{
+    csv_row unsynced = *r;
+    unsynced.sync = "";
+    snprintf(out, len, "%s%s", r->model, rp_levers(&unsynced).s);
 }
 
 /* Each split's compute per step: the step less its exposed communication
@@ -203,11 +224,13 @@ static void print_projection(FILE *out, const ring_model *m, const csv_row *rows
         const csv_row *r = &rows[sc[i].first];
         double compute = stats_median(sc[i].compute_ms, (size_t)sc[i].n);
         double bytes = (double)r->params * 4;
+        char label[256];
+        split_label(r, label, sizeof label);
         for (int j = 0; j < o->n_devices; j++) {
             int d = o->devices[j];
             double t = ring_allreduce_s(m, bytes, d) * 1e3;
             double micro = compute + (double)r->accum_steps * t, window = compute + t;
-            fprintf(out, "  %-24s %7lld %7lld %11.4g %10d %14.4g %10.1f %14.4g %8.1f\n", r->model,
+            fprintf(out, "  %-24s %7lld %7lld %11.4g %10d %14.4g %10.1f %14.4g %8.1f\n", label,
                     (long long)r->micro_batch, (long long)r->accum_steps, compute, d, micro,
                     100 * (micro - compute) / micro, window, 100 * (window - compute) / window);
         }

@@ -210,6 +210,23 @@ int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_
     return v == PAIRED_UNKNOWN ? -1 : !paired_indistinguishable(v);
 }
 
+int frontier_tied(const frontier_set *s, const csv_row *rows, int *tied, int *least)
+{
+    const frontier_item *best = &s->items[s->best];
+    int n = 0;
+    *least = s->best;
+    for (size_t i = (size_t)s->best + 1; i < s->n; i++) {
+        const frontier_item *it = &s->items[i];
+        if (it->verdict != FR_FITS || frontier_differ(rows, it, best) == 1)
+            continue;
+        tied[n++] = (int)i;
+        const frontier_item *l = &s->items[*least];
+        if (it->mem >= 0 && (l->mem < 0 || it->mem < l->mem))
+            *least = (int)i;
+    }
+    return n;
+}
+
 const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,
                                   size_t len)
 {

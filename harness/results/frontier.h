@@ -81,6 +81,13 @@ void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_i
  * faster or slower, 0 indistinguishable, -1 when either has no interval. */
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b);
 
+/* The candidates within the cap after the recommended one that the rule
+ * cannot tell from it (frontier_differ not 1), in rank order: their count,
+ * their indexes into tied[] (room for s->n); *least the index of the one
+ * of them, the recommended included, that needs the least memory (the
+ * tie-break a person would want). Needs s->best >= 0. */
+int frontier_tied(const frontier_set *s, const csv_row *rows, int *tied, int *least);
+
 /* The verdict in words: "fits", "over the cap", "status oom", ... */
 const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,
                                   size_t len);

@@ -6,24 +6,60 @@
 
 #include "csv_read.h"
 #include "reduction.h"
+#include "row_index.h"
 
-/* The row of the same series as r (all but the split) with the tightest
- * estimate, or r itself. */
-static int tightest(const csv_row *rows, size_t n, size_t i)
+/* A row whose noise scale a report may use. */
+static int noise_usable(const csv_row *r)
 {
-    size_t best = i;
-    for (size_t j = 0; j < n; j++) {
-        const csv_row *a = &rows[j], *b = &rows[best];
-        if (strcmp(a->model, b->model) || a->effective_batch != b->effective_batch ||
-            strcmp(a->mode, b->mode) || strcmp(a->reduction, b->reduction) ||
-            strcmp(a->backend, b->backend) || a->devices != b->devices ||
-            !(a->grad_noise_scale > 0))
-            continue;
-        if (a->grad_noise_scale_err / a->grad_noise_scale <
-            b->grad_noise_scale_err / b->grad_noise_scale)
-            best = j;
+    return reduction_exact_named(r->reduction) && !strcmp(r->status, "ok") &&
+           r->grad_noise_scale > 0 && isfinite(r->grad_noise_scale_err);
+}
+
+/* The columns of a noise series, as a row_index key. */
+static row_key noise_series_key(void)
+{
+    static const char *const columns[] = {"model", "effective_batch", "mode", "reduction",
+                                          "backend", "devices"};
+    row_key k = {{0}};
+    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
+        row_key one = row_key_column(columns[c]);
+        for (size_t j = 0; j < ROW_KEY_COLUMNS; j++)
+            k.use[j] |= one.use[j];
     }
-    return (int)best;
+    return k;
+}
+
+static double relative_err(const csv_row *r)
+{
+    return r->grad_noise_scale_err / r->grad_noise_scale;
+}
+
+int noise_tightest(const csv_row *rows, size_t n, size_t *out)
+{
+    row_key key = noise_series_key();
+    row_index ix;
+    size_t *best = malloc((n ? n : 1) * sizeof *best);
+    if (!best || row_index_init(&ix, &key, rows, n)) {
+        free(best);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        best[i] = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!noise_usable(&rows[i]))
+            continue;
+        size_t head = row_index_add(&ix, i);
+        /* strictly tighter: of equal estimates the first in the file */
+        if (best[head] == n || relative_err(&rows[i]) < relative_err(&rows[best[head]]))
+            best[head] = i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t head = row_index_find(&ix, &rows[i]);
+        out[i] = head == ROW_NONE ? n : best[head];
+    }
+    row_index_free(&ix);
+    free(best);
+    return 0;
 }
 
 const char *noise_scale_verdict(double effective, double b, double err)
@@ -47,10 +83,17 @@ int noise_plan_main(FILE *out, const char *csv_path)
         return 2;
     }
     int lines = 0;
+    size_t *tightest = malloc((t.rows ? t.rows : 1) * sizeof *tightest);
+    if (!tightest || noise_tightest(rows, t.rows, tightest)) {
+        fprintf(stderr, "accubench: out of memory\n");
+        free(tightest);
+        free(rows);
+        csv_free(&t);
+        return 2;
+    }
     for (size_t i = 0; i < t.rows; i++) {
         const csv_row *r = &rows[i];
-        if (!reduction_exact_named(r->reduction) || !(r->grad_noise_scale > 0) ||
-            tightest(rows, t.rows, i) != (int)i)
+        if (tightest[i] != i)
             continue;
         double ratio = (double)r->effective_batch / r->grad_noise_scale;
         fprintf(out, "%s E=%lld: E is %.2g times the measured noise scale (B_simple %.3g +- "
@@ -67,6 +110,7 @@ int noise_plan_main(FILE *out, const char *csv_path)
     else
         fprintf(stderr, "accubench: %s has no noise scale (run with --noise-windows and K > 1)\n",
                 csv_path);
+    free(tightest);
     free(rows);
     csv_free(&t);
     return lines ? 0 : 1;

@@ -131,26 +131,22 @@ static int ranking(FILE *out, const frontier_set *s, const csv_row *rows, int w)
  * least memory first: the tie-break a person would want). */
 static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
 {
-    const frontier_item *best = &s->items[s->best], *least = best;
+    const frontier_item *best = &s->items[s->best];
     char name[LABEL_LEN], tied_names[600] = "";
     size_t used = 0;
-    int tied = 0, next = -1;
-    for (size_t i = (size_t)s->best + 1; i < s->n; i++) {
-        const frontier_item *it = &s->items[i];
-        if (it->verdict != FR_FITS)
-            continue;
-        if (next < 0)
+    int next = -1, least_i;
+    for (size_t i = (size_t)s->best + 1; i < s->n && next < 0; i++)
+        if (s->items[i].verdict == FR_FITS)
             next = (int)i;
-        if (frontier_differ(rows, it, best) == 1)
-            continue;
-        tied++;
-        label(s, rows, it, name);
+    int *tied_i = malloc((s->n ? s->n : 1) * sizeof *tied_i);
+    int tied = tied_i ? frontier_tied(s, rows, tied_i, &least_i) : 0;
+    for (int j = 0; j < tied; j++) {
+        label(s, rows, &s->items[tied_i[j]], name);
         if (used < sizeof tied_names)
             used += (size_t)snprintf(tied_names + used, sizeof tied_names - used, "%s%s",
                                      used ? ", " : "", name);
-        if (it->mem >= 0 && (least->mem < 0 || it->mem < least->mem))
-            least = it;
     }
+    free(tied_i);
     label(s, rows, best, name);
     if (next < 0) {
         fprintf(out, "pick: %s, the only candidate within the cap\n", name);
@@ -165,28 +161,36 @@ static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
     }
     fprintf(out, "pick: %s, tied with %d indistinguishable by the rule (%s)", name, tied,
             tied_names);
-    if (least != best) {
+    if (least_i != s->best) {
+        const frontier_item *least = &s->items[least_i];
         label(s, rows, least, name);
         fprintf(out, "; of them %s needs the least memory (%s)", name, memory_text(least).s);
     }
     fprintf(out, "\n");
 }
 
-/* Each faster configuration that was left out, and why. */
+/* Each configuration ranked before the pick that was left out, and why;
+ * beside the pick, whether the rule tells it faster or not (a faster
+ * median alone is not faster). */
 static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 {
     size_t end = s->best < 0 ? s->n : (size_t)s->best;
-    char name[LABEL_LEN], why[200];
+    char name[LABEL_LEN], why[200], against[400];
     int heading = 0;
     for (size_t i = 0; i < end; i++) {
         const frontier_item *it = &s->items[i];
         const csv_row *r = &rows[it->row];
         if (!heading++)
-            fprintf(out, s->best < 0 ? "left out:\n" : "left out, though faster:\n");
+            fprintf(out, s->best < 0 ? "left out:\n"
+                                     : "left out, ranked before the pick by their medians:\n");
         label(s, rows, it, name);
-        fprintf(out, "      %-*s %10s  %-19s %-16s %s\n", w, name,
+        against[0] = '\0';
+        if (s->best >= 0 && !isnan(it->step_ms))
+            against_best(s, rows, i, against, sizeof against);
+        fprintf(out, "      %-*s %10s  %-19s %-16s %s%s%s\n", w, name,
                 isnan(it->step_ms) ? "-" : rp_num(it->step_ms, 4).s, interval_text(r).s,
-                memory_text(it).s, frontier_verdict_text(rows, it, why, sizeof why));
+                memory_text(it).s, frontier_verdict_text(rows, it, why, sizeof why),
+                *against ? "; " : "", against);
     }
 }
 

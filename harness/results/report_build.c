@@ -8,6 +8,7 @@
 
 #include "plural.h"
 #include "report_parts.h"
+#include "row_compare.h"
 #include "report_verdict.h"
 
 static void environment(const report_input *in, doc *d)
@@ -230,20 +231,36 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
         }
         if (!fast)
             continue;
+        /* The model with its levers (recompute, sync, shard): the groups
+         * of one model at one E are told apart by them. */
+        char model[RESULT_TEXT_LEN + sizeof(rp_text)];
+        snprintf(model, sizeof model, "%s%s", fast->model, rp_levers(fast).s);
         table_addf(tb, "%lld", (long long)fast->effective_batch);
-        table_add(tb, fast->model);
+        table_add(tb, model);
         table_add(tb, fit ? rp_split(fit).s : "none fits");
         table_add(tb, fit ? rp_num(fit->step_ms_median, 4).s : "-");
         table_add(tb, fit ? rp_bytes(fit->mem_need_bytes).s : "-");
         table_add(tb, rp_split(fast).s);
         table_add(tb, rp_num(fast->step_ms_median, 4).s);
-        if (in->mem_cap >= 0 && fit && fit != fast)
+        if (in->mem_cap >= 0 && fit && fit != fast) {
+            /* A lower median is faster only where the rule says so. */
+            char ratio[300];
+            row_ratio_text(fit, fast, ratio, sizeof ratio);
+            char other[400];
+            if (row_verdict(fit, fast) == PAIRED_FASTER)
+                snprintf(other, sizeof other, "%s would take %s ms but needs %s: %s",
+                         rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
+                         rp_bytes(fast->mem_need_bytes).s, ratio);
+            else
+                snprintf(other, sizeof other, "%s (%s ms, needs %s) is not told apart from it "
+                         "by the rule: %s", rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
+                         rp_bytes(fast->mem_need_bytes).s, ratio);
             doc_bullet(d, "Under the %s cap, model %s at effective batch %lld runs fastest as %s "
-                          "(%s ms, needs %s); %s would take %s ms but needs %s.",
-                       rp_bytes(in->mem_cap).s, fast->model, (long long)fast->effective_batch,
+                          "(%s ms, needs %s); %s.",
+                       rp_bytes(in->mem_cap).s, model, (long long)fast->effective_batch,
                        rp_split(fit).s, rp_num(fit->step_ms_median, 4).s,
-                       rp_bytes(fit->mem_need_bytes).s, rp_split(fast).s,
-                       rp_num(fast->step_ms_median, 4).s, rp_bytes(fast->mem_need_bytes).s);
+                       rp_bytes(fit->mem_need_bytes).s, other);
+        }
     }
 }
 

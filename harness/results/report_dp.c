@@ -3,12 +3,14 @@
  * against the one that moved the most bytes (per micro-batch, the whole
  * gradient K times; the first in the file when they all move the same): what
  * deferring the all-reduce to the window, or overlapping it with the last
- * backward, saved at that K. Every figure is read from the rows. */
+ * backward, saved at that K, where the paired rule tells the two apart.
+ * Every figure is read from the rows. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_parts.h"
+#include "row_compare.h"
 #include "row_flags.h"
 #include "row_index.h"
 
@@ -18,9 +20,45 @@ static int dp_row(const csv_row *r)
     return result_ran(r) && r->devices > 1 && r->sync[0];
 }
 
+/* The bytes a row's step moves in collectives: all-reduced, and under
+ * --shard reduce-scattered and all-gathered. */
+static double moved_bytes(const csv_row *r)
+{
+    double v[] = {r->allreduce_bytes_per_step, r->reduce_scatter_bytes_per_step,
+                  r->allgather_bytes_per_step};
+    double sum = 0;
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        sum += isnan(v[i]) ? 0 : v[i];
+    return sum;
+}
+
+/* "2 all-reduces", "4 reduce-scatters and 1 all-gather": the collectives
+ * a row's step makes, each kind it makes at all. */
+static rp_text collectives(const csv_row *r)
+{
+    const struct { double calls; const char *name; } kinds[] = {
+        {r->allreduce_calls_per_step, "all-reduce"},
+        {r->reduce_scatter_calls_per_step, "reduce-scatter"},
+        {r->allgather_calls_per_step, "all-gather"},
+    };
+    rp_text t;
+    size_t used = 0, n = sizeof kinds / sizeof *kinds, shown = 0;
+    t.s[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (kinds[i].calls > 0 && used < sizeof t.s)
+            used += (size_t)snprintf(t.s + used, sizeof t.s - used, "%s%s %s%s",
+                                     shown++ ? " and " : "", rp_count(kinds[i].calls).s,
+                                     kinds[i].name, kinds[i].calls == 1 ? "" : "s");
+    if (!shown)
+        snprintf(t.s, sizeof t.s, "no collective");
+    return t;
+}
+
 /* One bullet for the set of rows starting at row i (linked through next):
  * the baseline, the mode that moves the most bytes a step, then what each
- * other mode saves or costs against it. A set of one says nothing. */
+ * other mode saves or costs against it, where the paired rule (the same
+ * rule as every comparison's: row_compare.h) tells them apart, and that it
+ * does not where it does not. A set of one says nothing. */
 static void sync_set_finding(const report_input *in, size_t i, const size_t *next, doc *d)
 {
     const csv_row *base = &in->rows[i];
@@ -28,7 +66,7 @@ static void sync_set_finding(const report_input *in, size_t i, const size_t *nex
     for (size_t j = i; j != ROW_NONE; j = next[j]) {
         const csv_row *o = &in->rows[j];
         members++;
-        if (o->allreduce_bytes_per_step > base->allreduce_bytes_per_step)
+        if (moved_bytes(o) > moved_bytes(base))
             base = o;
     }
     if (members < 2)
@@ -41,33 +79,38 @@ static void sync_set_finding(const report_input *in, size_t i, const size_t *nex
     if (!isnan(base->comm_exposed_ms))
         snprintf(waited, sizeof waited, ", %s ms of it waiting for communication",
                  rp_num(base->comm_exposed_ms, 3).s);
-    char text[1400];
+    csv_row unsynced = *base; /* the set's other levers (shard, recompute), not its sync */
+    unsynced.sync = "";
+    char text[2400];
     size_t used = (size_t)snprintf(
         text, sizeof text,
-        "At K=%lld on %lld devices (%smodel %s, effective batch %lld, %s): %s sync makes %s "
-        "all-reduce%s a step and takes %s ms a step%s",
+        "At K=%lld on %lld devices (%smodel %s, effective batch %lld, %s%s): %s sync makes "
+        "%s a step and takes %s ms a step%s",
         (long long)base->accum_steps, (long long)base->devices, peer, base->model,
-        (long long)base->effective_batch, rp_split(base).s, base->sync,
-        rp_count(base->allreduce_calls_per_step).s,
-        base->allreduce_calls_per_step == 1 ? "" : "s", rp_num(base->step_ms_median, 4).s,
-        waited);
+        (long long)base->effective_batch, rp_split(base).s, rp_levers(&unsynced).s, base->sync,
+        collectives(base).s, rp_num(base->step_ms_median, 4).s, waited);
     for (size_t j = i; j != ROW_NONE && used < sizeof text; j = next[j]) {
         const csv_row *o = &in->rows[j];
         if (o == base)
             continue;
         double saved = base->step_ms_median - o->step_ms_median;
-        char exposed[64] = "";
+        char exposed[64] = "", ratio[240], verdict[400];
         if (!isnan(o->comm_exposed_ms))
             snprintf(exposed, sizeof exposed, ", %s ms exposed",
                      rp_num(o->comm_exposed_ms, 3).s);
-        used += (size_t)snprintf(
-            text + used, sizeof text - used,
-            "; %s sync (%s all-reduce%s%s) takes %s ms: %s %s ms (%s%%) a step",
-            o->sync, rp_count(o->allreduce_calls_per_step).s,
-            o->allreduce_calls_per_step == 1 ? "" : "s", exposed,
-            rp_num(o->step_ms_median, 4).s, saved >= 0 ? "it saves" : "it costs",
-            rp_num(saved >= 0 ? saved : -saved, 3).s,
-            rp_num(100 * (saved >= 0 ? saved : -saved) / base->step_ms_median, 2).s);
+        row_ratio_text(base, o, ratio, sizeof ratio);
+        paired_verdict v = row_verdict(base, o);
+        if (v == PAIRED_FASTER || v == PAIRED_SLOWER)
+            snprintf(verdict, sizeof verdict, "it %s %s ms (%s%%) a step: %s",
+                     v == PAIRED_FASTER ? "saves" : "costs", rp_num(fabs(saved), 3).s,
+                     rp_num(100 * fabs(saved) / base->step_ms_median, 2).s, ratio);
+        else
+            snprintf(verdict, sizeof verdict, "not told apart from %s sync: %s", base->sync,
+                     ratio);
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "; %s sync (%s%s) takes %s ms: %s", o->sync,
+                                 collectives(o).s, exposed, rp_num(o->step_ms_median, 4).s,
+                                 verdict);
     }
     doc_bullet(d, "%s.", text);
 }

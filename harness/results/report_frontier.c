@@ -3,10 +3,11 @@
  * which are on the Pareto front, which fit the cap, and the recommendation
  * under it with the faster ones left out and why (frontier.h); then the
  * chart plots/frontier.gp draws of the same rows. */
+#include <stdlib.h>
 #include <string.h>
 
-#include "report_parts.h"
 #include "frontier.h"
+#include "report_parts.h"
 
 /* The sets the section shows, at most this many (a file of 10^6 rows
  * holds a few; the rest are counted). */
@@ -87,14 +88,40 @@ static void set_findings(const report_input *in, const frontier_set *s, doc *d)
     }
     const frontier_item *b = &s->items[s->best];
     frontier_label(s, in->rows, b, name, sizeof name);
-    doc_bullet(d, "Recommended under the cap: %s, %s ms a step, %s per device.", name,
-               rp_num(b->step_ms, 4).s, rp_bytes(b->mem).s);
+    /* The pick as plan --recommend states it: with the candidates the
+     * rule cannot tell from it, and the one of them needing least memory. */
+    char ties[1200] = "";
+    int *tied = malloc(s->n * sizeof *tied), least = s->best;
+    int n_tied = tied ? frontier_tied(s, in->rows, tied, &least) : 0;
+    size_t used = 0;
+    for (int j = 0; j < n_tied && used < sizeof ties; j++) {
+        char other[256];
+        frontier_label(s, in->rows, &s->items[tied[j]], other, sizeof other);
+        used += (size_t)snprintf(ties + used, sizeof ties - used, "%s%s (%s ms, %s)",
+                                 j ? ", " : "; tied by the rule with ", other,
+                                 rp_num(s->items[tied[j]].step_ms, 4).s,
+                                 rp_bytes(s->items[tied[j]].mem).s);
+    }
+    free(tied);
+    if (least != s->best && used < sizeof ties) {
+        char other[256];
+        frontier_label(s, in->rows, &s->items[least], other, sizeof other);
+        snprintf(ties + used, sizeof ties - used, "; of them %s needs the least memory", other);
+    }
+    doc_bullet(d, "Recommended under the cap: %s, %s ms a step, %s per device%s.", name,
+               rp_num(b->step_ms, 4).s, rp_bytes(b->mem).s, ties);
+    /* Faster by its median is not faster: only where the rule tells it
+     * from the pick. */
     for (int i = 0; i < s->best; i++) {
         const frontier_item *it = &s->items[i];
         if (it->verdict != FR_OVER_CAP)
             continue;
         frontier_label(s, in->rows, it, name, sizeof name);
-        doc_bullet(d, "Faster but left out: %s, %s ms: %s.", name, rp_num(it->step_ms, 4).s,
+        doc_bullet(d, "%s: %s, %s ms: %s.",
+                   frontier_differ(in->rows, it, b) == 1
+                       ? "Faster but left out"
+                       : "Left out, and not told apart from the recommended by the rule",
+                   name, rp_num(it->step_ms, 4).s,
                    frontier_verdict_text(in->rows, it, why, sizeof why));
     }
 }

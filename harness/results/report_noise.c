@@ -1,34 +1,34 @@
 /* "Is the effective batch past the noise scale?": E against the measured
  * B_simple of each series (docs/noise-scale.md), with the paper's caveat
  * once. */
-#include <math.h>
-#include <string.h>
+#include <stdlib.h>
 
 #include "noise_plan.h"
-#include "reduction.h"
 #include "report_parts.h"
 
-/* The group's row with the tightest noise scale, or NULL. */
-static const csv_row *best_row(const report_input *in, const report_group *g)
+/* The group's row that is its noise series' tightest (tightest[], from
+ * noise_tightest), or NULL: groups that differ in the sync, the shard or
+ * the recompute alone share one series, and it is said once, from the row
+ * plan --noise uses. */
+static const csv_row *best_row(const report_input *in, const report_group *g,
+                               const size_t *tightest)
 {
-    const csv_row *best = NULL;
-    for (size_t i = 0; i < g->n; i++) {
-        const csv_row *r = &in->rows[g->idx[i]];
-        if (!reduction_exact_named(r->reduction) || strcmp(r->status, "ok") ||
-            !(r->grad_noise_scale > 0) || !isfinite(r->grad_noise_scale_err))
-            continue;
-        if (!best || r->grad_noise_scale_err / r->grad_noise_scale <
-                         best->grad_noise_scale_err / best->grad_noise_scale)
-            best = r;
-    }
-    return best;
+    for (size_t i = 0; i < g->n; i++)
+        if (tightest[g->idx[i]] == g->idx[i])
+            return &in->rows[g->idx[i]];
+    return NULL;
 }
 
 void report_noise(const report_input *in, const report_group *g, size_t ng, doc *d)
 {
     int heading = 0;
+    size_t *tightest = malloc((in->t->rows ? in->t->rows : 1) * sizeof *tightest);
+    if (!tightest || noise_tightest(in->rows, in->t->rows, tightest)) {
+        free(tightest);
+        return;
+    }
     for (size_t i = 0; i < ng; i++) {
-        const csv_row *r = best_row(in, &g[i]);
+        const csv_row *r = best_row(in, &g[i], tightest);
         if (!r)
             continue;
         if (!heading++) {
@@ -49,4 +49,5 @@ void report_noise(const report_input *in, const report_group *g, size_t ng, doc 
                    noise_scale_verdict((double)r->effective_batch, r->grad_noise_scale,
                                        r->grad_noise_scale_err));
     }
+    free(tightest);
 }

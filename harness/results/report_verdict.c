@@ -81,6 +81,21 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
     }
 }
 
+/* A verdict against A as a sentence reads it: "slower than A",
+ * "indistinguishable from A (not separated)". */
+static rp_text against_a(paired_verdict v)
+{
+    rp_text t;
+    if (v == PAIRED_FASTER || v == PAIRED_SLOWER)
+        snprintf(t.s, sizeof t.s, "%s than A", paired_verdict_name(v));
+    else if (v == PAIRED_EQUAL || v == PAIRED_UNDECIDED)
+        snprintf(t.s, sizeof t.s, "indistinguishable from A%s",
+                 paired_verdict_name(v) + strlen("indistinguishable"));
+    else
+        snprintf(t.s, sizeof t.s, "not told from A (%s)", paired_verdict_name(v));
+    return t;
+}
+
 /* "B (16x4) takes 1.84x [1.65..1.92] A's step time: slower (paired over
  * 5 interleaved rounds)", then which is fastest, as the rule decides. */
 static void ratio_bullet(const csv_row *const r[3], doc *d)
@@ -108,10 +123,9 @@ static void ratio_bullet(const csv_row *const r[3], doc *d)
                       "is the same (%s FLOPs).", rp_split(r[0]).s, paired_verdict_name(bc),
                    rp_num(r[0]->flops_per_step, 3).s);
     else
-        doc_bullet(d, "Verdict: B is %s and C is %s than A; C against B: %s. The arithmetic per "
-                      "step is the same (%s FLOPs).", paired_verdict_name(v[1]),
-                   paired_verdict_name(v[2]), paired_verdict_name(bc),
-                   rp_num(r[0]->flops_per_step, 3).s);
+        doc_bullet(d, "Verdict: B is %s and C is %s; C against B: %s. The arithmetic per "
+                      "step is the same (%s FLOPs).", against_a(v[1]).s, against_a(v[2]).s,
+                   paired_verdict_name(bc), rp_num(r[0]->flops_per_step, 3).s);
 }
 
 /* The costliest GEMM shape of a row's counting pass: gemm_shapes up to
@@ -206,14 +220,26 @@ static void not_measured(const csv_row *const r[3], int host, doc *d)
 /* The why, each part only where the run measured it. */
 static void why_bullets(const report_input *in, const csv_row *const r[3], doc *d)
 {
-    if (!isnan(r[0]->mfu_pct) && !isnan(r[1]->mfu_pct) && !isnan(r[2]->mfu_pct))
+    if (!isnan(r[0]->mfu_pct) && !isnan(r[1]->mfu_pct) && !isnan(r[2]->mfu_pct)) {
+        /* MFU is the step time's inverse against a peak: it tells C from
+         * A no better than their step times do, so it follows their
+         * verdict and says which way only where the rule does. */
+        paired_verdict v = row_verdict(r[0], r[2]);
+        const char *reach =
+            v == PAIRED_SLOWER && r[2]->mfu_pct < r[0]->mfu_pct
+                ? ", and they reach less of the peak"
+            : v == PAIRED_FASTER && r[2]->mfu_pct >= r[0]->mfu_pct
+                ? ", and they reach more of the peak"
+            : v == PAIRED_SLOWER || v == PAIRED_FASTER
+                ? "; the peaks probed beside C and A differ, so its MFU is not its step time's"
+                : "; C's step time is not told from A's by the rule, and so neither is its "
+                  "MFU";
         doc_bullet(d, "MFU (against the peak probed beside each config): %s%% for A, %s%% for B, "
                       "%s%% for C. The same FLOPs run as K GEMMs K times smaller in the "
                       "micro-batch dimension%s.",
                    rp_num(r[0]->mfu_pct, 3).s, rp_num(r[1]->mfu_pct, 3).s,
-                   rp_num(r[2]->mfu_pct, 3).s,
-                   r[2]->mfu_pct < r[0]->mfu_pct ? ", and they reach less of the peak"
-                                                 : ", and they reach as much of the peak or more");
+                   rp_num(r[2]->mfu_pct, 3).s, reach);
+    }
     int host = host_computes(in, r[0]);
     if (r[0]->dispatches_per_step > 0 && !isnan(r[2]->dispatches_per_step))
         doc_bullet(d, "C issues %sx A's operations per step (%s against %s)%s", 

@@ -92,6 +92,19 @@ for c in wallclock throughput dispatches; do
         fail "the $c chart does not spell out its short name for the custom model"
 done
 
+# Beside a preset model, the custom one is still gpt#1, as the console
+# table numbers it (among the long names of its kind), not its place among
+# every model of the file (S first made it gpt#2).
+mkdir -p mixed && awk -F, -v OFS=, '/^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) { if ($i == "model") m = i; if ($i == "micro_batch") u = i }
+         print; next }
+    $u + 0 <= 16 { $m = "gpt:d=32;layers=2;heads=4;seq=16;vocab=64" } { print }' abc.csv > mixed/mixed.csv
+sh "$root/scripts/plots.sh" mixed/mixed.csv > mixed.log 2>&1 ||
+    { cat mixed.log; fail "plots.sh failed on a CSV of a preset and a custom model"; }
+grep -q "gpt#1 = gpt:d=32;layers=2;heads=4;seq=16;vocab=64" mixed/mixed.throughput.svg &&
+    ! grep -q "gpt#2" mixed/mixed.throughput.svg ||
+    fail "the throughput chart numbers the custom model unlike the console (gpt#1)"
+
 # Configs that differ only in what the backward recomputes are lines of
 # their own on the wall-clock chart, each named, not one line through all.
 mkdir -p rc && cp "$root/tests/fixtures/frontier.csv" rc/

@@ -115,7 +115,7 @@ static void test_listing(void)
     CHECK(strstr(text, "32x8 fp32 recompute=none shard=none") && strstr(text, " noisy "));
     CHECK(strstr(text, "1 did not run (status not ok)") != NULL);
     /* the faster ones left out come after the ranking, never in it */
-    CHECK(strstr(text, "left out, though faster:") > first);
+    CHECK(strstr(text, "left out, ranked before the pick by their medians:") > first);
     /* no cap fits: exit 1; a cap below the least need: exit 2 */
     q.cap = 69000000;
     CHECK(listing(&q, text, sizeof text) == 1 && strstr(text, "none reaches"));

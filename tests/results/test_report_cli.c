@@ -327,7 +327,26 @@ static void test_report(void)
     CHECK(md && strstr(md, "Cap: 16.11 GiB (from --mem-cap)"));
     CHECK(md && strstr(md, "Under the 16.11 GiB cap, model L at effective batch 256 runs "
                            "fastest as 8x32 (21.37 ms, needs 16.07 GiB); 128x2 would take "
-                           "10.32 ms but needs 17.01 GiB."));
+                           "10.32 ms but needs 17.01 GiB: 0.483x"));
+
+    /* a lower median over the cap that the rounds do not tell from the
+     * split that fits: not "would take" (faster), but not told apart */
+    char tied[256];
+    snprintf(tied, sizeof tied, "%s/tied.csv", tmpdir);
+    write_file(tied, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+                     "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
+                     "step_ms_ci_lo,step_ms_ci_hi,comparison,rounds,round_ms,mem_need_bytes\n"
+                     "cpu,x,S,fp32,async,sum,16,4,4,4,1,ok,10,9,11,c1,5,10 9 11 10 10,1000\n"
+                     "cpu,x,S,fp32,async,sum,16,16,1,16,1,ok,9.5,8.5,10.5,c1,5,"
+                     "11 8 10 9.5 10.5,5000\n");
+    char *targv[] = {"report", tied, "--no-charts", "--mem-cap", "2000", NULL};
+    CHECK(report_main(5, targv) == 0);
+    snprintf(tied, sizeof tied, "%s/tied.md", tmpdir);
+    const char *tmd = slurp(tied);
+    CHECK(tmd && strstr(tmd, "runs fastest as 4x4 (10.00 ms, needs 1.0 KiB)"));
+    CHECK(tmd && strstr(tmd, "16x1 (9.500 ms, needs 4.9 KiB) is not told apart from it by the "
+                             "rule: "));
+    CHECK(tmd && !strstr(tmd, "16x1 would take"));
 }
 
 /* A copy of `src` at `dst` with metadata `key` set to `value` (when key is

@@ -188,8 +188,8 @@ static void test_report(void)
     /* B's interval overlapping A's, timed apart: not separated */
     md = report_of("near", 101, "", "");
     CHECK(md && strstr(md, "B (16x4) against A: 1.26x [0.971..1.38], indistinguishable"));
-    CHECK(md && strstr(md, "Verdict: B is indistinguishable (not separated) and C is slower "
-                           "than A"));
+    CHECK(md && strstr(md, "Verdict: B is indistinguishable from A (not separated) and C is "
+                           "slower than A"));
     /* B disturbed: the verdict stands, the flag is shown beside it, and
      * the findings still use the row */
     md = report_of("disturbed", 120, "disturbed", "disturbed: MFU 117% of the peak probed beside it");
@@ -316,6 +316,82 @@ static void test_noise_verdict(void)
     CHECK(!strncmp(noise_scale_verdict(64, 20, 0), "past it", 7));
 }
 
+/* C's median is over A's and its MFU under, but their intervals overlap:
+ * the rule does not tell C from A, so the MFU line says less of the peak
+ * no more than the step times say slower, and the verdict reads as a
+ * sentence ("indistinguishable from A", never "indistinguishable than"). */
+static void test_mfu_follows_the_rule(void)
+{
+    char csv[256], md[256];
+    snprintf(csv, sizeof csv, "%s/mfu.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f)
+        return;
+    fputs(HEAD, f);
+    fputs("cpu,t,S,fp32,async,sum,64,64,1,1,ok,100,95,104,30,1,1e9,63,1,1,41,,\n", f);
+    fputs("cpu,t,S,fp32,async,sum,64,16,4,1,ok,101,96,106,30,1,1e9,62,1,1,128,,\n", f);
+    fputs("cpu,t,S,fp32,async,sum,64,8,8,1,ok,103,96,110,30,1,1e9,61,1,1,244,,\n", f);
+    fclose(f);
+    char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
+    CHECK(report_main(5, argv) == 0);
+    snprintf(md, sizeof md, "%s/mfu.md", dir);
+    f = fopen(md, "r");
+    if (!f)
+        return;
+    static char out[1 << 15];
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    CHECK(strstr(out, "63.0% for A, 62.0% for B, 61.0% for C"));
+    CHECK(!strstr(out, "reach less of the peak"));
+    CHECK(strstr(out, "C's step time is not told from A's by the rule, and so neither is its MFU"));
+    CHECK(strstr(out, "and C is indistinguishable from A (not separated);"));
+    CHECK(!strstr(out, "than A; C against B"));
+}
+
+/* Rows that differ in their sync mode alone measured one noise scale:
+ * plan --noise and the report say it once, not once a row. */
+static void test_noise_once_a_series(void)
+{
+    char csv[256], md[256];
+    snprintf(csv, sizeof csv, "%s/noise.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f)
+        return;
+    fputs("# device: test cpu\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+          "micro_batch,accum_steps,devices,sync,status,step_ms_median,grad_noise_scale,"
+          "grad_noise_scale_err\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,micro,ok,0.16,73.8,29\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,window,ok,0.07,73.8,29\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,overlap,ok,0.08,73.8,29\n", f);
+    fclose(f);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(out && noise_plan_main(out, csv) == 0);
+    if (out)
+        fclose(out);
+    int lines = 0;
+    for (const char *p = text; p && (p = strstr(p, "E=16: ")); p++)
+        lines++;
+    CHECK(lines == 1);
+    free(text);
+    char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
+    CHECK(report_main(5, argv) == 0);
+    snprintf(md, sizeof md, "%s/noise.md", dir);
+    f = fopen(md, "r");
+    if (!f)
+        return;
+    static char buf[1 << 15];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    int bullets = 0;
+    for (const char *p = buf; (p = strstr(p, "- tiny, E = 16 (4x2): E is")); p++)
+        bullets++;
+    CHECK(bullets == 1);
+}
+
 int main(void)
 {
     test_noise_verdict();
@@ -325,6 +401,8 @@ int main(void)
     test_report();
     test_counted();
     test_rounds_disagree();
+    test_mfu_follows_the_rule();
+    test_noise_once_a_series();
     CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_verdict");
 }

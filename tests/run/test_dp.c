@@ -3,7 +3,11 @@
  * be), the loss scales each rank gets (the global window's), what each
  * sync mode's row must say, and the ring all-reduce model's fit. The ranks
  * themselves run in tests/e2e_dp.sh under mpirun. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cpu_backend.h"
@@ -171,6 +175,61 @@ static void test_ring_fit(void)
     CHECK(fit.bw_bytes_per_s > 37440 / 22.7e-6 && fit.bw_bytes_per_s < 37440 / 21.6e-6);
 }
 
+/* The projection keeps splits measured under different levers apart:
+ * recompute block's compute is more work than none's, and one line with
+ * the median of both is a compute neither config had. Each line's
+ * compute_ms is its own row's step less its exposed communication. */
+static void test_projection_keeps_levers_apart(void)
+{
+    char dir[] = "/tmp/accubench-dp-XXXXXX", csv[64];
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    snprintf(csv, sizeof csv, "%s/run.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f) {
+        CHECK(0);
+        return;
+    }
+    fputs("# device: x\nbackend,device,model,params,dtype,recompute,grad_dtype,mode,reduction,"
+          "effective_batch,micro_batch,accum_steps,devices,sync,shard,status,step_ms_median,"
+          "allreduce_calls_per_step,allreduce_bytes_per_step,comm_ms,comm_exposed_ms\n"
+          "cpu,x,tiny,1000,fp32,none,fp32,async,sum,16,4,2,2,window,none,ok,10,1,4000,2,2\n"
+          "cpu,x,tiny,1000,fp32,block,fp32,async,sum,16,4,2,2,window,none,ok,30,1,4000,2,2\n",
+          f);
+    fclose(f);
+    projection_options o = {.csv_path = csv, .bw_gbps = 1, .latency_us = 0,
+                            .devices = {8}, .n_devices = 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(out && projection_main(out, &o) == 0);
+    if (out)
+        fclose(out);
+    double none = NAN, block = NAN;
+    int lines = 0;
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        long long micro, k;
+        double compute;
+        char rest[64];
+        if (line[0] == '#')
+            continue;
+        lines++;
+        if (strstr(line, "recompute block") &&
+            sscanf(strstr(line, "block") + 5, "%lld %lld %lf", &micro, &k, &compute) == 3)
+            block = compute;
+        else if (sscanf(line, " tiny %lld %lld %lf %63s", &micro, &k, &compute, rest) == 4)
+            none = compute;
+    }
+    free(text);
+    CHECK(lines == 2);
+    CHECK_NEAR(none, 10 - 2, 1e-9);
+    CHECK_NEAR(block, 30 - 2, 1e-9);
+    remove(csv);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_shards_cover_the_window();
@@ -178,5 +237,6 @@ int main(void)
     test_sync_rows();
     test_sync_schedule();
     test_ring_fit();
+    test_projection_keeps_levers_apart();
     return check_finish("test_dp");
 }

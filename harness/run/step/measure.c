@@ -257,6 +257,8 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
     out->noise_met = !o->steps && noise_met(o, l->dev_ms, l->n);
     timing_stats_of(l->host_ms, l->issued, &host);
     out->host_enqueue_ms = host.median;
+    if (o->keep_host_ms)
+        memcpy(o->keep_host_ms, l->host_ms, l->n * sizeof *o->keep_host_ms);
     out->dispatches_per_step = (double)(b->dispatches - l->dispatch0) / (double)l->issued;
     if (!c)
         return;
@@ -278,6 +280,14 @@ static void fill_timing(step_runner *s, const measure_options *o, const timed_lo
         timing_stats arrival;
         timing_stats_of(l->cs.wait, l->n, &arrival);
         out->comm_wait_ms = arrival.median;
+    }
+    for (size_t i = 0; i < l->n; i++) {
+        if (o->keep_comm_ms)
+            o->keep_comm_ms[i] = l->cs.busy[i];
+        if (o->keep_comm_exposed_ms)
+            o->keep_comm_exposed_ms[i] = l->cs.exposed[i];
+        if (o->keep_comm_wait_ms)
+            o->keep_comm_wait_ms[i] = l->cs.wait ? l->cs.wait[i] : NAN;
     }
 }
 

@@ -17,6 +17,13 @@ typedef struct measure_options {
     const volatile int *stop; /* set asynchronously (SIGINT): stop soon */
     double *keep;             /* non-NULL: each timed step's ms, in order (room for
                                * `steps`, or max_samples when adaptive) */
+    /* Non-NULL, with a communicator: each timed step's communication, in
+     * the same order and room as keep (wait: NAN where the engine does not
+     * tell it), so that a caller pooling steps takes the medians of the
+     * same steps as the step time's, never a mean that one stalled step
+     * dominates. */
+    double *keep_comm_ms, *keep_comm_exposed_ms, *keep_comm_wait_ms;
+    double *keep_host_ms; /* non-NULL: each timed step's host enqueue time, the same way */
 } measure_options;
 
 /* What ended the timed loop: the row's note names it. */

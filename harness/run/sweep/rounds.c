@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "ranges.h"
 #include "rng.h"
+#include "round_steps.h"
 #include "row_trust.h"
 #include "stats.h"
 #include "trace.h"
@@ -24,6 +25,10 @@
 typedef struct member_times {
     int slice_steps;
     double *ms;                       /* every timed step, round after round */
+    double *host_ms;                  /* each of those steps' host enqueue time */
+    /* With ranks: each of those steps' communication, at the same places
+     * (comm.h's busy, exposed and arrival-wait times) */
+    double *comm_ms, *comm_exposed_ms, *comm_wait_ms;
     size_t at[ROUNDS_MAX + 1];        /* round k's steps: ms[at[k] .. at[k+1]) */
     double round_ms[ROUNDS_MAX];      /* each round's median step */
     size_t own_bytes;                 /* its runner's memory while resident */
@@ -121,7 +126,6 @@ static void slice_end(rounds_state *st, size_t i)
 
 static void timing_add(step_timing *sum, const step_timing *x)
 {
-    sum->host_enqueue_ms += x->host_enqueue_ms;
     sum->dispatches_per_step += x->dispatches_per_step;
     sum->allreduce_calls += x->allreduce_calls;
     sum->allreduce_bytes += x->allreduce_bytes;
@@ -129,20 +133,28 @@ static void timing_add(step_timing *sum, const step_timing *x)
     sum->rs_bytes += x->rs_bytes;
     sum->ag_calls += x->ag_calls;
     sum->ag_bytes += x->ag_bytes;
-    sum->comm_ms += x->comm_ms;
-    sum->comm_exposed_ms += x->comm_exposed_ms;
-    sum->comm_wait_ms += x->comm_wait_ms;
 }
 
-/* `steps` timed steps of member i into *keep (warm-up none: a slice
- * follows the slice before it). BK_* status. */
-static int slice_time(rounds_state *st, size_t i, int steps, double *keep, step_timing *t)
+/* `steps` timed steps of member i into *keep, and in round k (k >= 0)
+ * their host enqueue times and communication beside them (warm-up none: a
+ * slice follows the slice before it). BK_* status. */
+static int slice_time(rounds_state *st, size_t i, int k, int steps, double *keep,
+                      step_timing *t)
 {
     const config *c = st->mem[i].c;
+    member_times *tm = &st->tm[i];
     measure_options mo = config_timing_options(st->s, c);
     mo.warmup = 0;
     mo.steps = steps;
     mo.keep = keep;
+    if (k >= 0)
+        mo.keep_host_ms = tm->host_ms + tm->at[k];
+    if (k >= 0 && tm->comm_ms) {
+        size_t at = tm->at[k];
+        mo.keep_comm_ms = tm->comm_ms + at;
+        mo.keep_comm_exposed_ms = tm->comm_exposed_ms + at;
+        mo.keep_comm_wait_ms = tm->comm_wait_ms + at;
+    }
     backend *b = st->s->b;
     size_t others = st->resident_bytes - (st->resident ? st->tm[i].own_bytes : 0);
     step_memory_open(b);
@@ -204,7 +216,7 @@ static void slice(rounds_state *st, size_t i, int k)
     config_range_push(st->mem[i].c); /* a slice reads as its config in Nsight Systems */
     int rc = slice_begin(st, i);
     if (!rc)
-        rc = slice_time(st, i, steps, keep, &t);
+        rc = slice_time(st, i, k, steps, keep, &t);
     slice_end(st, i);
     range_pop();
     if (rc) {
@@ -338,9 +350,18 @@ static measure_stop run_rounds(rounds_state *st, size_t *order)
         slice(st, order[j], -1);
     for (size_t i = 0; i < st->n; i++)
         if (st->mem[i].live) {
-            st->tm[i].ms = malloc((size_t)ROUNDS_MAX * (size_t)st->tm[i].slice_steps *
-                                  sizeof *st->tm[i].ms);
-            if (!st->tm[i].ms) {
+            member_times *tm = &st->tm[i];
+            size_t room = (size_t)ROUNDS_MAX * (size_t)tm->slice_steps;
+            tm->ms = malloc(room * sizeof *tm->ms);
+            tm->host_ms = malloc(room * sizeof *tm->host_ms);
+            if (st->s->comm) {
+                tm->comm_ms = malloc(room * sizeof *tm->comm_ms);
+                tm->comm_exposed_ms = malloc(room * sizeof *tm->comm_exposed_ms);
+                tm->comm_wait_ms = malloc(room * sizeof *tm->comm_wait_ms);
+            }
+            int comm_lost = st->s->comm &&
+                            (!tm->comm_ms || !tm->comm_exposed_ms || !tm->comm_wait_ms);
+            if (!tm->ms || !tm->host_ms || comm_lost) {
                 snprintf(st->s->b->error, sizeof st->s->b->error,
                          "out of host memory for samples");
                 member_failed(st, i, BK_OOM);
@@ -400,25 +421,27 @@ static void comparison_id(char *out, size_t len)
     snprintf(out, len, "%lx.%lx.%d", run_start, (unsigned long)getpid(), ++count);
 }
 
-/* Member i's step timing over the kept rounds. */
+/* Member i's step timing over the kept rounds. The host's enqueue time
+ * and the communication are medians over the same steps as the step
+ * time's, never means of the slices' medians: a slice of one step is that
+ * step, and one stalled step then read as ms of exposed communication
+ * (or of host enqueue) beside a step median of a tenth of that. */
 static void member_timing(const rounds_state *st, size_t i, const int kept[ROUNDS_MAX],
                           measure_stop why, step_timing *t)
 {
     const member_times *tm = &st->tm[i];
     memset(t, 0, sizeof *t);
-    size_t n = 0;
     double *pool = malloc((tm->at[st->rounds] ? tm->at[st->rounds] : 1) * sizeof *pool);
-    for (int k = 0; pool && k < st->rounds; k++)
-        if (kept[k])
-            for (size_t j = tm->at[k]; j < tm->at[k + 1]; j++)
-                pool[n++] = tm->ms[j];
+    size_t n = round_steps_pool(tm->ms, tm->at, st->rounds, kept, pool);
     timing_stats_of(pool, n, &t->step);
+    double host_ms = round_steps_median(tm->host_ms, tm->at, st->rounds, kept, pool);
+    double comm_ms = round_steps_median(tm->comm_ms, tm->at, st->rounds, kept, pool);
+    double exposed_ms = round_steps_median(tm->comm_exposed_ms, tm->at, st->rounds, kept, pool);
+    double wait_ms = round_steps_median(tm->comm_wait_ms, tm->at, st->rounds, kept, pool);
     free(pool);
-    t->timed = n;
-    t->stopped_by = why;
     double slices = tm->slices > 0 ? tm->slices : 1;
     *t = (step_timing){.step = t->step, .timed = n, .stopped_by = why,
-                       .host_enqueue_ms = tm->sum.host_enqueue_ms / slices,
+                       .host_enqueue_ms = host_ms,
                        .dispatches_per_step = tm->sum.dispatches_per_step / slices,
                        .allreduce_calls = tm->sum.allreduce_calls / slices,
                        .allreduce_bytes = tm->sum.allreduce_bytes / slices,
@@ -426,9 +449,9 @@ static void member_timing(const rounds_state *st, size_t i, const int kept[ROUND
                        .rs_bytes = tm->sum.rs_bytes / slices,
                        .ag_calls = tm->sum.ag_calls / slices,
                        .ag_bytes = tm->sum.ag_bytes / slices,
-                       .comm_ms = tm->sum.comm_ms / slices,
-                       .comm_exposed_ms = tm->sum.comm_exposed_ms / slices,
-                       .comm_wait_ms = tm->sum.comm_wait_ms / slices};
+                       .comm_ms = comm_ms,
+                       .comm_exposed_ms = exposed_ms,
+                       .comm_wait_ms = wait_ms};
 }
 
 /* The comparison's columns of member i's row, and what the rounds dropped. */
@@ -525,8 +548,13 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
     for (size_t i = 0; i < n; i++)
         if (members[i].live)
             finish_member(&st, i, id, why, &before, &after);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(st.tm[i].ms);
+        free(st.tm[i].host_ms);
+        free(st.tm[i].comm_ms);
+        free(st.tm[i].comm_exposed_ms);
+        free(st.tm[i].comm_wait_ms);
+    }
     free(st.tm);
     free(order);
 }
