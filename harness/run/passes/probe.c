@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "memory_fit.h"
 #include "plural.h"
 #include "report_parts.h"
 
@@ -32,11 +33,19 @@ static void need_of(const backend *b, const probe_request *req, int micro, memor
                       need);
 }
 
+/* A candidate fits where run would let it run (memory_fit: the device's
+ * usable share, with the gradient check's host copies where they share
+ * it) and the device gives every piece of its need. */
 static int try_micro(backend *b, const probe_request *req, int micro, probe_result *out)
 {
     memory_need need;
     need_of(b, req, micro, &need);
     out->probes++;
+    char why[sizeof b->error];
+    if (!memory_fit(b, need.total, model_param_count(req->model), why, sizeof why)) {
+        snprintf(b->error, sizeof b->error, "a micro-batch of %d %s", micro, why);
+        return BK_OOM;
+    }
     if (!req->arithmetic_cap)
         return probe_fits(b, &need);
     if (need.total <= req->arithmetic_cap)
