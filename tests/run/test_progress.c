@@ -88,8 +88,8 @@ int main(void)
     progress_config_resume(&p, &b, 0);
     progress_phase(&p, "trace pass");
     sleep_s(0.3);
-    progress_config_done_marked(&p, &a, 40.0, 12.0, 10, 0.3);
-    progress_config_done_marked(&p, &b, 20.0, 3.0, 10, 0.3);
+    progress_config_done_marked(&p, &a, 40.0, 12.0, 10, 5, 0.3);
+    progress_config_done_marked(&p, &b, 20.0, 3.0, 10, 5, 0.3);
     progress_group_end(&p);
     progress_stop(&p);
     out = slurp(f);
