@@ -456,10 +456,12 @@ static void test_rounds(void)
     items[0].step_ms = 1500, items[1].step_ms = 1500;
     CHECK_NEAR(eta_group_rounds(&e, 0), 5, 1e-12);
     CHECK_NEAR(eta_group_rounds(&e, 2), 0, 1e-12); /* alone in its group */
-    /* timed alone it would stop at 3 steps and the one in flight */
+    /* timed alone it would stop at 3 steps and the one in flight, and its
+     * warm-up at half the budget and a step (2.5 s); the rounds' warm-up
+     * slice runs both steps asked */
     double alone = eta_config_s(&c, 1500, 1500, 1, 0, 0);
     double in_rounds = eta_config_s(&c, 1500, 1500, 1, 0, 5);
-    CHECK_NEAR(in_rounds - alone, (5 - 4) * 1.5, 1e-9);
+    CHECK_NEAR(in_rounds - alone, (5 - 4) * 1.5 + (2 * 1.5 - 2.5), 1e-9);
     /* fast steps (10 ms): slices of a twentieth of the budget, 10 steps,
      * so the budgets hold 20 rounds, each member about its budget */
     items[0].step_ms = 10, items[1].step_ms = 10;
@@ -590,6 +592,7 @@ static void test_recorded_sweep(void)
                 eta_record_probe(&e, i, r->pass_ms);
             if (r->noise_s > 0)
                 eta_record_parts(&e, i, r->noise_s, r->windows, 0);
+            eta_record_checked(&e, i, r->step_ms > 0);
         }
         for (int i = lo; i <= hi; i++) {
             const struct recorded *r = &RECORDED[i];

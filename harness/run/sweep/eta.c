@@ -34,7 +34,9 @@ static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, in
                           int samples, double rounds, double check_host_s, double *checks)
 {
     double t = step_ms / 1e3, p = pass_s(step_ms, pass_ms, accum);
-    double warm = fmin(c->warmup * t, c->budget_s / 2 + t);
+    /* timed alone the warm-up stops at half the budget; a comparison's
+     * warm-up slice runs every step asked (rounds.c) */
+    double warm = rounds > 0 ? c->warmup * t : fmin(c->warmup * t, c->budget_s / 2 + t);
     double timed;
     if (rounds > 0) {
         timed = rounds * slice_steps(c, t) * t;
@@ -337,6 +339,8 @@ static void learn(const eta *e, learnt *l)
 static double run_chance(const eta *e, const learnt *l, int i, int current,
                          double current_pass_ms, double step)
 {
+    if (e->items[i].checked)
+        return e->items[i].checked > 0; /* its checks decided it */
     if (i == current && current_pass_ms > 0)
         return !skipped(&e->c, step);
     return eta_run_chance(&e->c, step, l->spread);
@@ -531,6 +535,12 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)
     e->items[i].step_ms = step_ms > 0 ? step_ms : NAN;
     e->items[i].pass_ms = pass_ms;
     e->items[i].wall_s = wall_s;
+}
+
+void eta_record_checked(eta *e, int i, int timed)
+{
+    if (i >= 0 && i < e->n)
+        e->items[i].checked = timed ? 1 : -1;
 }
 
 void eta_record_rounds(eta *e, int i, int rounds)

@@ -31,6 +31,8 @@ typedef struct eta_item {
     int group;             /* its comparison, timed in interleaved rounds with the
                               others of the same group (1, 2, ...); 0: timed alone */
     int rounds_run;        /* the rounds its comparison ran (0: not told) */
+    int checked;           /* its checks are done: 1 it goes on to be timed,
+                              -1 it does not (skipped, failed); 0: not yet */
 } eta_item;
 
 /* What the options let each config run. */
@@ -155,6 +157,12 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
  * until the config itself runs; it is no finished config (no wall time, no
  * prediction to check). */
 void eta_record_probe(eta *e, int i, double pass_ms);
+
+/* Config i's checks are done: it goes on to be timed (timed 1) or not. A
+ * comparison's member waits for the others' checks and the rounds, and
+ * is no longer costed by the chance it runs: costed so, model M's 2x32,
+ * skipped already, still counted 28 s of rounds and passes. */
+void eta_record_checked(eta *e, int i, int timed);
 
 /* Config i's comparison ran `rounds` interleaved rounds (kept and dropped). */
 void eta_record_rounds(eta *e, int i, int rounds);

@@ -358,6 +358,16 @@ void progress_config_result(progress *p, double step_ms, double pass_ms, long lo
     pthread_mutex_unlock(&p->mu);
 }
 
+void progress_config_checked(progress *p, int timed)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (p->eta)
+        eta_record_checked(p->eta, p->current - 1, timed);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void progress_config_set_aside(progress *p, progress_mark *m)
 {
     *m = (progress_mark){.index = -1};

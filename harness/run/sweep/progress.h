@@ -83,6 +83,9 @@ void progress_group_begin(progress *p, int n);
  * group ("configs 15-21 of 21"). */
 void progress_group_rounds(progress *p);
 void progress_group_end(progress *p);
+/* The running member's checks are done: it goes on to the rounds (`timed`
+ * 1) or not. */
+void progress_config_checked(progress *p, int timed);
 /* The config of mark m is finished: its result (as progress_config_result
  * says), its comparison's `rounds` (kept and dropped) and, where it was
  * timed in them, `shared_s` seconds more (its share of the rounds and

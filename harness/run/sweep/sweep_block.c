@@ -69,6 +69,7 @@ static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int r
             continue;
         config_range_push(mb->c);
         mb->live = config_prepare(s, &p->m, &p->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
+        progress_config_checked(s->progress, mb->live);
         if (mb->live && !resident)
             step_runner_free(&mb->run);
         range_pop();
