@@ -102,7 +102,9 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     if (mem_cap)
         fprintf(f, "memory cap:         %zu bytes (%s)\n", mem_cap, rp_bytes((int64_t)mem_cap).s);
     else
-        fprintf(f, "memory cap:         none (the device's own limit)\n");
+        fprintf(f, "memory cap:         none (run's own rule: %.0f%% of the device's memory, "
+                   "less the gradient check's host copies where they share it)\n",
+                MEMORY_FIT_USABLE_SHARE * 100);
     if (!r->micro) {
         fprintf(f, "largest micro-batch: none fits (%d %s)\n", r->probes,
                 plural(r->probes, "probe", "probes"));
