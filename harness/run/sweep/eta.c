@@ -145,10 +145,15 @@ static int noise_windows_run(const eta *e, int asked, double window_s)
     return n < asked ? (int)n : asked;
 }
 
+/* eta_check_host_s at a host rate learnt once (noise_host_rate). */
+static double check_host_s(const eta_item *x, double host_rate)
+{
+    return (x->accum + 1) * host_rate * eta_example_flops(x);
+}
+
 double eta_check_host_s(const eta *e, int i)
 {
-    const eta_item *x = &e->items[i];
-    return (x->accum + 1) * noise_host_rate(e) * eta_example_flops(x);
+    return check_host_s(&e->items[i], noise_host_rate(e));
 }
 
 double eta_noise_s(const eta *e, int i, double pass_ms)
@@ -179,11 +184,11 @@ static double rounds_of(const eta *e, const double *rounds, int i)
     return rounds ? rounds[i] : eta_group_rounds(e, i);
 }
 
-static double predicted_s(const eta *e, const double *rounds, int i)
+static double predicted_s(const eta *e, const double *rounds, double host_rate, int i)
 {
     const eta_item *it = &e->items[i];
     return run_s_parts(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples,
-                       rounds_of(e, rounds, i), eta_check_host_s(e, i), NULL);
+                       rounds_of(e, rounds, i), check_host_s(it, host_rate), NULL);
 }
 
 /* The finished configs of config j's unit: a config timed alone is its
@@ -192,8 +197,8 @@ static double predicted_s(const eta *e, const double *rounds, int i)
  * own: a slow member takes less than its prediction and a quick one many
  * times it. *actual and *predicted their sums, *members their count; 0
  * where j is no unit's first finished config (the unit was counted). */
-static int unit_of(const eta *e, const double *rounds, int j, double *actual,
-                   double *predicted, int *members)
+static int unit_of(const eta *e, const double *rounds, double host_rate, int j,
+                   double *actual, double *predicted, int *members)
 {
     const eta_item *x = &e->items[j];
     *actual = *predicted = 0;
@@ -207,7 +212,7 @@ static int unit_of(const eta *e, const double *rounds, int j, double *actual,
         const eta_item *it = &e->items[k];
         if ((k == j || (x->group && it->group == x->group)) && ran_in_full(it)) {
             *actual += actual_s(it);
-            *predicted += predicted_s(e, rounds, k);
+            *predicted += predicted_s(e, rounds, host_rate, k);
             ++*members;
         }
         if (!x->group)
@@ -238,21 +243,21 @@ static int unit_of(const eta *e, const double *rounds, int j, double *actual,
  * (a 187 ms pass, 64 a step) gave 82 s against 0.6 and doubled the
  * scale. */
 #define FIXED_COST_RATIO 4
-static double scale(const eta *e, const double *rounds, double *fixed)
+static double scale(const eta *e, const double *rounds, double host_rate, double *fixed)
 {
     double *over = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *over);
     double actual = 0, predicted = 0, a, p;
     size_t n = 0;
     int members;
     for (int j = 0; over && j < e->n; j++)
-        if (unit_of(e, rounds, j, &a, &p, &members) && a > FIXED_COST_RATIO * p)
+        if (unit_of(e, rounds, host_rate, j, &a, &p, &members) && a > FIXED_COST_RATIO * p)
             over[n++] = (a - p) / members;
     timing_stats st;
     *fixed = n && timing_stats_of(over, n, &st) == 0 ? fmax(0, st.median) : 0;
     free(over);
     double prior = ETA_SCALE_PRIOR * e->c.budget_s;
     for (int j = 0; j < e->n; j++)
-        if (unit_of(e, rounds, j, &a, &p, &members)) {
+        if (unit_of(e, rounds, host_rate, j, &a, &p, &members)) {
             actual += fmax(0, a - members * *fixed);
             predicted += p;
         }
@@ -298,10 +303,11 @@ static double config_step(const eta *e, int i, int current, double current_pass_
 }
 
 /* What the finished configs tell, learnt once for every config costed:
- * the scale, the seconds around a skip's probe passes, the spread, and
+ * the scale, the seconds around a skip's probe passes, the spread, the
+ * noise pass's host rate, and
  * each config's rounds (NULL: asked config by config). */
 typedef struct learnt {
-    double k, fixed, k_skip, spread;
+    double k, fixed, k_skip, spread, host_rate;
     double *rounds;
 } learnt;
 
@@ -329,8 +335,8 @@ static double *all_group_rounds(const eta *e)
 static void learn(const eta *e, learnt *l)
 {
     *l = (learnt){.k_skip = skip_overhead(e), .spread = eta_spread(e),
-                  .rounds = all_group_rounds(e)};
-    l->k = scale(e, l->rounds, &l->fixed);
+                  .host_rate = noise_host_rate(e), .rounds = all_group_rounds(e)};
+    l->k = scale(e, l->rounds, l->host_rate, &l->fixed);
 }
 
 /* The chance config i runs in full at a step of step_ms: the running one
@@ -393,7 +399,7 @@ static double estimate_config_parts(const eta *e, const learnt *l, int i, int cu
     double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum, checks;
     double noise = eta_noise_s(e, i, p) * own_noise;
     double full = l->k * run_s_parts(&e->c, step, pass, it->accum, eta_samples(e, i),
-                                     rounds_of(e, l->rounds, i), eta_check_host_s(e, i),
+                                     rounds_of(e, l->rounds, i), check_host_s(it, l->host_rate),
                                      &checks) +
                   l->fixed + noise;
     /* set up, checked and its noise measured before a comparison's rounds */
