@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "model_need.h"
 #include "probe.h"
+#include "sweep_row.h"
 #include "test_spec.h"
 
 /* A device with `limit` bytes and no memory behind the pointers: each
@@ -259,6 +260,78 @@ static void test_print_counts(void)
     CHECK(strstr(text, "none fits (1 probe)") != NULL);
 }
 
+/* Whether run takes a config of `micro` on b (sweep_row_fits: the rule
+ * run applies before it makes anything). */
+static int run_takes(backend *b, const probe_request *req, int micro)
+{
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.b = b;
+    memory_need n;
+    model_memory_need(req->model, req->dtype, req->optimizer, micro, req->effective,
+                      req->input_buffers, &n);
+    result_row r;
+    memset(&r, 0, sizeof r);
+    r.mem_need_bytes = (int64_t)n.total;
+    r.params = (int64_t)model_param_count(req->model);
+    return sweep_row_fits(&s, &r);
+}
+
+/* On a device that is the host's memory (the CPU) with a pretend RAM size:
+ * run keeps a tenth of the RAM free and counts the gradient check's host
+ * copies (20 bytes a parameter) beside the need, so the plan's answer is
+ * the largest micro-batch run takes, not the largest the RAM holds. RAM
+ * sizes from "micro 1 barely runs" to a byte short of the whole effective
+ * batch; each holds the whole batch's need, so a plan against the RAM
+ * alone said 256 at every one. */
+static void test_host_ram(void)
+{
+    model_spec spec = test_spec("S");
+    probe_request req = {.model = &spec, .dtype = DTYPE_FP32, .optimizer = OPT_ADAMW,
+                         .effective = 256, .input_buffers = 2};
+    memory_need at1, at_e;
+    model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, 1, 256, 2, &at1);
+    model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, 256, 256, 2, &at_e);
+    double copies = 20.0 * (double)model_param_count(&spec);
+    size_t rams[] = {(size_t)((at1.total + copies) / 0.9) + 1,
+                     (size_t)(((at1.total + at_e.total) / 2 + copies) / 0.9),
+                     (size_t)((at_e.total + copies) / 0.9) - 1};
+    for (size_t i = 0; i < sizeof rams / sizeof rams[0]; i++) {
+        backend b;
+        fake_device f;
+        fake_init(&b, &f, rams[i], DTYPE_FP32); /* the allocator refuses past the RAM */
+        b.mem_total = rams[i];
+        b.caps = BK_CAP_SHARES_HOST_MEMORY;
+        probe_result r;
+        int rc = probe_find_max_micro(&b, &req, &r);
+        CHECK(rc == BK_OK);
+        if (rc != BK_OK)
+            fprintf(stderr, "  RAM %zu: %s\n", rams[i], b.error);
+        CHECK(r.micro >= 1 && r.micro < 256);
+        CHECK(run_takes(&b, &req, r.micro));
+        CHECK(!run_takes(&b, &req, r.micro + 1));
+        /* the rule itself, by hand: need + copies within 90% of the RAM */
+        memory_need n;
+        model_memory_need(&spec, DTYPE_FP32, OPT_ADAMW, r.micro + 1, 256, 2, &n);
+        CHECK(n.total + copies > 0.9 * (double)rams[i]);
+        CHECK(r.need.total + copies <= 0.9 * (double)rams[i]);
+        if (!run_takes(&b, &req, r.micro) || run_takes(&b, &req, r.micro + 1))
+            fprintf(stderr, "  RAM %zu: the plan says %d, run takes %d: %d, %d: %d\n", rams[i],
+                    r.micro, r.micro, run_takes(&b, &req, r.micro), r.micro + 1,
+                    run_takes(&b, &req, r.micro + 1));
+        CHECK(f.in_use == 0 && b.mem_in_use == 0);
+    }
+    /* None fits: the reason is run's own. */
+    backend b;
+    fake_device f;
+    fake_init(&b, &f, at1.total, DTYPE_FP32);
+    b.mem_total = at1.total;
+    b.caps = BK_CAP_SHARES_HOST_MEMORY;
+    probe_result r;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OOM);
+    CHECK(strstr(b.error, "gradient check's host copies") != NULL);
+}
+
 int main(void)
 {
     test_print_counts();
@@ -270,5 +343,6 @@ int main(void)
     test_nothing_fits();
     test_error_passes_up();
     test_no_effective();
+    test_host_ram();
     return check_finish("test_probe");
 }

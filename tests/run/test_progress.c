@@ -3,6 +3,7 @@
  * silent past the threshold (and none for a short one), a comparison's
  * members each under its own number and its rounds under the group's,
  * nothing at all without a stream. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,8 +89,8 @@ int main(void)
     progress_config_resume(&p, &b, 0);
     progress_phase(&p, "trace pass");
     sleep_s(0.3);
-    progress_config_done_marked(&p, &a, 40.0, 12.0, 10, 0.3);
-    progress_config_done_marked(&p, &b, 20.0, 3.0, 10, 0.3);
+    progress_config_done_marked(&p, &a, 40.0, 12.0, 10, 5, 0.3);
+    progress_config_done_marked(&p, &b, 20.0, 3.0, 10, 5, 0.3);
     progress_group_end(&p);
     progress_stop(&p);
     out = slurp(f);
@@ -106,6 +107,37 @@ int main(void)
     CHECK(first < check && check < other && other < rounds && rounds < trace);
     CHECK(strstr(first + 1, "config 2 of 3 (") == NULL); /* announced once */
     CHECK(strstr(other + 1, "config 3 of 3 (") == NULL);
+    fclose(f);
+
+    /* Costed on a plan: before any config has finished the time left is
+     * a range said to be a guess (nothing of the machine's pace is learnt
+     * yet); once one has, one figure. */
+    eta_item items[2] = {{.flops = 1e9, .micro = 1, .accum = 1},
+                         {.flops = 1e9, .micro = 1, .accum = 1}};
+    for (int i = 0; i < 2; i++)
+        items[i].step_ms = items[i].wall_s = items[i].noise_s = NAN;
+    eta plan = {.items = items, .n = 2,
+                .c = {.budget_s = 2, .warmup = 2, .min_samples = 5, .max_samples = 1000}};
+    eta_record_probe(&plan, 0, 1000); /* 1 s passes, timed before the sweep */
+    eta_record_probe(&plan, 1, 1000);
+    f = tmpfile();
+    CHECK(f != NULL);
+    CHECK(progress_start(&p, f, 2, 10) == 0);
+    progress_set_eta(&p, &plan);
+    progress_config(&p, "S fp32 1x1 async sum");
+    progress_config_result(&p, 1000, 1000, 5);
+    progress_config_done(&p);
+    progress_config(&p, "S fp32 1x1 sync sum");
+    progress_stop(&p);
+    out = slurp(f);
+    first = strstr(out, "config 1 of 2 (S fp32 1x1 async sum); 0 s so far, about ");
+    CHECK(first != NULL && strstr(first, " left (a guess until a config has finished)\n") ==
+                               strchr(first, '\n') - strlen(" left (a guess until a config "
+                                                             "has finished)"));
+    CHECK(first != NULL && strstr(first, " to ") < strchr(first, '\n'));
+    other = strstr(out, "config 2 of 2 (S fp32 1x1 sync sum); 0 s so far, about ");
+    CHECK(other != NULL && strstr(other, "guess") == NULL && strstr(other, " to ") == NULL);
+    CHECK(other != NULL && strstr(other, " left\n") != NULL);
     fclose(f);
 
     /* No stream (--quiet): every call is a no-op. */

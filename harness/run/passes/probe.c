@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "memory_fit.h"
 #include "plural.h"
 #include "report_parts.h"
 
@@ -32,11 +33,19 @@ static void need_of(const backend *b, const probe_request *req, int micro, memor
                       need);
 }
 
+/* A candidate fits where run would let it run (memory_fit: the device's
+ * usable share, with the gradient check's host copies where they share
+ * it) and the device gives every piece of its need. */
 static int try_micro(backend *b, const probe_request *req, int micro, probe_result *out)
 {
     memory_need need;
     need_of(b, req, micro, &need);
     out->probes++;
+    char why[sizeof b->error];
+    if (!memory_fit(b, need.total, model_param_count(req->model), why, sizeof why)) {
+        snprintf(b->error, sizeof b->error, "a micro-batch of %d %s", micro, why);
+        return BK_OOM;
+    }
     if (!req->arithmetic_cap)
         return probe_fits(b, &need);
     if (need.total <= req->arithmetic_cap)
@@ -93,7 +102,9 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     if (mem_cap)
         fprintf(f, "memory cap:         %zu bytes (%s)\n", mem_cap, rp_bytes((int64_t)mem_cap).s);
     else
-        fprintf(f, "memory cap:         none (the device's own limit)\n");
+        fprintf(f, "memory cap:         none (run's own rule: %.0f%% of the device's memory, "
+                   "less the gradient check's host copies where they share it)\n",
+                MEMORY_FIT_USABLE_SHARE * 100);
     if (!r->micro) {
         fprintf(f, "largest micro-batch: none fits (%d %s)\n", r->probes,
                 plural(r->probes, "probe", "probes"));

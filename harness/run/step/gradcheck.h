@@ -8,6 +8,12 @@
 
 #include "step.h"
 
+/* The host memory grad_check takes per parameter: the window's gradient,
+ * the full batch's and one piece's in float, and their sum in double. On a
+ * device that is the host's memory it comes beside the step's own
+ * (memory_fit.h). */
+#define GRAD_CHECK_HOST_BYTES_PER_PARAM (3 * sizeof(float) + sizeof(double))
+
 /* ||a - b|| / ||b|| in double; 0 when both are zero. */
 double relative_error(const float *a, const float *b, size_t n);
 

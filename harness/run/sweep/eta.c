@@ -26,14 +26,17 @@ static double slice_steps(const eta_costs *c, double step_s)
     return want < 1 ? 1 : want > 1000 ? 1000 : want;
 }
 
-/* The seconds of a config that runs in full (not skipped); in *checks
- * (may be NULL) those of its checks before it is timed: the skip probe and
- * the gradient check. */
+/* The seconds of a config that runs in full (not skipped), its gradient
+ * check's host work `check_host_s` included; in *checks (may be NULL)
+ * those of its checks before it is timed: the skip probe and the gradient
+ * check. */
 static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, int accum,
-                          int samples, double rounds, double *checks)
+                          int samples, double rounds, double check_host_s, double *checks)
 {
     double t = step_ms / 1e3, p = pass_s(step_ms, pass_ms, accum);
-    double warm = fmin(c->warmup * t, c->budget_s / 2 + t);
+    /* timed alone the warm-up stops at half the budget; a comparison's
+     * warm-up slice runs every step asked (rounds.c) */
+    double warm = rounds > 0 ? c->warmup * t : fmin(c->warmup * t, c->budget_s / 2 + t);
     double timed;
     if (rounds > 0) {
         timed = rounds * slice_steps(c, t) * t;
@@ -52,18 +55,13 @@ static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, in
         trace = steps * t;
     }
     /* the skip probe (3 passes), the gradient check (a window and the
-     * full batch: about two steps), the single passes (5), the counting
-     * pass (2 steps, 1 over half the budget) */
+     * full batch: about two steps, and the host's sums), the single passes
+     * (5), the counting pass (2 steps, 1 over half the budget) */
     double count = (2 * t > c->budget_s ? 1 : 2) * t;
+    double check = 3 * p + 2 * t + (check_host_s > 0 ? check_host_s : 0);
     if (checks)
-        *checks = 3 * p + 2 * t;
-    return 3 * p + 2 * t + warm + timed + 5 * p + count + trace;
-}
-
-static double run_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
-                    double rounds)
-{
-    return run_s_parts(c, step_ms, pass_ms, accum, samples, rounds, NULL);
+        *checks = check;
+    return check + warm + timed + 5 * p + count + trace;
 }
 
 double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
@@ -72,7 +70,7 @@ double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accu
     double p = pass_s(step_ms, pass_ms, accum);
     if (c->max_step_s > 0 && accum * p > c->max_step_s)
         return 3 * p; /* skipped after the probe passes */
-    return run_s(c, step_ms, pass_ms, accum, samples, rounds);
+    return run_s_parts(c, step_ms, pass_ms, accum, samples, rounds, 0, NULL);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -103,16 +101,30 @@ static int noise_windows(const eta *e, const eta_item *it)
     return it->accum > 1 ? e->c.noise_windows : 0;
 }
 
+/* Whether config `it`'s noise pass is told (its seconds, pass and windows). */
+static int noise_told(const eta *e, const eta_item *it)
+{
+    return it->noise_s > 0 && it->pass_ms > 0 && it->noise_windows_run > 0 &&
+           noise_windows(e, it);
+}
+
 /* The noise pass's host seconds per pass and per FLOP of an example,
- * learnt from the finished noise passes: what they took beyond their
- * passes. */
+ * learnt from the finished noise passes of the largest model that ran one
+ * (by FLOPs an example): what they took beyond their passes. A small
+ * model's host time is mostly the pass's fixed cost, not its parameters:
+ * learnt from the tiny model, the rate put model M's noise pass at 99 s
+ * where it took 41. */
 static double noise_host_rate(const eta *e)
 {
+    double largest = 0;
+    for (int j = 0; j < e->n; j++)
+        if (noise_told(e, &e->items[j]))
+            largest = fmax(largest, eta_example_flops(&e->items[j]));
     double host = 0, weight = 0;
     for (int j = 0; j < e->n; j++) {
         const eta_item *it = &e->items[j];
         int w = it->noise_windows_run;
-        if (!(it->noise_s > 0) || !(it->pass_ms > 0) || w <= 0 || !noise_windows(e, it))
+        if (!noise_told(e, it) || eta_example_flops(it) < largest)
             continue;
         double passes = (double)w * it->accum;
         host += fmax(0, it->noise_s - passes * it->pass_ms / 1e3);
@@ -131,6 +143,17 @@ static int noise_windows_run(const eta *e, int asked, double window_s)
         return asked;
     double n = fmax(NOISE_WINDOWS_MIN, ceil(share / window_s));
     return n < asked ? (int)n : asked;
+}
+
+/* eta_check_host_s at a host rate learnt once (noise_host_rate). */
+static double check_host_s(const eta_item *x, double host_rate)
+{
+    return (x->accum + 1) * host_rate * eta_example_flops(x);
+}
+
+double eta_check_host_s(const eta *e, int i)
+{
+    return check_host_s(&e->items[i], noise_host_rate(e));
 }
 
 double eta_noise_s(const eta *e, int i, double pass_ms)
@@ -161,54 +184,83 @@ static double rounds_of(const eta *e, const double *rounds, int i)
     return rounds ? rounds[i] : eta_group_rounds(e, i);
 }
 
-static double predicted_s(const eta *e, const double *rounds, int i)
+static double predicted_s(const eta *e, const double *rounds, double host_rate, int i)
 {
     const eta_item *it = &e->items[i];
-    return run_s(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples,
-                 rounds_of(e, rounds, i));
+    return run_s_parts(&e->c, eta_known_step_ms(it), it->pass_ms, it->accum, it->samples,
+                       rounds_of(e, rounds, i), check_host_s(it, host_rate), NULL);
+}
+
+/* The finished configs of config j's unit: a config timed alone is its
+ * own; a comparison's members are one, for they share the time of their
+ * rounds and passes equally (sweep_block.c), a share that is no member's
+ * own: a slow member takes less than its prediction and a quick one many
+ * times it. *actual and *predicted their sums, *members their count; 0
+ * where j is no unit's first finished config (the unit was counted). */
+static int unit_of(const eta *e, const double *rounds, double host_rate, int j,
+                   double *actual, double *predicted, int *members)
+{
+    const eta_item *x = &e->items[j];
+    *actual = *predicted = 0;
+    *members = 0;
+    if (!ran_in_full(x))
+        return 0;
+    for (int k = 0; x->group && k < j; k++)
+        if (e->items[k].group == x->group && ran_in_full(&e->items[k]))
+            return 0;
+    for (int k = j; k < e->n; k++) {
+        const eta_item *it = &e->items[k];
+        if ((k == j || (x->group && it->group == x->group)) && ran_in_full(it)) {
+            *actual += actual_s(it);
+            *predicted += predicted_s(e, rounds, host_rate, k);
+            ++*members;
+        }
+        if (!x->group)
+            break;
+    }
+    return 1;
 }
 
 /* Finished configs' actual time, less their noise pass, against their
- * prediction from their own figures, as a fixed cost per config (*fixed)
- * plus a scale on the prediction (the return): what the model leaves out,
- * learnt from the sweep itself. The fixed cost (making the model, the
- * gradient check's set-up, the probes beside every config: 0.2-0.3 s a
- * config on a 2-core VM) is the median of what the configs that took
- * over FIXED_COST_RATIO times their prediction took over it: what the
- * model leaves out is most of their time, not a share of it. The scale is
- * the rest of every finished config's time over its prediction, with a
- * prior of 1 worth ETA_SCALE_PRIOR budgets of predicted time. As one
- * ratio, the tiny model's configs (1-4 ms predicted, 0.2-0.3 s taken)
- * made a scale of 70 for every config after them: the cpu profile's 6
- * minutes came out at 2 to 5 hours from its second config to its eighth.
- * A config that ran is costed as one that ran, even where its single pass
- * x K is over --max-step-s (the skip probe, a pass timed earlier, let it
- * through): costed as a skip, model M's 4x64 (a 187 ms pass, 64 a step)
- * gave 82 s against 0.6 and doubled the scale. */
+ * prediction from their own figures, unit by unit (unit_of), as a fixed
+ * cost per config (*fixed) plus a scale on the prediction (the return):
+ * what the model leaves out, learnt from the sweep itself. The fixed cost
+ * (making the model, the gradient check's set-up, the probes beside every
+ * config: 0.2-0.3 s a config on a 2-core VM) is the median of what the
+ * units that took over FIXED_COST_RATIO times their prediction took over
+ * it, a config: what the model leaves out is most of their time, not a
+ * share of it. The scale is the rest of every finished unit's time over
+ * its prediction, with a prior of 1 worth ETA_SCALE_PRIOR budgets of
+ * predicted time. As one ratio, the tiny model's configs (1-4 ms
+ * predicted, 0.2-0.3 s taken) made a scale of 70 for every config after
+ * them: the cpu profile's 6 minutes came out at 2 to 5 hours from its
+ * second config to its eighth. Config by config, a comparison's equal
+ * shares made model S's quick members a fixed cost of 6 s a config and its
+ * slow ones a scale of 0.45, and model M's last config read "57 s left"
+ * with two minutes to go. A config that ran is costed as one that ran,
+ * even where its single pass x K is over --max-step-s (the skip probe, a
+ * pass timed earlier, let it through): costed as a skip, model M's 4x64
+ * (a 187 ms pass, 64 a step) gave 82 s against 0.6 and doubled the
+ * scale. */
 #define FIXED_COST_RATIO 4
-static double scale(const eta *e, const double *rounds, double *fixed)
+static double scale(const eta *e, const double *rounds, double host_rate, double *fixed)
 {
     double *over = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *over);
+    double actual = 0, predicted = 0, a, p;
     size_t n = 0;
-    for (int j = 0; over && j < e->n; j++) {
-        const eta_item *it = &e->items[j];
-        if (!ran_in_full(it))
-            continue;
-        double predicted = predicted_s(e, rounds, j);
-        if (actual_s(it) > FIXED_COST_RATIO * predicted)
-            over[n++] = actual_s(it) - predicted;
-    }
+    int members;
+    for (int j = 0; over && j < e->n; j++)
+        if (unit_of(e, rounds, host_rate, j, &a, &p, &members) && a > FIXED_COST_RATIO * p)
+            over[n++] = (a - p) / members;
     timing_stats st;
     *fixed = n && timing_stats_of(over, n, &st) == 0 ? fmax(0, st.median) : 0;
     free(over);
-    double actual = 0, predicted = 0, prior = ETA_SCALE_PRIOR * e->c.budget_s;
-    for (int j = 0; j < e->n; j++) {
-        const eta_item *it = &e->items[j];
-        if (ran_in_full(it)) {
-            actual += fmax(0, actual_s(it) - *fixed);
-            predicted += predicted_s(e, rounds, j);
+    double prior = ETA_SCALE_PRIOR * e->c.budget_s;
+    for (int j = 0; j < e->n; j++)
+        if (unit_of(e, rounds, host_rate, j, &a, &p, &members)) {
+            actual += fmax(0, a - members * *fixed);
+            predicted += p;
         }
-    }
     return predicted + prior > 0 && actual + prior > 0 ? (actual + prior) / (predicted + prior)
                                                        : 1;
 }
@@ -251,25 +303,28 @@ static double config_step(const eta *e, int i, int current, double current_pass_
 }
 
 /* What the finished configs tell, learnt once for every config costed:
- * the scale, the seconds around a skip's probe passes, the spread, and
+ * the scale, the seconds around a skip's probe passes, the spread, the
+ * noise pass's host rate, and
  * each config's rounds (NULL: asked config by config). */
 typedef struct learnt {
-    double k, fixed, k_skip, spread;
+    double k, fixed, k_skip, spread, host_rate;
     double *rounds;
 } learnt;
 
 /* Every config's rounds, each comparison's worked out once: asked config
  * by config, an 8000-config sweep's estimate took 2.7 s, against 1.2 s so
  * (and 1.0 with rounds off). NULL when out of memory. */
+static double group_rounds(const eta *e, int i, double stretch);
 static double *all_group_rounds(const eta *e)
 {
     double *r = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *r);
+    double stretch = eta_rounds_stretch(e);
     for (int i = 0; r && i < e->n; i++)
         r[i] = -1;
     for (int i = 0; r && i < e->n; i++) {
         if (r[i] >= 0)
             continue;
-        double g = eta_group_rounds(e, i);
+        double g = group_rounds(e, i, stretch);
         for (int j = i; j < e->n; j++)
             if (e->items[j].group == e->items[i].group)
                 r[j] = g;
@@ -280,8 +335,8 @@ static double *all_group_rounds(const eta *e)
 static void learn(const eta *e, learnt *l)
 {
     *l = (learnt){.k_skip = skip_overhead(e), .spread = eta_spread(e),
-                  .rounds = all_group_rounds(e)};
-    l->k = scale(e, l->rounds, &l->fixed);
+                  .host_rate = noise_host_rate(e), .rounds = all_group_rounds(e)};
+    l->k = scale(e, l->rounds, l->host_rate, &l->fixed);
 }
 
 /* The chance config i runs in full at a step of step_ms: the running one
@@ -290,6 +345,8 @@ static void learn(const eta *e, learnt *l)
 static double run_chance(const eta *e, const learnt *l, int i, int current,
                          double current_pass_ms, double step)
 {
+    if (e->items[i].checked)
+        return e->items[i].checked > 0; /* its checks decided it */
     if (i == current && current_pass_ms > 0)
         return !skipped(&e->c, step);
     return eta_run_chance(&e->c, step, l->spread);
@@ -342,7 +399,9 @@ static double estimate_config_parts(const eta *e, const learnt *l, int i, int cu
     double p = pass > 0 ? pass : it->pass_ms > 0 ? it->pass_ms : step / it->accum, checks;
     double noise = eta_noise_s(e, i, p) * own_noise;
     double full = l->k * run_s_parts(&e->c, step, pass, it->accum, eta_samples(e, i),
-                                     rounds_of(e, l->rounds, i), &checks) + l->fixed + noise;
+                                     rounds_of(e, l->rounds, i), check_host_s(it, l->host_rate),
+                                     &checks) +
+                  l->fixed + noise;
     /* set up, checked and its noise measured before a comparison's rounds */
     *before = *chance * (l->k * checks + l->fixed + noise) + (1 - *chance) * skip;
     return *chance * full + (1 - *chance) * skip;
@@ -355,27 +414,63 @@ static double estimate_config_total(const eta *e, const learnt *l, int i, int cu
     return estimate_config_parts(e, l, i, current, current_pass_ms, own_noise, chance, &before);
 }
 
-double eta_group_rounds(const eta *e, int i)
+/* The rounds group x's members' budgets hold (before ROUNDS_MIN and
+ * ROUNDS_MAX), and in *members how many run in them; 0 with fewer than
+ * two. */
+static double budget_rounds(const eta *e, int group, int *members)
+{
+    double round_s = 0;
+    *members = 0;
+    for (int j = 0; j < e->n; j++) {
+        double step = e->items[j].group == group ? eta_step_ms(e, j) : NAN;
+        if (!(step > 0) || skipped(&e->c, step))
+            continue; /* not costed yet, or out before the rounds */
+        ++*members;
+        round_s += slice_steps(&e->c, step / 1e3) * step / 1e3;
+    }
+    return *members < 2 ? 0 : *members * e->c.budget_s / round_s;
+}
+
+double eta_rounds_stretch(const eta *e)
+{
+    double sum = 0;
+    int n = 0;
+    for (int j = 0; j < e->n; j++) {
+        const eta_item *x = &e->items[j];
+        int first = x->group && x->rounds_run > 0, members;
+        for (int k = 0; first && k < j; k++)
+            first = !(e->items[k].group == x->group && e->items[k].rounds_run > 0);
+        double held = first ? budget_rounds(e, x->group, &members) : 0;
+        if (held > 0) {
+            sum += fmin(3, fmax(1.0 / 3, x->rounds_run / fmax(ROUNDS_MIN, held)));
+            n++;
+        }
+    }
+    return n ? sum / n : 1;
+}
+
+/* eta_group_rounds at a stretch learnt once (eta_rounds_stretch). */
+static double group_rounds(const eta *e, int i, double stretch)
 {
     const eta_item *x = &e->items[i];
     if (!e->c.rounds || !x->group)
         return 0;
-    int members = 0;
-    double round_s = 0;
-    for (int j = 0; j < e->n; j++) {
-        const eta_item *y = &e->items[j];
-        double step = y->group == x->group ? eta_step_ms(e, j) : NAN;
-        if (!(step > 0) || skipped(&e->c, step))
-            continue; /* not costed yet, or out before the rounds */
-        members++;
-        round_s += slice_steps(&e->c, step / 1e3) * step / 1e3;
-    }
+    for (int j = 0; j < e->n; j++)
+        if (e->items[j].group == x->group && e->items[j].rounds_run > 0)
+            return e->items[j].rounds_run; /* it ran */
+    int members;
+    double held = budget_rounds(e, x->group, &members);
     if (members < 2)
         return 0;
     if (e->c.rounds > 0)
         return e->c.rounds;
-    double r = ceil(members * e->c.budget_s / round_s);
+    double r = ceil(held * stretch);
     return r < ROUNDS_MIN ? ROUNDS_MIN : r > ROUNDS_MAX ? ROUNDS_MAX : r;
+}
+
+double eta_group_rounds(const eta *e, int i)
+{
+    return group_rounds(e, i, eta_rounds_stretch(e));
 }
 
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)
@@ -421,6 +516,14 @@ double eta_group_left_s(const eta *e, int lo, int hi, int checking, double check
     return isnan(rounds_s) ? checks_left + after : fmax(0, after - rounds_s);
 }
 
+int eta_any_finished(const eta *e)
+{
+    for (int j = 0; j < e->n; j++)
+        if (ran_in_full(&e->items[j]))
+            return 1;
+    return 0;
+}
+
 void eta_record_probe(eta *e, int i, double pass_ms)
 {
     if (i < 0 || i >= e->n || !(pass_ms > 0) || e->items[i].step_ms > 0)
@@ -438,6 +541,18 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s)
     e->items[i].step_ms = step_ms > 0 ? step_ms : NAN;
     e->items[i].pass_ms = pass_ms;
     e->items[i].wall_s = wall_s;
+}
+
+void eta_record_checked(eta *e, int i, int timed)
+{
+    if (i >= 0 && i < e->n)
+        e->items[i].checked = timed ? 1 : -1;
+}
+
+void eta_record_rounds(eta *e, int i, int rounds)
+{
+    if (i >= 0 && i < e->n)
+        e->items[i].rounds_run = rounds > 0 ? rounds : 0;
 }
 
 void eta_record_parts(eta *e, int i, double noise_s, int windows, int samples)

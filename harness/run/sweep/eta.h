@@ -30,6 +30,9 @@ typedef struct eta_item {
     double predicted_ms;   /* its step as predicted before it ran (NAN or 0: none) */
     int group;             /* its comparison, timed in interleaved rounds with the
                               others of the same group (1, 2, ...); 0: timed alone */
+    int rounds_run;        /* the rounds its comparison ran (0: not told) */
+    int checked;           /* its checks are done: 1 it goes on to be timed,
+                              -1 it does not (skipped, failed); 0: not yet */
 } eta_item;
 
 /* What the options let each config run. */
@@ -51,17 +54,27 @@ typedef struct eta {
  * pass pass_ms, before scaling, timing `samples` steps (0: as many as
  * the budget allows; never more, nor under the loop's floor of 3), or,
  * where `rounds` > 0, timed in that many interleaved rounds of a slice
- * each (rounds.h: a twentieth of the budget, one step at least). */
+ * each (rounds.h: a twentieth of the budget, one step at least); without
+ * the host's work over every parameter (eta_check_host_s). */
 double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
                     double rounds);
 
 /* The rounds config i's comparison is expected to run (0: it is timed
- * alone): --rounds N, or under auto as many as the members' budgets
- * hold, ROUNDS_MIN at least and ROUNDS_MAX at most. A slow model's
- * comparison runs ROUNDS_MIN rounds of one step each however short its
- * budget: model M's on 2 cores, 5 steps of 1-5 s a config, where a config
- * timed alone stops at 3. */
+ * alone): the rounds it ran once told (eta_record_rounds); --rounds N; or
+ * under auto as many as the members' budgets hold times the stretch the
+ * finished comparisons showed (eta_rounds_stretch), ROUNDS_MIN at least
+ * and ROUNDS_MAX at most. A slow model's comparison runs ROUNDS_MIN rounds
+ * of one step each however short its budget: model M's on 2 cores, 5
+ * steps of 1-5 s a config, where a config timed alone stops at 3. */
 double eta_group_rounds(const eta *e, int i);
+
+/* The rounds the finished comparisons ran over those their budgets held
+ * (ROUNDS_MIN at least), their mean, 1 before any: rounds.c stops early
+ * where every pair is decided, and goes on up to ROUNDS_BUDGET_STRETCH
+ * times the budget where disturbed rounds leave too few clean ones (on a
+ * loaded 2-core VM the tiny model's comparison ran 40 rounds where its
+ * budgets held 21, S's 20 for 7). Kept within [1/3, 3]. */
+double eta_rounds_stretch(const eta *e);
 
 /* The timed steps config i is expected to run: its own count once it ran;
  * else the median count of the finished configs (the noise target stops
@@ -124,6 +137,16 @@ double eta_left_s(const eta *e, int current, double current_s, double current_pa
 double eta_group_left_s(const eta *e, int lo, int hi, int checking, double checking_s,
                         double rounds_s);
 
+/* Whether a config has run in full and finished. Until one has, nothing
+ * of this machine's pace is learnt (the scale, the fixed cost, the rounds'
+ * stretch, the host's work over every parameter) and the time left is a
+ * guess from the step times alone: on a loaded 2-core VM the cpu profile's
+ * first configs read 42-15% short (244 s said, 419 s taken at config 1;
+ * the brief's quieter runs 3 min 30 s for about 5 minutes), so the
+ * progress line gives it as a range up to ETA_GUESS_SPAN times it. */
+#define ETA_GUESS_SPAN 2.0
+int eta_any_finished(const eta *e);
+
 /* Config i finished in wall_s with these figures (NAN: not measured: a
  * failed config; a config skipped over --max-step-s gives its probe pass
  * alone, which costs it as K passes a step). */
@@ -135,10 +158,27 @@ void eta_record(eta *e, int i, double step_ms, double pass_ms, double wall_s);
  * prediction to check). */
 void eta_record_probe(eta *e, int i, double pass_ms);
 
+/* Config i's checks are done: it goes on to be timed (timed 1) or not. A
+ * comparison's member waits for the others' checks and the rounds, and
+ * is no longer costed by the chance it runs: costed so, model M's 2x32,
+ * skipped already, still counted 28 s of rounds and passes. */
+void eta_record_checked(eta *e, int i, int timed);
+
+/* Config i's comparison ran `rounds` interleaved rounds (kept and dropped). */
+void eta_record_rounds(eta *e, int i, int rounds);
+
 /* Config i's noise pass took noise_s seconds (of the wall_s eta_record
  * gives it) over `windows` windows, and its timed loop ran `samples`
  * steps. */
 void eta_record_parts(eta *e, int i, double noise_s, int windows, int samples);
+
+/* The host's seconds in config i's gradient check: it downloads the
+ * gradient of the window and of each of the K pieces of the full-batch
+ * reference and sums them over every parameter in double, the noise
+ * pass's work per pass (eta_noise_s's rate): on 2 cores model M's check
+ * at K = 16 took 18 s where its two steps were 7. 0 before a noise pass
+ * has run. */
+double eta_check_host_s(const eta *e, int i);
 
 /* The predicted seconds of config i's noise pass at a pass of pass_ms:
  * the windows it will run x K x (the pass + the host's cost per pass for

@@ -68,7 +68,13 @@ static void config_text(const progress *p, uint64_t now, char *out, size_t len)
     if (used < (int)len)
         used += snprintf(out + used, len - (size_t)used, " (%s); %s so far", p->config, so_far);
     double costed = costed_left(p, now);
-    if (!isnan(costed) && used < (int)len) {
+    if (!isnan(costed) && !eta_any_finished(p->eta) && used < (int)len) {
+        char most[32]; /* nothing of this machine's pace learnt yet (eta.h) */
+        progress_duration(costed, left, sizeof left);
+        progress_duration(ETA_GUESS_SPAN * costed, most, sizeof most);
+        snprintf(out + used, len - (size_t)used,
+                 ", about %s to %s left (a guess until a config has finished)", left, most);
+    } else if (!isnan(costed) && used < (int)len) {
         progress_duration(costed, left, sizeof left);
         snprintf(out + used, len - (size_t)used, ", about %s left", left);
     } else if (p->done > 0 && used < (int)len) {
@@ -352,6 +358,16 @@ void progress_config_result(progress *p, double step_ms, double pass_ms, long lo
     pthread_mutex_unlock(&p->mu);
 }
 
+void progress_config_checked(progress *p, int timed)
+{
+    if (!p || !p->f)
+        return;
+    pthread_mutex_lock(&p->mu);
+    if (p->eta)
+        eta_record_checked(p->eta, p->current - 1, timed);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void progress_config_set_aside(progress *p, progress_mark *m)
 {
     *m = (progress_mark){.index = -1};
@@ -374,16 +390,19 @@ void progress_config_set_aside(progress *p, progress_mark *m)
 }
 
 void progress_config_done_marked(progress *p, const progress_mark *m, double step_ms,
-                                 double pass_ms, long long samples, double shared_s)
+                                 double pass_ms, long long samples, int rounds,
+                                 double shared_s)
 {
     if (!p || !p->f || m->index < 0)
         return;
     pthread_mutex_lock(&p->mu);
-    double wall_s = m->seconds + shared_s;
+    /* a member skipped or failed in its checks took no part in the rounds */
+    double wall_s = m->seconds + (step_ms > 0 ? shared_s : 0);
     if (p->eta) {
         eta_record(p->eta, m->index, step_ms, pass_ms > 0 ? pass_ms : m->pass_ms, wall_s);
         eta_record_parts(p->eta, m->index, m->noise_s, m->noise_windows,
                          samples > 0 ? (int)samples : 0);
+        eta_record_rounds(p->eta, m->index, rounds);
     }
     p->done++;
     p->done_ns += (uint64_t)(wall_s * 1e9);

@@ -83,10 +83,16 @@ void progress_group_begin(progress *p, int n);
  * group ("configs 15-21 of 21"). */
 void progress_group_rounds(progress *p);
 void progress_group_end(progress *p);
+/* The running member's checks are done: it goes on to the rounds (`timed`
+ * 1) or not. */
+void progress_config_checked(progress *p, int timed);
 /* The config of mark m is finished: its result (as progress_config_result
- * says) after `shared_s` seconds more. */
+ * says), its comparison's `rounds` (kept and dropped) and, where it was
+ * timed in them, `shared_s` seconds more (its share of the rounds and
+ * the passes after them). */
 void progress_config_done_marked(progress *p, const progress_mark *m, double step_ms,
-                                 double pass_ms, long long samples, double shared_s);
+                                 double pass_ms, long long samples, int rounds,
+                                 double shared_s);
 
 /* The time left is costed on e (eta.h: each config's pass and step time
  * against its budget), which the calls below keep up to date. */

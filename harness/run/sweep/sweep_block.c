@@ -69,6 +69,7 @@ static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int r
             continue;
         config_range_push(mb->c);
         mb->live = config_prepare(s, &p->m, &p->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
+        progress_config_checked(s->progress, mb->live);
         if (mb->live && !resident)
             step_runner_free(&mb->run);
         range_pop();
@@ -113,7 +114,8 @@ static int run_group(sweep *s, sweep_place *p, const config *const *cs, size_t n
     for (size_t i = 0; !failed && !stop_signal && i < n; i++) {
         const result_row *r = &rows[i];
         progress_config_done_marked(s->progress, &mem[i].mark, r->step_ms_median, r->pass_ms,
-                                    (long long)r->samples, shared_s);
+                                    (long long)r->samples,
+                                    (int)(r->rounds + r->rounds_dropped), shared_s);
         failed = sweep_row_write(s, r) != 0;
     }
     progress_group_end(s->progress);

@@ -9,6 +9,7 @@
 #include "config_run.h"
 #include "console_table.h"
 #include "dp_check.h"
+#include "memory_fit.h"
 #include "shard_modes.h"
 #include "sweep_state.h"
 #include "row_label.h"
@@ -63,22 +64,7 @@ int sweep_row_fits(const sweep *s, result_row *r)
                  (unsigned long long)need, (unsigned long long)s->mem_cap);
         return 0;
     }
-    uint64_t host_copies =
-        s->b->caps & BK_CAP_SHARES_HOST_MEMORY ? 3ull * r->params * sizeof(float) : 0;
-    uint64_t usable = (uint64_t)(0.9 * (double)s->b->mem_total);
-    if (s->b->mem_total && need + host_copies > usable) {
-        if (host_copies)
-            snprintf(r->note, sizeof r->note, "needs %llu bytes, and the gradient check's host "
-                     "copies %llu more; 90%% of the device's %llu bytes is usable",
-                     (unsigned long long)need, (unsigned long long)host_copies,
-                     (unsigned long long)s->b->mem_total);
-        else
-            snprintf(r->note, sizeof r->note, "needs %llu bytes; 90%% of the device's %llu "
-                     "bytes is usable", (unsigned long long)need,
-                     (unsigned long long)s->b->mem_total);
-        return 0;
-    }
-    return 1;
+    return memory_fit(s->b, need, (uint64_t)r->params, r->note, sizeof r->note);
 }
 
 int sweep_config_fits(const sweep *s, const config *c)

@@ -1,0 +1,32 @@
+/* Whether a config's memory need fits the device's own memory, as run
+ * judges it before it makes anything: a tenth of the memory is left for
+ * what the need does not count (the program, its libraries, the allocator's
+ * rounding), and where the device's memory is the host's (the CPU), the
+ * gradient check's host copies are counted beside the need, since the
+ * check runs with the step's memory held. The one rule for run
+ * (sweep_row_fits) and plan --find-max-micro (probe.c), so that the plan
+ * never promises a micro-batch the run then refuses. The user's --mem-cap
+ * is the allocator's (dispatch.h) and not judged here. */
+#ifndef ACCUBENCH_MEMORY_FIT_H
+#define ACCUBENCH_MEMORY_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+/* The share of the device's memory a config's need may take. */
+#define MEMORY_FIT_USABLE_SHARE 0.9
+
+/* The bytes of b->mem_total a config may take (0: b says none: no limit). */
+uint64_t memory_fit_usable(const backend *b);
+
+/* The gradient check's host copies for `params` parameters where they
+ * share the device's memory (BK_CAP_SHARES_HOST_MEMORY), else 0. */
+uint64_t memory_fit_host_copies(const backend *b, uint64_t params);
+
+/* 1 where `need` bytes of a model of `params` parameters fit on b; else 0,
+ * with the reason in why (the need, the host copies, the usable share). */
+int memory_fit(const backend *b, uint64_t need, uint64_t params, char *why, size_t why_len);
+
+#endif
