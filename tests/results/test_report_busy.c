@@ -8,30 +8,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "report.h"
 
 static char tmpdir[] = "/tmp/accubench-report-busy-XXXXXX";
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 #define HEADER                                                                              \
     "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
@@ -43,11 +23,11 @@ static const char *report_of(const char *name, const char *rows)
     char csv[300], md[300], text[2000];
     snprintf(csv, sizeof csv, "%s/%s.csv", tmpdir, name);
     snprintf(text, sizeof text, "%s%s", HEADER, rows);
-    write_file(csv, text);
+    test_write_file(csv, text);
     char *argv[] = {"report", csv, "--no-charts", NULL};
     CHECK(report_main(3, argv) == 0);
     snprintf(md, sizeof md, "%s/%s.md", tmpdir, name);
-    return slurp(md);
+    return test_slurp(md);
 }
 
 static void test_traced_steps_apart(void)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "compare.h"
 #include "csv_read.h"
 #include "split_text.h"
@@ -65,15 +66,6 @@ static void expect_bad(int (*main_fn)(int, char **), const char *what, int argc,
         fprintf(stderr, "  %s: rc %d, %d stderr lines, first: %s\n", what, rc, lines, first);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* A copy of `src` at `dst` in which the row of `model` at micro-batch
  * `micro` (mode async) has its step times multiplied by `factor`. */
 static void write_slower_copy(const char *src, const char *dst, const char *model, int micro,
@@ -108,19 +100,6 @@ static void write_slower_copy(const char *src, const char *dst, const char *mode
     if (f)
         fclose(f);
     csv_free(&t);
-}
-
-/* Reads a whole file (small ones). */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
 }
 
 /* The Markdown table row of the report that starts with "| SPLIT " in the
@@ -160,7 +139,7 @@ static void check_report_numbers(const char *csv, const char *md_path)
     csv_table t;
     csv_row *rows = NULL;
     char why[256];
-    const char *md = slurp(md_path);
+    const char *md = test_slurp(md_path);
     CHECK(md != NULL);
     if (!md || csv_load(csv, csv_required_columns, &t, &rows, why, sizeof why))
         return;
@@ -238,13 +217,13 @@ static void test_report(void)
         snprintf(md, sizeof md, "%s/%.*s.md", tmpdir, (int)strlen(name) - 4, name);
         snprintf(html, sizeof html, "%s/%.*s.html", tmpdir, (int)strlen(name) - 4, name);
         check_report_numbers(fixtures[i], md);
-        const char *h = slurp(html);
+        const char *h = test_slurp(html);
         CHECK(h && !strncmp(h, "<!DOCTYPE html>", 15) && strstr(h, "</html>"));
     }
     /* the sentences state the file's own numbers */
     char path[256];
     snprintf(path, sizeof path, "%s/abc.md", tmpdir);
-    const char *md = slurp(path);
+    const char *md = test_slurp(path);
     CHECK(md && strstr(md, "the fastest split is 64x1 at 0.2337 ms per step and the slowest "
                            "is 8x8 at 0.9258 ms, 3.96x as long"));
     CHECK(md && strstr(md, "No memory cap given"));
@@ -257,7 +236,7 @@ static void test_report(void)
     char *cancel_argv[] = {"report", cancel, "--out", tmpdir, "--no-charts", NULL};
     CHECK(report_main(5, cancel_argv) == 0);
     snprintf(path, sizeof path, "%s/cancel.md", tmpdir);
-    const char *cancel_md = slurp(path);
+    const char *cancel_md = test_slurp(path);
     CHECK(cancel_md && strstr(cancel_md, "range from -12.6% to +76.5%") &&
           !strstr(cancel_md, "Steps take about K passes") &&
           strstr(cancel_md, "beyond the practical threshold on both sides"));
@@ -272,7 +251,7 @@ static void test_report(void)
         char *argv_u[] = {"report", csv, "--out", tmpdir, "--no-charts", NULL};
         CHECK(report_main(5, argv_u) == 0);
         snprintf(out_md, sizeof out_md, "%s/under%d.md", tmpdir, u);
-        const char *umd = slurp(out_md);
+        const char *umd = test_slurp(out_md);
         CHECK(umd && strstr(umd, "Steps run faster than K separate passes"));
         CHECK(umd && (strstr(umd, "work overlaps across passes") != NULL) == (u == 1));
     }
@@ -282,7 +261,7 @@ static void test_report(void)
      * would count it as a pass of 24 */
     CHECK(md && strstr(md, "| K=3: 24+24+16 |  0.4391 |    0.60 |           - |        - |"));
     snprintf(path, sizeof path, "%s/default.md", tmpdir);
-    md = slurp(path);
+    md = test_slurp(path);
     CHECK(md && strstr(md, "| L     | bf16  | async | mean      | 256 | 256x1     | oom: needs "
                            "18.01 GiB; over the 17.50 GiB cap "));
     CHECK(md && strstr(md, "Model L has no K=1 step time at effective batch 256 (oom: "));
@@ -293,12 +272,12 @@ static void test_report(void)
     /* a sweep interrupted before its first row: a report that says so */
     char none[256];
     snprintf(none, sizeof none, "%s/none.csv", tmpdir);
-    write_file(none, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+    test_write_file(none, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
                      "micro_batch,accum_steps,status,step_ms_median\n");
     char *nargv[] = {"report", none, "--no-charts", NULL};
     CHECK(report_main(3, nargv) == 0);
     snprintf(none, sizeof none, "%s/none.md", tmpdir);
-    const char *nmd = slurp(none);
+    const char *nmd = test_slurp(none);
     CHECK(nmd && strstr(nmd, "No config in this file ran (0 rows"));
 
     /* two splits timed in one comparison: the finding's ratio is the
@@ -306,7 +285,7 @@ static void test_report(void)
      * 1.7x over the rounds, not 16.4 / 10 of the medians */
     char paired[256];
     snprintf(paired, sizeof paired, "%s/paired.csv", tmpdir);
-    write_file(paired, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+    test_write_file(paired, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
                        "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
                        "step_ms_ci_lo,step_ms_ci_hi,comparison,rounds,round_ms\n"
                        "cpu,x,S,fp32,async,sum,12,4,3,4,1,ok,16.4,16,18,c1,5,"
@@ -316,14 +295,14 @@ static void test_report(void)
     char *pargv[] = {"report", paired, "--no-charts", NULL};
     CHECK(report_main(3, pargv) == 0);
     snprintf(paired, sizeof paired, "%s/paired.md", tmpdir);
-    const char *pmd = slurp(paired);
+    const char *pmd = test_slurp(paired);
     CHECK(pmd && strstr(pmd, "the slowest is 4x3 at 16.40 ms, 1.70x as long [1."));
 
     /* a memory cap from the option wins */
     char *argv[] = {"report", "tests/fixtures/default.csv", "--out", tmpdir, "--no-charts",
                     "--mem-cap", "16500M", NULL};
     CHECK(report_main(7, argv) == 0);
-    md = slurp(path);
+    md = test_slurp(path);
     CHECK(md && strstr(md, "Cap: 16.11 GiB (from --mem-cap)"));
     CHECK(md && strstr(md, "Under the 16.11 GiB cap, model L at effective batch 256 runs "
                            "fastest as 8x32 (21.37 ms, needs 16.07 GiB); 128x2 would take "
@@ -333,7 +312,7 @@ static void test_report(void)
      * split that fits: not "would take" (faster), but not told apart */
     char tied[256];
     snprintf(tied, sizeof tied, "%s/tied.csv", tmpdir);
-    write_file(tied, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+    test_write_file(tied, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
                      "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
                      "step_ms_ci_lo,step_ms_ci_hi,comparison,rounds,round_ms,mem_need_bytes\n"
                      "cpu,x,S,fp32,async,sum,16,4,4,4,1,ok,10,9,11,c1,5,10 9 11 10 10,1000\n"
@@ -342,7 +321,7 @@ static void test_report(void)
     char *targv[] = {"report", tied, "--no-charts", "--mem-cap", "2000", NULL};
     CHECK(report_main(5, targv) == 0);
     snprintf(tied, sizeof tied, "%s/tied.md", tmpdir);
-    const char *tmd = slurp(tied);
+    const char *tmd = test_slurp(tied);
     CHECK(tmd && strstr(tmd, "runs fastest as 4x4 (10.00 ms, needs 1.0 KiB)"));
     CHECK(tmd && strstr(tmd, "16x1 (9.500 ms, needs 4.9 KiB) is not told apart from it by the "
                              "rule: "));
@@ -478,7 +457,7 @@ static void test_key_columns(void)
 /* A copy of fixture `src` at `dst` with `line` before its first line. */
 static void write_with_line(const char *src, const char *dst, const char *line)
 {
-    const char *text = slurp(src);
+    const char *text = test_slurp(src);
     FILE *f = text ? fopen(dst, "w") : NULL;
     CHECK(f != NULL);
     if (f) {
@@ -501,7 +480,7 @@ static void test_backend_caps(void)
     write_with_line("tests/fixtures/abc.csv", csv,
                     "# backend_caps: dispatch-is-device-work shares-host-memory");
     CHECK(report_main(3, argv) == 0);
-    const char *text = slurp(md);
+    const char *text = test_slurp(md);
     CHECK(text && strstr(text, "Device (CPU backend) busy time is 13.5% of the step"));
     CHECK(text && strstr(text, "4 configs ran on the CPU backend, where the host computes"));
     CHECK(text && !strstr(text, "none is launch-bound"));
@@ -509,7 +488,7 @@ static void test_backend_caps(void)
     /* a cpu file whose backend says it does not */
     write_with_line("tests/fixtures/cpu_notrace.csv", csv, "# backend_caps: none");
     CHECK(report_main(3, argv) == 0);
-    text = slurp(md);
+    text = test_slurp(md);
     CHECK(text && !strstr(text, "ran on the CPU backend"));
     CHECK(text && strstr(text, "launch-bound"));
 }
@@ -624,11 +603,11 @@ static void test_bad_input(void)
     snprintf(nocols, sizeof nocols, "%s/nocols.csv", tmpdir);
     snprintf(ragged, sizeof ragged, "%s/ragged.csv", tmpdir);
     snprintf(png, sizeof png, "%s/chart.csv", tmpdir);
-    write_file(notcsv, "This is a text file.\nNothing to see here.\n");
-    write_file(nocols, "# device: x\nmodel,micro_batch\nS,4\n");
-    write_file(ragged, "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+    test_write_file(notcsv, "This is a text file.\nNothing to see here.\n");
+    test_write_file(nocols, "# device: x\nmodel,micro_batch\nS,4\n");
+    test_write_file(ragged, "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
                        "accum_steps,status,step_ms_median\ncpu,x,S,fp32,async,mean,8,4,2,ok\n");
-    write_file(png, "\x89PNG\r\n\x1a\n");
+    test_write_file(png, "\x89PNG\r\n\x1a\n");
     const char *bad[] = {"tests/fixtures/missing.csv", notcsv, nocols, ragged, png};
     for (size_t i = 0; i < 5; i++) {
         char *r[] = {"report", (char *)bad[i], "--no-charts", NULL};

@@ -7,30 +7,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "report.h"
 
 static char tmpdir[] = "/tmp/accubench-report-dp-XXXXXX";
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
 
 /* The report's bullet that starts with `start`, copied into out. */
 static int bullet(const char *md, const char *start, char *out, size_t len)
@@ -59,7 +39,7 @@ static void test_saves_only_where_told_apart(void)
 {
     char csv[300], md[300], line[4000];
     snprintf(csv, sizeof csv, "%s/sync.csv", tmpdir);
-    write_file(csv, HEADER
+    test_write_file(csv, HEADER
                "cpu,x,S,fp32,async,sum,16,4,2,4,1,2,micro,none,ok,10,9,11,c1,5,"
                "10 9 11 10 10,2,800,0,0,0,0,1,1\n"
                "cpu,x,S,fp32,async,sum,16,4,2,4,1,2,window,none,ok,9.5,8.5,10.5,c1,5,"
@@ -69,7 +49,7 @@ static void test_saves_only_where_told_apart(void)
     char *argv[] = {"report", csv, "--no-charts", NULL};
     CHECK(report_main(3, argv) == 0);
     snprintf(md, sizeof md, "%s/sync.md", tmpdir);
-    CHECK(bullet(slurp(md), "- At K=2 on 2 devices", line, sizeof line));
+    CHECK(bullet(test_slurp(md), "- At K=2 on 2 devices", line, sizeof line));
     const char *window = strstr(line, "; window sync"), *overlap = strstr(line, "; overlap sync");
     CHECK(window && overlap);
     if (window && overlap) {
@@ -87,7 +67,7 @@ static void test_sharded_names_its_collectives(void)
 {
     char csv[300], md[300], line[4000];
     snprintf(csv, sizeof csv, "%s/shard.csv", tmpdir);
-    write_file(csv, HEADER
+    test_write_file(csv, HEADER
                "cpu,x,S,fp32,async,sum,16,4,2,4,1,2,micro,gradients,ok,10,9,11,c1,5,"
                "10 10 10 10 10,0,0,4,800,1,400,1,1\n"
                "cpu,x,S,fp32,async,sum,16,4,2,4,1,2,window,gradients,ok,10,9,11,c1,5,"
@@ -95,7 +75,7 @@ static void test_sharded_names_its_collectives(void)
     char *argv[] = {"report", csv, "--no-charts", NULL};
     CHECK(report_main(3, argv) == 0);
     snprintf(md, sizeof md, "%s/shard.md", tmpdir);
-    CHECK(bullet(slurp(md), "- At K=2 on 2 devices", line, sizeof line));
+    CHECK(bullet(test_slurp(md), "- At K=2 on 2 devices", line, sizeof line));
     CHECK(strstr(line, "shard gradients)") != NULL);
     CHECK(strstr(line, "4 reduce-scatters and 1 all-gather") != NULL);
     CHECK(!strstr(line, "0 all-reduces"));

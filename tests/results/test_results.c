@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "console_table.h"
 #include "csv_writer.h"
 #include "stats.h"
@@ -27,18 +28,6 @@ static void test_stats(void)
     CHECK(timing_stats_of(v, 0, &s) == -1);
     double even[] = {1, 2, 3, 4};
     CHECK(timing_stats_of(even, 4, &s) == 0 && s.median == 2.5);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    static char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
 }
 
 static void test_csv(void)
@@ -77,7 +66,7 @@ static void test_csv(void)
     r.micro_batch = 8;
     r.step_ms_median = 1.5;
     CHECK(csv_writer_append(&w, &r, why, sizeof why) == 0);
-    char *text = slurp(path);
+    char *text = test_slurp(path);
     CHECK(text && strstr(text, "# seed: 2\n") && !strstr(text, "# seed: 1\n"));
     CHECK(text && strstr(text, "# seed: 2\n# last: kept\n") && !strstr(text, "unfinished"));
     CHECK(strstr(text, "\nbackend,device,model,params,") != NULL);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "test_files.h"
 #include "options.h"
 #include "parse.h"
 #include "split.h"
@@ -118,13 +119,6 @@ static void test_options(void)
           o.modes[0] == MODE_SYNC && strcmp(mode_name(o.modes[0]), "sync") == 0);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    fputs(text, f);
-    fclose(f);
-}
-
 static int shipped_ok;
 
 static void check_shipped(const char *name, const char *summary, void *ctx)
@@ -146,9 +140,9 @@ static void test_profiles(void)
     snprintf(good, sizeof good, "%s/good.profile", dir);
     snprintf(bad, sizeof bad, "%s/bad.profile", dir);
     snprintf(badval, sizeof badval, "%s/badval.profile", dir);
-    write_file(good, "# a comment\n\neffective = 32   # trailing comment\nmicro = 4,8\nmodel=tiny\n");
-    write_file(bad, "effective = 32\nthis line has no equals sign\n");
-    write_file(badval, "effective = 32\n\nmicro = 4,x\n");
+    test_write_file(good, "# a comment\n\neffective = 32   # trailing comment\nmicro = 4,8\nmodel=tiny\n");
+    test_write_file(bad, "effective = 32\nthis line has no equals sign\n");
+    test_write_file(badval, "effective = 32\n\nmicro = 4,x\n");
     run_options o;
     options_defaults(&o);
     CHECK(options_load_profile(&o, good, why, sizeof why) == 0);
