@@ -407,6 +407,53 @@ static int parse_cell(const result_column *c, const char *s, char *field, const 
     return 0;
 }
 
+/* The bands a median lies in by construction (stats.c, the peer's
+ * peer_timing.py): order statistics of the same samples. */
+static const struct {
+    const char *lo, *hi, *band;
+    size_t lo_at, hi_at;
+} median_bands[] = {
+    {"step_ms_ci_lo", "step_ms_ci_hi", "its 95% interval", offsetof(csv_row, step_ms_ci_lo),
+     offsetof(csv_row, step_ms_ci_hi)},
+    {"step_ms_p10", "step_ms_p90", "its p10..p90", offsetof(csv_row, step_ms_p10),
+     offsetof(csv_row, step_ms_p90)},
+};
+
+/* Figures of one row that bound one another: a median lies inside its own
+ * 95% interval (step_ms_ci_lo..hi) and inside its p10..p90, as every
+ * writer computes them from one set of samples. Each pair is checked where
+ * both ends are measured, against the median where it is. NULL, or the
+ * one-line refusal in why: "FILE:LINE: step_ms_median 5 lies outside its
+ * 95% interval, step_ms_ci_lo..step_ms_ci_hi 6..7 (...)", the cells as the
+ * file writes them. */
+static const char *csv_row_order_check(const csv_table *t, size_t row, const csv_row *r,
+                                       char *why, size_t why_len)
+{
+    double m = r->step_ms_median;
+    for (size_t i = 0; i < sizeof median_bands / sizeof median_bands[0]; i++) {
+        const char *lo_name = median_bands[i].lo, *hi_name = median_bands[i].hi;
+        double lo = *(const double *)((const char *)r + median_bands[i].lo_at);
+        double hi = *(const double *)((const char *)r + median_bands[i].hi_at);
+        if (isnan(lo) || isnan(hi))
+            continue;
+        const char *lo_text = csv_cell(t, row, csv_column(t, lo_name));
+        const char *hi_text = csv_cell(t, row, csv_column(t, hi_name));
+        if (!isnan(m) && (m < lo || m > hi))
+            snprintf(why, why_len, "%s:%d: step_ms_median %s lies outside %s, %s..%s %s..%s "
+                     "(a median is inside its own band: the row was edited or damaged)",
+                     t->path, t->line[row], csv_cell(t, row, csv_column(t, "step_ms_median")),
+                     median_bands[i].band, lo_name, hi_name, lo_text, hi_text);
+        else if (lo > hi)
+            snprintf(why, why_len, "%s:%d: %s %s is above %s %s (a band's low end is below "
+                     "its high end: the row was edited or damaged)", t->path, t->line[row],
+                     lo_name, lo_text, hi_name, hi_text);
+        else
+            continue;
+        return why;
+    }
+    return NULL;
+}
+
 int csv_result_rows(const csv_table *t, const char *const *required,
                     csv_row **out, char *why, size_t why_len)
 {

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,46 +61,6 @@ const char *csv_value_parse(const result_column *c, const char *s, double *real,
             return "is out of range (too large or too small for a double)";
     }
     return csv_value_check(c, *real);
-}
-
-/* The bands a median lies in by construction (stats.c, the peer's
- * peer_timing.py): order statistics of the same samples. */
-static const struct {
-    const char *lo, *hi, *band;
-    size_t lo_at, hi_at;
-} median_bands[] = {
-    {"step_ms_ci_lo", "step_ms_ci_hi", "its 95% interval", offsetof(csv_row, step_ms_ci_lo),
-     offsetof(csv_row, step_ms_ci_hi)},
-    {"step_ms_p10", "step_ms_p90", "its p10..p90", offsetof(csv_row, step_ms_p10),
-     offsetof(csv_row, step_ms_p90)},
-};
-
-const char *csv_row_order_check(const csv_table *t, size_t row, const csv_row *r, char *why,
-                                size_t why_len)
-{
-    double m = r->step_ms_median;
-    for (size_t i = 0; i < sizeof median_bands / sizeof median_bands[0]; i++) {
-        const char *lo_name = median_bands[i].lo, *hi_name = median_bands[i].hi;
-        double lo = *(const double *)((const char *)r + median_bands[i].lo_at);
-        double hi = *(const double *)((const char *)r + median_bands[i].hi_at);
-        if (isnan(lo) || isnan(hi))
-            continue;
-        const char *lo_text = csv_cell(t, row, csv_column(t, lo_name));
-        const char *hi_text = csv_cell(t, row, csv_column(t, hi_name));
-        if (!isnan(m) && (m < lo || m > hi))
-            snprintf(why, why_len, "%s:%d: step_ms_median %s lies outside %s, %s..%s %s..%s "
-                     "(a median is inside its own band: the row was edited or damaged)",
-                     t->path, t->line[row], csv_cell(t, row, csv_column(t, "step_ms_median")),
-                     median_bands[i].band, lo_name, hi_name, lo_text, hi_text);
-        else if (lo > hi)
-            snprintf(why, why_len, "%s:%d: %s %s is above %s %s (a band's low end is below "
-                     "its high end: the row was edited or damaged)", t->path, t->line[row],
-                     lo_name, lo_text, hi_name, hi_text);
-        else
-            continue;
-        return why;
-    }
-    return NULL;
 }
 
 void csv_value_say(char *why, size_t why_len, const char *path, int line, const char *column,

@@ -6,7 +6,6 @@
 #ifndef ACCUBENCH_CSV_VALUES_H
 #define ACCUBENCH_CSV_VALUES_H
 
-#include "csv_read.h"
 #include "result_row.h"
 
 /* NULL when v can be a value of column c, else why not ("cannot be
@@ -27,16 +26,6 @@ const char *csv_value_parse(const result_column *c, const char *s, double *real,
  * (field N of the row)", N counted from 1. */
 void csv_value_say(char *why, size_t why_len, const char *path, int line, const char *column,
                    const char *text, const char *what, size_t field);
-
-/* Figures of one row that bound one another: a median lies inside its own
- * 95% interval (step_ms_ci_lo..hi) and inside its p10..p90, as every
- * writer computes them from one set of samples. Each pair is checked where
- * both ends are measured, against the median where it is. NULL, or the
- * one-line refusal in why: "FILE:LINE: step_ms_median 5 lies outside its
- * 95% interval, step_ms_ci_lo..step_ms_ci_hi 6..7 (...)", the cells as the
- * file writes them. */
-const char *csv_row_order_check(const csv_table *t, size_t row, const csv_row *r, char *why,
-                                size_t why_len);
 
 /* The columns that must be above zero when measured (NULL-terminated). */
 extern const char *const csv_positive_columns[];
