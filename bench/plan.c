@@ -474,25 +474,6 @@ static plan_job job_of(const plan_args *a)
     return a->proj.csv_path ? PLAN_FIT : PLAN_SPLIT;
 }
 
-/* The options each plan_main call was given, by key, once each. */
-typedef struct given_keys {
-    char keys[64][64];
-    const char *at[64];
-    size_t n;
-} given_keys;
-
-static void given_add(given_keys *g, const char *key)
-{
-    for (size_t i = 0; i < g->n; i++)
-        if (!strcmp(g->keys[i], key))
-            return;
-    if (g->n < sizeof g->keys / sizeof g->keys[0]) {
-        snprintf(g->keys[g->n], sizeof g->keys[g->n], "%s", key);
-        g->at[g->n] = g->keys[g->n];
-        g->n++;
-    }
-}
-
 int plan_main(int argc, char **argv, option_usage_edit help_edit)
 {
     plan_args a = {.devices = 1, .proj = {.latency_us = -1}, .target_loss = NAN};
@@ -500,7 +481,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     char why[600];
     args in;
     arg_kind k;
-    given_keys given = {.n = 0};
+    plan_given given = {.n = 0};
     args_init(&in, argc, argv, plan_is_flag);
     in.is_known = plan_is_known;
     while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
@@ -514,7 +495,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
             say_plan_usage_error(why);
             return 2;
         }
-        given_add(&given, in.key);
+        plan_given_add(&given, in.key);
         a.model_given |= strcmp(in.key, "model") == 0;
         a.devices_given |= strcmp(in.key, "devices") == 0;
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
@@ -566,7 +547,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         return 2;
     }
     plan_job job = job_of(&a);
-    if (plan_job_reads(job, given.at, given.n, why, sizeof why)) {
+    if (plan_job_reads(job, &given, why, sizeof why)) {
         say_plan_usage_error(why);
         return 2;
     }

@@ -71,15 +71,25 @@ static void jobs_text(unsigned mask, char *out, size_t len)
     }
 }
 
-int plan_job_reads(plan_job job, const char *const *keys, size_t n, char *why, size_t why_len)
+void plan_given_add(plan_given *g, const char *key)
 {
-    for (size_t k = 0; k < n; k++)
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(g->keys[i], key))
+            return;
+    if (g->n < sizeof g->keys / sizeof g->keys[0])
+        snprintf(g->keys[g->n++], sizeof g->keys[0], "%s", key);
+}
+
+int plan_job_reads(plan_job job, const plan_given *given, char *why, size_t why_len)
+{
+    for (size_t k = 0; k < given->n; k++)
         for (size_t r = 0; r < sizeof reads / sizeof reads[0]; r++) {
-            if (strcmp(keys[k], reads[r].key) || (reads[r].jobs >> job) & 1)
+            const char *key = given->keys[k];
+            if (strcmp(key, reads[r].key) || (reads[r].jobs >> job) & 1)
                 continue;
             char others[300];
             jobs_text(reads[r].jobs, others, sizeof others);
-            snprintf(why, why_len, "--%s goes with %s, not with %s: drop it", keys[k], others,
+            snprintf(why, why_len, "--%s goes with %s, not with %s: drop it", key, others,
                      job_names[job]);
             return -1;
         }

@@ -18,11 +18,20 @@ typedef enum plan_job {
     PLAN_GOAL_TIME,      /* --recommend --from --goal time */
 } plan_job;
 
-/* 0 when job reads every option in keys (n of them, without the dashes;
- * the options that choose the job count as read), else -1 with the
- * refusal naming the first one that it does not and the jobs that do:
- * "--max-micro goes with the arithmetic (--effective, --max-micro) and
- * --find-max-micro, not with --noise: drop it". */
-int plan_job_reads(plan_job job, const char *const *keys, size_t n, char *why, size_t why_len);
+/* The options one plan call was given, by key (without the dashes), once
+ * each. */
+typedef struct plan_given {
+    char keys[64][64];
+    size_t n;
+} plan_given;
+
+void plan_given_add(plan_given *g, const char *key);
+
+/* 0 when job reads every option given (the options that choose the job
+ * count as read), else -1 with the refusal naming the first one that it
+ * does not and the jobs that do: "--max-micro goes with the arithmetic
+ * (--effective, --max-micro) and --find-max-micro, not with --noise: drop
+ * it". */
+int plan_job_reads(plan_job job, const plan_given *given, char *why, size_t why_len);
 
 #endif

@@ -505,55 +505,6 @@ int options_set(run_options *o, const char *key, const char *value, char *why, s
 {
     return option_set(&run_option_table, o, key, value, why, n);
 }
-int options_micro_list(const run_options *o, int e, int *out, int max)
-{
-    int n = 0;
-    if (o->micro_pow2)
-        for (int m = 1; m <= e && n < max; m *= 2)
-            out[n++] = m;
-    int made = n; /* pow2's: a size named too is not a second arm */
-    for (int i = 0; i < o->n_micro && n < max; i++) {
-        if (o->micro[i] > e) /* no split of e: said once, by options_micro_left_out */
-            continue;
-        int dup = 0;
-        for (int j = 0; j < made; j++)
-            dup |= out[j] == o->micro[i];
-        if (!dup)
-            out[n++] = o->micro[i];
-    }
-    /* ascending, so a sweep reads small to large */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
-            int t = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = t;
-        }
-    return n;
-}
-
-int options_micro_left_out(const run_options *o, char *out, size_t len)
-{
-    size_t used = 0;
-    int pairs = 0;
-    out[0] = '\0';
-    for (int i = 0; i < o->n_effective; i++)
-        for (int j = 0; j < o->n_micro; j++) {
-            int dup = 0; /* a size named twice (two arms) is said once */
-            for (int k = 0; k < j; k++)
-                dup |= o->micro[k] == o->micro[j];
-            if (o->micro[j] <= o->effective[i] || dup)
-                continue;
-            if (used < len)
-                used += (size_t)snprintf(out + used, len - used, "%s%d at effective batch %d",
-                                         pairs ? ", " : "micro-batch ", o->micro[j],
-                                         o->effective[i]);
-            pairs++;
-        }
-    if (pairs && used < len)
-        snprintf(out + used, len - used, " left out: larger than the batch, no split of it");
-    return pairs;
-}
-
 csv_existing options_csv_existing(const run_options *o)
 {
     return o->append ? CSV_APPEND : o->replace ? CSV_REPLACE : CSV_REFUSE;
