@@ -176,6 +176,12 @@ static int loop_init(step_runner *s, const measure_options *o, timed_loop *l)
     return BK_OK;
 }
 
+/* Whether a step's work is done when its issue returns. */
+static int serial(const backend *b)
+{
+    return (b->caps & BK_CAP_DISPATCH_IS_DEVICE_WORK) != 0;
+}
+
 /* One step between its own events, and the step before it read back. */
 static int issue_step(step_runner *s, timed_loop *l)
 {
@@ -190,10 +196,16 @@ static int issue_step(step_runner *s, timed_loop *l)
     if (rc)
         return rc;
     l->host_ms[l->issued++] = (double)(trace_now_ns() - h0) / 1e6;
-    if (l->issued >= 2) {
+    /* Where issuing is the work (the CPU), this step and its all-reduces
+     * are done: its communication is read now. Read after the next step
+     * is issued, it would hold that step's too, one step late (a slice of
+     * two steps read as twice the first and nothing for the second). */
+    if (s->comm && serial(b))
+        rc = comm_sample(s->comm, &l->cs, l->issued - 1, 0);
+    if (!rc && l->issued >= 2) {
         timer_pair *prev = &l->t[(l->issued - 2) % 2];
         rc = b->ops->timer_elapsed_ms(b, prev->start, prev->end, &l->dev_ms[l->n++]);
-        if (!rc && s->comm)
+        if (!rc && s->comm && !serial(b))
             rc = comm_sample(s->comm, &l->cs, l->n - 1, 0);
     }
     return rc;
@@ -239,7 +251,7 @@ static int read_last(step_runner *s, timed_loop *l)
     int rc = b->ops->timer_elapsed_ms(b, last->start, last->end, &ms);
     if (!l->judged)
         l->dev_ms[l->n++] = ms;
-    if (!rc && s->comm && !l->judged)
+    if (!rc && s->comm && !l->judged && !serial(b))
         rc = comm_sample(s->comm, &l->cs, l->n - 1, 1);
     return rc;
 }
