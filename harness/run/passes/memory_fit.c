@@ -4,12 +4,15 @@
 
 #include "gradcheck.h"
 
-uint64_t memory_fit_usable(const backend *b)
+/* The bytes of b->mem_total a config may take. */
+static uint64_t usable_bytes(const backend *b)
 {
     return (uint64_t)(MEMORY_FIT_USABLE_SHARE * (double)b->mem_total);
 }
 
-uint64_t memory_fit_host_copies(const backend *b, uint64_t params)
+/* The gradient check's host copies for `params` parameters where they
+ * share the device's memory (BK_CAP_SHARES_HOST_MEMORY), else 0. */
+static uint64_t host_copies_bytes(const backend *b, uint64_t params)
 {
     return b->caps & BK_CAP_SHARES_HOST_MEMORY ? params * GRAD_CHECK_HOST_BYTES_PER_PARAM : 0;
 }
@@ -18,7 +21,7 @@ int memory_fit(const backend *b, uint64_t need, uint64_t params, char *why, size
 {
     if (!b->mem_total)
         return 1;
-    uint64_t host_copies = memory_fit_host_copies(b, params), usable = memory_fit_usable(b);
+    uint64_t host_copies = host_copies_bytes(b, params), usable = usable_bytes(b);
     if (need + host_copies <= usable)
         return 1;
     int pct = (int)(MEMORY_FIT_USABLE_SHARE * 100 + 0.5);

@@ -18,13 +18,6 @@
 /* The share of the device's memory a config's need may take. */
 #define MEMORY_FIT_USABLE_SHARE 0.9
 
-/* The bytes of b->mem_total a config may take (0: b says none: no limit). */
-uint64_t memory_fit_usable(const backend *b);
-
-/* The gradient check's host copies for `params` parameters where they
- * share the device's memory (BK_CAP_SHARES_HOST_MEMORY), else 0. */
-uint64_t memory_fit_host_copies(const backend *b, uint64_t params);
-
 /* 1 where `need` bytes of a model of `params` parameters fit on b; else 0,
  * with the reason in why (the need, the host copies, the usable share). */
 int memory_fit(const backend *b, uint64_t need, uint64_t params, char *why, size_t why_len);
