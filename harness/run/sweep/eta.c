@@ -145,15 +145,15 @@ static int noise_windows_run(const eta *e, int asked, double window_s)
     return n < asked ? (int)n : asked;
 }
 
-/* eta_check_host_s at a host rate learnt once (noise_host_rate). */
+/* The host's seconds in config x's gradient check at a noise pass's host
+ * rate (noise_host_rate, learnt once): it downloads the gradient of the
+ * window and of each of the K pieces of the full-batch reference and sums
+ * them over every parameter in double, the noise pass's work per pass: on
+ * 2 cores model M's check at K = 16 took 18 s where its two steps were 7.
+ * 0 before a noise pass has run. */
 static double check_host_s(const eta_item *x, double host_rate)
 {
     return (x->accum + 1) * host_rate * eta_example_flops(x);
-}
-
-double eta_check_host_s(const eta *e, int i)
-{
-    return check_host_s(&e->items[i], noise_host_rate(e));
 }
 
 double eta_noise_s(const eta *e, int i, double pass_ms)
@@ -315,10 +315,11 @@ typedef struct learnt {
  * by config, an 8000-config sweep's estimate took 2.7 s, against 1.2 s so
  * (and 1.0 with rounds off). NULL when out of memory. */
 static double group_rounds(const eta *e, int i, double stretch);
+static double rounds_stretch(const eta *e);
 static double *all_group_rounds(const eta *e)
 {
     double *r = malloc((size_t)(e->n > 0 ? e->n : 1) * sizeof *r);
-    double stretch = eta_rounds_stretch(e);
+    double stretch = rounds_stretch(e);
     for (int i = 0; r && i < e->n; i++)
         r[i] = -1;
     for (int i = 0; r && i < e->n; i++) {
@@ -431,7 +432,13 @@ static double budget_rounds(const eta *e, int group, int *members)
     return *members < 2 ? 0 : *members * e->c.budget_s / round_s;
 }
 
-double eta_rounds_stretch(const eta *e)
+/* The rounds the finished comparisons ran over those their budgets held
+ * (ROUNDS_MIN at least), their mean, 1 before any: rounds.c stops early
+ * where every pair is decided, and goes on up to ROUNDS_BUDGET_STRETCH
+ * times the budget where disturbed rounds leave too few clean ones (on a
+ * loaded 2-core VM the tiny model's comparison ran 40 rounds where its
+ * budgets held 21, S's 20 for 7). Kept within [1/3, 3]. */
+static double rounds_stretch(const eta *e)
 {
     double sum = 0;
     int n = 0;
@@ -449,7 +456,7 @@ double eta_rounds_stretch(const eta *e)
     return n ? sum / n : 1;
 }
 
-/* eta_group_rounds at a stretch learnt once (eta_rounds_stretch). */
+/* eta_group_rounds at a stretch learnt once (rounds_stretch). */
 static double group_rounds(const eta *e, int i, double stretch)
 {
     const eta_item *x = &e->items[i];
@@ -470,7 +477,7 @@ static double group_rounds(const eta *e, int i, double stretch)
 
 double eta_group_rounds(const eta *e, int i)
 {
-    return group_rounds(e, i, eta_rounds_stretch(e));
+    return group_rounds(e, i, rounds_stretch(e));
 }
 
 double eta_left_s(const eta *e, int current, double current_s, double current_pass_ms)

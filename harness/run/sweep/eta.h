@@ -55,26 +55,19 @@ typedef struct eta {
  * the budget allows; never more, nor under the loop's floor of 3), or,
  * where `rounds` > 0, timed in that many interleaved rounds of a slice
  * each (rounds.h: a twentieth of the budget, one step at least); without
- * the host's work over every parameter (eta_check_host_s). */
+ * the gradient check's host work over every parameter (check_host_s in
+ * eta.c). */
 double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
                     double rounds);
 
 /* The rounds config i's comparison is expected to run (0: it is timed
  * alone): the rounds it ran once told (eta_record_rounds); --rounds N; or
  * under auto as many as the members' budgets hold times the stretch the
- * finished comparisons showed (eta_rounds_stretch), ROUNDS_MIN at least
+ * finished comparisons showed (rounds_stretch in eta.c), ROUNDS_MIN at least
  * and ROUNDS_MAX at most. A slow model's comparison runs ROUNDS_MIN rounds
  * of one step each however short its budget: model M's on 2 cores, 5
  * steps of 1-5 s a config, where a config timed alone stops at 3. */
 double eta_group_rounds(const eta *e, int i);
-
-/* The rounds the finished comparisons ran over those their budgets held
- * (ROUNDS_MIN at least), their mean, 1 before any: rounds.c stops early
- * where every pair is decided, and goes on up to ROUNDS_BUDGET_STRETCH
- * times the budget where disturbed rounds leave too few clean ones (on a
- * loaded 2-core VM the tiny model's comparison ran 40 rounds where its
- * budgets held 21, S's 20 for 7). Kept within [1/3, 3]. */
-double eta_rounds_stretch(const eta *e);
 
 /* The timed steps config i is expected to run: its own count once it ran;
  * else the median count of the finished configs (the noise target stops
@@ -171,14 +164,6 @@ void eta_record_rounds(eta *e, int i, int rounds);
  * gives it) over `windows` windows, and its timed loop ran `samples`
  * steps. */
 void eta_record_parts(eta *e, int i, double noise_s, int windows, int samples);
-
-/* The host's seconds in config i's gradient check: it downloads the
- * gradient of the window and of each of the K pieces of the full-batch
- * reference and sums them over every parameter in double, the noise
- * pass's work per pass (eta_noise_s's rate): on 2 cores model M's check
- * at K = 16 took 18 s where its two steps were 7. 0 before a noise pass
- * has run. */
-double eta_check_host_s(const eta *e, int i);
 
 /* The predicted seconds of config i's noise pass at a pass of pass_ms:
  * the windows it will run x K x (the pass + the host's cost per pass for
