@@ -54,14 +54,14 @@ static void print_series(FILE *out, const goodput_series *s)
         fprintf(out, "  the relation does not fit these points: %s (S_min %.3g, E_min %.4g, "
                      "largest residual %.2g%%, bound %.0f%%)\n", goodput_fit_why(f->status),
                 f->s_min, f->e_min, 100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
+    char pooled[300];
+    goodput_pooled_text(s, pooled, sizeof pooled);
     if (!isnan(s->b_simple) && f->status == GOODPUT_FIT_OK)
-        fprintf(out, "  B_simple %.3g +- %.2g examples (the rows' estimates pooled, weighted by "
-                     "their inverse variance): B_crit / B_simple = %.2g\n", s->b_simple,
-                s->b_simple_err, f->b_crit / s->b_simple);
+        fprintf(out, "  B_simple %.3g +- %.2g examples (%s): B_crit / B_simple = %.2g\n",
+                s->b_simple, s->b_simple_err, pooled, f->b_crit / s->b_simple);
     else if (!isnan(s->b_simple))
-        fprintf(out, "  B_simple %.3g +- %.2g examples (the rows' estimates pooled, weighted by "
-                     "their inverse variance); no B_crit to set it against\n", s->b_simple,
-                s->b_simple_err);
+        fprintf(out, "  B_simple %.3g +- %.2g examples (%s); no B_crit to set it against\n",
+                s->b_simple, s->b_simple_err, pooled);
     else
         fprintf(out, "  no noise scale in the rows (--noise-windows and K > 1)\n");
     for (size_t j = 0; j < s->n; j++) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "noise_pool.h"
 #include "paired.h"
 #include "reduction.h"
 
@@ -58,28 +59,23 @@ static const csv_row *fastest(const csv_row *rows, size_t n, const read_curve *k
     return best;
 }
 
-/* B_simple of the series: the inverse-variance weighted mean of its rows'
- * estimates (each from the starting weights, so all estimate one figure),
- * with that mean's standard error. */
+/* B_simple of the series: its rows' estimates (each from the starting
+ * weights, so all estimate one figure) pooled by noise_pool.h's rule,
+ * whose error does not shrink with rows that share their windows. */
 static void pooled_noise(const csv_row *rows, size_t n, const read_curve *k,
-                         const goodput_series *s, double *b, double *err)
+                         goodput_series *s)
 {
-    double w = 0, wb = 0;
+    noise_pool pool = {0};
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &rows[i];
-        if (!(r->grad_noise_scale > 0) || !(r->grad_noise_scale_err > 0))
-            continue;
         int in = 0;
         for (size_t j = 0; j < s->n && !in; j++)
             in = row_of(r, k, s->p[j].e);
-        if (!in)
-            continue;
-        double wi = 1 / (r->grad_noise_scale_err * r->grad_noise_scale_err);
-        w += wi;
-        wb += wi * r->grad_noise_scale;
+        if (in)
+            noise_pool_add(&pool, r->grad_noise_scale, r->grad_noise_scale_err);
     }
-    *b = w > 0 ? wb / w : NAN;
-    *err = w > 0 ? 1 / sqrt(w) : NAN;
+    noise_pool_result(&pool, &s->b_simple, &s->b_simple_err);
+    s->b_simple_rows = pool.n;
 }
 
 /* Per E, the curve kept: of the learning rates trained there, the one with
@@ -185,7 +181,7 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
     if (m >= GOODPUT_MIN_POINTS && isfinite(s->fit.max_resid))
         for (size_t i = 0; i < m; i++)
             s->p[idx[i]].resid = resid[i];
-    pooled_noise(rows, nrows, s->key, s, &s->b_simple, &s->b_simple_err);
+    pooled_noise(rows, nrows, s->key, s);
     s->best = -1;
     for (size_t j = 0; j < s->n; j++) {
         goodput_point *p = &s->p[j];
@@ -331,6 +327,16 @@ int goodput_tied_count(const goodput_series *s)
         tied += !isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD));
     }
     return tied;
+}
+
+void goodput_pooled_text(const goodput_series *s, char *out, size_t len)
+{
+    if (s->b_simple_rows == 1)
+        snprintf(out, len, "one row's estimate, its jackknife error over its windows");
+    else
+        snprintf(out, len, "the inverse-variance mean of %zu rows' estimates; its error the same "
+                 "mean of theirs, which holds however they correlate: they share their "
+                 "starting weights and windows", s->b_simple_rows);
 }
 
 int goodput_noise_text(const goodput_point *p, char *out, size_t len)

@@ -36,7 +36,8 @@ typedef struct goodput_series {
     goodput_point *p;       /* effective batch ascending */
     size_t n;
     goodput_fit fit;        /* over the points that reached the target */
-    double b_simple, b_simple_err; /* the rows' noise scale, pooled (NAN: none) */
+    double b_simple, b_simple_err; /* the rows' noise scale, pooled (noise_pool.h; NAN: none) */
+    size_t b_simple_rows;          /* how many rows' estimates it pools */
     int best;               /* the point of least time to target, -1: none timed, or
                              * some point is at_start */
     double start_loss;      /* the lowest loss at step 0 among the kept curves */
@@ -73,6 +74,11 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
 /* How many other timed E the rule does not separate from the least: the
  * least is then the least by its median alone. */
 int goodput_tied_count(const goodput_series *s);
+
+/* How the series' B_simple was pooled, in words for plan and the report
+ * alike: one row's own estimate, or the inverse-variance mean of n rows
+ * with the error that does not shrink with their shared windows. */
+void goodput_pooled_text(const goodput_series *s, char *out, size_t len);
 
 /* The noise scale along the point's curve where it was measured
  * (--noise-windows with --train-steps, K > 1): "step 0: 19 +- 1, step 37:

@@ -51,11 +51,13 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
 static void fit_bullets(const goodput_series *s, doc *d)
 {
     const goodput_fit *f = &s->fit;
-    char noise[200] = "no noise scale in the rows (run with --noise-windows and K > 1)";
-    if (!isnan(s->b_simple))
-        snprintf(noise, sizeof noise, "B_simple = %s +- %s examples (the rows' estimates "
-                 "from the starting weights, pooled by inverse variance)",
-                 rp_num(s->b_simple, 3).s, rp_num(s->b_simple_err, 2).s);
+    char noise[500] = "no noise scale in the rows (run with --noise-windows and K > 1)";
+    if (!isnan(s->b_simple)) {
+        char pooled[300];
+        goodput_pooled_text(s, pooled, sizeof pooled);
+        snprintf(noise, sizeof noise, "B_simple = %s +- %s examples from the starting weights "
+                 "(%s)", rp_num(s->b_simple, 3).s, rp_num(s->b_simple_err, 2).s, pooled);
+    }
     if (f->status == GOODPUT_FIT_TOO_FEW) {
         doc_bullet(d, "No fit: %s (%zu %s). %s.", goodput_fit_why(f->status), f->n,
                    f->n == 1 ? "does" : "do", noise);

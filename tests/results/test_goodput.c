@@ -3,7 +3,7 @@
  * S_min and E_min recovered, and sets the relation does not fit refused
  * with the right reason. */
 #include <math.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -116,11 +116,61 @@ static void test_least_and_its_ties(void)
     CHECK(goodput_tied_count(&s) == 0);
 }
 
+/* A timed row of the test series at E = e split micro, with a noise
+ * scale b +- err (NAN: none). */
+static csv_row series_row(long long e, long long micro, double b, double err)
+{
+    csv_row r;
+    memset(&r, 0, sizeof r);
+    r.status = "ok", r.backend = "cpu", r.model = "tiny", r.dtype = "fp32", r.mode = "async";
+    r.reduction = "sum", r.sync = "", r.recompute = "none", r.shard = "";
+    r.effective_batch = e, r.micro_batch = micro, r.accum_steps = e / micro;
+    r.devices = 1, r.arm = 1, r.mem_need_bytes = 1000;
+    r.step_ms_median = 2, r.step_ms_ci_lo = 1.5, r.step_ms_ci_hi = 3;
+    r.grad_noise_scale = b, r.grad_noise_scale_err = err;
+    return r;
+}
+
+/* The series' B_simple from rows that share their windows: two splits of
+ * one E read the same examples, and a second row carrying the same
+ * estimate adds no information, so the error stays the row's own (pooled
+ * as if independent it came out sqrt(2) tighter). */
+static void test_rows_pooled_as_correlated(void)
+{
+    static double loss[3][10];
+    curves_table ct = {.c = calloc(3, sizeof(read_curve)), .n = 3};
+    for (int i = 0; i < 3; i++) {
+        read_curve *c = &ct.c[i];
+        strcpy(c->backend, "cpu"), strcpy(c->model, "tiny"), strcpy(c->dtype, "fp32");
+        strcpy(c->mode, "async"), strcpy(c->reduction, "sum"), strcpy(c->recompute, "none");
+        c->effective_batch = 256 << i, c->micro_batch = 128, c->accum_steps = 2 << i;
+        c->devices = 1, c->arm = 1, c->lr = 0.1, c->steps = 10, c->loss = loss[i];
+        for (int t = 0; t < 10; t++)
+            loss[i][t] = 4 - t * (i + 1) * 0.1;
+    }
+    csv_row rows[] = {
+        series_row(256, 128, 60, 12),
+        series_row(256, 64, 60, 12), /* the same estimate again */
+        series_row(512, 128, NAN, NAN),
+    };
+    goodput_request req = {.target = 3.5, .mem_cap = -1};
+    goodput_series *s;
+    size_t n;
+    CHECK(goodput_build(&ct, rows, 3, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK_NEAR(s->b_simple, 60, 1e-9);
+        CHECK_NEAR(s->b_simple_err, 12, 1e-9);
+        goodput_free(s, n);
+    }
+    free(ct.c);
+}
+
 int main(void)
 {
     test_interpolation();
     test_exact_points();
     test_refused();
     test_least_and_its_ties();
+    test_rows_pooled_as_correlated();
     return check_finish("test_goodput");
 }

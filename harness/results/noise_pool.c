@@ -1,0 +1,23 @@
+/* The noise scale of several correlated rows (noise_pool.h). */
+#include "noise_pool.h"
+
+#include <math.h>
+
+void noise_pool_add(noise_pool *p, double b, double err)
+{
+    if (!(b > 0) || !(err > 0) || !isfinite(b) || !isfinite(err))
+        return;
+    double w = 1 / (err * err);
+    p->w += w;
+    p->wb += w * b;
+    p->werr += w * err;
+    p->n++;
+}
+
+void noise_pool_result(const noise_pool *p, double *b, double *err)
+{
+    *b = p->n ? p->wb / p->w : NAN;
+    /* sum_i (w_i / w) err_i: the weighted mean's error under full
+     * correlation, the bound for any (noise_pool.h) */
+    *err = p->n ? p->werr / p->w : NAN;
+}
