@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "goodput_table.h"
 
@@ -34,7 +35,7 @@ static void print_series(FILE *out, const goodput_series *s)
                     p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, p->time_s, p->time_lo,
                     p->time_hi);
         else
-            fprintf(out, "; no timed split within the cap");
+            fprintf(out, "; %s", goodput_untimed_why(p) + strlen("has "));
         if (!isnan(p->pred_steps))
             fprintf(out, "; predicted %.1f steps (S_min (1 + B_simple/E))", p->pred_steps);
         fprintf(out, "%s\n", (int)j == s->best ? "  <- least time to target" : "");
@@ -123,7 +124,7 @@ static int print_rank(FILE *out, const goodput_series *s)
         if (!(s->p[j].time_s > 0))
             fprintf(out, "  left out: E=%lld %s\n", s->p[j].e,
                     isnan(s->p[j].steps) ? "does not reach the target"
-                                         : "has no timed split within the cap");
+                                         : goodput_untimed_why(&s->p[j]));
     return (int)n;
 }
 
@@ -174,6 +175,14 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
         rc = ranked ? 0 : 1;
     } else {
         goodput_print(out, s, n);
+        /* the lines above say it per E; the exit and one line say that
+         * nothing came of it (the --table above stays 0: the chart gives
+         * its own reason for a table without a time) */
+        char none[600];
+        if (!goodput_none_timed_text(s, n, none, sizeof none)) {
+            fprintf(stderr, "accubench: %s\n", none);
+            rc = 1;
+        }
     }
     goodput_free(s, n);
     curves_table_free(&ct);

@@ -186,6 +186,8 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
     for (size_t j = 0; j < s->n; j++) {
         goodput_point *p = &s->p[j];
         p->fast = fastest(rows, nrows, s->key, p->e, req->mem_cap);
+        for (size_t i = 0; i < nrows; i++)
+            p->timed += row_of(&rows[i], s->key, p->e);
         p->time_s = p->time_lo = p->time_hi = p->pred_time_s = NAN;
         p->pred_steps = s->fit.status == GOODPUT_FIT_OK ? goodput_predicted_steps(s->fit.s_min, s->b_simple,
                                                                    (double)p->e)
@@ -204,8 +206,11 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
     }
     /* an E that starts at the target took no time: beside it any time is
      * "slower", and crowning it (or the least of the rest) says nothing
-     * about E */
-    if (s->at_start)
+     * about E; nor is one timed E the least of anything */
+    size_t timed = 0;
+    for (size_t j = 0; j < s->n; j++)
+        timed += s->p[j].time_s > 0;
+    if (s->at_start || timed < 2)
         s->best = -1;
 }
 
@@ -282,6 +287,43 @@ int goodput_at_start_text(const goodput_series *s, char *out, size_t len)
     return 0;
 }
 
+const char *goodput_untimed_why(const goodput_point *p)
+{
+    return p->timed ? "has no timed split within the cap" : "has no timed row in the CSV";
+}
+
+int goodput_none_timed_text(const goodput_series *s, size_t n, char *out, size_t len)
+{
+    size_t reached = 0, at_start = 0, rows = 0;
+    double lowest = NAN;
+    out[0] = '\0';
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < s[i].n; j++) {
+            const goodput_point *p = &s[i].p[j];
+            if (p->time_s > 0)
+                return -1;
+            reached += p->steps > 0;
+            at_start += p->steps == 0;
+            rows += (size_t)p->timed;
+            if (isnan(lowest) || p->final < lowest)
+                lowest = p->final;
+        }
+    char target[64] = "its target loss";
+    if (n == 1)
+        snprintf(target, sizeof target, "the target loss %.4g", s[0].target);
+    if (!reached && !at_start)
+        snprintf(out, len, "no effective batch reaches %s in its curve (the lowest final loss "
+                 "is %.4g): no time to target", target, lowest);
+    else if (!reached)
+        snprintf(out, len, "every effective batch that reaches %s meets it at step 0 (the "
+                 "target is at or above its starting loss): no time to target", target);
+    else
+        snprintf(out, len, "none of the %zu effective batches that reach %s has a timed "
+                 "row%s: no time to target", reached, target,
+                 rows ? " within the cap" : " in the CSV");
+    return 0;
+}
+
 /* A timed point's time to target over the best's, with the widest
  * interval their step times allow. */
 static paired_ratio vs_best(const goodput_series *s, const goodput_point *p)
@@ -303,7 +345,7 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
     }
     if (!(p->time_s > 0)) {
         snprintf(out, len, "E = %lld %s", e, isnan(p->steps) ? "does not reach the target"
-                                                             : "has no timed split within the cap");
+                                                             : goodput_untimed_why(p));
         return;
     }
     paired_ratio r = vs_best(s, p);

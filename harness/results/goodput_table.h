@@ -24,6 +24,7 @@ typedef struct goodput_point {
     double steps;           /* interpolated steps to the target; NAN: not reached */
     double resid;           /* (S - fit) / S, NAN where not fitted */
     const csv_row *fast;    /* the fastest timed split within the cap, or NULL */
+    int timed;              /* timed rows of this E, within the cap or not */
     double time_s, time_lo, time_hi; /* steps x its step time (and the median's interval) */
     double pred_steps, pred_time_s;  /* S_min (1 + B_simple / E), and x its step time */
     const read_curve *curve;         /* the curve kept */
@@ -38,8 +39,9 @@ typedef struct goodput_series {
     goodput_fit fit;        /* over the points that reached the target */
     double b_simple, b_simple_err; /* the rows' noise scale, pooled (noise_pool.h; NAN: none) */
     size_t b_simple_rows;          /* how many rows' estimates it pools */
-    int best;               /* the point of least time to target, -1: none timed, or
-                             * some point is at_start */
+    int best;               /* the point of least time to target, -1: fewer than two
+                             * timed (nothing to be least among), or some point is
+                             * at_start */
     double start_loss;      /* the lowest loss at step 0 among the kept curves */
     size_t at_start;        /* points whose curve meets the target at step 0: the
                              * target is at or above their starting loss, so they
@@ -64,6 +66,16 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len);
  * why no time to target is compared, in words for plan and the report
  * alike: 0 and the text, or -1 (out "") where every point had to train. */
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len);
+
+/* Why a point that reached the target has no time to target: no timed row
+ * of its E at all, or none within the cap (a phrase: "has no ..."). */
+const char *goodput_untimed_why(const goodput_point *p);
+
+/* Where no point of any series has a time to target (none reached the
+ * target, every one met it at the start, or none that reached it was
+ * timed), why, in one line for plan's exit 1: 0 and the text, or -1
+ * (out "") where some point has one. */
+int goodput_none_timed_text(const goodput_series *s, size_t n, char *out, size_t len);
 
 /* A point's time to target beside the best's: b over best with the widest
  * interval their step times allow (paired.h's ratio_of_intervals), and

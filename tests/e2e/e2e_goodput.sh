@@ -81,11 +81,23 @@ check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes w
 "$ACCUBENCH" plan --goal time --from g.csv >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "--goal time without --recommend: one line, exit 2"
 
-# a target no E reaches: each row says so, the rest goes on
+# a target no E reaches: each row says so, and since no E has a time to
+# target, one line says that and the exit is 1
 "$ACCUBENCH" plan --time-to-target g.csv --target-loss 1e-9 >far.txt 2>err.txt
-check '[ $? -eq 0 ] && [ $(grep -c "does not reach the target in 30 steps" far.txt) -eq 3 ]' \
-    "an unreachable target, per row: $(cat far.txt err.txt)"
+rc=$?
+check '[ $rc -eq 1 ] && [ $(grep -c "does not reach the target in 30 steps" far.txt) -eq 3 ]' \
+    "an unreachable target, per row, exit 1 (rc $rc): $(cat far.txt err.txt)"
+check '[ $(wc -l <err.txt) -eq 1 ] && grep -q "no effective batch reaches the target loss 1e-09 in its curve" err.txt' \
+    "and one line why: $(cat err.txt)"
 check 'grep -q "no fit: the fit needs at least three" far.txt' "and no fit from no points"
+# curves without a timed row of their E (the main CSV's rows gone): each E
+# says so, one line sums it up, exit 1
+{ grep "^#" g.csv; grep -m1 "^backend," g.csv; } >untimed.csv
+cp g.curves.csv untimed.curves.csv
+"$ACCUBENCH" plan --time-to-target untimed.csv >untimed.txt 2>err.txt
+rc=$?
+check '[ $rc -eq 1 ] && [ $(grep -c "examples to target; no timed row in the CSV" untimed.txt) -eq 3 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "has a timed row in the CSV: no time to target" err.txt' \
+    "curves without timed rows: per E, one line, exit 1 (rc $rc): $(cat untimed.txt err.txt)"
 
 "$ACCUBENCH" report g.csv >/dev/null 2>err.txt
 check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
@@ -105,6 +117,9 @@ check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
 "$ACCUBENCH" report one.csv --no-charts >/dev/null 2>err.txt
 check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"
 check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 2 ]' "one E: each split's time to target"
+"$ACCUBENCH" plan --time-to-target one.csv >one.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^  E=16 .* s \[.*\] to target" one.txt && ! grep -q "least time" one.txt' \
+    "one E: timed, but the least of nothing: $(cat one.txt err.txt)"
 
 # two E: both reach the default target, and the line through them is no
 # fit (two points fit any line): no residual in the table, not 0.00

@@ -131,16 +131,15 @@ static csv_row series_row(long long e, long long micro, double b, double err)
     return r;
 }
 
-/* The series' B_simple from rows that share their windows: two splits of
- * one E read the same examples, and a second row carrying the same
- * estimate adds no information, so the error stays the row's own (pooled
- * as if independent it came out sqrt(2) tighter). */
-static void test_rows_pooled_as_correlated(void)
+/* Three curves of the test series at E = 256, 512 and 1024, their losses
+ * falling 0.1, 0.2 and 0.3 a step from 4 (ct->c to free). */
+static void three_curves(curves_table *ct)
 {
     static double loss[3][10];
-    curves_table ct = {.c = calloc(3, sizeof(read_curve)), .n = 3};
+    ct->c = calloc(3, sizeof(read_curve));
+    ct->n = 3;
     for (int i = 0; i < 3; i++) {
-        read_curve *c = &ct.c[i];
+        read_curve *c = &ct->c[i];
         strcpy(c->backend, "cpu"), strcpy(c->model, "tiny"), strcpy(c->dtype, "fp32");
         strcpy(c->mode, "async"), strcpy(c->reduction, "sum"), strcpy(c->recompute, "none");
         c->effective_batch = 256 << i, c->micro_batch = 128, c->accum_steps = 2 << i;
@@ -148,6 +147,16 @@ static void test_rows_pooled_as_correlated(void)
         for (int t = 0; t < 10; t++)
             loss[i][t] = 4 - t * (i + 1) * 0.1;
     }
+}
+
+/* The series' B_simple from rows that share their windows: two splits of
+ * one E read the same examples, and a second row carrying the same
+ * estimate adds no information, so the error stays the row's own (pooled
+ * as if independent it came out sqrt(2) tighter). */
+static void test_rows_pooled_as_correlated(void)
+{
+    curves_table ct;
+    three_curves(&ct);
     csv_row rows[] = {
         series_row(256, 128, 60, 12),
         series_row(256, 64, 60, 12), /* the same estimate again */
@@ -160,8 +169,49 @@ static void test_rows_pooled_as_correlated(void)
     if (n == 1) {
         CHECK_NEAR(s->b_simple, 60, 1e-9);
         CHECK_NEAR(s->b_simple_err, 12, 1e-9);
+        CHECK(s->b_simple_rows == 2);
         goodput_free(s, n);
     }
+    free(ct.c);
+}
+
+/* Nothing to be least among, and nothing timed at all: one timed E is
+ * no least; no row, a target no curve reaches, or one met at the start
+ * give plan's one line (and its exit 1), each saying which. */
+static void test_none_or_one_timed(void)
+{
+    curves_table ct;
+    three_curves(&ct);
+    csv_row rows[] = {series_row(256, 128, NAN, NAN)};
+    goodput_series *s;
+    size_t n;
+    char why[600];
+    goodput_request req = {.target = 3.5, .mem_cap = -1};
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    CHECK(s->p[0].time_s > 0 && s->best == -1); /* timed, but alone */
+    CHECK(goodput_none_timed_text(s, n, why, sizeof why) == -1 && !*why);
+    CHECK(!strcmp(goodput_untimed_why(&s->p[1]), "has no timed row in the CSV"));
+    goodput_free(s, n);
+    req.mem_cap = 10; /* the row needs 1000 bytes */
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 && strstr(why, "within the cap"));
+    CHECK(!strcmp(goodput_untimed_why(&s->p[0]), "has no timed split within the cap"));
+    goodput_free(s, n);
+    req.mem_cap = -1;
+    CHECK(goodput_build(&ct, rows, 0, &req, &s, &n) == 0 && n == 1);
+    CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 &&
+          strstr(why, "none of the 3 effective batches that reach the target loss 3.5 has a "
+                      "timed row in the CSV"));
+    goodput_free(s, n);
+    req.target = 0.5;
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 &&
+          strstr(why, "no effective batch reaches the target loss 0.5"));
+    goodput_free(s, n);
+    req.target = 4;
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 && strstr(why, "at step 0"));
+    goodput_free(s, n);
     free(ct.c);
 }
 
@@ -172,5 +222,6 @@ int main(void)
     test_refused();
     test_least_and_its_ties();
     test_rows_pooled_as_correlated();
+    test_none_or_one_timed();
     return check_finish("test_goodput");
 }
