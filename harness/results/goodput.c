@@ -2,6 +2,7 @@
 #include "goodput.h"
 
 #include <math.h>
+#include <stdio.h>
 
 double steps_to_target(const double *loss, int n, double target)
 {
@@ -49,10 +50,30 @@ double final_loss(const double *loss, int n, int half)
     return sum / (n - from);
 }
 
+/* The fit's standard errors (goodput.h) from its residual sum of squares:
+ * var(E_min) = s2 / Sxx, var(S_min) = s2 (1/n + mx^2 / Sxx), their
+ * covariance -mx s2 / Sxx, and B_crit = E_min / S_min's relative variance
+ * the sum of theirs less twice the relative covariance. */
+static void fit_errors(goodput_fit *f, size_t n, double mx, double sxx, double rss)
+{
+    if (n < GOODPUT_MIN_POINTS)
+        return;
+    double s2 = rss / (double)(n - 2), ve = s2 / sxx, vs = s2 * (1 / (double)n + mx * mx / sxx),
+           cov = -mx * s2 / sxx;
+    f->e_min_se = sqrt(ve);
+    f->s_min_se = sqrt(vs);
+    if (!(f->b_crit > 0))
+        return;
+    double rel = ve / (f->e_min * f->e_min) + vs / (f->s_min * f->s_min) -
+                 2 * cov / (f->e_min * f->s_min);
+    f->b_crit_se = f->b_crit * sqrt(rel > 0 ? rel : 0);
+}
+
 void goodput_fit_of(const double *b, const double *s, size_t n, double *resid, goodput_fit *f)
 {
     *f = (goodput_fit){.status = GOODPUT_FIT_TOO_FEW, .n = n, .s_min = NAN, .e_min = NAN,
-                       .b_crit = NAN, .max_resid = NAN};
+                       .b_crit = NAN, .max_resid = NAN, .s_min_se = NAN, .e_min_se = NAN,
+                       .b_crit_se = NAN, .dof = n >= 2 ? n - 2 : 0};
     if (n < 2)
         return;
     /* ordinary least squares of S on x = 1/B */
@@ -76,8 +97,10 @@ void goodput_fit_of(const double *b, const double *s, size_t n, double *resid, g
     f->e_min = sxs / sxx;
     f->s_min = ms - f->e_min * mx;
     f->max_resid = 0;
+    double rss = 0;
     for (size_t i = 0; i < n; i++) {
-        double r = (s[i] - (f->s_min + f->e_min / b[i])) / s[i];
+        double d = s[i] - (f->s_min + f->e_min / b[i]), r = d / s[i];
+        rss += d * d;
         if (resid)
             resid[i] = r;
         if (fabs(r) > f->max_resid)
@@ -85,6 +108,7 @@ void goodput_fit_of(const double *b, const double *s, size_t n, double *resid, g
     }
     if (f->s_min > 0 && f->e_min > 0)
         f->b_crit = f->e_min / f->s_min;
+    fit_errors(f, n, mx, sxx, rss);
     if (n < GOODPUT_MIN_POINTS)
         f->status = GOODPUT_FIT_TOO_FEW;
     else if (!(f->e_min > 0))
@@ -95,6 +119,13 @@ void goodput_fit_of(const double *b, const double *s, size_t n, double *resid, g
         f->status = GOODPUT_FIT_RESIDUALS;
     else
         f->status = GOODPUT_FIT_OK;
+}
+
+void goodput_dof_text(const goodput_fit *f, char *out, size_t len)
+{
+    snprintf(out, len, "standard errors from the residuals, %zu degree%s of freedom%s", f->dof,
+             f->dof == 1 ? "" : "s",
+             f->dof == 1 ? ": three points, so the errors themselves are rough" : "");
 }
 
 const char *goodput_fit_why(goodput_fit_status s)

@@ -69,6 +69,14 @@ typedef struct goodput_fit {
     double s_min, e_min; /* the least-squares intercept and slope (NAN when too few) */
     double b_crit;       /* E_min / S_min (NAN unless both are positive) */
     double max_resid;    /* the largest |S - fit| / S over the points */
+    /* Standard errors of S_min, E_min and B_crit from the residuals
+     * (ordinary least squares, sigma^2 = RSS / (n - 2); B_crit's by the
+     * delta method on the ratio, with the two's covariance): one curve per
+     * E gives no other handle on how far a step count could move. NAN
+     * below three points; with n - 2 = 1 degree of freedom the errors are
+     * themselves rough, and the text says how many there are. */
+    double s_min_se, e_min_se, b_crit_se;
+    size_t dof;          /* n - 2 where n >= 2 */
 } goodput_fit;
 
 /* Fits S = S_min + E_min / B to n pairs (b[i] > 0, s[i] > 0); resid, when
@@ -76,6 +84,11 @@ typedef struct goodput_fit {
  * relation fits (the numbers are filled whenever n >= 2 and two B differ,
  * so a refusal can still show them). */
 void goodput_fit_of(const double *b, const double *s, size_t n, double *resid, goodput_fit *f);
+
+/* What the fit's errors are, in words for plan and the report alike:
+ * "standard errors from the residuals, 2 degrees of freedom", and where
+ * there is one, that such errors are themselves rough. */
+void goodput_dof_text(const goodput_fit *f, char *out, size_t len);
 
 /* Why the fit was refused, in words ("" when it fits). */
 const char *goodput_fit_why(goodput_fit_status s);

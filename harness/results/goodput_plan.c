@@ -44,10 +44,13 @@ static void print_series(FILE *out, const goodput_series *s)
     if (!goodput_at_start_text(s, at_start, sizeof at_start))
         fprintf(out, "  %s\n", at_start);
     const goodput_fit *f = &s->fit;
+    char dof[200];
+    goodput_dof_text(f, dof, sizeof dof);
     if (f->status == GOODPUT_FIT_OK)
-        fprintf(out, "  fit S = S_min + E_min/B over %zu E: S_min %.3g steps, E_min %.4g examples, "
-                     "B_crit = E_min/S_min %.3g; largest residual %.2g%% (bound %.0f%%): the "
-                     "relation holds\n", f->n, f->s_min, f->e_min, f->b_crit,
+        fprintf(out, "  fit S = S_min + E_min/B over %zu E: S_min %.3g +- %.2g steps, E_min %.4g "
+                     "+- %.2g examples, B_crit = E_min/S_min %.3g +- %.2g examples (%s); "
+                     "largest residual %.2g%% (bound %.0f%%): the relation holds\n", f->n,
+                f->s_min, f->s_min_se, f->e_min, f->e_min_se, f->b_crit, f->b_crit_se, dof,
                 100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
     else if (f->status == GOODPUT_FIT_TOO_FEW)
         fprintf(out, "  no fit: %s (%zu do)\n", goodput_fit_why(f->status), f->n);

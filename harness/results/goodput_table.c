@@ -406,7 +406,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
     fprintf(f, "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,"
                "step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,"
                "predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,"
-               "b_simple,fit\n");
+               "b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err\n");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < s[i].n; j++) {
             const goodput_point *p = &s[i].p[j];
@@ -433,6 +433,10 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
             put_num(f, fit->e_min, ",");
             put_num(f, fit->b_crit, ",");
             put_num(f, s[i].b_simple, ",");
-            fprintf(f, "%s\n", fit->status == GOODPUT_FIT_OK ? "holds" : "refused");
+            fprintf(f, "%s,", fit->status == GOODPUT_FIT_OK ? "holds" : "refused");
+            put_num(f, fit->s_min_se, ",");
+            put_num(f, fit->e_min_se, ",");
+            put_num(f, fit->b_crit_se, ",");
+            put_num(f, s[i].b_simple_err, "\n");
         }
 }

@@ -76,11 +76,15 @@ static void fit_bullets(const goodput_series *s, doc *d)
     if (s->b_simple > 0)
         snprintf(ratio, sizeof ratio, " (B_crit / B_simple = %s)",
                  rp_num(f->b_crit / s->b_simple, 2).s);
-    doc_bullet(d, "Fit over %zu E (least squares of S on 1/B): S_min = %s steps, E_min = %s "
-               "examples, largest residual %s%% (bound %s%%): the relation holds. B_crit = "
-               "E_min / S_min = %s examples, beside %s%s.", f->n, rp_num(f->s_min, 3).s,
-               rp_num(f->e_min, 3).s, rp_num(100 * f->max_resid, 2).s,
-               rp_num(100 * GOODPUT_RESID_BOUND, 2).s, rp_num(f->b_crit, 3).s, noise, ratio);
+    char dof[200];
+    goodput_dof_text(f, dof, sizeof dof);
+    doc_bullet(d, "Fit over %zu E (least squares of S on 1/B): S_min = %s +- %s steps, E_min = "
+               "%s +- %s examples (%s), largest residual %s%% (bound %s%%): the relation "
+               "holds. B_crit = E_min / S_min = %s +- %s examples, beside %s%s.", f->n,
+               rp_num(f->s_min, 3).s, rp_num(f->s_min_se, 2).s, rp_num(f->e_min, 3).s,
+               rp_num(f->e_min_se, 2).s, dof, rp_num(100 * f->max_resid, 2).s,
+               rp_num(100 * GOODPUT_RESID_BOUND, 2).s, rp_num(f->b_crit, 3).s,
+               rp_num(f->b_crit_se, 2).s, noise, ratio);
 }
 
 /* One effective batch only: the time to target of each split. */

@@ -61,8 +61,30 @@ check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the rel
 check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
 check 'grep -q "^  B_simple along E=32.s curve: step 0: [0-9.e+]* +- .*, step 22: " plan.txt' "and along training"
 "$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
-check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,"' \
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err$"' \
     "the chart's table: a line per E"
+
+# the fit's standard errors, on curves whose steps to loss 3 are known:
+# straight lines 4 - step / S with S 15.5, 9.5 and 7.75 at E = 8, 16, 32
+# (5 + 80 / E off by +0.5, -0.5, +0.25; a line stays put under the
+# smoothing); least squares worked out apart: S_min 4.75 +- 0.818317,
+# E_min 84.5714 +- 9.89743, B_crit 17.8045 +- 5.00232 (delta method)
+awk -F, 'BEGIN { OFS = ","; S[8] = 15.5; S[16] = 9.5; S[32] = 7.75 } /^#/ { next }
+    !h { print; h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { $c["loss"] = sprintf("%.9g", 4 - $c["step"] / S[$c["effective_batch"]]); print }' \
+    g.curves.csv >lines.curves.csv
+cp g.csv lines.csv
+"$ACCUBENCH" plan --time-to-target lines.csv --target-loss 3 --table >lines.table.csv
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["effective_batch"] == 16 {
+    print $c["steps_to_target"], $c["s_min"], $c["s_min_se"], $c["e_min"], $c["e_min_se"],
+          $c["b_crit"], $c["b_crit_se"], $c["fit"] }' lines.table.csv)
+check 'echo "$got" | awk "{ exit !(\$8 == \"holds\" && \$1 == 9.5 && (\$2 - 4.75)^2 < 1e-8 &&
+    (\$3 - 0.818317)^2 < 1e-8 && (\$4 - 84.5714)^2 < 1e-6 && (\$5 - 9.89743)^2 < 1e-6 &&
+    (\$6 - 17.8045)^2 < 1e-6 && (\$7 - 5.00232)^2 < 1e-8) }"' \
+    "the fit's figures and their standard errors (steps, S_min, se, E_min, se, B_crit, se): $got"
+"$ACCUBENCH" plan --time-to-target lines.csv --target-loss 3 >lines.txt
+check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
+    "the fit's errors and degrees of freedom in words: $(grep "fit S" lines.txt)"
 
 # plan --recommend --goal time ranks the E by time to target, the least first
 "$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt

@@ -63,6 +63,31 @@ static void test_exact_points(void)
     CHECK_NEAR(goodput_predicted_steps(f.s_min, 32, 64), s[3], 1e-9);
 }
 
+/* The fit's standard errors: none from exact points; from noisy ones the
+ * least-squares errors of the intercept and slope ((X'X)^-1 RSS / (n - 2),
+ * worked out apart from the code) and B_crit's by the delta method. */
+static void test_fit_errors(void)
+{
+    const double b[] = {8, 16, 32, 64};
+    double s[4];
+    goodput_fit f;
+    for (int i = 0; i < 4; i++)
+        s[i] = 100 + 3200 / b[i];
+    goodput_fit_of(b, s, 4, NULL, &f);
+    CHECK(f.dof == 2 && f.s_min_se < 1e-9 && f.e_min_se < 1e-6 && f.b_crit_se < 1e-9);
+    const double noisy[] = {506, 296, 195, 153}; /* the same, off by +6, -4, -5, +3 */
+    goodput_fit_of(b, noisy, 4, NULL, &f);
+    CHECK(f.status == GOODPUT_FIT_OK);
+    CHECK_NEAR(f.s_min, 96.7391304348, 1e-8);
+    CHECK_NEAR(f.e_min, 3255.65217391, 1e-6);
+    CHECK_NEAR(f.s_min_se, 4.87325171016, 1e-8);
+    CHECK_NEAR(f.e_min_se, 67.6580303713, 1e-8);
+    CHECK_NEAR(f.b_crit_se, 2.30051020156, 1e-8);
+    /* two points: no errors (no residual is left to measure them) */
+    goodput_fit_of(b, noisy, 2, NULL, &f);
+    CHECK(isnan(f.s_min_se) && isnan(f.e_min_se) && isnan(f.b_crit_se));
+}
+
 static void test_refused(void)
 {
     const double b[] = {8, 16, 32, 64};
@@ -219,6 +244,7 @@ int main(void)
 {
     test_interpolation();
     test_exact_points();
+    test_fit_errors();
     test_refused();
     test_least_and_its_ties();
     test_rows_pooled_as_correlated();
