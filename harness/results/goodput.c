@@ -151,3 +151,12 @@ double goodput_predicted_steps(double s_min, double b_simple, double b)
 {
     return s_min > 0 && b_simple > 0 && b > 0 ? s_min * (1 + b_simple / b) : NAN;
 }
+
+double goodput_predicted_se(double s_min, double s_min_se, double b_simple, double b_simple_err,
+                            double b)
+{
+    if (isnan(goodput_predicted_steps(s_min, b_simple, b)) || !(s_min_se >= 0) ||
+        !(b_simple_err >= 0))
+        return NAN;
+    return (1 + b_simple / b) * s_min_se + s_min / b * b_simple_err;
+}

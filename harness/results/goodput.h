@@ -97,4 +97,12 @@ const char *goodput_fit_why(goodput_fit_status s);
  * measured noise scale standing in for B_crit: S_min (1 + B_simple / B). */
 double goodput_predicted_steps(double s_min, double b_simple, double b);
 
+/* That prediction's error from S_min's (the fit's) and B_simple's:
+ * (1 + B_simple / B) s_min_se + (S_min / B) b_simple_err, the sum of the
+ * two parts rather than their root sum of squares, which holds however
+ * the fit and the noise pass correlate (both start from the same
+ * weights). NAN where either error is unknown. */
+double goodput_predicted_se(double s_min, double s_min_se, double b_simple, double b_simple_err,
+                            double b);
+
 #endif

@@ -37,7 +37,8 @@ static void print_series(FILE *out, const goodput_series *s)
         else
             fprintf(out, "; %s", goodput_untimed_why(p) + strlen("has "));
         if (!isnan(p->pred_steps))
-            fprintf(out, "; predicted %.1f steps (S_min (1 + B_simple/E))", p->pred_steps);
+            fprintf(out, "; predicted %.1f +- %.2g steps (S_min (1 + B_simple/E), not measured)",
+                    p->pred_steps, p->pred_steps_se);
         fprintf(out, "%s\n", (int)j == s->best ? "  <- least time to target" : "");
     }
     char at_start[600];

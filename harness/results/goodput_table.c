@@ -189,9 +189,13 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
         for (size_t i = 0; i < nrows; i++)
             p->timed += row_of(&rows[i], s->key, p->e);
         p->time_s = p->time_lo = p->time_hi = p->pred_time_s = NAN;
-        p->pred_steps = s->fit.status == GOODPUT_FIT_OK ? goodput_predicted_steps(s->fit.s_min, s->b_simple,
-                                                                   (double)p->e)
-                                         : NAN;
+        int fit_ok = s->fit.status == GOODPUT_FIT_OK;
+        p->pred_steps = fit_ok ? goodput_predicted_steps(s->fit.s_min, s->b_simple, (double)p->e)
+                               : NAN;
+        p->pred_steps_se = fit_ok ? goodput_predicted_se(s->fit.s_min, s->fit.s_min_se,
+                                                         s->b_simple, s->b_simple_err,
+                                                         (double)p->e)
+                                  : NAN;
         if (!p->fast)
             continue;
         double ms = p->fast->step_ms_median;
@@ -406,7 +410,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
     fprintf(f, "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,"
                "step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,"
                "predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,"
-               "b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err\n");
+               "b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se\n");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < s[i].n; j++) {
             const goodput_point *p = &s[i].p[j];
@@ -437,6 +441,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
             put_num(f, fit->s_min_se, ",");
             put_num(f, fit->e_min_se, ",");
             put_num(f, fit->b_crit_se, ",");
-            put_num(f, s[i].b_simple_err, "\n");
+            put_num(f, s[i].b_simple_err, ",");
+            put_num(f, p->pred_steps_se, "\n");
         }
 }

@@ -27,6 +27,7 @@ typedef struct goodput_point {
     int timed;              /* timed rows of this E, within the cap or not */
     double time_s, time_lo, time_hi; /* steps x its step time (and the median's interval) */
     double pred_steps, pred_time_s;  /* S_min (1 + B_simple / E), and x its step time */
+    double pred_steps_se;            /* its error (goodput_predicted_se) */
     const read_curve *curve;         /* the curve kept */
 } goodput_point;
 

@@ -43,7 +43,10 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
                    rp_num(p->time_hi, 3).s);
     else
         table_add(tb, "-");
-    table_add(tb, rp_num(p->pred_steps, 3).s);
+    if (isnan(p->pred_steps))
+        table_add(tb, "-");
+    else
+        table_addf(tb, "%s +- %s", rp_num(p->pred_steps, 3).s, rp_num(p->pred_steps_se, 2).s);
     table_add(tb, rp_num(p->pred_time_s, 3).s);
 }
 

@@ -61,7 +61,7 @@ check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the rel
 check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
 check 'grep -q "^  B_simple along E=32.s curve: step 0: [0-9.e+]* +- .*, step 22: " plan.txt' "and along training"
 "$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
-check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err$"' \
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se$"' \
     "the chart's table: a line per E"
 
 # the fit's standard errors, on curves whose steps to loss 3 are known:
@@ -82,7 +82,15 @@ check 'echo "$got" | awk "{ exit !(\$8 == \"holds\" && \$1 == 9.5 && (\$2 - 4.75
     (\$3 - 0.818317)^2 < 1e-8 && (\$4 - 84.5714)^2 < 1e-6 && (\$5 - 9.89743)^2 < 1e-6 &&
     (\$6 - 17.8045)^2 < 1e-6 && (\$7 - 5.00232)^2 < 1e-8) }"' \
     "the fit's figures and their standard errors (steps, S_min, se, E_min, se, B_crit, se): $got"
+# the prediction's error: the fit's and the noise scale's parts summed
+pred=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["effective_batch"] == 16 {
+    want = (1 + $c["b_simple"] / 16) * $c["s_min_se"] + $c["s_min"] / 16 * $c["b_simple_err"]
+    print $c["predicted_steps_se"], want }' lines.table.csv)
+check 'echo "$pred" | awk "{ exit !(\$1 > 0 && (\$1 - \$2)^2 < 1e-6 * \$2^2) }"' \
+    "the predicted steps' error (got, want): $pred"
 "$ACCUBENCH" plan --time-to-target lines.csv --target-loss 3 >lines.txt
+check 'grep -q "^  E=16 .*; predicted [0-9.]* +- [0-9.e+]* steps (S_min (1 + B_simple/E), not measured)" lines.txt' \
+    "a prediction says it is one, with its error: $(grep "E=16" lines.txt)"
 check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
     "the fit's errors and degrees of freedom in words: $(grep "fit S" lines.txt)"
 

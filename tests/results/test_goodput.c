@@ -83,6 +83,10 @@ static void test_fit_errors(void)
     CHECK_NEAR(f.s_min_se, 4.87325171016, 1e-8);
     CHECK_NEAR(f.e_min_se, 67.6580303713, 1e-8);
     CHECK_NEAR(f.b_crit_se, 2.30051020156, 1e-8);
+    /* the prediction's error: both parts summed, (1 + 32/64) 5 + (100/64) 4 */
+    CHECK_NEAR(goodput_predicted_se(100, 5, 32, 4, 64), 13.75, 1e-12);
+    CHECK(isnan(goodput_predicted_se(100, NAN, 32, 4, 64)));
+    CHECK(isnan(goodput_predicted_se(100, 5, NAN, NAN, 64)));
     /* two points: no errors (no residual is left to measure them) */
     goodput_fit_of(b, noisy, 2, NULL, &f);
     CHECK(isnan(f.s_min_se) && isnan(f.e_min_se) && isnan(f.b_crit_se));
