@@ -54,9 +54,12 @@ check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "neg.curves.cs
 check 'cmp -s neg.curves.csv before.txt && ! grep -q "peak GEMM" run.txt' \
     "the damaged curves are left as they were, nothing measured"
 
-# a target at or above the starting loss (about 2.77): no least time
+# a target at or above the starting loss (about 2.77): no least time, and
+# no E has a time to target: one line says so, exit 1 (as --goal time)
 "$ACCUBENCH" plan --time-to-target cv.csv --target-loss 100 >high.txt 2>err.txt
-check '[ $? -eq 0 ]' "plan with a high target exits 0: $(cat err.txt)"
+rc=$?
+check '[ $rc -eq 1 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "meets it at step 0 (the target is at or above its starting loss): no time to target" err.txt' \
+    "plan with a high target: one line, exit 1 (rc $rc): $(cat err.txt)"
 check '! grep -q "least time to target" high.txt' "no least time crowned: $(cat high.txt)"
 check 'grep -q "E=8 lr [0-9.]*: meets the target at step 0 (starting loss 2\.7" high.txt' \
     "each E meets it at step 0: $(cat high.txt)"
