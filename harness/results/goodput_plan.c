@@ -61,14 +61,17 @@ static void print_series(FILE *out, const goodput_series *s)
                 f->s_min, f->e_min, 100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
     char pooled[300];
     goodput_pooled_text(s, pooled, sizeof pooled);
-    if (!isnan(s->b_simple) && f->status == GOODPUT_FIT_OK)
-        fprintf(out, "  B_simple %.3g +- %.2g examples (%s): B_crit / B_simple = %.2g\n",
-                s->b_simple, s->b_simple_err, pooled, f->b_crit / s->b_simple);
-    else if (!isnan(s->b_simple))
+    if (!isnan(s->b_simple) && f->status == GOODPUT_FIT_OK) {
+        double ratio_err, ratio = goodput_crit_ratio(s, &ratio_err);
+        fprintf(out, "  B_simple %.3g +- %.2g examples (%s): B_crit / B_simple = %.2g +- %.2g "
+                "(their relative errors summed)\n", s->b_simple, s->b_simple_err, pooled, ratio,
+                ratio_err);
+    } else if (!isnan(s->b_simple)) {
         fprintf(out, "  B_simple %.3g +- %.2g examples (%s); no B_crit to set it against\n",
                 s->b_simple, s->b_simple_err, pooled);
-    else
+    } else {
         fprintf(out, "  no noise scale in the rows (--noise-windows and K > 1)\n");
+    }
     for (size_t j = 0; j < s->n; j++) {
         char text[600];
         if (!goodput_noise_text(&s->p[j], text, sizeof text))

@@ -375,6 +375,17 @@ int goodput_tied_count(const goodput_series *s)
     return tied;
 }
 
+double goodput_crit_ratio(const goodput_series *s, double *err)
+{
+    const goodput_fit *f = &s->fit;
+    *err = NAN;
+    if (f->status != GOODPUT_FIT_OK || !(f->b_crit > 0) || !(s->b_simple > 0))
+        return NAN;
+    double r = f->b_crit / s->b_simple;
+    *err = r * (f->b_crit_se / f->b_crit + s->b_simple_err / s->b_simple);
+    return r;
+}
+
 void goodput_pooled_text(const goodput_series *s, char *out, size_t len)
 {
     if (s->b_simple_rows == 1)

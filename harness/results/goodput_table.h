@@ -88,6 +88,11 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
  * least is then the least by its median alone. */
 int goodput_tied_count(const goodput_series *s);
 
+/* B_crit / B_simple where both are measured (else NAN), its error into
+ * *err: the ratio times the sum of their relative errors, which holds
+ * however the fit and the noise pass correlate. */
+double goodput_crit_ratio(const goodput_series *s, double *err);
+
 /* How the series' B_simple was pooled, in words for plan and the report
  * alike: one row's own estimate, or the inverse-variance mean of n rows
  * with the error that does not shrink with their shared windows. */

@@ -97,7 +97,7 @@ int noise_plan_main(FILE *out, const char *csv_path)
             continue;
         double ratio = (double)r->effective_batch / r->grad_noise_scale;
         fprintf(out, "%s E=%lld: E is %.2g times the measured noise scale (B_simple %.3g +- "
-                "%.2g, at %lldx%lld); %s\n", r->model, (long long)r->effective_batch, ratio,
+                "%.2g examples, at %lldx%lld); %s\n", r->model, (long long)r->effective_batch, ratio,
                 r->grad_noise_scale, r->grad_noise_scale_err, (long long)r->micro_batch,
                 (long long)r->accum_steps,
                 noise_scale_verdict((double)r->effective_batch, r->grad_noise_scale,

@@ -75,10 +75,11 @@ static void fit_bullets(const goodput_series *s, doc *d)
                    rp_num(100 * GOODPUT_RESID_BOUND, 2).s, noise);
         return;
     }
-    char ratio[80] = "";
-    if (s->b_simple > 0)
-        snprintf(ratio, sizeof ratio, " (B_crit / B_simple = %s)",
-                 rp_num(f->b_crit / s->b_simple, 2).s);
+    char ratio[160] = "";
+    double ratio_err, r = goodput_crit_ratio(s, &ratio_err);
+    if (r > 0)
+        snprintf(ratio, sizeof ratio, " (B_crit / B_simple = %s +- %s, their relative errors "
+                 "summed)", rp_num(r, 2).s, rp_num(ratio_err, 2).s);
     char dof[200];
     goodput_dof_text(f, dof, sizeof dof);
     doc_bullet(d, "Fit over %zu E (least squares of S on 1/B): S_min = %s +- %s steps, E_min = "

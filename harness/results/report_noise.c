@@ -43,7 +43,7 @@ void report_noise(const report_input *in, const report_group *g, size_t ng, doc 
         }
         double ratio = (double)r->effective_batch / r->grad_noise_scale;
         doc_bullet(d, "%s, E = %lld (%s): E is %s times the measured noise scale "
-                   "B_simple = %s +- %s; %s", r->model, (long long)r->effective_batch,
+                   "B_simple = %s +- %s examples; %s", r->model, (long long)r->effective_batch,
                    rp_split(r).s, rp_num(ratio, 2).s, rp_num(r->grad_noise_scale, 3).s,
                    rp_num(r->grad_noise_scale_err, 2).s,
                    noise_scale_verdict((double)r->effective_batch, r->grad_noise_scale,

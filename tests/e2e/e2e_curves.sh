@@ -40,7 +40,7 @@ check '[ "$(col grad_noise_scale mlp.csv | tail -1)" = "" ]' "none at 64x1"
 check 'col note mlp.csv | tail -1 | grep -q "no noise scale"' "and the note says why"
 "$ACCUBENCH" report mlp.csv >/dev/null 2>err.txt
 check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
-check 'grep -q "^- tiny, E = 64 (.*): E is [0-9.e+-]* times the measured noise scale B_simple = " mlp.md' \
+check 'grep -q "^- tiny, E = 64 (.*): E is [0-9.e+-]* times the measured noise scale B_simple = [0-9.e+-]* +- [0-9.e+-]* examples; " mlp.md' \
     "the report sets E against the noise scale: $(grep "noise scale B_simple" mlp.md)"
 check '[ $(grep -c "assumptions" mlp.md) -eq 1 ]' "the paper's caveat, once"
 # The curves chart: drawn beside the CSV by the report (scripts/plots.sh)
@@ -70,7 +70,7 @@ judge "$gpt" gpt.curves.csv
 check '[ -z "$(col grad_noise_scale gpt.csv | tr -d "\n")" ]' "--noise-windows 0: no noise pass"
 
 "$ACCUBENCH" plan --noise mlp.csv >plan.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -q "^tiny E=64: E is [0-9.e+-]* times the measured noise scale" plan.txt' \
+check '[ $? -eq 0 ] && grep -q "^tiny E=64: E is [0-9.e+-]* times the measured noise scale (B_simple [0-9.e+-]* +- [0-9.e+-]* examples, at " plan.txt' \
     "plan --noise: $(cat plan.txt err.txt)"
 check '[ $(grep -c assumptions plan.txt) -eq 1 ]' "plan --noise: the caveat once"
 "$ACCUBENCH" plan --noise gpt.csv >plan.txt 2>err.txt

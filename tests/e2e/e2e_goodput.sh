@@ -91,6 +91,8 @@ check 'echo "$pred" | awk "{ exit !(\$1 > 0 && (\$1 - \$2)^2 < 1e-6 * \$2^2) }"'
 "$ACCUBENCH" plan --time-to-target lines.csv --target-loss 3 >lines.txt
 check 'grep -q "^  E=16 .*; predicted [0-9.]* +- [0-9.e+]* steps (S_min (1 + B_simple/E), not measured)" lines.txt' \
     "a prediction says it is one, with its error: $(grep "E=16" lines.txt)"
+check 'grep -q "B_crit / B_simple = [0-9.e+]* +- [0-9.e+]* (their relative errors summed)" lines.txt' \
+    "B_crit over B_simple with its error: $(grep "B_crit /" lines.txt)"
 check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
     "the fit's errors and degrees of freedom in words: $(grep "fit S" lines.txt)"
 

@@ -87,6 +87,14 @@ static void test_fit_errors(void)
     CHECK_NEAR(goodput_predicted_se(100, 5, 32, 4, 64), 13.75, 1e-12);
     CHECK(isnan(goodput_predicted_se(100, NAN, 32, 4, 64)));
     CHECK(isnan(goodput_predicted_se(100, 5, NAN, NAN, 64)));
+    /* B_crit / B_simple: 40 +- 8 over 20 +- 2 is 2, +- 2 (0.2 + 0.1) */
+    goodput_series gs = {.fit = {.status = GOODPUT_FIT_OK, .b_crit = 40, .b_crit_se = 8},
+                         .b_simple = 20, .b_simple_err = 2};
+    double ratio_err;
+    CHECK_NEAR(goodput_crit_ratio(&gs, &ratio_err), 2, 1e-12);
+    CHECK_NEAR(ratio_err, 0.6, 1e-12);
+    gs.fit.status = GOODPUT_FIT_RESIDUALS; /* no B_crit claimed: no ratio */
+    CHECK(isnan(goodput_crit_ratio(&gs, &ratio_err)) && isnan(ratio_err));
     /* two points: no errors (no residual is left to measure them) */
     goodput_fit_of(b, noisy, 2, NULL, &f);
     CHECK(isnan(f.s_min_se) && isnan(f.e_min_se) && isnan(f.b_crit_se));
