@@ -13,6 +13,9 @@ static void print_series(FILE *out, const goodput_series *s)
     goodput_series_name(s, name, sizeof name);
     fprintf(out, "%s: target loss %.4g (%s)\n", name, s->target,
             s->target_given ? "--target-loss" : "the highest final loss among the E");
+    fprintf(out, "  time to target = steps x the fastest split's median step time within the cap; "
+                 "its interval is the step time's 95%% alone: the steps, from one curve per E, "
+                 "carry none\n");
     for (size_t j = 0; j < s->n; j++) {
         const goodput_point *p = &s->p[j];
         fprintf(out, "  E=%lld", p->e);
@@ -83,7 +86,7 @@ static void print_series(FILE *out, const goodput_series *s)
         goodput_slower_text(s, 2 * e, up, sizeof up);
         goodput_slower_text(s, e / 2, down, sizeof down);
         fprintf(out, "  least time to target at E=%lld; a doubling either way: %s; %s (ratio of "
-                     "the times, interval from the step times' intervals)\n", e, up, down);
+                     "the times, interval from the step times' intervals alone)\n", e, up, down);
     }
 }
 
@@ -111,7 +114,8 @@ static int print_rank(FILE *out, const goodput_series *s)
             order[b - 1] = t;
         }
     fprintf(out, "%s: effective batches by time to target loss %.4g (steps to target x the "
-                 "fastest split's median step time within the cap)\n", name, s->target);
+                 "fastest split's median step time within the cap; the intervals are the step "
+                 "time's alone: the steps, from one curve per E, carry none)\n", name, s->target);
     int tied = goodput_tied_count(s);
     char least[200] = "the least";
     if (tied)

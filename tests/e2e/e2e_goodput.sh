@@ -55,6 +55,8 @@ for e in 8 16 32; do
         "E=$e: steps, examples and time to target: $(grep "E=$e " plan.txt)"
 done
 check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
+check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s 95% alone: the steps, from one curve per E, carry none$" plan.txt' \
+    "whose interval the time to target carries: $(head -3 plan.txt)"
 check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the least time"
 check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the relation does not fit these points: " plan.txt' \
     "the fit's verdict: $(grep -i "fit" plan.txt)"
