@@ -42,7 +42,9 @@ static void print_series(FILE *out, const goodput_series *s)
         if (!isnan(p->pred_steps))
             fprintf(out, "; predicted %.1f +- %.2g steps (S_min (1 + B_simple/E), not measured)",
                     p->pred_steps, p->pred_steps_se);
-        fprintf(out, "%s\n", (int)j == s->best ? "  <- least time to target" : "");
+        fprintf(out, "%s\n", (int)j != s->best        ? ""
+                             : goodput_tied_count(s) ? "  <- least time to target by its median"
+                                                     : "  <- least time to target");
     }
     char at_start[600];
     if (!goodput_at_start_text(s, at_start, sizeof at_start))

@@ -15,7 +15,10 @@
 static void point_row(table *tb, const goodput_series *s, size_t j)
 {
     const goodput_point *p = &s->p[j];
-    table_addf(tb, "%lld%s", p->e, (int)j == s->best ? " (least time)" : "");
+    table_addf(tb, "%lld%s", p->e,
+               (int)j != s->best        ? ""
+               : goodput_tied_count(s) ? " (least time by its median)"
+                                         : " (least time)");
     if (isnan(p->lr))
         table_add(tb, "-");
     else
@@ -178,8 +181,10 @@ void report_goodput(const report_input *in, doc *d)
                 "over about %d examples; the steps to target are interpolated linearly "
                 "between logged steps; final loss: the mean of the last window of that mean. "
                 "Time to target = steps x the median step time of the fastest split within "
-                "the cap, its interval the step time's 95%% interval times the steps. "
-                "Predicted steps: S_min (1 + B_simple / E), shown where the fit holds. "
+                "the cap, its interval the step time's 95%% interval times the steps (the "
+                "steps, from one curve per E, carry none). Predicted steps: S_min (1 + "
+                "B_simple / E), shown where the fit holds, with its error (S_min's and "
+                "B_simple's parts summed): a prediction, not a measurement. "
                 "Residual: (measured - fitted) / measured steps.",
              GOODPUT_SMOOTH_EXAMPLES);
     if (!n)

@@ -107,6 +107,9 @@ check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the l
 ties=$(sed -n 's/^  1\. .*the least by its median: \([0-9]*\) other E.*/\1/p' rank.txt)
 check '[ "${ties:-0}" -eq "$(grep -c "not separated from the least by the rule" rank.txt)" ]' \
     "the least's ties ($ties) are the E said not separated: $(cat rank.txt)"
+# plan's marker says the same: by its median alone where the rule ties it
+if [ "${ties:-0}" -gt 0 ]; then marker="<- least time to target by its median$"; else marker="<- least time to target$"; fi
+check 'grep -q "$marker" plan.txt' "plan's least marks its ties ($ties) alike: $(grep "least" plan.txt)"
 unclear=$(awk '/^  [23]\. E=/ && !/not separated/ { if (match($0, /as long \[[0-9.e+-]*\./)) { lo = substr($0, RSTART + 9, RLENGTH - 9) + 0; if (lo < 1.02) print } }' rank.txt)
 check '[ -z "$unclear" ]' "an E said apart from the least has an interval that clears 2%: $unclear"
 "$ACCUBENCH" plan --recommend --goal time --from g.csv --dtype bf16 >/dev/null 2>err.txt
@@ -161,7 +164,7 @@ check '[ $? -eq 0 ] && grep -q "^  E=16 .* s \[.*\] to target" one.txt && ! grep
 check '[ $? -eq 0 ]' "two E run: $(cat err.txt)"
 "$ACCUBENCH" report two.csv --no-charts >/dev/null 2>err.txt
 check 'grep -q "^- No fit: the fit needs at least three effective batches" two.md' "two E: the fit needs three"
-resid=$(awk -F'|' '$2 ~ /^ *(8|16)( \(least time\))? *$/ && $4 ~ /^ *[0-9.]+ *$/ { gsub(/ /, "", $7); printf "%s ", $7 }' two.md)
+resid=$(awk -F'|' '$2 ~ /^ *(8|16)( \(least time( by its median)?\))? *$/ && $4 ~ /^ *[0-9.]+ *$/ { gsub(/ /, "", $7); printf "%s ", $7 }' two.md)
 check '[ "$resid" = "- - " ]' "two E: no residual from a line through two points: '$resid'"
 
 # bad --lr-grid: one line, exit 2
