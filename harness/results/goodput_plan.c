@@ -31,6 +31,9 @@ static void print_series(FILE *out, const goodput_series *s)
             continue;
         }
         fprintf(out, ": %.1f steps, %.4g examples to target", p->steps, p->steps * (double)p->e);
+        if (p->sets_target)
+            fprintf(out, " (its own final loss is the target: reached by its curve's end by "
+                         "construction)");
         if (p->fast)
             fprintf(out, "; fastest within the cap %lldx%lld %.4g ms [%.4g..%.4g]: %.3g s "
                          "[%.3g..%.3g] to target", (long long)p->fast->micro_batch,

@@ -22,6 +22,8 @@ typedef struct goodput_point {
     double final;           /* the kept curve's final loss */
     int curve_steps;        /* its length */
     double steps;           /* interpolated steps to the target; NAN: not reached */
+    int sets_target;        /* its final loss is the default target: it reaches it by
+                             * its curve's end by construction, whatever E it is */
     double resid;           /* (S - fit) / S, NAN where not fitted */
     const csv_row *fast;    /* the fastest timed split within the cap, or NULL */
     int timed;              /* timed rows of this E, within the cap or not */

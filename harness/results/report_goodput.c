@@ -31,7 +31,8 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
         table_add(tb, "0 (met at the start)");
         table_add(tb, "-");
     } else {
-        table_add(tb, rp_num(p->steps, 3).s);
+        table_addf(tb, "%s%s", rp_num(p->steps, 3).s,
+                   p->sets_target ? " (its final loss is the target)" : "");
         table_add(tb, rp_num(p->steps * (double)p->e, 3).s);
     }
     table_add(tb, rp_num(p->resid * 100, 2).s);

@@ -55,6 +55,8 @@ for e in 8 16 32; do
         "E=$e: steps, examples and time to target: $(grep "E=$e " plan.txt)"
 done
 check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
+check '[ $(grep -c "examples to target (its own final loss is the target: reached by its curve.s end by construction)" plan.txt) -eq 1 ]' \
+    "the E whose final loss is the default target is marked: $(grep "E=" plan.txt)"
 check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s 95% alone: the steps, from one curve per E, carry none$" plan.txt' \
     "whose interval the time to target carries: $(head -3 plan.txt)"
 check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the least time"
@@ -93,6 +95,7 @@ check 'echo "$pred" | awk "{ exit !(\$1 > 0 && (\$1 - \$2)^2 < 1e-6 * \$2^2) }"'
 "$ACCUBENCH" plan --time-to-target lines.csv --target-loss 3 >lines.txt
 check 'grep -q "^  E=16 .*; predicted [0-9.]* +- [0-9.e+]* steps (S_min (1 + B_simple/E), not measured)" lines.txt' \
     "a prediction says it is one, with its error: $(grep "E=16" lines.txt)"
+check '! grep -q "its own final loss is the target" lines.txt' "--target-loss: no E is marked as setting it"
 check 'grep -q "B_crit / B_simple = [0-9.e+]* +- [0-9.e+]* (their relative errors summed)" lines.txt' \
     "B_crit over B_simple with its error: $(grep "B_crit /" lines.txt)"
 check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \

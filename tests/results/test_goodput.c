@@ -226,6 +226,7 @@ static void test_none_or_one_timed(void)
     goodput_request req = {.target = 3.5, .mem_cap = -1};
     CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
     CHECK(s->p[0].time_s > 0 && s->best == -1); /* timed, but alone */
+    CHECK(!s->p[0].sets_target && !s->p[1].sets_target); /* --target-loss: none sets it */
     CHECK(goodput_none_timed_text(s, n, why, sizeof why) == -1 && !*why);
     CHECK(!strcmp(goodput_untimed_why(&s->p[1]), "has no timed row in the CSV"));
     goodput_free(s, n);
@@ -239,6 +240,10 @@ static void test_none_or_one_timed(void)
     CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 &&
           strstr(why, "none of the 3 effective batches that reach the target loss 3.5 has a "
                       "timed row in the CSV"));
+    goodput_free(s, n);
+    req.target = NAN; /* the default: E = 256 ends highest, and sets it */
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    CHECK(s->p[0].sets_target && !s->p[1].sets_target && !s->p[2].sets_target);
     goodput_free(s, n);
     req.target = 0.5;
     CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
