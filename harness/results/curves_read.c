@@ -213,6 +213,32 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
     return 0;
 }
 
+/* A curve's steps stay empty from the one it diverged at (curves_file.h);
+ * a loss after an empty or missing step is a row lost or edited, and read
+ * as it stands it would say "diverged" of a curve that went on, or smooth
+ * across the hole. 0, or -1 with the refusal in why. */
+static int check_holes(const char *path, const curves_table *t, char *why, size_t why_len)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const read_curve *c = &t->c[i];
+        int hole = -1;
+        for (int s = 0; s < c->steps; s++) {
+            if (isnan(c->loss[s])) {
+                if (hole < 0)
+                    hole = s;
+            } else if (hole >= 0) {
+                say(why, why_len, "%s: the curve of %s E=%lld %lldx%lld (%s, lr %g) has no loss "
+                    "at step %d but one at step %d: a diverged curve stays empty from there "
+                    "(a row lost or edited?)", path, c->model, c->effective_batch,
+                    c->micro_batch, c->accum_steps, c->reverse ? "reverse" : "forward", c->lr,
+                    hole, s);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
@@ -295,6 +321,8 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
         say(why, why_len, "%s: not a curves file (no header row)", path);
         rc = -1;
     }
+    if (!rc)
+        rc = check_holes(path, out, why, why_len);
     if (rc)
         curves_table_free(out);
     return rc;

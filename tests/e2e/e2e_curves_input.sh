@@ -1,6 +1,6 @@
 #!/bin/sh
 # The curves file beside a run's CSV is input too: a negative, NaN or
-# infinite loss and a last row cut short are refused by plan
+# infinite loss, a last row cut short and a hole in a curve are refused by plan
 # --time-to-target and report in one line naming the file, line and field,
 # with exit 2, as the results CSV's faults are. A --target-loss at or above
 # the curves' starting loss says so and crowns no E as the least time to
@@ -42,6 +42,21 @@ refused "a NaN loss" nan "5: column loss: 'nan' is not a number (NaN) (field 13 
 refused "an infinite loss" inf "5: column loss: 'inf' cannot be infinite (field 13 of the row)"
 refused "a row cut short" cut "$cut_line: "
 check 'grep -q "fields, but the header has 19" err.txt' "the cut row's field count: $(cat err.txt)"
+
+# a hole in a curve: an empty (diverged) loss with a number after it, or a
+# step's row gone. A diverged curve stays empty from there, so either is a
+# file edited or cut: refused in one line naming the curve and the steps,
+# rather than read as a curve that diverged, or smoothed across the hole
+damaged hole "awk -F, -v OFS=, 'NR == 5 { \$13 = \"\" } 1'"
+damaged gap "awk 'NR != 5'"
+for name in hole gap; do
+    for cmd in "plan --time-to-target $name.csv" "report $name.csv --no-charts"; do
+        "$ACCUBENCH" $cmd >out.txt 2>err.txt
+        rc=$?
+        check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^accubench: $name.curves.csv: the curve of tiny E=8 .* has no loss at step 2 but one at step 3: a diverged curve stays empty from there" err.txt' \
+            "$cmd: a hole in a curve, one line, exit 2 (rc $rc): $(cat err.txt)"
+    done
+done
 
 # --append onto damaged curves: refused before anything is measured, the
 # file as it was

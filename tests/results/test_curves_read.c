@@ -38,8 +38,8 @@ static void expect_bad(const char *text, int line, const char *expect)
 
 static void test_good(void)
 {
-    /* step 1 diverged (empty loss): unmeasured, not a fault */
-    const char *path = check_temp_file(HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25")
+    /* diverged at step 2 (empty loss from there): unmeasured, not a fault */
+    const char *path = check_temp_file(HEADER ROW("0", "2.5") ROW("1", "2.25") ROW("2", "")
                                        "# curves cpu gpt: gap_correct_splits=0\n");
     curves_table t;
     char why[512] = "";
@@ -50,8 +50,8 @@ static void test_good(void)
         CHECK(t.c[0].effective_batch == 8 && t.c[0].micro_batch == 4 && t.c[0].arm == 1);
         CHECK(t.c[0].steps == 3);
         CHECK_NEAR(t.c[0].loss[0], 2.5, 0);
-        CHECK(isnan(t.c[0].loss[1]));
-        CHECK_NEAR(t.c[0].loss[2], 2.25, 0);
+        CHECK_NEAR(t.c[0].loss[1], 2.25, 0);
+        CHECK(isnan(t.c[0].loss[2]));
         CHECK_NEAR(t.c[0].lr, 0.001, 1e-12);
     }
     curves_table_free(&t);
@@ -72,6 +72,29 @@ static void test_bad_numbers(void)
                "column effective_batch: '-8' cannot be negative (field 6 of the row)");
 }
 
+/* A curve stays empty from the step it diverged at: a loss after an empty
+ * step, or after a step whose row is gone, is a file edited or cut, and is
+ * refused (read as it stands it said "diverged" of a curve that went on). */
+static void test_holes(void)
+{
+    const char *files[] = {HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25"),
+                           HEADER ROW("0", "2.5") ROW("2", "2.25")};
+    for (int i = 0; i < 2; i++) {
+        const char *path = check_temp_file(files[i]);
+        curves_table t;
+        char why[512] = "", at[128];
+        snprintf(at, sizeof at, "%s: the curve of gpt:d=32;layers=2 E=8 4x2 (forward, lr 0.001) "
+                 "has no loss at step 1 but one at step 2", path);
+        int rc = curves_read(path, &t, why, sizeof why);
+        if (rc == 0)
+            curves_table_free(&t);
+        CHECK(rc == -1 && strstr(why, at) == why && !strchr(why, '\n'));
+        if (rc != -1 || strstr(why, at) != why)
+            fprintf(stderr, "  rc %d, reason was: %s\n", rc, why);
+        unlink(path);
+    }
+}
+
 static void test_cut_short(void)
 {
     /* the last row cut mid-row (a copy stopped early), and a cell lost
@@ -87,6 +110,7 @@ int main(void)
 {
     test_good();
     test_bad_numbers();
+    test_holes();
     test_cut_short();
     return check_finish("test_curves_read");
 }
