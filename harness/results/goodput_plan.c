@@ -14,8 +14,9 @@ static void print_series(FILE *out, const goodput_series *s)
     fprintf(out, "%s: target loss %.4g (%s)\n", name, s->target,
             s->target_given ? "--target-loss" : "the highest final loss among the E");
     fprintf(out, "  time to target = steps x the fastest split's median step time within the cap; "
-                 "its interval is the step time's 95%% alone: the steps, from one curve per E, "
-                 "carry none\n");
+                 "its interval is the step time's alone (95%%, or less where the step was timed "
+                 "5 times or fewer, said beside it): the steps, from one curve per E, carry "
+                 "none\n");
     for (size_t j = 0; j < s->n; j++) {
         const goodput_point *p = &s->p[j];
         fprintf(out, "  E=%lld", p->e);
@@ -34,12 +35,14 @@ static void print_series(FILE *out, const goodput_series *s)
         if (p->sets_target)
             fprintf(out, " (its own final loss is the target: reached by its curve's end by "
                          "construction)");
+        char cover[120];
+        goodput_cover_text(p, cover, sizeof cover);
         if (p->fast)
             fprintf(out, "; fastest within the cap %lldx%lld %.4g ms [%.4g..%.4g]: %.3g s "
-                         "[%.3g..%.3g] to target", (long long)p->fast->micro_batch,
+                         "[%.3g..%.3g] to target%s", (long long)p->fast->micro_batch,
                     (long long)p->fast->accum_steps, p->fast->step_ms_median,
                     p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, p->time_s, p->time_lo,
-                    p->time_hi);
+                    p->time_hi, cover);
         else
             fprintf(out, "; %s", goodput_untimed_why(p) + strlen("has "));
         if (!isnan(p->pred_steps))
@@ -131,10 +134,12 @@ static int print_rank(FILE *out, const goodput_series *s)
         char vs[300] = "";
         if (i)
             goodput_slower_text(s, p->e, vs, sizeof vs);
-        fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %.3g s [%.3g..%.3g]; %s\n",
-                i + 1, p->e, (long long)p->fast->micro_batch, (long long)p->fast->accum_steps,
-                p->steps, p->fast->step_ms_median, p->time_s, p->time_lo, p->time_hi,
-                i ? vs : least);
+        char cover[120];
+        goodput_cover_text(p, cover, sizeof cover);
+        fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %.3g s [%.3g..%.3g]%s; "
+                "%s\n", i + 1, p->e, (long long)p->fast->micro_batch,
+                (long long)p->fast->accum_steps, p->steps, p->fast->step_ms_median, p->time_s,
+                p->time_lo, p->time_hi, cover, i ? vs : least);
     }
     for (size_t j = 0; j < s->n; j++)
         if (!(s->p[j].time_s > 0))

@@ -8,6 +8,7 @@
 #include "noise_pool.h"
 #include "paired.h"
 #include "reduction.h"
+#include "stats.h"
 
 /* The same series: all but the effective batch, the split, the reduction,
  * the order and the learning rate. */
@@ -189,7 +190,7 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
         p->fast = fastest(rows, nrows, s->key, p->e, req->mem_cap);
         for (size_t i = 0; i < nrows; i++)
             p->timed += row_of(&rows[i], s->key, p->e);
-        p->time_s = p->time_lo = p->time_hi = p->pred_time_s = NAN;
+        p->time_s = p->time_lo = p->time_hi = p->pred_time_s = p->time_cover = NAN;
         int fit_ok = s->fit.status == GOODPUT_FIT_OK;
         p->pred_steps = fit_ok ? goodput_predicted_steps(s->fit.s_min, s->b_simple, (double)p->e)
                                : NAN;
@@ -206,6 +207,9 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
         p->time_s = p->steps * ms / 1000;
         p->time_lo = p->steps * p->fast->step_ms_ci_lo / 1000;
         p->time_hi = p->steps * p->fast->step_ms_ci_hi / 1000;
+        p->time_cover = p->fast->samples > 0
+                            ? median_ci_coverage((size_t)p->fast->samples, MEDIAN_CI_LEVEL)
+                            : NAN;
         if (s->best < 0 || p->time_s < s->p[s->best].time_s)
             s->best = (int)j;
     }
@@ -290,6 +294,15 @@ int goodput_at_start_text(const goodput_series *s, char *out, size_t len)
              s->at_start, s->n, p->e, p->curve->loss[0],
              s->at_start == 1 ? "it meets it" : "they meet it", s->start_loss);
     return 0;
+}
+
+void goodput_cover_text(const goodput_point *p, char *out, size_t len)
+{
+    out[0] = '\0';
+    /* the level less a rounding: 95% itself is not short of it */
+    if (p->fast && p->time_cover < MEDIAN_CI_LEVEL - 1e-9)
+        snprintf(out, len, " (a %.3g%% interval: the step timed %lld times)",
+                 100 * p->time_cover, (long long)p->fast->samples);
 }
 
 const char *goodput_untimed_why(const goodput_point *p)
@@ -422,7 +435,8 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
     fprintf(f, "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,"
                "step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,"
                "predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,"
-               "b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se\n");
+               "b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,"
+               "time_s_coverage\n");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < s[i].n; j++) {
             const goodput_point *p = &s[i].p[j];
@@ -454,6 +468,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
             put_num(f, fit->e_min_se, ",");
             put_num(f, fit->b_crit_se, ",");
             put_num(f, s[i].b_simple_err, ",");
-            put_num(f, p->pred_steps_se, "\n");
+            put_num(f, p->pred_steps_se, ",");
+            put_num(f, p->time_cover, "\n");
         }
 }

@@ -42,9 +42,11 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
                    rp_num(p->fast->step_ms_ci_lo, 4).s, rp_num(p->fast->step_ms_ci_hi, 4).s);
     else
         table_add(tb, "-");
+    char cover[120];
+    goodput_cover_text(p, cover, sizeof cover);
     if (p->time_s > 0)
-        table_addf(tb, "%s [%s..%s]", rp_num(p->time_s, 3).s, rp_num(p->time_lo, 3).s,
-                   rp_num(p->time_hi, 3).s);
+        table_addf(tb, "%s [%s..%s]%s", rp_num(p->time_s, 3).s, rp_num(p->time_lo, 3).s,
+                   rp_num(p->time_hi, 3).s, cover);
     else
         table_add(tb, "-");
     if (isnan(p->pred_steps))

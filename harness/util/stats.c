@@ -22,16 +22,13 @@ double percentile_sorted(const double *sorted, size_t n, double p)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, double *hi,
-                      double *coverage)
+/* The rank k (from 1) of the median's interval [x(k), x(n-k+1)] over n
+ * sorted samples at `level`, and the coverage that interval has. */
+static size_t median_ci_rank(size_t n, double level, double *coverage)
 {
-    if (n == 0) {
-        *lo = *hi = *coverage = NAN;
-        return;
-    }
-    /* k counts from 1: the interval [x(k), x(n-k+1)] misses the median with
-     * probability 2 P(X <= k-1), X ~ binomial(n, 1/2). The largest k that
-     * keeps that under 1 - level is the narrowest interval at that level.
+    /* the interval [x(k), x(n-k+1)] misses the median with probability
+     * 2 P(X <= k-1), X ~ binomial(n, 1/2). The largest k that keeps that
+     * under 1 - level is the narrowest interval at that level.
      * P(X <= k) is built term by term, each probability from the one
      * before in log space (n may be the thousands of samples of a fast
      * config, where 0.5^n underflows): the stopping rule computes this
@@ -50,9 +47,28 @@ void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, 
         below = next_below;
         miss = 2 * below;
     }
+    *coverage = n == 1 ? 0 : 1 - miss;
+    return k;
+}
+
+void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, double *hi,
+                      double *coverage)
+{
+    if (n == 0) {
+        *lo = *hi = *coverage = NAN;
+        return;
+    }
+    size_t k = median_ci_rank(n, level, coverage);
     *lo = sorted[k - 1];
     *hi = sorted[n - k];
-    *coverage = n == 1 ? 0 : 1 - miss;
+}
+
+double median_ci_coverage(size_t n, double level)
+{
+    double coverage = NAN;
+    if (n > 0)
+        median_ci_rank(n, level, &coverage);
+    return coverage;
 }
 
 int timing_stats_of(const double *values, size_t n, timing_stats *out)

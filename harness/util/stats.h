@@ -40,6 +40,11 @@ double stats_median(const double *v, size_t n);
 void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, double *hi,
                       double *coverage);
 
+/* The coverage median_ci_sorted's interval has over n samples at `level`
+ * (below it for n <= 5 at 95%: 1 - 2^(1-n)); NAN for n 0. For a reader
+ * that has the interval and the count but not the samples. */
+double median_ci_coverage(size_t n, double level);
+
 /* Percentile p (0..100) of sorted values, linearly interpolated. */
 double percentile_sorted(const double *sorted, size_t n, double p);
 

@@ -57,7 +57,7 @@ done
 check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
 check '[ $(grep -c "examples to target (its own final loss is the target: reached by its curve.s end by construction)" plan.txt) -eq 1 ]' \
     "the E whose final loss is the default target is marked: $(grep "E=" plan.txt)"
-check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s 95% alone: the steps, from one curve per E, carry none$" plan.txt' \
+check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s alone (95%, or less where the step was timed 5 times or fewer, said beside it): the steps, from one curve per E, carry none$" plan.txt' \
     "whose interval the time to target carries: $(head -3 plan.txt)"
 check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the least time"
 check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the relation does not fit these points: " plan.txt' \
@@ -65,7 +65,15 @@ check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the rel
 check 'grep -q "B_simple [0-9.]* +- " plan.txt' "B_simple beside it"
 check 'grep -q "^  B_simple along E=32.s curve: step 0: [0-9.e+]* +- .*, step 22: " plan.txt' "and along training"
 "$ACCUBENCH" plan --time-to-target g.csv --table >table.csv
-check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se$"' \
+# the time's interval is the step time's [min, max] where it was timed
+# --steps 3 times: a 75% interval (1 - 2^(1-3)), in the table and said
+cover=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["effective_batch"] == 16 { print $c["time_s_coverage"] }' table.csv)
+samples=$(awk -F, '/^backend,/ { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } h && !/^#/ && $c["effective_batch"] == 16 { print $c["samples"] }' g.csv)
+check 'awk "BEGIN { exit !($samples <= 5 && ($cover - (1 - 2 ^ (1 - $samples)))^2 < 1e-12) }"' \
+    "the time's interval covers what $samples samples allow: $cover"
+check 'grep -q "^  E=16 .* to target (a 75% interval: the step timed 3 times)" plan.txt' \
+    "and plan says so beside it: $(grep "E=16" plan.txt)"
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage$"' \
     "the chart's table: a line per E"
 
 # the fit's standard errors, on curves whose steps to loss 3 are known:
@@ -103,7 +111,7 @@ check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = 
 
 # plan --recommend --goal time ranks the E by time to target, the least first
 "$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
+check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[[^]]*\]( \(a [0-9.]*% interval: the step timed [0-9]* times\))?; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
     "--goal time ranks the three E: $(cat rank.txt err.txt)"
 # the rule speaks beside each ratio: an E whose interval does not clear
 # the threshold is said not to be separated from the least, and counted

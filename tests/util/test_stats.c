@@ -38,6 +38,11 @@ static void test_ranks(void)
     /* a looser level, a narrower interval: n = 10 at 80% is ranks 3 and 8 */
     median_ci_sorted(v, 10, 0.80, &lo, &hi, &cov);
     CHECK(lo == 3 && hi == 8);
+    /* the coverage from the count alone, for a reader of the CSV */
+    CHECK_NEAR(median_ci_coverage(3, 0.95), 0.75, 1e-12);
+    CHECK_NEAR(median_ci_coverage(5, 0.95), 1 - 2.0 / 32, 1e-12);
+    CHECK_NEAR(median_ci_coverage(10, 0.95), 1 - 22.0 / 1024, 1e-12);
+    CHECK(median_ci_coverage(1, 0.95) == 0 && isnan(median_ci_coverage(0, 0.95)));
 }
 
 static void test_in_stats(void)
