@@ -129,6 +129,9 @@ static int print_rank(FILE *out, const goodput_series *s)
     if (tied)
         snprintf(least, sizeof least, "the least by its median: %d other E not separated "
                  "from it by the rule", tied);
+    else if (n == 1)
+        snprintf(least, sizeof least, "the only E with a time to target: nothing to rank it "
+                 "against");
     for (size_t i = 0; i < n; i++) {
         const goodput_point *p = &s->p[order[i]];
         char vs[300] = "";

@@ -168,6 +168,9 @@ check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 
 "$ACCUBENCH" plan --time-to-target one.csv >one.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -q "^  E=16 .* s \[.*\] to target" one.txt && ! grep -q "least time" one.txt' \
     "one E: timed, but the least of nothing: $(cat one.txt err.txt)"
+"$ACCUBENCH" plan --recommend --goal time --from one.csv >one_rank.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^  1\. E=16 as .*; the only E with a time to target: nothing to rank it against$" one_rank.txt' \
+    "one E: --goal time ranks it against nothing: $(cat one_rank.txt err.txt)"
 
 # two E: both reach the default target, and the line through them is no
 # fit (two points fit any line): no residual in the table, not 0.00
