@@ -12,6 +12,41 @@ static int ran(const result_row *r)
     return !strcmp(r->status, STATUS_OK) && r->step_ms_median > 0;
 }
 
+size_t run_summary_ran(const result_row *rows, size_t n)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok += ran(&rows[i]) != 0;
+    return ok;
+}
+
+void run_summary_none(const result_row *rows, size_t n, const char *csv_path, char *out,
+                      size_t len)
+{
+    /* the statuses in the order a reader acts on them: what failed first */
+    static const char *const statuses[] = {STATUS_ERROR, STATUS_OOM, STATUS_SKIPPED,
+                                           STATUS_OK};
+    int used = snprintf(out, len, "no config ran");
+    if (!n) {
+        snprintf(out + used, len - (size_t)used, ": no row was measured");
+        return;
+    }
+    const char *sep = ": ";
+    for (size_t k = 0; k < sizeof statuses / sizeof *statuses && used < (int)len; k++) {
+        size_t count = 0;
+        for (size_t i = 0; i < n; i++)
+            count += !strcmp(rows[i].status, statuses[k]);
+        if (!count)
+            continue;
+        /* an ok row without a step time has nothing to compare either */
+        used += snprintf(out + used, len - (size_t)used, "%s%zu %s", sep, count,
+                         k == 3 ? "ok without a step time" : statuses[k]);
+        sep = ", ";
+    }
+    if (used < (int)len)
+        snprintf(out + used, len - (size_t)used, " (each row's note in %s says why)", csv_path);
+}
+
 static timed_figures result_row_figures(const result_row *r)
 {
     return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
