@@ -13,6 +13,7 @@
 #include "option_table.h"
 #include "parse.h"
 #include "plural.h"
+#include "ratio_text.h"
 #include "row_compare.h"
 #include "row_index.h"
 #include "split_text.h"
@@ -47,11 +48,8 @@ static void band(const csv_row *r, double *lo, double *hi)
  * NEW / BASE with the widest interval the two runs' bands allow (paired per
  * round where both rows come from one interleaved comparison), slower or
  * faster only where that interval clears min_diff. */
-verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
+static paired_ratio compare_ratio(const csv_row *base, const csv_row *now)
 {
-    int base_ok = result_ran(base), now_ok = result_ran(now);
-    if (!base_ok || !now_ok)
-        return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
     paired_ratio p = row_ratio(base, now);
     if (!p.rounds) { /* timed apart: each run's own band, as below */
         double blo, bhi, nlo, nhi;
@@ -59,6 +57,15 @@ verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
         band(now, &nlo, &nhi);
         p = ratio_of_intervals(base->step_ms_median, blo, bhi, now->step_ms_median, nlo, nhi);
     }
+    return p;
+}
+
+verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
+{
+    int base_ok = result_ran(base), now_ok = result_ran(now);
+    if (!base_ok || !now_ok)
+        return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
+    paired_ratio p = compare_ratio(base, now);
     switch (paired_judge(&p, min_diff)) {
     case PAIRED_SLOWER: return VERDICT_SLOWER;
     case PAIRED_FASTER: return VERDICT_FASTER;
@@ -359,9 +366,13 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     table_add(tb, s1);
     table_add(tb, step_text(s1, sizeof s1, b));
     table_add(tb, step_text(s2, sizeof s2, n));
-    table_add(tb, v <= VERDICT_SLOWER
-                      ? fmt_sig(s3, sizeof s3, n->step_ms_median / b->step_ms_median, 3)
-                      : "-");
+    /* the ratio the verdict was drawn from, with its interval */
+    char ratio[128] = "-";
+    if (v <= VERDICT_SLOWER) {
+        paired_ratio p = compare_ratio(b, n);
+        ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
+    }
+    table_add(tb, ratio);
     table_addf(tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
                fmt_sig(s4, sizeof s4, noise_pct(n), 2));
     table_add(tb, verdict_name(v));

@@ -10,6 +10,7 @@
 #include "dtype_table.h"
 #include "paired.h"
 #include "plural.h"
+#include "ratio_text.h"
 #include "reduction.h"
 #include "report_parts.h"
 #include "report_trust.h"
@@ -66,16 +67,18 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
      * per round where the two were timed together, which is the figure the
      * run's summary printed, not the ratio of their medians. */
     paired_ratio pr = row_ratio(fast, slow);
-    char span[80] = "";
+    char ratio[128];
     if (pr.lo > 0 && pr.hi >= pr.lo)
-        snprintf(span, sizeof span, " [%s..%s]", rp_num(pr.lo, 3).s, rp_num(pr.hi, 3).s);
+        ratio_text(ratio, sizeof ratio, pr.ratio, pr.lo, pr.hi);
+    else
+        ratio_text(ratio, sizeof ratio, pr.ratio, NAN, NAN);
     doc_bullet(d,
                "At effective batch %lld, model %s (%s): the fastest split is %s at %s ms per "
-               "step and the slowest is %s at %s ms, %sx as long%s for the same arithmetic%s.",
+               "step and the slowest is %s at %s ms, %s as long for the same arithmetic%s.",
                (long long)fast->effective_batch, fast->model, rp_series(fast).s,
                rp_split(fast).s,
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
-               rp_num(slow->step_ms_median, 4).s, rp_num(pr.ratio, 3).s, span,
+               rp_num(slow->step_ms_median, 4).s, ratio,
                paired_indistinguishable(row_verdict(fast, slow))
                    ? "; indistinguishable by the paired rule (the 2% threshold)"
                : fast->accum_steps > 1 && g->k1

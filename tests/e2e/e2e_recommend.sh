@@ -129,7 +129,7 @@ grep -q 'Cap: 91.6 MiB (96000000 bytes) per device, from --mem-cap' f.md ||
 grep -q 'Recommended under the cap: 128x2 fp32 recompute=gelu' f.md ||
     fail "the section does not recommend 128x2 gelu"
 # 256x1 none's median (60 ms) is under the pick's (63 ms), but its ratio
-# to it, 0.952x [0.92..0.984], is within the rule's 2%: not faster, as
+# to it, 0.952x [0.920..0.984], is within the rule's 2%: not faster, as
 # plan --recommend says; the pick names the ones it is tied with.
 grep -q 'Left out, and not told apart from the recommended by the rule: 256x1 fp32 recompute=none .*over the cap by 14000000 bytes' f.md ||
     fail "the section does not name the one left out as the rule sees it"

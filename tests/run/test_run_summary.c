@@ -55,7 +55,7 @@ int main(void)
     CHECK(strstr(out, "summary: 3 of 3 configs ran\n") == out);
     CHECK(strstr(out, "\n  fastest  S fp32 64x1 async sum: 30 ms (95%: 29.7..30.3)\n") != NULL);
     CHECK(strstr(out, "\n  slowest  S fp32 8x8 async sum: 90 ms") != NULL);
-    CHECK(strstr(out, "\n  ratio    3x [") != NULL);
+    CHECK(strstr(out, "\n  ratio    3.00x [") != NULL);
     CHECK(strstr(out, "E 64:") == NULL); /* one series: no heading */
     CHECK(strstr(out, "\n  csv      results/x.csv\n") != NULL);
 
@@ -71,7 +71,7 @@ int main(void)
     CHECK(strstr(out, "    slowest  tiny fp32 1x64 async sum: 0.5 ms") != NULL);
     CHECK(strstr(out, "    slowest  M fp32 8x8 async sum: 2400 ms") != NULL);
     CHECK(count(out, "    ratio    ") == 2);
-    CHECK(strstr(out, "    ratio    5x [") != NULL && strstr(out, "    ratio    3x [") != NULL);
+    CHECK(strstr(out, "    ratio    5.00x [") != NULL && strstr(out, "    ratio    3.00x [") != NULL);
     CHECK(strstr(out, "8000x") == NULL && strstr(out, "2.4e+04x") == NULL);
 
     /* a series with one row that ran: its fastest alone, no ratio */
