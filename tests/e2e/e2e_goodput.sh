@@ -76,7 +76,7 @@ check '[ "${ties:-0}" -eq "$(grep -c "not separated from the least by the rule" 
 unclear=$(awk '/^  [23]\. E=/ && !/not separated/ { if (match($0, /as long \[[0-9.e+-]*\./)) { lo = substr($0, RSTART + 9, RLENGTH - 9) + 0; if (lo < 1.02) print } }' rank.txt)
 check '[ -z "$unclear" ]' "an E said apart from the least has an interval that clears 2%: $unclear"
 "$ACCUBENCH" plan --recommend --goal time --from g.csv --dtype bf16 >/dev/null 2>err.txt
-check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with a measuring" err.txt' \
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with .*a measuring --recommend, not with --recommend --goal time" err.txt' \
     "--goal time ranks the file as it ran: --dtype refused, not dropped ($(cat err.txt))"
 "$ACCUBENCH" plan --goal time --from g.csv >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "--goal time without --recommend: one line, exit 2"
