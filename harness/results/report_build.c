@@ -53,9 +53,12 @@ static void environment(const report_input *in, doc *d)
                  "beside its own config", rp_num(reached, 4).s);
     /* the MFU column's own peaks, so that no reader divides by this one */
     char beside[200] = "";
-    if (probe_hi > 0)
+    if (probe_hi > 0 && strcmp(rp_num(probe_lo, 4).s, rp_num(probe_hi, 4).s))
         snprintf(beside, sizeof beside, "; beside each config (its MFU's peak): %s to %s TFLOP/s",
                  rp_num(probe_lo, 4).s, rp_num(probe_hi, 4).s);
+    else if (probe_hi > 0) /* one probe, or all alike: not "X to X" */
+        snprintf(beside, sizeof beside, "; beside each config (its MFU's peak): %s TFLOP/s",
+                 rp_num(probe_hi, 4).s);
     const char *sheet = rp_meta(t, "datasheet_tflops", "");
     table_addf(tb, "%s TFLOP/s measured at the run's start (%s)%s%s; %s%s%s",
                rp_meta(t, "peak_gemm_tflops", "-"), rp_meta(t, "peak_gemm_shape", "shape unknown"),

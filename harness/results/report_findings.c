@@ -454,11 +454,15 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
             continue;
         qsort(ratio, m, sizeof *ratio, stats_compare_doubles);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
-        doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu %s measured "
-                      "in both; from %sx to %sx).",
-                   other, rp_num(med, 3).s, mode, m, plural((long long)m, "config", "configs"),
-                   rp_num(ratio[0], 3).s,
-                   rp_num(ratio[m - 1], 3).s);
+        /* each a ratio as every ratio prints (1.004x, not 1x) */
+        char text[3][64];
+        ratio_text(text[0], sizeof text[0], med, NAN, NAN);
+        ratio_text(text[1], sizeof text[1], ratio[0], NAN, NAN);
+        ratio_text(text[2], sizeof text[2], ratio[m - 1], NAN, NAN);
+        doc_bullet(d, "%s mode takes %s the %s step time (median over %zu %s measured "
+                      "in both; from %s to %s).",
+                   other, text[0], mode, m, plural((long long)m, "config", "configs"), text[1],
+                   text[2]);
     }
     row_index_free(&modes);
     row_index_free(&main_rows);

@@ -2,7 +2,8 @@
 # Every ratio the program prints is the one formatter's (ratio_text.h):
 # compare's new/base and the report's peer column carry the interval their
 # verdict is drawn from, a ratio that is not 1 does not read as 1, and a
-# ratio and its bounds share their decimals. Read back as numbers.
+# ratio and its bounds share their decimals. Read back as numbers. And a
+# range whose two ends are one figure is said as that figure.
 set -u
 root=$ACCUBENCH_ROOT
 fail=0
@@ -42,5 +43,17 @@ sed -n '/^## Against torch/,/^## [^A]/p' peers.md | awk -F'|' '/^\| micro x K/ {
     t && !/^\|/ { exit } t && /^\| [^:-]/ { v = $(NF - 1); gsub(/^ +| +$/, "", v); print v }' >peer.txt
 check '[ "$(wc -l <peer.txt)" -eq 4 ] && [ "$(grep -c "^1\.005x \[" peer.txt)" -eq 4 ]' \
     "the peer column: $(cat peer.txt)"
+
+# A range of one value is said as the value: every probe beside the
+# configs read 500 TFLOP/s, and the report says "500.0 TFLOP/s", not
+# "500.0 to 500.0"
+awk -F, -v OFS=, '/^#/ { print; next }
+    !h { for (i = 1; i <= NF; i++) if ($i ~ /^probe_tflops_(before|after)$/) s[i] = 1
+         h = 1; print; next }
+    { for (i in s) $i = 500; print }' base.csv >probes.csv
+"$ACCUBENCH" report probes.csv --no-charts >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report of one probe figure: $(cat err.txt)"
+check 'grep -q "beside each config (its MFU.s peak): 500.0 TFLOP/s;" probes.md' \
+    "one probe figure said once: $(grep -o "beside each config[^;]*" probes.md)"
 
 exit $fail
