@@ -374,7 +374,9 @@ static void mfu_finding(const report_input *in, doc *d)
 }
 
 /* The worst measured gradient error among the rows whose reduction is
- * exact (exact = 1) or is a known bug (exact = 0), or NULL. */
+ * exact (exact = 1), a known bug (exact = 0), or one this build does not
+ * know (exact = -1: a file from another version, neither judged against
+ * the tolerance nor called a bug), or NULL. */
 static const csv_row *worst_grad(const report_input *in, int exact)
 {
     const csv_row *worst = NULL;
@@ -382,7 +384,9 @@ static const csv_row *worst_grad(const report_input *in, int exact)
         const csv_row *r = &in->rows[i];
         /* Any row that ran: timing noise does not touch a gradient. */
         if (result_ran(r) && !isnan(r->grad_rel_err) &&
-            reduction_exact_named(r->reduction) == exact &&
+            (axis_find(&reduction_axis, r->reduction) < 0
+                 ? -1
+                 : reduction_exact_named(r->reduction)) == exact &&
             (!worst || r->grad_rel_err > worst->grad_rel_err))
             worst = r;
     }
@@ -398,10 +402,20 @@ static void grad_finding(const report_input *in, doc *d)
                       "demonstration.",
                    rp_num(bug->grad_rel_err, 2).s, bug->reduction, bug->model,
                    rp_split(bug).s);
-    if (!worst) {
-        doc_bullet(d, "The gradient check (grad_rel_err) was not measured.");
+    const csv_row *unknown = worst_grad(in, -1);
+    if (!worst && unknown)
+        doc_bullet(d, "The gradient check (grad_rel_err) was measured only for a reduction this "
+                      "version does not know (%s): up to %s (model %s, %s), not judged against a "
+                      "tolerance.",
+                   unknown->reduction, rp_num(unknown->grad_rel_err, 2).s, unknown->model,
+                   rp_split(unknown).s);
+    else if (!worst)
+        doc_bullet(d, bug ? "No row of an exact reduction has a gradient check (grad_rel_err): "
+                            "whether accumulation computed the full-batch gradient is not "
+                            "measured here."
+                          : "The gradient check (grad_rel_err) was not measured.");
+    if (!worst)
         return;
-    }
     double tol = grad_tolerance(worst->dtype);
     doc_bullet(d,
                "The largest relative error of the accumulated gradient against the full-batch "
