@@ -468,15 +468,13 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
             continue;
         qsort(ratio, m, sizeof *ratio, stats_compare_doubles);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
-        /* each a ratio as every ratio prints (1.004x, not 1x) */
-        char text[3][64];
-        ratio_text(text[0], sizeof text[0], med, NAN, NAN);
-        ratio_text(text[1], sizeof text[1], ratio[0], NAN, NAN);
-        ratio_text(text[2], sizeof text[2], ratio[m - 1], NAN, NAN);
-        doc_bullet(d, "%s mode takes %s the %s step time (median over %zu %s measured "
-                      "in both; from %s to %s).",
-                   other, text[0], mode, m, plural((long long)m, "config", "configs"), text[1],
-                   text[2]);
+        /* the decimals every ratio prints with (1.004x, not 1x), the three
+         * alike (not "from 1.034x to 1.12x"); a range, not an interval */
+        int dec = ratio_decimals(med, ratio[0], ratio[m - 1]);
+        doc_bullet(d, "%s mode takes %.*fx the %s step time (median over %zu %s measured "
+                      "in both; from %.*fx to %.*fx).",
+                   other, dec, med, mode, m, plural((long long)m, "config", "configs"), dec,
+                   ratio[0], dec, ratio[m - 1]);
     }
     row_index_free(&modes);
     row_index_free(&main_rows);

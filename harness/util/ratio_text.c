@@ -41,6 +41,17 @@ static int reads_same(double a, double b, int decimals)
     return !strcmp(x, y);
 }
 
+int ratio_decimals(double ratio, double lo, double hi)
+{
+    int interval = !isnan(lo) && !isnan(hi);
+    int base = base_decimals(ratio), d = base;
+    while (d < base + 2 && (reads_one(ratio, d) ||
+                            (interval && (reads_one(lo, d) || reads_one(hi, d) ||
+                                          reads_same(lo, hi, d)))))
+        d++;
+    return d;
+}
+
 void ratio_text(char *out, size_t len, double ratio, double lo, double hi)
 {
     if (!len)
@@ -50,11 +61,7 @@ void ratio_text(char *out, size_t len, double ratio, double lo, double hi)
         return;
     }
     int interval = !isnan(lo) && !isnan(hi);
-    int base = base_decimals(ratio), d = base;
-    while (d < base + 2 && (reads_one(ratio, d) ||
-                            (interval && (reads_one(lo, d) || reads_one(hi, d) ||
-                                          reads_same(lo, hi, d)))))
-        d++;
+    int d = ratio_decimals(ratio, lo, hi);
     if (interval)
         snprintf(out, len, "%.*fx [%.*f..%.*f]", d, ratio, d, lo, d, hi);
     else

@@ -15,4 +15,8 @@
  * bounds of an interval as one number. */
 void ratio_text(char *out, size_t len, double ratio, double lo, double hi);
 
+/* The decimals ratio_text gives ratio, lo and hi: for a figure printed
+ * beside a range that is not an interval ("1.11x, from 1.03x to 1.12x"). */
+int ratio_decimals(double ratio, double lo, double hi);
+
 #endif

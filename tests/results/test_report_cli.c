@@ -266,6 +266,9 @@ static void test_report(void)
                            "18.01 GiB; over the 17.50 GiB cap "));
     CHECK(md && strstr(md, "Model L has no K=1 step time at effective batch 256 (oom: "));
     CHECK(md && strstr(md, "graph mode takes 0.50x the async step time"));
+    /* the median and its range with one number of decimals */
+    CHECK(md && strstr(md, "sync mode takes 1.11x the async step time (median over 5 configs "
+                           "measured in both; from 1.03x to 1.12x)"));
     /* the cap from the run's metadata */
     CHECK(md && strstr(md, "Cap: 17.50 GiB (from the run's mem_cap_bytes)"));
 

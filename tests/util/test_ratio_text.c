@@ -39,6 +39,10 @@ int main(void)
     CHECK(text_is(1.84, NAN, 1.9, "1.84x"));
     CHECK(text_is(123.4, 120.1, 130.6, "123x [120..131]"));
     CHECK(text_is(0.05, 0.04, 0.06, "0.050x [0.040..0.060]"));
+    /* a range's decimals, as the interval's: "from 1.03x to 1.12x" */
+    CHECK(ratio_decimals(1.11, 1.034, 1.12) == 2);
+    CHECK(ratio_decimals(1.07, 1.011, 1.089) == 3);
+    CHECK(ratio_decimals(1.0004, 0.9996, 1.0012) == 4);
     /* read back: on the right side of 1, and bounds apart, wherever they are */
     const double cases[][3] = {{1.003, 1.001, 1.006}, {0.997, 0.994, 0.999},
                                {1.02, 1.0149, 1.0151}, {1.5, 1.4999, 1.5002}};
