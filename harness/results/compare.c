@@ -161,7 +161,8 @@ static const option_def COMPARE_OPTIONS[] = {
      .help = "compare runs trained with different optimizers"},
     {.key = "min-diff", .arg = "PCT", .type = OPTION_CUSTOM, .set = set_min_diff, .lo = 0,
      .hi = 1e6, .def = "2", .help = "a change whose interval does not clear PCT % reads "
-                                   "\"indistinguishable\" (the run's own threshold)"},
+                                   "\"within PCT%\" where the interval lies inside +-PCT %, "
+                                   "else \"indistinguishable\" (the run's own threshold)"},
 };
 static const option_table compare_table = {
     COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
