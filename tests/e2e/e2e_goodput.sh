@@ -66,14 +66,27 @@ check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q 
 
 # plan --recommend --goal time ranks the E by time to target, the least first
 "$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[.*\]; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
+check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* m?s \[[0-9.]+\.\.[0-9.]+\]; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
     "--goal time ranks the three E: $(cat rank.txt err.txt)"
+# each time to target and its interval to one precision, in plain numbers
+# (it once read "0.00107 [9.49e-04..0.00146]")
+awk '/^  [123]\. E=/ { if (!match($0, /= [0-9.]+ m?s \[[0-9.]+\.\.[0-9.]+\]/)) { print "no time: " $0; next }
+    t = substr($0, RSTART + 2, RLENGTH - 2); split(t, p, / m?s \[|\.\.|\]/)
+    d = length(p[1]) - index(p[1], ".")
+    if (index(p[1], ".") && (length(p[2]) - index(p[2], ".") != d || length(p[3]) - index(p[3], ".") != d))
+        print "decimals differ: " t }' rank.txt >times_bad.txt
+check '[ ! -s times_bad.txt ]' "the times to target: $(cat times_bad.txt)"
 # the rule speaks beside each ratio: an E whose interval does not clear
 # the threshold is said not to be separated from the least, and counted
 ties=$(sed -n 's/^  1\. .*the least by its median: \([0-9]*\) other E.*/\1/p' rank.txt)
 check '[ "${ties:-0}" -eq "$(grep -c "not separated from the least by the rule" rank.txt)" ]' \
     "the least's ties ($ties) are the E said not separated: $(cat rank.txt)"
-unclear=$(awk '/^  [23]\. E=/ && !/not separated/ { if (match($0, /as long \[[0-9.e+-]*\./)) { lo = substr($0, RSTART + 9, RLENGTH - 9) + 0; if (lo < 1.02) print } }' rank.txt)
+# ("takes 1.15x [1.05..1.26] as long": the interval's low end; a line
+# without one is printed too, so that a change of wording cannot pass)
+unclear=$(awk '/^  [23]\. E=/ && !/not separated/ {
+    if (match($0, /takes [0-9.]+x \[[0-9.e+-]+\.\./)) { t = substr($0, RSTART, RLENGTH)
+        sub(/.*\[/, "", t); sub(/\.\.$/, "", t); if (t + 0 < 1.02) print }
+    else print "no interval: " $0 }' rank.txt)
 check '[ -z "$unclear" ]' "an E said apart from the least has an interval that clears 2%: $unclear"
 "$ACCUBENCH" plan --recommend --goal time --from g.csv --dtype bf16 >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with .*a measuring --recommend, not with --recommend --goal time" err.txt' \
