@@ -454,45 +454,6 @@ static void test_key_columns(void)
     CHECK(result_column_find("optimizer") == NULL); /* metadata, not a column */
 }
 
-/* A copy of fixture `src` at `dst` with `line` before its first line. */
-static void write_with_line(const char *src, const char *dst, const char *line)
-{
-    const char *text = test_slurp(src);
-    FILE *f = text ? fopen(dst, "w") : NULL;
-    CHECK(f != NULL);
-    if (f) {
-        fprintf(f, "%s\n%s", line, text);
-        fclose(f);
-    }
-}
-
-/* What the report says about launch overhead follows the backend's
- * capabilities in the file's backend_caps line, not its name; files
- * without the line (the fixtures) read as before. */
-static void test_backend_caps(void)
-{
-    char csv[256], md[256];
-    snprintf(csv, sizeof csv, "%s/caps.csv", tmpdir);
-    snprintf(md, sizeof md, "%s/caps.md", tmpdir);
-    char *argv[] = {"report", csv, "--no-charts", NULL};
-
-    /* a GPU file whose backend says it computes on the host as it issues */
-    write_with_line("tests/fixtures/abc.csv", csv,
-                    "# backend_caps: dispatch-is-device-work shares-host-memory");
-    CHECK(report_main(3, argv) == 0);
-    const char *text = test_slurp(md);
-    CHECK(text && strstr(text, "Device (CPU backend) busy time is 13.5% of the step"));
-    CHECK(text && strstr(text, "4 configs ran on the CPU backend, where the host computes"));
-    CHECK(text && !strstr(text, "none is launch-bound"));
-
-    /* a cpu file whose backend says it does not */
-    write_with_line("tests/fixtures/cpu_notrace.csv", csv, "# backend_caps: none");
-    CHECK(report_main(3, argv) == 0);
-    text = test_slurp(md);
-    CHECK(text && !strstr(text, "ran on the CPU backend"));
-    CHECK(text && strstr(text, "launch-bound"));
-}
-
 static void test_compare(void)
 {
     char *self[] = {"compare", "tests/fixtures/default.csv", "tests/fixtures/default.csv", NULL};
@@ -613,7 +574,6 @@ int main(int argc, char **argv)
     }
     test_key_columns();
     test_report();
-    test_backend_caps();
     test_compare();
     test_bad_input();
     CHECK(check_remove_tree(tmpdir) == 0);
