@@ -31,10 +31,6 @@ typedef struct plan_args {
     int model_given;    /* --model was named (run's default, S, does not count) */
     int devices_given;
     int recompute_given;
-    /* the first option given that only a measuring --recommend reads (what
-     * to measure and where): with --from the file's rows are ranked as
-     * they ran, and the option would be dropped unsaid */
-    const char *measuring_given;
     uint64_t reserve;   /* --reserve: kept from --mem-cap in a plan from the arithmetic */
     run_options shared; /* model, dtype, optimizer, backend, mem-cap, buffers, recompute */
     projection_options proj; /* --fit and its options */
@@ -51,11 +47,6 @@ static const char *const SHARED[] = {"model",     "dtype", "optimizer", "backend
                                      "mem-cap",   "buffers", "recompute", "csv",
                                      "append",    "replace", "budget-s"};
 #define N_SHARED (sizeof SHARED / sizeof SHARED[0])
-/* Of those, what a measuring --recommend alone reads: the candidates'
- * dtype, optimizer, backend, buffers and recompute, its CSV and budget. */
-static const char *const MEASURING[] = {"dtype",  "optimizer", "backend", "buffers", "recompute",
-                                        "csv",    "append",    "replace", "budget-s"};
-#define N_MEASURING (sizeof MEASURING / sizeof MEASURING[0])
 
 static int set_fit(void *target, const option_def *d, const char *value, char *why, size_t n)
 {
@@ -458,13 +449,17 @@ static int one_job(const plan_args *a, char *why, size_t n)
     return 0;
 }
 
-/* The job the options chose (one_job() has refused two). */
+/* The job the options chose (one_job() has refused two). --goal time and
+ * --from choose theirs too: given without --recommend, plan_job_reads()
+ * says what they go with. */
 static plan_job job_of(const plan_args *a)
 {
-    if (a->recommend && a->from_csv && a->goal && !strcmp(a->goal, "time"))
+    if (a->goal && !strcmp(a->goal, "time"))
         return PLAN_GOAL_TIME;
+    if (a->from_csv)
+        return PLAN_RECOMMEND_FROM;
     if (a->recommend)
-        return a->from_csv ? PLAN_RECOMMEND_FROM : PLAN_RECOMMEND;
+        return PLAN_RECOMMEND;
     if (a->find_max_micro)
         return PLAN_PROBE;
     if (a->noise_csv)
@@ -501,53 +496,20 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.recompute_given |= strcmp(in.key, "recompute") == 0;
         a.dtype_given |= strcmp(in.key, "dtype") == 0;
         a.budget_given |= strcmp(in.key, "budget-s") == 0;
-        for (size_t m = 0; !a.measuring_given && m < N_MEASURING; m++)
-            if (!strcmp(in.key, MEASURING[m]))
-                a.measuring_given = MEASURING[m];
     }
     if (one_job(&a, why, sizeof why)) {
         say_plan_usage_error(why);
         return 2;
     }
-    /* with --from (either goal) nothing is measured: the file's rows are
-     * ranked as they ran */
-    if (a.recommend && a.from_csv && a.measuring_given) {
-        snprintf(why, sizeof why, "--%s goes with a measuring --recommend (without --from): "
-                 "--from ranks its file's rows as they ran (--model picks one of its models)",
-                 a.measuring_given);
+    /* which option goes with which job: plan_jobs.c's table */
+    plan_job job = job_of(&a);
+    if (plan_job_reads(job, &given, why, sizeof why)) {
         say_plan_usage_error(why);
-        return 2;
-    }
-    int by_time = a.goal && !strcmp(a.goal, "time");
-    if (by_time && (!a.recommend || !a.from_csv)) {
-        say_plan_usage_error("--goal time goes with --recommend --from FILE.csv (a run with "
-                    "--train-steps over several --effective)");
-        return 2;
-    }
-    if (a.budget_given && !a.recommend) {
-        say_plan_usage_error("--budget-s goes with --recommend (its measuring run)");
-        return 2;
-    }
-    if (a.reserve && (!a.find_max_micro || !a.shared.mem_cap)) {
-        say_plan_usage_error("--reserve goes with --find-max-micro and --mem-cap");
         return 2;
     }
     if (a.reserve && a.reserve >= a.shared.mem_cap) {
         snprintf(why, sizeof why, "--reserve %llu leaves nothing of --mem-cap %llu",
                  (unsigned long long)a.reserve, (unsigned long long)a.shared.mem_cap);
-        say_plan_usage_error(why);
-        return 2;
-    }
-    if (a.from_csv && !a.recommend) {
-        say_plan_usage_error("--from goes with --recommend");
-        return 2;
-    }
-    if (!a.time_csv && !by_time && (a.table || !isnan(a.target_loss))) {
-        say_plan_usage_error("--target-loss and --table go with --time-to-target or --goal time");
-        return 2;
-    }
-    plan_job job = job_of(&a);
-    if (plan_job_reads(job, &given, why, sizeof why)) {
         say_plan_usage_error(why);
         return 2;
     }

@@ -27,11 +27,13 @@ typedef struct plan_given {
 
 void plan_given_add(plan_given *g, const char *key);
 
-/* 0 when job reads every option given (the options that choose the job
- * count as read), else -1 with the refusal naming the first one that it
- * does not and the jobs that do: "--max-micro goes with the arithmetic
- * (--effective, --max-micro) and --find-max-micro, not with --noise: drop
- * it". */
+/* 0 when job has what it needs (--goal time: --recommend and --from) and
+ * reads every option given (the options that choose the job count as
+ * read), each with the option it needs beside it (--reserve: --mem-cap);
+ * else -1 with the refusal naming the first one that it does not and the
+ * jobs that do: "--max-micro goes with the arithmetic (--effective,
+ * --max-micro) and --find-max-micro, not with --noise: drop it". The one
+ * place that says which option goes with which job. */
 int plan_job_reads(plan_job job, const plan_given *given, char *why, size_t why_len);
 
 #endif

@@ -106,6 +106,9 @@ void usage_run(FILE *f)
     if (options_list_profiles(print_profile, f) == 0)
         fputs("  (none found: set ACCUBENCH_ROOT to the repository)\n", f);
     print_presets(f);
+    fputs("\nexit status: 0 a config ran and none failed; 1 a config failed or none ran, the "
+          "device\n  was lost, the peak GEMM was not measured or --dump/--trace not written; 2 "
+          "input\n  refused or the CSV not written; 130/143 interrupted (docs/running.md)\n", f);
 }
 
 void usage_all(FILE *f)

@@ -13,6 +13,7 @@
 #include "option_table.h"
 #include "parse.h"
 #include "plural.h"
+#include "ratio_text.h"
 #include "row_compare.h"
 #include "row_index.h"
 #include "split_text.h"
@@ -47,11 +48,8 @@ static void band(const csv_row *r, double *lo, double *hi)
  * NEW / BASE with the widest interval the two runs' bands allow (paired per
  * round where both rows come from one interleaved comparison), slower or
  * faster only where that interval clears min_diff. */
-verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
+static paired_ratio compare_ratio(const csv_row *base, const csv_row *now)
 {
-    int base_ok = result_ran(base), now_ok = result_ran(now);
-    if (!base_ok || !now_ok)
-        return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
     paired_ratio p = row_ratio(base, now);
     if (!p.rounds) { /* timed apart: each run's own band, as below */
         double blo, bhi, nlo, nhi;
@@ -59,9 +57,19 @@ verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
         band(now, &nlo, &nhi);
         p = ratio_of_intervals(base->step_ms_median, blo, bhi, now->step_ms_median, nlo, nhi);
     }
+    return p;
+}
+
+verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
+{
+    int base_ok = result_ran(base), now_ok = result_ran(now);
+    if (!base_ok || !now_ok)
+        return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
+    paired_ratio p = compare_ratio(base, now);
     switch (paired_judge(&p, min_diff)) {
     case PAIRED_SLOWER: return VERDICT_SLOWER;
     case PAIRED_FASTER: return VERDICT_FASTER;
+    case PAIRED_EQUAL: return VERDICT_WITHIN;
     default: return VERDICT_SAME;
     }
 }
@@ -72,6 +80,7 @@ const char *verdict_name(verdict v)
     case VERDICT_SAME: return "indistinguishable";
     case VERDICT_FASTER: return "faster";
     case VERDICT_SLOWER: return "slower";
+    case VERDICT_WITHIN: return "within the threshold";
     case VERDICT_FAILED: return "failed";
     case VERDICT_FIXED: return "now runs";
     case VERDICT_NOT_RUN: return "not run";
@@ -152,7 +161,8 @@ static const option_def COMPARE_OPTIONS[] = {
      .help = "compare runs trained with different optimizers"},
     {.key = "min-diff", .arg = "PCT", .type = OPTION_CUSTOM, .set = set_min_diff, .lo = 0,
      .hi = 1e6, .def = "2", .help = "a change whose interval does not clear PCT % reads "
-                                   "\"indistinguishable\" (the run's own threshold)"},
+                                   "\"within PCT%\" where the interval lies inside +-PCT %, "
+                                   "else \"indistinguishable\" (the run's own threshold)"},
 };
 static const option_table compare_table = {
     COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
@@ -267,7 +277,7 @@ static int same_setup(const compare_options *c, const csv_table t[2], const char
 #define MAX_SHOWN_KEYS 8
 typedef struct comparison {
     table tb;
-    int counts[VERDICT_CAPPED + 1];
+    int counts[VERDICT_CAPPED + 1]; /* VERDICT_CAPPED is the last */
     int both, only_base, only_new;
     /* NEW ran under a lower memory cap than BASE (a cap where BASE had
      * none): its oom says what the cap allows, not what the code does */
@@ -359,12 +369,19 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     table_add(tb, s1);
     table_add(tb, step_text(s1, sizeof s1, b));
     table_add(tb, step_text(s2, sizeof s2, n));
-    table_add(tb, v <= VERDICT_SLOWER
-                      ? fmt_sig(s3, sizeof s3, n->step_ms_median / b->step_ms_median, 3)
-                      : "-");
+    /* the ratio the verdict was drawn from, with its interval */
+    char ratio[128] = "-";
+    if (v <= VERDICT_WITHIN) {
+        paired_ratio p = compare_ratio(b, n);
+        ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
+    }
+    table_add(tb, ratio);
     table_addf(tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
                fmt_sig(s4, sizeof s4, noise_pct(n), 2));
-    table_add(tb, verdict_name(v));
+    if (v == VERDICT_WITHIN) /* the threshold this call used, by number */
+        table_addf(tb, "within %g%%", min_diff * 100);
+    else
+        table_add(tb, verdict_name(v));
 }
 
 /* Each file's configs by key: the first row of each is the one compared,
@@ -441,17 +458,19 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
            c->paths[1], dev1);
     printf("# verdict: slower/faster only when the ratio's interval (the widest the two "
-           "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%\n"
+           "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%; within "
+           "%g%% when the whole interval lies inside that band\n"
            "# noise %% b/n: half of each run's band, in %% of its median\n\n",
-           c->min_diff * 100);
+           c->min_diff * 100, c->min_diff * 100);
     if (cmp->new_cap_lower)
         printf("# memory cap: new %lld bytes, base %s: an oom of new's is its lower cap's, "
                "not counted as a regression\n\n", cmp->cap[1],
                cmp->cap[0] ? "higher" : "none");
     table_write_md(&cmp->tb, stdout);
-    printf("\ncompare: %d %s in both: %d slower, %d faster, %d indistinguishable at this "
-           "noise", cmp->both, plural(cmp->both, "config", "configs"), counts[VERDICT_SLOWER],
-           counts[VERDICT_FASTER], counts[VERDICT_SAME]);
+    printf("\ncompare: %d %s in both: %d slower, %d faster, %d within %g%%, %d "
+           "indistinguishable at this noise", cmp->both, plural(cmp->both, "config", "configs"),
+           counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_WITHIN],
+           c->min_diff * 100, counts[VERDICT_SAME]);
     if (counts[VERDICT_FAILED])
         printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);
     if (counts[VERDICT_FIXED])

@@ -11,9 +11,11 @@
 int compare_main(int argc, char **argv);
 
 typedef enum verdict {
-    VERDICT_SAME = 0,
+    VERDICT_SAME = 0, /* not separated at this noise: the interval reaches past the threshold */
     VERDICT_FASTER,
     VERDICT_SLOWER,
+    VERDICT_WITHIN,  /* the whole interval lies within the threshold: a change, if any,
+                        smaller than it (not the noise's doing) */
     VERDICT_FAILED,  /* ran in BASE, not in NEW: counts as a regression */
     VERDICT_FIXED,   /* did not run in BASE, runs in NEW */
     VERDICT_NOT_RUN, /* ran in neither */
@@ -22,7 +24,8 @@ typedef enum verdict {
 } verdict;
 
 /* The verdict for one config measured in both runs; min_diff is the
- * relative difference (0.01 = 1%) below which any change reads "same". */
+ * relative difference (0.01 = 1%) below which no change is claimed:
+ * within it where the interval says so, else the same at this noise. */
 verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff);
 const char *verdict_name(verdict v);
 

@@ -7,6 +7,23 @@
 
 #include "goodput_table.h"
 
+/* A figure, its unit and its interval, the three to the decimals that
+ * give the figure sig significant digits ("11.5 s [4.6..17.0]", not
+ * "11.5 s [4.6..17]", nor "0.00107 [9.49e-04..0.00146]"); a time under a
+ * second in ms. */
+static const char *with_interval(char *out, size_t len, double v, double lo, double hi, int sig,
+                                 const char *unit)
+{
+    if (!strcmp(unit, "s") && v < 1) {
+        v *= 1000, lo *= 1000, hi *= 1000;
+        unit = "ms";
+    }
+    int d = v > 0 ? sig - 1 - (int)floor(log10(v)) : 0;
+    d = d < 0 ? 0 : d > 9 ? 9 : d;
+    snprintf(out, len, "%.*f %s [%.*f..%.*f]", d, v, unit, d, lo, d, hi);
+    return out;
+}
+
 static void print_series(FILE *out, const goodput_series *s)
 {
     char name[600];
@@ -35,14 +52,15 @@ static void print_series(FILE *out, const goodput_series *s)
         if (p->sets_target)
             fprintf(out, " (its own final loss is the target: reached by its curve's end by "
                          "construction)");
-        char cover[120];
+        char cover[120], ms[100], s_text[100];
         goodput_cover_text(p, cover, sizeof cover);
         if (p->fast)
-            fprintf(out, "; fastest within the cap %lldx%lld %.4g ms [%.4g..%.4g]: %.3g s "
-                         "[%.3g..%.3g] to target%s", (long long)p->fast->micro_batch,
-                    (long long)p->fast->accum_steps, p->fast->step_ms_median,
-                    p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, p->time_s, p->time_lo,
-                    p->time_hi, cover);
+            fprintf(out, "; fastest within the cap %lldx%lld %s: %s to target%s",
+                    (long long)p->fast->micro_batch, (long long)p->fast->accum_steps,
+                    with_interval(ms, sizeof ms, p->fast->step_ms_median,
+                                  p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, 4, "ms"),
+                    with_interval(s_text, sizeof s_text, p->time_s, p->time_lo, p->time_hi, 3,
+                                  "s"), cover);
         else
             fprintf(out, "; %s", goodput_untimed_why(p) + strlen("has "));
         if (!isnan(p->pred_steps))
@@ -137,12 +155,13 @@ static int print_rank(FILE *out, const goodput_series *s)
         char vs[300] = "";
         if (i)
             goodput_slower_text(s, p->e, vs, sizeof vs);
-        char cover[120];
+        char cover[120], s_text[100];
         goodput_cover_text(p, cover, sizeof cover);
-        fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %.3g s [%.3g..%.3g]%s; "
-                "%s\n", i + 1, p->e, (long long)p->fast->micro_batch,
-                (long long)p->fast->accum_steps, p->steps, p->fast->step_ms_median, p->time_s,
-                p->time_lo, p->time_hi, cover, i ? vs : least);
+        fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %s%s; %s\n", i + 1,
+                p->e, (long long)p->fast->micro_batch, (long long)p->fast->accum_steps, p->steps,
+                p->fast->step_ms_median,
+                with_interval(s_text, sizeof s_text, p->time_s, p->time_lo, p->time_hi, 3, "s"),
+                cover, i ? vs : least);
     }
     for (size_t j = 0; j < s->n; j++)
         if (!(s->p[j].time_s > 0))

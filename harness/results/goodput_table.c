@@ -7,6 +7,7 @@
 
 #include "noise_pool.h"
 #include "paired.h"
+#include "ratio_text.h"
 #include "reduction.h"
 #include "stats.h"
 
@@ -367,14 +368,13 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
         return;
     }
     paired_ratio r = vs_best(s, p);
-    if (isnan(r.lo))
-        snprintf(out, len, "E = %lld takes %.3gx as long", e, r.ratio);
-    else if (paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD)))
-        snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g], not separated from the "
-                 "least by the rule (threshold %.0f%%)", e, r.ratio, r.lo, r.hi,
-                 100 * PAIRED_THRESHOLD);
+    char ratio[128];
+    ratio_text(ratio, sizeof ratio, r.ratio, r.lo, r.hi);
+    if (!isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD)))
+        snprintf(out, len, "E = %lld takes %s as long, not separated from the least by the "
+                 "rule (threshold %.0f%%)", e, ratio, 100 * PAIRED_THRESHOLD);
     else
-        snprintf(out, len, "E = %lld takes %.3gx as long [%.3g..%.3g]", e, r.ratio, r.lo, r.hi);
+        snprintf(out, len, "E = %lld takes %s as long", e, ratio);
 }
 
 int goodput_tied_count(const goodput_series *s)

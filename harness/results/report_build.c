@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "plural.h"
+#include "ratio_text.h"
 #include "report_parts.h"
 #include "row_compare.h"
 #include "report_verdict.h"
@@ -52,9 +53,12 @@ static void environment(const report_input *in, doc *d)
                  "beside its own config", rp_num(reached, 4).s);
     /* the MFU column's own peaks, so that no reader divides by this one */
     char beside[200] = "";
-    if (probe_hi > 0)
+    if (probe_hi > 0 && strcmp(rp_num(probe_lo, 4).s, rp_num(probe_hi, 4).s))
         snprintf(beside, sizeof beside, "; beside each config (its MFU's peak): %s to %s TFLOP/s",
                  rp_num(probe_lo, 4).s, rp_num(probe_hi, 4).s);
+    else if (probe_hi > 0) /* one probe, or all alike: not "X to X" */
+        snprintf(beside, sizeof beside, "; beside each config (its MFU's peak): %s TFLOP/s",
+                 rp_num(probe_hi, 4).s);
     const char *sheet = rp_meta(t, "datasheet_tflops", "");
     table_addf(tb, "%s TFLOP/s measured at the run's start (%s)%s%s; %s%s%s",
                rp_meta(t, "peak_gemm_tflops", "-"), rp_meta(t, "peak_gemm_shape", "shape unknown"),
@@ -125,10 +129,17 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
         table_add(tb, rp_num(r->step_noise_pct, 2).s);
         table_add(tb, rp_num(naive, 4).s);
         table_add(tb, rp_pct((r->step_ms_median / naive - 1) * 100).s);
-        if (g->k1)
-            table_addf(tb, "%sx", rp_num(r->step_ms_median / g->k1->step_ms_median, 3).s);
-        else
-            table_add(tb, "-");
+        /* the ratio the findings and the run's summary give for the same
+         * pair (paired per round where timed together), with its interval,
+         * not the ratio of two medians each pooling every round */
+        char ratio[128] = "-";
+        if (g->k1 == r) {
+            snprintf(ratio, sizeof ratio, "1x");
+        } else if (g->k1) {
+            paired_ratio p = row_ratio(g->k1, r);
+            ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
+        }
+        table_add(tb, ratio);
         table_add(tb, rp_num(tokens ? r->tokens_per_s : r->samples_per_s, 4).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);
@@ -147,7 +158,7 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
     doc_para(d, "One table per effective batch and model: each split's median step time, its "
                 "noise, the naive prediction (K x the one-pass time pass_ms at that micro-batch; "
                 "none for a ragged split, whose smaller last pass was not timed) and how far the measurement is from it, the ratio to the no-accumulation "
-                "split (K=1), throughput (tokens/s for a model that reads tokens, samples/s "
+                "split (K=1) with its 95%% interval, throughput (tokens/s for a model that reads tokens, samples/s "
                 "otherwise), device operations per step (dispatched by the harness; "
                 "kernels: counted by the trace pass), GPU busy %%, MFU, the gradient error "
                 "against the full batch, and memory three ways: the exact need, the step's "

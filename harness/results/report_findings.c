@@ -10,6 +10,7 @@
 #include "dtype_table.h"
 #include "paired.h"
 #include "plural.h"
+#include "ratio_text.h"
 #include "reduction.h"
 #include "report_parts.h"
 #include "report_trust.h"
@@ -66,16 +67,18 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
      * per round where the two were timed together, which is the figure the
      * run's summary printed, not the ratio of their medians. */
     paired_ratio pr = row_ratio(fast, slow);
-    char span[80] = "";
+    char ratio[128];
     if (pr.lo > 0 && pr.hi >= pr.lo)
-        snprintf(span, sizeof span, " [%s..%s]", rp_num(pr.lo, 3).s, rp_num(pr.hi, 3).s);
+        ratio_text(ratio, sizeof ratio, pr.ratio, pr.lo, pr.hi);
+    else
+        ratio_text(ratio, sizeof ratio, pr.ratio, NAN, NAN);
     doc_bullet(d,
                "At effective batch %lld, model %s (%s): the fastest split is %s at %s ms per "
-               "step and the slowest is %s at %s ms, %sx as long%s for the same arithmetic%s.",
+               "step and the slowest is %s at %s ms, %s as long for the same arithmetic%s.",
                (long long)fast->effective_batch, fast->model, rp_series(fast).s,
                rp_split(fast).s,
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
-               rp_num(slow->step_ms_median, 4).s, rp_num(pr.ratio, 3).s, span,
+               rp_num(slow->step_ms_median, 4).s, ratio,
                paired_indistinguishable(row_verdict(fast, slow))
                    ? "; indistinguishable by the paired rule (the 2% threshold)"
                : fast->accum_steps > 1 && g->k1
@@ -371,7 +374,9 @@ static void mfu_finding(const report_input *in, doc *d)
 }
 
 /* The worst measured gradient error among the rows whose reduction is
- * exact (exact = 1) or is a known bug (exact = 0), or NULL. */
+ * exact (exact = 1), a known bug (exact = 0), or one this build does not
+ * know (exact = -1: a file from another version, neither judged against
+ * the tolerance nor called a bug), or NULL. */
 static const csv_row *worst_grad(const report_input *in, int exact)
 {
     const csv_row *worst = NULL;
@@ -379,7 +384,9 @@ static const csv_row *worst_grad(const report_input *in, int exact)
         const csv_row *r = &in->rows[i];
         /* Any row that ran: timing noise does not touch a gradient. */
         if (result_ran(r) && !isnan(r->grad_rel_err) &&
-            reduction_exact_named(r->reduction) == exact &&
+            (axis_find(&reduction_axis, r->reduction) < 0
+                 ? -1
+                 : reduction_exact_named(r->reduction)) == exact &&
             (!worst || r->grad_rel_err > worst->grad_rel_err))
             worst = r;
     }
@@ -395,10 +402,20 @@ static void grad_finding(const report_input *in, doc *d)
                       "demonstration.",
                    rp_num(bug->grad_rel_err, 2).s, bug->reduction, bug->model,
                    rp_split(bug).s);
-    if (!worst) {
-        doc_bullet(d, "The gradient check (grad_rel_err) was not measured.");
+    const csv_row *unknown = worst_grad(in, -1);
+    if (!worst && unknown)
+        doc_bullet(d, "The gradient check (grad_rel_err) was measured only for a reduction this "
+                      "version does not know (%s): up to %s (model %s, %s), not judged against a "
+                      "tolerance.",
+                   unknown->reduction, rp_num(unknown->grad_rel_err, 2).s, unknown->model,
+                   rp_split(unknown).s);
+    else if (!worst)
+        doc_bullet(d, bug ? "No row of an exact reduction has a gradient check (grad_rel_err): "
+                            "whether accumulation computed the full-batch gradient is not "
+                            "measured here."
+                          : "The gradient check (grad_rel_err) was not measured.");
+    if (!worst)
         return;
-    }
     double tol = grad_tolerance(worst->dtype);
     doc_bullet(d,
                "The largest relative error of the accumulated gradient against the full-batch "
@@ -451,11 +468,13 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
             continue;
         qsort(ratio, m, sizeof *ratio, stats_compare_doubles);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
-        doc_bullet(d, "%s mode takes %sx the %s step time (median over %zu %s measured "
-                      "in both; from %sx to %sx).",
-                   other, rp_num(med, 3).s, mode, m, plural((long long)m, "config", "configs"),
-                   rp_num(ratio[0], 3).s,
-                   rp_num(ratio[m - 1], 3).s);
+        /* the decimals every ratio prints with (1.004x, not 1x), the three
+         * alike (not "from 1.034x to 1.12x"); a range, not an interval */
+        int dec = ratio_decimals(med, ratio[0], ratio[m - 1]);
+        doc_bullet(d, "%s mode takes %.*fx the %s step time (median over %zu %s measured "
+                      "in both; from %.*fx to %.*fx).",
+                   other, dec, med, mode, m, plural((long long)m, "config", "configs"), dec,
+                   ratio[0], dec, ratio[m - 1]);
     }
     row_index_free(&modes);
     row_index_free(&main_rows);

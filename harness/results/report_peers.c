@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ratio_text.h"
 #include "report_parts.h"
+#include "row_compare.h"
 #include "row_index.h"
 
 /* A peer table has a split column, accubench's step and two columns per
@@ -117,10 +119,14 @@ static size_t peer_table(const report_input *in, const report_group *all, size_t
         for (size_t p = 0; p < np; p++) {
             const csv_row *q = at_split(in, peers[p], r);
             table_add(tb, q ? rp_num(q->step_ms_median, 4).s : "-");
-            if (q && ran)
-                table_addf(tb, "%sx", rp_num(q->step_ms_median / r->step_ms_median, 3).s);
-            else
-                table_add(tb, "-");
+            /* with the interval the two medians allow, as every ratio is
+             * printed (paired where both were timed in one comparison) */
+            char ratio[128] = "-";
+            if (q && ran && result_ran(q)) {
+                paired_ratio pr = row_ratio(r, q);
+                ratio_text(ratio, sizeof ratio, pr.ratio, pr.lo, pr.hi);
+            }
+            table_add(tb, ratio);
         }
     }
     return np;

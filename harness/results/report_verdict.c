@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend_caps_meta.h"
+#include "ratio_text.h"
 #include "report_trust.h"
 #include "row_compare.h"
 #include "row_flags.h"
@@ -65,13 +66,12 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
         else
             table_addf(tb, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s, rp_num(r->step_ms_ci_hi, 4).s);
         paired_ratio p = row_ratio(a, r);
+        char ratio[128];
+        ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
         if (i == 0 || !result_ran(a) || isnan(p.ratio))
             table_add(tb, i == 0 ? "1x" : "-");
-        else if (isnan(p.lo))
-            table_addf(tb, "%sx", rp_num(p.ratio, 3).s);
         else
-            table_addf(tb, "%sx [%s..%s]", rp_num(p.ratio, 3).s, rp_num(p.lo, 3).s,
-                       rp_num(p.hi, 3).s);
+            table_add(tb, ratio);
         table_add(tb, rp_num(r->mfu_pct, 3).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ratio_text.h"
 #include "stats.h"
 
 /* Student's t at 97.5% (a two-sided 95% interval) for df degrees of
@@ -177,12 +178,15 @@ void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
         snprintf(out, len, "no ratio (a step time is missing)");
         return;
     }
+    char ratio[128];
     if (v == PAIRED_UNKNOWN) {
-        snprintf(out, len, "%.3gx, no interval: not told apart", p.ratio);
+        ratio_text(ratio, sizeof ratio, p.ratio, NAN, NAN);
+        snprintf(out, len, "%s, no interval: not told apart", ratio);
         return;
     }
-    int n = snprintf(out, len, "%.3gx [%.3g..%.3g], %s (%s; threshold %.0f%%)", p.ratio, p.lo,
-                     p.hi, v == PAIRED_FASTER   ? "faster"
+    ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
+    int n = snprintf(out, len, "%s, %s (%s; threshold %.0f%%)", ratio,
+                     v == PAIRED_FASTER   ? "faster"
                            : v == PAIRED_SLOWER ? "slower"
                                                 : "indistinguishable",
                      how, PAIRED_THRESHOLD * 100);
@@ -201,7 +205,10 @@ void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_
     if (!len)
         return;
     out[0] = '\0';
-    if (!isnan(p->lo) && p->rounds > 1 && (pooled < p->lo || pooled > p->hi))
-        snprintf(out, len, "; the medians' own ratio, %.3gx, lies outside it: the rounds "
-                 "disagreed, and the verdict follows the rounds' ratios", pooled);
+    if (!isnan(p->lo) && p->rounds > 1 && (pooled < p->lo || pooled > p->hi)) {
+        char ratio[64];
+        ratio_text(ratio, sizeof ratio, pooled, NAN, NAN);
+        snprintf(out, len, "; the medians' own ratio, %s, lies outside it: the rounds "
+                 "disagreed, and the verdict follows the rounds' ratios", ratio);
+    }
 }

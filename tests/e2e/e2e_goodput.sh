@@ -111,8 +111,16 @@ check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = 
 
 # plan --recommend --goal time ranks the E by time to target, the least first
 "$ACCUBENCH" plan --recommend --goal time --from g.csv >rank.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* s \[[^]]*\]( \(a [0-9.]*% interval: the step timed [0-9]* times\))?; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
+check '[ $? -eq 0 ] && grep -Eq "^  1\. E=[0-9]* as 8x[0-9]*: .* m?s \[[0-9.]+\.\.[0-9.]+\]( \(a [0-9.]*% interval: the step timed [0-9]* times\))?; the least( by its median: [0-9]+ other E not separated from it by the rule)?$" rank.txt && [ $(grep -c "^  [123]\. E=" rank.txt) -eq 3 ]' \
     "--goal time ranks the three E: $(cat rank.txt err.txt)"
+# each time to target and its interval to one precision, in plain numbers
+# (it once read "0.00107 [9.49e-04..0.00146]")
+awk '/^  [123]\. E=/ { if (!match($0, /= [0-9.]+ m?s \[[0-9.]+\.\.[0-9.]+\]/)) { print "no time: " $0; next }
+    t = substr($0, RSTART + 2, RLENGTH - 2); split(t, p, / m?s \[|\.\.|\]/)
+    d = length(p[1]) - index(p[1], ".")
+    if (index(p[1], ".") && (length(p[2]) - index(p[2], ".") != d || length(p[3]) - index(p[3], ".") != d))
+        print "decimals differ: " t }' rank.txt >times_bad.txt
+check '[ ! -s times_bad.txt ]' "the times to target: $(cat times_bad.txt)"
 # the rule speaks beside each ratio: an E whose interval does not clear
 # the threshold is said not to be separated from the least, and counted
 ties=$(sed -n 's/^  1\. .*the least by its median: \([0-9]*\) other E.*/\1/p' rank.txt)
@@ -121,10 +129,15 @@ check '[ "${ties:-0}" -eq "$(grep -c "not separated from the least by the rule" 
 # plan's marker says the same: by its median alone where the rule ties it
 if [ "${ties:-0}" -gt 0 ]; then marker="<- least time to target by its median$"; else marker="<- least time to target$"; fi
 check 'grep -q "$marker" plan.txt' "plan's least marks its ties ($ties) alike: $(grep "least" plan.txt)"
-unclear=$(awk '/^  [23]\. E=/ && !/not separated/ { if (match($0, /as long \[[0-9.e+-]*\./)) { lo = substr($0, RSTART + 9, RLENGTH - 9) + 0; if (lo < 1.02) print } }' rank.txt)
+# ("takes 1.15x [1.05..1.26] as long": the interval's low end; a line
+# without one is printed too, so that a change of wording cannot pass)
+unclear=$(awk '/^  [23]\. E=/ && !/not separated/ {
+    if (match($0, /takes [0-9.]+x \[[0-9.e+-]+\.\./)) { t = substr($0, RSTART, RLENGTH)
+        sub(/.*\[/, "", t); sub(/\.\.$/, "", t); if (t + 0 < 1.02) print }
+    else print "no interval: " $0 }' rank.txt)
 check '[ -z "$unclear" ]' "an E said apart from the least has an interval that clears 2%: $unclear"
 "$ACCUBENCH" plan --recommend --goal time --from g.csv --dtype bf16 >/dev/null 2>err.txt
-check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with a measuring" err.txt' \
+check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q -- "--dtype goes with .*a measuring --recommend, not with --recommend --goal time" err.txt' \
     "--goal time ranks the file as it ran: --dtype refused, not dropped ($(cat err.txt))"
 "$ACCUBENCH" plan --goal time --from g.csv >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ]' "--goal time without --recommend: one line, exit 2"
@@ -166,7 +179,7 @@ check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
 check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"
 check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 2 ]' "one E: each split's time to target"
 "$ACCUBENCH" plan --time-to-target one.csv >one.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -q "^  E=16 .* s \[.*\] to target" one.txt && ! grep -q "least time" one.txt' \
+check '[ $? -eq 0 ] && grep -Eq "^  E=16 .* m?s \[.*\] to target" one.txt && ! grep -q "least time" one.txt' \
     "one E: timed, but the least of nothing: $(cat one.txt err.txt)"
 "$ACCUBENCH" plan --recommend --goal time --from one.csv >one_rank.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -q "^  1\. E=16 as .*; the only E with a time to target: nothing to rank it against$" one_rank.txt' \

@@ -187,7 +187,7 @@ static void test_report(void)
 
     /* B's interval overlapping A's, timed apart: not separated */
     md = report_of("near", 101, "", "");
-    CHECK(md && strstr(md, "B (16x4) against A: 1.26x [0.971..1.38], indistinguishable"));
+    CHECK(md && strstr(md, "B (16x4) against A: 1.26x [0.97..1.38], indistinguishable"));
     CHECK(md && strstr(md, "Verdict: B is indistinguishable from A (not separated) and C is "
                            "slower than A"));
     /* B disturbed: the verdict stands, the flag is shown beside it, and
@@ -299,10 +299,10 @@ static void test_rounds_disagree(void)
         return;
     out[fread(out, 1, sizeof out - 1, f)] = '\0';
     fclose(f);
-    char *b = strstr(out, "B (16x4) against A: 1.5x");
-    CHECK(b && strstr(b, "the medians' own ratio, 1.1x, lies outside it: the rounds "
+    char *b = strstr(out, "B (16x4) against A: 1.50x");
+    CHECK(b && strstr(b, "the medians' own ratio, 1.10x, lies outside it: the rounds "
                          "disagreed, and the verdict follows the rounds' ratios."));
-    char *c = strstr(out, "C (8x8) against A: 2x");
+    char *c = strstr(out, "C (8x8) against A: 2.00x");
     CHECK(c && !strstr(c, "lies outside it"));
 }
 

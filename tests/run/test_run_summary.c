@@ -53,9 +53,9 @@ int main(void)
     result_row one[] = {row("S", 64, 30.0), row("S", 8, 90.0), row("S", 16, 60.0)};
     char *out = summary_of(one, 3);
     CHECK(strstr(out, "summary: 3 of 3 configs ran\n") == out);
-    CHECK(strstr(out, "\n  fastest  S fp32 64x1 async sum: 30 ms (95%: 29.7..30.3)\n") != NULL);
-    CHECK(strstr(out, "\n  slowest  S fp32 8x8 async sum: 90 ms") != NULL);
-    CHECK(strstr(out, "\n  ratio    3x [") != NULL);
+    CHECK(strstr(out, "\n  fastest  S fp32 64x1 async sum: 30.00 ms (95%: 29.70..30.30)\n") != NULL);
+    CHECK(strstr(out, "\n  slowest  S fp32 8x8 async sum: 90.00 ms") != NULL);
+    CHECK(strstr(out, "\n  ratio    3.00x [") != NULL);
     CHECK(strstr(out, "E 64:") == NULL); /* one series: no heading */
     CHECK(strstr(out, "\n  csv      results/x.csv\n") != NULL);
 
@@ -65,13 +65,13 @@ int main(void)
     strcpy(two[4].status, "skipped");
     out = summary_of(two, 5);
     CHECK(strstr(out, "summary: 4 of 5 configs ran\n") == out);
-    char *tiny = strstr(out, "\n  tiny fp32, E 64:\n    fastest  tiny fp32 64x1 async sum: 0.1 ms");
-    char *m = strstr(out, "\n  M fp32, E 64:\n    fastest  M fp32 64x1 async sum: 800 ms");
+    char *tiny = strstr(out, "\n  tiny fp32, E 64:\n    fastest  tiny fp32 64x1 async sum: 0.1000 ms");
+    char *m = strstr(out, "\n  M fp32, E 64:\n    fastest  M fp32 64x1 async sum: 800.0 ms");
     CHECK(tiny != NULL && m != NULL && tiny < m);
-    CHECK(strstr(out, "    slowest  tiny fp32 1x64 async sum: 0.5 ms") != NULL);
+    CHECK(strstr(out, "    slowest  tiny fp32 1x64 async sum: 0.5000 ms") != NULL);
     CHECK(strstr(out, "    slowest  M fp32 8x8 async sum: 2400 ms") != NULL);
     CHECK(count(out, "    ratio    ") == 2);
-    CHECK(strstr(out, "    ratio    5x [") != NULL && strstr(out, "    ratio    3x [") != NULL);
+    CHECK(strstr(out, "    ratio    5.00x [") != NULL && strstr(out, "    ratio    3.00x [") != NULL);
     CHECK(strstr(out, "8000x") == NULL && strstr(out, "2.4e+04x") == NULL);
 
     /* a series with one row that ran: its fastest alone, no ratio */
@@ -85,8 +85,8 @@ int main(void)
     aa[1].arm = 2;
     aa[0].arm = 1;
     out = summary_of(aa, 2);
-    CHECK(strstr(out, "  fastest  S fp32 16x4 async sum: 53 ms") != NULL);
-    CHECK(strstr(out, "  slowest  S fp32 16x4 (arm 2) async sum: 55.8 ms") != NULL);
+    CHECK(strstr(out, "  fastest  S fp32 16x4 async sum: 53.00 ms") != NULL);
+    CHECK(strstr(out, "  slowest  S fp32 16x4 (arm 2) async sum: 55.80 ms") != NULL);
     /* the progress line and the trace file name a config as the summary
      * does: a ragged split as the table writes it (8+4 is 12, never 8x2),
      * the arm, the sync and the levers */

@@ -1,7 +1,9 @@
 /* A device the backend marks lost (backend.lost: CUDA's sticky errors)
  * ends the sweep after the row that lost it, instead of one error row per
  * config left. The CPU backend with its GEMM made to fail as a sticky
- * error would: the first config's row, and no other. */
+ * error would: the first config's row, and no other. The run fails (exit
+ * 1, as any failed config does; 2 is for input refused and files not
+ * written), and the file says where it stopped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,18 @@ static int data_rows(const char *path)
     return rows;
 }
 
+static int has_line(const char *path, const char *want)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = !strncmp(line, want, strlen(want));
+    if (f)
+        fclose(f);
+    return found;
+}
+
 int main(void)
 {
     char why[400], csv[64];
@@ -59,8 +73,10 @@ int main(void)
                         .optimizer_note = ""};
     run_context ctx = {.argv0 = "test", .git_rev = "test", .command_line = "test"};
     int rc = sweep_run(&o, &dev, &ctx);
-    CHECK(rc != 0);
+    CHECK(rc == 1);
     CHECK(data_rows(csv) == 1);
+    CHECK(has_line(csv, "# unfinished: the device was lost after 1 of 4 configs: "
+                        "the rest did not run"));
     b->ops = real;
     b->ops->destroy(b);
     unlink(csv);

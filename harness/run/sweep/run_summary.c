@@ -5,11 +5,47 @@
 #include "console_table.h"
 #include "paired.h"
 #include "split_text.h"
+#include "table.h"
 #include "row_label.h"
 
 static int ran(const result_row *r)
 {
     return !strcmp(r->status, STATUS_OK) && r->step_ms_median > 0;
+}
+
+size_t run_summary_ran(const result_row *rows, size_t n)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok += ran(&rows[i]) != 0;
+    return ok;
+}
+
+void run_summary_none(const result_row *rows, size_t n, const char *csv_path, char *out,
+                      size_t len)
+{
+    /* the statuses in the order a reader acts on them: what failed first */
+    static const char *const statuses[] = {STATUS_ERROR, STATUS_OOM, STATUS_SKIPPED,
+                                           STATUS_OK};
+    int used = snprintf(out, len, "no config ran");
+    if (!n) {
+        snprintf(out + used, len - (size_t)used, ": no row was measured");
+        return;
+    }
+    const char *sep = ": ";
+    for (size_t k = 0; k < sizeof statuses / sizeof *statuses && used < (int)len; k++) {
+        size_t count = 0;
+        for (size_t i = 0; i < n; i++)
+            count += !strcmp(rows[i].status, statuses[k]);
+        if (!count)
+            continue;
+        /* an ok row without a step time has nothing to compare either */
+        used += snprintf(out + used, len - (size_t)used, "%s%zu %s", sep, count,
+                         k == 3 ? "ok without a step time" : statuses[k]);
+        sep = ", ";
+    }
+    if (used < (int)len)
+        snprintf(out + used, len - (size_t)used, " (each row's note in %s says why)", csv_path);
 }
 
 static timed_figures result_row_figures(const result_row *r)
@@ -29,11 +65,15 @@ static void config_line(FILE *f, const char *what, const result_row *r)
                    (long long)r->last_micro_batch, (long long)r->arm);
     char levers[RESULT_TEXT_LEN]; /* what sets the row apart beyond the columns */
     row_label_levers(r, levers, sizeof levers);
-    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s: %.4g ms", what, model, r->dtype, split, r->mode,
+    /* four significant digits, trailing zeros kept: "0.1708..0.1960",
+     * as the report prints them, not "0.1708..0.196" */
+    char ms[3][32];
+    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s: %s ms", what, model, r->dtype, split, r->mode,
             r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers,
-            r->step_ms_median);
+            fmt_sig(ms[0], sizeof ms[0], r->step_ms_median, 4));
     if (r->step_ms_ci_hi > 0)
-        fprintf(f, " (95%%: %.4g..%.4g)", r->step_ms_ci_lo, r->step_ms_ci_hi);
+        fprintf(f, " (95%%: %s..%s)", fmt_sig(ms[1], sizeof ms[1], r->step_ms_ci_lo, 4),
+                fmt_sig(ms[2], sizeof ms[2], r->step_ms_ci_hi, 4));
     if (r->flags[0])
         fprintf(f, " [%s]", r->flags);
 }

@@ -12,4 +12,12 @@
 
 void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path);
 
+/* How many of the rows ran: status ok, with a step time. */
+size_t run_summary_ran(const result_row *rows, size_t n);
+
+/* The one line a sweep where no config ran ends on, into out: "no config
+ * ran: 2 oom, 1 skipped (each row's note in PATH says why)". */
+void run_summary_none(const result_row *rows, size_t n, const char *csv_path, char *out,
+                      size_t len);
+
 #endif

@@ -342,6 +342,9 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
     if (stop_signal)
         csv_writer_meta(&s->csv, "unfinished", "interrupted (%s) after %zu of %d configs: "
                         "the rest did not run", sig, s->csv.count, s->configs_planned);
+    else if (s->lost)
+        csv_writer_meta(&s->csv, "unfinished", "the device was lost after %zu of %d configs: "
+                        "the rest did not run", s->csv.count, s->configs_planned);
     else
         csv_writer_meta_remove(&s->csv, "unfinished");
     /* An existing file with no row to add stays as it was. */
@@ -482,7 +485,9 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
         return end_ranks(s, 2); /* the other ranks wait for this one */
     config_watch watch; /* the probes beside each config */
     start_measuring(s, o, out->csv_path, &watch);
-    int write_failed = sweep_with_progress(s, o);
+    /* a lost device stops the loop as a failed write does, but its rows
+     * are on disk: the file is finished as usual, and the run fails (1) */
+    int write_failed = sweep_with_progress(s, o) && !s->lost;
     if (s->curves) { /* each curve was written as it ended */
         if (!s->quiet && s->curves->count)
             printf("loss curves: %s\n", curves.path);
@@ -490,6 +495,15 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     }
     s->curves = NULL;
     write_failed = finish_sweep(s, out, write_failed);
+    /* A sweep with no step time measured has no answer to give: a script
+     * (make bench, CI) must not take it for one. Its rows stay. */
+    int nothing_ran = !write_failed && !stop_signal &&
+                      !run_summary_ran(s->csv.rows, s->csv.count);
+    if (nothing_ran) {
+        char why[1024];
+        run_summary_none(s->csv.rows, s->csv.count, out->csv_path, why, sizeof why);
+        fprintf(stderr, "accubench: %s\n", why);
+    }
     csv_writer_free(&s->csv);
     if (s->watch)
         config_watch_free(s->watch);
@@ -499,7 +513,7 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
         return end_ranks(s, 128 + stop_signal);
     if (write_failed)
         return 2;
-    return s->failures ? 1 : 0;
+    return s->failures || s->lost || nothing_ran ? 1 : 0;
 }
 
 /* Under mpirun: every rank's process id to every rank, so that each

@@ -83,11 +83,14 @@ void sweep_row_progress(sweep *s, const result_row *r)
 }
 
 /* A device the backend says is lost (backend.lost) ends the sweep after
- * the row that lost it: every config left would be one more error row. */
-static int device_lost(const sweep *s, const result_row *r)
+ * the row that lost it: every config left would be one more error row.
+ * s->lost tells the end of the sweep that the stop was this, not a write
+ * that failed: the rows are on disk and the run exits as a failure (1). */
+static int device_lost(sweep *s, const result_row *r)
 {
     if (!s->b->lost)
         return 0;
+    s->lost = 1;
     fprintf(stderr, "accubench: the device cannot run anything more in this process (%s): "
                     "the sweep stops after %s micro %lld\n",
             r->note[0] ? r->note : s->b->error, r->model, (long long)r->micro_batch);

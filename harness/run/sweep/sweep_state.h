@@ -31,6 +31,7 @@ typedef struct sweep {
     int trace_written;
     int dump_done; /* --dump was written (or failed) */
     int failures;
+    int lost;      /* the device was lost: the sweep stopped after that row */
     int configs_planned; /* what the CSV's "unfinished" line counts against */
     const volatile sig_atomic_t *stop; /* set by SIGINT: finish no more configs */
     progress *progress;                /* NULL: none */

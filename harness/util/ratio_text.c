@@ -1,0 +1,69 @@
+#include "ratio_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The decimals that give a ratio of this size about three digits; within
+ * 10% of 1, a tenth of a percent: the rule's threshold is 2%, and a ratio
+ * near it is read against it (1.015 is not 1.02). */
+static int base_decimals(double r)
+{
+    if (r > 0.9 && r < 1.1)
+        return 3;
+    if (r >= 100)
+        return 0;
+    if (r >= 10)
+        return 1;
+    if (r >= 0.1 || !(r > 0))
+        return 2;
+    return (int)fmin(6, 1 - floor(log10(r)));
+}
+
+/* v prints as 1 at these decimals although it is not 1. */
+static int reads_one(double v, int decimals)
+{
+    char a[64], one[64];
+    if (isnan(v) || v == 1)
+        return 0;
+    snprintf(a, sizeof a, "%.*f", decimals, v);
+    snprintf(one, sizeof one, "%.*f", decimals, 1.0);
+    return !strcmp(a, one);
+}
+
+static int reads_same(double a, double b, int decimals)
+{
+    char x[64], y[64];
+    if (isnan(a) || isnan(b) || a == b)
+        return 0;
+    snprintf(x, sizeof x, "%.*f", decimals, a);
+    snprintf(y, sizeof y, "%.*f", decimals, b);
+    return !strcmp(x, y);
+}
+
+int ratio_decimals(double ratio, double lo, double hi)
+{
+    int interval = !isnan(lo) && !isnan(hi);
+    int base = base_decimals(ratio), d = base;
+    while (d < base + 2 && (reads_one(ratio, d) ||
+                            (interval && (reads_one(lo, d) || reads_one(hi, d) ||
+                                          reads_same(lo, hi, d)))))
+        d++;
+    return d;
+}
+
+void ratio_text(char *out, size_t len, double ratio, double lo, double hi)
+{
+    if (!len)
+        return;
+    if (isnan(ratio)) {
+        snprintf(out, len, "-");
+        return;
+    }
+    int interval = !isnan(lo) && !isnan(hi);
+    int d = ratio_decimals(ratio, lo, hi);
+    if (interval)
+        snprintf(out, len, "%.*fx [%.*f..%.*f]", d, ratio, d, lo, d, hi);
+    else
+        snprintf(out, len, "%.*fx", d, ratio);
+}
