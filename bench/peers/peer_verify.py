@@ -19,8 +19,14 @@ import peer_input
 import peer_models
 import peer_reductions
 
-# harness/util/dtype_table.c's window-gradient tolerances.
-TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 1e-2}
+# The dump's gradient against this fp32 window, which stands for the exact
+# gradient: fp32 and tf32 as harness/util/dtype_table.c holds the window
+# against the full batch; bf16 three times that table's 1e-2, which compares
+# two bf16 gradients where this compares a bf16 gradient with the exact
+# (E=10 micro=4: llama-tiny's worst tensor 0.010, llama-cpu's 0.016, and
+# PyTorch's own bf16 autocast of the same windows 0.008 and 0.014);
+# tests/run/dump_check.py holds dumps to the same figures.
+TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 3e-2}
 
 
 class DumpError(Exception):
