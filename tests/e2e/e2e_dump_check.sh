@@ -11,7 +11,8 @@
 # scale recomputed from the windows), and the same dump with its loss or its
 # noise scale changed fails (exit 1); bf16 dumps of the MLP and of a GPT on
 # a ragged split pass against the exact gradient, one gradient 10% off
-# fails. The Llama, with $PYTHON (python3 by default): where PyTorch and
+# fails; a bf16 accumulator's (--grad-dtype) manifest says so, and its
+# gradient is checked for shapes only. The Llama, with $PYTHON (python3 by default): where PyTorch and
 # transformers import, a tied GQA dump and llama-tiny's pass against
 # Hugging Face's LlamaForCausalLM and one gradient nudged by 1e-4 fails by
 # its name; where they do not, the dump is refused in one line (exit 2)
@@ -127,6 +128,15 @@ if [ $have_hf -eq 1 ] && [ -f ldump/grad.model.layers.1.self_attn.k_proj.weight.
         "a nudged Llama gradient fails by its name: $(cat out.txt)"
 fi
 
+# A bf16 accumulator (--grad-dtype): the manifest says so (checked below
+# with NumPy: shapes only).
+rm -rf gdump gdump.csv
+"$ACCUBENCH" run --backend cpu --model tiny --grad-dtype bf16 --effective 10 --micro 4 \
+    --steps 1 --warmup 0 --trace-steps 0 --noise-windows 0 --csv gdump.csv --dump gdump \
+    >/dev/null 2>err.txt
+check 'grep -q "\"dtype\": \"fp32\", \"grad_dtype\": \"bf16\"," gdump/manifest.json' \
+    "the bf16 accumulator's manifest: $(cat err.txt) $(head -c 600 gdump/manifest.json)"
+
 # The NumPy checks under $PYTHON where it has NumPy (a virtualenv's), else
 # under python3.
 np_py=python3
@@ -159,6 +169,11 @@ for model in "gpt:d=16,layers=1,heads=2,seq=8,vocab=64" tiny; do
     "$np_py" "$dc" bdump >out.txt 2>&1
     check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ]' "the bf16 dump of $model: $(cat out.txt)"
 done
+# The bf16 accumulator's dump (above): shapes only, its roundings are not
+# reproduced here.
+"$np_py" "$dc" gdump >out.txt 2>&1
+check '[ $? -eq 0 ] && grep -q "held in bf16 between micro-batches (--grad-dtype): shapes only" out.txt' \
+    "a bf16 accumulator's dump: $(cat out.txt)"
 "$np_py" -c "import numpy as np; f='bdump/grad.layers.1.weight.npy'; np.save(f, np.load(f) * np.float32(1.1))"
 "$np_py" "$dc" bdump >out.txt 2>&1
 check '[ $? -eq 1 ] && grep -q "FAILED: bdump: grad layers.1.weight: relative error" out.txt' \

@@ -57,7 +57,8 @@ def mlp_grads(params, layers, x, labels, weight):
 
 
 def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4, 2),
-               reduction_of_grad="sum", tamper=None, tamper_by=1e-4, dtype="fp32", seed=3):
+               reduction_of_grad="sum", tamper=None, tamper_by=1e-4, dtype="fp32", grad_dtype="fp32",
+               seed=3):
     rng = np.random.default_rng(seed)
     params = {}
     dims = [hidden] * (layers + 1) + [classes]
@@ -99,7 +100,7 @@ def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4
     man = {"format": "accubench-dump", "version": 1, "accubench_version": "test",
            "model": "mlp:hidden=%d;layers=%d;classes=%d" % (hidden, layers, classes),
            "kind": "mlp", "shape": {"hidden": hidden, "layers": layers, "classes": classes},
-           "dtype": dtype, "reduction": "sum", "optimizer": "adamw", "seed": seed,
+           "dtype": dtype, "grad_dtype": grad_dtype, "reduction": "sum", "optimizer": "adamw", "seed": seed,
            "effective": effective, "micro": split[0], "accum": len(split),
            "split": list(split), "valid_items": int(valid.sum()), "loss": loss,
            "tensors": tensors}
@@ -146,6 +147,9 @@ class VerifyTest(unittest.TestCase):
             os.unlink(os.path.join(d, "mask.npy"))
             self.assertEqual(peer_verify.verify(d, io.StringIO()), 2)
         with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(peer_verify.verify(d, io.StringIO()), 2)
+        with tempfile.TemporaryDirectory() as d:  # an accumulator it cannot reproduce
+            write_dump(d, grad_dtype="fp8")
             self.assertEqual(peer_verify.verify(d, io.StringIO()), 2)
 
 

@@ -300,6 +300,9 @@ def check(root):
     if not m.get("reduction_exact", False):
         return failures, (f"reduction {m['reduction']} is not exact (or the manifest "
                           "predates reduction_exact): shapes only")
+    if m.get("grad_dtype", "fp32") != "fp32":  # its roundings are not reproduced here
+        return failures, (f"the gradient was held in {m['grad_dtype']} between micro-batches "
+                          "(--grad-dtype): shapes only")
     loss, checked = CHECKERS[kind](m, params, grads, x, labels, mask, valid, fail)
     loss /= valid
     # fp32's 1e-5; a bf16 window's loss is bf16's own (dtype_table.c)
