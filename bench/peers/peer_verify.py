@@ -34,6 +34,13 @@ TOLERANCE = {"fp32": 1e-5, "tf32": 1e-3, "bf16": 3e-2}
 # micro=4: 7e-5 and 1.7e-4; against the unrounded window 3e-3, growing with
 # K). The tolerance adds grad_dtype.c's bf16 accumulator's 2^-8.
 BF16_ACCUM_TOLERANCE = 1.0 / 256
+GRAD_DTYPES = ("fp32", "bf16")
+
+
+def grad_dtype(man):
+    """What the gradient was held in between micro-batches (a dump from
+    before the manifest said so: fp32)."""
+    return man.get("grad_dtype", "fp32")
 
 
 class DumpError(Exception):
@@ -64,9 +71,9 @@ def read_dump(folder):
                 "tensors"):
         if key not in man:
             raise DumpError("%s has no '%s'" % (path, key))
-    if man.get("grad_dtype", "fp32") not in ("fp32", "bf16"):
-        raise DumpError("%s: grad_dtype '%s' is not one the peer reproduces (fp32, bf16)"
-                        % (path, man["grad_dtype"]))
+    if grad_dtype(man) not in GRAD_DTYPES:
+        raise DumpError("%s: grad_dtype '%s' is not one the peer reproduces (%s)"
+                        % (path, grad_dtype(man), ", ".join(GRAD_DTYPES)))
     try:
         peer_input.check_manifest(man, path)
     except peer_input.InputRefused as e:
@@ -153,7 +160,7 @@ def torch_window(man, params, data):
         ce = F.cross_entropy(logits.float(), lab, reduction="none")
         loss = (ce * mask[items]).sum() * scales[k]
         loss.backward()
-        if man.get("grad_dtype", "fp32") == "bf16":
+        if grad_dtype(man) == "bf16":
             with torch.no_grad():  # round to nearest even, as accubench's round_bf16
                 for p in model.parameters():
                     p.grad.copy_(p.grad.to(torch.bfloat16).float())
@@ -170,7 +177,7 @@ def verify(folder, out=sys.stdout):
         print("torch_accum: --verify %s: %s" % (folder, e), file=sys.stderr)
         return 2
     tol = TOLERANCE.get(man["dtype"], 1e-5)
-    if man.get("grad_dtype", "fp32") == "bf16":
+    if grad_dtype(man) == "bf16":
         tol += BF16_ACCUM_TOLERANCE
     named = dict(model.named_parameters())
     bad = good = 0
