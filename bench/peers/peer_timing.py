@@ -151,18 +151,43 @@ def median_of_reps(work, device, reps):
     return timing_stats(ms)["median"]
 
 
-def peak_gemm_tflops(device, dtype, n):
-    """A square GEMM of n in the compute dtype, after 200 ms of the same
-    GEMM (as measure_peak_gemm); median of 5, TFLOP/s."""
+# measure.h's: the GEMM the probe grows to takes PEAK_GEMM_MS (at the
+# default 2 s budget), from PEAK_GEMM_MIN_N; warmed up PEAK_GEMM_WARMUP_MS.
+PEAK_GEMM_MS = 20.0
+PEAK_GEMM_MIN_N = 512
+PEAK_GEMM_WARMUP_MS = 200
+
+
+def gemm_size(tflops, ms, max_n):
+    """measure_gemm_size: the multiple of 64 whose square GEMM takes `ms`
+    at `tflops`, from PEAK_GEMM_MIN_N to max_n."""
+    n = int((ms * 1e-3 * tflops * 1e12 / 2) ** (1.0 / 3) / 64) * 64
+    return min(max(n, PEAK_GEMM_MIN_N), max_n)
+
+
+def peak_gemm_tflops(device, dtype, max_n):
+    """The peak GEMM rate as measure_peak_gemm finds it: warmed up at the
+    smallest size, then grown to the size a GEMM takes PEAK_GEMM_MS at the
+    rate just measured, until one takes half that or the size is max_n;
+    median of 5 at each size. A fixed size would cost what the device makes
+    of it: a CPU without bf16 instructions takes about a minute for one
+    2048-cubed bf16 GEMM. Returns (TFLOP/s, the size measured)."""
     g = torch.Generator().manual_seed(11)
     tdt = torch.bfloat16 if dtype == "bf16" else torch.float32
-    a = (torch.rand(n, n, generator=g) * 2 - 1).to(device, tdt)
-    b = (torch.rand(n, n, generator=g) * 2 - 1).to(device, tdt)
-    t0 = time.perf_counter()
-    while True:
-        torch.mm(a, b)
-        sync(device)
-        if time.perf_counter() - t0 >= 0.2:
-            break
-    ms = median_of_reps(lambda: torch.mm(a, b), device, 5)
-    return 2.0 * n ** 3 / (ms * 1e-3) / 1e12
+
+    def rate(n, warm_ms):
+        a = (torch.rand(n, n, generator=g) * 2 - 1).to(device, tdt)
+        b = (torch.rand(n, n, generator=g) * 2 - 1).to(device, tdt)
+        t0 = time.perf_counter()
+        while (time.perf_counter() - t0) * 1e3 < warm_ms:
+            torch.mm(a, b)
+            sync(device)
+        ms = median_of_reps(lambda: torch.mm(a, b), device, 5)
+        return 2.0 * n ** 3 / (ms * 1e-3) / 1e12, ms
+
+    n = min(PEAK_GEMM_MIN_N, max_n)
+    tflops, ms = rate(n, PEAK_GEMM_WARMUP_MS)
+    while ms < PEAK_GEMM_MS / 2 and gemm_size(tflops, PEAK_GEMM_MS, max_n) > n:
+        n = gemm_size(tflops, PEAK_GEMM_MS, max_n)
+        tflops, ms = rate(n, 0)
+    return tflops, n

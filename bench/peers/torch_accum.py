@@ -377,8 +377,8 @@ class Peer:
 
     def run(self):
         peer_step.set_matmul_precision(self.dtype)
-        self.peak_n = 8192 if self.device.type == "cuda" else 2048
-        self.peak = peer_timing.peak_gemm_tflops(self.device, self.dtype, self.peak_n)
+        self.peak, self.peak_n = peer_timing.peak_gemm_tflops(
+            self.device, self.dtype, 8192 if self.device.type == "cuda" else 2048)
         own, peer = self.metadata()
         target = None
         if self.world.writer:  # rank 0 writes for every rank

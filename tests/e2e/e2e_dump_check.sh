@@ -7,9 +7,12 @@
 # fields, W x E rows, a split of W x K summing to them, noise_windows and
 # grad_noise_scale those of the CSV row, a gradient file per parameter in
 # its shape; none where the row has no noise scale, the top manifest saying
-# why. With NumPy: an MLP dump passes (its noise scale recomputed from the
-# windows), and the same dump with its loss or its noise scale changed fails
-# (exit 1). The Llama, with $PYTHON (python3 by default): where PyTorch and
+# why. With NumPy ($PYTHON's where it has it): an MLP dump passes (its noise
+# scale recomputed from the windows), and the same dump with its loss or its
+# noise scale changed fails (exit 1); bf16 dumps of the MLP and of a GPT on
+# a ragged split pass against the exact gradient, one gradient 10% off
+# fails; a bf16 accumulator's (--grad-dtype) manifest says so, and its
+# gradient is checked for shapes only. The Llama, with $PYTHON (python3 by default): where PyTorch and
 # transformers import, a tied GQA dump and llama-tiny's pass against
 # Hugging Face's LlamaForCausalLM and one gradient nudged by 1e-4 fails by
 # its name; where they do not, the dump is refused in one line (exit 2)
@@ -125,20 +128,54 @@ if [ $have_hf -eq 1 ] && [ -f ldump/grad.model.layers.1.self_attn.k_proj.weight.
         "a nudged Llama gradient fails by its name: $(cat out.txt)"
 fi
 
-if ! python3 -c 'import numpy' 2>/dev/null; then
+# A bf16 accumulator (--grad-dtype): the manifest says so (checked below
+# with NumPy: shapes only).
+rm -rf gdump gdump.csv
+"$ACCUBENCH" run --backend cpu --model tiny --grad-dtype bf16 --effective 10 --micro 4 \
+    --steps 1 --warmup 0 --trace-steps 0 --noise-windows 0 --csv gdump.csv --dump gdump \
+    >/dev/null 2>err.txt
+check 'grep -q "\"dtype\": \"fp32\", \"grad_dtype\": \"bf16\"," gdump/manifest.json' \
+    "the bf16 accumulator's manifest: $(cat err.txt) $(head -c 600 gdump/manifest.json)"
+
+# The NumPy checks under $PYTHON where it has NumPy (a virtualenv's), else
+# under python3.
+np_py=python3
+"$py" -c 'import numpy' 2>/dev/null && np_py=$py
+if ! "$np_py" -c 'import numpy' 2>/dev/null; then
     echo "note: numpy is not importable; no dump was checked in NumPy"
     exit $fail
 fi
-python3 "$dc" mdump >out.txt 2>&1
+"$np_py" "$dc" mdump >out.txt 2>&1
 check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ] && grep -q "mdump/noise: .*noise scale .* recomputed over 8 windows of 16" out.txt' \
     "the dump holds, and its noise scale: $(cat out.txt)"
 cp -r mdump ndump
 sed 's/"grad_noise_scale": [0-9.e+-]*/"grad_noise_scale": 1.5/' mdump/noise/manifest.json >ndump/noise/manifest.json
-python3 "$dc" ndump >out.txt 2>&1
+"$np_py" "$dc" ndump >out.txt 2>&1
 check '[ $? -eq 1 ] && grep -q "FAILED: ndump/noise: grad_noise_scale" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
     "a changed noise scale fails: $(cat out.txt)"
 sed 's/"loss": [0-9.e+-]*/"loss": 9.5/' mdump/manifest.json >m.json && mv m.json mdump/manifest.json
-python3 "$dc" mdump >out.txt 2>&1
+"$np_py" "$dc" mdump >out.txt 2>&1
 check '[ $? -eq 1 ] && grep -q "FAILED: mdump: loss" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
     "a changed loss fails: $(cat out.txt)"
+# bf16 dumps of a ragged split (E=10, micro 4: 4+4+2) against the exact
+# gradient, a GPT's by central differences and the MLP's by
+# backpropagation: bf16's own error passes, an MLP gradient 10% off does not.
+for model in "gpt:d=16,layers=1,heads=2,seq=8,vocab=64" tiny; do
+    rm -rf bdump bdump.csv
+    "$ACCUBENCH" run --backend cpu --model $model --dtype bf16 --effective 10 --micro 4 \
+        --steps 1 --warmup 0 --trace-steps 0 --noise-windows 0 --csv bdump.csv --dump bdump \
+        >/dev/null 2>err.txt
+    check '[ $? -eq 0 ] && [ -f bdump/manifest.json ]' "bf16 dump ($model): $(cat err.txt)"
+    "$np_py" "$dc" bdump >out.txt 2>&1
+    check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ]' "the bf16 dump of $model: $(cat out.txt)"
+done
+# The bf16 accumulator's dump (above): shapes only, its roundings are not
+# reproduced here.
+"$np_py" "$dc" gdump >out.txt 2>&1
+check '[ $? -eq 0 ] && grep -q "held in bf16 between micro-batches (--grad-dtype): shapes only" out.txt' \
+    "a bf16 accumulator's dump: $(cat out.txt)"
+"$np_py" -c "import numpy as np; f='bdump/grad.layers.1.weight.npy'; np.save(f, np.load(f) * np.float32(1.1))"
+"$np_py" "$dc" bdump >out.txt 2>&1
+check '[ $? -eq 1 ] && grep -q "FAILED: bdump: grad layers.1.weight: relative error" out.txt' \
+    "a bf16 gradient 10% off passed: $(cat out.txt)"
 exit $fail

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The PyTorch peer (bench/peers/torch_accum.py): --verify against window
-# dumps (tests/peers/test_peer_verify.py), rows joined into accubench's own CSV
+# dumps (tests/peers/test_peer_verify.py), its peak GEMM probe's sizing
+# (tests/peers/test_peer_timing.py), rows joined into accubench's own CSV
 # on a ragged split (its rows and header kept, the peer's rows in the same
 # schema, the same data semantics: the sum reduction matches the full
 # batch, mean-of-means does not), the report's ratio per split, the chart,
@@ -21,6 +22,8 @@ col() { # col FILE NAME: the values of column NAME, one per row
 
 "$py" "$root/tests/peers/test_peer_verify.py" 2>&1 | tail -n 3 | grep -q '^OK' ||
     fail "tests/peers/test_peer_verify.py: $("$py" "$root/tests/peers/test_peer_verify.py" 2>&1 | tail -n 20)"
+"$py" "$root/tests/peers/test_peer_timing.py" >timing.out 2>&1
+tail -n 1 timing.out | grep -q '^OK' || fail "tests/peers/test_peer_timing.py: $(tail -n 20 timing.out)"
 
 # accubench's own dumps (an MLP on a ragged split, a GPT) checked by PyTorch;
 # one gradient nudged by 1e-4 is a mismatch.

@@ -2,10 +2,11 @@
 # The PyTorch peer's Llama: its module, names, counts and bf16 window
 # (tests/peers/test_peer_llama.py, against Hugging Face's LlamaForCausalLM
 # where transformers imports); accubench's Llama dumps (tied with one KV
-# head, and llama-tiny) checked by the peer's --verify, a gradient nudged
-# by 1e-4 named as the mismatch; and the peer's rows joined to accubench's
-# llama-tiny run: the same model name and parameter count, measured, the
-# accumulated gradient the full batch's, a ratio per split in the report.
+# head, and llama-tiny, in bf16 and with a bf16 accumulator too on a ragged
+# split) checked by the peer's --verify, an fp32 gradient nudged by 1e-4
+# named as the mismatch; and the peer's rows joined to accubench's llama-tiny run: the same model
+# name and parameter count, measured, the accumulated gradient the full
+# batch's, a ratio per split in the report.
 # Skipped with a message where PyTorch does not import.
 set -u
 root=${ACCUBENCH_ROOT:?}
@@ -27,7 +28,8 @@ tail -n 1 unit.out | grep -q '^OK' || fail "tests/peers/test_peer_llama.py: $(ta
     echo "note: transformers is not importable for $py: the peer's Llama was not checked against Hugging Face's"
 
 for model in "llama:d=16,layers=2,heads=4,kv_heads=1,ffn=24,seq=8,vocab=64,tied=1 --effective 5 --micro 2" \
-        "llama-tiny --effective 4 --micro 3"; do
+        "llama-tiny --dtype bf16 --effective 10 --micro 4" \
+        "llama-tiny --grad-dtype bf16 --effective 10 --micro 4" "llama-tiny --effective 4 --micro 3"; do
     rm -rf dump
     "$ACCUBENCH" run --backend cpu --model $model --steps 1 --warmup 0 --no-cupti --quiet \
         --noise-windows 0 --csv dump.csv --replace --dump dump >/dev/null 2>&1 ||

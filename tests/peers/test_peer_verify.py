@@ -57,7 +57,8 @@ def mlp_grads(params, layers, x, labels, weight):
 
 
 def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4, 2),
-               reduction_of_grad="sum", tamper=None, seed=3):
+               reduction_of_grad="sum", tamper=None, tamper_by=1e-4, dtype="fp32", grad_dtype="fp32",
+               seed=3):
     rng = np.random.default_rng(seed)
     params = {}
     dims = [hidden] * (layers + 1) + [classes]
@@ -83,7 +84,7 @@ def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4
                         x.astype(np.float64), labels[:, 0], weight)
     g = {k: v.astype(np.float32) for k, v in g.items()}
     if tamper:
-        g[tamper] = g[tamper] * np.float32(1 + 1e-4)
+        g[tamper] = g[tamper] * np.float32(1 + tamper_by)
     tensors = []
 
     def put(name, role, file, a):
@@ -99,7 +100,7 @@ def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4
     man = {"format": "accubench-dump", "version": 1, "accubench_version": "test",
            "model": "mlp:hidden=%d;layers=%d;classes=%d" % (hidden, layers, classes),
            "kind": "mlp", "shape": {"hidden": hidden, "layers": layers, "classes": classes},
-           "dtype": "fp32", "reduction": "sum", "optimizer": "adamw", "seed": seed,
+           "dtype": dtype, "grad_dtype": grad_dtype, "reduction": "sum", "optimizer": "adamw", "seed": seed,
            "effective": effective, "micro": split[0], "accum": len(split),
            "split": list(split), "valid_items": int(valid.sum()), "loss": loss,
            "tensors": tensors}
@@ -127,6 +128,15 @@ class VerifyTest(unittest.TestCase):
         self.assertEqual(len(bad), 1, text)
         self.assertIn("layers.1.weight", bad[0])
 
+    def test_bf16_dump_is_held_to_bf16s_error_against_the_exact(self):
+        # a bf16 gradient is off the exact by bf16's own error (llama-cpu's
+        # worst tensor 0.016): that passes, a tensor 5% off does not
+        rc, text = self.run_verify(dtype="bf16", tamper="layers.1.weight", tamper_by=0.015)
+        self.assertEqual(rc, 0, text)
+        rc, text = self.run_verify(dtype="bf16", tamper="layers.1.weight", tamper_by=0.05)
+        self.assertEqual(rc, 1, text)
+        self.assertIn("MISMATCH layers.1.weight", text)
+
     def test_mean_of_means_gradient_fails_on_a_ragged_split(self):
         rc, text = self.run_verify(reduction_of_grad="mean-of-means")
         self.assertEqual(rc, 1, text)
@@ -137,6 +147,9 @@ class VerifyTest(unittest.TestCase):
             os.unlink(os.path.join(d, "mask.npy"))
             self.assertEqual(peer_verify.verify(d, io.StringIO()), 2)
         with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(peer_verify.verify(d, io.StringIO()), 2)
+        with tempfile.TemporaryDirectory() as d:  # an accumulator it cannot reproduce
+            write_dump(d, grad_dtype="fp8")
             self.assertEqual(peer_verify.verify(d, io.StringIO()), 2)
 
 

@@ -171,6 +171,8 @@ static void check_dump(const char *shape, int effective, int micro, const char *
     /* The reduction's row says whether a checker may hold the gradient to
      * the full batch's. */
     CHECK(manifest && strstr(manifest, "\"reduction\": \"sum\", \"reduction_exact\": true,"));
+    /* What the gradient was held in between micro-batches. */
+    CHECK(manifest && strstr(manifest, "\"dtype\": \"fp32\", \"grad_dtype\": \"fp32\","));
     /* No noise pass's windows: the manifest says why, in JSON. */
     CHECK(manifest && strstr(manifest, "\"no_noise_dump\": \"no noise scale: \\\"none\\\" here\","));
     CHECK(manifest && !strstr(manifest, "noise_windows"));

@@ -278,9 +278,10 @@ static int write_manifest(FILE *f, void *ctx, char *why, size_t n)
             j->in.kind == INPUT_TOKENS ? "tokens" : "features", j->in.width, j->in.vocab,
             j->in.classes, j->in.loss_items);
     char rule[64];
-    fprintf(f, "  \"dtype\": \"%s\", \"reduction\": \"%s\", \"reduction_exact\": %s, "
-            "\"reduction_scale\": \"%s\", \"optimizer\": \"%s\", \"seed\": %llu,\n",
-            dtype_name(w->dtype), reduction_name(w->reduction),
+    fprintf(f, "  \"dtype\": \"%s\", \"grad_dtype\": \"%s\", \"reduction\": \"%s\", "
+            "\"reduction_exact\": %s, \"reduction_scale\": \"%s\", \"optimizer\": \"%s\", "
+            "\"seed\": %llu,\n",
+            dtype_name(w->dtype), grad_dtype_name(w->grad_dtype), reduction_name(w->reduction),
             reduction_info_of(w->reduction)->exact ? "true" : "false",
             reduction_rule(w->reduction, rule, sizeof rule),
             optimizer_name(w->optimizer), (unsigned long long)w->seed);

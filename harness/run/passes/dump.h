@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dataset.h"
+#include "grad_dtype.h"
 #include "model.h"
 #include "reduction.h"
 #include "split.h"
@@ -36,6 +37,9 @@ typedef struct dump_window {
     int n_data;
     const split *sp;
     dtype dtype;
+    /* What the gradient was held in between micro-batches: a reader
+     * reproduces bf16's roundings or cannot hold the gradient to fp32's. */
+    grad_dtype grad_dtype;
     reduction reduction;
     optimizer_kind optimizer;
     uint64_t seed;

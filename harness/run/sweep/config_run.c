@@ -58,7 +58,7 @@ static void dump_first(sweep *s, model *m, dataset *d, const config *c, const re
     char why[400];
     s->dump_done = 1;
     dump_window w = {.m = m, .data = d, .n_data = 1, .sp = &c->sp, .dtype = c->dtype,
-                     .reduction = c->reduction, .optimizer = c->optimizer, .seed = c->seed,
+                     .grad_dtype = c->grad_dtype, .reduction = c->reduction, .optimizer = c->optimizer, .seed = c->seed,
                      .loss_sum = r->loss_sum, .grad = grad};
     noise_dump nd = {0};
     const char *no_noise = NULL;
@@ -73,6 +73,7 @@ static void dump_first(sweep *s, model *m, dataset *d, const config *c, const re
         nw.data = nd.windows;
         nw.n_data = nd.n_windows;
         nw.reduction = REDUCTION_SUM;
+        nw.grad_dtype = GRAD_DTYPE_FP32; /* the pass sums fp32 gradients */
         nw.loss_sum = nd.loss_sum;
         nw.grad = nd.grad;
         nw.noise = &fields;
