@@ -21,6 +21,14 @@ have_onednn() {
         $CC -x c - -o /dev/null 2>/dev/null
 }
 have_gnuplot() { command -v gnuplot >/dev/null 2>&1; }
+# NumPy for the tests' dump checks (tests/e2e/numpy_python.sh looks in the
+# same pythons): Debian's python3-numpy is /usr/bin/python3's.
+have_numpy() {
+    for p in python3 /usr/bin/python3; do
+        "$p" -c 'import numpy' >/dev/null 2>&1 && return 0
+    done
+    return 1
+}
 have_mpi() { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; }
 # A clang that links libFuzzer: the fuzz targets `make test` runs.
 have_libfuzzer() {
@@ -32,6 +40,7 @@ missing=""
 have_openblas || missing="$missing libopenblas-dev"
 have_onednn || missing="$missing libdnnl-dev"
 have_gnuplot || missing="$missing gnuplot-nox"
+have_numpy || missing="$missing python3-numpy"
 have_mpi || missing="$missing openmpi-bin libopenmpi-dev"
 have_libfuzzer || missing="$missing clang libclang-rt-dev"
 

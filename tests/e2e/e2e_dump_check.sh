@@ -137,11 +137,9 @@ rm -rf gdump gdump.csv
 check 'grep -q "\"dtype\": \"fp32\", \"grad_dtype\": \"bf16\"," gdump/manifest.json' \
     "the bf16 accumulator's manifest: $(cat err.txt) $(head -c 600 gdump/manifest.json)"
 
-# The NumPy checks under $PYTHON where it has NumPy (a virtualenv's), else
-# under python3.
-np_py=python3
-"$py" -c 'import numpy' 2>/dev/null && np_py=$py
-if ! "$np_py" -c 'import numpy' 2>/dev/null; then
+# The NumPy checks under the first python with NumPy (numpy_python.sh).
+. "$ACCUBENCH_ROOT/tests/e2e/numpy_python.sh"
+if [ -z "$np_py" ]; then
     echo "note: numpy is not importable; no dump was checked in NumPy"
     exit $fail
 fi
@@ -158,8 +156,12 @@ sed 's/"loss": [0-9.e+-]*/"loss": 9.5/' mdump/manifest.json >m.json && mv m.json
 check '[ $? -eq 1 ] && grep -q "FAILED: mdump: loss" out.txt && [ "$(tail -n 1 out.txt)" = FAIL ]' \
     "a changed loss fails: $(cat out.txt)"
 # bf16 dumps of a ragged split (E=10, micro 4: 4+4+2) against the exact
-# gradient, a GPT's by central differences and the MLP's by
-# backpropagation: bf16's own error passes, an MLP gradient 10% off does not.
+# gradient, a GPT's against GPT2LMHeadModel where transformers imports for
+# $np_py (else by central differences) and the MLP's by backpropagation:
+# bf16's own error passes, an MLP gradient 10% off does not.
+gpt_ref="by central differences"
+"$np_py" -c 'import torch, transformers' >/dev/null 2>&1 &&
+    gpt_ref="gradients against Hugging Face's GPT2LMHeadModel"
 for model in "gpt:d=16,layers=1,heads=2,seq=8,vocab=64" tiny; do
     rm -rf bdump bdump.csv
     "$ACCUBENCH" run --backend cpu --model $model --dtype bf16 --effective 10 --micro 4 \
@@ -168,7 +170,19 @@ for model in "gpt:d=16,layers=1,heads=2,seq=8,vocab=64" tiny; do
     check '[ $? -eq 0 ] && [ -f bdump/manifest.json ]' "bf16 dump ($model): $(cat err.txt)"
     "$np_py" "$dc" bdump >out.txt 2>&1
     check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ]' "the bf16 dump of $model: $(cat out.txt)"
+    case $model in gpt*)
+        check 'grep -q "$gpt_ref" out.txt' "the GPT checked $gpt_ref: $(cat out.txt)"
+        cp -r bdump gpt_bdump ;;
+    esac
 done
+# A GPT gradient 10% off fails by its name, whichever reference checks it
+# (the attention's projection: in Hugging Face's layout a Conv1D,
+# transposed; against central differences a small tensor beside the
+# embedding).
+"$np_py" -c "import numpy as np; f='gpt_bdump/grad.transformer.h.0.attn.c_attn.weight.npy'; np.save(f, np.load(f) * np.float32(1.1))"
+"$np_py" "$dc" gpt_bdump >out.txt 2>&1
+check '[ $? -eq 1 ] && [ "$(tail -n 1 out.txt)" = FAIL ] && grep -q "FAILED: gpt_bdump: grad transformer.h.0.attn.c_attn.weight: relative error" out.txt' \
+    "a GPT gradient 10% off fails by its name: $(cat out.txt)"
 # The bf16 accumulator's dump (above): shapes only, its roundings are not
 # reproduced here.
 "$np_py" "$dc" gdump >out.txt 2>&1

@@ -123,9 +123,10 @@ for pair in gdump:dump.csv mdump:dump2.csv; do
             "$csv's $key ($got) is $d's manifest's ($want)"
     done
 done
-if python3 -c 'import numpy' 2>/dev/null; then
+. "$ACCUBENCH_ROOT/tests/e2e/numpy_python.sh"
+if [ -n "$np_py" ]; then
     for d in gdump mdump; do
-        python3 "$ACCUBENCH_ROOT/tests/run/dump_check.py" $d >check.txt 2>&1
+        "$np_py" "$ACCUBENCH_ROOT/tests/run/dump_check.py" $d >check.txt 2>&1
         check '[ $? -eq 0 ]' "$d holds up in numpy: $(cat check.txt)"
     done
 else
