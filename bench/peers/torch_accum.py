@@ -11,9 +11,7 @@ one series per peer mode), into accubench's own CSV or a new one.
 
 Exit: 0 done, 1 a gradient mismatch (--verify) or a config failed, 2 bad
 input (one line on stderr naming it)."""
-import argparse
 import os
-import platform
 import socket
 import sys
 import time
@@ -31,164 +29,13 @@ except ImportError:
 import peer_csv  # noqa: E402
 import peer_data  # noqa: E402
 import peer_ddp  # noqa: E402
-import peer_input  # noqa: E402
 import peer_models  # noqa: E402
 import peer_reductions  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
-
-
-class BadInput(Exception):
-    pass
-
-
-# Options, with accubench's names and defaults (harness/run/setup/options.c).
-DEFAULTS = {
-    "model": "S", "effective": "64", "micro": "pow2", "dtype": "fp32", "reduction": "sum",
-    "warmup": "2", "min-samples": "5", "max-samples": "1000", "budget-s": "2",
-    "max-noise": "2", "max-step-s": "10", "seed": "1", "buffers": "3",
-}
-# Profile keys that describe accubench's own axes (its execution modes, its
-# backend and trace pass): the peer has its own modes and no trace pass.
-# Under torchrun the ranks are torchrun's processes and the sync modes the
-# peer's own (--sync): the profile's devices and sync are accubench's.
-PROFILE_IGNORED = {"mode", "backend", "mem-cap", "trace-steps", "no-cupti", "quiet", "out",
-                   "csv", "optimizer", "devices", "trace", "sync"}
-
-
-def plural(n, one, many):
-    """The noun for a count of n, as harness/util/plural.h: "1 row", "2 rows"."""
-    return one if n == 1 else many
-
-
-def read_profile(name):
-    path = name if ("/" in name or name.endswith(".profile")) else \
-        os.path.join(ROOT, "profiles", name + ".profile")
-    if not os.path.exists(path):
-        raise BadInput("unknown profile '%s' (no file %s)" % (name, path))
-    values = {}
-    try:
-        content = peer_input.read_text(path, "profile", peer_input.PROFILE_MAX_BYTES)
-    except peer_input.InputRefused as e:
-        raise BadInput(str(e))
-    for n, line in enumerate(content.split("\n"), 1):
-        text = line.split("#", 1)[0].strip()
-        if not text:
-            continue
-        key, eq, value = text.partition("=")
-        if not eq:
-            raise BadInput("%s:%d: '%s' is not key = value" % (path, n, text))
-        key = key.strip()
-        if key not in DEFAULTS and key not in PROFILE_IGNORED:
-            raise BadInput("%s:%d: unknown key '%s'" % (path, n, key))
-        values[key] = value.strip()
-    return values
-
-
-def int_in(key, text, lo, hi):
-    try:
-        v = int(text)
-    except ValueError:
-        raise BadInput("--%s must be a whole number, got '%s'" % (key, text))
-    if not lo <= v <= hi:
-        raise BadInput("--%s must be from %d to %d, got '%s'" % (key, lo, hi, text))
-    return v
-
-
-def real_in(key, text, lo, hi):
-    try:
-        v = float(text)
-    except ValueError:
-        raise BadInput("--%s must be a number, got '%s'" % (key, text))
-    if not lo <= v <= hi:
-        raise BadInput("--%s must be from %g to %g, got '%s'" % (key, lo, hi, text))
-    return v
-
-
-def items(text):
-    out = [t.strip() for t in text.split(",")]
-    if any(not t for t in out):
-        raise BadInput("empty item in '%s'" % text)
-    return out
-
-
-def micro_list(spec, effective):
-    """As options_micro_list: pow2 (1, 2, 4, .. <= E) and the sizes given,
-    ascending, without repeats; a size larger than E has no split of it and
-    is left out (check_micro_fits refuses one that fits no E)."""
-    out = set()
-    for t in items(spec):
-        if t == "pow2":
-            m = 1
-            while m <= effective:
-                out.add(m)
-                m *= 2
-        else:
-            m = int_in("micro", t, 1, 1 << 20)
-            if m <= effective:
-                out.add(m)
-    return sorted(out)
-
-
-def check_micro_fits(spec, effectives):
-    """As options_validate: a size larger than every effective batch would
-    never run."""
-    largest = max(effectives)
-    for m in micro_named(spec):
-        if m > largest:
-            raise BadInput("micro-batch %d is larger than the effective batch %d" % (m, largest)
-                           if len(effectives) == 1 else
-                           "micro-batch %d is larger than every effective batch "
-                           "(the largest is %d)" % (m, largest))
-
-
-def micro_named(spec):
-    """The sizes --micro names (not pow2's): one past a rank's share is a
-    skipped row with the reason, as config.c makes it; pow2's stop there."""
-    return {int(t) for t in items(spec) if t != "pow2"}
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad input is one line on stderr and exit 2, as accubench's."""
-
-    def error(self, message):
-        print("torch_accum: %s (--help lists the options)" % message, file=sys.stderr)
-        sys.exit(2)
-
-
-def parse_args(argv):
-    p = OneLineParser(
-        prog="torch_accum.py",
-        description="The PyTorch peer of accubench: the same models and splits, rows in "
-                    "accubench's CSV.")
-    p.add_argument("--profile", help="profiles/NAME.profile: the run's model, effective, "
-                   "micro, dtype, reduction and timing (accubench's own modes are not the "
-                   "peer's: --mode)")
-    for key in DEFAULTS:
-        p.add_argument("--" + key, help="as accubench run --%s (default %s)"
-                       % (key, DEFAULTS[key]))
-    p.add_argument("--mode", help="peer modes, comma list (default: every mode this device "
-                   "runs): " + ", ".join(m.name for m in peer_step.MODES))
-    p.add_argument("--sync", help="under torchrun: DDP's sync modes, comma list (default: "
-                   "every one): " + ", ".join(s.name for s in peer_ddp.SYNCS))
-    p.add_argument("--device", default="auto", help="auto (cuda when present), cpu or cuda")
-    p.add_argument("--threads", help="torch.set_num_threads (default: PyTorch's own; 1 on each "
-                   "rank under torchrun)")
-    p.add_argument("--csv", help="append rows to this CSV (accubench's, or a new one)")
-    p.add_argument("--out", default="results", help="folder of the new CSV when no --csv")
-    p.add_argument("--verify", metavar="DIR", help="check an `accubench run --dump DIR` "
-                   "window's gradient against PyTorch's and exit")
-    p.add_argument("--quiet", action="store_true", help="no line per config")
-    return p.parse_args(argv)
-
-
-def settings_of(args):
-    s = dict(DEFAULTS)
-    if args.profile:
-        s.update({k: v for k, v in read_profile(args.profile).items() if k in DEFAULTS})
-    s.update({k: getattr(args, k.replace("-", "_")) for k in DEFAULTS
-              if getattr(args, k.replace("-", "_")) is not None})
-    return s
+from peer_options import (  # noqa: E402
+    BadInput, check_micro_fits, int_in, items, micro_list, micro_named, parse_args, plural,
+    real_in, settings_of)
 
 
 def pick_device(name):

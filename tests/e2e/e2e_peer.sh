@@ -81,7 +81,7 @@ awk -F, -v want="$col_list" '
 
 "$ACCUBENCH" report run.csv --no-charts >/dev/null || fail "report of the joined CSV"
 grep -q '^## Against torch' run.md || fail "no Against torch section"
-grep -Eq '^\| K=4: 3\+3\+3\+1 +\| +[0-9.]+ +\| +[0-9.]+ +\| +[0-9.]+x +\| +[0-9.]+ +\| +[0-9.]+x +\|' run.md ||
+grep -Eq '^\| K=4: 3\+3\+3\+1 +\| +[0-9.]+ +\| +[0-9.]+ +\| +[0-9.]+x \[[0-9.]+\.\.[0-9.]+\] +\| +[0-9.]+ +\| +[0-9.]+x \[[0-9.]+\.\.[0-9.]+\] +\|' run.md ||
     fail "no ratio row for K=4: 3+3+3+1: $(sed -n '/## Against/,/## The fastest/p' run.md)"
 "$ACCUBENCH" compare run.csv run.csv >/dev/null || fail "compare of the joined CSV"
 if command -v gnuplot >/dev/null 2>&1; then

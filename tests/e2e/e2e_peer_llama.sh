@@ -63,6 +63,6 @@ awk -F, '
     }
     END { exit bad }' run.csv || fail "torch rows wrong"
 "$ACCUBENCH" report run.csv --no-charts >/dev/null || fail "report of the joined CSV"
-grep -Eq '^\| 1x4 +\| +[0-9.]+ +\| +[0-9.]+ +\| +[0-9.]+x +\|' run.md ||
+grep -Eq '^\| 1x4 +\| +[0-9.]+ +\| +[0-9.]+ +\| +[0-9.]+x \[[0-9.]+\.\.[0-9.]+\] +\|' run.md ||
     fail "no ratio row for 1x4: $(sed -n '/## Against/,/## The fastest/p' run.md)"
 echo "e2e_peer_llama: ok"

@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 sys.path.insert(0, HERE)
 
 import peer_verify  # noqa: E402
-import torch_accum  # noqa: E402
+import peer_options  # noqa: E402
 from test_peer_verify import write_dump  # noqa: E402
 
 PEER = os.path.join(ROOT, "bench", "peers", "torch_accum.py")
@@ -52,8 +52,8 @@ class Bounded(unittest.TestCase):
 
 class ProfileInput(Bounded):
     def refused(self, path, words):
-        with self.assertRaises(torch_accum.BadInput) as cm:
-            torch_accum.read_profile(path)
+        with self.assertRaises(peer_options.BadInput) as cm:
+            peer_options.read_profile(path)
         self.assertIn(words, str(cm.exception))
         self.assertNotIn("\n", str(cm.exception))
 
@@ -79,7 +79,7 @@ class ProfileInput(Bounded):
         path = os.path.join(self.d, "bom.profile")
         with open(path, "wb") as f:
             f.write(b"\xef\xbb\xbfmodel = tiny\neffective = 8\n")
-        self.assertEqual(torch_accum.read_profile(path), {"model": "tiny", "effective": "8"})
+        self.assertEqual(peer_options.read_profile(path), {"model": "tiny", "effective": "8"})
 
 
 class VerifyInput(Bounded):
