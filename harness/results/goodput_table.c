@@ -370,9 +370,14 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
     paired_ratio r = vs_best(s, p);
     char ratio[128];
     ratio_text(ratio, sizeof ratio, r.ratio, r.lo, r.hi);
-    if (!isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD)))
-        snprintf(out, len, "E = %lld takes %s as long, not separated from the least by the "
-                 "rule (threshold %.0f%%)", e, ratio, 100 * PAIRED_THRESHOLD);
+    paired_verdict v = paired_judge(&r, PAIRED_THRESHOLD);
+    if (v == PAIRED_UNDECIDED)
+        snprintf(out, len, "E = %lld takes %s as long, %s by the rule (threshold %g%%)", e,
+                 ratio, paired_verdict_against(v, PAIRED_THRESHOLD, "the least").s,
+                 100 * PAIRED_THRESHOLD);
+    else if (v == PAIRED_EQUAL) /* its words name the threshold */
+        snprintf(out, len, "E = %lld takes %s as long, %s by the rule", e, ratio,
+                 paired_verdict_against(v, PAIRED_THRESHOLD, "the least").s);
     else
         snprintf(out, len, "E = %lld takes %s as long", e, ratio);
 }
@@ -384,7 +389,7 @@ int goodput_tied_count(const goodput_series *s)
         paired_ratio r = (int)j != s->best && s->p[j].time_s > 0
                              ? vs_best(s, &s->p[j])
                              : (paired_ratio){.lo = NAN};
-        tied += !isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD));
+        tied += !isnan(r.lo) && paired_not_separated(paired_judge(&r, PAIRED_THRESHOLD));
     }
     return tied;
 }

@@ -89,8 +89,9 @@ int goodput_none_timed_text(const goodput_series *s, size_t n, char *out, size_t
 
 /* A point's time to target beside the best's: b over best with the widest
  * interval their step times allow (paired.h's ratio_of_intervals), and
- * where that interval does not clear the comparisons' threshold, that the
- * rule does not separate it from the least. */
+ * where that interval does not clear the comparisons' threshold, what the
+ * rule makes of it: the same as the least within it, or not yet separated
+ * from the least. */
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len);
 
 /* How many other timed E the rule does not separate from the least: the
