@@ -388,8 +388,8 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
         ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
     }
     table_add(tb, ratio);
-    table_addf(tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
-               fmt_sig(s4, sizeof s4, noise_pct(n), 2));
+    table_addf(tb, "%s / %s", fmt_pct(s3, sizeof s3, noise_pct(b)),
+               fmt_pct(s4, sizeof s4, noise_pct(n)));
     table_add(tb, verdict_words(v, min_diff).s);
 }
 

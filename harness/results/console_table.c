@@ -90,11 +90,11 @@ static void step_cell(const result_row *r, char *out, size_t len)
 /* "0.7%", and whole from 100% ("250%"): five characters. */
 static void noise_cell(const result_row *r, char *out, size_t len)
 {
-    double v = r->step_noise_pct;
-    if (isnan(v))
+    char pct[32];
+    if (isnan(r->step_noise_pct))
         snprintf(out, len, "%s", "");
     else
-        snprintf(out, len, "%.*f%%", v < 99.95 ? 1 : 0, v);
+        snprintf(out, len, "%s%%", fmt_pct(pct, sizeof pct, r->step_noise_pct));
 }
 
 /* Tokens per second where the model reads tokens (the GPT), samples per

@@ -1,6 +1,6 @@
 /* compare's rule on hand-made rows: slower or faster only where the
  * ratio's interval clears the threshold, within it where the whole
- * interval lies inside it, else the same at this noise; a config that
+ * interval lies inside it, else not yet separated at this noise; a config that
  * stopped running, now runs or ran in neither said so. */
 #include <math.h>
 #include <string.h>
