@@ -43,6 +43,10 @@ sed -n '/^## Against torch/,/^## [^A]/p' peers.md | awk -F'|' '/^\| micro x K/ {
     t && !/^\|/ { exit } t && /^\| [^:-]/ { v = $(NF - 1); gsub(/^ +| +$/, "", v); print v }' >peer.txt
 check '[ "$(wc -l <peer.txt)" -eq 4 ] && [ "$(grep -c "^1\.005x \[" peer.txt)" -eq 4 ]' \
     "the peer column: $(cat peer.txt)"
+# no torch_* lines in the file: a line says so, never a table of headers alone
+sed -n '/^## Against torch/,/^## [^A]/p' peers.md >against.txt
+check '! grep -q "^| peer " against.txt && grep -q "^The CSV records nothing about torch (no torch_version line" against.txt' \
+    "a peer without metadata: $(grep -A2 "peer \|records" against.txt)"
 
 # The same 0.5% with bands too narrow to hide it: not noise, but under the
 # 2% threshold, so "the same within 2%", and counted so
