@@ -352,6 +352,26 @@ static paired_ratio vs_best(const goodput_series *s, const goodput_point *p)
                               p->time_hi);
 }
 
+const char *goodput_figure_text(char *out, size_t len, double v, double lo, double hi, int sig,
+                                const char *unit)
+{
+    if (isnan(v)) {
+        snprintf(out, len, "-");
+        return out;
+    }
+    if (!strcmp(unit, "s") && v < 1) {
+        v *= 1000, lo *= 1000, hi *= 1000;
+        unit = "ms";
+    }
+    int d = v > 0 ? sig - 1 - (int)floor(log10(v)) : 0;
+    d = d < 0 ? 0 : d > 9 ? 9 : d;
+    if (isnan(lo) || isnan(hi))
+        snprintf(out, len, "%.*f %s", d, v, unit);
+    else
+        snprintf(out, len, "%.*f %s [%.*f..%.*f]", d, v, unit, d, lo, d, hi);
+    return out;
+}
+
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len)
 {
     const goodput_point *best = s->best >= 0 ? &s->p[s->best] : NULL, *p = NULL;

@@ -166,7 +166,16 @@ check '[ $? -eq 0 ]' "report exits 0: $(cat err.txt)"
 check 'grep -q "^## Is E right?" g.md' "the report's section"
 check 'grep -q "^| *8 .*| 8x1 " g.md && grep -q "^| *32 .*| 8x4 " g.md' "its table names each E's fastest split"
 check 'grep -Eq "^- (Fit over 3 E|The relation S = S_min \+ E_min / B does not fit)" g.md' "the fit in words"
-check 'grep -q "^- Least time to target: E = " g.md' "the least time to target"
+check 'grep -Eq "^- Least time to target: E = [0-9]+ as [0-9x]+, [0-9.]+ m?s\. " g.md' "the least time to target: $(grep "Least time" g.md)"
+# the table's times by header, with their unit as plan prints them: a time
+# under a second in ms, never in exponent form ("9.49e-04")
+awk -F'|' '/^\| +E +\| +lr +\|/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/^ +| +$/, "", h); c[h] = i }; on = 1; next }
+    on && !/^\|/ { on = 0 } on && /^\| +[0-9]/ {
+        t = $c["time to target"]; p = $c["predicted time"]; gsub(/^ +| +$/, "", t); gsub(/^ +| +$/, "", p); n++
+        if (t !~ /^(-|[0-9.]+ m?s \[[0-9.]+\.\.[0-9.]+\].*)$/) print "time: " t
+        if (p !~ /^(-|[0-9.]+ m?s)$/) print "predicted: " p }
+    END { if (!n) print "no table" }' g.md >report_times_bad.txt
+check '[ ! -s report_times_bad.txt ]' "the report's times to target: $(cat report_times_bad.txt)"
 check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
 check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
 check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
@@ -178,7 +187,8 @@ check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the
 check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
 "$ACCUBENCH" report one.csv --no-charts >/dev/null 2>err.txt
 check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"
-check '[ $(grep -c "^- E = 16 as .* steps x .* ms = .* s to target" one.md) -eq 2 ]' "one E: each split's time to target"
+check '[ $(grep -Ec "^- E = 16 as .* steps x .* ms = [0-9.]+ m?s \[[0-9.]+\.\.[0-9.]+\] to target" one.md) -eq 2 ]' \
+    "one E: each split's time to target: $(grep "^- E = 16" one.md)"
 "$ACCUBENCH" plan --time-to-target one.csv >one.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -Eq "^  E=16 .* m?s \[.*\] to target" one.txt && ! grep -q "least time" one.txt' \
     "one E: timed, but the least of nothing: $(cat one.txt err.txt)"
