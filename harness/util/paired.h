@@ -96,8 +96,8 @@ void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_
  * from here, so that the two outcomes between faster and slower never read
  * alike: the same within the threshold is a finding (the interval excludes
  * any difference that large); not yet separated is the want of one (the
- * interval reaches past the band's edge: more rounds may well separate
- * them). */
+ * interval reaches past the band's edge: more rounds may separate them,
+ * or show them the same). */
 typedef struct paired_words {
     char s[160];
 } paired_words;
