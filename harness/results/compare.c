@@ -60,6 +60,18 @@ static paired_ratio compare_ratio(const csv_row *base, const csv_row *now)
     return p;
 }
 
+/* A ratio's verdict as the rule names it; PAIRED_UNKNOWN for the others. */
+static paired_verdict as_paired(verdict v)
+{
+    switch (v) {
+    case VERDICT_SLOWER: return PAIRED_SLOWER;
+    case VERDICT_FASTER: return PAIRED_FASTER;
+    case VERDICT_WITHIN: return PAIRED_EQUAL;
+    case VERDICT_NOT_SEPARATED: return PAIRED_UNDECIDED;
+    default: return PAIRED_UNKNOWN;
+    }
+}
+
 verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
 {
     int base_ok = result_ran(base), now_ok = result_ran(now);
@@ -70,23 +82,22 @@ verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
     case PAIRED_SLOWER: return VERDICT_SLOWER;
     case PAIRED_FASTER: return VERDICT_FASTER;
     case PAIRED_EQUAL: return VERDICT_WITHIN;
-    default: return VERDICT_SAME;
+    default: return VERDICT_NOT_SEPARATED;
     }
 }
 
-const char *verdict_name(verdict v)
+paired_words verdict_words(verdict v, double min_diff)
 {
-    switch (v) {
-    case VERDICT_SAME: return "indistinguishable";
-    case VERDICT_FASTER: return "faster";
-    case VERDICT_SLOWER: return "slower";
-    case VERDICT_WITHIN: return "within the threshold";
-    case VERDICT_FAILED: return "failed";
-    case VERDICT_FIXED: return "now runs";
-    case VERDICT_NOT_RUN: return "not run";
-    case VERDICT_CAPPED: return "oom under new's lower cap";
-    }
-    return "?";
+    paired_words w;
+    const char *name = v == VERDICT_FAILED    ? "failed"
+                       : v == VERDICT_FIXED   ? "now runs"
+                       : v == VERDICT_NOT_RUN ? "not run"
+                       : v == VERDICT_CAPPED  ? "oom under new's lower cap"
+                                              : NULL;
+    if (!name)
+        return paired_verdict_words(as_paired(v), min_diff);
+    snprintf(w.s, sizeof w.s, "%s", name);
+    return w;
 }
 
 /* The device a file was measured on: its metadata, else its first row. */
@@ -161,8 +172,9 @@ static const option_def COMPARE_OPTIONS[] = {
      .help = "compare runs trained with different optimizers"},
     {.key = "min-diff", .arg = "PCT", .type = OPTION_CUSTOM, .set = set_min_diff, .lo = 0,
      .hi = 1e6, .def = "2", .help = "a change whose interval does not clear PCT % reads "
-                                   "\"within PCT%\" where the interval lies inside +-PCT %, "
-                                   "else \"indistinguishable\" (the run's own threshold)"},
+                                   "\"the same within PCT%\" where the interval lies inside "
+                                   "+-PCT %, else \"not yet separated\" (the run's own "
+                                   "threshold)"},
 };
 static const option_table compare_table = {
     COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
@@ -376,12 +388,9 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
         ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
     }
     table_add(tb, ratio);
-    table_addf(tb, "%s / %s", fmt_sig(s3, sizeof s3, noise_pct(b), 2),
-               fmt_sig(s4, sizeof s4, noise_pct(n), 2));
-    if (v == VERDICT_WITHIN) /* the threshold this call used, by number */
-        table_addf(tb, "within %g%%", min_diff * 100);
-    else
-        table_add(tb, verdict_name(v));
+    table_addf(tb, "%s / %s", fmt_pct(s3, sizeof s3, noise_pct(b)),
+               fmt_pct(s4, sizeof s4, noise_pct(n)));
+    table_add(tb, verdict_words(v, min_diff).s);
 }
 
 /* Each file's configs by key: the first row of each is the one compared,
@@ -458,8 +467,9 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
            c->paths[1], dev1);
     printf("# verdict: slower/faster only when the ratio's interval (the widest the two "
-           "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%; within "
-           "%g%% when the whole interval lies inside that band\n"
+           "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%; the "
+           "same within %g%% when the whole interval lies inside that band; not yet "
+           "separated when it reaches past the band's edge\n"
            "# noise %% b/n: half of each run's band, in %% of its median\n\n",
            c->min_diff * 100, c->min_diff * 100);
     if (cmp->new_cap_lower)
@@ -467,10 +477,12 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
                "not counted as a regression\n\n", cmp->cap[1],
                cmp->cap[0] ? "higher" : "none");
     table_write_md(&cmp->tb, stdout);
-    printf("\ncompare: %d %s in both: %d slower, %d faster, %d within %g%%, %d "
-           "indistinguishable at this noise", cmp->both, plural(cmp->both, "config", "configs"),
-           counts[VERDICT_SLOWER], counts[VERDICT_FASTER], counts[VERDICT_WITHIN],
-           c->min_diff * 100, counts[VERDICT_SAME]);
+    printf("\ncompare: %d %s in both: %d %s, %d %s, %d %s, %d %s at this noise", cmp->both,
+           plural(cmp->both, "config", "configs"), counts[VERDICT_SLOWER],
+           verdict_words(VERDICT_SLOWER, c->min_diff).s, counts[VERDICT_FASTER],
+           verdict_words(VERDICT_FASTER, c->min_diff).s, counts[VERDICT_WITHIN],
+           verdict_words(VERDICT_WITHIN, c->min_diff).s, counts[VERDICT_NOT_SEPARATED],
+           verdict_words(VERDICT_NOT_SEPARATED, c->min_diff).s);
     if (counts[VERDICT_FAILED])
         printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);
     if (counts[VERDICT_FIXED])

@@ -1,9 +1,11 @@
 /* accubench compare BASE.csv NEW.csv: the step time of every config present
- * in both runs, with a noise-aware verdict (faster, slower, same). */
+ * in both runs, with a noise-aware verdict (faster, slower, the same within
+ * the threshold, not yet separated). */
 #ifndef ACCUBENCH_COMPARE_H
 #define ACCUBENCH_COMPARE_H
 
 #include "csv_read.h"
+#include "paired.h"
 
 /* argv[0] is "compare". Prints the table on stdout. Returns 0 when nothing
  * got slower, 1 when a config got slower (or stopped running), 2 on bad
@@ -11,7 +13,8 @@
 int compare_main(int argc, char **argv);
 
 typedef enum verdict {
-    VERDICT_SAME = 0, /* not separated at this noise: the interval reaches past the threshold */
+    VERDICT_NOT_SEPARATED = 0, /* the interval reaches past the threshold's edge: no
+                                  verdict at this noise */
     VERDICT_FASTER,
     VERDICT_SLOWER,
     VERDICT_WITHIN,  /* the whole interval lies within the threshold: a change, if any,
@@ -25,8 +28,10 @@ typedef enum verdict {
 
 /* The verdict for one config measured in both runs; min_diff is the
  * relative difference (0.01 = 1%) below which no change is claimed:
- * within it where the interval says so, else the same at this noise. */
+ * within it where the interval says so, else not separated at this noise. */
 verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff);
-const char *verdict_name(verdict v);
+/* The verdict in words: a ratio's verdict as the rule words it at
+ * min_diff (paired.h), "failed", "now runs", ... otherwise. */
+paired_words verdict_words(verdict v, double min_diff);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "split_text.h"
+#include "table.h"
 
 /* Custom model names too long for the model column, in the order they were
  * first shown: the column says "gpt#1" and a legend line above that row
@@ -77,30 +78,23 @@ static void split_cell(const result_row *r, char *out, size_t len)
                    (long long)r->last_micro_batch, (long long)r->arm);
 }
 
-/* A number in at most `width` characters: the most decimals (up to 3)
- * that fit. */
-static void fit_number(double v, int width, char *out, size_t len)
-{
-    for (int dec = 3; dec >= 0; dec--) {
-        snprintf(out, len, "%.*f", dec, v);
-        if ((int)strlen(out) <= width)
-            return;
-    }
-}
-
+/* Four significant digits, trailing zeros kept ("0.1839", "62.24",
+ * "0.08200"): as the run's summary and the report print the same step
+ * time, so that one figure never reads two ways on one screen; seven
+ * characters up to 10^7 ms. */
 static void step_cell(const result_row *r, char *out, size_t len)
 {
-    fit_number(r->step_ms_median, 7, out, len);
+    fmt_sig(out, len, r->step_ms_median, 4);
 }
 
 /* "0.7%", and whole from 100% ("250%"): five characters. */
 static void noise_cell(const result_row *r, char *out, size_t len)
 {
-    double v = r->step_noise_pct;
-    if (isnan(v))
+    char pct[32];
+    if (isnan(r->step_noise_pct))
         snprintf(out, len, "%s", "");
     else
-        snprintf(out, len, "%.*f%%", v < 99.95 ? 1 : 0, v);
+        snprintf(out, len, "%s%%", fmt_pct(pct, sizeof pct, r->step_noise_pct));
 }
 
 /* Tokens per second where the model reads tokens (the GPT), samples per

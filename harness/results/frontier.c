@@ -207,7 +207,7 @@ void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_i
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b)
 {
     paired_verdict v = row_verdict(&rows[b->row], &rows[a->row]);
-    return v == PAIRED_UNKNOWN ? -1 : !paired_indistinguishable(v);
+    return v == PAIRED_UNKNOWN ? -1 : !paired_not_separated(v);
 }
 
 int frontier_tied(const frontier_set *s, const csv_row *rows, int *tied, int *least)
@@ -225,6 +225,12 @@ int frontier_tied(const frontier_set *s, const csv_row *rows, int *tied, int *le
             *least = (int)i;
     }
     return n;
+}
+
+paired_words frontier_tie_words(const frontier_set *s, const csv_row *rows, int i)
+{
+    paired_verdict v = row_verdict(&rows[s->items[s->best].row], &rows[s->items[i].row]);
+    return paired_verdict_words(v, PAIRED_THRESHOLD);
 }
 
 const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "csv_read.h"
+#include "paired.h"
 
 /* Why an item is or is not a candidate, in the order they are tested. */
 typedef enum frontier_verdict {
@@ -76,17 +77,24 @@ void frontier_free(frontier_set *s);
 void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
                     char *out, size_t len);
 
-/* Whether item a's step time is told apart from b's by the comparison rule
- * (row_compare.h: paired where they were timed in the same rounds): 1
- * faster or slower, 0 indistinguishable, -1 when either has no interval. */
+/* Whether item a's step time is separated from b's by the comparison
+ * rule (row_compare.h: paired where they were timed in the same rounds): 1
+ * faster or slower, 0 not separated (the same within the threshold, or
+ * undecided), -1 when either has no interval. */
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b);
 
 /* The candidates within the cap after the recommended one that the rule
- * cannot tell from it (frontier_differ not 1), in rank order: their count,
- * their indexes into tied[] (room for s->n); *least the index of the one
- * of them, the recommended included, that needs the least memory (the
- * tie-break a person would want). Needs s->best >= 0. */
+ * does not separate from it (frontier_differ not 1), in rank order: their
+ * count, their indexes into tied[] (room for s->n); *least the index of
+ * the one of them, the recommended included, that needs the least memory
+ * (the tie-break a person would want). Needs s->best >= 0. */
 int frontier_tied(const frontier_set *s, const csv_row *rows, int *tied, int *least);
+
+/* What the rule makes of item i against the recommended one, in its
+ * words: "the same within 2%", "not yet separated", "no interval"; each
+ * tie is named with them, so that one the rule resolved as the same never
+ * reads as one it could not decide. */
+paired_words frontier_tie_words(const frontier_set *s, const csv_row *rows, int i);
 
 /* The verdict in words: "fits", "over the cap", "status oom", ... */
 const char *frontier_verdict_text(const csv_row *rows, const frontier_item *it, char *out,

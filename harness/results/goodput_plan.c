@@ -7,23 +7,6 @@
 
 #include "goodput_table.h"
 
-/* A figure, its unit and its interval, the three to the decimals that
- * give the figure sig significant digits ("11.5 s [4.6..17.0]", not
- * "11.5 s [4.6..17]", nor "0.00107 [9.49e-04..0.00146]"); a time under a
- * second in ms. */
-static const char *with_interval(char *out, size_t len, double v, double lo, double hi, int sig,
-                                 const char *unit)
-{
-    if (!strcmp(unit, "s") && v < 1) {
-        v *= 1000, lo *= 1000, hi *= 1000;
-        unit = "ms";
-    }
-    int d = v > 0 ? sig - 1 - (int)floor(log10(v)) : 0;
-    d = d < 0 ? 0 : d > 9 ? 9 : d;
-    snprintf(out, len, "%.*f %s [%.*f..%.*f]", d, v, unit, d, lo, d, hi);
-    return out;
-}
-
 static void print_series(FILE *out, const goodput_series *s)
 {
     char name[600];
@@ -57,10 +40,11 @@ static void print_series(FILE *out, const goodput_series *s)
         if (p->fast)
             fprintf(out, "; fastest within the cap %lldx%lld %s: %s to target%s",
                     (long long)p->fast->micro_batch, (long long)p->fast->accum_steps,
-                    with_interval(ms, sizeof ms, p->fast->step_ms_median,
-                                  p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, 4, "ms"),
-                    with_interval(s_text, sizeof s_text, p->time_s, p->time_lo, p->time_hi, 3,
-                                  "s"), cover);
+                    goodput_figure_text(ms, sizeof ms, p->fast->step_ms_median,
+                                        p->fast->step_ms_ci_lo, p->fast->step_ms_ci_hi, 4, "ms"),
+                    goodput_figure_text(s_text, sizeof s_text, p->time_s, p->time_lo,
+                                        p->time_hi, 3, "s"),
+                    cover);
         else
             fprintf(out, "; %s", goodput_untimed_why(p) + strlen("has "));
         if (!isnan(p->pred_steps))
@@ -160,7 +144,8 @@ static int print_rank(FILE *out, const goodput_series *s)
         fprintf(out, "  %zu. E=%lld as %lldx%lld: %.1f steps x %.4g ms = %s%s; %s\n", i + 1,
                 p->e, (long long)p->fast->micro_batch, (long long)p->fast->accum_steps, p->steps,
                 p->fast->step_ms_median,
-                with_interval(s_text, sizeof s_text, p->time_s, p->time_lo, p->time_hi, 3, "s"),
+                goodput_figure_text(s_text, sizeof s_text, p->time_s, p->time_lo, p->time_hi, 3,
+                                    "s"),
                 cover, i ? vs : least);
     }
     for (size_t j = 0; j < s->n; j++)

@@ -352,6 +352,26 @@ static paired_ratio vs_best(const goodput_series *s, const goodput_point *p)
                               p->time_hi);
 }
 
+const char *goodput_figure_text(char *out, size_t len, double v, double lo, double hi, int sig,
+                                const char *unit)
+{
+    if (isnan(v)) {
+        snprintf(out, len, "-");
+        return out;
+    }
+    if (!strcmp(unit, "s") && v < 1) {
+        v *= 1000, lo *= 1000, hi *= 1000;
+        unit = "ms";
+    }
+    int d = v > 0 ? sig - 1 - (int)floor(log10(v)) : 0;
+    d = d < 0 ? 0 : d > 9 ? 9 : d;
+    if (isnan(lo) || isnan(hi))
+        snprintf(out, len, "%.*f %s", d, v, unit);
+    else
+        snprintf(out, len, "%.*f %s [%.*f..%.*f]", d, v, unit, d, lo, d, hi);
+    return out;
+}
+
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len)
 {
     const goodput_point *best = s->best >= 0 ? &s->p[s->best] : NULL, *p = NULL;
@@ -370,9 +390,14 @@ void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t
     paired_ratio r = vs_best(s, p);
     char ratio[128];
     ratio_text(ratio, sizeof ratio, r.ratio, r.lo, r.hi);
-    if (!isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD)))
-        snprintf(out, len, "E = %lld takes %s as long, not separated from the least by the "
-                 "rule (threshold %.0f%%)", e, ratio, 100 * PAIRED_THRESHOLD);
+    paired_verdict v = paired_judge(&r, PAIRED_THRESHOLD);
+    if (v == PAIRED_UNDECIDED)
+        snprintf(out, len, "E = %lld takes %s as long, %s by the rule (threshold %g%%)", e,
+                 ratio, paired_verdict_against(v, PAIRED_THRESHOLD, "the least").s,
+                 100 * PAIRED_THRESHOLD);
+    else if (v == PAIRED_EQUAL) /* its words name the threshold */
+        snprintf(out, len, "E = %lld takes %s as long, %s by the rule", e, ratio,
+                 paired_verdict_against(v, PAIRED_THRESHOLD, "the least").s);
     else
         snprintf(out, len, "E = %lld takes %s as long", e, ratio);
 }
@@ -384,7 +409,7 @@ int goodput_tied_count(const goodput_series *s)
         paired_ratio r = (int)j != s->best && s->p[j].time_s > 0
                              ? vs_best(s, &s->p[j])
                              : (paired_ratio){.lo = NAN};
-        tied += !isnan(r.lo) && paired_indistinguishable(paired_judge(&r, PAIRED_THRESHOLD));
+        tied += !isnan(r.lo) && paired_not_separated(paired_judge(&r, PAIRED_THRESHOLD));
     }
     return tied;
 }

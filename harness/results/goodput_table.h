@@ -87,10 +87,20 @@ const char *goodput_untimed_why(const goodput_point *p);
  * (out "") where some point has one. */
 int goodput_none_timed_text(const goodput_series *s, size_t n, char *out, size_t len);
 
+/* A figure, its unit and its interval, the three to the decimals that
+ * give the figure sig significant digits ("11.5 s [4.6..17.0]", not
+ * "11.5 s [4.6..17]", nor "0.00107 [9.49e-04..0.00146]"); a time under a
+ * second in ms ("1.07 ms [0.949..1.46]"); the figure alone ("1.07 ms")
+ * where lo or hi is NAN; "-" where v is NAN. Returns out: plan and the
+ * report print times to target through it alike. */
+const char *goodput_figure_text(char *out, size_t len, double v, double lo, double hi, int sig,
+                                const char *unit);
+
 /* A point's time to target beside the best's: b over best with the widest
  * interval their step times allow (paired.h's ratio_of_intervals), and
- * where that interval does not clear the comparisons' threshold, that the
- * rule does not separate it from the least. */
+ * where that interval does not clear the comparisons' threshold, what the
+ * rule makes of it: the same as the least within it, or not yet separated
+ * from the least. */
 void goodput_slower_text(const goodput_series *s, long long e, char *out, size_t len);
 
 /* How many other timed E the rule does not separate from the least: the

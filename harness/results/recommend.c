@@ -127,8 +127,9 @@ static int ranking(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 }
 
 /* The pick stated by the rule: it clears the next candidate, or it ties
- * with the candidates it cannot be told from (named, the one needing the
- * least memory first: the tie-break a person would want). */
+ * with the candidates the rule does not separate from it (named, each with
+ * what the rule makes of it, the one needing the least memory said: the
+ * tie-break a person would want). */
 static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
 {
     const frontier_item *best = &s->items[s->best];
@@ -143,8 +144,9 @@ static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
     for (int j = 0; j < tied; j++) {
         label(s, rows, &s->items[tied_i[j]], name);
         if (used < sizeof tied_names)
-            used += (size_t)snprintf(tied_names + used, sizeof tied_names - used, "%s%s",
-                                     used ? ", " : "", name);
+            used += (size_t)snprintf(tied_names + used, sizeof tied_names - used, "%s%s (%s)",
+                                     used ? ", " : "", name,
+                                     frontier_tie_words(s, rows, tied_i[j]).s);
     }
     free(tied_i);
     label(s, rows, best, name);
@@ -159,8 +161,7 @@ static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
         fprintf(out, "pick: %s; it clears the next, %s: %s\n", name, next_name, ratio);
         return;
     }
-    fprintf(out, "pick: %s, tied with %d indistinguishable by the rule (%s)", name, tied,
-            tied_names);
+    fprintf(out, "pick: %s, not separated by the rule from %d: %s", name, tied, tied_names);
     if (least_i != s->best) {
         const frontier_item *least = &s->items[least_i];
         label(s, rows, least, name);
@@ -170,8 +171,8 @@ static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
 }
 
 /* Each configuration ranked before the pick that was left out, and why;
- * beside the pick, whether the rule tells it faster or not (a faster
- * median alone is not faster). */
+ * beside the pick, what the rule makes of it (a faster median alone is
+ * not faster). */
 static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 {
     size_t end = s->best < 0 ? s->n : (size_t)s->best;

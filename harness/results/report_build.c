@@ -257,15 +257,17 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
             /* A lower median is faster only where the rule says so. */
             char ratio[300];
             row_ratio_text(fit, fast, ratio, sizeof ratio);
-            char other[400];
-            if (row_verdict(fit, fast) == PAIRED_FASTER)
+            char other[600];
+            paired_verdict v = row_verdict(fit, fast);
+            if (v == PAIRED_FASTER)
                 snprintf(other, sizeof other, "%s would take %s ms but needs %s: %s",
                          rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
                          rp_bytes(fast->mem_need_bytes).s, ratio);
             else
-                snprintf(other, sizeof other, "%s (%s ms, needs %s) is not told apart from it "
-                         "by the rule: %s", rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
-                         rp_bytes(fast->mem_need_bytes).s, ratio);
+                snprintf(other, sizeof other, "%s (%s ms, needs %s) is by the rule %s: %s",
+                         rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
+                         rp_bytes(fast->mem_need_bytes).s,
+                         paired_verdict_against(v, PAIRED_THRESHOLD, "it").s, ratio);
             doc_bullet(d, "Under the %s cap, model %s at effective batch %lld runs fastest as %s "
                           "(%s ms, needs %s); %s.",
                        rp_bytes(in->mem_cap).s, model, (long long)fast->effective_batch,

@@ -100,13 +100,15 @@ static void sync_set_finding(const report_input *in, size_t i, const size_t *nex
                      rp_num(o->comm_exposed_ms, 3).s);
         row_ratio_text(base, o, ratio, sizeof ratio);
         paired_verdict v = row_verdict(base, o);
+        char base_sync[80];
+        snprintf(base_sync, sizeof base_sync, "%s sync", base->sync);
         if (v == PAIRED_FASTER || v == PAIRED_SLOWER)
             snprintf(verdict, sizeof verdict, "it %s %s ms (%s%%) a step: %s",
                      v == PAIRED_FASTER ? "saves" : "costs", rp_num(fabs(saved), 3).s,
                      rp_num(100 * fabs(saved) / base->step_ms_median, 2).s, ratio);
-        else
-            snprintf(verdict, sizeof verdict, "not told apart from %s sync: %s", base->sync,
-                     ratio);
+        else /* the same within 2%, or not yet separated: the rule's words */
+            snprintf(verdict, sizeof verdict, "%s: %s",
+                     paired_verdict_against(v, PAIRED_THRESHOLD, base_sync).s, ratio);
         used += (size_t)snprintf(text + used, sizeof text - used,
                                  "; %s sync (%s%s) takes %s ms: %s", o->sync,
                                  collectives(o).s, exposed, rp_num(o->step_ms_median, 4).s,

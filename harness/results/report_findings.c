@@ -72,18 +72,23 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
         ratio_text(ratio, sizeof ratio, pr.ratio, pr.lo, pr.hi);
     else
         ratio_text(ratio, sizeof ratio, pr.ratio, NAN, NAN);
+    /* The fastest and slowest by their medians: where the rule does not
+     * separate them, say which way it leaves them (the same within the
+     * threshold, or not yet separated), as the ratio's line does. */
+    paired_verdict v = row_verdict(fast, slow);
+    char rule[200] = "";
+    if (paired_not_separated(v))
+        snprintf(rule, sizeof rule, "; by the paired rule the two are %s",
+                 paired_verdict_words(v, PAIRED_THRESHOLD).s);
+    else if (fast->accum_steps > 1 && g->k1)
+        snprintf(rule, sizeof rule, " (accumulating beats the single pass here)");
     doc_bullet(d,
                "At effective batch %lld, model %s (%s): the fastest split is %s at %s ms per "
                "step and the slowest is %s at %s ms, %s as long for the same arithmetic%s.",
                (long long)fast->effective_batch, fast->model, rp_series(fast).s,
                rp_split(fast).s,
                rp_num(fast->step_ms_median, 4).s, rp_split(slow).s,
-               rp_num(slow->step_ms_median, 4).s, ratio,
-               paired_indistinguishable(row_verdict(fast, slow))
-                   ? "; indistinguishable by the paired rule (the 2% threshold)"
-               : fast->accum_steps > 1 && g->k1
-                   ? " (accumulating beats the single pass here)"
-                   : "");
+               rp_num(slow->step_ms_median, 4).s, ratio, rule);
     if (!g->k1)
         for (size_t j = 0; j < g->n; j++) {
             const csv_row *r = &in->rows[g->idx[j]];

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "frontier.h"
+#include "row_compare.h"
 #include "report_parts.h"
 
 /* The sets the section shows, at most this many (a file of 10^6 rows
@@ -89,7 +90,8 @@ static void set_findings(const report_input *in, const frontier_set *s, doc *d)
     const frontier_item *b = &s->items[s->best];
     frontier_label(s, in->rows, b, name, sizeof name);
     /* The pick as plan --recommend states it: with the candidates the
-     * rule cannot tell from it, and the one of them needing least memory. */
+     * rule does not separate from it, each with what the rule makes of
+     * it, and the one of them needing least memory. */
     char ties[1200] = "";
     int *tied = malloc(s->n * sizeof *tied), least = s->best;
     int n_tied = tied ? frontier_tied(s, in->rows, tied, &least) : 0;
@@ -97,10 +99,11 @@ static void set_findings(const report_input *in, const frontier_set *s, doc *d)
     for (int j = 0; j < n_tied && used < sizeof ties; j++) {
         char other[256];
         frontier_label(s, in->rows, &s->items[tied[j]], other, sizeof other);
-        used += (size_t)snprintf(ties + used, sizeof ties - used, "%s%s (%s ms, %s)",
-                                 j ? ", " : "; tied by the rule with ", other,
+        used += (size_t)snprintf(ties + used, sizeof ties - used, "%s%s (%s ms, %s; %s)",
+                                 j ? ", " : "; not separated by the rule from ", other,
                                  rp_num(s->items[tied[j]].step_ms, 4).s,
-                                 rp_bytes(s->items[tied[j]].mem).s);
+                                 rp_bytes(s->items[tied[j]].mem).s,
+                                 frontier_tie_words(s, in->rows, tied[j]).s);
     }
     free(tied);
     if (least != s->best && used < sizeof ties) {
@@ -110,18 +113,21 @@ static void set_findings(const report_input *in, const frontier_set *s, doc *d)
     }
     doc_bullet(d, "Recommended under the cap: %s, %s ms a step, %s per device%s.", name,
                rp_num(b->step_ms, 4).s, rp_bytes(b->mem).s, ties);
-    /* Faster by its median is not faster: only where the rule tells it
-     * from the pick. */
+    /* Faster by its median is not faster: only where the rule says so;
+     * otherwise what the rule makes of it, in its words. */
     for (int i = 0; i < s->best; i++) {
         const frontier_item *it = &s->items[i];
         if (it->verdict != FR_OVER_CAP)
             continue;
         frontier_label(s, in->rows, it, name, sizeof name);
-        doc_bullet(d, "%s: %s, %s ms: %s.",
-                   frontier_differ(in->rows, it, b) == 1
-                       ? "Faster but left out"
-                       : "Left out, and not told apart from the recommended by the rule",
-                   name, rp_num(it->step_ms, 4).s,
+        paired_verdict v = row_verdict(&in->rows[b->row], &in->rows[it->row]);
+        char lead[200];
+        if (v == PAIRED_FASTER)
+            snprintf(lead, sizeof lead, "Faster but left out");
+        else
+            snprintf(lead, sizeof lead, "Left out, and by the rule %s",
+                     paired_verdict_against(v, PAIRED_THRESHOLD, "the recommended").s);
+        doc_bullet(d, "%s: %s, %s ms: %s.", lead, name, rp_num(it->step_ms, 4).s,
                    frontier_verdict_text(in->rows, it, why, sizeof why));
     }
 }
@@ -135,9 +141,10 @@ void report_frontier(const report_input *in, doc *d)
     else
         doc_para(d, "Cap: %s (%lld bytes) per device, from %s. Memory per device is the "
                     "measured peak (mem_peak_bytes) where a row has one, else the exact need "
-                    "(mem_need_bytes); two configurations whose intervals overlap are "
-                    "indistinguishable.", rp_bytes(in->mem_cap).s, (long long)in->mem_cap,
-                 in->mem_cap_from);
+                    "(mem_need_bytes); one configuration is faster or slower than another "
+                    "only where the ratio's interval clears the %g%% threshold.",
+                 rp_bytes(in->mem_cap).s, (long long)in->mem_cap, in->mem_cap_from,
+                 100 * PAIRED_THRESHOLD);
     set_key keys[FRONTIER_SETS];
     size_t more;
     const char *own = csv_meta_get(in->t, "backend");

@@ -42,18 +42,22 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
                    rp_num(p->fast->step_ms_ci_lo, 4).s, rp_num(p->fast->step_ms_ci_hi, 4).s);
     else
         table_add(tb, "-");
-    char cover[120];
+    /* times with their unit, as plan prints them: a time under a second in
+     * ms, never "9.49e-04" beside "0.00146" */
+    char cover[120], time[100];
     goodput_cover_text(p, cover, sizeof cover);
     if (p->time_s > 0)
-        table_addf(tb, "%s [%s..%s]%s", rp_num(p->time_s, 3).s, rp_num(p->time_lo, 3).s,
-                   rp_num(p->time_hi, 3).s, cover);
+        table_addf(tb, "%s%s",
+                   goodput_figure_text(time, sizeof time, p->time_s, p->time_lo, p->time_hi, 3,
+                                       "s"),
+                   cover);
     else
         table_add(tb, "-");
     if (isnan(p->pred_steps))
         table_add(tb, "-");
     else
         table_addf(tb, "%s +- %s", rp_num(p->pred_steps, 3).s, rp_num(p->pred_steps_se, 2).s);
-    table_add(tb, rp_num(p->pred_time_s, 3).s);
+    table_add(tb, goodput_figure_text(time, sizeof time, p->pred_time_s, NAN, NAN, 3, "s"));
 }
 
 /* The fit in words: its numbers, or plainly that the relation does not fit. */
@@ -109,11 +113,12 @@ static void splits_of_one(const report_input *in, const goodput_series *s, doc *
             strcmp(r->mode, s->key->mode) || strcmp(r->dtype, s->key->dtype) ||
             strcmp(r->reduction, s->key->reduction))
             continue;
-        doc_bullet(d, "E = %lld as %s: %s steps x %s ms = %s s to target [%s..%s]", p->e,
-                   rp_split(r).s, rp_num(p->steps, 3).s, rp_num(r->step_ms_median, 4).s,
-                   rp_num(p->steps * r->step_ms_median / 1000, 3).s,
-                   rp_num(p->steps * r->step_ms_ci_lo / 1000, 3).s,
-                   rp_num(p->steps * r->step_ms_ci_hi / 1000, 3).s);
+        char time[100];
+        doc_bullet(d, "E = %lld as %s: %s steps x %s ms = %s to target", p->e, rp_split(r).s,
+                   rp_num(p->steps, 3).s, rp_num(r->step_ms_median, 4).s,
+                   goodput_figure_text(time, sizeof time, p->steps * r->step_ms_median / 1000,
+                                       p->steps * r->step_ms_ci_lo / 1000,
+                                       p->steps * r->step_ms_ci_hi / 1000, 3, "s"));
     }
 }
 
@@ -138,8 +143,8 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
                              : "the highest final loss among the E, so that every E reaches it");
     static const char *const head[] = {
         "E", "lr", "final loss", "steps to target", "examples to target", "residual %",
-        "fastest within the cap", "step ms [95%]", "time to target s", "predicted steps",
-        "predicted s", NULL};
+        "fastest within the cap", "step ms [95%]", "time to target", "predicted steps",
+        "predicted time", NULL};
     table *tb = doc_table(d, "rrrrrrlrrrr", head);
     if (!tb)
         return;
@@ -153,14 +158,16 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     if (s->n == 1)
         splits_of_one(in, s, d);
     if (s->best >= 0 && s->n > 1) {
-        char up[300], down[300];
+        char up[300], down[300], time[100];
         long long e = s->p[s->best].e;
         goodput_slower_text(s, 2 * e, up, sizeof up);
         goodput_slower_text(s, e / 2, down, sizeof down);
-        doc_bullet(d, "Least time to target: E = %lld as %s, %s s. Beside it %s; %s (the ratio "
+        doc_bullet(d, "Least time to target: E = %lld as %s, %s. Beside it %s; %s (the ratio "
                    "of the times, its interval the widest the step times' intervals allow).",
-                   e, rp_split(s->p[s->best].fast).s, rp_num(s->p[s->best].time_s, 3).s, up,
-                   down);
+                   e, rp_split(s->p[s->best].fast).s,
+                   goodput_figure_text(time, sizeof time, s->p[s->best].time_s, NAN, NAN, 3,
+                                       "s"),
+                   up, down);
     }
 }
 

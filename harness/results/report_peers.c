@@ -44,22 +44,36 @@ static const csv_row *at_split(const report_input *in, const report_group *p,
     return NULL;
 }
 
-/* What the file says about each peer: PEER_version, PEER_library, ... */
+/* What the file says about each peer: PEER_version, PEER_library, ...; a
+ * peer the file says nothing about gets a line that says so, not a table
+ * of headers alone. */
 static void peer_environment(const report_input *in, doc *d)
 {
+    static const char *const keys[] = {"version", "library", "device", "dtype", "modes",
+                                       "optimizer", "timing", "peak_gemm_tflops",
+                                       "unmeasured", "ddp", "sync", "ddp_timing",
+                                       "ddp_checks", "command"};
+    static const char *const head[] = {"peer", "value", NULL};
+    size_t nkeys = sizeof keys / sizeof *keys;
     char words[512];
     snprintf(words, sizeof words, "%s", rp_meta(in->t, PEERS_META_KEY, ""));
     for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-        static const char *const keys[] = {"version", "library", "device", "dtype", "modes",
-                                           "optimizer", "timing", "peak_gemm_tflops",
-                                           "unmeasured", "ddp", "sync", "ddp_timing",
-                                           "ddp_checks", "command"};
-        static const char *const head[] = {"peer", "value", NULL};
+        char key[128];
+        size_t known = 0;
+        for (size_t k = 0; k < nkeys; k++) {
+            snprintf(key, sizeof key, "%s_%s", w, keys[k]);
+            known += csv_meta_get(in->t, key) != NULL;
+        }
+        if (!known) {
+            doc_para(d, "The CSV records nothing about %s (no %s_version line, nor any other "
+                        "of its own): its version, library and device are not known here.",
+                     w, w);
+            continue;
+        }
         table *tb = doc_table(d, "ll", head);
         if (!tb)
             return;
-        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
-            char key[128];
+        for (size_t k = 0; k < nkeys; k++) {
             snprintf(key, sizeof key, "%s_%s", w, keys[k]);
             const char *v = csv_meta_get(in->t, key);
             if (!v)

@@ -81,19 +81,11 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
     }
 }
 
-/* A verdict against A as a sentence reads it: "slower than A",
- * "indistinguishable from A (not separated)". */
-static rp_text against_a(paired_verdict v)
+/* A verdict against A as a sentence reads it: "slower than A", "the same
+ * as A within 2%", "not yet separated from A". */
+static paired_words against_a(paired_verdict v)
 {
-    rp_text t;
-    if (v == PAIRED_FASTER || v == PAIRED_SLOWER)
-        snprintf(t.s, sizeof t.s, "%s than A", paired_verdict_name(v));
-    else if (v == PAIRED_EQUAL || v == PAIRED_UNDECIDED)
-        snprintf(t.s, sizeof t.s, "indistinguishable from A%s",
-                 paired_verdict_name(v) + strlen("indistinguishable"));
-    else
-        snprintf(t.s, sizeof t.s, "not told from A (%s)", paired_verdict_name(v));
-    return t;
+    return paired_verdict_against(v, PAIRED_THRESHOLD, "A");
 }
 
 /* "B (16x4) takes 1.84x [1.65..1.92] A's step time: slower (paired over
@@ -120,12 +112,14 @@ static void ratio_bullet(const csv_row *const r[3], doc *d)
     paired_verdict bc = row_verdict(r[1], r[2]);
     if (v[1] == PAIRED_SLOWER && v[2] == PAIRED_SLOWER)
         doc_bullet(d, "Verdict: A (%s) is the fastest; C against B: %s. The arithmetic per step "
-                      "is the same (%s FLOPs).", rp_split(r[0]).s, paired_verdict_name(bc),
+                      "is the same (%s FLOPs).", rp_split(r[0]).s,
+                   paired_verdict_words(bc, PAIRED_THRESHOLD).s,
                    rp_num(r[0]->flops_per_step, 3).s);
     else
         doc_bullet(d, "Verdict: B is %s and C is %s; C against B: %s. The arithmetic per "
                       "step is the same (%s FLOPs).", against_a(v[1]).s, against_a(v[2]).s,
-                   paired_verdict_name(bc), rp_num(r[0]->flops_per_step, 3).s);
+                   paired_verdict_words(bc, PAIRED_THRESHOLD).s,
+                   rp_num(r[0]->flops_per_step, 3).s);
 }
 
 /* The costliest GEMM shape of a row's counting pass: gemm_shapes up to
@@ -232,8 +226,14 @@ static void why_bullets(const report_input *in, const csv_row *const r[3], doc *
                 ? ", and they reach more of the peak"
             : v == PAIRED_SLOWER || v == PAIRED_FASTER
                 ? "; the peaks probed beside C and A differ, so its MFU is not its step time's"
-                : "; C's step time is not told from A's by the rule, and so neither is its "
-                  "MFU";
+                : NULL;
+        char not_separated[240];
+        if (!reach) {
+            snprintf(not_separated, sizeof not_separated, "; by the rule C's step time is %s, "
+                     "and its MFU tells no more than its step time does",
+                     paired_verdict_against(v, PAIRED_THRESHOLD, "A's").s);
+            reach = not_separated;
+        }
         doc_bullet(d, "MFU (against the peak probed beside each config): %s%% for A, %s%% for B, "
                       "%s%% for C. The same FLOPs run as K GEMMs K times smaller in the "
                       "micro-batch dimension%s.",

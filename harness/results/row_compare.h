@@ -21,7 +21,7 @@ paired_ratio row_ratio(const csv_row *a, const csv_row *b);
 paired_verdict row_verdict(const csv_row *a, const csv_row *b);
 
 /* "1.84x [1.65..1.92], slower (paired over 5 rounds)" or "... from the
- * intervals" / "indistinguishable ...; about 40 rounds would likely
+ * intervals" / "not yet separated ...; about 40 rounds would likely
  * separate them": the ratio and what the rule makes of it, into out. */
 void row_ratio_text(const csv_row *a, const csv_row *b, char *out, size_t len);
 

@@ -172,6 +172,15 @@ const char *fmt_sig(char *buf, size_t len, double v, int sig)
     return buf;
 }
 
+const char *fmt_pct(char *buf, size_t len, double pct)
+{
+    if (isnan(pct))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f", pct < 99.95 ? 1 : 0, pct);
+    return buf;
+}
+
 void html_escape(FILE *f, const char *s)
 {
     for (;;) {

@@ -33,6 +33,11 @@ void table_write_html(const table *t, FILE *f);
  * 1e-3 and 1e12), "-" when v is NAN (not measured). Returns buf. */
 const char *fmt_sig(char *buf, size_t len, double v, int sig);
 
+/* A noise percentage as every table prints it: one decimal ("0.7",
+ * "6.9"), whole from 100 ("250"), "-" when NAN; the same decimals beside
+ * each other, never "6.9 / 0.056". Returns buf. */
+const char *fmt_pct(char *buf, size_t len, double pct);
+
 /* Writes s with &, <, >, " escaped. */
 void html_escape(FILE *f, const char *s);
 

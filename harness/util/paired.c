@@ -154,15 +154,40 @@ size_t paired_rounds_to_separate(const paired_ratio *p, double threshold)
     return need > (double)p->rounds ? (size_t)need : p->rounds + 1;
 }
 
-const char *paired_verdict_name(paired_verdict v)
+paired_words paired_verdict_words(paired_verdict v, double threshold)
 {
+    paired_words w;
     switch (v) {
-    case PAIRED_FASTER: return "faster";
-    case PAIRED_SLOWER: return "slower";
-    case PAIRED_EQUAL: return "indistinguishable (within the threshold)";
-    case PAIRED_UNDECIDED: return "indistinguishable (not separated)";
-    default: return "no interval";
+    case PAIRED_FASTER: snprintf(w.s, sizeof w.s, "faster"); break;
+    case PAIRED_SLOWER: snprintf(w.s, sizeof w.s, "slower"); break;
+    case PAIRED_EQUAL: snprintf(w.s, sizeof w.s, "the same within %g%%", threshold * 100); break;
+    case PAIRED_UNDECIDED: snprintf(w.s, sizeof w.s, "not yet separated"); break;
+    default: snprintf(w.s, sizeof w.s, "no interval"); break;
     }
+    return w;
+}
+
+paired_words paired_verdict_against(paired_verdict v, double threshold, const char *other)
+{
+    paired_words w;
+    switch (v) {
+    case PAIRED_FASTER: snprintf(w.s, sizeof w.s, "faster than %s", other); break;
+    case PAIRED_SLOWER: snprintf(w.s, sizeof w.s, "slower than %s", other); break;
+    case PAIRED_EQUAL:
+        snprintf(w.s, sizeof w.s, "the same as %s within %g%%", other, threshold * 100);
+        break;
+    case PAIRED_UNDECIDED: snprintf(w.s, sizeof w.s, "not yet separated from %s", other); break;
+    default: snprintf(w.s, sizeof w.s, "not compared with %s (no interval)", other); break;
+    }
+    return w;
+}
+
+/* Whether the ratio itself lies inside the band: undecided then, more
+ * rounds would more likely make it the same within the threshold than
+ * separate it. */
+static int ratio_in_band(const paired_ratio *p, double threshold)
+{
+    return p->ratio >= 1 / (1 + threshold) && p->ratio <= 1 + threshold;
 }
 
 void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
@@ -181,22 +206,24 @@ void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
     char ratio[128];
     if (v == PAIRED_UNKNOWN) {
         ratio_text(ratio, sizeof ratio, p.ratio, NAN, NAN);
-        snprintf(out, len, "%s, no interval: not told apart", ratio);
+        snprintf(out, len, "%s, no interval: no verdict", ratio);
         return;
     }
     ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
-    int n = snprintf(out, len, "%s, %s (%s; threshold %.0f%%)", ratio,
-                     v == PAIRED_FASTER   ? "faster"
-                           : v == PAIRED_SLOWER ? "slower"
-                                                : "indistinguishable",
-                     how, PAIRED_THRESHOLD * 100);
+    /* the same within 2% names its threshold already */
+    int n = v == PAIRED_EQUAL
+                ? snprintf(out, len, "%s, %s (%s)", ratio,
+                           paired_verdict_words(v, PAIRED_THRESHOLD).s, how)
+                : snprintf(out, len, "%s, %s (%s; threshold %g%%)", ratio,
+                           paired_verdict_words(v, PAIRED_THRESHOLD).s, how,
+                           PAIRED_THRESHOLD * 100);
     size_t more = p.rounds ? paired_rounds_to_separate(&p, PAIRED_THRESHOLD) : 0;
     if (v == PAIRED_UNDECIDED && n > 0 && (size_t)n < len) {
-        if (more)
+        if (ratio_in_band(&p, PAIRED_THRESHOLD))
+            snprintf(out + n, len - (size_t)n, "; the ratio itself is within the threshold");
+        else if (more)
             snprintf(out + n, len - (size_t)n, "; about %zu rounds would likely separate them "
                      "at this spread", more);
-        else if (p.rounds)
-            snprintf(out + n, len - (size_t)n, "; the ratio itself is within the threshold");
     }
 }
 

@@ -67,8 +67,9 @@ size_t round_ms_parse(const char *text, double *out, size_t max);
 /* The rule: faster or slower only where the interval clears the threshold. */
 paired_verdict paired_judge(const paired_ratio *p, double threshold);
 
-/* Indistinguishable (equal or undecided), or not decided at all. */
-static inline int paired_indistinguishable(paired_verdict v)
+/* Neither faster nor slower, with an interval: the same within the
+ * threshold or undecided. A ranking treats both as a tie it cannot break. */
+static inline int paired_not_separated(paired_verdict v)
 {
     return v == PAIRED_EQUAL || v == PAIRED_UNDECIDED;
 }
@@ -79,8 +80,10 @@ static inline int paired_indistinguishable(paired_verdict v)
 size_t paired_rounds_to_separate(const paired_ratio *p, double threshold);
 
 /* "1.84x [1.65..1.92], slower (paired over 5 interleaved rounds; threshold
- * 2%)", or indistinguishable with about how many rounds would separate
- * them: the ratio and what the rule makes of it, into out. */
+ * 2%)"; "..., the same within 2% (...)"; "..., not yet separated (...);
+ * about 40 rounds would likely separate them at this spread" (or "the
+ * ratio itself is within the threshold"): the ratio and what the rule makes
+ * of it, into out. */
 void paired_ratio_text(const paired_ratio *p, char *out, size_t len);
 
 /* "; the medians' own ratio, 1.18x, lies outside it: ..." where `pooled`,
@@ -89,7 +92,23 @@ void paired_ratio_text(const paired_ratio *p, char *out, size_t len);
  * them); "" otherwise. */
 void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_t len);
 
-/* "faster", "slower", "indistinguishable (within 2%)", ... */
-const char *paired_verdict_name(paired_verdict v);
+/* A verdict in words. Every line that states a verdict takes its words
+ * from here, so that the two outcomes between faster and slower never read
+ * alike: the same within the threshold is a finding (the interval excludes
+ * any difference that large); not yet separated is the want of one (the
+ * interval reaches past the band's edge: more rounds may separate them,
+ * or show them the same). */
+typedef struct paired_words {
+    char s[160];
+} paired_words;
+
+/* "faster", "slower", "the same within 2%", "not yet separated", "no
+ * interval"; threshold as judged (compare's --min-diff). */
+paired_words paired_verdict_words(paired_verdict v, double threshold);
+
+/* The same against a named other, as a sentence reads it: "faster than
+ * A", "slower than A", "the same as A within 2%", "not yet separated from
+ * A", "not compared with A (no interval)". */
+paired_words paired_verdict_against(paired_verdict v, double threshold, const char *other);
 
 #endif

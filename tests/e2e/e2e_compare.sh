@@ -11,6 +11,13 @@ cp "$root/tests/fixtures/default.csv" base.csv
 "$ACCUBENCH" compare base.csv base.csv > out.txt 2> err.txt; rc=$?
 [ "$rc" = 0 ] || { cat out.txt err.txt; fail "a file against itself exited $rc"; }
 grep -q ' 0 slower' out.txt || fail "no summary line: $(tail -n 2 out.txt)"
+# the noise column, found by its header: both runs' figures to one decimal
+# (whole from 100%), never "6.9 / 0.056"
+awk -F'|' '/^\| model / { for (i = 1; i <= NF; i++) if ($i ~ /^ *noise % b\/n *$/) col = i; next }
+    col && /^\| [A-Za-z]/ { cell = $col; gsub(/^ +| +$/, "", cell); n++
+        if (cell !~ /^(-|[0-9]+\.[0-9]|[0-9][0-9][0-9]+) \/ (-|[0-9]+\.[0-9]|[0-9][0-9][0-9]+)$/) print "bad: " cell }
+    END { if (!n) print "no noise column" }' out.txt > noise_bad.txt
+[ -s noise_bad.txt ] && fail "the noise column: $(cat noise_bad.txt)"
 
 # The same run with model M at micro-batch 16 made 30% slower: step_ms_*
 # columns scaled, found by header name.

@@ -43,9 +43,13 @@ sed -n '/^## Against torch/,/^## [^A]/p' peers.md | awk -F'|' '/^\| micro x K/ {
     t && !/^\|/ { exit } t && /^\| [^:-]/ { v = $(NF - 1); gsub(/^ +| +$/, "", v); print v }' >peer.txt
 check '[ "$(wc -l <peer.txt)" -eq 4 ] && [ "$(grep -c "^1\.005x \[" peer.txt)" -eq 4 ]' \
     "the peer column: $(cat peer.txt)"
+# no torch_* lines in the file: a line says so, never a table of headers alone
+sed -n '/^## Against torch/,/^## [^A]/p' peers.md >against.txt
+check '! grep -q "^| peer " against.txt && grep -q "^The CSV records nothing about torch (no torch_version line" against.txt' \
+    "a peer without metadata: $(grep -A2 "peer \|records" against.txt)"
 
 # The same 0.5% with bands too narrow to hide it: not noise, but under the
-# 2% threshold, so "within 2%", and counted so
+# 2% threshold, so "the same within 2%", and counted so
 awk -F, -v OFS=, '/^#/ { print; next }
     !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; print; next }
     { m = $c["step_ms_median"]; $c["step_ms_ci_lo"] = m * 0.999; $c["step_ms_ci_hi"] = m * 1.001
@@ -56,9 +60,9 @@ awk -F, -v OFS=, '/^#/ { print; next }
     { for (i in s) if ($i != "") $i = $i * 1.005; print }' narrow.csv >narrow_new.csv
 "$ACCUBENCH" compare narrow.csv narrow_new.csv >out.txt 2>err.txt
 rc=$?
-check '[ $rc -eq 0 ] && [ "$(grep -c "| within 2% *|$" out.txt)" -eq 4 ]' \
-    "a 0.5% change the noise does not hide reads within 2% (exit $rc): $(cat out.txt err.txt)"
-check 'grep -q "^compare: 4 configs in both: 0 slower, 0 faster, 4 within 2%, 0 indistinguishable at this noise;" out.txt' \
+check '[ $rc -eq 0 ] && [ "$(grep -c "| the same within 2% *|$" out.txt)" -eq 4 ]' \
+    "a 0.5% change the noise does not hide reads the same within 2% (exit $rc): $(cat out.txt err.txt)"
+check 'grep -q "^compare: 4 configs in both: 0 slower, 0 faster, 4 the same within 2%, 0 not yet separated at this noise;" out.txt' \
     "the summary counts them: $(tail -n 1 out.txt)"
 
 # A range of one value is said as the value: every probe beside the

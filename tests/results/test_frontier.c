@@ -2,7 +2,8 @@
  * recommend.h) on tests/fixtures/frontier.csv: the fastest split is over
  * the cap and the recommendation is the fastest under it; each faster one
  * left out is named with its bytes over (peak where measured, need
- * otherwise) or its status; overlapping intervals are indistinguishable;
+ * otherwise) or its status; an interval reaching past the 2% band is not
+ * yet separated, one inside it the same within 2%, each tie named so;
  * the Pareto front; a file without the recompute and shard columns reads
  * as "none" for each. */
 #include <stdio.h>
@@ -106,9 +107,17 @@ static void test_listing(void)
     CHECK(listing(&q, text, sizeof text) == 0);
     const char *first = strstr(text, "   1  128x2 fp32 recompute=gelu");
     CHECK(first && strstr(first, "recommended"));
-    CHECK(strstr(text, "vs 1: 1.008x [0.988..1.040], indistinguishable (from the two medians' "
+    CHECK(strstr(text, "vs 1: 1.008x [0.988..1.040], not yet separated (from the two medians' "
+                       "intervals, timed apart; threshold 2%); the ratio itself is within the "
+                       "threshold") != NULL);
+    /* B 1.6-8% slower by its interval is not the same as the pick */
+    CHECK(strstr(text, "vs 1: 1.048x [1.016..1.081], not yet separated (from the two medians' "
                        "intervals, timed apart; threshold 2%)") != NULL);
-    CHECK(strstr(text, "pick: 128x2 fp32 recompute=gelu shard=none reduction=sum, tied with"));
+    CHECK(strstr(text, "pick: 128x2 fp32 recompute=gelu shard=none reduction=sum, not separated "
+                       "by the rule from 2: 64x4 fp32 recompute=none shard=none reduction=sum "
+                       "(not yet separated), 256x1 fp32 recompute=block shard=none "
+                       "reduction=sum (not yet separated); of them 256x1"));
+    CHECK(!strstr(text, "indistinguishable") && !strstr(text, "the same"));
     CHECK(strstr(text, "over the cap by 14000000 bytes (measured peak 110000000 bytes)"));
     CHECK(strstr(text, "over the cap by 3000000 bytes (exact need 99000000 bytes)"));
     /* a flagged row is ranked, its flag beside it */
@@ -123,6 +132,29 @@ static void test_listing(void)
     CHECK(strstr(text, "over the cap by 22000000 bytes (measured peak 91000000 bytes)"));
     q.cap = 1000000;
     CHECK(listing(&q, text, sizeof text) == 2);
+
+    /* narrow intervals for the pick and 64x4: the same within 2%, a tie
+     * the rule resolved, named apart from 256x1 block's, widened to stay
+     * undecided */
+    frontier_set s;
+    char why[300];
+    q.cap = CAP;
+    CHECK(frontier_build(&t, rows, &q, &s, why, sizeof why) == 0);
+    csv_row *best = &rows[s.items[s.best].row];
+    csv_row *same = &rows[find(&s, 64, "none", "none", "sum")->row];
+    csv_row *wide = &rows[find(&s, 256, "block", "none", "sum")->row];
+    csv_row keep[3] = {*best, *same, *wide};
+    frontier_free(&s);
+    best->step_ms_ci_lo = 62.9, best->step_ms_ci_hi = 63.1;
+    same->step_ms_ci_lo = 63.4, same->step_ms_ci_hi = 63.6;
+    wide->step_ms_ci_lo = 60, wide->step_ms_ci_hi = 72;
+    CHECK(listing(&q, text, sizeof text) == 0);
+    CHECK(strstr(text, "vs 1: 1.008x [1.005..1.011], the same within 2% (from the two medians' "
+                       "intervals, timed apart)") != NULL);
+    CHECK(strstr(text, "not separated by the rule from 2: 64x4 fp32 recompute=none shard=none "
+                       "reduction=sum (the same within 2%), 256x1 fp32 recompute=block "
+                       "shard=none reduction=sum (not yet separated)"));
+    *best = keep[0], *same = keep[1], *wide = keep[2];
 }
 
 /* A file from before the levers: recompute and shard read as none. */

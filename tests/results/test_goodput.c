@@ -131,8 +131,9 @@ static void test_refused(void)
 }
 
 /* The least time to target beside the others: one whose interval reaches
- * within the threshold is said not to be separated from it, and counted;
- * one clearly slower is not. */
+ * past the threshold's edge is said not yet separated from it, one whose
+ * interval lies inside the band the same within 2%, and both are counted
+ * as ties; one clearly slower is not. */
 static void test_least_and_its_ties(void)
 {
     goodput_point p[3] = {
@@ -143,12 +144,21 @@ static void test_least_and_its_ties(void)
     goodput_series s = {.p = p, .n = 3, .best = 0};
     char text[300];
     goodput_slower_text(&s, 16, text, sizeof text);
-    CHECK(strstr(text, "E = 16 takes 1.15x [0.46..1.72] as long") && strstr(text, "not separated"));
+    CHECK(strstr(text, "E = 16 takes 1.15x [0.46..1.72] as long, not yet separated from the "
+                       "least by the rule (threshold 2%)"));
     goodput_slower_text(&s, 32, text, sizeof text);
-    CHECK(strstr(text, "E = 32 takes 2.00x [1.97..2.03] as long") && !strstr(text, "not separated"));
+    CHECK(strstr(text, "E = 32 takes 2.00x [1.97..2.03] as long") && !strstr(text, "separated") &&
+          !strstr(text, "the same"));
     CHECK(goodput_tied_count(&s) == 1);
     p[1].time_lo = 11.4, p[1].time_hi = 11.6;
     CHECK(goodput_tied_count(&s) == 0);
+    /* inside the band: a tie the rule resolves as the same, said so */
+    p[1] = (goodput_point){.e = 16, .time_s = 10.1, .time_lo = 10.09, .time_hi = 10.11};
+    p[0].time_lo = 9.99, p[0].time_hi = 10.01;
+    goodput_slower_text(&s, 16, text, sizeof text);
+    CHECK(strstr(text, "E = 16 takes 1.010x [1.008..1.012] as long, the same as the least within "
+                       "2% by the rule") && !strstr(text, "separated"));
+    CHECK(goodput_tied_count(&s) == 1);
     s.best = -1;
     CHECK(goodput_tied_count(&s) == 0);
 }

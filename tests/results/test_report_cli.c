@@ -309,7 +309,7 @@ static void test_report(void)
                            "10.32 ms but needs 17.01 GiB: 0.48x [0.48..0.49], faster"));
 
     /* a lower median over the cap that the rounds do not tell from the
-     * split that fits: not "would take" (faster), but not told apart */
+     * split that fits: not "would take" (faster), but not yet separated */
     char tied[256];
     snprintf(tied, sizeof tied, "%s/tied.csv", tmpdir);
     test_write_file(tied, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
@@ -323,8 +323,8 @@ static void test_report(void)
     snprintf(tied, sizeof tied, "%s/tied.md", tmpdir);
     const char *tmd = test_slurp(tied);
     CHECK(tmd && strstr(tmd, "runs fastest as 4x4 (10.00 ms, needs 1.0 KiB)"));
-    CHECK(tmd && strstr(tmd, "16x1 (9.500 ms, needs 4.9 KiB) is not told apart from it by the "
-                             "rule: "));
+    CHECK(tmd && strstr(tmd, "16x1 (9.500 ms, needs 4.9 KiB) is by the rule not yet separated "
+                             "from it: "));
     CHECK(tmd && !strstr(tmd, "16x1 would take"));
 }
 

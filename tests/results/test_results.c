@@ -148,19 +148,19 @@ static void test_console_table(void)
     const char *want =
         "model      mode        reduction         E dev sync              split step ms noise "
         "   throughput  mfu% grad err status\n"
-        "S          async       sum              64   2 window             16x4  12.346  0.7% "
+        "S          async       sum              64   2 window             16x4   12.35  0.7% "
         "  5.2k samp/s  12.3  1.5e-07 ok\n"
-        "S          alloc-async sum              64   2 window    K=3: 24+24+16  12.346  0.7% "
+        "S          alloc-async sum              64   2 window    K=3: 24+24+16   12.35  0.7% "
         "  5.2k samp/s  12.3  1.5e-07 ok:\n"
         "    noise 3.1% over the 2.0% target\n"
         "S          alloc-async sum              64   2 window    K=3: 24+24+16       - "
         "oom: needs 5 bytes\n"
         "S          alloc-async sum              64   2 window    K=3: 24+24+16       - "
         "error\n"
-        "S          alloc-async sum              64   2 window    K=3: 24+24+16  12.346  0.7% "
+        "S          alloc-async sum              64   2 window    K=3: 24+24+16   12.35  0.7% "
         "  5.2k samp/s  12.3  1.5e-07 ok:\n"
         "    recompute block\n"
-        "S          alloc-async sum              64   2 window    K=3: 24+24+16  12.346  0.7% "
+        "S          alloc-async sum              64   2 window    K=3: 24+24+16   12.35  0.7% "
         "  5.2k samp/s  12.3  1.5e-07 ok:\n"
         "    recompute block grad bf16; noisy\n";
     CHECK(text && strcmp(text, want) == 0);
@@ -255,6 +255,9 @@ static void test_console_wide_split(void)
     const char *header = text, *row = text ? strchr(text, '\n') + 1 : NULL;
     const char *full = row ? strchr(row, '\n') + 1 : NULL;
     CHECK(row && strstr(row, "K=5: 3x4+1 (arm 2)"));
+    /* the step time as the run's summary prints it: four significant
+     * digits, zeros kept ("0.08200", never "0.082" beside "0.08200") */
+    CHECK(row && strstr(row, " 0.08200  1.2% "));
     int status_at = (int)(strstr(header, "status") - header);
     CHECK(row && (int)(strstr(row, " ok") + 1 - row) == status_at);
     CHECK(full && strstr(full, "overlap K=5: 3x4+1 (arm 2)"));

@@ -63,7 +63,7 @@ static void test_differ(void)
     b.step_ms_median = 12;
     b.step_ms_ci_lo = 10.5;
     b.step_ms_ci_hi = 13;
-    CHECK(row_verdict(&a, &b) == PAIRED_UNDECIDED); /* apart, overlapping: indistinguishable */
+    CHECK(row_verdict(&a, &b) == PAIRED_UNDECIDED); /* apart, overlapping: not separated */
     b.step_ms_ci_lo = 11.5;
     CHECK(row_verdict(&a, &b) == PAIRED_SLOWER && row_verdict(&b, &a) == PAIRED_FASTER);
     /* no interval: the p10..p90 band; neither: unknown */
@@ -110,11 +110,10 @@ static void test_compare(void)
     n.step_ms_ci_lo = 10.4;
     n.step_ms_ci_hi = 10.6;
     CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SLOWER);
-    n.step_ms_ci_lo = 10.0; /* overlapping: indistinguishable */
-    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME);
-    CHECK(!strcmp(verdict_name(VERDICT_SAME), "indistinguishable"));
+    n.step_ms_ci_lo = 10.0; /* overlapping, past the band's edge: not separated */
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_NOT_SEPARATED);
     n.step_ms_ci_lo = n.step_ms_ci_hi = b.step_ms_ci_lo = b.step_ms_ci_hi = NAN;
-    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_SAME); /* the old bands overlap */
+    CHECK(compare_rows(&b, &n, 0.01) == VERDICT_NOT_SEPARATED); /* the old bands overlap */
 }
 
 static char dir[] = "/tmp/accubench-verdict-XXXXXX";
@@ -187,9 +186,9 @@ static void test_report(void)
 
     /* B's interval overlapping A's, timed apart: not separated */
     md = report_of("near", 101, "", "");
-    CHECK(md && strstr(md, "B (16x4) against A: 1.26x [0.97..1.38], indistinguishable"));
-    CHECK(md && strstr(md, "Verdict: B is indistinguishable from A (not separated) and C is "
-                           "slower than A"));
+    CHECK(md && strstr(md, "B (16x4) against A: 1.26x [0.97..1.38], not yet separated"));
+    CHECK(md && strstr(md, "Verdict: B is not yet separated from A and C is slower than A"));
+    CHECK(md && !strstr(md, "indistinguishable"));
     /* B disturbed: the verdict stands, the flag is shown beside it, and
      * the findings still use the row */
     md = report_of("disturbed", 120, "disturbed", "disturbed: MFU 117% of the peak probed beside it");
@@ -316,37 +315,61 @@ static void test_noise_verdict(void)
     CHECK(!strncmp(noise_scale_verdict(64, 20, 0), "past it", 7));
 }
 
-/* C's median is over A's and its MFU under, but their intervals overlap:
- * the rule does not tell C from A, so the MFU line says less of the peak
- * no more than the step times say slower, and the verdict reads as a
- * sentence ("indistinguishable from A", never "indistinguishable than"). */
-static void test_mfu_follows_the_rule(void)
+/* The report of three rows (A, B, C: median, interval), timed apart. */
+static const char *mfu_report(const char *name, const char *a, const char *b, const char *c)
 {
     char csv[256], md[256];
-    snprintf(csv, sizeof csv, "%s/mfu.csv", dir);
+    snprintf(csv, sizeof csv, "%s/%s.csv", dir, name);
     FILE *f = fopen(csv, "w");
     if (!f)
-        return;
+        return "";
     fputs(HEAD, f);
-    fputs("cpu,t,S,fp32,async,sum,64,64,1,1,ok,100,95,104,30,1,1e9,63,1,1,41,,\n", f);
-    fputs("cpu,t,S,fp32,async,sum,64,16,4,1,ok,101,96,106,30,1,1e9,62,1,1,128,,\n", f);
-    fputs("cpu,t,S,fp32,async,sum,64,8,8,1,ok,103,96,110,30,1,1e9,61,1,1,244,,\n", f);
+    fprintf(f, "cpu,t,S,fp32,async,sum,64,64,1,1,ok,%s,30,1,1e9,63,1,1,41,,\n", a);
+    fprintf(f, "cpu,t,S,fp32,async,sum,64,16,4,1,ok,%s,30,1,1e9,62,1,1,128,,\n", b);
+    fprintf(f, "cpu,t,S,fp32,async,sum,64,8,8,1,ok,%s,30,1,1e9,61,1,1,244,,\n", c);
     fclose(f);
     char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
     CHECK(report_main(5, argv) == 0);
-    snprintf(md, sizeof md, "%s/mfu.md", dir);
+    snprintf(md, sizeof md, "%s/%s.md", dir, name);
     f = fopen(md, "r");
     if (!f)
-        return;
+        return "";
     static char out[1 << 15];
     size_t n = fread(out, 1, sizeof out - 1, f);
     out[n] = '\0';
     fclose(f);
+    return out;
+}
+
+/* C's median is over A's and its MFU under, but their intervals overlap:
+ * the rule does not separate C from A, so the MFU line says less of the
+ * peak no more than the step times say slower, and the verdict reads as a
+ * sentence ("not yet separated from A", never "... than A"). Where the
+ * intervals lie inside the 2% band, the same verdict is a finding: "the
+ * same as A within 2%", never the words of the undecided. */
+static void test_mfu_follows_the_rule(void)
+{
+    const char *out = mfu_report("mfu", "100,95,104", "101,96,106", "103,96,110");
     CHECK(strstr(out, "63.0% for A, 62.0% for B, 61.0% for C"));
     CHECK(!strstr(out, "reach less of the peak"));
-    CHECK(strstr(out, "C's step time is not told from A's by the rule, and so neither is its MFU"));
-    CHECK(strstr(out, "and C is indistinguishable from A (not separated);"));
+    CHECK(strstr(out, "by the rule C's step time is not yet separated from A's, and its MFU "
+                      "tells no more than its step time does"));
+    CHECK(strstr(out, "and C is not yet separated from A;"));
     CHECK(!strstr(out, "than A; C against B"));
+    CHECK(!strstr(out, "the same as A"));
+    /* the findings' fastest and slowest, by their medians: not separated */
+    CHECK(strstr(out, "the slowest is 8x8 at 103.0 ms, 1.030x [0.923..1.158] as long for the same "
+                      "arithmetic; by the paired rule the two are not yet separated."));
+
+    out = mfu_report("mfu_same", "100,99.8,100.2", "100.2,100,100.4", "100.5,100.3,100.7");
+    CHECK(strstr(out, "C (8x8) against A: 1.005x [1.001..1.009], the same within 2% (from the "
+                      "two medians' intervals, timed apart)"));
+    CHECK(strstr(out, "Verdict: B is the same as A within 2% and C is the same as A within 2%; "
+                      "C against B: the same within 2%."));
+    CHECK(strstr(out, "by the rule C's step time is the same as A's within 2%"));
+    CHECK(strstr(out, "as long for the same arithmetic; by the paired rule the two are the same "
+                      "within 2%."));
+    CHECK(!strstr(out, "separated") && !strstr(out, "indistinguishable"));
 }
 
 /* Rows that differ in their sync mode alone measured one noise scale:

@@ -87,6 +87,28 @@ int main(void)
     out = summary_of(aa, 2);
     CHECK(strstr(out, "  fastest  S fp32 16x4 async sum: 53.00 ms") != NULL);
     CHECK(strstr(out, "  slowest  S fp32 16x4 (arm 2) async sum: 55.80 ms") != NULL);
+    /* the A/A check passes whether the rule finds the arms the same within
+     * 2% or cannot separate them yet, and the ratio line says which: the
+     * second is no claim that they are the same */
+    static const struct {
+        const char *arm1, *arm2, *words;
+    } aa_rounds[] = {
+        {"10 10.1 9.9 10 10.05", "10.02 10.08 9.93 10.01 10.04", "the same within 2% (paired"},
+        {"10 10.1 9.9 10 10.05", "10.6 9.7 10.4 9.6 10.5", "not yet separated (paired"},
+    };
+    for (size_t k = 0; k < sizeof aa_rounds / sizeof aa_rounds[0]; k++) {
+        result_row pair[] = {row("S", 16, 10.0), row("S", 16, 10.02)};
+        for (int i = 0; i < 2; i++) {
+            pair[i].arm = i + 1;
+            strcpy(pair[i].comparison, "c1");
+            pair[i].rounds = 5;
+            strcpy(pair[i].round_ms, i ? aa_rounds[k].arm2 : aa_rounds[k].arm1);
+        }
+        out = summary_of(pair, 2);
+        const char *ratio = strstr(out, "  ratio    ");
+        CHECK(ratio && strstr(ratio, aa_rounds[k].words));
+        CHECK(ratio && !strstr(ratio, "faster") && !strstr(ratio, "slower"));
+    }
     /* the progress line and the trace file name a config as the summary
      * does: a ragged split as the table writes it (8+4 is 12, never 8x2),
      * the arm, the sync and the levers */

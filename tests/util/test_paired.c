@@ -1,6 +1,7 @@
 /* The paired comparison (paired.h): the ratio per round and its interval,
  * and the rule that turns the interval into a verdict. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "paired.h"
@@ -42,7 +43,7 @@ static void test_aa_is_never_separated(void)
         CHECK(paired_ratio_of(b, a, 8, &p) == 0);
         paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
         CHECK(v != PAIRED_UNKNOWN);
-        separated += !paired_indistinguishable(v);
+        separated += !paired_not_separated(v);
     }
     CHECK(separated <= 2);
 }
@@ -88,6 +89,60 @@ static void test_unpaired(void)
     CHECK(paired_judge(&p, PAIRED_THRESHOLD) == PAIRED_UNKNOWN);
 }
 
+/* Each outcome its own words: the same within the threshold (a finding)
+ * never reads as not yet separated (the want of one), nor either as the
+ * other's, in the verdict's name, against a named other, and in the
+ * ratio's line. */
+static void test_each_outcome_its_words(void)
+{
+    static const struct {
+        paired_verdict v;
+        const char *word, *against;
+    } want[] = {
+        {PAIRED_FASTER, "faster", "faster than A"},
+        {PAIRED_SLOWER, "slower", "slower than A"},
+        {PAIRED_EQUAL, "the same within 2%", "the same as A within 2%"},
+        {PAIRED_UNDECIDED, "not yet separated", "not yet separated from A"},
+        {PAIRED_UNKNOWN, "no interval", "not compared with A (no interval)"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CHECK(!strcmp(paired_verdict_words(want[i].v, PAIRED_THRESHOLD).s, want[i].word));
+        CHECK(!strcmp(paired_verdict_against(want[i].v, PAIRED_THRESHOLD, "A").s,
+                      want[i].against));
+    }
+    /* compare's --min-diff: the threshold as judged */
+    CHECK(!strcmp(paired_verdict_words(PAIRED_EQUAL, 0.005).s, "the same within 0.5%"));
+
+    char text[400];
+    paired_ratio equal = {.rounds = 10, .ratio = 1.0, .lo = 0.99, .hi = 1.01};
+    paired_ratio_text(&equal, text, sizeof text);
+    CHECK(strstr(text, ", the same within 2% (paired over 10 interleaved rounds)") != NULL);
+    CHECK(!strstr(text, "separated") && !strstr(text, "indistinguishable"));
+    /* B probably 1.6-8% slower, not past the threshold yet: never "the same" */
+    paired_ratio apart = {.rounds = 5, .ratio = 1.048, .lo = 1.016, .hi = 1.081};
+    CHECK(paired_judge(&apart, PAIRED_THRESHOLD) == PAIRED_UNDECIDED);
+    paired_ratio_text(&apart, text, sizeof text);
+    CHECK(strstr(text, "1.048x [1.016..1.081], not yet separated (paired over 5 interleaved "
+                       "rounds; threshold 2%); about ") != NULL);
+    CHECK(strstr(text, "rounds would likely separate them at this spread") != NULL);
+    CHECK(!strstr(text, "same") && !strstr(text, "indistinguishable"));
+    /* undecided with the ratio itself inside the band, paired or apart */
+    paired_ratio inside = {.rounds = 5, .ratio = 1.01, .lo = 0.97, .hi = 1.05};
+    paired_ratio_text(&inside, text, sizeof text);
+    CHECK(strstr(text, "not yet separated (") && !strstr(text, "would likely separate"));
+    CHECK(strstr(text, "; the ratio itself is within the threshold") != NULL);
+    inside.rounds = 0;
+    paired_ratio_text(&inside, text, sizeof text);
+    CHECK(strstr(text, "timed apart; threshold 2%); the ratio itself is within the threshold"));
+    paired_ratio slower = {.rounds = 5, .ratio = 1.84, .lo = 1.65, .hi = 1.92};
+    paired_ratio_text(&slower, text, sizeof text);
+    CHECK(strstr(text, "1.84x [1.65..1.92], slower (paired over 5 interleaved rounds; "
+                       "threshold 2%)") != NULL);
+    paired_ratio none = {.rounds = 1, .ratio = 1.3, .lo = NAN, .hi = NAN};
+    paired_ratio_text(&none, text, sizeof text);
+    CHECK(strstr(text, "1.30x, no interval: no verdict") != NULL);
+}
+
 int main(void)
 {
     test_common_disturbance_cancels();
@@ -95,5 +150,6 @@ int main(void)
     test_equal_and_undecided();
     test_missing_pairs();
     test_unpaired();
+    test_each_outcome_its_words();
     return check_finish("paired");
 }
