@@ -280,24 +280,6 @@ static void test_report(void)
     const char *nmd = test_slurp(none);
     CHECK(nmd && strstr(nmd, "No config in this file ran (0 rows"));
 
-    /* two splits timed in one comparison: the finding's ratio is the
-     * paired one the verdict is drawn from (and the run's summary printed),
-     * 1.7x over the rounds, not 16.4 / 10 of the medians */
-    char paired[256];
-    snprintf(paired, sizeof paired, "%s/paired.csv", tmpdir);
-    test_write_file(paired, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
-                       "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
-                       "step_ms_ci_lo,step_ms_ci_hi,comparison,rounds,round_ms\n"
-                       "cpu,x,S,fp32,async,sum,12,4,3,4,1,ok,16.4,16,18,c1,5,"
-                       "16.9 17 17.1 17 17\n"
-                       "cpu,x,S,fp32,async,sum,12,12,1,12,1,ok,10,9.9,10.1,c1,5,"
-                       "10 10 10 10 10\n");
-    char *pargv[] = {"report", paired, "--no-charts", NULL};
-    CHECK(report_main(3, pargv) == 0);
-    snprintf(paired, sizeof paired, "%s/paired.md", tmpdir);
-    const char *pmd = test_slurp(paired);
-    CHECK(pmd && strstr(pmd, "the slowest is 4x3 at 16.40 ms, 1.70x [1."));
-
     /* a memory cap from the option wins */
     char *argv[] = {"report", "tests/fixtures/default.csv", "--out", tmpdir, "--no-charts",
                     "--mem-cap", "16500M", NULL};
