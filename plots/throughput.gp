@@ -18,7 +18,11 @@ set logscale y 10
 set format x "%g"
 set format y "%.0s%c"  # 1k, 10k, 1M
 
-# the 95% interval of each point: the step's, as a rate
+# the 95% interval of each point: the step's, as a rate. The bars carry the
+# line's own point (pt 7): gnuplot's pt -1 paints a white disc over it. The
+# x range is padded, so that the bars at the first and last K are not drawn
+# on the frame, where they vanish.
+set offsets graph 0.04, graph 0.04, 0, 0
 rate_lo(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_hi")
 rate_hi(r) = column("samples_per_s") * column("step_ms_median") / column("step_ms_ci_lo")
 tp_plot = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, i)) \
@@ -26,7 +30,7 @@ tp_plot = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, 
          with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(i) title model_label(word(models, i))'
 bars = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, i)) \
          using (column("accum_steps")):(column("samples_per_s")):(rate_lo(0)):(rate_hi(0)) \
-         with yerrorbars lw 1 pt -1 lc rgb model_color(i) notitle'
+         with yerrorbars lw 1 pt 7 ps 0.9 lc rgb model_color(i) notitle'
 if (words(models) > 0 && count("step_ms_ci_lo", ok) > 0) { tp_plot = tp_plot.", ".bars }
 
 if (words(models) == 0) {

@@ -90,13 +90,15 @@ busy_lines = 'for [j=1:ns] rows(s_rows(word(series, j))) \
 # Each point's 95% interval of its median, and where the run timed its
 # splits in interleaved rounds, the paired ratio to its series' reference
 # (the largest micro-batch) beside the point: the verdict's figures.
+# The bars carry the line's own point (pt 7): gnuplot's pt -1 paints a
+# white disc, which blanked every measured point under its bar.
 ci_of(j) = count("step_ms_ci_lo", s_rows(word(series, j)))
 ratio_of(j) = count("vs_ref", s_rows(word(series, j)))
 n_ci = 0; n_ratio = 0
 do for [j=1:ns] { n_ci = n_ci + (ci_of(j) > 0); n_ratio = n_ratio + (ratio_of(j) > 0) }
 ci_bars = 'for [j=1:ns] rows(s_rows(word(series, j))) \
     using (column("accum_steps")):(column("step_ms_median")):(ci_of(j) > 0 ? column("step_ms_ci_lo") : NaN):(ci_of(j) > 0 ? column("step_ms_ci_hi") : NaN) \
-    with yerrorbars lw 1 pt -1 lc rgb s_color(j) notitle'
+    with yerrorbars lw 1 pt 7 ps 0.9 lc rgb s_color(j) notitle'
 ratio_text(r, lo, hi) = r == 1 && lo == 1 ? "ref" : sprintf("%.2fx [%.2f..%.2f]", r, lo, hi)
 ratio_labels = 'for [j=1:ns] rows(s_rows(word(series, j))) \
     using (column("accum_steps")):(column("step_ms_median")):(ratio_of(j) > 0 ? ratio_text(column("vs_ref"), column("vs_ref_lo"), column("vs_ref_hi")) : "") \
