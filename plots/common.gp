@@ -31,6 +31,7 @@ ndistinct(c, w) = int(system(pick("ndistinct")."-v col=".c." -v where=".q(w)." "
 most(c, per, w) = system(pick("most")."-v col=".c." -v per=".per." -v where=".q(w)." ".q(csv))
 count(c, w) = int(system(pick("count")."-v col=".c." -v where=".q(w)." ".q(csv)))
 common(c, w) = system(pick("common")."-v col=".c." -v where=".q(w)." ".q(csv))
+range(cs, w) = system(pick("range")."-v cols=".q(cs)." -v where=".q(w)." ".q(csv))
 notrun(w) = system(pick("notrun")."-v where=".q(w)." ".q(csv))
 # A data source for plot: the header and the rows matching w.
 rows(w) = "< ".pick("rows")."-v where=".q(w)." ".q(csv)
@@ -130,6 +131,30 @@ do for [e=-3:7] {
     }
 }
 tics125 = "(".tics125.")"
+# A log y axis fitted to the values it draws: log_y(range("step_ms_median
+# ...", rows)) sets it from "LO HI". Left to itself, gnuplot widens a log
+# axis to whole decades, and a 1.5x difference sat squeezed into a third of
+# a 100..1000 ms chart; fitted, the data fill it, 5% of its span to spare
+# each side, and the tics are as fine as the span needs to keep labels on
+# it (1 1.5 2 3 4 5 7 over less than 10x, 1 2 5 up to 10^4, decades past).
+tics_fine = ""; tics_decade = ""
+do for [e=-3:7] {
+    do for [k=1:7] {
+        v = word("1 1.5 2 3 4 5 7", k) * 10.0**e
+        tics_fine = tics_fine.(strlen(tics_fine) ? ", " : "").sprintf('"%g" %g', v, v)
+    }
+    tics_decade = tics_decade.(strlen(tics_decade) ? ", " : "").sprintf('"%g" %g', 10.0**e, 10.0**e)
+}
+tics_fine = "(".tics_fine.")"; tics_decade = "(".tics_decade.")"
+# (at least 1.8x in all, so that a tic of the finest list, 1 to 1.5 the widest
+# step, falls inside even where every value is one)
+max2(a, b) = a > b ? a : b
+log_y_pad(lo, hi) = max2(max2((hi / lo) ** 0.05, sqrt(1.8 * lo / hi)), 1.05)
+log_y_cmd(r) = words(r) < 2 ? "" : \
+    sprintf("set yrange [%.9g:%.9g]; set ytics %s", \
+            word(r, 1) / log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
+            word(r, 2) * log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
+            word(r, 2) / word(r, 1) < 10 ? tics_fine : word(r, 2) / word(r, 1) <= 1e4 ? tics125 : tics_decade)
 # Notes about missing data go under the chart, above the "not run" line.
 note_at = "at screen 0.01, 0.06 left font ',10' tc rgb '#a00000'"
 # A chart with nothing to draw is not drawn: its reason goes to OUT.NAME.why

@@ -28,6 +28,8 @@ set ylabel "wall-clock per optimizer step (ms, median, 95% interval)"
 set key outside right top
 set logscale y
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_ci_lo step_ms_ci_hi", here_rows))
+if (strlen(y_fit) > 0) { eval y_fit }
 xmax = ask("xmax") + 0; xmin = ask("xmin") + 0
 pad = (xmax > xmin ? (xmax - xmin) * 0.1 : xmax * 0.1 + 1)
 set xrange [(xmin - pad > 0 ? xmin - pad : 0):xmax + 2 * pad]

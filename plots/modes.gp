@@ -28,6 +28,8 @@ set xlabel "accumulation steps K per optimizer step (micro-batch = E / K; log2 s
 set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_p10 step_ms_p90", here_rows))
+if (strlen(y_fit) > 0) { eval y_fit }
 set errorbars lc rgb "#333333"
 set key outside right top
 # Groups sit at log2(K); each mode takes a slice of the group.

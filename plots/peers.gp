@@ -50,6 +50,8 @@ set xlabel "micro-batch size (examples per pass; points grouped per micro-batch)
 set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_p10 step_ms_p90", peer_rows))
+if (strlen(y_fit) > 0) { eval y_fit }
 set errorbars lc rgb "#333333"
 set key outside right top
 width = 0.8 / (ns > 0 ? ns : 1)

@@ -17,6 +17,9 @@
 #             per=NAME) in matching rows (ties: the first in the file)
 #   count     how many matching rows have COL measured (not empty)
 #   common    the most frequent value of COL in matching rows (ties: larger)
+#   range     "LO HI": the least and greatest positive value of the columns
+#             named in -v cols="A B ..." over matching rows (nothing when
+#             none): the extent of a log axis
 #   notrun    "model micro x accum mode: status" for matching rows that are
 #             not ok, joined by "; " (so a chart can say what is missing);
 #             the first six, then "and N more"
@@ -91,6 +94,17 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
             freq[c]++
             if (freq[c] > best_n || (freq[c] == best_n && c + 0 > best + 0)) { best = c; best_n = freq[c] }
         }
+    } else if (want == "range") {
+        nc = split(cols, cn, " ")
+        for (i = 1; i <= nc; i++) {
+            if (!(cn[i] in colnum)) continue
+            v = $(colnum[cn[i]])
+            if (v == "" || v + 0 <= 0) continue
+            v += 0
+            if (!have || v < lo) lo = v
+            if (!have || v > hi) hi = v
+            have = 1
+        }
     } else if (want == "notrun") {
         if ($(colnum["status"]) != "ok") {
             s = $(colnum["model"]) " " $(colnum["micro_batch"]) "x" $(colnum["accum_steps"]) \
@@ -106,4 +120,5 @@ END {
     else if (want == "most") print best
     else if (want == "notrun") print list (nr > 6 ? sprintf("; and %d more", nr - 6) : "")
     else if (want == "common") print best
+    else if (want == "range") { if (have) printf "%.9g %.9g\n", lo, hi }
 }

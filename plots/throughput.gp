@@ -16,7 +16,6 @@ set ylabel "training throughput (samples/s, log scale)"
 set logscale x 2
 set logscale y 10
 set format x "%g"
-set format y "%.0s%c"  # 1k, 10k, 1M
 
 # the 95% interval of each point: the step's, as a rate. The bars carry the
 # line's own point (pt 7): gnuplot's pt -1 paints a white disc over it. The
@@ -32,6 +31,16 @@ bars = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, i))
          using (column("accum_steps")):(column("samples_per_s")):(rate_lo(0)):(rate_hi(0)) \
          with yerrorbars lw 1 pt 7 ps 0.9 lc rgb model_color(i) notitle'
 if (words(models) > 0 && count("step_ms_ci_lo", ok) > 0) { tp_plot = tp_plot.", ".bars }
+# The y axis fitted to the points and their bars (common.gp's log_y_cmd):
+# the rates' extent, each row's interval where it has one.
+if (words(models) > 0) {
+    # one column a pass: stats of two fits a line through them, and warns
+    # where one point has no slope
+    stats rows(ok_one_recompute) using (lo = rate_lo(0), lo == lo ? lo : column("samples_per_s")) nooutput
+    y_lo = STATS_min
+    stats rows(ok_one_recompute) using (hi = rate_hi(0), hi == hi ? hi : column("samples_per_s")) nooutput
+    eval log_y_cmd(sprintf("%.9g %.9g", y_lo, STATS_max))
+}
 
 if (words(models) == 0) {
     missing_why = no_rows_why

@@ -2,7 +2,9 @@
 # What a chart draws is visible and says what it is: read from the SVG
 # gnuplot wrote. A measured point is never painted over (gnuplot's pt -1
 # draws a white disc: under an interval bar it blanked every point of the
-# wall-clock and throughput lines).
+# wall-clock and throughput lines). A log axis fits what it draws, not the
+# decades around it (a 1.3x spread once sat in a tenth of a 10..100 ms
+# chart), and keeps every point and bar inside.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -29,5 +31,16 @@ for c in wallclock throughput frontier; do
     check 'grep -q "<use xlink:href=.#gpPt" f.$c.svg' "the $c chart draws no points"
     n=$(blanked f.$c.svg)
     check '[ "$n" = 0 ]' "the $c chart paints white over $n of its points"
+done
+
+# yrange CHART: "MIN MAX DATA_MIN DATA_MAX" of its y axis, as gnuplot drew it
+yrange() {
+    gnuplot -e "csv='f.csv'; out='y'" "$root/plots/$1.gp" \
+        -e 'print sprintf("%g %g %g %g", GPVAL_Y_MIN, GPVAL_Y_MAX, GPVAL_DATA_Y_MIN, GPVAL_DATA_Y_MAX)' 2>&1
+}
+for c in wallclock throughput frontier; do
+    r=$(yrange $c)
+    check 'echo "$r" | awk "NF != 4 || \$2 / \$1 > 2.5 || \$1 > \$3 || \$2 < \$4 { exit 1 }"' \
+        "the $c chart's y axis (min max, data min max: $r) does not fit its data"
 done
 exit $fail
