@@ -43,4 +43,23 @@ for c in wallclock throughput frontier; do
     check 'echo "$r" | awk "NF != 4 || \$2 / \$1 > 2.5 || \$1 > \$3 || \$2 < \$4 { exit 1 }"' \
         "the $c chart's y axis (min max, data min max: $r) does not fit its data"
 done
+
+# The time-to-target bars: the step time's interval times the steps, 95%
+# or less where the step was timed 5 times or fewer (the table's
+# time_s_coverage): the chart says the coverage the report's table does.
+ttt() { # ttt COVERAGE: f.goodput.csv of three E, each bar of that coverage
+    echo "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage"
+    for e in 8 16 32; do
+        echo "1,S,$e,0.1,40,$((40 * e)),8x$((e / 8)),$e,$((e - 1)),$((e + 1)),$((e * 40 / 1000)).$e,0.1,1,40,0.$e,0,2,20,170,8,20,holds,1,1,1,1,1,$1"
+    done
+}
+for cover in 0.75 0.95; do
+    ttt $cover >f.goodput.csv
+    gnuplot -e "csv='f.csv'; out='t$cover'" "$root/plots/time_to_target.gp" 2>gp.err ||
+        echo "FAILED: time_to_target.gp: $(cat gp.err)"
+done
+check 'grep -q "(a 75% interval: the step timed 5 times or fewer)" t0.75.time_to_target.svg && ! grep -q "95% interval" t0.75.time_to_target.svg' \
+    "the time-to-target chart does not say its bars cover 75%"
+check 'grep -q "(95% interval)" t0.95.time_to_target.svg' "nor that they cover 95%"
+check 'grep -q "fixture CPU (2 cores), fp32" t0.95.time_to_target.svg' "nor name the device and dtype"
 exit $fail
