@@ -30,15 +30,19 @@ tp_plot = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, 
 bars = 'for [i=1:words(models)] rows(ok_one_recompute.";model=".word(models, i)) \
          using (column("accum_steps")):(column("samples_per_s")):(rate_lo(0)):(rate_hi(0)) \
          with yerrorbars lw 1 pt 7 ps 0.9 lc rgb model_color(i) notitle'
-if (words(models) > 0 && count("step_ms_ci_lo", ok) > 0) { tp_plot = tp_plot.", ".bars }
+has_ci = words(models) > 0 && count("step_ms_ci_lo", ok) > 0
+if (has_ci) { tp_plot = tp_plot.", ".bars }
 # The y axis fitted to the points and their bars (common.gp's log_y_cmd):
-# the rates' extent, each row's interval where it has one.
-if (words(models) > 0) {
+# the rates' extent, each row's interval where the file has them (a file
+# from before the interval columns: the rates alone).
+if (count("samples_per_s", ok_one_recompute) > 0) {
     # one column a pass: stats of two fits a line through them, and warns
     # where one point has no slope
-    stats rows(ok_one_recompute) using (lo = rate_lo(0), lo == lo ? lo : column("samples_per_s")) nooutput
+    stats rows(ok_one_recompute) using (!has_ci ? column("samples_per_s") : \
+        (lo = rate_lo(0), lo == lo ? lo : column("samples_per_s"))) nooutput
     y_lo = STATS_min
-    stats rows(ok_one_recompute) using (hi = rate_hi(0), hi == hi ? hi : column("samples_per_s")) nooutput
+    stats rows(ok_one_recompute) using (!has_ci ? column("samples_per_s") : \
+        (hi = rate_hi(0), hi == hi ? hi : column("samples_per_s"))) nooutput
     eval log_y_cmd(sprintf("%.9g %.9g", y_lo, STATS_max))
 }
 
