@@ -12,6 +12,11 @@ grep -q 'wrote ./default.md and ./default.html' out.txt || fail "report did not 
 ls ./*.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
 [ "$(grep -c '<svg' default.html)" -ge 5 ] || fail "the HTML does not inline the five charts"
 grep -q 'chart not rendered' default.html && fail "a chart is missing from the HTML"
+# A figure never breaks inside its cell ("1.19x [1.07..1.32]" on two lines
+# reads as two numbers): numeric cells do not wrap, wide tables scroll.
+grep -q '<td class="num">' default.html &&
+    grep -q 'td\.num{white-space:nowrap}' default.html &&
+    grep -q 'table{[^}]*overflow-x:auto' default.html || fail "the HTML's figures may wrap inside their cells"
 grep -q '](default.wallclock.png)' default.md || fail "the Markdown does not show the charts"
 # The environment's peak is the run's start; beside it the probes the MFU
 # column is taken against, from the rows' own probe columns (lo to hi);
