@@ -65,7 +65,16 @@ dash_names = "dashed dotted dash-dotted dash-dot-dotted"
 dash_name(i) = i <= words(dash_names) ? word(dash_names, i) : sprintf("dash type %d", i + 1)
 styles = ""
 do for [r in right] { styles = styles.(strlen(styles) ? "; " : "").r.": solid" }
-do for [i=1:words(wrong)] { styles = styles.(strlen(styles) ? "; " : "").word(wrong, i).": ".dash_name(i) }
+# A wrong reduction's dash is its place among those the summary lines name
+# (the same in every file of a sweep), but the title names only the ones
+# drawn: a sweep of the correct reduction alone lists every reduction as a
+# gap of nan, and its title promised dashed and dotted lines it had not.
+drawn = (have eq "yes") ? on_rows("!seen[$5]++ { printf \"%s \", $5 }", "") : ""
+do for [i=1:words(wrong)] {
+    if (index_in(drawn, word(wrong, i)) > 0) {
+        styles = styles.(strlen(styles) ? "; " : "").word(wrong, i).": ".dash_name(i)
+    }
+}
 colour(s) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f", \
                  words(micros[1:strstrt(" ".micros." ", " ".mb(s)." ")]) % 8 + 1)
 # A line's rows: the header (for columnheaders) and the curve.
