@@ -23,7 +23,7 @@ sq(s) = (strstrt(s, "'") == 0) ? s : \
 q(s) = "'".sq(s)."'"
 # The scripts' own folder, so that pick.awk is found from any working folder.
 here = system("dirname ".q(ARG0))
-pick(w) = sprintf("awk -f %s -v want=%s ", q(here.'/pick.awk'), w)
+pick(w) = sprintf("awk -f %s -f %s -v want=%s ", q(here.'/split.awk'), q(here.'/pick.awk'), w)
 meta(k) = system(pick("meta")."-v key=".q(k)." ".q(csv))
 distinct(c, w) = system(pick("distinct")."-v col=".c." -v where=".q(w)." ".q(csv))
 first_distinct(c, w, n) = system(pick("distinct")."-v max=".n." -v col=".c." -v where=".q(w)." ".q(csv))

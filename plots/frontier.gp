@@ -14,7 +14,7 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (!exists("model")) { model = common("model", ok) }
 devices = common("devices", ok.";model=".model)
 here_rows = ok.";model=".model.";devices=".devices
-fr(w) = "awk -f ".q(here.'/frontier.awk')." -v want=".w
+fr(w) = "awk -f ".q(here.'/split.awk')." -f ".q(here.'/frontier.awk')." -v want=".w
 src(w) = "< ".pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w)
 ask(w) = system(pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w))
 npoints = int(ask("count"))

@@ -30,7 +30,7 @@ if (strlen(untraced) > 0) { set label 92 "no trace pass for: ".untraced @note_at
 total = 'column("cupti_step_ms")'
 other = 'column("gpu_busy_ms") - column("forward_ms") - column("backward_ms") - column("optimizer_ms")'
 share(name) = 100.0 * column(name) / (@total)
-tic = 'sprintf("%s %sx%s %.3g ms", strcol("model"), strcol("micro_batch"), strcol("accum_steps"), @total)'
+tic = 'sprintf("%s %s %.3g ms", strcol("model"), strcol("split"), @total)'
 
 if (count("forward_ms", traced) == 0) {
     missing_why = words(models) == 0 ? no_rows_why : \

@@ -62,4 +62,17 @@ check 'grep -q "(a 75% interval: the step timed 5 times or fewer)" t0.75.time_to
     "the time-to-target chart does not say its bars cover 75%"
 check 'grep -q "(95% interval)" t0.95.time_to_target.svg' "nor that they cover 95%"
 check 'grep -q "fixture CPU (2 cores), fp32" t0.95.time_to_target.svg' "nor name the device and dtype"
+
+# A split that does not divide E is written as the report writes it: the
+# fixture's 24x3 at E = 64 read as 72 examples; it is K=3: 24+24+16.
+cp "$root/tests/fixtures/abc.csv" abc.csv
+sh "$root/scripts/plots.sh" abc.csv >plots.out 2>&1 || echo "FAILED: plots.sh on abc.csv: $(cat plots.out)"
+check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x3" abc.time_split.svg' \
+    "the time split names the ragged split 24x3"
+check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
+    "the frontier names the ragged split 24x3"
+# split.awk spells a split as split_text.c does (its header's examples)
+echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
+got=$(awk -f "$root/plots/split.awk" -f t.awk)
+check '[ "$got" = "K=4: 3+3+3+1|K=11: 24x10+16|K=3: 512x2+256|16x4|16x4" ]' "split.awk writes: $got"
 exit $fail
