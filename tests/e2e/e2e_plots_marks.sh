@@ -32,6 +32,9 @@ for c in wallclock throughput frontier; do
     n=$(blanked f.$c.svg)
     check '[ "$n" = 0 ]' "the $c chart paints white over $n of its points"
 done
+# The data-parallel bars carry their 95% interval, as the report's sync
+# sentences do: two bars a few percent apart may be one time.
+check 'grep -q ">95% interval of the step time<" f.dp.svg' "the dp chart draws no intervals"
 
 # yrange CHART: "MIN MAX DATA_MIN DATA_MAX" of its y axis, as gnuplot drew it
 yrange() {
