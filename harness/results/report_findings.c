@@ -131,10 +131,10 @@ static void naive_finding(const report_input *in, doc *d)
     double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
     doc_bullet(d,
                "Against the naive estimate K x one-pass time, the measured steps range from "
-               "%s to %s (median %s over %zu %s; furthest: %s %s %s at %s). %s",
+               "%s to %s (median %s over %zu %s; furthest: %s %s %s%s at %s). %s",
                rp_pct(dev[0]).s, rp_pct(dev[m - 1]).s, rp_pct(med).s, m,
                plural((long long)m, "config", "configs"),
-               worst->model, rp_split(worst).s, worst->mode,
+               worst->model, rp_split(worst).s, worst->mode, rp_levers(worst).s,
                rp_pct((worst->step_ms_median / rp_naive_ms(worst) - 1) * 100).s,
                /* a median near 0 between configs far off on both sides is
                 * their cancelling, not steps that take K passes */
@@ -349,14 +349,16 @@ static void mfu_finding(const report_input *in, doc *d)
         return;
     double probe = fmax(best->probe_tflops_before, best->probe_tflops_after);
     if (probe > 0)
-        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s%s): %s TFLOP/s of the %s TFLOP/s "
                       "peak GEMM rate probed beside it.",
                    rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+                   rp_levers(best).s,
                    rp_num(best->tflops, 4).s, rp_num(probe, 4).s);
     else
-        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s%s): %s TFLOP/s of the %s TFLOP/s "
                       "peak GEMM rate measured in this run.",
                    rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+                   rp_levers(best).s,
                    rp_num(best->tflops, 4).s, rp_meta(in->t, "peak_gemm_tflops", "(unrecorded)"));
     /* what the row says against what its own columns give: a file edited
      * by hand, or a peak that read low, must not pass as a finding */
