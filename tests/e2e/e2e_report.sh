@@ -88,6 +88,14 @@ mkdir -p outdir
     fail "--out did not put the report and its charts in outdir"
 grep -q 'Cap: 256.0 MiB (from --mem-cap)' outdir/abc.md || fail "--mem-cap not used"
 
+# A CSV whose name has a space and parentheses: the Markdown's image links
+# resolve (percent-encoded: a bare space or ")" ends the destination).
+mkdir -p spaced && cp abc.csv "spaced/my run (1).csv"
+"$ACCUBENCH" report "spaced/my run (1).csv" > /dev/null 2>&1 || fail "report of a spaced name failed"
+[ -s "spaced/my run (1).wallclock.png" ] &&
+    grep -qF '](my%20run%20%281%29.wallclock.png)' "spaced/my run (1).md" ||
+    fail "the chart links of a spaced name do not resolve: $(grep -m1 'wallclock.png' "spaced/my run (1).md")"
+
 # An MFU no step can reach, and one its own columns do not give, are said
 # to be so (a real run's are neither).
 grep -q 'cannot be true\|columns disagree' outdir/abc.md && fail "a true MFU called impossible"
