@@ -74,6 +74,13 @@ check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x
     "the time split names the ragged split 24x3"
 check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
     "the frontier names the ragged split 24x3"
+# The time split's bars add up to 100% of the traced step, whatever its
+# cupti_step_ms (the fixture's is not busy + idle): read through the
+# chart's own expressions, in the gnuplot that drew it.
+sums=$(gnuplot -e "csv='abc.csv'; out='ts'" "$root/plots/time_split.gp" \
+    -e 'stats rows(traced) using (share("forward_ms") + share("backward_ms") + share("optimizer_ms") + 100.0 * (@other) / (@total) + share("idle_ms")) nooutput; print sprintf("%.3f %.3f", STATS_min, STATS_max)' 2>&1)
+check '[ "$sums" = "100.000 100.000" ]' "the time split's bars add up to $sums, not 100%"
+
 # split.awk spells a split as split_text.c does (its header's examples)
 echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
 got=$(awk -f "$root/plots/split.awk" -f t.awk)
