@@ -83,8 +83,16 @@ no_rows_why = (count("model", "status=ok") == 0) ? "no config ran in this CSV (n
               : "no ok rows at effective batch ".E." in mode ".mode." in this CSV"
 
 device = meta("device"); dtype = meta("dtype")
+# A chart draws one effective batch; where the CSV holds others the title
+# says so ("effective batch 64 (16, 256 also run, not drawn here)"): the report
+# beside it may open with another E's verdict.
+other_E = ""
+do for [e in distinct("effective_batch", "status=ok".(strlen(own_backend) > 0 ? ";backend=".own_backend : ""))] {
+    if (e ne E) { other_E = other_E.(strlen(other_E) ? ", " : "").e }
+}
+E_text = "effective batch ".E.(strlen(other_E) ? " (".other_E." also run, not drawn here)" : "")
 subtitle = (E eq "0") ? sprintf("%s, %s", device, dtype) \
-           : sprintf("%s, %s, effective batch %s, %s", device, dtype, E, mode)
+           : sprintf("%s, %s, %s, %s", device, dtype, E_text, mode)
 # Configs that did not run are named under the chart, never silently absent.
 skipped = notrun(sel)
 if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }

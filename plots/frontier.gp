@@ -21,7 +21,7 @@ npoints = int(ask("count"))
 cap = system(fr("cap")." ".q(csv))
 
 set title "Step time against memory per device".model_part(model)."\n". \
-          sprintf("%s, %s, effective batch %s on %s device%s, %s", device, dtype, E, devices, \
+          sprintf("%s, %s, %s on %s device%s, %s", device, dtype, E_text, devices, \
                   devices eq "1" ? "" : "s", mode)
 set xlabel "memory per device (MiB): the measured peak, else the exact need"
 set ylabel "wall-clock per optimizer step (ms, median, 95% interval)"

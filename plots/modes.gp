@@ -21,7 +21,7 @@ mode_colors = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #
 mode_color(m) = word(mode_colors, (index_in(all_modes, m) - 1) % words(mode_colors) + 1)
 
 set title "Execution modes side by side".model_part(model)."\n". \
-          sprintf("%s, %s, effective batch %s", device, dtype, E)
+          sprintf("%s, %s, %s", device, dtype, E_text)
 # The x-axis is K, as in the wall-clock, throughput and dispatch charts,
 # so a line runs the same way in all of them.
 set xlabel "accumulation steps K per optimizer step (micro-batch = E / K; log2 scale; points grouped per K)"

@@ -74,6 +74,15 @@ check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x
     "the time split names the ragged split 24x3"
 check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
     "the frontier names the ragged split 24x3"
+# A chart draws one effective batch: where the CSV holds others, its title
+# says so (the report beside it may open with another E's verdict).
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
+    { print } n++ == 0 { $e = 128; print }' abc.csv >twoE.csv
+sh "$root/scripts/plots.sh" twoE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on twoE.csv: $(cat plots.out)"
+check 'grep -q "effective batch 64 (128 also run, not drawn here), async" twoE.wallclock.svg' \
+    "the wall-clock title does not say another E was run: $(grep -o 'effective batch [^<]*' twoE.wallclock.svg)"
+check 'grep -q "effective batch 64, async" abc.wallclock.svg' "a one-E title is not plain"
+
 # The time split's bars add up to 100% of the traced step, whatever its
 # cupti_step_ms (the fixture's is not busy + idle): read through the
 # chart's own expressions, in the gnuplot that drew it.
