@@ -470,13 +470,23 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
             continue;
         qsort(ratio, m, sizeof *ratio, stats_compare_doubles);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
-        /* the decimals every ratio prints with (1.004x, not 1x), the three
-         * alike (not "from 1.034x to 1.12x"); a range, not an interval */
+        /* the median with its distribution-free interval over the configs
+         * (it once stood bare, a figure with no interval beside the report's
+         * others), then the range; the range's decimals every ratio prints
+         * with (1.004x, not 1x), the two alike (not "from 1.034x to 1.12x") */
+        double lo = NAN, hi = NAN, cover = NAN;
+        if (m > 1)
+            median_ci_sorted(ratio, m, MEDIAN_CI_LEVEL, &lo, &hi, &cover);
+        char med_text[96], cover_text[64] = "";
+        ratio_text(med_text, sizeof med_text, med, lo, hi);
+        if (m > 1) /* "95%" where it reaches it, as the step times' intervals say */
+            snprintf(cover_text, sizeof cover_text, ", its %.3g%% interval over them",
+                     cover >= MEDIAN_CI_LEVEL - 1e-9 ? 100 * MEDIAN_CI_LEVEL : 100 * cover);
         int dec = ratio_decimals(med, ratio[0], ratio[m - 1]);
-        doc_bullet(d, "%s mode takes %.*fx the %s step time (median over %zu %s measured "
-                      "in both; from %.*fx to %.*fx).",
-                   other, dec, med, mode, m, plural((long long)m, "config", "configs"), dec,
-                   ratio[0], dec, ratio[m - 1]);
+        doc_bullet(d, "%s mode takes %s the %s step time (median over %zu %s measured "
+                      "in both%s; from %.*fx to %.*fx).",
+                   other, med_text, mode, m, plural((long long)m, "config", "configs"),
+                   cover_text, dec, ratio[0], dec, ratio[m - 1]);
     }
     row_index_free(&modes);
     row_index_free(&main_rows);
