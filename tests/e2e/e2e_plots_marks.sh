@@ -83,6 +83,22 @@ check 'grep -q "effective batch 64 (128 also run, not drawn here), async" twoE.w
     "the wall-clock title does not say another E was run: $(grep -o 'effective batch [^<]*' twoE.wallclock.svg)"
 check 'grep -q "effective batch 64, async" abc.wallclock.svg' "a one-E title is not plain"
 
+# The throughput of a model that reads tokens is in tokens/s, as the
+# report's tables give it; where any row drawn has no token rate, one
+# axis in samples/s.
+# (frontier.csv has no tokens_per_s column: each row gets one, 16 tokens
+# a sample; in mixed.csv all but the first are empty)
+awk -F, '/^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "samples_per_s") s = i; print $0 ",tokens_per_s"; next }
+    { print $0 "," ($s == "" ? "" : $s * 16) }' f.csv >tok.csv
+awk -F, '/^#/ || !h { h = h || !/^#/; print; next } { if (n++) sub(/,[^,]*$/, ","); print }' tok.csv >mixed.csv
+sh "$root/scripts/plots.sh" tok.csv >plots.out 2>&1 && sh "$root/scripts/plots.sh" mixed.csv >>plots.out 2>&1 ||
+    echo "FAILED: plots.sh on tok.csv or mixed.csv: $(cat plots.out)"
+check 'grep -q "training throughput (tokens/s, log scale)" tok.throughput.svg && grep -q ">Tokens per second vs" tok.throughput.svg' \
+    "the throughput of a token model is not in tokens/s"
+check 'grep -q "training throughput (samples/s, log scale)" mixed.throughput.svg' \
+    "a throughput chart with a row without tokens is not in samples/s"
+
 # The time split's bars add up to 100% of the traced step, whatever its
 # cupti_step_ms (the fixture's is not busy + idle): read through the
 # chart's own expressions, in the gnuplot that drew it.
