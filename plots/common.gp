@@ -163,6 +163,12 @@ log_y_cmd(r) = words(r) < 2 ? "" : \
             word(r, 1) / log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
             word(r, 2) * log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
             word(r, 2) / word(r, 1) < 10 ? tics_fine : word(r, 2) / word(r, 1) <= 1e4 ? tics125 : tics_decade)
+# A chart against K whose effective batch ran one split draws one point: it
+# says so in the plot, where a line would be, rather than leave a lone dot
+# that reads as a trend not drawn. @one_split_note in such a chart.
+one_split_note = ndistinct("accum_steps", ok) != 1 ? "" : \
+    "set label 96 'one split at effective batch ".E." (K = ".common("accum_steps", ok). \
+    "): a single point, nothing to compare along K' at graph 0.5, 0.92 center font ',10' tc rgb '#a00000'"
 # Notes about missing data go under the chart, above the "not run" line.
 note_at = "at screen 0.01, 0.06 left font ',10' tc rgb '#a00000'"
 # A chart with nothing to draw is not drawn: its reason goes to OUT.NAME.why

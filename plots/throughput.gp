@@ -8,6 +8,7 @@ chart = "throughput"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
+if (strlen(one_split_note) > 0) { @one_split_note }
 if (strlen(one_recompute_note) > 0) { @one_recompute_note }
 
 # Tokens per second where every row drawn reads tokens (a GPT, a Llama),

@@ -10,6 +10,7 @@ chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
+if (strlen(one_split_note) > 0) { @one_split_note }
 
 # The series: model|devices|sync|recompute, "-" for an empty sync (a single
 # process) or recompute (a file from before the column); "|": a custom

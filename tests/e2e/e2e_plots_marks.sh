@@ -99,6 +99,15 @@ check 'grep -q "training throughput (tokens/s, log scale)" tok.throughput.svg &&
 check 'grep -q "training throughput (samples/s, log scale)" mixed.throughput.svg' \
     "a throughput chart with a row without tokens is not in samples/s"
 
+# One split at the effective batch: the charts against K say it is one
+# point, not leave a lone dot where a line would be.
+awk '/^#/ || !h { h = h || !/^#/; print; next } !n++' abc.csv >one.csv
+sh "$root/scripts/plots.sh" one.csv >plots.out 2>&1 || echo "FAILED: plots.sh on one.csv: $(cat plots.out)"
+for c in wallclock throughput dispatches; do
+    check 'grep -q "one split at effective batch 64 (K = 1): a single point" one.$c.svg' "the one-split $c chart does not say so"
+done
+check '! grep -q "one split at" abc.wallclock.svg' "a chart of four splits says it has one"
+
 # The time split's bars add up to 100% of the traced step, whatever its
 # cupti_step_ms (the fixture's is not busy + idle): read through the
 # chart's own expressions, in the gnuplot that drew it.
