@@ -185,7 +185,14 @@ host_is_device = strstrt(" ".meta("backend_caps")." ", " dispatch-is-device-work
 index_in(list, w) = strstrt(" ".list." ", " ".w." ") == 0 ? 0 : \
                     words((" ".list." ")[1:strstrt(" ".list." ", " ".w." ") + 1])
 # Whether a text has a trailing blank, so no title ends in one.
-model_part(m) = strlen(m) > 0 ? ", model ".m : ""
+# A chart of one model names it, and the models of its rows (w) it leaves
+# out, the first three and a count: "model tiny (S also run, not drawn
+# here)", so that the modes of tiny are not read as the run's only ones.
+commas(s, i) = i >= words(s) ? word(s, i) : word(s, i).", ".commas(s, i + 1)
+others_n(w, m) = ndistinct("model", w.";model!=".m)
+others_text(w, m, n) = n == 0 ? "" : " (".commas(first_distinct("model", w.";model!=".m, 3), 1). \
+                       (n > 3 ? sprintf(" and %d more", n - 3) : "")." also run, not drawn here)"
+model_part(m, w) = strlen(m) > 0 ? ", model ".m.others_text(w, m, others_n(w, m)) : ""
 
 set terminal pngcairo noenhanced size 1100,650 font "sans,11"
 set output out.".".chart.".png"

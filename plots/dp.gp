@@ -43,7 +43,7 @@ if (ndistinct("devices", here_rows) > 0 && ng == max_groups) {
 }
 gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d ", d, mb)) + 1])
 
-set title "Data parallel: compute and exposed communication per step".model_part(model)."\n". \
+set title "Data parallel: compute and exposed communication per step".model_part(model, base)."\n". \
           sprintf("%s, %s, %s over all devices, %s", device, dtype, E_text, mode)
 set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode".(strlen(shard) > 0 ? "; shard ".shard : "")
 set ylabel "wall-clock per optimizer step (ms, median and its 95% interval)"

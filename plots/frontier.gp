@@ -20,7 +20,7 @@ ask(w) = system(pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w))
 npoints = int(ask("count"))
 cap = system(fr("cap")." ".q(csv))
 
-set title "Step time against memory per device".model_part(model)."\n". \
+set title "Step time against memory per device".model_part(model, ok)."\n". \
           sprintf("%s, %s, %s on %s device%s, %s", device, dtype, E_text, devices, \
                   devices eq "1" ? "" : "s", mode)
 set xlabel "memory per device (MiB): the measured peak, else the exact need"

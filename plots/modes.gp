@@ -20,7 +20,7 @@ modes = distinct("mode", here_rows)
 mode_colors = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
 mode_color(m) = word(mode_colors, (index_in(all_modes, m) - 1) % words(mode_colors) + 1)
 
-set title "Execution modes side by side".model_part(model)."\n". \
+set title "Execution modes side by side".model_part(model, base)."\n". \
           sprintf("%s, %s, %s", device, dtype, E_text)
 # The x-axis is K, as in the wall-clock, throughput and dispatch charts,
 # so a line runs the same way in all of them.

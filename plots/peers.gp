@@ -42,7 +42,7 @@ ns = words(sb)
 label(j) = (word(sb, j) eq own ? "accubench " : "").word(sb, j)." ".word(sm, j)
 color(j) = word("#1f77b4 #ff7f0e #d62728 #2ca02c #9467bd #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 
-set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side".model_part(model)."\n". \
+set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side".model_part(model, base)."\n". \
           sprintf("%s, %s, %s%s", device, dtype, E_text, \
                   strlen(devices) == 0 ? "" : \
                   (devices + 0 > 1) ? sprintf(", %s devices, sync %s", devices, sync) : "")

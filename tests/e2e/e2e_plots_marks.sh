@@ -99,6 +99,16 @@ check 'grep -q "training throughput (tokens/s, log scale)" tok.throughput.svg &&
 check 'grep -q "training throughput (samples/s, log scale)" mixed.throughput.svg' \
     "a throughput chart with a row without tokens is not in samples/s"
 
+# A chart of one model names the models it leaves out.
+cp "$root/tests/fixtures/default.csv" default.csv
+sh "$root/scripts/plots.sh" default.csv >plots.out 2>&1 || echo "FAILED: plots.sh on default.csv: $(cat plots.out)"
+for c in modes frontier; do
+    check 'grep -q "model S (M, L also run, not drawn here)" default.$c.svg' \
+        "the $c chart does not name the models it leaves out: $(grep -o 'model [^<]*' default.$c.svg | head -1)"
+done
+check 'grep -q "side by side, model S<" abc.frontier.svg || grep -q "per device, model S<" abc.frontier.svg' \
+    "a one-model chart names others"
+
 # One split at the effective batch: the charts against K say it is one
 # point, not leave a lone dot where a line would be.
 awk '/^#/ || !h { h = h || !/^#/; print; next } !n++' abc.csv >one.csv
