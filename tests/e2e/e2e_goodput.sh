@@ -104,6 +104,12 @@ check 'echo "$pred" | awk "{ exit !(\$1 > 0 && (\$1 - \$2)^2 < 1e-6 * \$2^2) }"'
 check 'grep -q "^  E=16 .*; predicted [0-9.]* +- [0-9.e+]* steps (S_min (1 + B_simple/E), not measured)" lines.txt' \
     "a prediction says it is one, with its error: $(grep "E=16" lines.txt)"
 check '! grep -q "its own final loss is the target" lines.txt' "--target-loss: no E is marked as setting it"
+# the report's predicted time carries the predicted steps' error, as the
+# steps do (the same step time multiplies both)
+"$ACCUBENCH" report lines.csv --target-loss 3 --no-charts >/dev/null 2>err.txt
+pred_s=$(awk -F'|' '$2 ~ /^ *(8|16|32)( |$)/ && $(NF-2) ~ /\+-/ { n++; if ($(NF-1) !~ /^ *[0-9.e+-]+ \+- [0-9.e+-]+ *$/) bad = bad $(NF-1) ";" }
+    END { print n + 0, bad }' lines.md)
+check '[ "$pred_s" = "3 " ]' "each predicted time with its error, as its steps (rows, bad cells): $pred_s $(cat err.txt)"
 check 'grep -q "B_crit / B_simple = [0-9.e+]* +- [0-9.e+]* (their relative errors summed)" lines.txt' \
     "B_crit over B_simple with its error: $(grep "B_crit /" lines.txt)"
 check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
