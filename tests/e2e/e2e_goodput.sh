@@ -174,6 +174,9 @@ check 'grep -Eq "^- (Fit over 3 E|The relation S = S_min \+ E_min / B does not f
 check 'grep -q "^- Least time to target: E = " g.md' "the least time to target"
 check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
 check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
+# the curves chart's panel draws the first of 3 E x 2 rates, and says so
+check 'grep -q ", lr 0.25 (5 more series not drawn)" g.curves.svg' \
+    "the curves panel does not count the series it leaves out: $(grep -o 'model tiny[^<]*' g.curves.svg)"
 check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
 "$ACCUBENCH" report g.csv --target-loss 1e-9 --no-charts >/dev/null 2>err.txt
 check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the row says it is not reached"
