@@ -86,10 +86,14 @@ device = meta("device"); dtype = meta("dtype")
 # A chart draws one effective batch; where the CSV holds others the title
 # says so ("effective batch 64 (16, 256 also run, not drawn here)"): the report
 # beside it may open with another E's verdict.
-other_E = ""
+other_E = ""; n_other_E = 0
 do for [e in distinct("effective_batch", "status=ok".(strlen(own_backend) > 0 ? ";backend=".own_backend : ""))] {
-    if (e ne E) { other_E = other_E.(strlen(other_E) ? ", " : "").e }
+    if (e ne E) {
+        n_other_E = n_other_E + 1
+        if (n_other_E <= 4) { other_E = other_E.(strlen(other_E) ? ", " : "").e }
+    }
 }
+if (n_other_E > 4) { other_E = other_E.sprintf(" and %d more", n_other_E - 4) }
 E_text = "effective batch ".E.(strlen(other_E) ? " (".other_E." also run, not drawn here)" : "")
 subtitle = (E eq "0") ? sprintf("%s, %s", device, dtype) \
            : sprintf("%s, %s, %s, %s", device, dtype, E_text, mode)

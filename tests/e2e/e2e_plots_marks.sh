@@ -82,6 +82,12 @@ sh "$root/scripts/plots.sh" twoE.csv >plots.out 2>&1 || echo "FAILED: plots.sh o
 check 'grep -q "effective batch 64 (128 also run, not drawn here), async" twoE.wallclock.svg' \
     "the wall-clock title does not say another E was run: $(grep -o 'effective batch [^<]*' twoE.wallclock.svg)"
 check 'grep -q "effective batch 64, async" abc.wallclock.svg' "a one-E title is not plain"
+# ... the first four, and a count of the rest
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
+    { print } n++ == 0 { for (k = 1; k <= 6; k++) { $e = 100 + k; print } }' abc.csv >manyE.csv
+sh "$root/scripts/plots.sh" manyE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on manyE.csv: $(cat plots.out)"
+check 'grep -q "effective batch 64 (101, 102, 103, 104 and 2 more also run, not drawn here)" manyE.wallclock.svg' \
+    "the title lists every other E: $(grep -o 'effective batch [^<]*' manyE.wallclock.svg)"
 
 # The throughput of a model that reads tokens is in tokens/s, as the
 # report's tables give it; where any row drawn has no token rate, one
