@@ -23,7 +23,7 @@ sq(s) = (strstrt(s, "'") == 0) ? s : \
 q(s) = "'".sq(s)."'"
 # The scripts' own folder, so that pick.awk is found from any working folder.
 here = system("dirname ".q(ARG0))
-pick(w) = sprintf("awk -f %s -v want=%s ", q(here.'/pick.awk'), w)
+pick(w) = sprintf("awk -f %s -f %s -v want=%s ", q(here.'/split.awk'), q(here.'/pick.awk'), w)
 meta(k) = system(pick("meta")."-v key=".q(k)." ".q(csv))
 distinct(c, w) = system(pick("distinct")."-v col=".c." -v where=".q(w)." ".q(csv))
 first_distinct(c, w, n) = system(pick("distinct")."-v max=".n." -v col=".c." -v where=".q(w)." ".q(csv))
@@ -31,6 +31,7 @@ ndistinct(c, w) = int(system(pick("ndistinct")."-v col=".c." -v where=".q(w)." "
 most(c, per, w) = system(pick("most")."-v col=".c." -v per=".per." -v where=".q(w)." ".q(csv))
 count(c, w) = int(system(pick("count")."-v col=".c." -v where=".q(w)." ".q(csv)))
 common(c, w) = system(pick("common")."-v col=".c." -v where=".q(w)." ".q(csv))
+range(cs, w) = system(pick("range")."-v cols=".q(cs)." -v where=".q(w)." ".q(csv))
 notrun(w) = system(pick("notrun")."-v where=".q(w)." ".q(csv))
 # A data source for plot: the header and the rows matching w.
 rows(w) = "< ".pick("rows")."-v where=".q(w)." ".q(csv)
@@ -82,8 +83,20 @@ no_rows_why = (count("model", "status=ok") == 0) ? "no config ran in this CSV (n
               : "no ok rows at effective batch ".E." in mode ".mode." in this CSV"
 
 device = meta("device"); dtype = meta("dtype")
+# A chart draws one effective batch; where the CSV holds others the title
+# says so ("effective batch 64 (16, 256 also run, not drawn here)"): the report
+# beside it may open with another E's verdict.
+other_E = ""; n_other_E = 0
+do for [e in distinct("effective_batch", "status=ok".(strlen(own_backend) > 0 ? ";backend=".own_backend : ""))] {
+    if (e ne E) {
+        n_other_E = n_other_E + 1
+        if (n_other_E <= 4) { other_E = other_E.(strlen(other_E) ? ", " : "").e }
+    }
+}
+if (n_other_E > 4) { other_E = other_E.sprintf(" and %d more", n_other_E - 4) }
+E_text = "effective batch ".E.(strlen(other_E) ? " (".other_E." also run, not drawn here)" : "")
 subtitle = (E eq "0") ? sprintf("%s, %s", device, dtype) \
-           : sprintf("%s, %s, effective batch %s, %s", device, dtype, E, mode)
+           : sprintf("%s, %s, %s, %s", device, dtype, E_text, mode)
 # Configs that did not run are named under the chart, never silently absent.
 skipped = notrun(sel)
 if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }
@@ -130,6 +143,36 @@ do for [e=-3:7] {
     }
 }
 tics125 = "(".tics125.")"
+# A log y axis fitted to the values it draws: log_y(range("step_ms_median
+# ...", rows)) sets it from "LO HI". Left to itself, gnuplot widens a log
+# axis to whole decades, and a 1.5x difference sat squeezed into a third of
+# a 100..1000 ms chart; fitted, the data fill it, 5% of its span to spare
+# each side, and the tics are as fine as the span needs to keep labels on
+# it (1 1.5 2 3 4 5 7 over less than 10x, 1 2 5 up to 10^4, decades past).
+tics_fine = ""; tics_decade = ""
+do for [e=-3:7] {
+    do for [k=1:7] {
+        v = word("1 1.5 2 3 4 5 7", k) * 10.0**e
+        tics_fine = tics_fine.(strlen(tics_fine) ? ", " : "").sprintf('"%g" %g', v, v)
+    }
+    tics_decade = tics_decade.(strlen(tics_decade) ? ", " : "").sprintf('"%g" %g', 10.0**e, 10.0**e)
+}
+tics_fine = "(".tics_fine.")"; tics_decade = "(".tics_decade.")"
+# (at least 1.8x in all, so that a tic of the finest list, 1 to 1.5 the widest
+# step, falls inside even where every value is one)
+max2(a, b) = a > b ? a : b
+log_y_pad(lo, hi) = max2(max2((hi / lo) ** 0.05, sqrt(1.8 * lo / hi)), 1.05)
+log_y_cmd(r) = words(r) < 2 ? "" : \
+    sprintf("set yrange [%.9g:%.9g]; set ytics %s", \
+            word(r, 1) / log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
+            word(r, 2) * log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
+            word(r, 2) / word(r, 1) < 10 ? tics_fine : word(r, 2) / word(r, 1) <= 1e4 ? tics125 : tics_decade)
+# A chart against K whose effective batch ran one split draws one point: it
+# says so in the plot, where a line would be, rather than leave a lone dot
+# that reads as a trend not drawn. @one_split_note in such a chart.
+one_split_note = ndistinct("accum_steps", ok) != 1 ? "" : \
+    "set label 96 'one split at effective batch ".E." (K = ".common("accum_steps", ok). \
+    "): a single point, nothing to compare along K' at graph 0.5, 0.92 center font ',10' tc rgb '#a00000'"
 # Notes about missing data go under the chart, above the "not run" line.
 note_at = "at screen 0.01, 0.06 left font ',10' tc rgb '#a00000'"
 # A chart with nothing to draw is not drawn: its reason goes to OUT.NAME.why
@@ -146,7 +189,14 @@ host_is_device = strstrt(" ".meta("backend_caps")." ", " dispatch-is-device-work
 index_in(list, w) = strstrt(" ".list." ", " ".w." ") == 0 ? 0 : \
                     words((" ".list." ")[1:strstrt(" ".list." ", " ".w." ") + 1])
 # Whether a text has a trailing blank, so no title ends in one.
-model_part(m) = strlen(m) > 0 ? ", model ".m : ""
+# A chart of one model names it, and the models of its rows (w) it leaves
+# out, the first three and a count: "model tiny (S also run, not drawn
+# here)", so that the modes of tiny are not read as the run's only ones.
+commas(s, i) = i >= words(s) ? word(s, i) : word(s, i).", ".commas(s, i + 1)
+others_n(w, m) = ndistinct("model", w.";model!=".m)
+others_text(w, m, n) = n == 0 ? "" : " (".commas(first_distinct("model", w.";model!=".m, 3), 1). \
+                       (n > 3 ? sprintf(" and %d more", n - 3) : "")." also run, not drawn here)"
+model_part(m, w) = strlen(m) > 0 ? ", model ".m.others_text(w, m, others_n(w, m)) : ""
 
 set terminal pngcairo noenhanced size 1100,650 font "sans,11"
 set output out.".".chart.".png"

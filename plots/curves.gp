@@ -52,6 +52,10 @@ if (n == 0) {
 # at several rates), so that each line of a panel is one config.
 key = "$6 \" \" $9 \" \" ($10 == \"\" ? \"-\" : $10) \" \" ($14 == \"\" ? \"-\" : $14) \" \" ($15 == \"\" ? \"-\" : $15) \" \" ($17 == \"\" ? \"-\" : $17)"
 series(m) = on_rows("$2 == m { print ".key."; exit }", m)
+# How many series the model has: a panel draws its first, and says how
+# many it leaves out (a sweep over E, or an --lr-grid, has one per E and
+# rate; the report's tables cover them all).
+nseries(m) = int(on_rows("$2 == m && !((".key.") in s) { s[".key."]; n++ } END { print n + 0 }", m))
 in_series(m) = "$2 == m && ".key." == ser"
 lines_of(m) = on_rows_then(in_series(m)." && $11 == \"forward\" && $12 == 0 { r = 0; n = split(wr, w, \" \"); for (i = 1; i <= n; i++) if (w[i] == $5) r = i; print r, $7, $5 \":\" $7 }", m, \
                            " | sort -k1,1n -k2,2n | awk '{ print $3 }' | tr '\\n' ' '")
@@ -65,7 +69,16 @@ dash_names = "dashed dotted dash-dotted dash-dot-dotted"
 dash_name(i) = i <= words(dash_names) ? word(dash_names, i) : sprintf("dash type %d", i + 1)
 styles = ""
 do for [r in right] { styles = styles.(strlen(styles) ? "; " : "").r.": solid" }
-do for [i=1:words(wrong)] { styles = styles.(strlen(styles) ? "; " : "").word(wrong, i).": ".dash_name(i) }
+# A wrong reduction's dash is its place among those the summary lines name
+# (the same in every file of a sweep), but the title names only the ones
+# drawn: a sweep of the correct reduction alone lists every reduction as a
+# gap of nan, and its title promised dashed and dotted lines it had not.
+drawn = (have eq "yes") ? on_rows("!seen[$5]++ { printf \"%s \", $5 }", "") : ""
+do for [i=1:words(wrong)] {
+    if (index_in(drawn, word(wrong, i)) > 0) {
+        styles = styles.(strlen(styles) ? "; " : "").word(wrong, i).": ".dash_name(i)
+    }
+}
 colour(s) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f", \
                  words(micros[1:strstrt(" ".micros." ", " ".mb(s)." ")]) % 8 + 1)
 # A line's rows: the header (for columnheaders) and the curve.
@@ -92,7 +105,8 @@ do for [ext in "png svg"] {
                           word(sr, 1), word(sr, 2), word(sr, 3) ne "-" ? ", sync ".word(sr, 3) : "", \
                           word(sr, 4) ne "-" ? ", recompute ".word(sr, 4) : "", \
                           word(sr, 5) ne "-" ? ", shard ".word(sr, 5) : "", \
-                          steps_of(model)).(word(sr, 6) ne "-" ? ", lr ".word(sr, 6) : "")
+                          steps_of(model)).(word(sr, 6) ne "-" ? ", lr ".word(sr, 6) : ""). \
+                  (nseries(model) > 1 ? sprintf(" (%d more series not drawn)", nseries(model) - 1) : "")
         set xlabel "optimizer step"
         set ylabel "window loss before the step"
         set yrange [0:(top > 0 ? top : 1)]

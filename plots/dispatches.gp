@@ -8,6 +8,7 @@ chart = "dispatches"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
+if (strlen(one_split_note) > 0) { @one_split_note }
 if (strlen(one_recompute_note) > 0) { @one_recompute_note }
 
 set title (host_is_device ? "Operations dispatched" : "Kernels (dispatches)")." per optimizer step vs accumulation steps\n".subtitle

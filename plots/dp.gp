@@ -43,10 +43,10 @@ if (ndistinct("devices", here_rows) > 0 && ng == max_groups) {
 }
 gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d ", d, mb)) + 1])
 
-set title "Data parallel: compute and exposed communication per step".model_part(model)."\n". \
-          sprintf("%s, %s, effective batch %s (over all devices), %s", device, dtype, E, mode)
+set title "Data parallel: compute and exposed communication per step".model_part(model, base)."\n". \
+          sprintf("%s, %s, %s over all devices, %s", device, dtype, E_text, mode)
 set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode".(strlen(shard) > 0 ? "; shard ".shard : "")
-set ylabel "wall-clock per optimizer step (ms, median)"
+set ylabel "wall-clock per optimizer step (ms, median and its 95% interval)"
 set style fill solid 0.9 border rgb "#ffffff"
 set key outside right top
 ns = words(syncs)
@@ -57,6 +57,28 @@ set xtics () rotate by -30
 set xrange [0.4:ng + 0.6]
 set yrange [0:*]
 
+# The whole step in the light shade, then the compute part over it: the
+# light part left on top is the exposed communication.
+dp_plot = 'for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
+         using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
+               (column("step_ms_median")) \
+         with boxes lc rgb sync_color(word(syncs, j)) fs transparent solid 0.35 \
+         title word(syncs, j)." exposed comm", \
+     for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
+         using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
+               (column("step_ms_median") - column("comm_exposed_ms") > 0 ? \
+                column("step_ms_median") - column("comm_exposed_ms") : 0) \
+         with boxes lc rgb sync_color(word(syncs, j)) title word(syncs, j)." compute"'
+# Each bar's 95% interval of its median, as the report's sync sentences
+# and tables give it: two bars a few percent apart may be one time.
+# (A file from before the interval columns: the bars alone.) Built
+# before the if: gnuplot expands @dp_plot when it reads the whole block.
+ci = 'for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
+         using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
+               (column("step_ms_median")):(column("step_ms_ci_lo")):(column("step_ms_ci_hi")) \
+         with yerrorbars lc rgb "#333333" lw 1.5 pt 7 ps 0.5 \
+         title (j == 1 ? "95% interval of the step time" : "")'
+if (count("step_ms_ci_lo", here_rows) > 0) { dp_plot = dp_plot.", ".ci }
 if (ns == 0) {
     missing_why = count("model", "status=ok") == 0 ? no_rows_why : \
                   "no data-parallel rows in this CSV:\nrun under mpirun (make bench-dp)"
@@ -68,17 +90,6 @@ if (ns == 0) {
         k = common("accum_steps", here_rows.";devices=".d.";micro_batch=".mb)
         set xtics add (sprintf("%s x %s (%s)", d, k, mb) i)
     }
-    # The whole step in the light shade, then the compute part over it: the
-    # light part left on top is the exposed communication.
-    plot for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
-             using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
-                   (column("step_ms_median")) \
-             with boxes lc rgb sync_color(word(syncs, j)) fs transparent solid 0.35 \
-             title word(syncs, j)." exposed comm", \
-         for [j=1:ns] rows(here_rows.";sync=".word(syncs, j)) \
-             using (gidx(column("devices"), column("micro_batch")) + offset(j)): \
-                   (column("step_ms_median") - column("comm_exposed_ms") > 0 ? \
-                    column("step_ms_median") - column("comm_exposed_ms") : 0) \
-             with boxes lc rgb sync_color(word(syncs, j)) title word(syncs, j)." compute"
+    plot @dp_plot
 }
 load system(sprintf("dirname '%s'", ARG0)).'/svg.gp'

@@ -1,7 +1,7 @@
 # frontier.awk: the points of plots/frontier.gp from accubench CSV rows (the
 # header and the rows pick.awk chose), by column name.
 #
-#   awk -f frontier.awk -v want=WHAT [FILE]
+#   awk -f split.awk -f frontier.awk -v want=WHAT [FILE]
 #
 # WHAT:
 #   points  mem_mib,step_ms,lo,hi,label,clean: one line per row with a memory
@@ -52,7 +52,8 @@ BEGIN { FS = "," }
     hi[n] = ("step_ms_ci_hi" in col && $(col["step_ms_ci_hi"]) != "") ? $(col["step_ms_ci_hi"]) : t[n]
     fl = ("flags" in col) ? $(col["flags"]) : ""
     clean[n] = fl == "" ? 1 : 0
-    label[n] = $(col["micro_batch"]) "x" $(col["accum_steps"]) \
+    label[n] = split_text($(col["micro_batch"]), $(col["accum_steps"]), \
+                          ("last_micro_batch" in col) ? $(col["last_micro_batch"]) : "") \
                (rc != "" && rc != "none" ? " recompute " rc : "") \
                (sh != "" && sh != "none" ? " shard " sh : "") \
                (sy != "" ? " sync " sy : "")

@@ -14,20 +14,22 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (!exists("model")) { model = common("model", ok) }
 devices = common("devices", ok.";model=".model)
 here_rows = ok.";model=".model.";devices=".devices
-fr(w) = "awk -f ".q(here.'/frontier.awk')." -v want=".w
+fr(w) = "awk -f ".q(here.'/split.awk')." -f ".q(here.'/frontier.awk')." -v want=".w
 src(w) = "< ".pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w)
 ask(w) = system(pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w))
 npoints = int(ask("count"))
 cap = system(fr("cap")." ".q(csv))
 
-set title "Step time against memory per device".model_part(model)."\n". \
-          sprintf("%s, %s, effective batch %s on %s device%s, %s", device, dtype, E, devices, \
+set title "Step time against memory per device".model_part(model, ok)."\n". \
+          sprintf("%s, %s, %s on %s device%s, %s", device, dtype, E_text, devices, \
                   devices eq "1" ? "" : "s", mode)
 set xlabel "memory per device (MiB): the measured peak, else the exact need"
 set ylabel "wall-clock per optimizer step (ms, median, 95% interval)"
 set key outside right top
 set logscale y
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_ci_lo step_ms_ci_hi", here_rows))
+if (strlen(y_fit) > 0) { eval y_fit }
 xmax = ask("xmax") + 0; xmin = ask("xmin") + 0
 pad = (xmax > xmin ? (xmax - xmin) * 0.1 : xmax * 0.1 + 1)
 set xrange [(xmin - pad > 0 ? xmin - pad : 0):xmax + 2 * pad]

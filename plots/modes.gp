@@ -20,14 +20,16 @@ modes = distinct("mode", here_rows)
 mode_colors = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf"
 mode_color(m) = word(mode_colors, (index_in(all_modes, m) - 1) % words(mode_colors) + 1)
 
-set title "Execution modes side by side".model_part(model)."\n". \
-          sprintf("%s, %s, effective batch %s", device, dtype, E)
+set title "Execution modes side by side".model_part(model, base)."\n". \
+          sprintf("%s, %s, %s", device, dtype, E_text)
 # The x-axis is K, as in the wall-clock, throughput and dispatch charts,
 # so a line runs the same way in all of them.
 set xlabel "accumulation steps K per optimizer step (micro-batch = E / K; log2 scale; points grouped per K)"
 set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_p10 step_ms_p90", here_rows))
+if (strlen(y_fit) > 0) { eval y_fit }
 set errorbars lc rgb "#333333"
 set key outside right top
 # Groups sit at log2(K); each mode takes a slice of the group.

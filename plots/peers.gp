@@ -42,14 +42,16 @@ ns = words(sb)
 label(j) = (word(sb, j) eq own ? "accubench " : "").word(sb, j)." ".word(sm, j)
 color(j) = word("#1f77b4 #ff7f0e #d62728 #2ca02c #9467bd #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 
-set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side".model_part(model)."\n". \
-          sprintf("%s, %s, effective batch %s%s", device, dtype, E, \
+set title "accubench and ".(strlen(peers) ? peers : "its peers")." side by side".model_part(model, base)."\n". \
+          sprintf("%s, %s, %s%s", device, dtype, E_text, \
                   strlen(devices) == 0 ? "" : \
                   (devices + 0 > 1) ? sprintf(", %s devices, sync %s", devices, sync) : "")
 set xlabel "micro-batch size (examples per pass; points grouped per micro-batch)"
 set ylabel "wall-clock per optimizer step (ms: median, bars p10..p90; log scale)"
 set logscale y 10
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_p10 step_ms_p90", peer_rows))
+if (strlen(y_fit) > 0) { eval y_fit }
 set errorbars lc rgb "#333333"
 set key outside right top
 width = 0.8 / (ns > 0 ? ns : 1)

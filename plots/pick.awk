@@ -9,7 +9,9 @@
 # is no column's name continues that value.
 # WHAT:
 #   meta      the value of metadata line `# KEY: value`
-#   rows      the header and the rows matching FILTER (what gnuplot plots)
+#   rows      the header and the rows matching FILTER (what gnuplot plots),
+#             each with a last column, split: how the split is written
+#             (split.awk, loaded before this file)
 #   distinct  the distinct values of COL in matching rows, in file order
 #             (with -v max=N: the first N of them)
 #   ndistinct how many distinct values COL has in matching rows
@@ -17,7 +19,10 @@
 #             per=NAME) in matching rows (ties: the first in the file)
 #   count     how many matching rows have COL measured (not empty)
 #   common    the most frequent value of COL in matching rows (ties: larger)
-#   notrun    "model micro x accum mode: status" for matching rows that are
+#   range     "LO HI": the least and greatest positive value of the columns
+#             named in -v cols="A B ..." over matching rows (nothing when
+#             none): the extent of a log axis
+#   notrun    "model SPLIT mode: status" (split.awk) for matching rows that are
 #             not ok, joined by "; " (so a chart can say what is missing);
 #             the first six, then "and N more"
 # POSIX awk only (mawk, gawk and busybox all run it).
@@ -61,7 +66,7 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
     sub(/\r$/, "")
     for (i = 1; i <= NF; i++) colnum[$i] = i
     parse_where()
-    if (want == "rows") print
+    if (want == "rows") print $0 ",split"
     next
 }
 {
@@ -72,7 +77,9 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
         if (tneg[i] ? v == tval[i] : v != tval[i]) next
     }
     c = (col in colnum) ? $(colnum[col]) : ""
-    if (want == "rows") print
+    if (want == "rows")
+        print $0 "," split_text($(colnum["micro_batch"]), $(colnum["accum_steps"]),
+                                ("last_micro_batch" in colnum) ? $(colnum["last_micro_batch"]) : "")
     else if (want == "count") { if (c != "") n++ }
     else if (want == "distinct" || want == "ndistinct") {
         if (c != "" && !(c in seen)) {
@@ -91,9 +98,21 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
             freq[c]++
             if (freq[c] > best_n || (freq[c] == best_n && c + 0 > best + 0)) { best = c; best_n = freq[c] }
         }
+    } else if (want == "range") {
+        nc = split(cols, cn, " ")
+        for (i = 1; i <= nc; i++) {
+            if (!(cn[i] in colnum)) continue
+            v = $(colnum[cn[i]])
+            if (v == "" || v + 0 <= 0) continue
+            v += 0
+            if (!have || v < lo) lo = v
+            if (!have || v > hi) hi = v
+            have = 1
+        }
     } else if (want == "notrun") {
         if ($(colnum["status"]) != "ok") {
-            s = $(colnum["model"]) " " $(colnum["micro_batch"]) "x" $(colnum["accum_steps"]) \
+            s = $(colnum["model"]) " " split_text($(colnum["micro_batch"]), $(colnum["accum_steps"]),
+                    ("last_micro_batch" in colnum) ? $(colnum["last_micro_batch"]) : "") \
                 " " $(colnum["mode"]) ": " $(colnum["status"])
             if (++nr <= 6) list = list (list == "" ? "" : "; ") s
         }
@@ -106,4 +125,5 @@ END {
     else if (want == "most") print best
     else if (want == "notrun") print list (nr > 6 ? sprintf("; and %d more", nr - 6) : "")
     else if (want == "common") print best
+    else if (want == "range") { if (have) printf "%.9g %.9g\n", lo, hi }
 }

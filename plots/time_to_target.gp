@@ -41,14 +41,30 @@ set logscale xy 2
 set logscale y 10
 set format x "%g"
 set format y "%g"
+# fitted to the times, their bars and the predictions (common.gp's log_y_cmd)
+y_fit = log_y_cmd(system(pick("range")."-v cols=".q("time_s time_s_lo time_s_hi predicted_time_s")." ".q(table)))
+if (strlen(y_fit) > 0) { eval y_fit }
 set xlabel "effective batch E (examples per optimizer step)"
 set ylabel "time to target loss (s)"
+# The bars' coverage, as the table gives it (time_s_coverage): 95%, or
+# less where a step was timed 5 times or fewer ([min, max] then): the
+# chart says what the report's table says beside each time, never a 95%
+# that a bar does not have.
+cover_range = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"time_s_coverage\") c = i; next } ". \
+                     "c && $11 != \"\" && $c != \"\" { v = $c * 100; if (lo == \"\" || v < lo) lo = v; if (hi == \"\" || v > hi) hi = v } ". \
+                     "END { if (lo != \"\") printf \"%.3g %.3g\", lo, hi }' ".q(table))
+cover_lo = words(cover_range) == 2 ? word(cover_range, 1) + 0 : 95
+cover_hi = words(cover_range) == 2 ? word(cover_range, 2) + 0 : 95
+cover_text = cover_lo >= 95 - 1e-6 ? "95% interval" : \
+             cover_lo == cover_hi ? sprintf("a %.3g%% interval: the step timed 5 times or fewer", cover_lo) : \
+             sprintf("intervals of %.3g..%.3g%%: below 95%% where the step was timed 5 times or fewer", cover_lo, cover_hi)
 set title "Is E right? Time to a target loss against the effective batch\n". \
-          "points: steps x the fastest split's step time (95% interval)\n". \
+          sprintf("%s, %s\n", device, dtype). \
+          "points: steps x the fastest split's step time (".cover_text.")\n". \
           "dashed: predicted from B_simple; ring: least time"
 set key below left Left reverse
 set bmargin 9
-set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
+set offsets graph 0.05, graph 0.05, 0, 0
 plot for [i=1:nseries] rows_of(i) using (column("effective_batch")):(column("time_s")): \
          (column("time_s_lo")):(column("time_s_hi")) with yerrorbars pt 7 ps 1.2 lc rgb model_color(i) \
          title sprintf("%s, target loss %.4g", name_of(i), target_of(i) + 0), \

@@ -10,6 +10,7 @@ chart = "wallclock"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
+if (strlen(one_split_note) > 0) { @one_split_note }
 
 # The series: model|devices|sync|recompute, "-" for an empty sync (a single
 # process) or recompute (a file from before the column); "|": a custom
@@ -64,6 +65,8 @@ set y2label y2what.(strlen(probe_meta) > 0 && probe_meta[1:4] ne "none" ? \
 set logscale x 2
 set logscale y 10
 set ytics @tics125
+y_fit = log_y_cmd(range("step_ms_median step_ms_ci_lo step_ms_ci_hi", ok))
+if (strlen(y_fit) > 0) { eval y_fit }
 set y2range [0:100]
 set ytics nomirror
 set y2tics 0, 10, 100
@@ -90,13 +93,15 @@ busy_lines = 'for [j=1:ns] rows(s_rows(word(series, j))) \
 # Each point's 95% interval of its median, and where the run timed its
 # splits in interleaved rounds, the paired ratio to its series' reference
 # (the largest micro-batch) beside the point: the verdict's figures.
+# The bars carry the line's own point (pt 7): gnuplot's pt -1 paints a
+# white disc, which blanked every measured point under its bar.
 ci_of(j) = count("step_ms_ci_lo", s_rows(word(series, j)))
 ratio_of(j) = count("vs_ref", s_rows(word(series, j)))
 n_ci = 0; n_ratio = 0
 do for [j=1:ns] { n_ci = n_ci + (ci_of(j) > 0); n_ratio = n_ratio + (ratio_of(j) > 0) }
 ci_bars = 'for [j=1:ns] rows(s_rows(word(series, j))) \
     using (column("accum_steps")):(column("step_ms_median")):(ci_of(j) > 0 ? column("step_ms_ci_lo") : NaN):(ci_of(j) > 0 ? column("step_ms_ci_hi") : NaN) \
-    with yerrorbars lw 1 pt -1 lc rgb s_color(j) notitle'
+    with yerrorbars lw 1 pt 7 ps 0.9 lc rgb s_color(j) notitle'
 ratio_text(r, lo, hi) = r == 1 && lo == 1 ? "ref" : sprintf("%.2fx [%.2f..%.2f]", r, lo, hi)
 ratio_labels = 'for [j=1:ns] rows(s_rows(word(series, j))) \
     using (column("accum_steps")):(column("step_ms_median")):(ratio_of(j) > 0 ? ratio_text(column("vs_ref"), column("vs_ref_lo"), column("vs_ref_hi")) : "") \

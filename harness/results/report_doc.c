@@ -123,6 +123,22 @@ static void md_escape(FILE *f, const char *s)
     }
 }
 
+/* A link's destination as Markdown reads it: the file's name
+ * percent-encoded, but for the characters a URL path keeps as they are. A
+ * space or a parenthesis in the CSV's name ("my run (1).csv") ended the
+ * destination early and the image did not resolve. */
+static void md_url(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            strchr("-._~/", c))
+            fputc(c, f);
+        else
+            fprintf(f, "%%%02X", c);
+    }
+}
+
 void doc_write_md(const doc *d, FILE *f, const char *chart_base)
 {
     for (size_t i = 0; i < d->count; i++) {
@@ -147,7 +163,9 @@ void doc_write_md(const doc *d, FILE *f, const char *chart_base)
             fputc('\n', f);
             break;
         case DOC_CHART:
-            fprintf(f, "![%s](%s.%s.png)\n\n", b->text, chart_base, b->name);
+            fprintf(f, "![%s](", b->text);
+            md_url(f, chart_base);
+            fprintf(f, ".%s.png)\n\n", b->name);
             break;
         }
     }

@@ -136,10 +136,10 @@ static void naive_finding(const report_input *in, doc *d)
     double med = m % 2 ? dev[m / 2] : (dev[m / 2 - 1] + dev[m / 2]) / 2;
     doc_bullet(d,
                "Against the naive estimate K x one-pass time, the measured steps range from "
-               "%s to %s (median %s over %zu %s; furthest: %s %s %s at %s). %s",
+               "%s to %s (median %s over %zu %s; furthest: %s %s %s%s at %s). %s",
                rp_pct(dev[0]).s, rp_pct(dev[m - 1]).s, rp_pct(med).s, m,
                plural((long long)m, "config", "configs"),
-               worst->model, rp_split(worst).s, worst->mode,
+               worst->model, rp_split(worst).s, worst->mode, rp_levers(worst).s,
                rp_pct((worst->step_ms_median / rp_naive_ms(worst) - 1) * 100).s,
                /* a median near 0 between configs far off on both sides is
                 * their cancelling, not steps that take K passes */
@@ -354,14 +354,16 @@ static void mfu_finding(const report_input *in, doc *d)
         return;
     double probe = fmax(best->probe_tflops_before, best->probe_tflops_after);
     if (probe > 0)
-        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s%s): %s TFLOP/s of the %s TFLOP/s "
                       "peak GEMM rate probed beside it.",
                    rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+                   rp_levers(best).s,
                    rp_num(best->tflops, 4).s, rp_num(probe, 4).s);
     else
-        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s): %s TFLOP/s of the %s TFLOP/s "
+        doc_bullet(d, "The highest MFU is %s%% (model %s, %s, %s%s): %s TFLOP/s of the %s TFLOP/s "
                       "peak GEMM rate measured in this run.",
                    rp_num(best->mfu_pct, 3).s, best->model, rp_split(best).s, best->mode,
+                   rp_levers(best).s,
                    rp_num(best->tflops, 4).s, rp_meta(in->t, "peak_gemm_tflops", "(unrecorded)"));
     /* what the row says against what its own columns give: a file edited
      * by hand, or a peak that read low, must not pass as a finding */
@@ -473,13 +475,23 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
             continue;
         qsort(ratio, m, sizeof *ratio, stats_compare_doubles);
         double med = m % 2 ? ratio[m / 2] : (ratio[m / 2 - 1] + ratio[m / 2]) / 2;
-        /* the decimals every ratio prints with (1.004x, not 1x), the three
-         * alike (not "from 1.034x to 1.12x"); a range, not an interval */
+        /* the median with its distribution-free interval over the configs
+         * (it once stood bare, a figure with no interval beside the report's
+         * others), then the range; the range's decimals every ratio prints
+         * with (1.004x, not 1x), the two alike (not "from 1.034x to 1.12x") */
+        double lo = NAN, hi = NAN, cover = NAN;
+        if (m > 1)
+            median_ci_sorted(ratio, m, MEDIAN_CI_LEVEL, &lo, &hi, &cover);
+        char med_text[96], cover_text[64] = "";
+        ratio_text(med_text, sizeof med_text, med, lo, hi);
+        if (m > 1) /* "95%" where it reaches it, as the step times' intervals say */
+            snprintf(cover_text, sizeof cover_text, ", its %.3g%% interval over them",
+                     cover >= MEDIAN_CI_LEVEL - 1e-9 ? 100 * MEDIAN_CI_LEVEL : 100 * cover);
         int dec = ratio_decimals(med, ratio[0], ratio[m - 1]);
-        doc_bullet(d, "%s mode takes %.*fx the %s step time (median over %zu %s measured "
-                      "in both; from %.*fx to %.*fx).",
-                   other, dec, med, mode, m, plural((long long)m, "config", "configs"), dec,
-                   ratio[0], dec, ratio[m - 1]);
+        doc_bullet(d, "%s mode takes %s the %s step time (median over %zu %s measured "
+                      "in both%s; from %.*fx to %.*fx).",
+                   other, med_text, mode, m, plural((long long)m, "config", "configs"),
+                   cover_text, dec, ratio[0], dec, ratio[m - 1]);
     }
     row_index_free(&modes);
     row_index_free(&main_rows);

@@ -57,7 +57,17 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
         table_add(tb, "-");
     else
         table_addf(tb, "%s +- %s", rp_num(p->pred_steps, 3).s, rp_num(p->pred_steps_se, 2).s);
-    table_add(tb, goodput_figure_text(time, sizeof time, p->pred_time_s, NAN, NAN, 3, "s"));
+    /* the predicted steps' error carried to the time (the same step time
+     * multiplies both): the time stood bare beside steps that had one; the
+     * error in the time's own unit, as goodput_figure_text picks it */
+    if (isnan(p->pred_time_s) || isnan(p->pred_steps_se) || !(p->pred_steps > 0)) {
+        table_add(tb, goodput_figure_text(time, sizeof time, p->pred_time_s, NAN, NAN, 3, "s"));
+    } else {
+        double scale = p->pred_time_s < 1 ? 1e3 : 1;
+        table_addf(tb, "%s +- %s %s", rp_num(p->pred_time_s * scale, 3).s,
+                   rp_num(p->pred_steps_se * p->pred_time_s / p->pred_steps * scale, 2).s,
+                   scale > 1 ? "ms" : "s");
+    }
 }
 
 /* The fit in words: its numbers, or plainly that the relation does not fit. */
@@ -194,7 +204,8 @@ void report_goodput(const report_input *in, doc *d)
                 "the cap, its interval the step time's 95%% interval times the steps (the "
                 "steps, from one curve per E, carry none). Predicted steps: S_min (1 + "
                 "B_simple / E), shown where the fit holds, with its error (S_min's and "
-                "B_simple's parts summed): a prediction, not a measurement. "
+                "B_simple's parts summed), and predicted s those steps x the same step "
+                "time, with their error: a prediction, not a measurement. "
                 "Residual: (measured - fitted) / measured steps.",
              GOODPUT_SMOOTH_EXAMPLES);
     if (!n)

@@ -11,9 +11,14 @@ static const char style[] =
     "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;"
     "color:#222;line-height:1.45}\n"
     "h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ddd}h3{margin-top:1.4em}\n"
-    "table{border-collapse:collapse;margin:0.6em 0 1.2em;font-size:0.92em}\n"
+    /* a figure never breaks inside ("1.19x [1.07..1.32]" read as two
+     * numbers, 9.7e-08 as 9.7e- and 08): a table wider than the page
+     * scrolls sideways instead of squeezing its cells */
+    "table{border-collapse:collapse;margin:0.6em 0 1.2em;font-size:0.92em;"
+    "display:block;max-width:100%;overflow-x:auto}\n"
     "th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left}\n"
     "th{background:#f3f3f3}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "td.num{white-space:nowrap}\n"
     "figure{margin:1em 0 2em}figcaption{color:#555;font-size:0.92em}\n"
     "figure svg{width:100%;height:auto;border:1px solid #eee}\n"
     ".missing{color:#a00000}\n";

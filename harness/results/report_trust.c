@@ -71,7 +71,7 @@ size_t report_trust_findings(const report_input *in, doc *d)
     flagged = ran - clean;
     if (!flagged)
         return clean;
-    size_t cap = 520 * flagged + 1, used = 0;
+    size_t cap = 720 * flagged + 1, used = 0;
     char *list = malloc(cap);
     for (size_t i = 0; list && i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
@@ -79,8 +79,10 @@ size_t report_trust_findings(const report_input *in, doc *d)
             continue;
         char why[440];
         trust_reason(r, why, sizeof why);
-        used += (size_t)snprintf(list + used, cap - used, "%s%s %s %s (%s)", used ? "; " : "",
-                                 r->model, rp_split(r).s, r->mode, why);
+        /* with its levers (sync, shard, recompute): the three syncs of one
+         * split under mpirun read alike without them */
+        used += (size_t)snprintf(list + used, cap - used, "%s%s %s %s%s (%s)", used ? "; " : "",
+                                 r->model, rp_split(r).s, r->mode, rp_levers(r).s, why);
         if (used >= cap)
             break;
     }

@@ -104,6 +104,12 @@ check 'echo "$pred" | awk "{ exit !(\$1 > 0 && (\$1 - \$2)^2 < 1e-6 * \$2^2) }"'
 check 'grep -q "^  E=16 .*; predicted [0-9.]* +- [0-9.e+]* steps (S_min (1 + B_simple/E), not measured)" lines.txt' \
     "a prediction says it is one, with its error: $(grep "E=16" lines.txt)"
 check '! grep -q "its own final loss is the target" lines.txt' "--target-loss: no E is marked as setting it"
+# the report's predicted time carries the predicted steps' error, as the
+# steps do (the same step time multiplies both)
+"$ACCUBENCH" report lines.csv --target-loss 3 --no-charts >/dev/null 2>err.txt
+pred_s=$(awk -F'|' '$2 ~ /^ *(8|16|32)( |$)/ && $(NF-2) ~ /\+-/ { n++; if ($(NF-1) !~ /^ *[0-9.e+-]+ \+- [0-9.e+-]+ m?s *$/) bad = bad $(NF-1) ";" }
+    END { print n + 0, bad }' lines.md)
+check '[ "$pred_s" = "3 " ]' "each predicted time with its error, as its steps (rows, bad cells): $pred_s $(cat err.txt)"
 check 'grep -q "B_crit / B_simple = [0-9.e+]* +- [0-9.e+]* (their relative errors summed)" lines.txt' \
     "B_crit over B_simple with its error: $(grep "B_crit /" lines.txt)"
 check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
@@ -178,6 +184,9 @@ awk -F'|' '/^\| +E +\| +lr +\|/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/^ +|
 check '[ ! -s report_times_bad.txt ]' "the report's times to target: $(cat report_times_bad.txt)"
 check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
 check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
+# the curves chart's panel draws the first of 3 E x 2 rates, and says so
+check 'grep -q ", lr 0.25 (5 more series not drawn)" g.curves.svg' \
+    "the curves panel does not count the series it leaves out: $(grep -o 'model tiny[^<]*' g.curves.svg)"
 check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
 "$ACCUBENCH" report g.csv --target-loss 1e-9 --no-charts >/dev/null 2>err.txt
 check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the row says it is not reached"

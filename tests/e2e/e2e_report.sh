@@ -12,6 +12,11 @@ grep -q 'wrote ./default.md and ./default.html' out.txt || fail "report did not 
 ls ./*.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
 [ "$(grep -c '<svg' default.html)" -ge 5 ] || fail "the HTML does not inline the five charts"
 grep -q 'chart not rendered' default.html && fail "a chart is missing from the HTML"
+# A figure never breaks inside its cell ("1.19x [1.07..1.32]" on two lines
+# reads as two numbers): numeric cells do not wrap, wide tables scroll.
+grep -q '<td class="num">' default.html &&
+    grep -q 'td\.num{white-space:nowrap}' default.html &&
+    grep -q 'table{[^}]*overflow-x:auto' default.html || fail "the HTML's figures may wrap inside their cells"
 grep -q '](default.wallclock.png)' default.md || fail "the Markdown does not show the charts"
 # The environment's peak is the run's start; beside it the probes the MFU
 # column is taken against, from the rows' own probe columns (lo to hi);
@@ -82,6 +87,14 @@ mkdir -p outdir
 [ -s outdir/abc.md ] && [ -s outdir/abc.html ] && [ -s outdir/abc.wallclock.svg ] ||
     fail "--out did not put the report and its charts in outdir"
 grep -q 'Cap: 256.0 MiB (from --mem-cap)' outdir/abc.md || fail "--mem-cap not used"
+
+# A CSV whose name has a space and parentheses: the Markdown's image links
+# resolve (percent-encoded: a bare space or ")" ends the destination).
+mkdir -p spaced && cp abc.csv "spaced/my run (1).csv"
+"$ACCUBENCH" report "spaced/my run (1).csv" > /dev/null 2>&1 || fail "report of a spaced name failed"
+[ -s "spaced/my run (1).wallclock.png" ] &&
+    grep -qF '](my%20run%20%281%29.wallclock.png)' "spaced/my run (1).md" ||
+    fail "the chart links of a spaced name do not resolve: $(grep -m1 'wallclock.png' "spaced/my run (1).md")"
 
 # An MFU no step can reach, and one its own columns do not give, are said
 # to be so (a real run's are neither).

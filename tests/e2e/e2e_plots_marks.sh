@@ -1,0 +1,138 @@
+#!/bin/sh
+# What a chart draws is visible and says what it is: read from the SVG
+# gnuplot wrote. A measured point is never painted over (gnuplot's pt -1
+# draws a white disc: under an interval bar it blanked every point of the
+# wall-clock and throughput lines). A log axis fits what it draws, not the
+# decades around it (a 1.3x spread once sat in a tenth of a 10..100 ms
+# chart), and keeps every point and bar inside.
+set -u
+fail=0
+check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
+root=${ACCUBENCH_ROOT:?}
+if ! command -v gnuplot >/dev/null 2>&1; then
+    echo "SKIP e2e_plots_marks: gnuplot not installed"
+    exit 0
+fi
+
+# blanked SVG: how many places have a white mark drawn last (gnuplot rings
+# each filled point with a white halo, then draws the point over it).
+blanked() {
+    awk "match(\$0, /<use xlink:href='#gpPt[0-9]+' transform='translate\\([0-9.,]+\\)/) {
+            at = substr(\$0, RSTART, RLENGTH); sub(/.*translate/, \"\", at)
+            last[at] = index(\$0, \"color='white'\") ? \"white\" : \"colour\"
+         }
+         END { n = 0; for (a in last) if (last[a] == \"white\") n++; print n }" "$1"
+}
+
+# frontier.csv has the 95% interval of every row: the charts draw its bars.
+cp "$root/tests/fixtures/frontier.csv" f.csv
+sh "$root/scripts/plots.sh" f.csv >plots.out 2>&1 || echo "FAILED: plots.sh: $(cat plots.out)"
+for c in wallclock throughput frontier; do
+    check 'grep -q "<use xlink:href=.#gpPt" f.$c.svg' "the $c chart draws no points"
+    n=$(blanked f.$c.svg)
+    check '[ "$n" = 0 ]' "the $c chart paints white over $n of its points"
+done
+# The data-parallel bars carry their 95% interval, as the report's sync
+# sentences do: two bars a few percent apart may be one time.
+check 'grep -q ">95% interval of the step time<" f.dp.svg' "the dp chart draws no intervals"
+
+# yrange CHART: "MIN MAX DATA_MIN DATA_MAX" of its y axis, as gnuplot drew it
+yrange() {
+    gnuplot -e "csv='f.csv'; out='y'" "$root/plots/$1.gp" \
+        -e 'print sprintf("%g %g %g %g", GPVAL_Y_MIN, GPVAL_Y_MAX, GPVAL_DATA_Y_MIN, GPVAL_DATA_Y_MAX)' 2>&1
+}
+for c in wallclock throughput frontier; do
+    r=$(yrange $c)
+    check 'echo "$r" | awk "NF != 4 || \$2 / \$1 > 2.5 || \$1 > \$3 || \$2 < \$4 { exit 1 }"' \
+        "the $c chart's y axis (min max, data min max: $r) does not fit its data"
+done
+
+# The time-to-target bars: the step time's interval times the steps, 95%
+# or less where the step was timed 5 times or fewer (the table's
+# time_s_coverage): the chart says the coverage the report's table does.
+ttt() { # ttt COVERAGE: f.goodput.csv of three E, each bar of that coverage
+    echo "series,model,effective_batch,lr,steps_to_target,examples_to_target,split,step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage"
+    for e in 8 16 32; do
+        echo "1,S,$e,0.1,40,$((40 * e)),8x$((e / 8)),$e,$((e - 1)),$((e + 1)),$((e * 40 / 1000)).$e,0.1,1,40,0.$e,0,2,20,170,8,20,holds,1,1,1,1,1,$1"
+    done
+}
+for cover in 0.75 0.95; do
+    ttt $cover >f.goodput.csv
+    gnuplot -e "csv='f.csv'; out='t$cover'" "$root/plots/time_to_target.gp" 2>gp.err ||
+        echo "FAILED: time_to_target.gp: $(cat gp.err)"
+done
+check 'grep -q "(a 75% interval: the step timed 5 times or fewer)" t0.75.time_to_target.svg && ! grep -q "95% interval" t0.75.time_to_target.svg' \
+    "the time-to-target chart does not say its bars cover 75%"
+check 'grep -q "(95% interval)" t0.95.time_to_target.svg' "nor that they cover 95%"
+check 'grep -q "fixture CPU (2 cores), fp32" t0.95.time_to_target.svg' "nor name the device and dtype"
+
+# A split that does not divide E is written as the report writes it: the
+# fixture's 24x3 at E = 64 read as 72 examples; it is K=3: 24+24+16.
+cp "$root/tests/fixtures/abc.csv" abc.csv
+sh "$root/scripts/plots.sh" abc.csv >plots.out 2>&1 || echo "FAILED: plots.sh on abc.csv: $(cat plots.out)"
+check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x3" abc.time_split.svg' \
+    "the time split names the ragged split 24x3"
+check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
+    "the frontier names the ragged split 24x3"
+# A chart draws one effective batch: where the CSV holds others, its title
+# says so (the report beside it may open with another E's verdict).
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
+    { print } n++ == 0 { $e = 128; print }' abc.csv >twoE.csv
+sh "$root/scripts/plots.sh" twoE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on twoE.csv: $(cat plots.out)"
+check 'grep -q "effective batch 64 (128 also run, not drawn here), async" twoE.wallclock.svg' \
+    "the wall-clock title does not say another E was run: $(grep -o 'effective batch [^<]*' twoE.wallclock.svg)"
+check 'grep -q "effective batch 64, async" abc.wallclock.svg' "a one-E title is not plain"
+# ... the first four, and a count of the rest
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
+    { print } n++ == 0 { for (k = 1; k <= 6; k++) { $e = 100 + k; print } }' abc.csv >manyE.csv
+sh "$root/scripts/plots.sh" manyE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on manyE.csv: $(cat plots.out)"
+check 'grep -q "effective batch 64 (101, 102, 103, 104 and 2 more also run, not drawn here)" manyE.wallclock.svg' \
+    "the title lists every other E: $(grep -o 'effective batch [^<]*' manyE.wallclock.svg)"
+
+# The throughput of a model that reads tokens is in tokens/s, as the
+# report's tables give it; where any row drawn has no token rate, one
+# axis in samples/s.
+# (frontier.csv has no tokens_per_s column: each row gets one, 16 tokens
+# a sample; in mixed.csv all but the first are empty)
+awk -F, '/^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "samples_per_s") s = i; print $0 ",tokens_per_s"; next }
+    { print $0 "," ($s == "" ? "" : $s * 16) }' f.csv >tok.csv
+awk -F, '/^#/ || !h { h = h || !/^#/; print; next } { if (n++) sub(/,[^,]*$/, ","); print }' tok.csv >mixed.csv
+sh "$root/scripts/plots.sh" tok.csv >plots.out 2>&1 && sh "$root/scripts/plots.sh" mixed.csv >>plots.out 2>&1 ||
+    echo "FAILED: plots.sh on tok.csv or mixed.csv: $(cat plots.out)"
+check 'grep -q "training throughput (tokens/s, log scale)" tok.throughput.svg && grep -q ">Tokens per second vs" tok.throughput.svg' \
+    "the throughput of a token model is not in tokens/s"
+check 'grep -q "training throughput (samples/s, log scale)" mixed.throughput.svg' \
+    "a throughput chart with a row without tokens is not in samples/s"
+
+# A chart of one model names the models it leaves out.
+cp "$root/tests/fixtures/default.csv" default.csv
+sh "$root/scripts/plots.sh" default.csv >plots.out 2>&1 || echo "FAILED: plots.sh on default.csv: $(cat plots.out)"
+for c in modes frontier; do
+    check 'grep -q "model S (M, L also run, not drawn here)" default.$c.svg' \
+        "the $c chart does not name the models it leaves out: $(grep -o 'model [^<]*' default.$c.svg | head -1)"
+done
+check 'grep -q "side by side, model S<" abc.frontier.svg || grep -q "per device, model S<" abc.frontier.svg' \
+    "a one-model chart names others"
+
+# One split at the effective batch: the charts against K say it is one
+# point, not leave a lone dot where a line would be.
+awk '/^#/ || !h { h = h || !/^#/; print; next } !n++' abc.csv >one.csv
+sh "$root/scripts/plots.sh" one.csv >plots.out 2>&1 || echo "FAILED: plots.sh on one.csv: $(cat plots.out)"
+for c in wallclock throughput dispatches; do
+    check 'grep -q "one split at effective batch 64 (K = 1): a single point" one.$c.svg' "the one-split $c chart does not say so"
+done
+check '! grep -q "one split at" abc.wallclock.svg' "a chart of four splits says it has one"
+
+# The time split's bars add up to 100% of the traced step, whatever its
+# cupti_step_ms (the fixture's is not busy + idle): read through the
+# chart's own expressions, in the gnuplot that drew it.
+sums=$(gnuplot -e "csv='abc.csv'; out='ts'" "$root/plots/time_split.gp" \
+    -e 'stats rows(traced) using (share("forward_ms") + share("backward_ms") + share("optimizer_ms") + 100.0 * (@other) / (@total) + share("idle_ms")) nooutput; print sprintf("%.3f %.3f", STATS_min, STATS_max)' 2>&1)
+check '[ "$sums" = "100.000 100.000" ]' "the time split's bars add up to $sums, not 100%"
+
+# split.awk spells a split as split_text.c does (its header's examples)
+echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
+got=$(awk -f "$root/plots/split.awk" -f t.awk)
+check '[ "$got" = "K=4: 3+3+3+1|K=11: 24x10+16|K=3: 512x2+256|16x4|16x4" ]' "split.awk writes: $got"
+exit $fail
