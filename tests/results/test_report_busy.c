@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "test_files.h"
-#include "report.h"
+#include "test_report_rows.h"
 
 static char tmpdir[] = "/tmp/accubench-report-busy-XXXXXX";
 
@@ -20,14 +19,7 @@ static char tmpdir[] = "/tmp/accubench-report-busy-XXXXXX";
 /* The report of `rows` (after HEADER), its Markdown. */
 static const char *report_of(const char *name, const char *rows)
 {
-    char csv[300], md[300], text[2000];
-    snprintf(csv, sizeof csv, "%s/%s.csv", tmpdir, name);
-    snprintf(text, sizeof text, "%s%s", HEADER, rows);
-    test_write_file(csv, text);
-    char *argv[] = {"report", csv, "--no-charts", NULL};
-    CHECK(report_main(3, argv) == 0);
-    snprintf(md, sizeof md, "%s/%s.md", tmpdir, name);
-    return test_slurp(md);
+    return test_report_rows(tmpdir, name, HEADER, rows);
 }
 
 static void test_traced_steps_apart(void)
