@@ -352,6 +352,23 @@ static paired_ratio vs_best(const goodput_series *s, const goodput_point *p)
                               p->time_hi);
 }
 
+/* A time under a second goes in ms: scale for v and its unit. */
+static double figure_scale(double v, const char **unit)
+{
+    if (!strcmp(*unit, "s") && v < 1) {
+        *unit = "ms";
+        return 1000;
+    }
+    return 1;
+}
+
+/* The decimals that give v sig significant digits (0 to 9). */
+static int figure_decimals(double v, int sig)
+{
+    int d = v > 0 ? sig - 1 - (int)floor(log10(v)) : 0;
+    return d < 0 ? 0 : d > 9 ? 9 : d;
+}
+
 const char *goodput_figure_text(char *out, size_t len, double v, double lo, double hi, int sig,
                                 const char *unit)
 {
@@ -359,16 +376,24 @@ const char *goodput_figure_text(char *out, size_t len, double v, double lo, doub
         snprintf(out, len, "-");
         return out;
     }
-    if (!strcmp(unit, "s") && v < 1) {
-        v *= 1000, lo *= 1000, hi *= 1000;
-        unit = "ms";
-    }
-    int d = v > 0 ? sig - 1 - (int)floor(log10(v)) : 0;
-    d = d < 0 ? 0 : d > 9 ? 9 : d;
+    double k = figure_scale(v, &unit);
+    v *= k, lo *= k, hi *= k;
+    int d = figure_decimals(v, sig);
     if (isnan(lo) || isnan(hi))
         snprintf(out, len, "%.*f %s", d, v, unit);
     else
         snprintf(out, len, "%.*f %s [%.*f..%.*f]", d, v, unit, d, lo, d, hi);
+    return out;
+}
+
+const char *goodput_figure_err_text(char *out, size_t len, double v, double err, int sig,
+                                    const char *unit)
+{
+    if (isnan(v) || isnan(err))
+        return goodput_figure_text(out, len, v, NAN, NAN, sig, unit);
+    double k = figure_scale(v, &unit);
+    int d = figure_decimals(v * k, sig);
+    snprintf(out, len, "%.*f +- %.*f %s", d, v * k, d, err * k, unit);
     return out;
 }
 

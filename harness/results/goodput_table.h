@@ -96,6 +96,11 @@ int goodput_none_timed_text(const goodput_series *s, size_t n, char *out, size_t
 const char *goodput_figure_text(char *out, size_t len, double v, double lo, double hi, int sig,
                                 const char *unit);
 
+/* The same with a standard error instead of an interval, to the figure's
+ * decimals ("2.22 +- 0.41 ms"); the figure alone where err is NAN. */
+const char *goodput_figure_err_text(char *out, size_t len, double v, double err, int sig,
+                                    const char *unit);
+
 /* A point's time to target beside the best's: b over best with the widest
  * interval their step times allow (paired.h's ratio_of_intervals), and
  * where that interval does not clear the comparisons' threshold, what the

@@ -58,16 +58,9 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
     else
         table_addf(tb, "%s +- %s", rp_num(p->pred_steps, 3).s, rp_num(p->pred_steps_se, 2).s);
     /* the predicted steps' error carried to the time (the same step time
-     * multiplies both): the time stood bare beside steps that had one; the
-     * error in the time's own unit, as goodput_figure_text picks it */
-    if (isnan(p->pred_time_s) || isnan(p->pred_steps_se) || !(p->pred_steps > 0)) {
-        table_add(tb, goodput_figure_text(time, sizeof time, p->pred_time_s, NAN, NAN, 3, "s"));
-    } else {
-        double scale = p->pred_time_s < 1 ? 1e3 : 1;
-        table_addf(tb, "%s +- %s %s", rp_num(p->pred_time_s * scale, 3).s,
-                   rp_num(p->pred_steps_se * p->pred_time_s / p->pred_steps * scale, 2).s,
-                   scale > 1 ? "ms" : "s");
-    }
+     * multiplies both): the time stood bare beside steps that had one */
+    double err = p->pred_steps > 0 ? p->pred_steps_se * p->pred_time_s / p->pred_steps : NAN;
+    table_add(tb, goodput_figure_err_text(time, sizeof time, p->pred_time_s, err, 3, "s"));
 }
 
 /* The fit in words: its numbers, or plainly that the relation does not fit. */
