@@ -38,7 +38,8 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
      * at 5 rounds, a fifth cut leaves t = 4.30 on 3 of them), the spread from
      * the winsorized variance, Student's t with the kept rounds less one
      * degrees of freedom: honest with the few rounds a comparison runs,
-     * where a percentile bootstrap comes out too narrow. */
+     * where a percentile bootstrap comes out too narrow. Widened for the
+     * looks the rounds take before they stop (paired.h). */
     qsort(v, m, sizeof *v, stats_compare_doubles);
     size_t g = m / 10, h = m - 2 * g;
     double sum = 0, wsum = 0, wsq = 0;
@@ -56,7 +57,7 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
         double wmean = wsum / (double)m;
         double wvar = (wsq - (double)m * wmean * wmean) / (double)(m - 1);
         double se = sqrt((wvar > 0 ? wvar : 0) * (double)(m - 1) / ((double)h * (double)(h - 1)));
-        double half = t_975((int)h - 1) * se;
+        double half = PAIRED_LOOKS_WIDENING * t_975((int)h - 1) * se;
         out->lo = exp(tmean - half);
         out->hi = exp(tmean + half);
     }

@@ -14,6 +14,7 @@
 #include "model_kind.h"
 #include "modes.h"
 #include "option_table.h"
+#include "paired.h"
 #include "shard_modes.h"
 #include "sync_modes.h"
 
@@ -21,7 +22,7 @@
 /* --rounds auto: wherever a run holds a comparison (rounds.h); at most
  * ROUNDS_MAX (the round_ms cell keeps each). */
 #define ROUNDS_AUTO (-1)
-#define ROUNDS_MAX 40
+#define ROUNDS_MAX PAIRED_LAST_LOOK /* the interval holds over looks to it */
 
 typedef struct run_options {
     char profile[256];

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "dataset.h"
 #include "model.h"
+#include "paired.h"
 #include "result_row.h"
 #include "step.h"
 #include "sweep_state.h"
@@ -26,7 +27,7 @@
  * under a load that comes and goes faster than a round, a slice's share of
  * it differs from its partner's, and 5 such rounds called an A/A pair
  * 0.73x apart in one of 10 runs beside two busy loops on 2 cores. */
-#define ROUNDS_MIN 5
+#define ROUNDS_MIN PAIRED_FIRST_LOOK /* the interval holds over looks from it */
 #define ROUNDS_MIN_DISTURBED 10
 /* A slice is this share of a config's --budget-s (one step at least), so
  * that the budget holds about 1/ROUNDS_SLICE_SHARE rounds. */
