@@ -41,13 +41,21 @@ static int reads_same(double a, double b, int decimals)
     return !strcmp(x, y);
 }
 
+/* The interval spans under ten units of the last decimal: a decimal more
+ * still says something about where it lies. A wider one would only print
+ * noise ("0.99998x [0.97763..1.02285]" for an A/A pair). */
+static int resolves_more(double lo, double hi, int decimals)
+{
+    return (hi - lo) * pow(10, decimals) < 10;
+}
+
 int ratio_decimals(double ratio, double lo, double hi)
 {
     int interval = !isnan(lo) && !isnan(hi);
     int base = base_decimals(ratio), d = base;
-    while (d < base + 2 && (reads_one(ratio, d) ||
-                            (interval && (reads_one(lo, d) || reads_one(hi, d) ||
-                                          reads_same(lo, hi, d)))))
+    while (d < base + 2 && (!interval || resolves_more(lo, hi, d)) &&
+           (reads_one(ratio, d) ||
+            (interval && (reads_one(lo, d) || reads_one(hi, d) || reads_same(lo, hi, d)))))
         d++;
     return d;
 }

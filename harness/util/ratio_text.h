@@ -12,7 +12,8 @@
  * above, and up to two more where
  * fewer would print a figure that is not 1 as "1.00" (a ratio of 1.004,
  * a bound of 0.998 under an interval that does straddle 1) or the two
- * bounds of an interval as one number. */
+ * bounds of an interval as one number, while the interval spans under
+ * ten units of the last decimal (more would print noise). */
 void ratio_text(char *out, size_t len, double ratio, double lo, double hi);
 
 /* The decimals ratio_text gives ratio, lo and hi: for a figure printed

@@ -43,6 +43,9 @@ int main(void)
     CHECK(ratio_decimals(1.11, 1.034, 1.12) == 2);
     CHECK(ratio_decimals(1.07, 1.011, 1.089) == 3);
     CHECK(ratio_decimals(1.0004, 0.9996, 1.0012) == 4);
+    /* no decimals the interval cannot back: an A/A pair over 40 rounds */
+    CHECK(text_is(0.99998, 0.97763, 1.02285, "1.000x [0.978..1.023]"));
+    CHECK(text_is(1.00004, NAN, NAN, "1.00004x")); /* no interval: not 1 */
     /* read back: on the right side of 1, and bounds apart, wherever they are */
     const double cases[][3] = {{1.003, 1.001, 1.006}, {0.997, 0.994, 0.999},
                                {1.02, 1.0149, 1.0151}, {1.5, 1.4999, 1.5002}};
