@@ -1,18 +1,20 @@
 #include "noise_plan.h"
 
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "csv_read.h"
+#include "noise_pool.h"
 #include "reduction.h"
 #include "row_index.h"
 
-/* A row whose noise scale a report may use. */
+/* A row whose noise scale a report may use: ran ok, an exact reduction,
+ * an estimate the pool takes. */
 static int noise_usable(const csv_row *r)
 {
     return reduction_exact_named(r->reduction) && !strcmp(r->status, "ok") &&
-           r->grad_noise_scale > 0 && isfinite(r->grad_noise_scale_err);
+           noise_pool_takes(r->grad_noise_scale, r->grad_noise_scale_err);
 }
 
 /* The columns of a noise series, as a row_index key. */
@@ -29,37 +31,34 @@ static row_key noise_series_key(void)
     return k;
 }
 
-static double relative_err(const csv_row *r)
-{
-    return r->grad_noise_scale_err / r->grad_noise_scale;
-}
-
-int noise_tightest(const csv_row *rows, size_t n, size_t *out)
+int noise_series_pools(const csv_row *rows, size_t n, size_t *head, noise_pool *pool)
 {
     row_key key = noise_series_key();
     row_index ix;
-    size_t *best = malloc((n ? n : 1) * sizeof *best);
-    if (!best || row_index_init(&ix, &key, rows, n)) {
-        free(best);
+    if (row_index_init(&ix, &key, rows, n))
         return -1;
-    }
     for (size_t i = 0; i < n; i++)
-        best[i] = n;
+        pool[i] = (noise_pool){0};
     for (size_t i = 0; i < n; i++) {
         if (!noise_usable(&rows[i]))
             continue;
-        size_t head = row_index_add(&ix, i);
-        /* strictly tighter: of equal estimates the first in the file */
-        if (best[head] == n || relative_err(&rows[i]) < relative_err(&rows[best[head]]))
-            best[head] = i;
+        size_t h = row_index_add(&ix, i);
+        noise_pool_add(&pool[h], rows[i].grad_noise_scale, rows[i].grad_noise_scale_err);
     }
     for (size_t i = 0; i < n; i++) {
-        size_t head = row_index_find(&ix, &rows[i]);
-        out[i] = head == ROW_NONE ? n : best[head];
+        size_t h = row_index_find(&ix, &rows[i]);
+        head[i] = h == ROW_NONE ? n : h;
     }
     row_index_free(&ix);
-    free(best);
     return 0;
+}
+
+const char *noise_pooled_text(const noise_pool *p, char *out, size_t len)
+{
+    if (p->n < 2)
+        return NULL;
+    snprintf(out, len, "pooled from %zu rows", p->n);
+    return out;
 }
 
 const char *noise_scale_verdict(double effective, double b, double err)
@@ -83,25 +82,30 @@ int noise_plan_main(FILE *out, const char *csv_path)
         return 2;
     }
     int lines = 0;
-    size_t *tightest = malloc((t.rows ? t.rows : 1) * sizeof *tightest);
-    if (!tightest || noise_tightest(rows, t.rows, tightest)) {
+    size_t *head = malloc((t.rows ? t.rows : 1) * sizeof *head);
+    noise_pool *pool = malloc((t.rows ? t.rows : 1) * sizeof *pool);
+    if (!head || !pool || noise_series_pools(rows, t.rows, head, pool)) {
         fprintf(stderr, "accubench: out of memory\n");
-        free(tightest);
+        free(head);
+        free(pool);
         free(rows);
         csv_free(&t);
         return 2;
     }
     for (size_t i = 0; i < t.rows; i++) {
         const csv_row *r = &rows[i];
-        if (tightest[i] != i)
+        if (head[i] != i)
             continue;
-        double ratio = (double)r->effective_batch / r->grad_noise_scale;
+        double b, err;
+        noise_pool_result(&pool[i], &b, &err);
+        char from[80];
+        if (!noise_pooled_text(&pool[i], from, sizeof from))
+            snprintf(from, sizeof from, "at %lldx%lld", (long long)r->micro_batch,
+                     (long long)r->accum_steps);
         fprintf(out, "%s E=%lld: E is %.2g times the measured noise scale (B_simple %.3g +- "
-                "%.2g examples, at %lldx%lld); %s\n", r->model, (long long)r->effective_batch, ratio,
-                r->grad_noise_scale, r->grad_noise_scale_err, (long long)r->micro_batch,
-                (long long)r->accum_steps,
-                noise_scale_verdict((double)r->effective_batch, r->grad_noise_scale,
-                                    r->grad_noise_scale_err));
+                "%.2g examples, %s); %s\n", r->model, (long long)r->effective_batch,
+                (double)r->effective_batch / b, b, err, from,
+                noise_scale_verdict((double)r->effective_batch, b, err));
         lines++;
     }
     if (lines)
@@ -110,7 +114,8 @@ int noise_plan_main(FILE *out, const char *csv_path)
     else
         fprintf(stderr, "accubench: %s has no noise scale (run with --noise-windows and K > 1)\n",
                 csv_path);
-    free(tightest);
+    free(head);
+    free(pool);
     free(rows);
     csv_free(&t);
     return lines ? 0 : 1;

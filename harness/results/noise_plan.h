@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "csv_read.h"
+#include "noise_pool.h"
 
 /* Prints one line per series with a noise scale and the paper's caveat
  * once. 0; 1 when no row has one; 2 with a one-line reason on stderr when
@@ -16,13 +17,23 @@ int noise_plan_main(FILE *out, const char *csv_path);
 /* A series of the noise scale: the rows of one model, effective batch,
  * mode, reduction, backend and device count (the figure does not depend
  * on the split, the sync, the shard or the recompute; docs/noise-scale.md).
- * Sets out[i] to the index of the row in row i's series whose estimate is
- * tightest (the least relative error; the first of equals), among those a
- * report may use (ran ok, an exact reduction, a noise scale with a finite
- * error); n where row i's series has none. Linear in n. 0, or -1 out of
- * memory. plan --noise and the report print one line per series, from
- * that row. */
-int noise_tightest(const csv_row *rows, size_t n, size_t *out);
+ * Its estimate is its rows' that a report may use (ran ok, an exact
+ * reduction, an estimate noise_pool_takes) pooled by noise_pool.h's rule,
+ * the one the time-to-target table pools B_simple by. The splits of one E
+ * read the same windows from the same weights: one figure measured
+ * several times, whose least stated error is no fair pick (of several
+ * errors the least tends to be one that came out too small).
+ * Sets head[i] to the first such row of row i's series in the file (n
+ * where the series has none) and pool[h] of each head h to its series'
+ * pool (pool[] of n entries; the others zero). Linear in n. 0, or -1 out
+ * of memory. plan --noise and the report print one line per series, at
+ * its head. */
+int noise_series_pools(const csv_row *rows, size_t n, size_t *head, noise_pool *pool);
+
+/* "pooled from 3 rows" into out, and out, where a series pooled more
+ * than one row; NULL where it took one (plan --noise and the report then
+ * name that row's split). */
+const char *noise_pooled_text(const noise_pool *p, char *out, size_t len);
 
 /* What E against a noise scale of b +- err (one jackknife error) says,
  * where two errors either way leave it on one side; else that the

@@ -3,9 +3,14 @@
 
 #include <math.h>
 
+int noise_pool_takes(double b, double err)
+{
+    return b > 0 && err > 0 && isfinite(b) && isfinite(err);
+}
+
 void noise_pool_add(noise_pool *p, double b, double err)
 {
-    if (!(b > 0) || !(err > 0) || !isfinite(b) || !isfinite(err))
+    if (!noise_pool_takes(b, err))
         return;
     double w = 1 / (err * err);
     p->w += w;

@@ -32,8 +32,12 @@ typedef struct noise_pool {
     size_t n;           /* estimates taken */
 } noise_pool;
 
-/* Takes one row's estimate b +- err; one without a positive, finite
- * estimate and error is left out. */
+/* Whether noise_pool_add takes the estimate b +- err: 1 where both are
+ * positive and finite. */
+int noise_pool_takes(double b, double err);
+
+/* Takes one row's estimate b +- err; one noise_pool_takes refuses is
+ * left out. */
 void noise_pool_add(noise_pool *p, double b, double err);
 
 /* The pooled estimate and its error (both NAN when none was taken). */

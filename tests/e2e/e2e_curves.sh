@@ -4,8 +4,8 @@
 # reductions far outside it, on the MLP and on the GPT's padded tokens;
 # the curves CSV has a row per config, order and step; the noise-scale
 # columns are filled where a window holds more than one micro-batch, the
-# report and plan --noise set E against the noise scale with its caveat
-# once, the curves chart is drawn and linked (or the report says why
+# report and plan --noise set E against the noise scale (its splits'
+# estimates pooled) with its caveat once, the curves chart is drawn and linked (or the report says why
 # not), bad values of the two options are refused in one line, and the
 # curves file is kept as the CSV is: reserved up front, locked, appendable,
 # keyed by every key column, written with its rows.
@@ -70,8 +70,26 @@ judge "$gpt" gpt.curves.csv
 check '[ -z "$(col grad_noise_scale gpt.csv | tr -d "\n")" ]' "--noise-windows 0: no noise pass"
 
 "$ACCUBENCH" plan --noise mlp.csv >plan.txt 2>err.txt
-check '[ $? -eq 0 ] && grep -q "^tiny E=64: E is [0-9.e+-]* times the measured noise scale (B_simple [0-9.e+-]* +- [0-9.e+-]* examples, at " plan.txt' \
+check '[ $? -eq 0 ] && grep -q "^tiny E=64: E is [0-9.e+-]* times the measured noise scale (B_simple [0-9.e+-]* +- [0-9.e+-]* examples, " plan.txt' \
     "plan --noise: $(cat plan.txt err.txt)"
+# Its figure is the sum rows' estimates at E = 64 (4x16 and 16x4) pooled
+# by noise_pool.h's rule, w_i = 1/err_i^2: the weighted mean, its error
+# sum w_i err_i / sum w_i; to the digits printed (3 and 2).
+pooled=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    b = $c["grad_noise_scale"]; e = $c["grad_noise_scale_err"]
+    if ($c["reduction"] == "sum" && $c["status"] == "ok" && $c["effective_batch"] == 64 &&
+        b > 0 && e > 0) { w = 1 / (e * e); sw += w; swb += w * b; swe += w * e; n++ } }
+    END { printf "%d %.17g %.17g\n", n, n ? swb / sw : 0, n ? swe / sw : 0 }' mlp.csv)
+read -r n pool_b pool_err <<EOF
+$pooled
+EOF
+# a printed figure $1 within a fraction $3 of $2
+near() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a != "" && a - b <= f * b && b - a <= f * b) }'; }
+fig=$(sed -n 's/^tiny E=64: .*(B_simple \([^ ]*\) +- .*/\1/p' plan.txt)
+fig_err=$(sed -n 's/^tiny E=64: .*(B_simple [^ ]* +- \([^ ]*\) examples.*/\1/p' plan.txt)
+check '[ "$n" -ge 2 ] && near "$fig" "$pool_b" 0.006 && near "$fig_err" "$pool_err" 0.06 &&
+       grep -q "^tiny E=64: .* examples, pooled from $n rows); " plan.txt' \
+    "plan --noise pools the $n rows of E = 64 ($pool_b +- $pool_err): $(grep "^tiny E=64" plan.txt)"
 check '[ $(grep -c assumptions plan.txt) -eq 1 ]' "plan --noise: the caveat once"
 "$ACCUBENCH" plan --noise gpt.csv >plan.txt 2>err.txt
 check '[ $? -eq 1 ] && grep -q "no noise scale" err.txt' "plan --noise on a run without one: $(cat err.txt)"
