@@ -313,6 +313,7 @@ int report_build(const report_input *in, doc *d)
                     "reached.", unfinished);
 
     report_verdict(in, g, ng, mode, d);
+    report_aa(in, g, ng, d);
     doc_heading(d, 2, "What the numbers show");
     report_findings(in, g, ng, mode, d);
 

@@ -49,6 +49,10 @@ const char *rp_main_mode(const csv_table *t, const csv_row *rows, size_t n);
 /* Data parallel: what each sync mode saved at each K (report_dp.c). */
 void report_dp_findings(const report_input *in, doc *d);
 
+/* "The A/A check": each config timed twice, arm 2 over arm 1, and
+ * whether the rule held (report_aa.c); nothing when none was. */
+void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d);
+
 /* The sentences of "What the numbers show" (report_findings.c). */
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d);

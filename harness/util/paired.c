@@ -240,3 +240,18 @@ void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_
                  "disagreed, and the verdict follows the rounds' ratios", ratio);
     }
 }
+
+const char *paired_aa_outcome(paired_verdict v)
+{
+    switch (v) {
+    case PAIRED_EQUAL:
+    case PAIRED_UNDECIDED:
+        return "the rule held (a config against itself is never faster or slower)";
+    case PAIRED_FASTER:
+    case PAIRED_SLOWER:
+        return "the rule FAILED: it called a config apart from itself, so this run's "
+               "verdicts near the threshold are in doubt (run it again)";
+    default:
+        return "not judged (no interval)";
+    }
+}

@@ -125,4 +125,9 @@ paired_words paired_verdict_words(paired_verdict v, double threshold);
  * A", "not compared with A (no interval)". */
 paired_words paired_verdict_against(paired_verdict v, double threshold, const char *other);
 
+/* What an A/A pair's verdict (one config timed twice, as two arms of one
+ * comparison) says of the rule: either outcome between faster and slower
+ * and it held; faster or slower and it failed on this run. */
+const char *paired_aa_outcome(paired_verdict v);
+
 #endif

@@ -89,12 +89,17 @@ int main(void)
     CHECK(strstr(out, "  slowest  S fp32 16x4 (arm 2) async sum: 55.80 ms") != NULL);
     /* the A/A check passes whether the rule finds the arms the same within
      * 2% or cannot separate them yet, and the ratio line says which: the
-     * second is no claim that they are the same */
+     * second is no claim that they are the same. Its own line says whether
+     * the rule held: arms called apart fail it. */
     static const struct {
-        const char *arm1, *arm2, *words;
+        const char *arm1, *arm2, *words, *outcome;
     } aa_rounds[] = {
-        {"10 10.1 9.9 10 10.05", "10.02 10.08 9.93 10.01 10.04", "the same within 2% (paired"},
-        {"10 10.1 9.9 10 10.05", "10.6 9.7 10.4 9.6 10.5", "not yet separated (paired"},
+        {"10 10.1 9.9 10 10.05", "10.02 10.08 9.93 10.01 10.04", "the same within 2% (paired",
+         "; the rule held ("},
+        {"10 10.1 9.9 10 10.05", "10.6 9.7 10.4 9.6 10.5", "not yet separated (paired",
+         "; the rule held ("},
+        {"10 10.1 9.9 10 10.05", "11 11.1 10.9 11 11.05", "slower (paired",
+         "; the rule FAILED: it called a config apart from itself"},
     };
     for (size_t k = 0; k < sizeof aa_rounds / sizeof aa_rounds[0]; k++) {
         result_row pair[] = {row("S", 16, 10.0), row("S", 16, 10.02)};
@@ -105,10 +110,20 @@ int main(void)
             strcpy(pair[i].round_ms, i ? aa_rounds[k].arm2 : aa_rounds[k].arm1);
         }
         out = summary_of(pair, 2);
+        char line[600] = "";
         const char *ratio = strstr(out, "  ratio    ");
-        CHECK(ratio && strstr(ratio, aa_rounds[k].words));
-        CHECK(ratio && !strstr(ratio, "faster") && !strstr(ratio, "slower"));
+        if (ratio)
+            sscanf(ratio, "%599[^\n]", line);
+        CHECK(strstr(line, aa_rounds[k].words) != NULL);
+        CHECK(k == 2 || (!strstr(line, "faster") && !strstr(line, "slower")));
+        line[0] = '\0';
+        const char *aa_line = strstr(out, "  A/A      16x4 async sum, arm 2 / arm 1: ");
+        if (aa_line)
+            sscanf(aa_line, "%599[^\n]", line);
+        CHECK(strstr(line, aa_rounds[k].words) && strstr(line, aa_rounds[k].outcome));
     }
+    /* no A/A line where no config was timed twice */
+    CHECK(count(summary_of(two, 5), "A/A") == 0);
     /* the progress line and the trace file name a config as the summary
      * does: a ragged split as the table writes it (8+4 is 12, never 8x2),
      * the arm, the sync and the levers */

@@ -119,6 +119,34 @@ static void series_lines(FILE *f, const result_row *rows, size_t n, size_t first
     fprintf(f, "%s  %-8s %s%s\n", indent, "ratio", ratio, apart);
 }
 
+/* Each A/A pair of the series of rows[first] (a config timed twice, as
+ * arms 1 and 2 of its comparison): arm 2 over arm 1 and whether the rule
+ * held, the run's own check of its verdicts. */
+static void aa_lines(FILE *f, const result_row *rows, size_t n, size_t first,
+                     const char *indent)
+{
+    for (size_t i = first; i < n; i++) {
+        const result_row *two = &rows[i];
+        if (two->arm != 2 || !ran(two) || !same_series(two, &rows[first]))
+            continue;
+        for (size_t j = first; j < n; j++) {
+            const result_row *one = &rows[j];
+            if (one->arm != 1 || !ran(one) || !result_same_config_but(one, two, "arm"))
+                continue;
+            timed_figures a = result_row_figures(one), b = result_row_figures(two);
+            paired_ratio p = figures_ratio(&a, &b);
+            char split[64], ratio[300];
+            split_text(split, sizeof split, (long long)one->micro_batch,
+                       (long long)one->accum_steps, (long long)one->last_micro_batch);
+            paired_ratio_text(&p, ratio, sizeof ratio);
+            fprintf(f, "%s  %-8s %s %s %s, arm 2 / arm 1: %s; %s\n", indent, "A/A", split,
+                    one->mode, one->reduction, ratio,
+                    paired_aa_outcome(paired_judge(&p, PAIRED_THRESHOLD)));
+            break;
+        }
+    }
+}
+
 /* The first row of each series that ran, in the order they ran; returns
  * how many (at most `cap` are kept). */
 static size_t series_starts(const result_row *rows, size_t n, size_t *starts, size_t cap)
@@ -165,6 +193,7 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
             fputs(":\n", f);
         }
         series_lines(f, rows, n, starts[k], series > 1 ? "  " : "");
+        aa_lines(f, rows, n, starts[k], series > 1 ? "  " : "");
     }
     if (series > SHOWN)
         fprintf(f, "  (and %zu more series: the report compares every one)\n", series - SHOWN);

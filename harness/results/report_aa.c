@@ -1,0 +1,54 @@
+/* "The A/A check": each config a run timed twice (`--micro 16,16`: arms 1
+ * and 2 of one comparison), arm 2 over arm 1 by the rule, and whether the
+ * rule held. A config against itself must never come out faster or
+ * slower, so the pair is the run's own evidence that its verdicts can be
+ * read on this machine (docs/measuring.md, "The A/A check"). */
+#include <string.h>
+
+#include "paired.h"
+#include "report_parts.h"
+#include "row_compare.h"
+#include "row_index.h"
+
+static int timed(const csv_row *r)
+{
+    return !strcmp(r->status, "ok") && r->step_ms_median > 0;
+}
+
+/* Arm 1 of the config whose arm 2 is `two`, in two's group; NULL if none ran. */
+static const csv_row *first_arm(const report_input *in, const report_group *g,
+                                const csv_row *two, const row_key *but_arm)
+{
+    for (size_t j = 0; j < g->n; j++) {
+        const csv_row *one = &in->rows[g->idx[j]];
+        if (one->arm == 1 && timed(one) && row_key_equal(but_arm, one, two))
+            return one;
+    }
+    return NULL;
+}
+
+void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
+{
+    row_key but_arm = row_key_config_but("arm");
+    int heading = 0;
+    for (size_t k = 0; k < ng; k++)
+        for (size_t i = 0; i < g[k].n; i++) {
+            const csv_row *two = &in->rows[g[k].idx[i]];
+            const csv_row *one = two->arm == 2 && timed(two)
+                                     ? first_arm(in, &g[k], two, &but_arm)
+                                     : NULL;
+            if (!one)
+                continue;
+            if (!heading++) {
+                doc_heading(d, 2, "The A/A check");
+                doc_para(d, "A config timed twice in the same interleaved rounds: the rule "
+                            "must never call it faster or slower than itself.");
+            }
+            paired_ratio p = row_ratio(one, two);
+            char ratio[300];
+            paired_ratio_text(&p, ratio, sizeof ratio);
+            doc_bullet(d, "%s, E = %lld, %s (%s): arm 2 / arm 1 = %s; %s.", two->model,
+                       (long long)two->effective_batch, rp_split(one).s, rp_series(two).s,
+                       ratio, paired_aa_outcome(paired_judge(&p, PAIRED_THRESHOLD)));
+        }
+}

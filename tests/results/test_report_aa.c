@@ -1,0 +1,65 @@
+/* The report's A/A check: a config timed twice (arms 1 and 2 of one
+ * comparison) is set against itself by the rule, and the report says
+ * whether the rule held; a run without such a pair says nothing of it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "test_report_rows.h"
+
+static char tmpdir[] = "/tmp/accubench-report-aa-XXXXXX";
+
+#define HEADER                                                                               \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"    \
+    "accum_steps,arm,status,step_ms_median,pass_ms,samples,comparison,rounds,round_ms\n"
+
+static const char *report_of(const char *name, const char *rows)
+{
+    return test_report_rows(tmpdir, name, HEADER, rows);
+}
+
+static void test_held(void)
+{
+    const char *md = report_of(
+        "held", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+                "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+                "cpu,x,S,fp32,async,sum,64,16,4,2,ok,50.1,12,50,c1,5,50.1 51.1 50.4 49.9 50.2\n");
+    CHECK(md && strstr(md, "## The A/A check"));
+    CHECK(md && strstr(md, "- S, E = 64, 16x4 (async, sum reduction, fp32, cpu): arm 2 / arm 1 "
+                           "= 1.00"));
+    CHECK(md && strstr(md, "the same within 2% (paired over 5 interleaved rounds); the rule "
+                           "held (a config against itself is never faster or slower)."));
+    CHECK(md && !strstr(md, "FAILED"));
+}
+
+static void test_failed(void)
+{
+    const char *md = report_of(
+        "failed", "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+                  "cpu,x,S,fp32,async,sum,64,16,4,2,ok,55,12,50,c1,5,55 56 55.5 54.8 55.2\n");
+    CHECK(md && strstr(md, "arm 2 / arm 1 = 1.099x [1.098..1.101], "));
+    CHECK(md && strstr(md, "slower (paired over 5 interleaved rounds; threshold 2%); the rule "
+                           "FAILED: it called a config apart from itself"));
+}
+
+static void test_none(void)
+{
+    const char *md = report_of(
+        "none", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+                "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2\n");
+    CHECK(md && !strstr(md, "A/A"));
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_held();
+    test_failed();
+    test_none();
+    CHECK(check_remove_tree(tmpdir) == 0);
+    return check_finish("test_report_aa");
+}
