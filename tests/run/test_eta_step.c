@@ -71,7 +71,7 @@ static void test_line_reach(void)
  * gives every other split of that batch its one update exactly, however
  * large a share of the step it is (1 s on passes of 10 ms + 1 ms an
  * example here; model M's measured update on 2 cores was 0.14-0.35 s, 2-18%
- * of its step: docs/measuring.md). */
+ * of its step: docs/time-left.md). */
 static void test_update_in_the_line(void)
 {
     const double update = 1000;

@@ -89,7 +89,7 @@ static double model_ratio(const eta *e, int a, int b, int mode, int micro)
  * (K x pass + update) would predict the same. Only across effective
  * batches would it be misplaced; model M's update, measured at 0.14-0.35 s
  * on 2 cores, 2-18% of its step, is within the noise of the steps
- * there (docs/measuring.md). */
+ * there (docs/time-left.md). */
 static double pass_line_ms(const eta *e, int model, int mode, int micro)
 {
     double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
