@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "eta.h"
+#include "eta_items.h"
 #include "options.h"
 
 static const eta_costs COSTS = {.budget_s = 2, .warmup = 2, .min_samples = 5,
@@ -18,13 +19,6 @@ static double learnt_scale(const eta_costs *c, double actual, double predicted)
 {
     double prior = ETA_SCALE_PRIOR * c->budget_s;
     return (actual + prior) / (predicted + prior);
-}
-
-/* Configs not run yet: no step, pass or wall time. */
-static void not_run(eta_item *items, int n)
-{
-    for (int i = 0; i < n; i++)
-        items[i].step_ms = items[i].pass_ms = items[i].wall_s = NAN;
 }
 
 static void test_config_s(void)
@@ -195,34 +189,6 @@ static void test_estimates(void)
     CHECK_NEAR(eta_step_ms(&e, 3), 20000, 1e-9);
 }
 
-/* Micro-batches not measured, of a model measured at two: a pass as a
- * fixed cost plus a cost per example through the measured ones (10 ms +
- * 1 ms an example here), not the nearest one's time per FLOP (4x16's,
- * which would give 64x1 224 ms, three times its 74). */
-static void test_pass_line(void)
-{
-    eta_item items[] = {
-        {.flops = 64e9, .micro = 1, .accum = 64},
-        {.flops = 64e9, .micro = 4, .accum = 16},
-        {.flops = 64e9, .micro = 64, .accum = 1},
-        {.flops = 64e9, .micro = 2, .accum = 32, .mode = 1},
-        {.flops = 256e9, .micro = 64, .accum = 1, .model = 1}, /* 4x the FLOPs an example */
-    };
-    not_run(items, 5);
-    eta e = {.items = items, .n = 5, .c = COSTS};
-    eta_record(&e, 0, 64 * 11, 11, 1.0);
-    CHECK_NEAR(eta_step_ms(&e, 2), 704, 1e-9); /* one measured: its rate per FLOP */
-    eta_record(&e, 1, 16 * 14, 14, 1.0);
-    CHECK_NEAR(eta_step_ms(&e, 2), 74, 1e-9);
-    /* a model not measured at all: the other one's line, by FLOPs */
-    CHECK_NEAR(eta_step_ms(&e, 4), 4 * 74, 1e-9);
-    /* another mode has a line of its own: none yet, the nearest rate */
-    CHECK_NEAR(eta_step_ms(&e, 3), 704, 1e-9);
-    /* a line falling with the micro-batch is no cost per example: flat */
-    eta_record(&e, 1, 16 * 9, 9, 1.0);
-    CHECK_NEAR(eta_step_ms(&e, 2), 10, 1e-9);
-}
-
 /* A config that ran although its single pass x K is over --max-step-s
  * (the skip probe, timed earlier, let it through) tells the scale as a
  * config that ran: costed as a skip (3 passes, 0.5 s against its 24 s),
@@ -321,35 +287,6 @@ static void test_spread_learnt(void)
     no_limit.max_step_s = 0;
     double full = eta_config_s(&no_limit, 12000, NAN, 8, 0, 0), skip = 3 * 1.5;
     CHECK_NEAR(eta_left_s(&e, 3, 0, NAN), p * full + (1 - p) * skip, 1e-9 * full);
-}
-
-/* Beyond the micro-batches a model's line was fitted on, another model
- * measured at that micro-batch carries the shape: model 1's passes at 1
- * and 4 examples, 110 and 108 ms, are its fixed cost and noise, a flat
- * line that puts its 64x1 at 109 ms; model 0 measured at 64, by the two
- * models' ratio at 4 (shrunk by the 4 octaves to 64), puts it at 411. */
-static void test_line_reach(void)
-{
-    eta_item items[] = {
-        {.flops = 64e9, .micro = 1, .accum = 64},
-        {.flops = 64e9, .micro = 4, .accum = 16},
-        {.flops = 64e9, .micro = 64, .accum = 1},
-        {.flops = 256e9, .micro = 1, .accum = 64, .model = 1},
-        {.flops = 256e9, .micro = 4, .accum = 16, .model = 1},
-        {.flops = 256e9, .micro = 64, .accum = 1, .model = 1},
-        {.flops = 256e9, .micro = 2, .accum = 32, .model = 1},
-    };
-    not_run(items, 7);
-    eta e = {.items = items, .n = 7, .c = COSTS};
-    eta_record(&e, 0, 64 * 11, 11, 1.0); /* 10 ms + 1 ms an example */
-    eta_record(&e, 1, 16 * 14, 14, 1.0);
-    eta_record(&e, 2, 74, 74, 1.0);
-    eta_record(&e, 3, 64 * 110, 110, 1.0);
-    eta_record(&e, 4, 16 * 108, 108, 1.0);
-    double ratio = (16 * 108 / 256e9) / (16 * 14 / 64e9);
-    CHECK_NEAR(eta_step_ms(&e, 5), 74 * 4 * pow(ratio, 0.5), 1e-9);
-    /* within them, the line: 109 ms a pass */
-    CHECK_NEAR(eta_step_ms(&e, 6), 32 * 109, 1e-9);
 }
 
 /* A split's noise pass runs once: the config of the same split just
@@ -613,11 +550,9 @@ int main(void)
     test_config_s();
     test_estimates();
     test_noise_pass_and_samples();
-    test_pass_line();
     test_ran_over_threshold();
     test_near_threshold();
     test_spread_learnt();
-    test_line_reach();
     test_noise_once_a_split();
     test_recorded_sweep();
     return check_finish("test_eta");
