@@ -48,7 +48,8 @@ typedef enum paired_verdict {
  * log ratios (from 10 rounds one stray round moves it little) with Yuen's
  * interval at PAIRED_LEVEL (Student's t on the winsorized variance: with 5
  * rounds about 1.4 times a percentile bootstrap's, which called one A/A
- * pair of 20 apart), widened by PAIRED_LOOKS_WIDENING for the looks. Pairs with a non-positive or missing value are left out.
+ * pair of 20 apart), widened by PAIRED_LOOKS_WIDENING for the looks.
+ * Pairs with a non-positive or missing value are left out.
  * Returns 0, or -1 when no pair is left (out->ratio NAN); with fewer than
  * two pairs kept after the trim the interval is NAN. */
 int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out);
