@@ -221,6 +221,13 @@ static int plan_is_known(const char *key)
     return is_shared(key) || option_find(&plan_table, key) != NULL;
 }
 
+/* plan's own rows only: a row shared with run may take one value here
+ * where run takes a list (one --model). */
+static int plan_takes_list(const char *key)
+{
+    return option_takes_list(&plan_table, key);
+}
+
 /* plan's own rows, else run's for a shared key (into a->shared). */
 static int plan_set(plan_args *a, const char *key, const char *value, char *why, size_t n)
 {
@@ -479,6 +486,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     plan_given given = {.n = 0};
     args_init(&in, argc, argv, plan_is_flag);
     in.is_known = plan_is_known;
+    in.takes_list = plan_takes_list;
     while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
             plan_usage(stdout, help_edit);

@@ -135,6 +135,12 @@ static int passes_is_known(const char *key)
            !strcmp(key, SHARED[1]);
 }
 
+/* cpu-passes' own rows only: it takes one --model where run takes a list. */
+static int passes_takes_list(const char *key)
+{
+    return option_takes_list(&passes_table, key);
+}
+
 /* The parsed arguments as the run wants them. 0, or 2 with the reason said. */
 static int finish_options(const passes_args *in, options *o)
 {
@@ -161,6 +167,7 @@ static int parse_options(int argc, char **argv, options *o)
     args a;
     args_init(&a, argc, argv, passes_is_flag);
     a.is_known = passes_is_known;
+    a.takes_list = passes_takes_list;
     for (;;) {
         arg_kind k = args_next(&a, why, sizeof why);
         if (k == ARG_END)

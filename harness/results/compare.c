@@ -198,6 +198,11 @@ static int compare_is_known(const char *key)
     return option_find(&compare_table, key) != NULL;
 }
 
+static int compare_takes_list(const char *key)
+{
+    return option_takes_list(&compare_table, key);
+}
+
 /* What the command line asks: the two files, and what may differ. */
 typedef struct compare_options {
     const char *paths[2];
@@ -217,6 +222,7 @@ static int parse_compare_args(int argc, char **argv, compare_options *c)
     option_defaults(&compare_table, &ca, why, sizeof why);
     args_init(&a, argc, argv, compare_is_flag);
     a.is_known = compare_is_known;
+    a.takes_list = compare_takes_list;
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
             return compare_help();

@@ -61,6 +61,19 @@ printf 'effective = 16\nmicro = 4\n# a second look\neffective = 32\n' > twice.pr
 run "twice.profile:4: effective is set again (first on line 1): give it once" run --out out --profile ./twice.profile
 printf '# nothing set\n\n' > empty.profile
 run "profile ./empty.profile sets no option" run --out out --profile ./empty.profile
+# an option named twice on the command line (the last would win without
+# a word), on every command; the hint where the option takes a list
+run "--model given twice (S, then M); name it once (it takes a list: --model S,M)" \
+    run $base --model S --model M
+run "--steps given twice (2, then 3); name it once (see accubench help run)" run $base --steps 2 --steps=3
+run "--no-cupti given twice; name it once" run $base --no-cupti --no-cupti
+run "--model given twice (S, then M); name it once" plan --find-max-micro --model S --model M
+run "--out given twice (a, then b); name it once" report some.csv --out a --out b
+run "--min-diff given twice (1, then 2); name it once" compare a.csv b.csv --min-diff 1 --min-diff 2
+# a profile's key given on the command line is an override, not a repeat
+printf 'effective = 16\nmicro = 4\n' > override.profile
+run "micro-batch 32 is larger than the effective batch 8" \
+    run --out out --profile ./override.profile --effective 8 --micro 32
 # a near miss names what was meant: a key, an axis's value, a preset, a
 # command, a key in a profile
 run "unknown option 'efective'; did you mean 'effective'?" run $base --efective 8
