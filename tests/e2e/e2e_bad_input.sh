@@ -74,6 +74,12 @@ run "--min-diff given twice (1, then 2); name it once" compare a.csv b.csv --min
 printf 'effective = 16\nmicro = 4\n' > override.profile
 run "micro-batch 32 is larger than the effective batch 8" \
     run --out out --profile ./override.profile --effective 8 --micro 32
+# a CSV no run wrote (a header without the columns of a result row):
+# refused as report and compare refuse it, not read as a run without
+# a noise scale or curves
+printf 'a,b,c\n1,2,3\n' > foreign.csv
+run "foreign.csv: missing column backend" plan --noise foreign.csv
+run "foreign.csv: missing column backend" plan --time-to-target foreign.csv
 # a near miss names what was meant: a key, an axis's value, a preset, a
 # command, a key in a profile
 run "unknown option 'efective'; did you mean 'effective'?" run $base --efective 8
