@@ -181,6 +181,14 @@ static void plan_shared_edit(const option_def *d, char *help, size_t help_len, c
         snprintf(help, help_len, "with --recommend: the measuring run's time budget a config");
         snprintf(shown, shown_len, "%s", MEASURE_BUDGET_DEFAULT);
     }
+    /* plan answers for one model: --find-max-micro needs it named, and
+     * --recommend --from takes the file's one model unless named */
+    if (strcmp(d->key, "model") == 0) {
+        char all[600];
+        snprintf(all, sizeof all, "%s", help);
+        snprintf(help, help_len, "one model: %s", all);
+        snprintf(shown, shown_len, "S where --recommend measures; none elsewhere");
+    }
 }
 
 void plan_usage(FILE *f, option_usage_edit edit)
