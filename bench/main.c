@@ -242,6 +242,11 @@ int main(int argc, char **argv)
         usage_all(stdout);
         return 0;
     }
+    if (strcmp(cmd, "help") == 0 && argc > 3) { /* the rest would go unread */
+        fprintf(stderr, "accubench: help takes one command, got '%s' and then '%s' "
+                        "(see accubench --help)\n", argv[2], argv[3]);
+        return 2;
+    }
     if (strcmp(cmd, "help") == 0)
         return usage_help_command(argv[2]);
     if (strcmp(cmd, "--version") == 0) {

@@ -87,6 +87,7 @@ run "unknown mode 'asyn' (known: .*); did you mean 'async'?" run $base --mode as
 run "did you mean 'S'?" run $base --model s
 run "unknown command 'rn'; did you mean 'run'?" rn
 run "unknown command 'plna'.*did you mean 'plan'?" help plna
+run "help takes one command, got 'run' and then 'plan'" help run plan
 run "unknown plan option '--max-mirco'; did you mean '--max-micro'?" plan --max-mirco 8
 run "unknown option 'no-cupt'; did you mean 'no-cupti'?" run $base --no-cupt
 run "unknown option 'no-chart'; did you mean 'no-charts'?" report some.csv --no-chart
