@@ -116,10 +116,10 @@ static void passes_help(void)
     option_usage_shared(stdout, &shared, shared_defaults);
 }
 
+/* One line, as every command's usage error: the usage is --help's. */
 static int passes_bad_usage(const char *why)
 {
-    fprintf(stderr, "cpu-passes: %s\n", why);
-    passes_usage(stderr);
+    fprintf(stderr, "cpu-passes: %s (see cpu-passes --help)\n", why);
     return 2;
 }
 
