@@ -228,12 +228,13 @@ static int parse_report_args(int argc, char **argv, const char **csv, report_arg
                                                                   sizeof arg_why)))
             return fail("report: %s (see accubench help report)", arg_why);
         if (kind == ARG_POSITIONAL && *csv)
-            return fail(USAGE);
+            return fail("report: one CSV at a time, got '%s' and then '%s' (see accubench "
+                        "help report)", *csv, a.value);
         if (kind == ARG_POSITIONAL)
             *csv = a.value;
     }
     if (!*csv)
-        return fail(USAGE);
+        return fail("report: no CSV named (%s)", USAGE);
     return -1;
 }
 
