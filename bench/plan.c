@@ -406,7 +406,7 @@ static int claim_default_csv(char *path, size_t cap, char *why, size_t n)
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
     snprintf(stem, sizeof stem, "results/recommend-%s", stamp);
-    if (output_path_check("results", "results", OUTPUT_DIR, why, n))
+    if (output_path_check("the measured rows' default folder", "results", OUTPUT_DIR, why, n))
         return -1;
     return csv_claim_new(stem, path, cap, why, n);
 }

@@ -86,6 +86,12 @@ run "compare: two CSVs, got a third: 'c.csv' after 'a.csv' and 'b.csv'" compare 
 printf 'a,b,c\n1,2,3\n' > foreign.csv
 run "foreign.csv: missing column backend" plan --noise foreign.csv
 run "foreign.csv: missing column backend" plan --time-to-target foreign.csv
+# plan --recommend with no --csv writes into results/: what is in the way
+# is named as that folder, not as an option never given
+touch results
+run "the measured rows' default folder results is a regular file, not a folder" \
+    plan --recommend --backend cpu --effective 16 --model tiny --mem-cap 90M
+rm results
 # a near miss names what was meant: a key, an axis's value, a preset, a
 # command, a key in a profile
 run "unknown option 'efective'; did you mean 'effective'?" run $base --efective 8
