@@ -76,6 +76,10 @@ static void say_twice(const args *a, const char *first, char *why, size_t why_le
 {
     const char *second = a->value;
     int same = first && second && strcmp(first, second) == 0;
+    if (first && !*first) /* an empty value, seen */
+        first = "''";
+    if (second && !*second)
+        second = "''";
     if (!first || !second)
         snprintf(why, why_len, "--%s given twice; name it once", a->key);
     else if (same)

@@ -126,6 +126,9 @@ static void test_twice(void)
     char *flag[] = {"run", "--quiet", "--quiet", NULL};
     CHECK(second_naming(3, flag, why, sizeof why) == ARG_ERROR);
     CHECK(!strcmp(why, "--quiet given twice; name it once"));
+    char *empty[] = {"run", "--out", "", "--out=b", NULL};
+    CHECK(second_naming(4, empty, why, sizeof why) == ARG_ERROR);
+    CHECK(!strcmp(why, "--out given twice ('', then b); name it once"));
     char *as_value[] = {"run", "--out", "--steps", "--steps", "2", "x.csv", NULL};
     CHECK(second_naming(6, as_value, why, sizeof why) == ARG_END);
     char *help[] = {"run", "--help", "-h", "--steps", "2", NULL};
