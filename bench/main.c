@@ -56,6 +56,11 @@ static int run_is_known(const char *key)
     return option_find(&run_option_table, key) != NULL;
 }
 
+static int run_takes_list(const char *key)
+{
+    return option_takes_list(&run_option_table, key);
+}
+
 /* run's options: the profile first, so that the command line overrides
  * it; the first pass also finds every malformed argument and --help.
  * 0: run; 1: the help was printed; 2: bad usage, said on stderr. */
@@ -67,6 +72,7 @@ static int read_run_options(int argc, char **argv, run_options *o)
     options_defaults(o);
     args_init(&a, argc, argv, options_is_flag);
     a.is_known = run_is_known;
+    a.takes_list = run_takes_list;
     while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
             usage_run(stdout);
@@ -83,6 +89,7 @@ static int read_run_options(int argc, char **argv, run_options *o)
     }
     args_init(&a, argc, argv, options_is_flag);
     a.is_known = run_is_known;
+    a.takes_list = run_takes_list;
     while (args_next(&a, why, sizeof why) == ARG_OPTION)
         if (strcmp(a.key, "profile") != 0 && options_set(o, a.key, a.value, why, sizeof why)) {
             say_usage_error(why);
@@ -234,6 +241,11 @@ int main(int argc, char **argv)
         (strcmp(cmd, "help") == 0 && argc == 2)) {
         usage_all(stdout);
         return 0;
+    }
+    if (strcmp(cmd, "help") == 0 && argc > 3) { /* the rest would go unread */
+        fprintf(stderr, "accubench: help takes one command, got '%s' and then '%s' "
+                        "(see accubench --help)\n", argv[2], argv[3]);
+        return 2;
     }
     if (strcmp(cmd, "help") == 0)
         return usage_help_command(argv[2]);

@@ -181,6 +181,14 @@ static void plan_shared_edit(const option_def *d, char *help, size_t help_len, c
         snprintf(help, help_len, "with --recommend: the measuring run's time budget a config");
         snprintf(shown, shown_len, "%s", MEASURE_BUDGET_DEFAULT);
     }
+    /* plan answers for one model: --find-max-micro needs it named, and
+     * --recommend --from takes the file's one model unless named */
+    if (strcmp(d->key, "model") == 0) {
+        char all[600];
+        snprintf(all, sizeof all, "%s", help);
+        snprintf(help, help_len, "one model: %s", all);
+        snprintf(shown, shown_len, "S where --recommend measures; none elsewhere");
+    }
 }
 
 void plan_usage(FILE *f, option_usage_edit edit)
@@ -219,6 +227,13 @@ static int plan_is_flag(const char *key)
 static int plan_is_known(const char *key)
 {
     return is_shared(key) || option_find(&plan_table, key) != NULL;
+}
+
+/* plan's own rows only: a row shared with run may take one value here
+ * where run takes a list (one --model). */
+static int plan_takes_list(const char *key)
+{
+    return option_takes_list(&plan_table, key);
 }
 
 /* plan's own rows, else run's for a shared key (into a->shared). */
@@ -391,7 +406,7 @@ static int claim_default_csv(char *path, size_t cap, char *why, size_t n)
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
     snprintf(stem, sizeof stem, "results/recommend-%s", stamp);
-    if (output_path_check("results", "results", OUTPUT_DIR, why, n))
+    if (output_path_check("the measured rows' default folder", "results", OUTPUT_DIR, why, n))
         return -1;
     return csv_claim_new(stem, path, cap, why, n);
 }
@@ -479,6 +494,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     plan_given given = {.n = 0};
     args_init(&in, argc, argv, plan_is_flag);
     in.is_known = plan_is_known;
+    in.takes_list = plan_takes_list;
     while ((k = args_next(&in, why, sizeof why)) != ARG_END) {
         if (k == ARG_HELP) {
             plan_usage(stdout, help_edit);

@@ -116,10 +116,10 @@ static void passes_help(void)
     option_usage_shared(stdout, &shared, shared_defaults);
 }
 
+/* One line, as every command's usage error: the usage is --help's. */
 static int passes_bad_usage(const char *why)
 {
-    fprintf(stderr, "cpu-passes: %s\n", why);
-    passes_usage(stderr);
+    fprintf(stderr, "cpu-passes: %s (see cpu-passes --help)\n", why);
     return 2;
 }
 
@@ -133,6 +133,12 @@ static int passes_is_known(const char *key)
 {
     return option_find(&passes_table, key) || !strcmp(key, SHARED[0]) ||
            !strcmp(key, SHARED[1]);
+}
+
+/* cpu-passes' own rows only: it takes one --model where run takes a list. */
+static int passes_takes_list(const char *key)
+{
+    return option_takes_list(&passes_table, key);
 }
 
 /* The parsed arguments as the run wants them. 0, or 2 with the reason said. */
@@ -161,6 +167,7 @@ static int parse_options(int argc, char **argv, options *o)
     args a;
     args_init(&a, argc, argv, passes_is_flag);
     a.is_known = passes_is_known;
+    a.takes_list = passes_takes_list;
     for (;;) {
         arg_kind k = args_next(&a, why, sizeof why);
         if (k == ARG_END)

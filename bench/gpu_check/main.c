@@ -195,6 +195,11 @@ static int check_is_known(const char *key)
     return option_find(&check_table, key) != NULL;
 }
 
+static int check_takes_list(const char *key)
+{
+    return option_takes_list(&check_table, key);
+}
+
 /* 0: check; 1: --help answered; 2: bad usage, said on stderr. */
 static int parse_check_args(int argc, char **argv, check_args *c)
 {
@@ -206,6 +211,7 @@ static int parse_check_args(int argc, char **argv, check_args *c)
     option_defaults(&check_table, c, why, sizeof why);
     args_init(&a, argc, argv, check_is_flag);
     a.is_known = check_is_known;
+    a.takes_list = check_takes_list;
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP) {
             help();

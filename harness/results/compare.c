@@ -139,9 +139,17 @@ static const char *step_text(char *buf, size_t len, const csv_row *r)
     "usage: accubench compare BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] " \
     "[--min-diff PCT]"
 
-static int compare_usage(void)
+/* The CSVs named are not two: which of them came (npaths, and the third
+ * when there is one), with the usage. */
+static int compare_usage(const char *const *paths, int npaths, const char *third)
 {
-    fprintf(stderr, "accubench: %s\n", USAGE);
+    if (third)
+        fprintf(stderr, "accubench: compare: two CSVs, got a third: '%s' after '%s' and '%s' "
+                        "(%s)\n", third, paths[0], paths[1], USAGE);
+    else if (npaths == 1)
+        fprintf(stderr, "accubench: compare: two CSVs, got only '%s' (%s)\n", paths[0], USAGE);
+    else
+        fprintf(stderr, "accubench: compare: no CSVs named (%s)\n", USAGE);
     return 2;
 }
 
@@ -198,6 +206,11 @@ static int compare_is_known(const char *key)
     return option_find(&compare_table, key) != NULL;
 }
 
+static int compare_takes_list(const char *key)
+{
+    return option_takes_list(&compare_table, key);
+}
+
 /* What the command line asks: the two files, and what may differ. */
 typedef struct compare_options {
     const char *paths[2];
@@ -217,6 +230,7 @@ static int parse_compare_args(int argc, char **argv, compare_options *c)
     option_defaults(&compare_table, &ca, why, sizeof why);
     args_init(&a, argc, argv, compare_is_flag);
     a.is_known = compare_is_known;
+    a.takes_list = compare_takes_list;
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
             return compare_help();
@@ -226,14 +240,14 @@ static int parse_compare_args(int argc, char **argv, compare_options *c)
             return 2;
         }
         if (kind == ARG_POSITIONAL && npaths == 2)
-            return compare_usage();
+            return compare_usage(c->paths, npaths, a.value);
         if (kind == ARG_POSITIONAL)
             c->paths[npaths++] = a.value;
     }
     c->ignore_device = ca.ignore_device;
     c->ignore_optimizer = ca.ignore_optimizer;
     c->min_diff = ca.min_diff;
-    return npaths == 2 ? -1 : compare_usage();
+    return npaths == 2 ? -1 : compare_usage(c->paths, npaths, NULL);
 }
 
 /* Both files, or neither (2 with the reason said). A file written before

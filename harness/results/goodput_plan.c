@@ -167,7 +167,7 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
     csv_table t;
     csv_row *rows;
     char why[600], path[4200];
-    if (csv_load(a->csv_path, NULL, &t, &rows, why, sizeof why)) {
+    if (csv_load(a->csv_path, csv_required_columns, &t, &rows, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }

@@ -77,7 +77,7 @@ int noise_plan_main(FILE *out, const char *csv_path)
     csv_table t;
     csv_row *rows;
     char why[600];
-    if (csv_load(csv_path, NULL, &t, &rows, why, sizeof why)) {
+    if (csv_load(csv_path, csv_required_columns, &t, &rows, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }

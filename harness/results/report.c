@@ -203,6 +203,11 @@ static int report_is_known(const char *key)
     return option_find(&report_table, key) != NULL;
 }
 
+static int report_takes_list(const char *key)
+{
+    return option_takes_list(&report_table, key);
+}
+
 /* Reads report's arguments: the CSV into *csv, the options into *ra.
  * Returns -1 to go on, else the exit code to return at once (help shown,
  * or the one error line for bad arguments already printed). */
@@ -214,6 +219,7 @@ static int parse_report_args(int argc, char **argv, const char **csv, report_arg
     *csv = NULL;
     args_init(&a, argc, argv, report_is_flag);
     a.is_known = report_is_known;
+    a.takes_list = report_takes_list;
     while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
         if (kind == ARG_HELP)
             return report_help();
@@ -222,12 +228,13 @@ static int parse_report_args(int argc, char **argv, const char **csv, report_arg
                                                                   sizeof arg_why)))
             return fail("report: %s (see accubench help report)", arg_why);
         if (kind == ARG_POSITIONAL && *csv)
-            return fail(USAGE);
+            return fail("report: one CSV at a time, got '%s' and then '%s' (see accubench "
+                        "help report)", *csv, a.value);
         if (kind == ARG_POSITIONAL)
             *csv = a.value;
     }
     if (!*csv)
-        return fail(USAGE);
+        return fail("report: no CSV named (%s)", USAGE);
     return -1;
 }
 

@@ -12,7 +12,8 @@ void args_init(args *a, int argc, char **argv, int (*is_flag)(const char *key))
     a->is_flag = is_flag;
 }
 
-arg_kind args_next(args *a, char *why, size_t why_len)
+/* One argument, whatever came before it. */
+static arg_kind next_argument(args *a, char *why, size_t why_len)
 {
     a->key[0] = '\0';
     a->value = NULL;
@@ -51,4 +52,55 @@ arg_kind args_next(args *a, char *why, size_t why_len)
     }
     a->value = a->argv[a->next++];
     return ARG_OPTION;
+}
+
+/* Whether an argument before the one at index upto named key; its value
+ * (NULL for a flag) into *value. The arguments are read again from the
+ * start, so a value that looks like an option is still a value. */
+static int named_before(const args *a, int upto, const char *key, const char **value)
+{
+    args earlier = *a;
+    char why[200];
+    earlier.next = 1;
+    while (earlier.next < upto)
+        if (next_argument(&earlier, why, sizeof why) == ARG_OPTION &&
+            strcmp(earlier.key, key) == 0) {
+            *value = earlier.value;
+            return 1;
+        }
+    return 0;
+}
+
+/* "--model given twice (S, then M); name it once (it takes a list: --model S,M)" */
+static void say_twice(const args *a, const char *first, char *why, size_t why_len)
+{
+    const char *second = a->value;
+    int same = first && second && strcmp(first, second) == 0;
+    if (first && !*first) /* an empty value, seen */
+        first = "''";
+    if (second && !*second)
+        second = "''";
+    if (!first || !second)
+        snprintf(why, why_len, "--%s given twice; name it once", a->key);
+    else if (same)
+        snprintf(why, why_len, "--%s given twice (%s both times); name it once", a->key, first);
+    else if (a->takes_list && a->takes_list(a->key))
+        snprintf(why, why_len,
+                 "--%s given twice (%s, then %s); name it once (it takes a list: --%s %s,%s)",
+                 a->key, first, second, a->key, first, second);
+    else
+        snprintf(why, why_len, "--%s given twice (%s, then %s); name it once", a->key, first,
+                 second);
+}
+
+arg_kind args_next(args *a, char *why, size_t why_len)
+{
+    int at = a->next;
+    arg_kind kind = next_argument(a, why, why_len);
+    const char *first;
+    if (kind == ARG_OPTION && named_before(a, at, a->key, &first)) {
+        say_twice(a, first, why, why_len);
+        return ARG_ERROR;
+    }
+    return kind;
 }

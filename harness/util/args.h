@@ -25,6 +25,9 @@ typedef struct args {
      * on the line, is returned with no value (the command says "unknown
      * option", not "needs a value"). */
     int (*is_known)(const char *key);
+    /* Optional: the keys that take a comma list. A key named twice is an
+     * error; for these its reason adds how to say both at once. */
+    int (*takes_list)(const char *key);
     char key[64];                    /* the option's key, without the dashes */
     const char *value;               /* its value, or the positional argument */
 } args;
@@ -35,7 +38,9 @@ void args_init(args *a, int argc, char **argv, int (*is_flag)(const char *key));
 /* Reads the next argument into a->key and a->value. A value is the rest of
  * `--key=value`, else the next argument (whatever it looks like) unless the
  * key is a flag. ARG_ERROR with a one-line reason in why: "--steps needs a
- * value", "unknown option '-x'". */
+ * value", "unknown option '-x'", and a key named a second time on the line
+ * (the last would win silently): "--model given twice (S, then M); name it
+ * once (it takes a list: --model S,M)". */
 arg_kind args_next(args *a, char *why, size_t why_len);
 
 #endif

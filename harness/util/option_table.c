@@ -26,6 +26,20 @@ int option_is_flag(const option_table *t, const char *key)
     return d && d->type == OPTION_FLAG;
 }
 
+int option_takes_list(const option_table *t, const char *key)
+{
+    const option_def *d = option_find(t, key);
+    const char *arg = d ? d->arg : NULL;
+    while (arg) {
+        const char *bar = strchr(arg, '|');
+        size_t len = bar ? (size_t)(bar - arg) : strlen(arg);
+        if (len == 4 && strncmp(arg, "LIST", 4) == 0)
+            return 1;
+        arg = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
 static int set_flag(const option_def *d, int *out, const char *v, char *why, size_t n)
 {
     const char *yes[] = {"1", "yes", "true"}, *no[] = {"0", "no", "false"};

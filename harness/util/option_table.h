@@ -58,6 +58,10 @@ const option_def *option_find(const option_table *t, const char *key);
 /* Whether key is a flag (takes no value on the command line). */
 int option_is_flag(const option_table *t, const char *key);
 
+/* Whether key's row takes a comma list: its value's name in the usage is
+ * LIST, alone or among '|' alternatives ("LIST|pow2"). */
+int option_takes_list(const option_table *t, const char *key);
+
 /* Sets key from value (NULL: a flag named alone). An unknown key is
  * "unknown option 'KEY'", with "; did you mean 'NEAR'?" when one is close. */
 int option_set(const option_table *t, void *target, const char *key, const char *value,

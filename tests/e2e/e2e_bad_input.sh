@@ -61,6 +61,37 @@ printf 'effective = 16\nmicro = 4\n# a second look\neffective = 32\n' > twice.pr
 run "twice.profile:4: effective is set again (first on line 1): give it once" run --out out --profile ./twice.profile
 printf '# nothing set\n\n' > empty.profile
 run "profile ./empty.profile sets no option" run --out out --profile ./empty.profile
+# an option named twice on the command line (the last would win without
+# a word), on every command; the hint where the option takes a list
+run "--model given twice (S, then M); name it once (it takes a list: --model S,M)" \
+    run $base --model S --model M
+run "--steps given twice (2, then 3); name it once (see accubench help run)" run $base --steps 2 --steps=3
+run "--no-cupti given twice; name it once" run $base --no-cupti --no-cupti
+run "--model given twice (S, then M); name it once" plan --find-max-micro --model S --model M
+run "--out given twice (a, then b); name it once" report some.csv --out a --out b
+run "--min-diff given twice (1, then 2); name it once" compare a.csv b.csv --min-diff 1 --min-diff 2
+# a profile's key given on the command line is an override, not a repeat
+printf 'effective = 16\nmicro = 4\n' > override.profile
+run "micro-batch 32 is larger than the effective batch 8" \
+    run --out out --profile ./override.profile --effective 8 --micro 32
+# the CSVs report and compare read: too few or too many, each named
+run "report: no CSV named (usage: accubench report FILE.csv" report
+run "report: one CSV at a time, got 'a.csv' and then 'b.csv'" report a.csv b.csv
+run "compare: no CSVs named (usage: accubench compare BASE.csv NEW.csv" compare
+run "compare: two CSVs, got only 'a.csv'" compare a.csv
+run "compare: two CSVs, got a third: 'c.csv' after 'a.csv' and 'b.csv'" compare a.csv b.csv c.csv
+# a CSV no run wrote (a header without the columns of a result row):
+# refused as report and compare refuse it, not read as a run without
+# a noise scale or curves
+printf 'a,b,c\n1,2,3\n' > foreign.csv
+run "foreign.csv: missing column backend" plan --noise foreign.csv
+run "foreign.csv: missing column backend" plan --time-to-target foreign.csv
+# plan --recommend with no --csv writes into results/: what is in the way
+# is named as that folder, not as an option never given
+touch results
+run "the measured rows' default folder results is a regular file, not a folder" \
+    plan --recommend --backend cpu --effective 16 --model tiny --mem-cap 90M
+rm results
 # a near miss names what was meant: a key, an axis's value, a preset, a
 # command, a key in a profile
 run "unknown option 'efective'; did you mean 'effective'?" run $base --efective 8
@@ -68,6 +99,7 @@ run "unknown mode 'asyn' (known: .*); did you mean 'async'?" run $base --mode as
 run "did you mean 'S'?" run $base --model s
 run "unknown command 'rn'; did you mean 'run'?" rn
 run "unknown command 'plna'.*did you mean 'plan'?" help plna
+run "help takes one command, got 'run' and then 'plan'" help run plan
 run "unknown plan option '--max-mirco'; did you mean '--max-micro'?" plan --max-mirco 8
 run "unknown option 'no-cupt'; did you mean 'no-cupti'?" run $base --no-cupt
 run "unknown option 'no-chart'; did you mean 'no-charts'?" report some.csv --no-chart

@@ -111,7 +111,9 @@ check 'grep -q "no noise scale: the |G|^2 estimate is not positive" swamped.csv'
 check '[ $? -eq 0 ]' "the report reads it: $(cat err.txt)"
 
 # The curves file is never overwritten unasked, and is written whole.
-quick="--backend cpu --model tiny --effective 8 --micro 4 --train-steps 2 --noise-windows 0 --budget-s 0.05 --trace-steps 0"
+# $bare where a line names its own split or steps (an option named twice is refused)
+bare="--backend cpu --model tiny --effective 8 --noise-windows 0 --budget-s 0.05 --trace-steps 0"
+quick="$bare --micro 4 --train-steps 2"
 echo keep >again.curves.csv
 "$ACCUBENCH" run $quick --csv again.csv >out.txt 2>err.txt
 check '[ $? -eq 2 ] && [ "$(cat again.curves.csv)" = keep ] && [ ! -e again.csv ]' \
@@ -124,7 +126,7 @@ check '[ $? -eq 0 ] && grep -q "^backend,model" again.curves.csv && [ -z "$(ls |
 rows() { grep -vc '^#' "$1"; }
 # --append adds to an earlier run's curves (their rows kept, the new ones after)
 before=$(rows again.curves.csv)
-"$ACCUBENCH" run $quick --micro 2 --csv again.csv --append >out.txt 2>err.txt
+"$ACCUBENCH" run $bare --micro 2 --train-steps 2 --csv again.csv --append >out.txt 2>err.txt
 check '[ $? -eq 0 ] && [ "$(rows again.curves.csv)" -eq $((before + 2 * 2)) ]' \
     "--append adds two curves of 2 steps to the $before rows: $(rows again.curves.csv) $(cat err.txt)"
 check '[ "$(col micro_batch again.curves.csv | sort -u | tr "\n" " ")" = "2 4 " ]' \
@@ -154,7 +156,7 @@ check '[ -p fifo.curves.csv ] && [ -d dir.curves.csv ] && [ ! -e t.curves.csv ]'
     "a FIFO and a folder at the curves' place are left alone, and no trace was written"
 # two runs at once that would write one curves file (--csv c.csv and --csv c):
 # the second is refused while the first holds it
-"$ACCUBENCH" run $quick --train-steps 100000 --csv c.csv >first.txt 2>&1 &
+"$ACCUBENCH" run $bare --micro 4 --train-steps 100000 --csv c.csv >first.txt 2>&1 &
 first=$!
 for _ in $(seq 1 300); do [ -e c.curves.csv.lock ] && break; sleep 0.1; done
 "$ACCUBENCH" run $quick --csv c >out.txt 2>err.txt
@@ -169,7 +171,7 @@ check '[ $rc -eq 130 ] && [ $(( $(date +%s) - t0 )) -le 5 ]' \
 check '[ ! -e c.curves.csv ] || [ "$(rows c.curves.csv)" -eq 1 ]' "no half a curve on disk"
 # --replace stopped before its first row leaves the CSV and its curves as they were
 cp again.csv kept.csv && cp again.curves.csv kept.curves.csv
-"$ACCUBENCH" run $quick --train-steps 100000 --csv again.csv --replace >out.txt 2>&1 &
+"$ACCUBENCH" run $bare --micro 4 --train-steps 100000 --csv again.csv --replace >out.txt 2>&1 &
 pid=$!
 for _ in $(seq 1 300); do grep -q "^config 1 of" out.txt 2>/dev/null && break; sleep 0.1; done
 sleep 0.5

@@ -23,7 +23,9 @@ MPIRUN="mpirun --oversubscribe"
 # allocations behind, from modules it has unloaded, so no suppression can
 # name them.
 [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
-quick="--backend cpu --model tiny --steps 3 --budget-s 0.05 --warmup 1 --trace-steps 0"
+# $bare where a line names its own --trace-steps (an option named twice is refused)
+bare="--backend cpu --model tiny --steps 3 --budget-s 0.05 --warmup 1"
+quick="$bare --trace-steps 0"
 
 # The all-reduce schedule of each sync mode, from the CSV's metadata (its
 # row in the table: "# sync_allreduce: micro every 1; window every K;
@@ -149,7 +151,7 @@ awk -F, "$SCHEDULE"'/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}
 # A devices sweep in one run: each count on the first ranks, one CSV; the
 # trace of the first config written once, by rank 0.
 mkdir sweep
-$MPIRUN -np 2 "$ACCUBENCH" run $quick --effective 8 --micro 4 --devices 1,2 --sync window \
+$MPIRUN -np 2 "$ACCUBENCH" run $bare --effective 8 --micro 4 --devices 1,2 --sync window \
     --trace-steps 1 --trace sweep/trace.json --out sweep --quiet >sweep.log 2>&1 ||
     { echo "FAILED: devices sweep: exit $?"; cat sweep.log; fail=1; }
 devs=$(awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next} {printf "%s ", $c["devices"]}' sweep/*.csv)

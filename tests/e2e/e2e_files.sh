@@ -10,7 +10,9 @@
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
-quick="--backend cpu --model tiny --effective 8 --micro 4,8 --budget-s 0.05 --min-samples 3 --trace-steps 0"
+# $bare where a line names its own --trace-steps (an option named twice is refused)
+bare="--backend cpu --model tiny --effective 8 --micro 4,8 --budget-s 0.05 --min-samples 3"
+quick="$bare --trace-steps 0"
 # data rows of a CSV (not metadata, not the header)
 rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
 
@@ -26,10 +28,10 @@ for bad in "--csv devnull" "--csv fifo" "--csv adir" "--out afile" "--out fifo" 
            "--trace nodir/t.json" "--trace afile" "--csv nodir/x.csv" "--out afile/sub" \
            "--dump /proc/accubench-dump"; do
     # a trace pass to write, so that the path is what gets refused
-    pass=""
+    pass="--trace-steps 0"
     case $bad in --trace*) pass="--trace-steps 1" ;; esac
     # shellcheck disable=SC2086
-    timeout 20 "$ACCUBENCH" run $quick $pass $bad >out.txt 2>err.txt
+    timeout 20 "$ACCUBENCH" run $bare $pass $bad >out.txt 2>err.txt
     rc=$?
     path=${bad#* }
     check "[ $rc -eq 2 ]" "$bad: exit 2 (got $rc)"
@@ -47,8 +49,8 @@ check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "trace-steps is 0"
     "--trace with --trace-steps 0 refused up front: $(cat err.txt)"
 
 # a trace of an earlier run is replaced: the refusal above is for other files
-"$ACCUBENCH" run $quick --trace-steps 1 --trace t.json --csv t1.csv --quiet 2>err.txt &&
-    "$ACCUBENCH" run $quick --trace-steps 1 --trace t.json --csv t2.csv --quiet 2>>err.txt
+"$ACCUBENCH" run $bare --trace-steps 1 --trace t.json --csv t1.csv --quiet 2>err.txt &&
+    "$ACCUBENCH" run $bare --trace-steps 1 --trace t.json --csv t2.csv --quiet 2>>err.txt
 check '[ $? -eq 0 ] && grep -q "\"tool\":\"accubench\"" t.json' \
     "--trace over an earlier trace: $(cat err.txt)"
 
@@ -59,9 +61,9 @@ check '[ $? -eq 0 ] && grep -q "\"tool\":\"accubench\"" t.json' \
 cp t.json pinned.json
 "$ACCUBENCH" run $quick --csv kept.csv --quiet 2>/dev/null
 if chattr +i pinned.json kept.csv 2>/dev/null; then
-    for bad in "--trace pinned.json --trace-steps 1 --csv p1.csv" "--csv kept.csv --append"; do
+    for bad in "--trace pinned.json --trace-steps 1 --csv p1.csv" "--csv kept.csv --append --trace-steps 0"; do
         # shellcheck disable=SC2086
-        "$ACCUBENCH" run $quick $bad >out.txt 2>err.txt
+        "$ACCUBENCH" run $bare $bad >out.txt 2>err.txt
         rc=$?
         check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'immutable' err.txt" \
             "$bad, the file immutable: one line, exit 2 (rc $rc): $(cat err.txt)"
@@ -70,7 +72,7 @@ if chattr +i pinned.json kept.csv 2>/dev/null; then
     check '[ ! -e p1.csv ] && [ "$(rows kept.csv)" -eq 2 ]' "the pinned outputs: nothing written"
     chattr -i pinned.json kept.csv
     chattr +a pinned.json
-    "$ACCUBENCH" run $quick --trace pinned.json --trace-steps 1 --csv p2.csv >out.txt 2>err.txt
+    "$ACCUBENCH" run $bare --trace pinned.json --trace-steps 1 --csv p2.csv >out.txt 2>err.txt
     rc=$?
     check "[ $rc -eq 2 ] && grep -q 'append-only' err.txt && ! grep -q 'peak GEMM' out.txt" \
         "--trace append-only: refused before measuring (rc $rc): $(cat err.txt)"

@@ -16,8 +16,10 @@ curves() { awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 
 # on a loaded machine (cut to 4, as under a loaded make test, the estimates
 # along training come out non-positive and are left empty); the steps are
 # fixed, so the budget costs only the probes.
-common="--backend cpu --model tiny --micro 8 --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
+# $bare where a line names its own split (an option named twice is refused)
+bare="--backend cpu --model tiny --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
     --trace-steps 0 --budget-s 1 --min-samples 3 --noise-windows 8 --train-steps 30"
+common="$bare --micro 8"
 "$ACCUBENCH" run $common --effective 8,16,32 --lr-grid 0.25,0.5 --csv g.csv >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
 check 'grep -q "^backend,model,.*,arm,lr,grad_noise_scale,grad_noise_scale_err$" g.curves.csv' \
@@ -192,7 +194,7 @@ check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "l
 check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the row says it is not reached"
 
 # a single E: time to target per split, and the fit needs three
-"$ACCUBENCH" run $common --effective 16 --micro 8,16 --csv one.csv >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --effective 16 --micro 8,16 --csv one.csv >/dev/null 2>err.txt
 check '[ $? -eq 0 ]' "one E runs: $(cat err.txt)"
 "$ACCUBENCH" report one.csv --no-charts >/dev/null 2>err.txt
 check 'grep -q "^- No fit: the fit needs at least three effective batches" one.md' "one E: the fit needs three"

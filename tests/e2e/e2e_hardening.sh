@@ -9,7 +9,9 @@ check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 root=${ACCUBENCH_ROOT:?}
 py=${PYTHON:-python3}
 export PYTHONDONTWRITEBYTECODE=1
-quick="--backend cpu --model tiny --effective 8 --micro 4,8 --budget-s 0.05 --min-samples 3 --trace-steps 0 --quiet"
+# $bare where a line names its own model or split (an option named twice is refused)
+bare="--backend cpu --effective 8 --budget-s 0.05 --min-samples 3 --trace-steps 0 --quiet"
+quick="$bare --model tiny --micro 4,8"
 rows() { grep -v '^#' "$1" | tail -n +2 | grep -c .; }
 # peer_rows CSV: the peer's CSV writer adds 3 torch rows to CSV (exit 2 when refused)
 peer_rows() {
@@ -66,42 +68,42 @@ check "[ \"\$(cat victim)\" = precious ] && [ ! -e link.csv ]" "the lock link's 
 
 # ---- 3. no silent overwrite: an existing --csv needs --append or --replace
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 1,2 --csv ow.csv >/dev/null 2>&1
+"$ACCUBENCH" run $bare --model tiny --micro 1,2 --csv ow.csv >/dev/null 2>&1
 cp ow.csv ow.before
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 4 --csv ow.csv >out.txt 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv ow.csv >out.txt 2>err.txt
 rc=$?
 check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q -- '--append' err.txt" \
     "an existing --csv: one line, exit 2 (got $rc: $(cat err.txt))"
 check "cmp -s ow.csv ow.before" "the refused run left the file as it was"
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv ow.csv --append >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 3 ]" "--append: the 2 rows and 1 more ($(cat err.txt))"
 check "[ \$(grep -c '^# backend: ' ow.csv) -eq 1 ]" "--append: one metadata line per key"
 cp ow.csv ow.before
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append --optimizer sgd >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv ow.csv --append --optimizer sgd >/dev/null 2>err.txt
 rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not comparable' err.txt && cmp -s ow.csv ow.before" \
     "--append onto other settings: refused, file kept (got $rc: $(cat err.txt))"
 # where the optimizer runs changes every step's time and no row says it:
 # the file's one optimizer_at line would name this run's for the old rows
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 4 --csv ow.csv --append --optimizer-at step >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv ow.csv --append --optimizer-at step >/dev/null 2>err.txt
 rc=$?
 check "[ $rc -eq 2 ] && grep -q 'optimizer_at is' err.txt && cmp -s ow.csv ow.before" \
     "--append with another --optimizer-at: refused, file kept (got $rc: $(cat err.txt))"
 # the same placement asked for by name is the same setting
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 8 --csv ow.csv --append --optimizer-at backward >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 8 --csv ow.csv --append --optimizer-at backward >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 4 ]" "--append --optimizer-at backward onto auto's backward: added ($(cat err.txt))"
 printf 'some notes\n\n# not a CSV\n' >notes.txt
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && [ \"\$(cat notes.txt)\" = \"\$(printf 'some notes\n\n# not a CSV')\" ]" \
     "--append onto a text file: refused, file kept ($(cat err.txt))"
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 4 --csv notes.txt --replace >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv notes.txt --replace >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && [ \"\$(head -n 1 notes.txt)\" = 'some notes' ]" \
     "--replace onto a text file: refused, file kept ($(cat err.txt))"
 # plan --recommend's measuring run follows run's rules: an existing run
@@ -135,7 +137,7 @@ wait $pid
 rc=$?
 check "[ $rc -eq 143 ] && cmp -s ow.csv ow.before" "--replace stopped before a row: the old file kept (rc $rc)"
 # shellcheck disable=SC2086
-"$ACCUBENCH" run $quick --micro 8 --csv ow.csv --replace >/dev/null 2>err.txt
+"$ACCUBENCH" run $bare --model tiny --micro 8 --csv ow.csv --replace >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 1 ]" "--replace: this run's row alone ($(cat err.txt))"
 
 # ---- 4. outputs at one place: refused before measuring, exit 2, one line
@@ -357,7 +359,7 @@ if command -v mpirun >/dev/null 2>&1; then
     rc=$?
     check "[ $rc -eq 2 ] && grep -q '^accubench: --csv /tmp' dp.err" "bad input under mpirun: exit 2 (got $rc)"
     # A refusal of the command line is the same on every rank: said once.
-    timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --model nosuch --csv dp.csv \
+    timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $bare --micro 4,8 --model nosuch --csv dp.csv \
         >dp.out 2>dp.err
     rc=$?
     check "[ $rc -eq 2 ] && [ \$(grep -c '^accubench: ' dp.err) -eq 1 ]" \

@@ -53,6 +53,15 @@ for k in $("$ACCUBENCH" --list-options plan); do
         { echo "FAILED: plan --help has no entry for --$k"; fail=1; }
 done
 
+# plan answers for one model, with no default where it needs one named
+check_model=$(entry plan.txt model)
+echo "$check_model" | grep -q -- "--model LIST one model: " &&
+    echo "$check_model" | grep -q "(default S where --recommend measures; none elsewhere)" ||
+    { echo "FAILED: plan's --model entry: $check_model"; fail=1; }
+"$ACCUBENCH" plan --find-max-micro --mem-cap 1G >/dev/null 2>err.txt
+grep -q "needs one --model NAME" err.txt ||
+    { echo "FAILED: plan --find-max-micro without --model: $(cat err.txt)"; fail=1; }
+
 # Each axis's entry names every value its parser knows (the error says which).
 for axis in mode reduction sync optimizer dtype optimizer-at; do
     "$ACCUBENCH" run --$axis no-such-value >/dev/null 2>err.txt

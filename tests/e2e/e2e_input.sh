@@ -36,14 +36,22 @@ for key in $run_numeric; do
     done
     expect_refusal "" run --out out --profile quick --$key=
 done
-for key in out csv trace; do
+for key in csv trace; do
     expect_refusal "" run --out out --profile quick --$key ""
 done
+expect_refusal "" run --profile quick --out ""
 expect_refusal 99999999999T run --out out --profile quick --mem-cap 99999999999T
 expect_refusal 12Q run --out out --profile quick --mem-cap 12Q
+# (each key once: an option named twice is refused for that alone)
 for key in effective max-micro devices mem-cap buffers; do
+    case $key in
+        effective) job="--max-micro 8" ;;
+        max-micro) job="--effective 64" ;;
+        *) job="--effective 64 --max-micro 8" ;;
+    esac
     for v in 7x ""; do
-        expect_refusal "$v" plan --effective 64 --max-micro 8 --$key "$v"
+        # shellcheck disable=SC2086
+        expect_refusal "$v" plan $job --$key "$v"
     done
 done
 expect_refusal 99999999999T plan --find-max-micro --model tiny --mem-cap 99999999999T
@@ -54,9 +62,10 @@ for v in 7x "" 5%; do
     expect_refusal "$v" compare base.csv base.csv --min-diff "$v"
 done
 
-# A tiny sweep, quickly: $small, then the options under test.
-small="--backend cpu --profile quick --model tiny --effective 8 --micro 8 --steps 2 --warmup 0
-       --trace-steps 0 --quiet"
+# A tiny sweep, quickly: $small, then the options under test; $bare where
+# a line names its own model or split (an option named twice is refused).
+bare="--backend cpu --profile quick --steps 2 --warmup 0 --trace-steps 0 --quiet"
+small="$bare --model tiny --effective 8 --micro 8"
 rows_of() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
 
 "$ACCUBENCH" run $small --mem-cap 0 --csv cap0.csv 2> err.txt ||
@@ -64,7 +73,7 @@ rows_of() { grep -v '^#' "$1" | tail -n +2 | wc -l; }
 
 # A cap far under the peak GEMM's three matrices: the configs fit, the
 # peak is measured all the same (outside the cap), MFU is a number.
-"$ACCUBENCH" run $small --micro 4,8 --mem-cap 1M --csv cap1m.csv 2> err.txt; rc=$?
+"$ACCUBENCH" run $bare --model tiny --effective 8 --micro 4,8 --mem-cap 1M --csv cap1m.csv 2> err.txt; rc=$?
 [ "$rc" -eq 0 ] || { bad "a 1M cap: exit $rc"; cat err.txt; }
 grep -q '^# peak_gemm_tflops: [0-9]' cap1m.csv || bad "a 1M cap: no peak GEMM rate measured"
 grep -q '^# peak_gemm_memory: .*outside the memory cap' cap1m.csv ||
@@ -76,7 +85,7 @@ awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
 
 # Entries named twice run once, each list option alike; a note says so
 # (but --micro, where twice is an A/A check: below).
-"$ACCUBENCH" run $small --effective 8,8 --micro 8 --model tiny,tiny --mode async,async \
+"$ACCUBENCH" run $bare --effective 8,8 --micro 8 --model tiny,tiny --mode async,async \
     --reduction sum,sum --csv dup.csv 2> err.txt; rc=$?
 [ "$rc" -eq 0 ] || { bad "duplicates: exit $rc"; cat err.txt; }
 [ "$(rows_of dup.csv)" -eq 1 ] || bad "duplicates: $(rows_of dup.csv) rows, want 1"
@@ -87,13 +96,14 @@ done
 
 # A micro-batch named twice: two rows, arms 1 and 2 of one config (an A/A
 # check); three times: refused in one line, as is a --rounds it cannot run.
-"$ACCUBENCH" run $small --effective 8 --micro 8,8 --model tiny --csv aa.csv 2> err.txt; rc=$?
+"$ACCUBENCH" run $bare --effective 8 --micro 8,8 --model tiny --csv aa.csv 2> err.txt; rc=$?
 [ "$rc" -eq 0 ] || { bad "A/A: exit $rc"; cat err.txt; }
 arms=$(awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
                 { printf "%s:%s ", $c["micro_batch"], $c["arm"] }' aa.csv)
 [ "$arms" = "8:1 8:2 " ] || bad "A/A: micro:arm of the rows are '$arms', want '8:1 8:2 '"
-for args in "--micro 8,8,8" "--rounds 0" "--rounds -2" "--rounds some" "--rounds 41"; do
-    "$ACCUBENCH" run $small --effective 8 --model tiny $args --csv refused.csv > out.txt 2> err.txt
+for args in "--micro 8,8,8" "--micro 8 --rounds 0" "--micro 8 --rounds -2" \
+            "--micro 8 --rounds some" "--micro 8 --rounds 41"; do
+    "$ACCUBENCH" run $bare --effective 8 --model tiny $args --csv refused.csv > out.txt 2> err.txt
     rc=$?
     [ "$rc" -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] && [ ! -e refused.csv ] ||
         bad "$args: exit $rc, $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
@@ -164,13 +174,13 @@ ls edited.md > /dev/null 2>&1 && bad "a report was written from a median outside
 # run --append onto a file whose rows the readers refuse: refused before
 # anything is measured (the rows would land in a file no report reads),
 # the file as it was.
-"$ACCUBENCH" run $small --budget-s 0.05 --trace-steps 0 --csv mine.csv > /dev/null 2>&1 ||
+"$ACCUBENCH" run $small --budget-s 0.05 --csv mine.csv > /dev/null 2>&1 ||
     bad "the run to append to failed"
 awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
     { $c["step_ms_ci_lo"] = $c["step_ms_median"] * 2; $c["step_ms_ci_hi"] = $c["step_ms_median"] * 3 }
     { print }' mine.csv > damaged.csv
 cp damaged.csv damaged.kept
-"$ACCUBENCH" run $small --budget-s 0.05 --trace-steps 0 --csv damaged.csv --append \
+"$ACCUBENCH" run $small --budget-s 0.05 --csv damaged.csv --append \
     > stdout.txt 2> stderr.txt; rc=$?
 [ "$rc" -eq 2 ] && [ "$(wc -l < stderr.txt)" -eq 1 ] &&
     grep -qF -- "--append damaged.csv: damaged.csv:" stderr.txt &&

@@ -49,4 +49,10 @@ grep -q "nosuch" err.txt || fail "--model nosuch: $(cat err.txt)"
 "$passes" --optimizer-at sideways >/dev/null 2>err.txt; rc=$?
 [ "$rc" -eq 2 ] || fail "--optimizer-at sideways: exit $rc, want 2"
 grep -q "sideways" err.txt || fail "--optimizer-at sideways: $(cat err.txt)"
+for bad in "--runs 0" "--model nosuch" "--effective 8 --micro 16" "--optimizer-at sideways" \
+           "--bogus 1" "--steps" "extra"; do
+    # shellcheck disable=SC2086
+    "$passes" $bad >/dev/null 2>err.txt
+    [ "$(wc -l <err.txt)" -eq 1 ] || fail "$bad: not one line: $(cat err.txt)"
+done
 echo "ok: bad input refused"

@@ -15,7 +15,9 @@ fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
 # col FILE NAME: the column's values, one per row, by name
 col() { awk -F, -v name="$2" '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == name) c = i; h = 1; next } print $c }' "$1"; }
-run="--backend cpu --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 --noise-windows 2 --quiet"
+# $bare where a line names its own --noise-windows (an option named twice is refused)
+bare="--backend cpu --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 --quiet"
+run="$bare --noise-windows 2"
 . "$ACCUBENCH_ROOT/tests/e2e/mpi_env.sh"
 
 gpt_small=gpt:d=64,layers=2,heads=2,seq=64,vocab=1024
@@ -63,7 +65,7 @@ for answer in "tiny 400K 108 none" "S 90M 64 block" "gpt-tiny 12M 32 none"; do
         check false "$answer: no answer: $(cat plan$n.txt)"
         continue
     fi
-    "$ACCUBENCH" run $run --noise-windows 0 --model "$1" --mem-cap "$need" --effective "$3" \
+    "$ACCUBENCH" run $bare --noise-windows 0 --model "$1" --mem-cap "$need" --effective "$3" \
         --recompute "$4" --micro "$micro" --csv exact$n.csv > /dev/null 2> err$n.txt
     check '[ "$(col exact$n.csv status)" = ok ]' \
         "$answer: micro $micro under a cap of its need $need ran $(col exact$n.csv status): $(col exact$n.csv note) $(cat err$n.txt)"

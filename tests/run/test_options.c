@@ -303,8 +303,21 @@ static void test_did_you_mean(void)
     CHECK(options_set(&o, "frobnicate", "1", why, sizeof why) == -1 && !strstr(why, "mean"));
 }
 
+/* The rows that take a comma list, as the usage names their value: the
+ * hint of an option named twice comes from here. */
+static void test_takes_list(void)
+{
+    const char *lists[] = {"model", "micro", "effective", "mode", "lr-grid", "devices"};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+        CHECK(option_takes_list(&run_option_table, lists[i]));
+    const char *single[] = {"steps", "dtype", "quiet", "out", "rounds", "no-such-key"};
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+        CHECK(!option_takes_list(&run_option_table, single[i]));
+}
+
 int main(void)
 {
+    test_takes_list();
     test_table_keys();
     test_table_defaults();
     test_table_bounds();

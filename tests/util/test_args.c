@@ -7,13 +7,13 @@
 
 static int is_flag(const char *key)
 {
-    return strcmp(key, "quiet") == 0;
+    return strcmp(key, "quiet") == 0 || strcmp(key, "append") == 0;
 }
 
 static void test_kinds(void)
 {
     char *argv[] = {"run",   "--steps", "5",  "--out=dir/x", "--quiet", "file.csv",
-                    "--lr",  "-1",      "-",  "--quiet=no",  "--x=",    NULL};
+                    "--lr",  "-1",      "-",  "--append=no", "--x=",    NULL};
     args a;
     char why[200];
     args_init(&a, 11, argv, is_flag);
@@ -29,7 +29,7 @@ static void test_kinds(void)
     CHECK(!strcmp(a.key, "lr") && !strcmp(a.value, "-1"));
     CHECK(args_next(&a, why, sizeof why) == ARG_POSITIONAL && !strcmp(a.value, "-"));
     CHECK(args_next(&a, why, sizeof why) == ARG_OPTION); /* a flag given a value */
-    CHECK(!strcmp(a.key, "quiet") && !strcmp(a.value, "no"));
+    CHECK(!strcmp(a.key, "append") && !strcmp(a.value, "no"));
     CHECK(args_next(&a, why, sizeof why) == ARG_OPTION);
     CHECK(!strcmp(a.key, "x") && !strcmp(a.value, ""));
     CHECK(args_next(&a, why, sizeof why) == ARG_END);
@@ -92,8 +92,52 @@ static void test_unknown_last(void)
     CHECK(args_next(&a, why, sizeof why) == ARG_ERROR && !strcmp(why, "--steps needs a value"));
 }
 
+static int takes_list(const char *key)
+{
+    return strcmp(key, "model") == 0;
+}
+
+/* A key named twice is refused (the last would win without a word), in
+ * any spelling; a value that looks like the key is no second naming. */
+static arg_kind second_naming(int argc, char **argv, char *why, size_t why_len)
+{
+    args a;
+    arg_kind k;
+    args_init(&a, argc, argv, is_flag);
+    a.takes_list = takes_list;
+    while ((k = args_next(&a, why, why_len)) != ARG_END && k != ARG_ERROR)
+        ;
+    return k;
+}
+
+static void test_twice(void)
+{
+    char why[200];
+    char *list[] = {"run", "--model", "S", "--steps", "3", "--model", "M", NULL};
+    CHECK(second_naming(7, list, why, sizeof why) == ARG_ERROR);
+    CHECK(!strcmp(why, "--model given twice (S, then M); name it once (it takes a list: "
+                       "--model S,M)"));
+    char *one[] = {"run", "--steps=3", "--steps", "4", NULL};
+    CHECK(second_naming(4, one, why, sizeof why) == ARG_ERROR);
+    CHECK(!strcmp(why, "--steps given twice (3, then 4); name it once"));
+    char *same[] = {"run", "--steps", "3", "--steps=3", NULL};
+    CHECK(second_naming(4, same, why, sizeof why) == ARG_ERROR);
+    CHECK(!strcmp(why, "--steps given twice (3 both times); name it once"));
+    char *flag[] = {"run", "--quiet", "--quiet", NULL};
+    CHECK(second_naming(3, flag, why, sizeof why) == ARG_ERROR);
+    CHECK(!strcmp(why, "--quiet given twice; name it once"));
+    char *empty[] = {"run", "--out", "", "--out=b", NULL};
+    CHECK(second_naming(4, empty, why, sizeof why) == ARG_ERROR);
+    CHECK(!strcmp(why, "--out given twice ('', then b); name it once"));
+    char *as_value[] = {"run", "--out", "--steps", "--steps", "2", "x.csv", NULL};
+    CHECK(second_naming(6, as_value, why, sizeof why) == ARG_END);
+    char *help[] = {"run", "--help", "-h", "--steps", "2", NULL};
+    CHECK(second_naming(5, help, why, sizeof why) == ARG_END);
+}
+
 int main(void)
 {
+    test_twice();
     test_unknown_last();
     test_kinds();
     test_help();
