@@ -45,10 +45,10 @@ void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
                             "must never call it faster or slower than itself.");
             }
             paired_ratio p = row_ratio(one, two);
-            char ratio[300];
-            paired_ratio_text(&p, ratio, sizeof ratio);
-            doc_bullet(d, "%s, E = %lld, %s (%s): arm 2 / arm 1 = %s; %s.", two->model,
+            char ratio[400];
+            paired_aa_text(&p, ratio, sizeof ratio);
+            doc_bullet(d, "%s, E = %lld, %s (%s): arm 2 / arm 1 = %s.", two->model,
                        (long long)two->effective_batch, rp_split(one).s, rp_series(two).s,
-                       ratio, paired_aa_outcome(paired_judge(&p, PAIRED_THRESHOLD)));
+                       ratio);
         }
 }

@@ -191,26 +191,27 @@ static int ratio_in_band(const paired_ratio *p, double threshold)
     return p->ratio >= 1 / (1 + threshold) && p->ratio <= 1 + threshold;
 }
 
-void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
+/* "1.84x [1.65..1.92], slower (paired over 5 interleaved rounds;
+ * threshold 2%)": the ratio and the rule's verdict v of it, into out;
+ * what was written (0 where nothing follows: no ratio or no interval). */
+static int verdict_text(const paired_ratio *p, paired_verdict v, char *out, size_t len)
 {
-    paired_ratio p = *pr;
-    paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
     char how[80];
-    if (p.rounds)
-        snprintf(how, sizeof how, "paired over %zu interleaved rounds", p.rounds);
+    if (p->rounds)
+        snprintf(how, sizeof how, "paired over %zu interleaved rounds", p->rounds);
     else
         snprintf(how, sizeof how, "from the two medians' intervals, timed apart");
-    if (isnan(p.ratio)) {
+    if (isnan(p->ratio)) {
         snprintf(out, len, "no ratio (a step time is missing)");
-        return;
+        return 0;
     }
     char ratio[128];
     if (v == PAIRED_UNKNOWN) {
-        ratio_text(ratio, sizeof ratio, p.ratio, NAN, NAN);
+        ratio_text(ratio, sizeof ratio, p->ratio, NAN, NAN);
         snprintf(out, len, "%s, no interval: no verdict", ratio);
-        return;
+        return 0;
     }
-    ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
+    ratio_text(ratio, sizeof ratio, p->ratio, p->lo, p->hi);
     /* the same within 2% names its threshold already */
     int n = v == PAIRED_EQUAL
                 ? snprintf(out, len, "%s, %s (%s)", ratio,
@@ -218,8 +219,16 @@ void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
                 : snprintf(out, len, "%s, %s (%s; threshold %g%%)", ratio,
                            paired_verdict_words(v, PAIRED_THRESHOLD).s, how,
                            PAIRED_THRESHOLD * 100);
+    return n > 0 && (size_t)n < len ? n : 0;
+}
+
+void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
+{
+    paired_ratio p = *pr;
+    paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
+    int n = verdict_text(&p, v, out, len);
     size_t more = p.rounds ? paired_rounds_to_separate(&p, PAIRED_THRESHOLD) : 0;
-    if (v == PAIRED_UNDECIDED && n > 0 && (size_t)n < len) {
+    if (v == PAIRED_UNDECIDED && n > 0) {
         if (ratio_in_band(&p, PAIRED_THRESHOLD))
             snprintf(out + n, len - (size_t)n, "; the ratio itself is within the threshold");
         else if (more)
@@ -241,17 +250,18 @@ void paired_pooled_remark(const paired_ratio *p, double pooled, char *out, size_
     }
 }
 
-const char *paired_aa_outcome(paired_verdict v)
+void paired_aa_text(const paired_ratio *p, char *out, size_t len)
 {
-    switch (v) {
-    case PAIRED_EQUAL:
-    case PAIRED_UNDECIDED:
-        return "the rule held (a config against itself is never faster or slower)";
-    case PAIRED_FASTER:
-    case PAIRED_SLOWER:
-        return "the rule FAILED: it called a config apart from itself, so this run's "
-               "verdicts near the threshold are in doubt (run it again)";
-    default:
-        return "not judged (no interval)";
-    }
+    paired_verdict v = paired_judge(p, PAIRED_THRESHOLD);
+    int n = verdict_text(p, v, out, len);
+    if (!n)
+        return;
+    /* no "rounds would separate them": the true ratio of an A/A pair is 1 */
+    if (paired_not_separated(v))
+        snprintf(out + n, len - (size_t)n,
+                 "; the rule held (a config against itself is never faster or slower)");
+    else
+        snprintf(out + n, len - (size_t)n,
+                 "; the rule FAILED: it called a config apart from itself, so this run's "
+                 "verdicts near the threshold are in doubt (run it again)");
 }

@@ -126,9 +126,10 @@ paired_words paired_verdict_words(paired_verdict v, double threshold);
  * A", "not compared with A (no interval)". */
 paired_words paired_verdict_against(paired_verdict v, double threshold, const char *other);
 
-/* What an A/A pair's verdict (one config timed twice, as two arms of one
- * comparison) says of the rule: either outcome between faster and slower
- * and it held; faster or slower and it failed on this run. */
-const char *paired_aa_outcome(paired_verdict v);
+/* An A/A pair (one config timed twice, as two arms of one comparison),
+ * p arm 2 over arm 1: "1.005x [0.970..1.041], not yet separated (...);
+ * the rule held (...)" for either outcome between faster and slower, "...;
+ * the rule FAILED: ..." for faster or slower, into out. */
+void paired_aa_text(const paired_ratio *p, char *out, size_t len);
 
 #endif

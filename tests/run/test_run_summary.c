@@ -100,6 +100,10 @@ int main(void)
          "; the rule held ("},
         {"10 10.1 9.9 10 10.05", "11 11.1 10.9 11 11.05", "slower (paired",
          "; the rule FAILED: it called a config apart from itself"},
+        /* a ratio outside the band, not separated: no count of rounds that
+         * "would likely separate" a config from itself */
+        {"10 10.1 9.9 10 10.05", "10.9 9.6 10.8 10.3 10.4", "not yet separated (paired",
+         "threshold 2%); the rule held ("},
     };
     for (size_t k = 0; k < sizeof aa_rounds / sizeof aa_rounds[0]; k++) {
         result_row pair[] = {row("S", 16, 10.0), row("S", 16, 10.02)};
@@ -116,11 +120,13 @@ int main(void)
             sscanf(ratio, "%599[^\n]", line);
         CHECK(strstr(line, aa_rounds[k].words) != NULL);
         CHECK(k == 2 || (!strstr(line, "faster") && !strstr(line, "slower")));
+        CHECK(k != 3 || strstr(line, "would likely separate")); /* the ratio line's hint */
         line[0] = '\0';
         const char *aa_line = strstr(out, "  A/A      16x4 async sum, arm 2 / arm 1: ");
         if (aa_line)
             sscanf(aa_line, "%599[^\n]", line);
         CHECK(strstr(line, aa_rounds[k].words) && strstr(line, aa_rounds[k].outcome));
+        CHECK(!strstr(line, "would likely separate"));
     }
     /* no A/A line where no config was timed twice */
     CHECK(count(summary_of(two, 5), "A/A") == 0);
