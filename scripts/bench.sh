@@ -27,7 +27,7 @@ else
     else
         profile=cpu
         echo "make bench: profile cpu (no GPU answered: a sweep sized for a CPU, about" \
-             "five minutes on 2 cores; make bench-full runs the full default profile)"
+             "eight minutes on 2 cores; make bench-full runs the full default profile)"
     fi
 fi
 
