@@ -58,7 +58,11 @@ sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
 # by peers.gp alone.
 own_backend = meta("backend")
 if (strlen(own_backend) > 0) { sel = sel.";backend=".own_backend }
-ok = "status=ok;".sel
+# The rows a chart draws: those that ran, and of a config timed twice (an
+# A/A check, --micro 16,16) its first arm only: the second is the same
+# point again, and its ratio is the A/A line of the summary and the report.
+ran = "status=ok;arm!=2"
+ok = ran.";".sel
 # One recompute value for the charts of a line per model (throughput,
 # dispatches): the first in the CSV, the sweep's first (its default where
 # it ran that; "" in a file from before the column: every row). The
@@ -162,10 +166,14 @@ tics_fine = "(".tics_fine.")"; tics_decade = "(".tics_decade.")"
 # step, falls inside even where every value is one)
 max2(a, b) = a > b ? a : b
 log_y_pad(lo, hi) = max2(max2((hi / lo) ** 0.05, sqrt(1.8 * lo / hi)), 1.05)
-log_y_cmd(r) = words(r) < 2 ? "" : \
+# log_y_cmd_room: the same with `top` more of the log range above the top
+# point, for the labels drawn over the points.
+log_y_cmd(r) = log_y_cmd_room(r, 0)
+log_y_cmd_room(r, top) = words(r) < 2 ? "" : \
     sprintf("set yrange [%.9g:%.9g]; set ytics %s", \
             word(r, 1) / log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
-            word(r, 2) * log_y_pad(word(r, 1) + 0, word(r, 2) + 0), \
+            word(r, 2) * log_y_pad(word(r, 1) + 0, word(r, 2) + 0) * \
+            max2(word(r, 2) / word(r, 1), 1.8) ** top, \
             word(r, 2) / word(r, 1) < 10 ? tics_fine : word(r, 2) / word(r, 1) <= 1e4 ? tics125 : tics_decade)
 # A chart against K whose effective batch ran one split draws one point: it
 # says so in the plot, where a line would be, rather than leave a lone dot

@@ -39,6 +39,7 @@ BEGIN { FS = "," }
     sub(/\r$/, "")
     if (want == "cap") next
     if ($(col["status"]) != "ok" || $(col["step_ms_median"]) == "") next
+    if (("arm" in col) && $(col["arm"]) == 2) next # an A/A check's second arm: the same point
     peak = ("mem_peak_bytes" in col) ? $(col["mem_peak_bytes"]) : ""
     need = ("mem_need_bytes" in col) ? $(col["mem_need_bytes"]) : ""
     mem = (peak != "" && peak + 0 > 0) ? peak : need

@@ -65,7 +65,9 @@ set y2label y2what.(strlen(probe_meta) > 0 && probe_meta[1:4] ne "none" ? \
 set logscale x 2
 set logscale y 10
 set ytics @tics125
-y_fit = log_y_cmd(range("step_ms_median step_ms_ci_lo step_ms_ci_hi", ok))
+# the ratio labels ride up to two lines above their points: room on top
+y_fit = log_y_cmd_room(range("step_ms_median step_ms_ci_lo step_ms_ci_hi", ok), \
+                       count("vs_ref", ok) > 0 ? 0.1 : 0)
 if (strlen(y_fit) > 0) { eval y_fit }
 set y2range [0:100]
 set ytics nomirror

@@ -74,6 +74,21 @@ check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x
     "the time split names the ragged split 24x3"
 check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
     "the frontier names the ragged split 24x3"
+# A config timed twice (an A/A check) is one point, from its first arm:
+# the second is the same point again, its ratio label printed over the
+# first's. abc.csv with the ratio columns, and its 16x4 once more as arm 2.
+awk -F, -v OFS=, '/^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) { if ($i == "micro_batch") m = i; if ($i == "accum_steps") k = i }
+         print $0, "arm", "vs_ref", "vs_ref_lo", "vs_ref_hi"; next }
+    $k == 1 { print $0, 1, 1, 1, 1; next }
+    { print $0, 1, 1.5, 1.4, 1.6 }
+    $m == 16 { print $0, 2, 1.7, 1.65, 1.75 }' abc.csv >aa.csv
+sh "$root/scripts/plots.sh" aa.csv >plots.out 2>&1 || echo "FAILED: plots.sh on aa.csv: $(cat plots.out)"
+check '[ "$(grep -c "1.50x \[1.40..1.60\]" aa.wallclock.svg)" = 3 ] && ! grep -q "1.70x" aa.wallclock.svg' \
+    "the wall-clock chart draws an A/A pair's second arm: $(grep -o "[0-9.]*x \[[^<]*" aa.wallclock.svg | tr '\n' ' ')"
+check '[ "$(grep -c ">16x4<" aa.frontier.svg)" = "$(grep -c ">16x4<" abc.frontier.svg)" ]' \
+    "the frontier draws an A/A pair's second arm"
+
 # A chart draws one effective batch: where the CSV holds others, its title
 # says so (the report beside it may open with another E's verdict).
 awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
