@@ -58,6 +58,8 @@ typedef struct frontier_set {
     size_t other_effective; /* rows left aside: another effective batch */
     size_t other_devices;   /*   at this effective batch, another device count */
     size_t other_model;     /*   at both, another model or backend */
+    size_t second_arm;      /*   of the query, a config's second arm (an A/A
+                             *   check: the same config timed again) */
     int best;               /* the recommended item, -1 when none fits */
     int64_t floor;          /* the smallest need of any item, -1 when none is known */
     /* the label must name them */

@@ -67,11 +67,13 @@ static void header(FILE *out, const recommend_request *req, const csv_table *t,
     fprintf(out, ", from %s\n", req->csv_path);
     fprintf(out, "memory per device: mem_peak_bytes (measured, \"peak\") where the row has it, "
                  "else mem_need_bytes (the exact need, \"need\")\n");
-    const size_t aside[] = {s->other_effective, s->other_devices, s->other_model};
-    static const char *const why[] = {"another effective batch", "another device count",
-                                      "another model or backend"};
+    const size_t aside[] = {s->other_effective, s->other_devices, s->other_model,
+                            s->second_arm};
+    static const char *const why[] = {
+        "another effective batch", "another device count", "another model or backend",
+        "a config's second arm (an A/A check: the same config timed again)"};
     const char *sep = "left aside:";
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (aside[i]) {
             fprintf(out, "%s %zu row%s of %s", sep, aside[i], aside[i] == 1 ? "" : "s", why[i]);
             sep = ",";

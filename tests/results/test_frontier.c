@@ -207,6 +207,38 @@ static void test_custom_model(void)
     unlink(path);
 }
 
+/* An A/A check's second arm is the same config timed again: ranked once,
+ * from its first arm, and counted among the rows left aside. */
+static void test_second_arm(void)
+{
+    char path[] = "/tmp/accubench-frontier-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+          "arm,devices,step_ms_median,mem_need_bytes,status\n"
+          "cpu,x,S,fp32,async,sum,64,64,1,1,1,40,3000,ok\n"
+          "cpu,x,S,fp32,async,sum,64,16,4,1,1,50,2000,ok\n"
+          "cpu,x,S,fp32,async,sum,64,16,4,2,1,49,2000,ok\n", f);
+    fclose(f);
+    csv_table ct;
+    csv_row *cr;
+    char why[300];
+    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    frontier_set s;
+    frontier_query q = {.effective = 64, .devices = 1, .cap = 5000};
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 2 && s.second_arm == 1);
+    for (size_t i = 0; i < s.n; i++)
+        CHECK(cr[s.items[i].row].arm == 1);
+    frontier_free(&s);
+    free(cr);
+    csv_free(&ct);
+    unlink(path);
+}
+
 int main(void)
 {
     char why[300];
@@ -216,6 +248,7 @@ int main(void)
     test_listing();
     test_old_file();
     test_custom_model();
+    test_second_arm();
     free(rows);
     csv_free(&t);
     return check_finish("test_frontier");
