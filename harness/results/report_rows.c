@@ -25,7 +25,13 @@ static int by_micro_desc(const void *pa, const void *pb, void *ctx)
     const csv_row *rows = ctx;
     size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
     int64_t ma = rows[a].micro_batch, mb = rows[b].micro_batch;
-    return ma != mb ? (ma > mb ? -1 : 1) : (a > b) - (a < b);
+    if (ma != mb)
+        return ma > mb ? -1 : 1;
+    /* a config timed twice (an A/A check): its first arm first, so that the
+     * A/B/C and the K=1 reference are read from it */
+    if (rows[a].arm != rows[b].arm)
+        return rows[a].arm < rows[b].arm ? -1 : 1;
+    return (a > b) - (a < b);
 }
 
 /* The groups: one A/B/C table per series of rows equal in every key column
@@ -71,7 +77,7 @@ report_group *report_groups(const csv_row *rows, size_t n, size_t *count)
         qsort_r(g[k].idx, g[k].n, sizeof *g[k].idx, by_micro_desc, (void *)rows);
         for (size_t j = 0; j < g[k].n; j++) {
             const csv_row *r = &rows[g[k].idx[j]];
-            if (r->accum_steps == 1 && result_ran(r))
+            if (r->accum_steps == 1 && result_ran(r) && !g[k].k1)
                 g[k].k1 = r;
         }
     }

@@ -43,6 +43,18 @@ static void test_failed(void)
                            "FAILED: it called a config apart from itself"));
 }
 
+/* The A/B/C reads a config's first arm, wherever the file lists it. */
+static void test_abc_reads_arm_one(void)
+{
+    const char *md = report_of(
+        "abc", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+               "cpu,x,S,fp32,async,sum,64,16,4,2,ok,52,12,50,c1,5,52 53 52.5 51.8 52.2\n"
+               "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+               "cpu,x,S,fp32,async,sum,64,8,8,1,ok,70,9,50,c1,5,70 71 70.5 69.8 70.2\n");
+    const char *b = md ? strstr(md, "| B   | 16x4") : NULL;
+    CHECK(b && strstr(b, "|   50.00 |") && strstr(b, "|   50.00 |") < strchr(b, '\n'));
+}
+
 static void test_none(void)
 {
     const char *md = report_of(
@@ -59,6 +71,7 @@ int main(void)
     }
     test_held();
     test_failed();
+    test_abc_reads_arm_one();
     test_none();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_aa");
