@@ -1,6 +1,7 @@
-/* accubench report: options, charts, and the two output files (see
+/* accubench report: options, charts, and the three output files (see
  * report.h). The content is built in report_build.c and written by the
- * Markdown (report_doc.c) and HTML (report_html.c) writers. */
+ * Markdown (report_doc.c) and HTML (report_html.c) writers; the record
+ * itself, typed, by the JSON writer (report_json.c). */
 #include "report.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include "output_path.h"
 #include "parse.h"
 #include "repo_path.h"
+#include "report_json.h"
 
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
  * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
@@ -172,7 +174,7 @@ static const option_def REPORT_OPTIONS[] = {
     {.key = "out", .arg = "DIR", .type = OPTION_CUSTOM, .set = keep_text,
      .offset = offsetof(report_args, out_dir),
      .shown = "the CSV's folder; created when missing",
-     .help = "where NAME.md and NAME.html go"},
+     .help = "where NAME.md, NAME.html and NAME.json go"},
     {.key = "mem-cap", .arg = "BYTES", .type = OPTION_CUSTOM, .set = keep_text,
      .offset = offsetof(report_args, cap_text), .shown = "the run's own cap",
      .help = "the memory cap the advice assumes (K, M, G suffixes; 0 = none)"},
@@ -281,10 +283,11 @@ static int load_report_input(const char *csv, const char *cap_text, report_input
     return 0;
 }
 
-/* Where the report goes: DIR/NAME.md, DIR/NAME.html, charts
- * DIR/NAME.CHART.svg|png (NAME: the CSV's name less .csv). */
+/* Where the report goes: DIR/NAME.md, DIR/NAME.html, the record as
+ * DIR/NAME.json, charts DIR/NAME.CHART.svg|png (NAME: the CSV's name less
+ * .csv). */
 typedef struct report_paths {
-    char base[1024], prefix[4096], md[4200], html[4200];
+    char base[1024], prefix[4096], md[4200], html[4200], json[4200];
 } report_paths;
 
 /* Fills *p from the CSV's path and --out (NULL: the CSV's folder), and
@@ -313,11 +316,14 @@ static int report_paths_prepare(const char *csv, const char *out_dir, report_pat
     snprintf(p->prefix, sizeof p->prefix, "%s/%s", out_dir, p->base);
     snprintf(p->md, sizeof p->md, "%s.md", p->prefix);
     snprintf(p->html, sizeof p->html, "%s.html", p->prefix);
+    snprintf(p->json, sizeof p->json, "%s.json", p->prefix);
     if (output_path_check("report", p->md, OUTPUT_FILE, why, why_len) ||
-        output_path_check("report", p->html, OUTPUT_FILE, why, why_len))
+        output_path_check("report", p->html, OUTPUT_FILE, why, why_len) ||
+        output_path_check("report", p->json, OUTPUT_FILE, why, why_len))
         goto done;
     atomic_file_remove_stale(p->md);
     atomic_file_remove_stale(p->html);
+    atomic_file_remove_stale(p->json);
     rc = 0;
 done:
     free(csv_copy);
@@ -342,7 +348,7 @@ static void report_charts(const char *csv, const report_paths *p, int charts,
     in->chart_prefix = p->prefix;
 }
 
-/* Builds the report and writes its two files. Returns the exit code. */
+/* Builds the report and writes its three files. Returns the exit code. */
 static int report_write(const report_input *in, const report_paths *p)
 {
     char why[4400];
@@ -352,10 +358,11 @@ static int report_write(const report_input *in, const report_paths *p)
         fail("out of memory building the report");
     } else if (write_output(p->md, OUT_MD, &d, p->base, p->base, p->prefix, why, sizeof why) ||
                write_output(p->html, OUT_HTML, &d, p->base, p->base, p->prefix, why,
-                            sizeof why)) {
+                            sizeof why) ||
+               atomic_write_file(p->json, report_json_write, (void *)in, why, sizeof why)) {
         fail("%s", why);
     } else {
-        printf("report: wrote %s and %s\n", p->md, p->html);
+        printf("report: wrote %s, %s and %s\n", p->md, p->html, p->json);
         rc = 0;
     }
     doc_free(&d);

@@ -7,9 +7,24 @@ fail() { echo "e2e_report: $*" >&2; exit 1; }
 
 cp "$root/tests/fixtures/default.csv" "$root/tests/fixtures/abc.csv" .
 "$ACCUBENCH" report default.csv > out.txt 2> err.txt || { cat out.txt err.txt; fail "report failed"; }
-grep -q 'wrote ./default.md and ./default.html' out.txt || fail "report did not say where: $(cat out.txt)"
+grep -q 'wrote ./default.md, ./default.html and ./default.json' out.txt || fail "report did not say where: $(cat out.txt)"
 [ -s default.md ] && [ -s default.html ] || fail "default.md / default.html missing"
 ls ./*.tmp.* > /dev/null 2>&1 && fail "a temporary file was left behind"
+# default.json, the record typed: one object per row of the CSV, each step
+# time the CSV's own number (python3's json reads it: valid JSON)
+if command -v python3 > /dev/null 2>&1; then
+    python3 - default.csv default.json <<'PY' || fail "default.json is not the CSV's record"
+import csv, json, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+doc = json.load(open(sys.argv[2]))
+assert len(doc["rows"]) == len(rows), (len(doc["rows"]), len(rows))
+for a, b in zip(rows, doc["rows"]):
+    want = float(a["step_ms_median"]) if a["step_ms_median"] else None
+    assert b["step_ms_median"] == want, (a["step_ms_median"], b["step_ms_median"])
+    assert b["model"] == a["model"] and b["micro_batch"] == int(a["micro_batch"])
+assert doc["meta"]["device"], doc["meta"]
+PY
+fi
 [ "$(grep -c '<svg' default.html)" -ge 5 ] || fail "the HTML does not inline the five charts"
 grep -q 'chart not rendered' default.html && fail "a chart is missing from the HTML"
 # A figure never breaks inside its cell ("1.19x [1.07..1.32]" on two lines

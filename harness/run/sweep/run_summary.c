@@ -200,6 +200,6 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
     /* the report lands beside the CSV, under its name */
     size_t len = strlen(csv_path);
     int dot = len > 4 && !strcmp(csv_path + len - 4, ".csv") ? (int)len - 4 : (int)len;
-    fprintf(f, "  report   accubench report %s (writes %.*s.md and .html)\n", csv_path, dot,
+    fprintf(f, "  report   accubench report %s (writes %.*s.md, .html and .json)\n", csv_path, dot,
             csv_path);
 }

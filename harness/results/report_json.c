@@ -1,0 +1,134 @@
+/* RUN.json: the run's record as typed JSON, beside the report's Markdown
+ * and HTML, for programs (a dashboard, a CI check) that would otherwise
+ * parse the CSV's text: the metadata lines as an object, every row with
+ * each column typed (a number, a string, or null where the CSV says "not
+ * measured"), and where a row has a paired ratio to its reference, the
+ * rule's verdict in the words the report uses. */
+#include "report_json.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "paired.h"
+
+/* The length of the UTF-8 sequence at s, or 0 where it is not one
+ * (a stray or overlong byte, a surrogate, past U+10FFFF). */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2
+                            : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+                            : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((n == 3 && s[0] == 0xe0 && s[1] < 0xa0) || (n == 3 && s[0] == 0xed && s[1] >= 0xa0) ||
+        (n == 4 && s[0] == 0xf0 && s[1] < 0x90) || (n == 4 && s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * a byte that is not UTF-8 written as U+FFFD (a CSV's text is whatever
+ * bytes the run was given; JSON must be UTF-8). */
+static void json_string(FILE *f, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    fputc('"', f);
+    while (*s) {
+        int n = utf8_length(s);
+        if (!n) {
+            fputs("\\ufffd", f);
+            s++;
+        } else if (*s == '"' || *s == '\\') {
+            fprintf(f, "\\%c", *s++);
+        } else if (*s < 0x20) {
+            fprintf(f, "\\u%04x", *s++);
+        } else {
+            fwrite(s, 1, (size_t)n, f);
+            s += n;
+        }
+    }
+    fputc('"', f);
+}
+
+/* One field of a row: null where the CSV left it empty (text "", an
+ * integer -1, a number NAN: csv_read.h). */
+static void json_field(FILE *f, const csv_row *r, int column)
+{
+    const char *at = (const char *)r + csv_row_offset[column];
+    switch (result_columns[column].type) {
+    case RESULT_IS_TEXT: {
+        const char *s = *(const char *const *)(const void *)at;
+        if (s && *s)
+            json_string(f, s);
+        else
+            fputs("null", f);
+        break;
+    }
+    case RESULT_IS_INT: {
+        int64_t v;
+        memcpy(&v, at, sizeof v);
+        if (v < 0)
+            fputs("null", f);
+        else
+            fprintf(f, "%lld", (long long)v);
+        break;
+    }
+    default: {
+        double v;
+        memcpy(&v, at, sizeof v);
+        if (isfinite(v))
+            fprintf(f, "%.17g", v);
+        else
+            fputs("null", f);
+        break;
+    }
+    }
+}
+
+/* The rule's words for the row's paired ratio to its reference; null for
+ * the reference itself and where the row has no interval. */
+static void json_verdict(FILE *f, const csv_row *r)
+{
+    paired_ratio p = {.rounds = r->rounds > 0 ? (size_t)r->rounds : 0,
+                      .ratio = r->vs_ref, .lo = r->vs_ref_lo, .hi = r->vs_ref_hi};
+    paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
+    int reference = p.ratio == 1 && p.lo == 1 && p.hi == 1;
+    if (reference || v == PAIRED_UNKNOWN)
+        fputs("null", f);
+    else
+        json_string(f, paired_verdict_words(v, PAIRED_THRESHOLD).s);
+}
+
+int report_json_write(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    const report_input *in = ctx;
+    fputs("{\n  \"csv\": ", f);
+    json_string(f, in->csv_path);
+    fputs(",\n  \"meta\": {", f);
+    for (size_t i = 0; i < in->t->meta_count; i++) {
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_string(f, in->t->meta[i].key);
+        fputs(": ", f);
+        json_string(f, in->t->meta[i].value);
+    }
+    fputs(in->t->meta_count ? "\n  },\n  \"rows\": [" : "},\n  \"rows\": [", f);
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const csv_row *r = &in->rows[i];
+        fputs(i ? ",\n    {" : "\n    {", f);
+        for (int c = 0; c < result_column_count; c++) {
+            fputs(c ? ", " : "", f);
+            json_string(f, result_columns[c].name);
+            fputs(": ", f);
+            json_field(f, r, c);
+        }
+        fputs(", \"vs_ref_verdict\": ", f);
+        json_verdict(f, r);
+        fputs("}", f);
+    }
+    fputs(in->t->rows ? "\n  ]\n}\n" : "]\n}\n", f);
+    return 0;
+}
