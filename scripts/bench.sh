@@ -63,4 +63,5 @@ for png in "$prefix".*.png; do
 done
 echo "  report   $prefix.md"
 echo "  report   $prefix.html"
+echo "  record   $prefix.json  (the CSV's rows typed, for programs)"
 exit "$rc"
