@@ -16,12 +16,16 @@ check '[ "$(head -n 1 bench.out)" = "make bench: profile quick (asked for)" ]' \
 csv=$(sed -n 's/^results: //p' bench.out)
 check '[ -f "$csv" ]' "the run's CSV: $csv"
 prefix=${csv%.csv}
-# The last lines: the CSV, the charts (where gnuplot is), the report.
-check '[ "$(tail -n 2 bench.out | head -n 1)" = "  report   $prefix.md" ]' \
-    "the Markdown report's path is next to last: $(tail -n 3 bench.out)"
-check '[ "$(tail -n 1 bench.out)" = "  report   $prefix.html" ]' "the HTML report's path is last"
+# The last lines: the CSV, the charts (where gnuplot is), the report, the
+# record.
+check '[ "$(tail -n 3 bench.out | head -n 1)" = "  report   $prefix.md" ]' \
+    "the Markdown report's path is third from last: $(tail -n 3 bench.out)"
+check '[ "$(tail -n 2 bench.out | head -n 1)" = "  report   $prefix.html" ]' \
+    "the HTML report's path is next to last"
+check '[ "$(tail -n 1 bench.out)" = "  record   $prefix.json  (the CSV'"'"'s rows typed, for programs)" ]' \
+    "the JSON record's path is last: $(tail -n 1 bench.out)"
 check 'grep -qx "  results  $csv" bench.out' "the CSV's path is listed"
-check '[ -s "$prefix.md" ] && [ -s "$prefix.html" ]' "the report files exist"
+check '[ -s "$prefix.md" ] && [ -s "$prefix.html" ] && [ -s "$prefix.json" ]' "the report files exist"
 if command -v gnuplot >/dev/null 2>&1; then
     check '[ -f "$prefix.throughput.png" ] && grep -q "^  chart    $prefix.throughput.png" bench.out' \
         "the throughput chart is drawn and listed"
