@@ -526,6 +526,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     mode_findings(in, mode, d);
     report_dp_findings(in, d);
     if (ran < in->t->rows)
+        /* rows, not configs: a config timed twice is one config of two rows */
         doc_bullet(d, "%zu of %zu %s did not run (listed below with the reason).",
-                   in->t->rows - ran, in->t->rows, plural((long long)in->t->rows, "config", "configs"));
+                   in->t->rows - ran, in->t->rows, plural((long long)in->t->rows, "row", "rows"));
 }

@@ -78,6 +78,18 @@ static void test_findings_read_each_config_once(void)
           memmem(fit, (size_t)(end - fit), "40.00", 5));
 }
 
+/* A second arm that did not run: counted as a row, the file's configs
+ * counted once. */
+static void test_second_arm_not_run(void)
+{
+    const char *md = report_of(
+        "failed-arm", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+                      "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+                      "cpu,x,S,fp32,async,sum,64,16,4,2,error,,12,,,,\n");
+    CHECK(md && strstr(md, "x, -, 2 configs (1 of them timed twice: the A/A check)."));
+    CHECK(md && strstr(md, "- 1 of 3 rows did not run (listed below with the reason)."));
+}
+
 static void test_none(void)
 {
     const char *md = report_of(
@@ -96,6 +108,7 @@ int main(void)
     test_failed();
     test_abc_reads_arm_one();
     test_findings_read_each_config_once();
+    test_second_arm_not_run();
     test_none();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_aa");
