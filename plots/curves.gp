@@ -17,8 +17,10 @@ have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q
 # has commas) made plain: its commas become ";". Columns: backend, model,
 # dtype, mode, reduction, effective_batch, micro_batch, accum_steps,
 # devices, sync, order, step, loss, recompute, shard, arm (the last three
-# empty in a file from before them).
-clean = "awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } print }' ".q(curves)." 2>/dev/null"
+# empty in a file from before them). A config's second arm (arm 2, an A/A
+# check) is dropped: its curve is its first arm's again (a file from before
+# the run stopped training it), and drawn it is one line twice.
+clean = "awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } split($0, f, \",\"); if (f[16] == 2) next; print }' ".q(curves)." 2>/dev/null"
 # awk over the clean rows (header excluded), with -v m=MODEL.
 # (-v ser=: the model's series as series(m) gives it, set in sr before use.)
 # (-v wr=: the known-wrong reductions, below.)

@@ -305,6 +305,7 @@ typedef struct comparison {
     table tb;
     int counts[VERDICT_CAPPED + 1]; /* VERDICT_CAPPED is the last */
     int both, only_base, only_new;
+    int second_arms; /* rows of a config's second arm, either file: left aside */
     /* NEW ran under a lower memory cap than BASE (a cap where BASE had
      * none): its oom says what the cap allows, not what the code does */
     long long cap[2];
@@ -408,7 +409,10 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
 }
 
 /* Each file's configs by key: the first row of each is the one compared,
- * and a config listed twice in BASE is compared once. */
+ * and a config listed twice in BASE is compared once. A config's second
+ * arm (an A/A check, RESULT_SECOND_ARM) is left aside: the config is
+ * compared once, from its first arm, and counted once in the tally and
+ * the exit status. */
 static void compare_tables(const csv_table t[2], csv_row *const rows[2], double min_diff,
                            comparison *cmp)
 {
@@ -446,6 +450,10 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2], double 
             row_index_add(&ix[k], i);
     for (size_t i = 0; i < t[0].rows && ix_ok == 2; i++) {
         const csv_row *b = &rows[0][i];
+        if (RESULT_SECOND_ARM(b)) {
+            cmp->second_arms++;
+            continue;
+        }
         if (row_index_find(&ix[0], b) != i)
             continue;
         size_t j = row_index_find(&ix[1], b);
@@ -454,8 +462,12 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2], double 
         else
             add_pair(cmp, b, &rows[1][j], min_diff);
     }
-    for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++)
-        cmp->only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
+    for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++) {
+        if (RESULT_SECOND_ARM(&rows[1][j]))
+            cmp->second_arms++;
+        else
+            cmp->only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
+    }
     for (int k = 0; k < 2; k++)
         row_index_free(&ix[k]);
     if (ix_ok != 2)
@@ -505,7 +517,11 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
         printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
     if (counts[VERDICT_CAPPED])
         printf(", %d oom under new's lower cap", counts[VERDICT_CAPPED]);
-    printf("; %d only in base, %d only in new\n", cmp->only_base, cmp->only_new);
+    printf("; %d only in base, %d only in new", cmp->only_base, cmp->only_new);
+    if (cmp->second_arms)
+        printf("; %d %s of a config's second arm left aside (an A/A check: the same config "
+               "timed again)", cmp->second_arms, plural(cmp->second_arms, "row", "rows"));
+    putchar('\n');
     /* configs of base that an unfinished new run never reached stopped
      * running as surely as a failed one: a script's `compare || alarm`
      * must not pass a crashed or interrupted benchmark */

@@ -552,3 +552,8 @@ int result_ran(const csv_row *r)
 {
     return !strcmp(r->status, STATUS_OK) && !isnan(r->step_ms_median);
 }
+
+int result_ran_once(const csv_row *r)
+{
+    return result_ran(r) && !RESULT_SECOND_ARM(r);
+}

@@ -105,6 +105,9 @@ int csv_load(const char *path, const char *const *required, csv_table *t,
 
 /* The row ran: status ok and a step time measured. */
 int result_ran(const csv_row *r);
+/* The row ran and is a config's first (or only) arm: what a figure over
+ * configs reads, each config once (RESULT_SECOND_ARM). */
+int result_ran_once(const csv_row *r);
 
 /* The columns the report and compare need (the config, its status and its
  * step time): a file without one of them is refused. */

@@ -176,6 +176,11 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
         (at[C_NOISE] >= 0 && number(r, f, at, C_NOISE, 0, &noise)) ||
         (at[C_NOISE_ERR] >= 0 && number(r, f, at, C_NOISE_ERR, 0, &noise_err)))
         return -1;
+    /* a config's second arm (an A/A check) trained its first's curve
+     * again, the same weights and examples: a file from before the run
+     * left it out has it; read, it would be one more split of one curve */
+    if (RESULT_SECOND_ARM(&k))
+        return 0;
     long step = (long)step_d;
     read_curve *c = curve_of(t, &k);
     if (!c) {

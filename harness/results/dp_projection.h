@@ -38,8 +38,9 @@ int ring_fit(const allreduce_sample *s, int n, ring_model *out, char *note, size
 /* The all-reduce samples of a run's rows: ok rows of more than one device
  * whose all-reduces block (every sync mode but one that hides them: their
  * busy time is their transfer), one sample per row (the mean all-reduce of
- * its step). Writes the first max; returns how many the rows hold, which
- * is more than max when some were left out. */
+ * its step; a config timed twice, once: RESULT_SECOND_ARM). Writes the
+ * first max; returns how many the rows hold, which is more than max when
+ * some were left out. */
 int allreduce_samples(const csv_row *rows, size_t n, allreduce_sample *out, int max);
 
 typedef struct projection_options {

@@ -105,7 +105,7 @@ static int query_takes_row(const csv_row *r, const frontier_query *q, frontier_s
         s->other_model++;
         return 0;
     }
-    if (r->arm == 2) { /* its config is ranked once, from its first arm */
+    if (RESULT_SECOND_ARM(r)) { /* its config is ranked once, from its first arm */
         s->second_arm++;
         return 0;
     }

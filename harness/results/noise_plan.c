@@ -10,10 +10,13 @@
 #include "row_index.h"
 
 /* A row whose noise scale a report may use: ran ok, an exact reduction,
- * an estimate the pool takes. */
+ * an estimate the pool takes, a config's first arm (its second arm read
+ * the same windows and copies the estimate: taken twice, it would weigh
+ * double against the other splits). */
 static int noise_usable(const csv_row *r)
 {
     return reduction_exact_named(r->reduction) && !strcmp(r->status, "ok") &&
+           !RESULT_SECOND_ARM(r) &&
            noise_pool_takes(r->grad_noise_scale, r->grad_noise_scale_err);
 }
 

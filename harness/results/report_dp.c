@@ -14,10 +14,11 @@
 #include "row_flags.h"
 #include "row_index.h"
 
-/* A row run on several devices in a sync mode: one that has siblings. */
+/* A row run on several devices in a sync mode: one that has siblings. A
+ * config's first arm: its second (an A/A check) would say it again. */
 static int dp_row(const csv_row *r)
 {
-    return result_ran(r) && r->devices > 1 && r->sync[0];
+    return result_ran_once(r) && r->devices > 1 && r->sync[0];
 }
 
 /* The bytes a row's step moves in collectives: all-reduced, and under

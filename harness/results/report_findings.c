@@ -1,6 +1,9 @@
 /* "What the numbers show": sentences computed from the rows. Nothing here
  * is canned: every sentence states figures read from the CSV, and says
- * nothing where the figures are missing. */
+ * nothing where the figures are missing. Each reads a config once
+ * (result_ran_once): a config timed twice, an A/A check, is neither an
+ * extra config in a count or a median nor a second candidate for the
+ * fastest, the slowest or the highest MFU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +56,7 @@ static void group_findings(const report_input *in, const report_group *g, doc *d
     size_t ok = 0;
     for (size_t j = 0; j < g->n; j++) {
         const csv_row *r = &in->rows[g->idx[j]];
-        if (!result_ran(r))
+        if (!result_ran_once(r))
             continue;
         ok++;
         if (!fast || r->step_ms_median < fast->step_ms_median)
@@ -116,8 +119,8 @@ static void naive_finding(const report_input *in, doc *d)
     size_t ragged = 0; /* timed, but with no estimate: the last pass untimed */
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &in->rows[i];
-        ragged += result_ran(r) && r->pass_ms > 0 && isnan(rp_naive_ms(r));
-        if (!result_ran(r) || !(rp_naive_ms(r) > 0) || r->accum_steps < 1)
+        ragged += result_ran_once(r) && r->pass_ms > 0 && isnan(rp_naive_ms(r));
+        if (!result_ran_once(r) || !(rp_naive_ms(r) > 0) || r->accum_steps < 1)
             continue;
         dev[m++] = (r->step_ms_median / rp_naive_ms(r) - 1) * 100;
         if (!worst || fabs(dev[m - 1]) > fabs(worst->step_ms_median / rp_naive_ms(worst) - 1) * 100)
@@ -175,7 +178,7 @@ static const report_group *widest(const report_input *in, const report_group *g,
         const csv_row *a = NULL, *b = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
             const csv_row *r = &in->rows[g[k].idx[j]];
-            if (!result_ran(r) || strcmp(r->mode, mode) || isnan(value(r)))
+            if (!result_ran_once(r) || strcmp(r->mode, mode) || isnan(value(r)))
                 continue;
             if (!a || r->accum_steps < a->accum_steps)
                 a = r;
@@ -210,7 +213,7 @@ static int host_computes_ops(const report_input *in, const csv_row *r)
 static int any_measured(const report_input *in, double (*value)(const csv_row *))
 {
     for (size_t i = 0; i < in->t->rows; i++)
-        if (result_ran(&in->rows[i]) && !isnan(value(&in->rows[i])))
+        if (result_ran_once(&in->rows[i]) && !isnan(value(&in->rows[i])))
             return 1;
     return 0;
 }
@@ -299,7 +302,7 @@ static void launch_bound_finding(const report_input *in, doc *d)
     const csv_row *example = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_ran(r) || isnan(r->host_enqueue_ms))
+        if (!result_ran_once(r) || isnan(r->host_enqueue_ms))
             continue;
         if (host_computes_ops(in, r)) {
             on_cpu++;
@@ -347,7 +350,7 @@ static void mfu_finding(const report_input *in, doc *d)
     const csv_row *best = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (result_ran(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
+        if (result_ran_once(r) && !isnan(r->mfu_pct) && (!best || r->mfu_pct > best->mfu_pct))
             best = r;
     }
     if (!best)
@@ -390,7 +393,7 @@ static const csv_row *worst_grad(const report_input *in, int exact)
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
         /* Any row that ran: timing noise does not touch a gradient. */
-        if (result_ran(r) && !isnan(r->grad_rel_err) &&
+        if (result_ran_once(r) && !isnan(r->grad_rel_err) &&
             (axis_find(&reduction_axis, r->reduction) < 0
                  ? -1
                  : reduction_exact_named(r->reduction)) == exact &&
@@ -455,7 +458,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         if (first != i)
             next[last[first]] = i;
         last[first] = i;
-        if (result_ran(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
+        if (result_ran_once(&in->rows[i]) && !strcmp(in->rows[i].mode, mode))
             row_index_add(&main_rows, i);
     }
     for (size_t k = 0; ok && k < n; k++) {
@@ -465,7 +468,7 @@ static void mode_findings(const report_input *in, const char *mode, doc *d)
         size_t m = 0;
         for (size_t i = k; i != ROW_NONE; i = next[i]) {
             const csv_row *r = &in->rows[i];
-            if (!result_ran(r))
+            if (!result_ran_once(r))
                 continue;
             size_t j = row_index_find(&main_rows, r);
             if (j != ROW_NONE)
@@ -523,6 +526,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     mode_findings(in, mode, d);
     report_dp_findings(in, d);
     if (ran < in->t->rows)
+        /* rows, not configs: a config timed twice is one config of two rows */
         doc_bullet(d, "%zu of %zu %s did not run (listed below with the reason).",
-                   in->t->rows - ran, in->t->rows, plural((long long)in->t->rows, "config", "configs"));
+                   in->t->rows - ran, in->t->rows, plural((long long)in->t->rows, "row", "rows"));
 }

@@ -229,6 +229,14 @@ int result_same_series(const result_row *a, const result_row *b);
 /* The same config but for one key column (by name): rows to set side by
  * side along that axis (a mode against another). */
 int result_same_config_but(const result_row *a, const result_row *b, const char *column);
+/* A config's second arm (arm 2: a micro-batch named twice, --micro 16,16,
+ * an A/A check): the same config timed again. Only the A/A line and
+ * section read it against its first arm (and the splits table lists it,
+ * labelled); whatever picks, counts, ranks, pairs or pools configs takes
+ * each config once, from its first arm. A macro: the run's result_row and
+ * the report's csv_row both hold `arm`. */
+#define RESULT_SECOND_ARM(r) ((r)->arm > 1)
+
 /* "backend, model, ...": the KEY and SPLIT columns, in CSV order. */
 void result_key_names(char *out, size_t len);
 

@@ -8,7 +8,8 @@
 # estimates pooled) with its caveat once, the curves chart is drawn and linked (or the report says why
 # not), bad values of the two options are refused in one line, and the
 # curves file is kept as the CSV is: reserved up front, locked, appendable,
-# keyed by every key column, written with its rows.
+# keyed by every key column, written with its rows; a config timed twice
+# (an A/A check) trains one curve, its first arm's.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -182,4 +183,13 @@ check 'cmp -s again.csv kept.csv && cmp -s again.curves.csv kept.curves.csv' \
 check 'grep -q "^no row written: again.csv is as it was$" out.txt &&
     ! grep -q "rows* written to\|^summary\|measured so far" out.txt' \
     "it says the file is as it was, and offers no summary or report of it: $(tail -n 3 out.txt)"
+# a micro-batch named twice (an A/A check): its second arm times the step
+# and trains no curve of its own (it would be its first arm's again)
+"$ACCUBENCH" run --backend cpu --reduction sum --optimizer sgd --lr 1 --steps 1 --warmup 0 \
+    --trace-steps 0 --budget-s 0.1 --min-samples 3 --effective 16 --micro 4,4 --model tiny --train-steps 3 \
+    --csv aa.csv >aa.txt 2>&1
+check '[ $? -eq 0 ]' "an A/A run with curves exits 0: $(tail -n 3 aa.txt)"
+check '[ "$(col arm aa.csv | sort | tr "\n" " ")" = "1 2 " ]' "both arms timed"
+check '[ "$(col arm aa.curves.csv | sort -u | tr "\n" " ")" = "1 " ]' \
+    "the curves are the first arm's alone: $(col arm aa.curves.csv | sort | uniq -c | tr "\n" " ")"
 exit $fail

@@ -146,6 +146,22 @@ sums=$(gnuplot -e "csv='abc.csv'; out='ts'" "$root/plots/time_split.gp" \
     -e 'stats rows(traced) using (share("forward_ms") + share("backward_ms") + share("optimizer_ms") + 100.0 * (@other) / (@total) + share("idle_ms")) nooutput; print sprintf("%.3f %.3f", STATS_min, STATS_max)' 2>&1)
 check '[ "$sums" = "100.000 100.000" ]' "the time split's bars add up to $sums, not 100%"
 
+# A curves file with a config's second arm (an A/A check; one from before
+# the run stopped training it): the chart reads its first arm's curve
+# alone, not one line drawn twice.
+cp abc.csv aa.csv
+{
+    echo "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err"
+    for arm in 1 2; do
+        for step in 0 1; do echo "cpu,S,fp32,async,sum,64,16,4,1,,forward,$step,2.$step,none,,$arm,0.001,,"; done
+    done
+} >aa.curves.csv
+# the rows the chart reads (its own `clean`), the arm column found by name
+echo 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "arm") c = i; next } { n++; two += $c == 2 } END { print two + 0, n + 0 }' >arms.awk
+got=$(gnuplot -e "csv='aa.csv'; out='aa'" "$root/plots/curves.gp" \
+    -e 'print system(clean." | awk -F, -f arms.awk")' 2>&1)
+check '[ "$got" = "0 2" ]' "the curves chart reads the first arm's rows alone (second-arm rows, rows: $got)"
+
 # split.awk spells a split as split_text.c does (its header's examples)
 echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
 got=$(awk -f "$root/plots/split.awk" -f t.awk)

@@ -1,9 +1,13 @@
 /* compare's rule on hand-made rows: slower or faster only where the
  * ratio's interval clears the threshold, within it where the whole
  * interval lies inside it, else not yet separated at this noise; a config that
- * stopped running, now runs or ran in neither said so. */
+ * stopped running, now runs or ran in neither said so. A config timed
+ * twice (an A/A check) is compared once, from its first arm. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "compare.h"
@@ -41,9 +45,56 @@ static void test_verdicts(void)
     CHECK(compare_rows(&n, &n, 0.01) == VERDICT_NOT_RUN);
 }
 
+/* compare_main's stdout for base against new, in `out`; its exit code. */
+static int compare_files(const char *base, const char *new_csv, char *out, size_t len)
+{
+    char paths[2][64];
+    snprintf(paths[0], sizeof paths[0], "%s", check_temp_file(base));
+    snprintf(paths[1], sizeof paths[1], "%s", check_temp_file(new_csv));
+    FILE *f = tmpfile();
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (!f || saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0)
+        return -1;
+    char *argv[] = {"compare", paths[0], paths[1], NULL};
+    int rc = compare_main(3, argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    rewind(f);
+    out[fread(out, 1, len - 1, f)] = '\0';
+    fclose(f);
+    remove(paths[0]);
+    remove(paths[1]);
+    return rc;
+}
+
+/* 16x4 timed twice in both runs; its second arm alone came out slower in
+ * new: the config is compared from its first arm (the same), not counted
+ * twice, and is no regression. */
+static void test_second_arm_compared_once(void)
+{
+#define ARMS_HEAD                                                                            \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "arm,accum_steps,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi\n"
+    static const char base[] = ARMS_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1\n"
+                                         "cpu,x,S,fp32,async,sum,64,16,1,4,ok,50,49.9,50.1\n"
+                                         "cpu,x,S,fp32,async,sum,64,16,2,4,ok,50,49.9,50.1\n";
+    static const char later[] = ARMS_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1\n"
+                                          "cpu,x,S,fp32,async,sum,64,16,1,4,ok,50,49.9,50.1\n"
+                                          "cpu,x,S,fp32,async,sum,64,16,2,4,ok,60,59.9,60.1\n";
+#undef ARMS_HEAD
+    char out[8192];
+    CHECK(compare_files(base, later, out, sizeof out) == 0);
+    CHECK(strstr(out, "compare: 2 configs in both: 0 slower,") != NULL);
+    CHECK(strstr(out, "; 2 rows of a config's second arm left aside") != NULL);
+    CHECK(strstr(out, "(arm 2)") == NULL);
+}
+
 int main(void)
 {
     test_verdicts();
+    test_second_arm_compared_once();
     /* the words are the rule's, at the threshold compare was given */
     CHECK(!strcmp(verdict_words(VERDICT_WITHIN, 0.01).s, "the same within 1%"));
     CHECK(!strcmp(verdict_words(VERDICT_NOT_SEPARATED, 0.01).s, "not yet separated"));

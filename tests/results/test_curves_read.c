@@ -106,8 +106,25 @@ static void test_cut_short(void)
                3, "18 fields, but the header has 19");
 }
 
+/* A config's second arm (an A/A check, arm 2) trained its first's curve
+ * again: a file that has it reads as the one curve. */
+static void test_second_arm_left_out(void)
+{
+    const char *path = check_temp_file(
+        HEADER ROW("0", "2.5") ROW("1", "2.25")
+        "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward,0,2.5,none,,2,0.001,,\n"
+        "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward,1,2.25,none,,2,0.001,,\n");
+    curves_table t;
+    char why[512] = "";
+    CHECK(curves_read(path, &t, why, sizeof why) == 0);
+    CHECK(t.n == 1 && t.c[0].arm == 1 && t.c[0].steps == 2);
+    curves_table_free(&t);
+    unlink(path);
+}
+
 int main(void)
 {
+    test_second_arm_left_out();
     test_good();
     test_bad_numbers();
     test_holes();

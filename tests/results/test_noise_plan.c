@@ -90,6 +90,41 @@ static void test_plan_prints_the_pool(const char *path)
     free(text);
 }
 
+/* A config timed twice (arm 2: an A/A check) read the same windows and
+ * copies its first arm's estimate: taken once. 8x4's 50 +- 10 beside
+ * 16x2's 80 +- 20 pools to 56 (weights 1/100, 1/400); taken twice, 8x4
+ * would weigh double (53.3, "pooled from 3 rows"). */
+static void test_second_arm_taken_once(void)
+{
+    const char *csv =
+        "# device: test cpu\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+        "micro_batch,arm,accum_steps,devices,status,step_ms_median,grad_noise_scale,"
+        "grad_noise_scale_err\n"
+        "cpu,t,tiny,fp32,async,sum,32,8,1,4,1,ok,1.0,50,10\n"
+        "cpu,t,tiny,fp32,async,sum,32,8,2,4,1,ok,1.0,50,10\n"
+        "cpu,t,tiny,fp32,async,sum,32,16,1,2,1,ok,1.0,80,20\n";
+    char path[64];
+    snprintf(path, sizeof path, "%s", check_temp_file(csv));
+    csv_table t;
+    csv_row *rows;
+    char why[600];
+    if (csv_load(path, NULL, &t, &rows, why, sizeof why)) {
+        CHECK(!"the CSV loads");
+        remove(path);
+        return;
+    }
+    size_t hd[3];
+    noise_pool pool[3];
+    CHECK(t.rows == 3 && noise_series_pools(rows, t.rows, hd, pool) == 0);
+    CHECK(pool[0].n == 2);
+    double b, err;
+    noise_pool_result(&pool[0], &b, &err);
+    CHECK_NEAR(b, 56, 1e-9);
+    free(rows);
+    csv_free(&t);
+    remove(path);
+}
+
 int main(void)
 {
     char csv[16384];
@@ -99,5 +134,6 @@ int main(void)
     test_pooled_per_series(path);
     test_plan_prints_the_pool(path);
     remove(path);
+    test_second_arm_taken_once();
     return check_finish("test_noise_plan");
 }

@@ -55,6 +55,41 @@ static void test_abc_reads_arm_one(void)
     CHECK(b && strstr(b, "|   50.00 |") && strstr(b, "|   50.00 |") < strchr(b, '\n'));
 }
 
+/* A config timed twice is one config to the findings, the header and the
+ * memory advice: never their fastest or highest MFU (its second arm is
+ * faster here), nor one more config in a count or the naive median. */
+static void test_findings_read_each_config_once(void)
+{
+    const char *md = test_report_rows(
+        tmpdir, "once",
+        "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+        "accum_steps,arm,status,step_ms_median,pass_ms,samples,comparison,rounds,round_ms,"
+        "mfu_pct,mem_need_bytes\n",
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,c1,5,40 41 40.5 39.8 40.2,10,4000\n"
+        "cpu,x,S,fp32,async,sum,64,64,1,2,ok,39.5,40,50,c1,5,39.5 40.5 40 39.3 39.7,12,4000\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2,8,2000\n");
+    CHECK(md && strstr(md, "x, -, 2 configs (1 of them timed twice: the A/A check)."));
+    CHECK(md && strstr(md, "the fastest split is 64x1 at 40.00 ms"));
+    CHECK(md && strstr(md, "(median +2.1% over 2 configs;"));
+    CHECK(md && strstr(md, "The highest MFU is 10.0% (model S, 64x1,"));
+    const char *fit = md ? strstr(md, "## The fastest split under a memory cap") : NULL;
+    const char *end = fit ? strstr(fit + 1, "\n## ") : NULL;
+    CHECK(fit && end && !memmem(fit, (size_t)(end - fit), "arm 2", 5) &&
+          memmem(fit, (size_t)(end - fit), "40.00", 5));
+}
+
+/* A second arm that did not run: counted as a row, the file's configs
+ * counted once. */
+static void test_second_arm_not_run(void)
+{
+    const char *md = report_of(
+        "failed-arm", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+                      "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+                      "cpu,x,S,fp32,async,sum,64,16,4,2,error,,12,,,,\n");
+    CHECK(md && strstr(md, "x, -, 2 configs (1 of them timed twice: the A/A check)."));
+    CHECK(md && strstr(md, "- 1 of 3 rows did not run (listed below with the reason)."));
+}
+
 static void test_none(void)
 {
     const char *md = report_of(
@@ -72,6 +107,8 @@ int main(void)
     test_held();
     test_failed();
     test_abc_reads_arm_one();
+    test_findings_read_each_config_once();
+    test_second_arm_not_run();
     test_none();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_aa");

@@ -81,6 +81,32 @@ static void test_sharded_names_its_collectives(void)
     CHECK(!strstr(line, "0 all-reduces"));
 }
 
+/* A config timed twice in two sync modes (an A/A check): one sentence,
+ * its first arm's; the second arm's sync set is the same config again. */
+static void test_second_arm_said_once(void)
+{
+    char csv[300], md[300];
+    snprintf(csv, sizeof csv, "%s/arms.csv", tmpdir);
+    test_write_file(csv, HEADER
+               "cpu,x,S,fp32,async,sum,16,4,2,4,1,2,micro,none,ok,10,9,11,c1,5,"
+               "10 10 10 10 10,2,800,0,0,0,0,1,1\n"
+               "cpu,x,S,fp32,async,sum,16,4,2,4,1,2,window,none,ok,9,8,10,c1,5,"
+               "9 9 9 9 9,1,400,0,0,0,0,0.5,0.5\n"
+               "cpu,x,S,fp32,async,sum,16,4,2,4,2,2,micro,none,ok,10,9,11,c1,5,"
+               "10 10 10 10 10,2,800,0,0,0,0,1,1\n"
+               "cpu,x,S,fp32,async,sum,16,4,2,4,2,2,window,none,ok,9,8,10,c1,5,"
+               "9 9 9 9 9,1,400,0,0,0,0,0.5,0.5\n");
+    char *argv[] = {"report", csv, "--no-charts", NULL};
+    CHECK(report_main(3, argv) == 0);
+    snprintf(md, sizeof md, "%s/arms.md", tmpdir);
+    const char *text = test_slurp(md);
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, "- At K=2 on 2 devices")); p++)
+        n++;
+    CHECK(n == 1);
+    CHECK(text && !strstr(text, "4x2 (arm 2), ") && !strstr(text, "4x2 (arm 2)):"));
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -89,6 +115,7 @@ int main(void)
     }
     test_saves_only_where_told_apart();
     test_sharded_names_its_collectives();
+    test_second_arm_said_once();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_dp");
 }

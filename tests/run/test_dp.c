@@ -230,6 +230,62 @@ static void test_projection_keeps_levers_apart(void)
     rmdir(dir);
 }
 
+/* A config timed twice (arm 2: an A/A check) is one split and one
+ * all-reduce sample: its second arm (a slow one here) is neither a second
+ * compute in the split's median nor a second sample of the fit. */
+static void test_projection_reads_first_arms(void)
+{
+    char dir[] = "/tmp/accubench-dp-XXXXXX", csv[64];
+    if (!mkdtemp(dir)) {
+        CHECK(0);
+        return;
+    }
+    snprintf(csv, sizeof csv, "%s/run.csv", dir);
+    FILE *f = fopen(csv, "w");
+    if (!f) {
+        CHECK(0);
+        return;
+    }
+    fputs("# device: x\nbackend,device,model,params,dtype,mode,reduction,effective_batch,"
+          "micro_batch,arm,accum_steps,devices,sync,status,step_ms_median,"
+          "allreduce_calls_per_step,allreduce_bytes_per_step,comm_ms,comm_exposed_ms\n"
+          "cpu,x,tiny,1000,fp32,async,sum,16,4,1,2,2,window,ok,10,1,4000,2,2\n"
+          "cpu,x,tiny,1000,fp32,async,sum,16,4,2,2,2,window,ok,30,1,4000,6,6\n",
+          f);
+    fclose(f);
+    csv_table t;
+    csv_row *rows;
+    char why[400];
+    allreduce_sample s[4];
+    if (!csv_load(csv, NULL, &t, &rows, why, sizeof why)) {
+        CHECK(allreduce_samples(rows, t.rows, s, 4) == 1);
+        free(rows);
+        csv_free(&t);
+    } else {
+        CHECK(!"the CSV loads");
+    }
+    projection_options o = {.csv_path = csv, .bw_gbps = 1, .latency_us = 0,
+                            .devices = {8}, .n_devices = 1};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(out && projection_main(out, &o) == 0);
+    if (out)
+        fclose(out);
+    double compute = NAN;
+    int lines = 0;
+    for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+        long long micro, k;
+        if (line[0] != '#' && sscanf(line, " tiny %lld %lld %lf", &micro, &k, &compute) == 3)
+            lines++;
+    }
+    free(text);
+    CHECK(lines == 1);
+    CHECK_NEAR(compute, 10 - 2, 1e-9);
+    remove(csv);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_shards_cover_the_window();
@@ -238,5 +294,6 @@ int main(void)
     test_sync_schedule();
     test_ring_fit();
     test_projection_keeps_levers_apart();
+    test_projection_reads_first_arms();
     return check_finish("test_dp");
 }

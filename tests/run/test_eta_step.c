@@ -35,6 +35,25 @@ static void test_pass_line(void)
     CHECK_NEAR(eta_step_ms(&e, 2), 10, 1e-9);
 }
 
+/* A config timed twice is one point of the line: 4x16's second arm (20 ms
+ * a pass against its first's 14) leaves the line through 1 and 4 examples
+ * as it was (64x1 at 74 ms); as a point of its own it would pull it up. */
+static void test_second_arm_one_point(void)
+{
+    eta_item items[] = {
+        {.flops = 64e9, .micro = 1, .accum = 64},
+        {.flops = 64e9, .micro = 4, .accum = 16},
+        {.flops = 64e9, .micro = 4, .accum = 16, .arm = 2},
+        {.flops = 64e9, .micro = 64, .accum = 1},
+    };
+    not_run(items, 4);
+    eta e = {.items = items, .n = 4};
+    eta_record(&e, 0, 64 * 11, 11, 1.0);
+    eta_record(&e, 1, 16 * 14, 14, 1.0);
+    eta_record(&e, 2, 16 * 20, 20, 1.0);
+    CHECK_NEAR(eta_step_ms(&e, 3), 74, 1e-9);
+}
+
 /* Beyond the micro-batches a model's line was fitted on, another model
  * measured at that micro-batch carries the shape: model 1's passes at 1
  * and 4 examples, 110 and 108 ms, are its fixed cost and noise, a flat
@@ -95,6 +114,7 @@ static void test_update_in_the_line(void)
 int main(void)
 {
     test_pass_line();
+    test_second_arm_one_point();
     test_line_reach();
     test_update_in_the_line();
     return check_finish("test_eta_step");

@@ -204,7 +204,10 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
     if (dump)
         dump_first(s, m, d, c, r, &pass, window);
     free(window);
-    if (!rc && c->train_steps > 0) /* --train-steps: the loss curves */
+    /* --train-steps: the loss curves; a config's second arm (an A/A
+     * check) would train its first's curve again, the same weights, the
+     * same examples: it times the step, and trains none */
+    if (!rc && c->train_steps > 0 && !RESULT_SECOND_ARM(c))
         rc = train_curves_config(s, m, c, r);
     model_grads_sliced(m); /* ZeRO-2: the checks' whole gradient is theirs, not the step's */
     return rc ? rc : model_reset(m);

@@ -22,6 +22,7 @@
 typedef struct eta_item {
     double flops;          /* per optimizer step */
     int micro, accum, model, mode;
+    int arm;               /* 2: a config's second arm, an A/A check (RESULT_SECOND_ARM) */
     /* measured once it ran (NAN before): */
     double step_ms, pass_ms, wall_s;
     double noise_s;        /* of wall_s, the noise pass's (NAN: not told) */

@@ -27,6 +27,7 @@ static int walk(eta *e, const run_options *o, int data_parallel)
         it->group = rounds_on(o) ? block * (SHARD_COUNT + 1) + (int)c.shard + 1 : 0;
         it->flops = model_flops_per_step(c.model, c.sp.effective);
         it->micro = c.sp.micro;
+        it->arm = c.arm;
         it->accum = c.sp.accum;
         it->model = c.model_index;
         it->mode = (int)c.mode;

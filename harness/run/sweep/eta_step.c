@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "result_row.h"
+
 double eta_example_flops(const eta_item *it)
 {
     return it->flops / ((double)it->micro * it->accum);
@@ -81,7 +83,9 @@ static double model_ratio(const eta *e, int a, int b, int mode, int micro)
  * a larger micro-batch's step and understates a smaller one's: on a
  * pow2 sweep of S from micro-batch 1 it took 4x64's rate for 8x32 up to
  * 256x1, and the time left came out 4 times too long. NAN: fewer than
- * two micro-batches measured.
+ * two micro-batches measured. A config timed twice (an A/A check) is one
+ * point, from its first arm: its second is the same config, and would
+ * pull the line toward that micro-batch as two.
  * The optimizer's update, once a step whatever the split, comes in as a
  * share of each pass, update / K = update x micro / E: at one effective
  * batch that is linear in the micro-batch too, so the line gives every
@@ -96,7 +100,7 @@ static double pass_line_ms(const eta *e, int model, int mode, int micro)
     int first = -1, distinct = 0;
     for (int j = 0; j < e->n; j++) {
         const eta_item *it = &e->items[j];
-        if (!measured(it) || it->model != model || it->mode != mode)
+        if (!measured(it) || it->model != model || it->mode != mode || RESULT_SECOND_ARM(it))
             continue;
         double x = it->micro, y = eta_known_step_ms(it) / it->accum;
         n++, sx += x, sy += y, sxx += x * x, sxy += x * y;

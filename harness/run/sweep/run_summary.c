@@ -88,14 +88,16 @@ static int same_series(const result_row *a, const result_row *b)
 }
 
 /* The fastest and slowest of the series of rows[first] that ran, with their
- * (paired, where they were timed together) ratio; `indent` before each line. */
+ * (paired, where they were timed together) ratio; `indent` before each line.
+ * Each config from its first arm: its second (an A/A check) has a line of
+ * its own. */
 static void series_lines(FILE *f, const result_row *rows, size_t n, size_t first,
                          const char *indent)
 {
     const result_row *fast = NULL, *slow = NULL;
     for (size_t i = first; i < n; i++) {
         const result_row *r = &rows[i];
-        if (!ran(r) || !same_series(r, &rows[first]))
+        if (!ran(r) || RESULT_SECOND_ARM(r) || !same_series(r, &rows[first]))
             continue;
         if (!fast || r->step_ms_median < fast->step_ms_median)
             fast = r;
@@ -125,11 +127,11 @@ static void series_lines(FILE *f, const result_row *rows, size_t n, size_t first
 static void aa_lines(FILE *f, const result_row *rows, size_t n, size_t first,
                      const char *indent)
 {
-    for (size_t i = first; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* wherever the rows list it */
         const result_row *two = &rows[i];
         if (two->arm != 2 || !ran(two) || !same_series(two, &rows[first]))
             continue;
-        for (size_t j = first; j < n; j++) {
+        for (size_t j = 0; j < n; j++) {
             const result_row *one = &rows[j];
             if (one->arm != 1 || !ran(one) || !result_same_config_but(one, two, "arm"))
                 continue;
@@ -152,11 +154,12 @@ static size_t series_starts(const result_row *rows, size_t n, size_t *starts, si
 {
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!ran(&rows[i]))
+        if (!ran(&rows[i]) || RESULT_SECOND_ARM(&rows[i]))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = ran(&rows[j]) && same_series(&rows[j], &rows[i]);
+            seen = ran(&rows[j]) && !RESULT_SECOND_ARM(&rows[j]) &&
+                   same_series(&rows[j], &rows[i]);
         if (!seen && count++ < cap)
             starts[count - 1] = i;
     }
@@ -165,13 +168,22 @@ static size_t series_starts(const result_row *rows, size_t n, size_t *starts, si
 
 void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path)
 {
-    size_t ok = 0, flagged = 0;
-    for (size_t i = 0; i < n; i++)
+    /* configs, each once: a second arm is the same config timed again */
+    size_t ok = 0, flagged = 0, configs = 0, again = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (RESULT_SECOND_ARM(&rows[i])) {
+            again += ran(&rows[i]) != 0;
+            continue;
+        }
+        configs++;
         if (ran(&rows[i])) {
             ok++;
             flagged += rows[i].flags[0] != '\0';
         }
-    fprintf(f, "summary: %zu of %zu configs ran", ok, n);
+    }
+    fprintf(f, "summary: %zu of %zu configs ran", ok, configs);
+    if (again)
+        fprintf(f, " (%zu timed twice: the A/A check)", again);
     if (flagged)
         fprintf(f, "; %zu flagged noisy or disturbed\n  (their notes say why; the flags "
                    "explain a figure, the comparisons follow the paired intervals)", flagged);
