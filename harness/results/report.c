@@ -25,7 +25,6 @@
 #include "output_path.h"
 #include "parse.h"
 #include "repo_path.h"
-#include "report_json.h"
 
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
  * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */

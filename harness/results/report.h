@@ -36,4 +36,8 @@ typedef struct report_input {
  * of memory. */
 int report_build(const report_input *in, doc *d);
 
+/* The record of in (a report_input *) as JSON into f, RUN.json beside the
+ * report (report_json.c): an atomic_writer (atomic_file.h). Returns 0. */
+int report_json_write(FILE *f, void *ctx, char *why, size_t why_len);
+
 #endif

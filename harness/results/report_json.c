@@ -4,7 +4,7 @@
  * each column typed (a number, a string, or null where the CSV says "not
  * measured"), and where a row has a paired ratio to its reference, the
  * rule's verdict in the words the report uses. */
-#include "report_json.h"
+#include "report.h"
 
 #include <math.h>
 #include <stdint.h>
