@@ -47,7 +47,7 @@ if (strlen(y_fit) > 0) { eval y_fit }
 set xlabel "effective batch E (examples per optimizer step)"
 set ylabel "time to target loss (s)"
 # The bars' coverage, as the table gives it (time_s_coverage): 95%, or
-# less where a step was timed 5 times or fewer ([min, max] then): the
+# less where a step was timed 5 times or in 5 rounds or fewer ([min, max] then): the
 # chart says what the report's table says beside each time, never a 95%
 # that a bar does not have.
 cover_range = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"time_s_coverage\") c = i; next } ". \
@@ -56,8 +56,8 @@ cover_range = system("awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == \"t
 cover_lo = words(cover_range) == 2 ? word(cover_range, 1) + 0 : 95
 cover_hi = words(cover_range) == 2 ? word(cover_range, 2) + 0 : 95
 cover_text = cover_lo >= 95 - 1e-6 ? "95% interval" : \
-             cover_lo == cover_hi ? sprintf("a %.3g%% interval: the step timed 5 times or fewer", cover_lo) : \
-             sprintf("intervals of %.3g..%.3g%%: below 95%% where the step was timed 5 times or fewer", cover_lo, cover_hi)
+             cover_lo == cover_hi ? sprintf("a %.3g%% interval: the step timed 5 times (or rounds) or fewer", cover_lo) : \
+             sprintf("intervals of %.3g..%.3g%%: below 95%% where the step was timed 5 times (or rounds) or fewer", cover_lo, cover_hi)
 set title "Is E right? Time to a target loss against the effective batch\n". \
           sprintf("%s, %s\n", device, dtype). \
           "points: steps x the fastest split's step time (".cover_text.")\n". \

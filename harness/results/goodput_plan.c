@@ -15,8 +15,8 @@ static void print_series(FILE *out, const goodput_series *s)
             s->target_given ? "--target-loss" : "the highest final loss among the E");
     fprintf(out, "  time to target = steps x the fastest split's median step time within the cap; "
                  "its interval is the step time's alone (95%%, or less where the step was timed "
-                 "5 times or fewer, said beside it): the steps, from one curve per E, carry "
-                 "none\n");
+                 "5 times or in 5 rounds or fewer, said beside it): the steps, from one curve "
+                 "per E, carry none\n");
     for (size_t j = 0; j < s->n; j++) {
         const goodput_point *p = &s->p[j];
         fprintf(out, "  E=%lld", p->e);

@@ -165,6 +165,15 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
     return 0;
 }
 
+/* The level of a row's interval of the median: over its rounds' medians
+ * where it was timed in interleaved rounds (the round is the unit there),
+ * else over its steps; NAN where it tells neither. */
+static double median_ci_coverage_of(const csv_row *r)
+{
+    long long n = r->rounds > 0 ? r->rounds : r->samples;
+    return n > 0 ? median_ci_coverage((size_t)n, MEDIAN_CI_LEVEL) : NAN;
+}
+
 static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_request *req,
                          goodput_series *s)
 {
@@ -208,9 +217,7 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
         p->time_s = p->steps * ms / 1000;
         p->time_lo = p->steps * p->fast->step_ms_ci_lo / 1000;
         p->time_hi = p->steps * p->fast->step_ms_ci_hi / 1000;
-        p->time_cover = p->fast->samples > 0
-                            ? median_ci_coverage((size_t)p->fast->samples, MEDIAN_CI_LEVEL)
-                            : NAN;
+        p->time_cover = median_ci_coverage_of(p->fast);
         if (s->best < 0 || p->time_s < s->p[s->best].time_s)
             s->best = (int)j;
     }
@@ -301,7 +308,12 @@ void goodput_cover_text(const goodput_point *p, char *out, size_t len)
 {
     out[0] = '\0';
     /* the level less a rounding: 95% itself is not short of it */
-    if (p->fast && p->time_cover < MEDIAN_CI_LEVEL - 1e-9)
+    if (!(p->fast && p->time_cover < MEDIAN_CI_LEVEL - 1e-9))
+        return;
+    if (p->fast->rounds > 0)
+        snprintf(out, len, " (a %.3g%% interval: the step timed in %lld rounds)",
+                 100 * p->time_cover, (long long)p->fast->rounds);
+    else
         snprintf(out, len, " (a %.3g%% interval: the step timed %lld times)",
                  100 * p->time_cover, (long long)p->fast->samples);
 }

@@ -29,7 +29,8 @@ typedef struct goodput_point {
     int timed;              /* timed rows of this E, within the cap or not */
     double time_s, time_lo, time_hi; /* steps x its step time (and the median's interval) */
     double time_cover;      /* that interval's coverage: 95%, or less where the step was
-                             * timed 5 times or fewer (then [min, max]; NAN: unknown) */
+                             * timed 5 times, or in 5 interleaved rounds, or fewer (then
+                             * [min, max]; NAN: unknown) */
     double pred_steps, pred_time_s;  /* S_min (1 + B_simple / E), and x its step time */
     double pred_steps_se;            /* its error (goodput_predicted_se) */
     const read_curve *curve;         /* the curve kept */
@@ -73,8 +74,9 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len);
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len);
 
 /* Where the point's time interval covers less than MEDIAN_CI_LEVEL (its
- * step timed 5 times or fewer: [min, max]), " (a 75% interval: the step
- * timed 3 times)" into out, for plan and the report alike; else "". */
+ * step timed 5 times or in 5 rounds or fewer: [min, max]), " (a 75%
+ * interval: the step timed 3 times)" (or "timed in 3 rounds") into out,
+ * for plan and the report alike; else "". */
 void goodput_cover_text(const goodput_point *p, char *out, size_t len);
 
 /* Why a point that reached the target has no time to target: no timed row

@@ -59,7 +59,7 @@ done
 check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
 check '[ $(grep -c "examples to target (its own final loss is the target: reached by its curve.s end by construction)" plan.txt) -eq 1 ]' \
     "the E whose final loss is the default target is marked: $(grep "E=" plan.txt)"
-check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s alone (95%, or less where the step was timed 5 times or fewer, said beside it): the steps, from one curve per E, carry none$" plan.txt' \
+check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s alone (95%, or less where the step was timed 5 times or in 5 rounds or fewer, said beside it): the steps, from one curve per E, carry none$" plan.txt' \
     "whose interval the time to target carries: $(head -3 plan.txt)"
 check '[ $(grep -c "<- least time to target" plan.txt) -eq 1 ]' "one E has the least time"
 check 'grep -Eq "fit S = S_min \+ E_min/B over 3 E: .*the relation holds|the relation does not fit these points: " plan.txt' \

@@ -31,7 +31,17 @@ awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
         # as the step time is near it (a mean of the slices once read 29x)
         h = $c["host_enqueue_ms"] / $c["step_ms_median"]
         if (!(h > 0.5 && h < 2)) { print "FAILED: host enqueue " $c["host_enqueue_ms"] " ms against a " $c["step_ms_median"] " ms step"; bad = 1 }
+        # the round is the unit: the step time is the median of the medians
+        # of the kept rounds, its interval two of them (round_ms: 5 digits)
+        for (i = 1; i <= n; i++) v[i] = r[i] + 0
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        med = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+        if (!near($c["step_ms_median"], med)) { print "FAILED: step " $c["step_ms_median"] " is not the median " med " of round_ms " $c["round_ms"]; bad = 1 }
+        lo = hi = 0
+        for (i = 1; i <= n; i++) { lo = lo || near($c["step_ms_ci_lo"], v[i]); hi = hi || near($c["step_ms_ci_hi"], v[i]) }
+        if (!lo || !hi || !($c["step_ms_ci_lo"] <= $c["step_ms_median"] && $c["step_ms_median"] <= $c["step_ms_ci_hi"])) { print "FAILED: interval " $c["step_ms_ci_lo"] ".." $c["step_ms_ci_hi"] " is not two of round_ms " $c["round_ms"] " around the step"; bad = 1 }
     }
+    function near(a, b) { return a - b < 1e-4 * b && b - a < 1e-4 * b }
     END { exit bad }' abc.csv || fail=1
 
 # the report's verdict, from the paired ratios

@@ -222,6 +222,44 @@ static void test_rows_pooled_as_correlated(void)
     free(ct.c);
 }
 
+/* The time's interval covers what its step's interval does: over the
+ * steps for a row timed alone, over its rounds' medians (the round the
+ * unit) for a row timed in rounds, and the words say which. */
+static void test_cover_by_round_or_step(void)
+{
+    curves_table ct;
+    three_curves(&ct);
+    csv_row rows[] = {series_row(256, 128, NAN, NAN)};
+    goodput_request req = {.target = 3.5, .mem_cap = -1};
+    goodput_series *s;
+    size_t n;
+    char text[200];
+    rows[0].samples = 40, rows[0].rounds = 3; /* 40 steps over 3 rounds: [min, max] of 3 */
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK_NEAR(s->p[0].time_cover, 0.75, 1e-12);
+        goodput_cover_text(&s->p[0], text, sizeof text);
+        CHECK(!strcmp(text, " (a 75% interval: the step timed in 3 rounds)"));
+        goodput_free(s, n);
+    }
+    rows[0].samples = 3, rows[0].rounds = 0; /* timed alone, 3 steps */
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        goodput_cover_text(&s->p[0], text, sizeof text);
+        CHECK(!strcmp(text, " (a 75% interval: the step timed 3 times)"));
+        goodput_free(s, n);
+    }
+    rows[0].samples = 3, rows[0].rounds = 12; /* 12 rounds: the full 95% */
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].time_cover >= 0.95);
+        goodput_cover_text(&s->p[0], text, sizeof text);
+        CHECK(!*text);
+        goodput_free(s, n);
+    }
+    free(ct.c);
+}
+
 /* Nothing to be least among, and nothing timed at all: one timed E is
  * no least; no row, a target no curve reaches, or one met at the start
  * give plan's one line (and its exit 1), each saying which. */
@@ -276,5 +314,6 @@ int main(void)
     test_least_and_its_ties();
     test_rows_pooled_as_correlated();
     test_none_or_one_timed();
+    test_cover_by_round_or_step();
     return check_finish("test_goodput");
 }

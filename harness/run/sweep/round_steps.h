@@ -1,7 +1,8 @@
 /* The steps of interleaved rounds, laid out round after round: round k's
- * steps are v[at[k] .. at[k+1]). A row's figures are taken over the steps
- * of the rounds it keeps, pooled, so that every figure of the row (the
- * step time, the communication beside it) is a median of the same steps. */
+ * steps are v[at[k] .. at[k+1]). A row's figures beside its step time
+ * (the host's enqueue time, the communication) and its spread are taken
+ * over the steps of the rounds it keeps, pooled, each a median of the same
+ * steps; its step time and interval by round (rounds.c). */
 #ifndef ACCUBENCH_ROUND_STEPS_H
 #define ACCUBENCH_ROUND_STEPS_H
 
