@@ -496,6 +496,9 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
            "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%; the "
            "same within %g%% when the whole interval lies inside that band; not yet "
            "separated when it reaches past the band's edge\n"
+           "# runs timed apart: each band holds its own run's noise, not the machine's change "
+           "between the runs; on a shared machine, run both again before trusting a "
+           "slower (docs/charts-and-reports.md)\n"
            "# noise %% b/n: half of each run's band, in %% of its median\n\n",
            c->min_diff * 100, c->min_diff * 100);
     if (cmp->new_cap_lower)
