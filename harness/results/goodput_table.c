@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci_level.h"
 #include "noise_pool.h"
 #include "paired.h"
 #include "ratio_text.h"
@@ -165,15 +166,6 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
     return 0;
 }
 
-/* The level of a row's interval of the median: over its rounds' medians
- * where it was timed in interleaved rounds (the round is the unit there),
- * else over its steps; NAN where it tells neither. */
-static double median_ci_coverage_of(const csv_row *r)
-{
-    long long n = r->rounds > 0 ? r->rounds : r->samples;
-    return n > 0 ? median_ci_coverage((size_t)n, MEDIAN_CI_LEVEL) : NAN;
-}
-
 static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_request *req,
                          goodput_series *s)
 {
@@ -217,7 +209,8 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
         p->time_s = p->steps * ms / 1000;
         p->time_lo = p->steps * p->fast->step_ms_ci_lo / 1000;
         p->time_hi = p->steps * p->fast->step_ms_ci_hi / 1000;
-        p->time_cover = median_ci_coverage_of(p->fast);
+        p->time_cover = row_ci_coverage((long long)p->fast->rounds,
+                                         (long long)p->fast->samples);
         if (s->best < 0 || p->time_s < s->p[s->best].time_s)
             s->best = (int)j;
     }

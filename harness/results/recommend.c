@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci_level.h"
 #include "report_parts.h"
 #include "row_compare.h"
 
@@ -44,9 +45,12 @@ static rp_text memory_text(const frontier_item *it)
 static rp_text interval_text(const csv_row *r)
 {
     rp_text t;
+    char level[16];
     if (r->step_ms_ci_hi > 0 && r->step_ms_ci_lo <= r->step_ms_ci_hi)
-        snprintf(t.s, sizeof t.s, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s,
-                 rp_num(r->step_ms_ci_hi, 4).s);
+        snprintf(t.s, sizeof t.s, "%s..%s%s", rp_num(r->step_ms_ci_lo, 4).s,
+                 rp_num(r->step_ms_ci_hi, 4).s,
+                 row_ci_short_text((long long)r->rounds, (long long)r->samples, level,
+                                   sizeof level));
     else
         snprintf(t.s, sizeof t.s, "-");
     return t;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci_level.h"
 #include "frontier.h"
 #include "row_compare.h"
 #include "report_parts.h"
@@ -48,7 +49,7 @@ static void set_table(const report_input *in, const frontier_set *s, doc *d)
     static const char *const head[] = {"configuration", "step ms", "95% interval", "memory",
                                        "front", "cap", NULL};
     table *tb = doc_table(d, "lrlrll", head);
-    char name[256], why[200];
+    char name[256], why[200], level[16];
     for (size_t i = 0; tb && i < s->n; i++) {
         const frontier_item *it = &s->items[i];
         const csv_row *r = &in->rows[it->row];
@@ -58,8 +59,10 @@ static void set_table(const report_input *in, const frontier_set *s, doc *d)
         table_add(tb, name);
         table_add(tb, rp_num(r->step_ms_median, 4).s);
         if (r->step_ms_ci_hi > 0)
-            table_addf(tb, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s,
-                       rp_num(r->step_ms_ci_hi, 4).s);
+            table_addf(tb, "%s..%s%s", rp_num(r->step_ms_ci_lo, 4).s,
+                       rp_num(r->step_ms_ci_hi, 4).s,
+                       row_ci_short_text((long long)r->rounds, (long long)r->samples, level,
+                                         sizeof level));
         else
             table_add(tb, "-");
         table_addf(tb, "%s %s", rp_bytes(it->mem).s, it->mem < 0 ? ""

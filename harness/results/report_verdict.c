@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend_caps_meta.h"
+#include "ci_level.h"
 #include "ratio_text.h"
 #include "report_trust.h"
 #include "row_compare.h"
@@ -50,6 +51,7 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
                                        "idle ms", "flags", NULL};
     table *tb = doc_table(d, "llrrrrrrrrl", head);
     const csv_row *a = &in->rows[abc[0]];
+    char level[16];
     for (int i = 0; tb && i < 3; i++) {
         const csv_row *r = &in->rows[abc[i]];
         table_add(tb, NAME[i]);
@@ -64,7 +66,9 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
         if (isnan(r->step_ms_ci_lo))
             table_add(tb, "-");
         else
-            table_addf(tb, "%s..%s", rp_num(r->step_ms_ci_lo, 4).s, rp_num(r->step_ms_ci_hi, 4).s);
+            table_addf(tb, "%s..%s%s", rp_num(r->step_ms_ci_lo, 4).s, rp_num(r->step_ms_ci_hi, 4).s,
+                       row_ci_short_text((long long)r->rounds, (long long)r->samples, level,
+                                         sizeof level));
         paired_ratio p = row_ratio(a, r);
         char ratio[128];
         ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);

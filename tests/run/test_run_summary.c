@@ -55,6 +55,13 @@ int main(void)
     CHECK(strstr(out, "summary: 3 of 3 configs ran\n") == out);
     CHECK(strstr(out, "\n  fastest  S fp32 64x1 async sum: 30.00 ms (95%: 29.70..30.30)\n") != NULL);
     CHECK(strstr(out, "\n  slowest  S fp32 8x8 async sum: 90.00 ms") != NULL);
+    /* timed in 5 rounds: [min, max] of their medians, a 93.75% interval, said so */
+    for (int i = 0; i < 3; i++)
+        one[i].rounds = 5, one[i].samples = 40;
+    out = summary_of(one, 3);
+    CHECK(strstr(out, "\n  fastest  S fp32 64x1 async sum: 30.00 ms (93.8%: 29.70..30.30)\n") != NULL);
+    for (int i = 0; i < 3; i++)
+        one[i].rounds = 0, one[i].samples = 0;
     CHECK(strstr(out, "\n  ratio    3.00x [") != NULL);
     CHECK(strstr(out, "E 64:") == NULL); /* one series: no heading */
     CHECK(strstr(out, "\n  csv      results/x.csv\n") != NULL);

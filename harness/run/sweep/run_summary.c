@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "ci_level.h"
 #include "console_table.h"
 #include "paired.h"
 #include "split_text.h"
@@ -71,8 +72,12 @@ static void config_line(FILE *f, const char *what, const result_row *r)
     fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s: %s ms", what, model, r->dtype, split, r->mode,
             r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers,
             fmt_sig(ms[0], sizeof ms[0], r->step_ms_median, 4));
+    char level[16]; /* 95%, or less for [min, max] of 5 draws or fewer */
     if (r->step_ms_ci_hi > 0)
-        fprintf(f, " (95%%: %s..%s)", fmt_sig(ms[1], sizeof ms[1], r->step_ms_ci_lo, 4),
+        fprintf(f, " (%s: %s..%s)",
+                row_ci_level_text((long long)r->rounds, (long long)r->samples, level,
+                                  sizeof level),
+                fmt_sig(ms[1], sizeof ms[1], r->step_ms_ci_lo, 4),
                 fmt_sig(ms[2], sizeof ms[2], r->step_ms_ci_hi, 4));
     if (r->flags[0])
         fprintf(f, " [%s]", r->flags);
