@@ -1,4 +1,4 @@
-/* The steps of interleaved rounds, pooled (see round_steps.h). */
+/* The steps of interleaved rounds, by round (see round_steps.h). */
 #include "round_steps.h"
 
 #include <math.h>
@@ -16,12 +16,28 @@ size_t round_steps_pool(const double *v, const size_t *at, int rounds, const int
     return n;
 }
 
-double round_steps_median(const double *v, const size_t *at, int rounds, const int *kept,
-                          double *pool)
+size_t round_steps_medians(const double *v, const size_t *at, int rounds, const int *kept,
+                           double *medians)
 {
-    size_t n = round_steps_pool(v, at, rounds, kept, pool);
+    size_t n = 0;
+    for (int k = 0; v && medians && k < rounds; k++) {
+        if (!kept[k] || at[k + 1] <= at[k])
+            continue;
+        double m = stats_median(v + at[k], at[k + 1] - at[k]);
+        for (size_t j = at[k]; j < at[k + 1]; j++)
+            if (isnan(v[j]))
+                m = NAN;
+        medians[n++] = m;
+    }
+    return n;
+}
+
+double round_steps_median(const double *v, const size_t *at, int rounds, const int *kept,
+                          double *medians)
+{
+    size_t n = round_steps_medians(v, at, rounds, kept, medians);
     for (size_t j = 0; j < n; j++)
-        if (isnan(pool[j]))
+        if (isnan(medians[j]))
             return NAN;
-    return stats_median(pool, n);
+    return stats_median(medians, n);
 }

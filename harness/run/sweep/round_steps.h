@@ -1,8 +1,11 @@
 /* The steps of interleaved rounds, laid out round after round: round k's
- * steps are v[at[k] .. at[k+1]). A row's figures beside its step time
- * (the host's enqueue time, the communication) and its spread are taken
- * over the steps of the rounds it keeps, pooled, each a median of the same
- * steps; its step time and interval by round (rounds.c). */
+ * steps are v[at[k] .. at[k+1]). A row's figures are taken by round over
+ * the rounds it keeps: each round's median, then the median of those, for
+ * the step time and for every figure beside it (the host's enqueue time,
+ * the communication), so that a figure no step exceeds (the exposed
+ * communication, never longer than its step) stays under the step time:
+ * rounds are the independent draws (the steps of one share the machine's
+ * state of that moment). Its spread is over every kept step, pooled. */
 #ifndef ACCUBENCH_ROUND_STEPS_H
 #define ACCUBENCH_ROUND_STEPS_H
 
@@ -13,9 +16,15 @@
 size_t round_steps_pool(const double *v, const size_t *at, int rounds, const int *kept,
                         double *pool);
 
-/* The median of those steps; NAN where there are none or where any is NAN
- * (a figure the engine does not tell). pool as above, its contents lost. */
+/* The median of each kept round that holds steps, into medians (room for
+ * `rounds`), in round order; their count (0 where v is NULL). A round with
+ * a NAN step (a figure the engine does not tell) has a NAN median. */
+size_t round_steps_medians(const double *v, const size_t *at, int rounds, const int *kept,
+                           double *medians);
+
+/* The median of those medians; NAN where there are none or where any is
+ * NAN. medians as above, its contents lost. */
 double round_steps_median(const double *v, const size_t *at, int rounds, const int *kept,
-                          double *pool);
+                          double *medians);
 
 #endif

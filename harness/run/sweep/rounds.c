@@ -433,10 +433,7 @@ static void member_median_by_round(const member_times *tm, int rounds,
                                    const int kept[ROUNDS_MAX], timing_stats *step)
 {
     double medians[ROUNDS_MAX];
-    size_t n = 0;
-    for (int k = 0; k < rounds; k++)
-        if (kept[k] && tm->at[k + 1] > tm->at[k])
-            medians[n++] = tm->round_ms[k];
+    size_t n = round_steps_medians(tm->ms, tm->at, rounds, kept, medians);
     timing_stats by_round;
     if (timing_stats_of(medians, n, &by_round))
         return; /* no round kept: the pooled figures stand (none) */
@@ -448,7 +445,7 @@ static void member_median_by_round(const member_times *tm, int rounds,
 
 /* Member i's step timing over the kept rounds: the median and its interval
  * by round (above); the spread (p10, p90, noise) over every kept step. The
- * host's enqueue time and the communication are medians over those steps,
+ * host's enqueue time and the communication by round too (round_steps.h),
  * never means of the slices' medians: a slice of one step is that step,
  * and one stalled step then read as ms of exposed communication (or of
  * host enqueue) beside a step median of a tenth of that. */
