@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "compare_args.h"
+#include "compare_runs.h"
 #include "csv_read.h"
-#include "option_table.h"
 #include "parse.h"
 #include "plural.h"
 #include "ratio_text.h"
@@ -44,13 +44,26 @@ static void band(const csv_row *r, double *lo, double *hi)
         *hi = r->step_ms_p90;
 }
 
+/* Each side's step times of one config over its runs (compare_runs.h):
+ * n 0 on a side named by one file. */
+typedef struct run_times {
+    double base[COMPARE_MAX_RUNS], now[COMPARE_MAX_RUNS];
+    size_t nb, nn;
+} run_times;
+
 /* The rule every comparison in the program follows (paired.h): the ratio
- * NEW / BASE with the widest interval the two runs' bands allow (paired per
- * round where both rows come from one interleaved comparison), slower or
- * faster only where that interval clears min_diff. */
-static paired_ratio compare_ratio(const csv_row *base, const csv_row *now)
+ * NEW / BASE over the runs where a side names several (the run the unit:
+ * paired_runs_ratio), else with the widest interval the two runs' bands
+ * allow (paired per round where both rows come from one interleaved
+ * comparison), slower or faster only where that interval clears
+ * min_diff. */
+static paired_ratio compare_ratio(const csv_row *base, const csv_row *now,
+                                  const run_times *runs)
 {
-    paired_ratio p = row_ratio(base, now);
+    paired_ratio p;
+    if (runs && paired_runs_ratio(runs->base, runs->nb, runs->now, runs->nn, &p) == 0)
+        return p;
+    p = row_ratio(base, now);
     if (!p.rounds) { /* timed apart: each run's own band, as below */
         double blo, bhi, nlo, nhi;
         band(base, &blo, &bhi);
@@ -72,18 +85,34 @@ static paired_verdict as_paired(verdict v)
     }
 }
 
-verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
+static verdict compare_rows_over(const csv_row *base, const csv_row *now,
+                                 const run_times *runs, double min_diff)
 {
     int base_ok = result_ran(base), now_ok = result_ran(now);
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
-    paired_ratio p = compare_ratio(base, now);
+    paired_ratio p = compare_ratio(base, now, runs);
     switch (paired_judge(&p, min_diff)) {
     case PAIRED_SLOWER: return VERDICT_SLOWER;
     case PAIRED_FASTER: return VERDICT_FASTER;
     case PAIRED_EQUAL: return VERDICT_WITHIN;
     default: return VERDICT_NOT_SEPARATED;
     }
+}
+
+verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
+{
+    return compare_rows_over(base, now, NULL, min_diff);
+}
+
+verdict compare_runs_rows(const csv_row *base, const csv_row *now, const double *base_ms,
+                          size_t nb, const double *now_ms, size_t nn, double min_diff)
+{
+    run_times runs = {.nb = nb < COMPARE_MAX_RUNS ? nb : COMPARE_MAX_RUNS,
+                      .nn = nn < COMPARE_MAX_RUNS ? nn : COMPARE_MAX_RUNS};
+    memcpy(runs.base, base_ms, runs.nb * sizeof *base_ms);
+    memcpy(runs.now, now_ms, runs.nn * sizeof *now_ms);
+    return compare_rows_over(base, now, &runs, min_diff);
 }
 
 paired_words verdict_words(verdict v, double min_diff)
@@ -130,124 +159,41 @@ static double noise_pct(const csv_row *r)
     return (hi - lo) / 2 / r->step_ms_median * 100;
 }
 
-static const char *step_text(char *buf, size_t len, const csv_row *r)
+/* A side of several runs in the table: the geometric mean of its runs'
+ * step times (the ratio's own centre), and their spread, the standard
+ * deviation of their logs in percent (NAN under two runs). */
+static double runs_mean_ms(const double *ms, size_t n)
 {
-    return result_ran(r) ? fmt_sig(buf, len, r->step_ms_median, 4) : r->status;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += log(ms[i]);
+    return n ? exp(sum / (double)n) : NAN;
 }
 
-#define USAGE                                                                    \
-    "usage: accubench compare BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] " \
-    "[--min-diff PCT]"
-
-/* The CSVs named are not two: which of them came (npaths, and the third
- * when there is one), with the usage. */
-static int compare_usage(const char *const *paths, int npaths, const char *third)
+static double runs_spread_pct(const double *ms, size_t n)
 {
-    if (third)
-        fprintf(stderr, "accubench: compare: two CSVs, got a third: '%s' after '%s' and '%s' "
-                        "(%s)\n", third, paths[0], paths[1], USAGE);
-    else if (npaths == 1)
-        fprintf(stderr, "accubench: compare: two CSVs, got only '%s' (%s)\n", paths[0], USAGE);
+    if (n < 2)
+        return NAN;
+    double mean = log(runs_mean_ms(ms, n)), sq = 0;
+    for (size_t i = 0; i < n; i++)
+        sq += (log(ms[i]) - mean) * (log(ms[i]) - mean);
+    return 100 * sqrt(sq / (double)(n - 1));
+}
+
+/* The step-time and noise cells of one side: its run of record's, or
+ * where the side names several runs, over those in which the config ran. */
+static void side_cells(const compare_side *s, const csv_row *r, const double *ms, size_t n,
+                       char *step, char *noise, size_t len)
+{
+    if (!result_ran(r))
+        snprintf(step, len, "%s", r->status);
     else
-        fprintf(stderr, "accubench: compare: no CSVs named (%s)\n", USAGE);
-    return 2;
-}
-
-/* What compare's options set; each key is a row of COMPARE_OPTIONS. */
-typedef struct compare_args {
-    int ignore_device, ignore_optimizer;
-    double min_diff; /* a fraction: --min-diff PCT / 100 */
-} compare_args;
-
-static int set_min_diff(void *target, const option_def *d, const char *value, char *why,
-                        size_t n)
-{
-    double pct;
-    if (parse_real(d->key, value, d->lo, d->hi, &pct, why, n)) {
-        size_t used = strlen(why);
-        snprintf(why + used, n - used, " (a percentage)");
-        return -1;
+        fmt_sig(step, len, s->n < 2 ? r->step_ms_median : runs_mean_ms(ms, n), 4);
+    if (s->n < 2 || !result_ran(r)) {
+        fmt_pct(noise, len, noise_pct(r));
+        return;
     }
-    ((compare_args *)target)->min_diff = pct / 100.0;
-    return 0;
-}
-
-static const option_def COMPARE_OPTIONS[] = {
-    {.key = "ignore-device", .type = OPTION_FLAG, .offset = offsetof(compare_args, ignore_device),
-     .help = "compare runs measured on different devices"},
-    {.key = "ignore-optimizer", .type = OPTION_FLAG,
-     .offset = offsetof(compare_args, ignore_optimizer),
-     .help = "compare runs trained with different optimizers"},
-    {.key = "min-diff", .arg = "PCT", .type = OPTION_CUSTOM, .set = set_min_diff, .lo = 0,
-     .hi = 1e6, .def = "2", .help = "a change whose interval does not clear PCT % reads "
-                                   "\"the same within PCT%\" where the interval lies inside "
-                                   "+-PCT %, else \"not yet separated\" (the run's own "
-                                   "threshold)"},
-};
-static const option_table compare_table = {
-    COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
-
-static int compare_help(void)
-{
-    printf("%s\n\n", USAGE);
-    option_usage(stdout, &compare_table, NULL);
-    printf("\nexit status: 0 nothing got slower, 1 a config got slower or stopped running,\n"
-           "2 bad input\n");
-    return 0;
-}
-
-static int compare_is_flag(const char *key)
-{
-    return option_is_flag(&compare_table, key);
-}
-
-static int compare_is_known(const char *key)
-{
-    return option_find(&compare_table, key) != NULL;
-}
-
-static int compare_takes_list(const char *key)
-{
-    return option_takes_list(&compare_table, key);
-}
-
-/* What the command line asks: the two files, and what may differ. */
-typedef struct compare_options {
-    const char *paths[2];
-    int ignore_device, ignore_optimizer;
-    double min_diff;
-} compare_options;
-
-/* -1 and *c filled, or the exit code (help, usage, a bad value). */
-static int parse_compare_args(int argc, char **argv, compare_options *c)
-{
-    int npaths = 0;
-    compare_args ca = {0};
-    char why[300];
-    args a;
-    arg_kind kind;
-    *c = (compare_options){0};
-    option_defaults(&compare_table, &ca, why, sizeof why);
-    args_init(&a, argc, argv, compare_is_flag);
-    a.is_known = compare_is_known;
-    a.takes_list = compare_takes_list;
-    while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
-        if (kind == ARG_HELP)
-            return compare_help();
-        if (kind == ARG_ERROR || (kind == ARG_OPTION && option_set(&compare_table, &ca, a.key,
-                                                                  a.value, why, sizeof why))) {
-            fprintf(stderr, "accubench: compare: %s (see accubench help compare)\n", why);
-            return 2;
-        }
-        if (kind == ARG_POSITIONAL && npaths == 2)
-            return compare_usage(c->paths, npaths, a.value);
-        if (kind == ARG_POSITIONAL)
-            c->paths[npaths++] = a.value;
-    }
-    c->ignore_device = ca.ignore_device;
-    c->ignore_optimizer = ca.ignore_optimizer;
-    c->min_diff = ca.min_diff;
-    return npaths == 2 ? -1 : compare_usage(c->paths, npaths, NULL);
+    fmt_pct(noise, len, runs_spread_pct(ms, n));
 }
 
 /* Both files, or neither (2 with the reason said). A file written before
@@ -278,23 +224,43 @@ static int load_both(const compare_options *c, csv_table t[2], csv_row *rows[2])
 
 /* The two runs are comparable: the same device and optimizer, or asked to
  * compare anyway. 0, or 2 with the reason said. */
-static int same_setup(const compare_options *c, const csv_table t[2], const char *dev0,
-                      const char *dev1)
+static int same_setup(const compare_options *c, const csv_table *t0, const csv_row *rows0,
+                      const char *path0, const csv_table *t1, const csv_row *rows1,
+                      const char *path1)
 {
+    const char *dev0 = device_of(t0, rows0), *dev1 = device_of(t1, rows1);
     if (strcmp(dev0, dev1) && !c->ignore_device) {
         fprintf(stderr,
                 "accubench: %s ran on '%s' but %s on '%s' (--ignore-device to compare anyway)\n",
-                c->paths[0], dev0, c->paths[1], dev1);
+                path0, dev0, path1, dev1);
         return 2;
     }
     char opt0[64], opt1[64];
-    optimizer_of(&t[0], opt0, sizeof opt0);
-    optimizer_of(&t[1], opt1, sizeof opt1);
+    optimizer_of(t0, opt0, sizeof opt0);
+    optimizer_of(t1, opt1, sizeof opt1);
     if (*opt0 && *opt1 && strcmp(opt0, opt1) && !c->ignore_optimizer) {
         fprintf(stderr, "accubench: %s ran optimizer '%s' but %s ran '%s' "
                         "(--ignore-optimizer to compare anyway)\n",
-                c->paths[0], opt0, c->paths[1], opt1);
+                path0, opt0, path1, opt1);
         return 2;
+    }
+    return 0;
+}
+
+/* Each side's runs after its first, loaded and set beside their side's
+ * run of record (same_setup). 0, or 2 with the reason said. */
+static int load_runs(compare_options *c, const csv_table t[2], csv_row *const rows[2])
+{
+    char why[512];
+    for (int k = 0; k < 2; k++) {
+        compare_side *s = &c->side[k];
+        if (compare_side_load(s, &t[1 - k], why, sizeof why)) {
+            fprintf(stderr, "accubench: %s\n", why);
+            return 2;
+        }
+        for (int i = 1; i < s->n; i++)
+            if (same_setup(c, &t[k], rows[k], s->paths[0], &s->t[i], s->rows[i], s->paths[i]))
+                return 2;
     }
     return 0;
 }
@@ -313,6 +279,7 @@ typedef struct comparison {
     /* the key columns beyond the table's own whose values differ */
     const result_column *keys[MAX_SHOWN_KEYS];
     int n_keys;
+    const compare_side *side[2]; /* each side's runs after its first */
 } comparison;
 
 /* The key columns the table always shows; any other key column is shown
@@ -378,7 +345,10 @@ static long long cap_of(const csv_table *t)
 static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double min_diff)
 {
     table *tb = &cmp->tb;
-    verdict v = compare_rows(b, n, min_diff);
+    run_times runs;
+    runs.nb = compare_side_times(cmp->side[0], b, runs.base);
+    runs.nn = compare_side_times(cmp->side[1], n, runs.now);
+    verdict v = compare_rows_over(b, n, &runs, min_diff);
     if (v == VERDICT_FAILED && cmp->new_cap_lower && !strcmp(n->status, "oom"))
         v = VERDICT_CAPPED;
     cmp->counts[v]++;
@@ -394,17 +364,18 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     split_arm_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
                    (long long)b->last_micro_batch, (long long)b->arm);
     table_add(tb, s1);
-    table_add(tb, step_text(s1, sizeof s1, b));
-    table_add(tb, step_text(s2, sizeof s2, n));
+    side_cells(cmp->side[0], b, runs.base, runs.nb, s1, s3, sizeof s1);
+    side_cells(cmp->side[1], n, runs.now, runs.nn, s2, s4, sizeof s2);
+    table_add(tb, s1);
+    table_add(tb, s2);
     /* the ratio the verdict was drawn from, with its interval */
     char ratio[128] = "-";
     if (v <= VERDICT_WITHIN) {
-        paired_ratio p = compare_ratio(b, n);
+        paired_ratio p = compare_ratio(b, n, &runs);
         ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
     }
     table_add(tb, ratio);
-    table_addf(tb, "%s / %s", fmt_pct(s3, sizeof s3, noise_pct(b)),
-               fmt_pct(s4, sizeof s4, noise_pct(n)));
+    table_addf(tb, "%s / %s", s3, s4);
     table_add(tb, verdict_words(v, min_diff).s);
 }
 
@@ -413,8 +384,8 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
  * arm (an A/A check, RESULT_SECOND_ARM) is left aside: the config is
  * compared once, from its first arm, and counted once in the tally and
  * the exit status. */
-static void compare_tables(const csv_table t[2], csv_row *const rows[2], double min_diff,
-                           comparison *cmp)
+static void compare_tables(const csv_table t[2], csv_row *const rows[2],
+                           const compare_side side[2], double min_diff, comparison *cmp)
 {
     static const char *const before[] = {"model", "dtype", "mode", "reduction"};
     static const char *const after[] = {"E", "micro x K", "base ms", "new ms", "new/base",
@@ -423,8 +394,10 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2], double 
     char align[sizeof head / sizeof *head] = "llll";
     int n = 4;
     memset(cmp, 0, sizeof *cmp);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         cmp->cap[k] = cap_of(&t[k]);
+        cmp->side[k] = &side[k];
+    }
     cmp->new_cap_lower = cmp->cap[0] >= 0 && cmp->cap[1] > 0 &&
                          (cmp->cap[0] == 0 || cmp->cap[1] < cmp->cap[0]);
     differing_keys(t, rows, cmp);
@@ -492,15 +465,25 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     }
     printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
            c->paths[1], dev1);
-    printf("# verdict: slower/faster only when the ratio's interval (the widest the two "
+    int several = c->side[0].n > 1 || c->side[1].n > 1;
+    if (several)
+        printf("# runs: %d base, %d new; a config's ms is the geometric mean over the runs "
+               "it ran in, its ratio over those runs (each run one draw: Welch's 95%% interval "
+               "on their logs, holding the machine's change from run to run; one run a side "
+               "takes the other side's spread); 2 runs in all: as one run a side\n",
+               c->side[0].n, c->side[1].n);
+    printf("# verdict: slower/faster only when the ratio's interval (%sthe widest the two "
            "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%; the "
            "same within %g%% when the whole interval lies inside that band; not yet "
-           "separated when it reaches past the band's edge\n"
-           "# runs timed apart: each band holds its own run's noise, not the machine's change "
-           "between the runs; on a shared machine, run both again before trusting a "
-           "slower (docs/charts-and-reports.md)\n"
-           "# noise %% b/n: half of each run's band, in %% of its median\n\n",
-           c->min_diff * 100, c->min_diff * 100);
+           "separated when it reaches past the band's edge\n",
+           several ? "the runs', else " : "", c->min_diff * 100, c->min_diff * 100);
+    if (!several)
+        printf("# runs timed apart: each band holds its own run's noise, not the machine's "
+               "change between the runs; on a shared machine, run both again before trusting "
+               "a slower, or name several runs a side (docs/charts-and-reports.md)\n");
+    printf("# noise %% b/n: half of each run's band, in %% of its median%s\n\n",
+           several ? "; a side of several runs: their spread (the standard deviation of their "
+                     "logs), in %" : "");
     if (cmp->new_cap_lower)
         printf("# memory cap: new %lld bytes, base %s: an oom of new's is its lower cap's, "
                "not counted as a regression\n\n", cmp->cap[1],
@@ -543,13 +526,18 @@ int compare_main(int argc, char **argv)
         return rc;
     csv_table t[2];
     csv_row *rows[2];
-    if (load_both(&c, t, rows))
+    if (load_both(&c, t, rows)) {
+        compare_side_free(&c.side[0]);
+        compare_side_free(&c.side[1]);
         return 2;
+    }
     const char *dev0 = device_of(&t[0], rows[0]), *dev1 = device_of(&t[1], rows[1]);
-    rc = same_setup(&c, t, dev0, dev1);
+    rc = same_setup(&c, &t[0], rows[0], c.paths[0], &t[1], rows[1], c.paths[1]);
+    if (!rc)
+        rc = load_runs(&c, t, rows);
     if (!rc) {
         comparison cmp;
-        compare_tables(t, rows, c.min_diff, &cmp);
+        compare_tables(t, rows, c.side, c.min_diff, &cmp);
         const char *unfinished = csv_meta_get(&t[1], "unfinished");
         rc = print_comparison(&c, &cmp, dev0, dev1, unfinished ? unfinished : "");
         table_free(&cmp.tb);
@@ -557,6 +545,7 @@ int compare_main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         free(rows[k]);
         csv_free(&t[k]);
+        compare_side_free(&c.side[k]);
     }
     return rc;
 }

@@ -39,8 +39,9 @@
  * a fixed --steps).
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
  * distribution-free 95% interval (a row timed in rounds: its median and
- * interval over the kept rounds' medians, the round the unit); probe_tflops_before/after the peak GEMM
- * probed just before and after the timed steps, mfu_pct against the higher
+ * interval over the kept rounds' medians, the round the unit);
+ * probe_tflops_before/after the peak GEMM probed just before and after the
+ * timed steps, mfu_pct against the higher
  * of the two (each the fastest of its reps), mfu_datasheet_pct against the
  * device's dense datasheet rate for the dtype (empty where the backend
  * knows none: the CPU, a GPU its table does not name), probe_drift_pct their

@@ -65,6 +65,52 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
     return 0;
 }
 
+/* The mean and the variance (n - 1) of the logs of the positive values of
+ * v; their count. */
+static size_t log_moments(const double *v, size_t n, double *mean, double *var)
+{
+    double sum = 0, sq = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] > 0 && isfinite(v[i])) {
+            double x = log(v[i]);
+            sum += x;
+            sq += x * x;
+            m++;
+        }
+    *mean = m ? sum / (double)m : NAN;
+    *var = m > 1 ? fmax(0, (sq - (double)m * *mean * *mean) / (double)(m - 1)) : NAN;
+    return m;
+}
+
+int paired_runs_ratio(const double *base, size_t nb, const double *now, size_t nn,
+                      paired_ratio *out)
+{
+    *out = (paired_ratio){.rounds = 0, .ratio = NAN, .lo = NAN, .hi = NAN};
+    double mb, vb, mn, vn;
+    size_t kb = log_moments(base, nb, &mb, &vb), kn = log_moments(now, nn, &mn, &vn);
+    if (!kb || !kn || kb + kn < 3)
+        return -1;
+    double se, df;
+    if (kb > 1 && kn > 1) { /* Welch: each side its own spread */
+        double sb = vb / (double)kb, sn = vn / (double)kn;
+        se = sqrt(sb + sn);
+        df = se > 0 ? (sb + sn) * (sb + sn) /
+                          (sb * sb / (double)(kb - 1) + sn * sn / (double)(kn - 1))
+                    : (double)(kb + kn - 2);
+    } else { /* one run a side: the other's spread for both */
+        double v = kb > 1 ? vb : vn;
+        se = sqrt(v * (1.0 / (double)kb + 1.0 / (double)kn));
+        df = (double)(kb > 1 ? kb : kn) - 1;
+    }
+    double half = t_975(df < 1 ? 1 : (int)floor(df)) * se; /* whole df: the wider t */
+    out->rounds = kb + kn;
+    out->ratio = exp(mn - mb);
+    out->lo = exp(mn - mb - half);
+    out->hi = exp(mn - mb + half);
+    return 0;
+}
+
 paired_ratio ratio_of_intervals(double a, double a_lo, double a_hi, double b, double b_lo,
                                 double b_hi)
 {

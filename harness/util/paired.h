@@ -59,6 +59,18 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
 paired_ratio ratio_of_intervals(double a, double a_lo, double a_hi, double b, double b_lo,
                                 double b_hi);
 
+/* The ratio of one config's step time in two sets of runs, each run one
+ * draw (several CSVs a side: the run the unit, as the round is within
+ * one): the ratio of the geometric means, now / base, with Welch's
+ * interval at PAIRED_LEVEL on the runs' log step times. The runs' spread
+ * holds what the machine does from run to run, which no one run's
+ * interval does. Where a side has one run, the other side's spread stands
+ * for both (Student's t on its runs less one degrees of freedom). out->
+ * rounds is the runs counted (both sides). Returns 0, or -1 where fewer
+ * than 3 runs in all or one side has none with a positive time (out NAN). */
+int paired_runs_ratio(const double *base, size_t nb, const double *now, size_t nn,
+                      paired_ratio *out);
+
 /* One config's timed figures as a comparison reads them (a CSV row's or a
  * result row's): the interleaved comparison it was timed in ("" or NULL:
  * timed alone), its kept rounds' medians (space-separated), its median

@@ -94,10 +94,34 @@ lines=$(grep '^| [^-:m]' out.txt | cut -d'|' -f2-9 | tr -d ' ')
 grep '^| model' out.txt | grep -q '| recompute \|| devices \|| sync \|| shard ' &&
     fail "a key column the same throughout is shown: $(grep '^| model' out.txt)"
 
+# Several runs a side: the ratio over the runs. Runs of the fixture with
+# every step time scaled by a machine that moved (1.00, 1.25, 0.90 against
+# 0.95, 1.20, 1.10): each file against the other alone is called apart,
+# the runs together are not; the header says so.
+scaled() {
+    awk -F, -v OFS=, -v f="$1" '/^#/ { print; next }
+        !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+        { for (k in c) if (k ~ /^step_ms_/ && $c[k] != "") $c[k] = sprintf("%.6g", $c[k] * f) } { print }' \
+        base.csv > "$2"
+}
+scaled 1.00 b1.csv; scaled 1.25 b2.csv; scaled 0.90 b3.csv
+scaled 0.95 n1.csv; scaled 1.20 n2.csv; scaled 1.10 n3.csv
+"$ACCUBENCH" compare b1.csv n1.csv > one.txt 2>&1
+grep -q ' 0 faster' one.txt && fail "the first runs alone are not called apart: $(tail -n 1 one.txt)"
+"$ACCUBENCH" compare b1.csv,b2.csv,b3.csv n1.csv,n2.csv,n3.csv > runs.txt 2> err.txt; rc=$?
+[ "$rc" = 0 ] || fail "three runs a side exited $rc: $(cat err.txt)"
+grep -q '^# runs: 3 base, 3 new;' runs.txt || fail "no runs line: $(head -n 5 runs.txt)"
+grep -q ' 0 slower, 0 faster, ' runs.txt || fail "runs of one build called apart: $(tail -n 1 runs.txt)"
+# a file whose name holds a comma is one run; a list naming a missing or
+# an empty name is refused, one line
+cp b1.csv 'b,1.csv'
+"$ACCUBENCH" compare 'b,1.csv' b1.csv > /dev/null 2> err.txt || fail "a name with a comma: $(cat err.txt)"
+
 # Bad input.
 printf 'just text\n' > notes.csv
 printf 'model,micro_batch\nS,4\n' > nocols.csv
-for args in "missing.csv base.csv" "base.csv notes.csv" "nocols.csv base.csv" "base.csv"; do
+for args in "missing.csv base.csv" "base.csv notes.csv" "nocols.csv base.csv" "base.csv" \
+    "base.csv,missing.csv base.csv" "base.csv, base.csv" "base.csv base.csv,,base.csv"; do
     "$ACCUBENCH" compare $args > /dev/null 2> err.txt; rc=$?
     [ "$rc" = 2 ] || fail "compare $args exited $rc, want 2"
     [ "$(wc -l < err.txt)" = 1 ] && grep -q '^accubench: ' err.txt ||

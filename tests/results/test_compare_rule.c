@@ -45,18 +45,16 @@ static void test_verdicts(void)
     CHECK(compare_rows(&n, &n, 0.01) == VERDICT_NOT_RUN);
 }
 
-/* compare_main's stdout for base against new, in `out`; its exit code. */
-static int compare_files(const char *base, const char *new_csv, char *out, size_t len)
+/* compare_main's stdout for `compare BASE NEW` (each a file or a list of
+ * runs), in `out`; its exit code. */
+static int run_compare(char *base, char *now, char *out, size_t len)
 {
-    char paths[2][64];
-    snprintf(paths[0], sizeof paths[0], "%s", check_temp_file(base));
-    snprintf(paths[1], sizeof paths[1], "%s", check_temp_file(new_csv));
     FILE *f = tmpfile();
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);
     if (!f || saved < 0 || dup2(fileno(f), STDOUT_FILENO) < 0)
         return -1;
-    char *argv[] = {"compare", paths[0], paths[1], NULL};
+    char *argv[] = {"compare", base, now, NULL};
     int rc = compare_main(3, argv);
     fflush(stdout);
     dup2(saved, STDOUT_FILENO);
@@ -64,6 +62,16 @@ static int compare_files(const char *base, const char *new_csv, char *out, size_
     rewind(f);
     out[fread(out, 1, len - 1, f)] = '\0';
     fclose(f);
+    return rc;
+}
+
+/* The same for two files of the texts base and new_csv. */
+static int compare_files(const char *base, const char *new_csv, char *out, size_t len)
+{
+    char paths[2][64];
+    snprintf(paths[0], sizeof paths[0], "%s", check_temp_file(base));
+    snprintf(paths[1], sizeof paths[1], "%s", check_temp_file(new_csv));
+    int rc = run_compare(paths[0], paths[1], out, len);
     remove(paths[0]);
     remove(paths[1]);
     return rc;
@@ -91,10 +99,57 @@ static void test_second_arm_compared_once(void)
     CHECK(strstr(out, "(arm 2)") == NULL);
 }
 
+/* One run of S at 64x1 whose step took ms, its own interval +-0.25%. */
+static const char *one_run(double ms)
+{
+    static char text[8][512];
+    static int next;
+    char *t = text[next++ % 8];
+    snprintf(t, sizeof text[0],
+             "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+             "micro_batch,arm,accum_steps,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi\n"
+             "cpu,x,S,fp32,async,sum,64,64,1,1,ok,%g,%g,%g\n", ms, ms * 0.9975, ms * 1.0025);
+    return check_temp_file(t);
+}
+
+/* compare_main over three runs a side (each side a comma-separated list);
+ * its exit code, stdout in out. */
+static int compare_runs(const double base[3], const double now[3], char *out, size_t len)
+{
+    char sides[2][200], paths[6][64];
+    for (int i = 0; i < 6; i++)
+        snprintf(paths[i], sizeof paths[i], "%s", one_run(i < 3 ? base[i] : now[i - 3]));
+    for (int k = 0; k < 2; k++)
+        snprintf(sides[k], sizeof sides[k], "%s,%s,%s", paths[3 * k], paths[3 * k + 1],
+                 paths[3 * k + 2]);
+    int rc = run_compare(sides[0], sides[1], out, len);
+    for (int i = 0; i < 6; i++)
+        remove(paths[i]);
+    return rc;
+}
+
+/* Several runs a side: the ratio over the runs. Runs of one build that
+ * the machine moved (40, 52, 36 against 38, 50, 45 ms) are not separated,
+ * where the first runs alone, each +-0.25%, read 0.95x faster; a real 20%
+ * regression under the same spread of runs is slower, exit 1. */
+static void test_runs_a_side(void)
+{
+    char out[8192];
+    const double drift_base[3] = {40, 52, 36}, drift_now[3] = {38, 50, 45};
+    CHECK(compare_runs(drift_base, drift_now, out, sizeof out) == 0);
+    CHECK(strstr(out, "# runs: 3 base, 3 new;") != NULL);
+    CHECK(strstr(out, "| not yet separated |") != NULL);
+    CHECK(strstr(out, " 42.15 |") != NULL); /* base: the geometric mean of 40, 52, 36 */
+    const double slow_base[3] = {40, 41, 39}, slow_now[3] = {48, 49.5, 47};
+    CHECK(compare_runs(slow_base, slow_now, out, sizeof out) == 1);
+    CHECK(strstr(out, "| slower ") != NULL);
+}
+
 int main(void)
 {
     test_verdicts();
     test_second_arm_compared_once();
+    test_runs_a_side();
     /* the words are the rule's, at the threshold compare was given */
     CHECK(!strcmp(verdict_words(VERDICT_WITHIN, 0.01).s, "the same within 1%"));
     CHECK(!strcmp(verdict_words(VERDICT_NOT_SEPARATED, 0.01).s, "not yet separated"));

@@ -192,6 +192,35 @@ static void test_each_outcome_its_words(void)
     CHECK(strstr(text, "1.30x, no interval: no verdict") != NULL);
 }
 
+/* Runs as the unit (paired_runs_ratio): Welch's interval on the logs,
+ * against the figures worked by hand (df 3.96 -> t at 3 df, 3.182); one
+ * run a side takes the other side's spread (t at 2 df); two runs in all
+ * are no interval. */
+static void test_runs_ratio(void)
+{
+    const double base[] = {100, 102, 98}, now[] = {110, 112, 108};
+    paired_ratio p;
+    CHECK(paired_runs_ratio(base, 3, now, 3, &p) == 0 && p.rounds == 6);
+    CHECK_NEAR(p.ratio, 1.1000255, 1e-6);
+    CHECK_NEAR(p.lo, 1.0467293, 1e-6);
+    CHECK_NEAR(p.hi, 1.1560353, 1e-6);
+    CHECK(paired_judge(&p, PAIRED_THRESHOLD) == PAIRED_SLOWER);
+    CHECK(paired_runs_ratio(base, 3, now, 1, &p) == 0 && p.rounds == 4);
+    CHECK_NEAR(p.ratio, 1.1001467, 1e-6);
+    CHECK_NEAR(p.lo, 0.9960629, 1e-6);
+    CHECK_NEAR(p.hi, 1.2151068, 1e-6);
+    /* an A/A of runs the machine moved by 30%: not separated, where each
+     * run's own narrow interval would have called the pair apart */
+    const double b2[] = {100, 130, 90}, n2[] = {95, 125, 105};
+    CHECK(paired_runs_ratio(b2, 3, n2, 3, &p) == 0);
+    CHECK_NEAR(p.lo, 0.6635093, 1e-6);
+    CHECK_NEAR(p.hi, 1.5724530, 1e-6);
+    CHECK(paired_judge(&p, PAIRED_THRESHOLD) == PAIRED_UNDECIDED);
+    CHECK(paired_runs_ratio(base, 1, now, 1, &p) == -1 && isnan(p.ratio));
+    const double none[] = {0, NAN};
+    CHECK(paired_runs_ratio(none, 2, now, 3, &p) == -1);
+}
+
 int main(void)
 {
     test_common_disturbance_cancels();
@@ -200,6 +229,7 @@ int main(void)
     test_equal_and_undecided();
     test_missing_pairs();
     test_unpaired();
+    test_runs_ratio();
     test_each_outcome_its_words();
     return check_finish("paired");
 }

@@ -427,7 +427,7 @@ static void comparison_id(char *out, size_t len)
  * (a level shift between rounds moves all of a round's steps at once), so
  * they are not independent draws: over the pooled steps, the interval of a
  * tiny model whose rounds read 0.18 ms and then 0.21 ms was +-0.6%, where
- * the rounds themselves say +-8%. The rounds are the independent draws
+ * the rounds themselves span 0.180..0.212. The rounds are the independent draws
  * (each in a fresh order, the machine's state their own). */
 static void member_median_by_round(const member_times *tm, int rounds,
                                    const int kept[ROUNDS_MAX], timing_stats *step)
