@@ -105,16 +105,6 @@ verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff)
     return compare_rows_over(base, now, NULL, min_diff);
 }
 
-verdict compare_runs_rows(const csv_row *base, const csv_row *now, const double *base_ms,
-                          size_t nb, const double *now_ms, size_t nn, double min_diff)
-{
-    run_times runs = {.nb = nb < COMPARE_MAX_RUNS ? nb : COMPARE_MAX_RUNS,
-                      .nn = nn < COMPARE_MAX_RUNS ? nn : COMPARE_MAX_RUNS};
-    memcpy(runs.base, base_ms, runs.nb * sizeof *base_ms);
-    memcpy(runs.now, now_ms, runs.nn * sizeof *now_ms);
-    return compare_rows_over(base, now, &runs, min_diff);
-}
-
 paired_words verdict_words(verdict v, double min_diff)
 {
     paired_words w;

@@ -32,12 +32,6 @@ typedef enum verdict {
  * relative difference (0.01 = 1%) below which no change is claimed:
  * within it where the interval says so, else not separated at this noise. */
 verdict compare_rows(const csv_row *base, const csv_row *now, double min_diff);
-/* The same where a side names several runs: base_ms[0..nb) and
- * now_ms[0..nn) are the config's step times over each side's runs
- * (paired_runs_ratio where they are 3 or more in all, else as
- * compare_rows). */
-verdict compare_runs_rows(const csv_row *base, const csv_row *now, const double *base_ms,
-                          size_t nb, const double *now_ms, size_t nn, double min_diff);
 /* The verdict in words: a ratio's verdict as the rule words it at
  * min_diff (paired.h), "failed", "now runs", ... otherwise. */
 paired_words verdict_words(verdict v, double min_diff);

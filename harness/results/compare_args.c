@@ -64,6 +64,9 @@ static const option_table compare_table = {
 static int compare_help(void)
 {
     printf("%s\n\n", USAGE);
+    printf("A side may name several runs, comma-separated (run them alternated: base, new,\n"
+           "base, new, ...): each config's ratio is then taken over the runs, so that its\n"
+           "interval holds the machine's change from run to run.\n\n");
     option_usage(stdout, &compare_table, NULL);
     printf("\nexit status: 0 nothing got slower, 1 a config got slower or stopped running,\n"
            "2 bad input\n");
