@@ -4,6 +4,9 @@
 #   make bench      a sweep on the best backend here (the default profile on a
 #                   GPU, profiles/cpu otherwise), then its charts and report
 #   make bench-full the default profile, GPU or not
+#   make regress    BASE=REV: this tree against revision REV, the same profile
+#                   run RUNS times each (default 3) alternated, compared over
+#                   the runs (BASE_BIN=PROGRAM: against a program built)
 #   make test       every test; the unit and e2e tests again under ASan + UBSan;
 #                   the fuzz targets over their corpus
 #   make fuzz       the fuzz targets, FUZZ_SECONDS each
@@ -65,7 +68,7 @@ comma := ,
 KNOBS := CSV PROFILE DP_PROFILE DP_DEVICES DP_RANKS MPIRUN CHECK_OUT QUICK CHECK_GPU_REHEARSE \
          PASSES_ARGS \
          NSYS SCALE_ROWS PYTHON PEER_DDP_PROFILE PEER_RATIO_ARGS PEER_RATIO_GPT \
-         PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS
+         PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS BASE BASE_BIN RUNS
 knob = '$(subst ','\'',$(value $(1)))'
 # An argument list (PASSES_ARGS, SCALE_ROWS, PEER_RATIO_ARGS) goes in as one
 # word and is split by the recipe's shell on blanks, globbing off: words,
@@ -204,7 +207,7 @@ endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench bench-full bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys peers peers-ddp peer-ratio clean
+.PHONY: all bench bench-full regress bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys peers peers-ddp peer-ratio clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -579,6 +582,17 @@ bench: $(BIN)
 
 bench-full: $(BIN)
 	$(Q)sh scripts/bench.sh $(BIN) default results
+
+# Is this tree slower than revision BASE? Both built, the same profile
+# (PROFILE, default abc) run RUNS times each in ABBA order, then compare
+# over the runs (scripts/regress.sh). BASE_BIN=PROGRAM: against a program
+# already built.
+BASE ?=
+BASE_BIN ?=
+RUNS ?= 3
+regress: $(BIN)
+	$(Q)sh scripts/regress.sh $(BIN) $(call knob,BASE) $(call knob,RUNS) $(call knob,PROFILE) \
+	    results/regress-$$(date +%Y%m%d-%H%M%S) $(call knob,BASE_BIN)
 
 # Data parallel on the CPU backend: the ranks share the cores
 # (scripts/bench_dp.sh).
