@@ -149,41 +149,22 @@ static double noise_pct(const csv_row *r)
     return (hi - lo) / 2 / r->step_ms_median * 100;
 }
 
-/* A side of several runs in the table: the geometric mean of its runs'
- * step times (the ratio's own centre), and their spread, the standard
- * deviation of their logs in percent (NAN under two runs). */
-static double runs_mean_ms(const double *ms, size_t n)
-{
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += log(ms[i]);
-    return n ? exp(sum / (double)n) : NAN;
-}
-
-static double runs_spread_pct(const double *ms, size_t n)
-{
-    if (n < 2)
-        return NAN;
-    double mean = log(runs_mean_ms(ms, n)), sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sq += (log(ms[i]) - mean) * (log(ms[i]) - mean);
-    return 100 * sqrt(sq / (double)(n - 1));
-}
-
 /* The step-time and noise cells of one side: its run of record's, or
- * where the side names several runs, over those in which the config ran. */
+ * where the side names several runs, over those in which the config ran:
+ * the geometric mean of their step times (the ratio's own centre) and
+ * their spread, the standard deviation of their logs in percent (the
+ * moments paired_runs_ratio takes; no spread under two runs). */
 static void side_cells(const compare_side *s, const csv_row *r, const double *ms, size_t n,
                        char *step, char *noise, size_t len)
 {
+    double mean, var;
+    paired_log_moments(ms, n, &mean, &var);
+    int runs = s->n > 1 && result_ran(r);
     if (!result_ran(r))
         snprintf(step, len, "%s", r->status);
     else
-        fmt_sig(step, len, s->n < 2 ? r->step_ms_median : runs_mean_ms(ms, n), 4);
-    if (s->n < 2 || !result_ran(r)) {
-        fmt_pct(noise, len, noise_pct(r));
-        return;
-    }
-    fmt_pct(noise, len, runs_spread_pct(ms, n));
+        fmt_sig(step, len, runs ? exp(mean) : r->step_ms_median, 4);
+    fmt_pct(noise, len, runs ? 100 * sqrt(var) : noise_pct(r));
 }
 
 /* Both files, or neither (2 with the reason said). A file written before

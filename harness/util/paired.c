@@ -65,9 +65,7 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
     return 0;
 }
 
-/* The mean and the variance (n - 1) of the logs of the positive values of
- * v; their count. */
-static size_t log_moments(const double *v, size_t n, double *mean, double *var)
+size_t paired_log_moments(const double *v, size_t n, double *mean, double *var)
 {
     double sum = 0, sq = 0;
     size_t m = 0;
@@ -88,7 +86,8 @@ int paired_runs_ratio(const double *base, size_t nb, const double *now, size_t n
 {
     *out = (paired_ratio){.rounds = 0, .ratio = NAN, .lo = NAN, .hi = NAN};
     double mb, vb, mn, vn;
-    size_t kb = log_moments(base, nb, &mb, &vb), kn = log_moments(now, nn, &mn, &vn);
+    size_t kb = paired_log_moments(base, nb, &mb, &vb);
+    size_t kn = paired_log_moments(now, nn, &mn, &vn);
     if (!kb || !kn || kb + kn < 3)
         return -1;
     double se, df;

@@ -71,6 +71,11 @@ paired_ratio ratio_of_intervals(double a, double a_lo, double a_hi, double b, do
 int paired_runs_ratio(const double *base, size_t nb, const double *now, size_t nn,
                       paired_ratio *out);
 
+/* The mean and the variance (n - 1; NAN under two) of the logs of v's
+ * positive values, paired_runs_ratio's moments, for a table that shows
+ * them; their count (mean NAN where none). */
+size_t paired_log_moments(const double *v, size_t n, double *mean, double *var);
+
 /* One config's timed figures as a comparison reads them (a CSV row's or a
  * result row's): the interleaved comparison it was timed in ("" or NULL:
  * timed alone), its kept rounds' medians (space-separated), its median
