@@ -22,8 +22,8 @@ static const char USAGE[] =
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
     "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--target-loss X] [--no-charts]:\n"
     "            Markdown + HTML\n"
-    "  compare   BASE.csv NEW.csv [--ignore-device] [--ignore-optimizer] [--min-diff PCT]:\n"
-    "            exit 1 if slower\n"
+    "  compare   BASE.csv[,BASE2.csv...] NEW.csv[,NEW2.csv...] [--ignore-device]\n"
+    "            [--ignore-optimizer] [--min-diff PCT]: exit 1 if slower\n"
     "  help      COMMAND: that command's help\n";
 
 static const char RUN_USAGE[] = "usage: accubench run [--profile NAME|FILE] [--key value ...]\n";

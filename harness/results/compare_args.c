@@ -18,10 +18,10 @@
 static int compare_usage(const char *const *paths, int npaths, const char *third)
 {
     if (third)
-        fprintf(stderr, "accubench: compare: two CSVs, got a third: '%s' after '%s' and '%s' "
-                        "(%s)\n", third, paths[0], paths[1], USAGE);
+        fprintf(stderr, "accubench: compare: two sides, got a third: '%s' after '%s' and '%s' "
+                        "(a side's runs join with commas; %s)\n", third, paths[0], paths[1], USAGE);
     else if (npaths == 1)
-        fprintf(stderr, "accubench: compare: two CSVs, got only '%s' (%s)\n", paths[0], USAGE);
+        fprintf(stderr, "accubench: compare: two sides, got only '%s' (%s)\n", paths[0], USAGE);
     else
         fprintf(stderr, "accubench: compare: no CSVs named (%s)\n", USAGE);
     return 2;

@@ -78,8 +78,8 @@ run "micro-batch 32 is larger than the effective batch 8" \
 run "report: no CSV named (usage: accubench report FILE.csv" report
 run "report: one CSV at a time, got 'a.csv' and then 'b.csv'" report a.csv b.csv
 run "compare: no CSVs named (usage: accubench compare BASE.csv.*NEW.csv" compare
-run "compare: two CSVs, got only 'a.csv'" compare a.csv
-run "compare: two CSVs, got a third: 'c.csv' after 'a.csv' and 'b.csv'" compare a.csv b.csv c.csv
+run "compare: two sides, got only 'a.csv'" compare a.csv
+run "compare: two sides, got a third: 'c.csv' after 'a.csv' and 'b.csv'" compare a.csv b.csv c.csv
 # a CSV no run wrote (a header without the columns of a result row):
 # refused as report and compare refuse it, not read as a run without
 # a noise scale or curves
