@@ -17,12 +17,14 @@ status=0 ran=""
 run() {
     name=$1 which=$2
     shift 2
-    if "$tool" --tool "$which" --error-exitcode 9 "$@" >"$out/sanitizer-$name.log" 2>&1; then
+    "$tool" --tool "$which" --error-exitcode 9 "$@" >"$out/sanitizer-$name.log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
         ran="$ran $name:ok"
     else
         ran="$ran $name:FAIL"
         status=1
-        say "$name failed (exit $?); the log ends:"
+        say "$name failed (exit $rc); the log ends:"
         tail -n 10 "$out/sanitizer-$name.log" | sed 's/^/    /'
     fi
 }

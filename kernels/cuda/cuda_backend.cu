@@ -156,6 +156,7 @@ static int wait_for(backend *b, cudaEvent_t ev)
             return BK_OK;
         if (e != cudaErrorNotReady)
             CUDA_CHECK(b, e);
+        (void)cudaGetLastError(); /* "not ready" is no failure: not the next launch's */
         if (spins >= 100 && c->wait_poll(c->wait_poll_ctx))
             return BK_ERROR;
         if (spins >= 100)

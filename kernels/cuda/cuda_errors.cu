@@ -33,10 +33,13 @@ int cuda_fail(backend *b, const char *file, int line, const char *call, cudaErro
 {
     snprintf(b->error, sizeof b->error, "%s:%d: %s: %s: %s", file, line, call,
              cudaGetErrorName(e), cudaGetErrorString(e));
-    if (e == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError(); /* not sticky: clear it for the next call */
+    /* Every failing runtime call also leaves its error in the last-error
+     * slot, which the next launch check reads: clear it, or that launch
+     * would report this failure as its own. A sticky error stays with the
+     * context whatever is cleared: the backend is lost. */
+    (void)cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation)
         return BK_OOM;
-    }
     if (sticky(e))
         b->lost = 1;
     return BK_ERROR;

@@ -112,11 +112,21 @@ static int nccl_poll(void *ctx)
     return 1;
 }
 
+/* cudaEventQuery, with "not ready" taken out of CUDA's last-error slot:
+ * it is no failure, and the next launch check would read it as its own. */
+static cudaError_t query_event(cudaEvent_t ev)
+{
+    cudaError_t e = cudaEventQuery(ev);
+    if (e == cudaErrorNotReady)
+        (void)cudaGetLastError();
+    return e;
+}
+
 /* Waits for ev, polling NCCL's asynchronous error (see nccl_poll). */
 static cudaError_t wait_event(comm *c, cudaEvent_t ev)
 {
     for (long spins = 0;; spins++) {
-        cudaError_t e = cudaEventQuery(ev);
+        cudaError_t e = query_event(ev);
         if (e != cudaErrorNotReady)
             return e;
         if (spins >= 100 && nccl_poll(c))
@@ -163,7 +173,7 @@ static int collect_records(comm *c, cudaEvent_t *ev, int width, int *count, doub
     int i = 0;
     for (; i < *count; i++) {
         cudaEvent_t *r = ev + (size_t)i * width;
-        cudaError_t e = wait ? wait_event(c, r[width - 1]) : cudaEventQuery(r[width - 1]);
+        cudaError_t e = wait ? wait_event(c, r[width - 1]) : query_event(r[width - 1]);
         if (e == cudaErrorNotReady)
             break;
         if (e != cudaSuccess && !impl_of(c)->nc)
