@@ -291,11 +291,14 @@ EW_FN float ew_swiglu_dup(float gate, float dh)
 
 /* Rotary position embedding, Hugging Face's convention (rotate_half): the
  * head's element e and e + hd/2 (e < hd/2) turn by pos * inv_freq(e),
- * inv_freq(e) = 1 / theta^(2e / hd), computed in fp32 as
- * LlamaRotaryEmbedding computes it. */
+ * inv_freq(e) = 1 / theta^(2e / hd), held in fp32 as LlamaRotaryEmbedding
+ * holds it. It is worked out in double and rounded once, so that the CPU
+ * and the GPU hold the same float: their powf differ by up to 4 ulp
+ * (CUDA's bound), and the angle multiplies that by the position, 1e-4
+ * radians at position 2047, ten times the fp32 check's tolerance. */
 EW_FN float ew_rotary_angle(int pos, int e, int hd, float theta)
 {
-    float inv_freq = 1.0f / powf(theta, (float)(2 * e) / (float)hd);
+    float inv_freq = (float)(1.0 / pow((double)theta, (double)(2 * e) / (double)hd));
     return (float)pos * inv_freq;
 }
 
