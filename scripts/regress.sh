@@ -20,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 . "$here/knobs.sh"
 bin=$1 base=$2 runs=${3:-3} profile=${4:-abc} out=$5 base_bin=${6:-}
+built_base=
 bad() { echo "make regress: $*" >&2; exit 2; }
 knob_count RUNS "$runs"
 [ "$runs" -ge 2 ] || bad "RUNS=$runs: two runs a side at least (their spread is the interval)"
@@ -30,15 +31,19 @@ esac
 [ -r "$profile_file" ] || bad "PROFILE=$profile: no such profile ($profile_file)"
 case $profile_file in /*) ;; *) profile_file=$PWD/$profile_file ;; esac
 case $out in *,*) bad "$out: a folder name without commas (compare reads a list of runs)" ;; esac
-mkdir -p "$out" || bad "cannot make $out"
-
+# the base is checked before anything is made: a refused one leaves no folder
 if [ -n "$base_bin" ]; then
     [ -x "$base_bin" ] || bad "BASE_BIN=$base_bin: not a program"
-    echo "make regress: base $base_bin"
 else
     [ -n "$base" ] || bad "name the base: BASE=REV (a git revision) or BASE_BIN=PROGRAM"
     rev=$(git -C "$root" rev-parse --verify --quiet "$base^{commit}") ||
         bad "BASE=$base: not a revision of this repository"
+fi
+mkdir -p "$out" || bad "cannot make $out"
+
+if [ -n "$base_bin" ]; then
+    echo "make regress: base $base_bin"
+else
     src=$out/base-src
     echo "make regress: base $base ($rev), built in $src"
     rm -rf "$src" && mkdir -p "$src" || bad "cannot make $src"
@@ -52,7 +57,7 @@ else
         echo "make regress: BASE=$base did not build (log: $out/base-build.log)" >&2
         exit 2
     fi
-    base_bin=$src/build/accubench
+    base_bin=$src/build/accubench built_base=1
 fi
 
 # ABBA: pair k (0-based) runs base first where k is even, new first where
@@ -84,4 +89,6 @@ done
 rc=$?
 cat "$out/compare.md"
 echo "make regress: runs and table in $out (compare.md)"
+# the base built here stays: BASE_BIN reruns against it without a rebuild
+[ -n "$built_base" ] && echo "make regress: again without rebuilding the base: BASE_BIN=$base_bin"
 exit "$rc"

@@ -20,7 +20,7 @@ done
 grep -q '^# runs: 2 base, 2 new;' out/compare.md || fail "compare did not take the runs: $(head -n 5 out/compare.md)"
 grep -q '^compare: 5 configs in both' out.txt || fail "not the quick profile's five splits: $(tail -n 3 out.txt)"
 
-# bad input: one line, exit 2
+# bad input: one line, exit 2, and no folder made
 for args in "|2|quick|o1|" "HEAD|x|quick|o2|" "HEAD|1|quick|o3|" "|2|nosuch|o4|$ACCUBENCH" \
     "no-such-revision-anywhere|2|quick|o5|" "|2|quick|a,b|$ACCUBENCH" "|2|quick|o6|/nonexistent"; do
     IFS='|' read -r base runs profile dir bin <<ARGS
@@ -30,5 +30,6 @@ ARGS
     [ "$rc" = 2 ] || fail "regress '$args' exited $rc, want 2: $(cat err.txt)"
     [ "$(wc -l < err.txt)" = 1 ] && grep -q '^make regress: \|^make: ' err.txt ||
         fail "regress '$args': want one line, got: $(cat err.txt)"
+    [ ! -e "$dir" ] || fail "regress '$args' was refused but left its folder $dir"
 done
 echo "e2e_regress: ok"
