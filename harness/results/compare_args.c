@@ -127,5 +127,11 @@ int parse_compare_args(int argc, char **argv, compare_options *c)
         }
         c->paths[k] = c->side[k].paths[0];
     }
+    if (compare_sides_distinct(c->side, why, sizeof why)) {
+        fprintf(stderr, "accubench: compare: %s\n", why);
+        compare_side_free(&c->side[0]);
+        compare_side_free(&c->side[1]);
+        return 2;
+    }
     return -1;
 }

@@ -36,6 +36,41 @@ int compare_side_parse(compare_side *s, const char *arg, char *why, size_t n)
     return 0;
 }
 
+/* The (device, inode) of path, or 0 where it cannot be read (csv_load
+ * says why, later). */
+static int file_id(const char *path, dev_t *dev, ino_t *ino)
+{
+    struct stat st;
+    if (stat(path, &st))
+        return 0;
+    *dev = st.st_dev, *ino = st.st_ino;
+    return 1;
+}
+
+int compare_sides_distinct(const compare_side *side, char *why, size_t n)
+{
+    if (side[0].n == 1 && side[1].n == 1)
+        return 0; /* one file against itself: a check of the file, ratio 1 */
+    const char *paths[2 * COMPARE_MAX_RUNS];
+    int count = 0;
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < side[k].n; i++)
+            paths[count++] = side[k].paths[i];
+    for (int i = 0; i < count; i++) {
+        dev_t di, dj;
+        ino_t ii, ij;
+        if (!file_id(paths[i], &di, &ii))
+            continue;
+        for (int j = i + 1; j < count; j++)
+            if (file_id(paths[j], &dj, &ij) && di == dj && ii == ij) {
+                snprintf(why, n, "'%s' and '%s' are one file: each run counts once "
+                         "(its spread over the runs would read as none)", paths[i], paths[j]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 int compare_side_load(compare_side *s, const csv_table *other, char *why, size_t n)
 {
     row_key config = row_key_config();

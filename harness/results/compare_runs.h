@@ -32,6 +32,12 @@ typedef struct compare_side {
  * or -1 with the reason in why. */
 int compare_side_parse(compare_side *s, const char *arg, char *why, size_t n);
 
+/* The two sides' files are distinct runs: no file named twice, on one
+ * side or across them (by device and inode, so ./a.csv is a.csv). One
+ * file a side may be the same file: a check of it, whose ratio is 1.
+ * 0, or -1 with the reason in why. */
+int compare_sides_distinct(const compare_side *side, char *why, size_t n);
+
 /* Loads and indexes the side's files after the first; a file written
  * before a key column read as its default, as against `other` (the other
  * side's first file). 0, or -1 with the reason in why. */

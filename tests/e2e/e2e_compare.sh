@@ -116,6 +116,13 @@ grep -q ' 0 slower, 0 faster, ' runs.txt || fail "runs of one build called apart
 # an empty name is refused, one line
 cp b1.csv 'b,1.csv'
 "$ACCUBENCH" compare 'b,1.csv' b1.csv > /dev/null 2> err.txt || fail "a name with a comma: $(cat err.txt)"
+# a run named twice, on one side or across them, by another path too:
+# refused (its spread would read as none; it called 0.98x apart)
+for args in "b1.csv,b1.csv n1.csv,n2.csv" "b1.csv,./b1.csv n1.csv" "b1.csv,b2.csv b2.csv"; do
+    "$ACCUBENCH" compare $args > /dev/null 2> err.txt; rc=$?
+    [ "$rc" = 2 ] && grep -q "are one file: each run counts once" err.txt ||
+        fail "compare $args: a run named twice not refused (exit $rc): $(cat err.txt)"
+done
 
 # Bad input.
 printf 'just text\n' > notes.csv
