@@ -183,6 +183,21 @@ check 'cmp -s again.csv kept.csv && cmp -s again.curves.csv kept.curves.csv' \
 check 'grep -q "^no row written: again.csv is as it was$" out.txt &&
     ! grep -q "rows* written to\|^summary\|measured so far" out.txt' \
     "it says the file is as it was, and offers no summary or report of it: $(tail -n 3 out.txt)"
+# A run that trains no curves beside an earlier run's: --append keeps them
+# (the earlier rows' own), --replace removes them with the rows they
+# belong to, and a fresh run (the CSV gone, its curves left) is refused:
+# a report would read them as this run's.
+cp kept.csv old.csv && cp kept.curves.csv old.curves.csv
+"$ACCUBENCH" run $bare --micro 2 --csv old.csv --append >out.txt 2>err.txt
+check '[ $? -eq 0 ] && cmp -s old.curves.csv kept.curves.csv' "--append keeps the curves: $(cat err.txt)"
+"$ACCUBENCH" run $bare --micro 2 --csv old.csv --replace >out.txt 2>err.txt
+check '[ $? -eq 0 ] && [ ! -e old.curves.csv ] && [ -z "$(ls | grep tmp)" ]' \
+    "--replace without --train-steps removes the replaced run's curves: $(ls old*) $(cat err.txt)"
+cp kept.curves.csv orphan.curves.csv
+"$ACCUBENCH" run $bare --micro 2 --csv orphan.csv >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "orphan.curves.csv holds an earlier run.s loss curves, which a report would read as this run.s" err.txt &&
+    [ ! -e orphan.csv ] && cmp -s orphan.curves.csv kept.curves.csv' \
+    "curves without their CSV are refused, nothing written: $(cat err.txt)"
 # a micro-batch named twice (an A/A check): its second arm times the step
 # and trains no curve of its own (it would be its first arm's again)
 "$ACCUBENCH" run --backend cpu --reduction sum --optimizer sgd --lr 1 --steps 1 --warmup 0 \

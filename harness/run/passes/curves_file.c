@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
 #include "curves_read.h"
@@ -79,12 +80,13 @@ static int keep_earlier(curves_file *c, char *why, size_t why_len)
     return 0;
 }
 
-int curves_open(curves_file *c, const char *path, int steps, int append, char *why,
-                size_t why_len)
+int curves_open(curves_file *c, const char *path, int steps, int append, int replace,
+                char *why, size_t why_len)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->path, sizeof c->path, "%s", path);
     c->steps = steps;
+    c->replaced = replace && !append;
     return append ? keep_earlier(c, why, why_len) : 0;
 }
 
@@ -310,12 +312,21 @@ int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
 
 int curves_flush(curves_file *c, char *why, size_t why_len)
 {
-    if (!c->unwritten)
+    if (!c->unwritten && !c->replaced)
         return 0;
+    if (!c->count && !c->earlier) { /* the replaced run's curves, and none of this run's */
+        if (unlink(c->path) && errno != ENOENT) {
+            snprintf(why, why_len, "cannot remove the replaced run's loss curves %s: %s",
+                     c->path, strerror(errno));
+            return -1;
+        }
+        c->replaced = 0;
+        return 0;
+    }
     /* Written whole or not at all, while the run holds the file's lock. */
     int rc = atomic_write_file(c->path, write_curves, c, why, why_len);
     if (!rc)
-        c->unwritten = 0;
+        c->unwritten = 0, c->replaced = 0;
     return rc;
 }
 

@@ -28,17 +28,22 @@ typedef struct curves_file {
     int count, capacity;
     char *earlier; /* --append: the file's rows and summaries as they were */
     int unwritten; /* curves kept since the file was last written */
+    int replaced;  /* --replace: the file holds the replaced run's curves,
+                    * which the first flush rewrites (or removes) */
 } curves_file;
 
 /* The curves file's name beside the main CSV: NAME.curves.csv for NAME.csv
  * (or NAME). */
 void curves_path_of(const char *main_csv, char *out, size_t len);
 
-/* The file at `path` (reserved: run_outputs.h), `steps` a curve. With
+/* The file at `path` (reserved: run_outputs.h), `steps` a curve (0: a
+ * run that trains none, opened only to replace an earlier run's). With
  * `append`, the rows it holds are kept, after a check that its columns are
- * this version's. Nothing is written yet. 0, or -1 with the reason. */
-int curves_open(curves_file *c, const char *path, int steps, int append, char *why,
-                size_t why_len);
+ * this version's; with `replace`, the first flush writes this run's curves
+ * over them, or removes the file where it has none. Nothing is written
+ * yet. 0, or -1 with the reason. */
+int curves_open(curves_file *c, const char *path, int steps, int append, int replace,
+                char *why, size_t why_len);
 /* One config's curve at learning rate lr (with the noise scale along it
  * and its error where measured, else both NULL), kept until its row is written.
  * 0, or -1 with the reason (out of memory). */
@@ -46,8 +51,9 @@ int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
                const double *loss, const double *noise, const double *noise_err, char *why,
                size_t why_len);
 /* After a row is written: the file rewritten whole with every curve kept
- * (atomic_file.h), when one was added since. So the curves on disk are
- * those of the rows on disk: a run stopped between a curve and its row
+ * (atomic_file.h), when one was added since or the file holds a replaced
+ * run's (then removed where this run has none yet). So the curves on disk
+ * are those of the rows on disk: a run stopped between a curve and its row
  * leaves both files as they were. 0, or -1 with the reason. */
 int curves_flush(curves_file *c, char *why, size_t why_len);
 /* The summary line of each series to `echo` (when not NULL), and the curves

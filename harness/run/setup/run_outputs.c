@@ -58,6 +58,35 @@ static int collide(const run_options *o, char *why, size_t n)
     return -1;
 }
 
+/* An earlier run's curves at path (the file is there and not empty). */
+static int holds_curves(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* A run that trains no curves (no --train-steps) beside an earlier run's:
+ * with --append they are the earlier rows' and stay; with --replace they
+ * go with the rows they belong to (reserved here, replaced at the first
+ * row); else refused, so that a report never reads them as this run's.
+ * 0, or -1 with the reason; curves_path left "" where nothing is to do. */
+static int reserve_earlier_curves(const run_options *o, run_outputs *out, char *why, size_t n)
+{
+    char path[sizeof out->curves_path];
+    curves_path_of(out->csv_path, path, sizeof path);
+    csv_existing want = options_csv_existing(o);
+    if (!holds_curves(path) || want == CSV_APPEND)
+        return 0;
+    if (want != CSV_REPLACE) {
+        snprintf(why, n, "%s holds an earlier run's loss curves, which a report would read as "
+                 "this run's: --replace to remove them, or another --csv", path);
+        return -1;
+    }
+    snprintf(out->curves_path, sizeof out->curves_path, "%s", path);
+    out->curves_replace = 1;
+    return csv_lock_take(&out->curves_lock, path, why, n);
+}
+
 /* The curves file beside the CSV, once the CSV's name is known: another
  * output's place refused, a path that is not a regular file refused, its
  * own lock taken (a run writing NAME.csv and one writing NAME hold the same
@@ -66,7 +95,7 @@ static int collide(const run_options *o, char *why, size_t n)
 static int reserve_curves(const run_options *o, run_outputs *out, char *why, size_t n)
 {
     if (o->train_steps <= 0)
-        return 0;
+        return reserve_earlier_curves(o, out, why, n);
     const char *path = out->curves_path;
     curves_path_of(out->csv_path, out->curves_path, sizeof out->curves_path);
     if (o->trace_path[0] && output_path_same(path, o->trace_path)) {
@@ -83,8 +112,7 @@ static int reserve_curves(const run_options *o, run_outputs *out, char *why, siz
     if (output_path_check("the loss curves", path, OUTPUT_FILE, why, n) ||
         csv_lock_take(&out->curves_lock, path, why, n))
         return -1;
-    struct stat st;
-    if (stat(path, &st) == 0 && st.st_size > 0) {
+    if (holds_curves(path)) {
         csv_existing want = options_csv_existing(o);
         if (want != CSV_APPEND && want != CSV_REPLACE) {
             snprintf(why, n, "%s holds an earlier run's loss curves: --append to add to them, "
@@ -92,6 +120,7 @@ static int reserve_curves(const run_options *o, run_outputs *out, char *why, siz
             return -1;
         }
         out->curves_append = want == CSV_APPEND;
+        out->curves_replace = want == CSV_REPLACE;
     }
     atomic_file_remove_stale(path);
     return 0;

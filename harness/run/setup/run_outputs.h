@@ -16,10 +16,12 @@ typedef struct run_outputs {
     csv_existing existing; /* a --csv that holds rows: CSV_APPEND or CSV_REPLACE */
     /* --train-steps: NAME.curves.csv beside the CSV, reserved and locked as
      * the CSV is; curves_append where it holds curves and --append asks to
-     * add to them. "" without --train-steps. */
+     * add to them, curves_replace where --replace replaces them. Without
+     * --train-steps, set only where --replace is to remove an earlier
+     * run's curves; else "". */
     char curves_path[1400];
     csv_lock curves_lock;
-    int curves_append;
+    int curves_append, curves_replace;
 } run_outputs;
 
 /* --trace: a regular file or nothing, in a writable folder, and a trace
@@ -32,7 +34,9 @@ typedef struct run_outputs {
  * is locked for the run: a second run writing the same file is refused.
  * --train-steps: the curves file beside the CSV (curves_path_of) checked,
  * locked and judged the same way (an earlier run's curves need --append or
- * --replace), and kept apart from --trace and --dump.
+ * --replace), and kept apart from --trace and --dump. Without it, an
+ * earlier run's curves there are kept by --append, removed with the rows
+ * by --replace, and else refused.
  * Temporaries a killed run left beside these files are removed
  * (atomic_file_remove_stale). A new output option adds its check here
  * (a folder it fills: output_path_check(NAME, path, OUTPUT_DIR, ...)).

@@ -410,15 +410,16 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
     if (s->world)
         stop_signal_announce(out); /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
-    if (o->train_steps > 0 && curves_open(curves, out->curves_path, o->train_steps,
-                                            out->curves_append, why, sizeof why)) {
+    int curves_kept = o->train_steps > 0 || out->curves_replace;
+    if (curves_kept && curves_open(curves, out->curves_path, o->train_steps,
+                                   out->curves_append, out->curves_replace, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_signal_announce(NULL);
         csv_writer_free(&s->csv);
         run_outputs_close(out, 1);
         return -1;
     }
-    s->curves = o->train_steps > 0 ? curves : NULL;
+    s->curves = curves_kept ? curves : NULL;
     if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         if (s->curves)
