@@ -143,8 +143,10 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
         table_add(tb, rp_num(tokens ? r->tokens_per_s : r->samples_per_s, 4).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);
-        table_add(tb, rp_num(r->gpu_busy_pct, 3).s);
-        table_add(tb, rp_num(r->mfu_pct, 3).s);
+        /* a share over 100% cannot be true: marked where it stands, the
+         * findings and the row's trust say why */
+        table_addf(tb, "%s%s", rp_num(r->gpu_busy_pct, 3).s, r->gpu_busy_pct > 100 ? " (!)" : "");
+        table_addf(tb, "%s%s", rp_num(r->mfu_pct, 3).s, r->mfu_pct > 100 ? " (!)" : "");
         table_add(tb, r->grad_rel_err == 0 ? "0" : rp_num(r->grad_rel_err, 2).s);
         table_add(tb, rp_bytes(r->mem_need_bytes).s);
         table_add(tb, rp_bytes(r->mem_peak_bytes).s);
@@ -160,7 +162,8 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
                 "none for a ragged split, whose smaller last pass was not timed) and how far the measurement is from it, the ratio to the no-accumulation "
                 "split (K=1) with its 95%% interval, throughput (tokens/s for a model that reads tokens, samples/s "
                 "otherwise), device operations per step (dispatched by the harness; "
-                "kernels: counted by the trace pass), GPU busy %%, MFU, the gradient error "
+                "kernels: counted by the trace pass), GPU busy %%, MFU (either marked (!) over "
+                "100%%, which no step reaches), the gradient error "
                 "against the full batch, and memory three ways: the exact need, the step's "
                 "measured peak of what the harness allocated, and what the device held "
                 "(mem_held_bytes: the process's resident peak on the CPU, the device's memory "

@@ -120,6 +120,8 @@ awk -F, -v OFS=, '/^#/ { print; next }
 "$ACCUBENCH" report mfu150.csv --no-charts > /dev/null 2>&1 || fail "report mfu150.csv failed"
 grep -q 'That MFU cannot be true' mfu150.md && grep -q 'Its columns disagree' mfu150.md ||
     fail "an MFU of 150% was not flagged: $(grep 'highest MFU' -A2 mfu150.md)"
+grep -Eq '\| +150 \(!\) \|' mfu150.md && ! grep -Eq '[0-9] \(!\)' outdir/abc.md ||
+    fail "the split tables do not mark an MFU of 150% where it stands: $(grep -m1 '150' mfu150.md)"
 
 # Bad input: exit 2, one line on stderr.
 printf 'just text\n' > notes.csv
