@@ -243,6 +243,7 @@ typedef struct comparison {
     int counts[VERDICT_CAPPED + 1]; /* VERDICT_CAPPED is the last */
     int both, only_base, only_new;
     int second_arms; /* rows of a config's second arm, either file: left aside */
+    int repeated[2]; /* rows of a config the file holds already (an appended rerun) */
     /* NEW ran under a lower memory cap than BASE (a cap where BASE had
      * none): its oom says what the cap allows, not what the code does */
     long long cap[2];
@@ -398,8 +399,10 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
             cmp->second_arms++;
             continue;
         }
-        if (row_index_find(&ix[0], b) != i)
+        if (row_index_find(&ix[0], b) != i) {
+            cmp->repeated[0]++;
             continue;
+        }
         size_t j = row_index_find(&ix[1], b);
         if (j == ROW_NONE)
             cmp->only_base++;
@@ -409,6 +412,8 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
     for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++) {
         if (RESULT_SECOND_ARM(&rows[1][j]))
             cmp->second_arms++;
+        else if (row_index_find(&ix[1], &rows[1][j]) != j)
+            cmp->repeated[1]++;
         else
             cmp->only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
     }
@@ -418,9 +423,28 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
         cmp->tb.failed = 1;
 }
 
+/* What differs between the runs beyond the code, or is not one row a
+ * config: the GEMM library or its threads (no row says them), and configs
+ * a file holds twice (an --append of a rerun), of which the first row is
+ * compared. */
+static void print_setup_notes(const compare_options *c, const comparison *cmp,
+                              const csv_table t[2])
+{
+    const char *lib0 = csv_meta_get(&t[0], "library"), *lib1 = csv_meta_get(&t[1], "library");
+    if (lib0 && lib1 && strcmp(lib0, lib1))
+        printf("# library: base '%s', new '%s': the GEMM library or its threads differ, "
+               "part of any change below\n", lib0, lib1);
+    for (int k = 0; k < 2; k++)
+        if (cmp->repeated[k])
+            printf("# repeated: %s holds %d %s of configs named earlier in it (an appended "
+                   "rerun?): each config's first row is compared\n", c->paths[k], cmp->repeated[k],
+                   plural(cmp->repeated[k], "row", "rows"));
+}
+
 /* The table and its summary line; the exit code. */
 static int print_comparison(const compare_options *c, const comparison *cmp,
-                            const char *dev0, const char *dev1, const char *new_unfinished)
+                            const csv_table t[2], const char *dev0, const char *dev1,
+                            const char *new_unfinished)
 {
     const int *counts = cmp->counts;
     if (cmp->tb.failed) {
@@ -436,6 +460,7 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     }
     printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
            c->paths[1], dev1);
+    print_setup_notes(c, cmp, t);
     int several = c->side[0].n > 1 || c->side[1].n > 1;
     if (several)
         printf("# runs: %d base, %d new; a config's ms is the geometric mean over the runs "
@@ -510,7 +535,7 @@ int compare_main(int argc, char **argv)
         comparison cmp;
         compare_tables(t, rows, c.side, c.min_diff, &cmp);
         const char *unfinished = csv_meta_get(&t[1], "unfinished");
-        rc = print_comparison(&c, &cmp, dev0, dev1, unfinished ? unfinished : "");
+        rc = print_comparison(&c, &cmp, t, dev0, dev1, unfinished ? unfinished : "");
         table_free(&cmp.tb);
     }
     for (int k = 0; k < 2; k++) {

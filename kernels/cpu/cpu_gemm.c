@@ -296,18 +296,27 @@ void cpu_blas_threads_from_env(void)
         cpu_openblas_set_threads(cpu_parallel_threads());
 }
 
+/* The library and its threads: OpenBLAS says its own; oneDNN's calls and
+ * the portable GEMM run on the pool's (cpu_parallel_threads), which the
+ * words after the library name, so that runs on other thread counts
+ * neither append to one file nor compare unremarked. */
 const char *cpu_blas_description(void)
 {
     static char text[320];
     cpu_gemm_library lib = current_library();
-    if (lib == CPU_GEMM_ONEDNN)
-        cpu_onednn_describe(text, sizeof text);
-    else if (lib == CPU_GEMM_OPENBLAS)
+    int pool = cpu_parallel_threads();
+    if (lib == CPU_GEMM_ONEDNN) {
+        char dnnl[256];
+        cpu_onednn_describe(dnnl, sizeof dnnl);
+        snprintf(text, sizeof text, "%s threads %d", dnnl, pool);
+    } else if (lib == CPU_GEMM_OPENBLAS) {
         cpu_openblas_describe(text, sizeof text);
-    else if (library_from_env() == CPU_GEMM_PORTABLE)
-        snprintf(text, sizeof text, "portable blocked GEMM (" CHOICE_ENV "=portable)");
-    else
-        snprintf(text, sizeof text, "portable blocked GEMM (%s; %s)",
+    } else if (library_from_env() == CPU_GEMM_PORTABLE) {
+        snprintf(text, sizeof text, "portable blocked GEMM threads %d (" CHOICE_ENV "=portable)",
+                 pool);
+    } else {
+        snprintf(text, sizeof text, "portable blocked GEMM threads %d (%s; %s)", pool,
                  library_unavailable(CPU_GEMM_ONEDNN), library_unavailable(CPU_GEMM_OPENBLAS));
+    }
     return text;
 }

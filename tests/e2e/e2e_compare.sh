@@ -116,6 +116,20 @@ grep -q ' 0 slower, 0 faster, ' runs.txt || fail "runs of one build called apart
 # an empty name is refused, one line
 cp b1.csv 'b,1.csv'
 "$ACCUBENCH" compare 'b,1.csv' b1.csv > /dev/null 2> err.txt || fail "a name with a comma: $(cat err.txt)"
+# what no row says is said in the header: another GEMM library or thread
+# count, and a file holding a config twice (an appended rerun), whose
+# first row is compared; those rows are not configs only in new
+sed 's/^# library: .*/# library: cuBLAS 13.0 threads 7/' base.csv > lib.csv
+"$ACCUBENCH" compare base.csv lib.csv > out.txt 2>&1
+grep -q "^# library: base 'cuBLAS 13.0', new 'cuBLAS 13.0 threads 7': the GEMM library or its threads differ" out.txt ||
+    fail "another library not said: $(head -n 5 out.txt)"
+grep -q '^# library' one.txt && fail "a library line where the libraries agree"
+{ cat base.csv; grep -v '^#' base.csv | sed 1d | head -n 2; } > twice.csv
+"$ACCUBENCH" compare base.csv twice.csv > out.txt 2>&1
+grep -q '^# repeated: twice.csv holds 2 rows of configs named earlier in it' out.txt ||
+    fail "repeated configs not said: $(head -n 6 out.txt)"
+grep -q '[1-9] only in new' out.txt && fail "repeated rows counted as configs only in new: $(tail -n 1 out.txt)"
+
 # a run named twice, on one side or across them, by another path too:
 # refused (its spread would read as none; it called 0.98x apart)
 for args in "b1.csv,b1.csv n1.csv,n2.csv" "b1.csv,./b1.csv n1.csv" "b1.csv,b2.csv b2.csv"; do

@@ -97,6 +97,14 @@ check "[ $rc -eq 2 ] && grep -q 'optimizer_at is' err.txt && cmp -s ow.csv ow.be
 # shellcheck disable=SC2086
 "$ACCUBENCH" run $bare --model tiny --micro 8 --csv ow.csv --append --optimizer-at backward >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 4 ]" "--append --optimizer-at backward onto auto's backward: added ($(cat err.txt))"
+# the GEMM's threads change every step's time and no row says them either
+cp ow.csv ow.before
+# shellcheck disable=SC2086
+other=$(($(nproc) + 1))
+ACCUBENCH_CPU_THREADS=$other "$ACCUBENCH" run $bare --model tiny --micro 4 --csv ow.csv --append >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q 'library is' err.txt && grep -q \"threads $other\" err.txt && cmp -s ow.csv ow.before" \
+    "--append on other threads: refused, file kept (got $rc: $(cat err.txt))"
 printf 'some notes\n\n# not a CSV\n' >notes.txt
 # shellcheck disable=SC2086
 "$ACCUBENCH" run $bare --model tiny --micro 4 --csv notes.txt --append >/dev/null 2>err.txt
@@ -294,7 +302,7 @@ check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q \"ACCUBENCH_CPU_
     "ACCUBENCH_CPU_GEMM=mkl: one line, exit 2, no CSV (got $rc: $(cat err.txt))"
 # shellcheck disable=SC2086
 ACCUBENCH_CPU_GEMM=portable "$ACCUBENCH" run $quick --csv gemm.csv >/dev/null 2>err.txt
-check "[ $? -eq 0 ] && grep -q '^# library: portable blocked GEMM (ACCUBENCH_CPU_GEMM=portable)' gemm.csv" \
+check "[ $? -eq 0 ] && grep -q '^# library: portable blocked GEMM threads [0-9]* (ACCUBENCH_CPU_GEMM=portable)' gemm.csv" \
     "ACCUBENCH_CPU_GEMM=portable runs the portable GEMM and says so: $(cat err.txt)"
 awk -F, 'BEGIN { OFS = "," } /^#/ { print; next } !h { for (i = 1; i <= NF; i++) if ($i == "grad_rel_err") c = i; h = 1; print; next } { $c = "1e-320"; print }' \
     "$root/tests/fixtures/abc.csv" >tiny.csv
