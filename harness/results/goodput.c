@@ -13,6 +13,11 @@ double steps_to_target(const double *loss, int n, double target)
             continue;
         if (t == 0)
             return 0;
+        /* reached within the first step: one step, the least any training
+         * takes (the line below would say a fraction of it, a time to
+         * target shorter than the step) */
+        if (t == 1)
+            return 1;
         /* the straight line between the logged steps t-1 (above) and t */
         return (t - 1) + (loss[t - 1] - target) / (loss[t - 1] - loss[t]);
     }

@@ -26,7 +26,8 @@
 
 /* The first (fractional) step at which the loss is at or below target:
  * linear interpolation between the two logged steps that straddle it
- * (step 0 when the first loss already is). NAN when the curve never
+ * (step 0 when the first loss already is; 1 when step 1's is: no
+ * training takes a fraction of a step). NAN when the curve never
  * reaches it in its n steps, or leaves the numbers first (a diverged
  * step is NAN: nothing after it counts). */
 double steps_to_target(const double *loss, int n, double target);

@@ -18,9 +18,12 @@ static void test_interpolation(void)
     CHECK_NEAR(steps_to_target(loss, 4, 5), 0, 1e-12);    /* already there */
     CHECK_NEAR(steps_to_target(loss, 4, 1.25), 2.75, 1e-12);
     CHECK(isnan(steps_to_target(loss, 4, 0.5)));          /* never reached */
+    /* reached within the first step: one step, never a fraction of one
+     * (0.5 by the line), which would be a time to target under the step */
+    CHECK_NEAR(steps_to_target(loss, 4, 3.5), 1, 1e-12);
     /* the first crossing counts, not a later one */
-    const double bumpy[] = {4, 2, 3, 1};
-    CHECK_NEAR(steps_to_target(bumpy, 4, 2.5), 0.75, 1e-12);
+    const double bumpy[] = {4, 4, 2, 3, 1};
+    CHECK_NEAR(steps_to_target(bumpy, 5, 2.5), 1.75, 1e-12);
     /* a curve that diverged before the target is not counted */
     const double gone[] = {4, 3, NAN, NAN};
     CHECK(isnan(steps_to_target(gone, 4, 2)));
