@@ -212,6 +212,7 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
             c->loss[s] = c->noise[s] = c->noise_err[s] = NAN;
         c->steps = (int)step + 1;
     }
+    c->rows++;
     c->loss[step] = loss;
     c->noise[step] = noise;
     c->noise_err[step] = noise_err;
@@ -221,11 +222,19 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
 /* A curve's steps stay empty from the one it diverged at (curves_file.h);
  * a loss after an empty or missing step is a row lost or edited, and read
  * as it stands it would say "diverged" of a curve that went on, or smooth
- * across the hole. 0, or -1 with the refusal in why. */
+ * across the hole. A step written twice is refused too. 0, or -1 with the
+ * refusal in why. */
 static int check_holes(const char *path, const curves_table *t, char *why, size_t why_len)
 {
     for (size_t i = 0; i < t->n; i++) {
         const read_curve *c = &t->c[i];
+        if (c->rows > c->steps) { /* the later row would win unsaid */
+            say(why, why_len, "%s: the curve of %s E=%lld %lldx%lld (%s, lr %g) has %d rows for "
+                "its %d steps: a step written twice (files joined, or rows copied?)", path,
+                c->model, c->effective_batch, c->micro_batch, c->accum_steps,
+                c->reverse ? "reverse" : "forward", c->lr, c->rows, c->steps);
+            return -1;
+        }
         int hole = -1;
         for (int s = 0; s < c->steps; s++) {
             if (isnan(c->loss[s])) {

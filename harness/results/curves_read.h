@@ -18,6 +18,7 @@ typedef struct read_curve {
     int reverse;   /* the sums taken in reverse order */
     double lr;     /* NAN: a file without the column */
     int steps;     /* steps logged (1 + the largest step) */
+    int rows;      /* rows read: more than steps is a step written twice */
     double *loss;  /* steps values; NAN where empty (diverged) */
     double *noise, *noise_err; /* per step, the noise scale measured along
                                 * the curve (examples); NAN where not */

@@ -47,6 +47,15 @@ check 'grep -q "fields, but the header has 19" err.txt' "the cut row's field cou
 # step's row gone. A diverged curve stays empty from there, so either is a
 # file edited or cut: refused in one line naming the curve and the steps,
 # rather than read as a curve that diverged, or smoothed across the hole
+# a step written twice (its row copied, with another loss): the later
+# row would win unsaid
+damaged twice "awk -F, -v OFS=, '{ print } NR == 5 { \$13 = 0.5; print }'"
+for cmd in "plan --time-to-target twice.csv" "report twice.csv --no-charts"; do
+    "$ACCUBENCH" $cmd >out.txt 2>err.txt
+    rc=$?
+    check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^accubench: twice.curves.csv: the curve of tiny E=8 .* has 21 rows for its 20 steps: a step written twice" err.txt' \
+        "$cmd: a step written twice, one line, exit 2 (rc $rc): $(cat err.txt)"
+done
 damaged hole "awk -F, -v OFS=, 'NR == 5 { \$13 = \"\" } 1'"
 damaged gap "awk 'NR != 5'"
 for name in hole gap; do

@@ -93,6 +93,14 @@ for key in effective model mode reduction; do
     grep -q -- "--$key '.*' names an entry more than once: each runs once" err.txt ||
         bad "duplicates: no note for --$key: $(cat err.txt)"
 done
+# a learning rate named twice, however spelled, trains its curves once
+"$ACCUBENCH" run $bare --effective 8 --micro 8 --model tiny --train-steps 2 \
+    --lr-grid 0.1,0.10 --csv duplr.csv 2> err.txt; rc=$?
+[ "$rc" -eq 0 ] || { bad "a rate named twice: exit $rc"; cat err.txt; }
+grep -q -- "--lr-grid '0.1,0.10' names an entry more than once: each runs once" err.txt ||
+    bad "a rate named twice: no note: $(cat err.txt)"
+[ "$(grep -vc '^#' duplr.curves.csv)" -eq 5 ] ||
+    bad "a rate named twice: $(grep -vc '^#' duplr.curves.csv) lines, want a header and 2 steps x 2 orders"
 
 # A micro-batch named twice: two rows, arms 1 and 2 of one config (an A/A
 # check); three times: refused in one line, as is a --rounds it cannot run.

@@ -37,6 +37,11 @@ static int same_bytes4(const void *a, const void *b)
     return memcmp(a, b, 4) == 0;
 }
 
+static int same_double(const void *a, const void *b)
+{
+    return *(const double *)a == *(const double *)b;
+}
+
 /* The same model is the same kind and shape, however it was spelled. */
 static int same_model(const void *a, const void *b)
 {
@@ -253,8 +258,13 @@ static int set_int_list(void *target, const option_def *d, const char *value, ch
 static int set_lr_grid(void *target, const option_def *d, const char *value, char *why,
                        size_t n)
 {
-    (void)d;
-    return lr_grid_parse(value, &((run_options *)target)->lr_grid, why, n);
+    run_options *o = target;
+    if (lr_grid_parse(value, &o->lr_grid, why, n))
+        return -1;
+    /* a rate named twice (0.1,0.10) would train and write each curve twice */
+    dedupe_list(o, d->key, value, o->lr_grid.lr, &o->lr_grid.n, sizeof o->lr_grid.lr[0],
+                same_double);
+    return 0;
 }
 
 /* --rounds auto|off|N: N from 2 (one round has no interval) to ROUNDS_MAX. */
