@@ -40,6 +40,7 @@ ifneq ($(realpath $(lastword $(MAKEFILE_LIST))),$(realpath Makefile))
 $(error make runs in accubench's tree: make -C $(dir $(lastword $(MAKEFILE_LIST))) ..., not -f from another folder)
 endif
 
+comma := ,
 BUILD      ?= build
 # BUILD is a folder make writes its own rules for: wherever a rule names
 # it, its text is make code and shell code, so it cannot be passed as data
@@ -56,9 +57,23 @@ PROFILE    ?=
 DEBUG      ?= 0
 VERBOSE    ?= 0
 WERROR     ?= 1
+# The build knobs above are make code where they are used (switches,
+# flags, a path), so each is checked as text ($(value): never expanded)
+# before any use: a switch is 0 or 1, a path or the gencode flags plain
+# characters on one line. Anything else stops make in one line.
+$(foreach k,DEBUG VERBOSE WERROR ACCUBENCH_NO_INSTALL,$(if $(filter-out 0 1,$(value $(k))),\
+    $(error $(k)='$(value $(k))': 0 or 1)))
+# $(call not_plain,NAME,CHARS): the count of NAME's characters outside CHARS
+# (tr's set), newlines counted
+not_plain = $(shell printf '%s' '$(subst ','\'',$(value $(1)))' | LC_ALL=C tr -d '$(2)' | wc -c)
+ifneq ($(call not_plain,CUDA_HOME,A-Za-z0-9._+/-),0)
+$(error CUDA_HOME='$(value CUDA_HOME)': a folder name of letters, digits and ._+-/ only)
+endif
+ifneq ($(call not_plain,NVCC_GENCODE,A-Za-z0-9._+=$(comma) -),0)
+$(error NVCC_GENCODE='$(value NVCC_GENCODE)': nvcc's -gencode flags, one line of letters, digits and ._+=$(comma)- only)
+endif
 export CUDA_HOME
 
-comma := ,
 # The knobs that reach a script or a program (profile names, counts,
 # folders, argument lists): each passes as data. make expands a variable's
 # text wherever it is used or exported, so a knob is never exported, and
@@ -70,6 +85,14 @@ KNOBS := CSV PROFILE DP_PROFILE DP_DEVICES DP_RANKS MPIRUN CHECK_OUT QUICK CHECK
          NSYS SCALE_ROWS PYTHON PEER_DDP_PROFILE PEER_RATIO_ARGS PEER_RATIO_GPT \
          PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS BASE BASE_BIN RUNS
 knob = '$(subst ','\'',$(value $(1)))'
+# A newline in a knob's text would end the recipe line it is passed on
+# (make runs each line of a recipe as a command of its own): refused.
+define newline
+
+
+endef
+$(foreach k,$(KNOBS),$(if $(findstring $(newline),$(value $(k))),\
+    $(error $(k): one line (its value holds a newline))))
 # An argument list (PASSES_ARGS, SCALE_ROWS, PEER_RATIO_ARGS) goes in as one
 # word and is split by the recipe's shell on blanks, globbing off: words,
 # never code. $(call knob_words,NAME) is the recipe's list, as "$$@".
@@ -679,3 +702,9 @@ clean:
 # Last, after every knob's default: unexport defines a variable not yet
 # defined (empty), which a later ?= would then leave empty.
 unexport $(KNOBS)
+# make exports every variable given on its command line into each
+# recipe's environment, expanding its text to do so: MODEL='$(shell ...)'
+# would run wherever a recipe runs. Only the two the scripts read from the
+# environment stay exported, both checked above.
+unexport $(filter-out ACCUBENCH_NO_INSTALL CUDA_HOME,\
+    $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v))))

@@ -50,9 +50,11 @@ else
     git -C "$root" archive --format=tar "$rev" | tar -x -C "$src" ||
         bad "BASE=$base: its files could not be written to $src"
     # its own make, warnings not errors (an older tree on a newer
-    # compiler), nothing installed: this tree's set-up stands for both
-    if ! make -C "$src" --no-print-directory ACCUBENCH_NO_INSTALL=1 WERROR=0 \
-        build/accubench >"$out/base-build.log" 2>&1; then
+    # compiler), nothing installed: this tree's set-up stands for both.
+    # MAKEFLAGS emptied: the variables given to this make are this tree's,
+    # and the older Makefile would export (and expand) them.
+    if ! MAKEFLAGS= make -C "$src" --no-print-directory -j "$(nproc)" ACCUBENCH_NO_INSTALL=1 \
+        WERROR=0 build/accubench >"$out/base-build.log" 2>&1; then
         tail -n 5 "$out/base-build.log" >&2
         echo "make regress: BASE=$base did not build (log: $out/base-build.log)" >&2
         exit 2

@@ -204,6 +204,28 @@ make -s -C "$root" print-CC BUILD="b\$(shell touch $PWD/PWNED)" >make.out 2>&1
 check "[ $? -eq 2 ] && [ ! -e PWNED ] && grep -q 'a folder name of' make.out" \
     "make BUILD='b\$(shell ...)' is refused before it runs: $(cat make.out)"
 rm -f PWNED
+# The build knobs are make code where they are used: each is checked as
+# text first (a switch 0 or 1, a path or flags plain characters), and any
+# other variable given to make is not exported for a recipe to expand.
+for kv in "VERBOSE=|0 or 1" "DEBUG=1|0 or 1" "WERROR=|0 or 1" "ACCUBENCH_NO_INSTALL=|0 or 1" \
+    "CUDA_HOME=/usr/|a folder name of" "NVCC_GENCODE=-gencode |nvcc's -gencode flags" "MODEL=|"; do
+    var=${kv%%|*} want=${kv#*|}
+    make -s -C "$root" print-CC "$var\$(shell touch $PWD/PWNED)" >make.out 2>&1
+    rc=$?
+    [ -e PWNED ] && { echo "FAILED: make ${var}'\$(shell ...)' ran the command"; fail=1; }
+    if [ -n "$want" ]; then
+        [ $rc -eq 2 ] && grep -qF -- "$want" make.out ||
+            { echo "FAILED: make ${var}'\$(shell ...)': exit 2 saying '$want' (got $rc: $(cat make.out))"; fail=1; }
+    fi
+    rm -f PWNED
+done
+# a knob's newline would end its recipe line, the rest run as a command
+make -s -C "$root" -o build/accubench report CSV="x
+touch $PWD/PWNED
+y" >make.out 2>&1
+check "[ $? -eq 2 ] && [ ! -e PWNED ] && grep -q 'CSV: one line' make.out" \
+    "make report CSV='x<newline>touch ...' is refused before it runs: $(cat make.out)"
+rm -f PWNED
 # make -f TREE/Makefile from another folder: the recipes' relative paths
 # would name that folder's scripts/ (and build/): refused before any runs.
 mkdir -p elsewhere/scripts
