@@ -213,6 +213,14 @@ check 'grep -q "interrupted (SIGTERM)" term.txt' "SIGTERM: says so: $(tail -n 2 
 check '[ "$(rows term.csv)" -ge 2 ]' "SIGTERM: the rows measured are kept"
 check '[ -z "$(ls | grep "^term.csv.tmp.[0-9]*$" | grep -v "tmp.$$\$")" ]' \
     "SIGTERM: no temporary left: $(ls)"
+# SIGPIPE (`run | head`: the reader went away) as SIGINT: it says so on
+# stderr, lets its lock go, and the CSV says it is unfinished
+{ "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
+    --trace-steps 0 --csv pipe.csv 2>pipe.err; echo $? >pipe.rc; } | head -n 1 >/dev/null
+check '[ "$(cat pipe.rc)" -eq 141 ] && grep -q "interrupted (SIGPIPE: the reader of its output went away)" pipe.err' \
+    "SIGPIPE: exit 141, saying so (got $(cat pipe.rc)): $(cat pipe.err)"
+check '[ ! -e pipe.csv.lock ] && grep -q "^# unfinished: interrupted (SIGPIPE" pipe.csv' \
+    "SIGPIPE: the lock let go, the CSV whole and unfinished: $(ls pipe*)"
 
 # ---- 5. the file says it is unfinished, and its readers say so too
 check 'grep -q "^# unfinished: interrupted (SIGTERM) after [0-9]* of 7 configs" term.csv' \

@@ -33,7 +33,7 @@ void stop_signal_say(int sig)
     }
     if (sig) {
         put("accubench: interrupted (");
-        put(sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        put(stop_signal_name(sig));
         put("); the rows measured so far are in ");
     } else {
         put("accubench: stopped because another rank failed (its line says why); the rows "
@@ -49,12 +49,26 @@ static void on_stop_signal(int sig)
     stop_signal_say(sig);
 }
 
-static struct sigaction old_int, old_term;
+const char *stop_signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM"
+           : sig == SIGPIPE ? "SIGPIPE: the reader of its output went away"
+                            : "SIGINT";
+}
+
+static struct sigaction old_int, old_term, old_pipe;
 
 void stop_signal_restore(void)
 {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    /* once its reader is gone, the end's lines (the summary, where the
+     * rows are) would kill the run before it lets its lock go: they fail
+     * quietly instead */
+    if (stop_signal == SIGPIPE)
+        signal(SIGPIPE, SIG_IGN);
+    else
+        sigaction(SIGPIPE, &old_pipe, NULL);
 }
 
 /* The handlers run on a stack of their own, not on the stack of the code
@@ -82,6 +96,9 @@ void stop_signal_install(void)
     sa.sa_flags = SA_ONSTACK;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    /* `run ... | head`: the reader leaving killed the sweep mid-config,
+     * unsaid; now it stops as Ctrl-C does, its rows kept, the CSV whole */
+    sigaction(SIGPIPE, &sa, &old_pipe);
 }
 
 void stop_signal_announce(run_outputs *out)

@@ -1,5 +1,6 @@
-/* SIGINT and SIGTERM during a sweep: the configs stop and the rows
- * measured so far stay on disk. Under mpirun, rank 0's handler also lets
+/* SIGINT, SIGTERM and SIGPIPE (`run | head`: its reader went away)
+ * during a sweep: the configs stop and the rows measured so far stay on
+ * disk. Under mpirun, rank 0's handler also lets
  * the CSV's lock go and says where the rows are, because mpirun follows
  * its SIGTERM with SIGKILL before a busy rank reaches its next check. */
 #ifndef ACCUBENCH_STOP_SIGNAL_H
@@ -12,8 +13,10 @@
 /* The signal that stopped the sweep, or 0. */
 extern volatile sig_atomic_t stop_signal;
 
-/* Catches SIGINT and SIGTERM, keeping the handlers they had. */
+/* Catches SIGINT, SIGTERM and SIGPIPE, keeping the handlers they had. */
 void stop_signal_install(void);
+/* The signal's name as the "interrupted (...)" lines give it. */
+const char *stop_signal_name(int sig);
 /* Puts the handlers back as they were. */
 void stop_signal_restore(void);
 /* The outputs a handler releases and names (NULL: none, the end of the

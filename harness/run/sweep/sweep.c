@@ -338,7 +338,7 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
         s->failures++;
     }
     stop_signal_announce(NULL); /* from here the end below says it */
-    const char *sig = stop_signal == SIGTERM ? "SIGTERM" : "SIGINT";
+    const char *sig = stop_signal_name(stop_signal);
     if (stop_signal)
         csv_writer_meta(&s->csv, "unfinished", "interrupted (%s) after %zu of %d configs: "
                         "the rest did not run", sig, s->csv.count, s->configs_planned);
