@@ -162,7 +162,7 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
                 "none for a ragged split, whose smaller last pass was not timed) and how far the measurement is from it, the ratio to the no-accumulation "
                 "split (K=1) with its 95%% interval, throughput (tokens/s for a model that reads tokens, samples/s "
                 "otherwise), device operations per step (dispatched by the harness; "
-                "kernels: counted by the trace pass), GPU busy %%, MFU (either marked (!) over "
+                "kernels: counted by the trace pass), GPU busy %%, MFU (either marked (!) above "
                 "100%%, which no step reaches), the gradient error "
                 "against the full batch, and memory three ways: the exact need, the step's "
                 "measured peak of what the harness allocated, and what the device held "
