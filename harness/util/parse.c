@@ -39,8 +39,16 @@ int parse_real(const char *what, const char *s, double min, double max, double *
         return -1;
     }
     double v = strtod(s, &end);
-    if (*end != '\0' || isnan(v)) {
-        snprintf(why, why_len, "%s must be a number, got '%s'", what, s);
+    const char *digits = s + (*s == '-' || *s == '+');
+    /* decimal, as the whole numbers are: strtod's hex (0x1p-3) is no
+     * spelling anyone means for a rate or a time */
+    if (*end != '\0' || isnan(v) || (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))) {
+        snprintf(why, why_len, "%s must be a (decimal) number, got '%s'", what, s);
+        return -1;
+    }
+    if (errno == ERANGE && fabs(v) < 1) { /* 1e-320: inside the range, but no double holds it whole */
+        snprintf(why, why_len, "%s: '%s' is too small for a double (below %g)", what, s,
+                 2.2250738585072014e-308);
         return -1;
     }
     if (errno == ERANGE || v < min || v > max) {
