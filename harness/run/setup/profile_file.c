@@ -133,7 +133,11 @@ int options_load_profile(run_options *o, const char *name, char *why, size_t n)
         return -1;
     }
     if (find_profile(name, path, sizeof path)) {
-        snprintf(why, n, "unknown profile '%s' (no file %s)", name, path);
+        if (strcmp(path, name)) /* a name: looked for in the program's tree alone */
+            snprintf(why, n, "unknown profile '%s' (no file %s in accubench's tree; a "
+                     "profile elsewhere is named by its path, e.g. ./%s)", name, path, path);
+        else
+            snprintf(why, n, "unknown profile '%s' (no such file)", name);
         return -1;
     }
     FILE *f = open_profile(path, why, n);
