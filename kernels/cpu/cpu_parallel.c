@@ -129,9 +129,9 @@ int cpu_parallel_threads_check(char *why, size_t why_len)
     char *end;
     errno = 0;
     long n = strtol(env, &end, 10);
-    if (!*env || *end || errno || n < 1 || n > 1 << 20) {
-        snprintf(why, why_len, "ACCUBENCH_CPU_THREADS='%s': needs a whole number of threads, "
-                 "1 or more (unset it for every core)", env);
+    if (!*env || *end || errno || n < 1 || n > MAX_THREADS) {
+        snprintf(why, why_len, "ACCUBENCH_CPU_THREADS='%s': needs a whole number of threads "
+                 "from 1 to %d, the pool's size (unset it for every core)", env, MAX_THREADS);
         return -1;
     }
     return 0;

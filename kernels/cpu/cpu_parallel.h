@@ -21,8 +21,9 @@ void cpu_parallel_for(size_t n, size_t min_chunk, cpu_range_fn fn, void *ctx);
  * the online cores). */
 int cpu_parallel_threads(void);
 
-/* Whether ACCUBENCH_CPU_THREADS, when set, is a count of 1 or more (it is
- * clamped to the pool's size later). 0, or -1 with a one-line reason. */
+/* Whether ACCUBENCH_CPU_THREADS, when set, is a count from 1 to the
+ * pool's size (a larger one would be cut to it unsaid). 0, or -1 with a
+ * one-line reason. */
 int cpu_parallel_threads_check(char *why, size_t why_len);
 
 #endif
