@@ -73,7 +73,10 @@ static int read_run_options(int argc, char **argv, run_options *o)
     args_init(&a, argc, argv, options_is_flag);
     a.is_known = run_is_known;
     a.takes_list = run_takes_list;
+    int existing_asked = 0; /* the command line says --append or --replace */
     while ((k = args_next(&a, why, sizeof why)) != ARG_END) {
+        if (k == ARG_OPTION && (!strcmp(a.key, "append") || !strcmp(a.key, "replace")))
+            existing_asked = 1;
         if (k == ARG_HELP) {
             usage_run(stdout);
             return 1;
@@ -87,6 +90,10 @@ static int read_run_options(int argc, char **argv, run_options *o)
             return 2;
         }
     }
+    /* --append and --replace are one setting (what an existing CSV gets):
+     * the command line's either one overrides the profile's other */
+    if (existing_asked)
+        o->append = o->replace = 0;
     args_init(&a, argc, argv, options_is_flag);
     a.is_known = run_is_known;
     a.takes_list = run_takes_list;
@@ -95,6 +102,7 @@ static int read_run_options(int argc, char **argv, run_options *o)
             say_usage_error(why);
             return 2;
         }
+    options_note_unused(o);
     if (backend_check_name(o->backend, why, sizeof why) ||
         options_validate(o, why, sizeof why) ||
         (o->dump_dir[0] && dump_check_target(o->dump_dir, why, sizeof why))) {

@@ -105,6 +105,12 @@ ACCUBENCH_CPU_THREADS=$other "$ACCUBENCH" run $bare --model tiny --micro 4 --csv
 rc=$?
 check "[ $rc -eq 2 ] && grep -q 'library is' err.txt && grep -q \"threads $other\" err.txt && cmp -s ow.csv ow.before" \
     "--append on other threads: refused, file kept (got $rc: $(cat err.txt))"
+# --append and --replace are one setting: the command line's overrides a
+# profile's, as every option does
+printf 'append = 1\n' >append.profile
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $bare --profile ./append.profile --model tiny --micro 4 --csv ow.csv --replace >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 1 ]" "--replace over a profile's append = 1: replaced ($(cat err.txt))"
 printf 'some notes\n\n# not a CSV\n' >notes.txt
 # shellcheck disable=SC2086
 "$ACCUBENCH" run $bare --model tiny --micro 4 --csv notes.txt --append >/dev/null 2>err.txt

@@ -506,6 +506,17 @@ void options_defaults(run_options *o)
     o->optimizer.weight_decay = 0.01f;
 }
 
+void options_note_unused(run_options *o)
+{
+    run_options d;
+    options_defaults(&d);
+    if (o->csv_path[0] && strcmp(o->out_dir, d.out_dir)) {
+        size_t used = strlen(o->note);
+        snprintf(o->note + used, sizeof o->note - used, "%s--out %s is not used: --csv %s "
+                 "names the file", used ? "; " : "", o->out_dir, o->csv_path);
+    }
+}
+
 int options_is_flag(const char *key)
 {
     return option_is_flag(&run_option_table, key);

@@ -134,6 +134,9 @@ csv_existing options_csv_existing(const run_options *o);
 /* Final cross-checks once everything is set (a micro-batch larger than
  * every effective batch, ...). */
 int options_validate(const run_options *o, char *why, size_t why_len);
+/* Adds to o->note what was given and will not be used: --out beside --csv
+ * (the CSV's name is --csv's, whatever folder --out names). */
+void options_note_unused(run_options *o);
 
 /* The micro-batches a sweep visits for effective batch e (pow2 expanded),
  * ascending; a size named twice is there twice (two arms, in order); a
