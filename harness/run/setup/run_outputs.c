@@ -58,11 +58,12 @@ static int collide(const run_options *o, char *why, size_t n)
     return -1;
 }
 
-/* An earlier run's curves at path (the file is there and not empty). */
+/* An earlier run's curves at path: a regular file, not empty (anything
+ * else there is refused where curves are to be written, and by readers). */
 static int holds_curves(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && st.st_size > 0;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
 /* A run that trains no curves (no --train-steps) beside an earlier run's:

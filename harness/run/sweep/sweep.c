@@ -410,8 +410,8 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
     if (s->world)
         stop_signal_announce(out); /* a signal's handler lets the lock go and says so */
     csv_writer_init(&s->csv, path);
-    int curves_kept = o->train_steps > 0 || out->curves_replace;
-    if (curves_kept && curves_open(curves, out->curves_path, o->train_steps,
+    int curves_written = o->train_steps > 0 || out->curves_replace;
+    if (curves_written && curves_open(curves, out->curves_path, o->train_steps,
                                    out->curves_append, out->curves_replace, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         stop_signal_announce(NULL);
@@ -419,7 +419,7 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
         run_outputs_close(out, 1);
         return -1;
     }
-    s->curves = curves_kept ? curves : NULL;
+    s->curves = curves_written ? curves : NULL;
     if (write_metadata(s, o, dev, ctx, out, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         if (s->curves)
