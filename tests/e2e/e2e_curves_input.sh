@@ -43,29 +43,31 @@ refused "an infinite loss" inf "5: column loss: 'inf' cannot be infinite (field 
 refused "a row cut short" cut "$cut_line: "
 check 'grep -q "fields, but the header has 19" err.txt' "the cut row's field count: $(cat err.txt)"
 
+# refused_at NAME WHAT PATTERN: each reader exits 2 with one line matching
+# "accubench: NAME.curves.csv: PATTERN"
+refused_at() {
+    name=$1 what=$2 pattern=$3 # check evaluates its test later, by these names
+    for cmd in "plan --time-to-target $name.csv" "report $name.csv --no-charts"; do
+        "$ACCUBENCH" $cmd >out.txt 2>err.txt
+        rc=$?
+        check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^accubench: $name.curves.csv: $pattern" err.txt' \
+            "$cmd: $what, one line, exit 2 (rc $rc): $(cat err.txt)"
+    done
+}
 # a hole in a curve: an empty (diverged) loss with a number after it, or a
 # step's row gone. A diverged curve stays empty from there, so either is a
 # file edited or cut: refused in one line naming the curve and the steps,
 # rather than read as a curve that diverged, or smoothed across the hole
-# a step written twice (its row copied, with another loss): the later
-# row would win unsaid
-damaged twice "awk -F, -v OFS=, '{ print } NR == 5 { \$13 = 0.5; print }'"
-for cmd in "plan --time-to-target twice.csv" "report twice.csv --no-charts"; do
-    "$ACCUBENCH" $cmd >out.txt 2>err.txt
-    rc=$?
-    check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^accubench: twice.curves.csv: the curve of tiny E=8 .* has 21 rows for its 20 steps: a step written twice" err.txt' \
-        "$cmd: a step written twice, one line, exit 2 (rc $rc): $(cat err.txt)"
-done
 damaged hole "awk -F, -v OFS=, 'NR == 5 { \$13 = \"\" } 1'"
 damaged gap "awk 'NR != 5'"
 for name in hole gap; do
-    for cmd in "plan --time-to-target $name.csv" "report $name.csv --no-charts"; do
-        "$ACCUBENCH" $cmd >out.txt 2>err.txt
-        rc=$?
-        check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^accubench: $name.curves.csv: the curve of tiny E=8 .* has no loss at step 2 but one at step 3: a diverged curve stays empty from there" err.txt' \
-            "$cmd: a hole in a curve, one line, exit 2 (rc $rc): $(cat err.txt)"
-    done
+    refused_at $name "a hole in a curve" \
+        "the curve of tiny E=8 .* has no loss at step 2 but one at step 3: a diverged curve stays empty from there"
 done
+# a step written twice (its row copied, with another loss): the later
+# row would win unsaid
+damaged twice "awk -F, -v OFS=, '{ print } NR == 5 { \$13 = 0.5; print }'"
+refused_at twice "a step written twice" "the curve of tiny E=8 .* has 21 rows for its 20 steps: a step written twice"
 
 # --append onto damaged curves: refused before anything is measured, the
 # file as it was
