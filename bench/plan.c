@@ -267,8 +267,10 @@ static int probe_one(const plan_args *a, backend *b, recompute r, size_t arithme
     int bound = a->max_micro;
     if (a->effective && (!bound || bound > a->effective / a->devices))
         bound = a->effective / a->devices;
-    probe_request req = {&model, b->dtype, o->optimizer.kind, a->effective, o->buffers,
-                         bound, arithmetic_cap};
+    probe_request req = {.model = &model, .dtype = b->dtype, .optimizer = o->optimizer.kind,
+                         .effective = a->effective, .input_buffers = o->buffers,
+                         .max_micro = bound, .arithmetic_cap = arithmetic_cap,
+                         .devices = a->devices};
     probe_result res;
     int rc = probe_find_max_micro(b, &req, &res);
     if (rc == BK_OK || rc == BK_OOM)

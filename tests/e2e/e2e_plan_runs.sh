@@ -43,6 +43,9 @@ for answer in "tiny 400K 108 none 1" "tiny 400K 108 gelu 1" "S 90M 256 none 1" \
     check '[ "$(col run$n.csv status)" = ok ]' \
         "$answer: the answer $micro ran $(col run$n.csv status): $(col run$n.csv note) $(cat err$n.txt)"
     check '[ -n "$(col run$n.csv grad_rel_err)" ]' "$answer: no gradient check at micro $micro"
+    k=$(sed -n 's/^accumulation steps: *\([0-9]*\).*/\1/p' plan$n.txt)
+    check '[ "$k" = "$(col run$n.csv accum_steps)" ]' \
+        "$answer: the plan's $k accumulation steps, the run's $(col run$n.csv accum_steps)"
     peak=$(col run$n.csv mem_peak_bytes)
     need=$(col run$n.csv mem_need_bytes)
     held=$(col run$n.csv mem_held_bytes)

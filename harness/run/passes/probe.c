@@ -89,8 +89,10 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
         return BK_OOM;
     }
     need_of(b, req, fits, &out->need);
-    out->accum = (out->effective + fits - 1) / fits;
-    out->last = out->effective - (out->accum - 1) * fits;
+    out->devices = req->devices > 1 ? req->devices : 1;
+    int share = out->effective / out->devices; /* each rank's examples */
+    out->accum = (share + fits - 1) / fits;
+    out->last = share - (out->accum - 1) * fits;
     return BK_OK;
 }
 
@@ -120,18 +122,26 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
             n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
             n->loss_sum, n->inputs, req->input_buffers,
             plural(req->input_buffers, "buffer", "buffers"));
-    if (!req->effective)
+    if (!req->effective) {
+        /* the inputs held grow with the effective batch: this answer is
+         * for none larger than the micro-batch */
+        fprintf(f, "effective batch:    none given: the answer holds for %d unaccumulated; "
+                   "--effective E plans for E (its inputs take memory too)\n", r->micro);
         return;
+    }
+    int devices = r->devices > 1 ? r->devices : 1, share = r->effective / devices;
     fprintf(f, "effective batch:    %d\n", r->effective);
-    fprintf(f, "accumulation steps: %d\n", r->accum);
+    if (devices > 1)
+        fprintf(f, "devices:            %d (%d examples each)\n", devices, share);
+    fprintf(f, "accumulation steps: %d%s\n", r->accum, devices > 1 ? " on each device" : "");
     if (r->last == r->micro)
         return;
     fprintf(f, "last micro-batch:   %d (the division is not whole)\n", r->last);
     int even = r->micro;
-    while (r->effective % even)
+    while (share % even)
         even--;
     fprintf(f, "even split:         %d x %d (the largest micro-batch that divides %d)\n",
-            even, r->effective / even, r->effective);
+            even, share / even, share);
 }
 
 void probe_print_margin(FILE *f, const char *device_label, const probe_result *r, size_t cap)

@@ -30,6 +30,9 @@ typedef struct probe_request {
     /* Nonzero: plan from the arithmetic against this many bytes, nothing
      * allocated (the device is not here: b is its outline). */
     size_t arithmetic_cap;
+    /* Ranks the effective batch is shared over (0 or 1: one): each
+     * accumulates its share, effective / devices. */
+    int devices;
 } probe_request;
 
 /* The largest batch the command line accepts (options.c). */
@@ -38,7 +41,8 @@ typedef struct probe_request {
 typedef struct probe_result {
     int micro;          /* the largest micro-batch that fits; 0: none does */
     int effective;      /* what the accumulation was planned for */
-    int accum, last;    /* accumulation steps and last micro-batch for it */
+    int devices;        /* over how many ranks (1: one) */
+    int accum, last;    /* each rank's accumulation steps and last micro-batch */
     int bound;          /* the largest micro-batch the search considered */
     memory_need need;   /* the memory need of `micro` */
     int probes;         /* candidates tried */
