@@ -170,15 +170,20 @@ awk -F, '/^#/{next} !h{for(i=1;i<=NF;i++)c[$i]=i;h=1;next}
 grep -q '"name":"allreduce"' sweep/trace.json && grep -q '"name":"allreduce wait"' sweep/trace.json ||
     { echo "FAILED: no allreduce ranges in the trace"; fail=1; }
 
-# A rank that fails mid-config (rank 1's memory cap is passed by the loss
-# curves' full-batch pass at E = 64, not at E = 16: the gradient check and
-# the noise pass no longer count against a cap) stops every rank with one
-# line, and the rows measured before stay in the CSV.
+# A rank that fails mid-config stops every rank with one line, and the
+# rows measured before stay in the CSV. The failure: rank 1's device too
+# full at E = 64 (tests/run/libfail_alloc.c fails its allocations of the
+# 2 MiB an E = 64 batch of this model's inputs takes; E = 16's are 512
+# KiB), from the first one after its data (3 buffers), in a check whose
+# collectives the other rank is inside: no cap can make one, every need
+# being held to the cap before a config runs.
 mkdir failing
-$MPIRUN -np 1 "$ACCUBENCH" run $quick --effective 16,64 --micro 8 --train-steps 3 --out failing \
-    --csv failing/f.csv : \
-    -np 1 "$ACCUBENCH" run $quick --effective 16,64 --micro 8 --train-steps 3 --out failing \
-    --csv failing/f.csv --mem-cap 260K >failing.log 2>&1
+wide="--backend cpu --steps 3 --budget-s 0.05 --warmup 1 --trace-steps 0 --model linear:in=8192,classes=4"
+wide="$wide --effective 16,64 --micro 8 --train-steps 3 --csv failing/f.csv"
+$MPIRUN -np 1 "$ACCUBENCH" run $wide : \
+    -np 1 env LD_PRELOAD="$ACCUBENCH_TEST_HELPERS/libfail_alloc.so" FAIL_ALLOC_AT_LEAST=1572864 \
+    FAIL_ALLOC_SKIP=3 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    "$ACCUBENCH" run $wide >failing.log 2>&1
 rc=$?
 [ "$rc" -ne 0 ] || { echo "FAILED: a failing rank: exit 0"; fail=1; }
 [ "$(grep -c 'accubench: rank 1 of 2: .*; stopping every rank' failing.log)" -eq 1 ] ||

@@ -188,7 +188,10 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
             rc = model_grads_whole(m);
         if (!rc)
             rc = noise_row_fill(m, c, ranks, r, &pass);
-        if (rc == BK_OOM) { /* a check that does not fit is skipped, the row still measured */
+        /* A check that does not fit is skipped, the row still measured; with
+         * ranks, the others are inside the pass's collectives, which this one
+         * would leave: the failure stops every rank (verdict) instead */
+        if (rc == BK_OOM && !ranks) {
             snprintf(pass.none, sizeof pass.none,
                      "no noise scale: out of memory for its pass (%s)", s->b->error);
             row_note(r, "%s", pass.none);
@@ -207,8 +210,13 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
     /* --train-steps: the loss curves; a config's second arm (an A/A
      * check) would train its first's curve again, the same weights, the
      * same examples: it times the step, and trains none */
-    if (!rc && c->train_steps > 0 && !RESULT_SECOND_ARM(c))
+    if (!rc && c->train_steps > 0 && !RESULT_SECOND_ARM(c)) {
         rc = train_curves_config(s, m, c, r);
+        if (rc == BK_OOM && !ranks) { /* a device too full for the curves: as the noise pass */
+            row_note(r, "no loss curve: out of memory for its pass (%s)", s->b->error);
+            rc = model_reset(m);
+        }
+    }
     model_grads_sliced(m); /* ZeRO-2: the checks' whole gradient is theirs, not the step's */
     return rc ? rc : model_reset(m);
 }

@@ -156,6 +156,11 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
     int n_lr = lr_grid_at(s->lr_grid ? s->lr_grid : &none, s->lr_grid ? s->base_lr : m->opt.lr,
                           s->base_effective, sp->global, lrs);
     float lr_run = m->opt.lr; /* the timed pass's rate, given back after */
+    /* The curves are a check, as the noise pass is: their data and
+     * buffers are outside the cap, which holds the step alone (a planner's
+     * answer under its cap runs with curves too) */
+    size_t cap = m->b->mem_cap;
+    m->b->mem_cap = 0;
     int rc = BK_OK, interrupted = 0;
     /* the correct reduction twice: the second in another order of its sums */
     int exact = reduction_info_of(c->reduction)->exact;
@@ -184,6 +189,7 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
         }
     }
     m->opt.lr = lr_run;
+    m->b->mem_cap = cap;
     free(loss);
     free(noise);
     return rc;

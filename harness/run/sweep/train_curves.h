@@ -58,7 +58,9 @@ typedef struct curve_run {
 int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss);
 
 /* The config's curves (both orders for the correct reduction) into
- * s->curves (none on a rank that does not write). BK_* status. */
+ * s->curves (none on a rank that does not write), trained outside the
+ * memory cap: a check, not the step. BK_* status (BK_OOM: the device
+ * itself is too full for them). */
 int train_curves_config(sweep *s, model *m, const config *c, const result_row *r);
 
 #endif
