@@ -387,11 +387,15 @@ static measure_stop run_rounds(rounds_state *st, size_t *order)
         for (size_t i = 0; i < st->n; i++)
             st->tm[i].at[k + 1] = st->tm[i].at[k];
         round_order(st, k, order, &count);
-        for (size_t j = 0; j < count && !*st->s->stop; j++)
+        size_t j = 0;
+        for (; j < count && !*st->s->stop; j++)
             if (st->mem[order[j]].live)
                 slice(st, order[j], k);
         judge_round(st, k, &before, before_ok);
-        st->rounds++;
+        /* a round a signal cut short, some members not reached, is no
+         * round: counted, it would add a level to the interval it lacks */
+        if (j == count)
+            st->rounds++;
     } while (!enough(st, (double)(trace_now_ns() - t0) / 1e9, budget_s, &why));
     return why;
 }
