@@ -210,23 +210,29 @@ static int mpi_progress(comm *c)
 static int mpi_wait_all(comm *c)
 {
     mpi_impl *p = impl_of(c);
-    double t0 = MPI_Wtime();
-    /* In order: each one's end is when its wait returns. */
+    double t0 = MPI_Wtime(), end = t0;
+    /* In order: each one's end is when its wait returns. The wait ends at
+     * the last one's end, one clock reading for both: a later reading made
+     * the exposed part longer than the communication it is part of. */
     for (int i = 0; i < p->n_pending; i++) {
         MPI_TRY(c->b, mpi_wait_watched(&p->pending[i]));
         finish(p, i);
-        p->busy_s += MPI_Wtime() - p->started[i];
+        end = MPI_Wtime();
+        p->busy_s += end - p->started[i];
     }
     p->n_pending = 0;
-    p->exposed_s += MPI_Wtime() - t0;
+    p->exposed_s += end - t0;
     return BK_OK;
 }
 
 static int mpi_times(comm *c, double *busy_ms, double *exposed_ms, int wait)
 {
     (void)wait; /* the host has done all it counted */
-    *busy_ms = impl_of(c)->busy_s * 1e3;
-    *exposed_ms = impl_of(c)->exposed_s * 1e3;
+    mpi_impl *p = impl_of(c);
+    *busy_ms = p->busy_s * 1e3;
+    /* part of the communication by definition; the clock reads around the
+     * starts and tests can pass it by microseconds */
+    *exposed_ms = (p->exposed_s < p->busy_s ? p->exposed_s : p->busy_s) * 1e3;
     return BK_OK;
 }
 

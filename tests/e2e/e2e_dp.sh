@@ -71,6 +71,7 @@ check_rows() {
             # The exposed part of a step is within it: a median of the same
             # steps as the step time can be no longer.
             if ($c["comm_exposed_ms"] + 0 > $c["step_ms_median"] + 0) { print "FAILED: " where ": " $c["comm_exposed_ms"] " ms of exposed communication in a " $c["step_ms_median"] " ms step"; bad = 1 }
+            if ($c["comm_exposed_ms"] + 0 > $c["comm_ms"] + 0) { print "FAILED: " where ": " $c["comm_exposed_ms"] " ms of the communication exposed, of " $c["comm_ms"] " ms"; bad = 1 }
         }
         END {
             if (n != want) { print "FAILED: " n " rows, expected " want; bad = 1 }
