@@ -64,11 +64,20 @@ void ratio_text(char *out, size_t len, double ratio, double lo, double hi)
 {
     if (!len)
         return;
-    if (isnan(ratio)) {
+    /* no figure, or one past what a double holds (two times of 1e300 and
+     * 1e-300 ms): "-", never "infx" */
+    if (!isfinite(ratio)) {
         snprintf(out, len, "-");
         return;
     }
-    int interval = !isnan(lo) && !isnan(hi);
+    int interval = isfinite(lo) && isfinite(hi);
+    if (ratio >= 1e6 || ratio < 1e-6) { /* no fixed point past a million: 6.29e+298x */
+        if (interval)
+            snprintf(out, len, "%.3gx [%.3g..%.3g]", ratio, lo, hi);
+        else
+            snprintf(out, len, "%.3gx", ratio);
+        return;
+    }
     int d = ratio_decimals(ratio, lo, hi);
     if (interval)
         snprintf(out, len, "%.*fx [%.*f..%.*f]", d, ratio, d, lo, d, hi);

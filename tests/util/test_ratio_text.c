@@ -36,6 +36,10 @@ int main(void)
     CHECK(text_is(1, 1, 1, "1.000x [1.000..1.000]"));
     CHECK(text_is(1.015, 0.99, 1.04, "1.015x [0.990..1.040]")); /* read against 2% */
     CHECK(text_is(NAN, NAN, NAN, "-"));
+    /* a ratio past a double (1e300 ms over 1e-300 ms) is none, not "infx" */
+    CHECK(text_is(INFINITY, INFINITY, INFINITY, "-"));
+    CHECK(text_is(2.0, 1.5, INFINITY, "2.00x"));
+    CHECK(text_is(6.29e298, 6e298, 6.5e298, "6.29e+298x [6e+298..6.5e+298]"));
     CHECK(text_is(1.84, NAN, 1.9, "1.84x"));
     CHECK(text_is(123.4, 120.1, 130.6, "123x [120..131]"));
     CHECK(text_is(0.05, 0.04, 0.06, "0.050x [0.040..0.060]"));
