@@ -222,9 +222,9 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
         doc_para(d, "No memory cap given (report --mem-cap BYTES, or the run's mem_cap_bytes): "
                     "the fastest split of each effective batch and what it needs.");
     else
-        doc_para(d, "Cap: %s (from %s). Per effective batch and model, the fastest split whose "
-                    "memory need fits, beside the fastest split regardless of memory.",
-                 rp_bytes(in->mem_cap).s, in->mem_cap_from);
+        doc_para(d, "Cap: %s (%lld bytes, from %s). Per effective batch and model, the fastest "
+                    "split whose memory need fits, beside the fastest split regardless of memory.",
+                 rp_bytes(in->mem_cap).s, (long long)in->mem_cap, in->mem_cap_from);
     static const char *const head[] = {"E", "model", "fastest that fits", "step ms",
                                        "needs", "fastest overall", "step ms", NULL};
     table *tb = doc_table(d, "rllrrlr", head);
@@ -247,13 +247,13 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
             continue;
         /* The model with its levers (recompute, sync, shard): the groups
          * of one model at one E are told apart by them. */
-        char model[RESULT_TEXT_LEN + sizeof(rp_text)];
-        snprintf(model, sizeof model, "%s%s", fast->model, rp_levers(fast).s);
+        char model[RESULT_TEXT_LEN * 2 + sizeof(rp_text)];
+        snprintf(model, sizeof model, "%s (%s)%s", fast->model, fast->dtype, rp_levers(fast).s);
         table_addf(tb, "%lld", (long long)fast->effective_batch);
         table_add(tb, model);
         table_add(tb, fit ? rp_split(fit).s : "none fits");
         table_add(tb, fit ? rp_num(fit->step_ms_median, 4).s : "-");
-        table_add(tb, fit ? rp_bytes(fit->mem_need_bytes).s : "-");
+        table_add(tb, fit ? rp_bytes_beside(fit->mem_need_bytes, in->mem_cap).s : "-");
         table_add(tb, rp_split(fast).s);
         table_add(tb, rp_num(fast->step_ms_median, 4).s);
         if (in->mem_cap >= 0 && fit && fit != fast) {
@@ -265,17 +265,17 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
             if (v == PAIRED_FASTER)
                 snprintf(other, sizeof other, "%s would take %s ms but needs %s: %s",
                          rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
-                         rp_bytes(fast->mem_need_bytes).s, ratio);
+                         rp_bytes_beside(fast->mem_need_bytes, in->mem_cap).s, ratio);
             else
                 snprintf(other, sizeof other, "%s (%s ms, needs %s) is by the rule %s: %s",
                          rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
-                         rp_bytes(fast->mem_need_bytes).s,
+                         rp_bytes_beside(fast->mem_need_bytes, in->mem_cap).s,
                          paired_verdict_against(v, PAIRED_THRESHOLD, "it").s, ratio);
             doc_bullet(d, "Under the %s cap, model %s at effective batch %lld runs fastest as %s "
                           "(%s ms, needs %s); %s.",
                        rp_bytes(in->mem_cap).s, model, (long long)fast->effective_batch,
                        rp_split(fit).s, rp_num(fit->step_ms_median, 4).s,
-                       rp_bytes(fit->mem_need_bytes).s, other);
+                       rp_bytes_beside(fit->mem_need_bytes, in->mem_cap).s, other);
         }
     }
 }

@@ -35,6 +35,9 @@ rp_text rp_levers(const csv_row *r);
  * series of a file read alike where a sentence names one. */
 rp_text rp_series(const csv_row *r);
 rp_text rp_bytes(int64_t b);         /* "1.5 GiB", "-" if unmeasured */
+/* rp_bytes, with the bytes themselves where other (a cap) reads the same
+ * rounded: the byte that decides whether it fits is seen. */
+rp_text rp_bytes_beside(int64_t b, int64_t other);
 rp_text rp_pct(double v);            /* "+8.2%" */
 
 /* The naive prediction of a step: K passes at the one-pass time. */

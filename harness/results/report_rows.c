@@ -163,8 +163,20 @@ rp_text rp_bytes(int64_t b)
         snprintf(t.s, sizeof t.s, "%.2f GiB", (double)b / (1 << 30));
     else if (b >= 1 << 20)
         snprintf(t.s, sizeof t.s, "%.1f MiB", (double)b / (1 << 20));
-    else
+    else if (b >= 1024)
         snprintf(t.s, sizeof t.s, "%.1f KiB", (double)b / 1024);
+    else /* a cap of 1 byte read "0.0 KiB", as if none */
+        snprintf(t.s, sizeof t.s, "%lld bytes", (long long)b);
+    return t;
+}
+
+rp_text rp_bytes_beside(int64_t b, int64_t other)
+{
+    rp_text t = rp_bytes(b), o = rp_bytes(other);
+    if (b >= 1024 && b != other && !strcmp(t.s, o.s)) {
+        size_t used = strlen(t.s);
+        snprintf(t.s + used, sizeof t.s - used, " (%lld bytes)", (long long)b);
+    }
     return t;
 }
 

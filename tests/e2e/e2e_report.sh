@@ -101,7 +101,7 @@ mkdir -p outdir
 "$ACCUBENCH" report abc.csv --out outdir --mem-cap 256M > /dev/null 2>&1 || fail "report --out failed"
 [ -s outdir/abc.md ] && [ -s outdir/abc.html ] && [ -s outdir/abc.wallclock.svg ] ||
     fail "--out did not put the report and its charts in outdir"
-grep -q 'Cap: 256.0 MiB (from --mem-cap)' outdir/abc.md || fail "--mem-cap not used"
+grep -q 'Cap: 256.0 MiB (268435456 bytes, from --mem-cap)' outdir/abc.md || fail "--mem-cap not used"
 
 # A CSV whose name has a space and parentheses: the Markdown's image links
 # resolve (percent-encoded: a bare space or ")" ends the destination).
