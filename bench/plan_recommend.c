@@ -189,5 +189,6 @@ int plan_recommend(const recommend_args *a)
         return rc;
     req.csv_path = a->out_csv;
     req.q.model = m.models[0].name;
+    req.measured = 1;
     return recommend_from_csv(stdout, &req);
 }

@@ -228,7 +228,9 @@ static void say_left_out_slower(FILE *out, const frontier_set *s, const csv_row 
 }
 
 /* A cap below the smallest need of any configuration: nothing can fit.
- * Returns 2 after saying so, else 0. */
+ * Returns, after saying so, 1 where the configurations were just measured
+ * (no configuration reaches E within the cap: the answer, measured), 2
+ * where the file was given (bad input); else 0. */
 static int cap_below_floor(const recommend_request *req, const frontier_set *s,
                            const csv_row *rows)
 {
@@ -245,7 +247,7 @@ static int cap_below_floor(const recommend_request *req, const frontier_set *s,
                     "needs (its weights, gradients and optimizer state, and one micro-batch): "
                     "%lld bytes (%s, %s)\n", (long long)req->q.cap, rp_bytes(req->q.cap).s,
             (long long)s->floor, rp_bytes(s->floor).s, name);
-    return 2;
+    return req->measured ? 1 : 2;
 }
 
 int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
@@ -263,7 +265,7 @@ int recommend_print(FILE *out, const csv_table *t, const csv_row *rows,
                 req->csv_path, (long long)req->q.effective, (long long)req->q.devices,
                 req->q.devices == 1 ? "" : "s", req->q.model ? " of model " : "",
                 req->q.model ? req->q.model : "");
-    else if (!cap_below_floor(req, &s, rows)) {
+    else if ((rc = cap_below_floor(req, &s, rows)) == 0) {
         int w = label_width(&s, rows);
         header(out, req, t, &s, rows);
         if (ranking(out, &s, rows, w))

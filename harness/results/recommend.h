@@ -15,14 +15,16 @@
 typedef struct recommend_request {
     const char *csv_path;
     frontier_query q;
+    int measured; /* the file is what this command just measured */
 } recommend_request;
 
 /* Reads the CSV and prints the ranking to out. Returns 0 with a
  * recommendation; 1 when no configuration reaches the effective batch
- * within the cap (the listing says why of each); 2 with one line on
- * stderr ("accubench: ...") when the file cannot be read, holds no row of
- * the query, or the cap is below the smallest need of any configuration
- * (the figure given). */
+ * within the cap (the listing says why of each), or the cap is below the
+ * smallest need of any configuration just measured (the figure given);
+ * 2 with one line on stderr ("accubench: ...") when the file cannot be
+ * read, holds no row of the query, or, a file given, the cap is below
+ * that need: input that could never have had an answer. */
 int recommend_from_csv(FILE *out, const recommend_request *req);
 
 /* The same over rows already read (the unit tests, plan's own
