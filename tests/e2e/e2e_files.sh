@@ -97,6 +97,14 @@ else
     echo "skipped: chattr +i does not work here (needs root and a file system with the flags)"
 fi
 
+# --dump asked for and not written (no config ran its gradient check: all
+# oom) says so, as --trace does, and fails the run
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro 64 --mem-cap 100K \
+    --dump nodump --csv nodump.csv >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 1 ] && grep -q 'dump nodump not written: no config ran its gradient check' err.txt && [ ! -e nodump ]" \
+    "--dump with no config run: said, exit 1 (rc $rc): $(cat err.txt)"
+
 # --csv names the file: no results/ appears in the working folder
 "$ACCUBENCH" run $quick --csv given.csv --quiet 2>err.txt
 check '[ $? -eq 0 ] && [ "$(rows given.csv)" -eq 2 ]' "--csv run: $(cat err.txt)"

@@ -337,6 +337,12 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
                     s->trace_path);
         s->failures++;
     }
+    /* --dump as --trace: asked for and not written is said, and fails */
+    if (s->dump_dir[0] && !s->dump_done && !stop_signal && !s->comm) {
+        fprintf(stderr, "accubench: --dump %s not written: no config ran its gradient check\n",
+                s->dump_dir);
+        s->failures++;
+    }
     stop_signal_announce(NULL); /* from here the end below says it */
     const char *sig = stop_signal_name(stop_signal);
     if (stop_signal)
