@@ -215,6 +215,12 @@ rm -rf bad/window
 expect_error "devices" "$ACCUBENCH" run $quick --devices 0 --out bad
 expect_error "--devices 4 needs 4 ranks but mpirun started 2" \
     $MPIRUN -np 2 "$ACCUBENCH" run $quick --devices 4 --out bad
+# ranks started with other sweeps (an MPMD launch): one line from rank 0
+# before any config, not collectives of one config paired with another's
+# ("gradient check failed" rows); a cap of a rank's own is allowed (above)
+expect_error "the ranks were started with other sweeps" \
+    $MPIRUN -np 1 "$ACCUBENCH" run $quick --effective 16 --out bad : \
+    -np 1 "$ACCUBENCH" run $quick --effective 32 --out bad
 expect_error "takes --bw and --latency-us together" "$ACCUBENCH" plan --fit two/x.csv --bw 10
 expect_error "nosuch.csv" "$ACCUBENCH" plan --fit nosuch.csv
 [ -z "$(ls bad)" ] || { echo "FAILED: bad inputs left files: $(ls bad)"; fail=1; }

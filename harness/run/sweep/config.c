@@ -248,6 +248,37 @@ void config_on_model(const config *c, model *m)
     m->grad_dtype = c->grad_dtype;
 }
 
+int config_fingerprint(const run_options *o, int data_parallel)
+{
+    config_iter it;
+    config c;
+    uint32_t h = 2166136261u; /* FNV-1a over each config's text, the curves' rates first */
+    char rates[64 * (LR_GRID_MAX + 1)];
+    int used = snprintf(rates, sizeof rates, "%d", o->lr_grid.sqrt_scaled);
+    for (int i = 0; i < o->lr_grid.n && used < (int)sizeof rates; i++)
+        used += snprintf(rates + used, sizeof rates - (size_t)used, ",%.9g", o->lr_grid.lr[i]);
+    for (const char *p = rates; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    config_iter_start(&it, o, data_parallel);
+    while (config_next(&it, &c)) {
+        char text[512];
+        int n = snprintf(text, sizeof text, "%s", c.model->kind->name);
+        for (int d = 0; d < MODEL_MAX_DIMS && n < (int)sizeof text; d++)
+            n += snprintf(text + n, sizeof text - (size_t)n, ",%d", c.model->dims[d]);
+        if (n < (int)sizeof text)
+            snprintf(text + n, sizeof text - (size_t)n,
+                     "|%d %d %d %d|%d %d %d %d %d %d %d|%d %d %llu %d %d|%.9g",
+                     c.sp.global, c.sp.micro, c.sp.devices, c.arm, (int)c.mode,
+                     (int)c.reduction, (int)c.sync, (int)c.shard, (int)c.dtype,
+                     (int)c.recompute, (int)c.grad_dtype, (int)c.optimizer, c.buffers,
+                     (unsigned long long)c.seed, c.noise_windows, c.train_steps,
+                     (double)o->optimizer.lr);
+        for (const char *p = text; *p; p++)
+            h = (h ^ (unsigned char)*p) * 16777619u;
+    }
+    return (int)(h & 0x7fffffff);
+}
+
 int config_count(const run_options *o, int data_parallel)
 {
     config_iter it;

@@ -127,5 +127,9 @@ model_spec config_model_spec(const config *c);
 void config_on_model(const config *c, model *m);
 /* How many configs the iterator will give, from its start. */
 int config_count(const run_options *o, int data_parallel);
+/* A hash of every config the iterator will give (each one's model, split,
+ * axes' values, seed, checks and learning rate): ranks started with other
+ * options give another (--mem-cap and the outputs aside). */
+int config_fingerprint(const run_options *o, int data_parallel);
 
 #endif

@@ -543,6 +543,22 @@ static void share_run_pids(comm *world)
     free(pids);
 }
 
+/* Under mpirun: every rank sweeps rank 0's configs. Ranks started with
+ * other options (an MPMD launch, a wrapper) would pair one config's
+ * collectives with another's: one line from rank 0, before any config.
+ * 1 when they agree. */
+static int same_sweep_everywhere(sweep *s, const run_options *o)
+{
+    int mine = config_fingerprint(o, 1);
+    if (dp_agree_all(s->world, mine == dp_agree_root_int(s->world, mine)))
+        return 1;
+    if (s->writer)
+        fprintf(stderr, "accubench: the ranks were started with other sweeps (another rank's "
+                        "configs are not rank 0's): give every rank the same options "
+                        "(--mem-cap may differ)\n");
+    return 0;
+}
+
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
     char why[400];
@@ -567,6 +583,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
     stop_signal_install();
     if (s.world)
         share_run_pids(s.world);
+    if (s.world && !same_sweep_everywhere(&s, o))
+        return end_ranks(&s, 2);
     if (s.world && s.world->ops->watch)
         s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
     if (!s.writer) {
