@@ -21,7 +21,7 @@ static const char USAGE[] =
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
     "  plan      the arithmetic: accumulation steps for an effective batch\n"
     "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--target-loss X] [--no-charts]:\n"
-    "            Markdown + HTML\n"
+    "            Markdown, HTML and JSON\n"
     "  compare   BASE.csv[,BASE2.csv...] NEW.csv[,NEW2.csv...] [--ignore-device]\n"
     "            [--ignore-optimizer] [--min-diff PCT]: exit 1 if slower\n"
     "  help      COMMAND: that command's help\n";

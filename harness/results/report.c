@@ -176,7 +176,7 @@ static const option_def REPORT_OPTIONS[] = {
      .help = "where NAME.md, NAME.html and NAME.json go"},
     {.key = "mem-cap", .arg = "BYTES", .type = OPTION_CUSTOM, .set = keep_text,
      .offset = offsetof(report_args, cap_text), .shown = "the run's own cap",
-     .help = "the memory cap the advice assumes (K, M, G suffixes; 0 = none)"},
+     .help = "the memory cap the advice assumes (K, M, G, T suffixes; 0 = none)"},
     {.key = "target-loss", .arg = "X", .type = OPTION_REAL,
      .offset = offsetof(report_args, target_loss), .lo = 1e-30, .hi = 1e30,
      .shown = "the highest final loss among the E",
