@@ -13,7 +13,6 @@
 #include "config.h"
 #include "config_run.h"
 #include "console_table.h"
-#include "cpu_sample.h"
 #include "dp_check.h"
 #include "eta_probe.h"
 #include "measure.h"
@@ -25,6 +24,7 @@
 #include "run_outputs.h"
 #include "stop_signal.h"
 #include "sweep_block.h"
+#include "sweep_ranks.h"
 #include "sweep_row.h"
 #include "sweep_state.h"
 #include "version.h"
@@ -523,42 +523,6 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     return s->failures || s->lost || nothing_ran ? 1 : 0;
 }
 
-/* Under mpirun: every rank's process id to every rank, so that each
- * counts its siblings' CPU time as the run's, not as other processes'
- * (cpu_sample.h). Every rank calls it; a failure leaves them uncounted. */
-static void share_run_pids(comm *world)
-{
-    int n = world->size;
-    double *ids = calloc((size_t)n, sizeof *ids);
-    long *pids = calloc((size_t)n, sizeof *pids);
-    if (ids && pids) {
-        ids[world->rank] = (double)getpid();
-        if (world->ops->host_allreduce(world, ids, n, COMM_SUM) == 0) {
-            for (int i = 0; i < n; i++)
-                pids[i] = (long)ids[i];
-            cpu_sample_set_run(pids, n);
-        }
-    }
-    free(ids);
-    free(pids);
-}
-
-/* Under mpirun: every rank sweeps rank 0's configs. Ranks started with
- * other options (an MPMD launch, a wrapper) would pair one config's
- * collectives with another's: one line from rank 0, before any config.
- * 1 when they agree. */
-static int same_sweep_everywhere(sweep *s, const run_options *o)
-{
-    int mine = config_fingerprint(o, 1);
-    if (dp_agree_all(s->world, mine == dp_agree_root_int(s->world, mine)))
-        return 1;
-    if (s->writer)
-        fprintf(stderr, "accubench: the ranks were started with other sweeps (another rank's "
-                        "configs are not rank 0's): give every rank the same options "
-                        "(--mem-cap may differ)\n");
-    return 0;
-}
-
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx)
 {
     char why[400];
@@ -582,8 +546,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
      * write; a rank waiting for the others watches it too (comm.h). */
     stop_signal_install();
     if (s.world)
-        share_run_pids(s.world);
-    if (s.world && !same_sweep_everywhere(&s, o))
+        sweep_ranks_share_pids(s.world);
+    if (s.world && !sweep_ranks_agree(&s, o))
         return end_ranks(&s, 2);
     if (s.world && s.world->ops->watch)
         s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
