@@ -69,8 +69,8 @@ not_plain = $(shell printf '%s' '$(subst ','\'',$(value $(1)))' | LC_ALL=C tr -d
 ifneq ($(call not_plain,CUDA_HOME,A-Za-z0-9._+/-),0)
 $(error CUDA_HOME='$(value CUDA_HOME)': a folder name of letters, digits and ._+-/ only)
 endif
-ifneq ($(call not_plain,NVCC_GENCODE,A-Za-z0-9._+=$(comma) -),0)
-$(error NVCC_GENCODE='$(value NVCC_GENCODE)': nvcc's -gencode flags, one line of letters, digits and ._+=$(comma)- only)
+ifneq ($(call not_plain,NVCC_GENCODE,A-Za-z0-9._+=$(comma)[] -),0)
+$(error NVCC_GENCODE='$(value NVCC_GENCODE)': nvcc's -gencode flags, one line of letters, digits and ._+=$(comma)[]- only)
 endif
 export CUDA_HOME
 
