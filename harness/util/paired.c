@@ -9,14 +9,16 @@
 #include "stats.h"
 
 /* Student's t at 97.5% (a two-sided 95% interval) for df degrees of
- * freedom: the table to 30, then t ~ 1.96 + 2.37 / df (within 0.003). */
+ * freedom: the table to 30, then the first two terms of its expansion in
+ * 1 / df about z = 1.959964, z + (z^3 + z) / 4df + (5z^5 + 16z^3 + 3z) /
+ * 96df^2 (within 1e-4 from 31 on; the first term alone was 0.003 low). */
 static double t_975(int df)
 {
     static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
                                    2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
                                    2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
                                    2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    return df <= 30 ? table[df] : 1.96 + 2.37 / df;
+    return df <= 30 ? table[df] : 1.959964 + 2.372271 / df + 2.822499 / ((double)df * df);
 }
 
 int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out)
