@@ -132,6 +132,9 @@ awk -F, '/^#/{next} !h{h=1; for (i = 1; i <= NF; i++) c[$i] = i; next}
     $c["devices"] != 3 || $c["accum_steps"] != 2 || $c["last_micro_batch"] != 2 {
         print "FAILED: ragged row " $0; exit 1}' \
     three/*.csv || fail=1
+# its rows say that 2x2 on 3 ranks is not 12 examples but the ragged 10
+grep -q "E = 10 over 3 ranks is ragged: each global micro-batch (at most 6 examples) is cut into 3 near-equal parts and 2x2 is the split of the rank with the most" three/*.csv ||
+    { echo "FAILED: a ragged split over ranks is not said: $(grep -v '^#' three/*.csv | head -n 2)"; fail=1; }
 
 # The GPT on token data: its ranks hold documents of different lengths, so
 # the loss is normalised by the valid tokens of the whole global window;

@@ -11,6 +11,7 @@
 #include "dp_check.h"
 #include "memory_fit.h"
 #include "shard_modes.h"
+#include "split_text.h"
 #include "sweep_state.h"
 #include "row_label.h"
 
@@ -40,6 +41,16 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c)
     r->accum_steps = sp->accum;
     r->last_micro_batch = sp->last;
     r->devices = sp->devices;
+    /* micro x K x devices is not E: the ranks' parts are ragged, and the
+     * split the row gives is the largest part's (split_make_sharded) */
+    if (sp->devices > 1 && (long long)sp->micro * sp->accum * sp->devices != sp->global) {
+        char label[64];
+        split_text(label, sizeof label, sp->micro, sp->accum, sp->last);
+        row_note(r, "E = %d over %d ranks is ragged: each global micro-batch (at most %d "
+                 "examples) is cut into %d near-equal parts and %s is the split of the rank "
+                 "with the most",
+                 sp->global, sp->devices, sp->micro * sp->devices, sp->devices, label);
+    }
     r->flops_per_step = model_flops_per_step(ms, sp->effective);
     r->recompute_flops_per_step = model_recompute_flops(ms, sp->effective);
     memory_need need;
