@@ -185,21 +185,6 @@ static void help(void)
     printf("\nexit status: 0 all passed, 1 a check failed, 2 no usable device or bad usage\n");
 }
 
-static int check_is_flag(const char *key)
-{
-    return option_is_flag(&check_table, key);
-}
-
-static int check_is_known(const char *key)
-{
-    return option_find(&check_table, key) != NULL;
-}
-
-static int check_takes_list(const char *key)
-{
-    return option_takes_list(&check_table, key);
-}
-
 /* 0: check; 1: --help answered; 2: bad usage, said on stderr. */
 static int parse_check_args(int argc, char **argv, check_args *c)
 {
@@ -209,9 +194,7 @@ static int parse_check_args(int argc, char **argv, check_args *c)
     memset(c, 0, sizeof *c);
     c->device = backend_first(1);
     option_defaults(&check_table, c, why, sizeof why);
-    args_init(&a, argc, argv, check_is_flag);
-    a.is_known = check_is_known;
-    a.takes_list = check_takes_list;
+    args_init_table(&a, argc, argv, &check_table);
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP) {
             help();

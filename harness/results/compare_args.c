@@ -73,21 +73,6 @@ static int compare_help(void)
     return 0;
 }
 
-static int compare_is_flag(const char *key)
-{
-    return option_is_flag(&compare_table, key);
-}
-
-static int compare_is_known(const char *key)
-{
-    return option_find(&compare_table, key) != NULL;
-}
-
-static int compare_takes_list(const char *key)
-{
-    return option_takes_list(&compare_table, key);
-}
-
 int parse_compare_args(int argc, char **argv, compare_options *c)
 {
     int npaths = 0;
@@ -97,9 +82,7 @@ int parse_compare_args(int argc, char **argv, compare_options *c)
     arg_kind kind;
     *c = (compare_options){0};
     option_defaults(&compare_table, &ca, why, sizeof why);
-    args_init(&a, argc, argv, compare_is_flag);
-    a.is_known = compare_is_known;
-    a.takes_list = compare_takes_list;
+    args_init_table(&a, argc, argv, &compare_table);
     while ((kind = args_next(&a, why, sizeof why)) != ARG_END) {
         if (kind == ARG_HELP)
             return compare_help();

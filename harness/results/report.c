@@ -194,21 +194,6 @@ static int report_help(void)
     return 0;
 }
 
-static int report_is_flag(const char *key)
-{
-    return option_is_flag(&report_table, key);
-}
-
-static int report_is_known(const char *key)
-{
-    return option_find(&report_table, key) != NULL;
-}
-
-static int report_takes_list(const char *key)
-{
-    return option_takes_list(&report_table, key);
-}
-
 /* Reads report's arguments: the CSV into *csv, the options into *ra.
  * Returns -1 to go on, else the exit code to return at once (help shown,
  * or the one error line for bad arguments already printed). */
@@ -218,9 +203,7 @@ static int parse_report_args(int argc, char **argv, const char **csv, report_arg
     args a;
     arg_kind kind;
     *csv = NULL;
-    args_init(&a, argc, argv, report_is_flag);
-    a.is_known = report_is_known;
-    a.takes_list = report_takes_list;
+    args_init_table(&a, argc, argv, &report_table);
     while ((kind = args_next(&a, arg_why, sizeof arg_why)) != ARG_END) {
         if (kind == ARG_HELP)
             return report_help();

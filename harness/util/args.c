@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "option_table.h"
+
 void args_init(args *a, int argc, char **argv, int (*is_flag)(const char *key))
 {
     memset(a, 0, sizeof *a);
@@ -10,6 +12,28 @@ void args_init(args *a, int argc, char **argv, int (*is_flag)(const char *key))
     a->argv = argv;
     a->next = 1;
     a->is_flag = is_flag;
+}
+
+void args_init_table(args *a, int argc, char **argv, const option_table *t)
+{
+    args_init(a, argc, argv, NULL);
+    a->table = t;
+}
+
+static int is_flag(const args *a, const char *key)
+{
+    return a->table ? option_is_flag(a->table, key) : a->is_flag && a->is_flag(key);
+}
+
+/* Whether the command knows key; 1 where it cannot say. */
+static int is_known(const args *a, const char *key)
+{
+    return a->table ? option_find(a->table, key) != NULL : !a->is_known || a->is_known(key);
+}
+
+static int takes_list(const args *a, const char *key)
+{
+    return a->table ? option_takes_list(a->table, key) : a->takes_list && a->takes_list(key);
 }
 
 /* One argument, whatever came before it. */
@@ -42,9 +66,9 @@ static arg_kind next_argument(args *a, char *why, size_t why_len)
         a->value = eq + 1;
         return ARG_OPTION;
     }
-    if (a->is_flag && a->is_flag(a->key))
+    if (is_flag(a, a->key))
         return ARG_OPTION;
-    if (a->next >= a->argc && a->is_known && !a->is_known(a->key))
+    if (a->next >= a->argc && !is_known(a, a->key))
         return ARG_OPTION;
     if (a->next >= a->argc) {
         snprintf(why, why_len, "--%s needs a value", a->key);
@@ -84,7 +108,7 @@ static void say_twice(const args *a, const char *first, char *why, size_t why_le
         snprintf(why, why_len, "--%s given twice; name it once", a->key);
     else if (same)
         snprintf(why, why_len, "--%s given twice (%s both times); name it once", a->key, first);
-    else if (a->takes_list && a->takes_list(a->key))
+    else if (takes_list(a, a->key))
         snprintf(why, why_len,
                  "--%s given twice (%s, then %s); name it once (it takes a list: --%s %s,%s)",
                  a->key, first, second, a->key, first, second);

@@ -28,12 +28,17 @@ typedef struct args {
     /* Optional: the keys that take a comma list. A key named twice is an
      * error; for these its reason adds how to say both at once. */
     int (*takes_list)(const char *key);
+    /* Or, for all three, the command's option table (args_init_table). */
+    const struct option_table *table;
     char key[64];                    /* the option's key, without the dashes */
     const char *value;               /* its value, or the positional argument */
 } args;
 
 /* argv[0] is the command's own name: reading starts after it. */
 void args_init(args *a, int argc, char **argv, int (*is_flag)(const char *key));
+/* args_init for a command whose options are one table (option_table.h):
+ * its flags, its known keys and its list keys are the table's. */
+void args_init_table(args *a, int argc, char **argv, const struct option_table *t);
 
 /* Reads the next argument into a->key and a->value. A value is the rest of
  * `--key=value`, else the next argument (whatever it looks like) unless the

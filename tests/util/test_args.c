@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "check.h"
+#include "option_table.h"
 
 static int is_flag(const char *key)
 {
@@ -135,8 +136,38 @@ static void test_twice(void)
     CHECK(second_naming(5, help, why, sizeof why) == ARG_END);
 }
 
+/* A command whose options are one table: its flags, known keys and list
+ * keys come from the table, as the callbacks would give them. */
+static void test_table(void)
+{
+    static const option_def defs[] = {
+        {.key = "quiet", .type = OPTION_FLAG, .help = "a flag"},
+        {.key = "model", .arg = "LIST", .type = OPTION_CUSTOM, .help = "a list"},
+        {.key = "steps", .arg = "N", .type = OPTION_INT, .help = "a number"},
+    };
+    static const option_table table = {defs, 3};
+    char why[200];
+    args a;
+    char *flag[] = {"cmd", "--quiet", "x.csv", NULL};
+    args_init_table(&a, 3, flag, &table);
+    CHECK(args_next(&a, why, sizeof why) == ARG_OPTION && !strcmp(a.key, "quiet") && !a.value);
+    CHECK(args_next(&a, why, sizeof why) == ARG_POSITIONAL && !strcmp(a.value, "x.csv"));
+    char *typo[] = {"cmd", "--stpes", NULL};
+    args_init_table(&a, 2, typo, &table);
+    CHECK(args_next(&a, why, sizeof why) == ARG_OPTION && !strcmp(a.key, "stpes") && !a.value);
+    char *last[] = {"cmd", "--steps", NULL};
+    args_init_table(&a, 2, last, &table);
+    CHECK(args_next(&a, why, sizeof why) == ARG_ERROR && !strcmp(why, "--steps needs a value"));
+    char *twice[] = {"cmd", "--model", "S", "--model", "M", NULL};
+    args_init_table(&a, 5, twice, &table);
+    while (args_next(&a, why, sizeof why) == ARG_OPTION)
+        ;
+    CHECK(strstr(why, "(it takes a list: --model S,M)") != NULL);
+}
+
 int main(void)
 {
+    test_table();
     test_twice();
     test_unknown_last();
     test_kinds();
