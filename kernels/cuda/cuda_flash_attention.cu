@@ -57,6 +57,7 @@
 #include <stdio.h>
 
 #include "cuda_flash_attention.cuh"
+#include "cuda_kernels.h"
 
 /* ------------------------------------------------------------------ host */
 

@@ -9,7 +9,7 @@
 
 #include <type_traits>
 
-#include "cuda_kernels.h"
+#include "cuda_device.cuh"
 
 /* The kernels' shared memory. A macro so that the host emulation of these
  * kernels (tests/kernels/flash_emulation.cc) can hand each block its own.

@@ -1,9 +1,9 @@
 /* The CUDA backend's fused-attention kernels (kernels/cuda/
  * cuda_flash_attention.cuh), the very source, run on the host where no GPU
- * is: each CUDA thread a pthread, __syncthreads a barrier of the block's
- * 256, a warp's shuffles an exchange through memory between barriers of
- * its 32, each block's shared memory poisoned with NaN first (a pattern
- * that is NaN read as fp32 and as either bf16 half). Judged
+ * is, through cuda_emulation.h (each CUDA thread a pthread, __syncthreads
+ * a barrier of the block's 256, a warp's shuffles an exchange through
+ * memory between barriers of its 32, each block's shared memory poisoned
+ * with NaN first). Judged
  * against a float64 attention written here from the definition, in fp32
  * and bf16 storage, every head-dim bucket, shapes off the tiles; every
  * output element starts as NaN, so one never written fails. bf16 runs the
@@ -20,149 +20,21 @@
  * tile over a warp's lanes). Built and run by
  * tests/e2e/e2e_cuda_flash_emulated.sh with the host's C++ compiler. */
 #include <math.h>
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <algorithm>
 #include <random>
 #include <vector>
 
-/* ---- what cuda_kernels.h gives the kernels, on the host (its guard
- * defined, so the real one is skipped) */
-#define ACCUBENCH_CUDA_KERNELS_H
-#define __device__
-#define __global__
-#define __forceinline__ inline
-#define __launch_bounds__(x)
-#define __host__
-struct emu_dim {
-    unsigned x;
-};
-static thread_local emu_dim threadIdx;
-static emu_dim blockIdx; /* set by thread 0 between two barriers */
-static float *emu_smem;
-static size_t emu_smem_floats;
-#define FA_SHARED(name) float *name = emu_smem
-static pthread_barrier_t block_bar, warp_bar[8];
-static float slots[8][32];
-static void __syncthreads() { pthread_barrier_wait(&block_bar); }
-static float emu_shfl_xor(float v, int off)
-{
-    int l = (int)threadIdx.x % 32, w = (int)threadIdx.x / 32;
-    slots[w][l] = v;
-    pthread_barrier_wait(&warp_bar[w]);
-    float r = slots[w][l ^ off];
-    pthread_barrier_wait(&warp_bar[w]);
-    return r;
-}
-#define __shfl_xor_sync(mask, v, off) emu_shfl_xor(v, off)
-#include "elementwise.h"
-typedef unsigned short bf16_bits;
-static inline float load(const float *p, size_t i) { return p[i]; }
-static inline float load(const bf16_bits *p, size_t i) { return ew_bf16_bits_to_f32(p[i]); }
-static inline void store(float *p, size_t i, float x) { p[i] = x; }
-static inline void store(bf16_bits *p, size_t i, float x) { p[i] = ew_f32_to_bf16_bits(x); }
-static inline float warp_max(float x)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, off));
-    return x;
-}
-static inline float warp_sum(float x)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        x += __shfl_xor_sync(0xffffffffu, x, off);
-    return x;
-}
-static inline unsigned __float_as_uint(float f)
-{
-    unsigned u;
-    memcpy(&u, &f, 4);
-    return u;
-}
-static inline float __uint_as_float(unsigned u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
+#include "cuda_emulation.h"
 
+#define FA_SHARED(name) float *name = emu_smem
+#include "elementwise.h"
 #include "wmma_emulation.h"
 
 #include "cuda_flash_attention.cuh"
 
-/* ---- launches: FA_THREADS pthreads, which go through the blocks in turn */
-template <class F> struct launch_ctx {
-    F *body;
-    unsigned blocks;
-    std::vector<float> *smem;
-};
-template <class F> struct thread_arg {
-    launch_ctx<F> *ctx;
-    unsigned tid;
-};
-template <class F> static void *thread_main(void *p)
-{
-    thread_arg<F> *a = (thread_arg<F> *)p;
-    threadIdx.x = a->tid;
-    for (unsigned b = 0; b < a->ctx->blocks; b++) {
-        if (a->tid == 0) {
-            blockIdx.x = b;
-            std::fill(a->ctx->smem->begin(), a->ctx->smem->end(),
-                      __uint_as_float(0x7fc07fc0u));
-            emu_smem = a->ctx->smem->data();
-            emu_smem_floats = a->ctx->smem->size();
-        }
-        __syncthreads();
-        (*a->ctx->body)();
-        __syncthreads(); /* the block is done before the next one starts */
-    }
-    return nullptr;
-}
-template <class F> static void launch(unsigned blocks, size_t bytes, F body)
-{
-    std::vector<float> smem(bytes / sizeof(float));
-    launch_ctx<F> ctx = {&body, blocks, &smem};
-    pthread_t th[FA_THREADS];
-    thread_arg<F> args[FA_THREADS];
-    for (unsigned t = 0; t < FA_THREADS; t++) {
-        args[t] = {&ctx, t};
-        if (pthread_create(&th[t], nullptr, thread_main<F>, &args[t])) {
-            fprintf(stderr, "flash_emulation: pthread_create failed\n");
-            exit(2);
-        }
-    }
-    for (unsigned t = 0; t < FA_THREADS; t++)
-        pthread_join(th[t], nullptr);
-}
-
-/* Relative L2 error; NaN where `got` has one; the absolute error where
- * the reference is all zeros (T = 1: dq and dk are exactly 0). */
-static double rel(const std::vector<double> &got, const std::vector<double> &want)
-{
-    double num = 0, den = 0;
-    for (size_t i = 0; i < got.size(); i++) {
-        if (std::isnan(got[i]))
-            return NAN;
-        num += (got[i] - want[i]) * (got[i] - want[i]);
-        den += want[i] * want[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
-/* n random values in [lo, hi) rounded to T, kept as T and as double. */
-template <class T>
-static void fill(std::mt19937 &rng, float lo, float hi, std::vector<T> &x, std::vector<double> &xd)
-{
-    std::uniform_real_distribution<float> u(lo, hi);
-    for (size_t i = 0; i < x.size(); i++) {
-        store(&x[i], 0, u(rng));
-        xd[i] = load(&x[i], 0);
-    }
-}
+#include "emulation_check.h"
 
 /* Attention in float64 from the definition: y, lse, and dqkv (dq, dk, dv
  * in the [3d x N] token layout), causal, over each (sequence, head). */
@@ -239,17 +111,17 @@ template <class T, int HD> static int run(int hd, int heads, int t, int batch, u
     const T *x = qkv.data(), *g = dy.data();
     T *dx = dqkv.data();
     float *l = lse.data();
-    launch(blocks, F::FWD_BYTES, [&] {
+    emu_launch(blocks, FA_THREADS, F::FWD_BYTES, [&] {
         flash_forward_kernel<T, HD>(x, y.data(), l, scale, hd, heads, t, tiles);
     });
     size_t rows = n * (size_t)heads, warps = FA_THREADS / 32;
-    launch((unsigned)((rows + warps - 1) / warps), 0, [&] {
+    emu_launch((unsigned)((rows + warps - 1) / warps), FA_THREADS, 0, [&] {
         flash_backward_d_kernel<T>(y.data(), g, dx, hd, heads, rows);
     });
-    launch(blocks, F::BWD_BYTES, [&] {
+    emu_launch(blocks, FA_THREADS, F::BWD_BYTES, [&] {
         flash_backward_dkv_kernel<T, HD>(x, l, g, dx, scale, hd, heads, t, tiles);
     });
-    launch(blocks, F::BWD_BYTES, [&] {
+    emu_launch(blocks, FA_THREADS, F::BWD_BYTES, [&] {
         flash_backward_dq_kernel<T, HD>(x, l, g, dx, scale, hd, heads, t, tiles);
     });
 
@@ -283,9 +155,7 @@ template <class T, int HD> static int run(int hd, int heads, int t, int batch, u
 
 int main()
 {
-    pthread_barrier_init(&block_bar, nullptr, FA_THREADS);
-    for (int w = 0; w < 8; w++)
-        pthread_barrier_init(&warp_bar[w], nullptr, 32);
+    emu_start(600);
     int bad = 0;
     /* three tiles over two sequences; every bucket in both storages; head
      * dims off the bucket (7, 2, 100, 200); T = 1 */
