@@ -7,30 +7,12 @@
  * Every op issues its kernels on the backend's compute stream and returns
  * without waiting. */
 #include "cuda_check.h"
+#include "cuda_elementwise.cuh"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
 #include "elementwise.h"
 
 /* ------------------------------------------------------- bias + GELU */
-
-/* One pass instead of two: z[:, j] += bias and h = gelu(z). GELU reads the
- * stored (rounded) pre-activation, the same value the backward pass will
- * read, so forward and backward agree in bf16 too. */
-template <typename T>
-__global__ void bias_gelu_kernel(T *z, const float *bias, T *h, int rows, int cols,
-                                 int gelu)
-{
-    for (int j = blockIdx.y; j < cols; j += gridDim.y) {
-        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows;
-             i += blockDim.x * gridDim.x) {
-            size_t idx = (size_t)j * (size_t)rows + (size_t)i;
-            float zi = quantize<T>(load(z, idx) + bias[i]);
-            store(z, idx, zi);
-            if (gelu)
-                store(h, idx, ew_gelu(zi));
-        }
-    }
-}
 
 template <typename T>
 static int launch_bias_gelu(backend *b, void *z, const float *bias, void *h, int rows,
@@ -64,14 +46,6 @@ extern "C" int cuda_bias_gelu_forward(backend *b, storage s, void *z, const floa
 
 /* ------------------------------------------------------ GELU backward */
 
-/* h = gelu(z) from the stored pre-activation: what bias_gelu_kernel wrote,
- * recomputed for a backward that kept z alone. */
-template <typename T>
-__global__ void gelu_forward_kernel(const T *z, T *h, size_t n)
-{
-    GRID_STRIDE(i, n) { store(h, i, ew_gelu(load(z, i))); }
-}
-
 extern "C" int cuda_gelu_forward(backend *b, storage s, const void *z, void *h, size_t n)
 {
     if (n == 0)
@@ -85,14 +59,6 @@ extern "C" int cuda_gelu_forward(backend *b, storage s, const void *z, void *h, 
         gelu_forward_kernel<float><<<g, EW_THREADS, 0, st>>>((const float *)z, (float *)h, n);
     CUDA_CHECK_LAUNCH(b, "gelu_forward_kernel");
     return BK_OK;
-}
-
-/* dz may alias dh: each element is read before it is written, and no
- * pointer is __restrict__. */
-template <typename T>
-__global__ void gelu_backward_kernel(const T *z, const T *dh, T *dz, size_t n)
-{
-    GRID_STRIDE(i, n) { store(dz, i, load(dh, i) * ew_gelu_grad(load(z, i))); }
 }
 
 extern "C" int cuda_gelu_backward(backend *b, storage s, const void *z, const void *dh,
@@ -113,53 +79,6 @@ extern "C" int cuda_gelu_backward(backend *b, storage s, const void *z, const vo
 }
 
 /* ------------------------------------------------------- bias gradient */
-
-/* db[i] += sum_j dz[i, j], deterministic (no atomics), in two passes so that
- * a narrow layer still fills the device: pass 1 gives each block 32 rows and
- * one chunk of the columns; its 32 x 8 threads read 32 consecutive rows of a
- * column at a time (coalesced), reduce over the 8 column lanes in shared
- * memory and write one partial sum per row and chunk. Pass 2 adds the
- * chunks' partials in a fixed order. With one chunk, pass 1 adds to db
- * itself. */
-#define BG_ROWS 32
-#define BG_LANES 8
-
-template <typename T>
-__global__ void bias_grad_partial_kernel(const T *dz, float *out, int accumulate,
-                                         int rows, int cols, int chunk_cols)
-{
-    __shared__ float part[BG_LANES][BG_ROWS + 1];
-    int row = blockIdx.x * BG_ROWS + threadIdx.x;
-    int first = blockIdx.y * chunk_cols;
-    int last = min(cols, first + chunk_cols);
-    float sum = 0.0f;
-    if (row < rows)
-        for (int j = first + threadIdx.y; j < last; j += BG_LANES)
-            sum += load(dz, (size_t)j * (size_t)rows + (size_t)row);
-    part[threadIdx.y][threadIdx.x] = sum;
-    __syncthreads();
-    if (threadIdx.y == 0 && row < rows) {
-        float total = 0.0f;
-        for (int l = 0; l < BG_LANES; l++)
-            total += part[l][threadIdx.x];
-        if (accumulate)
-            out[row] += total;
-        else
-            out[(size_t)blockIdx.y * (size_t)rows + (size_t)row] = total;
-    }
-}
-
-__global__ void bias_grad_finish_kernel(const float *partial, float *db, int rows,
-                                        int chunks)
-{
-    GRID_STRIDE(i, (size_t)rows)
-    {
-        float total = 0.0f;
-        for (int c = 0; c < chunks; c++)
-            total += partial[(size_t)c * (size_t)rows + i];
-        db[i] += total;
-    }
-}
 
 template <typename T>
 static int launch_bias_grad(backend *b, const void *dz, float *db, int rows, int cols)
@@ -195,106 +114,6 @@ extern "C" int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, 
 }
 
 /* ------------------------------------------- softmax cross-entropy */
-
-/* One warp per example. ew_softmax_xent walks an example's classes three
- * times in a row (max, sum of exponentials, gradients), which on one GPU
- * thread costs tens of microseconds for a thousand classes: longer than the
- * GEMMs of a small micro-batch, and it would distort exactly what the
- * benchmark measures. So a warp takes the row across its 32 lanes, each
- * lane V elements (16 bytes) per load, in two passes, not three: the max
- * and the sum of exponentials together (online_add: the sum rescaled when
- * the max grows), combined with shuffles, then the gradient, written by the
- * same kernel that computes the loss (the LM head's cross-entropy and its
- * backward are one pass over the logits). The per-element ew_exp and
- * formulas are the CPU's; the order of the sum and its rescaling differ.
- * The loss is reduced per block and added to *loss_sum with one atomic per
- * block. */
-#define SX_THREADS 128
-#define SX_WARPS (SX_THREADS / 32)
-#define SX_UNROLL 4
-
-template <typename T, int V>
-__global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labels,
-                                    const int *valid, const float *scale,
-                                    float *loss_sum, int classes, int batch)
-{
-    __shared__ float warp_loss[SX_WARPS];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-    const float sc = *scale;
-    float loss = 0.0f; /* lane 0's: the sum of its warp's examples */
-
-    for (int j = blockIdx.x * SX_WARPS + warp; j < batch; j += gridDim.x * SX_WARPS) {
-        const T *l = logits + (size_t)j * (size_t)classes;
-        T *dl = dlogits + (size_t)j * (size_t)classes;
-        float x[V];
-        if (!valid[j]) { /* padding: no loss, no gradient */
-            for (int k = 0; k < V; k++)
-                x[k] = 0.0f;
-            for (int c = lane * V; c < classes; c += 32 * V)
-                store_vec<T, V>(dl, c, x);
-            continue;
-        }
-        int label = labels[j];
-        float maxv = -INFINITY, sum = 0.0f;
-        /* SX_UNROLL loads of 16 bytes in flight per lane before the first
-         * is used (a row of 50304 bf16 logits is 12 turns of the warp), in
-         * the order the loop after them takes: the same sums, bit for bit. */
-        int c = lane * V;
-        for (; c + (SX_UNROLL - 1) * 32 * V < classes; c += SX_UNROLL * 32 * V) {
-            float xs[SX_UNROLL][V];
-#pragma unroll
-            for (int u = 0; u < SX_UNROLL; u++)
-                load_vec<T, V>(l, c + u * 32 * V, xs[u]);
-#pragma unroll
-            for (int u = 0; u < SX_UNROLL; u++)
-                for (int k = 0; k < V; k++)
-                    online_add(maxv, sum, xs[u][k]);
-        }
-        for (; c < classes; c += 32 * V) {
-            load_vec<T, V>(l, c, x);
-            for (int k = 0; k < V; k++)
-                online_add(maxv, sum, x[k]);
-        }
-        warp_online(maxv, sum);
-        float log_sum = logf(sum);
-        c = lane * V;
-        for (; c + (SX_UNROLL - 1) * 32 * V < classes; c += SX_UNROLL * 32 * V) {
-            float xs[SX_UNROLL][V];
-#pragma unroll
-            for (int u = 0; u < SX_UNROLL; u++)
-                load_vec<T, V>(l, c + u * 32 * V, xs[u]);
-#pragma unroll
-            for (int u = 0; u < SX_UNROLL; u++) {
-                int cu = c + u * 32 * V;
-                for (int k = 0; k < V; k++) {
-                    float p = ew_exp(xs[u][k] - maxv - log_sum);
-                    xs[u][k] = (p - (cu + k == label ? 1.0f : 0.0f)) * sc;
-                }
-                store_vec<T, V>(dl, cu, xs[u]);
-            }
-        }
-        for (; c < classes; c += 32 * V) {
-            load_vec<T, V>(l, c, x);
-            for (int k = 0; k < V; k++) {
-                float p = ew_exp(x[k] - maxv - log_sum);
-                x[k] = (p - (c + k == label ? 1.0f : 0.0f)) * sc;
-            }
-            store_vec<T, V>(dl, c, x);
-        }
-        if (lane == 0)
-            loss += log_sum + maxv - load(l, label);
-    }
-
-    if (lane == 0)
-        warp_loss[warp] = loss;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float total = 0.0f;
-        for (int w = 0; w < SX_WARPS; w++)
-            total += warp_loss[w];
-        atomicAdd(loss_sum, total);
-    }
-}
 
 template <typename T>
 static void launch_softmax_xent(cudaStream_t st, unsigned grid, const void *logits,
@@ -333,88 +152,7 @@ extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void
 
 /* ------------------------------------------- optimizers, conversion */
 
-/* These run over every parameter once a step and are bound by memory
- * bandwidth, so each thread takes four consecutive elements per turn: one
- * 16-byte load or store per array when every pointer is aligned for it
- * (`vec`, decided on the host), element by element otherwise and in the
- * tail. */
-#define VEC 4
-
-__device__ __forceinline__ float &lane(float4 &v, int k)
-{
-    return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
-}
-
 static int aligned(const void *p, size_t bytes) { return ((uintptr_t)p & (bytes - 1)) == 0; }
-
-/* The hyper-parameters are read from device memory, so that a captured graph
- * picks up each step's bias correction from the upload before its replay. */
-__global__ void adamw_kernel(float *w, const float *g, float *m, float *v, size_t n,
-                             const adamw_hparams *h, int vec)
-{
-    const adamw_hparams hp = *h;
-    GRID_STRIDE(q, (n + VEC - 1) / VEC)
-    {
-        size_t i = q * VEC;
-        if (vec && i + VEC <= n) {
-            float4 wq = ((float4 *)w)[q], gq = ((const float4 *)g)[q];
-            float4 mq = ((float4 *)m)[q], vq = ((float4 *)v)[q];
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                ew_adamw(&lane(wq, k), lane(gq, k), &lane(mq, k), &lane(vq, k), &hp);
-            ((float4 *)w)[q] = wq;
-            ((float4 *)m)[q] = mq;
-            ((float4 *)v)[q] = vq;
-        } else {
-            for (size_t j = i; j < n && j < i + VEC; j++)
-                ew_adamw(&w[j], g[j], &m[j], &v[j], &hp);
-        }
-    }
-}
-
-__global__ void sgd_kernel(float *w, const float *g, size_t n, float lr, float wd, int vec)
-{
-    GRID_STRIDE(q, (n + VEC - 1) / VEC)
-    {
-        size_t i = q * VEC;
-        if (vec && i + VEC <= n) {
-            float4 wq = ((float4 *)w)[q], gq = ((const float4 *)g)[q];
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                ew_sgd(&lane(wq, k), lane(gq, k), lr, wd);
-            ((float4 *)w)[q] = wq;
-        } else {
-            for (size_t j = i; j < n && j < i + VEC; j++)
-                ew_sgd(&w[j], g[j], lr, wd);
-        }
-    }
-}
-
-/* fp32 -> bf16: 16 bytes in, 8 bytes out per turn. */
-__global__ void to_bf16_kernel(const float *src, bf16_bits *dst, size_t n, int vec)
-{
-    GRID_STRIDE(q, (n + VEC - 1) / VEC)
-    {
-        size_t i = q * VEC;
-        if (vec && i + VEC <= n) {
-            float4 x = ((const float4 *)src)[q];
-            ushort4 y;
-            y.x = ew_f32_to_bf16_bits(x.x);
-            y.y = ew_f32_to_bf16_bits(x.y);
-            y.z = ew_f32_to_bf16_bits(x.z);
-            y.w = ew_f32_to_bf16_bits(x.w);
-            ((ushort4 *)dst)[q] = y;
-        } else {
-            for (size_t j = i; j < n && j < i + VEC; j++)
-                store(dst, j, src[j]);
-        }
-    }
-}
-
-__global__ void to_f32_kernel(const bf16_bits *src, float *dst, size_t n)
-{
-    GRID_STRIDE(i, n) { dst[i] = load(src, i); }
-}
 
 extern "C" int cuda_adamw(backend *b, float *w, const float *g, float *m, float *v,
                           size_t n, const adamw_hparams *h)

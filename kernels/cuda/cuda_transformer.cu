@@ -17,15 +17,8 @@
 #include "cuda_check.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
+#include "cuda_transformer.cuh"
 #include "elementwise.h"
-
-/* Kernels with a warp per column: four warps a block. */
-#define ROW_THREADS 128
-#define ROW_WARPS (ROW_THREADS / 32)
-
-#define FOR_EACH_WARP_COLUMN(col, ncols)                                          \
-    for (size_t col = (size_t)blockIdx.x * ROW_WARPS + threadIdx.x / 32; col < (ncols); \
-         col += (size_t)gridDim.x * ROW_WARPS)
 
 static unsigned row_blocks(const backend *b, size_t ncols)
 {
@@ -33,37 +26,6 @@ static unsigned row_blocks(const backend *b, size_t ncols)
 }
 
 /* ------------------------------------------------------------ LayerNorm */
-
-/* Two passes over the column (mean, then squared deviations), as the CPU's
- * ew_layernorm_column: a large mean costs the variance no precision. */
-template <typename T>
-__global__ void layernorm_forward_kernel(const T *x, const float *gamma, const float *beta,
-                                         T *y, float *mean, float *rstd, int dim,
-                                         size_t rows)
-{
-    const int lane = threadIdx.x & 31;
-    FOR_EACH_WARP_COLUMN(col, rows)
-    {
-        const T *xc = x + col * (size_t)dim;
-        T *yc = y + col * (size_t)dim;
-        float sum = 0.0f;
-        for (int i = lane; i < dim; i += 32)
-            sum += load(xc, i);
-        float mu = warp_sum(sum) / (float)dim;
-        float sq = 0.0f;
-        for (int i = lane; i < dim; i += 32) {
-            float d = load(xc, i) - mu;
-            sq += d * d;
-        }
-        float rs = ew_layernorm_rstd(warp_sum(sq), dim);
-        for (int i = lane; i < dim; i += 32)
-            store(yc, i, ew_layernorm_out(load(xc, i), mu, rs, gamma[i], beta[i]));
-        if (lane == 0) {
-            mean[col] = mu;
-            rstd[col] = rs;
-        }
-    }
-}
 
 extern "C" int cuda_layernorm_forward(backend *b, storage s, const void *x,
                                       const float *gamma, const float *beta, void *y,
@@ -81,96 +43,6 @@ extern "C" int cuda_layernorm_forward(backend *b, storage s, const void *x,
             (const float *)x, gamma, beta, (float *)y, mean, rstd, dim, (size_t)rows);
     CUDA_CHECK_LAUNCH(b, "layernorm_forward_kernel");
     return BK_OK;
-}
-
-/* dx += the input gradient, one warp per column; dx is fp32 (the residual
- * stream's gradient) whatever T is. */
-template <typename T>
-__global__ void layernorm_dx_kernel(const T *dy, const T *x, const float *gamma,
-                                    const float *mean, const float *rstd, float *dx, int dim,
-                                    size_t rows)
-{
-    const int lane = threadIdx.x & 31;
-    FOR_EACH_WARP_COLUMN(col, rows)
-    {
-        size_t off = col * (size_t)dim;
-        const float mu = mean[col], rs = rstd[col];
-        float g_sum = 0.0f, gx_sum = 0.0f;
-        for (int i = lane; i < dim; i += 32) {
-            float g = load(dy, off + i) * gamma[i];
-            g_sum += g;
-            gx_sum += g * ew_layernorm_xhat(load(x, off + i), mu, rs);
-        }
-        float g_mean = warp_sum(g_sum) / (float)dim, gx_mean = warp_sum(gx_sum) / (float)dim;
-        for (int i = lane; i < dim; i += 32) {
-            float d = ew_layernorm_dx(load(dy, off + i) * gamma[i],
-                                      ew_layernorm_xhat(load(x, off + i), mu, rs), rs, g_mean,
-                                      gx_mean);
-            dx[off + i] += d;
-        }
-    }
-}
-
-/* dgamma += sum_cols dy xhat and dbeta += sum_cols dy, the way the bias
- * gradient is reduced (cuda_elementwise.cu): a block takes 32 features and
- * one chunk of the columns, its 32 x 8 threads read 32 consecutive features
- * of a column at a time and reduce over the 8 column lanes in shared
- * memory; with several chunks the partial sums go to the scratch (gamma's
- * chunks, then beta's) and a second pass adds them in a fixed order. */
-#define LP_FEATURES 32
-#define LP_LANES 8
-
-template <typename T>
-__global__ void layernorm_param_partial_kernel(const T *dy, const T *x, const float *mean,
-                                               const float *rstd, float *dgamma,
-                                               float *dbeta, float *partial, int dim,
-                                               int rows, int chunk_cols)
-{
-    __shared__ float part_g[LP_LANES][LP_FEATURES + 1], part_b[LP_LANES][LP_FEATURES + 1];
-    int f = blockIdx.x * LP_FEATURES + threadIdx.x;
-    int first = blockIdx.y * chunk_cols;
-    int last = min(rows, first + chunk_cols);
-    float sg = 0.0f, sb = 0.0f;
-    if (f < dim)
-        for (int j = first + threadIdx.y; j < last; j += LP_LANES) {
-            size_t idx = (size_t)j * (size_t)dim + (size_t)f;
-            float d = load(dy, idx);
-            sg += d * ew_layernorm_xhat(load(x, idx), mean[j], rstd[j]);
-            sb += d;
-        }
-    part_g[threadIdx.y][threadIdx.x] = sg;
-    part_b[threadIdx.y][threadIdx.x] = sb;
-    __syncthreads();
-    if (threadIdx.y == 0 && f < dim) {
-        float tg = 0.0f, tb = 0.0f;
-        for (int l = 0; l < LP_LANES; l++) {
-            tg += part_g[l][threadIdx.x];
-            tb += part_b[l][threadIdx.x];
-        }
-        if (!partial) {
-            dgamma[f] += tg;
-            dbeta[f] += tb;
-        } else {
-            size_t chunks = gridDim.y;
-            partial[(size_t)blockIdx.y * (size_t)dim + (size_t)f] = tg;
-            partial[(chunks + blockIdx.y) * (size_t)dim + (size_t)f] = tb;
-        }
-    }
-}
-
-__global__ void layernorm_param_finish_kernel(const float *partial, float *dgamma,
-                                              float *dbeta, int dim, int chunks)
-{
-    GRID_STRIDE(i, (size_t)dim)
-    {
-        float tg = 0.0f, tb = 0.0f;
-        for (int c = 0; c < chunks; c++) {
-            tg += partial[(size_t)c * (size_t)dim + i];
-            tb += partial[((size_t)chunks + (size_t)c) * (size_t)dim + i];
-        }
-        dgamma[i] += tg;
-        dbeta[i] += tb;
-    }
 }
 
 template <typename T>
@@ -223,42 +95,6 @@ extern "C" int cuda_layernorm_backward(backend *b, storage s, const void *dy, co
 
 /* ------------------------------------------------------- causal softmax */
 
-/* Column c of the score blocks is query i = c % t, starting at c * t; only
- * keys j <= i are read. Each lane takes V consecutive keys (16 bytes) per
- * load; one pass finds the max and the sum of exponentials together
- * (online_add), a second writes the probabilities, zeros above the
- * diagonal. */
-template <typename T, int V>
-__global__ void causal_softmax_forward_kernel(const T *scores, T *probs, float scale, int t,
-                                              size_t ncols)
-{
-    const int lane = threadIdx.x & 31;
-    FOR_EACH_WARP_COLUMN(col, ncols)
-    {
-        const int i = (int)(col % (size_t)t);
-        const T *s = scores + col * (size_t)t;
-        T *p = probs + col * (size_t)t;
-        float x[V], maxv = -INFINITY, sum = 0.0f;
-        for (int j = lane * V; j <= i; j += 32 * V) {
-            load_vec<T, V>(s, j, x);
-            for (int k = 0; k < V && j + k <= i; k++)
-                online_add(maxv, sum, x[k] * scale);
-        }
-        warp_online(maxv, sum);
-        float inv_sum = 1.0f / sum;
-        for (int j = lane * V; j < t; j += 32 * V) {
-            if (j <= i)
-                load_vec<T, V>(s, j, x);
-            for (int k = 0; k < V; k++)
-                x[k] = j + k <= i ? ew_causal_softmax_prob(
-                                        ew_causal_softmax_exp(x[k], scale, maxv), inv_sum,
-                                        j + k, i)
-                                  : 0.0f;
-            store_vec<T, V>(p, j, x);
-        }
-    }
-}
-
 template <typename T>
 static void launch_causal_softmax_forward(const backend *b, cudaStream_t st, const void *scores,
                                           void *probs, float scale, int t, size_t ncols)
@@ -285,36 +121,6 @@ extern "C" int cuda_causal_softmax_forward(backend *b, storage s, const void *sc
         launch_causal_softmax_forward<float>(b, st, scores, probs, scale, t, ncols);
     CUDA_CHECK_LAUNCH(b, "causal_softmax_forward_kernel");
     return BK_OK;
-}
-
-/* dscores may alias dprobs: the dot product reads every dprobs of the
- * column before the shuffles, and then each lane reads its V elements just
- * before it overwrites them. 16-byte loads as in the forward. */
-template <typename T, int V>
-__global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, T *dscores,
-                                               float scale, int t, size_t ncols)
-{
-    const int lane = threadIdx.x & 31;
-    FOR_EACH_WARP_COLUMN(col, ncols)
-    {
-        const int i = (int)(col % (size_t)t);
-        size_t off = col * (size_t)t;
-        float pv[V], dv[V], dot = 0.0f;
-        for (int j = lane * V; j <= i; j += 32 * V) {
-            load_vec<T, V>(probs, off + j, pv);
-            load_vec<T, V>(dprobs, off + j, dv);
-            for (int k = 0; k < V && j + k <= i; k++)
-                dot += pv[k] * dv[k];
-        }
-        dot = warp_sum(dot);
-        for (int j = lane * V; j < t; j += 32 * V) {
-            load_vec<T, V>(probs, off + j, pv);
-            load_vec<T, V>(dprobs, off + j, dv);
-            for (int k = 0; k < V; k++)
-                pv[k] = ew_causal_softmax_dscore(pv[k], dv[k], dot, scale, j + k, i);
-            store_vec<T, V>(dscores, off + j, pv);
-        }
-    }
 }
 
 template <typename T>
@@ -351,21 +157,6 @@ extern "C" int cuda_causal_softmax_backward(backend *b, storage s, const void *p
 
 /* ----------------------------------------------------------- embeddings */
 
-/* out[:, c] = wte[:, tokens[c]] + wpe[:, c % t], element by element. */
-template <typename T>
-__global__ void embedding_forward_kernel(const int *tokens, const float *wte,
-                                         const float *wpe, T *out, int dim, int t, size_t n)
-{
-    GRID_STRIDE(idx, n)
-    {
-        size_t c = idx / (size_t)dim, r = idx - c * (size_t)dim;
-        size_t pos = c % (size_t)t;
-        /* wpe NULL: no position table (a rotary model). */
-        float pe = wpe ? wpe[pos * (size_t)dim + r] : 0.0f;
-        store(out, idx, wte[(size_t)tokens[c] * (size_t)dim + r] + pe);
-    }
-}
-
 extern "C" int cuda_embedding_forward(backend *b, storage s, const int *tokens,
                                       const float *wte, const float *wpe, void *out, int dim,
                                       int t, int batch)
@@ -383,35 +174,6 @@ extern "C" int cuda_embedding_forward(backend *b, storage s, const int *tokens,
                                                                   (float *)out, dim, t, n);
     CUDA_CHECK_LAUNCH(b, "embedding_forward_kernel");
     return BK_OK;
-}
-
-/* dwte[:, tokens[c]] += dout[:, c]: a token may repeat anywhere, so the
- * adds are atomic (their order, and so the last bits, may vary from run to
- * run). */
-template <typename T>
-__global__ void embedding_dwte_kernel(const int *tokens, const T *dout, float *dwte, int dim,
-                                      size_t n)
-{
-    GRID_STRIDE(idx, n)
-    {
-        size_t c = idx / (size_t)dim, r = idx - c * (size_t)dim;
-        atomicAdd(&dwte[(size_t)tokens[c] * (size_t)dim + r], load(dout, idx));
-    }
-}
-
-/* dwpe[:, i] += sum_q dout[:, q * t + i]: one thread per element of dwpe,
- * the sequences in order. */
-template <typename T>
-__global__ void embedding_dwpe_kernel(const T *dout, float *dwpe, int dim, int t, int batch)
-{
-    size_t per_seq = (size_t)dim * (size_t)t;
-    GRID_STRIDE(idx, per_seq)
-    {
-        float sum = 0.0f;
-        for (int q = 0; q < batch; q++)
-            sum += load(dout, (size_t)q * per_seq + idx);
-        dwpe[idx] += sum;
-    }
 }
 
 template <typename T>
@@ -446,12 +208,6 @@ extern "C" int cuda_embedding_backward(backend *b, storage s, const int *tokens,
 
 /* ------------------------------------------------------------ residual */
 
-/* y += x; y may be x. */
-template <typename T> __global__ void add_kernel(T *y, const T *x, size_t n)
-{
-    GRID_STRIDE(i, n) { store(y, i, load(y, i) + load(x, i)); }
-}
-
 extern "C" int cuda_add(backend *b, storage s, void *y, const void *x, size_t n)
 {
     if (n == 0)
@@ -468,32 +224,6 @@ extern "C" int cuda_add(backend *b, storage s, void *y, const void *x, size_t n)
 }
 
 /* ------------------------------------------------------ head arrangement */
-
-/* One thread per unit of U (16, 4 or 2 bytes) of a run of hd elements: run
- * r of the per-head side is row i of block (p, q, h), r = ((p * batch + q)
- * * heads + h) * t + i, and the same run sits at token q * t + i, part p,
- * head h on the other side. A copy, so bf16 and fp32 differ only in how
- * many units a run holds. */
-template <typename U>
-__global__ void permute_heads_kernel(const U *src, U *dst, size_t run_units, int heads, int t,
-                                     int batch, int parts, int to_tokens, size_t n_units)
-{
-    GRID_STRIDE(u, n_units)
-    {
-        size_t r = u / run_units, w = u % run_units, rest = r;
-        size_t i = rest % (size_t)t;
-        rest /= (size_t)t;
-        size_t h = rest % (size_t)heads;
-        rest /= (size_t)heads;
-        size_t q = rest % (size_t)batch, p = rest / (size_t)batch;
-        size_t tok = ((q * (size_t)t + i) * (size_t)parts + p) * (size_t)heads + h;
-        size_t a = r * run_units + w, c = tok * run_units + w;
-        if (to_tokens)
-            dst[c] = src[a];
-        else
-            dst[a] = src[c];
-    }
-}
 
 template <typename U>
 static int launch_permute_heads(backend *b, const void *src, void *dst, size_t run_bytes,
