@@ -63,7 +63,7 @@ template <typename T>
 __global__ void bias_grad_partial_kernel(const T *dz, float *out, int accumulate,
                                          int rows, int cols, int chunk_cols)
 {
-    __shared__ float part[BG_LANES][BG_ROWS + 1];
+    BLOCK_SHARED(float, part, [BG_LANES][BG_ROWS + 1]);
     int row = blockIdx.x * BG_ROWS + threadIdx.x;
     int first = blockIdx.y * chunk_cols;
     int last = min(cols, first + chunk_cols);
@@ -120,7 +120,7 @@ __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labe
                                     const int *valid, const float *scale,
                                     float *loss_sum, int classes, int batch)
 {
-    __shared__ float warp_loss[SX_WARPS];
+    BLOCK_SHARED(float, warp_loss, [SX_WARPS]);
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const float sc = *scale;
     float loss = 0.0f; /* lane 0's: the sum of its warp's examples */

@@ -69,7 +69,7 @@ __global__ void rmsnorm_gain_partial_kernel(const T *dy, const T *x, const float
                                             float *dgamma, float *partial, int dim, int rows,
                                             int chunk_cols)
 {
-    __shared__ float part[RG_LANES][RG_FEATURES + 1];
+    BLOCK_SHARED(float, part, [RG_LANES][RG_FEATURES + 1]);
     int f = blockIdx.x * RG_FEATURES + threadIdx.x;
     int first = blockIdx.y * chunk_cols;
     int last = min(rows, first + chunk_cols);

@@ -17,7 +17,7 @@
 /* The block's sum, in a tree of fixed shape: every thread gets it. */
 __device__ double block_sum(double v)
 {
-    __shared__ double s[SQ_THREADS];
+    BLOCK_SHARED(double, s, [SQ_THREADS]);
     s[threadIdx.x] = v;
     __syncthreads();
     for (int w = SQ_THREADS / 2; w > 0; w >>= 1) {

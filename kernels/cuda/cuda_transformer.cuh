@@ -92,7 +92,8 @@ __global__ void layernorm_param_partial_kernel(const T *dy, const T *x, const fl
                                                float *dbeta, float *partial, int dim,
                                                int rows, int chunk_cols)
 {
-    __shared__ float part_g[LP_LANES][LP_FEATURES + 1], part_b[LP_LANES][LP_FEATURES + 1];
+    BLOCK_SHARED(float, part_g, [LP_LANES][LP_FEATURES + 1]);
+    BLOCK_SHARED(float, part_b, [LP_LANES][LP_FEATURES + 1]);
     int f = blockIdx.x * LP_FEATURES + threadIdx.x;
     int first = blockIdx.y * chunk_cols;
     int last = min(rows, first + chunk_cols);
