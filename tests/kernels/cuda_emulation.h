@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <vector>
 
 #define __device__
@@ -151,7 +152,7 @@ template <class F> static void *emu_thread_main(void *p)
             blockIdx.x = b % gridDim.x;
             blockIdx.y = b / gridDim.x % gridDim.y;
             blockIdx.z = b / (gridDim.x * gridDim.y);
-            memset(a->ctx->smem->data(), 0xff, a->ctx->smem->size() * sizeof(float));
+            std::fill(a->ctx->smem->begin(), a->ctx->smem->end(), __uint_as_float(~0u));
             memset(emu_static_smem, 0xff, sizeof emu_static_smem);
             emu_smem = a->ctx->smem->data();
             emu_smem_floats = a->ctx->smem->size();
