@@ -23,7 +23,7 @@ if ! "$emu_cxx" $san probe.cc -o probe >/dev/null 2>&1 || ! ./probe; then
     san=""
 fi
 
-progs="columns"
+progs="columns reductions updates"
 for p in $progs; do
     (emu_build "${p}_emulation.cc" "$p" "$san" || exit 1
      ASAN_OPTIONS=detect_leaks=0 "./$p" >"$p.txt" 2>&1) >"$p.build.out" 2>&1 &
