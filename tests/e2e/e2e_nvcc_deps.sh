@@ -1,8 +1,9 @@
 #!/bin/sh
 # The CUDA objects depend on the headers they include: after an edit of
-# kernels/elementwise.h (the per-element math) or harness/backend/backend.h
-# (the table's struct layout), make rebuilds them, so the GPU never runs
-# stale math or a stale layout. Builds the CUDA objects (in the build the
+# kernels/elementwise.h (the per-element math), harness/backend/backend.h
+# (the table's struct layout) or a kernel's .cuh (its device code), make
+# rebuilds them, so the GPU never runs stale math, a stale layout or a
+# stale kernel. Builds the CUDA objects (in the build the
 # program came from, ACCUBENCH_BUILD, where make test has built them
 # already; else in a scratch BUILD), then asks make, without touching the
 # sources (-n -W FILE: "as if FILE were just edited"), what it would
@@ -44,6 +45,18 @@ for cu in "$root"/kernels/cuda/*.cu; do
     grep -q '"backend.h"\|"cuda_check.h"\|"cuda_internal.h"' "$cu" || continue
     echo "$r" | grep -q "$name" ||
         fail "an edit of harness/backend/backend.h does not rebuild $name (would rebuild: '$r')"
+done
+# A kernel's .cuh (its device code) rebuilds its .cu (the launches), and
+# cuda_device.cuh, which every kernel header includes, rebuilds them all.
+all=$(rebuilt kernels/cuda/cuda_device.cuh)
+for h in "$root"/kernels/cuda/*.cuh; do
+    name=$(basename "$h" .cuh)
+    [ -f "$root/kernels/cuda/$name.cu" ] || continue
+    r=$(rebuilt "kernels/cuda/$name.cuh")
+    echo "$r" | grep -q "$name.cu" ||
+        fail "an edit of kernels/cuda/$name.cuh does not rebuild $name.cu (would rebuild: '$r')"
+    echo "$all" | grep -q "$name.cu" ||
+        fail "an edit of kernels/cuda/cuda_device.cuh does not rebuild $name.cu (would rebuild: '$all')"
 done
 r=$(rebuilt harness/results/result_row.h)
 [ -z "$r" ] || fail "an edit of a header no kernel includes rebuilds: $r"
