@@ -21,7 +21,9 @@ static void print_series(FILE *out, const goodput_series *s)
         const goodput_point *p = &s->p[j];
         fprintf(out, "  E=%lld", p->e);
         if (!isnan(p->lr))
-            fprintf(out, " lr %.3g%s", p->lr, p->lrs > 1 ? " (best final loss of the grid)" : "");
+            fprintf(out, " lr %.3g%s%s%s%s", p->lr,
+                    p->lrs > 1 ? " (best final loss of the grid" : "", p->lr_edge ? ", " : "",
+                    goodput_lr_edge_word(p), p->lrs > 1 ? ")" : "");
         if (isnan(p->steps)) {
             fprintf(out, ": does not reach the target in %d steps (final loss %.4g)\n",
                     p->curve_steps, p->final);
@@ -54,9 +56,11 @@ static void print_series(FILE *out, const goodput_series *s)
                              : goodput_tied_count(s) ? "  <- least time to target by its median"
                                                      : "  <- least time to target");
     }
-    char at_start[600];
+    char at_start[600], edge[1200];
     if (!goodput_at_start_text(s, at_start, sizeof at_start))
         fprintf(out, "  %s\n", at_start);
+    if (!goodput_lr_edge_text(s, edge, sizeof edge))
+        fprintf(out, "  %s\n", edge);
     const goodput_fit *f = &s->fit;
     char dof[200];
     goodput_dof_text(f, dof, sizeof dof);

@@ -87,6 +87,7 @@ static void pooled_noise(const csv_row *rows, size_t n, const read_curve *k,
 static int add_points(const curves_table *ct, const read_curve *key, goodput_series *s)
 {
     const read_curve **kept = NULL;
+    double *lo = NULL, *hi = NULL; /* each E's least and largest rate */
     for (size_t i = 0; i < ct->n; i++) {
         const read_curve *c = &ct->c[i];
         if (!counted(c) || !same_series(c, key))
@@ -97,16 +98,23 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
         if (j == s->n) {
             goodput_point *g = realloc(s->p, (s->n + 1) * sizeof *g);
             const read_curve **gk = realloc(kept, (s->n + 1) * sizeof *gk);
+            double *glo = realloc(lo, (s->n + 1) * sizeof *glo),
+                   *ghi = realloc(hi, (s->n + 1) * sizeof *ghi);
             if (g)
                 s->p = g;
             if (gk)
                 kept = gk;
-            if (!g || !gk) {
-                free(kept);
+            if (glo)
+                lo = glo;
+            if (ghi)
+                hi = ghi;
+            if (!g || !gk || !glo || !ghi) {
+                free(kept), free(lo), free(hi);
                 return -1;
             }
             s->p[j] = (goodput_point){.e = c->effective_batch, .lr = c->lr};
             kept[j] = c;
+            lo[j] = hi[j] = NAN;
             s->n++;
         }
         /* count the learning rates: a new one is one no earlier kept curve had */
@@ -117,6 +125,13 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
                    (o->lr == c->lr || (isnan(o->lr) && isnan(c->lr)));
         }
         s->p[j].lrs += !seen;
+        /* the grid's ends at this E, for where the kept rate lies in it */
+        if (!seen && !isnan(c->lr)) {
+            if (!(lo[j] <= c->lr))
+                lo[j] = c->lr;
+            if (!(hi[j] >= c->lr))
+                hi[j] = c->lr;
+        }
         int h = goodput_smooth_half(c->effective_batch);
         double fc = final_loss(c->loss, c->steps, h),
                fk = final_loss(kept[j]->loss, kept[j]->steps, h);
@@ -132,6 +147,9 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
             const read_curve *tk = kept[b];
             kept[b] = kept[b - 1];
             kept[b - 1] = tk;
+            double tl = lo[b], th = hi[b];
+            lo[b] = lo[b - 1], hi[b] = hi[b - 1];
+            lo[b - 1] = tl, hi[b - 1] = th;
         }
     /* the default target: the highest final loss, so that every E reaches it */
     if (!s->target_given) {
@@ -146,12 +164,13 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
         goodput_point *p = &s->p[j];
         p->lr = kept[j]->lr;
         p->curve = kept[j];
+        p->lr_edge = p->lrs < 2 ? 0 : p->lr == hi[j] ? 1 : p->lr == lo[j] ? -1 : 0;
         int h = goodput_smooth_half(p->e);
         p->final = final_loss(kept[j]->loss, kept[j]->steps, h);
         p->curve_steps = kept[j]->steps;
         double *smooth = malloc((size_t)kept[j]->steps * sizeof *smooth);
         if (!smooth) {
-            free(kept);
+            free(kept), free(lo), free(hi);
             return -1;
         }
         smooth_curve(kept[j]->loss, kept[j]->steps, h, smooth);
@@ -162,7 +181,7 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
             s->start_loss = kept[j]->loss[0];
         s->at_start += p->steps == 0;
     }
-    free(kept);
+    free(kept), free(lo), free(hi);
     return 0;
 }
 
@@ -475,6 +494,46 @@ int goodput_noise_text(const goodput_point *p, char *out, size_t len)
             used += (size_t)snprintf(out + used, len - used, "%sstep %d: %.3g +- %.2g",
                                      used ? ", " : "", t, c->noise[t], c->noise_err[t]);
     return used ? 0 : -1;
+}
+
+const char *goodput_lr_edge_word(const goodput_point *p)
+{
+    return p->lr_edge > 0 ? "its largest" : p->lr_edge < 0 ? "its smallest" : "";
+}
+
+/* "E = 8, 16 and 32" for the points at edge `side` into out; how many. */
+static size_t edge_list(const goodput_series *s, int side, char *out, size_t len)
+{
+    size_t k = 0, m = 0, used = 0;
+    for (size_t j = 0; j < s->n; j++)
+        m += s->p[j].lr_edge == side;
+    out[0] = '\0';
+    for (size_t j = 0; j < s->n && used < len; j++)
+        if (s->p[j].lr_edge == side)
+            used += (size_t)snprintf(out + used, len - used, "%s%lld",
+                                     !k++ ? "E = " : k == m ? " and " : ", ", s->p[j].e);
+    return m;
+}
+
+int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len)
+{
+    char up[300], down[300];
+    size_t nu = edge_list(s, 1, up, sizeof up), nd = edge_list(s, -1, down, sizeof down);
+    out[0] = '\0';
+    if (!nu && !nd)
+        return -1;
+    char which[700];
+    if (nu && nd)
+        snprintf(which, sizeof which, "%s is the largest of its grid, and of %s the smallest", up,
+                 down);
+    else
+        snprintf(which, sizeof which, "%s is the %s of its grid", nu ? up : down,
+                 nu ? "largest" : "smallest");
+    int one = nu + nd == 1;
+    snprintf(out, len, "the best rate of %s: a rate beyond it may train faster, so %s to "
+             "target may be too many (and the fit reads %s) until a wider grid brackets the "
+             "best rate", which, one ? "its steps" : "their steps", one ? "it" : "them");
+    return 0;
 }
 
 /* A number for the table: empty where not measured (gnuplot's missing). */

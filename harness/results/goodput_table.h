@@ -19,6 +19,9 @@ typedef struct goodput_point {
     long long e;            /* the effective batch, in examples */
     double lr;              /* the learning rate of the curve kept (NAN: not in the file) */
     int lrs;                /* how many learning rates were trained at this E */
+    int lr_edge;            /* where lr lies in that grid: +1 its largest, -1 its smallest,
+                             * 0 between them (or one rate alone): a best rate at an edge
+                             * brackets nothing, and one beyond it may train faster */
     double final;           /* the kept curve's final loss */
     int curve_steps;        /* its length */
     double steps;           /* interpolated steps to the target; NAN: not reached */
@@ -128,6 +131,17 @@ void goodput_pooled_text(const goodput_series *s, char *out, size_t len);
  * (--noise-windows with --train-steps, K > 1): "step 0: 19 +- 1, step 37:
  * 25 +- 2, ..." into out; 0, or -1 (out "") where none was. */
 int goodput_noise_text(const goodput_point *p, char *out, size_t len);
+
+/* Where the point's best rate is the largest or the smallest of its grid
+ * (lr_edge), "its largest" or "its smallest", for plan and the report
+ * alike; else "". */
+const char *goodput_lr_edge_word(const goodput_point *p);
+
+/* Where some point's best rate lies at an edge of its grid, what that
+ * means for its steps, in one line for plan and the report alike: "the
+ * best rate of E = 8 and 16 is the largest of its grid, and of E = 256
+ * the smallest: ..."; 0 and the text, or -1 (out "") where none does. */
+int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len);
 
 /* The chart's table (plots/time_to_target.gp): a header, then a line per
  * series and E, comma-separated. */

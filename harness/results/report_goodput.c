@@ -22,7 +22,8 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
     if (isnan(p->lr))
         table_add(tb, "-");
     else
-        table_addf(tb, "%s%s", rp_num(p->lr, 3).s, p->lrs > 1 ? " (best of grid)" : "");
+        table_addf(tb, "%s%s%s%s%s", rp_num(p->lr, 3).s, p->lrs > 1 ? " (best of grid" : "",
+                   p->lr_edge ? ", " : "", goodput_lr_edge_word(p), p->lrs > 1 ? ")" : "");
     table_add(tb, rp_num(p->final, 4).s);
     if (isnan(p->steps)) {
         table_addf(tb, "not reached in %d", p->curve_steps);
@@ -144,7 +145,7 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     doc_para(d, "Target loss %s (%s).", rp_num(s->target, 4).s,
              s->target_given ? "--target-loss"
                              : "the highest final loss among the E, so that every E reaches it");
-    static const char *const head[] = {
+    const char *const head[] = {
         "E", "lr", "final loss", "steps to target", "examples to target", "residual %",
         "fastest within the cap", "step ms [95%]", "time to target", "predicted steps",
         "predicted time", NULL};
@@ -153,9 +154,11 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
         return;
     for (size_t j = 0; j < s->n; j++)
         point_row(tb, s, j);
-    char at_start[600];
+    char at_start[600], edge[1200];
     if (!goodput_at_start_text(s, at_start, sizeof at_start))
         doc_bullet(d, "No time to target: %s.", at_start);
+    if (!goodput_lr_edge_text(s, edge, sizeof edge))
+        doc_bullet(d, "T%s.", edge + 1); /* "the best rate ..." as a sentence */
     fit_bullets(s, d);
     noise_bullets(s, d);
     if (s->n == 1)

@@ -53,10 +53,14 @@ check '[ "${cut_row%% *}" -lt 64 ] && [ "${cut_row#* }" = "$cut_at0" ]' \
 "$ACCUBENCH" plan --time-to-target g.csv >plan.txt 2>err.txt
 check '[ $? -eq 0 ]' "plan --time-to-target exits 0: $(cat err.txt)"
 for e in 8 16 32; do
-    check 'grep -Eq "^  E=$e lr 0.[25]* \(best final loss of the grid\): [0-9.]* steps, [0-9.e+]* examples to target( \(its own final loss is the target: [^)]*\))?; fastest within the cap 8x[0-9]* " plan.txt' \
+    check 'grep -Eq "^  E=$e lr 0.[25]* \(best final loss of the grid, its (largest|smallest)\): [0-9.]* steps, [0-9.e+]* examples to target( \(its own final loss is the target: [^)]*\))?; fastest within the cap 8x[0-9]* " plan.txt' \
         "E=$e: steps, examples and time to target: $(grep "E=$e " plan.txt)"
 done
 check 'grep -q "target loss [0-9.]* (the highest final loss among the E)" plan.txt' "the default target says what it is"
+# a grid of two rates brackets no best rate: each E's is at an edge, and
+# one line says what that means for the steps and the fit
+check 'grep -Eq "^  the best rate of E = (8, 16 and 32 is the (largest|smallest) of its grid|.* is the largest of its grid, and of .* the smallest): a rate beyond it may train faster, so their steps to target may be too many" plan.txt' \
+    "the best rates at their grid's edge named: $(grep "best rate" plan.txt)"
 check '[ $(grep -c "examples to target (its own final loss is the target: reached by its curve.s end by construction)" plan.txt) -eq 1 ]' \
     "the E whose final loss is the default target is marked: $(grep "E=" plan.txt)"
 check 'grep -q "^  time to target = steps x the fastest split.s median step time within the cap; its interval is the step time.s alone (95%, or less where the step was timed 5 times or in 5 rounds or fewer, said beside it): the steps, from one curve per E, carry none$" plan.txt' \
@@ -185,6 +189,10 @@ awk -F'|' '/^\| +E +\| +lr +\|/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/^ +|
     END { if (!n) print "no table" }' g.md >report_times_bad.txt
 check '[ ! -s report_times_bad.txt ]' "the report's times to target: $(cat report_times_bad.txt)"
 check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
+check 'grep -Eq "^\| +[0-9]+ .*\| +0\.[25]0* \(best of grid, its (largest|smallest)\) +\|" g.md' \
+    "the report's rates at their grid's edge: $(grep -E "best of grid" g.md | head -1)"
+check 'grep -q "^- The best rate of E = .* of its grid.*: a rate beyond it may train faster" g.md' \
+    "and the report's line on it"
 check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
 # the curves chart's panel draws the first of 3 E x 2 rates, and says so
 check 'grep -q ", lr 0.25 (5 more series not drawn)" g.curves.svg' \

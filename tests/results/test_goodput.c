@@ -308,6 +308,65 @@ static void test_none_or_one_timed(void)
     free(ct.c);
 }
 
+/* A best rate at an edge of its grid brackets nothing: the point says
+ * which edge, and one line names every such E for plan and the report;
+ * a best rate between two others, or a single rate, is no edge. Three
+ * rates at each of E = 256 and 512, the one that falls fastest kept. */
+static void test_best_rate_at_grid_edge(void)
+{
+    static double loss[6][10];
+    static const double rate[3] = {0.1, 0.2, 0.4};
+    curves_table ct = {.c = calloc(6, sizeof(read_curve)), .n = 6};
+    /* the rate of fastest fall: E = 256 its largest, E = 512 its middle */
+    int best[2] = {2, 1};
+    for (int i = 0; i < 6; i++) {
+        read_curve *c = &ct.c[i];
+        strcpy(c->backend, "cpu"), strcpy(c->model, "tiny"), strcpy(c->dtype, "fp32");
+        strcpy(c->mode, "async"), strcpy(c->reduction, "sum"), strcpy(c->recompute, "none");
+        c->effective_batch = 256 << (i / 3), c->micro_batch = 128;
+        c->accum_steps = c->effective_batch / 128, c->devices = 1, c->arm = 1;
+        c->lr = rate[i % 3], c->steps = 10, c->loss = loss[i];
+        for (int t = 0; t < 10; t++)
+            loss[i][t] = 4 - t * (i % 3 == best[i / 3] ? 0.2 : 0.1);
+    }
+    csv_row rows[] = {series_row(256, 128, NAN, NAN), series_row(512, 128, NAN, NAN)};
+    goodput_request req = {.target = 3.5, .mem_cap = -1};
+    goodput_series *s;
+    size_t n;
+    char text[1200];
+    CHECK(goodput_build(&ct, rows, 2, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].lrs == 3 && s->p[0].lr == 0.4 && s->p[0].lr_edge == 1);
+        CHECK(s->p[1].lrs == 3 && s->p[1].lr == 0.2 && s->p[1].lr_edge == 0);
+        CHECK(!strcmp(goodput_lr_edge_word(&s->p[0]), "its largest"));
+        CHECK(!*goodput_lr_edge_word(&s->p[1]));
+        CHECK(goodput_lr_edge_text(s, text, sizeof text) == 0 &&
+              strstr(text, "the best rate of E = 256 is the largest of its grid: ") &&
+              strstr(text, "its steps to target may be too many"));
+        goodput_free(s, n);
+    }
+    best[0] = 0, best[1] = 0; /* both their smallest */
+    for (int i = 0; i < 6; i++)
+        for (int t = 0; t < 10; t++)
+            loss[i][t] = 4 - t * (i % 3 == best[i / 3] ? 0.2 : 0.1);
+    CHECK(goodput_build(&ct, rows, 2, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].lr_edge == -1 && s->p[1].lr_edge == -1);
+        CHECK(goodput_lr_edge_text(s, text, sizeof text) == 0 &&
+              strstr(text, "the best rate of E = 256 and 512 is the smallest of its grid: ") &&
+              strstr(text, "their steps to target may be too many"));
+        goodput_free(s, n);
+    }
+    ct.n = 1; /* one rate alone: no grid, no edge */
+    CHECK(goodput_build(&ct, rows, 2, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].lrs == 1 && s->p[0].lr_edge == 0);
+        CHECK(goodput_lr_edge_text(s, text, sizeof text) == -1 && !*text);
+        goodput_free(s, n);
+    }
+    free(ct.c);
+}
+
 int main(void)
 {
     test_interpolation();
@@ -318,5 +377,6 @@ int main(void)
     test_rows_pooled_as_correlated();
     test_none_or_one_timed();
     test_cover_by_round_or_step();
+    test_best_rate_at_grid_edge();
     return check_finish("test_goodput");
 }
