@@ -223,13 +223,14 @@ static void fit_and_time(const csv_row *rows, size_t nrows, const goodput_reques
             continue;
         double ms = p->fast->step_ms_median;
         p->pred_time_s = p->pred_steps * ms / 1000;
+        /* the step time's interval's, whether or not a time is made of it */
+        p->time_cover = row_ci_coverage((long long)p->fast->rounds,
+                                         (long long)p->fast->samples);
         if (!(p->steps > 0)) /* not reached, or met at the start: no time spent */
             continue;
         p->time_s = p->steps * ms / 1000;
         p->time_lo = p->steps * p->fast->step_ms_ci_lo / 1000;
         p->time_hi = p->steps * p->fast->step_ms_ci_hi / 1000;
-        p->time_cover = row_ci_coverage((long long)p->fast->rounds,
-                                         (long long)p->fast->samples);
         if (s->best < 0 || p->time_s < s->p[s->best].time_s)
             s->best = (int)j;
     }

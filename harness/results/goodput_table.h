@@ -31,9 +31,10 @@ typedef struct goodput_point {
     const csv_row *fast;    /* the fastest timed split within the cap, or NULL */
     int timed;              /* timed rows of this E, within the cap or not */
     double time_s, time_lo, time_hi; /* steps x its step time (and the median's interval) */
-    double time_cover;      /* that interval's coverage: 95%, or less where the step was
-                             * timed 5 times, or in 5 interleaved rounds, or fewer (then
-                             * [min, max]; NAN: unknown) */
+    double time_cover;      /* that interval's coverage, the fast row's step time's (set
+                             * wherever fast is, a time or not): 95%, or less where the
+                             * step was timed 5 times, or in 5 interleaved rounds, or fewer
+                             * (then [min, max]; NAN: unknown) */
     double pred_steps, pred_time_s;  /* S_min (1 + B_simple / E), and x its step time */
     double pred_steps_se;            /* its error (goodput_predicted_se) */
     const read_curve *curve;         /* the curve kept */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "goodput_table.h"
 #include "report_parts.h"
 
@@ -145,9 +146,24 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     doc_para(d, "Target loss %s (%s).", rp_num(s->target, 4).s,
              s->target_given ? "--target-loss"
                              : "the highest final loss among the E, so that every E reaches it");
+    /* the step times' interval as they have it: 95%, or [min, max] of a
+     * few steps or rounds, which covers less (the time column says so) */
+    double lo = NAN, hi = NAN;
+    for (size_t j = 0; j < s->n; j++) {
+        double c = s->p[j].time_cover;
+        if (s->p[j].fast && isfinite(c)) {
+            lo = !(lo <= c) ? c : lo;
+            hi = !(hi >= c) ? c : hi;
+        }
+    }
+    char step_head[64] = "step ms [95%]";
+    if (lo < MEDIAN_CI_LEVEL - 1e-9)
+        snprintf(step_head, sizeof step_head, lo == hi ? "step ms [%.3g%%]"
+                                                        : "step ms [%.3g..%.3g%%]",
+                 100 * lo, 100 * (lo == hi ? lo : hi));
     const char *const head[] = {
         "E", "lr", "final loss", "steps to target", "examples to target", "residual %",
-        "fastest within the cap", "step ms [95%]", "time to target", "predicted steps",
+        "fastest within the cap", step_head, "time to target", "predicted steps",
         "predicted time", NULL};
     table *tb = doc_table(d, "rrrrrrlrrrr", head);
     if (!tb)
@@ -197,7 +213,8 @@ void report_goodput(const report_input *in, doc *d)
                 "over about %d examples; the steps to target are interpolated linearly "
                 "between logged steps; final loss: the mean of the last window of that mean. "
                 "Time to target = steps x the median step time of the fastest split within "
-                "the cap, its interval the step time's 95%% interval times the steps (the "
+                "the cap, its interval the step time's 95%% interval (or less where the step was "
+                "timed 5 times or in 5 rounds or fewer, said beside it) times the steps (the "
                 "steps, from one curve per E, carry none). Predicted steps: S_min (1 + "
                 "B_simple / E), shown where the fit holds, with its error (S_min's and "
                 "B_simple's parts summed), and predicted s those steps x the same step "

@@ -189,6 +189,10 @@ awk -F'|' '/^\| +E +\| +lr +\|/ { for (i = 1; i <= NF; i++) { h = $i; gsub(/^ +|
     END { if (!n) print "no table" }' g.md >report_times_bad.txt
 check '[ ! -s report_times_bad.txt ]' "the report's times to target: $(cat report_times_bad.txt)"
 check 'grep -q "^- The noise scale along E = 32.s curve (examples; .*): step 0: " g.md' "the noise along training in the report"
+# the step times were taken 3 times each: [min, max], a 75% interval, and
+# the column's head says so rather than 95%
+check 'grep -Eq "^\| +E +\| .*\| +step ms \[75%\] +\|" g.md' \
+    "the step time's column names its interval's coverage: $(grep -E "^\| +E +\|" g.md)"
 check 'grep -Eq "^\| +[0-9]+ .*\| +0\.[25]0* \(best of grid, its (largest|smallest)\) +\|" g.md' \
     "the report's rates at their grid's edge: $(grep -E "best of grid" g.md | head -1)"
 check 'grep -q "^- The best rate of E = .* of its grid.*: a rate beyond it may train faster" g.md' \
