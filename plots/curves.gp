@@ -103,7 +103,9 @@ do for [ext in "png svg"] {
         lines = lines_of(model)
         micros = micros_of(model)
         top = top_of(model) + 0
-        set title sprintf("model %s, effective batch %s, %s device(s)%s%s%s, %s steps", model, \
+        # the model on a line of its own: a custom shape's name is long, and
+        # on one line with the rest the title ran off the chart's left edge
+        set title sprintf("model %s\neffective batch %s, %s device(s)%s%s%s, %s steps", model, \
                           word(sr, 1), word(sr, 2), word(sr, 3) ne "-" ? ", sync ".word(sr, 3) : "", \
                           word(sr, 4) ne "-" ? ", recompute ".word(sr, 4) : "", \
                           word(sr, 5) ne "-" ? ", shard ".word(sr, 5) : "", \

@@ -162,6 +162,23 @@ got=$(gnuplot -e "csv='aa.csv'; out='aa'" "$root/plots/curves.gp" \
     -e 'print system(clean." | awk -F, -f arms.awk")' 2>&1)
 check '[ "$got" = "0 2" ]' "the curves chart reads the first arm's rows alone (second-arm rows, rows: $got)"
 
+# A custom Llama's name is long: the curves panel's title gives it a line
+# of its own, each line short enough to sit inside the panel (on one line
+# with the batch, devices, steps and rate it ran off the left edge and
+# the model's name was cut).
+llama="llama:d=64,layers=2,heads=4,kv_heads=1,ffn=176,seq=32,vocab=512,tied=1"
+{
+    echo "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err"
+    for step in 0 1; do echo "cpu,\"$llama\",fp32,async,sum,16,4,4,1,,forward,$step,6.$step,none,,1,0.003,,"; done
+} >aa.curves.csv
+gnuplot -e "csv='aa.csv'; out='long'" "$root/plots/curves.gp" >long.out 2>&1
+# the panel's title lines: the SVG text from "model " on, and the line after
+title=$(awk '/<text>model / { on = 2 } on && /<text>/ { sub(/.*<text>/, ""); sub(/<\/text>.*/, ""); print; on-- }' long.curves.svg)
+long_line=$(printf '%s\n' "$title" | awk 'length($0) > 100')
+shown=$(echo "$llama" | tr , ';')
+check 'printf "%s\n" "$title" | grep -qx "model $shown" && [ -z "$long_line" ]' \
+    "the curves panel's title names the model on a line of its own, no line over 100 characters: $title $(cat long.out)"
+
 # split.awk spells a split as split_text.c does (its header's examples)
 echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
 got=$(awk -f "$root/plots/split.awk" -f t.awk)
