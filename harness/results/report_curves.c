@@ -72,6 +72,13 @@ static void series_bullet(doc *d, const char *line)
     char wrong[1024];
     /* from the colon on: " gap_" then starts each key, the first included */
     wrong_parts(wrong, sizeof wrong, colon + 1, rounding);
+    /* one correct split (a sweep over E or rates, one split each): no
+     * second curve to set beside it, and no gap to call "not measured" */
+    if (isnan(correct) && rounding >= 0) {
+        doc_bullet(d, "%.*s: one correct split, no other to compare it with; the rounding gap "
+                   "%s%s.", len, line + strlen("# curves "), rp_num(rounding, 2).s, wrong);
+        return;
+    }
     const char *verdict = !(correct >= 0) || !(rounding >= 0) ? "not measured"
                           : correct <= ROUNDING_MARGIN * rounding ? "one curve up to rounding"
                                                                   : "apart beyond rounding";
