@@ -8,6 +8,7 @@
 
 #include "plural.h"
 #include "ratio_text.h"
+#include "reduction.h"
 #include "report_parts.h"
 #include "row_compare.h"
 #include "report_verdict.h"
@@ -234,7 +235,13 @@ static void memory(const report_input *in, const report_group *g, size_t ng, con
         const csv_row *fit = NULL, *fast = NULL;
         for (size_t j = 0; j < g[k].n; j++) {
             const csv_row *r = &in->rows[g[k].idx[j]];
-            if (!result_ran_once(r) || strcmp(r->mode, mode))
+            /* a known-wrong reduction is no way to the batch: its rows (a
+             * curves sweep's demonstrations) stood here as more "fastest"
+             * splits of the same model and E, their reduction unnamed (a
+             * name this build does not know, an older file's, stays) */
+            if (!result_ran_once(r) || strcmp(r->mode, mode) ||
+                (axis_find(&reduction_axis, r->reduction) >= 0 &&
+                 !reduction_exact_named(r->reduction)))
                 continue;
             if (!fast || r->step_ms_median < fast->step_ms_median)
                 fast = r;

@@ -144,6 +144,13 @@ fi
 "$ACCUBENCH" report f.csv --out nocap > out.txt 2>&1 || fail "report without a cap exited $?"
 grep -q 'No cap was given .*front only' nocap/f.md || fail "no cap: the section does not say so"
 grep -q 'Recommended under the cap' nocap/f.md && fail "no cap, yet a recommendation under one"
+# "The fastest split under a memory cap" offers ways to the batch: the
+# fixture's mean-of-means row (64x4) is a known-wrong gradient, not one,
+# and stood there as a second unnamed "S (fp32)" line at E = 256
+awk '/^## The fastest split under a memory cap/ { on = 1; next } /^## / { on = 0 }
+     on && /^\| *256 \| S \(fp32\) +\|/ { print }' nocap/f.md > fastest.txt
+[ "$(wc -l < fastest.txt)" -eq 1 ] && grep -q '| 256x1 ' fastest.txt ||
+    fail "the fastest split at E = 256 lists a known-wrong reduction's row: $(cat fastest.txt)"
 sed 's/,ok,\([^,]*\)$/,error,\1/' f.csv > none.csv
 grep -q ',ok,' none.csv && fail "none.csv still has an ok row"
 "$ACCUBENCH" report none.csv > out.txt 2>&1 || fail "report of no ok row exited $?"
