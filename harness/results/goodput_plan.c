@@ -6,6 +6,13 @@
 #include <string.h>
 
 #include "goodput_table.h"
+#include "table.h"
+
+/* A figure to sig significant digits in plain decimals (fmt_sig): "%.2g"
+ * wrote an error of 250 as "2.5e+02" and a B_simple of 4500 tokens'
+ * worth as "4.5e+03". N: buffers for the figures of one line. */
+enum { N = 6 };
+#define SIG(i, v, sig) fmt_sig(fig[i], sizeof fig[i], (v), (sig))
 
 static void print_series(FILE *out, const goodput_series *s)
 {
@@ -33,7 +40,9 @@ static void print_series(FILE *out, const goodput_series *s)
             fprintf(out, ": meets the target at step 0 (starting loss %.4g)\n", p->curve->loss[0]);
             continue;
         }
-        fprintf(out, ": %.1f steps, %.4g examples to target", p->steps, p->steps * (double)p->e);
+        char fig[N][32];
+        fprintf(out, ": %.1f steps, %s examples to target", p->steps,
+                SIG(0, p->steps * (double)p->e, 4));
         if (p->sets_target)
             fprintf(out, " (its own final loss is the target: reached by its curve's end by "
                          "construction)");
@@ -50,8 +59,8 @@ static void print_series(FILE *out, const goodput_series *s)
         else
             fprintf(out, "; %s", goodput_untimed_why(p) + strlen("has "));
         if (!isnan(p->pred_steps))
-            fprintf(out, "; predicted %.1f +- %.2g steps (S_min (1 + B_simple/E), not measured)",
-                    p->pred_steps, p->pred_steps_se);
+            fprintf(out, "; predicted %.1f +- %s steps (S_min (1 + B_simple/E), not measured)",
+                    p->pred_steps, SIG(1, p->pred_steps_se, 2));
         fprintf(out, "%s\n", (int)j != s->best        ? ""
                              : goodput_tied_count(s) ? "  <- least time to target by its median"
                                                      : "  <- least time to target");
@@ -62,30 +71,32 @@ static void print_series(FILE *out, const goodput_series *s)
     if (!goodput_lr_edge_text(s, edge, sizeof edge))
         fprintf(out, "  %s\n", edge);
     const goodput_fit *f = &s->fit;
-    char dof[200];
+    char dof[200], fig[N][32];
     goodput_dof_text(f, dof, sizeof dof);
     if (f->status == GOODPUT_FIT_OK)
-        fprintf(out, "  fit S = S_min + E_min/B over %zu E: S_min %.3g +- %.2g steps, E_min %.4g "
-                     "+- %.2g examples, B_crit = E_min/S_min %.3g +- %.2g examples (%s); "
+        fprintf(out, "  fit S = S_min + E_min/B over %zu E: S_min %s +- %s steps, E_min %s "
+                     "+- %s examples, B_crit = E_min/S_min %s +- %s examples (%s); "
                      "largest residual %.2g%% (bound %.0f%%): the relation holds\n", f->n,
-                f->s_min, f->s_min_se, f->e_min, f->e_min_se, f->b_crit, f->b_crit_se, dof,
+                SIG(0, f->s_min, 3), SIG(1, f->s_min_se, 2), SIG(2, f->e_min, 4),
+                SIG(3, f->e_min_se, 2), SIG(4, f->b_crit, 3), SIG(5, f->b_crit_se, 2), dof,
                 100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
     else if (f->status == GOODPUT_FIT_TOO_FEW)
         fprintf(out, "  no fit: %s (%zu do)\n", goodput_fit_why(f->status), f->n);
     else
-        fprintf(out, "  the relation does not fit these points: %s (S_min %.3g, E_min %.4g, "
+        fprintf(out, "  the relation does not fit these points: %s (S_min %s, E_min %s, "
                      "largest residual %.2g%%, bound %.0f%%)\n", goodput_fit_why(f->status),
-                f->s_min, f->e_min, 100 * f->max_resid, 100 * GOODPUT_RESID_BOUND);
+                SIG(0, f->s_min, 3), SIG(1, f->e_min, 4), 100 * f->max_resid,
+                100 * GOODPUT_RESID_BOUND);
     char pooled[300];
     goodput_pooled_text(s, pooled, sizeof pooled);
     if (!isnan(s->b_simple) && f->status == GOODPUT_FIT_OK) {
         double ratio_err, ratio = goodput_crit_ratio(s, &ratio_err);
-        fprintf(out, "  B_simple %.3g +- %.2g examples (%s): B_crit / B_simple = %.2g +- %.2g "
-                "(their relative errors summed)\n", s->b_simple, s->b_simple_err, pooled, ratio,
-                ratio_err);
+        fprintf(out, "  B_simple %s +- %s examples (%s): B_crit / B_simple = %s +- %s "
+                "(their relative errors summed)\n", SIG(0, s->b_simple, 3),
+                SIG(1, s->b_simple_err, 2), pooled, SIG(2, ratio, 2), SIG(3, ratio_err, 2));
     } else if (!isnan(s->b_simple)) {
-        fprintf(out, "  B_simple %.3g +- %.2g examples (%s); no B_crit to set it against\n",
-                s->b_simple, s->b_simple_err, pooled);
+        fprintf(out, "  B_simple %s +- %s examples (%s); no B_crit to set it against\n",
+                SIG(0, s->b_simple, 3), SIG(1, s->b_simple_err, 2), pooled);
     } else {
         fprintf(out, "  no noise scale in the rows (--noise-windows and K > 1)\n");
     }

@@ -11,6 +11,7 @@
 #include "ratio_text.h"
 #include "reduction.h"
 #include "stats.h"
+#include "table.h"
 
 /* The same series: all but the effective batch, the split, the reduction,
  * the order and the learning rate. */
@@ -492,8 +493,12 @@ int goodput_noise_text(const goodput_point *p, char *out, size_t len)
     const read_curve *c = p->curve;
     for (int t = 0; c && c->noise && t < c->steps && used < len; t++)
         if (isfinite(c->noise[t]))
-            used += (size_t)snprintf(out + used, len - used, "%sstep %d: %.3g +- %.2g",
-                                     used ? ", " : "", t, c->noise[t], c->noise_err[t]);
+        {
+            char v[32], e[32]; /* plain decimals: not "221 +- 2.5e+02" */
+            used += (size_t)snprintf(out + used, len - used, "%sstep %d: %s +- %s",
+                                     used ? ", " : "", t, fmt_sig(v, sizeof v, c->noise[t], 3),
+                                     fmt_sig(e, sizeof e, c->noise_err[t], 2));
+        }
     return used ? 0 : -1;
 }
 

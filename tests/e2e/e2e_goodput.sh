@@ -118,7 +118,7 @@ pred_s=$(awk -F'|' '$2 ~ /^ *(8|16|32)( |$)/ && $(NF-2) ~ /\+-/ { n++; if ($(NF-
 check '[ "$pred_s" = "3 " ]' "each predicted time with its error, as its steps (rows, bad cells): $pred_s $(cat err.txt)"
 check 'grep -q "B_crit / B_simple = [0-9.e+]* +- [0-9.e+]* (their relative errors summed)" lines.txt' \
     "B_crit over B_simple with its error: $(grep "B_crit /" lines.txt)"
-check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
+check 'grep -q "S_min 4.75 +- 0.82 steps, E_min 84.57 +- 9.9 examples, B_crit = E_min/S_min 17.8 +- 5.0 examples (standard errors from the residuals, 1 degree of freedom: three points, so the errors themselves are rough)" lines.txt' \
     "the fit's errors and degrees of freedom in words: $(grep "fit S" lines.txt)"
 
 # plan --recommend --goal time ranks the E by time to target, the least first

@@ -367,6 +367,20 @@ static void test_best_rate_at_grid_edge(void)
     free(ct.c);
 }
 
+/* The noise scale along a curve in plain decimals, as the rest of the
+ * line: an error of 254 is "254", never "2.5e+02" beside "221". */
+static void test_noise_text_plain(void)
+{
+    double noise[3] = {221.4, NAN, 4567.8}, err[3] = {254.2, NAN, 0.53};
+    read_curve c = {.steps = 3, .noise = noise, .noise_err = err};
+    goodput_point p = {.curve = &c};
+    char text[200];
+    CHECK(goodput_noise_text(&p, text, sizeof text) == 0);
+    CHECK(!strcmp(text, "step 0: 221 +- 254, step 2: 4568 +- 0.53"));
+    if (strcmp(text, "step 0: 221 +- 254, step 2: 4568 +- 0.53"))
+        printf("got: %s\n", text);
+}
+
 int main(void)
 {
     test_interpolation();
@@ -378,5 +392,6 @@ int main(void)
     test_none_or_one_timed();
     test_cover_by_round_or_step();
     test_best_rate_at_grid_edge();
+    test_noise_text_plain();
     return check_finish("test_goodput");
 }
