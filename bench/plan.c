@@ -39,6 +39,7 @@ typedef struct plan_args {
     const char *time_csv;    /* --time-to-target FILE.csv */
     double target_loss;      /* --target-loss; NAN: the highest final loss among the E */
     int table;               /* --table */
+    int curve_table;         /* --curve-table */
     const char *goal;        /* --goal: step (default) or time */
 } plan_args;
 
@@ -144,6 +145,9 @@ static const option_def PLAN_OPTIONS[] = {
              "loss (--target-loss), each at its fastest split within --mem-cap"},
     {.key = "table", .type = OPTION_FLAG, .offset = offsetof(plan_args, table),
      .help = "with --time-to-target: a CSV table (the chart's) instead of the text"},
+    {.key = "curve-table", .type = OPTION_FLAG, .offset = offsetof(plan_args, curve_table),
+     .help = "with --time-to-target: each E's kept curve (its best rate) against the "
+             "examples seen, a CSV (the loss chart's) instead of the text"},
     {.key = "fit-devices", .arg = "LIST", .type = OPTION_CUSTOM, .set = set_fit_devices,
      .shown = "every count in the file",
      .help = "fit only at these counts; the others check it"},
@@ -163,7 +167,7 @@ static const char PLAN_USAGE[] =
     "                      [--bw GBPS --latency-us US]\n"
     "       accubench plan --noise FILE.csv\n"
     "       accubench plan --time-to-target FILE.csv [--target-loss X] [--mem-cap BYTES]\n"
-    "                      [--table]\n"
+    "                      [--table | --curve-table]\n"
     "       accubench plan --recommend --effective N --mem-cap BYTES [--devices N]\n"
     "                      [--from FILE.csv] [--model NAME] [--dtype NAME]\n"
     "       accubench plan --recommend --goal time --from FILE.csv [--mem-cap BYTES]\n"
@@ -544,9 +548,13 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     case PLAN_NOISE:
         return noise_plan_main(stdout, a.noise_csv);
     case PLAN_TIME: {
+        if (a.table && a.curve_table) {
+            say_plan_usage_error("--table and --curve-table: one table at a time");
+            return 2;
+        }
         goodput_plan_args g = {.csv_path = a.time_csv, .target = a.target_loss,
                                .mem_cap = a.shared.mem_cap ? (int64_t)a.shared.mem_cap : -1,
-                               .table = a.table};
+                               .table = a.table, .curve_table = a.curve_table};
         return goodput_plan_main(stdout, &g);
     }
     case PLAN_FIT:

@@ -63,6 +63,7 @@ static const struct {
     {.key = "latency-us", .jobs = FIT},
     {.key = "target-loss", .jobs = TIME | GOAL_TIME},
     {.key = "table", .jobs = TIME},
+    {.key = "curve-table", .jobs = TIME},
     {.key = "goal", .jobs = REC | FROM | GOAL_TIME},
     {.key = "from", .jobs = FROM | GOAL_TIME},
     {.key = "model", .jobs = PROBE | REC | FROM},

@@ -211,6 +211,8 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
         rc = 1;
     } else if (a->table) {
         goodput_write_table(out, s, n);
+    } else if (a->curve_table) {
+        goodput_write_curves(out, s, n);
     } else if (a->rank) {
         int ranked = 0;
         for (size_t i = 0; i < n; i++)

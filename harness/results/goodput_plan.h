@@ -13,6 +13,7 @@ typedef struct goodput_plan_args {
     double target;   /* NAN: the highest final loss among the E */
     int64_t mem_cap; /* -1: none */
     int table;       /* the chart's table (CSV) instead of the text */
+    int curve_table; /* the loss chart's table: each E's kept curve (CSV) */
     int rank;        /* plan --recommend --goal time: the E ranked by time to target */
 } goodput_plan_args;
 

@@ -542,8 +542,7 @@ int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len)
     return 0;
 }
 
-/* A number for the table: empty where not measured (gnuplot's missing). */
-static void put_num(FILE *f, double v, const char *sep)
+void goodput_put_num(FILE *f, double v, const char *sep)
 {
     if (isfinite(v))
         fprintf(f, "%.6g", v);
@@ -563,32 +562,32 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
             const goodput_fit *fit = &s[i].fit;
             const csv_row *r = p->fast;
             fprintf(f, "%zu,%s,%lld,", i + 1, s[i].key->model, p->e);
-            put_num(f, p->lr, ",");
-            put_num(f, p->steps, ",");
-            put_num(f, p->steps * (double)p->e, ",");
+            goodput_put_num(f, p->lr, ",");
+            goodput_put_num(f, p->steps, ",");
+            goodput_put_num(f, p->steps * (double)p->e, ",");
             if (r)
                 fprintf(f, "%lldx%lld", (long long)r->micro_batch, (long long)r->accum_steps);
             fputc(',', f);
-            put_num(f, r ? r->step_ms_median : NAN, ",");
-            put_num(f, r ? r->step_ms_ci_lo : NAN, ",");
-            put_num(f, r ? r->step_ms_ci_hi : NAN, ",");
-            put_num(f, p->time_s, ",");
-            put_num(f, p->time_lo, ",");
-            put_num(f, p->time_hi, ",");
-            put_num(f, p->pred_steps, ",");
-            put_num(f, p->pred_time_s, ",");
+            goodput_put_num(f, r ? r->step_ms_median : NAN, ",");
+            goodput_put_num(f, r ? r->step_ms_ci_lo : NAN, ",");
+            goodput_put_num(f, r ? r->step_ms_ci_hi : NAN, ",");
+            goodput_put_num(f, p->time_s, ",");
+            goodput_put_num(f, p->time_lo, ",");
+            goodput_put_num(f, p->time_hi, ",");
+            goodput_put_num(f, p->pred_steps, ",");
+            goodput_put_num(f, p->pred_time_s, ",");
             fprintf(f, "%d,", (int)j == s[i].best);
-            put_num(f, s[i].target, ",");
-            put_num(f, fit->s_min, ",");
-            put_num(f, fit->e_min, ",");
-            put_num(f, fit->b_crit, ",");
-            put_num(f, s[i].b_simple, ",");
+            goodput_put_num(f, s[i].target, ",");
+            goodput_put_num(f, fit->s_min, ",");
+            goodput_put_num(f, fit->e_min, ",");
+            goodput_put_num(f, fit->b_crit, ",");
+            goodput_put_num(f, s[i].b_simple, ",");
             fprintf(f, "%s,", fit->status == GOODPUT_FIT_OK ? "holds" : "refused");
-            put_num(f, fit->s_min_se, ",");
-            put_num(f, fit->e_min_se, ",");
-            put_num(f, fit->b_crit_se, ",");
-            put_num(f, s[i].b_simple_err, ",");
-            put_num(f, p->pred_steps_se, ",");
-            put_num(f, p->time_cover, "\n");
+            goodput_put_num(f, fit->s_min_se, ",");
+            goodput_put_num(f, fit->e_min_se, ",");
+            goodput_put_num(f, fit->b_crit_se, ",");
+            goodput_put_num(f, s[i].b_simple_err, ",");
+            goodput_put_num(f, p->pred_steps_se, ",");
+            goodput_put_num(f, p->time_cover, "\n");
         }
 }

@@ -148,4 +148,13 @@ int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len);
  * series and E, comma-separated. */
 void goodput_write_table(FILE *f, const goodput_series *s, size_t n);
 
+/* The loss chart's table (plots/loss_to_target.gp): each E's kept curve
+ * (its best rate), a line per logged step, with the examples seen before
+ * it, its loss and the loss smoothed as steps to target reads it. */
+void goodput_write_curves(FILE *f, const goodput_series *s, size_t n);
+
+/* A number for a table, then sep: empty where not measured (gnuplot's
+ * missing), else %.6g. */
+void goodput_put_num(FILE *f, double v, const char *sep);
+
 #endif
