@@ -119,13 +119,17 @@ curves_csv=${csv_abs%.csv}.curves.csv
 if [ -f "$curves_csv" ]; then ln -s -- "$curves_csv" "$work/in.curves.csv" || exit 2; fi
 # "Is E right?": the time-to-target table, computed by accubench itself
 # (plan --time-to-target --table), so that its chart shows the report's
-# numbers: in.goodput.csv, where time_to_target.gp finds it. The report
+# numbers: in.goodput.csv, where time_to_target.gp finds it, and the
+# curves it kept (--curve-table): in.goodput_curves.csv. The report
 # passes its own binary, target loss and cap; make plots uses the build's.
 if [ -f "$curves_csv" ] && [ -x "$bin" ]; then
-    set -- plan --time-to-target "$work/in.csv" --table
+    set -- plan --time-to-target "$work/in.csv"
     if [ -n "${ACCUBENCH_TARGET_LOSS:-}" ]; then set -- "$@" --target-loss "$ACCUBENCH_TARGET_LOSS"; fi
     if [ -n "${ACCUBENCH_MEM_CAP:-}" ]; then set -- "$@" --mem-cap "$ACCUBENCH_MEM_CAP"; fi
-    "$bin" "$@" >"$work/in.goodput.csv" 2>/dev/null || rm -f -- "$work/in.goodput.csv"
+    "$bin" "$@" --table >"$work/in.goodput.csv" 2>/dev/null || rm -f -- "$work/in.goodput.csv"
+    # the curves behind it, each E at its best rate (loss_to_target.gp)
+    "$bin" "$@" --curve-table >"$work/in.goodput_curves.csv" 2>/dev/null ||
+        rm -f -- "$work/in.goodput_curves.csv"
 fi
 
 # A chart with nothing to draw exits 3 with its reason in chart.NAME.why:

@@ -225,9 +225,13 @@ void report_goodput(const report_input *in, doc *d)
         doc_para(d, "The curves file holds no curve of the correct reduction.");
     for (size_t i = 0; i < n; i++)
         series_part(in, &s[i], d);
-    if (n)
+    if (n) {
         report_chart(in, d, "time_to_target",
                      "Time to target against E: measured with intervals, predicted from "
                      "B_simple, the least marked");
+        report_chart(in, d, "loss_to_target",
+                     "The loss against the examples seen, each E at its best rate, and where "
+                     "each crosses the target");
+    }
     goodput_free(s, n);
 }

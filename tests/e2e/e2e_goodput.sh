@@ -202,6 +202,27 @@ check 'grep -Eq "^\| +[0-9]+ .*\| +0\.[25]0* \(best of grid, its (largest|smalle
 check 'grep -q "^- The best rate of E = .* of its grid.*: a rate beyond it may train faster" g.md' \
     "and the report's line on it"
 check '[ -s g.time_to_target.png ] && [ -s g.time_to_target.svg ]' "the time-to-target chart beside the CSV"
+# the curves behind it: each E's kept curve against the examples seen,
+# drawn beside the CSV and linked from the report
+check '[ -s g.loss_to_target.png ] && grep -q "E = 32, lr 0.[25]: [0-9.]* steps" g.loss_to_target.svg' \
+    "the loss-to-target chart names each E, its rate and steps"
+check 'grep -q "^!\[The loss against the examples seen.*\](g.loss_to_target.png)" g.md' "linked from the report"
+"$ACCUBENCH" plan --time-to-target g.csv --curve-table >ct.csv 2>err.txt
+check '[ $? -eq 0 ] && head -n 1 ct.csv | grep -q "^series,model,effective_batch,lr,step,examples,loss,loss_smoothed,target_loss,steps_to_target$"' \
+    "plan --curve-table: its header: $(head -n 1 ct.csv) $(cat err.txt)"
+# a row per E and step of its kept curve; examples = step x E
+check '[ $(awk -F, "NR > 1" ct.csv | wc -l) -eq $((3 * 30)) ] && awk -F, "NR > 1 && \$6 != \$5 * \$3 { bad = 1 } END { exit bad }" ct.csv' \
+    "the curve table: 30 steps for each of 3 E, examples = step x E"
+# the kept curve is one of the file's: E = 32's loss at step 10 as the curves file has it at
+# its rate (to the table's 6 digits)
+lr32=$(awk -F, 'NR > 1 && $3 == 32 { print $4; exit }' ct.csv)
+loss32=$(awk -F, 'NR > 1 && $3 == 32 && $5 == 10 { print $7 }' ct.csv)
+check '[ -n "$loss32" ] && curves "\$c[\"effective_batch\"] == 32 && \$c[\"order\"] == \"forward\" && \$c[\"lr\"] == $lr32 && \$c[\"step\"] == 10 { d = \$c[\"loss\"] - $loss32; if (d * d < 1e-10) print }" | grep -q .' \
+    "the curve table's loss is the curves file's (E = 32, lr $lr32, step 10: $loss32)"
+"$ACCUBENCH" plan --time-to-target g.csv --curve-table --table >out.txt 2>err.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ ! -s out.txt ] && grep -q "one table at a time" err.txt' \
+    "--table with --curve-table: refused (rc $rc: $(cat err.txt))"
 # the curves chart's panel draws the first of 3 E x 2 rates, and says so
 check 'grep -q ", lr 0.25 (5 more series not drawn)" g.curves.svg' \
     "the curves panel does not count the series it leaves out: $(grep -o 'model tiny[^<]*' g.curves.svg)"
