@@ -6,12 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype_table.h"
 #include "plural.h"
 #include "ratio_text.h"
 #include "reduction.h"
 #include "report_parts.h"
 #include "row_compare.h"
 #include "report_verdict.h"
+
+/* "; the fp32 run's 0.0309 TFLOP/s (512x512x512 fp32)" for each earlier
+ * dtype's peak a file of several dtypes' runs keeps beside its last run's
+ * (peak_gemm_tflops_DTYPE: csv_existing.c), else "". */
+typedef struct {
+    char s[400];
+} peaks_text;
+static peaks_text other_dtype_peaks(const csv_table *t)
+{
+    peaks_text out = {""};
+    size_t used = 0;
+    for (int i = 0; axis_row_at(&dtype_axis, i) && used < sizeof out.s; i++) {
+        const char *name = axis_row_at(&dtype_axis, i)->name;
+        char key[64], shape_key[64];
+        snprintf(key, sizeof key, "peak_gemm_tflops_%s", name);
+        snprintf(shape_key, sizeof shape_key, "peak_gemm_shape_%s", name);
+        const char *peak = rp_meta(t, key, "");
+        if (*peak)
+            used += (size_t)snprintf(out.s + used, sizeof out.s - used,
+                                     "; the %s run's %s TFLOP/s (%s)", name, peak,
+                                     rp_meta(t, shape_key, "shape unknown"));
+    }
+    return out;
+}
 
 static void environment(const report_input *in, doc *d)
 {
@@ -61,12 +86,14 @@ static void environment(const report_input *in, doc *d)
         snprintf(beside, sizeof beside, "; beside each config (its MFU's peak): %s TFLOP/s",
                  rp_num(probe_hi, 4).s);
     const char *sheet = rp_meta(t, "datasheet_tflops", "");
-    table_addf(tb, "%s TFLOP/s measured at the run's start (%s)%s%s; %s%s%s",
+    table_addf(tb, "%s TFLOP/s measured at the run's start (%s)%s%s; %s%s%s%s",
                rp_meta(t, "peak_gemm_tflops", "-"), rp_meta(t, "peak_gemm_shape", "shape unknown"),
                over, beside, *sheet ? "datasheet " : "no datasheet rate for this device",
-               sheet, *sheet ? " TFLOP/s" : "");
+               sheet, *sheet ? " TFLOP/s" : "", other_dtype_peaks(t).s);
     table_add(tb, "dtype, optimizer");
-    table_addf(tb, "%s, %s", rp_meta(t, "dtype", "-"), rp_meta(t, "optimizer", "-"));
+    /* a file of several dtypes' runs lists them ("fp32, bf16"): a
+     * semicolon, so that the optimizer does not read as one more */
+    table_addf(tb, "%s; %s", rp_meta(t, "dtype", "-"), rp_meta(t, "optimizer", "-"));
     table_add(tb, "profile, seed");
     table_addf(tb, "%s, %s", rp_meta(t, "profile", "-"), rp_meta(t, "seed", "-"));
     table_add(tb, "tool, revision");

@@ -233,6 +233,72 @@ static int keep_rows(csv_writer *w, const csv_table *t, char *why, size_t why_le
     return 0;
 }
 
+/* The lines that describe one dtype's run: its GEMM peak (its shape, its
+ * memory), the device's datasheet rate for it, and the attention the
+ * backend runs in it (the CPU's bf16 runs unfused, its fp32 fused). */
+static const char *const per_dtype_keys[] = {"peak_gemm_tflops", "peak_gemm_shape",
+                                             "peak_gemm_memory", "datasheet_tflops",
+                                             "attention", "dtype_choice", "library"};
+#define N_PER_DTYPE (sizeof per_dtype_keys / sizeof per_dtype_keys[0])
+
+/* A file of one dtype's rows appended in another (plan --recommend sweeps
+ * every dtype the backend computes in into one file): the new run's lines
+ * would speak for every row. So the dtype line names them all, in the
+ * order they last ran ("fp32, bf16"), the plain per-dtype lines are the
+ * last one's (this run's), and each earlier dtype's stay beside them as
+ * KEY_DTYPE ("peak_gemm_tflops_fp32"), where the report finds them.
+ * Returns whether the file's last dtype was another (its plain per-dtype
+ * lines are then not this run's to keep: keep_line). */
+static int per_dtype_lines(csv_writer *w, const csv_table *t)
+{
+    const char *theirs = csv_meta_get(t, "dtype"), *held = writer_meta(w, "dtype");
+    if (!theirs || !*theirs || !held || !strcmp(theirs, held))
+        return 0;
+    char mine[64]; /* a copy: the dtype line is rewritten from it below */
+    snprintf(mine, sizeof mine, "%s", held);
+    const char *last = strrchr(theirs, ',');
+    last = last ? last + 1 + strspn(last + 1, " ") : theirs;
+    int other = strcmp(last, mine) != 0;
+    for (size_t k = 0; other && k < N_PER_DTYPE; k++) {
+        const char *v = csv_meta_get(t, per_dtype_keys[k]);
+        char key[128];
+        snprintf(key, sizeof key, "%s_%s", per_dtype_keys[k], last);
+        if (v)
+            csv_writer_meta(w, key, "%s", v);
+    }
+    /* the list without this dtype, then this dtype last */
+    char list[CSV_META_VALUE_LEN] = "";
+    size_t used = 0;
+    for (const char *p = theirs; *p && used < sizeof list;) {
+        p += strspn(p, " ");
+        size_t len = strcspn(p, ",");
+        if (len && !(len == strlen(mine) && !strncmp(p, mine, len)))
+            used += (size_t)snprintf(list + used, sizeof list - used, "%.*s, ", (int)len, p);
+        p += len + (p[len] == ',');
+    }
+    csv_writer_meta(w, "dtype", "%s%s", list, mine);
+    return other;
+}
+
+/* Whether the file's line `key` stays in the new file (where this run
+ * writes none of its own): not a per-dtype line of another dtype than
+ * this run's under its plain name, nor this dtype's earlier line under its
+ * suffixed one (this run's replaces it). */
+static int keep_line(const csv_writer *w, const char *key, int other_dtype)
+{
+    const char *mine = writer_meta(w, "dtype");
+    for (size_t k = 0; k < N_PER_DTYPE; k++) {
+        size_t n = strlen(per_dtype_keys[k]);
+        if (strncmp(key, per_dtype_keys[k], n))
+            continue;
+        if (!key[n] && other_dtype)
+            return 0;
+        if (key[n] == '_' && mine && !strcmp(key + n + 1, mine))
+            return 0;
+    }
+    return 1;
+}
+
 int csv_existing_adopt(csv_writer *w, const char *path, char *why, size_t why_len)
 {
     csv_table t;
@@ -243,9 +309,10 @@ int csv_existing_adopt(csv_writer *w, const char *path, char *why, size_t why_le
     }
     int rc = same_columns(&t, why, why_len) || same_settings(&t, w, why, why_len) ||
              rows_read_back(&t, why, why_len) || keep_rows(w, &t, why, why_len);
+    int other_dtype = !rc && per_dtype_lines(w, &t);
     /* Its other lines (a peer's, an earlier run's) stay, while there is room. */
     for (size_t i = 0; !rc && i < t.meta_count && w->meta_count < CSV_MAX_META - 16; i++)
-        if (!writer_meta(w, t.meta[i].key))
+        if (!writer_meta(w, t.meta[i].key) && keep_line(w, t.meta[i].key, other_dtype))
             csv_writer_meta(w, t.meta[i].key, "%s", t.meta[i].value);
     csv_free(&t);
     return rc ? -1 : 0;
