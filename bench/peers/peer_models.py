@@ -97,6 +97,65 @@ class MLPKind:
         return module(x), labels.reshape(-1)
 
 
+class Linear(torch.nn.Module):
+    """harness/models/linear.c: one Linear from `in` features to `classes`
+    logits (softmax regression), under nn.Linear's names linear.*."""
+
+    def __init__(self, features, classes):
+        super().__init__()
+        self.linear = torch.nn.Linear(features, classes)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+class LinearKind:
+    name = "linear"
+    # key: (min, max), as DIMS in linear.c; no presets
+    dims = {"in": (1, 1 << 20), "classes": (2, 1 << 20)}
+    presets = {}
+
+    @staticmethod
+    def check(shape):
+        params = (shape["in"] + 1) * shape["classes"]
+        if params > 1 << 40:
+            return "%.3g parameters; at most 2^40 (%.3g)" % (params, float(1 << 40))
+        return None
+
+    @staticmethod
+    def param_count(shape):
+        return (shape["in"] + 1) * shape["classes"]
+
+    @staticmethod
+    def flops_per_step(shape, examples):
+        """As linear_flops_per_step: the forward product and the weight
+        gradient's (the inputs need no gradient)."""
+        return 4.0 * shape["in"] * shape["classes"] * examples
+
+    @staticmethod
+    def input(shape):
+        return {"kind": "features", "width": shape["in"], "classes": shape["classes"],
+                "loss_items": 1}
+
+    @staticmethod
+    def build(shape):
+        return Linear(shape["in"], shape["classes"])
+
+    @staticmethod
+    def init_weights(module, generator):
+        """linear_init_weights' distribution, the MLP layers': weights
+        U(-1/sqrt(in), 1/sqrt(in)), biases 0.1 of that."""
+        layer = module.linear
+        bound = 1.0 / math.sqrt(layer.in_features)
+        with torch.no_grad():
+            layer.weight.uniform_(-bound, bound, generator=generator)
+            layer.bias.uniform_(-0.1 * bound, 0.1 * bound, generator=generator)
+
+    @staticmethod
+    def logits_and_labels(module, x, labels):
+        return module(x), labels.reshape(-1)
+
+
 class Block(torch.nn.Module):
     """GPT-2's block as nanoGPT writes it: pre-LayerNorm (eps 1e-5),
     causal self-attention (scale 1/sqrt(hd), no dropout), an MLP with the
@@ -208,7 +267,7 @@ class GPTKind:
 
 
 # Every model kind: adding one is its class above and its entry here.
-KINDS = {k.name: k for k in (MLPKind, GPTKind, LlamaKind)}
+KINDS = {k.name: k for k in (MLPKind, LinearKind, GPTKind, LlamaKind)}
 
 
 class ModelSpec:

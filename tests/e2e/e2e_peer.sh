@@ -25,9 +25,10 @@ col() { # col FILE NAME: the values of column NAME, one per row
 "$py" "$root/tests/peers/test_peer_timing.py" >timing.out 2>&1
 tail -n 1 timing.out | grep -q '^OK' || fail "tests/peers/test_peer_timing.py: $(tail -n 20 timing.out)"
 
-# accubench's own dumps (an MLP on a ragged split, a GPT) checked by PyTorch;
-# one gradient nudged by 1e-4 is a mismatch.
-for model in "tiny --effective 10 --micro 3" "gpt-tiny --effective 6 --micro 4"; do
+# accubench's own dumps (an MLP and the linear classifier on a ragged split,
+# a GPT) checked by PyTorch; one gradient nudged by 1e-4 is a mismatch.
+for model in "tiny --effective 10 --micro 3" "linear:in=6,classes=4 --effective 10 --micro 3" \
+        "gpt-tiny --effective 6 --micro 4"; do
     rm -rf dump
     "$ACCUBENCH" run --backend cpu --model $model --steps 1 --warmup 0 --no-cupti --quiet \
         --csv dump.csv --replace --dump dump >/dev/null 2>&1 || fail "accubench --dump ($model)"

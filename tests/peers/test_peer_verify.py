@@ -58,7 +58,11 @@ def mlp_grads(params, layers, x, labels, weight):
 
 def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4, 2),
                reduction_of_grad="sum", tamper=None, tamper_by=1e-4, dtype="fp32", grad_dtype="fp32",
-               seed=3):
+               seed=3, kind="mlp"):
+    """kind "linear": the linear classifier (linear:in=hidden,classes=N),
+    the MLP with no hidden layer under nn.Linear's names linear.*."""
+    if kind == "linear":
+        layers = 0
     rng = np.random.default_rng(seed)
     params = {}
     dims = [hidden] * (layers + 1) + [classes]
@@ -83,6 +87,8 @@ def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4
     g, loss = mlp_grads({k: v.astype(np.float64) for k, v in params.items()}, layers,
                         x.astype(np.float64), labels[:, 0], weight)
     g = {k: v.astype(np.float32) for k, v in g.items()}
+    if kind == "linear":
+        params, g = ({k.replace("layers.0", "linear"): v for k, v in d.items()} for d in (params, g))
     if tamper:
         g[tamper] = g[tamper] * np.float32(1 + tamper_by)
     tensors = []
@@ -104,6 +110,9 @@ def write_dump(folder, hidden=24, layers=2, classes=7, effective=10, split=(4, 4
            "effective": effective, "micro": split[0], "accum": len(split),
            "split": list(split), "valid_items": int(valid.sum()), "loss": loss,
            "tensors": tensors}
+    if kind == "linear":
+        man.update(model="linear:in=%d;classes=%d" % (hidden, classes), kind="linear",
+                   shape={"in": hidden, "classes": classes})
     with open(os.path.join(folder, "manifest.json"), "w") as f:
         json.dump(man, f)
 
@@ -140,6 +149,16 @@ class VerifyTest(unittest.TestCase):
     def test_mean_of_means_gradient_fails_on_a_ragged_split(self):
         rc, text = self.run_verify(reduction_of_grad="mean-of-means")
         self.assertEqual(rc, 1, text)
+
+    def test_linear_kind_is_checked(self):
+        # the linear classifier (harness/models/linear.c): nn.Linear's names
+        rc, text = self.run_verify(kind="linear")
+        self.assertEqual(rc, 0, text)
+        self.assertIn("ok       linear.weight", text)
+        self.assertIn("ok       linear.bias", text)
+        rc, text = self.run_verify(kind="linear", tamper="linear.weight")
+        self.assertEqual(rc, 1, text)
+        self.assertIn("MISMATCH linear.weight", text)
 
     def test_unreadable_dump_is_refused(self):
         with tempfile.TemporaryDirectory() as d:
