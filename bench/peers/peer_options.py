@@ -28,7 +28,18 @@ DEFAULTS = {
 # Under torchrun the ranks are torchrun's processes and the sync modes the
 # peer's own (--sync): the profile's devices and sync are accubench's.
 PROFILE_IGNORED = {"mode", "backend", "mem-cap", "trace-steps", "no-cupti", "quiet", "out",
-                   "csv", "optimizer", "devices", "trace", "sync"}
+                   "csv", "optimizer", "devices", "trace", "sync",
+                   # the peer's step keeps every activation and an fp32
+                   # gradient, unsharded, and its rows' recompute, grad_dtype
+                   # and shard columns say so: they join accubench's rows of
+                   # those values (none, fp32, none)
+                   "recompute", "grad-dtype", "shard", "optimizer-at",
+                   # accubench's passes beside the timed steps (the noise
+                   # scale, the loss curves and their learning rates, the
+                   # dump) and its own timing schedule: the peer times by
+                   # its own rule (peer_timing.py) and runs none of them
+                   "noise-windows", "train-steps", "lr", "lr-grid", "dump", "steps", "rounds",
+                   "append", "replace"}
 
 
 def plural(n, one, many):
@@ -84,6 +95,20 @@ def items(text):
     out = [t.strip() for t in text.split(",")]
     if any(not t for t in out):
         raise BadInput("empty item in '%s'" % text)
+    return out
+
+
+def model_items(text):
+    """A comma list of models as model_spec_list_parse reads it
+    (harness/models/registry.c): a key=value item with no ':' continues
+    the kind:key=value shape before it, so "S,gpt:d=128,layers=4,..." is two
+    models."""
+    out = []
+    for t in items(text):
+        if out and ":" in out[-1] and "=" in t and ":" not in t:
+            out[-1] += "," + t
+        else:
+            out.append(t)
     return out
 
 

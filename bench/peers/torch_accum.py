@@ -34,8 +34,8 @@ import peer_reductions  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
 from peer_options import (  # noqa: E402
-    BadInput, check_micro_fits, int_in, items, micro_list, micro_named, parse_args, plural,
-    real_in, settings_of)
+    BadInput, check_micro_fits, int_in, items, micro_list, micro_named, model_items, parse_args,
+    plural, real_in, settings_of)
 
 
 def pick_device(name):
@@ -120,7 +120,7 @@ class Peer:
             if r not in known:
                 raise BadInput("unknown reduction '%s' (known: %s)" % (r, ", ".join(known)))
         try:
-            self.models = [peer_models.parse_model(m) for m in items(s["model"])]
+            self.models = [peer_models.parse_model(m) for m in model_items(s["model"])]
         except peer_models.ModelError as e:
             raise BadInput(str(e))
         self.effective = [int_in("effective", e, 1, 1 << 20) for e in items(s["effective"])]

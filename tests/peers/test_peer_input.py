@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench", "peers"))
 sys.path.insert(0, HERE)
 
 import peer_verify  # noqa: E402
+import peer_models  # noqa: E402
 import peer_options  # noqa: E402
 from test_peer_verify import write_dump  # noqa: E402
 
@@ -185,6 +186,32 @@ class VerifyInput(Bounded):
         os.symlink(os.path.join(self.d, "outside.npy"), os.path.join(self.dump, "mask.npy"))
         os.mkfifo(os.path.join(self.d, "outside.npy"))
         self.refused("outside the dump")
+
+
+class ProfileSettings(unittest.TestCase):
+    """Every profile accubench ships reads here as accubench reads it: its
+    keys, and a model list with a shape's own commas in it (harness/models/
+    registry.c's model_spec_list_parse: a key=value item continues the
+    shape before it)."""
+
+    def test_model_list_keeps_a_shapes_commas(self):
+        got = peer_options.model_items("S,gpt:d=128,layers=4,heads=4,seq=64,vocab=2048,"
+                                       "llama-tiny,linear:in=6;classes=4")
+        self.assertEqual(got, ["S", "gpt:d=128,layers=4,heads=4,seq=64,vocab=2048",
+                               "llama-tiny", "linear:in=6;classes=4"])
+        self.assertEqual(peer_models.parse_model(got[1]).name,
+                         "gpt:d=128;layers=4;heads=4;seq=64;vocab=2048")
+        with self.assertRaises(peer_options.BadInput):
+            peer_options.model_items("tiny,,S")
+
+    def test_every_shipped_profile_reads(self):
+        folder = os.path.join(HERE, "..", "..", "profiles")
+        for name in sorted(f[:-len(".profile")] for f in os.listdir(folder)
+                           if f.endswith(".profile")):
+            with self.subTest(profile=name):
+                s = peer_options.read_profile(name)
+                for m in peer_options.model_items(s["model"]):
+                    peer_models.parse_model(m)
 
 
 class CommandLine(unittest.TestCase):
