@@ -110,13 +110,29 @@ static int refuse_sliced(const char *sliced, const char *cmdline)
 
 /* Started without a launcher: fine for one device and no sliced state;
  * sliced state on one device waits for the backend (its one-rank engine,
- * dp_launch_world; --dump writes one process's window, unsliced); else
- * says how to run it under mpirun. Returns the exit code. */
+ * dp_launch_world); --dump (one process's window, unsliced) with what
+ * needs ranks is refused; else says how to run it under mpirun. Returns
+ * the exit code. */
 static int refuse_without_launcher(run_options *o, const char *cmdline, int most,
                                    dp_launch *out)
 {
     const char *sliced = shard_needing_ranks(o);
-    if (sliced && most == 1 && !o->dump_dir[0]) {
+    const char *sync = sync_needing_ranks(o);
+    /* --dump is refused under mpirun (one process's window): the mpirun
+     * command the lines below would suggest would be refused in turn */
+    if (o->dump_dir[0] && (sliced || sync || most > 1)) {
+        char what[64];
+        if (sliced)
+            snprintf(what, sizeof what, "--shard %s", sliced);
+        else if (sync)
+            snprintf(what, sizeof what, "--sync %s", sync);
+        else
+            snprintf(what, sizeof what, "--devices %d", most);
+        fprintf(stderr, "accubench: --dump %s writes one process's window, without ranks, and "
+                "%s needs ranks under mpirun: run them apart\n", o->dump_dir, what);
+        return 2;
+    }
+    if (sliced && most == 1) {
         out->solo_shard = sliced;
         out->cmdline = cmdline;
         if (o->n_devices == 0) /* the one rank, as mpirun's count is its ranks */
@@ -125,7 +141,6 @@ static int refuse_without_launcher(run_options *o, const char *cmdline, int most
     }
     if (sliced)
         return refuse_sliced(sliced, cmdline);
-    const char *sync = sync_needing_ranks(o);
     if (sync && most == 1) {
         fprintf(stderr, "accubench: --sync %s schedules the all-reduce between ranks, one per "
                 "device: run it under mpirun, as  mpirun -np 2%s %s%s%s\n", sync, root_flag(),

@@ -122,4 +122,10 @@ run "computes in fp32 or bf16; --dtype tf32 needs --backend cuda" run $base --ba
 # What the backend cannot do is refused the same way, before anything runs:
 # the CPU backend has no graph capture.
 run "mode graph needs graph capture, which the cpu backend lacks" run $base --backend cpu --mode async,graph
+# --dump is one process's window: beside what needs ranks it says so, not
+# an mpirun command that would refuse the --dump in turn.
+for needs in "--shard optimizer" "--sync micro" "--devices 2"; do
+    run "^accubench: --dump out/d writes one process's window, without ranks, and $needs needs ranks under mpirun: run them apart$" \
+        run $base $needs --dump out/d
+done
 exit $fail
