@@ -12,7 +12,8 @@
 # noise scale changed fails (exit 1); bf16 dumps of the MLP and of a GPT on
 # a ragged split pass against the exact gradient, one gradient 10% off
 # fails; a bf16 accumulator's (--grad-dtype) manifest says so, and its
-# gradient is checked for shapes only. The Llama, with $PYTHON (python3 by default): where PyTorch and
+# gradient is checked for shapes only; the linear classifier passes, and
+# fails with a gradient 10% off. The Llama, with $PYTHON (python3 by default): where PyTorch and
 # transformers import, a tied GQA dump and llama-tiny's pass against
 # Hugging Face's LlamaForCausalLM and one gradient nudged by 1e-4 fails by
 # its name; where they do not, the dump is refused in one line (exit 2)
@@ -192,4 +193,16 @@ check '[ $? -eq 0 ] && grep -q "held in bf16 between micro-batches (--grad-dtype
 "$np_py" "$dc" bdump >out.txt 2>&1
 check '[ $? -eq 1 ] && grep -q "FAILED: bdump: grad layers.1.weight: relative error" out.txt' \
     "a bf16 gradient 10% off passed: $(cat out.txt)"
+# The linear classifier (one nn.Linear) on a ragged split passes, and its
+# weight's gradient 10% off fails by its own name.
+"$ACCUBENCH" run --backend cpu --model linear:in=16,classes=5 --effective 10 --micro 4 \
+    --steps 1 --warmup 0 --trace-steps 0 --noise-windows 0 --csv lin.csv --dump lin \
+    >/dev/null 2>err.txt
+"$np_py" "$dc" lin >out.txt 2>&1
+check '[ $? -eq 0 ] && [ "$(tail -n 1 out.txt)" = PASS ] && grep -q "every gradient by backpropagation" out.txt' \
+    "the linear dump: $(cat err.txt) $(cat out.txt)"
+"$np_py" -c "import numpy as np; f='lin/grad.linear.weight.npy'; np.save(f, np.load(f) * np.float32(1.1))"
+"$np_py" "$dc" lin >out.txt 2>&1
+check '[ $? -eq 1 ] && grep -q "FAILED: lin: grad linear.weight: relative error" out.txt' \
+    "a linear gradient 10% off: $(cat out.txt)"
 exit $fail

@@ -3,7 +3,8 @@
 PyTorch's conventions, never from accubench's code: every file has the
 manifest's shape and dtype; the loss recomputed from the dumped weights and
 window is the manifest's; and the gradient is d(loss)/d(weights): for the
-MLP by backpropagation written here; for the GPT against Hugging Face's
+MLP (and the linear classifier, an MLP of one layer) by backpropagation
+written here; for the GPT against Hugging Face's
 GPT2LMHeadModel where PyTorch and transformers import, every tensor, else
 by central differences on a few entries of every tensor; for the Llama
 against Hugging Face's own LlamaForCausalLM (dump_check_hf.py: needs
@@ -153,6 +154,14 @@ def check_mlp(m, params, grads, x, labels, mask, valid, fail):
     return loss, "every gradient by backpropagation"
 
 
+def check_linear(m, params, grads, x, labels, mask, valid, fail):
+    """The linear classifier is the MLP of one layer, by nn.Linear's names."""
+    mlp = {"layers.0.weight": "linear.weight", "layers.0.bias": "linear.bias"}
+    return check_mlp(m, {k: params[v] for k, v in mlp.items()},
+                     {k: grads[v] for k, v in mlp.items()}, x, labels, mask, valid,
+                     lambda why: fail(why.replace("layers.0.", "linear.")))
+
+
 def check_gpt(m, params, grads, x, labels, mask, valid, fail):
     """Against GPT2LMHeadModel where Hugging Face's model can be built here;
     else by central differences in NumPy (what CI without PyTorch runs)."""
@@ -273,7 +282,7 @@ def hf_missing():
 # The model kinds this checker has a reference for; any other is refused
 # by name rather than checked as one of these. needs: what a kind's
 # reference imports beyond NumPy (None where all of it imports, else why).
-CHECKERS = {"mlp": check_mlp, "gpt": check_gpt, "llama": check_llama}
+CHECKERS = {"mlp": check_mlp, "linear": check_linear, "gpt": check_gpt, "llama": check_llama}
 NEEDS = {"llama": hf_missing}
 
 
