@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "sync_modes.h"
 
 #ifdef ACCUBENCH_HAVE_MPI
@@ -157,6 +158,21 @@ static int refuse_without_launcher(run_options *o, const char *cmdline, int most
 }
 
 #ifdef ACCUBENCH_HAVE_MPI
+/* ACCUBENCH_RANK_WAIT_S, when set: how long a rank waits for the others
+ * in one collective (mpi_launch_wait_limit). 0, or -1 with the reason. */
+static int read_wait_limit(char *why, size_t why_len)
+{
+    const char *text = getenv("ACCUBENCH_RANK_WAIT_S");
+    double seconds = 0;
+    if (!text)
+        return 0;
+    if (parse_real("ACCUBENCH_RANK_WAIT_S (seconds a rank waits for the others, 0 for ever)",
+                   text, 0, 1e9, &seconds, why, why_len))
+        return -1;
+    mpi_launch_wait_limit(seconds);
+    return 0;
+}
+
 /* Started under mpirun: joins the ranks, refuses what one rank per device
  * cannot do (too few ranks for --devices, --dump), and sets this rank up.
  * Returns the exit code; MPI is finalized again on a refusal. */
@@ -175,6 +191,12 @@ static int join_ranks(int *argc, char ***argv, run_options *o, const char *cmdli
         if (l.rank == 0)
             fprintf(stderr, "accubench: --devices %d needs %d ranks but mpirun started %d: run "
                     "it as  mpirun -np %d %s\n", most, most, l.size, most, cmdline);
+        mpi_launch_finalize();
+        return 2;
+    }
+    if (read_wait_limit(why, sizeof why)) {
+        if (l.rank == 0)
+            fprintf(stderr, "accubench: %s\n", why);
         mpi_launch_finalize();
         return 2;
     }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuda_backend.h"
@@ -140,6 +141,13 @@ static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
     return BK_OK;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 /* Waits for an event, or for the stream when ev is NULL: blocking, or,
  * with a poll set (cuda_backend_set_wait_poll), by querying, so that the
  * poll can end a wait that would never end. */
@@ -150,6 +158,7 @@ static int wait_for(backend *b, cudaEvent_t ev)
         CUDA_CHECK(b, ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(c->stream));
         return BK_OK;
     }
+    double t0 = monotonic_s();
     for (long spins = 0;; spins++) {
         cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(c->stream);
         if (e == cudaSuccess)
@@ -157,7 +166,7 @@ static int wait_for(backend *b, cudaEvent_t ev)
         if (e != cudaErrorNotReady)
             CUDA_CHECK(b, e);
         (void)cudaGetLastError(); /* "not ready" is no failure: not the next launch's */
-        if (spins >= 100 && c->wait_poll(c->wait_poll_ctx))
+        if (spins >= 100 && c->wait_poll(c->wait_poll_ctx, monotonic_s() - t0))
             return BK_ERROR;
         if (spins >= 100)
             usleep(100);
@@ -166,7 +175,8 @@ static int wait_for(backend *b, cudaEvent_t ev)
     }
 }
 
-extern "C" void cuda_backend_set_wait_poll(backend *b, int (*poll)(void *ctx), void *ctx)
+extern "C" void cuda_backend_set_wait_poll(backend *b, int (*poll)(void *ctx, double waited_s),
+                                           void *ctx)
 {
     cuda_of(b)->wait_poll = poll;
     cuda_of(b)->wait_poll_ctx = ctx;

@@ -32,12 +32,14 @@ void cuda_backend_outline(dtype dt, backend *out);
 void *cuda_backend_stream(backend *b);
 
 /* While the backend waits for its stream (sync, a timer, a download), it
- * calls poll(ctx) about every 100 us once it has waited 1 ms; a non-zero
+ * calls poll(ctx, seconds waited so far) about every 100 us once it has
+ * waited 1 ms; a non-zero
  * return ends the wait with BK_ERROR, poll having written the reason into
  * b->error. The all-reduce engine passes its check for NCCL's asynchronous
  * errors, so that a dead peer ends this rank instead of leaving it waiting
- * on an event forever. NULL: plain blocking waits. */
-void cuda_backend_set_wait_poll(backend *b, int (*poll)(void *ctx), void *ctx);
+ * on an event forever, and a stopped or hung one ends it after the wait
+ * limit. NULL: plain blocking waits. */
+void cuda_backend_set_wait_poll(backend *b, int (*poll)(void *ctx, double waited_s), void *ctx);
 
 #ifdef __cplusplus
 }

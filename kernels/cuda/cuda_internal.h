@@ -43,7 +43,7 @@ typedef struct cuda_impl {
     unsigned char *upload_ring; /* pinned: CUDA_UPLOAD_SLOTS slots */
     cudaEvent_t upload_done[CUDA_UPLOAD_SLOTS]; /* each slot's last copy */
     int upload_next;
-    int (*wait_poll)(void *ctx); /* see cuda_backend_set_wait_poll */
+    int (*wait_poll)(void *ctx, double waited_s); /* see cuda_backend_set_wait_poll */
     void *wait_poll_ctx;
 } cuda_impl;
 

@@ -18,6 +18,9 @@ typedef struct mpi_launch {
 /* MPI_Init (host threads of the backend never call MPI: funneled), and
  * where this rank stands. 0, or -1 with a one-line reason. */
 int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t why_len);
+/* How long a rank waits for the others in one collective before it calls
+ * them lost and ends the job (seconds; 0: for ever; 600 unless set). */
+void mpi_launch_wait_limit(double seconds);
 /* MPI_Finalize, once every communicator is destroyed. */
 void mpi_launch_finalize(void);
 /* Ends every rank with exit status `code` (a rank that cannot go on

@@ -21,8 +21,12 @@ int mpi_fail(backend *b, const char *call, int err);
 int mpi_stop_open(void);
 void mpi_stop_close(void);
 void mpi_stop_watch(volatile sig_atomic_t *flag, void (*on_stop)(int sig));
-/* MPI_Wait that ends the job when this rank is stopped. */
+/* MPI_Wait that ends the job when this rank is stopped, or when the
+ * others have not answered within the wait limit. */
 int mpi_wait_watched(MPI_Request *r);
+/* The wait limit in seconds (mpi_launch_wait_limit; 0: for ever), for
+ * the engines that wait on their own (NCCL's events). */
+double mpi_wait_limit(void);
 /* Ends every rank with `code` (comm.h's end). Never returns. */
 void mpi_stop_end(int code);
 

@@ -5,7 +5,13 @@
  * that watches the flag. A rank other than 0 that is stopped asks rank 0
  * (a message on a channel of its own) and waits; rank 0, at its next wait,
  * keeps its results (on_stop) and ends the job with MPI_Abort, whose code
- * mpirun returns: 128 + the signal, as the shell reports. */
+ * mpirun returns: 128 + the signal, as the shell reports.
+ *
+ * A rank that never answers (stopped by SIGSTOP or a debugger, or hung)
+ * sends nothing and dies of nothing, so no flag is ever set: each wait
+ * has a limit too (ACCUBENCH_RANK_WAIT_S, 10 minutes by default, as
+ * PyTorch's NCCL process groups wait), after which the rank says so and
+ * ends the job as a failure. */
 #include "mpi_comm_internal.h"
 
 #include <stdio.h>
@@ -20,6 +26,7 @@ static void (*stop_hook)(int sig);
 static MPI_Comm channel = MPI_COMM_NULL; /* stop requests, to rank 0 */
 static MPI_Request asked = MPI_REQUEST_NULL;
 static int asked_code;
+static double wait_limit_s = 600.0; /* 0: for ever */
 
 int mpi_stop_open(void)
 {
@@ -72,10 +79,36 @@ static void nap(long us)
     nanosleep(&t, NULL);
 }
 
+void mpi_launch_wait_limit(double seconds)
+{
+    wait_limit_s = seconds;
+}
+
+double mpi_wait_limit(void)
+{
+    return wait_limit_s;
+}
+
+/* No answer within the limit: this rank says so, rank 0 keeps its rows
+ * (the hook lets the CSV's lock go), and the job ends as a failure. */
+static void give_up(double waited_s)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    fprintf(stderr, "accubench: rank %d of %d: no answer from the other ranks in %.0f s (one is "
+            "stopped or hung; ACCUBENCH_RANK_WAIT_S sets the wait, 0 for ever); stopping every "
+            "rank\n", rank, size, waited_s);
+    if (stop_hook)
+        stop_hook(0);
+    mpi_stop_end(1);
+}
+
 int mpi_wait_watched(MPI_Request *r)
 {
     /* Busy at first, as MPI_Wait is (the all-reduce waits are timed),
-     * then in naps once the wait is long. */
+     * then in naps once the wait is long, reading the clock. */
+    double t0 = MPI_Wtime();
     for (long spins = 0;; spins++) {
         int done = 0, err = MPI_Test(r, &done, MPI_STATUS_IGNORE);
         if (err != MPI_SUCCESS || done)
@@ -86,8 +119,12 @@ int mpi_wait_watched(MPI_Request *r)
                 stop_hook(code > 128 ? code - 128 : 0);
             mpi_stop_end(code);
         }
-        if (spins > 100000)
+        if (spins > 100000) {
             nap(200);
+            double waited = MPI_Wtime() - t0;
+            if (wait_limit_s > 0 && waited > wait_limit_s)
+                give_up(waited);
+        }
     }
 }
 

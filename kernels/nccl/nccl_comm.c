@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuda_backend.h"
@@ -50,6 +51,10 @@ typedef struct nccl_impl {
     int n_busy, n_stall, pending, events_made;
     double busy_ms, exposed_ms, wait_ms;
     float *arrival; /* device float: the arrival barrier's operand */
+    /* How long a wait may last before the other ranks count as lost (a
+     * stopped or hung rank never fails, so NCCL reports nothing): MPI's
+     * limit under mpirun; 0 (for ever) alone, where no peer can stop. */
+    double wait_limit_s;
 } nccl_impl;
 
 static nccl_impl *impl_of(comm *c) { return c->impl; }
@@ -89,10 +94,11 @@ static int nccl_fail(backend *b, const char *call, ncclResult_t r)
     } while (0)
 
 /* NCCL reports a failed peer or network only asynchronously: a rank whose
- * peer died would wait on its event until mpirun reaps it. Polled from
- * every wait of the backend (cuda_backend_set_wait_poll) and of this
- * engine; an error aborts the communicator and ends the wait. */
-static int nccl_poll(void *ctx)
+ * peer died would wait on its event until mpirun reaps it; a stopped or
+ * hung peer fails nothing, so a wait past the limit counts as one. Polled
+ * from every wait of the backend (cuda_backend_set_wait_poll) and of this
+ * engine; either aborts the communicator and ends the wait. */
+static int nccl_poll(void *ctx, double waited_s)
 {
     comm *c = ctx;
     nccl_impl *p = impl_of(c);
@@ -101,11 +107,16 @@ static int nccl_poll(void *ctx)
         return 0;
     if (ncclCommGetAsyncError(p->nc, &r) != ncclSuccess)
         return 0;
-    if (r == ncclSuccess || r == ncclInProgress)
+    if (r != ncclSuccess && r != ncclInProgress)
+        snprintf(c->b->error, sizeof c->b->error,
+                 "NCCL: %s (a peer rank died, or the network between them failed): this rank "
+                 "stops", ncclGetErrorString(r));
+    else if (p->wait_limit_s > 0 && waited_s > p->wait_limit_s)
+        snprintf(c->b->error, sizeof c->b->error,
+                 "no answer from the other ranks in %.0f s (one is stopped or hung; "
+                 "ACCUBENCH_RANK_WAIT_S sets the wait, 0 for ever)", waited_s);
+    else
         return 0;
-    snprintf(c->b->error, sizeof c->b->error,
-             "NCCL: %s (a peer rank died, or the network between them failed): this rank "
-             "stops", ncclGetErrorString(r));
     ncclCommAbort(p->nc);
     p->nc = NULL;
     c->b->lost = 1; /* no collective can run on an aborted communicator */
@@ -122,14 +133,23 @@ static cudaError_t query_event(cudaEvent_t ev)
     return e;
 }
 
-/* Waits for ev, polling NCCL's asynchronous error (see nccl_poll). */
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Waits for ev, polling NCCL's asynchronous error and the wait limit (see
+ * nccl_poll). */
 static cudaError_t wait_event(comm *c, cudaEvent_t ev)
 {
+    double t0 = monotonic_s();
     for (long spins = 0;; spins++) {
         cudaError_t e = query_event(ev);
         if (e != cudaErrorNotReady)
             return e;
-        if (spins >= 100 && nccl_poll(c))
+        if (spins >= 100 && nccl_poll(c, monotonic_s() - t0))
             return cudaErrorLaunchFailure; /* the reason is in b->error */
         usleep(spins >= 100 ? 100 : 10);
     }
@@ -499,6 +519,8 @@ int nccl_comm_world(backend *b, comm **out, char *why, size_t why_len)
         rc = mpi_comm_over(b, MPI_COMM_WORLD, &host);
     if (!rc)
         rc = nccl_over(host, out);
+    if (!rc)
+        impl_of(*out)->wait_limit_s = mpi_wait_limit();
     if (rc)
         snprintf(why, why_len, "%s", b->error);
     return rc;

@@ -391,6 +391,42 @@ if command -v mpirun >/dev/null 2>&1; then
         check "grep -q '^accubench: interrupted' dp.err" "SIGTERM to $target: rank 0 says so: $(grep accubench dp.err)"
         check "[ ! -e dp.csv.lock ] && grep -q '^backend,' dp.csv" "SIGTERM to $target: lock gone, CSV whole"
     done
+    # A rank that never answers (SIGSTOP: no signal reaches the program,
+    # nothing dies) ends the job after ACCUBENCH_RANK_WAIT_S: rank 0 keeps
+    # its rows when the other is stopped; rank 1 ends it when rank 0 is.
+    for target in 1 0; do
+        rm -f dp.csv dp.csv.lock
+        ACCUBENCH_RANK_WAIT_S=3 mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu \
+            --model tiny --effective 1024 --micro pow2 --budget-s 0.5 --max-noise 0.001 \
+            --trace-steps 0 --csv dp.csv >dp.out 2>dp.err &
+        mp=$!
+        n=0
+        while { [ ! -e dp.csv ] || [ -z "$(rank_pid $mp 1)" ]; } && [ $n -lt 600 ]; do
+            sleep 0.1
+            n=$((n + 1))
+        done
+        sleep 1
+        stopped=$(rank_pid $mp $target)
+        kill -STOP "$stopped"
+        t0=$(date +%s)
+        n=0
+        while kill -0 $mp 2>/dev/null && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
+        kill -0 $mp 2>/dev/null && { kill -KILL $(pgrep -P $mp) $mp; echo "the job hung" >>dp.err; }
+        wait $mp
+        rc=$?
+        took=$(($(date +%s) - t0))
+        kill -KILL "$stopped" 2>/dev/null
+        other=$((1 - target))
+        check "[ $rc -ne 0 ] && [ $took -le 40 ] && grep -q '^accubench: rank $other of 2: no answer from the other ranks in [0-9]* s' dp.err" \
+            "rank $target stopped (SIGSTOP): rank $other gives up after ACCUBENCH_RANK_WAIT_S, the job ends (rc $rc after ${took}s): $(grep accubench dp.err)"
+        [ $target = 1 ] && check "[ ! -e dp.csv.lock ] && grep -q '^backend,' dp.csv" \
+            "rank 1 stopped: rank 0 lets the lock go, CSV whole"
+    done
+    ACCUBENCH_RANK_WAIT_S=soon timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick \
+        --csv dp.csv >dp.out 2>dp.err
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(grep -c '^accubench: ' dp.err) -eq 1 ] && grep -q 'ACCUBENCH_RANK_WAIT_S' dp.err" \
+        "a wait limit that is no number: exit 2, one line (got $rc: $(grep '^accubench' dp.err))"
     timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --csv /tmp >dp.out 2>dp.err
     rc=$?
     check "[ $rc -eq 2 ] && grep -q '^accubench: --csv /tmp' dp.err" "bad input under mpirun: exit 2 (got $rc)"

@@ -36,8 +36,8 @@ void stop_signal_say(int sig)
         put(stop_signal_name(sig));
         put("); the rows measured so far are in ");
     } else {
-        put("accubench: stopped because another rank failed (its line says why); the rows "
-            "measured so far are in ");
+        put("accubench: stopped because a rank failed or stopped answering (a line says "
+            "which); the rows measured so far are in ");
     }
     put(out->csv_path);
     put("\n");

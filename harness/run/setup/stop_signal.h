@@ -22,7 +22,8 @@ void stop_signal_restore(void);
 /* The outputs a handler releases and names (NULL: none, the end of the
  * run says it instead). */
 void stop_signal_announce(run_outputs *out);
-/* The "interrupted" line for sig (0: another rank failed, and said why),
+/* The "interrupted" line for sig (0: a rank failed or stopped answering,
+ * and a line said so),
  * once, with the lock let go: what the handler does, and what a rank's
  * watch calls. Safe in a handler. */
 void stop_signal_say(int sig);
