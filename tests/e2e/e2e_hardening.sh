@@ -363,7 +363,9 @@ if command -v mpirun >/dev/null 2>&1; then
                 echo "$p"
         done
     }
-    for target in 0 1 mpirun; do
+    # start_job: a 2-rank sweep in the background ($mp: mpirun's pid), once
+    # its CSV exists and rank 1 runs, plus a second into it.
+    start_job() {
         rm -f dp.csv dp.csv.lock
         mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu --model tiny \
             --effective 1024 --micro pow2 --budget-s 0.5 --max-noise 0.001 --trace-steps 0 \
@@ -375,15 +377,23 @@ if command -v mpirun >/dev/null 2>&1; then
             n=$((n + 1))
         done
         sleep 1
-        if [ $target = mpirun ]; then kill -INT $mp; else kill -TERM "$(rank_pid $mp $target)"; fi
         t0=$(date +%s)
-        # A job still running after 60 s hangs: it is ended here, and fails.
+    }
+    # end_job: waits for it ($rc its status, $took the seconds since the
+    # start_job's end); a job still running after 60 s hangs: it is ended
+    # here, and fails.
+    end_job() {
         n=0
         while kill -0 $mp 2>/dev/null && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
         kill -0 $mp 2>/dev/null && { kill -KILL $(pgrep -P $mp) $mp; echo "the job hung" >>dp.err; }
         wait $mp
         rc=$?
         took=$(($(date +%s) - t0))
+    }
+    for target in 0 1 mpirun; do
+        start_job
+        if [ $target = mpirun ]; then kill -INT $mp; else kill -TERM "$(rank_pid $mp $target)"; fi
+        end_job
         # mpirun itself exits 1 for a job it ended on Ctrl-C (Open MPI's choice)
         if [ $target = mpirun ]; then ok="[ $rc -eq 130 ] || [ $rc -eq 143 ] || [ $rc -eq 1 ]"
         else ok="[ $rc -eq 143 ]"; fi
@@ -394,27 +404,12 @@ if command -v mpirun >/dev/null 2>&1; then
     # A rank that never answers (SIGSTOP: no signal reaches the program,
     # nothing dies) ends the job after ACCUBENCH_RANK_WAIT_S: rank 0 keeps
     # its rows when the other is stopped; rank 1 ends it when rank 0 is.
+    export ACCUBENCH_RANK_WAIT_S=3
     for target in 1 0; do
-        rm -f dp.csv dp.csv.lock
-        ACCUBENCH_RANK_WAIT_S=3 mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu \
-            --model tiny --effective 1024 --micro pow2 --budget-s 0.5 --max-noise 0.001 \
-            --trace-steps 0 --csv dp.csv >dp.out 2>dp.err &
-        mp=$!
-        n=0
-        while { [ ! -e dp.csv ] || [ -z "$(rank_pid $mp 1)" ]; } && [ $n -lt 600 ]; do
-            sleep 0.1
-            n=$((n + 1))
-        done
-        sleep 1
+        start_job
         stopped=$(rank_pid $mp $target)
         kill -STOP "$stopped"
-        t0=$(date +%s)
-        n=0
-        while kill -0 $mp 2>/dev/null && [ $n -lt 600 ]; do sleep 0.1; n=$((n + 1)); done
-        kill -0 $mp 2>/dev/null && { kill -KILL $(pgrep -P $mp) $mp; echo "the job hung" >>dp.err; }
-        wait $mp
-        rc=$?
-        took=$(($(date +%s) - t0))
+        end_job
         kill -KILL "$stopped" 2>/dev/null
         other=$((1 - target))
         check "[ $rc -ne 0 ] && [ $took -le 40 ] && grep -q '^accubench: rank $other of 2: no answer from the other ranks in [0-9]* s' dp.err" \
@@ -422,6 +417,7 @@ if command -v mpirun >/dev/null 2>&1; then
         [ $target = 1 ] && check "[ ! -e dp.csv.lock ] && grep -q '^backend,' dp.csv" \
             "rank 1 stopped: rank 0 lets the lock go, CSV whole"
     done
+    unset ACCUBENCH_RANK_WAIT_S
     ACCUBENCH_RANK_WAIT_S=soon timeout 60 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick \
         --csv dp.csv >dp.out 2>dp.err
     rc=$?
