@@ -13,7 +13,9 @@
  *    sync() waits for everything issued so far.
  *  - Master weights, gradients and optimizer state are always fp32.
  *    Activations and the weights the GEMMs read are in the compute storage
- *    type (fp32, or bf16 when dtype is bf16). */
+ *    type (fp32, or bf16 when dtype is bf16). The dtype is the backend's
+ *    current one (use_dtype): a run of several dtypes switches it before
+ *    each model it runs. */
 #ifndef ACCUBENCH_BACKEND_H
 #define ACCUBENCH_BACKEND_H
 
@@ -96,6 +98,14 @@ typedef struct bk_timer bk_timer;
 
 typedef struct backend_ops {
     void (*destroy)(backend *b);
+    /* Makes dt the dtype the ops that follow compute in: b->dtype,
+     * b->compute_storage and what differs with it (the ops table where an
+     * op runs in one storage only, the library's words, the datasheet
+     * peak). One open backend serves every dtype of a run, each model and
+     * its data in their own (bk_use_dtype, dispatch.h). BK_UNSUPPORTED and
+     * the reason in why where the device cannot compute in dt; nothing is
+     * changed then. */
+    int (*use_dtype)(backend *b, dtype dt, char *why, size_t why_len);
 
     /* Memory. alloc returns BK_OOM (never aborts) when the device is full.
      * alloc_transient/free_transient serve the `alloc` execution modes from
@@ -311,7 +321,7 @@ struct backend {
      * where the device is not a GPU. */
     char pci_bus_id[32];
     char library[160];       /* BLAS core / cuBLAS version, for the metadata */
-    dtype dtype;
+    dtype dtype;             /* the current one (use_dtype) */
     storage compute_storage; /* derived from dtype */
     /* Largest square GEMM size worth timing for the peak rate. */
     int peak_gemm_n;
@@ -320,7 +330,7 @@ struct backend {
      * hierarchy rewards (harness/models/gpt_head.c cuts the head in whole
      * sequences within it). 0: the model's default. */
     size_t head_chunk_bytes;
-    /* Datasheet peak for dtype in TFLOP/s, 0 when unknown. */
+    /* Datasheet peak for the current dtype in TFLOP/s, 0 when unknown. */
     double datasheet_tflops;
     /* Bytes the device can hold (0 = unknown) and the soft cap the user set
      * (0 = none): an allocation that would pass the cap fails with BK_OOM. */

@@ -22,6 +22,20 @@
         return bk_rc_;                                                       \
     } while (0)
 
+/* The backend computing in dt from here (backend_ops.use_dtype): nothing
+ * to do where it does already. The reason, where it cannot, is in
+ * b->error too. */
+static inline int bk_use_dtype(backend *b, dtype dt)
+{
+    if (b->dtype == dt)
+        return BK_OK;
+    char why[sizeof b->error];
+    int rc = b->ops->use_dtype(b, dt, why, sizeof why);
+    if (rc != BK_OK)
+        snprintf(b->error, sizeof b->error, "%s", why);
+    return rc;
+}
+
 /* Allocates from the allocator `from` names (see bk_allocator), inside the
  * memory cap, and keeps the accounting. */
 static inline int bk_alloc_from(backend *b, bk_allocator from, size_t bytes, void **out)

@@ -9,7 +9,7 @@
 
 layer_pass layer_pass_of(model *m, const micro_batch_view *mb, int columns)
 {
-    storage cs = m->b->compute_storage;
+    storage cs = m->storage;
     return (layer_pass){
         .m = m, .b = m->b, .cs = cs, .es = storage_bytes(cs), .n = columns,
         /* Under ZeRO-2 every micro-batch's gradient goes into its buckets

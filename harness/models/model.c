@@ -158,7 +158,7 @@ void model_destroy(model *m)
         m->spec.kind->destroy(m);
     size_t bytes = m->slice.padded * sizeof(float), state = m->slice.len * sizeof(float);
     if (m->params_compute != m->params)
-        bk_free(b, m->params_compute, m->n_params * storage_bytes(b->compute_storage));
+        bk_free(b, m->params_compute, m->n_params * storage_bytes(m->storage));
     bk_free(b, m->params, bytes);
     if (m->ring)
         grad_ring_destroy(m); /* the slice, the buckets, a check's whole gradient */
@@ -182,6 +182,8 @@ int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
 {
     memset(m, 0, sizeof *m);
     m->b = b;
+    m->dtype = b->dtype;
+    m->storage = b->compute_storage;
     m->spec = *s;
     model_spec_on(&m->spec, b);
     m->opt = *opt;
@@ -207,9 +209,9 @@ int model_create(backend *b, const model_spec *s, const optimizer_config *opt,
          (rc = bk_alloc(b, bytes, (void **)&m->adam_m)) ||
          (rc = bk_alloc(b, bytes, (void **)&m->adam_v))))
         goto fail;
-    if (b->compute_storage == STORAGE_F32)
+    if (m->storage == STORAGE_F32)
         m->params_compute = m->params;
-    else if ((rc = bk_alloc(b, n * storage_bytes(b->compute_storage), &m->params_compute)))
+    else if ((rc = bk_alloc(b, n * storage_bytes(m->storage), &m->params_compute)))
         goto fail;
     if (s->kind->create && (rc = s->kind->create(m)))
         goto fail;
@@ -236,7 +238,7 @@ int model_reset(model *m)
     if (m->adam_m && ((rc = bk_zero(b, m->adam_m, state)) || (rc = bk_zero(b, m->adam_v, state))))
         return rc;
     if (m->params_compute != m->params)
-        return bk_convert(b, m->params, m->params_compute, b->compute_storage, n);
+        return bk_convert(b, m->params, m->params_compute, m->storage, n);
     return BK_OK;
 }
 
@@ -251,7 +253,7 @@ int activations_create(model *m, int capacity, bk_allocator from, activations *a
 {
     memset(a, 0, sizeof *a);
     a->capacity = capacity;
-    int n = m->spec.kind->activation_sizes(&m->spec, m->b->compute_storage, capacity,
+    int n = m->spec.kind->activation_sizes(&m->spec, m->storage, capacity,
                                            a->buf_bytes);
     for (int i = 0; i < n; i++) {
         int rc = bk_alloc_from(m->b, from, a->buf_bytes[i], &a->buf[i]);
@@ -333,8 +335,8 @@ static int update_range(model *m, size_t offset, size_t count)
         rc = bk_sgd(b, m->params + offset, g, count, m->opt.lr, m->opt.weight_decay);
     if (!rc && m->params_compute != m->params)
         rc = bk_convert(b, m->params + offset,
-                        (char *)m->params_compute + offset * storage_bytes(b->compute_storage),
-                        b->compute_storage, count);
+                        (char *)m->params_compute + offset * storage_bytes(m->storage),
+                        m->storage, count);
     return rc;
 }
 

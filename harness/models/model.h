@@ -32,6 +32,12 @@ struct model {
     model_spec spec;
     size_t n_params;
     optimizer_config opt;
+    /* What it computes in: the backend's dtype when it was made. Its
+     * compute copy, activations and runs are in that dtype's storage, so
+     * the backend is switched to it before the model runs (bk_use_dtype):
+     * a run of several dtypes holds a model of each. */
+    dtype dtype;
+    storage storage;
     float *params;        /* fp32 master weights */
     void *params_compute; /* what the GEMMs read: params itself, or a bf16 copy */
     /* The gradient: grads_len floats, grads[i] that of parameter

@@ -415,7 +415,10 @@ static int cpu_sync(backend *b)
     return BK_OK;
 }
 
+static int cpu_use_dtype(backend *b, dtype dt, char *why, size_t why_len);
+
 static const backend_ops cpu_ops = {
+    .use_dtype = cpu_use_dtype,
     .destroy = cpu_destroy,
     .alloc = cpu_alloc,
     .free = cpu_free,
@@ -538,9 +541,11 @@ static const backend_ops *ops_for(dtype dt, char *why, size_t why_len)
     return ops;
 }
 
-int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
+/* Switches b to dt (backend_ops.use_dtype): its ops table (bf16 runs
+ * attention unfused) and its library's words, which name the bf16 GEMM's
+ * kernels beside the fp32 library's. */
+static int cpu_use_dtype(backend *b, dtype dt, char *why, size_t why_len)
 {
-    *out = NULL;
     if (dt != DTYPE_FP32 && dt != DTYPE_BF16) {
         snprintf(why, why_len,
                  "the cpu backend computes in fp32 or bf16; --dtype %s needs --backend cuda",
@@ -548,25 +553,11 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
         return BK_UNSUPPORTED;
     }
     const backend_ops *ops = ops_for(dt, why, why_len);
-    if (!ops || cpu_parallel_threads_check(why, why_len) || cpu_gemm_choice_check(why, why_len))
+    if (!ops)
         return BK_ERROR;
-    backend *b = calloc(1, sizeof *b);
-    if (!b) {
-        snprintf(why, why_len, "out of host memory");
-        return BK_OOM;
-    }
     b->ops = ops;
-    b->name = "cpu";
-    b->caps = BK_CAP_DISPATCH_IS_DEVICE_WORK | BK_CAP_SHARES_HOST_MEMORY;
     b->dtype = dt;
     b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
-    b->peak_gemm_n = 2048;
-    b->head_chunk_bytes = 0; /* the head's default: sized for a core's L2 (gpt_head.c) */
-    cpu_device_name(b->device, sizeof b->device);
-    for (char *c = b->device; *c; c++)
-        if (*c == ',')
-            *c = ' ';
-    cpu_blas_threads_from_env();
     /* After the fp32 library's words, so that its core stays the word
      * after "core " (the CSV's blas_core). */
     if (dt == DTYPE_BF16)
@@ -574,6 +565,33 @@ int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
                  cpu_gemm_bf16_description());
     else
         snprintf(b->library, sizeof b->library, "%s", cpu_blas_description());
+    return BK_OK;
+}
+
+int cpu_backend_create(dtype dt, backend **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    backend probe = {0};
+    int rc = cpu_use_dtype(&probe, dt, why, why_len);
+    if (rc)
+        return rc;
+    if (cpu_parallel_threads_check(why, why_len) || cpu_gemm_choice_check(why, why_len))
+        return BK_ERROR;
+    backend *b = calloc(1, sizeof *b);
+    if (!b) {
+        snprintf(why, why_len, "out of host memory");
+        return BK_OOM;
+    }
+    b->name = "cpu";
+    b->caps = BK_CAP_DISPATCH_IS_DEVICE_WORK | BK_CAP_SHARES_HOST_MEMORY;
+    b->peak_gemm_n = 2048;
+    b->head_chunk_bytes = 0; /* the head's default: sized for a core's L2 (gpt_head.c) */
+    cpu_device_name(b->device, sizeof b->device);
+    for (char *c = b->device; *c; c++)
+        if (*c == ',')
+            *c = ' ';
+    cpu_blas_threads_from_env();
+    cpu_use_dtype(b, dt, why, why_len); /* as the probe above: it cannot fail now */
     b->mem_total = cpu_host_memory_bytes();
     *out = b;
     return BK_OK;

@@ -312,6 +312,7 @@ static backend_ops cuda_ops_table(int fused)
     backend_ops o;
     memset(&o, 0, sizeof o);
     o.destroy = cu_destroy;
+    o.use_dtype = cuda_use_dtype;
     o.alloc = cu_alloc;
     o.free = cu_free;
     o.alloc_transient = cu_alloc_transient;
@@ -524,9 +525,9 @@ static int cu_describe(backend *b, cuda_impl *c, const cudaDeviceProp *p)
              driver % 1000 / 10);
     b->mem_total = p->totalGlobalMem;
     b->peak_gemm_n = cuda_peak_gemm_n(p->totalGlobalMem);
-    b->datasheet_tflops =
-        cuda_datasheet_tflops(p->name, b->dtype);
-    return BK_OK;
+    snprintf(c->device_name, sizeof c->device_name, "%s", p->name);
+    c->cc_major = p->major;
+    return cuda_use_dtype(b, b->dtype, b->error, sizeof b->error); /* its datasheet peak */
 }
 
 /* Everything the backend holds, built in order; on failure the reason is in

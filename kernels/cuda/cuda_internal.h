@@ -45,11 +45,18 @@ typedef struct cuda_impl {
     int upload_next;
     int (*wait_poll)(void *ctx, double waited_s); /* see cuda_backend_set_wait_poll */
     void *wait_poll_ctx;
+    /* What a dtype's switch reads (cuda_dtype.cu): the device's name, for
+     * its datasheet row, and its compute capability, for bf16's GEMMs. */
+    char device_name[256];
+    int cc_major;
 } cuda_impl;
 
 static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
 
 extern "C" {
+/* cuda_dtype.cu: backend_ops.use_dtype */
+int cuda_use_dtype(backend *b, dtype dt, char *why, size_t why_len);
+
 /* cuda_gemm.cu */
 int cuda_gemm_create(backend *b);
 void cuda_gemm_destroy(backend *b);

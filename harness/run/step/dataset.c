@@ -17,7 +17,7 @@
 static size_t x_bytes(const dataset *d)
 {
     const input_spec *in = &d->input;
-    size_t per = in->kind == INPUT_TOKENS ? sizeof(int) : storage_bytes(d->b->compute_storage);
+    size_t per = in->kind == INPUT_TOKENS ? sizeof(int) : storage_bytes(d->x_storage);
     return (size_t)in->width * (size_t)d->effective_batch * per;
 }
 
@@ -52,7 +52,7 @@ static int fill_x(dataset *d, input_buffer *ib, rng *r, void *xh)
     float *f = xh;
     for (size_t i = 0; i < nx; i++)
         f[i] = rng_uniform(r, -1.0f, 1.0f);
-    if (b->compute_storage == STORAGE_F32)
+    if (d->x_storage == STORAGE_F32)
         return bk_upload(b, ib->x, f, nx * sizeof(float));
     float *staging;
     int rc;
@@ -60,7 +60,7 @@ static int fill_x(dataset *d, input_buffer *ib, rng *r, void *xh)
         return rc;
     rc = bk_upload(b, staging, f, nx * sizeof(float));
     if (!rc)
-        rc = bk_convert(b, staging, ib->x, b->compute_storage, nx);
+        rc = bk_convert(b, staging, ib->x, d->x_storage, nx);
     if (!rc)
         rc = b->ops->sync(b); /* staging must outlive the conversion */
     bk_free(b, staging, nx * sizeof(float));
@@ -154,6 +154,7 @@ int dataset_create(backend *b, const input_spec *in, int effective_batch, int bu
 {
     memset(d, 0, sizeof *d);
     d->b = b;
+    d->x_storage = b->compute_storage;
     d->input = *in;
     d->effective_batch = effective_batch;
     d->scale_capacity = effective_batch + 1;

@@ -27,6 +27,9 @@ typedef struct input_buffer {
 
 typedef struct dataset {
     backend *b;
+    /* What x is stored in: the backend's compute storage when it was made
+     * (a run of several dtypes holds a dataset of each). */
+    storage x_storage;
     input_spec input;
     int effective_batch, count;
     input_buffer buf[DATASET_MAX_BUFFERS];

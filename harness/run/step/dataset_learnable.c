@@ -127,9 +127,9 @@ static void reverse_blocks(void *data, int e_count, size_t per, size_t size, int
 
 /* Features in the compute storage: through an fp32 staging buffer and the
  * backend's convert when it is narrower (as dataset.c does). */
-static int upload_features(backend *b, void *dst, const float *x, size_t n)
+static int upload_features(backend *b, storage st, void *dst, const float *x, size_t n)
 {
-    if (b->compute_storage == STORAGE_F32)
+    if (st == STORAGE_F32)
         return bk_upload(b, dst, x, n * sizeof(float));
     float *staging;
     int rc = bk_alloc(b, n * sizeof(float), (void **)&staging);
@@ -137,7 +137,7 @@ static int upload_features(backend *b, void *dst, const float *x, size_t n)
         return rc;
     rc = bk_upload(b, staging, x, n * sizeof(float));
     if (!rc)
-        rc = bk_convert(b, staging, dst, b->compute_storage, n);
+        rc = bk_convert(b, staging, dst, st, n);
     if (!rc)
         rc = b->ops->sync(b); /* staging must outlive the conversion */
     bk_free(b, staging, n * sizeof(float));
@@ -158,7 +158,7 @@ static int upload_buffer(dataset *d, input_buffer *ib, host_buffer *h, int rever
     }
     memcpy(ib->valid_host, h->valid, items * sizeof(int));
     int rc = tokens ? bk_upload(d->b, ib->x, h->ids, nx * sizeof(int))
-                    : upload_features(d->b, ib->x, h->x, nx);
+                    : upload_features(d->b, d->x_storage, ib->x, h->x, nx);
     if (!rc)
         rc = bk_upload(d->b, ib->labels, h->labels, items * sizeof(int));
     return rc ? rc : bk_upload(d->b, ib->valid, h->valid, items * sizeof(int));

@@ -94,7 +94,7 @@ int dp_after_update(step_runner *s)
     if (!rc)
         rc = comm_wait_named(s->comm, "all-gather wait");
     if (!rc && m->params_compute != m->params) /* the other slices' bf16 copies */
-        rc = bk_convert(m->b, m->params, m->params_compute, m->b->compute_storage, m->n_params);
+        rc = bk_convert(m->b, m->params, m->params_compute, m->storage, m->n_params);
     return rc;
 }
 
