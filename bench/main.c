@@ -116,14 +116,16 @@ static int read_run_options(int argc, char **argv, run_options *o)
 static void resolve_auto(run_options *o, const backend_entry *entry, const backend *b,
                          char *dtype_note, char *optimizer_note, size_t n)
 {
-    if (o->dtype == DTYPE_AUTO) {
-        o->dtype = b->dtype;
+    if (o->dtypes[0] == DTYPE_AUTO) {
+        o->dtypes[0] = b->dtype;
         snprintf(dtype_note, n, "dtype auto: %s, because %s", dtype_name(b->dtype),
                  entry->auto_dtype_why);
         if (!o->quiet)
             printf("%s\n", dtype_note);
     } else {
-        snprintf(dtype_note, n, "%s, as asked", dtype_name(o->dtype));
+        axis_describe(&dtype_axis, (const int *)o->dtypes, o->n_dtypes, dtype_note, n);
+        size_t used = strlen(dtype_note);
+        snprintf(dtype_note + used, n - used, ", as asked");
     }
     if (o->optimizer_at_auto) {
         o->optimizer.at = entry->auto_optimizer_at;
@@ -141,7 +143,8 @@ static int run_on_device(run_options *o, dp_launch *ranks, const run_context *ct
     char note[400], why[600], source[320], dtype_note[300], optimizer_note[300];
     const backend_entry *entry;
     backend *b;
-    if (backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why) !=
+    /* opened in the first dtype; the sweep refuses the others it cannot run */
+    if (backend_open(o->backend, o->dtypes[0], &b, &entry, note, sizeof note, why, sizeof why) !=
         BK_OK) {
         fprintf(stderr, "accubench: %s\n", why);
         return dp_launch_fail(ranks, 2); /* the other ranks would wait for this one */

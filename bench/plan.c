@@ -326,7 +326,7 @@ static int plan_from_arithmetic(const plan_args *a, const char *why_not_opened)
         return 2;
     }
     backend b;
-    e->outline(o->dtype == DTYPE_AUTO ? e->auto_dtype : o->dtype, &b);
+    e->outline(o->dtypes[0] == DTYPE_AUTO ? e->auto_dtype : o->dtypes[0], &b);
     printf("planned for:        %s from the arithmetic, the exact need against --mem-cap%s: "
            "nothing allocated (%s)\n", e->label, a->reserve ? " less --reserve" : "",
            why_not_opened);
@@ -347,10 +347,15 @@ static int plan_probe(const plan_args *a)
                     "over the N devices");
         return 2;
     }
+    if (o->n_dtypes > 1) {
+        say_plan_usage_error("plan --find-max-micro answers for one --dtype at a time");
+        return 2;
+    }
     char note[400], why[400];
     const backend_entry *entry;
     backend *b;
-    int rc = backend_open(o->backend, o->dtype, &b, &entry, note, sizeof note, why, sizeof why);
+    int rc = backend_open(o->backend, o->dtypes[0], &b, &entry, note, sizeof note, why,
+                          sizeof why);
     if (rc == BK_NO_DEVICE || rc == BK_UNSUPPORTED)
         return plan_from_arithmetic(a, why);
     if (rc != BK_OK) {

@@ -75,7 +75,8 @@ static int weights_fit(const run_options *o, uint64_t cap, dtype dt, int effecti
 static int measure_dtype(run_options *o, const backend_entry *entry, backend *b, int first)
 {
     char dtype_note[300], optimizer_note[300];
-    o->dtype = b->dtype;
+    o->dtypes[0] = b->dtype;
+    o->n_dtypes = 1;
     if (!first) {
         o->append = 1;
         o->replace = 0;
@@ -91,13 +92,13 @@ static int measure_dtype(run_options *o, const backend_entry *entry, backend *b,
     return sweep_run(o, &dev, &ctx);
 }
 
-/* The dtypes to measure: the one asked (--dtype; auto: the backend's
+/* The dtypes to measure: those asked (--dtype; auto: the backend's
  * own), or every row of the table. Returns the count. */
 static int dtypes_to_measure(const run_options *o, int dtype_given, dtype *out)
 {
     if (dtype_given) {
-        out[0] = o->dtype;
-        return 1;
+        memcpy(out, o->dtypes, (size_t)o->n_dtypes * sizeof *out);
+        return o->n_dtypes;
     }
     for (int d = 0; d < DTYPE_COUNT; d++)
         out[d] = (dtype)d;

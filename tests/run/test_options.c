@@ -84,9 +84,25 @@ static void test_options(void)
     /* auto is the default and can be asked for again after a named one */
     run_options fresh;
     options_defaults(&fresh);
-    CHECK(fresh.dtype == DTYPE_AUTO && strcmp(dtype_name(fresh.dtype), "auto") == 0);
-    CHECK(options_set(&o, "dtype", "bf16", why, sizeof why) == 0 && o.dtype == DTYPE_BF16);
-    CHECK(options_set(&o, "dtype", "auto", why, sizeof why) == 0 && o.dtype == DTYPE_AUTO);
+    CHECK(fresh.n_dtypes == 1 && fresh.dtypes[0] == DTYPE_AUTO &&
+          strcmp(dtype_name(fresh.dtypes[0]), "auto") == 0);
+    CHECK(options_set(&o, "dtype", "bf16", why, sizeof why) == 0 && o.n_dtypes == 1 &&
+          o.dtypes[0] == DTYPE_BF16);
+    CHECK(options_set(&o, "dtype", "auto", why, sizeof why) == 0 && o.n_dtypes == 1 &&
+          o.dtypes[0] == DTYPE_AUTO);
+    /* a list is an axis: each in the order given, a name twice once */
+    CHECK(options_set(&o, "dtype", "fp32,bf16", why, sizeof why) == 0 && o.n_dtypes == 2 &&
+          o.dtypes[0] == DTYPE_FP32 && o.dtypes[1] == DTYPE_BF16);
+    CHECK(options_set(&o, "dtype", "bf16,fp32,bf16", why, sizeof why) == 0 &&
+          o.n_dtypes == 2 && o.dtypes[0] == DTYPE_BF16 && o.dtypes[1] == DTYPE_FP32);
+    /* auto is one choice: in a list it is refused, saying so; the list before stays */
+    CHECK(options_set(&o, "dtype", "fp32,auto", why, sizeof why) == -1 &&
+          strstr(why, "stands alone") && o.n_dtypes == 2 && o.dtypes[0] == DTYPE_BF16);
+    CHECK(options_set(&o, "dtype", "auto, bf16", why, sizeof why) == -1 &&
+          strstr(why, "stands alone"));
+    CHECK(options_set(&o, "dtype", "fp32,fp16", why, sizeof why) == -1 && strstr(why, "fp16"));
+    CHECK(options_set(&o, "dtype", "autumn", why, sizeof why) == -1 &&
+          !strstr(why, "stands alone"));
     /* any name is kept: the program checks it against its backend table */
     CHECK(options_set(&o, "backend", "tpu", why, sizeof why) == 0 && !strcmp(o.backend, "tpu"));
     CHECK(options_set(&o, "backend", "a-name-longer-than-any-backend-has", why, sizeof why) ==
@@ -307,10 +323,10 @@ static void test_did_you_mean(void)
  * hint of an option named twice comes from here. */
 static void test_takes_list(void)
 {
-    const char *lists[] = {"model", "micro", "effective", "mode", "lr-grid", "devices"};
+    const char *lists[] = {"model", "micro", "effective", "mode", "lr-grid", "devices", "dtype"};
     for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
         CHECK(option_takes_list(&run_option_table, lists[i]));
-    const char *single[] = {"steps", "dtype", "quiet", "out", "rounds", "no-such-key"};
+    const char *single[] = {"steps", "quiet", "out", "rounds", "no-such-key"};
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
         CHECK(!option_takes_list(&run_option_table, single[i]));
 }

@@ -56,7 +56,7 @@ int main(void)
     options_defaults(&o);
     const char *set[][2] = {{"model", "tiny"}, {"effective", "8"}, {"micro", "1,2,4,8"},
                             {"steps", "1"}, {"warmup", "0"}, {"trace-steps", "0"},
-                            {"csv", csv}, {"quiet", NULL}};
+                            {"csv", csv}, {"quiet", NULL}, {"dtype", "fp32"}};
     for (size_t i = 0; i < sizeof set / sizeof set[0]; i++)
         CHECK(options_set(&o, set[i][0], set[i][1], why, sizeof why) == 0);
     CHECK(options_validate(&o, why, sizeof why) == 0);

@@ -241,24 +241,45 @@ static const char *const per_dtype_keys[] = {"peak_gemm_tflops", "peak_gemm_shap
                                              "attention", "dtype_choice", "library"};
 #define N_PER_DTYPE (sizeof per_dtype_keys / sizeof per_dtype_keys[0])
 
-/* A file of one dtype's rows appended in another (plan --recommend sweeps
- * every dtype the backend computes in into one file): the new run's lines
- * would speak for every row. So the dtype line names them all, in the
- * order they last ran ("fp32, bf16"), the plain per-dtype lines are the
- * last one's (this run's), and each earlier dtype's stay beside them as
- * KEY_DTYPE ("peak_gemm_tflops_fp32"), where the report finds them.
- * Returns whether the file's last dtype was another (its plain per-dtype
- * lines are then not this run's to keep: keep_line). */
+/* Whether the ", "-separated list holds `name` (len bytes of it). */
+static int in_list(const char *list, const char *name, size_t len)
+{
+    for (const char *p = list; *p;) {
+        p += strspn(p, " ");
+        size_t n = strcspn(p, ",");
+        if (n == len && !strncmp(p, name, len))
+            return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+/* The last name of a ", "-separated list. */
+static const char *last_of(const char *list)
+{
+    const char *last = strrchr(list, ',');
+    return last ? last + 1 + strspn(last + 1, " ") : list;
+}
+
+/* A file of other dtypes' rows appended in this run's (plan --recommend
+ * sweeps every dtype the backend computes in into one file; a run of
+ * --dtype fp32,bf16 names two): the new run's lines would speak for
+ * every row. So the dtype line names them all, in the order they last
+ * ran ("fp32, bf16"), the plain per-dtype lines are the last one's (this
+ * run's last), and each earlier dtype's stay beside them as KEY_DTYPE
+ * ("peak_gemm_tflops_fp32"), where the report finds them (this run writes
+ * its own earlier dtypes' so: sweep_peak.c). Returns whether the file's
+ * last dtype was another than this run's last (its plain per-dtype lines
+ * are then not this run's to keep: keep_line). */
 static int per_dtype_lines(csv_writer *w, const csv_table *t)
 {
     const char *theirs = csv_meta_get(t, "dtype"), *held = writer_meta(w, "dtype");
     if (!theirs || !*theirs || !held || !strcmp(theirs, held))
         return 0;
-    char mine[64]; /* a copy: the dtype line is rewritten from it below */
+    char mine[CSV_META_VALUE_LEN]; /* a copy: the dtype line is rewritten from it below */
     snprintf(mine, sizeof mine, "%s", held);
-    const char *last = strrchr(theirs, ',');
-    last = last ? last + 1 + strspn(last + 1, " ") : theirs;
-    int other = strcmp(last, mine) != 0;
+    const char *last = last_of(theirs);
+    int other = strcmp(last, last_of(mine)) != 0;
     for (size_t k = 0; other && k < N_PER_DTYPE; k++) {
         const char *v = csv_meta_get(t, per_dtype_keys[k]);
         char key[128];
@@ -266,13 +287,13 @@ static int per_dtype_lines(csv_writer *w, const csv_table *t)
         if (v)
             csv_writer_meta(w, key, "%s", v);
     }
-    /* the list without this dtype, then this dtype last */
+    /* the list without this run's dtypes, then this run's */
     char list[CSV_META_VALUE_LEN] = "";
     size_t used = 0;
     for (const char *p = theirs; *p && used < sizeof list;) {
         p += strspn(p, " ");
         size_t len = strcspn(p, ",");
-        if (len && !(len == strlen(mine) && !strncmp(p, mine, len)))
+        if (len && !in_list(mine, p, len))
             used += (size_t)snprintf(list + used, sizeof list - used, "%.*s, ", (int)len, p);
         p += len + (p[len] == ',');
     }
@@ -282,8 +303,8 @@ static int per_dtype_lines(csv_writer *w, const csv_table *t)
 
 /* Whether the file's line `key` stays in the new file (where this run
  * writes none of its own): not a per-dtype line of another dtype than
- * this run's under its plain name, nor this dtype's earlier line under its
- * suffixed one (this run's replaces it). */
+ * this run's last under its plain name, nor an earlier line of one of this
+ * run's dtypes under its suffixed one (this run's replaces it). */
 static int keep_line(const csv_writer *w, const char *key, int other_dtype)
 {
     const char *mine = writer_meta(w, "dtype");
@@ -293,7 +314,7 @@ static int keep_line(const csv_writer *w, const char *key, int other_dtype)
             continue;
         if (!key[n] && other_dtype)
             return 0;
-        if (key[n] == '_' && mine && !strcmp(key + n + 1, mine))
+        if (key[n] == '_' && mine && in_list(mine, key + n + 1, strlen(key + n + 1)))
             return 0;
     }
     return 1;

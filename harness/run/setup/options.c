@@ -70,6 +70,7 @@ static int split_value(const char *key, const char *value, char **copy, char **i
 
 #define AXIS_OPTION(table, list_, count_) \
     {&(table), offsetof(run_options, list_), offsetof(run_options, count_), OPT_MAX_LIST}
+const axis_option options_dtypes = AXIS_OPTION(dtype_axis, dtypes, n_dtypes);
 const axis_option options_modes = AXIS_OPTION(mode_axis, modes, n_modes);
 const axis_option options_reductions = AXIS_OPTION(reduction_axis, reductions, n_reductions);
 const axis_option options_syncs = AXIS_OPTION(sync_axis, syncs, n_syncs);
@@ -118,24 +119,28 @@ static int set_axis_list(void *target, const option_def *d, const char *value, c
     return 0;
 }
 
+/* A list of dtypes, or auto alone: the backend's own is one dtype, which
+ * it says when it opens. */
 static int set_dtype(void *target, const option_def *d, const char *value, char *why,
                      size_t n)
 {
     run_options *o = target;
-    int found = axis_find(&dtype_axis, value);
-    if (found >= 0) {
-        o->dtype = (dtype)found;
+    const char *auto_name = dtype_name(DTYPE_AUTO);
+    if (strcmp(value, auto_name) == 0) {
+        o->dtypes[0] = DTYPE_AUTO;
+        o->n_dtypes = 1;
         return 0;
     }
-    if (strcmp(value, dtype_name(DTYPE_AUTO)) == 0) {
-        o->dtype = DTYPE_AUTO;
-        return 0;
+    size_t len = strlen(auto_name);
+    for (const char *p = value; *p; p += strcspn(p, ","), p += *p == ',') {
+        const char *item = p + strspn(p, " ");
+        if (!strncmp(item, auto_name, len) && (!item[len] || strchr(", ", item[len]))) {
+            snprintf(why, n, "--%s '%s': auto is the backend's one choice and stands alone; "
+                     "name the dtypes to compare (e.g. fp32,bf16)", d->key, value);
+            return -1;
+        }
     }
-    char known[200], names[160];
-    snprintf(known, sizeof known, "%s, %s", dtype_name(DTYPE_AUTO),
-             names_of(&dtype_axis, names, sizeof names));
-    unknown_value(d->key, value, known, why, n);
-    return -1;
+    return set_axis_list(target, d, value, why, n);
 }
 
 static int set_optimizer(void *target, const option_def *d, const char *value, char *why,
@@ -311,7 +316,8 @@ static int set_profile(void *target, const option_def *d, const char *value, cha
     return -1;
 }
 
-_Static_assert(sizeof(exec_mode) == sizeof(int) && sizeof(reduction) == sizeof(int) &&
+_Static_assert(sizeof(dtype) == sizeof(int) && sizeof(exec_mode) == sizeof(int) &&
+                   sizeof(reduction) == sizeof(int) &&
                    sizeof(sync_mode) == sizeof(int) && sizeof(recompute) == sizeof(int) &&
                    sizeof(shard_mode) == sizeof(int) && sizeof(grad_dtype) == sizeof(int),
                "set_axis_list and the sweep keep an axis's values as ints");
@@ -337,7 +343,9 @@ static const char *model_help(char *out, size_t n)
 static const char *dtype_help(char *out, size_t n)
 {
     char names[160];
-    return one_of(out, n, "auto|", names_of(&dtype_axis, names, sizeof names));
+    snprintf(out, n, "%s, or auto alone: each config runs in each dtype, compared in the "
+             "same rounds", names_of(&dtype_axis, names, sizeof names));
+    return out;
 }
 static const char *mode_help(char *out, size_t n)
 {
@@ -403,8 +411,8 @@ static const option_def RUN_OPTIONS[] = {
      .help = "micro-batch sizes; pow2 = every power of two up to E; a size over an E is "
              "left out at that E"},
     {CUSTOM_ROW("model", "LIST", set_model), .help_fn = model_help, .def = "S"},
-    {CUSTOM_ROW("dtype", "NAME", set_dtype), .help_fn = dtype_help, .def = "auto",
-     .tag = RUN_TAG_AUTO_DTYPE},
+    {CUSTOM_ROW("dtype", "auto|LIST", set_dtype), .ctx = &options_dtypes,
+     .help_fn = dtype_help, .def = "auto", .tag = RUN_TAG_AUTO_DTYPE},
     {AXIS_ROW("mode", "LIST", options_modes, mode_help), .def = "async"},
     {AXIS_ROW("reduction", "LIST", options_reductions, reduction_help), .def = "sum"},
     {AXIS_ROW("recompute", "LIST", options_recomputes, recompute_help), .def = "none",

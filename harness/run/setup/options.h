@@ -31,7 +31,10 @@ typedef struct run_options {
     int micro_pow2;                         /* every power of two up to E */
     model_spec models[OPT_MAX_LIST];
     int n_models;
-    dtype dtype;                            /* DTYPE_AUTO: the backend's own */
+    /* What the GEMMs compute in, an axis of the sweep: each config runs in
+     * each. One DTYPE_AUTO: the backend's own (resolved when it opens). */
+    dtype dtypes[OPT_MAX_LIST];
+    int n_dtypes;
     exec_mode modes[OPT_MAX_LIST];          /* as given, then duplicates dropped */
     int n_modes;
     reduction reductions[OPT_MAX_LIST];
@@ -76,7 +79,7 @@ typedef struct run_options {
     int n_grad_dtypes;
 } run_options;
 
-/* Where the options keep a list-valued axis (--mode, --reduction, --sync,
+/* Where the options keep a list-valued axis (--dtype, --mode, --reduction, --sync,
  * --shard, --recompute, --grad-dtype): its table's descriptor, the offsets of its array
  * and count in run_options, the array's length. The option parser fills
  * the list through it, the sweep's iterator reads it (config.h). */
@@ -86,8 +89,8 @@ typedef struct axis_option {
     int cap;
 } axis_option;
 
-extern const axis_option options_modes, options_reductions, options_syncs, options_shards,
-    options_recomputes, options_grad_dtypes;
+extern const axis_option options_dtypes, options_modes, options_reductions, options_syncs,
+    options_shards, options_recomputes, options_grad_dtypes;
 
 /* Every option of `accubench run`, one row each (options.c): the parser,
  * the usage text, the profiles, plan's shared keys and the tests read it. */

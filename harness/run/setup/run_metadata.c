@@ -63,7 +63,14 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
         csv_writer_meta(w, "blas_core", "%.*s", (int)strcspn(core + 5, " "), core + 5);
     csv_writer_meta(w, "profile", "%s", o->profile[0] ? o->profile : "(none)");
     csv_writer_meta(w, "seed", "%llu", (unsigned long long)o->seed);
-    csv_writer_meta(w, "dtype", "%s", dtype_name(o->dtype));
+    /* in the order they were measured, as an appended file's line is kept
+     * (csv_existing.c): the per-dtype lines under their plain names are
+     * the last one's */
+    char dtypes[128] = "";
+    for (int i = 0, used = 0; i < o->n_dtypes && used < (int)sizeof dtypes; i++)
+        used += snprintf(dtypes + used, sizeof dtypes - (size_t)used, "%s%s", i ? ", " : "",
+                         dtype_name(o->dtypes[i]));
+    csv_writer_meta(w, "dtype", "%s", dtypes);
     csv_writer_meta(w, "optimizer", "%s lr %g", optimizer_name(o->optimizer.kind),
                     (double)o->optimizer.lr);
     axis_describe(&mode_axis, o->modes, o->n_modes, modes, sizeof modes);

@@ -12,17 +12,21 @@
 #include "output_path.h"
 #include "trace_export.h"
 
-/* OUT/accubench-PROFILE-BACKEND-DTYPE-YYYYmmdd-HHMMSS, without ".csv". */
+/* OUT/accubench-PROFILE-BACKEND-DTYPE-YYYYmmdd-HHMMSS, without ".csv";
+ * DTYPE is each of the run's, "+" between them (fp32+bf16). */
 static void default_stem(const run_options *o, const char *backend_name, char *stem, size_t n)
 {
-    char stamp[32];
+    char stamp[32], dtypes[64] = "";
+    for (int i = 0, used = 0; i < o->n_dtypes && used < (int)sizeof dtypes; i++)
+        used += snprintf(dtypes + used, sizeof dtypes - (size_t)used, "%s%s", i ? "+" : "",
+                         dtype_name(o->dtypes[i]));
     time_t now = time(NULL);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
     const char *profile = o->profile[0] ? o->profile : "custom";
     const char *base = strrchr(profile, '/');
     base = base ? base + 1 : profile;
     snprintf(stem, n, "%s/accubench-%.*s-%s-%s-%s", o->out_dir, (int)strcspn(base, "."), base,
-             backend_name, dtype_name(o->dtype), stamp);
+             backend_name, dtypes, stamp);
 }
 
 /* Two outputs at one place: the later write would replace, or a rename or

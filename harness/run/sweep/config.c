@@ -11,6 +11,7 @@
     .option = &(option_), .field = offsetof(config, field_), .column = offsetof(result_row, column_)
 
 const sweep_axis sweep_axes[] = {
+    {SWEEP_AXIS(options_dtypes, dtype, dtype), .off = DTYPE_FP32},
     {SWEEP_AXIS(options_modes, mode, mode), .off = MODE_ASYNC},
     {SWEEP_AXIS(options_reductions, reduction, reduction), .off = REDUCTION_SUM},
     {SWEEP_AXIS(options_syncs, sync, sync), .off = SYNC_WINDOW, .ranks_only = 1},
@@ -206,7 +207,6 @@ static void fill(const config_iter *it, config *c)
                                                                 ? values[it->row[a]]
                                                                 : sweep_axes[a].off;
     }
-    c->dtype = o->dtype;
     c->optimizer = o->optimizer.kind;
     c->buffers = o->buffers;
     c->seed = o->seed;

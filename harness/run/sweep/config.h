@@ -49,6 +49,8 @@ typedef struct config {
     sync_mode sync;    /* its row where data_parallel; SYNC_WINDOW otherwise */
     shard_mode shard;  /* its row where data_parallel; SHARD_NONE otherwise */
     int data_parallel; /* the run has ranks: the row names its sync mode */
+    /* What it computes in: the model and data of that dtype, the backend
+     * switched to it (config_use). */
     dtype dtype;
     /* What the backward recomputes: the row runs its model with this in
      * its spec (config_model_spec). */
@@ -67,7 +69,7 @@ typedef struct config {
     int model_index, devices_index;
 } config;
 
-/* The sweep's row axes (mode, reduction, sync, shard, recompute,
+/* The sweep's row axes (dtype, mode, reduction, sync, shard, recompute,
  * grad_dtype), one row
  * each in sweep_axes (config.c), outermost first: where the options keep
  * the axis's list, where a config and a result row keep its value, and its
@@ -91,7 +93,7 @@ extern const sweep_axis sweep_axes[];
 extern const int sweep_axes_n;
 
 /* Walks the sweep's configs in order: model x effective batch x devices x
- * micro-batch x the row axes of sweep_axes, outermost first (mode x
+ * micro-batch x the row axes of sweep_axes, outermost first (dtype x mode x
  * reduction x sync x shard x recompute x grad_dtype). A micro-batch wider than a
  * device's share of the batch is passed over. */
 typedef struct config_iter {

@@ -243,7 +243,7 @@ int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, ste
     int rc = measure_single_pass(run, 5, &t->pass_ms);
     if (rc)
         return rc;
-    row_fill_timing(r, t, s->peak_tflops, &mo);
+    row_fill_timing(r, t, s->peak_tflops[c->dtype], &mo);
     /* Both ways: the measured peak says what this machine reaches now, the
      * datasheet what the part is sold at; the trust pass flags either
      * above 100% (row_trust.c). */
@@ -299,7 +299,7 @@ static int timed_pass(sweep *s, model *m, const dataset *d, const config *c, ste
     int rc = measure_steps(run, &mo, t);
     if (rc)
         return rc;
-    step_memory_close(s->b, 0, &mem);
+    step_memory_close(s->b, sweep_held_apart(s, c->dtype), &mem);
     config_watch_mark(s->watch, &after);
     return config_fill_timed(s, m, d, c, run, r, t, &before, &after, &mem);
 }
@@ -450,12 +450,28 @@ static void note_shard(const config *c, int ranks, result_row *r)
                     "(it takes every slice at once)");
 }
 
+size_t sweep_held_apart(const sweep *s, dtype dt)
+{
+    size_t apart = 0;
+    for (int i = 0; i < DTYPE_COUNT; i++)
+        apart += i == (int)dt ? 0 : s->held[i];
+    return apart;
+}
+
+void config_use(sweep *s, const config *c, model *m)
+{
+    /* Validated when the sweep began (sweep_run): it cannot fail here. */
+    (void)bk_use_dtype(s->b, c->dtype);
+    s->b->mem_cap = s->mem_cap ? (size_t)s->mem_cap + sweep_held_apart(s, c->dtype) : 0;
+    config_on_model(c, m);
+}
+
 int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
                    result_row *r, size_t *runner_bytes)
 {
     /* The model set for the row: its activations, made below, and the
      * dtype its runner accumulates the gradient in follow it. */
-    config_on_model(c, m);
+    config_use(s, c, m);
     int rc = shard_state(s, m, c);
     size_t before = s->b->mem_in_use;
     rc = setup(s, m, d, c, run, rc);

@@ -10,6 +10,7 @@
 
 #include "config_run.h"
 #include "cpu_sample.h"
+#include "dispatch.h"
 #include "dp_check.h"
 #include "measure.h"
 #include "paired.h"
@@ -41,8 +42,6 @@ typedef struct member_times {
 /* The state of one comparison's rounds. */
 typedef struct rounds_state {
     sweep *s;
-    model *m;
-    dataset *d;
     round_member *mem;
     member_times *tm;
     size_t n;
@@ -52,33 +51,6 @@ typedef struct rounds_state {
     int disturbed[ROUNDS_MAX];        /* round k was dropped-worthy */
     double other_pct[ROUNDS_MAX], steal_pct[ROUNDS_MAX];
 } rounds_state;
-
-/* This rank's answer to rounds_resident. */
-static int resident_here(const sweep *s, const round_member *members, size_t n)
-{
-    if (s->mem_cap)
-        return 0; /* under a cap, each config holds its own memory only */
-    /* The model's state and the data once (they are shared), each runner's
-     * activations on top: the most of any config, and the rest. */
-    uint64_t need = 0;
-    for (size_t i = 0; i < n; i++) {
-        const config *c = members[i].c;
-        model_spec spec = config_model_spec(c);
-        model_spec_on(&spec, s->b);
-        memory_need m;
-        model_memory_need(&spec, c->dtype, c->optimizer, c->sp.micro, c->sp.global, c->buffers,
-                          &m);
-        uint64_t shared = m.total - m.activations;
-        need += m.activations + (i == 0 ? shared : 0);
-    }
-    return !s->b->mem_total || need <= (uint64_t)(0.5 * (double)s->b->mem_total);
-}
-
-int rounds_resident(const sweep *s, const round_member *members, size_t n)
-{
-    int mine = resident_here(s, members, n);
-    return s->comm ? dp_agree_all(s->comm, mine) : mine; /* one path for every rank */
-}
 
 /* ------------------------------------------------------------ the series */
 
@@ -107,10 +79,10 @@ static void find_references(rounds_state *st)
 static int slice_begin(rounds_state *st, size_t i)
 {
     round_member *mb = &st->mem[i];
-    config_on_model(mb->c, st->m);
+    config_use(st->s, mb->c, mb->m); /* the backend in its dtype */
     if (st->resident)
         return step_runner_resume(&mb->run);
-    int rc = config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
+    int rc = config_runner_setup(st->s, mb->m, mb->d, mb->c, &mb->run);
     if (!rc)
         rc = step_run(&mb->run);
     if (!rc)
@@ -156,7 +128,8 @@ static int slice_time(rounds_state *st, size_t i, int k, int steps, double *keep
         mo.keep_comm_wait_ms = tm->comm_wait_ms + at;
     }
     backend *b = st->s->b;
-    size_t others = st->resident_bytes - (st->resident ? st->tm[i].own_bytes : 0);
+    size_t others = st->resident_bytes - (st->resident ? st->tm[i].own_bytes : 0) +
+                    sweep_held_apart(st->s, c->dtype);
     step_memory_open(b);
     int rc = measure_steps(&st->mem[i].run, &mo, t);
     if (!rc)
@@ -520,7 +493,8 @@ static void note_dropped(const rounds_state *st, result_row *r, int n_kept)
 
 /* Member i's row from the rounds, then its counting and trace passes. */
 static void finish_member(rounds_state *st, size_t i, const char *id, measure_stop why,
-                          const watch_mark *before, const watch_mark *after)
+                          const watch_mark before[DTYPE_COUNT],
+                          const watch_mark after[DTYPE_COUNT])
 {
     round_member *mb = &st->mem[i];
     int kept[ROUNDS_MAX];
@@ -530,21 +504,36 @@ static void finish_member(rounds_state *st, size_t i, const char *id, measure_st
     fill_comparison(st, i, id, kept, n_kept);
     progress_config_resume(st->s->progress, &mb->mark, 0);
     config_range_push(mb->c);
-    config_on_model(mb->c, st->m);
+    config_use(st->s, mb->c, mb->m);
     int rc = st->resident ? step_runner_resume(&mb->run)
-                          : config_runner_setup(st->s, st->m, st->d, mb->c, &mb->run);
+                          : config_runner_setup(st->s, mb->m, mb->d, mb->c, &mb->run);
     if (!rc)
-        rc = config_fill_timed(st->s, st->m, st->d, mb->c, &mb->run, mb->r, &t, before, after,
-                               &st->tm[i].mem);
+        rc = config_fill_timed(st->s, mb->m, mb->d, mb->c, &mb->run, mb->r, &t,
+                               &before[mb->c->dtype], &after[mb->c->dtype], &st->tm[i].mem);
     if (!rc)
         note_dropped(st, mb->r, n_kept);
     config_finish(st->s, mb->c, &mb->run, mb->r, rc);
     range_pop();
 }
 
-void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n, int resident)
+/* The probes beside the comparison, in each dtype its members compute in
+ * (a row's MFU is against its own dtype's rate). */
+static void mark_dtypes(rounds_state *st, watch_mark marks[DTYPE_COUNT])
 {
-    rounds_state st = {.s = s, .m = m, .d = d, .mem = members, .n = n, .resident = resident};
+    int done[DTYPE_COUNT] = {0};
+    for (size_t i = 0; i < st->n; i++) {
+        dtype dt = st->mem[i].c->dtype;
+        if (!st->mem[i].live || done[dt])
+            continue;
+        (void)bk_use_dtype(st->s->b, dt); /* validated when the sweep began */
+        config_watch_mark(st->s->watch, &marks[dt]);
+        done[dt] = 1;
+    }
+}
+
+void rounds_run(sweep *s, round_member *members, size_t n, int resident)
+{
+    rounds_state st = {.s = s, .mem = members, .n = n, .resident = resident};
     st.tm = calloc(n ? n : 1, sizeof *st.tm);
     size_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!st.tm || !order) {
@@ -566,16 +555,16 @@ void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n,
     find_references(&st);
     progress_group_rounds(s->progress);
     range_push("interleaved rounds");
-    watch_mark before, after; /* the probes beside the whole comparison */
-    config_watch_mark(s->watch, &before);
+    watch_mark before[DTYPE_COUNT], after[DTYPE_COUNT]; /* beside the whole comparison */
+    mark_dtypes(&st, before);
     measure_stop why = run_rounds(&st, order);
-    config_watch_mark(s->watch, &after);
+    mark_dtypes(&st, after);
     range_pop();
     char id[64];
     comparison_id(id, sizeof id);
     for (size_t i = 0; i < n; i++)
         if (members[i].live)
-            finish_member(&st, i, id, why, &before, &after);
+            finish_member(&st, i, id, why, before, after);
     for (size_t i = 0; i < n; i++) {
         free(st.tm[i].ms);
         free(st.tm[i].host_ms);

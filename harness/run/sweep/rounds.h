@@ -37,9 +37,12 @@
 #define ROUNDS_BUDGET_STRETCH 3.0
 
 /* One config of the comparison: its row (config columns filled) and
- * runner, set up by config_prepare; `live` while it is to be timed. */
+ * runner, set up by config_prepare on its model and data; `live` while it
+ * is to be timed. */
 typedef struct round_member {
     const config *c;
+    model *m;   /* the model and data of its dtype */
+    dataset *d;
     result_row *r;
     step_runner run;
     int live;
@@ -55,6 +58,6 @@ int rounds_resident(const sweep *s, const round_member *members, size_t n);
  * each member then runs its counting and trace passes and gets its status
  * (config_finish), its runner freed. `resident`: as rounds_resident said
  * when they were prepared (a member not resident was let go after it). */
-void rounds_run(sweep *s, model *m, dataset *d, round_member *members, size_t n, int resident);
+void rounds_run(sweep *s, round_member *members, size_t n, int resident);
 
 #endif

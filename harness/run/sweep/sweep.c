@@ -13,6 +13,7 @@
 #include "config.h"
 #include "config_run.h"
 #include "console_table.h"
+#include "dispatch.h"
 #include "dp_check.h"
 #include "eta_probe.h"
 #include "measure.h"
@@ -24,6 +25,7 @@
 #include "run_outputs.h"
 #include "stop_signal.h"
 #include "sweep_block.h"
+#include "sweep_peak.h"
 #include "sweep_ranks.h"
 #include "sweep_row.h"
 #include "sweep_state.h"
@@ -43,7 +45,7 @@ static int run_row(sweep *s, sweep_place *p, const config *c)
 {
     result_row r;
     if (sweep_row_start(s, p, c, &r))
-        config_run(s, &p->m, &p->d, c, &r);
+        config_run(s, &p->m[c->dtype], &p->d[c->dtype], c, &r);
     if (stop_signal)
         return 0; /* the interrupted config's row is not complete */
     return sweep_row_emit(s, &r);
@@ -112,32 +114,75 @@ static int agree_made(sweep *s, int rc, const char *what)
     return worst;
 }
 
-/* The model of config c; 0 when it could not be made (its rows are
- * written, and its configs passed over), -1 when the CSV could not be. */
+/* The dtypes the run's configs compute in: the options' list, or the one
+ * a config made by hand names. */
+static int run_dtypes(const run_options *o, const config *c, const dtype **out)
+{
+    *out = o->n_dtypes ? o->dtypes : &c->dtype;
+    return o->n_dtypes ? o->n_dtypes : 1;
+}
+
+/* The models of config c, one in each dtype of the run (each made with
+ * the backend in its dtype, so stored in it); 0 when one could not be made
+ * (every row of the model is written, and its configs passed over), -1
+ * when the CSV could not be. */
 static int open_model(sweep *s, const run_options *o, sweep_place *p, const config *c)
 {
-    int fit = model_fits(s, o, c);
-    int rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m) : BK_OK;
-    if (fit) {
-        int worst = agree_made(s, rc, "model");
-        if (worst && !rc)
-            model_destroy(&p->m);
-        rc = worst;
+    const dtype *dts;
+    int n = run_dtypes(o, c, &dts), fit = 1, rc = BK_OK;
+    for (int i = 0; i < n && fit && rc == BK_OK; i++) {
+        config one = *c;
+        one.dtype = dts[i];
+        size_t before = s->b->mem_in_use;
+        (void)bk_use_dtype(s->b, one.dtype); /* validated when the sweep began */
+        fit = model_fits(s, o, &one);
+        rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m[one.dtype])
+                 : BK_OK;
+        if (fit) {
+            int worst = agree_made(s, rc, "model");
+            if (worst && !rc)
+                model_destroy(&p->m[one.dtype]);
+            rc = worst;
+        }
+        s->held[one.dtype] = s->b->mem_in_use - before;
     }
     if (fit && rc == BK_OK)
         return 1;
+    for (int d = 0; d < DTYPE_COUNT; d++)
+        if (p->m[d].b)
+            model_destroy(&p->m[d]);
+    memset(s->held, 0, sizeof s->held);
     return emit_model_failure(s, o, c->model_index, rc) ? -1 : 0;
 }
 
+/* Each model's data, in its dtype. */
 static void open_batch(sweep *s, sweep_place *p, const config *c)
 {
-    input_spec in;
-    model_input(&p->m.spec, &in);
-    int rc = dataset_create(s->b, &in, c->sp.global, c->buffers, c->seed, &p->d);
-    int worst = agree_made(s, rc, "data");
-    if (worst && !rc)
-        dataset_destroy(&p->d);
-    p->data_rc = worst;
+    for (int d = 0; d < DTYPE_COUNT; d++) {
+        if (!p->m[d].b)
+            continue;
+        input_spec in;
+        model_input(&p->m[d].spec, &in);
+        (void)bk_use_dtype(s->b, (dtype)d);
+        size_t before = s->b->mem_in_use;
+        int rc = dataset_create(s->b, &in, c->sp.global, c->buffers, c->seed, &p->d[d]);
+        int worst = agree_made(s, rc, "data");
+        if (worst && !rc)
+            dataset_destroy(&p->d[d]);
+        p->data_rc[d] = worst;
+        s->held[d] += s->b->mem_in_use - before;
+    }
+}
+
+/* The data of every dtype let go, and what it held. */
+static void close_batch(sweep *s, sweep_place *p)
+{
+    for (int d = 0; d < DTYPE_COUNT; d++) {
+        size_t before = s->b->mem_in_use;
+        if (p->m[d].b && !p->data_rc[d])
+            dataset_destroy(&p->d[d]);
+        s->held[d] -= before - s->b->mem_in_use;
+    }
 }
 
 /* The first that many ranks for a device count; 0 when this rank is not
@@ -152,8 +197,9 @@ static int open_devices(sweep *s, sweep_place *p, const config *c)
     if (!p->ranks)
         return 0;
     s->comm = p->ranks;
-    if (!p->data_rc)
-        dataset_set_shard(&p->d, p->ranks->rank, p->ranks->size);
+    for (int d = 0; d < DTYPE_COUNT; d++)
+        if (p->m[d].b && !p->data_rc[d])
+            dataset_set_shard(&p->d[d], p->ranks->rank, p->ranks->size);
     return 1;
 }
 
@@ -170,10 +216,12 @@ static void leave(sweep *s, sweep_place *p, config_level level)
             if (s->world && s->world->ops->barrier(s->world))
                 dp_fail(s->world, "waiting for the other ranks", s->b->error);
         } else if (p->open - 1 == CONFIG_BATCH) {
-            if (!p->data_rc)
-                dataset_destroy(&p->d);
+            close_batch(s, p);
         } else {
-            model_destroy(&p->m);
+            for (int d = 0; d < DTYPE_COUNT; d++)
+                if (p->m[d].b)
+                    model_destroy(&p->m[d]);
+            memset(s->held, 0, sizeof s->held);
         }
     }
 }
@@ -251,8 +299,13 @@ static int sweep_configs(sweep *s, const run_options *o)
 /* What the backend cannot do (a mode needing an op it lacks) is bad
  * input, refused before anything runs, as a dtype it cannot compute in is
  * when it is opened. */
-static int backend_can_run(const run_options *o, const backend *b, char *why, size_t len)
+static int backend_can_run(const run_options *o, backend *b, char *why, size_t len)
 {
+    for (int i = o->n_dtypes - 1; i >= 0; i--) /* the first last: the backend left in it */
+        if (bk_use_dtype(b, o->dtypes[i])) {
+            snprintf(why, len, "%s", b->error);
+            return 0;
+        }
     for (int i = 0; i < o->n_modes; i++)
         if (mode_check_backend(o->modes[i], b, why, len))
             return 0;
@@ -296,32 +349,6 @@ static int write_metadata(sweep *s, const run_options *o, const sweep_device *de
         csv_writer_meta(&s->csv, "allreduce_library", "%s", s->world->library);
     }
     return 0;
-}
-
-/* The peak GEMM rate of the device, measured before the configs, into the
- * metadata (a failure counts, and leaves MFU unknown). */
-static void measure_peak(sweep *s, dtype dt, double budget_s)
-{
-    backend *b = s->b;
-    int peak_n = 0;
-    if (measure_peak_gemm(b, budget_s, &s->peak_tflops, &peak_n)) {
-        fprintf(stderr, "accubench: measuring the peak GEMM rate failed: %s\n", b->error);
-        s->failures++;
-        s->peak_tflops = NAN;
-    } else {
-        csv_writer_meta(&s->csv, "peak_gemm_tflops", "%.4g", s->peak_tflops);
-        csv_writer_meta(&s->csv, "peak_gemm_shape", "%dx%dx%d %s", peak_n, peak_n, peak_n,
-                        dtype_name(dt));
-        csv_writer_meta(&s->csv, "peak_gemm_memory", "%zu bytes, outside the memory cap",
-                        3 * (size_t)peak_n * (size_t)peak_n * storage_bytes(b->compute_storage));
-        if (!s->quiet)
-            printf("peak GEMM %dx%dx%d %s: %.3f TFLOP/s measured\n", peak_n, peak_n, peak_n,
-                   dtype_name(dt), s->peak_tflops);
-    }
-    if (b->datasheet_tflops > 0)
-        csv_writer_meta(&s->csv, "datasheet_tflops", "%.4g", b->datasheet_tflops);
-    else
-        csv_writer_meta(&s->csv, "datasheet_tflops", "%s", "");
 }
 
 /* After the last config: the trace's absence counted, the CSV's last rows
@@ -442,14 +469,14 @@ static int open_written(sweep *s, const run_options *o, const sweep_device *dev,
 /* Says what runs where, measures the device's peak and sets up the probes
  * beside each config (in *watch, sized from the peak; s->watch stays NULL
  * when they cannot be). */
-static void start_measuring(sweep *s, const run_options *o, const char *path,
-                            config_watch *watch)
+static void start_measuring(sweep *s, const run_options *o, const char *dtype_note,
+                            const char *path, config_watch *watch)
 {
     if (!s->quiet)
         printf("accubench %s on %s (%s), %s\n", ACCUBENCH_VERSION, s->b->device, s->b->name,
                s->b->library);
-    measure_peak(s, o->dtype, o->budget_s);
-    if (config_watch_init(watch, s->b, s->peak_tflops, o->budget_s) == 0)
+    sweep_peaks(s, o, dtype_note);
+    if (config_watch_init(watch, s->b, s->peak_tflops[o->dtypes[0]], o->budget_s) == 0)
         s->watch = watch;
     trust_meta(&s->csv, s->watch);
     char left_out[512];
@@ -491,7 +518,7 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     if (open_written(s, o, dev, ctx, out, &curves))
         return end_ranks(s, 2); /* the other ranks wait for this one */
     config_watch watch; /* the probes beside each config */
-    start_measuring(s, o, out->csv_path, &watch);
+    start_measuring(s, o, dev->dtype_note, out->csv_path, &watch);
     /* a lost device stops the loop as a failed write does, but its rows
      * are on disk: the file is finished as usual, and the run fails (1) */
     int write_failed = sweep_with_progress(s, o) && !s->lost;
@@ -549,6 +576,14 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         sweep_ranks_share_pids(s.world);
     if (s.world && !sweep_ranks_agree(&s, o))
         return end_ranks(&s, 2);
+    /* Ranks cut each model's state their own way (sharding), which the
+     * memory one dtype's rows leave to the others' models does not follow. */
+    if (s.world && o->n_dtypes > 1) {
+        if (s.writer)
+            fprintf(stderr, "accubench: more than one --dtype runs on one device: under "
+                            "mpirun, run each dtype apart (--append them to one CSV)\n");
+        return end_ranks(&s, 2);
+    }
     if (s.world && s.world->ops->watch)
         s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
     if (!s.writer) {

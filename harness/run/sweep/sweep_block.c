@@ -44,14 +44,16 @@ static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
 {
     progress_config_resume(s->progress, &mb->mark, 0);
     config_range_push(mb->c);
-    config_on_model(mb->c, &p->m);
+    model *m = &p->m[mb->c->dtype];
+    dataset *d = &p->d[mb->c->dtype];
+    config_use(s, mb->c, m);
     int rc = resident ? step_runner_resume(&mb->run)
-                      : config_runner_setup(s, &p->m, &p->d, mb->c, &mb->run);
+                      : config_runner_setup(s, m, d, mb->c, &mb->run);
     if (rc) {
         row_status_from(mb->r, rc, s->b);
         step_runner_free(&mb->run);
     } else {
-        config_time_prepared(s, &p->m, &p->d, mb->c, &mb->run, mb->r);
+        config_time_prepared(s, m, d, mb->c, &mb->run, mb->r);
     }
     range_pop();
 }
@@ -60,7 +62,7 @@ static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
  * a member not resident lets its runner go once checked. Each is announced
  * in turn (as its checks begin, or at once where it cannot run) and set
  * aside in the progress until the rounds end. */
-static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int resident)
+static void prepare(sweep *s, round_member *mem, size_t n, int resident)
 {
     for (size_t i = 0; i < n && !stop_signal; i++) {
         round_member *mb = &mem[i];
@@ -68,7 +70,7 @@ static void prepare(sweep *s, sweep_place *p, round_member *mem, size_t n, int r
         if (!mb->live)
             continue;
         config_range_push(mb->c);
-        mb->live = config_prepare(s, &p->m, &p->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
+        mb->live = config_prepare(s, mb->m, mb->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
         progress_config_checked(s->progress, mb->live);
         if (mb->live && !resident)
             step_runner_free(&mb->run);
@@ -88,20 +90,22 @@ static int run_group(sweep *s, sweep_place *p, const config *const *cs, size_t n
     else
         progress_group_begin(s->progress, (int)n);
     for (size_t i = 0; !failed && i < n; i++) {
-        mem[i] = (round_member){.c = cs[i], .r = &rows[i]};
+        /* its dtype's model and data: a comparison may hold several */
+        mem[i] = (round_member){.c = cs[i], .r = &rows[i], .m = &p->m[cs[i]->dtype],
+                                .d = &p->d[cs[i]->dtype]};
         /* a row that cannot run is final here; its progress too */
         mem[i].live = sweep_row_start(s, p, cs[i], &rows[i]);
         progress_config_set_aside(s->progress, &mem[i].mark);
     }
     int resident = !failed && rounds_resident(s, mem, n);
     if (!failed)
-        prepare(s, p, mem, n, resident);
+        prepare(s, mem, n, resident);
     size_t live = 0;
     for (size_t i = 0; !failed && i < n; i++)
         live += mem[i].live;
     uint64_t t0 = trace_now_ns();
     if (!failed && !stop_signal && live >= 2) {
-        rounds_run(s, &p->m, &p->d, mem, n, resident);
+        rounds_run(s, mem, n, resident);
     } else {
         for (size_t i = 0; !failed && i < n; i++)
             if (mem[i].live && !stop_signal)

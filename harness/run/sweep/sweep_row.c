@@ -8,6 +8,7 @@
 
 #include "config_run.h"
 #include "console_table.h"
+#include "dispatch.h"
 #include "dp_check.h"
 #include "memory_fit.h"
 #include "shard_modes.h"
@@ -18,6 +19,7 @@
 void sweep_row_fill(result_row *r, const sweep *s, const config *c)
 {
     model_spec spec = config_model_spec(c); /* with the row's recompute value */
+    (void)bk_use_dtype(s->b, c->dtype); /* its arrangement (validated: cannot fail) */
     model_spec_on(&spec, s->b);
     const model_spec *ms = &spec;
     const split *sp = &c->sp;
@@ -25,7 +27,6 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c)
     snprintf(r->backend, sizeof r->backend, "%s", s->b->name);
     snprintf(r->device, sizeof r->device, "%s", s->b->device);
     snprintf(r->model, sizeof r->model, "%s", ms->name);
-    snprintf(r->dtype, sizeof r->dtype, "%s", dtype_name(c->dtype));
     /* Each row axis's column: its value's name, empty where it varies only
      * with ranks and the row has none. */
     for (int a = 0; a < sweep_axes_n; a++) {
@@ -159,8 +160,8 @@ int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row 
         row_set_status(r, STATUS_SKIPPED, c->unsplittable);
     else if (!model_can_recompute(&spec, cannot, sizeof cannot))
         row_set_status(r, STATUS_SKIPPED, cannot);
-    else if (p->data_rc)
-        row_status_from(r, p->data_rc, s->b);
+    else if (p->data_rc[c->dtype])
+        row_status_from(r, p->data_rc[c->dtype], s->b);
     else if (!fits_every_rank(s, r))
         snprintf(r->status, sizeof r->status, "%s", STATUS_OOM);
     else

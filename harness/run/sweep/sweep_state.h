@@ -22,7 +22,13 @@ typedef struct sweep {
     backend *b;
     collector *col;
     csv_writer csv;
-    double peak_tflops;
+    /* Each dtype's measured peak GEMM rate (NAN: not measured), the MFU's
+     * denominator of its rows. */
+    double peak_tflops[DTYPE_COUNT];
+    /* What each dtype's model and data hold on the device while the sweep
+     * has them open: a row of one dtype counts none of the others' in its
+     * memory peak, nor against the cap (config_use). */
+    size_t held[DTYPE_COUNT];
     config_watch *watch; /* the probes beside each config (NULL: none) */
     uint64_t mem_cap;       /* 0 = none */
     const char *dump_dir;   /* --dump: the first config's window; "" = none */
@@ -46,16 +52,26 @@ typedef struct sweep {
 } sweep;
 
 /* What the sweep has open for the config at hand: the model, its data for
- * one effective batch, the ranks of one device count. */
+ * one effective batch, the ranks of one device count; a model and its data
+ * in each dtype of the run, indexed by dtype (the others unmade: b NULL),
+ * so that configs of every dtype are timed in the same rounds. */
 typedef struct sweep_place {
     int open;    /* levels open: 0 none .. CONFIG_DEVICES + 1 all three */
-    model m;
-    int data_rc; /* the data could not be made (BK_*): every row of the batch says so */
-    dataset d;
+    model m[DTYPE_COUNT];
+    /* the data could not be made (BK_*): every row of the batch in that
+     * dtype says so */
+    int data_rc[DTYPE_COUNT];
+    dataset d[DTYPE_COUNT];
     comm *ranks; /* NULL: one process, or this rank is not among them */
 } sweep_place;
 
 struct config;
+/* The backend switched to config c's dtype and the memory cap raised by
+ * what the other dtypes' models and data hold; then c's row set on its
+ * model m (config_on_model). */
+void config_use(sweep *s, const struct config *c, model *m);
+/* What the dtypes other than dt hold (sweep.held). */
+size_t sweep_held_apart(const sweep *s, dtype dt);
 /* Whether config c fits the cap and the device (its row would be OOM). */
 int sweep_config_fits(const sweep *s, const struct config *c);
 
