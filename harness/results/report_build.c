@@ -359,6 +359,7 @@ int report_build(const report_input *in, doc *d)
 
     report_verdict(in, g, ng, mode, d);
     report_aa(in, g, ng, d);
+    report_dtype(in, d);
     doc_heading(d, 2, "What the numbers show");
     report_findings(in, g, ng, mode, d);
 

@@ -56,6 +56,11 @@ void report_dp_findings(const report_input *in, doc *d);
  * whether the rule held (report_aa.c); nothing when none was. */
 void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d);
 
+/* "One dtype against another": each config in another dtype against its
+ * twin in the file's first, paired per round where timed together
+ * (report_dtype.c); nothing when no config has a twin. */
+void report_dtype(const report_input *in, doc *d);
+
 /* The sentences of "What the numbers show" (report_findings.c). */
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d);
