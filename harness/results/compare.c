@@ -327,7 +327,10 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     cmp->both++;
     char s1[32], s2[32], s3[32], s4[32];
     table_add(tb, b->model);
-    table_add(tb, b->dtype);
+    if (strcmp(b->dtype, n->dtype)) /* --dtypes: each side's */
+        table_addf(tb, "%s > %s", b->dtype, n->dtype);
+    else
+        table_add(tb, b->dtype);
     table_add(tb, b->mode);
     table_add(tb, b->reduction);
     for (int k = 0; k < cmp->n_keys; k++)
@@ -356,8 +359,16 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
  * arm (an A/A check, RESULT_SECOND_ARM) is left aside: the config is
  * compared once, from its first arm, and counted once in the tally and
  * the exit status. */
+/* Whether row r takes part on side k: every row, or under --dtypes only
+ * that side's dtype's. */
+static int on_side(const char (*dtypes)[16], int k, const csv_row *r)
+{
+    return !dtypes[k][0] || !strcmp(r->dtype, dtypes[k]);
+}
+
 static void compare_tables(const csv_table t[2], csv_row *const rows[2],
-                           const compare_side side[2], double min_diff, comparison *cmp)
+                           const compare_side side[2], const char (*dtypes)[16],
+                           double min_diff, comparison *cmp)
 {
     static const char *const before[] = {"model", "dtype", "mode", "reduction"};
     static const char *const after[] = {"E", "micro x K", "base ms", "new ms", "new/base",
@@ -385,16 +396,20 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
     head[n] = NULL;
     align[n] = '\0';
     table_init(&cmp->tb, align, head);
-    row_key config = row_key_config();
+    /* under --dtypes a config's twin is the same config but for its dtype */
+    row_key config = dtypes[0][0] ? row_key_config_but("dtype") : row_key_config();
     row_index ix[2];
     int ix_ok = 0;
     for (int k = 0; k < 2; k++)
         ix_ok += row_index_init(&ix[k], &config, rows[k], t[k].rows) == 0;
     for (int k = 0; k < 2 && ix_ok == 2; k++)
         for (size_t i = 0; i < t[k].rows; i++)
-            row_index_add(&ix[k], i);
+            if (on_side(dtypes, k, &rows[k][i]))
+                row_index_add(&ix[k], i);
     for (size_t i = 0; i < t[0].rows && ix_ok == 2; i++) {
         const csv_row *b = &rows[0][i];
+        if (!on_side(dtypes, 0, b))
+            continue;
         if (RESULT_SECOND_ARM(b)) {
             cmp->second_arms++;
             continue;
@@ -410,6 +425,8 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
             add_pair(cmp, b, &rows[1][j], min_diff);
     }
     for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++) {
+        if (!on_side(dtypes, 1, &rows[1][j]))
+            continue;
         if (RESULT_SECOND_ARM(&rows[1][j]))
             cmp->second_arms++;
         else if (row_index_find(&ix[1], &rows[1][j]) != j)
@@ -460,6 +477,11 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     }
     printf("# accubench compare\n# base: %s (%s)\n# new:  %s (%s)\n", c->paths[0], dev0,
            c->paths[1], dev1);
+    if (c->dtypes[0][0])
+        printf("# dtypes: base's rows in %s against new's in %s, each config against its "
+               "twin but for the dtype; rows timed in the same interleaved rounds (one run "
+               "of --dtype %s,%s) pair round by round\n", c->dtypes[0], c->dtypes[1],
+               c->dtypes[0], c->dtypes[1]);
     print_setup_notes(c, cmp, t);
     int several = c->side[0].n > 1 || c->side[1].n > 1;
     if (several)
@@ -473,7 +495,8 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
            "same within %g%% when the whole interval lies inside that band; not yet "
            "separated when it reaches past the band's edge\n",
            several ? "the runs', else " : "", c->min_diff * 100, c->min_diff * 100);
-    if (!several)
+    int one_run = c->dtypes[0][0] && !strcmp(c->paths[0], c->paths[1]); /* its own rounds */
+    if (!several && !one_run)
         printf("# runs timed apart: each band holds its own run's noise, not the machine's "
                "change between the runs; on a shared machine, run both again before trusting "
                "a slower, or name several runs a side (docs/charts-and-reports.md)\n");
@@ -533,7 +556,7 @@ int compare_main(int argc, char **argv)
         rc = load_runs(&c, t, rows);
     if (!rc) {
         comparison cmp;
-        compare_tables(t, rows, c.side, c.min_diff, &cmp);
+        compare_tables(t, rows, c.side, (const char (*)[16])c.dtypes, c.min_diff, &cmp);
         const char *unfinished = csv_meta_get(&t[1], "unfinished");
         rc = print_comparison(&c, &cmp, t, dev0, dev1, unfinished ? unfinished : "");
         table_free(&cmp.tb);

@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "args.h"
+#include "dtype_table.h"
 #include "option_table.h"
 #include "parse.h"
 
 #define USAGE                                                                          \
     "usage: accubench compare BASE.csv[,BASE2.csv...] NEW.csv[,NEW2.csv...] "                \
-    "[--ignore-device] [--ignore-optimizer] [--min-diff PCT]"
+    "[--ignore-device] [--ignore-optimizer] [--min-diff PCT] [--dtypes BASE,NEW]"
 
 /* The CSVs named are not two: which of them came (npaths, and the third
  * when there is one), with the usage. */
@@ -31,7 +32,33 @@ static int compare_usage(const char *const *paths, int npaths, const char *third
 typedef struct compare_args {
     int ignore_device, ignore_optimizer;
     double min_diff; /* a fraction: --min-diff PCT / 100 */
+    char dtypes[2][16];
 } compare_args;
+
+/* Two names of the dtype table, BASE,NEW, and not the same one. */
+static int set_dtypes(void *target, const option_def *d, const char *value, char *why,
+                      size_t n)
+{
+    compare_args *ca = target;
+    size_t len = strcspn(value, ",");
+    char names[2][16];
+    snprintf(names[0], sizeof names[0], "%.*s", (int)(len < 15 ? len : 15), value);
+    snprintf(names[1], sizeof names[1], "%s", value[len] ? value + len + 1 : "");
+    for (int k = 0; k < 2; k++)
+        if (axis_find(&dtype_axis, names[k]) < 0) {
+            char known[160];
+            snprintf(why, n, "--%s '%s': needs BASE,NEW, two of %s", d->key, value,
+                     axis_names(&dtype_axis, known, sizeof known, ", "));
+            return -1;
+        }
+    if (!strcmp(names[0], names[1])) {
+        snprintf(why, n, "--%s '%s': two different dtypes (one against itself is every "
+                 "config against itself)", d->key, value);
+        return -1;
+    }
+    memcpy(ca->dtypes, names, sizeof names);
+    return 0;
+}
 
 static int set_min_diff(void *target, const option_def *d, const char *value, char *why,
                         size_t n)
@@ -57,6 +84,10 @@ static const option_def COMPARE_OPTIONS[] = {
                                    "\"the same within PCT%\" where the interval lies inside "
                                    "+-PCT %, else \"not yet separated\" (the run's own "
                                    "threshold)"},
+    {.key = "dtypes", .arg = "BASE,NEW", .type = OPTION_CUSTOM, .set = set_dtypes,
+     .help = "BASE's rows in the first dtype against NEW's in the second, each config "
+             "against its twin in the other dtype; one file may be both sides (a run of "
+             "--dtype fp32,bf16: paired per round)"},
 };
 static const option_table compare_table = {
     COMPARE_OPTIONS, (int)(sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0])};
@@ -99,6 +130,7 @@ int parse_compare_args(int argc, char **argv, compare_options *c)
     c->ignore_device = ca.ignore_device;
     c->ignore_optimizer = ca.ignore_optimizer;
     c->min_diff = ca.min_diff;
+    memcpy(c->dtypes, ca.dtypes, sizeof c->dtypes);
     if (npaths != 2)
         return compare_usage(c->paths, npaths, NULL);
     for (int k = 0; k < 2; k++) {
@@ -109,6 +141,12 @@ int parse_compare_args(int argc, char **argv, compare_options *c)
             return 2;
         }
         c->paths[k] = c->side[k].paths[0];
+    }
+    if (c->dtypes[0][0] && (c->side[0].n > 1 || c->side[1].n > 1)) {
+        fprintf(stderr, "accubench: compare: --dtypes compares one run a side\n");
+        compare_side_free(&c->side[0]);
+        compare_side_free(&c->side[1]);
+        return 2;
     }
     if (compare_sides_distinct(c->side, why, sizeof why)) {
         fprintf(stderr, "accubench: compare: %s\n", why);

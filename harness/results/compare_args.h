@@ -13,6 +13,10 @@ typedef struct compare_options {
     compare_side side[2];
     int ignore_device, ignore_optimizer;
     double min_diff; /* a fraction: --min-diff PCT / 100 */
+    /* --dtypes BASE,NEW: BASE's rows in the first dtype against NEW's in
+     * the second, each config matched with its twin but for the dtype
+     * (one file may be both sides); "" and "": every row, dtype matched */
+    char dtypes[2][16];
 } compare_options;
 
 /* -1 and *c filled (its sides to free with compare_side_free), or the exit

@@ -5,7 +5,8 @@
 # own reference (no ratio crosses dtypes), its own peak probes, and its own
 # peak GEMM line measured in its storage (the plain lines the last dtype's,
 # the first's as NAME_fp32); a row's memory peak is its own dtype's alone.
-# The report pairs each bf16 config with its fp32 twin round by round.
+# The report, and compare --dtypes, pair each bf16 config with its fp32
+# twin round by round.
 # auto in a list, and a dtype the backend cannot compute in, are refused
 # before anything runs.
 set -u
@@ -73,6 +74,25 @@ check '[ "$(grep -c "^| gpt-tiny .*| bf16 .*x \[.*\] .*| paired " d.md)" -eq 2 ]
     "both bf16 configs paired with fp32: $(sed -n '/One dtype against/,/^## What/p' d.md)"
 check 'grep -q "^- bf16 against fp32 over 2 configs (2 paired in the same rounds)" d.md' \
     "and counted: $(grep "^- bf16 against" d.md)"
+# compare: the file against itself, its fp32 rows against its bf16 twins,
+# paired per round as the report pairs them
+"$ACCUBENCH" compare d.csv d.csv --dtypes fp32,bf16 > cmp.txt 2> err.txt
+rc=$?
+check '[ $rc -eq 0 ] || [ $rc -eq 1 ]' "compare --dtypes exits 0 or 1 (a slower config): $rc $(cat err.txt)"
+check 'grep -q "^compare: 2 configs in both: .*; 0 only in base, 0 only in new" cmp.txt' \
+    "both configs paired: $(grep "^compare:" cmp.txt)"
+for m in 4 8; do
+    ratio=$(awk -F'|' -v m="$m" '$3 ~ /fp32 > bf16/ { gsub(/ /, "", $7); gsub(/ /, "", $10)
+        if ($7 ~ "^" m "x") print $10 }' cmp.txt)
+    in_report=$(grep "^| gpt-tiny .*| ${m}x[0-9]* .*| bf16 " d.md | awk -F'|' '{ print $9 }' | tr -d ' ')
+    check '[ -n "$ratio" ] && [ "$ratio" = "$in_report" ]' \
+        "micro $m: compare's ratio '$ratio' is the report's paired one '$in_report'"
+done
+"$ACCUBENCH" compare d.csv d.csv --dtypes fp32,fp32 > /dev/null 2> err.txt
+check '[ $? -eq 2 ] && grep -q "two different dtypes" err.txt' "one dtype twice is refused: $(cat err.txt)"
+"$ACCUBENCH" compare d.csv d.csv --dtypes fp32 > /dev/null 2> err.txt
+check '[ $? -eq 2 ] && grep -q "needs BASE,NEW" err.txt' "one dtype alone is refused: $(cat err.txt)"
+
 # the same configs timed apart compare through their intervals, never paired
 "$ACCUBENCH" run $quick --micro 8 --dtype fp32 --csv apart.csv --quiet >/dev/null 2>&1
 "$ACCUBENCH" run $quick --micro 8 --dtype bf16 --csv apart.csv --append --quiet >/dev/null 2>&1
