@@ -180,9 +180,10 @@ static int read_window(dump_job *j, int i, void *x, int *labels, int *mask)
     size_t items = e * (size_t)j->in.loss_items, at = (size_t)i * e;
     float *staging = NULL;
     int rc = BK_OK;
-    if (j->in.kind != INPUT_TOKENS && b->compute_storage != STORAGE_F32 &&
+    /* the data's own storage: made in its dtype, whatever the backend's now */
+    if (j->in.kind != INPUT_TOKENS && d->x_storage != STORAGE_F32 &&
         !(rc = bk_alloc(b, nx * sizeof(float), (void **)&staging)))
-        rc = b->ops->to_f32(b, ib->x, b->compute_storage, staging, nx);
+        rc = b->ops->to_f32(b, ib->x, d->x_storage, staging, nx);
     /* 4 bytes an input either way: an fp32 feature or an int32 token id */
     if (!rc)
         rc = bk_download(b, (char *)x + at * (size_t)j->in.width * 4,
