@@ -25,6 +25,7 @@
 #include "run_outputs.h"
 #include "stop_signal.h"
 #include "sweep_block.h"
+#include "sweep_models.h"
 #include "sweep_peak.h"
 #include "sweep_ranks.h"
 #include "sweep_row.h"
@@ -49,140 +50,6 @@ static int run_row(sweep *s, sweep_place *p, const config *c)
     if (stop_signal)
         return 0; /* the interrupted config's row is not complete */
     return sweep_row_emit(s, &r);
-}
-
-/* Rows for every config of a model that could not even be created (rc
- * BK_OK: it does not fit), on one device. */
-static int emit_model_failure(sweep *s, const run_options *o, int model_index, int rc)
-{
-    config_iter it;
-    config c;
-    config_iter_model_alone(&it, o, model_index);
-    while (config_next(&it, &c)) {
-        result_row r;
-        sweep_row_fill(&r, s, &c);
-        sweep_row_progress(s, &r);
-        if (rc == BK_OK) {
-            snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-            sweep_row_fits(s, &r);
-        } else {
-            row_status_from(&r, rc, s->b);
-        }
-        if (sweep_row_emit(s, &r))
-            return -1;
-    }
-    return 0;
-}
-
-/* The weights, gradients and optimizer state alone: if these do not fit,
- * no split of the model can. Under mpirun, as one rank keeps them where
- * the run shards them: the least any device count and shard value of the
- * run needs a rank (each row is then held to its own need). */
-static int model_fits(const sweep *s, const run_options *o, const config *c)
-{
-    result_row r;
-    config one = *c;
-    one.sp = (split){.effective = 1, .global = 1, .micro = 1, .accum = 1, .last = 1,
-                     .devices = 1};
-    one.data_parallel = 0;
-    sweep_row_fill(&r, s, &one);
-    int fit = sweep_row_fits(s, &r);
-    if (fit || !s->world)
-        return fit;
-    one.data_parallel = 1;
-    int n_devices = o->n_devices ? o->n_devices : 1;
-    for (int d = 0; d < n_devices; d++)
-        for (int h = 0; h < o->n_shards; h++) {
-            one.sp.devices = o->n_devices ? o->devices[d] : s->world->size;
-            one.shard = o->shards[h];
-            sweep_row_fill(&r, s, &one);
-            if (sweep_row_fits(s, &r))
-                return 1;
-        }
-    return 0;
-}
-
-/* Every rank has made it (rc BK_OK), or none goes on: the worst status;
- * `what` for the rank that made it while another did not. */
-static int agree_made(sweep *s, int rc, const char *what)
-{
-    if (!s->world)
-        return rc;
-    int worst = dp_agree_status(s->world, rc);
-    if (worst && !rc)
-        snprintf(s->b->error, sizeof s->b->error, "another rank could not make the %s", what);
-    return worst;
-}
-
-/* The dtypes the run's configs compute in: the options' list, or the one
- * a config made by hand names. */
-static int run_dtypes(const run_options *o, const config *c, const dtype **out)
-{
-    *out = o->n_dtypes ? o->dtypes : &c->dtype;
-    return o->n_dtypes ? o->n_dtypes : 1;
-}
-
-/* The models of config c, one in each dtype of the run (each made with
- * the backend in its dtype, so stored in it); 0 when one could not be made
- * (every row of the model is written, and its configs passed over), -1
- * when the CSV could not be. */
-static int open_model(sweep *s, const run_options *o, sweep_place *p, const config *c)
-{
-    const dtype *dts;
-    int n = run_dtypes(o, c, &dts), fit = 1, rc = BK_OK;
-    for (int i = 0; i < n && fit && rc == BK_OK; i++) {
-        config one = *c;
-        one.dtype = dts[i];
-        size_t before = s->b->mem_in_use;
-        (void)bk_use_dtype(s->b, one.dtype); /* validated when the sweep began */
-        fit = model_fits(s, o, &one);
-        rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m[one.dtype])
-                 : BK_OK;
-        if (fit) {
-            int worst = agree_made(s, rc, "model");
-            if (worst && !rc)
-                model_destroy(&p->m[one.dtype]);
-            rc = worst;
-        }
-        s->held[one.dtype] = s->b->mem_in_use - before;
-    }
-    if (fit && rc == BK_OK)
-        return 1;
-    for (int d = 0; d < DTYPE_COUNT; d++)
-        if (p->m[d].b)
-            model_destroy(&p->m[d]);
-    memset(s->held, 0, sizeof s->held);
-    return emit_model_failure(s, o, c->model_index, rc) ? -1 : 0;
-}
-
-/* Each model's data, in its dtype. */
-static void open_batch(sweep *s, sweep_place *p, const config *c)
-{
-    for (int d = 0; d < DTYPE_COUNT; d++) {
-        if (!p->m[d].b)
-            continue;
-        input_spec in;
-        model_input(&p->m[d].spec, &in);
-        (void)bk_use_dtype(s->b, (dtype)d);
-        size_t before = s->b->mem_in_use;
-        int rc = dataset_create(s->b, &in, c->sp.global, c->buffers, c->seed, &p->d[d]);
-        int worst = agree_made(s, rc, "data");
-        if (worst && !rc)
-            dataset_destroy(&p->d[d]);
-        p->data_rc[d] = worst;
-        s->held[d] += s->b->mem_in_use - before;
-    }
-}
-
-/* The data of every dtype let go, and what it held. */
-static void close_batch(sweep *s, sweep_place *p)
-{
-    for (int d = 0; d < DTYPE_COUNT; d++) {
-        size_t before = s->b->mem_in_use;
-        if (p->m[d].b && !p->data_rc[d])
-            dataset_destroy(&p->d[d]);
-        s->held[d] -= before - s->b->mem_in_use;
-    }
 }
 
 /* The first that many ranks for a device count; 0 when this rank is not
@@ -216,7 +83,7 @@ static void leave(sweep *s, sweep_place *p, config_level level)
             if (s->world && s->world->ops->barrier(s->world))
                 dp_fail(s->world, "waiting for the other ranks", s->b->error);
         } else if (p->open - 1 == CONFIG_BATCH) {
-            close_batch(s, p);
+            sweep_close_data(s, p);
         } else {
             for (int d = 0; d < DTYPE_COUNT; d++)
                 if (p->m[d].b)
@@ -234,9 +101,9 @@ static int enter_levels(sweep *s, const run_options *o, sweep_place *p, config_i
     for (int level = c->opens; level < CONFIG_ROW; level++) {
         int rc = 1;
         if (level == CONFIG_MODEL)
-            rc = open_model(s, o, p, c);
+            rc = sweep_open_models(s, o, p, c);
         else if (level == CONFIG_BATCH)
-            open_batch(s, p, c);
+            sweep_open_data(s, p, c);
         else
             rc = open_devices(s, p, c);
         if (rc < 0)

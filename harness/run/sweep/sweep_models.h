@@ -1,0 +1,20 @@
+/* The models and data of the sweep's place, one per dtype of the run
+ * (sweep_models.c). */
+#ifndef ACCUBENCH_SWEEP_MODELS_H
+#define ACCUBENCH_SWEEP_MODELS_H
+
+#include "config.h"
+#include "options.h"
+#include "sweep_state.h"
+
+/* The models of config c, one in each dtype of the run; 1 when made, 0
+ * when one could not be (every row of the model is written, and its
+ * configs are to be passed over), -1 when the CSV could not be. */
+int sweep_open_models(sweep *s, const run_options *o, sweep_place *p, const config *c);
+/* Each model's data for c's effective batch, in its dtype (a failure is
+ * each dtype's data_rc, said by its rows). */
+void sweep_open_data(sweep *s, sweep_place *p, const config *c);
+/* Every dtype's data let go, and what it held. */
+void sweep_close_data(sweep *s, sweep_place *p);
+
+#endif
