@@ -123,9 +123,12 @@ static void resolve_auto(run_options *o, const backend_entry *entry, const backe
         if (!o->quiet)
             printf("%s\n", dtype_note);
     } else {
-        axis_describe(&dtype_axis, (const int *)o->dtypes, o->n_dtypes, dtype_note, n);
-        size_t used = strlen(dtype_note);
-        snprintf(dtype_note + used, n - used, ", as asked");
+        size_t used = 0; /* "fp32, bf16, as asked" */
+        for (int i = 0; i < o->n_dtypes && used < n; i++)
+            used += (size_t)snprintf(dtype_note + used, n - used, "%s, ",
+                                     dtype_name(o->dtypes[i]));
+        if (used < n)
+            snprintf(dtype_note + used, n - used, "as asked");
     }
     if (o->optimizer_at_auto) {
         o->optimizer.at = entry->auto_optimizer_at;
