@@ -26,6 +26,10 @@ quick="--backend cpu --model gpt-tiny --effective 8 --budget-s 0.3 --trace-steps
 "$ACCUBENCH" run $quick --micro 8,4 --dtype fp32,bf16 --csv d.csv > run.txt 2> err.txt
 check '[ $? -eq 0 ]' "the run of both exits 0: $(cat err.txt)"
 rows d.csv > rows.txt
+# the console table shows no dtype column (one dtype is said above it):
+# with several, each row says its own
+check '[ "$(tr -s " \n" " " <run.txt | grep -o "ok: dtype [a-z0-9]*" | sort | uniq -c | awk "{ print \$1, \$4 }" | tr "\n" " ")" = "2 bf16 2 fp32 " ]' \
+    "each console row names its dtype: $(grep -A1 ' ok' run.txt | head -8)"
 check '[ "$(awk "{ print \$1, \$2 }" rows.txt | tr "\n" " ")" = "fp32 4 bf16 4 fp32 8 bf16 8 " ]' \
     "each split in each dtype, dtype the outermost row axis: $(awk '{ print $1, $2 }' rows.txt | tr '\n' ' ')"
 check '[ "$(awk "{ print \$3 }" rows.txt | sort -u)" = "ok" ]' "every row ok: $(awk '{ print $3 }' rows.txt | tr '\n' ' ')"

@@ -428,7 +428,8 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         return 2;
     }
     sweep s = {.b = b, .col = dev->col, .mem_cap = o->mem_cap, .dump_dir = o->dump_dir,
-               .trace_path = o->trace_path, .quiet = o->quiet, .stop = &stop_signal,
+               .trace_path = o->trace_path, .quiet = o->quiet,
+               .several_dtypes = o->n_dtypes > 1, .stop = &stop_signal,
                .world = dev->world, .writer = !dev->world || dev->world->rank == 0,
                /* every rank trains the same rates: the curves' all-reduces pair up */
                .lr_grid = &o->lr_grid, .base_lr = o->optimizer.lr,

@@ -125,9 +125,13 @@ int sweep_row_write(sweep *s, const result_row *r)
     if (!s->writer)
         return device_lost(s, r); /* rank 0 writes for every rank */
     if (!s->quiet) {
-        char levers[RESULT_TEXT_LEN];
+        char levers[RESULT_TEXT_LEN], said[RESULT_TEXT_LEN + 32];
         row_label_levers(r, levers, sizeof levers);
-        console_table_row(stdout, r, levers);
+        /* one dtype is said above the table; several, by each row */
+        snprintf(said, sizeof said, "%s%s%s%s", s->several_dtypes ? "dtype " : "",
+                 s->several_dtypes ? r->dtype : "", s->several_dtypes && *levers ? " " : "",
+                 levers);
+        console_table_row(stdout, r, said);
     }
     if (csv_writer_append(&s->csv, r, why, sizeof why) ||
         (s->curves && curves_flush(s->curves, why, sizeof why))) {

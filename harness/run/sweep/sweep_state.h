@@ -34,6 +34,7 @@ typedef struct sweep {
     const char *dump_dir;   /* --dump: the first config's window; "" = none */
     const char *trace_path; /* --trace: one step as Chrome JSON; "" = none */
     int quiet;
+    int several_dtypes; /* --dtype named more than one: each console row says its own */
     int trace_written;
     int dump_done; /* --dump was written (or failed) */
     int failures;
