@@ -60,10 +60,12 @@ static void wrong_parts(char *out, size_t n, const char *gaps, double rounding)
     }
 }
 
-/* One "# curves SERIES steps=N: gap_...=..." line as a bullet. */
+/* One "# curves SERIES steps=N: gap_...=..." line as a bullet: the gaps
+ * measured follow the colon (none where the series had no correct
+ * reduction; a file from before wrote nan for a gap not measured). */
 static void series_bullet(doc *d, const char *line)
 {
-    const char *colon = strstr(line, ": gap_");
+    const char *steps = strstr(line, " steps="), *colon = steps ? strchr(steps, ':') : NULL;
     if (!colon)
         return;
     int len = (int)(colon - line) - (int)strlen("# curves ");
@@ -72,6 +74,11 @@ static void series_bullet(doc *d, const char *line)
     char wrong[1024];
     /* from the colon on: " gap_" then starts each key, the first included */
     wrong_parts(wrong, sizeof wrong, colon + 1, rounding);
+    if (isnan(correct) && isnan(rounding)) { /* no correct curve to measure from */
+        doc_bullet(d, "%.*s: no correct reduction ran, so no gap was measured.", len,
+                   line + strlen("# curves "));
+        return;
+    }
     /* one correct split (a sweep over E or rates, one split each): no
      * second curve to set beside it, and no gap to call "not measured" */
     if (isnan(correct) && rounding >= 0) {

@@ -62,6 +62,23 @@ awk -F, -v OFS=, '/^#/ || /^backend,/ { print; next } { $2 = "tiny'"'"';touch${I
 sh "$ACCUBENCH_ROOT/scripts/plots.sh" bad.csv >/dev/null 2>err.txt
 check '[ ! -e PWNED ] && ! grep -q "^sh: " err.txt' "a model name with code in the curves file runs nothing: $(cat err.txt)"
 
+# Every number on a summary line is one the curves measured: a split
+# alone has no second correct curve, a reduction not run has no gap, and
+# a series of a wrong reduction alone has nothing to measure from; none
+# reads as nan, and the report says what was not measured.
+one="--backend cpu --optimizer sgd --lr 1 --steps 1 --warmup 0 --trace-steps 0 --budget-s 0.1 --min-samples 3"
+"$ACCUBENCH" run $one --effective 8 --micro 4 --reduction sum --model tiny --train-steps 5 \
+    --noise-windows 0 --csv lone_split.csv >lone.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^# curves cpu tiny .* steps=5: gap_rounding=[0-9.e+-]*$" lone.txt &&
+    ! grep -qi "nan" lone_split.curves.csv' "a lone split's summary gives its rounding gap alone: $(grep "^# curves" lone.txt)"
+"$ACCUBENCH" run $one --effective 8 --micro 4 --reduction no-scale --model tiny --train-steps 5 \
+    --noise-windows 0 --csv wrong_only.csv >wrong.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^# curves cpu tiny .* steps=5: no gap measured (no correct reduction beside the others)$" wrong.txt' \
+    "a wrong reduction alone: no gap, said: $(grep "^# curves" wrong.txt)"
+"$ACCUBENCH" report wrong_only.csv --no-charts >/dev/null 2>err.txt
+check 'grep -q "^- cpu tiny .* steps=5: no correct reduction ran, so no gap was measured\.$" wrong_only.md' \
+    "the report says no gap was measured: $(grep -A4 "Do the correct splits" wrong_only.md)"
+
 gpt="gpt:d=32,layers=2,heads=2,seq=16,vocab=64"
 # (at E = 16: its 180 training steps are most of this test's time under ASan)
 "$ACCUBENCH" run $common --effective 16 --micro 1,4,16 --model "$gpt" --train-steps 15 --noise-windows 0 --csv gpt.csv \

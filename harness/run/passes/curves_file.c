@@ -244,7 +244,17 @@ static void series_gaps(const curves_file *c, const curve *first, double *g)
     }
 }
 
-/* One series' line: "# curves model=... gap_correct=... gap_rounding=..." */
+/* " gap_NAME=G" where the gap was measured, nothing where it was not (a
+ * split alone, a reduction not run or only at K = 1): a number on this line
+ * is one the curves gave, never a nan that stands for none. */
+static void put_gap(FILE *out, const char *name, double g)
+{
+    if (!isnan(g))
+        fprintf(out, " gap_%s=%.3g", name, g);
+}
+
+/* One series' line: "# curves SERIES steps=N: gap_correct_splits=...
+ * gap_rounding=... gap_WRONG=..." with the gaps measured. */
 static void summary_line(const curves_file *c, const curve *k, FILE *out)
 {
     double g[2 + REDUCTION_COUNT];
@@ -255,17 +265,21 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     for (int i = 0; i < c->count && !lr[0]; i++)
         if (c->curves[i].lr != k->lr)
             snprintf(lr, sizeof lr, " lr=%.4g", k->lr);
-    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s steps=%d: "
-            "gap_correct_splits=%.3g gap_rounding=%.3g", k->key.backend, k->key.model,
-            k->key.dtype, k->key.mode, (long long)k->key.effective_batch,
-            (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync,
+    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s steps=%d:",
+            k->key.backend, k->key.model, k->key.dtype, k->key.mode,
+            (long long)k->key.effective_batch, (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync,
             recomputes ? " recompute=" : "", recomputes ? k->key.recompute : "",
-            k->key.shard[0] ? " shard=" : "", k->key.shard, lr, c->steps, g[0], g[1]);
-    /* every known-wrong row's gap, by its name: the report and the chart
+            k->key.shard[0] ? " shard=" : "", k->key.shard, lr, c->steps);
+    put_gap(out, "correct_splits", g[0]);
+    put_gap(out, "rounding", g[1]);
+    /* each known-wrong row's gap, by its name: the report and the chart
      * read the wrong reductions from these keys */
     for (int r = 0; r < REDUCTION_COUNT; r++)
         if (!reduction_info_of((reduction)r)->exact)
-            fprintf(out, " gap_%s=%.3g", reduction_name((reduction)r), g[2 + r]);
+            put_gap(out, reduction_name((reduction)r), g[2 + r]);
+    /* no correct reduction ran in the series: no curve to measure from */
+    if (isnan(g[0]) && isnan(g[1]))
+        fprintf(out, " no gap measured (no correct reduction beside the others)");
     fprintf(out, "\n");
 }
 
