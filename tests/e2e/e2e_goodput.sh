@@ -224,9 +224,12 @@ check '[ -n "$loss32" ] && curves "\$c[\"effective_batch\"] == 32 && \$c[\"order
 rc=$?
 check '[ $rc -eq 2 ] && [ ! -s out.txt ] && grep -q "one table at a time" err.txt' \
     "--table with --curve-table: refused (rc $rc: $(cat err.txt))"
-# the curves chart's panel draws the first of 3 E x 2 rates, and says so
-check 'grep -q ", lr 0.25 (5 more series not drawn)" g.curves.svg' \
-    "the curves panel does not count the series it leaves out: $(grep -o 'model tiny[^<]*' g.curves.svg)"
+# the curves chart draws every series the file holds: a panel for each of
+# the 3 E x 2 rates, each titled with its E and rate, none left out
+panels=$(grep -o 'effective batch [0-9]*, 1 device(s)[^<]*, lr [0-9.]*' g.curves.svg | sort -u | wc -l)
+series=$(curves '!s[$c["effective_batch"] " " $c["lr"]]++' | wc -l)
+check '[ "$panels" -eq 6 ] && [ "$series" -eq 6 ] && ! grep -q "not drawn" g.curves.svg' \
+    "the curves chart draws a panel per series ($panels panels for $series series): $(grep -o 'effective batch [^<]*' g.curves.svg | tr '\n' ';')"
 check 'grep -q "^!\[Time to target against E.*\](g.time_to_target.png)" g.md' "linked from the report"
 "$ACCUBENCH" report g.csv --target-loss 1e-9 --no-charts >/dev/null 2>err.txt
 check 'grep -q "^| *16 .*| not reached in 30 |" g.md' "report --target-loss: the row says it is not reached"

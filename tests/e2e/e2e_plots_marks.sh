@@ -179,6 +179,22 @@ shown=$(echo "$llama" | tr , ';')
 check 'printf "%s\n" "$title" | grep -qx "model $shown" && [ -z "$long_line" ]' \
     "the curves panel's title names the model on a line of its own, no line over 100 characters: $title $(cat long.out)"
 
+# A panel per series, every series of every model in the file's order;
+# past the chart's 24 panels the rest are counted under it, not dropped
+# unsaid (a panel per model's first series drew 1 of these 30, and 4
+# models at most).
+{
+    echo "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err"
+    for m in S M; do for e in $(seq 1 15); do
+        for step in 0 1; do echo "cpu,$m,fp32,async,sum,$e,1,$e,1,,forward,$step,2.$step,none,,1,0.001,,"; done
+    done; done
+} >aa.curves.csv
+gnuplot -e "csv='aa.csv'; out='many'" "$root/plots/curves.gp" >many.out 2>&1
+panels=$(grep -c '<text>model [SM]</text>' many.curves.svg)
+check '[ "$panels" -eq 24 ] && grep -q "6 more series not drawn (the first 24 in the curves file are" many.curves.svg &&
+    grep -q "<text>model M</text>" many.curves.svg' \
+    "30 series: 24 panels, S's 15 and M's first 9, and the other 6 counted ($panels panels: $(cat many.out))"
+
 # split.awk spells a split as split_text.c does (its header's examples)
 echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
 got=$(awk -f "$root/plots/split.awk" -f t.awk)
