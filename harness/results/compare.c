@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ci_level.h"
 #include "compare_args.h"
 #include "compare_runs.h"
 #include "csv_read.h"
@@ -17,6 +18,7 @@
 #include "row_compare.h"
 #include "row_index.h"
 #include "split_text.h"
+#include "stats.h"
 #include "table.h"
 
 /* The band a run's step time is known to within: the 95% interval of its
@@ -85,6 +87,21 @@ static paired_verdict as_paired(verdict v)
     }
 }
 
+/* The least a timed-apart ratio's two intervals must cover their medians
+ * for a verdict: 3 steps or rounds a side ([min, max] covers 75%). Under
+ * it (1 or 2) a band covers the median at most half the time, and two
+ * single steps would read as a change of any size. */
+#define COMPARE_LEAST_COVERAGE 0.75
+
+/* The lower of the two rows' interval levels (ci_level.h); NAN where
+ * neither file says how many steps or rounds its rows took. */
+static double least_coverage(const csv_row *base, const csv_row *now)
+{
+    double b = row_ci_coverage(base->rounds, base->samples),
+           n = row_ci_coverage(now->rounds, now->samples);
+    return isnan(b) ? n : isnan(n) ? b : fmin(b, n);
+}
+
 static verdict compare_rows_over(const csv_row *base, const csv_row *now,
                                  const run_times *runs, double min_diff)
 {
@@ -92,6 +109,8 @@ static verdict compare_rows_over(const csv_row *base, const csv_row *now,
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
     paired_ratio p = compare_ratio(base, now, runs);
+    if (!p.rounds && least_coverage(base, now) < COMPARE_LEAST_COVERAGE - 1e-9)
+        return VERDICT_TOO_FEW;
     switch (paired_judge(&p, min_diff)) {
     case PAIRED_SLOWER: return VERDICT_SLOWER;
     case PAIRED_FASTER: return VERDICT_FASTER;
@@ -112,6 +131,7 @@ paired_words verdict_words(verdict v, double min_diff)
                        : v == VERDICT_FIXED   ? "now runs"
                        : v == VERDICT_NOT_RUN ? "not run"
                        : v == VERDICT_CAPPED  ? "oom under new's lower cap"
+                       : v == VERDICT_TOO_FEW ? "too few samples"
                                               : NULL;
     if (!name)
         return paired_verdict_words(as_paired(v), min_diff);
@@ -240,7 +260,8 @@ static int load_runs(compare_options *c, const csv_table t[2], csv_row *const ro
 #define MAX_SHOWN_KEYS 8
 typedef struct comparison {
     table tb;
-    int counts[VERDICT_CAPPED + 1]; /* VERDICT_CAPPED is the last */
+    int counts[VERDICT_TOO_FEW + 1]; /* VERDICT_TOO_FEW is the last */
+    int short_level; /* ratios timed apart whose intervals cover under 95% */
     int both, only_base, only_new;
     int second_arms; /* rows of a config's second arm, either file: left aside */
     int repeated[2]; /* rows of a config the file holds already (an appended rerun) */
@@ -345,9 +366,17 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     table_add(tb, s2);
     /* the ratio the verdict was drawn from, with its interval */
     char ratio[128] = "-";
-    if (v <= VERDICT_WITHIN) {
+    if (v <= VERDICT_WITHIN || v == VERDICT_TOO_FEW) {
         paired_ratio p = compare_ratio(b, n, &runs);
         ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
+        double cover = least_coverage(b, n);
+        /* timed apart from fewer than 6 steps or rounds: the level the
+         * bands hold, beside the ratio drawn from them */
+        if (!p.rounds && cover < MEDIAN_CI_LEVEL - 1e-9) {
+            size_t used = strlen(ratio);
+            snprintf(ratio + used, sizeof ratio - used, " (%.3g%%)", 100 * cover);
+            cmp->short_level++;
+        }
     }
     table_add(tb, ratio);
     table_addf(tb, "%s / %s", s3, s4);
@@ -503,6 +532,12 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     printf("# noise %% b/n: half of each run's band, in %% of its median%s\n\n",
            several ? "; a side of several runs: their spread (the standard deviation of their "
                      "logs), in %" : "");
+    if (cmp->short_level)
+        printf("# short intervals: %d %s of a row timed over 5 steps or rounds or fewer, "
+               "whose bands cover their medians less often than 95%%: the level is beside "
+               "the ratio; under 3 a side (below 75%%) the verdict is \"too few samples\", "
+               "no evidence either way (time more steps: --min-samples)\n\n",
+               cmp->short_level, plural(cmp->short_level, "ratio", "ratios"));
     if (cmp->new_cap_lower)
         printf("# memory cap: new %lld bytes, base %s: an oom of new's is its lower cap's, "
                "not counted as a regression\n\n", cmp->cap[1],
@@ -522,6 +557,8 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
         printf(", %d ran in neither", counts[VERDICT_NOT_RUN]);
     if (counts[VERDICT_CAPPED])
         printf(", %d oom under new's lower cap", counts[VERDICT_CAPPED]);
+    if (counts[VERDICT_TOO_FEW])
+        printf(", %d too few samples to judge", counts[VERDICT_TOO_FEW]);
     printf("; %d only in base, %d only in new", cmp->only_base, cmp->only_new);
     if (cmp->second_arms)
         printf("; %d %s of a config's second arm left aside (an A/A check: the same config "

@@ -26,6 +26,9 @@ typedef enum verdict {
     VERDICT_NOT_RUN, /* ran in neither */
     VERDICT_CAPPED,  /* ran in BASE, oom in NEW under a lower --mem-cap than BASE's: the
                         cap's doing, not a regression (compare_main only) */
+    VERDICT_TOO_FEW, /* timed apart, and a side's median from 1 or 2 steps or rounds:
+                        its interval covers the median at most half the time, no
+                        evidence of a change either way */
 } verdict;
 
 /* The verdict for one config measured in both runs; min_diff is the

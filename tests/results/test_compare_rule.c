@@ -145,9 +145,38 @@ static void test_runs_a_side(void)
     CHECK(strstr(out, "| slower ") != NULL);
 }
 
+/* Two runs timed apart from few steps each: one step a side is a band of
+ * no width, and 1.5x "slower" from it is no evidence (exit 0, the verdict
+ * says too few samples); three a side is judged, its level (75%) beside
+ * the ratio; six is a 95% interval and carries no mark. */
+static void test_too_few_samples(void)
+{
+#define FEW_HEAD                                                                              \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "arm,accum_steps,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,samples\n"
+    char out[8192];
+    CHECK(compare_files(FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,40,1\n",
+                        FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,60,60,1\n", out,
+                        sizeof out) == 0);
+    CHECK(strstr(out, "| 1.50x [1.50..1.50] (0%) |") != NULL);
+    CHECK(strstr(out, "| too few samples |") != NULL);
+    CHECK(strstr(out, ", 1 too few samples to judge;") != NULL);
+    CHECK(strstr(out, "# short intervals: 1 ratio of a row timed over 5 steps") != NULL);
+    CHECK(compare_files(FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1,3\n",
+                        FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,59.9,60.1,8\n", out,
+                        sizeof out) == 1);
+    CHECK(strstr(out, "(75%) |") != NULL && strstr(out, "| slower ") != NULL);
+    CHECK(compare_files(FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1,6\n",
+                        FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,59.9,60.1,8\n", out,
+                        sizeof out) == 1);
+    CHECK(strstr(out, "%) |") == NULL && strstr(out, "# short intervals") == NULL);
+#undef FEW_HEAD
+}
+
 int main(void)
 {
     test_verdicts();
+    test_too_few_samples();
     test_second_arm_compared_once();
     test_runs_a_side();
     /* the words are the rule's, at the threshold compare was given */
