@@ -12,6 +12,7 @@
 #include "compare_args.h"
 #include "compare_runs.h"
 #include "csv_read.h"
+#include "key_cells.h"
 #include "parse.h"
 #include "plural.h"
 #include "ratio_text.h"
@@ -276,51 +277,9 @@ typedef struct comparison {
 } comparison;
 
 /* The key columns the table always shows; any other key column is shown
- * where its values differ, so that no two lines read alike. */
+ * where its values differ (key_cells.h), so that no two lines read alike. */
 static const char *const always_shown[] = {"model", "dtype", "mode", "reduction",
                                            "effective_batch", NULL};
-
-static int is_always_shown(const char *name)
-{
-    for (const char *const *a = always_shown; *a; a++)
-        if (!strcmp(*a, name))
-            return 1;
-    return 0;
-}
-
-/* Every other KEY column (backend, recompute, devices, sync, shard) whose
- * value is not the same in every row of both files. */
-static void differing_keys(const csv_table t[2], csv_row *const rows[2], comparison *cmp)
-{
-    const csv_row *first = t[0].rows ? &rows[0][0] : t[1].rows ? &rows[1][0] : NULL;
-    for (int i = 0; first && i < result_column_count && cmp->n_keys < MAX_SHOWN_KEYS; i++) {
-        const result_column *c = &result_columns[i];
-        if (c->role != RESULT_KEY || is_always_shown(c->name))
-            continue;
-        row_key one = row_key_column(c->name);
-        int differs = 0;
-        for (int k = 0; k < 2 && !differs; k++)
-            for (size_t r = 0; r < t[k].rows && !differs; r++)
-                differs = !row_key_equal(&one, first, &rows[k][r]);
-        if (differs)
-            cmp->keys[cmp->n_keys++] = c;
-    }
-}
-
-/* A key column's cell: its text or number, "-" where the row has none
- * (sync and shard of one process). */
-static void add_key_cell(table *tb, const result_column *c, const csv_row *r)
-{
-    const char *field = (const char *)r + csv_row_offset[c - result_columns];
-    if (c->type == RESULT_IS_TEXT) {
-        const char *text = *(const char *const *)field;
-        table_add(tb, *text ? text : "-");
-    } else if (c->type == RESULT_IS_INT && *(const int64_t *)field >= 0) {
-        table_addf(tb, "%lld", (long long)*(const int64_t *)field);
-    } else {
-        table_add(tb, "-");
-    }
-}
 
 /* A file's mem_cap_bytes (0: none), read as run --mem-cap reads a cap,
  * or -1 where it does not say. */
@@ -355,7 +314,7 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     table_add(tb, b->mode);
     table_add(tb, b->reduction);
     for (int k = 0; k < cmp->n_keys; k++)
-        add_key_cell(tb, cmp->keys[k], b);
+        key_cells_add(tb, cmp->keys[k], b);
     table_addf(tb, "%lld", (long long)b->effective_batch);
     split_arm_text(s1, sizeof s1, (long long)b->micro_batch, (long long)b->accum_steps,
                    (long long)b->last_micro_batch, (long long)b->arm);
@@ -412,7 +371,8 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
     }
     cmp->new_cap_lower = cmp->cap[0] >= 0 && cmp->cap[1] > 0 &&
                          (cmp->cap[0] == 0 || cmp->cap[1] < cmp->cap[0]);
-    differing_keys(t, rows, cmp);
+    key_rows sets[2] = {{rows[0], t[0].rows, NULL}, {rows[1], t[1].rows, NULL}};
+    cmp->n_keys = (int)key_cells_differing(sets, 2, always_shown, cmp->keys, MAX_SHOWN_KEYS);
     memcpy(head, before, sizeof before);
     for (int k = 0; k < cmp->n_keys; k++) {
         align[n] = cmp->keys[k]->type == RESULT_IS_TEXT ? 'l' : 'r';

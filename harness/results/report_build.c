@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dtype_table.h"
+#include "key_cells.h"
 #include "plural.h"
 #include "ratio_text.h"
 #include "reduction.h"
@@ -201,6 +202,11 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
             abc_table(in, &g[k], d);
 }
 
+static int did_not_run(const csv_row *r)
+{
+    return !result_ran(r);
+}
+
 static void not_run(const report_input *in, doc *d)
 {
     size_t bad = 0;
@@ -215,9 +221,26 @@ static void not_run(const report_input *in, doc *d)
         doc_para(d, *unfinished ? "Every config in this file ran." : "Every config ran.");
         return;
     }
-    static const char *const head[] = {"model", "dtype", "mode", "reduction",
-                                       "E", "micro x K", "status: reason", NULL};
-    table *tb = doc_table(d, "llllrll", head);
+    /* the key columns beyond these that tell the rows apart (sync, devices,
+     * recompute, ...): two rows of one split in two sync modes read alike */
+    static const char *const shown[] = {"model", "dtype", "mode", "reduction",
+                                        "effective_batch", "micro_batch", "accum_steps",
+                                        "last_micro_batch", NULL};
+    const result_column *keys[8];
+    key_rows set = {in->rows, in->t->rows, did_not_run};
+    size_t nk = key_cells_differing(&set, 1, shown, keys, sizeof keys / sizeof *keys);
+    const char *head[4 + 8 + 3 + 1] = {"model", "dtype", "mode", "reduction"};
+    char align[sizeof head / sizeof *head] = "llll";
+    size_t n = 4;
+    for (size_t k = 0; k < nk; k++, n++) {
+        head[n] = keys[k]->name;
+        align[n] = keys[k]->type == RESULT_IS_TEXT ? 'l' : 'r';
+    }
+    head[n] = "E", align[n++] = 'r';
+    head[n] = "micro x K", align[n++] = 'l';
+    head[n] = "status: reason", align[n++] = 'l';
+    head[n] = NULL, align[n] = '\0';
+    table *tb = doc_table(d, align, head);
     if (!tb)
         return;
     for (size_t i = 0; i < in->t->rows; i++) {
@@ -228,6 +251,8 @@ static void not_run(const report_input *in, doc *d)
         table_add(tb, r->dtype);
         table_add(tb, r->mode);
         table_add(tb, r->reduction);
+        for (size_t k = 0; k < nk; k++)
+            key_cells_add(tb, keys[k], r);
         table_addf(tb, "%lld", (long long)r->effective_batch);
         table_add(tb, rp_split(r).s);
         table_addf(tb, "%s: %s", *r->status ? r->status : "ok (no step time)",

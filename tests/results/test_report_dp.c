@@ -107,6 +107,33 @@ static void test_second_arm_said_once(void)
     CHECK(text && !strstr(text, "4x2 (arm 2), ") && !strstr(text, "4x2 (arm 2)):"));
 }
 
+/* Two configs that did not run, the same split in two sync modes: the
+ * table of configs that did not run names the sync, so that its two lines
+ * do not read as one config listed twice; a key every such row shares
+ * (devices) is not a column of its own. */
+static void test_not_run_told_apart(void)
+{
+    char csv[300], md[300];
+    snprintf(csv, sizeof csv, "%s/skipped.csv", tmpdir);
+    test_write_file(csv, HEADER
+               "cpu,x,S,fp32,async,sum,10,3,2,1,1,3,window,none,skipped,,,,,,,,,,,,,,\n"
+               "cpu,x,S,fp32,async,sum,10,3,2,1,1,3,micro,none,skipped,,,,,,,,,,,,,,\n"
+               "cpu,x,S,fp32,async,sum,10,2,2,2,1,3,window,none,ok,9,8,10,,,,1,400,0,0,0,0,"
+               "0.5,0.5\n");
+    char *argv[] = {"report", csv, "--no-charts", NULL};
+    CHECK(report_main(3, argv) == 0);
+    snprintf(md, sizeof md, "%s/skipped.md", tmpdir);
+    const char *text = test_slurp(md);
+    const char *section = text ? strstr(text, "## Configs that did not run") : NULL;
+    CHECK(section != NULL);
+    if (section) {
+        CHECK(strstr(section, "| model | dtype | mode  | reduction | sync   |") != NULL);
+        CHECK(strstr(section, "| sum       | window |") != NULL);
+        CHECK(strstr(section, "| sum       | micro  |") != NULL);
+        CHECK(!strstr(section, "| devices "));
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -116,6 +143,7 @@ int main(void)
     test_saves_only_where_told_apart();
     test_sharded_names_its_collectives();
     test_second_arm_said_once();
+    test_not_run_told_apart();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_dp");
 }
