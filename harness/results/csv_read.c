@@ -297,11 +297,21 @@ int csv_read(const char *path, csv_table *t, char *why, size_t why_len)
                            r.lineno, CSV_MAX_LINE >> 20);
             goto fail;
         }
+        /* accubench writes every line whole, its end included (the file is
+         * renamed into place): a row without one is the file's last, cut
+         * short by a copy or a disk that filled, and its last field with it */
+        size_t rows_before = t->rows;
+        int unended = len > 0 && buf[len - 1] != '\n';
         int line_rc = take_line(&r, buf, why, why_len);
         if (line_rc == LINE_OOM)
             goto oom;
         if (line_rc == LINE_BAD)
             goto fail;
+        if (unended && t->rows > rows_before) {
+            say_read_error(why, why_len, "%s:%d: the last row has no line end: the file was "
+                           "cut short", path, r.lineno);
+            goto fail;
+        }
     }
     if (ferror(f)) {
         say_read_error(why, why_len, "%s: read error: %s", path, strerror(errno));

@@ -214,6 +214,15 @@ int main(void)
                "accum_steps,status,step_ms_median\n\ncpu,x,S,fp32,async,mean,8,four,2,ok,1\n",
                ":3: column micro_batch: 'four' is not a number");
     expect_bad("a,b,a\n", "duplicate");
+    /* the last row without its line end: a file cut short in its last
+     * field (the note), whose field count still matches the header */
+    expect_bad("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+               "accum_steps,status,step_ms_median,note\ncpu,x,S,fp32,async,sum,8,4,2,ok,1,"
+               "whole\ncpu,x,S,fp32,async,sum,8,2,4,ok,1,cut sh",
+               ":3: the last row has no line end: the file was cut short");
+    /* a header or metadata line at the end without one is not a row */
+    CHECK(load_text("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+                    "accum_steps,status,step_ms_median\n# a comment at the end") == 0);
 
     /* a median outside its own bands: a row no run writes */
 #define BANDED "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch," \
