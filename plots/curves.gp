@@ -74,9 +74,9 @@ dash_name(i) = i <= words(dash_names) ? word(dash_names, i) : sprintf("dash type
 styles = ""
 do for [r in right] { styles = styles.(strlen(styles) ? "; " : "").r.": solid" }
 # A wrong reduction's dash is its place among those the summary lines name
-# (the same in every file of a sweep), but the title names only the ones
-# drawn: a sweep of the correct reduction alone lists every reduction as a
-# gap of nan, and its title promised dashed and dotted lines it had not.
+# (those whose gap the file measured), and the title names only the ones
+# drawn: a file from before gaps not measured were left off lists every
+# reduction as a gap of nan, and its title promised lines it had not.
 drawn = (have eq "yes") ? on_rows("!seen[$5]++ { printf \"%s \", $5 }", 0) : ""
 do for [i=1:words(wrong)] {
     if (index_in(drawn, word(wrong, i)) > 0) {

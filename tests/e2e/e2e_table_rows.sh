@@ -63,7 +63,7 @@ check '[ $? -eq 0 ]' "report exits 0: $(cat report.txt)"
 check '[ -s run.modes.svg ] && grep -q ">trial-mode</text>" run.modes.svg' \
     "the modes chart's key names the trial mode"
 check 'grep -q ">async</text>" run.modes.svg' "beside async"
-check 'grep -q "sum: solid; trial-sum: solid; no-scale: dotted; a line" run.curves.svg' \
+check 'grep -q "sum: solid; trial-sum: solid; no-scale: dashed; a line" run.curves.svg' \
     "the curves chart draws the trial reduction as a correct one: $(grep -o '[a-z-]*: solid[^<]*' run.curves.svg)"
 check 'grep -q "trial-mode" run.md' "the report shows the trial mode"
 check 'grep -q "rounding gap .*: .*; no-scale .* off" run.md && ! grep -q "trial-sum .* off" run.md' \
