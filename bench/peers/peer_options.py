@@ -113,7 +113,7 @@ def model_items(text):
 
 
 def micro_list(spec, effective):
-    """As options_micro_list: pow2 (1, 2, 4, .. <= E) and the sizes given,
+    """As options_micro_list: pow2 (1, 2, 4, .. <= E, and E) and the sizes given,
     ascending, without repeats; a size larger than E has no split of it and
     is left out (check_micro_fits refuses one that fits no E)."""
     out = set()
@@ -123,6 +123,7 @@ def micro_list(spec, effective):
             while m <= effective:
                 out.add(m)
                 m *= 2
+            out.add(effective)  # the split without accumulation
         else:
             m = int_in("micro", t, 1, 1 << 20)
             if m <= effective:

@@ -56,7 +56,10 @@ static void test_options(void)
     CHECK(options_set(&o, "effective", "48", why, sizeof why) == 0);
     int micros[64];
     int n = options_micro_list(&o, 48, micros, 64);
-    CHECK(n == 6 && micros[0] == 1 && micros[5] == 32); /* 1..32: 64 > 48 */
+    /* 1..32 (64 > 48), and 48 itself: the split without accumulation */
+    CHECK(n == 7 && micros[0] == 1 && micros[5] == 32 && micros[6] == 48);
+    /* E a power of two: once */
+    CHECK(options_micro_list(&o, 64, micros, 64) == 7 && micros[6] == 64);
     /* a size named twice: two arms of one config (an A/A check), in order */
     CHECK(options_set(&o, "micro", "16,3,16", why, sizeof why) == 0);
     n = options_micro_list(&o, 48, micros, 64);

@@ -408,7 +408,7 @@ static const option_def RUN_OPTIONS[] = {
     {LIST_ROW("effective", "LIST", effective, n_effective), .max = MAX_BATCH, .def = "64",
      .help = "effective batch sizes, e.g. 64 or 64,256"},
     {LIST_ROW("micro", "LIST|pow2", micro, n_micro), .max = MAX_BATCH, .def = "pow2",
-     .help = "micro-batch sizes; pow2 = every power of two up to E; a size over an E is "
+     .help = "micro-batch sizes; pow2 = every power of two up to E, and E; a size over an E is "
              "left out at that E"},
     {CUSTOM_ROW("model", "LIST", set_model), .help_fn = model_help, .def = "S"},
     {CUSTOM_ROW("dtype", "auto|LIST", set_dtype), .ctx = &options_dtypes,

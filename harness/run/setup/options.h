@@ -28,7 +28,7 @@ typedef struct run_options {
     char profile[256];
     int effective[OPT_MAX_LIST], n_effective;
     int micro[OPT_MAX_LIST], n_micro;
-    int micro_pow2;                         /* every power of two up to E */
+    int micro_pow2;                         /* every power of two up to E, and E */
     model_spec models[OPT_MAX_LIST];
     int n_models;
     /* What the GEMMs compute in, an axis of the sweep: each config runs in
