@@ -120,8 +120,8 @@ static void throughput_cell(const result_row *r, char *out, size_t len)
  * header, its width (negative: left-aligned) and a printf format for its
  * value, or a function for a cell made of several columns. A row that did
  * not run shows its config columns (pass "config") and "-" for the step,
- * then its status. The dtype is one for the whole run (said above the
- * table), and the p10..p90 band is in the CSV: the line stays within
+ * then its status. One dtype is said above the table (several: each row's
+ * note names its own, sweep_row.c), and the p10..p90 band is in the CSV: the line stays within
  * CONSOLE_WIDTH with the longest rows (a custom GPT on several devices at a
  * ragged split). */
 typedef struct console_column {
