@@ -112,18 +112,19 @@ def model_items(text):
     return out
 
 
-def micro_list(spec, effective):
-    """As options_micro_list: pow2 (1, 2, 4, .. <= E, and E) and the sizes given,
-    ascending, without repeats; a size larger than E has no split of it and
-    is left out (check_micro_fits refuses one that fits no E)."""
+def micro_list(spec, effective, share):
+    """As options_micro_list: pow2 (1, 2, 4, .. <= the largest share of E a
+    rank takes, and that share) and the sizes given, ascending, without
+    repeats; a size larger than E has no split of it and is left out
+    (check_micro_fits refuses one that fits no E)."""
     out = set()
     for t in items(spec):
         if t == "pow2":
             m = 1
-            while m <= effective:
+            while m <= share:
                 out.add(m)
                 m *= 2
-            out.add(effective)  # the split without accumulation
+            out.add(share)  # the split without accumulation
         else:
             m = int_in("micro", t, 1, 1 << 20)
             if m <= effective:

@@ -124,7 +124,9 @@ class Peer:
         except peer_models.ModelError as e:
             raise BadInput(str(e))
         self.effective = [int_in("effective", e, 1, 1 << 20) for e in items(s["effective"])]
-        self.micros = {e: micro_list(s["micro"], e) for e in self.effective}
+        self.micro_spec = s["micro"]
+        for e in self.effective:  # every size read (BadInput) before anything runs
+            micro_list(self.micro_spec, e, e)
         check_micro_fits(s["micro"], self.effective)  # after micro_list read every size
         self.named_micros = micro_named(s["micro"])
         self.fused_ok = peer_step.fused_adamw_available(device)
@@ -246,8 +248,9 @@ class Peer:
         n = self.world.size
         for spec in self.models:
             for e in self.effective:
-                for micro in self.micros[e]:
-                    if micro > -(-e // n) and micro not in self.named_micros:
+                share = -(-e // n)  # the largest share of E a rank takes
+                for micro in micro_list(self.micro_spec, e, share):
+                    if micro > share and micro not in self.named_micros:
                         continue  # pow2's, past a rank's share of the batch (as config.c)
                     for mode in self.modes:
                         for red in self.reductions:

@@ -136,6 +136,16 @@ awk -F, '/^#/{next} !h{h=1; for (i = 1; i <= NF; i++) c[$i] = i; next}
 grep -q "E = 10 over 3 ranks is ragged: each global micro-batch (at most 6 examples) is cut into 3 near-equal parts and 2x2 is the split of the rank with the most" three/*.csv ||
     { echo "FAILED: a ragged split over ranks is not said: $(grep -v '^#' three/*.csv | head -n 2)"; fail=1; }
 
+# pow2 over ranks stops at a rank's share and takes the share itself: E = 6
+# over 2 ranks is 1, 2 and 3 (3x1: each rank's part in one pass), not 4.
+mkdir share
+$MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model tiny --budget-s 0.05 --trace-steps 0 \
+    --noise-windows 0 --effective 6 --micro pow2 --out share --quiet >share.log 2>&1 ||
+    { echo "FAILED: pow2 on 2 ranks: exit $?"; cat share.log; fail=1; }
+micros=$(awk -F, '/^#/{next} !h{h=1; for (i = 1; i <= NF; i++) c[$i] = i; next}
+    { print $c["micro_batch"] "x" $c["accum_steps"] }' share/*.csv | tr '\n' ' ')
+[ "$micros" = "1x3 2x2 3x1 " ] || { echo "FAILED: pow2 over 2 ranks at E = 6: $micros"; fail=1; }
+
 # The GPT on token data: its ranks hold documents of different lengths, so
 # the loss is normalised by the valid tokens of the whole global window;
 # overlapped, it reports the final LayerNorm, each linear layer and

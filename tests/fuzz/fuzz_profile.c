@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         options_validate(&o, why, sizeof why);
         int micros[64];
         for (int e = 0; e < o.n_effective; e++)
-            options_micro_list(&o, o.effective[e], micros, 64);
+            options_micro_list(&o, o.effective[e], o.effective[e], micros, 64);
     } else if (!why[0] || !memchr(why, '\0', sizeof why)) {
         abort(); /* a refusal always says why */
     }

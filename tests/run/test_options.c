@@ -55,21 +55,25 @@ static void test_options(void)
     CHECK(options_set(&o, "micro", "pow2", why, sizeof why) == 0);
     CHECK(options_set(&o, "effective", "48", why, sizeof why) == 0);
     int micros[64];
-    int n = options_micro_list(&o, 48, micros, 64);
+    int n = options_micro_list(&o, 48, 48, micros, 64);
     /* 1..32 (64 > 48), and 48 itself: the split without accumulation */
     CHECK(n == 7 && micros[0] == 1 && micros[5] == 32 && micros[6] == 48);
     /* E a power of two: once */
-    CHECK(options_micro_list(&o, 64, micros, 64) == 7 && micros[6] == 64);
+    CHECK(options_micro_list(&o, 64, 64, micros, 64) == 7 && micros[6] == 64);
+    /* over 3 devices the share, 22 of 64, is the largest: 22x1 has no
+     * accumulation, and 32 and 64 fit no rank */
+    n = options_micro_list(&o, 64, 22, micros, 64);
+    CHECK(n == 6 && micros[4] == 16 && micros[5] == 22);
     /* a size named twice: two arms of one config (an A/A check), in order */
     CHECK(options_set(&o, "micro", "16,3,16", why, sizeof why) == 0);
-    n = options_micro_list(&o, 48, micros, 64);
+    n = options_micro_list(&o, 48, 48, micros, 64);
     CHECK(n == 3 && micros[0] == 3 && micros[1] == 16 && micros[2] == 16);
     /* three times: refused, saying why */
     CHECK(options_set(&o, "micro", "16,16,16", why, sizeof why) == -1 &&
           strstr(why, "micro-batch 16 is named 3 times") && strstr(why, "A/A"));
     /* pow2's own 16 and a named 16 are one config */
     CHECK(options_set(&o, "micro", "pow2,16", why, sizeof why) == 0);
-    n = options_micro_list(&o, 16, micros, 64);
+    n = options_micro_list(&o, 16, 16, micros, 64);
     CHECK(n == 5 && micros[4] == 16);
     CHECK(options_set(&o, "rounds", "auto", why, sizeof why) == 0 && o.rounds == ROUNDS_AUTO);
     CHECK(options_set(&o, "rounds", "off", why, sizeof why) == 0 && o.rounds == 0);
@@ -123,9 +127,9 @@ static void test_options(void)
     CHECK(options_set(&o, "effective", "8,32,16", why, sizeof why) == 0);
     CHECK(options_set(&o, "micro", "4,16,16", why, sizeof why) == 0);
     CHECK(options_validate(&o, why, sizeof why) == 0);
-    n = options_micro_list(&o, 8, micros, 64);
+    n = options_micro_list(&o, 8, 8, micros, 64);
     CHECK(n == 1 && micros[0] == 4);
-    CHECK(options_micro_list(&o, 16, micros, 64) == 3);
+    CHECK(options_micro_list(&o, 16, 16, micros, 64) == 3);
     CHECK(options_micro_left_out(&o, left, sizeof left) == 1 &&
           !strcmp(left, "micro-batch 16 at effective batch 8 left out: larger than the batch, "
                         "no split of it"));
@@ -179,7 +183,7 @@ static void test_profiles(void)
     options_defaults(&o);
     options_load_profile(&o, "abc", why, sizeof why);
     int micros[8];
-    CHECK(options_micro_list(&o, 64, micros, 8) == 3 && micros[2] == 64);
+    CHECK(options_micro_list(&o, 64, 64, micros, 8) == 3 && micros[2] == 64);
     unlink(good);
     unlink(bad);
     unlink(badval);

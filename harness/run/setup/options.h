@@ -141,11 +141,12 @@ int options_validate(const run_options *o, char *why, size_t why_len);
  * (the CSV's name is --csv's, whatever folder --out names). */
 void options_note_unused(run_options *o);
 
-/* The micro-batches a sweep visits for effective batch e (pow2 expanded),
- * ascending; a size named twice is there twice (two arms, in order); a
- * named size larger than e is not there (it has no split of e).
- * Returns the count. */
-int options_micro_list(const run_options *o, int e, int *out, int max);
+/* The micro-batches a sweep visits for effective batch e over devices whose
+ * largest share of it is `share` (e on one device): pow2 expanded up to
+ * the share and the share itself, ascending; a size named twice is there
+ * twice (two arms, in order); a named size larger than e is not there (it
+ * has no split of e). Returns the count. */
+int options_micro_list(const run_options *o, int e, int share, int *out, int max);
 
 /* The named micro-batches left out at some effective batch because they
  * are larger than it, said in one line ("" when none). Returns how many

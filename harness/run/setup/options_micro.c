@@ -4,18 +4,19 @@
 
 #include <stdio.h>
 
-int options_micro_list(const run_options *o, int e, int *out, int max)
+int options_micro_list(const run_options *o, int e, int share, int *out, int max)
 {
     int n = 0;
     if (o->micro_pow2) {
         int m = 1;
-        for (; m <= e && n < max; m *= 2)
+        for (; m <= share && n < max; m *= 2)
             out[n++] = m;
-        /* and E itself, the split without accumulation, where E is not a
-         * power of two: without it an E of 48 had no K = 1 row to set the
-         * others against, and plan --recommend never measured 48x1 */
-        if (m / 2 != e && n < max)
-            out[n++] = e;
+        /* and the share itself (E on one device), the split without
+         * accumulation, where it is not a power of two: without it an E of
+         * 48 had no K = 1 row to set the others against, 64 over 3 ranks
+         * no 22x1, and plan --recommend never measured 48x1 */
+        if (m / 2 != share && n < max)
+            out[n++] = share;
     }
     int made = n; /* pow2's: a size named too is not a second arm */
     for (int i = 0; i < o->n_micro && n < max; i++) {

@@ -120,7 +120,8 @@ static int settle_on_config(config_iter *it)
             continue;
         }
         int effective = o->effective[it->ei], devices = devices_at(it);
-        it->n_micro = options_micro_list(o, effective, it->micros, 64);
+        it->n_micro = options_micro_list(o, effective, (effective + devices - 1) / devices,
+                                         it->micros, 64);
         if (it->ui >= it->n_micro) {
             advance(it, CONFIG_DEVICES);
             continue;
