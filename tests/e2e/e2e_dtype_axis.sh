@@ -104,6 +104,17 @@ check '[ $? -eq 2 ] && grep -q "needs BASE,NEW" err.txt' "one dtype alone is ref
 check 'grep -q "^| gpt-tiny .*| bf16 .*| apart " apart.md && grep -q "(0 paired in the same rounds)" apart.md' \
     "runs apart compared apart: $(sed -n '/One dtype against/,/^## What/p' apart.md)"
 
+# A dtype whose model does not fit the cap is that dtype's rows alone: S's
+# state is 84 MB in fp32 and 94 MB with bf16's copy of the weights, so a
+# 90 MB cap makes no bf16 model; the fp32 rows still run.
+"$ACCUBENCH" run --backend cpu --model S --effective 16 --micro 16 --dtype fp32,bf16 \
+    --mem-cap 90M --budget-s 0.2 --trace-steps 0 --noise-windows 0 --csv cap.csv >/dev/null 2>err.txt
+rows cap.csv > cap.txt
+check '[ "$(awk "{ print \$1, \$3 }" cap.txt | tr "\n" " ")" = "fp32 ok bf16 oom " ]' \
+    "under a cap only bf16's model misses, fp32 runs: $(cat cap.txt) $(cat err.txt)"
+check 'grep -q "^cpu,.*,bf16,.*over the cap of 94371840" cap.csv' \
+    "the bf16 row says its need is over the cap: $(grep -c bf16 cap.csv)"
+
 # refused before anything runs, nothing written
 "$ACCUBENCH" run $quick --micro 8 --dtype fp32,auto --csv no1.csv > /dev/null 2> err.txt
 check '[ $? -eq 2 ] && grep -q "auto is the backend.s one choice and stands alone" err.txt && [ ! -e no1.csv ]' \

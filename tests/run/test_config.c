@@ -69,13 +69,6 @@ static void test_devices(void)
         }
     }
     CHECK(n == (2 + 2) * 2 && device_levels == 2 && unsplittable == 2);
-    config_iter_model_alone(&it, &o, 0);
-    n = 0;
-    while (config_next(&it, &c)) {
-        n++;
-        CHECK(!c.data_parallel && c.sp.devices == 1);
-    }
-    CHECK(n == 2);
 }
 
 /* Skipping the rest of a model or a device count goes on at the next. */

@@ -27,7 +27,7 @@ _Static_assert(sizeof sweep_axes / sizeof sweep_axes[0] <= SWEEP_AXES_MAX,
  * varies only with ranks (sync, shard). */
 static int has_ranks(const config_iter *it)
 {
-    return it->data_parallel && !it->one_device;
+    return it->data_parallel;
 }
 
 static int devices_count(const config_iter *it)
@@ -158,14 +158,6 @@ void config_iter_start(config_iter *it, const run_options *o, int data_parallel)
     it->model_end = o->n_models;
     it->fresh = 1;
     it->opens = CONFIG_MODEL;
-}
-
-void config_iter_model_alone(config_iter *it, const run_options *o, int model)
-{
-    config_iter_start(it, o, 0);
-    it->one_device = 1;
-    it->mi = model;
-    it->model_end = model + 1;
 }
 
 void config_iter_skip(config_iter *it, config_level level)

@@ -99,7 +99,6 @@ extern const int sweep_axes_n;
 typedef struct config_iter {
     const run_options *o;
     int data_parallel;
-    int one_device;   /* devices 1 and no sync, whatever the options */
     int model_end;    /* models [first, model_end) */
     int mi, ei, di, ui;     /* the next config's place: model, batch, devices, micro */
     int row[SWEEP_AXES_MAX]; /* and each row axis's value, as an index into its list */
@@ -112,9 +111,6 @@ typedef struct config_iter {
  * count of o->devices, each sync mode of o->syncs, each shard mode of
  * o->shards). */
 void config_iter_start(config_iter *it, const run_options *o, int data_parallel);
-/* The configs of model `model` alone on one device with no sync: the rows
- * of a model that could not be made. */
-void config_iter_model_alone(config_iter *it, const run_options *o, int model);
 /* 1 and the next config in *c, or 0 at the end. */
 int config_next(config_iter *it, config *c);
 /* Passes over the rest of the current level (CONFIG_MODEL: the current

@@ -21,10 +21,15 @@ void row_set_status(result_row *r, const char *status, const char *note)
 }
 
 /* The row's status for a failed backend call. */
-void row_status_from(result_row *r, int rc, const backend *b)
+void row_status_said(result_row *r, int rc, const char *why)
 {
     row_set_status(r, rc == BK_OOM ? STATUS_OOM : rc == BK_UNSUPPORTED ? STATUS_SKIPPED : STATUS_ERROR,
-               b->error);
+                   why);
+}
+
+void row_status_from(result_row *r, int rc, const backend *b)
+{
+    row_status_said(r, rc, b->error);
 }
 
 

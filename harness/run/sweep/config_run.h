@@ -71,7 +71,8 @@ void row_set_status(result_row *r, const char *status, const char *note);
  * analysed), and its remarks appended to the note. */
 void row_fill_trace(result_row *r, const trace_pass_summary *t);
 /* The row's status for a failed backend call: oom, skipped (unsupported)
- * or error, with the backend's reason. */
+ * or error, with the backend's reason (or `why`, said before). */
 void row_status_from(result_row *r, int rc, const backend *b);
+void row_status_said(result_row *r, int rc, const char *why);
 
 #endif

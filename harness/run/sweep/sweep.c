@@ -89,27 +89,26 @@ static void leave(sweep *s, sweep_place *p, config_level level)
                 if (p->m[d].b)
                     model_destroy(&p->m[d]);
             memset(s->held, 0, sizeof s->held);
+            memset(p->model_rc, 0, sizeof p->model_rc);
         }
     }
 }
 
-/* Opens the levels config c begins. 1: run it; 0: passed over (the
- * iterator skips what cannot run); -1: the CSV could not be written. */
+/* Opens the levels config c begins. 1: run it; 0: passed over (a device
+ * count this rank sits out: the iterator skips it). A model or data that
+ * could not be made is no skip: each row of it says why. */
 static int enter_levels(sweep *s, const run_options *o, sweep_place *p, config_iter *it,
                         const config *c)
 {
     for (int level = c->opens; level < CONFIG_ROW; level++) {
         int rc = 1;
         if (level == CONFIG_MODEL)
-            rc = sweep_open_models(s, o, p, c);
+            sweep_open_models(s, o, p, c);
         else if (level == CONFIG_BATCH)
             sweep_open_data(s, p, c);
         else
             rc = open_devices(s, p, c);
-        if (rc < 0)
-            return -1;
-        if (level != CONFIG_MODEL || rc)
-            p->open = level + 1; /* a device count this rank sits out still has its barrier */
+        p->open = level + 1; /* a device count this rank sits out still has its barrier */
         if (!rc) {
             config_iter_skip(it, (config_level)level);
             return 0;
@@ -153,7 +152,7 @@ static int sweep_configs(sweep *s, const run_options *o)
         if (go > 0 && together)
             write_failed = config_block_add(&block, &c);
         else
-            write_failed = go < 0 || (go > 0 && run_row(s, &p, &c) != 0);
+            write_failed = go > 0 && run_row(s, &p, &c) != 0;
     }
     if (!write_failed && !stop_signal && block.n)
         write_failed = sweep_block_run(s, &p, &block);

@@ -11,29 +11,6 @@
 #include "dp_check.h"
 #include "sweep_row.h"
 
-/* Rows for every config of a model that could not even be created (rc
- * BK_OK: it does not fit), on one device. */
-static int emit_model_failure(sweep *s, const run_options *o, int model_index, int rc)
-{
-    config_iter it;
-    config c;
-    config_iter_model_alone(&it, o, model_index);
-    while (config_next(&it, &c)) {
-        result_row r;
-        sweep_row_fill(&r, s, &c);
-        sweep_row_progress(s, &r);
-        if (rc == BK_OK) {
-            snprintf(r.status, sizeof r.status, "%s", STATUS_OOM);
-            sweep_row_fits(s, &r);
-        } else {
-            row_status_from(&r, rc, s->b);
-        }
-        if (sweep_row_emit(s, &r))
-            return -1;
-    }
-    return 0;
-}
-
 /* The weights, gradients and optimizer state alone: if these do not fit,
  * no split of the model can. Under mpirun, as one rank keeps them where
  * the run shards them: the least any device count and shard value of the
@@ -83,36 +60,32 @@ static int run_dtypes(const run_options *o, const config *c, const dtype **out)
 }
 
 /* The models of config c, one in each dtype of the run (each made with
- * the backend in its dtype, so stored in it); 0 when one could not be made
- * (every row of the model is written, and its configs passed over), -1
- * when the CSV could not be. */
-int sweep_open_models(sweep *s, const run_options *o, sweep_place *p, const config *c)
+ * the backend in its dtype, so stored in it). A dtype whose model could
+ * not be made (or whose state alone does not fit) has none, and its rows
+ * say why (sweep_row_start); the others run. */
+void sweep_open_models(sweep *s, const run_options *o, sweep_place *p, const config *c)
 {
     const dtype *dts;
-    int n = run_dtypes(o, c, &dts), fit = 1, rc = BK_OK;
-    for (int i = 0; i < n && fit && rc == BK_OK; i++) {
+    int n = run_dtypes(o, c, &dts);
+    for (int i = 0; i < n; i++) {
         config one = *c;
         one.dtype = dts[i];
         size_t before = s->b->mem_in_use;
         (void)bk_use_dtype(s->b, one.dtype); /* validated when the sweep began */
-        fit = model_fits(s, o, &one);
-        rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m[one.dtype])
-                 : BK_OK;
+        int fit = model_fits(s, o, &one);
+        int rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m[one.dtype])
+                     : BK_OK;
         if (fit) {
             int worst = agree_made(s, rc, "model");
             if (worst && !rc)
                 model_destroy(&p->m[one.dtype]);
             rc = worst;
         }
+        p->model_rc[one.dtype] = rc;
+        snprintf(p->model_why[one.dtype], sizeof p->model_why[one.dtype], "%s",
+                 rc ? s->b->error : "");
         s->held[one.dtype] = s->b->mem_in_use - before;
     }
-    if (fit && rc == BK_OK)
-        return 1;
-    for (int d = 0; d < DTYPE_COUNT; d++)
-        if (p->m[d].b)
-            model_destroy(&p->m[d]);
-    memset(s->held, 0, sizeof s->held);
-    return emit_model_failure(s, o, c->model_index, rc) ? -1 : 0;
 }
 
 /* Each model's data, in its dtype. */

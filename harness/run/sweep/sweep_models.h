@@ -7,10 +7,10 @@
 #include "options.h"
 #include "sweep_state.h"
 
-/* The models of config c, one in each dtype of the run; 1 when made, 0
- * when one could not be (every row of the model is written, and its
- * configs are to be passed over), -1 when the CSV could not be. */
-int sweep_open_models(sweep *s, const run_options *o, sweep_place *p, const config *c);
+/* The models of config c, one in each dtype of the run; a dtype's that
+ * could not be made is absent, with its reason in p->model_rc and
+ * p->model_why (its rows say it, sweep_row_start). */
+void sweep_open_models(sweep *s, const run_options *o, sweep_place *p, const config *c);
 /* Each model's data for c's effective batch, in its dtype (a failure is
  * each dtype's data_rc, said by its rows). */
 void sweep_open_data(sweep *s, sweep_place *p, const config *c);

@@ -164,9 +164,11 @@ int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row 
         row_set_status(r, STATUS_SKIPPED, c->unsplittable);
     else if (!model_can_recompute(&spec, cannot, sizeof cannot))
         row_set_status(r, STATUS_SKIPPED, cannot);
+    else if (p->model_rc[c->dtype])
+        row_status_said(r, p->model_rc[c->dtype], p->model_why[c->dtype]);
     else if (p->data_rc[c->dtype])
         row_status_from(r, p->data_rc[c->dtype], s->b);
-    else if (!fits_every_rank(s, r))
+    else if (!fits_every_rank(s, r) || !p->m[c->dtype].b) /* no model: its state alone does not fit */
         snprintf(r->status, sizeof r->status, "%s", STATUS_OOM);
     else
         return 1;

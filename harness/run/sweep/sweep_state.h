@@ -59,6 +59,11 @@ typedef struct sweep {
 typedef struct sweep_place {
     int open;    /* levels open: 0 none .. CONFIG_DEVICES + 1 all three */
     model m[DTYPE_COUNT];
+    /* the model could not be made in that dtype (BK_*; BK_OK with no model:
+     * its state alone does not fit, which each row's own need says): every
+     * row in that dtype says so, and the other dtypes run */
+    int model_rc[DTYPE_COUNT];
+    char model_why[DTYPE_COUNT][200];
     /* the data could not be made (BK_*): every row of the batch in that
      * dtype says so */
     int data_rc[DTYPE_COUNT];
