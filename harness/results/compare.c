@@ -342,11 +342,6 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     table_add(tb, verdict_words(v, min_diff).s);
 }
 
-/* Each file's configs by key: the first row of each is the one compared,
- * and a config listed twice in BASE is compared once. A config's second
- * arm (an A/A check, RESULT_SECOND_ARM) is left aside: the config is
- * compared once, from its first arm, and counted once in the tally and
- * the exit status. */
 /* Whether row r takes part on side k: every row, or under --dtypes only
  * that side's dtype's. */
 static int on_side(const char (*dtypes)[16], int k, const csv_row *r)
@@ -354,6 +349,11 @@ static int on_side(const char (*dtypes)[16], int k, const csv_row *r)
     return !dtypes[k][0] || !strcmp(r->dtype, dtypes[k]);
 }
 
+/* Each file's configs by key: the first row of each is the one compared,
+ * and a config listed twice in BASE is compared once. A config's second
+ * arm (an A/A check, RESULT_SECOND_ARM) is left aside: the config is
+ * compared once, from its first arm, and counted once in the tally and
+ * the exit status. */
 static void compare_tables(const csv_table t[2], csv_row *const rows[2],
                            const compare_side side[2], const char (*dtypes)[16],
                            double min_diff, comparison *cmp)
