@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cuda_backend.h"
@@ -141,52 +140,11 @@ static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
     return BK_OK;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Waits for an event, or for the stream when ev is NULL: blocking, or,
- * with a poll set (cuda_backend_set_wait_poll), by querying, so that the
- * poll can end a wait that would never end. */
-static int wait_for(backend *b, cudaEvent_t ev)
-{
-    cuda_impl *c = cuda_of(b);
-    if (!c->wait_poll) {
-        CUDA_CHECK(b, ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(c->stream));
-        return BK_OK;
-    }
-    double t0 = monotonic_s();
-    for (long spins = 0;; spins++) {
-        cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(c->stream);
-        if (e == cudaSuccess)
-            return BK_OK;
-        if (e != cudaErrorNotReady)
-            CUDA_CHECK(b, e);
-        (void)cudaGetLastError(); /* "not ready" is no failure: not the next launch's */
-        if (spins >= 100 && c->wait_poll(c->wait_poll_ctx, monotonic_s() - t0))
-            return BK_ERROR;
-        if (spins >= 100)
-            usleep(100);
-        else
-            usleep(10);
-    }
-}
-
-extern "C" void cuda_backend_set_wait_poll(backend *b, int (*poll)(void *ctx, double waited_s),
-                                           void *ctx)
-{
-    cuda_of(b)->wait_poll = poll;
-    cuda_of(b)->wait_poll_ctx = ctx;
-}
-
 static int cu_download(backend *b, void *dst, const void *src, size_t bytes)
 {
     cuda_impl *c = cuda_of(b);
     CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
-    return wait_for(b, NULL);
+    return cuda_wait_for(b, NULL);
 }
 
 static int cu_zero(backend *b, void *dst, size_t bytes)
@@ -244,7 +202,7 @@ static int cu_timer_record(backend *b, bk_timer *t)
 static int cu_timer_elapsed(backend *b, bk_timer *start, bk_timer *end, double *ms)
 {
     float f = 0.0f;
-    int rc = wait_for(b, end->event);
+    int rc = cuda_wait_for(b, end->event);
     if (rc)
         return rc;
     CUDA_CHECK(b, cudaEventElapsedTime(&f, start->event, end->event));
@@ -254,7 +212,7 @@ static int cu_timer_elapsed(backend *b, bk_timer *start, bk_timer *end, double *
 
 static int cu_sync(backend *b)
 {
-    return wait_for(b, NULL);
+    return cuda_wait_for(b, NULL);
 }
 
 /* ------------------------------------------------------- create/destroy */

@@ -54,6 +54,9 @@ typedef struct cuda_impl {
 static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
 
 extern "C" {
+/* cuda_wait.cu: waits for ev, or for the stream when ev is NULL (BK_*) */
+int cuda_wait_for(backend *b, cudaEvent_t ev);
+
 /* cuda_dtype.cu: backend_ops.use_dtype */
 int cuda_use_dtype(backend *b, dtype dt, char *why, size_t why_len);
 
