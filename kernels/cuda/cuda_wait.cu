@@ -2,18 +2,13 @@
  * all-reduce engine set a poll (cuda_backend_set_wait_poll), by querying,
  * so that the poll can end a wait that would never end (a dead or stopped
  * peer rank). */
-#include <time.h>
 #include <unistd.h>
 
 #include "cuda_backend.h"
 #include "cuda_check.h"
 #include "cuda_internal.h"
-
-static double monotonic_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+extern "C" {
+#include "trace.h" /* trace_now_ns: C, without guards of its own */
 }
 
 /* Waits for an event, or for the stream when ev is NULL: blocking, or,
@@ -26,7 +21,7 @@ extern "C" int cuda_wait_for(backend *b, cudaEvent_t ev)
         CUDA_CHECK(b, ev ? cudaEventSynchronize(ev) : cudaStreamSynchronize(c->stream));
         return BK_OK;
     }
-    double t0 = monotonic_s();
+    uint64_t t0 = trace_now_ns();
     for (long spins = 0;; spins++) {
         cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(c->stream);
         if (e == cudaSuccess)
@@ -34,7 +29,8 @@ extern "C" int cuda_wait_for(backend *b, cudaEvent_t ev)
         if (e != cudaErrorNotReady)
             CUDA_CHECK(b, e);
         (void)cudaGetLastError(); /* "not ready" is no failure: not the next launch's */
-        if (spins >= 100 && c->wait_poll(c->wait_poll_ctx, monotonic_s() - t0))
+        double waited_s = (double)(trace_now_ns() - t0) * 1e-9;
+        if (spins >= 100 && c->wait_poll(c->wait_poll_ctx, waited_s))
             return BK_ERROR;
         if (spins >= 100)
             usleep(100);

@@ -30,11 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cuda_backend.h"
 #include "nccl_solo_host.h"
+#include "trace.h"
 #ifdef ACCUBENCH_HAVE_MPI
 #include "mpi_comm_internal.h"
 #endif
@@ -133,23 +133,16 @@ static cudaError_t query_event(cudaEvent_t ev)
     return e;
 }
 
-static double monotonic_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Waits for ev, polling NCCL's asynchronous error and the wait limit (see
  * nccl_poll). */
 static cudaError_t wait_event(comm *c, cudaEvent_t ev)
 {
-    double t0 = monotonic_s();
+    uint64_t t0 = trace_now_ns();
     for (long spins = 0;; spins++) {
         cudaError_t e = query_event(ev);
         if (e != cudaErrorNotReady)
             return e;
-        if (spins >= 100 && nccl_poll(c, monotonic_s() - t0))
+        if (spins >= 100 && nccl_poll(c, (double)(trace_now_ns() - t0) * 1e-9))
             return cudaErrorLaunchFailure; /* the reason is in b->error */
         usleep(spins >= 100 ? 100 : 10);
     }
