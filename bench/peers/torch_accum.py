@@ -34,7 +34,7 @@ import peer_reductions  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
 from peer_options import (  # noqa: E402
-    BadInput, check_micro_fits, int_in, items, micro_list, micro_named, model_items, parse_args,
+    BadInput, check_micro_fits, int_in, items, micro_list, model_items, parse_args,
     plural, real_in, settings_of)
 
 
@@ -128,7 +128,6 @@ class Peer:
         for e in self.effective:  # every size read (BadInput) before anything runs
             micro_list(self.micro_spec, e, e)
         check_micro_fits(s["micro"], self.effective)  # after micro_list read every size
-        self.named_micros = micro_named(s["micro"])
         self.fused_ok = peer_step.fused_adamw_available(device)
         self.argv = argv
         self.failed = 0
@@ -249,9 +248,7 @@ class Peer:
         for spec in self.models:
             for e in self.effective:
                 share = -(-e // n)  # the largest share of E a rank takes
-                for micro in micro_list(self.micro_spec, e, share):
-                    if micro > share and micro not in self.named_micros:
-                        continue  # pow2's, past a rank's share of the batch (as config.c)
+                for micro in micro_list(self.micro_spec, e, share):  # pow2's stop at the share
                     for mode in self.modes:
                         for red in self.reductions:
                             for sync in self.syncs or [None]:

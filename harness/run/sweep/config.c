@@ -72,17 +72,6 @@ static void row_restart(config_iter *it, int a)
         it->row[a] = 0;
 }
 
-/* Whether the user named this micro-batch (--micro 3), rather than pow2
- * making it: one named is a row, skipped with the reason where a device's
- * share cannot hold it; pow2's powers stop at the share unsaid. */
-static int micro_named(const run_options *o, int micro)
-{
-    for (int i = 0; i < o->n_micro; i++)
-        if (o->micro[i] == micro)
-            return 1;
-    return 0;
-}
-
 static void note(config_iter *it, config_level level)
 {
     if (level < it->opens)
@@ -120,15 +109,12 @@ static int settle_on_config(config_iter *it)
             continue;
         }
         int effective = o->effective[it->ei], devices = devices_at(it);
-        it->n_micro = options_micro_list(o, effective, (effective + devices - 1) / devices,
-                                         it->micros, 64);
+        /* pow2's sizes stop at the most a rank takes; a size named past it
+         * is a row, skipped with the reason (unsplittable) */
+        int share = (effective + devices - 1) / devices;
+        it->n_micro = options_micro_list(o, effective, share, it->micros, 64);
         if (it->ui >= it->n_micro) {
             advance(it, CONFIG_DEVICES);
-            continue;
-        }
-        int micro = it->micros[it->ui];
-        if (micro > (effective + devices - 1) / devices && !micro_named(o, micro)) {
-            advance(it, CONFIG_ROW); /* pow2's, past a device's share of the batch */
             continue;
         }
         /* The row axes as an odometer: one past its end carries into the
