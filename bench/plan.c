@@ -19,8 +19,8 @@
 #include "parse.h"
 #include "plan_jobs.h"
 #include "plan_recommend.h"
+#include "plan_split.h"
 #include "probe.h"
-#include "split.h"
 
 typedef struct plan_args {
     int effective, max_micro, devices;
@@ -378,33 +378,10 @@ static int plan_split(const plan_args *a)
         say_plan_usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
         return 2;
     }
-    if (a->effective % a->devices) {
-        snprintf(why, sizeof why, "effective batch %d does not split evenly over %d devices",
-                 a->effective, a->devices);
+    if (plan_split_write(stdout, a->effective, a->max_micro, a->devices, why, sizeof why)) {
         say_plan_usage_error(why);
         return 2;
     }
-    int per_device = a->effective / a->devices;
-    int micro = a->max_micro < per_device ? a->max_micro : per_device;
-    split sp;
-    if (split_make(per_device, micro, a->devices, &sp, why, sizeof why)) {
-        say_plan_usage_error(why);
-        return 2;
-    }
-    printf("effective batch:    %d\n", a->effective);
-    printf("devices:            %d\n", sp.devices);
-    printf("micro-batch:        %d\n", sp.micro);
-    printf("accumulation steps: %d\n", sp.accum);
-    if (sp.last != sp.micro)
-        printf("last micro-batch:   %d (the division is not whole)\n", sp.last);
-    printf("effective reached:  %lld = ", (long long)sp.effective * sp.devices);
-    if (sp.last != sp.micro)
-        printf("(%d x %d + %d)", sp.micro, sp.accum - 1, sp.last);
-    else
-        printf("%d x %d", sp.micro, sp.accum);
-    if (sp.devices > 1)
-        printf(" x %d devices", sp.devices);
-    printf("\n");
     return 0;
 }
 

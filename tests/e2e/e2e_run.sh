@@ -42,6 +42,12 @@ check 'grep -q "accumulation steps: 8" plan.txt' "plan: 8 steps"
 "$ACCUBENCH" plan --effective 100 --max-micro 32 --devices 2 >plan2.txt
 check 'grep -q "last micro-batch:   18" plan2.txt' "plan: last micro-batch 18"
 check 'grep -q "x 2 devices" plan2.txt' "plan: devices factor"
+# devices that do not divide E take near-equal parts, as run deals them
+"$ACCUBENCH" plan --effective 64 --max-micro 8 --devices 3 >plan3.txt 2>&1
+check '[ $? -eq 0 ] && grep -qx "effective reached:  64 = 8 x 2 x 3 devices + 2 devices x 5 + 1 device x 6" plan3.txt' \
+    "plan: ragged shares: $(cat plan3.txt)"
+"$ACCUBENCH" plan --effective 7 --max-micro 2 --devices 3 >/dev/null 2>err.txt
+check '[ $? -eq 2 ] && grep -q "a device would have none" err.txt' "plan: no part for a device: $(cat err.txt)"
 
 # plan --find-max-micro probes the allocator under a cap
 "$ACCUBENCH" plan --find-max-micro --model S --mem-cap 90M --backend cpu >probe.txt 2>&1
