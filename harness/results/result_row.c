@@ -95,6 +95,22 @@ int result_same_config_but(const result_row *a, const result_row *b, const char 
     return same_in_key(a, b, 1, column);
 }
 
+static size_t column_size(const result_column *c)
+{
+    return c->type == RESULT_IS_TEXT ? RESULT_TEXT_LEN
+           : c->type == RESULT_IS_INT ? sizeof(int64_t)
+                                      : sizeof(double);
+}
+
+void result_copy_pass(result_row *to, const result_row *from, const char *pass)
+{
+    for (int i = 0; i < result_column_count; i++) {
+        const result_column *c = &result_columns[i];
+        if (!strcmp(c->pass, pass))
+            memcpy((char *)to + c->offset, (const char *)from + c->offset, column_size(c));
+    }
+}
+
 void result_key_names(char *out, size_t len)
 {
     size_t used = 0;

@@ -239,6 +239,10 @@ int result_same_config_but(const result_row *a, const result_row *b, const char 
  * the report's csv_row both hold `arm`. */
 #define RESULT_SECOND_ARM(r) ((r)->arm > 1)
 
+/* Copies the columns one pass fills ("check": the gradient check and the
+ * noise scale) from one row to another; the others stay as they are. */
+void result_copy_pass(result_row *to, const result_row *from, const char *pass);
+
 /* "backend, model, ...": the KEY and SPLIT columns, in CSV order. */
 void result_key_names(char *out, size_t len);
 

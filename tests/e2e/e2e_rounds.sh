@@ -65,6 +65,11 @@ check '[ $? -eq 0 ]' "the A/A run exits 0"
 check '[ "$(col aa.csv arm | tr "\n" " ")" = "1 2 " ]' "arms 1 and 2: $(col aa.csv arm | tr '\n' ' ')"
 check '[ "$(col aa.csv vs_ref | head -n 1)" = "1" ]' "arm 1 is the reference"
 check '[ "$(col aa.csv comparison | sort -u | wc -l)" -eq 1 ]' "both arms in one comparison"
+# arm 2 takes arm 1's checks (the same config: the same gradient), says so
+check '[ "$(col aa.csv grad_rel_err | sort -u | wc -l)" -eq 1 ] && [ -n "$(col aa.csv grad_rel_err | head -n 1)" ]' \
+    "arm 2's gradient error is arm 1's: $(col aa.csv grad_rel_err | tr '\n' ' ')"
+check '[ "$(grep -c "checks (gradient and noise scale) those of arm 1" aa.csv)" -eq 1 ]' \
+    "arm 2's note names the checks it took"
 
 # a fixed --steps: each config alone, no comparison columns
 "$ACCUBENCH" run $quick --micro 16,4 --steps 3 --csv alone.csv > /dev/null 2>&1

@@ -27,9 +27,11 @@ void config_run(sweep *s, model *m, dataset *d, const config *c, result_row *r);
  * noise scale, the curves): 1 when the runner is live and the config is to
  * be timed, 0 when r is final (its status says why; the runner is freed).
  * *runner_bytes: what setting the runner up allocated (its activations,
- * graphs, loss): what it holds while it stays set up. */
+ * graphs, loss): what it holds while it stays set up. `checked`: the row
+ * of c's first arm where c is its second (an A/A check), prepared before
+ * it; c takes its checks rather than run them again (NULL: c runs its own). */
 int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
-                   result_row *r, size_t *runner_bytes);
+                   result_row *r, size_t *runner_bytes, const result_row *checked);
 /* A prepared config timed alone, then config_finish. */
 void config_time_prepared(sweep *s, model *m, dataset *d, const config *c, step_runner *run,
                           result_row *r);

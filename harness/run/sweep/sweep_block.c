@@ -58,6 +58,18 @@ static void time_alone(sweep *s, sweep_place *p, round_member *mb, int resident)
     range_pop();
 }
 
+/* The row of member i's first arm where i is a config's second (an A/A
+ * check) and the first was prepared before it and passed its checks. */
+static const result_row *first_arm_checked(const round_member *mem, size_t i)
+{
+    if (!RESULT_SECOND_ARM(mem[i].c))
+        return NULL;
+    for (size_t j = 0; j < i; j++)
+        if (mem[j].live && result_same_config_but(mem[j].r, mem[i].r, "arm"))
+            return mem[j].r;
+    return NULL;
+}
+
 /* Prepares each member (its row started, its runner set up and checked);
  * a member not resident lets its runner go once checked. Each is announced
  * in turn (as its checks begin, or at once where it cannot run) and set
@@ -70,7 +82,8 @@ static void prepare(sweep *s, round_member *mem, size_t n, int resident)
         if (!mb->live)
             continue;
         config_range_push(mb->c);
-        mb->live = config_prepare(s, mb->m, mb->d, mb->c, &mb->run, mb->r, &mb->own_bytes);
+        mb->live = config_prepare(s, mb->m, mb->d, mb->c, &mb->run, mb->r, &mb->own_bytes,
+                                  first_arm_checked(mem, i));
         progress_config_checked(s->progress, mb->live);
         if (mb->live && !resident)
             step_runner_free(&mb->run);
