@@ -138,6 +138,13 @@ static void run_sweep(double budget_s, int want_windows)
     CHECK_NEAR(eta_noise_s(&e, 2, 25), true_noise(&c, &truth[2], &windows), 1e-9);
     CHECK(windows == want_windows);
     CHECK_NEAR(eta_noise_s(&e, 2, 25), want_windows * 8 * (0.025 + 0.002), 1e-9);
+    /* a second arm in its first's comparison takes the first's checks:
+     * no noise pass of its own; timed alone it runs its own */
+    e.items[2].arm = 2;
+    e.items[2].group = 1;
+    CHECK(eta_noise_s(&e, 2, 25) == 0);
+    e.items[2].group = 0;
+    CHECK(eta_noise_s(&e, 2, 25) > 0);
     /* one pass a window: no noise pass */
     e.items[0].accum = 1;
     CHECK(eta_noise_s(&e, 0, 75) == 0);

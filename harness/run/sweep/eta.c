@@ -145,6 +145,13 @@ static int noise_windows_run(const eta *e, int asked, double window_s)
     return n < asked ? (int)n : asked;
 }
 
+/* A second arm prepared in its first's comparison takes the first's
+ * gradient check and noise scale (config_prepare): no host sums, no pass. */
+static int takes_first_arm_checks(const eta_item *x)
+{
+    return x->arm > 1 && x->group;
+}
+
 /* The host's seconds in config x's gradient check at a noise pass's host
  * rate (noise_host_rate, learnt once): it downloads the gradient of the
  * window and of each of the K pieces of the full-batch reference and sums
@@ -153,14 +160,14 @@ static int noise_windows_run(const eta *e, int asked, double window_s)
  * 0 before a noise pass has run. */
 static double check_host_s(const eta_item *x, double host_rate)
 {
-    return (x->accum + 1) * host_rate * eta_example_flops(x);
+    return takes_first_arm_checks(x) ? 0 : (x->accum + 1) * host_rate * eta_example_flops(x);
 }
 
 double eta_noise_s(const eta *e, int i, double pass_ms)
 {
     const eta_item *x = &e->items[i];
     int w = noise_windows(e, x);
-    if (!w || !(pass_ms > 0))
+    if (!w || !(pass_ms > 0) || takes_first_arm_checks(x))
         return 0;
     double window_s = x->accum * (pass_ms / 1e3 + noise_host_rate(e) * eta_example_flops(x));
     return noise_windows_run(e, w, window_s) * window_s;
