@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "progress.h"
+#include "trace.h"
 
 static void sleep_s(double s)
 {
@@ -17,14 +19,43 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
+/* What the progress wrote to f so far (it flushes every line), read by
+ * offset: the stream's own position, where the watcher thread writes,
+ * stays where it is. */
 static char *slurp(FILE *f)
 {
     static char text[4096];
-    fflush(f);
-    rewind(f);
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
+    ssize_t n = pread(fileno(f), text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = '\0';
     return text;
+}
+
+/* Waits for `line` to appear in f: a silent phase's line comes from the
+ * watcher thread, which a loaded machine may run late; a fixed sleep
+ * alone would fail the test there. 1 when it came within a minute. */
+static int wait_for(FILE *f, const char *line)
+{
+    for (int i = 0; i < 6000; i++) {
+        if (strstr(slurp(f), line))
+            return 1;
+        sleep_s(0.01);
+    }
+    return 0;
+}
+
+static double seconds_since(uint64_t t0)
+{
+    return (double)(trace_now_ns() - t0) / 1e9;
+}
+
+/* progress_duration's text for `s` seconds, or for a moment either side:
+ * the program read its clock a little apart from the test's. */
+static int duration_near(const char *text, double s)
+{
+    char lo[32], hi[32];
+    progress_duration(s - 0.05, lo, sizeof lo);
+    progress_duration(s + 0.05, hi, sizeof hi);
+    return !strncmp(text, lo, strlen(lo)) || !strncmp(text, hi, strlen(hi));
 }
 
 int main(void)
@@ -43,21 +74,27 @@ int main(void)
     CHECK(f != NULL);
     progress p;
     CHECK(progress_start(&p, f, 3, 0.1) == 0);
+    uint64_t t0 = trace_now_ns();
     progress_config(&p, "S fp32 16x4 async sum");
     progress_phase(&p, "quick phase");
     progress_phase(&p, "gradient check");
     sleep_s(0.4);
+    CHECK(wait_for(f, "config 1 of 3: gradient check (running for "));
+    double first_s = seconds_since(t0);
     progress_config_done(&p);
     progress_config(&p, "S fp32 32x2 async sum");
     progress_config_done(&p);
     progress_stop(&p);
     char *out = slurp(f);
     CHECK(strstr(out, "config 1 of 3 (S fp32 16x4 async sum); 0 s so far\n") == out);
-    CHECK(strstr(out, "config 1 of 3: gradient check (running for 0 s)\n") != NULL);
     CHECK(strstr(out, "quick phase") == NULL);
-    /* One config of about 0.4 s done: the other two take about 1 s. */
-    char *second = strstr(out, "config 2 of 3 (S fp32 32x2 async sum); 0 s so far, about ");
-    CHECK(second != NULL && strstr(second, "about 1 s left\n") != NULL);
+    /* One config of about 0.4 s done: the other two take twice its time
+     * (about 1 s, where the machine kept the sleep). */
+    char *second = strstr(out, "config 2 of 3 (S fp32 32x2 async sum); ");
+    CHECK(second != NULL && duration_near(strstr(second, "; ") + 2, first_s));
+    char *left = second ? strstr(second, " so far, about ") : NULL;
+    CHECK(left != NULL && duration_near(left + strlen(" so far, about "), 2 * first_s));
+    CHECK(left != NULL && strstr(left, " s left\n") != NULL);
     CHECK(strchr(out, '\r') == NULL && strstr(out, "\033[") == NULL);
     fclose(f);
 
@@ -79,6 +116,7 @@ int main(void)
     progress_config_pass(&p, 12.0);
     progress_phase(&p, "gradient check");
     sleep_s(0.3);
+    CHECK(wait_for(f, "config 2 of 3: gradient check (running for "));
     progress_config_set_aside(&p, &a);
     progress_config_resume(&p, &b, 1);
     progress_config_pass(&p, 3.0);
@@ -86,9 +124,11 @@ int main(void)
     progress_group_rounds(&p);
     progress_phase(&p, "interleaved rounds: round 1");
     sleep_s(0.3);
+    CHECK(wait_for(f, "configs 2-3 of 3: interleaved rounds: round 1 (running for "));
     progress_config_resume(&p, &b, 0);
     progress_phase(&p, "trace pass");
     sleep_s(0.3);
+    CHECK(wait_for(f, "config 3 of 3: trace pass (running for "));
     progress_config_done_marked(&p, &a, 40.0, 12.0, 10, 5, 0.3);
     progress_config_done_marked(&p, &b, 20.0, 3.0, 10, 5, 0.3);
     progress_group_end(&p);
@@ -99,10 +139,10 @@ int main(void)
     CHECK(strcmp(b.label, "S fp32 64x1 async sum") == 0 && b.pass_ms == 3.0);
     CHECK(a.seconds >= 0.25);
     char *first = strstr(out, "config 2 of 3 (S fp32 8x8 async sum); 0 s so far");
-    char *check = strstr(out, "config 2 of 3: gradient check (running for 0 s)\n");
-    char *other = strstr(out, "config 3 of 3 (S fp32 64x1 async sum); 0 s so far");
-    char *rounds = strstr(out, "configs 2-3 of 3: interleaved rounds: round 1 (running for 0 s)\n");
-    char *trace = strstr(out, "config 3 of 3: trace pass (running for 0 s)\n");
+    char *check = strstr(out, "config 2 of 3: gradient check (running for ");
+    char *other = strstr(out, "config 3 of 3 (S fp32 64x1 async sum); ");
+    char *rounds = strstr(out, "configs 2-3 of 3: interleaved rounds: round 1 (running for ");
+    char *trace = strstr(out, "config 3 of 3: trace pass (running for ");
     CHECK(first && check && other && rounds && trace);
     CHECK(first < check && check < other && other < rounds && rounds < trace);
     CHECK(strstr(first + 1, "config 2 of 3 (") == NULL); /* announced once */
