@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend_registry.h"
+#include "dispatch.h"
 #include "dtype_table.h"
 #include "recommend.h"
 #include "sweep.h"
@@ -19,8 +20,8 @@
 /* The candidates the measuring run makes, as the values handed to run's
  * options: every micro x K that reaches E, times each value of each lever
  * listed (a lever run takes is one more row here); --shard needs ranks,
- * which this one-device run has not (rank sharded rows with --from). The dtype is
- * swept apart (run takes one a run), over every dtype the backend
+ * which this one-device run has not (rank sharded rows with --from). The
+ * dtype is one more axis of the same sweep, over every dtype the backend
  * computes in. */
 static const char *const RECOMMEND_LEVERS[][2] = {
     {"micro", "pow2"},
@@ -68,22 +69,25 @@ static int weights_fit(const run_options *o, uint64_t cap, dtype dt, int effecti
     return 0;
 }
 
-/* One sweep of the candidates in one dtype, into the CSV. The first is
- * held to run's rules for an existing --csv (refused without --append or
- * --replace, and before anything is measured: run_outputs.h); the ones
- * after it append to what it wrote. 0, or the sweep's status. */
-static int measure_dtype(run_options *o, const backend_entry *entry, backend *b, int first)
+/* The candidates' sweep, every dtype of `list` in the same interleaved
+ * rounds (so a bf16 candidate against an fp32 one is a paired ratio, not
+ * two medians timed apart), into the CSV, held to run's rules for an
+ * existing --csv (refused without --append or --replace, and before
+ * anything is measured: run_outputs.h). 0, or the sweep's status. */
+static int measure_dtypes(run_options *o, const backend_entry *entry, backend *b,
+                          const dtype *list, int n)
 {
     char dtype_note[300], optimizer_note[300];
-    o->dtypes[0] = b->dtype;
-    o->n_dtypes = 1;
-    if (!first) {
-        o->append = 1;
-        o->replace = 0;
+    size_t used = 0; /* "fp32, bf16, for plan --recommend" */
+    for (int i = 0; i < n; i++) {
+        o->dtypes[i] = list[i];
+        used += (size_t)snprintf(dtype_note + used, sizeof dtype_note - used, "%s, ",
+                                 dtype_name(list[i]));
     }
+    o->n_dtypes = n;
+    snprintf(dtype_note + used, sizeof dtype_note - used, "for plan --recommend");
     if (o->optimizer_at_auto)
         o->optimizer.at = entry->auto_optimizer_at;
-    snprintf(dtype_note, sizeof dtype_note, "%s, for plan --recommend", dtype_name(b->dtype));
     snprintf(optimizer_note, sizeof optimizer_note, "%s", optimizer_at_name(o->optimizer.at));
     sweep_device dev = {.b = b, .trace_source = "off (plan --recommend)", .note = "",
                         .dtype_note = dtype_note, .optimizer_note = optimizer_note};
@@ -105,36 +109,61 @@ static int dtypes_to_measure(const run_options *o, int dtype_given, dtype *out)
     return DTYPE_COUNT;
 }
 
-/* Each dtype in turn, on a backend opened in it; the ones the backend
- * refuses are said once. Returns 0 when at least one was measured; 2 where
- * it could not start; an interrupted sweep's status (128 + the signal: its
- * rows are on disk and it has said so), ending the measuring there. */
+/* Appends a dtype's name to the list of those the backend refuses. */
+static void add_refused(char *refused, size_t len, dtype dt)
+{
+    size_t used = strlen(refused);
+    snprintf(refused + used, len - used, "%s%s", used ? ", " : "", dtype_name(dt));
+}
+
+/* The backend opened in the first dtype of `list` it computes in; the
+ * others it computes in kept in `list` (its first the one it is in), the
+ * ones it refuses named in `refused`. The count kept; 0 with the reason
+ * in why where it opens in none. */
+static int open_in_dtypes(const run_options *o, dtype *list, int n, backend **b,
+                          const backend_entry **entry, char *refused, size_t refused_len,
+                          char *why, size_t why_len)
+{
+    char note[400];
+    int kept = 0, i = 0;
+    for (*b = NULL; i < n && !*b; i++)
+        if (backend_open(o->backend, list[i], b, entry, note, sizeof note, why, why_len) != BK_OK) {
+            *b = NULL;
+            add_refused(refused, refused_len, list[i]);
+        } else {
+            list[kept++] = list[i];
+        }
+    for (; i < n; i++) /* the one open backend serves each dtype it computes in */
+        if (bk_use_dtype(*b, list[i]) == BK_OK)
+            list[kept++] = list[i];
+        else
+            add_refused(refused, refused_len, list[i]);
+    if (*b)
+        (void)bk_use_dtype(*b, list[0]); /* it computed in list[0]: it does again */
+    return kept;
+}
+
+/* Every dtype asked (or the backend computes in) in one measuring sweep;
+ * the ones the backend refuses are said once. Returns 0 when the sweep
+ * measured; 2 where it could not start; an interrupted sweep's status
+ * (128 + the signal: its rows are on disk and it has said so). */
 static int measure_each_dtype(run_options *o, uint64_t cap, int dtype_given)
 {
     dtype list[DTYPE_COUNT];
-    int n = dtypes_to_measure(o, dtype_given, list), measured = 0;
-    char refused[400] = "", note[400], why[400] = "";
-    for (int i = 0; i < n; i++) {
-        const backend_entry *entry;
-        backend *b;
-        if (backend_open(o->backend, list[i], &b, &entry, note, sizeof note, why,
-                         sizeof why) != BK_OK) {
-            size_t used = strlen(refused);
-            snprintf(refused + used, sizeof refused - used, "%s%s", used ? ", " : "",
-                     dtype_name(list[i]));
-            continue;
-        }
-        int rc = measured || weights_fit(o, cap, b->dtype, o->effective[0])
-                     ? measure_dtype(o, entry, b, !measured) : 2;
-        b->ops->destroy(b);
-        if (rc == 2 || rc > 128)
-            return rc; /* said: the cap, the sweep's bad input, or the interruption */
-        measured++;
-    }
-    if (!measured) {
+    int n = dtypes_to_measure(o, dtype_given, list);
+    char refused[400] = "", why[400] = "";
+    const backend_entry *entry;
+    backend *b;
+    n = open_in_dtypes(o, list, n, &b, &entry, refused, sizeof refused, why, sizeof why);
+    if (!n) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
+    int rc = weights_fit(o, cap, list[0], o->effective[0]) ? measure_dtypes(o, entry, b, list, n)
+                                                            : 2;
+    b->ops->destroy(b);
+    if (rc == 2 || rc > 128)
+        return rc; /* said: the cap, the sweep's bad input, or the interruption */
     if (refused[0])
         printf("not measured: %s (the backend does not compute in %s)\n", refused,
                strchr(refused, ',') ? "them" : "it");

@@ -95,6 +95,10 @@ for d in fp32 bf16; do
     [ "$n" = 12 ] || fail "measured.csv holds $n $d rows, want 12"
 done
 grep -q '^not measured: tf32' out.txt || fail "tf32, which the CPU refuses, is not said"
+# one sweep: all 24 rows, both dtypes, timed in one comparison's rounds,
+# so a bf16 candidate against an fp32 one is a paired ratio
+comparisons=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) if ($i == "comparison") c = i; h = 1; next } print $c }' measured.csv | sort -u | wc -l)
+[ "$comparisons" = 1 ] || fail "the dtypes were timed in $comparisons comparisons, want 1 (one sweep, the same rounds)"
 # Each configuration is listed, or counted among the slower ones left out
 # (which of them is flagged depends on the machine's noise).
 considered 24 "measured configurations"
