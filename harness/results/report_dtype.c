@@ -6,6 +6,7 @@
  * their intervals where they were timed apart. Rows of one dtype are
  * never compared with another anywhere else in the report: dtype is a KEY
  * column, so every series, verdict and ratio stays within its dtype. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,7 +78,12 @@ static void pair_row(table *tb, const csv_row *ref, const csv_row *r, tally *t)
     table_add(tb, r->model);
     table_addf(tb, "%lld", (long long)r->effective_batch);
     table_add(tb, rp_split(r).s);
-    table_add(tb, r->mode);
+    /* its levers beside the mode: under mpirun one split runs on several
+     * device counts, syncs and shards, each a line that must say which */
+    char devices[48] = "";
+    if (r->devices > 1)
+        snprintf(devices, sizeof devices, ", %lld devices", (long long)r->devices);
+    table_addf(tb, "%s%s%s", r->mode, devices, rp_levers(r).s);
     table_add(tb, r->dtype);
     table_add(tb, rp_num(ref->step_ms_median, 4).s);
     table_add(tb, rp_num(r->step_ms_median, 4).s);
