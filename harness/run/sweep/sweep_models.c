@@ -72,7 +72,11 @@ void sweep_open_models(sweep *s, const run_options *o, sweep_place *p, const con
         one.dtype = dts[i];
         size_t before = s->b->mem_in_use;
         (void)bk_use_dtype(s->b, one.dtype); /* validated when the sweep began */
+        /* Each rank may have its own cap: made on every rank or on none,
+         * or one rank would agree on a model the others never made. */
         int fit = model_fits(s, o, &one);
+        if (s->world)
+            fit = dp_agree_all(s->world, fit);
         int rc = fit ? model_create(s->b, c->model, &o->optimizer, c->seed, &p->m[one.dtype])
                      : BK_OK;
         if (fit) {
