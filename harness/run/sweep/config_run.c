@@ -483,8 +483,14 @@ int config_prepare(sweep *s, model *m, dataset *d, const config *c, step_runner 
     /* The model set for the row: its activations, made below, and the
      * dtype its runner accumulates the gradient in follow it. */
     config_use(s, c, m);
-    int rc = shard_state(s, m, c);
+    /* The state, cut again, is what this dtype's model holds from here,
+     * while the other dtypes' rows run too: sweep.held follows it, so
+     * that what their rows leave out is what it holds under this row's
+     * shard mode, not what it held whole. */
     size_t before = s->b->mem_in_use;
+    int rc = shard_state(s, m, c);
+    s->held[c->dtype] = s->held[c->dtype] + s->b->mem_in_use - before;
+    before = s->b->mem_in_use;
     rc = setup(s, m, d, c, run, rc);
     *runner_bytes = !rc && s->b->mem_in_use > before ? s->b->mem_in_use - before : 0;
     if (rc) {

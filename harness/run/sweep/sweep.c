@@ -443,14 +443,6 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         sweep_ranks_share_pids(s.world);
     if (s.world && !sweep_ranks_agree(&s, o))
         return end_ranks(&s, 2);
-    /* Ranks cut each model's state their own way (sharding), which the
-     * memory one dtype's rows leave to the others' models does not follow. */
-    if (s.world && o->n_dtypes > 1) {
-        if (s.writer)
-            fprintf(stderr, "accubench: more than one --dtype runs on one device: under "
-                            "mpirun, run each dtype apart (--append them to one CSV)\n");
-        return end_ranks(&s, 2);
-    }
     if (s.world && s.world->ops->watch)
         s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
     if (!s.writer) {

@@ -26,8 +26,10 @@ typedef struct sweep {
      * denominator of its rows. */
     double peak_tflops[DTYPE_COUNT];
     /* What each dtype's model and data hold on the device while the sweep
-     * has them open: a row of one dtype counts none of the others' in its
-     * memory peak, nor against the cap (config_use). */
+     * has them open, as they hold it now (under mpirun a model's state is
+     * cut again by each of its rows: config_prepare follows it): a row of
+     * one dtype counts none of the others' in its memory peak, nor against
+     * the cap (config_use). */
     size_t held[DTYPE_COUNT];
     config_watch *watch; /* the probes beside each config (NULL: none) */
     uint64_t mem_cap;       /* 0 = none */
