@@ -11,6 +11,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "csv_lock.h"
+#include "dispatch.h"
 #include "dp_projection.h"
 #include "goodput_plan.h"
 #include "noise_plan.h"
@@ -185,6 +186,15 @@ static void plan_shared_edit(const option_def *d, char *help, size_t help_len, c
         snprintf(help, help_len, "with --recommend: the measuring run's time budget a config");
         snprintf(shown, shown_len, "%s", MEASURE_BUDGET_DEFAULT);
     }
+    /* run's words say how a sweep runs its dtypes; plan answers per dtype */
+    if (strcmp(d->key, "dtype") == 0) {
+        snprintf(help, help_len, "fp32, tf32, bf16, or auto alone: with --find-max-micro one "
+                                 "answer per dtype; a measuring --recommend ranks every "
+                                 "dtype listed, timed in the same rounds");
+        snprintf(shown, shown_len, "the backend's own (fp32 on cpu, bf16 on cuda) with "
+                                   "--find-max-micro, every dtype it computes in with "
+                                   "--recommend");
+    }
     /* plan answers for one model: --find-max-micro needs it named, and
      * --recommend --from takes the file's one model unless named */
     if (strcmp(d->key, "model") == 0) {
@@ -325,16 +335,46 @@ static int plan_from_arithmetic(const plan_args *a, const char *why_not_opened)
                         "from the arithmetic\n", why_not_opened, e->label);
         return 2;
     }
-    backend b;
-    e->outline(o->dtypes[0] == DTYPE_AUTO ? e->auto_dtype : o->dtypes[0], &b);
     printf("planned for:        %s from the arithmetic, the exact need against --mem-cap%s: "
            "nothing allocated (%s)\n", e->label, a->reserve ? " less --reserve" : "",
            why_not_opened);
-    return probe_each_recompute(a, &b, (size_t)(o->mem_cap - a->reserve));
+    int worst = 0;
+    for (int i = 0; i < o->n_dtypes && worst < 2; i++) {
+        backend b;
+        e->outline(o->dtypes[i] == DTYPE_AUTO ? e->auto_dtype : o->dtypes[i], &b);
+        if (i)
+            printf("\n");
+        int rc = probe_each_recompute(a, &b, (size_t)(o->mem_cap - a->reserve));
+        worst = rc > worst ? rc : worst;
+    }
+    return worst;
+}
+
+/* Every dtype's answers on the one open backend b (opened in the first),
+ * in the order --dtype named them; a dtype it does not compute in says so
+ * and counts as nothing found. The exit status is the worst answer's. */
+static int probe_each_dtype(const plan_args *a, backend *b)
+{
+    const run_options *o = &a->shared;
+    int worst = 0;
+    for (int i = 0; i < o->n_dtypes && worst < 2; i++) {
+        if (i)
+            printf("\n");
+        /* auto stands alone: the dtype b was opened in */
+        if (o->dtypes[i] != DTYPE_AUTO && bk_use_dtype(b, o->dtypes[i]) != BK_OK) {
+            printf("dtype:              %s\nlargest micro-batch: skipped: %s\n",
+                   dtype_name(o->dtypes[i]), b->error);
+            worst = worst > 1 ? worst : 1;
+            continue;
+        }
+        int rc = probe_each_recompute(a, b, 0);
+        worst = rc > worst ? rc : worst;
+    }
+    return worst;
 }
 
 /* plan --find-max-micro: ask the device, allocation by allocation, once
- * per recompute value; the exit status is the worst answer's. */
+ * per dtype and recompute value; the exit status is the worst answer's. */
 static int plan_probe(const plan_args *a)
 {
     const run_options *o = &a->shared;
@@ -345,10 +385,6 @@ static int plan_probe(const plan_args *a)
     if (a->devices > 1 && (!a->effective || a->effective % a->devices)) {
         say_plan_usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
                     "over the N devices");
-        return 2;
-    }
-    if (o->n_dtypes > 1) {
-        say_plan_usage_error("plan --find-max-micro answers for one --dtype at a time");
         return 2;
     }
     char note[400], why[400];
@@ -365,7 +401,7 @@ static int plan_probe(const plan_args *a)
     if (note[0])
         printf("%s\n", note);
     b->mem_cap = (size_t)(o->mem_cap - a->reserve);
-    int worst = probe_each_recompute(a, b, 0);
+    int worst = probe_each_dtype(a, b);
     b->ops->destroy(b);
     return worst;
 }

@@ -54,6 +54,14 @@ check '[ $? -eq 2 ] && grep -q "a device would have none" err.txt' "plan: no par
 check '[ $? -eq 0 ]' "find-max-micro exits 0: $(cat probe.txt)"
 micro=$(sed -n 's/^largest micro-batch: \([0-9]*\).*/\1/p' probe.txt)
 check '[ -n "$micro" ] && [ "$micro" -gt 1 ]' "find-max-micro found $micro"
+# one answer per dtype; one the CPU does not compute in says so (exit 1)
+"$ACCUBENCH" plan --find-max-micro --model S --mem-cap 120M --backend cpu --dtype fp32,tf32,bf16 \
+    >dtypes.txt 2>&1
+check '[ $? -eq 1 ] && [ "$(grep -c "^largest micro-batch: [0-9]" dtypes.txt)" -eq 2 ]' \
+    "find-max-micro: fp32 and bf16 answered: $(cat dtypes.txt)"
+check 'grep -q "^model: *S (fp32" dtypes.txt && grep -q "^model: *S (bf16" dtypes.txt' "each answer names its dtype"
+check 'grep -A1 "^dtype: *tf32" dtypes.txt | grep -q "skipped: .*tf32 needs --backend cuda"' \
+    "tf32 on the CPU: skipped with its reason"
 "$ACCUBENCH" plan --find-max-micro --model S --mem-cap 1M --backend cpu >/dev/null 2>err.txt
 check '[ $? -eq 1 ] && [ $(wc -l <err.txt) -eq 1 ]' "nothing fits under 1M: exit 1, one line"
 
