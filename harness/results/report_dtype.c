@@ -5,7 +5,9 @@
  * round where the two were timed in the same interleaved rounds, from
  * their intervals where they were timed apart. Rows of one dtype are
  * never compared with another anywhere else in the report: dtype is a KEY
- * column, so every series, verdict and ratio stays within its dtype. */
+ * column, so every series, verdict and ratio stays within its dtype.
+ * dtype_pairs_of finds the twins and compares them for this section and
+ * for RUN.json alike, so the two never give a pair different figures. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +71,11 @@ static void intro(doc *d, const char *ref)
 }
 
 /* One row of the table and its verdict counted. */
-static void pair_row(table *tb, const csv_row *ref, const csv_row *r, tally *t)
+static void pair_row(table *tb, const csv_row *ref, const csv_row *r, const dtype_pair *pair,
+                     tally *t)
 {
-    paired_ratio p = row_ratio(ref, r);
-    paired_verdict v = row_verdict(ref, r);
+    paired_ratio p = pair->p;
+    paired_verdict v = pair->v;
     char ratio[128];
     ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
     table_add(tb, r->model);
@@ -94,30 +97,59 @@ static void pair_row(table *tb, const csv_row *ref, const csv_row *r, tally *t)
     count(t, v, &p);
 }
 
-void report_dtype(const report_input *in, doc *d)
+int dtype_pairs_of(const report_input *in, const char **ref, dtype_pair **pairs)
 {
-    const char *ref = reference_dtype(in);
-    if (!ref)
-        return;
+    *pairs = NULL;
+    *ref = reference_dtype(in);
+    if (!*ref)
+        return 0;
     row_key key = row_key_config_but("dtype");
     row_index twins;
-    tally *t = calloc(in->t->rows ? in->t->rows : 1, sizeof *t);
-    if (!t || row_index_init(&twins, &key, in->rows, in->t->rows)) {
-        free(t);
+    dtype_pair *out = malloc((in->t->rows ? in->t->rows : 1) * sizeof *out);
+    if (!out || row_index_init(&twins, &key, in->rows, in->t->rows)) {
+        free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < in->t->rows; i++)
+        if (comparable(&in->rows[i]) && !strcmp(in->rows[i].dtype, *ref))
+            row_index_add(&twins, i);
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const csv_row *r = &in->rows[i];
+        out[i] = (dtype_pair){.twin = ROW_NONE, .v = PAIRED_UNKNOWN};
+        if (!comparable(r) || !strcmp(r->dtype, *ref))
+            continue;
+        out[i].twin = row_index_find(&twins, r);
+        if (out[i].twin == ROW_NONE)
+            continue;
+        out[i].p = row_ratio(&in->rows[out[i].twin], r);
+        out[i].v = paired_judge(&out[i].p, PAIRED_THRESHOLD);
+    }
+    row_index_free(&twins);
+    *pairs = out;
+    return 0;
+}
+
+void report_dtype(const report_input *in, doc *d)
+{
+    const char *ref;
+    dtype_pair *pairs;
+    if (dtype_pairs_of(in, &ref, &pairs)) {
         d->failed = 1;
         return;
     }
-    for (size_t i = 0; i < in->t->rows; i++)
-        if (comparable(&in->rows[i]) && !strcmp(in->rows[i].dtype, ref))
-            row_index_add(&twins, i);
+    if (!ref)
+        return;
+    tally *t = calloc(in->t->rows ? in->t->rows : 1, sizeof *t);
+    if (!t) {
+        free(pairs);
+        d->failed = 1;
+        return;
+    }
     size_t n_tally = 0;
     table *tb = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (!comparable(r) || !strcmp(r->dtype, ref))
-            continue;
-        size_t j = row_index_find(&twins, r);
-        if (j == ROW_NONE)
+        if (pairs[i].twin == ROW_NONE)
             continue;
         if (!tb) {
             intro(d, ref);
@@ -128,7 +160,7 @@ void report_dtype(const report_input *in, doc *d)
             if (!tb)
                 break;
         }
-        pair_row(tb, &in->rows[j], r, tally_of(t, &n_tally, r->dtype));
+        pair_row(tb, &in->rows[pairs[i].twin], r, &pairs[i], tally_of(t, &n_tally, r->dtype));
     }
     for (size_t k = 0; k < n_tally; k++)
         doc_bullet(d, "%s against %s over %d %s (%d paired in the same rounds): faster in "
@@ -139,6 +171,6 @@ void report_dtype(const report_input *in, doc *d)
                                                                            : "configs",
                    t[k].paired, t[k].faster, t[k].slower, 100 * PAIRED_THRESHOLD, t[k].equal,
                    t[k].open);
-    row_index_free(&twins);
+    free(pairs);
     free(t);
 }

@@ -3,14 +3,18 @@
  * parse the CSV's text: the metadata lines as an object, every row with
  * each column typed (a number, a string, or null where the CSV says "not
  * measured"), and where a row has a paired ratio to its reference, the
- * rule's verdict in the words the report uses. */
+ * rule's verdict in the words the report uses; where it has a twin in the
+ * reference dtype, the report's comparison with it (report_dtype.c). */
 #include "report.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "paired.h"
+#include "report_parts.h"
+#include "row_index.h"
 
 /* The length of the UTF-8 sequence at s, or 0 where it is not one
  * (a stray or overlong byte, a surrogate, past U+10FFFF). */
@@ -52,6 +56,15 @@ static void json_string(FILE *f, const char *text)
     fputc('"', f);
 }
 
+/* A number, null where it is not finite (not measured, no interval). */
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
 /* One field of a row: null where the CSV left it empty (text "", an
  * integer -1, a number NAN: csv_read.h). */
 static void json_field(FILE *f, const csv_row *r, int column)
@@ -78,10 +91,7 @@ static void json_field(FILE *f, const csv_row *r, int column)
     default: {
         double v;
         memcpy(&v, at, sizeof v);
-        if (isfinite(v))
-            fprintf(f, "%.17g", v);
-        else
-            fputs("null", f);
+        json_number(f, v);
         break;
     }
     }
@@ -101,11 +111,40 @@ static void json_verdict(FILE *f, const csv_row *r)
         json_string(f, paired_verdict_words(v, PAIRED_THRESHOLD).s);
 }
 
+/* The row against its twin in the reference dtype, as "One dtype against
+ * another" gives it; every field null where the row has no twin. */
+static void json_vs_dtype(FILE *f, const char *ref, const dtype_pair *pair)
+{
+    if (!pair || pair->twin == ROW_NONE) {
+        fputs(", \"vs_dtype\": null, \"vs_dtype_ratio\": null, \"vs_dtype_lo\": null, "
+              "\"vs_dtype_hi\": null, \"vs_dtype_paired_rounds\": null, "
+              "\"vs_dtype_verdict\": null", f);
+        return;
+    }
+    fputs(", \"vs_dtype\": ", f);
+    json_string(f, ref);
+    fputs(", \"vs_dtype_ratio\": ", f);
+    json_number(f, pair->p.ratio);
+    fputs(", \"vs_dtype_lo\": ", f);
+    json_number(f, pair->p.lo);
+    fputs(", \"vs_dtype_hi\": ", f);
+    json_number(f, pair->p.hi);
+    fprintf(f, ", \"vs_dtype_paired_rounds\": %zu, \"vs_dtype_verdict\": ", pair->p.rounds);
+    if (pair->v == PAIRED_UNKNOWN)
+        fputs("null", f);
+    else
+        json_string(f, paired_verdict_words(pair->v, PAIRED_THRESHOLD).s);
+}
+
 int report_json_write(FILE *f, void *ctx, char *why, size_t why_len)
 {
-    (void)why;
-    (void)why_len;
     const report_input *in = ctx;
+    const char *ref;
+    dtype_pair *pairs;
+    if (dtype_pairs_of(in, &ref, &pairs)) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
     fputs("{\n  \"csv\": ", f);
     json_string(f, in->csv_path);
     fputs(",\n  \"meta\": {", f);
@@ -127,8 +166,10 @@ int report_json_write(FILE *f, void *ctx, char *why, size_t why_len)
         }
         fputs(", \"vs_ref_verdict\": ", f);
         json_verdict(f, r);
+        json_vs_dtype(f, ref, pairs ? &pairs[i] : NULL);
         fputs("}", f);
     }
     fputs(in->t->rows ? "\n  ]\n}\n" : "]\n}\n", f);
+    free(pairs);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "paired.h"
 #include "report.h"
 
 /* One A/B/C table: the splits of one config, rows equal in every KEY column
@@ -60,6 +61,19 @@ void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
  * twin in the file's first, paired per round where timed together
  * (report_dtype.c); nothing when no config has a twin. */
 void report_dtype(const report_input *in, doc *d);
+
+/* A row against its twin in the reference dtype: the one comparison that
+ * both "One dtype against another" and RUN.json give. */
+typedef struct dtype_pair {
+    size_t twin;      /* the twin's row; ROW_NONE where none (or the row is the reference's) */
+    paired_ratio p;   /* this row's step time over its twin's, paired where timed together */
+    paired_verdict v; /* p by the rule */
+} dtype_pair;
+
+/* The reference dtype (the first of the rows that ran; NULL when none
+ * did) and a dtype_pair per row into *pairs, the caller's to free (NULL
+ * when there is no reference). Returns 0, or -1 when out of memory. */
+int dtype_pairs_of(const report_input *in, const char **ref, dtype_pair **pairs);
 
 /* The sentences of "What the numbers show" (report_findings.c). */
 void report_findings(const report_input *in, const report_group *g, size_t ng,

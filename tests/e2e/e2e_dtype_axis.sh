@@ -78,6 +78,9 @@ check '[ "$(grep -c "^| gpt-tiny .*| bf16 .*x \[.*\] .*| paired " d.md)" -eq 2 ]
     "both bf16 configs paired with fp32: $(sed -n '/One dtype against/,/^## What/p' d.md)"
 check 'grep -q "^- bf16 against fp32 over 2 configs (2 paired in the same rounds)" d.md' \
     "and counted: $(grep "^- bf16 against" d.md)"
+# RUN.json carries the same pairs: each bf16 row its fp32 twin's ratio, paired
+check '[ "$(grep -c "\"dtype\": \"bf16\".*\"vs_dtype\": \"fp32\", .*\"vs_dtype_paired_rounds\": [1-9][0-9]*, " d.json)" -eq 2 ] && [ "$(grep -c "\"dtype\": \"fp32\".*\"vs_dtype\": null" d.json)" -eq 2 ]' \
+    "the JSON's dtype pairs: $(grep -o '"vs_dtype[^,]*' d.json | tr '\n' ' ')"
 # compare: the file against itself, its fp32 rows against its bf16 twins,
 # paired per round as the report pairs them
 "$ACCUBENCH" compare d.csv d.csv --dtypes fp32,bf16 > cmp.txt 2> err.txt

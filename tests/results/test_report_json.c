@@ -1,13 +1,17 @@
 /* RUN.json, the record beside the report: every column typed (numbers as
  * numbers, text as strings, null where the CSV left a field empty), the
  * metadata as an object, the rule's verdict of each row's paired ratio,
- * and text that is not valid JSON as it stands (quotes, backslashes,
- * control characters, bytes that are not UTF-8) written so that it is. */
+ * text that is not valid JSON as it stands (quotes, backslashes, control
+ * characters, bytes that are not UTF-8) written so that it is, and each
+ * row's comparison with its twin in the reference dtype, the figures the
+ * Markdown's "One dtype against another" prints. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "ratio_text.h"
 #include "test_report_rows.h"
 
 static char tmpdir[] = "/tmp/accubench-report-json-XXXXXX";
@@ -17,12 +21,8 @@ static char tmpdir[] = "/tmp/accubench-report-json-XXXXXX";
     "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"  \
     "arm,status,step_ms_median,pass_ms,samples,mfu_pct,vs_ref,vs_ref_lo,vs_ref_hi,sync\n"
 
-int main(void)
+static void test_columns(void)
 {
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
     const char *md = test_report_rows(
         tmpdir, "run", HEADER,
         "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,40,50,,1,1,1,\n"
@@ -41,12 +41,121 @@ int main(void)
         CHECK(strstr(json, "\"mfu_pct\": 61.25, "));
         CHECK(strstr(json, "\"mfu_pct\": null, ")); /* the first row left it empty */
         CHECK(strstr(json, "\"sync\": null, "));
-        CHECK(strstr(json, "\"vs_ref_verdict\": \"slower\"}"));
-        CHECK(strstr(json, "\"vs_ref_verdict\": \"not yet separated\"}"));
-        CHECK(strstr(json, "\"vs_ref_verdict\": null}")); /* the reference */
+        CHECK(strstr(json, "\"vs_ref_verdict\": \"slower\", "));
+        CHECK(strstr(json, "\"vs_ref_verdict\": \"not yet separated\", "));
+        CHECK(strstr(json, "\"vs_ref_verdict\": null, ")); /* the reference */
         CHECK(strstr(json, "\"grad_rel_err\": null, ")); /* a column the file lacks */
         CHECK(!strstr(json, "nan") && !strstr(json, "inf"));
+        /* one dtype: no row has a twin in another */
+        CHECK(strstr(json, "\"vs_dtype\": null, \"vs_dtype_ratio\": null, "));
+        CHECK(!strstr(json, "\"vs_dtype\": \""));
     }
+}
+
+#define DTYPE_HEADER                                                                        \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "accum_steps,arm,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,pass_ms,samples,"    \
+    "comparison,rounds,round_ms\n"
+
+/* The text of the line of `text` that holds every one of a, b and c (a
+ * copy in line[len]), or NULL. */
+static const char *line_with(const char *text, const char *a, const char *b, const char *c,
+                             char *line, size_t len)
+{
+    for (const char *at = text; at && *at;) {
+        const char *end = strchr(at, '\n');
+        size_t n = end ? (size_t)(end - at) : strlen(at);
+        snprintf(line, len, "%.*s", (int)n, at);
+        if (strstr(line, a) && strstr(line, b) && strstr(line, c))
+            return line;
+        at = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* A JSON number after `"field": ` in the row's line; NAN where null. */
+static double json_number_of(const char *row, const char *field)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\": ", field);
+    const char *at = strstr(row, key);
+    CHECK(at != NULL);
+    if (!at || !strncmp(at + strlen(key), "null", 4))
+        return NAN;
+    return strtod(at + strlen(key), NULL);
+}
+
+/* The bf16 row of split `micro` in RUN.json against the Markdown's line of
+ * it: the same ratio and interval, rounds and verdict. */
+static void check_twin(const char *json, const char *md, const char *micro, const char *split,
+                       const char *timed, int rounds, const char *verdict)
+{
+    char row[16000], md_line[1000], key[64], text[128], want[160];
+    snprintf(key, sizeof key, "\"micro_batch\": %s, ", micro);
+    CHECK(line_with(json, "\"dtype\": \"bf16\"", key, "{", row, sizeof row) != NULL);
+    CHECK(strstr(row, "\"vs_dtype\": \"fp32\", "));
+    snprintf(want, sizeof want, "\"vs_dtype_paired_rounds\": %d, \"vs_dtype_verdict\": \"%s\"}",
+             rounds, verdict);
+    CHECK(strstr(row, want));
+    ratio_text(text, sizeof text, json_number_of(row, "vs_dtype_ratio"),
+               json_number_of(row, "vs_dtype_lo"), json_number_of(row, "vs_dtype_hi"));
+    const char *section = strstr(md, "## One dtype against another");
+    CHECK(section != NULL);
+    CHECK(section && line_with(section, split, "| bf16 ", timed, md_line, sizeof md_line));
+    CHECK(strstr(md_line, text) && strstr(md_line, verdict));
+    if (!strstr(md_line, text))
+        fprintf(stderr, "  JSON's %s not in the Markdown's %s\n", text, md_line);
+}
+
+/* Two dtypes: each bf16 config against its fp32 twin, paired where the two
+ * were timed in one comparison, from intervals where apart; the reference's
+ * own rows and a config without a twin null. */
+static void test_dtype_twins(void)
+{
+    /* a copy: test_slurp reads RUN.json into the same buffer */
+    const char *text = test_report_rows(
+        tmpdir, "dtypes", DTYPE_HEADER,
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39,41,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,49,51,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+        "cpu,x,S,bf16,async,sum,64,64,1,1,ok,30,29,31,30,50,c1,5,30 31 30.5 29.8 30.2\n"
+        "cpu,x,S,bf16,async,sum,64,16,4,1,ok,50.1,49,51,12,50,c1,5,50.1 51.1 50.4 49.9 50.2\n"
+        "cpu,x,S,bf16,async,sum,64,8,8,1,ok,52,51,53,6.5,50,c1,5,52 53 52.5 51.8 52.2\n"
+        "cpu,x,S,fp32,async,sum,64,32,2,1,ok,45,44,46,22,50,,,\n"
+        "cpu,x,S,bf16,async,sum,64,32,2,1,ok,60,59,61,30,50,,,\n");
+    char *md = text ? strdup(text) : NULL;
+    CHECK(md != NULL);
+    char path[300];
+    snprintf(path, sizeof path, "%s/dtypes.json", tmpdir);
+    const char *json = test_slurp(path);
+    CHECK(json != NULL);
+    if (!md || !json) {
+        free(md);
+        return;
+    }
+    check_twin(json, md, "64", " 64x1 ", "| paired ", 5, "faster");
+    check_twin(json, md, "16", " 16x4 ", "| paired ", 5, "the same within 2%");
+    check_twin(json, md, "32", " 32x2 ", "| apart ", 0, "slower");
+    char row[16000];
+    static const char *const nulls =
+        "\"vs_dtype\": null, \"vs_dtype_ratio\": null, \"vs_dtype_lo\": null, "
+        "\"vs_dtype_hi\": null, \"vs_dtype_paired_rounds\": null, \"vs_dtype_verdict\": null}";
+    /* 8x8 ran in bf16 alone: no twin */
+    CHECK(line_with(json, "\"dtype\": \"bf16\"", "\"micro_batch\": 8, ", "{", row, sizeof row));
+    CHECK(strstr(row, nulls));
+    /* the reference dtype's rows are the twins, not compared */
+    CHECK(line_with(json, "\"dtype\": \"fp32\"", "\"micro_batch\": 64, ", "{", row, sizeof row));
+    CHECK(strstr(row, nulls));
+    free(md);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_columns();
+    test_dtype_twins();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_json");
 }
