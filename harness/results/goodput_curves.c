@@ -2,7 +2,9 @@
  * learning rate of its grid, as the time-to-target table keeps it),
  * against the examples seen, so that the curves of several E share one
  * axis: a larger E takes fewer steps to the target but more examples,
- * and the chart shows where each crosses it. */
+ * and the chart shows where each crosses it. Each row ends with its
+ * series' other key columns, so that a chart of several series can say
+ * which is which (two modes of one model read alike by name alone). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -11,7 +13,7 @@
 void goodput_write_curves(FILE *f, const goodput_series *s, size_t n)
 {
     fprintf(f, "series,model,effective_batch,lr,step,examples,loss,loss_smoothed,target_loss,"
-               "steps_to_target\n");
+               "steps_to_target,backend,dtype,mode,devices,sync,recompute,shard\n");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < s[i].n; j++) {
             const goodput_point *p = &s[i].p[j];
@@ -31,7 +33,10 @@ void goodput_write_curves(FILE *f, const goodput_series *s, size_t n)
                 goodput_put_num(f, c->loss[t], ",");
                 goodput_put_num(f, smooth[t], ",");
                 goodput_put_num(f, s[i].target, ",");
-                goodput_put_num(f, p->steps, "\n");
+                goodput_put_num(f, p->steps, ",");
+                const read_curve *k = s[i].key;
+                fprintf(f, "%s,%s,%s,%lld,%s,%s,%s\n", k->backend, k->dtype, k->mode,
+                        k->devices, k->sync, k->recompute, k->shard);
             }
             free(smooth);
         }

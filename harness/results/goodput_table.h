@@ -150,7 +150,9 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n);
 
 /* The loss chart's table (plots/loss_to_target.gp): each E's kept curve
  * (its best rate), a line per logged step, with the examples seen before
- * it, its loss and the loss smoothed as steps to target reads it. */
+ * it, its loss and the loss smoothed as steps to target reads it, then
+ * the series' key columns (backend to shard), so that a chart of several
+ * series names each. */
 void goodput_write_curves(FILE *f, const goodput_series *s, size_t n);
 
 /* A number for a table, then sep: empty where not measured (gnuplot's

@@ -209,7 +209,7 @@ check '[ -s g.loss_to_target.png ] && grep -q "E = 32, lr 0.[25]: [0-9.]* steps"
     "the loss-to-target chart names each E, its rate and steps"
 check 'grep -q "^!\[The loss against the examples seen.*\](g.loss_to_target.png)" g.md' "linked from the report"
 "$ACCUBENCH" plan --time-to-target g.csv --curve-table >ct.csv 2>err.txt
-check '[ $? -eq 0 ] && head -n 1 ct.csv | grep -q "^series,model,effective_batch,lr,step,examples,loss,loss_smoothed,target_loss,steps_to_target$"' \
+check '[ $? -eq 0 ] && head -n 1 ct.csv | grep -q "^series,model,effective_batch,lr,step,examples,loss,loss_smoothed,target_loss,steps_to_target,backend,dtype,mode,devices,sync,recompute,shard$"' \
     "plan --curve-table: its header: $(head -n 1 ct.csv) $(cat err.txt)"
 # a row per E and step of its kept curve; examples = step x E
 check '[ $(awk -F, "NR > 1" ct.csv | wc -l) -eq $((3 * 30)) ] && awk -F, "NR > 1 && \$6 != \$5 * \$3 { bad = 1 } END { exit bad }" ct.csv' \
