@@ -220,6 +220,21 @@ lr32=$(awk -F, 'NR > 1 && $3 == 32 { print $4; exit }' ct.csv)
 loss32=$(awk -F, 'NR > 1 && $3 == 32 && $5 == 10 { print $7 }' ct.csv)
 check '[ -n "$loss32" ] && curves "\$c[\"effective_batch\"] == 32 && \$c[\"order\"] == \"forward\" && \$c[\"lr\"] == $lr32 && \$c[\"step\"] == 10 { d = \$c[\"loss\"] - $loss32; if (d * d < 1e-10) print }" | grep -q .' \
     "the curve table's loss is the curves file's (E = 32, lr $lr32, step 10: $loss32)"
+# two series (one model in two modes): a panel each, each with its own
+# target and E lines, named apart by mode, and no gnuplot warning
+"$ACCUBENCH" run --backend cpu --model tiny --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
+    --trace-steps 0 --budget-s 0.2 --min-samples 3 --noise-windows 0 --train-steps 30 \
+    --micro 8 --effective 8,16,32 --mode async,sync --csv modes.csv >/dev/null 2>err.txt
+"$ACCUBENCH" plan --time-to-target modes.csv --curve-table >modes.goodput_curves.csv 2>>err.txt
+check '[ "$(awk -F, "NR > 1 { print \$1, \$13 }" modes.goodput_curves.csv | sort -u | tr "\n" " ")" = "1 async 2 sync " ]' \
+    "the curve table names each series' mode: $(cat err.txt)"
+(LC_ALL=C gnuplot -e "csv='modes.csv'" "$ACCUBENCH_ROOT/plots/loss_to_target.gp") 2>gp.err
+check '[ $? -eq 0 ] && [ ! -s gp.err ] && [ -s modes.loss_to_target.png ]' "two series drawn without a warning: $(cat gp.err)"
+check 'grep -q "tiny: async, cpu, fp32; target loss [0-9.]*<" modes.loss_to_target.svg &&
+    grep -q "tiny: sync, cpu, fp32; target loss [0-9.]*<" modes.loss_to_target.svg' \
+    "a panel per series, each titled by its mode and target: $(grep -o "tiny: [^<]*" modes.loss_to_target.svg | tr "\n" " ")"
+check '[ "$(grep -c "E = 32, lr 0.5: [0-9.]* steps" modes.loss_to_target.svg)" -eq 2 ] &&
+    ! grep -q "series 1 of" modes.loss_to_target.svg' "each panel keys its own E lines, none left out"
 "$ACCUBENCH" plan --time-to-target g.csv --curve-table --table >out.txt 2>err.txt
 rc=$?
 check '[ $rc -eq 2 ] && [ ! -s out.txt ] && grep -q "one table at a time" err.txt' \
