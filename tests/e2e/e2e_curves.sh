@@ -174,17 +174,18 @@ check '[ -p fifo.curves.csv ] && [ -d dir.curves.csv ] && [ ! -e t.curves.csv ]'
     "a FIFO and a folder at the curves' place are left alone, and no trace was written"
 # two runs at once that would write one curves file (--csv c.csv and --csv c):
 # the second is refused while the first holds it
-"$ACCUBENCH" run $bare --micro 4 --train-steps 100000 --csv c.csv >first.txt 2>&1 &
+"$ACCUBENCH" run $bare --micro 4 --train-steps 1000000 --csv c.csv >first.txt 2>&1 &
 first=$!
 for _ in $(seq 1 300); do [ -e c.curves.csv.lock ] && break; sleep 0.1; done
 "$ACCUBENCH" run $quick --csv c >out.txt 2>err.txt
 check '[ $? -eq 2 ] && grep -q "curves" err.txt' "a second run on the same curves is refused: $(cat err.txt)"
 # a SIGINT in a long curve is seen at the next step, not at the curve's end
+# (a million steps: minutes even here; the limit is for a loaded machine)
 t0=$(date +%s)
 kill -INT $first
 wait $first
 rc=$?
-check '[ $rc -eq 130 ] && [ $(( $(date +%s) - t0 )) -le 5 ]' \
+check '[ $rc -eq 130 ] && [ $(( $(date +%s) - t0 )) -le 20 ]' \
     "the long curve stopped at once: exit $rc after $(( $(date +%s) - t0 )) s: $(tail -n 2 first.txt)"
 check '[ ! -e c.curves.csv ] || [ "$(rows c.curves.csv)" -eq 1 ]' "no half a curve on disk"
 # --replace stopped before its first row leaves the CSV and its curves as they were
