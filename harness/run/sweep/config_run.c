@@ -467,9 +467,9 @@ void config_use(sweep *s, const config *c, model *m)
 }
 
 /* A second arm's checks are its first's: the same config from the same
- * starting weights on the same examples computes the same gradient and
- * noise scale, so running them again only costs time (17 s of the bench's
- * A/A pair on model S, two cores). */
+ * starting weights on the same examples computes the same gradient, and
+ * its noise pass the same small batches' gradients (as many windows as
+ * its time share allows), so running them again would only cost time. */
 static void take_checks(const result_row *checked, result_row *r)
 {
     result_copy_pass(r, checked, "check");
