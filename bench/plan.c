@@ -276,11 +276,12 @@ static int probe_one(const plan_args *a, backend *b, recompute r, size_t arithme
         printf("largest micro-batch: skipped: %s\n", why);
         return 1;
     }
-    /* Over --devices each rank takes its share of the effective batch; its
-     * inputs are the whole batch's, as a rank of run holds them. */
-    int bound = a->max_micro;
-    if (a->effective && (!bound || bound > a->effective / a->devices))
-        bound = a->effective / a->devices;
+    /* Over --devices each rank takes its share of the effective batch (the
+     * largest share where they differ); its inputs are the whole batch's,
+     * as a rank of run holds them. */
+    int bound = a->max_micro, share = (a->effective + a->devices - 1) / a->devices;
+    if (a->effective && (!bound || bound > share))
+        bound = share;
     probe_request req = {.model = &model, .dtype = b->dtype, .optimizer = o->optimizer.kind,
                          .effective = a->effective, .input_buffers = o->buffers,
                          .max_micro = bound, .arithmetic_cap = arithmetic_cap,
@@ -382,9 +383,9 @@ static int plan_probe(const plan_args *a)
         say_plan_usage_error("plan --find-max-micro needs one --model NAME");
         return 2;
     }
-    if (a->devices > 1 && (!a->effective || a->effective % a->devices)) {
-        say_plan_usage_error("plan --find-max-micro --devices N needs an --effective that splits evenly "
-                    "over the N devices");
+    if (a->devices > 1 && a->effective < a->devices) {
+        say_plan_usage_error("plan --find-max-micro --devices N needs an --effective of at least "
+                             "N examples (one a device)");
         return 2;
     }
     char note[400], why[400];

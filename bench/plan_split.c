@@ -3,24 +3,6 @@
 #include "plural.h"
 #include "split.h"
 
-/* The largest micro-batch up to max_micro whose split leaves no device
- * without a part of the last micro-batch: a smaller one can still reach E
- * where the largest cannot (E = 7 on 3 devices: 3 x 1, not 2 x 2). The
- * reason given is the largest's. */
-static int largest_split(int effective, int max_micro, int devices, split *sp, char *why,
-                         size_t n)
-{
-    int per_device = (effective + devices - 1) / devices;
-    int micro = max_micro < per_device ? max_micro : per_device;
-    if (split_make_sharded(effective, micro, devices, sp, why, (int)n) == 0)
-        return 0;
-    char ignored[200];
-    for (int m = micro - 1; m >= 1; m--)
-        if (split_make_sharded(effective, m, devices, sp, ignored, sizeof ignored) == 0)
-            return 0;
-    return -1;
-}
-
 /* "2 devices x 3 + 1 device x 4": the last micro-batch's parts where the
  * devices do not divide it (split_shard: near-equal, the larger last). */
 static void write_ragged_parts(FILE *f, int examples, int devices)
@@ -34,7 +16,7 @@ static void write_ragged_parts(FILE *f, int examples, int devices)
 int plan_split_write(FILE *f, int effective, int max_micro, int devices, char *why, size_t n)
 {
     split sp;
-    if (largest_split(effective, max_micro, devices, &sp, why, n))
+    if (split_make_sharded_largest(effective, max_micro, devices, &sp, why, (int)n))
         return -1;
     int last_examples = sp.global - (sp.accum - 1) * sp.micro * sp.devices;
     int ragged = last_examples % sp.devices != 0;

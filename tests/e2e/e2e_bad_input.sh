@@ -52,7 +52,7 @@ run "reduction" run $base --reduction median
 run "budget-s" run $base --budget-s -1
 run "max-micro" plan --effective 64
 run "effective" plan --effective 0 --max-micro 8
-run "devices" plan --effective 10 --max-micro 8 --devices 3
+run "a device would have none" plan --effective 2 --max-micro 8 --devices 3
 printf 'effective = 16\nmicro = 4\nmodel tiny\n' > broken.profile
 run "broken.profile:3" run --out out --profile ./broken.profile
 printf 'effective = 16\nmicro = 4\nwibble = 3\n' > unknown.profile

@@ -234,6 +234,52 @@ static void test_no_effective(void)
     CHECK(f.in_use == 0);
 }
 
+/* Over devices that do not divide E, the split run would take: 10 over 3
+ * at up to 3 fitting is 2 x 2 (parts 1, 1, 2 last), for 3 x 2 would leave a
+ * device no part of the last micro-batch; 64 over 3 at 22 is one pass of
+ * 21, 21 and 22. The printout says the shares differ. */
+static void test_ragged_devices(void)
+{
+    model_spec spec = test_spec("S");
+    probe_request req = {.model = &spec, .dtype = DTYPE_FP32, .optimizer = OPT_SGD,
+                         .effective = 10, .input_buffers = 1, .max_micro = 3, .devices = 3};
+    backend b;
+    fake_device f;
+    fake_init(&b, &f, SIZE_MAX, DTYPE_FP32);
+    probe_result r;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OK);
+    CHECK(r.fits == 3 && r.micro == 2 && r.accum == 2 && r.last == 2);
+    char text[2048] = "";
+    FILE *mem = fmemopen(text, sizeof text - 1, "w");
+    CHECK(mem != NULL);
+    if (mem) {
+        probe_print(mem, "S", &req, &r, 0);
+        fclose(mem);
+    }
+    CHECK(strstr(text, "(3 fits; 2 is the largest that gives each of the 3 devices") != NULL);
+    CHECK(strstr(text, "devices:            3 (3 or 4 examples each)") != NULL);
+    CHECK(strstr(text, "even split:") == NULL);
+
+    req.effective = 64;
+    req.max_micro = 22;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OK);
+    CHECK(r.fits == 22 && r.micro == 22 && r.accum == 1 && r.last == 22);
+    /* 7 over 3 at up to 2: 2 x 2 leaves 1 for 3 devices, 1 x 3 too: none */
+    req.effective = 7;
+    req.max_micro = 2;
+    CHECK(probe_find_max_micro(&b, &req, &r) == BK_OOM);
+    CHECK(r.micro == 0 && strstr(b.error, "no micro-batch up to it splits") != NULL);
+    text[0] = '\0';
+    mem = fmemopen(text, sizeof text - 1, "w");
+    CHECK(mem != NULL);
+    if (mem) {
+        probe_print(mem, "S", &req, &r, 0);
+        fclose(mem);
+    }
+    CHECK(strstr(text, "largest micro-batch: none splits 7 examples over 3 devices (2 fits") != NULL);
+    CHECK(f.in_use == 0);
+}
+
 /* Counts in the printout agree with their nouns: "1 probe", "1 buffer". */
 static void test_print_counts(void)
 {
@@ -343,6 +389,7 @@ int main(void)
     test_nothing_fits();
     test_error_passes_up();
     test_no_effective();
+    test_ragged_devices();
     test_host_ram();
     return check_finish("test_probe");
 }

@@ -6,6 +6,7 @@
 #include "memory_fit.h"
 #include "plural.h"
 #include "report_parts.h"
+#include "split.h"
 
 int probe_fits(backend *b, const memory_need *need)
 {
@@ -88,11 +89,24 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
         snprintf(b->error, sizeof b->error, "not even a micro-batch of 1 fits: %s", reason);
         return BK_OOM;
     }
-    need_of(b, req, fits, &out->need);
+    /* The split run would take at that size: dealt over the ranks as run
+     * deals it, a smaller micro-batch where the largest leaves a rank
+     * without a part of the last one (always the largest on one device). */
     out->devices = req->devices > 1 ? req->devices : 1;
-    int share = out->effective / out->devices; /* each rank's examples */
-    out->accum = (share + fits - 1) / fits;
-    out->last = share - (out->accum - 1) * fits;
+    split sp;
+    char why[200];
+    if (split_make_sharded_largest(out->effective, fits, out->devices, &sp, why, sizeof why)) {
+        snprintf(b->error, sizeof b->error, "a micro-batch of %d fits, but no micro-batch up "
+                 "to it splits the effective batch: %s", fits, why);
+        out->micro = 0;
+        out->fits = fits;
+        return BK_OOM;
+    }
+    out->fits = fits;
+    out->micro = sp.micro;
+    out->accum = sp.accum;
+    out->last = sp.last;
+    need_of(b, req, out->micro, &out->need);
     return BK_OK;
 }
 
@@ -107,6 +121,12 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
         fprintf(f, "memory cap:         none (run's own rule: %.0f%% of the device's memory, "
                    "less the gradient check's host copies where they share it)\n",
                 MEMORY_FIT_USABLE_SHARE * 100);
+    if (!r->micro && r->fits) {
+        fprintf(f, "largest micro-batch: none splits %d examples over %d devices (%d fits; "
+                   "%d %s)\n", r->effective, r->devices, r->fits, r->probes,
+                plural(r->probes, "probe", "probes"));
+        return;
+    }
     if (!r->micro) {
         fprintf(f, "largest micro-batch: none fits (%d %s)\n", r->probes,
                 plural(r->probes, "probe", "probes"));
@@ -115,6 +135,9 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     fprintf(f, "largest micro-batch: %d%s (%d %s)\n", r->micro,
             r->micro == r->bound ? ", the largest considered" : "", r->probes,
             plural(r->probes, "probe", "probes"));
+    if (r->fits > r->micro)
+        fprintf(f, "  (%d fits; %d is the largest that gives each of the %d devices a part "
+                   "of the last micro-batch)\n", r->fits, r->micro, r->devices);
     const memory_need *n = &r->need;
     fprintf(f, "memory need:        %zu bytes (%s)\n", n->total, rp_bytes((int64_t)n->total).s);
     fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
@@ -130,13 +153,20 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
         return;
     }
     int devices = r->devices > 1 ? r->devices : 1, share = r->effective / devices;
+    int ragged = r->effective % devices != 0; /* the ranks' shares differ by one */
     fprintf(f, "effective batch:    %d\n", r->effective);
-    if (devices > 1)
+    if (devices > 1 && ragged)
+        fprintf(f, "devices:            %d (%d or %d examples each)\n", devices, share,
+                share + 1);
+    else if (devices > 1)
         fprintf(f, "devices:            %d (%d examples each)\n", devices, share);
     fprintf(f, "accumulation steps: %d%s\n", r->accum, devices > 1 ? " on each device" : "");
     if (r->last == r->micro)
         return;
-    fprintf(f, "last micro-batch:   %d (the division is not whole)\n", r->last);
+    fprintf(f, "last micro-batch:   %d%s (the division is not whole)\n", r->last,
+            ragged ? " at most" : "");
+    if (ragged)
+        return; /* no micro-batch divides shares that differ */
     int even = r->micro;
     while (share % even)
         even--;

@@ -39,7 +39,10 @@ typedef struct probe_request {
 #define PROBE_DEFAULT_MAX_MICRO (1 << 20)
 
 typedef struct probe_result {
-    int micro;          /* the largest micro-batch that fits; 0: none does */
+    int micro;          /* the largest micro-batch that fits and splits the
+                           effective batch over the devices; 0: none does */
+    int fits;           /* the largest that fits (micro, or more where the
+                           devices leave it no split) */
     int effective;      /* what the accumulation was planned for */
     int devices;        /* over how many ranks (1: one) */
     int accum, last;    /* each rank's accumulation steps and last micro-batch */

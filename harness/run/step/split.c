@@ -56,6 +56,20 @@ int split_make_sharded(int global, int micro, int devices, split *s, char *why, 
     return 0;
 }
 
+int split_make_sharded_largest(int global, int max_micro, int devices, split *s, char *why,
+                               int why_len)
+{
+    int per_device = devices > 0 ? (global + devices - 1) / devices : global;
+    int micro = max_micro < per_device ? max_micro : per_device;
+    if (split_make_sharded(global, micro, devices, s, why, why_len) == 0)
+        return 0;
+    char ignored[200];
+    for (int m = micro - 1; m >= 1; m--)
+        if (split_make_sharded(global, m, devices, s, ignored, sizeof ignored) == 0)
+            return 0;
+    return -1;
+}
+
 void split_shard(const split *s, int rank, int k, int *first, int *count)
 {
     long long step = (long long)s->micro * s->devices, base = k * step;

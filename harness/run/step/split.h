@@ -29,6 +29,13 @@ int split_make(int effective, int micro, int devices, split *s, char *why, int w
  * have none). With devices = 1 it is split_make. */
 int split_make_sharded(int global, int micro, int devices, split *s, char *why, int why_len);
 
+/* split_make_sharded at the largest micro-batch up to max_micro that gives
+ * every device a part of the last micro-batch: a smaller one can reach E
+ * where the largest cannot (E = 10 on 3 devices: 4 x 1 and 2 x 2 do, 3 x 2
+ * does not). -1 with the largest's reason where none does. */
+int split_make_sharded_largest(int global, int max_micro, int devices, split *s, char *why,
+                               int why_len);
+
 /* Rank r's part of micro-batch k (0-based) of a sharded split. */
 void split_shard(const split *s, int rank, int k, int *first, int *count);
 
