@@ -23,17 +23,6 @@ void csv_writer_free(csv_writer *w)
     w->count = w->capacity = 0;
 }
 
-/* Commas and line breaks would break the format: they become ';' and ' '. */
-static void sanitize(char *s)
-{
-    for (; *s; s++) {
-        if (*s == ',')
-            *s = ';';
-        else if (*s == '\n' || *s == '\r')
-            *s = ' ';
-    }
-}
-
 void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
 {
     int slot = 0;
@@ -79,12 +68,10 @@ void csv_write_header(FILE *f)
     fputc('\n', f);
 }
 
-static void put_sanitized_text(FILE *f, const char *s)
+void csv_put_text(FILE *f, const char *s)
 {
-    char copy[RESULT_TEXT_LEN];
-    snprintf(copy, sizeof copy, "%s", s);
-    sanitize(copy);
-    fputs(copy, f);
+    for (; *s; s++)
+        fputc(*s == ',' ? ';' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
 static void put_int(FILE *f, int64_t v)
@@ -102,7 +89,7 @@ static void put_real(FILE *f, double v)
 void csv_write_row(FILE *f, const result_row *r)
 {
     const char *sep = "";
-#define PUT_TEXT(name) put_sanitized_text(f, r->name);
+#define PUT_TEXT(name) csv_put_text(f, r->name);
 #define PUT_INT(name) put_int(f, r->name);
 #define PUT_REAL(name) put_real(f, r->name);
 #define CELL(name, type, pass, role) \

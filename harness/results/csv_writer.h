@@ -51,6 +51,12 @@ int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_
  * cannot be read (gone with a deleted folder, say). */
 long csv_rows_on_disk(const char *path);
 
+/* Writes a text cell: commas and line breaks would break the format, so
+ * they become ';' and ' ' (a custom model's shape, "mlp:hidden=32,layers=2",
+ * reads "mlp:hidden=32;layers=2"). Every table of the results writes its
+ * text cells through it, so that a name reads the same in each. */
+void csv_put_text(FILE *f, const char *s);
+
 /* Writes the header row / one row (exposed for the tests and other writers). */
 void csv_write_header(FILE *f);
 void csv_write_row(FILE *f, const result_row *r);
