@@ -144,6 +144,10 @@ const char *goodput_lr_edge_word(const goodput_point *p);
  * the smallest: ..."; 0 and the text, or -1 (out "") where none does. */
 int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len);
 
+/* The key columns that end each row of the charts' tables, after their
+ * own: what sets a series apart from another of its model. */
+#define GOODPUT_KEY_HEADER "backend,dtype,mode,devices,sync,recompute,shard"
+
 /* The chart's table (plots/time_to_target.gp): a header, then a line per
  * series and E, comma-separated. */
 void goodput_write_table(FILE *f, const goodput_series *s, size_t n);
@@ -151,8 +155,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n);
 /* The loss chart's table (plots/loss_to_target.gp): each E's kept curve
  * (its best rate), a line per logged step, with the examples seen before
  * it, its loss and the loss smoothed as steps to target reads it, then
- * the series' key columns (backend to shard), so that a chart of several
- * series names each. */
+ * the series' key columns (GOODPUT_KEY_HEADER). */
 void goodput_write_curves(FILE *f, const goodput_series *s, size_t n);
 
 /* A number for a table, then sep: empty where not measured (gnuplot's

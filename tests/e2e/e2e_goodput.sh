@@ -235,6 +235,18 @@ check 'grep -q "tiny: async, cpu, fp32; target loss [0-9.]*<" modes.loss_to_targ
     "a panel per series, each titled by its mode and target: $(grep -o "tiny: [^<]*" modes.loss_to_target.svg | tr "\n" " ")"
 check '[ "$(grep -c "E = 32, lr 0.5: [0-9.]* steps" modes.loss_to_target.svg)" -eq 2 ] &&
     ! grep -q "series 1 of" modes.loss_to_target.svg' "each panel keys its own E lines, none left out"
+# a custom model's name holds commas: the tables write it as the run's CSV
+# does (";" for ","), so every row has as many cells as its header
+"$ACCUBENCH" run --backend cpu --model "tiny,mlp:hidden=32,layers=2,classes=8" --optimizer sgd \
+    --lr 0.5 --steps 3 --warmup 0 --trace-steps 0 --budget-s 0.2 --min-samples 3 \
+    --noise-windows 0 --train-steps 30 --micro 8 --effective 8,16,32 --csv shape.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "a custom model with commas in its name runs: $(cat err.txt)"
+for t in table curve-table; do
+    "$ACCUBENCH" plan --time-to-target shape.csv --$t >shape.$t.csv 2>err.txt
+    check '[ $? -eq 0 ] && grep -q "^2,mlp:hidden=32;layers=2;classes=8,8," shape.$t.csv &&
+        awk -F, "NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }" shape.$t.csv' \
+        "--$t: the custom model's row has its header's cells: $(grep -m1 mlp shape.$t.csv) $(cat err.txt)"
+done
 "$ACCUBENCH" plan --time-to-target g.csv --curve-table --table >out.txt 2>err.txt
 rc=$?
 check '[ $rc -eq 2 ] && [ ! -s out.txt ] && grep -q "one table at a time" err.txt' \

@@ -381,6 +381,59 @@ static void test_noise_text_plain(void)
         printf("got: %s\n", text);
 }
 
+/* Each line's cells, counted by its commas. */
+static int cells(const char *line)
+{
+    int n = 1;
+    for (; *line && *line != '\n'; line++)
+        n += *line == ',';
+    return n;
+}
+
+/* The charts' tables write a text cell as the run's CSV does: a model
+ * whose name holds commas (a custom shape) keeps every row as wide as its
+ * header; the curve table's rows end with their series' key columns. */
+static void test_tables_keep_their_columns(void)
+{
+    double loss[2] = {3, 2};
+    read_curve c = {.backend = "cpu", .model = "mlp:hidden=32,layers=2", .dtype = "fp32",
+                    .mode = "async", .recompute = "none", .devices = 1, .steps = 2,
+                    .loss = loss};
+    goodput_point p = {.e = 8, .lr = 0.5, .steps = 1, .time_s = NAN, .time_lo = NAN,
+                       .time_hi = NAN, .pred_steps = NAN, .pred_time_s = NAN,
+                       .pred_steps_se = NAN, .time_cover = NAN, .curve = &c};
+    goodput_series s = {.key = &c, .target = 2.5, .p = &p, .n = 1, .best = -1,
+                        .b_simple = NAN, .b_simple_err = NAN};
+    for (int curves = 0; curves < 2; curves++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        if (curves)
+            goodput_write_curves(f, &s, 1);
+        else
+            goodput_write_table(f, &s, 1);
+        fclose(f);
+        const char *row = strchr(text, '\n');
+        CHECK(row && (!curves || strstr(text, "," GOODPUT_KEY_HEADER "\n") ==
+                                     row - strlen(GOODPUT_KEY_HEADER) - 1));
+        int rows = 0;
+        for (; row && row[1]; row = strchr(row + 1, '\n')) {
+            rows++;
+            CHECK(cells(row + 1) == cells(text));
+            CHECK(!strncmp(row + 1, "1,mlp:hidden=32;layers=2,8,", 27));
+            const char *end = strchr(row + 1, '\n');
+            const char *key = ",cpu,fp32,async,1,,none,"; /* sync and shard empty */
+            CHECK(!curves || (end && end - row > (long)strlen(key) &&
+                              !strncmp(end - strlen(key), key, strlen(key))));
+        }
+        CHECK(rows == (curves ? 2 : 1));
+        free(text);
+    }
+}
+
 int main(void)
 {
     test_interpolation();
@@ -393,5 +446,6 @@ int main(void)
     test_cover_by_round_or_step();
     test_best_rate_at_grid_edge();
     test_noise_text_plain();
+    test_tables_keep_their_columns();
     return check_finish("test_goodput");
 }
