@@ -1,10 +1,10 @@
 /* The charts' tables of plan --time-to-target (goodput_table.h): --table,
  * a line per series and E, and --curve-table, a line per step of each
- * E's kept curve, which ends with its series' other key columns, so that
- * a chart of several series can say which is which (two modes of one
- * model read alike by name alone). Their text cells are written as the
- * run's CSV writes them, so that a custom model's commas do not shift the
- * columns after it. */
+ * E's kept curve. Each row starts with its series' number and model and
+ * ends with its series' other key columns, so that a chart of several
+ * series can say which is which (two modes of one model read alike by
+ * name alone); their text cells are written as the run's CSV writes them,
+ * so that a custom model's commas do not shift the columns after it. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -81,7 +81,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
                "step_ms,step_ms_ci_lo,step_ms_ci_hi,time_s,time_s_lo,time_s_hi,"
                "predicted_steps,predicted_time_s,best,target_loss,s_min,e_min,b_crit,"
                "b_simple,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,"
-               "time_s_coverage\n");
+               "time_s_coverage," GOODPUT_KEY_HEADER "\n");
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < s[i].n; j++) {
             const goodput_point *p = &s[i].p[j];
@@ -114,6 +114,7 @@ void goodput_write_table(FILE *f, const goodput_series *s, size_t n)
             goodput_put_num(f, fit->b_crit_se, ",");
             goodput_put_num(f, s[i].b_simple_err, ",");
             goodput_put_num(f, p->pred_steps_se, ",");
-            goodput_put_num(f, p->time_cover, "\n");
+            goodput_put_num(f, p->time_cover, ",");
+            put_key(f, s[i].key);
         }
 }

@@ -149,7 +149,8 @@ int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len);
 #define GOODPUT_KEY_HEADER "backend,dtype,mode,devices,sync,recompute,shard"
 
 /* The chart's table (plots/time_to_target.gp): a header, then a line per
- * series and E, comma-separated. */
+ * series and E, comma-separated, ending with the series' key columns
+ * (GOODPUT_KEY_HEADER), so that a chart of several series names each. */
 void goodput_write_table(FILE *f, const goodput_series *s, size_t n);
 
 /* The loss chart's table (plots/loss_to_target.gp): each E's kept curve

@@ -79,7 +79,7 @@ check 'awk "BEGIN { exit !($samples <= 5 && ($cover - (1 - 2 ^ (1 - $samples)))^
     "the time's interval covers what $samples samples allow: $cover"
 check 'grep -q "^  E=16 .* to target (a 75% interval: the step timed 3 times)" plan.txt' \
     "and plan says so beside it: $(grep "E=16" plan.txt)"
-check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage$"' \
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage,backend,dtype,mode,devices,sync,recompute,shard$"' \
     "the chart's table: a line per E"
 
 # the fit's standard errors, on curves whose steps to loss 3 are known:

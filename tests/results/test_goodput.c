@@ -392,7 +392,7 @@ static int cells(const char *line)
 
 /* The charts' tables write a text cell as the run's CSV does: a model
  * whose name holds commas (a custom shape) keeps every row as wide as its
- * header; the curve table's rows end with their series' key columns. */
+ * header, and each row ends with its series' key columns. */
 static void test_tables_keep_their_columns(void)
 {
     double loss[2] = {3, 2};
@@ -417,8 +417,7 @@ static void test_tables_keep_their_columns(void)
             goodput_write_table(f, &s, 1);
         fclose(f);
         const char *row = strchr(text, '\n');
-        CHECK(row && (!curves || strstr(text, "," GOODPUT_KEY_HEADER "\n") ==
-                                     row - strlen(GOODPUT_KEY_HEADER) - 1));
+        CHECK(row && strstr(text, "," GOODPUT_KEY_HEADER "\n") == row - strlen(GOODPUT_KEY_HEADER) - 1);
         int rows = 0;
         for (; row && row[1]; row = strchr(row + 1, '\n')) {
             rows++;
@@ -426,8 +425,8 @@ static void test_tables_keep_their_columns(void)
             CHECK(!strncmp(row + 1, "1,mlp:hidden=32;layers=2,8,", 27));
             const char *end = strchr(row + 1, '\n');
             const char *key = ",cpu,fp32,async,1,,none,"; /* sync and shard empty */
-            CHECK(!curves || (end && end - row > (long)strlen(key) &&
-                              !strncmp(end - strlen(key), key, strlen(key))));
+            CHECK(end && end - row > (long)strlen(key) &&
+                  !strncmp(end - strlen(key), key, strlen(key)));
         }
         CHECK(rows == (curves ? 2 : 1));
         free(text);
