@@ -136,6 +136,12 @@ do for [m in models] {
 }
 long_names_note = strlen(long_names) == 0 ? "" : \
     "set bmargin 8; set label 94 long_names at screen 0.01, 0.10 left font ',9' tc rgb '#444444'"
+# What sets series s of a goodput table (plan --time-to-target --table or
+# --curve-table) apart from another of its model, as the loss- and
+# time-to-target charts title it: "async, cpu, fp32, 2 devices" (pick.awk's
+# series); "series s" from a table older than its key columns.
+series_text(table, s) = series_text_or(system(pick("series")."-v where=".q(sprintf("series=%d", s + 0))." ".q(table)), s)
+series_text_or(t, s) = strlen(t) > 0 ? t : sprintf("series %d", s + 0)
 
 # Tics at 1, 2, 5 x 10^n for log-scaled milliseconds: gnuplot labels only
 # whole decades, which leaves a narrow range (0.2 .. 0.9 ms) with one label.

@@ -57,14 +57,6 @@ cross_x(s, e) = steps_of(s, e) eq "" ? NaN : (steps_of(s, e) + 0) * (e + 0)
 e_label(s, e) = sprintf("E = %s%s%s", e, lr_of(s, e) eq "" ? "" : ", lr ".lr_of(s, e), \
                         steps_of(s, e) eq "" ? ": target not reached" : sprintf(": %.1f steps", steps_of(s, e) + 0))
 e_color(e) = model_color(index_in(all_es, e))
-# "async, cpu, fp32, 2 devices, sync window": what sets series s apart
-# from another of its model, the defaults left unsaid ("series 2" from a
-# table older than those columns)
-devices_text(d) = (d + 0) > 1 ? sprintf(", %d devices", d + 0) : ""
-series_text(s) = of_series(s, 13) eq "" ? sprintf("series %d", s) : of_series(s, 13).", ".of_series(s, 11).", ".of_series(s, 12).devices_text(of_series(s, 14)). \
-                 (of_series(s, 15) eq "" ? "" : ", sync ".of_series(s, 15)). \
-                 (of_series(s, 16) eq "" || of_series(s, 16) eq "none" ? "" : ", recompute ".of_series(s, 16)). \
-                 (of_series(s, 17) eq "" || of_series(s, 17) eq "none" ? "" : ", shard ".of_series(s, 17))
 
 # a colour at a third of its strength (gnuplot's #AARRGGBB: AA transparency)
 faint(c) = "#AA".c[2:]
@@ -104,7 +96,7 @@ do for [ext in "png svg"] {
                               model_label(of_series(p, 2)), device, dtype, target)
             set bmargin 8
         } else {
-            set title sprintf("%s: %s; target loss %.4g", model_label(of_series(p, 2)), series_text(p), target)
+            set title sprintf("%s: %s; target loss %.4g", model_label(of_series(p, 2)), series_text(table, p), target)
             set bmargin 7
         }
         set arrow 1 from graph 0, first target to graph 1, first target nohead dt 2 lw 1.5 lc rgb "#555555"

@@ -25,10 +25,24 @@
 #   notrun    "model SPLIT mode: status" (split.awk) for matching rows that are
 #             not ok, joined by "; " (so a chart can say what is missing);
 #             the first six, then "and N more"
+#   series    what sets a series of a goodput table (plan --time-to-target
+#             --table or --curve-table, FILTER "series=N") apart from
+#             another of its model, from its first matching row's key
+#             columns: "async, cpu, fp32, 2 devices, sync window", the
+#             defaults left unsaid; nothing from a table older than them
 # POSIX awk only (mawk, gawk and busybox all run it).
 BEGIN { FS = "," }
 # The FILTER's terms, once the header has named the columns: each split at
 # its first operator, so that a value keeps its own `=`.
+# A goodput table's series in words (want=series), from the current row.
+function series_key(    t) {
+    t = $(colnum["mode"]) ", " $(colnum["backend"]) ", " $(colnum["dtype"])
+    if ($(colnum["devices"]) + 0 > 1) t = t ", " ($(colnum["devices"]) + 0) " devices"
+    if ($(colnum["sync"]) != "") t = t ", sync " $(colnum["sync"])
+    if ($(colnum["recompute"]) != "" && $(colnum["recompute"]) != "none") t = t ", recompute " $(colnum["recompute"])
+    if ($(colnum["shard"]) != "" && $(colnum["shard"]) != "none") t = t ", shard " $(colnum["shard"])
+    return t
+}
 function parse_where(    n, piece, i, eq, ne, name, at) {
     n = split(where, piece, ";")
     nterms = 0
@@ -109,6 +123,8 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
             if (!have || v > hi) hi = v
             have = 1
         }
+    } else if (want == "series") {
+        if (!said++ && ("mode" in colnum) && $(colnum["mode"]) != "") print series_key()
     } else if (want == "notrun") {
         if ($(colnum["status"]) != "ok") {
             s = $(colnum["model"]) " " split_text($(colnum["micro_batch"]), $(colnum["accum_steps"]),
