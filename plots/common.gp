@@ -145,8 +145,11 @@ series_text_or(t, s) = strlen(t) > 0 ? t : sprintf("series %d", s + 0)
 
 # Tics at 1, 2, 5 x 10^n for log-scaled milliseconds: gnuplot labels only
 # whole decades, which leaves a narrow range (0.2 .. 0.9 ms) with one label.
+# From 10^-6: the time-to-target chart's axis is in seconds, and a small
+# model reaches its target in a tenth of a millisecond.
+tics_from = -6
 tics125 = ""
-do for [e=-3:7] {
+do for [e=tics_from:7] {
     do for [k=1:3] {
         v = word("1 2 5", k) * 10.0**e
         tics125 = tics125.(strlen(tics125) ? ", " : "").sprintf('"%g" %g', v, v)
@@ -160,7 +163,7 @@ tics125 = "(".tics125.")"
 # each side, and the tics are as fine as the span needs to keep labels on
 # it (1 1.5 2 3 4 5 7 over less than 10x, 1 2 5 up to 10^4, decades past).
 tics_fine = ""; tics_decade = ""
-do for [e=-3:7] {
+do for [e=tics_from:7] {
     do for [k=1:7] {
         v = word("1 1.5 2 3 4 5 7", k) * 10.0**e
         tics_fine = tics_fine.(strlen(tics_fine) ? ", " : "").sprintf('"%g" %g', v, v)
