@@ -5,7 +5,9 @@
 # predict from the measured noise scale, S_min (1 + B_simple / E), times
 # the same step time (only where the S(B) fit holds); the E of least time
 # to target ringed. One colour per series (a model's curves of one mode
-# and device count).
+# and device count), named in the key by what sets it apart from the
+# others (common.gp's series_text); the series with a time to target, up
+# to max_drawn of them, the title counting those left out.
 #
 # The numbers are accubench's own: scripts/plots.sh asks `accubench plan
 # --time-to-target CSV --table` for them (in.goodput.csv beside in.csv), so
@@ -18,9 +20,19 @@ unset label 90  # the main CSV's configs that did not run: not this chart's busi
 
 table = ((csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv).".goodput.csv"
 have = system(sprintf("test -r %s && grep -q '^series,model,effective_batch' %s && echo yes", q(table), q(table)))
-# rows with a measured time: how many, and which series
-measured = (have eq "yes") ? int(system("awk -F, 'NR > 1 && $11 != \"\" { n++ } END { print n + 0 }' ".q(table))) : 0
-if (measured == 0) {
+# pick.awk over the table, its columns by name: want of column c in the
+# rows matching w ("series=2;best=1"). A series is named by its number as
+# a word of a list of them ("2").
+in_table(want, c, w) = system(pick(want)."-v col=".c." -v where=".q(w)." ".q(table))
+of_series_rows(s) = "series=".s
+# A series none of whose E has a time (none reached the target with a
+# timed split within the cap) has no point to draw, and gnuplot would warn
+# of each of its lines: the series with a time are drawn, up to one per
+# colour, and the title counts those left out.
+max_drawn = 7
+nseries = (have eq "yes") ? int(in_table("ndistinct", "series", "")) : 0
+ntimed = (have eq "yes") ? int(in_table("ndistinct", "series", "time_s!=")) : 0
+if (ntimed == 0) {
     curves = ((csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv).".curves.csv"
     missing_why = (count("model", "status=ok") == 0) ? no_rows_why : \
                   (have eq "yes") ? "no effective batch reached the target loss with a timed split within the cap" : \
@@ -29,13 +41,34 @@ if (measured == 0) {
                   "no loss curves beside this CSV (accubench run --effective LIST --train-steps N writes NAME.curves.csv)"
     @nothing_to_draw
 }
-nseries = int(system("awk -F, 'NR > 1 { if ($1 > n) n = $1 } END { print n + 0 }' ".q(table)))
-if (nseries > 7) { nseries = 7 }
-name_of(i) = system("awk -F, -v i=".i." 'NR > 1 && $1 == i { print $2; exit }' ".q(table))
-target_of(i) = system("awk -F, -v i=".i." 'NR > 1 && $1 == i { print $17; exit }' ".q(table))
-fit_of(i) = system("awk -F, -v i=".i." 'NR > 1 && $1 == i { print $22; exit }' ".q(table))
+drawn = system(pick("distinct")."-v max=".max_drawn." -v col=series -v where=".q("time_s!=")." ".q(table))
+left_out_text = (ntimed > words(drawn) ? sprintf("; the first %d of %d series with a time drawn", words(drawn), ntimed) : ""). \
+                (nseries > ntimed ? sprintf("; %d series with no time to target not drawn", nseries - ntimed) : "")
+# Series s's value of column c (model, target_loss, fit: one per series).
+of_series(s, c) = system(pick("distinct")."-v max=1 -v col=".c." -v where=".q(of_series_rows(s))." ".q(table))
+# Its dashed line and its ring only where it has their points: a fit
+# refused, or no noise scale, predicts nothing (the key says why), and
+# one timed E, or one that meets the target at step 0, has no least.
+predicted = ""; refused = ""; no_noise = ""; ringed = ""
+do for [s in drawn] {
+    if (int(in_table("count", "predicted_time_s", of_series_rows(s))) > 0) {
+        predicted = predicted.s." "
+    } else {
+        if (of_series(s, "fit") eq "holds") { no_noise = no_noise.s." " } else { refused = refused.s." " }
+    }
+    if (int(in_table("count", "time_s", of_series_rows(s).";best=1")) > 0) { ringed = ringed.s." " }
+}
+# "predicted: none, the fit was refused", for how many where not for all
+no_prediction(list, why) = "predicted: none".(words(list) < words(drawn) ? \
+                           sprintf(" for %d of the %d series", words(list), words(drawn)) : "").", ".why
+# One series is named by its model, as it always was; several by what
+# sets each apart from the others (common.gp's series_text). The model's
+# name is spelt out: the key has room for a custom model's shape.
+series_label(s) = of_series(s, "model").(nseries > 1 ? ": ".series_text(table, s) : ""). \
+                  sprintf(", target loss %.4g", of_series(s, "target_loss") + 0)
+series_color(s) = model_color(index_in(drawn, s))
 # a series' rows (the header first, for column names)
-rows_of(i) = "< awk -F, -v i=".i." 'NR == 1 || $1 == i' ".q(table)
+rows_of(s) = "< awk -F, -v s=".q(s)." 'NR == 1 || $1 == s' ".q(table)
 
 set logscale xy 2
 set logscale y 10
@@ -59,19 +92,33 @@ cover_text = cover_lo >= 95 - 1e-6 ? "95% interval" : \
              cover_lo == cover_hi ? sprintf("a %.3g%% interval: the step timed 5 times (or rounds) or fewer", cover_lo) : \
              sprintf("intervals of %.3g..%.3g%%: below 95%% where the step was timed 5 times (or rounds) or fewer", cover_lo, cover_hi)
 set title "Is E right? Time to a target loss against the effective batch\n". \
-          sprintf("%s, %s\n", device, dtype). \
+          sprintf("%s, %s%s\n", device, dtype, left_out_text). \
           "points: steps x the fastest split's step time (".cover_text.")\n". \
           "dashed: predicted from B_simple; ring: least time"
-set key below left Left reverse
-set bmargin 9
+set key below left Left reverse maxcols 2
+# room under the axis for the key: its entries two to a line
+key_entries = words(drawn) + (words(predicted) > 0) + (words(refused) > 0) + (words(no_noise) > 0) + (words(ringed) > 0)
+set bmargin 5 + 1.2 * int((key_entries + 1) / 2)
 set offsets graph 0.05, graph 0.05, 0, 0
-plot for [i=1:nseries] rows_of(i) using (column("effective_batch")):(column("time_s")): \
-         (column("time_s_lo")):(column("time_s_hi")) with yerrorbars pt 7 ps 1.2 lc rgb model_color(i) \
-         title sprintf("%s, target loss %.4g", name_of(i), target_of(i) + 0), \
-     for [i=1:nseries] rows_of(i) using (column("effective_batch")):(column("predicted_time_s")) \
-         with lines dt 2 lw 2 lc rgb model_color(i) \
-         title (fit_of(i) eq "holds" ? "predicted, S_min (1 + B_simple / E) steps" : "predicted: none, the fit was refused"), \
-     for [i=1:nseries] rows_of(i) using (column("effective_batch")): \
-         (column("best") == 1 ? column("time_s") : NaN) with points pt 6 ps 3 lw 2 lc rgb model_color(i) \
-         title "least time to target"
+# Each kind of mark is drawn for the series that have it. gnuplot runs a
+# plot's iteration over an empty list once all the same (a source of no
+# points, and its warning), so the plot is made of the kinds that have any.
+# The key names each series once, by its colour; a dashed line and a ring
+# say what they are once, in grey, whichever series they are drawn for.
+mark_grey = "#555555"
+marks_points = 'for [s in drawn] rows_of(s) using (column("effective_batch")):(column("time_s")): \
+    (column("time_s_lo")):(column("time_s_hi")) with yerrorbars pt 7 ps 1.2 lc rgb series_color(s) \
+    title series_label(s)'
+marks_predicted = 'for [s in predicted] rows_of(s) using (column("effective_batch")):(column("predicted_time_s")) \
+    with lines dt 2 lw 2 lc rgb series_color(s) notitle, \
+    keyentry with lines dt 2 lw 2 lc rgb mark_grey title "predicted, S_min (1 + B_simple / E) steps"'
+marks_refused = 'keyentry with lines dt 2 lw 2 lc rgb mark_grey title no_prediction(refused, "the fit was refused")'
+marks_no_noise = 'keyentry with lines dt 2 lw 2 lc rgb mark_grey \
+    title no_prediction(no_noise, "no noise scale (--noise-windows and K > 1)")'
+marks_ringed = 'for [s in ringed] rows_of(s) using (column("effective_batch")): \
+    (column("best") == 1 ? column("time_s") : NaN) with points pt 6 ps 3 lw 2 lc rgb series_color(s) notitle, \
+    keyentry with points pt 6 ps 3 lw 2 lc rgb mark_grey title "least time to target"'
+and_marks(list, marks) = words(list) > 0 ? ", ".marks : ""
+eval "plot ".marks_points.and_marks(predicted, marks_predicted).and_marks(refused, marks_refused). \
+     and_marks(no_noise, marks_no_noise).and_marks(ringed, marks_ringed)
 load here.'/svg.gp'

@@ -235,6 +235,17 @@ check 'grep -q "tiny: async, cpu, fp32; target loss [0-9.]*<" modes.loss_to_targ
     "a panel per series, each titled by its mode and target: $(grep -o "tiny: [^<]*" modes.loss_to_target.svg | tr "\n" " ")"
 check '[ "$(grep -c "E = 32, lr 0.5: [0-9.]* steps" modes.loss_to_target.svg)" -eq 2 ] &&
     ! grep -q "series 1 of" modes.loss_to_target.svg' "each panel keys its own E lines, none left out"
+# the time-to-target chart of the same two series: each keyed by its mode,
+# no warning (neither has a prediction: no noise scale, nor a fit of
+# these points, and no line is drawn where there are none)
+"$ACCUBENCH" plan --time-to-target modes.csv --table >modes.goodput.csv 2>err.txt
+check '[ "$(awk -F, "NR > 1 { print \$1, \$31 }" modes.goodput.csv | sort -u | tr "\n" " ")" = "1 async 2 sync " ]' \
+    "the time-to-target table names each series' mode: $(cat err.txt)"
+(LC_ALL=C gnuplot -e "csv='modes.csv'" "$ACCUBENCH_ROOT/plots/time_to_target.gp") 2>gp.err
+check '[ $? -eq 0 ] && [ ! -s gp.err ] && [ -s modes.time_to_target.png ]' "time to target of two series without a warning: $(cat gp.err)"
+check 'grep -q ">tiny: async, cpu, fp32, target loss [0-9.]*<" modes.time_to_target.svg &&
+    grep -q ">tiny: sync, cpu, fp32, target loss [0-9.]*<" modes.time_to_target.svg && ! grep -q "series drawn" modes.time_to_target.svg' \
+    "each series keyed by its mode, none left out: $(grep -o ">tiny[^<]*" modes.time_to_target.svg | tr "\n" " ")"
 # a custom model's name holds commas: the tables write it as the run's CSV
 # does (";" for ","), so every row has as many cells as its header
 "$ACCUBENCH" run --backend cpu --model "tiny,mlp:hidden=32,layers=2,classes=8" --optimizer sgd \
