@@ -18,15 +18,20 @@ have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q
 # The file's rows with the "#" lines dropped and each quoted model spec (it
 # has commas) made plain: its commas become ";". Columns: backend, model,
 # dtype, mode, reduction, effective_batch, micro_batch, accum_steps,
-# devices, sync, order, step, loss, recompute, shard, arm (the last three
+# devices, sync, order, step, loss, recompute, shard, arm, lr,
+# grad_noise_scale, grad_noise_scale_err, grad_dtype (from recompute on,
 # empty in a file from before them). A config's second arm (arm 2, an A/A
 # check) is dropped: its curve is its first arm's again (a file from before
 # the run stopped training it), and drawn it is one line twice.
 clean = "awk '!/^#/ { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } split($0, f, \",\"); if (f[16] == 2) next; print }' ".q(curves)." 2>/dev/null"
-# A series: model, effective batch, devices, sync ("-": none), recompute,
-# shard and learning rate ("-": a file without them; --lr-grid trains each
-# config at several rates), so that each line of a panel is one config.
-key = "$2 \" \" $6 \" \" $9 \" \" ($10 == \"\" ? \"-\" : $10) \" \" ($14 == \"\" ? \"-\" : $14) \" \" ($15 == \"\" ? \"-\" : $15) \" \" ($17 == \"\" ? \"-\" : $17)"
+# A series: model, dtype, mode, effective batch, devices, sync ("-": none),
+# recompute, shard, learning rate and the gradient's accumulator ("-": a
+# file without them; --lr-grid trains each config at several rates), so
+# that each line of a panel is one config.
+dash_if_empty(c) = sprintf("($%d == \"\" ? \"-\" : $%d)", c, c)
+series_cols = "$6 \" \" $9 \" \" ".dash_if_empty(10)." \" \" ".dash_if_empty(14)." \" \" ".dash_if_empty(15). \
+              " \" \" ".dash_if_empty(17)." \" \" $3 \" \" $4 \" \" ".dash_if_empty(20)
+key = "$2 \" \" ".series_cols
 # awk over the clean rows (header excluded), each row's panel in pn (its
 # series' place in the file, from 1), with -v p=PANEL: a panel is named by
 # its number, so no model name passes through gnuplot's words.
@@ -59,7 +64,7 @@ if (n == 0) {
 # (a colour each) and the y range (twice the starting loss: a line that
 # leaves it diverged).
 in_panel = "pn == p"
-series_of(p) = on_rows(in_panel." { print $6, $9, ($10 == \"\" ? \"-\" : $10), ($14 == \"\" ? \"-\" : $14), ($15 == \"\" ? \"-\" : $15), ($17 == \"\" ? \"-\" : $17); exit }", p)
+series_of(p) = on_rows(in_panel." { print ".series_cols."; exit }", p)
 model_of(p) = on_rows(in_panel." { print $2; exit }", p)
 lines_of(p) = on_rows_then(in_panel." && $11 == \"forward\" && $12 == 0 { r = 0; n = split(wr, w, \" \"); for (i = 1; i <= n; i++) if (w[i] == $5) r = i; print r, $7, $5 \":\" $7 }", p, \
                            " | sort -k1,1n -k2,2n | awk '{ print $3 }' | tr '\\n' ' '")
@@ -115,7 +120,9 @@ do for [ext in "png svg"] {
         top = top_of(i) + 0
         # the model on a line of its own: a custom shape's name is long, and
         # on one line with the rest the title ran off the chart's left edge
-        set title sprintf("model %s\neffective batch %s, %s device(s)%s%s%s, %s steps", model_of(i), \
+        set title sprintf("model %s\n%s, %s%s, effective batch %s, %s device(s)%s%s%s, %s steps", \
+                          model_of(i), word(sr, 7), word(sr, 8), \
+                          word(sr, 9) ne "-" && word(sr, 9) ne "fp32" ? ", gradient in ".word(sr, 9) : "", \
                           word(sr, 1), word(sr, 2), word(sr, 3) ne "-" ? ", sync ".word(sr, 3) : "", \
                           word(sr, 4) ne "-" ? ", recompute ".word(sr, 4) : "", \
                           word(sr, 5) ne "-" ? ", shard ".word(sr, 5) : "", \

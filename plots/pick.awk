@@ -41,6 +41,8 @@ function series_key(    t) {
     if ($(colnum["sync"]) != "") t = t ", sync " $(colnum["sync"])
     if ($(colnum["recompute"]) != "" && $(colnum["recompute"]) != "none") t = t ", recompute " $(colnum["recompute"])
     if ($(colnum["shard"]) != "" && $(colnum["shard"]) != "none") t = t ", shard " $(colnum["shard"])
+    if (("grad_dtype" in colnum) && $(colnum["grad_dtype"]) != "" && $(colnum["grad_dtype"]) != "fp32")
+        t = t ", gradient in " $(colnum["grad_dtype"])
     return t
 }
 function parse_where(    n, piece, i, eq, ne, name, at) {

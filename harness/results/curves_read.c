@@ -22,11 +22,11 @@ void curves_path_beside(const char *main_csv, char *out, size_t len)
 
 enum { C_BACKEND, C_MODEL, C_DTYPE, C_MODE, C_REDUCTION, C_E, C_MICRO, C_K, C_DEVICES, C_SYNC,
        C_ORDER, C_STEP, C_LOSS, C_RECOMPUTE, C_SHARD, C_ARM, C_LR, C_NOISE, C_NOISE_ERR,
-       C_COUNT };
+       C_GRAD_DTYPE, C_COUNT };
 static const char *const COLUMN[C_COUNT] = {
     "backend", "model", "dtype", "mode", "reduction", "effective_batch", "micro_batch",
     "accum_steps", "devices", "sync", "order", "step", "loss", "recompute", "shard", "arm", "lr",
-    "grad_noise_scale", "grad_noise_scale_err"};
+    "grad_noise_scale", "grad_noise_scale_err", "grad_dtype"};
 /* Columns a file from before them lacks: read as empty. */
 #define C_FIRST_OPTIONAL C_RECOMPUTE
 
@@ -95,7 +95,7 @@ static read_curve *curve_of(curves_table *t, const read_curve *k)
             !strcmp(c->dtype, k->dtype) && !strcmp(c->mode, k->mode) &&
             !strcmp(c->reduction, k->reduction) && !strcmp(c->sync, k->sync) &&
             !strcmp(c->recompute, k->recompute) && !strcmp(c->shard, k->shard) &&
-            c->effective_batch == k->effective_batch && c->micro_batch == k->micro_batch &&
+            !strcmp(c->grad_dtype, k->grad_dtype) && c->effective_batch == k->effective_batch && c->micro_batch == k->micro_batch &&
             c->accum_steps == k->accum_steps && c->devices == k->devices && c->arm == k->arm &&
             c->reverse == k->reverse &&
             (c->lr == k->lr || (isnan(c->lr) && isnan(k->lr))))
@@ -165,6 +165,7 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
     snprintf(k.sync, CURVE_TEXT, "%s", cell(f, at, C_SYNC));
     snprintf(k.recompute, CURVE_TEXT, "%s", cell(f, at, C_RECOMPUTE));
     snprintf(k.shard, CURVE_TEXT, "%s", cell(f, at, C_SHARD));
+    snprintf(k.grad_dtype, CURVE_TEXT, "%s", cell(f, at, C_GRAD_DTYPE));
     if (count(r, f, at, C_E, &k.effective_batch) || count(r, f, at, C_MICRO, &k.micro_batch) ||
         count(r, f, at, C_K, &k.accum_steps) || count(r, f, at, C_DEVICES, &k.devices) ||
         count(r, f, at, C_ARM, &k.arm))
@@ -282,6 +283,10 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
             rc = -1;
             break;
         }
+        /* the run writes every line whole (the file is renamed into
+         * place): a row without its end is the last, cut short, and its
+         * last cell with it, which a text column would take as a value */
+        int unended = len > 0 && line[len - 1] != '\n';
         line[strcspn(line, "\r\n")] = '\0';
         if (!*line || *line == '#')
             continue;
@@ -314,6 +319,12 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
          * would be read under the wrong columns */
         if (n != columns) {
             csv_say_field_count(why, why_len, path, r.line, n, columns);
+            rc = -1;
+            break;
+        }
+        if (unended) {
+            say(why, why_len, "%s:%d: the last row has no line end: the file was cut short",
+                path, r.line);
             rc = -1;
             break;
         }

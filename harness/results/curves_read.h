@@ -13,7 +13,8 @@
 
 typedef struct read_curve {
     char backend[CURVE_TEXT], model[CURVE_TEXT], dtype[CURVE_TEXT], mode[CURVE_TEXT],
-        reduction[CURVE_TEXT], sync[CURVE_TEXT], recompute[CURVE_TEXT], shard[CURVE_TEXT];
+        reduction[CURVE_TEXT], sync[CURVE_TEXT], recompute[CURVE_TEXT], shard[CURVE_TEXT],
+        grad_dtype[CURVE_TEXT]; /* "" in a file from before the column */
     long long effective_batch, micro_batch, accum_steps, devices, arm;
     int reverse;   /* the sums taken in reverse order */
     double lr;     /* NAN: a file without the column */

@@ -35,7 +35,8 @@ static void put_key(FILE *f, const read_curve *k)
     fprintf(f, "%lld,", k->devices);
     put_text(f, k->sync, ",");
     put_text(f, k->recompute, ",");
-    put_text(f, k->shard, "\n");
+    put_text(f, k->shard, ",");
+    put_text(f, k->grad_dtype, "\n");
 }
 
 void goodput_write_curves(FILE *f, const goodput_series *s, size_t n)

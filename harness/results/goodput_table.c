@@ -20,7 +20,8 @@ static int same_series(const read_curve *a, const read_curve *b)
     return !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
            !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
            !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
-           !strcmp(a->shard, b->shard) && a->devices == b->devices && a->arm == b->arm;
+           !strcmp(a->shard, b->shard) && !strcmp(a->grad_dtype, b->grad_dtype) &&
+           a->devices == b->devices && a->arm == b->arm;
 }
 
 /* A curve the analysis reads: the correct reduction, sums in their order. */
@@ -29,7 +30,8 @@ static int counted(const read_curve *c)
     return reduction_exact_named(c->reduction) == 1 && !c->reverse && c->steps > 0;
 }
 
-/* A curve file without a recompute or shard column matches any value. */
+/* A curve file without a recompute, shard or grad_dtype column matches
+ * any value. */
 static int text_matches(const char *curve, const char *row)
 {
     return !*curve || !strcmp(curve, row ? row : "");
@@ -43,7 +45,8 @@ static int row_of(const csv_row *r, const read_curve *k, long long e)
            !strcmp(r->model, k->model) && !strcmp(r->dtype, k->dtype) &&
            !strcmp(r->mode, k->mode) && r->devices == k->devices &&
            text_matches(k->sync, r->sync) && text_matches(k->recompute, r->recompute) &&
-           text_matches(k->shard, r->shard) && r->arm == k->arm;
+           text_matches(k->shard, r->shard) && text_matches(k->grad_dtype, r->grad_dtype) &&
+           r->arm == k->arm;
 }
 
 static int fits(const csv_row *r, int64_t cap)
@@ -287,11 +290,20 @@ void goodput_free(goodput_series *s, size_t n)
 void goodput_series_name(const goodput_series *s, char *out, size_t len)
 {
     const read_curve *k = s->key;
-    char devices[64] = "";
+    char devices[64] = "", levers[200] = "";
     if (k->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices%s%s", k->devices,
                  *k->sync ? ", sync " : "", k->sync);
-    snprintf(out, len, "%s (%s, %s, %s%s)", k->model, k->backend, k->dtype, k->mode, devices);
+    /* the levers where they are not the plain run's: two series of one
+     * model and mode differ in one of them */
+    int recompute = *k->recompute && strcmp(k->recompute, "none");
+    int shard = *k->shard && strcmp(k->shard, "none");
+    int grad = *k->grad_dtype && strcmp(k->grad_dtype, "fp32");
+    snprintf(levers, sizeof levers, "%s%s%s%s%s%s", recompute ? ", recompute " : "",
+             recompute ? k->recompute : "", shard ? ", shard " : "", shard ? k->shard : "",
+             grad ? ", gradient in " : "", grad ? k->grad_dtype : "");
+    snprintf(out, len, "%s (%s, %s, %s%s%s)", k->model, k->backend, k->dtype, k->mode, devices,
+             levers);
 }
 
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len)

@@ -146,7 +146,7 @@ int goodput_lr_edge_text(const goodput_series *s, char *out, size_t len);
 
 /* The key columns that end each row of the charts' tables, after their
  * own: what sets a series apart from another of its model. */
-#define GOODPUT_KEY_HEADER "backend,dtype,mode,devices,sync,recompute,shard"
+#define GOODPUT_KEY_HEADER "backend,dtype,mode,devices,sync,recompute,shard,grad_dtype"
 
 /* The chart's table (plots/time_to_target.gp): a header, then a line per
  * series and E, comma-separated, ending with the series' key columns

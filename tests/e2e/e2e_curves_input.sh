@@ -41,7 +41,14 @@ refused "a negative loss" neg "5: column loss: '-3' cannot be negative (field 13
 refused "a NaN loss" nan "5: column loss: 'nan' is not a number (NaN) (field 13 of the row)"
 refused "an infinite loss" inf "5: column loss: 'inf' cannot be infinite (field 13 of the row)"
 refused "a row cut short" cut "$cut_line: "
-check 'grep -q "fields, but the header has 19" err.txt' "the cut row's field count: $(cat err.txt)"
+# cut in a number: a field short; cut in the last (a text cell): no line end
+check 'grep -q "fields, but the header has 20\|the last row has no line end: the file was cut short" err.txt' \
+    "the cut row's field count or its missing end: $(cat err.txt)"
+# cut inside the last cell, the accumulator's name ("fp32" left "fp"):
+# every field there, the line's end missing
+damaged cutlast "head -n 5 | head -c -3"
+check '[ "$(tail -n 1 cutlast.curves.csv | awk -F, "{ print \$NF }")" = fp ]' "the copy ends in 'fp'"
+refused "a row cut in its last cell" cutlast "5: the last row has no line end"
 
 # refused_at NAME WHAT PATTERN: each reader exits 2 with one line matching
 # "accubench: NAME.curves.csv: PATTERN"

@@ -22,8 +22,8 @@ bare="--backend cpu --model tiny --optimizer sgd --lr 0.5 --steps 3 --warmup 0 \
 common="$bare --micro 8"
 "$ACCUBENCH" run $common --effective 8,16,32 --lr-grid 0.25,0.5 --csv g.csv >run.txt 2>err.txt
 check '[ $? -eq 0 ]' "run exits 0: $(cat err.txt)"
-check 'grep -q "^backend,model,.*,arm,lr,grad_noise_scale,grad_noise_scale_err$" g.curves.csv' \
-    "the curves file has lr and noise columns"
+check 'grep -q "^backend,model,.*,arm,lr,grad_noise_scale,grad_noise_scale_err,grad_dtype$" g.curves.csv' \
+    "the curves file has lr, noise and accumulator columns"
 # 3 E x 1 split x 2 rates x 2 orders x 30 steps
 check '[ $(grep -vc "^#" g.curves.csv) -eq $((1 + 3 * 2 * 2 * 30)) ]' "a row per E, rate, order and step"
 check '[ $(curves '"'"'$c["lr"] == 0.25'"'"' | wc -l) -eq $((3 * 2 * 30)) ]' "each rate named on its rows"
@@ -79,7 +79,7 @@ check 'awk "BEGIN { exit !($samples <= 5 && ($cover - (1 - 2 ^ (1 - $samples)))^
     "the time's interval covers what $samples samples allow: $cover"
 check 'grep -q "^  E=16 .* to target (a 75% interval: the step timed 3 times)" plan.txt' \
     "and plan says so beside it: $(grep "E=16" plan.txt)"
-check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage,backend,dtype,mode,devices,sync,recompute,shard$"' \
+check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q "^series,model,effective_batch,.*,fit,s_min_se,e_min_se,b_crit_se,b_simple_err,predicted_steps_se,time_s_coverage,backend,dtype,mode,devices,sync,recompute,shard,grad_dtype$"' \
     "the chart's table: a line per E"
 
 # the fit's standard errors, on curves whose steps to loss 3 are known:
@@ -209,7 +209,7 @@ check '[ -s g.loss_to_target.png ] && grep -q "E = 32, lr 0.[25]: [0-9.]* steps"
     "the loss-to-target chart names each E, its rate and steps"
 check 'grep -q "^!\[The loss against the examples seen.*\](g.loss_to_target.png)" g.md' "linked from the report"
 "$ACCUBENCH" plan --time-to-target g.csv --curve-table >ct.csv 2>err.txt
-check '[ $? -eq 0 ] && head -n 1 ct.csv | grep -q "^series,model,effective_batch,lr,step,examples,loss,loss_smoothed,target_loss,steps_to_target,backend,dtype,mode,devices,sync,recompute,shard$"' \
+check '[ $? -eq 0 ] && head -n 1 ct.csv | grep -q "^series,model,effective_batch,lr,step,examples,loss,loss_smoothed,target_loss,steps_to_target,backend,dtype,mode,devices,sync,recompute,shard,grad_dtype$"' \
     "plan --curve-table: its header: $(head -n 1 ct.csv) $(cat err.txt)"
 # a row per E and step of its kept curve; examples = step x E
 check '[ $(awk -F, "NR > 1" ct.csv | wc -l) -eq $((3 * 30)) ] && awk -F, "NR > 1 && \$6 != \$5 * \$3 { bad = 1 } END { exit bad }" ct.csv' \

@@ -75,13 +75,24 @@ check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' 
 check 'grep -qF "unknown grad-dtype '"'fp16'"' (known: fp32, bf16)" stderr.txt' \
     "the known values named: $(cat stderr.txt)"
 
-# Loss curves of both at once would share one series in the curves file:
-# refused with one line.
-"$ACCUBENCH" run --backend cpu --out out --grad-dtype fp32,bf16 --train-steps 3 \
+# Loss curves of both at once: each accumulator a series of its own, in
+# the curves file, its summary lines, the time to target and the chart.
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8,16 --micro 4 --grad-dtype fp32,bf16 \
+    --train-steps 12 --budget-s 0.05 --noise-windows 0 --trace-steps 0 --csv gc.csv \
     >stdout.txt 2>stderr.txt
-rc=$?
-check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' \
-    "train-steps with both: exit $rc, $(cat stderr.txt)"
+check '[ $? -eq 0 ]' "train-steps with both accumulators: $(cat stderr.txt)"
+check '[ "$(awk -F, '"'"'$12 == 0 && $11 == "forward" { print $20 }'"'"' gc.curves.csv | sort | uniq -c | awk '"'"'{ printf "%s:%s ", $2, $1 }'"'"')" = "bf16:2 fp32:2 " ]' \
+    "a curve per E and accumulator: $(awk -F, '$12 == 0 && $11 == "forward" { print $20 }' gc.curves.csv | tr '\n' ' ')"
+check '[ "$(grep -c "^# curves .* grad_dtype=bf16 " gc.curves.csv)" -eq 2 ] && [ "$(grep -c "^# curves " gc.curves.csv)" -eq 4 ]' \
+    "the summary lines name the bf16 accumulator: $(grep "^# curves" gc.curves.csv)"
+"$ACCUBENCH" plan --time-to-target gc.csv >ttt.txt 2>&1
+check '[ $? -eq 0 ] && grep -q "^tiny (cpu, fp32, async, gradient in bf16): target" ttt.txt && grep -q "^tiny (cpu, fp32, async): target" ttt.txt' \
+    "time to target per accumulator: $(grep "^tiny" ttt.txt)"
+if command -v gnuplot >/dev/null; then
+    gnuplot -e "csv='gc.csv'" "$ACCUBENCH_ROOT/plots/curves.gp" >plot.txt 2>&1
+    check '[ $? -eq 0 ] && [ ! -s plot.txt ] && grep -c "gradient in bf16" gc.curves.svg | grep -qx 2' \
+        "the chart draws each accumulator's panels: $(cat plot.txt)"
+fi
 
 # With ranks: fp32 runs, bf16 is a skipped row with the reason.
 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4 \

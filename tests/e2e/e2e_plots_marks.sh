@@ -195,6 +195,20 @@ check '[ "$panels" -eq 24 ] && grep -q "6 more series not drawn (the first 24 in
     grep -q "<text>model M</text>" many.curves.svg' \
     "30 series: 24 panels, S's 15 and M's first 9, and the other 6 counted ($panels panels: $(cat many.out))"
 
+# dtype, mode and the accumulator are a series' too: one config's curves in
+# fp32 and bf16, async and sync, and a bf16 accumulator are five panels
+# (drawn in one, the lines of one reduction and micro-batch overlaid)
+{
+    echo "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err,grad_dtype"
+    for k in fp32,async,fp32 bf16,async,fp32 fp32,sync,fp32 bf16,sync,fp32 fp32,async,bf16; do
+        dt=${k%%,*} rest=${k#*,} mode=${rest%%,*} grad=${rest#*,}
+        for step in 0 1; do echo "cpu,S,$dt,$mode,sum,16,4,4,1,,forward,$step,2.$step,none,,1,0.001,,,$grad"; done
+    done
+} >aa.curves.csv
+gnuplot -e "csv='aa.csv'; out='keyed'" "$root/plots/curves.gp" >keyed.out 2>&1
+check '[ "$(grep -c "<text>model S</text>" keyed.curves.svg)" -eq 5 ] && [ "$(grep -c "<text>bf16, sync, effective batch 16" keyed.curves.svg)" -eq 1 ] && [ "$(grep -c "<text>fp32, async, gradient in bf16, " keyed.curves.svg)" -eq 1 ] && [ ! -s keyed.out ]' \
+    "a panel per dtype, mode and accumulator: $(grep -o "<text>[bf][fp][13][62], [a-z]*, [^<]*" keyed.curves.svg | tr "\n" "|") $(cat keyed.out)"
+
 # split.awk spells a split as split_text.c does (its header's examples)
 echo 'BEGIN { print split_text(3, 4, 1) "|" split_text(24, 11, 16) "|" split_text(512, 3, 256) "|" split_text(16, 4, 16) "|" split_text(16, 4, "") }' >t.awk
 got=$(awk -f "$root/plots/split.awk" -f t.awk)

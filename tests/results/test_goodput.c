@@ -397,8 +397,8 @@ static void test_tables_keep_their_columns(void)
 {
     double loss[2] = {3, 2};
     read_curve c = {.backend = "cpu", .model = "mlp:hidden=32,layers=2", .dtype = "fp32",
-                    .mode = "async", .recompute = "none", .devices = 1, .steps = 2,
-                    .loss = loss};
+                    .mode = "async", .recompute = "none", .grad_dtype = "bf16", .devices = 1,
+                    .steps = 2, .loss = loss};
     goodput_point p = {.e = 8, .lr = 0.5, .steps = 1, .time_s = NAN, .time_lo = NAN,
                        .time_hi = NAN, .pred_steps = NAN, .pred_time_s = NAN,
                        .pred_steps_se = NAN, .time_cover = NAN, .curve = &c};
@@ -424,7 +424,7 @@ static void test_tables_keep_their_columns(void)
             CHECK(cells(row + 1) == cells(text));
             CHECK(!strncmp(row + 1, "1,mlp:hidden=32;layers=2,8,", 27));
             const char *end = strchr(row + 1, '\n');
-            const char *key = ",cpu,fp32,async,1,,none,"; /* sync and shard empty */
+            const char *key = ",cpu,fp32,async,1,,none,,bf16"; /* sync and shard empty */
             CHECK(end && end - row > (long)strlen(key) &&
                   !strncmp(end - strlen(key), key, strlen(key)));
         }

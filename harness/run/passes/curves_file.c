@@ -10,13 +10,14 @@
 
 #include "atomic_file.h"
 #include "curves_read.h"
+#include "grad_dtype.h"
 #include "recompute.h"
 #include "reduction.h"
 
 /* The columns of a curves file, after its first comment line. */
 static const char CURVES_HEADER[] =
     "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync,"
-    "order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err\n";
+    "order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err,grad_dtype\n";
 static const char CURVES_COMMENT[] =
     "# accubench loss curves: the window's loss before each optimizer step, from the starting "
     "weights, on learnable data\n";
@@ -162,9 +163,12 @@ static void put_rows(FILE *f, const curve *k, int steps)
         fprintf(f, "%lld,%.7g,", (long long)key->arm, k->lr);
         /* the noise scale on the steps it was measured at, empty elsewhere */
         if (k->noise && isfinite(k->noise[t]) && isfinite(k->noise[steps + t]))
-            fprintf(f, "%.6g,%.6g\n", k->noise[t], k->noise[steps + t]);
+            fprintf(f, "%.6g,%.6g,", k->noise[t], k->noise[steps + t]);
         else
-            fputs(",\n", f);
+            fputs(",,", f);
+        /* what the window's gradient was accumulated in: a bf16
+         * accumulator's curve beside fp32's is the same config's */
+        fprintf(f, "%s\n", key->grad_dtype);
     }
 }
 
@@ -176,8 +180,8 @@ static int same_series(const curve *ca, const curve *cb)
     return ca->lr == cb->lr && !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
            !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
            !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
-           !strcmp(a->shard, b->shard) && a->effective_batch == b->effective_batch &&
-           a->devices == b->devices;
+           !strcmp(a->shard, b->shard) && !strcmp(a->grad_dtype, b->grad_dtype) &&
+           a->effective_batch == b->effective_batch && a->devices == b->devices;
 }
 
 /* The largest difference between two curves; infinite where one has left
@@ -260,16 +264,21 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     double g[2 + REDUCTION_COUNT];
     series_gaps(c, k, g);
     int recomputes = strcmp(k->key.recompute, recompute_name(RECOMPUTE_NONE)) != 0;
+    /* the accumulator where it is not the fp32 every run had before it
+     * was a lever: the line reads as it did for those */
+    int grad = k->key.grad_dtype[0] && strcmp(k->key.grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
     /* the rate where curves ran at more than one (--lr-grid) */
     char lr[48] = "";
     for (int i = 0; i < c->count && !lr[0]; i++)
         if (c->curves[i].lr != k->lr)
             snprintf(lr, sizeof lr, " lr=%.4g", k->lr);
-    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s steps=%d:",
+    fprintf(out, "# curves %s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s%s%s "
+                 "steps=%d:",
             k->key.backend, k->key.model, k->key.dtype, k->key.mode,
-            (long long)k->key.effective_batch, (long long)k->key.devices, k->key.sync[0] ? " sync=" : "", k->key.sync,
-            recomputes ? " recompute=" : "", recomputes ? k->key.recompute : "",
-            k->key.shard[0] ? " shard=" : "", k->key.shard, lr, c->steps);
+            (long long)k->key.effective_batch, (long long)k->key.devices,
+            k->key.sync[0] ? " sync=" : "", k->key.sync, recomputes ? " recompute=" : "",
+            recomputes ? k->key.recompute : "", k->key.shard[0] ? " shard=" : "", k->key.shard,
+            grad ? " grad_dtype=" : "", grad ? k->key.grad_dtype : "", lr, c->steps);
     put_gap(out, "correct_splits", g[0]);
     put_gap(out, "rounding", g[1]);
     /* each known-wrong row's gap, by its name: the report and the chart

@@ -577,12 +577,5 @@ int options_validate(const run_options *o, char *why, size_t n)
                  o->max_samples);
         return -1;
     }
-    /* The curves file keys a curve by its split and levers, not by the
-     * accumulator: two of one split would read as one series. */
-    if (o->train_steps > 0 && o->n_grad_dtypes > 1) {
-        snprintf(why, n, "--train-steps with more than one --grad-dtype: the curves file "
-                 "cannot tell their curves apart; run each value on its own");
-        return -1;
-    }
     return 0;
 }
