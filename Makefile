@@ -281,7 +281,7 @@ $(CUDA_LIB): $(CUDA_OBJ)
 BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o \
              $(BUILD)/obj/bench/dp_launch.o $(BUILD)/obj/bench/plan.o \
              $(BUILD)/obj/bench/plan_jobs.o $(BUILD)/obj/bench/plan_recommend.o \
-             $(BUILD)/obj/bench/plan_split.o \
+             $(BUILD)/obj/bench/plan_probe.o $(BUILD)/obj/bench/plan_split.o \
              $(BUILD)/obj/bench/usage.o
 
 # The revision the program reports and whether CUDA is in: the program's

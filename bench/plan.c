@@ -11,7 +11,6 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "csv_lock.h"
-#include "dispatch.h"
 #include "dp_projection.h"
 #include "goodput_plan.h"
 #include "noise_plan.h"
@@ -19,9 +18,9 @@
 #include "output_path.h"
 #include "parse.h"
 #include "plan_jobs.h"
+#include "plan_probe.h"
 #include "plan_recommend.h"
 #include "plan_split.h"
-#include "probe.h"
 
 typedef struct plan_args {
     int effective, max_micro, devices;
@@ -257,166 +256,16 @@ static int plan_set(plan_args *a, const char *key, const char *value, char *why,
     return option_set_with(&plan_table, a, &shared, "plan", key, value, why, n);
 }
 
-static void say_plan_usage_error(const char *msg)
-{
-    fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
-}
-/* One recompute value's answer (printed under its name when --recompute
- * was given): 0 found, 1 none fits, 2 the backend failed; a kind that
- * cannot run the value says so and counts as found nothing. */
-static int probe_one(const plan_args *a, backend *b, recompute r, size_t arithmetic_cap)
-{
-    const run_options *o = &a->shared;
-    model_spec model = o->models[0];
-    char why[200];
-    model.recompute = r;
-    if (a->recompute_given)
-        printf("recompute:          %s\n", recompute_name(r));
-    if (!model_can_recompute(&model, why, sizeof why)) {
-        printf("largest micro-batch: skipped: %s\n", why);
-        return 1;
-    }
-    /* Over --devices each rank takes its share of the effective batch (the
-     * largest share where they differ); its inputs are the whole batch's,
-     * as a rank of run holds them. */
-    int bound = a->max_micro, share = (a->effective + a->devices - 1) / a->devices;
-    if (a->effective && (!bound || bound > share))
-        bound = share;
-    probe_request req = {.model = &model, .dtype = b->dtype, .optimizer = o->optimizer.kind,
-                         .effective = a->effective, .input_buffers = o->buffers,
-                         .max_micro = bound, .arithmetic_cap = arithmetic_cap,
-                         .devices = a->devices};
-    probe_result res;
-    int rc = probe_find_max_micro(b, &req, &res);
-    if (rc == BK_OK || rc == BK_OOM)
-        probe_print(stdout, model.name, &req, &res, (size_t)o->mem_cap);
-    if (rc == BK_OK && arithmetic_cap)
-        probe_print_margin(stdout, backend_find(b->name)->label, &res, (size_t)o->mem_cap);
-    if (rc != BK_OK)
-        fprintf(stderr, "accubench: %s\n", b->error);
-    return rc == BK_OK ? 0 : rc == BK_OOM ? 1 : 2;
-}
-
-/* Every recompute value's answer on b; the exit status is the worst. */
-static int probe_each_recompute(const plan_args *a, backend *b, size_t arithmetic_cap)
-{
-    const run_options *o = &a->shared;
-    int worst = 0;
-    for (int i = 0; i < o->n_recomputes && worst < 2; i++) {
-        if (i)
-            printf("\n");
-        int rc = probe_one(a, b, o->recomputes[i], arithmetic_cap);
-        worst = rc > worst ? rc : worst;
-    }
-    return worst;
-}
-
-/* The backend a plan from the arithmetic is for, where the one asked for
- * did not open: the named row, or under `auto` the first GPU row, if it
- * has an outline (it is built in); else NULL. */
-static const backend_entry *arithmetic_target(const char *name)
-{
-    const backend_entry *e = strcmp(name, "auto") == 0 ? backend_first(1) : backend_find(name);
-    return e && e->outline ? e : NULL;
-}
-
-/* No device to ask (none here, or none that computes in the dtype): with
- * --mem-cap the answer comes from the exact need against the cap, for the
- * GPU backend's arrangement; without, the reason and how to plan anyway. */
-static int plan_from_arithmetic(const plan_args *a, const char *why_not_opened)
-{
-    const run_options *o = &a->shared;
-    const backend_entry *e = arithmetic_target(o->backend);
-    if (!e) {
-        fprintf(stderr, "accubench: %s\n", why_not_opened);
-        return 2;
-    }
-    if (!o->mem_cap) {
-        fprintf(stderr, "accubench: %s; with --mem-cap BYTES, plan answers for %s of that size "
-                        "from the arithmetic\n", why_not_opened, e->label);
-        return 2;
-    }
-    printf("planned for:        %s from the arithmetic, the exact need against --mem-cap%s: "
-           "nothing allocated (%s)\n", e->label, a->reserve ? " less --reserve" : "",
-           why_not_opened);
-    int worst = 0;
-    for (int i = 0; i < o->n_dtypes && worst < 2; i++) {
-        backend b;
-        e->outline(o->dtypes[i] == DTYPE_AUTO ? e->auto_dtype : o->dtypes[i], &b);
-        if (i)
-            printf("\n");
-        int rc = probe_each_recompute(a, &b, (size_t)(o->mem_cap - a->reserve));
-        worst = rc > worst ? rc : worst;
-    }
-    return worst;
-}
-
-/* Every dtype's answers on the one open backend b (opened in the first),
- * in the order --dtype named them; a dtype it does not compute in says so
- * and counts as nothing found. The exit status is the worst answer's. */
-static int probe_each_dtype(const plan_args *a, backend *b)
-{
-    const run_options *o = &a->shared;
-    int worst = 0;
-    for (int i = 0; i < o->n_dtypes && worst < 2; i++) {
-        if (i)
-            printf("\n");
-        /* auto stands alone: the dtype b was opened in */
-        if (o->dtypes[i] != DTYPE_AUTO && bk_use_dtype(b, o->dtypes[i]) != BK_OK) {
-            printf("dtype:              %s\nlargest micro-batch: skipped: %s\n",
-                   dtype_name(o->dtypes[i]), b->error);
-            worst = worst > 1 ? worst : 1;
-            continue;
-        }
-        int rc = probe_each_recompute(a, b, 0);
-        worst = rc > worst ? rc : worst;
-    }
-    return worst;
-}
-
-/* plan --find-max-micro: ask the device, allocation by allocation, once
- * per dtype and recompute value; the exit status is the worst answer's. */
-static int plan_probe(const plan_args *a)
-{
-    const run_options *o = &a->shared;
-    if (!a->model_given || o->n_models != 1) {
-        say_plan_usage_error("plan --find-max-micro needs one --model NAME");
-        return 2;
-    }
-    if (a->devices > 1 && a->effective < a->devices) {
-        say_plan_usage_error("plan --find-max-micro --devices N needs an --effective of at least "
-                             "N examples (one a device)");
-        return 2;
-    }
-    char note[400], why[400];
-    const backend_entry *entry;
-    backend *b;
-    int rc = backend_open(o->backend, o->dtypes[0], &b, &entry, note, sizeof note, why,
-                          sizeof why);
-    if (rc == BK_NO_DEVICE || rc == BK_UNSUPPORTED)
-        return plan_from_arithmetic(a, why);
-    if (rc != BK_OK) {
-        fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
-    if (note[0])
-        printf("%s\n", note);
-    b->mem_cap = (size_t)(o->mem_cap - a->reserve);
-    int worst = probe_each_dtype(a, b);
-    b->ops->destroy(b);
-    return worst;
-}
-
 /* plan: the arithmetic of one split. */
 static int plan_split(const plan_args *a)
 {
     char why[300];
     if (!a->effective || !a->max_micro) {
-        say_plan_usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
+        plan_usage_error("plan needs --effective N and --max-micro N (or --find-max-micro)");
         return 2;
     }
     if (plan_split_write(stdout, a->effective, a->max_micro, a->devices, why, sizeof why)) {
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     return 0;
@@ -440,17 +289,17 @@ static int claim_default_csv(char *path, size_t cap, char *why, size_t n)
 static int plan_recommend_of(const plan_args *a, char *why, size_t n)
 {
     if (backend_check_name(a->shared.backend, why, n)) {
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     if (!a->from_csv && (a->shared.append || a->shared.replace) && !a->shared.csv_path[0]) {
-        say_plan_usage_error("--append and --replace go with --csv FILE");
+        plan_usage_error("--append and --replace go with --csv FILE");
         return 2;
     }
     char claimed[1300] = "";
     if (!a->from_csv && !a->shared.csv_path[0] &&
         claim_default_csv(claimed, sizeof claimed, why, n)) {
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     recommend_args r = {.effective = a->effective, .devices = a->devices,
@@ -528,7 +377,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         if (k == ARG_POSITIONAL)
             snprintf(why, sizeof why, "unexpected argument '%s'", in.value);
         if (k != ARG_OPTION || plan_set(&a, in.key, in.value, why, sizeof why)) {
-            say_plan_usage_error(why);
+            plan_usage_error(why);
             return 2;
         }
         plan_given_add(&given, in.key);
@@ -539,19 +388,19 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         a.budget_given |= strcmp(in.key, "budget-s") == 0;
     }
     if (one_job(&a, why, sizeof why)) {
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     /* which option goes with which job: plan_jobs.c's table */
     plan_job job = job_of(&a);
     if (plan_job_reads(job, &given, why, sizeof why)) {
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     if (a.reserve && a.reserve >= a.shared.mem_cap) {
         snprintf(why, sizeof why, "--reserve %llu leaves nothing of --mem-cap %llu",
                  (unsigned long long)a.reserve, (unsigned long long)a.shared.mem_cap);
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     switch (job) {
@@ -568,7 +417,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         return noise_plan_main(stdout, a.noise_csv);
     case PLAN_TIME: {
         if (a.table && a.curve_table) {
-            say_plan_usage_error("--table and --curve-table: one table at a time");
+            plan_usage_error("--table and --curve-table: one table at a time");
             return 2;
         }
         goodput_plan_args g = {.csv_path = a.time_csv, .target = a.target_loss,
@@ -578,7 +427,7 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
     }
     case PLAN_FIT:
         if ((a.proj.bw_gbps > 0) != (a.proj.latency_us >= 0)) {
-            say_plan_usage_error("plan --fit takes --bw and --latency-us together, or neither");
+            plan_usage_error("plan --fit takes --bw and --latency-us together, or neither");
             return 2;
         }
         if (a.devices_given) {
@@ -593,10 +442,16 @@ int plan_main(int argc, char **argv, option_usage_edit help_edit)
         break;
     }
     if (backend_check_name(a.shared.backend, why, sizeof why)) {
-        say_plan_usage_error(why);
+        plan_usage_error(why);
         return 2;
     }
     if (a.shared.note[0])
         fprintf(stderr, "accubench: note: %s\n", a.shared.note);
-    return job == PLAN_PROBE ? plan_probe(&a) : plan_split(&a);
+    if (job == PLAN_PROBE)
+        return plan_probe(&(probe_args){.shared = &a.shared, .effective = a.effective,
+                                        .max_micro = a.max_micro, .devices = a.devices,
+                                        .model_given = a.model_given,
+                                        .recompute_given = a.recompute_given,
+                                        .reserve = a.reserve});
+    return plan_split(&a);
 }

@@ -142,3 +142,9 @@ int plan_job_reads(plan_job job, const plan_given *given, char *why, size_t why_
         }
     return 0;
 }
+
+int plan_usage_error(const char *msg)
+{
+    fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
+    return 2;
+}

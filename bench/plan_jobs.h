@@ -36,4 +36,8 @@ void plan_given_add(plan_given *g, const char *key);
  * place that says which option goes with which job. */
 int plan_job_reads(plan_job job, const plan_given *given, char *why, size_t why_len);
 
+/* "accubench: MSG (see accubench help plan)" on stderr; returns 2, the
+ * exit status of bad input. */
+int plan_usage_error(const char *msg);
+
 #endif

@@ -10,6 +10,7 @@
 #include "backend_registry.h"
 #include "dispatch.h"
 #include "dtype_table.h"
+#include "plan_jobs.h"
 #include "recommend.h"
 #include "sweep.h"
 
@@ -37,12 +38,6 @@ static const char *const MEASURE_SETTINGS[][2] = {
     {"min-samples", "6"}, {"max-samples", "40"}, {"trace-steps", "0"},
     {"max-step-s", "2"},  {"noise-windows", "0"},
 };
-
-static int bad(const char *msg)
-{
-    fprintf(stderr, "accubench: %s (see accubench help plan)\n", msg);
-    return 2;
-}
 
 static int set_all(run_options *o, const char *const (*kv)[2], size_t n, char *why,
                    size_t why_len)
@@ -189,7 +184,7 @@ static int measuring_options(const recommend_args *a, run_options *o)
         set_all(o, MEASURE_SETTINGS, sizeof MEASURE_SETTINGS / sizeof *MEASURE_SETTINGS, why,
                 sizeof why) ||
         options_validate(o, why, sizeof why))
-        return bad(why);
+        return plan_usage_error(why);
     return 0;
 }
 
@@ -197,11 +192,11 @@ int plan_recommend(const recommend_args *a)
 {
     const run_options *o = a->shared;
     if (!a->effective)
-        return bad("plan --recommend needs --effective N");
+        return plan_usage_error("plan --recommend needs --effective N");
     if (!o->mem_cap)
-        return bad("plan --recommend needs --mem-cap BYTES (K, M, G, T suffixes)");
+        return plan_usage_error("plan --recommend needs --mem-cap BYTES (K, M, G, T suffixes)");
     if (a->model_given && o->n_models != 1)
-        return bad("plan --recommend takes one --model");
+        return plan_usage_error("plan --recommend takes one --model");
     recommend_request req = {.csv_path = a->from,
                              .q = {.effective = a->effective, .devices = a->devices,
                                    .cap = (int64_t)o->mem_cap,
@@ -209,7 +204,7 @@ int plan_recommend(const recommend_args *a)
     if (a->from)
         return recommend_from_csv(stdout, &req);
     if (a->devices != 1)
-        return bad("plan --recommend measures on one device; for more, give --from a CSV "
+        return plan_usage_error("plan --recommend measures on one device; for more, give --from a CSV "
                    "that ran them under mpirun (make bench-dp)");
     run_options m;
     if (measuring_options(a, &m))
