@@ -1,4 +1,4 @@
-# make bench where no GPU answers: a sweep sized for a CPU, five to eight
+# make bench where no GPU answers: a sweep sized for a CPU, four to eight
 # minutes on 2 cores (the default profile, effective batch 256 on S, M and
 # L, takes over ten there; make bench-full runs it). Effective batch 64 as
 # every power-of-two split on the tiny model (where per-op overhead rules),
