@@ -187,12 +187,16 @@ static void plan_shared_edit(const option_def *d, char *help, size_t help_len, c
     }
     /* run's words say how a sweep runs its dtypes; plan answers per dtype */
     if (strcmp(d->key, "dtype") == 0) {
-        snprintf(help, help_len, "fp32, tf32, bf16, or auto alone: with --find-max-micro one "
-                                 "answer per dtype; a measuring --recommend ranks every "
-                                 "dtype listed, timed in the same rounds");
-        snprintf(shown, shown_len, "the backend's own (fp32 on cpu, bf16 on cuda) with "
-                                   "--find-max-micro, every dtype it computes in with "
-                                   "--recommend");
+        /* run's words up to their colon name the dtypes (the dtype table's),
+         * and its default names each backend's own (the backend table's) */
+        char names[300], backends_own[300];
+        snprintf(names, sizeof names, "%.*s", (int)strcspn(help, ":"), help);
+        snprintf(backends_own, sizeof backends_own, "%s", shown);
+        snprintf(help, help_len, "%s: with --find-max-micro one answer per dtype; a measuring "
+                                 "--recommend ranks every dtype listed, timed in the same "
+                                 "rounds", names);
+        snprintf(shown, shown_len, "%s with --find-max-micro, every dtype the backend "
+                                   "computes in with --recommend", backends_own);
     }
     /* plan answers for one model: --find-max-micro needs it named, and
      * --recommend --from takes the file's one model unless named */
