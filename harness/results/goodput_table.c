@@ -10,6 +10,7 @@
 #include "paired.h"
 #include "ratio_text.h"
 #include "reduction.h"
+#include "report_parts.h"
 #include "stats.h"
 #include "table.h"
 
@@ -290,20 +291,14 @@ void goodput_free(goodput_series *s, size_t n)
 void goodput_series_name(const goodput_series *s, char *out, size_t len)
 {
     const read_curve *k = s->key;
-    char devices[64] = "", levers[200] = "";
+    char devices[64] = "";
     if (k->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices%s%s", k->devices,
                  *k->sync ? ", sync " : "", k->sync);
-    /* the levers where they are not the plain run's: two series of one
-     * model and mode differ in one of them */
-    int recompute = *k->recompute && strcmp(k->recompute, "none");
-    int shard = *k->shard && strcmp(k->shard, "none");
-    int grad = *k->grad_dtype && strcmp(k->grad_dtype, "fp32");
-    snprintf(levers, sizeof levers, "%s%s%s%s%s%s", recompute ? ", recompute " : "",
-             recompute ? k->recompute : "", shard ? ", shard " : "", shard ? k->shard : "",
-             grad ? ", gradient in " : "", grad ? k->grad_dtype : "");
+    /* the levers where they are not the plain run's, as the report names
+     * them: two series of one model and mode differ in one of them */
     snprintf(out, len, "%s (%s, %s, %s%s%s)", k->model, k->backend, k->dtype, k->mode, devices,
-             levers);
+             rp_levers_of(k->recompute, k->grad_dtype, NULL, k->shard).s);
 }
 
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len)

@@ -125,22 +125,26 @@ rp_text rp_split(const csv_row *r)
     return t;
 }
 
-rp_text rp_levers(const csv_row *r)
+rp_text rp_levers_of(const char *recompute, const char *grad_dtype, const char *sync,
+                     const char *shard)
 {
     rp_text t;
-    int recomputes = r->recompute && *r->recompute &&
-                     strcmp(r->recompute, recompute_name(RECOMPUTE_NONE));
-    int grad = r->grad_dtype && *r->grad_dtype &&
-               strcmp(r->grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
+    int recomputes = recompute && *recompute && strcmp(recompute, recompute_name(RECOMPUTE_NONE));
+    int grad = grad_dtype && *grad_dtype && strcmp(grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
     /* sync is empty for one process; shard "none" (or empty, in a file
      * from before it) is the unsharded step */
-    int sync = r->sync && *r->sync;
-    int shard = r->shard && *r->shard && strcmp(r->shard, "none");
+    int synced = sync && *sync;
+    int sharded = shard && *shard && strcmp(shard, "none");
     snprintf(t.s, sizeof t.s, "%s%s%s%s%s%s%s%s%s", recomputes ? ", recompute " : "",
-             recomputes ? r->recompute : "", grad ? ", gradient accumulated in " : "",
-             grad ? r->grad_dtype : "", sync ? ", " : "", sync ? r->sync : "",
-             sync ? " sync" : "", shard ? ", shard " : "", shard ? r->shard : "");
+             recomputes ? recompute : "", grad ? ", gradient accumulated in " : "",
+             grad ? grad_dtype : "", synced ? ", " : "", synced ? sync : "",
+             synced ? " sync" : "", sharded ? ", shard " : "", sharded ? shard : "");
     return t;
+}
+
+rp_text rp_levers(const csv_row *r)
+{
+    return rp_levers_of(r->recompute, r->grad_dtype, r->sync, r->shard);
 }
 
 rp_text rp_series(const csv_row *r)

@@ -86,7 +86,7 @@ check '[ "$(awk -F, '"'"'$12 == 0 && $11 == "forward" { print $20 }'"'"' gc.curv
 check '[ "$(grep -c "^# curves .* grad_dtype=bf16 " gc.curves.csv)" -eq 2 ] && [ "$(grep -c "^# curves " gc.curves.csv)" -eq 4 ]' \
     "the summary lines name the bf16 accumulator: $(grep "^# curves" gc.curves.csv)"
 "$ACCUBENCH" plan --time-to-target gc.csv >ttt.txt 2>&1
-check '[ $? -eq 0 ] && grep -q "^tiny (cpu, fp32, async, gradient in bf16): target" ttt.txt && grep -q "^tiny (cpu, fp32, async): target" ttt.txt' \
+check '[ $? -eq 0 ] && grep -q "^tiny (cpu, fp32, async, gradient accumulated in bf16): target" ttt.txt && grep -q "^tiny (cpu, fp32, async): target" ttt.txt' \
     "time to target per accumulator: $(grep "^tiny" ttt.txt)"
 if command -v gnuplot >/dev/null; then
     gnuplot -e "csv='gc.csv'" "$ACCUBENCH_ROOT/plots/curves.gp" >plot.txt 2>&1
