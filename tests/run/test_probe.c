@@ -110,6 +110,20 @@ static int expected_max(const probe_request *req, size_t limit)
     return best;
 }
 
+/* probe_print's text for r into text (cap bytes), "" where the stream
+ * could not be opened (the check says so). */
+static void print_answer(char *text, size_t cap, const char *name, const probe_request *req,
+                         const probe_result *r, size_t mem_cap)
+{
+    text[0] = '\0';
+    FILE *mem = fmemopen(text, cap - 1, "w");
+    CHECK(mem != NULL);
+    if (mem) {
+        probe_print(mem, name, req, r, mem_cap);
+        fclose(mem);
+    }
+}
+
 static void test_device_limit(const char *preset, dtype dt, optimizer_kind opt,
                               int effective)
 {
@@ -167,12 +181,7 @@ static void test_cap(void)
 
     /* The printout names the micro-batch and the accumulation. */
     char text[2048] = "";
-    FILE *mem = fmemopen(text, sizeof text - 1, "w");
-    CHECK(mem != NULL);
-    if (mem) {
-        probe_print(mem, "M", &req, &r, cap);
-        fclose(mem);
-    }
+    print_answer(text, sizeof text, "M", &req, &r, cap);
     char line[128];
     snprintf(line, sizeof line, "largest micro-batch: %d", r.micro);
     CHECK(strstr(text, line) != NULL);
@@ -250,12 +259,7 @@ static void test_ragged_devices(void)
     CHECK(probe_find_max_micro(&b, &req, &r) == BK_OK);
     CHECK(r.fits == 3 && r.micro == 2 && r.accum == 2 && r.last == 2);
     char text[2048] = "";
-    FILE *mem = fmemopen(text, sizeof text - 1, "w");
-    CHECK(mem != NULL);
-    if (mem) {
-        probe_print(mem, "S", &req, &r, 0);
-        fclose(mem);
-    }
+    print_answer(text, sizeof text, "S", &req, &r, 0);
     CHECK(strstr(text, "(3 fits; 2 is the largest that gives each of the 3 devices") != NULL);
     CHECK(strstr(text, "devices:            3 (3 or 4 examples each)") != NULL);
     CHECK(strstr(text, "even split:") == NULL);
@@ -269,13 +273,7 @@ static void test_ragged_devices(void)
     req.max_micro = 2;
     CHECK(probe_find_max_micro(&b, &req, &r) == BK_OOM);
     CHECK(r.micro == 0 && strstr(b.error, "no micro-batch up to it splits") != NULL);
-    text[0] = '\0';
-    mem = fmemopen(text, sizeof text - 1, "w");
-    CHECK(mem != NULL);
-    if (mem) {
-        probe_print(mem, "S", &req, &r, 0);
-        fclose(mem);
-    }
+    print_answer(text, sizeof text, "S", &req, &r, 0);
     CHECK(strstr(text, "largest micro-batch: none splits 7 examples over 3 devices (2 fits") != NULL);
     CHECK(f.in_use == 0);
 }
@@ -289,20 +287,11 @@ static void test_print_counts(void)
     probe_result r = {.micro = 8, .effective = 8, .accum = 1, .last = 8, .bound = 8,
                       .probes = 1};
     char text[2048] = "";
-    FILE *mem = fmemopen(text, sizeof text - 1, "w");
-    CHECK(mem != NULL);
-    if (mem) {
-        probe_print(mem, "tiny", &req, &r, 0);
-        fclose(mem);
-    }
+    print_answer(text, sizeof text, "tiny", &req, &r, 0);
     CHECK(strstr(text, "(1 probe)") != NULL);
     CHECK(strstr(text, "(1 buffer)") != NULL);
     r.micro = 0; /* none fits, after one probe */
-    mem = fmemopen(text, sizeof text - 1, "w");
-    if (mem) {
-        probe_print(mem, "tiny", &req, &r, 0);
-        fclose(mem);
-    }
+    print_answer(text, sizeof text, "tiny", &req, &r, 0);
     CHECK(strstr(text, "none fits (1 probe)") != NULL);
 }
 
