@@ -33,9 +33,10 @@
  * use, rounds_dropped how many were left out as disturbed, round_ms each
  * kept round's median step in ms (space-separated, in round order, the
  * same rounds for every row of the comparison: any two rows pair by
- * position), vs_ref the paired ratio of the row's step to its series'
- * reference (the largest micro-batch, arm 1) with its (Yuen) 95%
- * interval vs_ref_lo..hi. Empty: timed alone (--rounds off, one config,
+ * position), round_pass_ms each of those rounds' median single pass
+ * (timed after the row's slice, pass_ms their median), vs_ref the paired
+ * ratio of the row's step to its series' reference (the largest
+ * micro-batch, arm 1) with its (Yuen) 95% interval vs_ref_lo..hi. Empty: timed alone (--rounds off, one config,
  * a fixed --steps).
  * Trust (docs/measuring.md): step_ms_ci_lo..hi is the median's
  * distribution-free 95% interval (a row timed in rounds: its median and
@@ -109,6 +110,7 @@
     X(rounds, INT, timed, VALUE)                    \
     X(rounds_dropped, INT, timed, VALUE)            \
     X(round_ms, TEXT, timed, VALUE)                 \
+    X(round_pass_ms, TEXT, timed, VALUE)            \
     X(vs_ref, REAL, timed, VALUE)                   \
     X(vs_ref_lo, REAL, timed, VALUE)                \
     X(vs_ref_hi, REAL, timed, VALUE)                \

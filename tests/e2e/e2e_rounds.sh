@@ -40,8 +40,18 @@ awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
         lo = hi = 0
         for (i = 1; i <= n; i++) { lo = lo || near($c["step_ms_ci_lo"], v[i]); hi = hi || near($c["step_ms_ci_hi"], v[i]) }
         if (!lo || !hi || !($c["step_ms_ci_lo"] <= $c["step_ms_median"] && $c["step_ms_median"] <= $c["step_ms_ci_hi"])) { print "FAILED: interval " $c["step_ms_ci_lo"] ".." $c["step_ms_ci_hi"] " is not two of round_ms " $c["round_ms"] " around the step"; bad = 1 }
+        # the single pass is timed in the same rounds, after each slice:
+        # pass_ms is the median of the passes of the kept rounds
+        np = split($c["round_pass_ms"], p, " ")
+        if (np != n) { print "FAILED: round_pass_ms " $c["round_pass_ms"] " holds " np " rounds, round_ms " n; bad = 1 }
+        if (np && !near($c["pass_ms"], median(p, np))) { print "FAILED: pass_ms " $c["pass_ms"] " is not the median " median(p, np) " of round_pass_ms " $c["round_pass_ms"]; bad = 1 }
     }
     function near(a, b) { return a - b < 1e-4 * b && b - a < 1e-4 * b }
+    function median(a, n,    i, j, t, w) {
+        for (i = 1; i <= n; i++) w[i] = a[i] + 0
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && w[j - 1] > w[j]; j--) { t = w[j]; w[j] = w[j - 1]; w[j - 1] = t }
+        return n % 2 ? w[(n + 1) / 2] : (w[n / 2] + w[n / 2 + 1]) / 2
+    }
     END { exit bad }' abc.csv || fail=1
 
 # the report's verdict, from the paired ratios
@@ -74,6 +84,9 @@ check '[ "$(grep -c "checks (gradient and noise scale) those of arm 1" aa.csv)" 
 # a fixed --steps: each config alone, no comparison columns
 "$ACCUBENCH" run $quick --micro 16,4 --steps 3 --csv alone.csv > /dev/null 2>&1
 check '[ -z "$(col alone.csv comparison | tr -d "\n")" ]' "--steps: timed alone"
+check '[ -z "$(col alone.csv round_pass_ms | tr -d "\n")" ] && [ -n "$(col alone.csv pass_ms | head -n 1)" ]' \
+    "--steps: the single pass timed after the config's steps, no round's"
+
 check '[ "$(col alone.csv samples | tr "\n" " ")" = "3 3 " ]' "--steps 3: three samples a row"
 
 # SIGINT during the second comparison: the first one's rows stay, exit 130

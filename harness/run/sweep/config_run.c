@@ -231,7 +231,8 @@ measure_options config_timing_options(const sweep *s, const config *c)
 }
 
 /* The timed figures of r from t (measured alone or in rounds): the
- * single-pass timing first (the runner alone on the device), then the
+ * single-pass timing first where the rounds did not time it beside the
+ * steps (the runner alone on the device, right after its steps), then the
  * row's timing, trust and data-parallel columns; `peak` the step's memory
  * peak. BK_* status. */
 int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, step_runner *run,
@@ -239,10 +240,12 @@ int config_fill_timed(sweep *s, model *m, const dataset *d, const config *c, ste
                       const watch_mark *after, const step_memory *mem)
 {
     measure_options mo = config_timing_options(s, c);
-    progress_phase(s->progress, "timing single passes");
-    int rc = measure_single_pass(run, 5, &t->pass_ms);
-    if (rc)
-        return rc;
+    if (!(t->pass_ms > 0)) {
+        progress_phase(s->progress, "timing single passes");
+        int rc = measure_single_pass(run, 5, &t->pass_ms);
+        if (rc)
+            return rc;
+    }
     row_fill_timing(r, t, s->peak_tflops[c->dtype], &mo);
     /* Both ways: the measured peak says what this machine reaches now, the
      * datasheet what the part is sold at; the trust pass flags either

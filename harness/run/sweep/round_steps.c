@@ -2,6 +2,7 @@
 #include "round_steps.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "stats.h"
 
@@ -40,4 +41,14 @@ double round_steps_median(const double *v, const size_t *at, int rounds, const i
         if (isnan(medians[j]))
             return NAN;
     return stats_median(medians, n);
+}
+
+void round_text(const double *per_round, int rounds, const int *kept, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < rounds && used < len; k++)
+        if (kept[k])
+            used += (size_t)snprintf(out + used, len - used, "%s%.5g", used ? " " : "",
+                                     per_round[k]);
 }

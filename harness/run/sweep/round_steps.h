@@ -27,4 +27,8 @@ size_t round_steps_medians(const double *v, const size_t *at, int rounds, const 
 double round_steps_median(const double *v, const size_t *at, int rounds, const int *kept,
                           double *medians);
 
+/* "24.1 23.9 ...": a figure of each kept round (its median step, or its
+ * median single pass), in round order, 5 digits, into out. */
+void round_text(const double *per_round, int rounds, const int *kept, char *out, size_t len);
+
 #endif

@@ -32,6 +32,7 @@ typedef struct member_times {
     double *comm_ms, *comm_exposed_ms, *comm_wait_ms;
     size_t at[ROUNDS_MAX + 1];        /* round k's steps: ms[at[k] .. at[k+1]) */
     double round_ms[ROUNDS_MAX];      /* each round's median step */
+    double round_pass_ms[ROUNDS_MAX]; /* each round's median single pass */
     size_t own_bytes;                 /* its runner's memory while resident */
     step_memory mem;                  /* the step's memory, its own peak */
     step_timing sum;                  /* the slices' other figures, summed */
@@ -137,6 +138,22 @@ static int slice_time(rounds_state *st, size_t i, int k, int steps, double *keep
     return rc;
 }
 
+/* Single passes of member i after its slice of round k, timed at the
+ * same moment as its steps, so that K x the pass (the naive prediction,
+ * and the check that a step is not shorter than its passes) compares
+ * figures of the same rounds. Timed once after the rounds, a tiny model's
+ * pass read 0.11-0.13 ms beside a 64x1 step of 0.08-0.10 ms on a quiet
+ * VM, and every such row was flagged disturbed. A share of the slice's
+ * time (a pass is about a step over K), one pass at least: a long step's
+ * rounds time as many passes in all as one config timed alone does. */
+static int slice_passes(rounds_state *st, size_t i, int k)
+{
+    member_times *tm = &st->tm[i];
+    double want = ceil(ROUNDS_PASS_SHARE * tm->slice_steps * st->mem[i].c->sp.accum);
+    int reps = want > ROUNDS_PASS_MAX ? ROUNDS_PASS_MAX : (int)want;
+    return measure_single_pass(&st->mem[i].run, reps, &tm->round_pass_ms[k]);
+}
+
 /* ------------------------------------------------------------ the rounds */
 
 /* A fresh order of the live members for round k: the same on every rank
@@ -190,6 +207,8 @@ static void slice(rounds_state *st, size_t i, int k)
     int rc = slice_begin(st, i);
     if (!rc)
         rc = slice_time(st, i, k, steps, keep, &t);
+    if (!rc && k >= 0)
+        rc = slice_passes(st, i, k);
     slice_end(st, i);
     range_pop();
     if (rc) {
@@ -375,18 +394,6 @@ static measure_stop run_rounds(rounds_state *st, size_t *order)
 
 /* ------------------------------------------------------------- the rows */
 
-/* "24.1 23.9 ..." : the kept rounds' medians. */
-static void round_text(const member_times *tm, int rounds, const int kept[ROUNDS_MAX],
-                       char *out, size_t len)
-{
-    size_t used = 0;
-    out[0] = '\0';
-    for (int k = 0; k < rounds && used < len; k++)
-        if (kept[k])
-            used += (size_t)snprintf(out + used, len - used, "%s%.5g", used ? " " : "",
-                                     tm->round_ms[k]);
-}
-
 /* An id no other run shares, for the comparison column: the run's start,
  * its process, and the comparison's number in the run. */
 static void comparison_id(char *out, size_t len)
@@ -425,7 +432,8 @@ static void member_median_by_round(const member_times *tm, int rounds,
  * host's enqueue time and the communication by round too (round_steps.h),
  * never means of the slices' medians: a slice of one step is that step,
  * and one stalled step then read as ms of exposed communication (or of
- * host enqueue) beside a step median of a tenth of that. */
+ * host enqueue) beside a step median of a tenth of that. The single pass
+ * is the median of the kept rounds' (slice_passes). */
 static void member_timing(const rounds_state *st, size_t i, const int kept[ROUNDS_MAX],
                           measure_stop why, step_timing *t)
 {
@@ -440,9 +448,15 @@ static void member_timing(const rounds_state *st, size_t i, const int kept[ROUND
     double exposed_ms = round_steps_median(tm->comm_exposed_ms, tm->at, st->rounds, kept, pool);
     double wait_ms = round_steps_median(tm->comm_wait_ms, tm->at, st->rounds, kept, pool);
     free(pool);
+    double passes[ROUNDS_MAX];
+    size_t n_passes = 0;
+    for (int k = 0; k < st->rounds; k++)
+        if (kept[k])
+            passes[n_passes++] = tm->round_pass_ms[k];
     double slices = tm->slices > 0 ? tm->slices : 1;
     *t = (step_timing){.step = t->step, .timed = n, .stopped_by = why,
                        .host_enqueue_ms = host_ms,
+                       .pass_ms = stats_median(passes, n_passes),
                        .dispatches_per_step = tm->sum.dispatches_per_step / slices,
                        .allreduce_calls = tm->sum.allreduce_calls / slices,
                        .allreduce_bytes = tm->sum.allreduce_bytes / slices,
@@ -463,7 +477,9 @@ static void fill_comparison(const rounds_state *st, size_t i, const char *id,
     snprintf(r->comparison, sizeof r->comparison, "%s", id);
     r->rounds = n_kept;
     r->rounds_dropped = st->rounds - n_kept;
-    round_text(&st->tm[i], st->rounds, kept, r->round_ms, sizeof r->round_ms);
+    round_text(st->tm[i].round_ms, st->rounds, kept, r->round_ms, sizeof r->round_ms);
+    round_text(st->tm[i].round_pass_ms, st->rounds, kept, r->round_pass_ms,
+               sizeof r->round_pass_ms);
     paired_ratio p = member_ratio(st, i, kept);
     r->vs_ref = p.ratio;
     r->vs_ref_lo = st->tm[i].ref == i ? 1.0 : p.lo;

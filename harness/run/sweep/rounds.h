@@ -32,6 +32,11 @@
 /* A slice is this share of a config's --budget-s (one step at least), so
  * that the budget holds about 1/ROUNDS_SLICE_SHARE rounds. */
 #define ROUNDS_SLICE_SHARE 0.05
+/* Single passes after each slice: this share of the slice's steps times
+ * K (the passes' time about this share of the slice's), 1 to
+ * ROUNDS_PASS_MAX. */
+#define ROUNDS_PASS_SHARE 0.1
+#define ROUNDS_PASS_MAX 16
 /* Dropped rounds may stretch a comparison past its budget, to this many
  * times it, to gather ROUNDS_MIN clean ones. */
 #define ROUNDS_BUDGET_STRETCH 3.0
