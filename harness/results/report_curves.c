@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "curves_read.h"
+#include "grad_dtype.h"
 #include "report_parts.h"
 
 /* The correct splits count as one curve within this many rounding gaps
@@ -60,6 +61,26 @@ static void wrong_parts(char *out, size_t n, const char *gaps, double rounding)
     }
 }
 
+/* "; the bf16 accumulator ... off the fp32 accumulator's curve ..." where
+ * the line has an accumulator_gap (a rounding accumulator's series beside
+ * the reference's, curves_file.c), nothing otherwise. */
+static void accumulator_part(char *out, size_t n, const char *line, const char *gaps,
+                             double rounding)
+{
+    double acc = value_of(gaps, "accumulator_gap");
+    const char *g = strstr(line, " grad_dtype=");
+    out[0] = '\0';
+    if (isnan(acc) || !g)
+        return;
+    g += strlen(" grad_dtype=");
+    int len = (int)strcspn(g, " :");
+    char times[80] = "";
+    if (rounding > 0)
+        snprintf(times, sizeof times, " (%s times the rounding gap)", rp_num(acc / rounding, 2).s);
+    snprintf(out, n, "; the %.*s accumulator %s off the %s accumulator's curve of the same "
+             "split%s", len, g, rp_num(acc, 2).s, grad_dtype_name(GRAD_DTYPE_FP32), times);
+}
+
 /* One "# curves SERIES steps=N: gap_...=..." line as a bullet: the gaps
  * measured follow the colon (none where the series had no correct
  * reduction; a file from before wrote nan for a gap not measured). */
@@ -71,9 +92,10 @@ static void series_bullet(doc *d, const char *line)
     int len = (int)(colon - line) - (int)strlen("# curves ");
     double correct = value_of(colon, "gap_correct_splits"),
            rounding = value_of(colon, "gap_rounding");
-    char wrong[1024];
+    char wrong[1024], acc[300];
     /* from the colon on: " gap_" then starts each key, the first included */
     wrong_parts(wrong, sizeof wrong, colon + 1, rounding);
+    accumulator_part(acc, sizeof acc, line, colon, rounding);
     if (isnan(correct) && isnan(rounding)) { /* no correct curve to measure from */
         doc_bullet(d, "%.*s: no correct reduction ran, so no gap was measured.", len,
                    line + strlen("# curves "));
@@ -83,15 +105,15 @@ static void series_bullet(doc *d, const char *line)
      * second curve to set beside it, and no gap to call "not measured" */
     if (isnan(correct) && rounding >= 0) {
         doc_bullet(d, "%.*s: one correct split, no other to compare it with; the rounding gap "
-                   "%s%s.", len, line + strlen("# curves "), rp_num(rounding, 2).s, wrong);
+                   "%s%s%s.", len, line + strlen("# curves "), rp_num(rounding, 2).s, wrong, acc);
         return;
     }
     const char *verdict = !(correct >= 0) || !(rounding >= 0) ? "not measured"
                           : correct <= ROUNDING_MARGIN * rounding ? "one curve up to rounding"
                                                                   : "apart beyond rounding";
     doc_bullet(d, "%.*s: the correct splits within %s of each other, the rounding gap %s: "
-               "%s%s.", len, line + strlen("# curves "), rp_num(correct, 2).s,
-               rp_num(rounding, 2).s, verdict, wrong);
+               "%s%s%s.", len, line + strlen("# curves "), rp_num(correct, 2).s,
+               rp_num(rounding, 2).s, verdict, wrong, acc);
 }
 
 void report_curves(const report_input *in, doc *d)
@@ -113,8 +135,10 @@ void report_curves(const report_input *in, doc *d)
                         "curves beside the rounding gap, the same split run again with its "
                         "sums taken in another order; within %d rounding gaps they are one "
                         "curve. Each known-wrong reduction's gap is from the correct curve "
-                        "of its own split (splits with K > 1).",
-                     strrchr(path, '/') ? strrchr(path, '/') + 1 : path, ROUNDING_MARGIN);
+                        "of its own split (splits with K > 1), and a rounding accumulator's "
+                        "from the same split's curve with the gradient held in %s.",
+                     strrchr(path, '/') ? strrchr(path, '/') + 1 : path, ROUNDING_MARGIN,
+                     grad_dtype_name(GRAD_DTYPE_FP32));
         }
         series_bullet(d, line);
     }

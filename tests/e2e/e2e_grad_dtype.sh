@@ -85,6 +85,13 @@ check '[ "$(awk -F, '"'"'$12 == 0 && $11 == "forward" { print $20 }'"'"' gc.curv
     "a curve per E and accumulator: $(awk -F, '$12 == 0 && $11 == "forward" { print $20 }' gc.curves.csv | tr '\n' ' ')"
 check '[ "$(grep -c "^# curves .* grad_dtype=bf16 " gc.curves.csv)" -eq 2 ] && [ "$(grep -c "^# curves " gc.curves.csv)" -eq 4 ]' \
     "the summary lines name the bf16 accumulator: $(grep "^# curves" gc.curves.csv)"
+# its distance from fp32's curve of the same split: measured on each bf16
+# line (K = 2 and 4 roundings move a 12-step loss), on no fp32 line
+check '[ "$(grep "^# curves .* grad_dtype=bf16 " gc.curves.csv | sed -n "s/.* accumulator_gap=\([^ ]*\)$/\1/p" | awk "\$1 > 0" | wc -l)" -eq 2 ] && ! grep "^# curves " gc.curves.csv | grep -v grad_dtype= | grep -q accumulator_gap' \
+    "the accumulator gap on the bf16 lines alone: $(grep "^# curves" gc.curves.csv)"
+"$ACCUBENCH" report gc.csv --no-charts >/dev/null 2>&1
+check '[ "$(grep -c "; the bf16 accumulator [0-9.e-]* off the fp32 accumulator.s curve of the same split ([0-9.]* times the rounding gap)\.$" gc.md)" -eq 2 ]' \
+    "the report sets each bf16 curve beside fp32's: $(grep "grad_dtype=bf16 steps" gc.md)"
 "$ACCUBENCH" plan --time-to-target gc.csv >ttt.txt 2>&1
 check '[ $? -eq 0 ] && grep -q "^tiny (cpu, fp32, async, gradient accumulated in bf16): target" ttt.txt && grep -q "^tiny (cpu, fp32, async): target" ttt.txt' \
     "time to target per accumulator: $(grep "^tiny" ttt.txt)"

@@ -172,16 +172,31 @@ static void put_rows(FILE *f, const curve *k, int steps)
     }
 }
 
-/* The same series: everything but the split, the reduction and the order
- * (curves at another learning rate are another series). */
-static int same_series(const curve *ca, const curve *cb)
+/* The same series but perhaps the accumulator's dtype: everything but the
+ * split, the reduction and the order (curves at another learning rate are
+ * another series). */
+static int same_but_accumulator(const curve *ca, const curve *cb)
 {
     const result_row *a = &ca->key, *b = &cb->key;
     return ca->lr == cb->lr && !strcmp(a->backend, b->backend) && !strcmp(a->model, b->model) &&
            !strcmp(a->dtype, b->dtype) && !strcmp(a->mode, b->mode) &&
            !strcmp(a->sync, b->sync) && !strcmp(a->recompute, b->recompute) &&
-           !strcmp(a->shard, b->shard) && !strcmp(a->grad_dtype, b->grad_dtype) &&
-           a->effective_batch == b->effective_batch && a->devices == b->devices;
+           !strcmp(a->shard, b->shard) && a->effective_batch == b->effective_batch &&
+           a->devices == b->devices;
+}
+
+static int same_series(const curve *a, const curve *b)
+{
+    return same_but_accumulator(a, b) && !strcmp(a->key.grad_dtype, b->key.grad_dtype);
+}
+
+/* Whether k's gradient was held in the accumulator every run had before
+ * it was a lever (fp32, or a file from before the column): the curve a
+ * rounding accumulator's is held to. */
+static int reference_accumulator(const curve *k)
+{
+    int g = axis_find(&grad_dtype_axis, k->key.grad_dtype);
+    return g < 0 || !grad_dtype_info_of(g)->rounds_bf16;
 }
 
 /* The largest difference between two curves; infinite where one has left
@@ -248,6 +263,30 @@ static void series_gaps(const curves_file *c, const curve *first, double *g)
     }
 }
 
+/* The largest gap between a rounding accumulator's correct curves in
+ * series `first` and the same split's correct curve with the reference
+ * accumulator: what the K roundings of the sum did to the loss. NAN where
+ * no reference curve ran beside them (or `first` is the reference's). */
+static double accumulator_gap(const curves_file *c, const curve *first)
+{
+    double g = NAN;
+    if (reference_accumulator(first))
+        return g;
+    for (int i = 0; i < c->count; i++) {
+        const curve *a = &c->curves[i];
+        if (!same_series(a, first) || !is_correct(a) || a->reverse)
+            continue;
+        for (int j = 0; j < c->count; j++) {
+            const curve *b = &c->curves[j];
+            if (reference_accumulator(b) && same_but_accumulator(a, b) && is_correct(b) &&
+                !b->reverse && b->key.micro_batch == a->key.micro_batch &&
+                b->key.arm == a->key.arm)
+                max_into(&g, gap(a, b, c->steps));
+        }
+    }
+    return g;
+}
+
 /* " gap_NAME=G" where the gap was measured, nothing where it was not (a
  * split alone, a reduction not run or only at K = 1): a number on this line
  * is one the curves gave, never a nan that stands for none. */
@@ -286,6 +325,12 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     for (int r = 0; r < REDUCTION_COUNT; r++)
         if (!reduction_info_of((reduction)r)->exact)
             put_gap(out, reduction_name((reduction)r), g[2 + r]);
+    /* a rounding accumulator's distance from the reference's curve: not a
+     * gap_ key, which names a known-wrong reduction to the report and the
+     * chart */
+    double acc = accumulator_gap(c, k);
+    if (!isnan(acc))
+        fprintf(out, " accumulator_gap=%.3g", acc);
     /* no correct reduction ran in the series: no curve to measure from */
     if (isnan(g[0]) && isnan(g[1]))
         fprintf(out, " no gap measured (no correct reduction beside the others)");
