@@ -407,11 +407,16 @@ static void test_rounds(void)
     double in_rounds = eta_config_s(&c, 1500, 1500, 1, 0, 5);
     CHECK_NEAR(in_rounds - alone, (5 - 4) * 1.5 + (2 * 1.5 - 2.5), 1e-9);
     /* fast steps (10 ms): slices of a twentieth of the budget, 10 steps,
-     * so the budgets hold 20 rounds, each member about its budget */
+     * so the budgets hold 20 rounds, each member about its budget; a pass
+     * after each slice (a tenth of its 10 steps at K 1) where one config
+     * timed alone times 5 */
     items[0].step_ms = 10, items[1].step_ms = 10;
     CHECK_NEAR(eta_group_rounds(&e, 1), 20, 1e-12);
     CHECK_NEAR(eta_config_s(&c, 10, 10, 1, 0, 20) - eta_config_s(&c, 10, 10, 1, 0, 0),
-               20 * 10 * 0.01 - (200 + 1) * 0.01, 1e-9);
+               20 * 10 * 0.01 - (200 + 1) * 0.01 + (20 - 5) * 0.01, 1e-9);
+    /* at K 4 a pass is a quarter step: ceil(0.1 x 10 x 4) = 4 a slice */
+    CHECK_NEAR(eta_config_s(&c, 10, 2.5, 4, 0, 20) - eta_config_s(&c, 10, 2.5, 4, 0, 0),
+               20 * 10 * 0.01 - (200 + 1) * 0.01 + (20 * 4 - 5) * 0.0025, 1e-9);
     /* --rounds 7: seven, and none where rounds are off */
     e.c.rounds = 7;
     CHECK_NEAR(eta_group_rounds(&e, 0), 7, 1e-12);

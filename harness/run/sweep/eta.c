@@ -37,9 +37,12 @@ static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, in
     /* timed alone the warm-up stops at half the budget; a comparison's
      * warm-up slice runs every step asked (rounds.c) */
     double warm = rounds > 0 ? c->warmup * t : fmin(c->warmup * t, c->budget_s / 2 + t);
-    double timed;
+    double timed, passes = 5 * p; /* the single passes after a config timed alone */
     if (rounds > 0) {
-        timed = rounds * slice_steps(c, t) * t;
+        double slice = slice_steps(c, t);
+        timed = rounds * slice * t;
+        /* and after each slice (rounds.c's slice_passes) */
+        passes = rounds * fmin(ROUNDS_PASS_MAX, ceil(ROUNDS_PASS_SHARE * slice * accum)) * p;
     } else if (c->steps) {
         timed = c->steps * t;
     } else {
@@ -56,12 +59,12 @@ static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, in
     }
     /* the skip probe (3 passes), the gradient check (a window and the
      * full batch: about two steps, and the host's sums), the single passes
-     * (5), the counting pass (2 steps, 1 over half the budget) */
+     * (above), the counting pass (2 steps, 1 over half the budget) */
     double count = (2 * t > c->budget_s ? 1 : 2) * t;
     double check = 3 * p + 2 * t + (check_host_s > 0 ? check_host_s : 0);
     if (checks)
         *checks = check;
-    return check + warm + timed + 5 * p + count + trace;
+    return check + warm + timed + passes + count + trace;
 }
 
 double eta_config_s(const eta_costs *c, double step_ms, double pass_ms, int accum, int samples,
