@@ -6,7 +6,7 @@
 #
 # Without PROFILE the sweep is sized for what runs it: the default profile
 # where a GPU answers (the CUDA backend opens), else profiles/cpu.profile
-# (a minute or two on a 2-core VM; the default would take over ten).
+# (four to eight minutes on a 2-core VM; the default would take over ten).
 # It says which and why. PROFILE=default (`make bench-full`) runs the full
 # default anywhere. Exit: the run's status (0, 1 a config failed, 2, 130
 # interrupted), or 1 when the report could not be made.
@@ -26,8 +26,8 @@ else
         echo "make bench: profile default (a GPU answered)"
     else
         profile=cpu
-        echo "make bench: profile cpu (no GPU answered: a sweep sized for a CPU, about" \
-             "eight minutes on 2 cores; make bench-full runs the full default profile)"
+        echo "make bench: profile cpu (no GPU answered: a sweep sized for a CPU," \
+             "four to eight minutes on 2 cores; make bench-full runs the full default profile)"
     fi
 fi
 
