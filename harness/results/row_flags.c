@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+const char *const row_flag_names[ROW_FLAG_COUNT] = {FLAG_NOISY, FLAG_DISTURBED};
+
 int flags_have(const char *flags, const char *flag)
 {
     size_t n = strlen(flag);

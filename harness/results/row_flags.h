@@ -13,6 +13,10 @@
 #define FLAG_NOISY "noisy"
 #define FLAG_DISTURBED "disturbed"
 
+/* Every flag, in the order a summary counts them. */
+#define ROW_FLAG_COUNT 2
+extern const char *const row_flag_names[ROW_FLAG_COUNT];
+
 /* Whether `flags` (space-separated words) holds `flag`. */
 int flags_have(const char *flags, const char *flag);
 

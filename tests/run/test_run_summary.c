@@ -66,6 +66,21 @@ int main(void)
     CHECK(strstr(out, "E 64:") == NULL); /* one series: no heading */
     CHECK(strstr(out, "\n  csv      results/x.csv\n") != NULL);
 
+    /* flagged rows: how many, and how many of each flag (a row may carry
+     * both); a second arm's flags are its config's first arm's business */
+    result_row flagged[] = {row("S", 64, 30.0), row("S", 8, 90.0), row("S", 16, 60.0),
+                            row("S", 16, 61.0)};
+    strcpy(flagged[0].flags, "noisy");
+    strcpy(flagged[1].flags, "noisy disturbed");
+    strcpy(flagged[3].flags, "disturbed");
+    flagged[3].arm = 2;
+    out = summary_of(flagged, 4);
+    CHECK(strstr(out, "summary: 3 of 3 configs ran (1 timed twice: the A/A check); 2 flagged "
+                      "(2 noisy, 1 disturbed)\n  (their notes say why;") == out);
+    strcpy(flagged[1].flags, "noisy");
+    out = summary_of(flagged, 4);
+    CHECK(strstr(out, "; 2 flagged (2 noisy)\n") != NULL);
+
     /* tiny is far faster than M: the summary says so of neither pair */
     result_row two[] = {row("tiny", 64, 0.1), row("tiny", 1, 0.5), row("M", 64, 800.0),
                         row("M", 8, 2400.0), row("M", 1, 0)};

@@ -7,6 +7,7 @@
 #include "paired.h"
 #include "split_text.h"
 #include "table.h"
+#include "row_flags.h"
 #include "row_label.h"
 
 static int ran(const result_row *r)
@@ -174,7 +175,7 @@ static size_t series_starts(const result_row *rows, size_t n, size_t *starts, si
 void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path)
 {
     /* configs, each once: a second arm is the same config timed again */
-    size_t ok = 0, flagged = 0, configs = 0, again = 0;
+    size_t ok = 0, flagged = 0, configs = 0, again = 0, each[ROW_FLAG_COUNT] = {0};
     for (size_t i = 0; i < n; i++) {
         if (RESULT_SECOND_ARM(&rows[i])) {
             again += ran(&rows[i]) != 0;
@@ -184,14 +185,23 @@ void run_summary(FILE *f, const result_row *rows, size_t n, const char *csv_path
         if (ran(&rows[i])) {
             ok++;
             flagged += rows[i].flags[0] != '\0';
+            for (int k = 0; k < ROW_FLAG_COUNT; k++)
+                each[k] += flags_have(rows[i].flags, row_flag_names[k]);
         }
     }
     fprintf(f, "summary: %zu of %zu configs ran", ok, configs);
     if (again)
         fprintf(f, " (%zu timed twice: the A/A check)", again);
-    if (flagged)
-        fprintf(f, "; %zu flagged noisy or disturbed\n  (their notes say why; the flags "
-                   "explain a figure, the comparisons follow the paired intervals)", flagged);
+    if (flagged) {
+        /* each flag's count: a machine where every row is noisy (a VM's
+         * jitter) reads apart from one where the probes drifted */
+        fprintf(f, "; %zu flagged (", flagged);
+        for (int k = 0, said = 0; k < ROW_FLAG_COUNT; k++)
+            if (each[k])
+                fprintf(f, "%s%zu %s", said++ ? ", " : "", each[k], row_flag_names[k]);
+        fprintf(f, ")\n  (their notes say why; the flags explain a figure, the comparisons "
+                   "follow the paired intervals)");
+    }
     fputc('\n', f);
     /* One series: its fastest and slowest. Several (models, effective
      * batches): each its own, since a ratio across models compares
