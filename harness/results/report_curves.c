@@ -74,6 +74,11 @@ static void accumulator_part(char *out, size_t n, const char *line, const char *
         return;
     g += strlen(" grad_dtype=");
     int len = (int)strcspn(g, " :");
+    if (isinf(acc)) { /* one of the two left the numbers (curves_file.c's gap) */
+        snprintf(out, n, "; the %.*s accumulator's curve or the %s one of the same split "
+                 "diverged", len, g, grad_dtype_name(GRAD_DTYPE_FP32));
+        return;
+    }
     char times[80] = "";
     if (rounding > 0)
         snprintf(times, sizeof times, " (%s times the rounding gap)", rp_num(acc / rounding, 2).s);

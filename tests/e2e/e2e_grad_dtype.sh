@@ -92,6 +92,11 @@ check '[ "$(grep "^# curves .* grad_dtype=bf16 " gc.curves.csv | sed -n "s/.* ac
 "$ACCUBENCH" report gc.csv --no-charts >/dev/null 2>&1
 check '[ "$(grep -c "; the bf16 accumulator [0-9.e-]* off the fp32 accumulator.s curve of the same split ([0-9.]* times the rounding gap)\.$" gc.md)" -eq 2 ]' \
     "the report sets each bf16 curve beside fp32's: $(grep "grad_dtype=bf16 steps" gc.md)"
+# a curve that diverged: the gap is inf, said as such (no "inf times")
+sed 's/ accumulator_gap=[^ ]*$/ accumulator_gap=inf/' gc.curves.csv > inf.curves.csv && cp gc.csv inf.csv
+"$ACCUBENCH" report inf.csv --no-charts >/dev/null 2>&1
+check '[ "$(grep -c "; the bf16 accumulator.s curve or the fp32 one of the same split diverged\.$" inf.md)" -eq 2 ] && ! grep -q "inf times" inf.md' \
+    "a diverged accumulator curve said so: $(grep "grad_dtype=bf16 steps" inf.md)"
 "$ACCUBENCH" plan --time-to-target gc.csv >ttt.txt 2>&1
 check '[ $? -eq 0 ] && grep -q "^tiny (cpu, fp32, async, gradient accumulated in bf16): target" ttt.txt && grep -q "^tiny (cpu, fp32, async): target" ttt.txt' \
     "time to target per accumulator: $(grep "^tiny" ttt.txt)"
