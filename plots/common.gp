@@ -140,6 +140,9 @@ long_names_note = strlen(long_names) == 0 ? "" : \
 # --curve-table) apart from another of its model, as the loss- and
 # time-to-target charts title it: "async, cpu, fp32, 2 devices" (pick.awk's
 # series); "series s" from a table older than its key columns.
+# A time in ms as a person reads it: three digits, never an exponent
+# (2780, not 2.78e+03).
+ms_text(x) = x >= 1000 ? sprintf("%.0f", x) : sprintf("%.3g", x)
 series_text(table, s) = series_text_or(system(pick("series")."-v where=".q(sprintf("series=%d", s + 0))." ".q(table)), s)
 series_text_or(t, s) = strlen(t) > 0 ? t : sprintf("series %d", s + 0)
 

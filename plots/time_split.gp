@@ -33,7 +33,7 @@ if (strlen(untraced) > 0) { set label 92 "no trace pass for: ".untraced @note_at
 total = '(column("gpu_busy_ms") + column("idle_ms"))'
 other = 'column("gpu_busy_ms") - column("forward_ms") - column("backward_ms") - column("optimizer_ms")'
 share(name) = 100.0 * column(name) / (@total)
-tic = 'sprintf("%s %s %.3g ms", strcol("model"), strcol("split"), column("cupti_step_ms"))'
+tic = 'sprintf("%s %s %s ms", strcol("model"), strcol("split"), ms_text(column("cupti_step_ms")))'
 
 if (count("forward_ms", traced) == 0) {
     missing_why = words(models) == 0 ? no_rows_why : \

@@ -74,6 +74,12 @@ check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x
     "the time split names the ragged split 24x3"
 check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
     "the frontier names the ragged split 24x3"
+# A traced step of seconds reads in whole ms (2775 ms, not 2.78e+03 ms).
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "cupti_step_ms") c = i; print; next }
+    $c != "" { $c = $c * 6000 } { print }' abc.csv >slow.csv
+gnuplot -e "csv='slow.csv'" "$root/plots/time_split.gp" 2>gp.err || echo "FAILED: time_split.gp: $(cat gp.err)"
+check 'grep -q ">S K=3: 24+24+16 2740 ms<" slow.time_split.svg && ! grep -q "e+03 ms" slow.time_split.svg' \
+    "a step of seconds in whole ms: $(grep -o ">S [^<]* ms<" slow.time_split.svg | head -3)"
 # A config timed twice (an A/A check) is one point, from its first arm:
 # the second is the same point again, its ratio label printed over the
 # first's. abc.csv with the ratio columns, and its 16x4 once more as arm 2.
