@@ -339,7 +339,10 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     }
     table_add(tb, ratio);
     table_addf(tb, "%s / %s", s3, s4);
-    table_add(tb, verdict_words(v, min_diff).s);
+    if (v == VERDICT_FAILED) /* new's own status: a skip is no crash, and its note says why */
+        table_addf(tb, "%s in new", n->status && *n->status ? n->status : "not run");
+    else
+        table_add(tb, verdict_words(v, min_diff).s);
 }
 
 /* Whether row r takes part on side k: every row, or under --dtypes only
@@ -510,7 +513,7 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
            verdict_words(VERDICT_WITHIN, c->min_diff).s, counts[VERDICT_NOT_SEPARATED],
            verdict_words(VERDICT_NOT_SEPARATED, c->min_diff).s);
     if (counts[VERDICT_FAILED])
-        printf(", %d failed (ran in base)", counts[VERDICT_FAILED]);
+        printf(", %d ran in base, not in new", counts[VERDICT_FAILED]);
     if (counts[VERDICT_FIXED])
         printf(", %d now run", counts[VERDICT_FIXED]);
     if (counts[VERDICT_NOT_RUN])

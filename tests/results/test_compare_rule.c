@@ -99,6 +99,25 @@ static void test_second_arm_compared_once(void)
     CHECK(strstr(out, "(arm 2)") == NULL);
 }
 
+/* A config that ran in base and not in new: a regression (exit 1), its
+ * verdict new's own status, so that a skip over --max-step-s does not
+ * read as a crash. */
+static void test_not_run_in_new(void)
+{
+#define HEAD                                                                                 \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "arm,accum_steps,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi\n"
+    static const char base[] = HEAD "cpu,x,M,fp32,async,sum,64,64,1,1,ok,600,599,601\n"
+                                    "cpu,x,M,fp32,async,sum,64,2,1,32,ok,5900,5890,5910\n";
+    static const char later[] = HEAD "cpu,x,M,fp32,async,sum,64,64,1,1,ok,600,599,601\n"
+                                     "cpu,x,M,fp32,async,sum,64,2,1,32,skipped,,,\n";
+#undef HEAD
+    char out[8192];
+    CHECK(compare_files(base, later, out, sizeof out) == 1);
+    CHECK(strstr(out, "| skipped in new") != NULL && strstr(out, "failed") == NULL);
+    CHECK(strstr(out, ", 1 ran in base, not in new;") != NULL);
+}
+
 /* One run of S at 64x1 whose step took ms, its own interval +-0.25%. */
 static const char *one_run(double ms)
 {
@@ -178,6 +197,7 @@ int main(void)
     test_verdicts();
     test_too_few_samples();
     test_second_arm_compared_once();
+    test_not_run_in_new();
     test_runs_a_side();
     /* the words are the rule's, at the threshold compare was given */
     CHECK(!strcmp(verdict_words(VERDICT_WITHIN, 0.01).s, "the same within 1%"));
