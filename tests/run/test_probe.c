@@ -206,6 +206,26 @@ static void test_nothing_fits(void)
     CHECK(r.micro == 0);
     CHECK(strstr(b.error, "not even a micro-batch of 1 fits") != NULL);
     CHECK(f.in_use == 0 && b.mem_in_use == 0);
+    /* the printout gives micro-batch 1's need, piece by piece; where the
+     * state fits the cap, no word of it passing */
+    CHECK(r.need.total == at1.total);
+    char text[2048], line[128];
+    print_answer(text, sizeof text, "S", &req, &r, at1.total - 1);
+    snprintf(line, sizeof line, "memory need at micro-batch 1: %zu bytes", at1.total);
+    CHECK(strstr(text, line) != NULL);
+    snprintf(line, sizeof line, "  weights %zu, compute copy 0, gradients %zu, optimizer %zu,",
+             at1.weights, at1.gradients, at1.optimizer_state);
+    CHECK(strstr(text, line) != NULL);
+    CHECK(strstr(text, "state alone") == NULL);
+    /* a cap under the state alone: no split helps, and the text says what
+     * cuts the state (SGD only where an optimizer keeps state) */
+    size_t state = at1.weights + at1.gradients + at1.optimizer_state;
+    print_answer(text, sizeof text, "S", &req, &r, state - 1);
+    CHECK(strstr(text, "passes the cap: no split helps; ZeRO's shards across ranks") != NULL);
+    CHECK(strstr(text, "SGD (--optimizer sgd)") != NULL);
+    r.need.optimizer_state = 0;
+    print_answer(text, sizeof text, "S", &req, &r, at1.weights + at1.gradients - 1);
+    CHECK(strstr(text, "no split helps") != NULL && strstr(text, "SGD") == NULL);
 }
 
 /* A failure that is not a lack of memory ends the search and comes back. */

@@ -84,6 +84,7 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
     out->micro = fits;
     out->effective = req->effective ? req->effective : fits;
     if (!fits) {
+        need_of(b, req, 1, &out->need); /* what the answer says is too much */
         char reason[sizeof b->error];
         snprintf(reason, sizeof reason, "%s", b->error);
         snprintf(b->error, sizeof b->error, "not even a micro-batch of 1 fits: %s", reason);
@@ -110,6 +111,18 @@ int probe_find_max_micro(backend *b, const probe_request *req, probe_result *out
     return BK_OK;
 }
 
+/* The need's total and its pieces; `at` (may be empty) after the heading. */
+static void print_need(FILE *f, const probe_request *req, const memory_need *n, const char *at)
+{
+    fprintf(f, "memory need%s%s:%*s%zu bytes (%s)\n", *at ? " " : "", at,
+            *at ? 1 : 8, "", n->total, rp_bytes((int64_t)n->total).s);
+    fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
+               "  activations %zu, loss sum %zu, inputs %zu (%d %s)\n",
+            n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
+            n->loss_sum, n->inputs, req->input_buffers,
+            plural(req->input_buffers, "buffer", "buffers"));
+}
+
 void probe_print(FILE *f, const char *model_name, const probe_request *req,
                  const probe_result *r, size_t mem_cap)
 {
@@ -130,6 +143,17 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     if (!r->micro) {
         fprintf(f, "largest micro-batch: none fits (%d %s)\n", r->probes,
                 plural(r->probes, "probe", "probes"));
+        print_need(f, req, &r->need, "at micro-batch 1");
+        /* the state every micro-batch holds: where it alone passes the
+         * cap, no split helps, and the levers that cut it are named */
+        size_t state = r->need.weights + r->need.master_copy + r->need.gradients +
+                       r->need.optimizer_state;
+        if (mem_cap && state > mem_cap)
+            fprintf(f, "  the model's state alone (weights, compute copy, gradients, optimizer: "
+                       "%s) passes the cap: no split helps; ZeRO's shards across ranks "
+                       "(run --shard, under mpirun) cut it%s\n", rp_bytes((int64_t)state).s,
+                    r->need.optimizer_state ? ", and SGD (--optimizer sgd) keeps no optimizer "
+                                              "state" : "");
         return;
     }
     fprintf(f, "largest micro-batch: %d%s (%d %s)\n", r->micro,
@@ -138,13 +162,7 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
     if (r->fits > r->micro)
         fprintf(f, "  (%d fits; %d is the largest that gives each of the %d devices a part "
                    "of the last micro-batch)\n", r->fits, r->micro, r->devices);
-    const memory_need *n = &r->need;
-    fprintf(f, "memory need:        %zu bytes (%s)\n", n->total, rp_bytes((int64_t)n->total).s);
-    fprintf(f, "  weights %zu, compute copy %zu, gradients %zu, optimizer %zu,\n"
-               "  activations %zu, loss sum %zu, inputs %zu (%d %s)\n",
-            n->weights, n->master_copy, n->gradients, n->optimizer_state, n->activations,
-            n->loss_sum, n->inputs, req->input_buffers,
-            plural(req->input_buffers, "buffer", "buffers"));
+    print_need(f, req, &r->need, "");
     if (!req->effective) {
         /* the inputs held grow with the effective batch: this answer is
          * for none larger than the micro-batch */
