@@ -79,6 +79,11 @@ typedef struct dtype_pair {
  * when there is no reference). Returns 0, or -1 when out of memory. */
 int dtype_pairs_of(const report_input *in, const char **ref, dtype_pair **pairs);
 
+/* A finding where every config of a comparison moved together across its
+ * rounds (the machine's speed changed), by how much (report_rounds.c);
+ * nothing where no comparison moved over 10%. */
+void report_round_shifts(const report_input *in, doc *d);
+
 /* The sentences of "What the numbers show" (report_findings.c). */
 void report_findings(const report_input *in, const report_group *g, size_t ng,
                      const char *mode, doc *d);
