@@ -387,7 +387,6 @@ int report_build(const report_input *in, doc *d)
     report_dtype(in, d);
     doc_heading(d, 2, "What the numbers show");
     report_findings(in, g, ng, mode, d);
-    report_round_shifts(in, d);
 
     environment(in, d);
     abc_tables(in, g, ng, d);

@@ -516,6 +516,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
         return;
     }
     report_trust_findings(in, d);
+    report_round_shifts(in, d); /* what moved under every config at once */
     for (size_t k = 0; k < ng; k++)
         if (g[k].n && !strcmp(in->rows[g[k].idx[0]].mode, mode))
             group_findings(in, &g[k], d);

@@ -81,7 +81,8 @@ int dtype_pairs_of(const report_input *in, const char **ref, dtype_pair **pairs)
 
 /* A finding where every config of a comparison moved together across its
  * rounds (the machine's speed changed), by how much (report_rounds.c);
- * nothing where no comparison moved over 10%. */
+ * nothing where no comparison moved over 10%. Beside the flags' finding,
+ * which it explains. */
 void report_round_shifts(const report_input *in, doc *d);
 
 /* The sentences of "What the numbers show" (report_findings.c). */

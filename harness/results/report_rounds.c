@@ -30,14 +30,17 @@ static int in_rounds(const csv_row *r)
  * its rows of the round's median step over the row's own median), its rows
  * listed from `first` along next[]; returns the rounds, 0 where the rows
  * disagree on their count or fewer than two rows hold them. *configs: the
- * rows. */
+ * configs among the rows. */
 static int round_factors(const report_input *in, size_t first, const size_t *next, double *f,
                          size_t *configs)
 {
     size_t n_rows = 0;
     int rounds = 0;
     double *by_row = NULL;
+    *configs = 0;
     for (size_t i = first; i != ROW_NONE; i = next[i]) {
+        /* a second arm is its config again: a row of the factor, not a config */
+        *configs += !RESULT_SECOND_ARM(&in->rows[i]);
         double v[SHIFT_ROUNDS_MAX];
         int n = (int)round_ms_parse(in->rows[i].round_ms, v, SHIFT_ROUNDS_MAX);
         double mid = stats_median(v, (size_t)n);
@@ -62,7 +65,6 @@ static int round_factors(const report_input *in, size_t first, const size_t *nex
     }
     free(by_row);
     free(col);
-    *configs = n_rows;
     return col ? rounds : 0;
 }
 
