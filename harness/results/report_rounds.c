@@ -63,9 +63,10 @@ static int round_factors(const report_input *in, size_t first, const size_t *nex
             col[j] = by_row[j * SHIFT_ROUNDS_MAX + (size_t)k];
         f[k] = stats_median(col, n_rows);
     }
+    int measured = col != NULL;
     free(by_row);
     free(col);
-    return col ? rounds : 0;
+    return measured ? rounds : 0;
 }
 
 /* One comparison's finding, where its rounds moved together over SHIFT_MIN. */
