@@ -42,7 +42,7 @@ static double run_s_parts(const eta_costs *c, double step_ms, double pass_ms, in
         double slice = slice_steps(c, t);
         timed = rounds * slice * t;
         /* and after each slice (rounds.c's slice_passes) */
-        passes = rounds * fmin(ROUNDS_PASS_MAX, ceil(ROUNDS_PASS_SHARE * slice * accum)) * p;
+        passes = rounds * rounds_passes_per_slice(slice, accum) * p;
     } else if (c->steps) {
         timed = c->steps * t;
     } else {

@@ -149,8 +149,7 @@ static int slice_time(rounds_state *st, size_t i, int k, int steps, double *keep
 static int slice_passes(rounds_state *st, size_t i, int k)
 {
     member_times *tm = &st->tm[i];
-    double want = ceil(ROUNDS_PASS_SHARE * tm->slice_steps * st->mem[i].c->sp.accum);
-    int reps = want > ROUNDS_PASS_MAX ? ROUNDS_PASS_MAX : (int)want;
+    int reps = rounds_passes_per_slice(tm->slice_steps, st->mem[i].c->sp.accum);
     return measure_single_pass(&st->mem[i].run, reps, &tm->round_pass_ms[k]);
 }
 

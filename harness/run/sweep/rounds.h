@@ -14,6 +14,8 @@
 #ifndef ACCUBENCH_ROUNDS_H
 #define ACCUBENCH_ROUNDS_H
 
+#include <math.h>
+
 #include "config.h"
 #include "dataset.h"
 #include "model.h"
@@ -37,6 +39,13 @@
  * ROUNDS_PASS_MAX. */
 #define ROUNDS_PASS_SHARE 0.1
 #define ROUNDS_PASS_MAX 16
+/* The single passes after a slice of `slice_steps` steps of K passes each
+ * (rounds.c times them; the time-left estimate counts them). */
+static inline int rounds_passes_per_slice(double slice_steps, int accum)
+{
+    double want = ceil(ROUNDS_PASS_SHARE * slice_steps * accum);
+    return want < 1 ? 1 : want > ROUNDS_PASS_MAX ? ROUNDS_PASS_MAX : (int)want;
+}
 /* Dropped rounds may stretch a comparison past its budget, to this many
  * times it, to gather ROUNDS_MIN clean ones. */
 #define ROUNDS_BUDGET_STRETCH 3.0
