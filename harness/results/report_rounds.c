@@ -22,8 +22,7 @@
 
 static int in_rounds(const csv_row *r)
 {
-    return !strcmp(r->status, "ok") && r->comparison && *r->comparison && r->round_ms &&
-           *r->round_ms;
+    return result_ran(r) && r->comparison && *r->comparison && r->round_ms && *r->round_ms;
 }
 
 /* Each round's common factor of one comparison into f (the median over
