@@ -254,6 +254,40 @@ static int check_holes(const char *path, const curves_table *t, char *why, size_
     return 0;
 }
 
+/* A run's summary line, "# curves SERIES steps=N: ...", one per series
+ * after the run's rows (curves_file.h): N, or -1 for any other comment. */
+static int summary_steps(const char *line)
+{
+    if (strncmp(line, "# curves ", 9))
+        return -1;
+    const char *at = strstr(line, " steps=");
+    if (!at)
+        return -1;
+    char *end;
+    long n = strtol(at + 7, &end, 10);
+    return end > at + 7 && *end == ':' && n > 0 && n <= MAX_STEP ? (int)n : -1;
+}
+
+/* A run writes its rows, then a summary line per series naming the steps
+ * each of its curves holds: a curve of other length lost rows (or gained
+ * them) by an edit, where its holes alone would not say so (the last steps
+ * gone). The curves since the last summary, first[0..n), against `steps`.
+ * 0, or -1 with the refusal in why. */
+static int check_run_steps(const row_at *r, const read_curve *first, size_t n, int steps)
+{
+    for (size_t i = 0; i < n; i++) {
+        const read_curve *c = &first[i];
+        if (c->steps != steps) {
+            say(r->why, r->why_len, "%s:%d: the curve of %s E=%lld %lldx%lld (%s, lr %g) "
+                "holds %d steps where its run's summary line says steps=%d (rows lost or "
+                "edited?)", r->path, r->line, c->model, c->effective_batch, c->micro_batch,
+                c->accum_steps, c->reverse ? "reverse" : "forward", c->lr, c->steps, steps);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
@@ -272,6 +306,9 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
     size_t line_cap = 0, cap = 0, columns = 0;
     int at[C_COUNT], header = 0, rc = 0;
     row_at r = {.path = path, .why = why, .why_len = why_len};
+    /* the curves and the first row since the last summary line */
+    size_t run_first = 0;
+    int unsummed_line = 0;
     ssize_t len;
     while ((len = text_line_read(f, &line, &line_cap, CSV_MAX_LINE)) != TEXT_LINE_END) {
         r.line++;
@@ -288,6 +325,15 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
          * last cell with it, which a text column would take as a value */
         int unended = len > 0 && line[len - 1] != '\n';
         line[strcspn(line, "\r\n")] = '\0';
+        int steps = summary_steps(line);
+        if (steps > 0) {
+            if (check_run_steps(&r, out->c + run_first, out->n - run_first, steps)) {
+                rc = -1;
+                break;
+            }
+            run_first = out->n;
+            unsummed_line = 0;
+        }
         if (!*line || *line == '#')
             continue;
         size_t n = split_quoted(line, field);
@@ -328,6 +374,8 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
             rc = -1;
             break;
         }
+        if (!unsummed_line)
+            unsummed_line = r.line;
         int row_rc = add_row(out, &cap, field, at, &r);
         if (row_rc == -2)
             say(why, why_len, "%s:%d: out of memory", path, r.line);
@@ -344,6 +392,14 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
     fclose(f);
     if (!rc && !header) {
         say(why, why_len, "%s: not a curves file (no header row)", path);
+        rc = -1;
+    }
+    /* the file was cut at a line's end: every row whole, the run's
+     * summary lines (and perhaps curves and steps) gone */
+    if (!rc && unsummed_line) {
+        say(why, why_len, "%s:%d: no summary line (\"# curves ... steps=N\", written after a "
+            "run's rows) follows the rows from here to the file's end: the file was cut short",
+            path, unsummed_line);
         rc = -1;
     }
     if (!rc)

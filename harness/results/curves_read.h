@@ -3,7 +3,9 @@
  * order and learning rate, its loss per step. Columns are found by name,
  * so a file from before the `lr` column still reads (lr NAN). A quoted
  * model spec's commas read as ';', the main CSV's spelling of the same
- * name, so that a curve and its rows match. */
+ * name, so that a curve and its rows match. Each run's rows end with its
+ * summary lines ("# curves ... steps=N"): a curve of other length, or rows
+ * with none after them (a file cut between lines), are refused. */
 #ifndef ACCUBENCH_CURVES_READ_H
 #define ACCUBENCH_CURVES_READ_H
 

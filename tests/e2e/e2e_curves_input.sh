@@ -1,6 +1,7 @@
 #!/bin/sh
 # The curves file beside a run's CSV is input too: a negative, NaN or
-# infinite loss, a last row cut short and a hole in a curve are refused by plan
+# infinite loss, a last row cut short (mid-row or at its end), a curve short of
+# its run's steps and a hole in a curve are refused by plan
 # --time-to-target and report in one line naming the file, line and field,
 # with exit 2, as the results CSV's faults are. A --target-loss at or above
 # the curves' starting loss says so and crowns no E as the least time to
@@ -49,6 +50,14 @@ refused "a row cut short" cut "$cut_line: "
 # field and only the line end missing, is checked next)
 check 'grep -q "[0-9] fields\{0,1\}, but the header has 20" err.txt' \
     "the cut row's field count: $(cat err.txt)"
+# cut at a row's end (a copy stopped between lines): every row whole, the
+# run's summary lines gone, and with them the count of steps a curve holds
+damaged cutrow "head -n 50"
+refused "a file cut at a row's end" cutrow "3: no summary line"
+# a curve's last steps gone mid-file: no hole; the refusal names the
+# summary line, which says 20
+damaged tail "awk -F, '\$6 != 8 || \$7 != 1 || \$11 != \"reverse\" || \$12 < 18'"
+refused "a curve's last steps lost" tail "361: the curve of tiny E=8 1x8 (reverse, lr 0.001) holds 18 steps where its run's summary line says steps=20"
 # cut inside the last cell, the accumulator's name ("fp32" left "fp"):
 # every field there, the line's end missing
 damaged cutlast "head -n 5 | head -c -3"

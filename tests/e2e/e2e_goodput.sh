@@ -87,7 +87,7 @@ check '[ $(grep -c "^1,tiny," table.csv) -eq 3 ] && head -1 table.csv | grep -q 
 # (5 + 80 / E off by +0.5, -0.5, +0.25; a line stays put under the
 # smoothing); least squares worked out apart: S_min 4.75 +- 0.818317,
 # E_min 84.5714 +- 9.89743, B_crit 17.8045 +- 5.00232 (delta method)
-awk -F, 'BEGIN { OFS = ","; S[8] = 15.5; S[16] = 9.5; S[32] = 7.75 } /^#/ { next }
+awk -F, 'BEGIN { OFS = ","; S[8] = 15.5; S[16] = 9.5; S[32] = 7.75 } /^#/ { print; next }
     !h { print; h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
     { $c["loss"] = sprintf("%.9g", 4 - $c["step"] / S[$c["effective_batch"]]); print }' \
     g.curves.csv >lines.curves.csv

@@ -13,6 +13,8 @@
     "# accubench loss curves\n"                                                             \
     "backend,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,devices,sync," \
     "order,step,loss,recompute,shard,arm,lr,grad_noise_scale,grad_noise_scale_err\n"
+/* the summary line a run writes after its rows, its curves' steps */
+#define SUMMARY(steps) "# curves cpu gpt fp32 async effective_batch=8 devices=1 steps=" steps ": gap_correct_splits=0\n"
 /* one row of a curve, its model spec quoted for its commas */
 #define ROW(step, loss) \
     "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward," step "," loss ",none,,1,0.001,,\n"
@@ -40,7 +42,7 @@ static void test_good(void)
 {
     /* diverged at step 2 (empty loss from there): unmeasured, not a fault */
     const char *path = check_temp_file(HEADER ROW("0", "2.5") ROW("1", "2.25") ROW("2", "")
-                                       "# curves cpu gpt: gap_correct_splits=0\n");
+                                       SUMMARY("3"));
     curves_table t;
     char why[512] = "";
     CHECK(curves_read(path, &t, why, sizeof why) == 0);
@@ -77,8 +79,8 @@ static void test_bad_numbers(void)
  * refused (read as it stands it said "diverged" of a curve that went on). */
 static void test_holes(void)
 {
-    const char *files[] = {HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25"),
-                           HEADER ROW("0", "2.5") ROW("2", "2.25")};
+    const char *files[] = {HEADER ROW("0", "2.5") ROW("1", "") ROW("2", "2.25") SUMMARY("3"),
+                           HEADER ROW("0", "2.5") ROW("2", "2.25") SUMMARY("3")};
     for (int i = 0; i < 2; i++) {
         const char *path = check_temp_file(files[i]);
         curves_table t;
@@ -104,6 +106,19 @@ static void test_cut_short(void)
     expect_bad(HEADER "cpu,tiny,fp32,async,sum,8,4,2,1,,forward,0,none,,1,0.001,,\n"
                       ROW("1", "2.5"),
                3, "18 fields, but the header has 19");
+    /* cut at a line's end: every row whole, the run's summary gone; and
+     * a second run's rows after the first's summary, their own gone */
+    expect_bad(HEADER ROW("0", "2.5") ROW("1", "2.25"), 3,
+               "no summary line (\"# curves ... steps=N\", written after a run's rows) follows "
+               "the rows from here to the file's end: the file was cut short");
+    expect_bad(HEADER ROW("0", "2.5") SUMMARY("1")
+               "cpu,tiny,fp32,async,sum,8,4,2,1,,forward,0,2.5,none,,1,0.001,,\n",
+               5, "no summary line");
+    /* a curve's last steps gone (no hole to say so): its run's summary
+     * names the steps it held */
+    expect_bad(HEADER ROW("0", "2.5") ROW("1", "2.25") SUMMARY("3"), 5,
+               "the curve of gpt:d=32;layers=2 E=8 4x2 (forward, lr 0.001) holds 2 steps where "
+               "its run's summary line says steps=3 (rows lost or edited?)");
 }
 
 /* A config's second arm (an A/A check, arm 2) trained its first's curve
@@ -113,7 +128,8 @@ static void test_second_arm_left_out(void)
     const char *path = check_temp_file(
         HEADER ROW("0", "2.5") ROW("1", "2.25")
         "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward,0,2.5,none,,2,0.001,,\n"
-        "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward,1,2.25,none,,2,0.001,,\n");
+        "cpu,\"gpt:d=32,layers=2\",fp32,async,sum,8,4,2,1,,forward,1,2.25,none,,2,0.001,,\n"
+        SUMMARY("2"));
     curves_table t;
     char why[512] = "";
     CHECK(curves_read(path, &t, why, sizeof why) == 0);
