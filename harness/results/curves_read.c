@@ -108,6 +108,7 @@ static read_curve *curve_of(curves_table *t, const read_curve *k)
 typedef struct row_at {
     const char *path;
     int line;
+    int run; /* the summary lines read so far: the run the row is of */
     char *why;
     size_t why_len;
 } row_at;
@@ -184,7 +185,12 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
         return 0;
     long step = (long)step_d;
     read_curve *c = curve_of(t, &k);
+    if (c && c->run != r->run) { /* a config appended again: its latest curve */
+        c->steps = c->rows = 0;
+        c->run = r->run;
+    }
     if (!c) {
+        k.run = r->run;
         if (t->n == *cap) {
             size_t grown_cap = *cap ? 2 * *cap : 16;
             read_curve *g = realloc(t->c, grown_cap * sizeof *g);
@@ -271,17 +277,18 @@ static int summary_steps(const char *line)
 /* A run writes its rows, then a summary line per series naming the steps
  * each of its curves holds: a curve of other length lost rows (or gained
  * them) by an edit, where its holes alone would not say so (the last steps
- * gone). The curves since the last summary, first[0..n), against `steps`.
- * 0, or -1 with the refusal in why. */
-static int check_run_steps(const row_at *r, const read_curve *first, size_t n, int steps)
+ * gone). The curves of run r->run against `steps`. 0, or -1 with the
+ * refusal in why. */
+static int check_run_steps(const row_at *r, const curves_table *t, int steps)
 {
-    for (size_t i = 0; i < n; i++) {
-        const read_curve *c = &first[i];
-        if (c->steps != steps) {
+    for (size_t i = 0; i < t->n; i++) {
+        const read_curve *c = &t->c[i];
+        if (c->run == r->run && c->steps != steps) {
             say(r->why, r->why_len, "%s:%d: the curve of %s E=%lld %lldx%lld (%s, lr %g) "
-                "holds %d steps where its run's summary line says steps=%d (rows lost or "
+                "holds %d step%s where its run's summary line says steps=%d (rows lost or "
                 "edited?)", r->path, r->line, c->model, c->effective_batch, c->micro_batch,
-                c->accum_steps, c->reverse ? "reverse" : "forward", c->lr, c->steps, steps);
+                c->accum_steps, c->reverse ? "reverse" : "forward", c->lr, c->steps,
+                c->steps == 1 ? "" : "s", steps);
             return -1;
         }
     }
@@ -306,9 +313,7 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
     size_t line_cap = 0, cap = 0, columns = 0;
     int at[C_COUNT], header = 0, rc = 0;
     row_at r = {.path = path, .why = why, .why_len = why_len};
-    /* the curves and the first row since the last summary line */
-    size_t run_first = 0;
-    int unsummed_line = 0;
+    int unsummed_line = 0; /* the first row since the last summary line */
     ssize_t len;
     while ((len = text_line_read(f, &line, &line_cap, CSV_MAX_LINE)) != TEXT_LINE_END) {
         r.line++;
@@ -327,11 +332,11 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
         line[strcspn(line, "\r\n")] = '\0';
         int steps = summary_steps(line);
         if (steps > 0) {
-            if (check_run_steps(&r, out->c + run_first, out->n - run_first, steps)) {
+            if (unsummed_line && check_run_steps(&r, out, steps)) {
                 rc = -1;
                 break;
             }
-            run_first = out->n;
+            r.run += unsummed_line != 0; /* the run's first summary line ends it */
             unsummed_line = 0;
         }
         if (!*line || *line == '#')

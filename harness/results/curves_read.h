@@ -22,6 +22,9 @@ typedef struct read_curve {
     double lr;     /* NAN: a file without the column */
     int steps;     /* steps logged (1 + the largest step) */
     int rows;      /* rows read: more than steps is a step written twice */
+    int run;       /* the run that wrote it, counted by the summary lines
+                    * that end each run's rows: a later run's curve of the
+                    * same key (a config appended again) replaces it */
     double *loss;  /* steps values; NAN where empty (diverged) */
     double *noise, *noise_err; /* per step, the noise scale measured along
                                 * the curve (examples); NAN where not */

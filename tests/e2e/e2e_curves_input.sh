@@ -101,6 +101,24 @@ check '[ $rc -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "neg.curves.cs
 check 'cmp -s neg.curves.csv before.txt && ! grep -q "peak GEMM" run.txt' \
     "the damaged curves are left as they were, nothing measured"
 
+# a config appended again with its curve (run --append --train-steps): the
+# file holds both runs' curves, and the readers read the later run's, at
+# its own length, where they refused a step written twice
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --budget-s 0.05 \
+    --train-steps 5 --csv again.csv >/dev/null 2>err.txt
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --budget-s 0.05 \
+    --train-steps 7 --csv again.csv --append >/dev/null 2>>err.txt
+check '[ "$(grep -c "^# curves .* steps=" again.curves.csv)" -eq 2 ]' \
+    "both runs' curves are in the file: $(cat err.txt)"
+"$ACCUBENCH" plan --time-to-target again.csv >again.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "E=8 lr [0-9.]*: [0-9.]* steps" again.txt' \
+    "plan reads a config appended again: $(cat again.txt err.txt)"
+"$ACCUBENCH" plan --time-to-target again.csv --curve-table >again.table.csv 2>err.txt
+check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 7 ]' \
+    "the later run's 7 steps are the curve read: $(cat again.table.csv err.txt)"
+"$ACCUBENCH" report again.csv --no-charts >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "report reads a config appended again: $(cat err.txt)"
+
 # a target at or above the starting loss (about 2.77): no least time, and
 # no E has a time to target: one line says so, exit 1 (as --goal time)
 "$ACCUBENCH" plan --time-to-target cv.csv --target-loss 100 >high.txt 2>err.txt

@@ -138,8 +138,35 @@ static void test_second_arm_left_out(void)
     unlink(path);
 }
 
+/* A config appended again (run --append, --train-steps) writes its curve
+ * again after the first run's summary: the later run's curve is read, not
+ * refused as a step written twice, and its own length is held to its own
+ * run's summary. */
+static void test_appended_again(void)
+{
+    const char *path = check_temp_file(HEADER ROW("0", "2.5") ROW("1", "2.25") SUMMARY("2")
+                                       ROW("0", "2.5") ROW("1", "2.0") ROW("2", "1.5")
+                                       SUMMARY("3"));
+    curves_table t;
+    char why[512] = "";
+    CHECK(curves_read(path, &t, why, sizeof why) == 0);
+    CHECK(t.n == 1);
+    if (t.n == 1) {
+        CHECK(t.c[0].steps == 3 && t.c[0].rows == 3 && t.c[0].run == 1);
+        CHECK_NEAR(t.c[0].loss[1], 2.0, 0);
+        CHECK_NEAR(t.c[0].loss[2], 1.5, 0);
+    }
+    if (t.n != 1)
+        fprintf(stderr, "  reason was: %s\n", why);
+    curves_table_free(&t);
+    unlink(path);
+    expect_bad(HEADER ROW("0", "2.5") ROW("1", "2.25") SUMMARY("2") ROW("0", "2.5")
+               SUMMARY("2"), 7, "holds 1 step where its run's summary line says steps=2");
+}
+
 int main(void)
 {
+    test_appended_again();
     test_second_arm_left_out();
     test_good();
     test_bad_numbers();
