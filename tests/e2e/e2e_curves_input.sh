@@ -118,6 +118,9 @@ check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 7 ]' \
     "the later run's 7 steps are the curve read: $(cat again.table.csv err.txt)"
 "$ACCUBENCH" report again.csv --no-charts >/dev/null 2>err.txt
 check '[ $? -eq 0 ]' "report reads a config appended again: $(cat err.txt)"
+gnuplot -e "csv='again.csv'; out='again'" "$ACCUBENCH_ROOT/plots/curves.gp" >err.txt 2>&1
+check '[ "$(grep -c "<text>sum, micro 8</text>" again.curves.svg)" -eq 1 ] && grep -q "<text>.* 7 steps, " again.curves.svg' \
+    "the chart draws the later run's curve alone: $(grep "<text>sum\|steps, " again.curves.svg) $(cat err.txt)"
 
 # a target at or above the starting loss (about 2.77): no least time, and
 # no E has a time to target: one line says so, exit 1 (as --goal time)
