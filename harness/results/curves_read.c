@@ -188,6 +188,7 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
     if (c && c->run != r->run) { /* a config appended again: its latest curve */
         c->steps = c->rows = 0;
         c->run = r->run;
+        t->rewritten += !c->reverse; /* a config's curve, not its check order's */
     }
     if (!c) {
         k.run = r->run;
@@ -423,4 +424,15 @@ void curves_table_free(curves_table *t)
     }
     free(t->c);
     memset(t, 0, sizeof *t);
+}
+
+void curves_rewritten_text(const curves_table *t, const char *name, char *out, size_t len)
+{
+    if (!t->rewritten) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    snprintf(out, len, "%s holds %zu %s a later run wrote again (a config run again with "
+             "--append): the later run's %s read", name, t->rewritten,
+             t->rewritten == 1 ? "curve" : "curves", t->rewritten == 1 ? "is" : "are");
 }

@@ -33,6 +33,8 @@ typedef struct read_curve {
 typedef struct curves_table {
     read_curve *c;
     size_t n;
+    size_t rewritten; /* configs' curves a later run wrote again (the later
+                       * read), not counting their reverse-order twins */
 } curves_table;
 
 /* The curves file beside a main CSV: NAME.curves.csv for NAME.csv. */
@@ -42,5 +44,10 @@ void curves_path_beside(const char *main_csv, char *out, size_t len);
  * with a one-line reason when it cannot be read or is not a curves file. */
 int curves_read(const char *path, curves_table *out, char *why, size_t why_len);
 void curves_table_free(curves_table *t);
+
+/* The sentence plan and report print where a later run wrote curves again
+ * ("NAME holds 2 curves a later run wrote again (...): ..."), "" where
+ * none was; `name` is the file as the reader shows it. */
+void curves_rewritten_text(const curves_table *t, const char *name, char *out, size_t len);
 
 #endif

@@ -219,6 +219,10 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
             ranked += print_rank(out, &s[i]);
         rc = ranked ? 0 : 1;
     } else {
+        char again[4400];
+        curves_rewritten_text(&ct, path, again, sizeof again);
+        if (*again)
+            fprintf(out, "%s\n", again);
         goodput_print(out, s, n);
         /* the lines above say it per E; the exit and one line say that
          * nothing came of it (the --table above stays 0: the chart gives

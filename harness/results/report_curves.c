@@ -144,6 +144,15 @@ void report_curves(const report_input *in, doc *d)
                         "from the same split's curve with the gradient held in %s.",
                      strrchr(path, '/') ? strrchr(path, '/') + 1 : path, ROUNDING_MARGIN,
                      grad_dtype_name(GRAD_DTYPE_FP32));
+            /* a config appended again: its series has a line per run */
+            char again[4400];
+            if (in->curves)
+                curves_rewritten_text(in->curves,
+                                      strrchr(path, '/') ? strrchr(path, '/') + 1 : path, again,
+                                      sizeof again);
+            if (in->curves && *again)
+                doc_para(d, "%s, by the charts and the time to target too; each run's summary "
+                            "line is below.", again);
         }
         series_bullet(d, line);
     }

@@ -113,11 +113,14 @@ check '[ "$(grep -c "^# curves .* steps=" again.curves.csv)" -eq 2 ]' \
 "$ACCUBENCH" plan --time-to-target again.csv >again.txt 2>err.txt
 check '[ ! -s err.txt ] && grep -q "E=8 lr [0-9.]*: " again.txt' \
     "plan reads a config appended again: $(cat again.txt err.txt)"
+said="again.curves.csv holds 1 curve a later run wrote again (a config run again with --append): the later run's is read"
+check 'head -n 1 again.txt | grep -qxF "$said"' "plan says which curve it read: $(head -n 1 again.txt)"
 "$ACCUBENCH" plan --time-to-target again.csv --curve-table >again.table.csv 2>err.txt
 check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 7 ]' \
     "the later run's 7 steps are the curve read: $(cat again.table.csv err.txt)"
 "$ACCUBENCH" report again.csv --no-charts >/dev/null 2>err.txt
-check '[ $? -eq 0 ]' "report reads a config appended again: $(cat err.txt)"
+check '[ $? -eq 0 ] && grep -qF "$said, by the charts" again.md' \
+    "report reads a config appended again, and says which curve: $(cat err.txt)"
 gnuplot -e "csv='again.csv'; out='again'" "$ACCUBENCH_ROOT/plots/curves.gp" >err.txt 2>&1
 check '[ "$(grep -c "<text>sum, micro 8</text>" again.curves.svg)" -eq 1 ] && grep -q "<text>.* 7 steps, " again.curves.svg' \
     "the chart draws the later run's curve alone: $(grep "<text>sum\|steps, " again.curves.svg) $(cat err.txt)"

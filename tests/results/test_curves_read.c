@@ -46,7 +46,7 @@ static void test_good(void)
     curves_table t;
     char why[512] = "";
     CHECK(curves_read(path, &t, why, sizeof why) == 0);
-    CHECK(t.n == 1);
+    CHECK(t.n == 1 && t.rewritten == 0);
     if (t.n == 1) {
         CHECK(!strcmp(t.c[0].model, "gpt:d=32;layers=2"));
         CHECK(t.c[0].effective_batch == 8 && t.c[0].micro_batch == 4 && t.c[0].arm == 1);
@@ -152,7 +152,7 @@ static void test_appended_again(void)
     CHECK(curves_read(path, &t, why, sizeof why) == 0);
     CHECK(t.n == 1);
     if (t.n == 1) {
-        CHECK(t.c[0].steps == 3 && t.c[0].rows == 3 && t.c[0].run == 1);
+        CHECK(t.c[0].steps == 3 && t.c[0].rows == 3 && t.c[0].run == 1 && t.rewritten == 1);
         CHECK_NEAR(t.c[0].loss[1], 2.0, 0);
         CHECK_NEAR(t.c[0].loss[2], 1.5, 0);
     }
