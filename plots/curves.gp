@@ -25,9 +25,9 @@ have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q
 # the run stopped training it), and drawn it is one line twice. A config
 # run again (--append) has its curve twice, each run's rows ended by its
 # "# curves ... steps=N" lines: the file is read twice, the first time for
-# each curve's last run, and only that run's rows are kept, as the readers
+# each curve's first run, and only that run's rows are kept, as the readers
 # do (harness/results/curves_read.c).
-clean = "awk 'FNR == 1 { pass++; run = 0; rows = 0 } /^# curves .* steps=[0-9]+:/ { run += rows > 0; rows = 0; next } /^#/ { next } { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } n = split($0, f, \",\"); if (f[1] == \"backend\") { if (pass == 2) print; next } if (f[16] == 2) next; rows++; k = \"\"; for (i = 1; i <= n; i++) if (i != 12 && i != 13 && i != 18 && i != 19) k = k \",\" f[i]; if (pass == 1) last[k] = run; else if (last[k] == run) print }' ".q(curves)." ".q(curves)." 2>/dev/null"
+clean = "awk 'FNR == 1 { pass++; run = 0; rows = 0 } /^# curves .* steps=[0-9]+:/ { run += rows > 0; rows = 0; next } /^#/ { next } { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } n = split($0, f, \",\"); if (f[1] == \"backend\") { if (pass == 2) print; next } if (f[16] == 2) next; rows++; k = \"\"; for (i = 1; i <= n; i++) if (i != 12 && i != 13 && i != 18 && i != 19) k = k \",\" f[i]; if (pass == 1) { if (!(k in first)) first[k] = run } else if (first[k] == run) print }' ".q(curves)." ".q(curves)." 2>/dev/null"
 # A series: model, dtype, mode, effective batch, devices, sync ("-": none),
 # recompute, shard, learning rate and the gradient's accumulator ("-": a
 # file without them; --lr-grid trains each config at several rates), so

@@ -185,10 +185,12 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
         return 0;
     long step = (long)step_d;
     read_curve *c = curve_of(t, &k);
-    if (c && c->run != r->run) { /* a config appended again: its latest curve */
-        c->steps = c->rows = 0;
-        c->run = r->run;
-        t->rewritten += !c->reverse; /* a config's curve, not its check order's */
+    /* a config appended again: its first run's curve is read, as compare
+     * reads its first row; the later run's is counted, once per config
+     * (at its first step, not its check order's) */
+    if (c && c->run != r->run) {
+        t->rewritten += step == 0 && !c->reverse;
+        return 0;
     }
     if (!c) {
         k.run = r->run;
@@ -433,6 +435,7 @@ void curves_rewritten_text(const curves_table *t, const char *name, char *out, s
         return;
     }
     snprintf(out, len, "%s holds %zu %s a later run wrote again (a config run again with "
-             "--append): the later run's %s read", name, t->rewritten,
-             t->rewritten == 1 ? "curve" : "curves", t->rewritten == 1 ? "is" : "are");
+             "--append): the first run's %s read, as compare reads a config's first row",
+             name, t->rewritten, t->rewritten == 1 ? "curve" : "curves",
+             t->rewritten == 1 ? "is" : "are");
 }

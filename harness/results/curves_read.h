@@ -24,7 +24,7 @@ typedef struct read_curve {
     int rows;      /* rows read: more than steps is a step written twice */
     int run;       /* the run that wrote it, counted by the summary lines
                     * that end each run's rows: a later run's curve of the
-                    * same key (a config appended again) replaces it */
+                    * same key (a config appended again) is not read */
     double *loss;  /* steps values; NAN where empty (diverged) */
     double *noise, *noise_err; /* per step, the noise scale measured along
                                 * the curve (examples); NAN where not */
@@ -33,7 +33,7 @@ typedef struct read_curve {
 typedef struct curves_table {
     read_curve *c;
     size_t n;
-    size_t rewritten; /* configs' curves a later run wrote again (the later
+    size_t rewritten; /* configs' curves a later run wrote again (the first
                        * read), not counting their reverse-order twins */
 } curves_table;
 
@@ -46,8 +46,8 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len);
 void curves_table_free(curves_table *t);
 
 /* The sentence plan and report print where a later run wrote curves again
- * ("NAME holds 2 curves a later run wrote again (...): ..."), "" where
- * none was; `name` is the file as the reader shows it. */
+ * ("NAME holds 2 curves a later run wrote again (...): the first run's
+ * are read, ..."), "" where none was; `name` is the file as shown. */
 void curves_rewritten_text(const curves_table *t, const char *name, char *out, size_t len);
 
 #endif

@@ -102,8 +102,9 @@ check 'cmp -s neg.curves.csv before.txt && ! grep -q "peak GEMM" run.txt' \
     "the damaged curves are left as they were, nothing measured"
 
 # a config appended again with its curve (run --append --train-steps): the
-# file holds both runs' curves, and the readers read the later run's, at
-# its own length, where they refused a step written twice
+# file holds both runs' curves, and the readers read the first run's (as
+# compare reads a config's first row), where they refused a step written
+# twice
 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --budget-s 0.05 \
     --train-steps 5 --csv again.csv >/dev/null 2>err.txt
 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --budget-s 0.05 \
@@ -113,17 +114,17 @@ check '[ "$(grep -c "^# curves .* steps=" again.curves.csv)" -eq 2 ]' \
 "$ACCUBENCH" plan --time-to-target again.csv >again.txt 2>err.txt
 check '[ ! -s err.txt ] && grep -q "E=8 lr [0-9.]*: " again.txt' \
     "plan reads a config appended again: $(cat again.txt err.txt)"
-said="again.curves.csv holds 1 curve a later run wrote again (a config run again with --append): the later run's is read"
+said="again.curves.csv holds 1 curve a later run wrote again (a config run again with --append): the first run's is read, as compare reads a config's first row"
 check 'head -n 1 again.txt | grep -qxF "$said"' "plan says which curve it read: $(head -n 1 again.txt)"
 "$ACCUBENCH" plan --time-to-target again.csv --curve-table >again.table.csv 2>err.txt
-check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 7 ]' \
-    "the later run's 7 steps are the curve read: $(cat again.table.csv err.txt)"
+check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 5 ]' \
+    "the first run's 5 steps are the curve read: $(cat again.table.csv err.txt)"
 "$ACCUBENCH" report again.csv --no-charts >/dev/null 2>err.txt
 check '[ $? -eq 0 ] && grep -qF "$said, by the charts" again.md' \
     "report reads a config appended again, and says which curve: $(cat err.txt)"
 gnuplot -e "csv='again.csv'; out='again'" "$ACCUBENCH_ROOT/plots/curves.gp" >err.txt 2>&1
-check '[ "$(grep -c "<text>sum, micro 8</text>" again.curves.svg)" -eq 1 ] && grep -q "<text>.* 7 steps, " again.curves.svg' \
-    "the chart draws the later run's curve alone: $(grep "<text>sum\|steps, " again.curves.svg) $(cat err.txt)"
+check '[ "$(grep -c "<text>sum, micro 8</text>" again.curves.svg)" -eq 1 ] && grep -q "<text>.* 5 steps, " again.curves.svg' \
+    "the chart draws the first run's curve alone: $(grep "<text>sum\|steps, " again.curves.svg) $(cat err.txt)"
 
 # a target at or above the starting loss (about 2.77): no least time, and
 # no E has a time to target: one line says so, exit 1 (as --goal time)

@@ -139,9 +139,9 @@ static void test_second_arm_left_out(void)
 }
 
 /* A config appended again (run --append, --train-steps) writes its curve
- * again after the first run's summary: the later run's curve is read, not
- * refused as a step written twice, and its own length is held to its own
- * run's summary. */
+ * again after the first run's summary: the first run's curve is read (as
+ * compare reads a config's first row), not refused as a step written
+ * twice; a curve new in the later run is held to that run's summary. */
 static void test_appended_again(void)
 {
     const char *path = check_temp_file(HEADER ROW("0", "2.5") ROW("1", "2.25") SUMMARY("2")
@@ -152,16 +152,17 @@ static void test_appended_again(void)
     CHECK(curves_read(path, &t, why, sizeof why) == 0);
     CHECK(t.n == 1);
     if (t.n == 1) {
-        CHECK(t.c[0].steps == 3 && t.c[0].rows == 3 && t.c[0].run == 1 && t.rewritten == 1);
-        CHECK_NEAR(t.c[0].loss[1], 2.0, 0);
-        CHECK_NEAR(t.c[0].loss[2], 1.5, 0);
+        CHECK(t.c[0].steps == 2 && t.c[0].rows == 2 && t.c[0].run == 0 && t.rewritten == 1);
+        CHECK_NEAR(t.c[0].loss[1], 2.25, 0);
     }
     if (t.n != 1)
         fprintf(stderr, "  reason was: %s\n", why);
     curves_table_free(&t);
     unlink(path);
-    expect_bad(HEADER ROW("0", "2.5") ROW("1", "2.25") SUMMARY("2") ROW("0", "2.5")
-               SUMMARY("2"), 7, "holds 1 step where its run's summary line says steps=2");
+    expect_bad(HEADER ROW("0", "2.5") ROW("1", "2.25") SUMMARY("2")
+               "cpu,tiny,fp32,async,sum,8,4,2,1,,forward,0,2.5,none,,1,0.001,,\n" SUMMARY("2"),
+               7, "the curve of tiny E=8 4x2 (forward, lr 0.001) holds 1 step where its run's "
+               "summary line says steps=2");
 }
 
 int main(void)
