@@ -134,6 +134,7 @@ void report_curves(const report_input *in, doc *d)
         if (strncmp(line, "# curves ", 9))
             continue;
         if (!heading++) {
+            const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
             doc_heading(d, 2, "Do the correct splits train alike?");
             doc_para(d, "The loss curves of --train-steps (%s; their chart is among the "
                         "charts): per series, the largest gap between the correct splits' "
@@ -142,15 +143,12 @@ void report_curves(const report_input *in, doc *d)
                         "curve. Each known-wrong reduction's gap is from the correct curve "
                         "of its own split (splits with K > 1), and a rounding accumulator's "
                         "from the same split's curve with the gradient held in %s.",
-                     strrchr(path, '/') ? strrchr(path, '/') + 1 : path, ROUNDING_MARGIN,
-                     grad_dtype_name(GRAD_DTYPE_FP32));
+                     name, ROUNDING_MARGIN, grad_dtype_name(GRAD_DTYPE_FP32));
             /* a config appended again: its series has a line per run */
-            char again[4400];
+            char again[4400] = "";
             if (in->curves)
-                curves_rewritten_text(in->curves,
-                                      strrchr(path, '/') ? strrchr(path, '/') + 1 : path, again,
-                                      sizeof again);
-            if (in->curves && *again)
+                curves_rewritten_text(in->curves, name, again, sizeof again);
+            if (*again)
                 doc_para(d, "%s, by the charts and the time to target too; each run's summary "
                             "line is below.", again);
         }
