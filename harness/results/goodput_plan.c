@@ -177,6 +177,16 @@ void goodput_print(FILE *out, const goodput_series *s, size_t n)
         print_series(out, &s[i]);
 }
 
+/* Before the plan or the ranking, not the tables (CSV): which curve of a
+ * config appended again was read. */
+static void print_rewritten(FILE *out, const curves_table *ct, const char *path)
+{
+    char again[4400];
+    curves_rewritten_text(ct, path, again, sizeof again);
+    if (*again)
+        fprintf(out, "%s\n", again);
+}
+
 int goodput_plan_main(FILE *out, const goodput_plan_args *a)
 {
     csv_table t;
@@ -214,15 +224,13 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
     } else if (a->curve_table) {
         goodput_write_curves(out, s, n);
     } else if (a->rank) {
+        print_rewritten(out, &ct, path);
         int ranked = 0;
         for (size_t i = 0; i < n; i++)
             ranked += print_rank(out, &s[i]);
         rc = ranked ? 0 : 1;
     } else {
-        char again[4400];
-        curves_rewritten_text(&ct, path, again, sizeof again);
-        if (*again)
-            fprintf(out, "%s\n", again);
+        print_rewritten(out, &ct, path);
         goodput_print(out, s, n);
         /* the lines above say it per E; the exit and one line say that
          * nothing came of it (the --table above stays 0: the chart gives

@@ -116,6 +116,9 @@ check '[ ! -s err.txt ] && grep -q "E=8 lr [0-9.]*: " again.txt' \
     "plan reads a config appended again: $(cat again.txt err.txt)"
 said="again.curves.csv holds 1 curve a later run wrote again (a config run again with --append): the first run's is read, as compare reads a config's first row"
 check 'head -n 1 again.txt | grep -qxF "$said"' "plan says which curve it read: $(head -n 1 again.txt)"
+"$ACCUBENCH" plan --recommend --goal time --from again.csv >again.rank.txt 2>err.txt
+check 'head -n 1 again.rank.txt | grep -qxF "$said"' \
+    "the ranking by time to target says it too: $(head -n 2 again.rank.txt) $(cat err.txt)"
 "$ACCUBENCH" plan --time-to-target again.csv --curve-table >again.table.csv 2>err.txt
 check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 5 ]' \
     "the first run's 5 steps are the curve read: $(cat again.table.csv err.txt)"
