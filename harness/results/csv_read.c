@@ -565,5 +565,5 @@ int result_ran(const csv_row *r)
 
 int result_ran_once(const csv_row *r)
 {
-    return result_ran(r) && !RESULT_SECOND_ARM(r);
+    return result_ran(r) && !RESULT_SECOND_ARM(r) && !r->repeat;
 }

@@ -43,6 +43,9 @@ typedef struct csv_row {
 #undef CSV_ROW_TEXT
 #undef CSV_ROW_INT
 #undef CSV_ROW_REAL
+    int repeat; /* 1: an earlier row of the file names the same config (a
+                 * config run again with --append; row_index_mark_repeats):
+                 * a figure over configs reads its first row, as compare does */
 } csv_row;
 
 /* The offset of each column's field in csv_row, in RESULT_COLUMNS order
@@ -105,8 +108,9 @@ int csv_load(const char *path, const char *const *required, csv_table *t,
 
 /* The row ran: status ok and a step time measured. */
 int result_ran(const csv_row *r);
-/* The row ran and is a config's first (or only) arm: what a figure over
- * configs reads, each config once (RESULT_SECOND_ARM). */
+/* The row ran and is a config's first (or only) arm, and its first row in
+ * the file: what a figure over configs reads, each config once
+ * (RESULT_SECOND_ARM; repeat, where the reader marked repeats). */
 int result_ran_once(const csv_row *r);
 
 /* The columns the report and compare need (the config, its status and its

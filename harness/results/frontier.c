@@ -109,6 +109,10 @@ static int query_takes_row(const csv_row *r, const frontier_query *q, frontier_s
         s->second_arm++;
         return 0;
     }
+    if (r->repeat) { /* and from its first row */
+        s->repeated++;
+        return 0;
+    }
     return 1;
 }
 

@@ -60,6 +60,8 @@ typedef struct frontier_set {
     size_t other_model;     /*   at both, another model or backend */
     size_t second_arm;      /*   of the query, a config's second arm (an A/A
                              *   check: the same config timed again) */
+    size_t repeated;        /*   of the query, a config's later row (csv_row
+                             *   repeat: run again with --append) */
     int best;               /* the recommended item, -1 when none fits */
     int64_t floor;          /* the smallest need of any item, -1 when none is known */
     /* the label must name them */

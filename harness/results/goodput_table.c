@@ -41,7 +41,7 @@ static int text_matches(const char *curve, const char *row)
 /* A timed row of the curve's series at effective batch e. */
 static int row_of(const csv_row *r, const read_curve *k, long long e)
 {
-    return result_ran(r) && reduction_exact_named(r->reduction) == 1 &&
+    return result_ran_once(r) && reduction_exact_named(r->reduction) == 1 &&
            r->effective_batch == e && !strcmp(r->backend, k->backend) &&
            !strcmp(r->model, k->model) && !strcmp(r->dtype, k->dtype) &&
            !strcmp(r->mode, k->mode) && r->devices == k->devices &&

@@ -8,6 +8,7 @@
 #include "ci_level.h"
 #include "report_parts.h"
 #include "row_compare.h"
+#include "row_index.h"
 
 #define LABEL_LEN 256
 
@@ -72,12 +73,14 @@ static void header(FILE *out, const recommend_request *req, const csv_table *t,
     fprintf(out, "memory per device: mem_peak_bytes (measured, \"peak\") where the row has it, "
                  "else mem_need_bytes (the exact need, \"need\")\n");
     const size_t aside[] = {s->other_effective, s->other_devices, s->other_model,
-                            s->second_arm};
+                            s->second_arm, s->repeated};
     static const char *const why[] = {
         "another effective batch", "another device count", "another model or backend",
-        "a config's second arm (an A/A check: the same config timed again)"};
+        "a config's second arm (an A/A check: the same config timed again)",
+        "a config named earlier in the file (run again with --append: its first row is "
+        "ranked, as compare reads it)"};
     const char *sep = "left aside:";
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         if (aside[i]) {
             fprintf(out, "%s %zu row%s of %s", sep, aside[i], aside[i] == 1 ? "" : "s", why[i]);
             sep = ",";
@@ -288,6 +291,12 @@ int recommend_from_csv(FILE *out, const recommend_request *req)
     char why[600];
     if (csv_load(req->csv_path, csv_required_columns, &t, &rows, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
+        return 2;
+    }
+    if (row_index_mark_repeats(rows, t.rows) < 0) {
+        fprintf(stderr, "accubench: out of memory\n");
+        free(rows);
+        csv_free(&t);
         return 2;
     }
     recommend_request r = *req;

@@ -2,6 +2,7 @@
 #include "row_index.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,4 +143,30 @@ size_t row_index_find(const row_index *ix, const csv_row *r)
 {
     size_t s = find_slot(ix, r);
     return ix->slot[s] ? ix->slot[s] - 1 : ROW_NONE;
+}
+
+long row_index_mark_repeats(csv_row *rows, size_t n)
+{
+    row_key config = row_key_config();
+    row_index ix;
+    if (row_index_init(&ix, &config, rows, n))
+        return -1;
+    long repeats = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].repeat = row_index_add(&ix, i) != i;
+        repeats += rows[i].repeat;
+    }
+    row_index_free(&ix);
+    return repeats;
+}
+
+void row_index_repeats_text(long repeats, const char *name, char *out, size_t len)
+{
+    if (repeats <= 0) {
+        snprintf(out, len, "%s", "");
+        return;
+    }
+    snprintf(out, len, "%s holds %ld %s of configs named earlier in it (a config run again "
+             "with --append): each config's first row is read, as compare reads it", name,
+             repeats, repeats == 1 ? "row" : "rows");
 }

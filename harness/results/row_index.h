@@ -48,4 +48,14 @@ size_t row_index_add(row_index *ix, size_t i);
 #define ROW_NONE ((size_t)-1)
 size_t row_index_find(const row_index *ix, const csv_row *r);
 
+/* Marks rows[i].repeat on each row whose config (every KEY and SPLIT
+ * column, the arm among them) an earlier row names: a config run again
+ * with --append. Returns how many, or -1 out of memory (none marked). */
+long row_index_mark_repeats(csv_row *rows, size_t n);
+
+/* The sentence a reader prints where the file repeats configs ("NAME holds
+ * 2 rows of configs named earlier in it ...: each config's first row is
+ * read, ..."), "" where it repeats none. */
+void row_index_repeats_text(long repeats, const char *name, char *out, size_t len);
+
 #endif

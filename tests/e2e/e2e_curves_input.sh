@@ -115,9 +115,11 @@ check '[ "$(grep -c "^# curves .* steps=" again.curves.csv)" -eq 2 ]' \
 check '[ ! -s err.txt ] && grep -q "E=8 lr [0-9.]*: " again.txt' \
     "plan reads a config appended again: $(cat again.txt err.txt)"
 said="again.curves.csv holds 1 curve a later run wrote again (a config run again with --append): the first run's is read, as compare reads a config's first row"
-check 'head -n 1 again.txt | grep -qxF "$said"' "plan says which curve it read: $(head -n 1 again.txt)"
+rows_said="again.csv holds 1 row of configs named earlier in it (a config run again with --append): each config's first row is read, as compare reads it"
+check '[ "$(head -n 1 again.txt)" = "$rows_said" ] && sed -n 2p again.txt | grep -qxF "$said"' \
+    "plan says which row and which curve it read: $(head -n 2 again.txt)"
 "$ACCUBENCH" plan --recommend --goal time --from again.csv >again.rank.txt 2>err.txt
-check 'head -n 1 again.rank.txt | grep -qxF "$said"' \
+check '[ "$(head -n 1 again.rank.txt)" = "$rows_said" ] && sed -n 2p again.rank.txt | grep -qxF "$said"' \
     "the ranking by time to target says it too: $(head -n 2 again.rank.txt) $(cat err.txt)"
 "$ACCUBENCH" plan --time-to-target again.csv --curve-table >again.table.csv 2>err.txt
 check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 5 ]' \
@@ -125,6 +127,14 @@ check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 5 ]' \
 "$ACCUBENCH" report again.csv --no-charts >/dev/null 2>err.txt
 check '[ $? -eq 0 ] && grep -qF "$said, by the charts" again.md' \
     "report reads a config appended again, and says which curve: $(cat err.txt)"
+# its row too: the findings, the frontier and the ranking read a config's
+# first row (a rerun's faster median would be a best of two), and say so
+check 'grep -qF -- "- $rows_said (by the findings, the verdict, the fastest under a cap and the frontier); the tables list every row." again.md' \
+    "the report says which row it read: $(grep "named earlier" again.md)"
+"$ACCUBENCH" plan --recommend --effective 8 --mem-cap 1G --from again.csv >again.rec.txt 2>err.txt
+check '[ $? -eq 0 ] && grep -q "^left aside: 1 row of a config named earlier in the file (run again with --append: its first row is ranked" again.rec.txt &&
+    [ "$(grep -c "^ *[0-9][0-9]*  8x1 " again.rec.txt)" -eq 1 ]' \
+    "plan --recommend ranks the first row alone: $(cat again.rec.txt err.txt)"
 gnuplot -e "csv='again.csv'; out='again'" "$ACCUBENCH_ROOT/plots/curves.gp" >err.txt 2>&1
 check '[ "$(grep -c "<text>sum, micro 8</text>" again.curves.svg)" -eq 1 ] && grep -q "<text>.* 5 steps, " again.curves.svg' \
     "the chart draws the first run's curve alone: $(grep "<text>sum\|steps, " again.curves.svg) $(cat err.txt)"

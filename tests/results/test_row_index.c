@@ -123,8 +123,36 @@ static void test_values(void)
     CHECK(csv_value_check(model, NAN) == NULL); /* text is not a number */
 }
 
+/* A config run again (--append) is marked a repeat from its second row
+ * on; a second arm (an A/A check) and another split are not repeats; a
+ * figure over configs (result_ran_once) reads the first row alone. */
+static void test_repeats(void)
+{
+    csv_row rows[5];
+    for (int i = 0; i < 5; i++)
+        rows[i] = base_row();
+    rows[0].arm = rows[1].arm = rows[3].arm = rows[4].arm = 1;
+    rows[2].arm = 2;            /* the A/A check's second arm: not a repeat */
+    rows[4].micro_batch = 8;    /* another split */
+    rows[4].accum_steps = 8;
+    rows[1].step_ms_median = 0.5; /* the rerun, faster: not read */
+    CHECK(row_index_mark_repeats(rows, 5) == 2);
+    CHECK(!rows[0].repeat && rows[1].repeat && !rows[2].repeat && rows[3].repeat &&
+          !rows[4].repeat);
+    CHECK(result_ran_once(&rows[0]) && !result_ran_once(&rows[1]) &&
+          !result_ran_once(&rows[3]) && result_ran_once(&rows[4]));
+    char text[400];
+    row_index_repeats_text(2, "r.csv", text, sizeof text);
+    CHECK(!strcmp(text, "r.csv holds 2 rows of configs named earlier in it (a config run "
+                        "again with --append): each config's first row is read, as compare "
+                        "reads it"));
+    row_index_repeats_text(0, "r.csv", text, sizeof text);
+    CHECK(!text[0]);
+}
+
 int main(void)
 {
+    test_repeats();
     test_keys();
     test_index();
     test_values();
