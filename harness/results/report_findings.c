@@ -1,9 +1,10 @@
 /* "What the numbers show": sentences computed from the rows. Nothing here
  * is canned: every sentence states figures read from the CSV, and says
  * nothing where the figures are missing. Each reads a config once
- * (result_ran_once): a config timed twice, an A/A check, is neither an
- * extra config in a count or a median nor a second candidate for the
- * fastest, the slowest or the highest MFU. */
+ * (result_ran_once): a config timed twice, an A/A check, or run again with
+ * --append, is neither an extra config in a count or a median nor a
+ * second candidate for the fastest, the slowest or the highest MFU (the
+ * worst gradient error reads every check). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,8 +393,10 @@ static const csv_row *worst_grad(const report_input *in, int exact)
     const csv_row *worst = NULL;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        /* Any row that ran: timing noise does not touch a gradient. */
-        if (result_ran_once(r) && !isnan(r->grad_rel_err) &&
+        /* Any row that ran: timing noise does not touch a gradient, and a
+         * config run again checked its gradient again (a second arm's
+         * check is its first arm's, copied) */
+        if (result_ran(r) && !RESULT_SECOND_ARM(r) && !isnan(r->grad_rel_err) &&
             (axis_find(&reduction_axis, r->reduction) < 0
                  ? -1
                  : reduction_exact_named(r->reduction)) == exact &&
