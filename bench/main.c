@@ -16,6 +16,7 @@
 #include "args.h"
 #include "backend_registry.h"
 #include "compare.h"
+#include "csv_load.h"
 #include "csv_read.h"
 #include "dp_launch.h"
 #include "dump.h"

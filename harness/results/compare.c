@@ -11,6 +11,7 @@
 #include "ci_level.h"
 #include "compare_args.h"
 #include "compare_runs.h"
+#include "csv_load.h"
 #include "csv_read.h"
 #include "key_cells.h"
 #include "parse.h"

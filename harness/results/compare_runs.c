@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csv_load.h"
+
 int compare_side_parse(compare_side *s, const char *arg, char *why, size_t n)
 {
     memset(s, 0, sizeof *s);

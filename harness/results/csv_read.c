@@ -546,18 +546,6 @@ int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against
     return filled;
 }
 
-int csv_load(const char *path, const char *const *required, csv_table *t,
-             csv_row **rows, char *why, size_t why_len)
-{
-    if (csv_read(path, t, why, why_len))
-        return -1;
-    if (csv_result_rows(t, required, rows, why, why_len)) {
-        csv_free(t);
-        return -1;
-    }
-    return 0;
-}
-
 int result_ran(const csv_row *r)
 {
     return !strcmp(r->status, STATUS_OK) && !isnan(r->step_ms_median);

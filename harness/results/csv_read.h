@@ -44,8 +44,8 @@ typedef struct csv_row {
 #undef CSV_ROW_INT
 #undef CSV_ROW_REAL
     int repeat; /* 1: an earlier row of the file names the same config (a
-                 * config run again with --append; row_index_mark_repeats):
-                 * a figure over configs reads its first row, as compare does */
+                 * config run again with --append; csv_load marks it): a
+                 * figure over configs reads its first row, as compare does */
 } csv_row;
 
 /* The offset of each column's field in csv_row, in RESULT_COLUMNS order
@@ -102,15 +102,11 @@ int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against
 void csv_say_field_count(char *why, size_t why_len, const char *path, int line, size_t fields,
                          size_t header);
 
-/* csv_read then csv_result_rows; on failure nothing is left to free. */
-int csv_load(const char *path, const char *const *required, csv_table *t,
-             csv_row **rows, char *why, size_t why_len);
-
 /* The row ran: status ok and a step time measured. */
 int result_ran(const csv_row *r);
 /* The row ran and is a config's first (or only) arm, and its first row in
  * the file: what a figure over configs reads, each config once
- * (RESULT_SECOND_ARM; repeat, where the reader marked repeats). */
+ * (RESULT_SECOND_ARM; repeat). */
 int result_ran_once(const csv_row *r);
 
 /* The columns the report and compare need (the config, its status and its

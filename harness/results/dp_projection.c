@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_load.h"
 #include "csv_read.h"
 #include "plural.h"
 #include "reduction.h"

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_load.h"
 #include "goodput_table.h"
 #include "row_index.h"
 #include "table.h"
@@ -180,11 +181,11 @@ void goodput_print(FILE *out, const goodput_series *s, size_t n)
 
 /* Before the plan or the ranking, not the tables (CSV): which row and
  * which curve of a config appended again were read. */
-static void print_repeats(FILE *out, long repeats, const char *csv, const curves_table *ct,
-                          const char *path)
+static void print_repeats(FILE *out, const csv_row *rows, size_t n, const char *csv,
+                          const curves_table *ct, const char *path)
 {
     char again[4400];
-    row_index_repeats_text(repeats, csv, again, sizeof again);
+    row_index_repeats_text(rows, n, csv, again, sizeof again);
     if (*again)
         fprintf(out, "%s\n", again);
     curves_rewritten_text(ct, path, again, sizeof again);
@@ -199,13 +200,6 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
     char why[600], path[4200];
     if (csv_load(a->csv_path, csv_required_columns, &t, &rows, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
-    long repeats = row_index_mark_repeats(rows, t.rows);
-    if (repeats < 0) {
-        fprintf(stderr, "accubench: out of memory\n");
-        free(rows);
-        csv_free(&t);
         return 2;
     }
     curves_path_beside(a->csv_path, path, sizeof path);
@@ -236,13 +230,13 @@ int goodput_plan_main(FILE *out, const goodput_plan_args *a)
     } else if (a->curve_table) {
         goodput_write_curves(out, s, n);
     } else if (a->rank) {
-        print_repeats(out, repeats, a->csv_path, &ct, path);
+        print_repeats(out, rows, t.rows, a->csv_path, &ct, path);
         int ranked = 0;
         for (size_t i = 0; i < n; i++)
             ranked += print_rank(out, &s[i]);
         rc = ranked ? 0 : 1;
     } else {
-        print_repeats(out, repeats, a->csv_path, &ct, path);
+        print_repeats(out, rows, t.rows, a->csv_path, &ct, path);
         goodput_print(out, s, n);
         /* the lines above say it per E; the exit and one line say that
          * nothing came of it (the --table above stays 0: the chart gives

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_load.h"
 #include "csv_read.h"
 #include "noise_pool.h"
 #include "reduction.h"

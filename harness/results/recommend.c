@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "ci_level.h"
+#include "csv_load.h"
 #include "report_parts.h"
 #include "row_compare.h"
-#include "row_index.h"
 
 #define LABEL_LEN 256
 
@@ -291,12 +291,6 @@ int recommend_from_csv(FILE *out, const recommend_request *req)
     char why[600];
     if (csv_load(req->csv_path, csv_required_columns, &t, &rows, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
-    if (row_index_mark_repeats(rows, t.rows) < 0) {
-        fprintf(stderr, "accubench: out of memory\n");
-        free(rows);
-        csv_free(&t);
         return 2;
     }
     recommend_request r = *req;

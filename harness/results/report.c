@@ -21,11 +21,11 @@
 
 #include "args.h"
 #include "atomic_file.h"
+#include "csv_load.h"
 #include "option_table.h"
 #include "output_path.h"
 #include "parse.h"
 #include "repo_path.h"
-#include "row_index.h"
 
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
  * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
@@ -240,13 +240,6 @@ static int load_report_input(const char *csv, const char *cap_text, report_input
     }
     if (csv_load(csv, csv_required_columns, t, rows, why, why_len))
         return -1;
-    if ((in->repeats = row_index_mark_repeats(*rows, t->rows)) < 0) {
-        snprintf(why, why_len, "out of memory");
-        free(*rows);
-        *rows = NULL;
-        csv_free(t);
-        return -1;
-    }
     in->t = t;
     in->rows = *rows;
     /* the curves beside it are input too: a damaged one is refused as

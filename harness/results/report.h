@@ -30,7 +30,6 @@ typedef struct report_input {
     const char *chart_prefix; /* the same with its folder (NULL: unknown) */
     const char *charts_note;  /* why charts are missing, or NULL */
     double target_loss;       /* --target-loss; NAN: each series' default */
-    long repeats;             /* rows of configs named earlier in the file */
 } report_input;
 
 /* Builds the report's document from the numbers. Returns 0, or -1 when out

@@ -520,7 +520,7 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     }
     char repeats[1200];
     const char *name = strrchr(in->csv_path, '/') ? strrchr(in->csv_path, '/') + 1 : in->csv_path;
-    row_index_repeats_text(in->repeats, name, repeats, sizeof repeats);
+    row_index_repeats_text(in->rows, in->t->rows, name, repeats, sizeof repeats);
     if (*repeats)
         doc_bullet(d, "%s (by the findings, the verdict, the fastest under a cap and the "
                       "frontier); the tables list every row.", repeats);

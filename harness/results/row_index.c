@@ -160,9 +160,13 @@ long row_index_mark_repeats(csv_row *rows, size_t n)
     return repeats;
 }
 
-void row_index_repeats_text(long repeats, const char *name, char *out, size_t len)
+void row_index_repeats_text(const csv_row *rows, size_t n, const char *name, char *out,
+                            size_t len)
 {
-    if (repeats <= 0) {
+    long repeats = 0;
+    for (size_t i = 0; i < n; i++)
+        repeats += rows[i].repeat;
+    if (!repeats) {
         snprintf(out, len, "%s", "");
         return;
     }

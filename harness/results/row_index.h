@@ -53,9 +53,10 @@ size_t row_index_find(const row_index *ix, const csv_row *r);
  * with --append. Returns how many, or -1 out of memory (none marked). */
 long row_index_mark_repeats(csv_row *rows, size_t n);
 
-/* The sentence a reader prints where the file repeats configs ("NAME holds
- * 2 rows of configs named earlier in it ...: each config's first row is
- * read, ..."), "" where it repeats none. */
-void row_index_repeats_text(long repeats, const char *name, char *out, size_t len);
+/* The sentence a reader prints where rows[0..n) repeat configs (marked:
+ * "NAME holds 2 rows of configs named earlier in it ...: each config's
+ * first row is read, ..."), "" where they repeat none. */
+void row_index_repeats_text(const csv_row *rows, size_t n, const char *name, char *out,
+                            size_t len);
 
 #endif

@@ -4,6 +4,7 @@
  * a -1 with a reason; a crash, a hang or a sanitizer report is the bug. */
 #include <string.h>
 
+#include "csv_load.h"
 #include "csv_read.h"
 #include "fuzz_input.h"
 

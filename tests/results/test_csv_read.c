@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "csv_load.h"
 #include "csv_read.h"
 #include "csv_writer.h"
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "csv_load.h"
 #include "csv_read.h"
 #include "frontier.h"
 #include "recommend.h"

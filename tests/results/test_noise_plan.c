@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "csv_load.h"
 #include "noise_plan.h"
 
 static const char *const head =

@@ -17,6 +17,7 @@
 #include "check.h"
 #include "test_files.h"
 #include "compare.h"
+#include "csv_load.h"
 #include "csv_read.h"
 #include "split_text.h"
 #include "report.h"

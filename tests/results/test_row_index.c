@@ -142,11 +142,11 @@ static void test_repeats(void)
     CHECK(result_ran_once(&rows[0]) && !result_ran_once(&rows[1]) &&
           !result_ran_once(&rows[3]) && result_ran_once(&rows[4]));
     char text[400];
-    row_index_repeats_text(2, "r.csv", text, sizeof text);
+    row_index_repeats_text(rows, 5, "r.csv", text, sizeof text);
     CHECK(!strcmp(text, "r.csv holds 2 rows of configs named earlier in it (a config run "
                         "again with --append): each config's first row is read, as compare "
                         "reads it"));
-    row_index_repeats_text(0, "r.csv", text, sizeof text);
+    row_index_repeats_text(rows, 1, "r.csv", text, sizeof text);
     CHECK(!text[0]);
 }
 

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "cpu_backend.h"
+#include "csv_load.h"
 #include "dataset.h"
 #include "dispatch.h"
 #include "dp_projection.h"
