@@ -267,7 +267,7 @@ static int check_holes(const char *path, const curves_table *t, char *why, size_
  * after the run's rows (curves_file.h): N, or -1 for any other comment. */
 static int summary_steps(const char *line)
 {
-    if (strncmp(line, "# curves ", 9))
+    if (strncmp(line, CURVES_SUMMARY_PREFIX, strlen(CURVES_SUMMARY_PREFIX)))
         return -1;
     const char *at = strstr(line, " steps=");
     if (!at)

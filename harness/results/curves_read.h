@@ -13,6 +13,11 @@
 
 #define CURVE_TEXT 256
 
+/* How each run's summary lines begin, one per series after the run's rows:
+ * "# curves SERIES steps=N: gap_...=..." (curves_file.c writes them; the
+ * readers find the runs' ends and the report its bullets by it). */
+#define CURVES_SUMMARY_PREFIX "# curves "
+
 typedef struct read_curve {
     char backend[CURVE_TEXT], model[CURVE_TEXT], dtype[CURVE_TEXT], mode[CURVE_TEXT],
         reduction[CURVE_TEXT], sync[CURVE_TEXT], recompute[CURVE_TEXT], shard[CURVE_TEXT],

@@ -94,7 +94,7 @@ static void series_bullet(doc *d, const char *line)
     const char *steps = strstr(line, " steps="), *colon = steps ? strchr(steps, ':') : NULL;
     if (!colon)
         return;
-    int len = (int)(colon - line) - (int)strlen("# curves ");
+    int len = (int)(colon - line) - (int)strlen(CURVES_SUMMARY_PREFIX);
     double correct = value_of(colon, "gap_correct_splits"),
            rounding = value_of(colon, "gap_rounding");
     char wrong[1024], acc[300];
@@ -103,21 +103,21 @@ static void series_bullet(doc *d, const char *line)
     accumulator_part(acc, sizeof acc, line, colon, rounding);
     if (isnan(correct) && isnan(rounding)) { /* no correct curve to measure from */
         doc_bullet(d, "%.*s: no correct reduction ran, so no gap was measured.", len,
-                   line + strlen("# curves "));
+                   line + strlen(CURVES_SUMMARY_PREFIX));
         return;
     }
     /* one correct split (a sweep over E or rates, one split each): no
      * second curve to set beside it, and no gap to call "not measured" */
     if (isnan(correct) && rounding >= 0) {
         doc_bullet(d, "%.*s: one correct split, no other to compare it with; the rounding gap "
-                   "%s%s%s.", len, line + strlen("# curves "), rp_num(rounding, 2).s, wrong, acc);
+                   "%s%s%s.", len, line + strlen(CURVES_SUMMARY_PREFIX), rp_num(rounding, 2).s, wrong, acc);
         return;
     }
     const char *verdict = !(correct >= 0) || !(rounding >= 0) ? "not measured"
                           : correct <= ROUNDING_MARGIN * rounding ? "one curve up to rounding"
                                                                   : "apart beyond rounding";
     doc_bullet(d, "%.*s: the correct splits within %s of each other, the rounding gap %s: "
-               "%s%s%s.", len, line + strlen("# curves "), rp_num(correct, 2).s,
+               "%s%s%s.", len, line + strlen(CURVES_SUMMARY_PREFIX), rp_num(correct, 2).s,
                rp_num(rounding, 2).s, verdict, wrong, acc);
 }
 
@@ -131,7 +131,7 @@ void report_curves(const report_input *in, doc *d)
     int heading = 0;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        if (strncmp(line, "# curves ", 9))
+        if (strncmp(line, CURVES_SUMMARY_PREFIX, strlen(CURVES_SUMMARY_PREFIX)))
             continue;
         if (!heading++) {
             const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
