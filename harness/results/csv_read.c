@@ -555,3 +555,8 @@ int result_ran_once(const csv_row *r)
 {
     return result_ran(r) && !RESULT_SECOND_ARM(r) && !r->repeat;
 }
+
+int result_measured(const csv_row *r)
+{
+    return result_ran(r) && !RESULT_SECOND_ARM(r);
+}

@@ -108,6 +108,10 @@ int result_ran(const csv_row *r);
  * the file: what a figure over configs reads, each config once
  * (RESULT_SECOND_ARM; repeat). */
 int result_ran_once(const csv_row *r);
+/* The row ran and is not a second arm: every measurement, a config run
+ * again with --append among them, for what pools or checks them all (a
+ * fit, the worst gradient error) rather than picking among configs. */
+int result_measured(const csv_row *r);
 
 /* The columns the report and compare need (the config, its status and its
  * step time): a file without one of them is refused. */

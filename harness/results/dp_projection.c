@@ -93,7 +93,7 @@ int allreduce_samples(const csv_row *rows, size_t n, allreduce_sample *out, int 
     int k = 0;
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &rows[i];
-        if (!result_ran_once(r) || r->devices < 2 || !(r->allreduce_calls_per_step > 0) ||
+        if (!result_measured(r) || r->devices < 2 || !(r->allreduce_calls_per_step > 0) ||
             !(r->comm_ms > 0) || !(r->comm_exposed_ms >= BLOCKING_SHARE * r->comm_ms))
             continue;
         if (k++ >= max)
@@ -150,8 +150,8 @@ static void split_label(const csv_row *r, char *out, size_t len)
 }
 
 /* Each split's compute per step: the step less its exposed communication
- * (the whole step where there was none), every row of that split, a
- * config timed twice once (its first arm). */
+ * (the whole step where there was none), every row of that split (a
+ * config run again too), a config timed twice once (its first arm). */
 static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int max,
                          int *left_out)
 {
@@ -159,7 +159,7 @@ static int gather_splits(const csv_row *rows, size_t n, split_compute *out, int 
     *left_out = 0;
     for (size_t i = 0; i < n; i++) {
         const csv_row *r = &rows[i];
-        if (!result_ran_once(r) || !reduction_exact_named(r->reduction))
+        if (!result_measured(r) || !reduction_exact_named(r->reduction))
             continue;
         double exposed = r->comm_exposed_ms > 0 ? r->comm_exposed_ms : 0;
         double compute = r->step_ms_median - exposed;

@@ -394,9 +394,8 @@ static const csv_row *worst_grad(const report_input *in, int exact)
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
         /* Any row that ran: timing noise does not touch a gradient, and a
-         * config run again checked its gradient again (a second arm's
-         * check is its first arm's, copied) */
-        if (result_ran(r) && !RESULT_SECOND_ARM(r) && !isnan(r->grad_rel_err) &&
+         * config run again checked its gradient again */
+        if (result_measured(r) && !isnan(r->grad_rel_err) &&
             (axis_find(&reduction_axis, r->reduction) < 0
                  ? -1
                  : reduction_exact_named(r->reduction)) == exact &&
