@@ -104,6 +104,15 @@ subtitle = (E eq "0") ? sprintf("%s, %s", device, dtype) \
 # Configs that did not run are named under the chart, never silently absent.
 skipped = notrun(sel)
 if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }
+# A config run again (--append) is drawn from its first row (pick.awk, as
+# the report reads it); the chart says how many later rows it left out.
+repeats = int(system(pick("repeats")."-v where=".q("effective_batch=".E.(strlen(own_backend) > 0 ? ";backend=".own_backend : ""))." ".q(csv)))
+if (repeats > 0) { set label 98 sprintf("%d %s of a config run again not drawn (each config's first row is)", \
+                                        repeats, repeats == 1 ? "row" : "rows") \
+                   at screen 0.99, 0.985 right font ",9" tc rgb "#444444" }
+# A chart of another file's rows (the curves, a goodput table) drops these
+# two notes about the main CSV's rows: @main_rows_notes_off
+main_rows_notes_off = "unset label 90; unset label 98"
 
 set datafile separator ','
 set datafile columnheaders

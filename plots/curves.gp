@@ -11,7 +11,7 @@
 #   gnuplot -e "csv='results/run.csv'" plots/curves.gp   (reads results/run.curves.csv)
 chart = "curves"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
-unset label 90  # the main CSV's configs that did not run: not this chart's business
+@main_rows_notes_off  # the main CSV's configs not run or run again: not this chart's business
 
 curves = ((csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv).".curves.csv"
 have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q(curves), q(curves)))

@@ -25,11 +25,17 @@
 #   notrun    "model SPLIT mode: status" (split.awk) for matching rows that are
 #             not ok, joined by "; " (so a chart can say what is missing);
 #             the first six, then "and N more"
+#   repeats   how many matching rows are a config run again (below)
 #   series    what sets a series of a goodput table (plan --time-to-target
 #             --table or --curve-table, FILTER "series=N") apart from
 #             another of its model, from its first matching row's key
 #             columns: "async, cpu, fp32, 2 devices, sync window", the
 #             defaults left unsaid; nothing from a table older than them
+# A row equal to an earlier one in every column the `# config_key:` line
+# names is its config run again (--append), whatever FILTER says of the
+# earlier one: every WHAT reads a config's first row only, as the report,
+# compare and plan do, and `repeats` counts the rows so left out. A file without that line (from before it) is read
+# whole.
 # POSIX awk only (mawk, gawk and busybox all run it).
 BEGIN { FS = "," }
 # The FILTER's terms, once the header has named the columns: each split at
@@ -65,6 +71,11 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
     }
 }
 /^#/ {
+    line = $0
+    if (!header && sub(/^#[ \t]*config_key:[ \t]*/, "", line)) {
+        sub(/[ \t\r]+$/, "", line)
+        nkey = split(line, keyname, " ")
+    }
     if (want == "meta" && !header) {
         line = substr($0, 2)
         sub(/^[ \t]+/, "", line)
@@ -81,17 +92,26 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
     header = 1
     sub(/\r$/, "")
     for (i = 1; i <= NF; i++) colnum[$i] = i
+    for (i = 1; i <= nkey; i++) if (!(keyname[i] in colnum)) nkey = 0 # not this header's line
     parse_where()
     if (want == "rows") print $0 ",split"
     next
 }
 {
     sub(/\r$/, "")
+    again = 0
+    if (nkey) {
+        k = ""
+        for (i = 1; i <= nkey; i++) k = k SUBSEP $(colnum[keyname[i]])
+        again = k in config_seen
+        config_seen[k] = 1
+    }
     for (i = 1; i <= nterms; i++) {
         if (term[i] == "") continue
         v = (tname[i] in colnum) ? $(colnum[tname[i]]) : ""
         if (tneg[i] ? v == tval[i] : v != tval[i]) next
     }
+    if (again) { repeats++; next }
     c = (col in colnum) ? $(colnum[col]) : ""
     if (want == "rows")
         print $0 "," split_text($(colnum["micro_batch"]), $(colnum["accum_steps"]),
@@ -138,6 +158,7 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
 }
 END {
     if (want == "count") print n + 0
+    else if (want == "repeats") print repeats + 0
     else if (want == "distinct") print list
     else if (want == "ndistinct") print nd + 0
     else if (want == "most") print best

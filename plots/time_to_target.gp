@@ -16,7 +16,7 @@
 #   gnuplot -e "csv='results/run.csv'" plots/time_to_target.gp
 chart = "time_to_target"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
-unset label 90  # the main CSV's configs that did not run: not this chart's business
+@main_rows_notes_off  # the main CSV's configs not run or run again: not this chart's business
 
 table = ((csv[strlen(csv)-3:] eq ".csv") ? csv[1:strlen(csv)-4] : csv).".goodput.csv"
 have = system(sprintf("test -r %s && grep -q '^series,model,effective_batch' %s && echo yes", q(table), q(table)))

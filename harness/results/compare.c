@@ -463,7 +463,7 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     }
     if (!cmp->both) {
         char key[256];
-        result_key_names(key, sizeof key);
+        result_key_names(key, sizeof key, ", ");
         fprintf(stderr, "accubench: %s and %s share no config (%s)\n", c->paths[0],
                 c->paths[1], key);
         return 2;

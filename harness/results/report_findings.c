@@ -521,8 +521,8 @@ void report_findings(const report_input *in, const report_group *g, size_t ng,
     const char *name = strrchr(in->csv_path, '/') ? strrchr(in->csv_path, '/') + 1 : in->csv_path;
     row_index_repeats_text(in->rows, in->t->rows, name, repeats, sizeof repeats);
     if (*repeats)
-        doc_bullet(d, "%s (by the findings, the verdict, the fastest under a cap and the "
-                      "frontier); the tables list every row.", repeats);
+        doc_bullet(d, "%s (by the findings, the verdict, the fastest under a cap, the "
+                      "frontier and the charts); the tables list every row.", repeats);
     report_trust_findings(in, d);
     report_round_shifts(in, d); /* what moved under every config at once */
     for (size_t k = 0; k < ng; k++)

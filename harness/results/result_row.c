@@ -111,13 +111,13 @@ void result_copy_pass(result_row *to, const result_row *from, const char *pass)
     }
 }
 
-void result_key_names(char *out, size_t len)
+void result_key_names(char *out, size_t len, const char *sep)
 {
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; i < result_column_count && used < len; i++)
         if (result_columns[i].role != RESULT_VALUE)
-            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ", " : "",
+            used += (size_t)snprintf(out + used, len - used, "%s%s", used ? sep : "",
                                      result_columns[i].name);
 }
 

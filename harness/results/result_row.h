@@ -245,8 +245,10 @@ int result_same_config_but(const result_row *a, const result_row *b, const char 
  * noise scale) from one row to another; the others stay as they are. */
 void result_copy_pass(result_row *to, const result_row *from, const char *pass);
 
-/* "backend, model, ...": the KEY and SPLIT columns, in CSV order. */
-void result_key_names(char *out, size_t len);
+/* The KEY and SPLIT columns' names in CSV order, sep between them:
+ * "backend, model, ..." for a sentence, "backend model ..." for the CSV's
+ * `# config_key:` line. */
+void result_key_names(char *out, size_t len, const char *sep);
 
 /* The status vocabulary of the `status` column. */
 #define STATUS_OK "ok"

@@ -129,7 +129,7 @@ check '[ $? -eq 0 ] && grep -qF "$said, by the charts" again.md' \
     "report reads a config appended again, and says which curve: $(cat err.txt)"
 # its row too: the findings, the frontier and the ranking read a config's
 # first row (a rerun's faster median would be a best of two), and say so
-check 'grep -qF -- "- $rows_said (by the findings, the verdict, the fastest under a cap and the frontier); the tables list every row." again.md' \
+check 'grep -qF -- "- $rows_said (by the findings, the verdict, the fastest under a cap, the frontier and the charts); the tables list every row." again.md' \
     "the report says which row it read: $(grep "named earlier" again.md)"
 "$ACCUBENCH" plan --recommend --effective 8 --mem-cap 1G --from again.csv >again.rec.txt 2>err.txt
 check '[ $? -eq 0 ] && grep -q "^left aside: 1 row of a config named earlier in the file (run again with --append: its first row is ranked" again.rec.txt &&
@@ -138,6 +138,20 @@ check '[ $? -eq 0 ] && grep -q "^left aside: 1 row of a config named earlier in 
 gnuplot -e "csv='again.csv'; out='again'" "$ACCUBENCH_ROOT/plots/curves.gp" >err.txt 2>&1
 check '[ "$(grep -c "<text>sum, micro 8</text>" again.curves.svg)" -eq 1 ] && grep -q "<text>.* 5 steps, " again.curves.svg' \
     "the chart draws the first run's curve alone: $(grep "<text>sum\|steps, " again.curves.svg) $(cat err.txt)"
+check '! grep -q "run again not drawn" again.curves.svg' \
+    "the curves chart leaves the main CSV's rows to the charts of them"
+# the charts of the main CSV read a config's first row too: the CSV's
+# `# config_key:` line names the columns that make a config
+pick() { awk -f "$ACCUBENCH_ROOT/plots/split.awk" -f "$ACCUBENCH_ROOT/plots/pick.awk" "$@"; }
+check '[ "$(pick -v want=rows -v where=status=ok again.csv | wc -l)" -eq 2 ] &&
+    [ "$(pick -v want=repeats again.csv)" -eq 1 ] && [ "$(pick -v want=count -v col=model again.csv)" -eq 1 ]' \
+    "pick.awk reads the first row of a config run again: $(pick -v want=rows again.csv | cut -c1-80)"
+grep -v "^# config_key:" again.csv >nokey.csv
+check '[ "$(pick -v want=rows nokey.csv | wc -l)" -eq 3 ] && [ "$(pick -v want=repeats nokey.csv)" -eq 0 ]' \
+    "a CSV from before the config_key line is read whole"
+gnuplot -e "csv='again.csv'; out='again'" "$ACCUBENCH_ROOT/plots/wallclock.gp" >err.txt 2>&1
+check 'grep -qF "<text>1 row of a config run again not drawn (each config" again.wallclock.svg' \
+    "the wall-clock chart says it left the repeat out: $(grep "run again" again.wallclock.svg) $(cat err.txt)"
 
 # a target at or above the starting loss (about 2.77): no least time, and
 # no E has a time to target: one line says so, exit 1 (as --goal time)

@@ -363,9 +363,12 @@ static void as_read_row(const result_row *r, csv_row *out)
 static void test_key_columns(void)
 {
     char names[256];
-    result_key_names(names, sizeof names);
+    result_key_names(names, sizeof names, ", ");
     CHECK(!strcmp(names, "backend, model, dtype, recompute, grad_dtype, mode, reduction, "
                          "effective_batch, micro_batch, arm, devices, sync, shard"));
+    result_key_names(names, sizeof names, " "); /* the CSV's # config_key: line */
+    CHECK(!strcmp(names, "backend model dtype recompute grad_dtype mode reduction "
+                         "effective_batch micro_batch arm devices sync shard"));
     result_row a, b;
     result_row_clear(&a);
     strcpy(a.backend, "cuda");

@@ -96,5 +96,10 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     csv_writer_meta(w, "pass_check", "%s", cols);
     list_columns(cols, sizeof cols, "count");
     csv_writer_meta(w, "pass_count", "%s", cols);
+    /* What makes a row a config: a later row equal in all of these is the
+     * config run again (--append), and the chart scripts, like every
+     * reader here, read its first row only (plots/pick.awk). */
+    result_key_names(cols, sizeof cols, " ");
+    csv_writer_meta(w, "config_key", "%s", cols);
 }
 
