@@ -63,5 +63,5 @@ for png in "$prefix".*.png; do
 done
 echo "  report   $prefix.md"
 echo "  report   $prefix.html"
-echo "  record   $prefix.json  (the CSV's rows typed, for programs)"
+echo "  record   $prefix.json  (the rows typed and the verdicts, for programs)"
 exit "$rc"

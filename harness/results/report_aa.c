@@ -3,6 +3,7 @@
  * rule held. A config against itself must never come out faster or
  * slower, so the pair is the run's own evidence that its verdicts can be
  * read on this machine (docs/measuring.md, "The A/A check"). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "paired.h"
@@ -27,10 +28,10 @@ static const csv_row *first_arm(const report_input *in, const report_group *g,
     return NULL;
 }
 
-void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
+size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t (*pairs)[2])
 {
     row_key but_arm = row_key_config_but("arm");
-    int heading = 0;
+    size_t n = 0;
     for (size_t k = 0; k < ng; k++)
         for (size_t i = 0; i < g[k].n; i++) {
             const csv_row *two = &in->rows[g[k].idx[i]];
@@ -39,16 +40,33 @@ void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
                                      : NULL;
             if (!one)
                 continue;
-            if (!heading++) {
-                doc_heading(d, 2, "The A/A check");
-                doc_para(d, "A config timed twice in the same interleaved rounds: the rule "
-                            "must never call it faster or slower than itself.");
-            }
-            paired_ratio p = row_ratio(one, two);
-            char ratio[400];
-            paired_aa_text(&p, ratio, sizeof ratio);
-            doc_bullet(d, "%s, E = %lld, %s (%s): arm 2 / arm 1 = %s.", two->model,
-                       (long long)two->effective_batch, rp_split(one).s, rp_series(two).s,
-                       ratio);
+            pairs[n][0] = (size_t)(one - in->rows);
+            pairs[n][1] = g[k].idx[i];
+            n++;
         }
+    return n;
+}
+
+void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
+{
+    size_t(*pairs)[2] = malloc((in->t->rows ? in->t->rows : 1) * sizeof *pairs);
+    if (!pairs) {
+        d->failed = 1;
+        return;
+    }
+    size_t n = aa_pairs(in, g, ng, pairs);
+    if (n) {
+        doc_heading(d, 2, "The A/A check");
+        doc_para(d, "A config timed twice in the same interleaved rounds: the rule must never "
+                    "call it faster or slower than itself.");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const csv_row *one = &in->rows[pairs[i][0]], *two = &in->rows[pairs[i][1]];
+        paired_ratio p = row_ratio(one, two);
+        char ratio[400];
+        paired_aa_text(&p, ratio, sizeof ratio);
+        doc_bullet(d, "%s, E = %lld, %s (%s): arm 2 / arm 1 = %s.", two->model,
+                   (long long)two->effective_batch, rp_split(one).s, rp_series(two).s, ratio);
+    }
+    free(pairs);
 }

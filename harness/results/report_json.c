@@ -4,7 +4,10 @@
  * each column typed (a number, a string, or null where the CSV says "not
  * measured"), and where a row has a paired ratio to its reference, the
  * rule's verdict in the words the report uses; where it has a twin in the
- * reference dtype, the report's comparison with it (report_dtype.c). */
+ * reference dtype, the report's comparison with it (report_dtype.c);
+ * whether it is a config's later row (a repeat). Then the A/B/C verdicts
+ * (report_verdict.c) and the A/A checks (report_aa.c) as records, from
+ * the code the Markdown's sentences come from. */
 #include "report.h"
 
 #include <math.h>
@@ -14,6 +17,8 @@
 
 #include "paired.h"
 #include "report_parts.h"
+#include "report_verdict.h"
+#include "row_compare.h"
 #include "row_index.h"
 
 /* The length of the UTF-8 sequence at s, or 0 where it is not one
@@ -136,15 +141,109 @@ static void json_vs_dtype(FILE *f, const char *ref, const dtype_pair *pair)
         json_string(f, paired_verdict_words(pair->v, PAIRED_THRESHOLD).s);
 }
 
+/* `"name": {"ratio": .., "lo": .., "hi": .., "paired_rounds": N,
+ * "verdict": ..}`: a comparison of two rows by the rule (paired_rounds 0
+ * where they were timed apart and compare by their intervals; the verdict
+ * null where there is no interval). */
+static void json_comparison(FILE *f, const char *name, const paired_ratio *p)
+{
+    paired_verdict v = paired_judge(p, PAIRED_THRESHOLD);
+    fprintf(f, "\"%s\": {\"ratio\": ", name);
+    json_number(f, p->ratio);
+    fputs(", \"lo\": ", f);
+    json_number(f, p->lo);
+    fputs(", \"hi\": ", f);
+    json_number(f, p->hi);
+    fprintf(f, ", \"paired_rounds\": %zu, \"verdict\": ", p->rounds);
+    if (v == PAIRED_UNKNOWN)
+        fputs("null}", f);
+    else {
+        json_string(f, paired_verdict_words(v, PAIRED_THRESHOLD).s);
+        fputs("}", f);
+    }
+}
+
+/* "verdicts": the A/B/C verdicts the report opens with (report_verdict.c),
+ * each naming its rows by their place in "rows". */
+static void json_verdicts(FILE *f, const report_input *in, const abc_verdict *v, size_t n)
+{
+    fputs(",\n  \"verdicts\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        const csv_row *a = &in->rows[v[i].row[0]];
+        fputs(i ? ",\n    {\"model\": " : "\n    {\"model\": ", f);
+        json_string(f, a->model);
+        fprintf(f, ", \"effective_batch\": %lld, \"mode\": ", (long long)a->effective_batch);
+        json_string(f, a->mode);
+        fputs(", \"dtype\": ", f);
+        json_string(f, a->dtype);
+        fputs(", \"backend\": ", f);
+        json_string(f, a->backend);
+        fprintf(f, ", \"rows\": [%zu, %zu, %zu], \"splits\": [", v[i].row[0], v[i].row[1],
+                v[i].row[2]);
+        for (int k = 0; k < 3; k++) {
+            fputs(k ? ", " : "", f);
+            json_string(f, rp_split(&in->rows[v[i].row[k]]).s);
+        }
+        fprintf(f, "], \"ran\": %s", v[i].ran ? "true" : "false");
+        if (v[i].ran) {
+            fputs(", ", f);
+            json_comparison(f, "b_vs_a", &v[i].over_a[1]);
+            fputs(", ", f);
+            json_comparison(f, "c_vs_a", &v[i].over_a[2]);
+            fputs(", ", f);
+            json_comparison(f, "c_vs_b", &v[i].c_over_b);
+        }
+        fputs(", \"fastest\": ", f);
+        if (v[i].fastest >= 0)
+            json_string(f, abc_name(v[i].fastest));
+        else
+            fputs("null", f);
+        fputs("}", f);
+    }
+    fputs(n ? "\n  ]" : "]", f);
+}
+
+/* "aa_checks": each config timed twice, arm 2 over arm 1 (report_aa.c),
+ * and whether the rule held: never faster nor slower than itself (null
+ * where there is no interval). */
+static void json_aa(FILE *f, const report_input *in, const size_t (*pairs)[2], size_t n)
+{
+    fputs(",\n  \"aa_checks\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        const csv_row *one = &in->rows[pairs[i][0]], *two = &in->rows[pairs[i][1]];
+        paired_ratio p = row_ratio(one, two);
+        paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
+        fprintf(f, "%s{\"rows\": [%zu, %zu], \"model\": ", i ? ",\n    " : "\n    ",
+                pairs[i][0], pairs[i][1]);
+        json_string(f, two->model);
+        fprintf(f, ", \"effective_batch\": %lld, \"split\": ", (long long)two->effective_batch);
+        json_string(f, rp_split(one).s);
+        fputs(", ", f);
+        json_comparison(f, "arm2_vs_arm1", &p);
+        fprintf(f, ", \"rule_held\": %s}", v == PAIRED_UNKNOWN ? "null"
+                                            : paired_not_separated(v) ? "true" : "false");
+    }
+    fputs(n ? "\n  ]" : "]", f);
+}
+
 int report_json_write(FILE *f, void *ctx, char *why, size_t why_len)
 {
     const report_input *in = ctx;
     const char *ref;
-    dtype_pair *pairs;
-    if (dtype_pairs_of(in, &ref, &pairs)) {
+    dtype_pair *pairs = NULL;
+    size_t ng = 0, nv = 0, naa = 0;
+    report_group *g = report_groups(in->rows, in->t->rows, &ng);
+    abc_verdict *v = NULL;
+    size_t(*aa)[2] = malloc((in->t->rows ? in->t->rows : 1) * sizeof *aa);
+    if (!g || !aa || dtype_pairs_of(in, &ref, &pairs) ||
+        abc_verdicts(in, g, ng, rp_main_mode(in->t, in->rows, in->t->rows), &v, &nv)) {
+        report_groups_free(g, ng);
+        free(aa);
+        free(pairs);
         snprintf(why, why_len, "out of memory");
         return -1;
     }
+    naa = aa_pairs(in, g, ng, aa);
     fputs("{\n  \"csv\": ", f);
     json_string(f, in->csv_path);
     fputs(",\n  \"meta\": {", f);
@@ -167,9 +266,15 @@ int report_json_write(FILE *f, void *ctx, char *why, size_t why_len)
         fputs(", \"vs_ref_verdict\": ", f);
         json_verdict(f, r);
         json_vs_dtype(f, ref, pairs ? &pairs[i] : NULL);
-        fputs("}", f);
+        fprintf(f, ", \"repeat\": %s}", r->repeat ? "true" : "false");
     }
-    fputs(in->t->rows ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(in->t->rows ? "\n  ]" : "]", f);
+    json_verdicts(f, in, v, nv);
+    json_aa(f, in, (const size_t(*)[2])aa, naa);
+    fputs("\n}\n", f);
+    report_groups_free(g, ng);
+    free(v);
+    free(aa);
     free(pairs);
     return 0;
 }

@@ -60,6 +60,10 @@ void report_dp_findings(const report_input *in, doc *d);
 /* "The A/A check": each config timed twice, arm 2 over arm 1, and
  * whether the rule held (report_aa.c); nothing when none was. */
 void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d);
+/* Its pairs: (arm 1, arm 2) as indices of in->rows, each config's arm 2
+ * that ran with its arm 1, in group order, into pairs (room for
+ * in->t->rows of them); their count. RUN.json's aa_checks read them too. */
+size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t (*pairs)[2]);
 
 /* "One dtype against another": each config in another dtype against its
  * twin in the file's first, paired per round where timed together

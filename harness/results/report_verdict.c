@@ -36,6 +36,50 @@ int abc_pick(const csv_row *rows, const size_t *idx, size_t n, size_t out[3])
 
 static const char *const NAME[3] = {"A", "B", "C"};
 
+const char *abc_name(int i) { return i >= 0 && i < 3 ? NAME[i] : "?"; }
+
+/* The rule read over the three: each against A, C against B, and which one
+ * (if any) is faster than both others. */
+static abc_verdict verdict_of(const report_input *in, const size_t abc[3])
+{
+    abc_verdict v = {.row = {abc[0], abc[1], abc[2]}, .ran = 1, .fastest = -1};
+    const csv_row *r[3] = {&in->rows[abc[0]], &in->rows[abc[1]], &in->rows[abc[2]]};
+    for (int i = 0; i < 3; i++)
+        v.ran &= result_ran(r[i]);
+    if (!v.ran)
+        return v;
+    for (int i = 1; i < 3; i++) {
+        v.over_a[i] = row_ratio(r[0], r[i]);
+        v.against_a[i] = row_verdict(r[0], r[i]);
+    }
+    v.c_over_b = row_ratio(r[1], r[2]);
+    v.c_against_b = row_verdict(r[1], r[2]);
+    if (v.against_a[1] == PAIRED_SLOWER && v.against_a[2] == PAIRED_SLOWER)
+        v.fastest = 0;
+    else if (v.against_a[1] == PAIRED_FASTER && v.c_against_b == PAIRED_SLOWER)
+        v.fastest = 1;
+    else if (v.against_a[2] == PAIRED_FASTER && v.c_against_b == PAIRED_FASTER)
+        v.fastest = 2;
+    return v;
+}
+
+int abc_verdicts(const report_input *in, const report_group *g, size_t ng, const char *mode,
+                 abc_verdict **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    for (size_t k = 0; k < ng; k++) {
+        size_t abc[3] = {0};
+        if (!g[k].n || strcmp(in->rows[g[k].idx[0]].mode, mode) ||
+            !abc_pick(in->rows, g[k].idx, g[k].n, abc))
+            continue;
+        if (!*out && !(*out = calloc(ng, sizeof **out)))
+            return -1;
+        (*out)[(*n)++] = verdict_of(in, abc);
+    }
+    return 0;
+}
+
 /* The host computes each op as it issues it (the CPU): busy time is the
  * step itself there, not a measurement of idling. */
 static int host_computes(const report_input *in, const csv_row *r)
@@ -92,38 +136,28 @@ static paired_words against_a(paired_verdict v)
     return paired_verdict_against(v, PAIRED_THRESHOLD, "A");
 }
 
-/* "B (16x4) takes 1.84x [1.65..1.92] A's step time: slower (paired over
- * 5 interleaved rounds)", then which is fastest, as the rule decides. */
-static void ratio_bullet(const csv_row *const r[3], doc *d)
+/* "B (16x4) against A: 1.84x [1.65..1.92], slower (paired over 5
+ * interleaved rounds)", then which is fastest, as the rule decides. */
+static void ratio_bullet(const csv_row *const r[3], const abc_verdict *v, doc *d)
 {
-    char text[2][640];
-    paired_verdict v[3] = {PAIRED_EQUAL};
     for (int i = 1; i < 3; i++) {
-        char ratio[300];
+        char ratio[300], apart[200];
         row_ratio_text(r[0], r[i], ratio, sizeof ratio);
-        v[i] = row_verdict(r[0], r[i]);
         /* the table's medians pool every round: where their ratio says
          * otherwise, the bullet gives both rather than let them contradict */
-        paired_ratio p = row_ratio(r[0], r[i]);
-        char apart[200];
-        paired_pooled_remark(&p, r[i]->step_ms_median / r[0]->step_ms_median, apart,
+        paired_pooled_remark(&v->over_a[i], r[i]->step_ms_median / r[0]->step_ms_median, apart,
                              sizeof apart);
-        snprintf(text[i - 1], sizeof text[i - 1], "%s (%s) against A: %s%s", NAME[i],
-                 rp_split(r[i]).s, ratio, apart);
+        doc_bullet(d, "%s (%s) against A: %s%s.", NAME[i], rp_split(r[i]).s, ratio, apart);
     }
-    doc_bullet(d, "%s.", text[0]);
-    doc_bullet(d, "%s.", text[1]);
-    paired_verdict bc = row_verdict(r[1], r[2]);
-    if (v[1] == PAIRED_SLOWER && v[2] == PAIRED_SLOWER)
+    const char *bc = paired_verdict_words(v->c_against_b, PAIRED_THRESHOLD).s;
+    if (v->fastest == 0)
         doc_bullet(d, "Verdict: A (%s) is the fastest; C against B: %s. The arithmetic per step "
-                      "is the same (%s FLOPs).", rp_split(r[0]).s,
-                   paired_verdict_words(bc, PAIRED_THRESHOLD).s,
+                      "is the same (%s FLOPs).", rp_split(r[0]).s, bc,
                    rp_num(r[0]->flops_per_step, 3).s);
     else
         doc_bullet(d, "Verdict: B is %s and C is %s; C against B: %s. The arithmetic per "
-                      "step is the same (%s FLOPs).", against_a(v[1]).s, against_a(v[2]).s,
-                   paired_verdict_words(bc, PAIRED_THRESHOLD).s,
-                   rp_num(r[0]->flops_per_step, 3).s);
+                      "step is the same (%s FLOPs).", against_a(v->against_a[1]).s,
+                   against_a(v->against_a[2]).s, bc, rp_num(r[0]->flops_per_step, 3).s);
 }
 
 /* The costliest GEMM shape of a row's counting pass: gemm_shapes up to
@@ -283,27 +317,24 @@ static void flags_bullet(const csv_row *const r[3], doc *d)
                       "follows the paired intervals above): %s.", text);
 }
 
-static void verdict_one(const report_input *in, const size_t abc[3], doc *d)
+static void verdict_one(const report_input *in, const abc_verdict *v, doc *d)
 {
-    const csv_row *r[3] = {&in->rows[abc[0]], &in->rows[abc[1]], &in->rows[abc[2]]};
+    const csv_row *r[3] = {&in->rows[v->row[0]], &in->rows[v->row[1]], &in->rows[v->row[2]]};
     doc_heading(d, 3, "Model %s at effective batch %lld: A = %s, B = %s, C = %s (%s, %s, %s)",
                 r[0]->model, (long long)r[0]->effective_batch, rp_split(r[0]).s,
                 rp_split(r[1]).s, rp_split(r[2]).s, r[0]->mode, r[0]->dtype, r[0]->backend);
-    verdict_table(in, abc, d);
-    char limits[400] = "";
-    size_t used = 0;
-    int ran = 1;
-    for (int i = 0; i < 3; i++) {
-        ran &= result_ran(r[i]);
-        if (!result_ran(r[i]))
-            used += (size_t)snprintf(limits + used, sizeof limits - used, "%s%s did not run "
-                                     "(%s)", used ? "; " : "", NAME[i], r[i]->status);
-    }
-    if (!ran) {
+    verdict_table(in, v->row, d);
+    if (!v->ran) {
+        char limits[400] = "";
+        size_t used = 0;
+        for (int i = 0; i < 3; i++)
+            if (!result_ran(r[i]) && used < sizeof limits)
+                used += (size_t)snprintf(limits + used, sizeof limits - used, "%s%s did not "
+                                         "run (%s)", used ? "; " : "", NAME[i], r[i]->status);
         doc_bullet(d, "No verdict: %s. The figures that were measured are above.", limits);
         return;
     }
-    ratio_bullet(r, d);
+    ratio_bullet(r, v, d);
     flags_bullet(r, d);
     why_bullets(in, r, d);
 }
@@ -311,14 +342,15 @@ static void verdict_one(const report_input *in, const size_t abc[3], doc *d)
 void report_verdict(const report_input *in, const report_group *g, size_t ng, const char *mode,
                     doc *d)
 {
-    int any = 0;
-    for (size_t k = 0; k < ng; k++) {
-        size_t abc[3];
-        if (!g[k].n || strcmp(in->rows[g[k].idx[0]].mode, mode) ||
-            !abc_pick(in->rows, g[k].idx, g[k].n, abc))
-            continue;
-        if (!any++)
-            doc_heading(d, 2, "The A/B/C verdict");
-        verdict_one(in, abc, d);
+    abc_verdict *v;
+    size_t n;
+    if (abc_verdicts(in, g, ng, mode, &v, &n)) {
+        d->failed = 1;
+        return;
     }
+    if (n)
+        doc_heading(d, 2, "The A/B/C verdict");
+    for (size_t i = 0; i < n; i++)
+        verdict_one(in, &v[i], d);
+    free(v);
 }

@@ -22,8 +22,13 @@ check '[ "$(tail -n 3 bench.out | head -n 1)" = "  report   $prefix.md" ]' \
     "the Markdown report's path is third from last: $(tail -n 3 bench.out)"
 check '[ "$(tail -n 2 bench.out | head -n 1)" = "  report   $prefix.html" ]' \
     "the HTML report's path is next to last"
-check '[ "$(tail -n 1 bench.out)" = "  record   $prefix.json  (the CSV'"'"'s rows typed, for programs)" ]' \
+check '[ "$(tail -n 1 bench.out)" = "  record   $prefix.json  (the rows typed and the verdicts, for programs)" ]' \
     "the JSON record's path is last: $(tail -n 1 bench.out)"
+# the record holds the verdict the report opens with (E = 16: 16x1, 4x4, 2x8)
+verdict=$(python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"][0]
+print(v["model"], v["effective_batch"], " ".join(v["splits"]), v["ran"], v["b_vs_a"]["paired_rounds"] > 0)' "$prefix.json" 2>&1)
+check '[ "$verdict" = "tiny 16 16x1 4x4 2x8 True True" ]' "the JSON record has the A/B/C verdict: $verdict"
 check 'grep -qx "  results  $csv" bench.out' "the CSV's path is listed"
 check '[ -s "$prefix.md" ] && [ -s "$prefix.html" ] && [ -s "$prefix.json" ]' "the report files exist"
 if command -v gnuplot >/dev/null 2>&1; then

@@ -94,7 +94,8 @@ static void check_twin(const char *json, const char *md, const char *micro, cons
     snprintf(key, sizeof key, "\"micro_batch\": %s, ", micro);
     CHECK(line_with(json, "\"dtype\": \"bf16\"", key, "{", row, sizeof row) != NULL);
     CHECK(strstr(row, "\"vs_dtype\": \"fp32\", "));
-    snprintf(want, sizeof want, "\"vs_dtype_paired_rounds\": %d, \"vs_dtype_verdict\": \"%s\"}",
+    snprintf(want, sizeof want, "\"vs_dtype_paired_rounds\": %d, \"vs_dtype_verdict\": \"%s\", "
+             "\"repeat\": false}",
              rounds, verdict);
     CHECK(strstr(row, want));
     ratio_text(text, sizeof text, json_number_of(row, "vs_dtype_ratio"),
@@ -138,7 +139,8 @@ static void test_dtype_twins(void)
     char row[16000];
     static const char *const nulls =
         "\"vs_dtype\": null, \"vs_dtype_ratio\": null, \"vs_dtype_lo\": null, "
-        "\"vs_dtype_hi\": null, \"vs_dtype_paired_rounds\": null, \"vs_dtype_verdict\": null}";
+        "\"vs_dtype_hi\": null, \"vs_dtype_paired_rounds\": null, \"vs_dtype_verdict\": null, "
+        "\"repeat\": false}";
     /* 8x8 ran in bf16 alone: no twin */
     CHECK(line_with(json, "\"dtype\": \"bf16\"", "\"micro_batch\": 8, ", "{", row, sizeof row));
     CHECK(strstr(row, nulls));
@@ -146,6 +148,73 @@ static void test_dtype_twins(void)
     CHECK(line_with(json, "\"dtype\": \"fp32\"", "\"micro_batch\": 64, ", "{", row, sizeof row));
     CHECK(strstr(row, nulls));
     free(md);
+}
+
+/* The verdicts the report opens with, and its A/A checks, as records: the
+ * rows each names (by their place in "rows"), every comparison with its
+ * interval and the rule's words, the split the rule crowns (none where it
+ * crowns none), and a config run again marked as the repeat it is. */
+static void test_verdicts(void)
+{
+    const char *text = test_report_rows(
+        tmpdir, "abc", DTYPE_HEADER,
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39,41,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,49,51,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+        "cpu,x,S,fp32,async,sum,64,8,8,1,ok,60,59,61,7,50,c1,5,60 61 60.5 59.8 60.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,2,ok,50,49,51,12,50,c1,5,50.1 50.9 50.4 49.9 50.3\n"
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,10,9,11,10,50,c2,5,10 10.1 9.9 10 10\n");
+    char *md = text ? strdup(text) : NULL;
+    char path[300];
+    snprintf(path, sizeof path, "%s/abc.json", tmpdir);
+    const char *json = test_slurp(path);
+    CHECK(md && json);
+    if (!md || !json) {
+        free(md);
+        return;
+    }
+    CHECK(strstr(md, "Verdict: A (64x1) is the fastest; C against B: slower."));
+    CHECK(strstr(json, "\"verdicts\": [\n    {\"model\": \"S\", \"effective_batch\": 64, "
+                       "\"mode\": \"async\", \"dtype\": \"fp32\", \"backend\": \"cpu\", "
+                       "\"rows\": [0, 1, 2], \"splits\": [\"64x1\", \"16x4\", \"8x8\"], "
+                       "\"ran\": true, \"b_vs_a\": {\"ratio\": "));
+    CHECK(strstr(json, "\"paired_rounds\": 5, \"verdict\": \"slower\"}, \"c_vs_a\": "));
+    CHECK(strstr(json, "\"c_vs_b\": {\"ratio\": 1.19"));
+    CHECK(strstr(json, "\"verdict\": \"slower\"}, \"fastest\": \"A\"}\n  ]"));
+    CHECK(strstr(json, "\"aa_checks\": [\n    {\"rows\": [1, 3], \"model\": \"S\", "
+                       "\"effective_batch\": 64, \"split\": \"16x4\", \"arm2_vs_arm1\": "
+                       "{\"ratio\": 1."));
+    CHECK(strstr(json, "\"verdict\": \"the same within 2%\"}, \"rule_held\": true}"));
+    /* the last row is 64x1 run again: marked, and the verdict read the first */
+    CHECK(strstr(json, "\"step_ms_median\": 10, ") && strstr(json, "\"repeat\": true}\n  ]"));
+    CHECK(strstr(json, "\"repeat\": false}"));
+    free(md);
+
+    /* B fastest: faster than A, and C slower than it */
+    text = test_report_rows(
+        tmpdir, "b", DTYPE_HEADER,
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,c1,5,50 51 50.5 49.8 50.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,1,ok,40,39,41,10,50,c1,5,40 41 40.5 39.8 40.2\n"
+        "cpu,x,S,fp32,async,sum,64,8,8,1,ok,45,44,46,6,50,c1,5,45 46 45.5 44.8 45.2\n");
+    snprintf(path, sizeof path, "%s/b.json", tmpdir);
+    json = text ? test_slurp(path) : NULL;
+    CHECK(json && strstr(json, "\"fastest\": \"B\"}") && strstr(json, "\"aa_checks\": []"));
+
+    /* C did not run: no comparisons, no verdict */
+    text = test_report_rows(
+        tmpdir, "oom", DTYPE_HEADER,
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,c1,5,50 51 50.5 49.8 50.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,1,ok,40,39,41,10,50,c1,5,40 41 40.5 39.8 40.2\n"
+        "cpu,x,S,fp32,async,sum,64,8,8,1,oom,,,,,,,,\n");
+    snprintf(path, sizeof path, "%s/oom.json", tmpdir);
+    json = text ? test_slurp(path) : NULL;
+    CHECK(json && strstr(json, "\"ran\": false, \"fastest\": null}") && !strstr(json, "b_vs_a"));
+
+    /* no three splits the rule picks: an empty list */
+    text = test_report_rows(tmpdir, "none", DTYPE_HEADER,
+                            "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,,,\n");
+    snprintf(path, sizeof path, "%s/none.json", tmpdir);
+    json = text ? test_slurp(path) : NULL;
+    CHECK(json && strstr(json, "\"verdicts\": [],\n  \"aa_checks\": []\n}\n"));
 }
 
 int main(void)
@@ -156,6 +225,7 @@ int main(void)
     }
     test_columns();
     test_dtype_twins();
+    test_verdicts();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_json");
 }
