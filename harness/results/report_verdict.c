@@ -154,10 +154,16 @@ static void ratio_bullet(const csv_row *const r[3], const abc_verdict *v, doc *d
         doc_bullet(d, "Verdict: A (%s) is the fastest; C against B: %s. The arithmetic per step "
                       "is the same (%s FLOPs).", rp_split(r[0]).s, bc,
                    rp_num(r[0]->flops_per_step, 3).s);
-    else
-        doc_bullet(d, "Verdict: B is %s and C is %s; C against B: %s. The arithmetic per "
-                      "step is the same (%s FLOPs).", against_a(v->against_a[1]).s,
+    else {
+        /* B or C crowned (faster than A and than the other), or none */
+        char crowned[96] = "";
+        if (v->fastest > 0)
+            snprintf(crowned, sizeof crowned, "%s (%s) is the fastest; ", NAME[v->fastest],
+                     rp_split(r[v->fastest]).s);
+        doc_bullet(d, "Verdict: %sB is %s and C is %s; C against B: %s. The arithmetic per "
+                      "step is the same (%s FLOPs).", crowned, against_a(v->against_a[1]).s,
                    against_a(v->against_a[2]).s, bc, rp_num(r[0]->flops_per_step, 3).s);
+    }
 }
 
 /* The costliest GEMM shape of a row's counting pass: gemm_shapes up to

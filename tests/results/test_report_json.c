@@ -198,6 +198,10 @@ static void test_verdicts(void)
     snprintf(path, sizeof path, "%s/b.json", tmpdir);
     json = text ? test_slurp(path) : NULL;
     CHECK(json && strstr(json, "\"fastest\": \"B\"}") && strstr(json, "\"aa_checks\": []"));
+    snprintf(path, sizeof path, "%s/b.md", tmpdir);
+    text = test_slurp(path);
+    CHECK(text && strstr(text, "Verdict: B (16x4) is the fastest; B is faster than A and C is "
+                               "faster than A; C against B: slower."));
 
     /* C did not run: no comparisons, no verdict */
     text = test_report_rows(
