@@ -150,6 +150,17 @@ static void test_dtype_twins(void)
     free(md);
 }
 
+/* The report of DTYPE_HEADER and rows as NAME: RUN.json's text (NULL
+ * where it was not written). */
+static const char *json_of(const char *name, const char *rows)
+{
+    char path[300];
+    if (!test_report_rows(tmpdir, name, DTYPE_HEADER, rows))
+        return NULL;
+    snprintf(path, sizeof path, "%s/%s.json", tmpdir, name);
+    return test_slurp(path);
+}
+
 /* The verdicts the report opens with, and its A/A checks, as records: the
  * rows each names (by their place in "rows"), every comparison with its
  * interval and the rule's words, the split the rule crowns (none where it
@@ -190,35 +201,26 @@ static void test_verdicts(void)
     free(md);
 
     /* B fastest: faster than A, and C slower than it */
-    text = test_report_rows(
-        tmpdir, "b", DTYPE_HEADER,
+    const char *j = json_of("b",
         "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,c1,5,50 51 50.5 49.8 50.2\n"
         "cpu,x,S,fp32,async,sum,64,16,4,1,ok,40,39,41,10,50,c1,5,40 41 40.5 39.8 40.2\n"
         "cpu,x,S,fp32,async,sum,64,8,8,1,ok,45,44,46,6,50,c1,5,45 46 45.5 44.8 45.2\n");
-    snprintf(path, sizeof path, "%s/b.json", tmpdir);
-    json = text ? test_slurp(path) : NULL;
-    CHECK(json && strstr(json, "\"fastest\": \"B\"}") && strstr(json, "\"aa_checks\": []"));
+    CHECK(j && strstr(j, "\"fastest\": \"B\"}") && strstr(j, "\"aa_checks\": []"));
     snprintf(path, sizeof path, "%s/b.md", tmpdir);
     text = test_slurp(path);
     CHECK(text && strstr(text, "Verdict: B (16x4) is the fastest; B is faster than A and C is "
                                "faster than A; C against B: slower."));
 
     /* C did not run: no comparisons, no verdict */
-    text = test_report_rows(
-        tmpdir, "oom", DTYPE_HEADER,
+    j = json_of("oom",
         "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,c1,5,50 51 50.5 49.8 50.2\n"
         "cpu,x,S,fp32,async,sum,64,16,4,1,ok,40,39,41,10,50,c1,5,40 41 40.5 39.8 40.2\n"
         "cpu,x,S,fp32,async,sum,64,8,8,1,oom,,,,,,,,\n");
-    snprintf(path, sizeof path, "%s/oom.json", tmpdir);
-    json = text ? test_slurp(path) : NULL;
-    CHECK(json && strstr(json, "\"ran\": false, \"fastest\": null}") && !strstr(json, "b_vs_a"));
+    CHECK(j && strstr(j, "\"ran\": false, \"fastest\": null}") && !strstr(j, "b_vs_a"));
 
     /* no three splits the rule picks: an empty list */
-    text = test_report_rows(tmpdir, "none", DTYPE_HEADER,
-                            "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,,,\n");
-    snprintf(path, sizeof path, "%s/none.json", tmpdir);
-    json = text ? test_slurp(path) : NULL;
-    CHECK(json && strstr(json, "\"verdicts\": [],\n  \"aa_checks\": []\n}\n"));
+    j = json_of("none", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,,,\n");
+    CHECK(j && strstr(j, "\"verdicts\": [],\n  \"aa_checks\": []\n}\n"));
 }
 
 int main(void)
