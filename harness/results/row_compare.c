@@ -3,7 +3,7 @@
 static timed_figures csv_row_figures(const csv_row *r)
 {
     return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
-                           .round_ms = r->round_ms, .median = r->step_ms_median,
+                           .samples = r->samples, .round_ms = r->round_ms, .median = r->step_ms_median,
                            .ci_lo = r->step_ms_ci_lo, .ci_hi = r->step_ms_ci_hi,
                            .p10 = r->step_ms_p10, .p90 = r->step_ms_p90};
 }

@@ -152,9 +152,14 @@ static int same_rounds(const timed_figures *a, const timed_figures *b)
 }
 
 /* The median's interval, or for a file from before those its p10..p90
- * band (wider, so the safer side). */
+ * band (wider, so the safer side); none (NAN) over too few draws. */
 static void figures_band(const timed_figures *f, double *lo, double *hi)
 {
+    long long draws = f->rounds > 0 ? f->rounds : f->samples;
+    if (draws > 0 && draws < FIGURES_MIN_DRAWS) {
+        *lo = *hi = NAN;
+        return;
+    }
     int ci = f->ci_hi > 0 && f->ci_lo <= f->ci_hi;
     *lo = ci ? f->ci_lo : f->p10;
     *hi = ci ? f->ci_hi : f->p90;
@@ -255,7 +260,8 @@ static int verdict_text(const paired_ratio *p, paired_verdict v, char *out, size
     char ratio[128];
     if (v == PAIRED_UNKNOWN) {
         ratio_text(ratio, sizeof ratio, p->ratio, NAN, NAN);
-        snprintf(out, len, "%s, no interval: no verdict", ratio);
+        snprintf(out, len, "%s, no interval: no verdict (the rule needs 2 rounds paired, or "
+                 "%d rounds or steps a side timed apart)", ratio, FIGURES_MIN_DRAWS);
         return 0;
     }
     ratio_text(ratio, sizeof ratio, p->ratio, p->lo, p->hi);

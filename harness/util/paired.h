@@ -78,18 +78,27 @@ size_t paired_log_moments(const double *v, size_t n, double *mean, double *var);
 
 /* One config's timed figures as a comparison reads them (a CSV row's or a
  * result row's): the interleaved comparison it was timed in ("" or NULL:
- * timed alone), its kept rounds' medians (space-separated), its median
- * with the median's interval, and p10..p90 for a file from before the
- * intervals. */
+ * timed alone), its kept rounds' medians (space-separated), the steps it
+ * timed, its median with the median's interval, and p10..p90 for a file
+ * from before the intervals. */
 typedef struct timed_figures {
     const char *comparison;
-    long long rounds;
+    long long rounds, samples; /* -1 (or 0) where not recorded */
     const char *round_ms;
     double median, ci_lo, ci_hi, p10, p90;
 } timed_figures;
 
+/* The fewest draws (rounds where the figure was timed in rounds, else
+ * steps) whose median's interval the rule compares by: the [min, max] of
+ * 4 covers 87.5% of the median, of 2 half of it, of 1 nothing, where the
+ * rule is judged at 95%; 5 (93.75%) is the default --min-samples. A
+ * figure of fewer has a median and no interval to compare by. */
+#define FIGURES_MIN_DRAWS 5
+
 /* b over a: paired per round where both were timed in the same rounds,
- * else from their intervals (ratio_of_intervals). */
+ * else from their intervals (ratio_of_intervals); without an interval
+ * (NAN lo and hi) where either side's has fewer than FIGURES_MIN_DRAWS
+ * draws behind it. */
 paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b);
 
 /* The numbers of a round_ms cell into out[0..max); their count, 0 when the

@@ -221,8 +221,39 @@ static void test_runs_ratio(void)
     CHECK(paired_runs_ratio(none, 2, now, 3, &p) == -1);
 }
 
+/* Figures timed apart compare by their medians' intervals, but only
+ * where FIGURES_MIN_DRAWS draws stand behind each: one step's "interval"
+ * is the step itself (it covers nothing), and two runs of --steps 1 once
+ * came out "slower" each way. A figure that says neither (a file from
+ * before the columns) keeps its interval. */
+static void test_too_few_draws(void)
+{
+    timed_figures a = {.rounds = -1, .samples = 1, .median = 40, .ci_lo = 40, .ci_hi = 40},
+                  b = {.rounds = -1, .samples = 1, .median = 52, .ci_lo = 52, .ci_hi = 52};
+    paired_ratio p = figures_ratio(&a, &b);
+    CHECK(fabs(p.ratio - 1.3) < 1e-12 && isnan(p.lo) && isnan(p.hi));
+    CHECK(paired_judge(&p, PAIRED_THRESHOLD) == PAIRED_UNKNOWN);
+    a.samples = b.samples = FIGURES_MIN_DRAWS - 1;
+    CHECK(isnan(figures_ratio(&a, &b).lo));
+    a.samples = b.samples = FIGURES_MIN_DRAWS;
+    p = figures_ratio(&a, &b);
+    CHECK(paired_judge(&p, PAIRED_THRESHOLD) == PAIRED_SLOWER);
+    /* rounds count before steps: 3 rounds of many steps each are 3 draws */
+    a.rounds = b.rounds = 3;
+    a.samples = b.samples = 300;
+    CHECK(isnan(figures_ratio(&a, &b).lo));
+    a.rounds = b.rounds = a.samples = b.samples = -1; /* not recorded */
+    CHECK(paired_judge((p = figures_ratio(&a, &b), &p), PAIRED_THRESHOLD) == PAIRED_SLOWER);
+    char text[400];
+    paired_ratio none = {.rounds = 0, .ratio = 1.3, .lo = NAN, .hi = NAN};
+    paired_ratio_text(&none, text, sizeof text);
+    CHECK(strstr(text, "no interval: no verdict (the rule needs 2 rounds paired, or 5 rounds or "
+                       "steps a side timed apart)"));
+}
+
 int main(void)
 {
+    test_too_few_draws();
     test_common_disturbance_cancels();
     test_aa_is_never_separated();
     test_looks_keep_the_level();

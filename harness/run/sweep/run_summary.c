@@ -53,7 +53,7 @@ void run_summary_none(const result_row *rows, size_t n, const char *csv_path, ch
 static timed_figures result_row_figures(const result_row *r)
 {
     return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
-                           .round_ms = r->round_ms, .median = r->step_ms_median,
+                           .samples = r->samples, .round_ms = r->round_ms, .median = r->step_ms_median,
                            .ci_lo = r->step_ms_ci_lo, .ci_hi = r->step_ms_ci_hi,
                            .p10 = r->step_ms_p10, .p90 = r->step_ms_p90};
 }
