@@ -106,7 +106,9 @@ skipped = notrun(sel)
 if (strlen(skipped) > 0) { set label 90 "not run: ".skipped at screen 0.01, 0.025 left font ",9" tc rgb "#a00000" }
 # A config run again (--append) is drawn from its first row (pick.awk, as
 # the report reads it); the chart says how many later rows it left out.
-repeats = int(system(pick("repeats")."-v where=".q("effective_batch=".E.(strlen(own_backend) > 0 ? ";backend=".own_backend : ""))." ".q(csv)))
+# Counted among the rows the charts would draw (ok: ran, first arm, this E,
+# mode and reduction), where those rows are not a config's first.
+repeats = int(system(pick("repeats")."-v where=".q(ok)." ".q(csv)))
 if (repeats > 0) { set label 98 sprintf("%d %s of a config run again not drawn (each config's first row is)", \
                                         repeats, repeats == 1 ? "row" : "rows") \
                    at screen 0.99, 0.985 right font ",9" tc rgb "#444444" }

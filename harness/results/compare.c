@@ -403,12 +403,12 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
         const csv_row *b = &rows[0][i];
         if (!on_side(dtypes, 0, b))
             continue;
-        if (RESULT_SECOND_ARM(b)) {
-            cmp->second_arms++;
+        if (b->repeat) { /* csv_load's mark: a config run again */
+            cmp->repeated[0]++;
             continue;
         }
-        if (row_index_find(&ix[0], b) != i) {
-            cmp->repeated[0]++;
+        if (RESULT_SECOND_ARM(b)) {
+            cmp->second_arms++;
             continue;
         }
         size_t j = row_index_find(&ix[1], b);
@@ -420,10 +420,10 @@ static void compare_tables(const csv_table t[2], csv_row *const rows[2],
     for (size_t j = 0; j < t[1].rows && ix_ok == 2; j++) {
         if (!on_side(dtypes, 1, &rows[1][j]))
             continue;
-        if (RESULT_SECOND_ARM(&rows[1][j]))
-            cmp->second_arms++;
-        else if (row_index_find(&ix[1], &rows[1][j]) != j)
+        if (rows[1][j].repeat)
             cmp->repeated[1]++;
+        else if (RESULT_SECOND_ARM(&rows[1][j]))
+            cmp->second_arms++;
         else
             cmp->only_new += row_index_find(&ix[0], &rows[1][j]) == ROW_NONE;
     }
@@ -445,10 +445,11 @@ static void print_setup_notes(const compare_options *c, const comparison *cmp,
         printf("# library: base '%s', new '%s': the GEMM library or its threads differ, "
                "part of any change below\n", lib0, lib1);
     for (int k = 0; k < 2; k++)
-        if (cmp->repeated[k])
-            printf("# repeated: %s holds %d %s of configs named earlier in it (an appended "
-                   "rerun?): each config's first row is compared\n", c->paths[k], cmp->repeated[k],
-                   plural(cmp->repeated[k], "row", "rows"));
+        if (cmp->repeated[k]) {
+            char said[4400];
+            row_index_repeats_sentence(cmp->repeated[k], c->paths[k], said, sizeof said);
+            printf("# repeated: %s\n", said);
+        }
 }
 
 /* The table and its summary line; the exit code. */

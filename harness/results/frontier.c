@@ -105,12 +105,12 @@ static int query_takes_row(const csv_row *r, const frontier_query *q, frontier_s
         s->other_model++;
         return 0;
     }
-    if (RESULT_SECOND_ARM(r)) { /* its config is ranked once, from its first arm */
-        s->second_arm++;
+    if (r->repeat) { /* its config is ranked once, from its first row */
+        s->repeated++;
         return 0;
     }
-    if (r->repeat) { /* and from its first row */
-        s->repeated++;
+    if (RESULT_SECOND_ARM(r)) { /* and from its first arm */
+        s->second_arm++;
         return 0;
     }
     return 1;

@@ -11,13 +11,14 @@
 #include "row_index.h"
 
 /* A row whose noise scale a report may use: ran ok, an exact reduction,
- * an estimate the pool takes, a config's first arm (its second arm read
- * the same windows and copies the estimate: taken twice, it would weigh
- * double against the other splits). */
+ * an estimate the pool takes, a config's first arm of its first row (its
+ * second arm copies the estimate, and a rerun of the same seed reads the
+ * same windows again: taken twice, it would weigh double against the
+ * other splits; the time-to-target table pools the same rows). */
 static int noise_usable(const csv_row *r)
 {
     return reduction_exact_named(r->reduction) && !strcmp(r->status, "ok") &&
-           !RESULT_SECOND_ARM(r) &&
+           !RESULT_SECOND_ARM(r) && !r->repeat &&
            noise_pool_takes(r->grad_noise_scale, r->grad_noise_scale_err);
 }
 
@@ -85,6 +86,10 @@ int noise_plan_main(FILE *out, const char *csv_path)
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
+    char again[4400];
+    row_index_repeats_text(rows, t.rows, csv_path, again, sizeof again);
+    if (*again)
+        fprintf(out, "%s\n", again);
     int lines = 0;
     size_t *head = malloc((t.rows ? t.rows : 1) * sizeof *head);
     noise_pool *pool = malloc((t.rows ? t.rows : 1) * sizeof *pool);

@@ -16,13 +16,14 @@ static int timed(const csv_row *r)
     return !strcmp(r->status, "ok") && r->step_ms_median > 0;
 }
 
-/* Arm 1 of the config whose arm 2 is `two`, in two's group; NULL if none ran. */
+/* Arm 1 of the config whose arm 2 is `two`, in two's group (its first
+ * row, not a rerun's); NULL if that did not run. */
 static const csv_row *first_arm(const report_input *in, const report_group *g,
                                 const csv_row *two, const row_key *but_arm)
 {
     for (size_t j = 0; j < g->n; j++) {
         const csv_row *one = &in->rows[g->idx[j]];
-        if (one->arm == 1 && timed(one) && row_key_equal(but_arm, one, two))
+        if (one->arm == 1 && !one->repeat && timed(one) && row_key_equal(but_arm, one, two))
             return one;
     }
     return NULL;
@@ -35,7 +36,8 @@ size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t
     for (size_t k = 0; k < ng; k++)
         for (size_t i = 0; i < g[k].n; i++) {
             const csv_row *two = &in->rows[g[k].idx[i]];
-            const csv_row *one = two->arm == 2 && timed(two)
+            /* a config run again (--append) is checked from its first run */
+            const csv_row *one = two->arm == 2 && !two->repeat && timed(two)
                                      ? first_arm(in, &g[k], two, &but_arm)
                                      : NULL;
             if (!one)

@@ -106,7 +106,8 @@ static void fit_bullets(const goodput_series *s, doc *d)
                rp_num(f->b_crit_se, 2).s, noise, ratio);
 }
 
-/* One effective batch only: the time to target of each split. */
+/* One effective batch only: the time to target of each split (each config
+ * once, from its first row and first arm, as the table picks). */
 static void splits_of_one(const report_input *in, const goodput_series *s, doc *d)
 {
     const goodput_point *p = &s->p[0];
@@ -114,7 +115,7 @@ static void splits_of_one(const report_input *in, const goodput_series *s, doc *
         return;
     for (size_t i = 0; i < in->t->rows; i++) {
         const csv_row *r = &in->rows[i];
-        if (!result_ran(r) || r->effective_batch != p->e || strcmp(r->model, s->key->model) ||
+        if (!result_ran_once(r) || r->effective_batch != p->e || strcmp(r->model, s->key->model) ||
             strcmp(r->mode, s->key->mode) || strcmp(r->dtype, s->key->dtype) ||
             strcmp(r->reduction, s->key->reduction))
             continue;

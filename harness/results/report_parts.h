@@ -14,7 +14,7 @@
 typedef struct report_group {
     size_t *idx; /* rows of the report_group, micro-batch descending (K ascending) */
     size_t n;
-    const csv_row *k1; /* the no-accumulation row, when it ran */
+    const csv_row *k1; /* the no-accumulation row (its first row and arm), when it ran */
 } report_group;
 
 /* The groups of the rows, effective batch ascending, then in file order;

@@ -32,13 +32,13 @@ static int same_but_backend_mode(const csv_row *a, const csv_row *b, int with_sp
     return row_key_equal(&k, a, b);
 }
 
-/* The row of group p at r's split, when it ran. */
+/* The row of group p at r's split (its first row and arm), when it ran. */
 static const csv_row *at_split(const report_input *in, const report_group *p,
                                   const csv_row *r)
 {
     for (size_t j = 0; j < p->n; j++) {
         const csv_row *q = &in->rows[p->idx[j]];
-        if (result_ran(q) && same_but_backend_mode(q, r, 1))
+        if (result_ran_once(q) && same_but_backend_mode(q, r, 1))
             return q;
     }
     return NULL;

@@ -77,7 +77,7 @@ report_group *report_groups(const csv_row *rows, size_t n, size_t *count)
         qsort_r(g[k].idx, g[k].n, sizeof *g[k].idx, by_micro_desc, (void *)rows);
         for (size_t j = 0; j < g[k].n; j++) {
             const csv_row *r = &rows[g[k].idx[j]];
-            if (r->accum_steps == 1 && result_ran(r) && !g[k].k1)
+            if (r->accum_steps == 1 && result_ran_once(r) && !g[k].k1)
                 g[k].k1 = r;
         }
     }

@@ -160,17 +160,21 @@ long row_index_mark_repeats(csv_row *rows, size_t n)
     return repeats;
 }
 
+void row_index_repeats_sentence(long repeats, const char *name, char *out, size_t len)
+{
+    if (repeats <= 0)
+        snprintf(out, len, "%s", "");
+    else
+        snprintf(out, len, "%s holds %ld %s of configs named earlier in it (a config run again "
+                 "with --append): each config's first row is read", name, repeats,
+                 repeats == 1 ? "row" : "rows");
+}
+
 void row_index_repeats_text(const csv_row *rows, size_t n, const char *name, char *out,
                             size_t len)
 {
     long repeats = 0;
     for (size_t i = 0; i < n; i++)
         repeats += rows[i].repeat;
-    if (!repeats) {
-        snprintf(out, len, "%s", "");
-        return;
-    }
-    snprintf(out, len, "%s holds %ld %s of configs named earlier in it (a config run again "
-             "with --append): each config's first row is read, as compare reads it", name,
-             repeats, repeats == 1 ? "row" : "rows");
+    row_index_repeats_sentence(repeats, name, out, len);
 }

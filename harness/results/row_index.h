@@ -55,8 +55,11 @@ long row_index_mark_repeats(csv_row *rows, size_t n);
 
 /* The sentence a reader prints where rows[0..n) repeat configs (marked:
  * "NAME holds 2 rows of configs named earlier in it ...: each config's
- * first row is read, ..."), "" where they repeat none. */
+ * first row is read"), "" where they repeat none. Every reader that picks
+ * among configs says it in these words (compare after "# repeated: ").
+ * row_index_repeats_sentence: the same of a count. */
 void row_index_repeats_text(const csv_row *rows, size_t n, const char *name, char *out,
                             size_t len);
+void row_index_repeats_sentence(long repeats, const char *name, char *out, size_t len);
 
 #endif

@@ -115,7 +115,7 @@ check '[ "$(grep -c "^# curves .* steps=" again.curves.csv)" -eq 2 ]' \
 check '[ ! -s err.txt ] && grep -q "E=8 lr [0-9.]*: " again.txt' \
     "plan reads a config appended again: $(cat again.txt err.txt)"
 said="again.curves.csv holds 1 curve a later run wrote again (a config run again with --append): the first run's is read, as compare reads a config's first row"
-rows_said="again.csv holds 1 row of configs named earlier in it (a config run again with --append): each config's first row is read, as compare reads it"
+rows_said="again.csv holds 1 row of configs named earlier in it (a config run again with --append): each config's first row is read"
 check '[ "$(head -n 1 again.txt)" = "$rows_said" ] && sed -n 2p again.txt | grep -qxF "$said"' \
     "plan says which row and which curve it read: $(head -n 2 again.txt)"
 "$ACCUBENCH" plan --recommend --goal time --from again.csv >again.rank.txt 2>err.txt

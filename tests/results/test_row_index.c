@@ -144,8 +144,7 @@ static void test_repeats(void)
     char text[400];
     row_index_repeats_text(rows, 5, "r.csv", text, sizeof text);
     CHECK(!strcmp(text, "r.csv holds 2 rows of configs named earlier in it (a config run "
-                        "again with --append): each config's first row is read, as compare "
-                        "reads it"));
+                        "again with --append): each config's first row is read"));
     row_index_repeats_text(rows, 1, "r.csv", text, sizeof text);
     CHECK(!text[0]);
 }
