@@ -24,7 +24,7 @@ MPIRUN="mpirun --oversubscribe"
 # name them.
 [ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 # $bare where a line names its own --trace-steps (an option named twice is refused)
-bare="--backend cpu --model tiny --steps 3 --budget-s 0.05 --warmup 1"
+bare="--backend cpu --model tiny --steps 5 --budget-s 0.05 --warmup 1"
 quick="$bare --trace-steps 0"
 
 # The all-reduce schedule of each sync mode, from the CSV's metadata (its
