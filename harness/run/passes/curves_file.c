@@ -160,7 +160,7 @@ static void put_rows(FILE *f, const curve *k, int steps)
         put_text(f, key->shard);
         /* the rate trained at is a float: 7 digits name it ("0.0015", where
          * 9 wrote the float's own 0.00150000001 into every label) */
-        fprintf(f, "%lld,%.7g,", (long long)key->arm, k->lr);
+        fprintf(f, "%lld,%.*g,", (long long)key->arm, LR_CURVE_DIGITS, k->lr);
         /* the noise scale on the steps it was measured at, empty elsewhere */
         if (k->noise && isfinite(k->noise[t]) && isfinite(k->noise[steps + t]))
             fprintf(f, "%.6g,%.6g,", k->noise[t], k->noise[steps + t]);

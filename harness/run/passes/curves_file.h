@@ -12,6 +12,11 @@
 
 #include "result_row.h"
 
+/* The digits the curves file names a rate by (a float's: "0.0015", not
+ * 0.00150000001): rates of a grid must differ in them, or their curves
+ * would read as one (lr_grid_parse refuses such a grid). */
+#define LR_CURVE_DIGITS 7
+
 typedef struct curve {
     result_row key; /* the config's columns */
     int reverse;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "curves_file.h"
 #include "parse.h"
 
 int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len)
@@ -36,6 +37,18 @@ int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len)
             return -1;
         }
     }
+    for (int i = 0; i < count; i++)
+        for (int j = 0; j < i; j++) {
+            char a[40], b[40];
+            snprintf(a, sizeof a, "%.*g", LR_CURVE_DIGITS, (double)(float)g->lr[i]);
+            snprintf(b, sizeof b, "%.*g", LR_CURVE_DIGITS, (double)(float)g->lr[j]);
+            if (!strcmp(a, b)) {
+                snprintf(why, why_len, "--lr-grid: '%s' and '%s' are one rate to the %d digits "
+                         "the curves file names it by (%s): give each rate once", items[j],
+                         items[i], LR_CURVE_DIGITS, a);
+                return -1;
+            }
+        }
     g->n = count < 0 ? 0 : count;
     return count < 0 ? -1 : 0;
 }

@@ -19,8 +19,8 @@ typedef struct lr_grid {
 } lr_grid;
 
 /* Parses "sqrt" or a comma list of positive rates. 0, or -1 with one line
- * in why (an empty list or item, a rate not a number or not above 0,
- * more than LR_GRID_MAX). */
+ * in why (an empty list or item, a rate not a number or not above 0, two
+ * rates alike in the curves file's LR_CURVE_DIGITS digits, more than LR_GRID_MAX). */
 int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len);
 
 /* The rates at effective batch e: into out (at least LR_GRID_MAX), their

@@ -549,8 +549,18 @@ int options_validate(const run_options *o, char *why, size_t n)
         snprintf(why, n, "--lr-grid goes with --train-steps N (the rates of the loss curves)");
         return -1;
     }
+    if (o->lr_grid.sqrt_scaled && !(o->optimizer.lr > 0)) { /* its three rates would be one */
+        snprintf(why, n, "--lr-grid sqrt scales --lr, which is %g: give --lr above 0",
+                 (double)o->optimizer.lr);
+        return -1;
+    }
     if (o->append && o->replace) {
         snprintf(why, n, "--append and --replace: say one of them");
+        return -1;
+    }
+    if ((o->append || o->replace) && !o->csv_path[0]) { /* else they would go unheard */
+        snprintf(why, n, "--%s needs --csv FILE: without it the run writes a new file of a "
+                 "name of its own", o->append ? "append" : "replace");
         return -1;
     }
     if (o->n_micro == 0 && !o->micro_pow2) {
