@@ -13,6 +13,7 @@
 #include "compare_runs.h"
 #include "csv_load.h"
 #include "csv_read.h"
+#include "csv_writer.h"
 #include "key_cells.h"
 #include "parse.h"
 #include "plural.h"
@@ -559,7 +560,7 @@ int compare_main(int argc, char **argv)
     if (!rc) {
         comparison cmp;
         compare_tables(t, rows, c.side, (const char (*)[16])c.dtypes, c.min_diff, &cmp);
-        const char *unfinished = csv_meta_get(&t[1], "unfinished");
+        const char *unfinished = csv_meta_get(&t[1], CSV_UNFINISHED);
         rc = print_comparison(&c, &cmp, t, dev0, dev1, unfinished ? unfinished : "");
         table_free(&cmp.tb);
     }

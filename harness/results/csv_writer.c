@@ -44,6 +44,14 @@ void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
             *c = ' ';
 }
 
+const char *csv_writer_meta_value(const csv_writer *w, const char *key)
+{
+    for (int i = 0; i < w->meta_count; i++)
+        if (strcmp(w->keys[i], key) == 0)
+            return w->values[i];
+    return NULL;
+}
+
 void csv_writer_meta_remove(csv_writer *w, const char *key)
 {
     for (int slot = 0; slot < w->meta_count; slot++)

@@ -16,6 +16,13 @@
  * line; one longer still is cut and ends in "..." so a reader sees it was. */
 #define CSV_META_VALUE_LEN 2048
 
+/* The metadata line of a run that has not finished (still measuring,
+ * interrupted, the device lost): configs planned have no row. Where a
+ * later run appends to the file, the earlier run's line goes on under
+ * CSV_UNFINISHED_EARLIER, and a later run that finishes keeps saying it. */
+#define CSV_UNFINISHED "unfinished"
+#define CSV_UNFINISHED_EARLIER "unfinished_earlier"
+
 typedef struct csv_writer {
     char path[4096];
     char keys[CSV_MAX_META][40];
@@ -34,6 +41,9 @@ void csv_writer_free(csv_writer *w);
 /* Sets (or replaces) a metadata line. */
 void csv_writer_meta(csv_writer *w, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The value of a metadata line, NULL where there is none of that key. */
+const char *csv_writer_meta_value(const csv_writer *w, const char *key);
 
 /* Takes a metadata line out (none of that key: nothing). */
 void csv_writer_meta_remove(csv_writer *w, const char *key);

@@ -7,6 +7,7 @@
 
 #include "ci_level.h"
 #include "csv_load.h"
+#include "csv_writer.h"
 #include "report_parts.h"
 #include "row_compare.h"
 
@@ -87,7 +88,7 @@ static void header(FILE *out, const recommend_request *req, const csv_table *t,
         }
     if (sep[0] == ',')
         fprintf(out, "\n");
-    const char *unfinished = csv_meta_get(t, "unfinished");
+    const char *unfinished = csv_meta_get(t, CSV_UNFINISHED);
     if (unfinished && *unfinished) /* a config it never reached may be the fastest */
         fprintf(out, "the run did not finish (%s): only the configs it reached are ranked\n",
                 unfinished);

@@ -235,7 +235,18 @@ check 'grep -q "^# unfinished: interrupted (SIGTERM) after [0-9]* of 7 configs" 
     "the interrupted CSV says so: $(grep unfinished term.csv)"
 check '! grep -q "unfinished" given.csv' "a finished run's CSV has no unfinished line"
 "$ACCUBENCH" report term.csv --no-charts --out rep >out.txt 2>&1
-check 'grep -q "This run did not finish" rep/term.md' "the report says it: $(cat out.txt)"
+check 'grep -q "A run of this file did not finish" rep/term.md' "the report says it: $(cat out.txt)"
+# a run appended after it that finishes keeps saying it: the configs the
+# interrupted run did not reach still have no row
+cp term.csv later.csv
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 --budget-s 0.05 \
+    --trace-steps 0 --csv later.csv --append >out.txt 2>&1
+check 'grep -q "^# unfinished: an earlier run of this file: interrupted (SIGTERM) after [0-9]* of 7 configs" later.csv &&
+    grep -q "^# unfinished_earlier: interrupted (SIGTERM)" later.csv' \
+    "an append that finishes keeps the earlier run unfinished: $(grep unfinished later.csv) $(tail -n 2 out.txt)"
+"$ACCUBENCH" report later.csv --no-charts --out rep >out.txt 2>&1
+check 'grep -q "A run of this file did not finish\*\* (an earlier run of this file: interrupted" rep/later.md' \
+    "and the report says it: $(grep "did not finish" rep/later.md) $(cat out.txt)"
 # base: its rows, finished; new: one row fewer, unfinished or a deliberate subset
 grep -v "^# unfinished" term.csv >base.csv
 sed '$d' term.csv >cut.csv

@@ -86,6 +86,12 @@ cp ow.csv ow.before
 rc=$?
 check "[ $rc -eq 2 ] && grep -q 'not comparable' err.txt && cmp -s ow.csv ow.before" \
     "--append onto other settings: refused, file kept (got $rc: $(cat err.txt))"
+# the seed sets the weights and the examples, and no row says it
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv ow.csv --append --seed 7 >/dev/null 2>err.txt
+rc=$?
+check "[ $rc -eq 2 ] && grep -q \"(seed is '1' there, '7' here)\" err.txt && cmp -s ow.csv ow.before" \
+    "--append with another --seed: refused, file kept (got $rc: $(cat err.txt))"
 # where the optimizer runs changes every step's time and no row says it:
 # the file's one optimizer_at line would name this run's for the old rows
 # shellcheck disable=SC2086

@@ -19,9 +19,10 @@
  * fp32 and bf16 made two. The GEMM library (ACCUBENCH_CPU_GEMM, its
  * threads) and where the optimizer runs (--optimizer-at) change every
  * step's time and no row says them: the file's one line would name the
- * last run's for all its rows. */
+ * last run's for all its rows. The seed likewise: it sets the weights and
+ * the examples, so every loss, gradient check and noise scale. */
 static const char *const same_keys[] = {"backend", "device", "optimizer", "mem_cap_bytes",
-                                        "library", "optimizer_at"};
+                                        "library", "optimizer_at", "seed"};
 
 /* How much of a setting's value says the setting: "library" up to its
  * dtype's remark (" (bf16 GEMM: ...)", which each row's dtype says),
@@ -144,14 +145,6 @@ int csv_reserve(const char *what, const char *path, csv_existing want, const csv
     return 0;
 }
 
-static const char *writer_meta(const csv_writer *w, const char *key)
-{
-    for (int i = 0; i < w->meta_count; i++)
-        if (strcmp(w->keys[i], key) == 0)
-            return w->values[i];
-    return NULL;
-}
-
 /* This build's columns, in order, or a reason. */
 static int same_columns(const csv_table *t, char *why, size_t why_len)
 {
@@ -171,7 +164,8 @@ static int same_columns(const csv_table *t, char *why, size_t why_len)
 static int same_settings(const csv_table *t, const csv_writer *w, char *why, size_t why_len)
 {
     for (size_t k = 0; k < sizeof same_keys / sizeof same_keys[0]; k++) {
-        const char *theirs = csv_meta_get(t, same_keys[k]), *mine = writer_meta(w, same_keys[k]);
+        const char *theirs = csv_meta_get(t, same_keys[k]),
+                   *mine = csv_writer_meta_value(w, same_keys[k]);
         size_t n = mine ? setting_len(same_keys[k], mine) : 0;
         if (!mine || (theirs && setting_len(same_keys[k], theirs) == n &&
                       !strncmp(theirs, mine, n)))
@@ -273,7 +267,7 @@ static const char *last_of(const char *list)
  * are then not this run's to keep: keep_line). */
 static int per_dtype_lines(csv_writer *w, const csv_table *t)
 {
-    const char *theirs = csv_meta_get(t, "dtype"), *held = writer_meta(w, "dtype");
+    const char *theirs = csv_meta_get(t, "dtype"), *held = csv_writer_meta_value(w, "dtype");
     if (!theirs || !*theirs || !held || !strcmp(theirs, held))
         return 0;
     char mine[CSV_META_VALUE_LEN]; /* a copy: the dtype line is rewritten from it below */
@@ -307,7 +301,7 @@ static int per_dtype_lines(csv_writer *w, const csv_table *t)
  * run's dtypes under its suffixed one (this run's replaces it). */
 static int keep_line(const csv_writer *w, const char *key, int other_dtype)
 {
-    const char *mine = writer_meta(w, "dtype");
+    const char *mine = csv_writer_meta_value(w, "dtype");
     for (size_t k = 0; k < N_PER_DTYPE; k++) {
         size_t n = strlen(per_dtype_keys[k]);
         if (strncmp(key, per_dtype_keys[k], n))
@@ -331,9 +325,18 @@ int csv_existing_adopt(csv_writer *w, const char *path, char *why, size_t why_le
     int rc = same_columns(&t, why, why_len) || same_settings(&t, w, why, why_len) ||
              rows_read_back(&t, why, why_len) || keep_rows(w, &t, why, why_len);
     int other_dtype = !rc && per_dtype_lines(w, &t);
+    /* An earlier run that did not finish left configs without a row: this
+     * run's own line replaces the file's, so the file's goes on under
+     * another key, and the end of a run that finishes says it again
+     * (sweep.c). Kept from the first such run on. */
+    const char *earlier = csv_meta_get(&t, CSV_UNFINISHED_EARLIER);
+    if (!earlier)
+        earlier = csv_meta_get(&t, CSV_UNFINISHED);
+    if (!rc && earlier)
+        csv_writer_meta(w, CSV_UNFINISHED_EARLIER, "%s", earlier);
     /* Its other lines (a peer's, an earlier run's) stay, while there is room. */
     for (size_t i = 0; !rc && i < t.meta_count && w->meta_count < CSV_MAX_META - 16; i++)
-        if (!writer_meta(w, t.meta[i].key) && keep_line(w, t.meta[i].key, other_dtype))
+        if (!csv_writer_meta_value(w, t.meta[i].key) && keep_line(w, t.meta[i].key, other_dtype))
             csv_writer_meta(w, t.meta[i].key, "%s", t.meta[i].value);
     csv_free(&t);
     return rc ? -1 : 0;

@@ -192,7 +192,7 @@ static int write_metadata(sweep *s, const run_options *o, const sweep_device *de
                     "after the window otherwise)" : "");
     /* Until the end takes it out: a reader of a file whose run is still
      * measuring, was interrupted, or died, learns that configs are missing. */
-    csv_writer_meta(&s->csv, "unfinished", "the run was still measuring when this file was "
+    csv_writer_meta(&s->csv, CSV_UNFINISHED, "the run was still measuring when this file was "
                     "written, or died (%d configs planned)", s->configs_planned);
     /* An existing file is rewritten only with a row to add (csv_existing.h). */
     if ((out->existing == CSV_APPEND &&
@@ -239,13 +239,16 @@ static int finish_sweep(sweep *s, const run_outputs *out, int write_failed)
     stop_signal_announce(NULL); /* from here the end below says it */
     const char *sig = stop_signal_name(stop_signal);
     if (stop_signal)
-        csv_writer_meta(&s->csv, "unfinished", "interrupted (%s) after %zu of %d configs: "
+        csv_writer_meta(&s->csv, CSV_UNFINISHED, "interrupted (%s) after %zu of %d configs: "
                         "the rest did not run", sig, s->csv.count, s->configs_planned);
     else if (s->lost)
-        csv_writer_meta(&s->csv, "unfinished", "the device was lost after %zu of %d configs: "
+        csv_writer_meta(&s->csv, CSV_UNFINISHED, "the device was lost after %zu of %d configs: "
                         "the rest did not run", s->csv.count, s->configs_planned);
+    else if (csv_writer_meta_value(&s->csv, CSV_UNFINISHED_EARLIER))
+        csv_writer_meta(&s->csv, CSV_UNFINISHED, "an earlier run of this file: %s",
+                        csv_writer_meta_value(&s->csv, CSV_UNFINISHED_EARLIER));
     else
-        csv_writer_meta_remove(&s->csv, "unfinished");
+        csv_writer_meta_remove(&s->csv, CSV_UNFINISHED);
     /* An existing file with no row to add stays as it was. */
     if (!write_failed && !stop_signal_said() && (s->csv.count || !out->existing) &&
         csv_writer_flush(&s->csv, why, sizeof why)) {
