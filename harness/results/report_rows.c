@@ -189,8 +189,10 @@ rp_text rp_pct(double v)
     rp_text t;
     if (isnan(v))
         snprintf(t.s, sizeof t.s, "-");
-    else
+    else if (fabs(v) < 1e6)
         snprintf(t.s, sizeof t.s, "%+.1f%%", v);
+    else /* a figure past belief (an edited row): three digits, not 300 */
+        snprintf(t.s, sizeof t.s, "%+.3g%%", v);
     return t;
 }
 

@@ -48,8 +48,11 @@ void trust_reason(const csv_row *r, char *out, size_t len)
     char t[96], why[320] = "";
     out[0] = '\0';
     if (flags_have(r->flags, FLAG_NOISY)) {
-        snprintf(t, sizeof t, "noisy: %lld samples, noise %s%%", (long long)r->samples,
-                 rp_num(r->step_noise_pct, 2).s);
+        if (r->samples >= 0)
+            snprintf(t, sizeof t, "noisy: %lld samples, noise %s%%", (long long)r->samples,
+                     rp_num(r->step_noise_pct, 2).s);
+        else /* a file without the column */
+            snprintf(t, sizeof t, "noisy: noise %s%%", rp_num(r->step_noise_pct, 2).s);
         append_listed(out, len, &used, t);
     }
     if (flags_have(r->flags, FLAG_DISTURBED)) {

@@ -125,7 +125,8 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
         table_add(tb, rp_count(r->kernels_per_step).s);
         table_add(tb, host_computes(in, r) ? "-" : rp_num(r->gpu_busy_pct, 3).s);
         table_add(tb, host_computes(in, r) ? "-" : rp_num(r->idle_ms, 3).s);
-        table_add(tb, *r->flags ? r->flags : "clean");
+        /* no flags column (a file from before it): not known clean */
+        table_add(tb, *r->flags ? r->flags : csv_column(in->t, "flags") >= 0 ? "clean" : "-");
     }
 }
 
@@ -150,10 +151,12 @@ static void ratio_bullet(const csv_row *const r[3], const abc_verdict *v, doc *d
         doc_bullet(d, "%s (%s) against A: %s%s.", NAME[i], rp_split(r[i]).s, ratio, apart);
     }
     const char *bc = paired_verdict_words(v->c_against_b, PAIRED_THRESHOLD).s;
+    char flops[80] = ""; /* none where the file has no FLOPs column */
+    if (r[0]->flops_per_step > 0)
+        snprintf(flops, sizeof flops, " (%s FLOPs)", rp_num(r[0]->flops_per_step, 3).s);
     if (v->fastest == 0)
         doc_bullet(d, "Verdict: A (%s) is the fastest; C against B: %s. The arithmetic per step "
-                      "is the same (%s FLOPs).", rp_split(r[0]).s, bc,
-                   rp_num(r[0]->flops_per_step, 3).s);
+                      "is the same%s.", rp_split(r[0]).s, bc, flops);
     else {
         /* B or C crowned (faster than A and than the other), or none */
         char crowned[96] = "";
@@ -161,8 +164,8 @@ static void ratio_bullet(const csv_row *const r[3], const abc_verdict *v, doc *d
             snprintf(crowned, sizeof crowned, "%s (%s) is the fastest; ", NAME[v->fastest],
                      rp_split(r[v->fastest]).s);
         doc_bullet(d, "Verdict: %sB is %s and C is %s; C against B: %s. The arithmetic per "
-                      "step is the same (%s FLOPs).", crowned, against_a(v->against_a[1]).s,
-                   against_a(v->against_a[2]).s, bc, rp_num(r[0]->flops_per_step, 3).s);
+                      "step is the same%s.", crowned, against_a(v->against_a[1]).s,
+                   against_a(v->against_a[2]).s, bc, flops);
     }
 }
 

@@ -176,8 +176,10 @@ const char *fmt_pct(char *buf, size_t len, double pct)
 {
     if (isnan(pct))
         snprintf(buf, len, "-");
-    else
+    else if (fabs(pct) < 1e6)
         snprintf(buf, len, "%.*f", pct < 99.95 ? 1 : 0, pct);
+    else
+        snprintf(buf, len, "%.3g", pct);
     return buf;
 }
 

@@ -46,6 +46,39 @@ static void test_vs_k1(void)
     CHECK(md && strstr(md, "the slowest is 4x3 at 16.40 ms, 1.70x [1."));
 }
 
+/* A figure past belief (an edited row: a step of 1e300 ms) prints in three
+ * digits, as the other figures do: its percentage once ran to 190. */
+static void test_huge_figure(void)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/huge.csv", tmpdir);
+    test_write_file(csv, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+                         "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
+                         "pass_ms,samples\n"
+                         "cpu,x,S,fp32,async,sum,8,4,2,4,1,ok,1e300,1,50\n"
+                         "cpu,x,S,fp32,async,sum,8,8,1,8,1,ok,10,10,50\n");
+    const char *md = report_of(csv, "huge");
+    CHECK(md && strstr(md, "+5e+301%"));
+    CHECK(md && !strstr(md, "000000000000"));
+}
+
+/* A file without the samples column: a noisy row says its noise, not
+ * "-1 samples". */
+static void test_no_samples_column(void)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/nosamples.csv", tmpdir);
+    test_write_file(csv, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
+                         "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
+                         "step_noise_pct,flags\n"
+                         "cpu,x,S,fp32,async,sum,64,64,1,64,1,ok,10,9,noisy\n"
+                         "cpu,x,S,fp32,async,sum,64,16,4,16,1,ok,12,1,\n"
+                         "cpu,x,S,fp32,async,sum,64,8,8,8,1,ok,14,1,\n");
+    const char *md = report_of(csv, "nosamples");
+    CHECK(md && strstr(md, "A noisy: noise 9.0%"));
+    CHECK(md && !strstr(md, "-1 samples"));
+}
+
 static void test_default_fixture(void)
 {
     const char *md = report_of("tests/fixtures/default.csv", "default");
@@ -72,6 +105,8 @@ int main(void)
         return 1;
     }
     test_vs_k1();
+    test_huge_figure();
+    test_no_samples_column();
     test_default_fixture();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_figures");
