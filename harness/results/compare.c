@@ -13,6 +13,7 @@
 #include "compare_runs.h"
 #include "csv_load.h"
 #include "csv_read.h"
+#include "csv_rows.h"
 #include "csv_writer.h"
 #include "key_cells.h"
 #include "parse.h"
@@ -91,10 +92,14 @@ static paired_verdict as_paired(verdict v)
 }
 
 /* The least a timed-apart ratio's two intervals must cover their medians
- * for a verdict: 3 steps or rounds a side ([min, max] covers 75%). Under
- * it (1 or 2) a band covers the median at most half the time, and two
- * single steps would read as a change of any size. */
-#define COMPARE_LEAST_COVERAGE 0.75
+ * for a verdict: the rule's own floor, FIGURES_MIN_DRAWS steps or rounds
+ * a side (paired.h: [min, max] of 5 covers 93.75%), as the report and the
+ * planner judge. Under it a band covers the median too seldom (75% at 3,
+ * half at 2), and two single steps would read as a change of any size. */
+static double least_verdict_coverage(void)
+{
+    return row_ci_coverage(0, FIGURES_MIN_DRAWS);
+}
 
 /* The lower of the two rows' interval levels (ci_level.h); NAN where
  * neither file says how many steps or rounds its rows took. */
@@ -112,7 +117,7 @@ static verdict compare_rows_over(const csv_row *base, const csv_row *now,
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
     paired_ratio p = compare_ratio(base, now, runs);
-    if (!p.rounds && least_coverage(base, now) < COMPARE_LEAST_COVERAGE - 1e-9)
+    if (!p.rounds && least_coverage(base, now) < least_verdict_coverage() - 1e-9)
         return VERDICT_TOO_FEW;
     switch (paired_judge(&p, min_diff)) {
     case PAIRED_SLOWER: return VERDICT_SLOWER;
@@ -265,6 +270,7 @@ typedef struct comparison {
     table tb;
     int counts[VERDICT_TOO_FEW + 1]; /* VERDICT_TOO_FEW is the last */
     int short_level; /* ratios timed apart whose intervals cover under 95% */
+    int pooled_apart; /* paired ratios the two medians' own ratio lies outside */
     int both, only_base, only_new;
     int second_arms; /* rows of a config's second arm, either file: left aside */
     int repeated[2]; /* rows of a config the file holds already (an appended rerun) */
@@ -337,6 +343,14 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
             size_t used = strlen(ratio);
             snprintf(ratio + used, sizeof ratio - used, " (%.3g%%)", 100 * cover);
             cmp->short_level++;
+        }
+        /* the rounds against the pooled medians, as the report says it */
+        char apart[200];
+        paired_pooled_remark(&p, n->step_ms_median / b->step_ms_median, apart, sizeof apart);
+        if (*apart) {
+            size_t used = strlen(ratio);
+            snprintf(ratio + used, sizeof ratio - used, " *");
+            cmp->pooled_apart++;
         }
     }
     table_add(tb, ratio);
@@ -501,9 +515,14 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
     if (cmp->short_level)
         printf("# short intervals: %d %s of a row timed over 5 steps or rounds or fewer, "
                "whose bands cover their medians less often than 95%%: the level is beside "
-               "the ratio; under 3 a side (below 75%%) the verdict is \"too few samples\", "
-               "no evidence either way (time more steps: --min-samples)\n\n",
-               cmp->short_level, plural(cmp->short_level, "ratio", "ratios"));
+               "the ratio; under %d a side the verdict is \"too few samples\", no evidence "
+               "either way (time more steps: --min-samples)\n\n",
+               cmp->short_level, plural(cmp->short_level, "ratio", "ratios"), FIGURES_MIN_DRAWS);
+    if (cmp->pooled_apart)
+        printf("# *: %d paired %s whose medians' own ratio lies outside the interval: the "
+               "rounds disagreed with the pooled steps, and the verdict follows the rounds' "
+               "ratios\n\n",
+               cmp->pooled_apart, plural(cmp->pooled_apart, "ratio", "ratios"));
     if (cmp->new_cap_lower)
         printf("# memory cap: new %lld bytes, base %s: an oom of new's is its lower cap's, "
                "not counted as a regression\n\n", cmp->cap[1],

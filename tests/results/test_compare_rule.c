@@ -166,8 +166,9 @@ static void test_runs_a_side(void)
 
 /* Two runs timed apart from few steps each: one step a side is a band of
  * no width, and 1.5x "slower" from it is no evidence (exit 0, the verdict
- * says too few samples); three a side is judged, its level (75%) beside
- * the ratio; six is a 95% interval and carries no mark. */
+ * says too few samples), nor is three a side (75%); five a side is judged
+ * (the rule's floor, FIGURES_MIN_DRAWS), its level (93.8%) beside the
+ * ratio; six is a 95% interval and carries no mark. */
 static void test_too_few_samples(void)
 {
 #define FEW_HEAD                                                                              \
@@ -183,8 +184,12 @@ static void test_too_few_samples(void)
     CHECK(strstr(out, "# short intervals: 1 ratio of a row timed over 5 steps") != NULL);
     CHECK(compare_files(FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1,3\n",
                         FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,59.9,60.1,8\n", out,
+                        sizeof out) == 0);
+    CHECK(strstr(out, "| too few samples |") != NULL);
+    CHECK(compare_files(FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1,5\n",
+                        FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,59.9,60.1,8\n", out,
                         sizeof out) == 1);
-    CHECK(strstr(out, "(75%) |") != NULL && strstr(out, "| slower ") != NULL);
+    CHECK(strstr(out, "(93.8%) |") != NULL && strstr(out, "| slower ") != NULL);
     CHECK(compare_files(FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39.9,40.1,6\n",
                         FEW_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,59.9,60.1,8\n", out,
                         sizeof out) == 1);
@@ -192,8 +197,36 @@ static void test_too_few_samples(void)
 #undef FEW_HEAD
 }
 
+/* Rows paired through their rounds whose medians say another ratio (an
+ * edited median, say): the verdict follows the rounds, and the ratio is
+ * marked and the mark explained, as the report does, rather than print
+ * 1.000x "the same" beside medians 1.5x apart without a word. */
+static void test_pooled_apart(void)
+{
+#define PAIRED_HEAD                                                                           \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "arm,accum_steps,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,comparison,rounds,"   \
+    "round_ms\n"
+    char out[8192];
+    CHECK(compare_files(PAIRED_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39,41,c1,5,"
+                                    "40 41 40.5 39.8 40.2\n",
+                        PAIRED_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,60,58.5,61.5,c1,5,"
+                                    "40 41 40.5 39.8 40.2\n",
+                        out, sizeof out) == 0);
+    CHECK(strstr(out, "| 1.000x [") && strstr(out, "] * |"));
+    CHECK(strstr(out, "# *: 1 paired ratio whose medians' own ratio lies outside the interval"));
+    CHECK(compare_files(PAIRED_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39,41,c1,5,"
+                                    "40 41 40.5 39.8 40.2\n",
+                        PAIRED_HEAD "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40.2,39,41,c1,5,"
+                                    "40.3 41.2 40.6 40 40.3\n",
+                        out, sizeof out) == 0);
+    CHECK(!strstr(out, "# *:") && !strstr(out, "] * |"));
+#undef PAIRED_HEAD
+}
+
 int main(void)
 {
+    test_pooled_apart();
     test_verdicts();
     test_too_few_samples();
     test_second_arm_compared_once();
