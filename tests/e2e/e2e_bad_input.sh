@@ -53,7 +53,6 @@ run "budget-s" run $base --budget-s -1
 run "--append needs --csv FILE: without it the run writes a new file of a name of its own" run $base --append
 run "--replace needs --csv FILE" run $base --replace
 run "--lr-grid sqrt scales --lr, which is 0: give --lr above 0" run $base --train-steps 5 --lr 0 --lr-grid sqrt
-run "--lr-grid: '0.001' and '0.0010000001' are one rate to the 7 digits the curves file names it by (0.001)" run $base --train-steps 5 --lr-grid 0.001,0.0010000001
 run "max-micro" plan --effective 64
 run "effective" plan --effective 0 --max-micro 8
 run "a device would have none" plan --effective 2 --max-micro 8 --devices 3

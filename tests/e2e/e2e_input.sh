@@ -101,6 +101,12 @@ grep -q -- "--lr-grid '0.1,0.10' names an entry more than once: each runs once" 
     bad "a rate named twice: no note: $(cat err.txt)"
 [ "$(grep -vc '^#' duplr.curves.csv)" -eq 5 ] ||
     bad "a rate named twice: $(grep -vc '^#' duplr.curves.csv) lines, want a header and 2 steps x 2 orders"
+# two rates alike in the curves file's 7 digits are one rate there: once
+"$ACCUBENCH" run $bare --effective 8 --micro 8 --model tiny --train-steps 2 \
+    --lr-grid 0.001,0.0010000001 --csv duplr7.csv 2> err.txt; rc=$?
+[ "$rc" -eq 0 ] && [ "$(grep -vc '^#' duplr7.curves.csv)" -eq 5 ] &&
+    "$ACCUBENCH" plan --time-to-target duplr7.csv >/dev/null 2>>err.txt ||
+    bad "rates alike in 7 digits: exit $rc, $(grep -vc '^#' duplr7.curves.csv) lines: $(cat err.txt)"
 
 # A micro-batch named twice: two rows, arms 1 and 2 of one config (an A/A
 # check); three times: refused in one line, as is a --rounds it cannot run.

@@ -37,20 +37,16 @@ int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len)
             return -1;
         }
     }
-    for (int i = 0; i < count; i++)
-        for (int j = 0; j < i; j++) {
-            char a[40], b[40];
-            snprintf(a, sizeof a, "%.*g", LR_CURVE_DIGITS, (double)(float)g->lr[i]);
-            snprintf(b, sizeof b, "%.*g", LR_CURVE_DIGITS, (double)(float)g->lr[j]);
-            if (!strcmp(a, b)) {
-                snprintf(why, why_len, "--lr-grid: '%s' and '%s' are one rate to the %d digits "
-                         "the curves file names it by (%s): give each rate once", items[j],
-                         items[i], LR_CURVE_DIGITS, a);
-                return -1;
-            }
-        }
     g->n = count < 0 ? 0 : count;
     return count < 0 ? -1 : 0;
+}
+
+int lr_grid_same_rate(double a, double b)
+{
+    char x[40], y[40];
+    snprintf(x, sizeof x, "%.*g", LR_CURVE_DIGITS, (double)(float)a);
+    snprintf(y, sizeof y, "%.*g", LR_CURVE_DIGITS, (double)(float)b);
+    return !strcmp(x, y);
 }
 
 int lr_grid_at(const lr_grid *g, double base_lr, int e0, int e, double *out)

@@ -19,9 +19,14 @@ typedef struct lr_grid {
 } lr_grid;
 
 /* Parses "sqrt" or a comma list of positive rates. 0, or -1 with one line
- * in why (an empty list or item, a rate not a number or not above 0, two
- * rates alike in the curves file's LR_CURVE_DIGITS digits, more than LR_GRID_MAX). */
+ * in why (an empty list or item, a rate not a number or not above 0,
+ * more than LR_GRID_MAX). */
 int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len);
+
+/* Whether a and b are one rate as the curves file names it (a float, in
+ * LR_CURVE_DIGITS digits): a grid trains such rates once, or the file
+ * would hold a config's curve twice under one name. */
+int lr_grid_same_rate(double a, double b);
 
 /* The rates at effective batch e: into out (at least LR_GRID_MAX), their
  * count. base_lr is --lr, e0 the first effective batch of the run. Without

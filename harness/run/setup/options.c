@@ -37,9 +37,10 @@ static int same_bytes4(const void *a, const void *b)
     return memcmp(a, b, 4) == 0;
 }
 
-static int same_double(const void *a, const void *b)
+/* One learning rate as the curves file names it (lr_grid.h) */
+static int same_rate(const void *a, const void *b)
 {
-    return *(const double *)a == *(const double *)b;
+    return lr_grid_same_rate(*(const double *)a, *(const double *)b);
 }
 
 /* The same model is the same kind and shape, however it was spelled. */
@@ -266,9 +267,10 @@ static int set_lr_grid(void *target, const option_def *d, const char *value, cha
     run_options *o = target;
     if (lr_grid_parse(value, &o->lr_grid, why, n))
         return -1;
-    /* a rate named twice (0.1,0.10) would train and write each curve twice */
+    /* a rate named twice (0.1,0.10, or 0.001,0.0010000001: one rate in the
+     * curves file's digits) would train and write each curve twice */
     dedupe_list(o, d->key, value, o->lr_grid.lr, &o->lr_grid.n, sizeof o->lr_grid.lr[0],
-                same_double);
+                same_rate);
     return 0;
 }
 
