@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "csv_load.h"
+#include "csv_rows.h"
 
 int compare_side_parse(compare_side *s, const char *arg, char *why, size_t n)
 {

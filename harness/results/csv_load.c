@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "csv_rows.h"
 #include "row_index.h"
 
 int csv_load(const char *path, const char *const *required, csv_table *t,

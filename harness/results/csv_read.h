@@ -75,27 +75,6 @@ int csv_column(const csv_table *t, const char *name);
 /* The text of one cell; "" when col is -1. */
 const char *csv_cell(const csv_table *t, size_t row, int col);
 
-/* Converts every row into a csv_row (RESULT_COLUMNS). Columns in
- * `required` (a NULL-terminated list of names) must be in the header; any
- * other column the file lacks is left unmeasured. A value that cannot be
- * (not a number, NaN or infinite, negative, a size or step time of zero:
- * csv_value_check) is refused, and so is a row whose median lies outside
- * its own interval or p10..p90 (csv_row_order_check). Returns 0 and a malloc'ed array in *out
- * (free()), or -1 with a one-line reason ("FILE:LINE: column NAME: 'TEXT'
- * is not a number (field N of the row)") in `why`. */
-int csv_result_rows(const csv_table *t, const char *const *required,
-                    csv_row **out, char *why, size_t why_len);
-
-/* Key columns a file has no column for, read as the value every row had
- * before the column was written: recompute none (the planner reads it so
- * too), grad_dtype fp32, devices 1. (sync and shard are empty for one process: a file
- * without them reads so already.) Sets the field in every row; writes the
- * columns filled that `against` has (any, when NULL) into `said`
- * ("recompute=none, devices=1"; "" when none) and returns their count:
- * what a reader comparing the two files should be told. */
-int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against, char *said,
-                     size_t said_len);
-
 /* The one-line refusal of a row whose field count is not the header's:
  * "FILE:LINE: N fields, but the header has M" (a file cut short, a cell
  * lost or added). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+
 /* Sizes of the config and times of a step: a split of "-4x0" or a step of
  * 0 ms is no measurement. */
 const char *const csv_positive_columns[] = {

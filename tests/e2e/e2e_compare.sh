@@ -47,7 +47,10 @@ sed 's/NVIDIA H200/NVIDIA H100 80GB HBM3/g' base.csv > h100.csv
 awk -F, -v OFS=, '
     /^#/ { print; next }
     !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
-    $c["model"] == "M" && $c["micro_batch"] == 16 && $c["mode"] == "async" { $c["devices"] = 2 }
+    $c["model"] == "M" && $c["micro_batch"] == 16 && $c["mode"] == "async" {
+        $c["devices"] = 2 # and its split over them: half the accumulation steps
+        $c["accum_steps"] = int(($c["effective_batch"] + 31) / 32)
+    }
     { print }' base.csv > two.csv
 "$ACCUBENCH" compare base.csv two.csv > out.txt 2> err.txt; rc=$?
 [ "$rc" = 0 ] || { cat out.txt err.txt; fail "a row on two devices: exit $rc, want 0"; }
@@ -81,7 +84,8 @@ grep -q '; 0 only in base, 0 only in new$' out.txt || fail "not every config mat
 awk -F, -v OFS=, '
     /^#/ { print; next }
     !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
-    { print; $c["recompute"] = "gelu"; print; $c["recompute"] = "none"; $c["devices"] = 2; print }' \
+    { print; $c["recompute"] = "gelu"; print; $c["recompute"] = "none"; $c["devices"] = 2
+      m = $c["micro_batch"]; $c["accum_steps"] = int(($c["effective_batch"] + 2 * m - 1) / (2 * m)); print }' \
     recompute.csv > levers.csv
 "$ACCUBENCH" compare levers.csv levers.csv > out.txt 2> err.txt ||
     { cat out.txt err.txt; fail "levers.csv against itself exited $?"; }

@@ -41,8 +41,9 @@ dp_rows() {
         for (i = 0; i < rows; i++) {
             d = i % 2 ? 4 : 2; p = 1000 * (1 + i % 5); b = 4 * p
             t = 2 * (d - 1) / d * b / 1e9 + 2 * (d - 1) * 5e-6
-            printf "cpu,x,m%d,%d,fp32,async,sum,8,4,2,%d,micro,%g,%g,%g,2,%d,ok,\n",
-                i % models, p, d, 1 + 2e3 * t, 2e3 * t, 2e3 * t, 2 * b
+            # E = 8 d: micro 4 twice on each of the d devices
+            printf "cpu,x,m%d,%d,fp32,async,sum,%d,4,2,%d,micro,%g,%g,%g,2,%d,ok,\n",
+                i % models, p, 8 * d, d, 1 + 2e3 * t, 2e3 * t, 2e3 * t, 2 * b
         }
     }'
 }

@@ -97,15 +97,16 @@ check '[ "$(grep -c ">16x4<" aa.frontier.svg)" = "$(grep -c ">16x4<" abc.frontie
 
 # A chart draws one effective batch: where the CSV holds others, its title
 # says so (the report beside it may open with another E's verdict).
-awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
-    { print } n++ == 0 { $e = 128; print }' abc.csv >twoE.csv
+# (the copy at 128 keeps its micro-batch: twice the accumulation steps)
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) { if ($i == "effective_batch") e = i; if ($i == "accum_steps") k = i }; print; next }
+    { print } n++ == 0 { $e = 128; $k = 2 * $k; print }' abc.csv >twoE.csv
 sh "$root/scripts/plots.sh" twoE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on twoE.csv: $(cat plots.out)"
 check 'grep -q "effective batch 64 (128 also run, not drawn here), async" twoE.wallclock.svg' \
     "the wall-clock title does not say another E was run: $(grep -o 'effective batch [^<]*' twoE.wallclock.svg)"
 check 'grep -q "effective batch 64, async" abc.wallclock.svg' "a one-E title is not plain"
 # ... the first four, and a count of the rest
-awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "effective_batch") e = i; print; next }
-    { print } n++ == 0 { for (k = 1; k <= 6; k++) { $e = 100 + k; print } }' abc.csv >manyE.csv
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) { if ($i == "effective_batch") e = i; if ($i == "accum_steps") a = i }; print; next }
+    { print } n++ == 0 { $a = 2 * $a; for (k = 1; k <= 6; k++) { $e = 100 + k; print } }' abc.csv >manyE.csv
 sh "$root/scripts/plots.sh" manyE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on manyE.csv: $(cat plots.out)"
 check 'grep -q "effective batch 64 (101, 102, 103, 104 and 2 more also run, not drawn here)" manyE.wallclock.svg' \
     "the title lists every other E: $(grep -o 'effective batch [^<]*' manyE.wallclock.svg)"

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "csv_load.h"
 #include "csv_read.h"
+#include "csv_rows.h"
 #include "csv_writer.h"
 
 /* Reads `text` and expects failure with `expect` somewhere in the reason. */
@@ -148,7 +149,11 @@ static void test_writer_round_trip(void)
 #define SET(name, type, pass, role) k++; SET_##type(name)
     RESULT_COLUMNS(SET)
 #undef SET
-    /* the median inside its bands, as a run writes them (csv_row_order_check) */
+    /* a status and a split a run writes (csv_rows.c) */
+    snprintf(in[0].status, RESULT_TEXT_LEN, "%s", STATUS_OK);
+    in[0].accum_steps = (in[0].effective_batch + in[0].micro_batch * in[0].devices - 1) /
+                        (in[0].micro_batch * in[0].devices);
+    /* the median inside its bands, as a run writes them (csv_rows.c) */
     in[0].step_ms_ci_lo = in[0].step_ms_p10 = in[0].step_ms_median - 0.5;
     in[0].step_ms_ci_hi = in[0].step_ms_p90 = in[0].step_ms_median + 0.5;
     const char *path = check_temp_file("");
@@ -242,5 +247,28 @@ int main(void)
     CHECK(load_text(BANDED "cpu,x,S,fp32,async,sum,8,4,2,ok,5,5,5,5,5\n"
                            "cpu,x,S,fp32,async,sum,8,2,4,ok,5,,,4,6\n") == 2);
 #undef BANDED
+
+    /* a status or a split no run writes, a step time over no step */
+#define SPLIT "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch," \
+              "accum_steps,devices,status,step_ms_median,samples\n"
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,8,4,2,1,weird,5,10\n",
+               ":2: status 'weird' is none of ok, oom, skipped, error (the row was edited");
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,8,1,3,1,ok,5,10\n",
+               ":2: accum_steps 3 does not make effective batch 8 of micro-batch 1 on 1 device "
+               "(that takes 8: the row was edited or damaged)");
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,16,4,4,2,ok,5,10\n",
+               ":2: accum_steps 4 does not make effective batch 16 of micro-batch 4 on 2 "
+               "devices (that takes 2");
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,8,4,2,1,ok,5,0\n",
+               ":2: a step time of 5 ms over 0 samples");
+    /* what runs write reads: a ragged split (E = 10 of 4: 4+4+2), E = 11
+     * over 2 devices of micro 2 (the ranks take 6 and 5: K = 3), a row
+     * that did not run, a file without the devices column */
+    CHECK(load_text(SPLIT "cpu,x,S,fp32,async,sum,10,4,3,1,ok,5,10\n"
+                          "cpu,x,S,fp32,async,sum,11,2,3,2,ok,5,10\n"
+                          "cpu,x,S,fp32,async,sum,8,4,2,1,oom,,0\n") == 3);
+    CHECK(load_text("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"
+                    "accum_steps,status,step_ms_median\ncpu,x,S,fp32,async,sum,8,4,2,ok,5\n") == 1);
+#undef SPLIT
     return check_finish("test_csv_read");
 }

@@ -28,7 +28,7 @@ static const char *const body =
     "cpu,t,tiny,fp32,async,sum,32,4,8,1,ok,1.0,80,20\n"
     "cpu,t,tiny,fp32,async,sum,32,8,4,1,ok,1.0,50,10\n"
     "cpu,t,tiny,fp32,async,sum,32,16,2,1,ok,1.0,80,20\n"
-    "cpu,t,tiny,fp32,async,sum,32,2,16,1,failed,1.0,20,0.5\n"
+    "cpu,t,tiny,fp32,async,sum,32,2,16,1,error,1.0,20,0.5\n"
     "cpu,t,tiny,fp32,async,mean-of-means,32,2,16,1,ok,1.0,20,0.5\n"
     "cpu,t,tiny,fp32,async,sum,16,8,2,1,ok,1.0,20,0\n"
     "cpu,t,tiny,fp32,async,sum,16,4,4,1,ok,1.0,40,4\n";

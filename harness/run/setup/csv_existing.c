@@ -10,6 +10,7 @@
 
 #include "atomic_file.h"
 #include "csv_read.h"
+#include "csv_rows.h"
 #include "csv_writer.h"
 #include "output_path.h"
 
