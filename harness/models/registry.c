@@ -208,6 +208,15 @@ int model_spec_parse(const char *text, model_spec *out, char *why, size_t n)
     return -1;
 }
 
+/* Whether a piece of a --model list begins a shape ("gpt:d=128"): a colon
+ * before any '='. "layers=1:" (a stray colon in a value) goes on the
+ * shape before it, whose value it then fails as. */
+static int starts_shape(const char *item)
+{
+    const char *colon = strchr(item, ':'), *eq = strchr(item, '=');
+    return colon && (!eq || colon < eq);
+}
+
 int model_spec_list_parse(const char *list, model_spec *out, int max, char *why, size_t n)
 {
     char copy[1024], *items[64];
@@ -226,8 +235,8 @@ int model_spec_list_parse(const char *list, model_spec *out, int max, char *why,
         char text[sizeof copy];
         size_t used = (size_t)snprintf(text, sizeof text, "%s", items[i]);
         int j = i + 1;
-        if (strchr(items[i], ':'))
-            for (; j < count && strchr(items[j], '=') && !strchr(items[j], ':'); j++)
+        if (starts_shape(items[i]))
+            for (; j < count && strchr(items[j], '=') && !starts_shape(items[j]); j++)
                 used += (size_t)snprintf(text + used, sizeof text - used, ",%s", items[j]);
         if (specs == max) {
             snprintf(why, n, "more than %d models", max);

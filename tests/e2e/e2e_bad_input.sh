@@ -31,6 +31,7 @@ run "micro-batch 32 is larger than every effective batch (the largest is 16)" ru
 run "unknown model 'Q'" run $base --model Q
 run "model 'mlp:hidden=0,layers=2,classes=4': hidden must be" run $base --model mlp:hidden=0,layers=2,classes=4
 run "gives no classes" run $base --model S,mlp:hidden=8,layers=2
+run "model 'mlp:hidden=8,layers=1:,classes=2': layers must be a whole number, got '1:'" run $base --model 'mlp:hidden=8,layers=1:,classes=2'
 # A Llama's shape: each cross-key constraint named in one line.
 llama="layers=2,ffn=16,seq=8,vocab=64,tied=0"
 run "kv_heads=3 does not divide heads=4" run $base --model "llama:d=64,heads=4,kv_heads=3,$llama"
