@@ -169,7 +169,7 @@ static const char PLAN_USAGE[] =
     "       accubench plan --time-to-target FILE.csv [--target-loss X] [--mem-cap BYTES]\n"
     "                      [--table | --curve-table]\n"
     "       accubench plan --recommend --effective N --mem-cap BYTES [--devices N]\n"
-    "                      [--from FILE.csv] [--model NAME] [--dtype NAME]\n"
+    "                      [--from FILE.csv | --dtype LIST] [--model NAME]\n"
     "       accubench plan --recommend --goal time --from FILE.csv [--mem-cap BYTES]\n"
     "                      [--target-loss X]\n";
 
