@@ -89,7 +89,7 @@ static void accumulator_part(char *out, size_t n, const char *line, const char *
 /* One "# curves SERIES steps=N: gap_...=..." line as a bullet: the gaps
  * measured follow the colon (none where the series had no correct
  * reduction; a file from before wrote nan for a gap not measured). */
-static void series_bullet(doc *d, const char *line)
+static void series_bullet(doc *d, const char *run, const char *line)
 {
     const char *steps = strstr(line, " steps="), *colon = steps ? strchr(steps, ':') : NULL;
     if (!colon)
@@ -102,22 +102,23 @@ static void series_bullet(doc *d, const char *line)
     wrong_parts(wrong, sizeof wrong, colon + 1, rounding);
     accumulator_part(acc, sizeof acc, line, colon, rounding);
     if (isnan(correct) && isnan(rounding)) { /* no correct curve to measure from */
-        doc_bullet(d, "%.*s: no correct reduction ran, so no gap was measured.", len,
+        doc_bullet(d, "%s%.*s: no correct reduction ran, so no gap was measured.", run, len,
                    line + strlen(CURVES_SUMMARY_PREFIX));
         return;
     }
     /* one correct split (a sweep over E or rates, one split each): no
      * second curve to set beside it, and no gap to call "not measured" */
     if (isnan(correct) && rounding >= 0) {
-        doc_bullet(d, "%.*s: one correct split, no other to compare it with; the rounding gap "
-                   "%s%s%s.", len, line + strlen(CURVES_SUMMARY_PREFIX), rp_num(rounding, 2).s, wrong, acc);
+        doc_bullet(d, "%s%.*s: one correct split, no other to compare it with; the rounding "
+                   "gap %s%s%s.", run, len, line + strlen(CURVES_SUMMARY_PREFIX),
+                   rp_num(rounding, 2).s, wrong, acc);
         return;
     }
     const char *verdict = !(correct >= 0) || !(rounding >= 0) ? "not measured"
                           : correct <= ROUNDING_MARGIN * rounding ? "one curve up to rounding"
                                                                   : "apart beyond rounding";
-    doc_bullet(d, "%.*s: the correct splits within %s of each other, the rounding gap %s: "
-               "%s%s%s.", len, line + strlen(CURVES_SUMMARY_PREFIX), rp_num(correct, 2).s,
+    doc_bullet(d, "%s%.*s: the correct splits within %s of each other, the rounding gap %s: "
+               "%s%s%s.", run, len, line + strlen(CURVES_SUMMARY_PREFIX), rp_num(correct, 2).s,
                rp_num(rounding, 2).s, verdict, wrong, acc);
 }
 
@@ -128,11 +129,20 @@ void report_curves(const report_input *in, doc *d)
     FILE *f = fopen(path, "r");
     if (!f)
         return; /* no --train-steps: the charts say there are no curves */
-    int heading = 0;
+    int heading = 0, runs = 0, in_summary = 0;
+    /* a file a later run appended to: each bullet says whose run it is */
+    int several = in->curves && in->curves->rewritten;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\r\n")] = '\0';
-        if (strncmp(line, CURVES_SUMMARY_PREFIX, strlen(CURVES_SUMMARY_PREFIX)))
+        if (strncmp(line, CURVES_SUMMARY_PREFIX, strlen(CURVES_SUMMARY_PREFIX))) {
+            in_summary = 0; /* a run's rows: its summary lines follow them */
             continue;
+        }
+        runs += !in_summary;
+        in_summary = 1;
+        char run[32] = "";
+        if (several)
+            snprintf(run, sizeof run, "run %d: ", runs);
         if (!heading++) {
             const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
             doc_heading(d, 2, "Do the correct splits train alike?");
@@ -150,9 +160,9 @@ void report_curves(const report_input *in, doc *d)
                 curves_rewritten_text(in->curves, name, again, sizeof again);
             if (*again)
                 doc_para(d, "%s, by the charts and the time to target too; each run's summary "
-                            "line is below.", again);
+                            "lines are below, by run.", again);
         }
-        series_bullet(d, line);
+        series_bullet(d, run, line);
     }
     fclose(f);
 }

@@ -127,6 +127,8 @@ check '[ "$(awk -F, "NR > 1" again.table.csv | wc -l)" -eq 5 ]' \
 "$ACCUBENCH" report again.csv --no-charts >/dev/null 2>err.txt
 check '[ $? -eq 0 ] && grep -qF "$said, by the charts" again.md' \
     "report reads a config appended again, and says which curve: $(cat err.txt)"
+check 'grep -q "^- run 1: cpu tiny .* steps=5: " again.md && grep -q "^- run 2: cpu tiny .* steps=7: " again.md' \
+    "each run's summary bullet names its run: $(grep "steps=" again.md)"
 # its row too: the findings, the frontier and the ranking read a config's
 # first row (a rerun's faster median would be a best of two), and say so
 check 'grep -qF -- "- $rows_said (by the findings, the verdict, the fastest under a cap, the frontier and the charts); the tables list every row." again.md' \
