@@ -24,6 +24,15 @@ static const char *report_of(const char *csv, const char *name)
     return test_slurp(md);
 }
 
+/* The report of `text` written as tmpdir/NAME.csv, as text, or NULL. */
+static const char *report_of_text(const char *name, const char *text)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/%s.csv", tmpdir, name);
+    test_write_file(csv, text);
+    return report_of(csv, name);
+}
+
 /* Two splits timed in one comparison: over the rounds 4x3 takes 1.7x
  * 12x1's time, the medians' own ratio is 1.64; the table gives the
  * finding's ratio with its interval (it once gave "1.64x", alone). */
@@ -46,18 +55,17 @@ static void test_vs_k1(void)
     CHECK(md && strstr(md, "the slowest is 4x3 at 16.40 ms, 1.70x [1."));
 }
 
+#define FIGURES_HEAD                                                                          \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "accum_steps,last_micro_batch,arm,status,step_ms_median,"
+
 /* A figure past belief (an edited row: a step of 1e300 ms) prints in three
  * digits, as the other figures do: its percentage once ran to 190. */
 static void test_huge_figure(void)
 {
-    char csv[256];
-    snprintf(csv, sizeof csv, "%s/huge.csv", tmpdir);
-    test_write_file(csv, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
-                         "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
-                         "pass_ms,samples\n"
-                         "cpu,x,S,fp32,async,sum,8,4,2,4,1,ok,1e300,1,50\n"
-                         "cpu,x,S,fp32,async,sum,8,8,1,8,1,ok,10,10,50\n");
-    const char *md = report_of(csv, "huge");
+    const char *md = report_of_text("huge", FIGURES_HEAD "pass_ms,samples\n"
+                                            "cpu,x,S,fp32,async,sum,8,4,2,4,1,ok,1e300,1,50\n"
+                                            "cpu,x,S,fp32,async,sum,8,8,1,8,1,ok,10,10,50\n");
     CHECK(md && strstr(md, "+5e+301%"));
     CHECK(md && !strstr(md, "000000000000"));
 }
@@ -66,18 +74,14 @@ static void test_huge_figure(void)
  * "-1 samples". */
 static void test_no_samples_column(void)
 {
-    char csv[256];
-    snprintf(csv, sizeof csv, "%s/nosamples.csv", tmpdir);
-    test_write_file(csv, "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,"
-                         "micro_batch,accum_steps,last_micro_batch,arm,status,step_ms_median,"
-                         "step_noise_pct,flags\n"
-                         "cpu,x,S,fp32,async,sum,64,64,1,64,1,ok,10,9,noisy\n"
-                         "cpu,x,S,fp32,async,sum,64,16,4,16,1,ok,12,1,\n"
-                         "cpu,x,S,fp32,async,sum,64,8,8,8,1,ok,14,1,\n");
-    const char *md = report_of(csv, "nosamples");
+    const char *md = report_of_text("nosamples", FIGURES_HEAD "step_noise_pct,flags\n"
+                                    "cpu,x,S,fp32,async,sum,64,64,1,64,1,ok,10,9,noisy\n"
+                                    "cpu,x,S,fp32,async,sum,64,16,4,16,1,ok,12,1,\n"
+                                    "cpu,x,S,fp32,async,sum,64,8,8,8,1,ok,14,1,\n");
     CHECK(md && strstr(md, "A noisy: noise 9.0%"));
     CHECK(md && !strstr(md, "-1 samples"));
 }
+#undef FIGURES_HEAD
 
 static void test_default_fixture(void)
 {
