@@ -79,17 +79,18 @@ static const char *status_check(const csv_table *t, size_t row, const csv_row *r
 /* The split's own arithmetic: K micro-batches of the micro-batch size on
  * each of the devices reach the effective batch, the last one smaller
  * where it does not divide (K = ceil(E / (micro x devices)), as
- * harness/run/step/split.h splits it);
- * a step time stands on at least one timed step. */
+ * harness/run/step/split.h splits it); a step time stands on at least one
+ * timed step. */
 static const char *split_check(const csv_table *t, size_t row, const csv_row *r, char *why,
                                size_t why_len)
 {
     long long e = (long long)r->effective_batch, m = (long long)r->micro_batch,
               k = (long long)r->accum_steps, d = r->devices > 0 ? (long long)r->devices : 1;
-    long long want = m > 0 ? (e + m * d - 1) / (m * d) : 0;
-    if (e > 0 && m > 0 && k > 0 && k != want) {
+    /* in doubles: a hostile row's sizes would overflow m x d in integers */
+    double want = m > 0 ? ceil((double)e / ((double)m * (double)d)) : 0;
+    if (e > 0 && m > 0 && k > 0 && (double)k != want) {
         snprintf(why, why_len, "%s:%d: accum_steps %lld does not make effective batch %lld of "
-                 "micro-batch %lld on %lld %s (that takes %lld: the row was edited or damaged)",
+                 "micro-batch %lld on %lld %s (that takes %.0f: the row was edited or damaged)",
                  t->path, t->line[row], k, e, m, d, d == 1 ? "device" : "devices", want);
         return why;
     }
