@@ -159,6 +159,13 @@ check "[ $rc -eq 143 ] && cmp -s ow.csv ow.before" "--replace stopped before a r
 # shellcheck disable=SC2086
 "$ACCUBENCH" run $bare --model tiny --micro 8 --csv ow.csv --replace >/dev/null 2>err.txt
 check "[ $? -eq 0 ] && [ \$(rows ow.csv) -eq 1 ]" "--replace: this run's row alone ($(cat err.txt))"
+# an append timed otherwise keeps the earlier run's timing and command
+# beside its own: the file's one line would speak for every row
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $bare --model tiny --micro 4 --warmup 0 --csv ow.csv --append >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && grep -q '^# timing: warmup 0; .* | an earlier run of this file: warmup [1-9]' ow.csv &&
+    grep -q '^# command: accubench run .* --micro 4 --warmup 0 .* | an earlier run of this file: accubench run .* --micro 8 ' ow.csv" \
+    "--append keeps the earlier run's timing and command: $(grep '^# timing\|^# command' ow.csv) $(cat err.txt)"
 
 # ---- 4. outputs at one place: refused before measuring, exit 2, one line
 mkdir -p empty sub

@@ -315,6 +315,31 @@ static int keep_line(const csv_writer *w, const char *key, int other_dtype)
     return 1;
 }
 
+/* Lines each run writes its own of and no row says: how it timed and the
+ * command it ran. Where an earlier run's differs, it goes on after this
+ * run's (a file appended to holds several runs' rows, and one run's line
+ * would speak for all of them); the history is kept as written. */
+static const char *const per_run_keys[] = {"timing", "command"};
+#define EARLIER_RUN " | an earlier run of this file: "
+
+static void keep_earlier_runs(csv_writer *w, const csv_table *t)
+{
+    for (size_t k = 0; k < sizeof per_run_keys / sizeof *per_run_keys; k++) {
+        const char *theirs = csv_meta_get(t, per_run_keys[k]);
+        const char *value = csv_writer_meta_value(w, per_run_keys[k]);
+        if (!theirs || !*theirs || !value)
+            continue;
+        char mine[CSV_META_VALUE_LEN]; /* a copy: the line is rewritten from it */
+        snprintf(mine, sizeof mine, "%s", value);
+        size_t n = strlen(mine);
+        if (!strcmp(theirs, mine) ||
+            (!strncmp(theirs, mine, n) && !strncmp(theirs + n, EARLIER_RUN, strlen(EARLIER_RUN))))
+            csv_writer_meta(w, per_run_keys[k], "%s", theirs); /* the same as the last run's */
+        else
+            csv_writer_meta(w, per_run_keys[k], "%s" EARLIER_RUN "%s", mine, theirs);
+    }
+}
+
 int csv_existing_adopt(csv_writer *w, const char *path, char *why, size_t why_len)
 {
     csv_table t;
@@ -335,6 +360,8 @@ int csv_existing_adopt(csv_writer *w, const char *path, char *why, size_t why_le
         earlier = csv_meta_get(&t, CSV_UNFINISHED);
     if (!rc && earlier)
         csv_writer_meta(w, CSV_UNFINISHED_EARLIER, "%s", earlier);
+    if (!rc)
+        keep_earlier_runs(w, &t);
     /* Its other lines (a peer's, an earlier run's) stay, while there is room. */
     for (size_t i = 0; !rc && i < t.meta_count && w->meta_count < CSV_MAX_META - 16; i++)
         if (!csv_writer_meta_value(w, t.meta[i].key) && keep_line(w, t.meta[i].key, other_dtype))
