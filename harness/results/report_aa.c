@@ -16,17 +16,27 @@ static int timed(const csv_row *r)
     return !strcmp(r->status, "ok") && r->step_ms_median > 0;
 }
 
-/* Arm 1 of the config whose arm 2 is `two`, in two's group (its first
- * row, not a rerun's); NULL if that did not run. */
-static const csv_row *first_arm(const report_input *in, const report_group *g,
-                                const csv_row *two, const row_key *but_arm)
+/* Arm 1 of the config whose arm 2 is `two`, timed beside it in its own
+ * run: the row of the same comparison id where they were timed in rounds
+ * (an id no other run shares), else the last arm 1 of the config written
+ * before it. It may be a rerun's row (--append): the pair is that run's
+ * own evidence, and an earlier run's arm 1 was timed under other rounds.
+ * NULL if that arm did not run. */
+static const csv_row *own_arm_one(const report_input *in, const csv_row *two,
+                                  const row_key *but_arm)
 {
-    for (size_t j = 0; j < g->n; j++) {
-        const csv_row *one = &in->rows[g->idx[j]];
-        if (one->arm == 1 && !one->repeat && timed(one) && row_key_equal(but_arm, one, two))
-            return one;
+    const csv_row *found = NULL;
+    for (size_t i = 0; i < in->t->rows; i++) {
+        const csv_row *one = &in->rows[i];
+        if (one->arm != 1 || strcmp(one->comparison, two->comparison) ||
+            !row_key_equal(but_arm, one, two))
+            continue;
+        if (*two->comparison || one < two)
+            found = one;
+        if (*two->comparison)
+            break;
     }
-    return NULL;
+    return found && timed(found) ? found : NULL;
 }
 
 size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t (*pairs)[2])
@@ -38,7 +48,7 @@ size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t
             const csv_row *two = &in->rows[g[k].idx[i]];
             /* a config run again (--append) is checked from its first run */
             const csv_row *one = two->arm == 2 && !two->repeat && timed(two)
-                                     ? first_arm(in, &g[k], two, &but_arm)
+                                     ? own_arm_one(in, two, &but_arm)
                                      : NULL;
             if (!one)
                 continue;
