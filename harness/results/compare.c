@@ -62,12 +62,15 @@ typedef struct run_times {
  * paired_runs_ratio), else with the widest interval the two runs' bands
  * allow (paired per round where both rows come from one interleaved
  * comparison), slower or faster only where that interval clears
- * min_diff. */
+ * min_diff. *over_runs (where given) says whether the runs were the unit. */
 static paired_ratio compare_ratio(const csv_row *base, const csv_row *now,
-                                  const run_times *runs)
+                                  const run_times *runs, int *over_runs)
 {
     paired_ratio p;
-    if (runs && paired_runs_ratio(runs->base, runs->nb, runs->now, runs->nn, &p) == 0)
+    int runs_unit = runs && paired_runs_ratio(runs->base, runs->nb, runs->now, runs->nn, &p) == 0;
+    if (over_runs)
+        *over_runs = runs_unit;
+    if (runs_unit)
         return p;
     p = row_ratio(base, now);
     if (!p.rounds) { /* timed apart: each run's own band, as below */
@@ -116,7 +119,7 @@ static verdict compare_rows_over(const csv_row *base, const csv_row *now,
     int base_ok = result_ran(base), now_ok = result_ran(now);
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
-    paired_ratio p = compare_ratio(base, now, runs);
+    paired_ratio p = compare_ratio(base, now, runs, NULL);
     if (!p.rounds && least_coverage(base, now) < least_verdict_coverage() - 1e-9)
         return VERDICT_TOO_FEW;
     switch (paired_judge(&p, min_diff)) {
@@ -334,7 +337,8 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
     /* the ratio the verdict was drawn from, with its interval */
     char ratio[128] = "-";
     if (v <= VERDICT_WITHIN || v == VERDICT_TOO_FEW) {
-        paired_ratio p = compare_ratio(b, n, &runs);
+        int over_runs;
+        paired_ratio p = compare_ratio(b, n, &runs, &over_runs);
         ratio_text(ratio, sizeof ratio, p.ratio, p.lo, p.hi);
         double cover = least_coverage(b, n);
         /* timed apart from fewer than 6 steps or rounds: the level the
@@ -344,9 +348,11 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
             snprintf(ratio + used, sizeof ratio - used, " (%.3g%%)", 100 * cover);
             cmp->short_level++;
         }
-        /* the rounds against the pooled medians, as the report says it */
-        char apart[200];
-        paired_pooled_remark(&p, n->step_ms_median / b->step_ms_median, apart, sizeof apart);
+        /* the rounds against the pooled medians, as the report says it
+         * (a ratio over runs had no rounds to disagree) */
+        char apart[200] = "";
+        if (!over_runs)
+            paired_pooled_remark(&p, n->step_ms_median / b->step_ms_median, apart, sizeof apart);
         if (*apart) {
             size_t used = strlen(ratio);
             snprintf(ratio + used, sizeof ratio - used, " *");

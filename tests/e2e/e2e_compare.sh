@@ -116,6 +116,14 @@ grep -q ' 0 faster' one.txt && fail "the first runs alone are not called apart: 
 [ "$rc" = 0 ] || fail "three runs a side exited $rc: $(cat err.txt)"
 grep -q '^# runs: 3 base, 3 new;' runs.txt || fail "no runs line: $(head -n 5 runs.txt)"
 grep -q ' 0 slower, 0 faster, ' runs.txt || fail "runs of one build called apart: $(tail -n 1 runs.txt)"
+# the runs the unit: no "*" (the rounds' remark) where the run of record's
+# medians lie outside the interval over runs, which no rounds drew
+for f in 1.00 1.01 0.99 1.005 0.995; do scaled $f "rb$f.csv"; done
+for f in 1.25 1.00 1.01 0.99 1.005; do scaled $f "rn$f.csv"; done
+"$ACCUBENCH" compare rb1.00.csv,rb1.01.csv,rb0.99.csv,rb1.005.csv,rb0.995.csv \
+    rn1.25.csv,rn1.00.csv,rn1.01.csv,rn0.99.csv,rn1.005.csv > runs.txt 2>&1
+grep -q '^# runs: 5 base, 5 new;' runs.txt || fail "five runs a side: $(head -n 5 runs.txt)"
+grep -q '\*' runs.txt && fail "a ratio over runs marked as the rounds disagreeing: $(grep '\*' runs.txt | head -n 3)"
 # a file whose name holds a comma is one run; a list naming a missing or
 # an empty name is refused, one line
 cp b1.csv 'b,1.csv'
