@@ -195,6 +195,24 @@ int backend_open(const char *name, dtype dt, backend **out, const backend_entry 
     return backend_create(e, dt, out, why, why_len);
 }
 
+int backend_open_first(const char *name, const dtype *dts, int n, int *at, backend **out,
+                       const backend_entry **entry, char *note, size_t note_len, char *why,
+                       size_t why_len)
+{
+    char later[600];
+    int first = BK_UNSUPPORTED;
+    for (int i = 0; i < n; i++) {
+        int rc = backend_open(name, dts[i], out, entry, note, note_len, i ? later : why,
+                              i ? sizeof later : why_len);
+        if (rc == BK_OK) {
+            *at = i;
+            return BK_OK;
+        }
+        first = i ? first : rc;
+    }
+    return first;
+}
+
 collector *backend_open_collector(const backend_entry *entry, const backend *b, char *source,
                                   size_t source_len)
 {

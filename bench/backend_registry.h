@@ -84,6 +84,12 @@ int backend_create(const backend_entry *e, dtype dt, backend **out, char *why,
 int backend_open(const char *name, dtype dt, backend **out, const backend_entry **entry,
                  char *note, size_t note_len, char *why, size_t why_len);
 
+/* backend_open in the first of dts[0..n) the backend computes in, *at its
+ * index; where it opens in none, the first one's status and reason. */
+int backend_open_first(const char *name, const dtype *dts, int n, int *at, backend **out,
+                       const backend_entry **entry, char *note, size_t note_len, char *why,
+                       size_t why_len);
+
 /* The activity collector of an open backend's row, or NULL with the reason
  * in `source`; on success `source` says what it records. */
 collector *backend_open_collector(const backend_entry *entry, const backend *b, char *source,

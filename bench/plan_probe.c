@@ -101,7 +101,8 @@ static int plan_from_arithmetic(const probe_args *a, const char *why_not_opened)
     return worst;
 }
 
-/* Every dtype's answers on the one open backend b (opened in the first),
+/* Every dtype's answers on the one open backend b (opened in the first it
+ * computes in),
  * in the order --dtype named them; a dtype it does not compute in says so
  * and counts as nothing found. The exit status is the worst answer's. */
 static int probe_each_dtype(const probe_args *a, backend *b)
@@ -141,8 +142,9 @@ int plan_probe(const probe_args *a)
     char note[400], why[400];
     const backend_entry *entry;
     backend *b;
-    int rc = backend_open(o->backend, o->dtypes[0], &b, &entry, note, sizeof note, why,
-                          sizeof why);
+    int at; /* opened in the first dtype it computes in: the others' order is no matter */
+    int rc = backend_open_first(o->backend, o->dtypes, o->n_dtypes, &at, &b, &entry, note,
+                                sizeof note, why, sizeof why);
     if (rc == BK_NO_DEVICE || rc == BK_UNSUPPORTED)
         return plan_from_arithmetic(a, why);
     if (rc != BK_OK) {

@@ -120,16 +120,15 @@ static int open_in_dtypes(const run_options *o, dtype *list, int n, backend **b,
                           char *why, size_t why_len)
 {
     char note[400];
-    int kept = 0, i = 0;
-    for (*b = NULL; i < n && !*b; i++)
-        if (backend_open(o->backend, list[i], b, entry, note, sizeof note, why, why_len) != BK_OK) {
-            *b = NULL;
-            add_refused(refused, refused_len, list[i]);
-        } else {
-            list[kept++] = list[i];
-        }
-    for (; i < n; i++) /* the one open backend serves each dtype it computes in */
-        if (bk_use_dtype(*b, list[i]) == BK_OK)
+    int at, kept = 0;
+    if (backend_open_first(o->backend, list, n, &at, b, entry, note, sizeof note, why, why_len) !=
+        BK_OK) {
+        *b = NULL;
+        at = n;
+    }
+    /* the one open backend serves each later dtype it computes in */
+    for (int i = 0; i < n; i++)
+        if (i == at || (i > at && bk_use_dtype(*b, list[i]) == BK_OK))
             list[kept++] = list[i];
         else
             add_refused(refused, refused_len, list[i]);

@@ -48,6 +48,13 @@ m16=$(max_micro bf16)
 check '[ -n "$m32" ] && [ -n "$m16" ] && [ "$m16" -gt "$m32" ]' \
     "plan: bf16's largest micro-batch ($m16) over fp32's ($m32) under 120M"
 
+# a dtype the device refuses, named first, is skipped, not the whole answer
+"$ACCUBENCH" plan --find-max-micro --backend cpu --dtype tf32,fp32,bf16 --model tiny \
+    --effective 8 >order.txt 2>&1
+check '[ $? -eq 1 ] && grep -q "^largest micro-batch: skipped: " order.txt &&
+    [ "$(grep -c "^largest micro-batch: 8," order.txt)" -eq 2 ]' \
+    "tf32 first: skipped, fp32 and bf16 answered, exit 1: $(cat order.txt)"
+
 "$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 8 $quick --csv auto.csv \
     >/dev/null 2>&1
 check 'grep -qx "# dtype: fp32" auto.csv' "--dtype auto on the CPU stays fp32"
