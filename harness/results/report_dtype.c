@@ -38,7 +38,7 @@ static const char *reference_dtype(const report_input *in)
 /* The verdicts of one dtype against the reference, counted. */
 typedef struct tally {
     const char *dtype;
-    int faster, slower, equal, open, paired;
+    int faster, slower, equal, open, no_interval, paired;
 } tally;
 
 static tally *tally_of(tally *t, size_t *n, const char *dtype)
@@ -55,7 +55,8 @@ static void count(tally *t, paired_verdict v, const paired_ratio *p)
     t->faster += v == PAIRED_FASTER;
     t->slower += v == PAIRED_SLOWER;
     t->equal += v == PAIRED_EQUAL;
-    t->open += v == PAIRED_UNDECIDED || v == PAIRED_UNKNOWN;
+    t->open += v == PAIRED_UNDECIDED;
+    t->no_interval += v == PAIRED_UNKNOWN; /* too few draws: not "not yet separated" */
     t->paired += p->rounds > 0;
 }
 
@@ -162,15 +163,17 @@ void report_dtype(const report_input *in, doc *d)
         }
         pair_row(tb, &in->rows[pairs[i].twin], r, &pairs[i], tally_of(t, &n_tally, r->dtype));
     }
-    for (size_t k = 0; k < n_tally; k++)
+    for (size_t k = 0; k < n_tally; k++) {
+        int n = t[k].faster + t[k].slower + t[k].equal + t[k].open + t[k].no_interval;
+        char none[64] = "";
+        if (t[k].no_interval)
+            snprintf(none, sizeof none, ", no interval in %d", t[k].no_interval);
         doc_bullet(d, "%s against %s over %d %s (%d paired in the same rounds): faster in "
                       "%d, slower in %d, the same within %g%% in %d, not yet separated in "
-                      "%d.", t[k].dtype, ref,
-                   t[k].faster + t[k].slower + t[k].equal + t[k].open,
-                   t[k].faster + t[k].slower + t[k].equal + t[k].open == 1 ? "config"
-                                                                           : "configs",
-                   t[k].paired, t[k].faster, t[k].slower, 100 * PAIRED_THRESHOLD, t[k].equal,
-                   t[k].open);
+                      "%d%s.", t[k].dtype, ref, n, n == 1 ? "config" : "configs", t[k].paired,
+                   t[k].faster, t[k].slower, 100 * PAIRED_THRESHOLD, t[k].equal, t[k].open,
+                   none);
+    }
     free(pairs);
     free(t);
 }

@@ -106,6 +106,13 @@ check '[ $? -eq 2 ] && grep -q "needs BASE,NEW" err.txt' "one dtype alone is ref
 "$ACCUBENCH" report apart.csv --no-charts >/dev/null 2>err.txt
 check 'grep -q "^| gpt-tiny .*| bf16 .*| apart " apart.md && grep -q "(0 paired in the same rounds)" apart.md' \
     "runs apart compared apart: $(sed -n '/One dtype against/,/^## What/p' apart.md)"
+# three steps a side timed apart give no interval: counted as such, never
+# as "not yet separated" (the rule's floor, paired.h)
+"$ACCUBENCH" run $quick --micro 8 --dtype fp32,bf16 --rounds off --steps 3 --csv few.csv \
+    --quiet >/dev/null 2>&1
+"$ACCUBENCH" report few.csv --no-charts >/dev/null 2>err.txt
+check 'grep -q "^- bf16 against fp32 over 1 config (0 paired in the same rounds): .*not yet separated in 0, no interval in 1\.$" few.md' \
+    "too few steps counted apart from not yet separated: $(grep "^- bf16 against" few.md) $(cat err.txt)"
 
 # A dtype whose model does not fit the cap is that dtype's rows alone: S's
 # state is 84 MB in fp32 and 94 MB with bf16's copy of the weights, so a
