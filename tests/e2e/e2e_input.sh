@@ -107,6 +107,13 @@ grep -q -- "--lr-grid '0.1,0.10' names an entry more than once: each runs once" 
 [ "$rc" -eq 0 ] && [ "$(grep -vc '^#' duplr7.curves.csv)" -eq 5 ] &&
     "$ACCUBENCH" plan --time-to-target duplr7.csv >/dev/null 2>>err.txt ||
     bad "rates alike in 7 digits: exit $rc, $(grep -vc '^#' duplr7.curves.csv) lines: $(cat err.txt)"
+# two rates apart in the 5th digit: two runs of curves, each summary line
+# naming its own rate as the rows do
+"$ACCUBENCH" run $bare --effective 8 --micro 8 --model tiny --train-steps 2 \
+    --lr-grid 0.001,0.0010001 --csv lr5.csv 2> err.txt
+[ "$(grep -c '^# curves .* lr=0.001 steps' lr5.curves.csv)" -eq 1 ] &&
+    [ "$(grep -c '^# curves .* lr=0.0010001 steps' lr5.curves.csv)" -eq 1 ] ||
+    bad "rates apart in the 5th digit: the summaries read $(grep '^# curves' lr5.curves.csv)"
 
 # A micro-batch named twice: two rows, arms 1 and 2 of one config (an A/A
 # check); three times: refused in one line, as is a --rounds it cannot run.

@@ -310,7 +310,7 @@ static void summary_line(const curves_file *c, const curve *k, FILE *out)
     char lr[48] = "";
     for (int i = 0; i < c->count && !lr[0]; i++)
         if (c->curves[i].lr != k->lr)
-            snprintf(lr, sizeof lr, " lr=%.4g", k->lr);
+            snprintf(lr, sizeof lr, " lr=%.*g", LR_CURVE_DIGITS, k->lr);
     fprintf(out, CURVES_SUMMARY_PREFIX "%s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s%s%s "
                  "steps=%d:",
             k->key.backend, k->key.model, k->key.dtype, k->key.mode,
