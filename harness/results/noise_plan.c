@@ -14,7 +14,9 @@
  * an estimate the pool takes, a config's first arm of its first row (its
  * second arm copies the estimate, and a rerun of the same seed reads the
  * same windows again: taken twice, it would weigh double against the
- * other splits; the time-to-target table pools the same rows). */
+ * other splits). The report's noise section pools these rows too; its
+ * time-to-target table pools only its curve's series (one dtype, shard,
+ * recompute), whose rows are among them. */
 static int noise_usable(const csv_row *r)
 {
     return reduction_exact_named(r->reduction) && !strcmp(r->status, "ok") &&
