@@ -14,9 +14,10 @@
  * an estimate the pool takes, a config's first arm of its first row (its
  * second arm copies the estimate, and a rerun of the same seed reads the
  * same windows again: taken twice, it would weigh double against the
- * other splits). The report's noise section pools these rows too; its
- * time-to-target table pools only its curve's series (one dtype, shard,
- * recompute), whose rows are among them. */
+ * other splits; so does the split in another dtype, recompute, shard or
+ * sync: noise_series_pools takes each split once). The report's noise
+ * section pools these rows too; its time-to-target table pools only its
+ * curve's series (one dtype, shard, recompute), whose rows are among them. */
 static int noise_usable(const csv_row *r)
 {
     return reduction_exact_named(r->reduction) && !strcmp(r->status, "ok") &&
@@ -24,13 +25,15 @@ static int noise_usable(const csv_row *r)
            noise_pool_takes(r->grad_noise_scale, r->grad_noise_scale_err);
 }
 
-/* The columns of a noise series, as a row_index key. */
-static row_key noise_series_key(void)
+/* The columns of a noise series, as a row_index key; with `split`, the
+ * micro-batch too: one split of the series. */
+static row_key noise_series_key(int split)
 {
     static const char *const columns[] = {"model", "effective_batch", "mode", "reduction",
-                                          "backend", "devices"};
+                                          "backend", "devices", "micro_batch"};
+    size_t n = sizeof columns / sizeof *columns - !split;
     row_key k = {{0}};
-    for (size_t c = 0; c < sizeof columns / sizeof *columns; c++) {
+    for (size_t c = 0; c < n; c++) {
         row_key one = row_key_column(columns[c]);
         for (size_t j = 0; j < ROW_KEY_COLUMNS; j++)
             k.use[j] |= one.use[j];
@@ -40,14 +43,20 @@ static row_key noise_series_key(void)
 
 int noise_series_pools(const csv_row *rows, size_t n, size_t *head, noise_pool *pool)
 {
-    row_key key = noise_series_key();
-    row_index ix;
+    row_key key = noise_series_key(0), split_key = noise_series_key(1);
+    row_index ix, splits;
     if (row_index_init(&ix, &key, rows, n))
         return -1;
+    if (row_index_init(&splits, &split_key, rows, n)) {
+        row_index_free(&ix);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++)
         pool[i] = (noise_pool){0};
     for (size_t i = 0; i < n; i++) {
-        if (!noise_usable(&rows[i]))
+        /* a split taken once: in another dtype, recompute, shard or sync
+         * it read the very same windows, and would weigh double */
+        if (!noise_usable(&rows[i]) || row_index_add(&splits, i) != i)
             continue;
         size_t h = row_index_add(&ix, i);
         noise_pool_add(&pool[h], rows[i].grad_noise_scale, rows[i].grad_noise_scale_err);
@@ -56,6 +65,7 @@ int noise_series_pools(const csv_row *rows, size_t n, size_t *head, noise_pool *
         size_t h = row_index_find(&ix, &rows[i]);
         head[i] = h == ROW_NONE ? n : h;
     }
+    row_index_free(&splits);
     row_index_free(&ix);
     return 0;
 }

@@ -372,9 +372,10 @@ static void test_mfu_follows_the_rule(void)
     CHECK(!strstr(out, "separated") && !strstr(out, "indistinguishable"));
 }
 
-/* Rows that differ in their sync mode alone measured one noise scale:
- * plan --noise and the report say it once, not once a row, pooled (copies
- * of one estimate keep its error). */
+/* Rows that differ in their sync mode alone measured one noise scale
+ * from the very same windows: plan --noise and the report say it once,
+ * not once a row, and take the split once (another split pools beside it;
+ * copies of one estimate keep its error). */
 static void test_noise_once_a_series(void)
 {
     char csv[256], md[256];
@@ -388,6 +389,7 @@ static void test_noise_once_a_series(void)
     fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,micro,ok,0.16,73.8,29\n", f);
     fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,window,ok,0.07,73.8,29\n", f);
     fputs("cpu,t,tiny,fp32,async,sum,16,4,2,2,overlap,ok,0.08,73.8,29\n", f);
+    fputs("cpu,t,tiny,fp32,async,sum,16,8,1,2,micro,ok,0.06,73.8,29\n", f);
     fclose(f);
     char *text = NULL;
     size_t len = 0;
@@ -399,7 +401,7 @@ static void test_noise_once_a_series(void)
     for (const char *p = text; p && (p = strstr(p, "E=16: ")); p++)
         lines++;
     CHECK(lines == 1);
-    CHECK(text && strstr(text, "(B_simple 73.8 +- 29 examples, pooled from 3 rows)"));
+    CHECK(text && strstr(text, "(B_simple 73.8 +- 29 examples, pooled from 2 rows)"));
     free(text);
     char *argv[] = {"report", csv, "--out", dir, "--no-charts", NULL};
     CHECK(report_main(5, argv) == 0);
@@ -412,7 +414,7 @@ static void test_noise_once_a_series(void)
     buf[n] = '\0';
     fclose(f);
     int bullets = 0;
-    for (const char *p = buf; (p = strstr(p, "- tiny, E = 16 (pooled from 3 rows): E is 0.22 "
+    for (const char *p = buf; (p = strstr(p, "- tiny, E = 16 (pooled from 2 rows): E is 0.22 "
                                              "times the measured noise scale B_simple = 73.8 "
                                              "+- 29 examples;")); p++)
         bullets++;
