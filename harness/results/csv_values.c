@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Sizes of the config and times of a step: a split of "-4x0" or a step of
  * 0 ms is no measurement. */
 const char *const csv_positive_columns[] = {
@@ -25,6 +24,16 @@ static int must_be_positive(const char *name)
     return 0;
 }
 
+/* A time in ms (step_ms_median, pass_ms, comm_ms, ...): past 1e15 ms,
+ * 31,700 years, it is no step any run timed, and K of them overflow. */
+#define CSV_MAX_MS 1e15
+
+static int is_time_ms(const char *name)
+{
+    size_t n = strlen(name);
+    return strstr(name, "_ms_") || (n > 3 && !strcmp(name + n - 3, "_ms"));
+}
+
 const char *csv_value_check(const result_column *c, double v)
 {
     if (c->type == RESULT_IS_TEXT)
@@ -37,6 +46,8 @@ const char *csv_value_check(const result_column *c, double v)
         return "cannot be negative";
     if (v == 0 && must_be_positive(c->name))
         return "cannot be zero";
+    if (v > CSV_MAX_MS && is_time_ms(c->name))
+        return "is past any time a run measures (over 1e15 ms, 31,700 years)";
     return NULL;
 }
 

@@ -187,7 +187,7 @@ rp_text rp_bytes_beside(int64_t b, int64_t other)
 rp_text rp_pct(double v)
 {
     rp_text t;
-    if (isnan(v))
+    if (!isfinite(v))
         snprintf(t.s, sizeof t.s, "-");
     else if (fabs(v) < 1e6)
         snprintf(t.s, sizeof t.s, "%+.1f%%", v);

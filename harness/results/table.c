@@ -154,7 +154,7 @@ void table_write_md(const table *t, FILE *f)
 
 const char *fmt_sig(char *buf, size_t len, double v, int sig)
 {
-    if (isnan(v)) {
+    if (!isfinite(v)) { /* unmeasured, or past a double (an edited row) */
         snprintf(buf, len, "-");
         return buf;
     }
@@ -174,7 +174,7 @@ const char *fmt_sig(char *buf, size_t len, double v, int sig)
 
 const char *fmt_pct(char *buf, size_t len, double pct)
 {
-    if (isnan(pct))
+    if (!isfinite(pct))
         snprintf(buf, len, "-");
     else if (fabs(pct) < 1e6)
         snprintf(buf, len, "%.*f", pct < 99.95 ? 1 : 0, pct);

@@ -9,6 +9,7 @@
 #include "console_table.h"
 #include "csv_writer.h"
 #include "stats.h"
+#include "table.h"
 
 static void test_stats(void)
 {
@@ -286,8 +287,21 @@ static void test_row_note(void)
     CHECK(strcmp(r.note, "fits") == 0);
 }
 
+/* A figure past a double (inf from an edited row's product) prints as
+ * unmeasured, never "inf" or "+inf%" in a table. */
+static void test_figures_past_a_double(void)
+{
+    char buf[32];
+    CHECK(!strcmp(fmt_sig(buf, sizeof buf, INFINITY, 4), "-"));
+    CHECK(!strcmp(fmt_sig(buf, sizeof buf, -INFINITY, 4), "-"));
+    CHECK(!strcmp(fmt_pct(buf, sizeof buf, INFINITY), "-"));
+    CHECK(!strcmp(fmt_pct(buf, sizeof buf, NAN), "-"));
+    CHECK(!strcmp(fmt_sig(buf, sizeof buf, 1.5e300, 4), "1.500e+300"));
+}
+
 int main(void)
 {
+    test_figures_past_a_double();
     test_row_note();
     test_stats();
     test_csv();

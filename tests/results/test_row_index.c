@@ -121,6 +121,17 @@ static void test_values(void)
     CHECK(csv_value_check(busy, 0) == NULL); /* a percentage may be 0 */
     CHECK(csv_value_check(busy, -0.5) != NULL && csv_value_check(busy, -INFINITY) != NULL);
     CHECK(csv_value_check(model, NAN) == NULL); /* text is not a number */
+    /* a time past 1e15 ms is no step (K of them would overflow); a count
+     * or a loss that large is the file's business */
+    const result_column *pass = result_column_find("pass_ms"),
+                        *comm = result_column_find("comm_wait_ms"),
+                        *flops = result_column_find("flops_per_step");
+    CHECK(pass && comm && flops);
+    if (!pass || !comm || !flops)
+        return;
+    CHECK(csv_value_check(step, 1e15) == NULL && csv_value_check(step, 1e308) != NULL);
+    CHECK(csv_value_check(pass, 2e15) != NULL && csv_value_check(comm, 2e15) != NULL);
+    CHECK(csv_value_check(flops, 1e30) == NULL);
 }
 
 /* A config run again (--append) is marked a repeat from its second row
