@@ -144,6 +144,25 @@ static void mixed(const csv_row *rows, frontier_set *s)
     }
 }
 
+/* The pick: the first fitting item by the medians, unless the rule calls
+ * a later fitting one faster (its rounds disagreed with the pooled steps,
+ * and a verdict follows the rounds): that one moves up to the pick's
+ * place, ahead of the items it beat. One pass forward: the order settles. */
+static void choose_best(frontier_set *s, const csv_row *rows)
+{
+    for (size_t i = 0; i < s->n && s->best < 0; i++)
+        if (s->items[i].verdict == FR_FITS)
+            s->best = (int)i;
+    for (size_t i = (size_t)s->best + 1; s->best >= 0 && i < s->n; i++) {
+        frontier_item *best = &s->items[s->best], moved = s->items[i];
+        if (moved.verdict != FR_FITS ||
+            row_verdict(&rows[best->row], &rows[moved.row]) != PAIRED_FASTER)
+            continue;
+        memmove(best + 1, best, (i - (size_t)s->best) * sizeof *best);
+        *best = moved;
+    }
+}
+
 int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query *q,
                    frontier_set *out, char *why, size_t why_len)
 {
@@ -176,10 +195,8 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
         return -1;
     }
     qsort(out->items, out->n, sizeof *out->items, by_step_time);
-    for (size_t i = 0; i < out->n && out->best < 0; i++)
-        if (out->items[i].verdict == FR_FITS)
-            out->best = (int)i;
-    mark_front(out);
+    mark_front(out); /* the chart's front: by the medians it draws */
+    choose_best(out, rows);
     mixed(rows, out);
     return 0;
 }

@@ -52,7 +52,9 @@ typedef struct frontier_query {
 } frontier_query;
 
 typedef struct frontier_set {
-    frontier_item *items;  /* the query's rows, by step time ascending; rows
+    frontier_item *items;  /* the query's rows, by step time ascending (but
+                            * a fitting row the rule calls faster than the
+                            * medians' pick is moved up to the pick); rows
                             * without one last, in file order */
     size_t n;
     size_t other_effective; /* rows left aside: another effective batch */

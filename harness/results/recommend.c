@@ -167,8 +167,13 @@ static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
     if (!tied) {
         char ratio[300], next_name[LABEL_LEN];
         label(s, rows, &s->items[next], next_name);
-        row_ratio_text(&rows[best->row], &rows[s->items[next].row], ratio, sizeof ratio);
-        fprintf(out, "pick: %s; it clears the next, %s: %s\n", name, next_name, ratio);
+        const csv_row *b = &rows[best->row], *n = &rows[s->items[next].row];
+        row_ratio_text(b, n, ratio, sizeof ratio);
+        /* ranked first against its median: the rounds say why */
+        paired_ratio p = row_ratio(b, n);
+        char apart[200];
+        paired_pooled_remark(&p, n->step_ms_median / b->step_ms_median, apart, sizeof apart);
+        fprintf(out, "pick: %s; it clears the next, %s: %s%s\n", name, next_name, ratio, apart);
         return;
     }
     fprintf(out, "pick: %s, not separated by the rule from %d: %s", name, tied, tied_names);

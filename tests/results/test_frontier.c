@@ -240,6 +240,50 @@ static void test_second_arm(void)
     unlink(path);
 }
 
+/* Two splits timed in one comparison whose medians and rounds disagree:
+ * 64x1's median is the least, but round by round 16x4 took 0.8 of its
+ * time. The verdict follows the rounds, and so does the pick. */
+static void test_rule_over_medians(void)
+{
+    char path[] = "/tmp/accubench-frontier-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+          "devices,step_ms_median,mem_need_bytes,status,comparison,rounds,round_ms\n"
+          "cpu,x,S,fp32,async,sum,64,64,1,1,10,3000,ok,c1,5,12.5 12.5 12.4 12.6 12.5\n"
+          "cpu,x,S,fp32,async,sum,64,16,4,1,11,2000,ok,c1,5,10 10 10.1 9.9 10\n"
+          "cpu,x,S,fp32,async,sum,64,8,8,1,30,1000,ok,c1,5,30 30 30 30 30\n", f);
+    fclose(f);
+    csv_table ct;
+    csv_row *cr;
+    char why[300];
+    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    frontier_set s;
+    frontier_query q = {.effective = 64, .devices = 1, .cap = 5000};
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 3 && s.best == 0 && cr[s.items[0].row].micro_batch == 16);
+    CHECK(cr[s.items[1].row].micro_batch == 64 && cr[s.items[2].row].micro_batch == 8);
+    frontier_free(&s);
+    /* the pick says why it ranks first against its median */
+    static char text[4096];
+    FILE *out = tmpfile();
+    recommend_request req = {.csv_path = path, .q = q};
+    CHECK(out && recommend_print(out, &ct, cr, &req) == 0);
+    if (out) {
+        rewind(out);
+        text[fread(text, 1, sizeof text - 1, out)] = '\0';
+        fclose(out);
+    }
+    CHECK(strstr(text, "pick: 16x4 fp32 recompute=none shard=none; it clears the next, 64x1 "));
+    CHECK(strstr(text, "the medians' own ratio, 0.909x, lies outside it: the rounds disagreed"));
+    free(cr);
+    csv_free(&ct);
+    unlink(path);
+}
+
 int main(void)
 {
     char why[300];
@@ -250,6 +294,7 @@ int main(void)
     test_old_file();
     test_custom_model();
     test_second_arm();
+    test_rule_over_medians();
     free(rows);
     csv_free(&t);
     return check_finish("test_frontier");
