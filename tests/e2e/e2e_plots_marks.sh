@@ -26,7 +26,7 @@ blanked() {
 
 # frontier.csv has the 95% interval of every row: the charts draw its bars.
 cp "$root/tests/fixtures/frontier.csv" f.csv
-sh "$root/scripts/plots.sh" f.csv >plots.out 2>&1 || echo "FAILED: plots.sh: $(cat plots.out)"
+sh "$root/scripts/plots.sh" f.csv >plots.out 2>&1 || { echo "FAILED: plots.sh: $(cat plots.out)"; fail=1; }
 for c in wallclock throughput frontier; do
     check 'grep -q "<use xlink:href=.#gpPt" f.$c.svg' "the $c chart draws no points"
     n=$(blanked f.$c.svg)
@@ -59,7 +59,7 @@ ttt() { # ttt COVERAGE: f.goodput.csv of three E, each bar of that coverage
 for cover in 0.75 0.95; do
     ttt $cover >f.goodput.csv
     gnuplot -e "csv='f.csv'; out='t$cover'" "$root/plots/time_to_target.gp" 2>gp.err ||
-        echo "FAILED: time_to_target.gp: $(cat gp.err)"
+        { echo "FAILED: time_to_target.gp: $(cat gp.err)"; fail=1; }
 done
 check 'grep -q "(a 75% interval: the step timed 5 times (or rounds) or fewer)" t0.75.time_to_target.svg && ! grep -q "95% interval" t0.75.time_to_target.svg' \
     "the time-to-target chart does not say its bars cover 75%"
@@ -69,7 +69,7 @@ check 'grep -q "fixture CPU (2 cores), fp32" t0.95.time_to_target.svg' "nor name
 # A split that does not divide E is written as the report writes it: the
 # fixture's 24x3 at E = 64 read as 72 examples; it is K=3: 24+24+16.
 cp "$root/tests/fixtures/abc.csv" abc.csv
-sh "$root/scripts/plots.sh" abc.csv >plots.out 2>&1 || echo "FAILED: plots.sh on abc.csv: $(cat plots.out)"
+sh "$root/scripts/plots.sh" abc.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on abc.csv: $(cat plots.out)"; fail=1; }
 check 'grep -q ">S K=3: 24+24+16 0.457 ms<" abc.time_split.svg && ! grep -q "24x3" abc.time_split.svg' \
     "the time split names the ragged split 24x3"
 check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.frontier.svg' \
@@ -77,7 +77,7 @@ check 'grep -q ">K=3: 24+24+16<" abc.frontier.svg && ! grep -q "24x3" abc.fronti
 # A traced step of seconds reads in whole ms (2775 ms, not 2.78e+03 ms).
 awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "cupti_step_ms") c = i; print; next }
     $c != "" { $c = $c * 6000 } { print }' abc.csv >slow.csv
-gnuplot -e "csv='slow.csv'" "$root/plots/time_split.gp" 2>gp.err || echo "FAILED: time_split.gp: $(cat gp.err)"
+gnuplot -e "csv='slow.csv'" "$root/plots/time_split.gp" 2>gp.err || { echo "FAILED: time_split.gp: $(cat gp.err)"; fail=1; }
 check 'grep -q ">S K=3: 24+24+16 2740 ms<" slow.time_split.svg && ! grep -q "e+03 ms" slow.time_split.svg' \
     "a step of seconds in whole ms: $(grep -o ">S [^<]* ms<" slow.time_split.svg | head -3)"
 # A config timed twice (an A/A check) is one point, from its first arm:
@@ -89,7 +89,7 @@ awk -F, -v OFS=, '/^#/ { print; next }
     $k == 1 { print $0, 1, 1, 1, 1; next }
     { print $0, 1, 1.5, 1.4, 1.6 }
     $m == 16 { print $0, 2, 1.7, 1.65, 1.75 }' abc.csv >aa.csv
-sh "$root/scripts/plots.sh" aa.csv >plots.out 2>&1 || echo "FAILED: plots.sh on aa.csv: $(cat plots.out)"
+sh "$root/scripts/plots.sh" aa.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on aa.csv: $(cat plots.out)"; fail=1; }
 check '[ "$(grep -c "1.50x \[1.40..1.60\]" aa.wallclock.svg)" = 3 ] && ! grep -q "1.70x" aa.wallclock.svg' \
     "the wall-clock chart draws an A/A pair's second arm: $(grep -o "[0-9.]*x \[[^<]*" aa.wallclock.svg | tr '\n' ' ')"
 check '[ "$(grep -c ">16x4<" aa.frontier.svg)" = "$(grep -c ">16x4<" abc.frontier.svg)" ]' \
@@ -100,14 +100,14 @@ check '[ "$(grep -c ">16x4<" aa.frontier.svg)" = "$(grep -c ">16x4<" abc.frontie
 # (the copy at 128 keeps its micro-batch: twice the accumulation steps)
 awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) { if ($i == "effective_batch") e = i; if ($i == "accum_steps") k = i }; print; next }
     { print } n++ == 0 { $e = 128; $k = 2 * $k; print }' abc.csv >twoE.csv
-sh "$root/scripts/plots.sh" twoE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on twoE.csv: $(cat plots.out)"
+sh "$root/scripts/plots.sh" twoE.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on twoE.csv: $(cat plots.out)"; fail=1; }
 check 'grep -q "effective batch 64 (128 also run, not drawn here), async" twoE.wallclock.svg' \
     "the wall-clock title does not say another E was run: $(grep -o 'effective batch [^<]*' twoE.wallclock.svg)"
 check 'grep -q "effective batch 64, async" abc.wallclock.svg' "a one-E title is not plain"
 # ... the first four, and a count of the rest
 awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) { if ($i == "effective_batch") e = i; if ($i == "accum_steps") a = i }; print; next }
     { print } n++ == 0 { $a = 2 * $a; for (k = 1; k <= 6; k++) { $e = 100 + k; print } }' abc.csv >manyE.csv
-sh "$root/scripts/plots.sh" manyE.csv >plots.out 2>&1 || echo "FAILED: plots.sh on manyE.csv: $(cat plots.out)"
+sh "$root/scripts/plots.sh" manyE.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on manyE.csv: $(cat plots.out)"; fail=1; }
 check 'grep -q "effective batch 64 (101, 102, 103, 104 and 2 more also run, not drawn here)" manyE.wallclock.svg' \
     "the title lists every other E: $(grep -o 'effective batch [^<]*' manyE.wallclock.svg)"
 
@@ -121,7 +121,7 @@ awk -F, '/^#/ { print; next }
     { print $0 "," ($s == "" ? "" : $s * 16) }' f.csv >tok.csv
 awk -F, '/^#/ || !h { h = h || !/^#/; print; next } { if (n++) sub(/,[^,]*$/, ","); print }' tok.csv >mixed.csv
 sh "$root/scripts/plots.sh" tok.csv >plots.out 2>&1 && sh "$root/scripts/plots.sh" mixed.csv >>plots.out 2>&1 ||
-    echo "FAILED: plots.sh on tok.csv or mixed.csv: $(cat plots.out)"
+    { echo "FAILED: plots.sh on tok.csv or mixed.csv: $(cat plots.out)"; fail=1; }
 check 'grep -q "training throughput (tokens/s, log scale)" tok.throughput.svg && grep -q ">Tokens per second vs" tok.throughput.svg' \
     "the throughput of a token model is not in tokens/s"
 check 'grep -q "training throughput (samples/s, log scale)" mixed.throughput.svg' \
@@ -129,7 +129,7 @@ check 'grep -q "training throughput (samples/s, log scale)" mixed.throughput.svg
 
 # A chart of one model names the models it leaves out.
 cp "$root/tests/fixtures/default.csv" default.csv
-sh "$root/scripts/plots.sh" default.csv >plots.out 2>&1 || echo "FAILED: plots.sh on default.csv: $(cat plots.out)"
+sh "$root/scripts/plots.sh" default.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on default.csv: $(cat plots.out)"; fail=1; }
 for c in modes frontier; do
     check 'grep -q "model S (M, L also run, not drawn here)" default.$c.svg' \
         "the $c chart does not name the models it leaves out: $(grep -o 'model [^<]*' default.$c.svg | head -1)"
@@ -140,7 +140,7 @@ check 'grep -q "side by side, model S<" abc.frontier.svg || grep -q "per device,
 # One split at the effective batch: the charts against K say it is one
 # point, not leave a lone dot where a line would be.
 awk '/^#/ || !h { h = h || !/^#/; print; next } !n++' abc.csv >one.csv
-sh "$root/scripts/plots.sh" one.csv >plots.out 2>&1 || echo "FAILED: plots.sh on one.csv: $(cat plots.out)"
+sh "$root/scripts/plots.sh" one.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on one.csv: $(cat plots.out)"; fail=1; }
 for c in wallclock throughput dispatches; do
     check 'grep -q "one split at effective batch 64 (K = 1): a single point" one.$c.svg' "the one-split $c chart does not say so"
 done
