@@ -21,11 +21,13 @@ static const grad_dtype_info *rounding_accumulator(const csv_row *r)
 }
 
 /* A row whose check measured the accumulation: it ran the check, with a
- * reduction that must equal the full batch. */
+ * reduction that must equal the full batch; a config's first row and arm
+ * (a table row and a "passes up to K" per config: a rerun's row at the
+ * same K is the config again). */
 static int checked(const csv_row *r)
 {
     return r->status && !strcmp(r->status, "ok") && !isnan(r->grad_rel_err) &&
-           reduction_exact_named(r->reduction);
+           reduction_exact_named(r->reduction) && !r->repeat && !RESULT_SECOND_ARM(r);
 }
 
 static const char *err_text(double e)

@@ -65,6 +65,11 @@ check 'grep -q "^- gpt-tiny, E = 16, fp32 compute, async: the bf16 accumulator \
     "the report says where it passes: $(sed -n '/^## How far/,/^## [A-Z]/p' gpt.md)"
 check '[ "$(grep -c "^### Effective batch 16: .*gradient accumulated in bf16 (" gpt.md)" -eq 1 ]' \
     "the bf16 rows' table is named: $(grep '^### ' gpt.md)"
+# the rows again (a rerun appended): each config's first row, once a K
+{ cat gpt.csv; grep -v '^#' gpt.csv | sed 1d; } >twice.csv
+"$ACCUBENCH" report twice.csv --no-charts >/dev/null 2>err.txt
+check '[ "$(sed -n "/^## How far/,/^## [A-Z]/p" twice.md | grep -c "^| gpt-tiny ")" -eq 3 ]' \
+    "a rerun's rows are not listed again: $(sed -n '/^## How far/,/^## [A-Z]/p' twice.md) $(cat err.txt)"
 
 # An unknown value: exit 2, one line with the known values, nothing run.
 mkdir out
