@@ -30,6 +30,14 @@ done >links.txt
 [ -s links.txt ] && { cat links.txt; fail=1; }
 grep -q '](docs/img/[^)]*\.png)' "$readme" || bad "README.md shows no chart from docs/img/"
 
+# A script a page runs by its path (a code line or `code` starting with
+# it, an argument after) is executable: run as written, not "Permission
+# denied".
+for script in $(grep -ohE '(^ {4}|`)(bench|tests|scripts)/[A-Za-z0-9_/]+\.(py|sh) ' \
+    "$readme" "$root"/docs/*.md | sed 's/^ *`\{0,1\}//' | sort -u); do
+    [ -x "$root/$script" ] || bad "a page runs $script by its path, which is not executable"
+done
+
 # Every make target the README names (the word after `make`, in code).
 for t in $(grep -o '\bmake [a-z][a-z-]*' "$readme" | sed 's/^make //' | sort -u); do
     grep -Eq "^([^:=#]* )?$t( [^:=]*)?:" "$root/Makefile" ||
