@@ -19,11 +19,13 @@ static const char USAGE[] =
     "\n"
     "commands:\n"
     "  run       sweep micro-batch x accumulation x model at a fixed effective batch\n"
-    "  plan      the arithmetic: accumulation steps for an effective batch\n"
+    "  plan      a split's arithmetic, the largest micro-batch under a cap, the\n"
+    "            fastest split under it, the noise scale, the time to a target loss\n"
     "  report    FILE.csv [--out DIR] [--mem-cap BYTES] [--target-loss X] [--no-charts]:\n"
     "            Markdown, HTML and JSON\n"
     "  compare   BASE.csv[,BASE2.csv...] NEW.csv[,NEW2.csv...] [--ignore-device]\n"
-    "            [--ignore-optimizer] [--min-diff PCT]: exit 1 if slower\n"
+    "            [--ignore-optimizer] [--min-diff PCT] [--dtypes BASE,NEW]: exit 1 if\n"
+    "            slower\n"
     "  help      COMMAND: that command's help\n";
 
 static const char RUN_USAGE[] = "usage: accubench run [--profile NAME|FILE] [--key value ...]\n";
@@ -108,7 +110,8 @@ void usage_run(FILE *f)
     print_presets(f);
     fputs("\nexit status: 0 a config ran and none failed; 1 a config failed or none ran, the "
           "device\n  was lost, the peak GEMM was not measured or --dump/--trace not written; 2 "
-          "input\n  refused or the CSV not written; 130/143 interrupted (docs/running.md)\n", f);
+          "input\n  refused or the CSV not written; 130/143/141 interrupted (SIGINT, SIGTERM, "
+          "SIGPIPE:\n  the rows measured kept; docs/running.md)\n", f);
 }
 
 void usage_all(FILE *f)
