@@ -354,8 +354,7 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
         if (!over_runs)
             paired_pooled_remark(&p, n->step_ms_median / b->step_ms_median, apart, sizeof apart);
         if (*apart) {
-            size_t used = strlen(ratio);
-            snprintf(ratio + used, sizeof ratio - used, " *");
+            strncat(ratio, " *", sizeof ratio - strlen(ratio) - 1);
             cmp->pooled_apart++;
         }
     }
@@ -505,12 +504,15 @@ static int print_comparison(const compare_options *c, const comparison *cmp,
                "on their logs, holding the machine's change from run to run; one run a side "
                "takes the other side's spread); 2 runs in all: as one run a side\n",
                c->side[0].n, c->side[1].n);
-    printf("# verdict: slower/faster only when the ratio's interval (%sthe widest the two "
+    int one_run = c->dtypes[0][0] && !strcmp(c->paths[0], c->paths[1]); /* its own rounds */
+    printf("# verdict: slower/faster only when the ratio's interval (%s%sthe widest the two "
            "runs' 95%% intervals of the median allow, else their p10..p90) clears %g%%; the "
            "same within %g%% when the whole interval lies inside that band; not yet "
            "separated when it reaches past the band's edge\n",
-           several ? "the runs', else " : "", c->min_diff * 100, c->min_diff * 100);
-    int one_run = c->dtypes[0][0] && !strcmp(c->paths[0], c->paths[1]); /* its own rounds */
+           several ? "the runs', else " : "",
+           one_run ? "paired round by round where the two rows were timed in the same "
+                     "rounds, else " : "",
+           c->min_diff * 100, c->min_diff * 100);
     if (!several && !one_run)
         printf("# runs timed apart: each band holds its own run's noise, not the machine's "
                "change between the runs; on a shared machine, run both again before trusting "

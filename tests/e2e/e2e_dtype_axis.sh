@@ -88,6 +88,8 @@ rc=$?
 check '[ $rc -eq 0 ] || [ $rc -eq 1 ]' "compare --dtypes exits 0 or 1 (a slower config): $rc $(cat err.txt)"
 check 'grep -q "^compare: 2 configs in both: .*; 0 only in base, 0 only in new" cmp.txt' \
     "both configs paired: $(grep "^compare:" cmp.txt)"
+check 'grep -q "^# verdict: .*(paired round by round where the two rows were timed in the same rounds, else " cmp.txt' \
+    "the verdict line says the rounds pair: $(grep "^# verdict" cmp.txt)"
 for m in 4 8; do
     ratio=$(awk -F'|' -v m="$m" '$3 ~ /fp32 > bf16/ { gsub(/ /, "", $7); gsub(/ /, "", $10)
         if ($7 ~ "^" m "x") print $10 }' cmp.txt)
