@@ -32,5 +32,19 @@ check 'col note cut.csv | grep -q "noise scale from 4 of 32 windows: the pass ke
     "the note says the windows used: $(col note cut.csv)"
 check '[ -n "$(col grad_noise_scale_err cut.csv)" ]' "an error over those windows"
 
+# Along the loss curves under ZeRO-2: each training step leaves the
+# gradient sliced, and the curve's noise pass reads it whole, as ZeRO-1's
+# does: the same figures at every point (it once read past the slice)
+timeout 300 $MPIRUN -np 2 "$ACCUBENCH" run --backend cpu --model gpt-tiny --effective 8 --micro 2 \
+    --steps 2 --shard optimizer,gradients --train-steps 8 --noise-windows 8 --trace-steps 0 \
+    --csv zero.csv --quiet >zero.log 2>&1 || { echo "FAILED: curves, ZeRO: exit $?"; cat zero.log; fail=1; }
+points() { # the forward curve's noise figures under shard $1
+    awk -F, -v want="$1" '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["shard"] == want && $c["order"] == "forward" && $c["grad_noise_scale"] != "" {
+            printf "%s:%s ", $c["step"], $c["grad_noise_scale"] }' zero.curves.csv
+}
+check '[ "$(points gradients)" = "$(points optimizer)" ] && [ "$(points gradients | wc -w)" -eq 4 ]' \
+    "ZeRO-2's curve noise at 4 points, ZeRO-1's figures: $(points gradients) against $(points optimizer)"
+
 [ $fail -eq 0 ] && echo "ok"
 exit $fail

@@ -21,7 +21,11 @@ int curve_noise_at(step_runner *run, const split *sp, int windows, uint64_t seed
     /* no time limit: the curves already cost N steps, and a short pass
      * would give a wider error here than at the start */
     noise_pass_options no = {.windows = windows, .seed = seed, .comm = c, .time_s = 0};
-    int rc = noise_pass_run(run->m, sp, &no, &n);
+    /* ZeRO-2: a training step left the gradient sliced, and the pass
+     * reads each small batch's gradient whole (the next step slices it) */
+    int rc = model_grads_whole(run->m);
+    if (!rc)
+        rc = noise_pass_run(run->m, sp, &no, &n);
     if (!rc)
         rc = model_zero_grads(run->m, run->loss_sum);
     if (!rc)
