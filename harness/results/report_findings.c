@@ -12,6 +12,7 @@
 
 #include "backend_caps_meta.h"
 #include "dtype_table.h"
+#include "grad_dtype.h"
 #include "paired.h"
 #include "plural.h"
 #include "ratio_text.h"
@@ -25,10 +26,14 @@
 
 /* The relative gradient error accumulation may show in a dtype before the
  * report calls it wrong (dtype_table.h); fp32's for a name it does not know. */
-static double grad_tolerance(const char *dtype)
+/* The tolerance a row's gradient check is held to, the run's own: its
+ * dtype's, plus its accumulator's where that rounds (grad_dtype.h; a file
+ * from before the column: fp32's, which adds nothing). */
+static double grad_tolerance(const csv_row *r)
 {
-    const dtype_info *di = dtype_info_named(dtype);
-    return (di ? di : dtype_info_of(DTYPE_FP32))->grad_tolerance;
+    const dtype_info *di = dtype_info_named(r->dtype);
+    int g = *r->grad_dtype ? axis_find(&grad_dtype_axis, r->grad_dtype) : -1;
+    return grad_dtype_tolerance(di ? di : dtype_info_of(DTYPE_FP32), (grad_dtype)g);
 }
 
 /* A host enqueue time this close to the step time means the GPU waited for
@@ -385,9 +390,10 @@ static void mfu_finding(const report_input *in, doc *d)
 }
 
 /* The worst measured gradient error among the rows whose reduction is
- * exact (exact = 1), a known bug (exact = 0), or one this build does not
- * know (exact = -1: a file from another version, neither judged against
- * the tolerance nor called a bug), or NULL. */
+ * exact (exact = 1: the worst against its own tolerance, a bf16
+ * accumulator's wider than fp32's), a known bug (exact = 0), or one this
+ * build does not know (exact = -1: a file from another version, neither
+ * judged against the tolerance nor called a bug), or NULL. */
 static const csv_row *worst_grad(const report_input *in, int exact)
 {
     const csv_row *worst = NULL;
@@ -399,7 +405,9 @@ static const csv_row *worst_grad(const report_input *in, int exact)
             (axis_find(&reduction_axis, r->reduction) < 0
                  ? -1
                  : reduction_exact_named(r->reduction)) == exact &&
-            (!worst || r->grad_rel_err > worst->grad_rel_err))
+            (!worst || (exact == 1 ? r->grad_rel_err / grad_tolerance(r) >
+                                         worst->grad_rel_err / grad_tolerance(worst)
+                                   : r->grad_rel_err > worst->grad_rel_err)))
             worst = r;
     }
     return worst;
@@ -428,13 +436,18 @@ static void grad_finding(const report_input *in, doc *d)
                           : "The gradient check (grad_rel_err) was not measured.");
     if (!worst)
         return;
-    double tol = grad_tolerance(worst->dtype);
+    double tol = grad_tolerance(worst);
+    char held[64]; /* whose tolerance: the dtype's, and a rounding accumulator's */
+    int g = *worst->grad_dtype ? axis_find(&grad_dtype_axis, worst->grad_dtype) : -1;
+    int rounds = g >= 0 && grad_dtype_info_of((grad_dtype)g)->rounds_bf16;
+    snprintf(held, sizeof held, "%s%s%s%s", worst->dtype, rounds ? " + " : "",
+             rounds ? worst->grad_dtype : "", rounds ? "-accumulator" : "");
     doc_bullet(d,
                "The largest relative error of the accumulated gradient against the full-batch "
                "gradient is %s (model %s, %s), %s the %s tolerance of %s%s",
                rp_num(worst->grad_rel_err, 2).s, worst->model, rp_split(worst).s,
-               worst->grad_rel_err <= tol ? "within" : "beyond", worst->dtype,
-               rp_num(tol, 1).s,
+               worst->grad_rel_err <= tol ? "within" : "beyond", held,
+               rp_num(tol, rounds ? 2 : 1).s,
                worst->grad_rel_err <= tol
                    ? ": accumulation computed the same gradient."
                    : ": check the loss normalisation (divide by the window's total, not by K).");
