@@ -106,6 +106,14 @@ static void series_bullet(doc *d, const char *run, const char *line)
                    line + strlen(CURVES_SUMMARY_PREFIX));
         return;
     }
+    /* a correct curve that diverged (its gap inf): no gap says anything,
+     * and inf <= 4 x inf would call it one curve */
+    if (isinf(correct) || isinf(rounding)) {
+        doc_bullet(d, "%s%.*s: the correct curves diverged (a loss not finite or over 3 "
+                   "times its start), so no gap can say whether they train alike%s%s.", run, len,
+                   line + strlen(CURVES_SUMMARY_PREFIX), wrong, acc);
+        return;
+    }
     /* one correct split (a sweep over E or rates, one split each): no
      * second curve to set beside it, and no gap to call "not measured" */
     if (isnan(correct) && rounding >= 0) {

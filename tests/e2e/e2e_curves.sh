@@ -51,6 +51,13 @@ check '[ -s mlp.curves.png ] && [ -s mlp.curves.svg ]' "the curves chart beside 
 check 'grep -q "^!\[Loss against optimizer step.*\](mlp.curves.png)" mlp.md' "the report links the curves chart"
 check 'grep -q "^- cpu tiny fp32 .*: the correct splits within .* of each other, the rounding gap .*: one curve up to rounding; mean-of-means .* off (.* times the rounding gap); no-scale diverged\.$" mlp.md' \
     "the report gives the gaps: $(grep -A3 "Do the correct splits" mlp.md)"
+# a rate at which the correct curves diverge: no gap, never "one curve"
+"$ACCUBENCH" run --backend cpu --model tiny --effective 8 --micro 4,8 --steps 2 --train-steps 8 \
+    --lr 10 --reduction sum,mean-of-means --trace-steps 0 --noise-windows 0 --csv dv.csv \
+    --quiet >/dev/null 2>&1
+"$ACCUBENCH" report dv.csv --no-charts >/dev/null 2>&1
+check 'grep -q "^- cpu tiny .*: the correct curves diverged (.*), so no gap can say whether they train alike; mean-of-means diverged\.$" dv.md && ! grep -q "one curve up to rounding" dv.md' \
+    "diverged curves are not one curve: $(grep "steps=8" dv.md)"
 cp mlp.csv lone.csv
 "$ACCUBENCH" report lone.csv >/dev/null 2>err.txt
 check '[ ! -e lone.curves.png ] && grep -q "^Not drawn, Loss against optimizer step.*: no loss curves beside this CSV" lone.md' \
