@@ -233,9 +233,10 @@ class CsvTarget:
             except (RuntimeError, UnicodeDecodeError) as e:
                 raise CsvRefused("--csv %s is not an accubench CSV (%s): refused, it would be "
                                  "rewritten" % (self.path, e))
-            if "backend" not in self.header or "model" not in self.header:
-                raise CsvRefused("--csv %s is not an accubench CSV (no backend and model "
-                                 "columns): refused, it would be rewritten" % self.path)
+            # status too: a loss-curves file has backend and model (csv_existing.c)
+            if not {"backend", "model", "status"} <= set(self.header):
+                raise CsvRefused("--csv %s is not an accubench CSV (no backend, model and "
+                                 "status columns): refused, it would be rewritten" % self.path)
         else:
             meta, self.lines = list(self.own_meta), []
             self.header = [name for name, _ in self.columns]

@@ -126,6 +126,20 @@ check "[ $? -eq 2 ] && [ \"\$(cat notes.txt)\" = \"\$(printf 'some notes\n\n# no
 "$ACCUBENCH" run $bare --model tiny --micro 4 --csv notes.txt --replace >/dev/null 2>err.txt
 check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && [ \"\$(head -n 1 notes.txt)\" = 'some notes' ]" \
     "--replace onto a text file: refused, file kept ($(cat err.txt))"
+# a loss-curves file has backend and model columns too, and is no CSV of
+# results: refused, kept
+printf '# accubench loss curves: x\nbackend,model,dtype,step,loss\ncpu,tiny,fp32,0,2.7\n' >c.curves.csv
+cp c.curves.csv c.before
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv c.curves.csv --replace >/dev/null 2>err.txt
+check "[ $? -eq 2 ] && grep -q 'not an accubench CSV' err.txt && cmp -s c.curves.csv c.before" \
+    "--replace onto a loss-curves file: refused, file kept ($(cat err.txt))"
+# a header and no row (a run stopped before its first): nothing to lose,
+# written without --append or --replace
+grep '^#\|^backend' ow.csv >header.csv
+# shellcheck disable=SC2086
+"$ACCUBENCH" run $bare --model tiny --micro 4 --csv header.csv >/dev/null 2>err.txt
+check "[ $? -eq 0 ] && [ \$(rows header.csv) -eq 1 ]" "a header alone is written over ($(cat err.txt))"
 # plan --recommend's measuring run follows run's rules: an existing run
 # CSV refused without a word (not replaced by the plan's rows), a text
 # file refused whatever it is told, both before anything is measured; with

@@ -40,7 +40,8 @@ static size_t setting_len(const char *key, const char *value)
     return strlen(value);
 }
 
-static const char *const result_key_columns[] = {"backend", "model", NULL};
+/* status: a loss-curves file beside a CSV has backend and model too */
+static const char *const result_key_columns[] = {"backend", "model", "status", NULL};
 const csv_kind csv_kind_results = {"an accubench CSV", result_key_columns, 1};
 
 /* The header row is read from the file's first bytes only: a file whose
@@ -68,7 +69,9 @@ static int line_has_column(const char *line, size_t len, const char *column)
 }
 
 /* Whether the header row among the first HEADER_SCAN_BYTES of `path` holds
- * every column of `kind` (a leading UTF-8 byte-order mark read past). */
+ * every column of `kind` (a leading UTF-8 byte-order mark read past): 0
+ * not, 1 with a row after it, 2 a header alone (a run stopped before its
+ * first row: nothing to lose). */
 static int is_kind(const char *path, const csv_kind *kind)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -81,7 +84,7 @@ static int is_kind(const char *path, const csv_kind *kind)
            (n = read(fd, text + used, HEADER_SCAN_BYTES - used)) > 0)
         used += (size_t)n;
     close(fd);
-    int ours = 0;
+    int ours = 0, rows = 0;
     size_t at = used >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0;
     while (text && at < used) {
         const char *nl = memchr(text + at, '\n', used - at);
@@ -90,13 +93,19 @@ static int is_kind(const char *path, const csv_kind *kind)
         at += len + 1;
         if (!len || line[0] == '#' || (len == 1 && line[0] == '\r'))
             continue;
+        if (ours) { /* a row after our header */
+            rows = 1;
+            break;
+        }
         ours = 1;
         for (const char *const *c = kind->columns; *c && ours; c++)
             ours = line_has_column(line, len, *c);
-        break;
+        if (!ours)
+            break;
     }
     free(text);
-    return ours;
+    /* rows past the bytes read: counted as rows, never overwritten */
+    return !ours ? 0 : rows || used == HEADER_SCAN_BYTES ? 1 : 2;
 }
 
 int csv_existing_check(const char *path, csv_existing want, const csv_kind *kind, char *why,
@@ -105,7 +114,10 @@ int csv_existing_check(const char *path, csv_existing want, const csv_kind *kind
     struct stat st;
     if (stat(path, &st) != 0 || st.st_size == 0)
         return 0;
-    if (!is_kind(path, kind)) {
+    int kind_of = is_kind(path, kind);
+    if (kind_of == 2) /* a header alone: written afresh, appended to alike */
+        return want == CSV_REFUSE ? 0 : 1;
+    if (!kind_of) {
         char columns[200] = "";
         for (const char *const *c = kind->columns; *c; c++) {
             size_t used = strlen(columns);

@@ -31,13 +31,15 @@ typedef struct csv_kind {
     int appendable;             /* the writer takes --append */
 } csv_kind;
 
-/* accubench's results (run, plan --recommend): a backend and a model
- * column, as the PyTorch peer's writer checks too. */
+/* accubench's results (run, plan --recommend): a backend, a model and a
+ * status column (a loss-curves file has the first two), as the PyTorch
+ * peer's writer checks too. */
 extern const csv_kind csv_kind_results;
 
-/* Whether `path` holds anything (a file of 0 bytes holds nothing): 1, 0,
- * or -1 with a one-line reason when it holds something and `want` is
- * CSV_REFUSE, or when what it holds is not of `kind`. */
+/* Whether `path` holds anything (a file of 0 bytes, or of a header and no
+ * row, holds nothing to lose): 1, 0, or -1 with a one-line reason when it
+ * holds something and `want` is CSV_REFUSE, or when what it holds is not
+ * of `kind`. */
 int csv_existing_check(const char *path, csv_existing want, const csv_kind *kind, char *why,
                        size_t why_len);
 
