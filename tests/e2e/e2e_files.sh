@@ -93,6 +93,16 @@ if chattr +i pinned.json kept.csv 2>/dev/null; then
     check "[ $rc -eq 2 ] && grep -q 'pinned.csv.lock: Permission denied' err.txt" \
         "--csv whose lock is immutable: one line, the kernel's reason (rc $rc): $(cat err.txt)"
     chattr -i pinned.csv.lock
+    # --replace would remove an earlier run's curves it cannot: refused
+    # before its rows are replaced, the file kept
+    "$ACCUBENCH" run $bare --csv cur.csv --train-steps 2 --trace-steps 0 --quiet >/dev/null 2>&1
+    cp cur.csv cur.before
+    chattr +i cur.curves.csv
+    "$ACCUBENCH" run $bare --csv cur.csv --replace --trace-steps 0 >out.txt 2>err.txt
+    rc=$?
+    chattr -i cur.curves.csv
+    check "[ $rc -eq 2 ] && grep -q 'cur.curves.csv is immutable' err.txt && cmp -s cur.csv cur.before" \
+        "--replace beside immutable curves: refused, rows kept (rc $rc): $(cat err.txt)"
 else
     echo "skipped: chattr +i does not work here (needs root and a file system with the flags)"
 fi

@@ -87,6 +87,10 @@ static int reserve_earlier_curves(const run_options *o, run_outputs *out, char *
                  "this run's: --replace to remove them, or another --csv", path);
         return -1;
     }
+    /* removed once a row is measured: one it cannot remove (immutable, a
+     * folder) is refused now, before the CSV's rows are replaced */
+    if (output_path_check("the loss curves", path, OUTPUT_FILE, why, n))
+        return -1;
     snprintf(out->curves_path, sizeof out->curves_path, "%s", path);
     out->curves_replace = 1;
     return csv_lock_take(&out->curves_lock, path, why, n);
