@@ -39,6 +39,21 @@ static const char *const MEASURE_SETTINGS[][2] = {
     {"max-step-s", "2"},  {"noise-windows", "0"},
 };
 
+/* The recompute values the model's kind runs: one it cannot is a skipped
+ * row, measured for nothing. */
+static void keep_recomputes_it_runs(run_options *o)
+{
+    int kept = 0;
+    for (int i = 0; i < o->n_recomputes; i++) {
+        model_spec m = o->models[0];
+        char why[200];
+        m.recompute = o->recomputes[i];
+        if (model_can_recompute(&m, why, sizeof why))
+            o->recomputes[kept++] = o->recomputes[i];
+    }
+    o->n_recomputes = kept;
+}
+
 static int set_all(run_options *o, const char *const (*kv)[2], size_t n, char *why,
                    size_t why_len)
 {
@@ -184,6 +199,7 @@ static int measuring_options(const recommend_args *a, run_options *o)
                 sizeof why) ||
         options_validate(o, why, sizeof why))
         return plan_usage_error(why);
+    keep_recomputes_it_runs(o);
     return 0;
 }
 

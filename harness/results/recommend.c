@@ -210,8 +210,10 @@ static void left_out_faster(FILE *out, const frontier_set *s, const csv_row *row
     }
 }
 
-/* The slower ones left out, counted by why: a row that did not run is
- * never recommended, and the listing says so. */
+/* The ones after the pick left out, counted by why: slower by their
+ * medians (over the cap, an inexact reduction, no memory figure), or with
+ * no step time to rank them by (did not run: never recommended, and the
+ * listing says so). */
 static void say_left_out_slower(FILE *out, const frontier_set *s, const csv_row *rows)
 {
     if (s->best < 0)
@@ -219,21 +221,27 @@ static void say_left_out_slower(FILE *out, const frontier_set *s, const csv_row 
     static const char *const what[] = {"", "did not run (status not ok)", "no step time",
                                        "inexact reduction", "no memory figure",
                                        "over the cap"};
-    int count[FR_OVER_CAP + 1] = {0}, any = 0;
+    int count[FR_OVER_CAP + 1] = {0};
     for (size_t i = (size_t)s->best + 1; i < s->n; i++)
         if (s->items[i].verdict != FR_FITS)
-            count[s->items[i].verdict]++, any++;
+            count[s->items[i].verdict]++;
     (void)rows;
-    if (!any)
-        return;
-    fprintf(out, "left out, and slower (not recommended):");
-    const char *sep = " ";
-    for (int v = FR_NOT_OK; v <= FR_OVER_CAP; v++)
-        if (count[v]) {
-            fprintf(out, "%s%d %s", sep, count[v], what[v]);
-            sep = ", ";
-        }
-    fprintf(out, "\n");
+    static const struct {
+        const char *head;
+        int from, to;
+    } line[] = {{"left out, and slower (not recommended):", FR_INEXACT, FR_OVER_CAP},
+                {"left out, no step time to rank (not recommended):", FR_NOT_OK,
+                 FR_NO_STEP_TIME}};
+    for (size_t l = 0; l < sizeof line / sizeof *line; l++) {
+        int any = 0;
+        for (int v = line[l].from; v <= line[l].to; v++)
+            if (count[v]) {
+                fprintf(out, "%s %d %s", any ? "," : line[l].head, count[v], what[v]);
+                any = 1;
+            }
+        if (any)
+            fputc('\n', out);
+    }
 }
 
 /* A cap below the smallest need of any configuration: nothing can fit.

@@ -14,7 +14,7 @@ fixture=$root/tests/fixtures/frontier.csv
 # among the slower ones left out.
 considered() {
     listed=$(grep -cE '^ +([0-9]+ +)?[0-9]+x[0-9]+ (fp32|bf16) recompute=(none|gelu|block) shard=none ' out.txt)
-    counted=$(sed -n 's/^left out, and slower (not recommended): //p' out.txt | grep -oE '[0-9]+' |
+    counted=$(sed -n 's/^left out, [a-z ]* (not recommended): //p' out.txt | grep -oE '[0-9]+' |
               awk '{ s += $1 } END { print s + 0 }')
     [ $((listed + counted)) = "$1" ] ||
         fail "$listed listed and $counted counted of the $1 $2: $(cat out.txt)"
@@ -43,7 +43,7 @@ grep -q '^the run did not finish (interrupted (SIGINT) after 5 of 9 configs: .*o
     fail "an unfinished run is not said to be one: $(head -5 out.txt)"
 grep -Eq '^ +[0-9]+ +32x8 fp32 recompute=none shard=none .* noisy ' out.txt ||
     fail "a noisy row is not ranked with its flag beside it"
-grep -q 'left out, and slower (not recommended): 1 did not run' out.txt ||
+grep -q 'left out, no step time to rank (not recommended): 1 did not run' out.txt ||
     fail "the oom row is not counted"
 grep -q 'left aside: 2 rows of another effective batch, 3 rows of another device count' out.txt ||
     fail "the rows of other E and devices are not counted once"
@@ -214,4 +214,13 @@ bad '--target-loss goes with --time-to-target and --recommend --goal time, not w
     --from "$fixture" --target-loss 2
 bad '--effective goes with .*, not with --recommend --goal time' --recommend --goal time \
     --from "$fixture" --effective 256
+# a measuring run plans only the recompute values the kind runs: the
+# Llama recomputes no GELU (it has none), so no row skipped for it
+"$ACCUBENCH" plan --recommend --backend cpu --effective 4 --model llama-tiny --mem-cap 4M \
+    --dtype fp32 --budget-s 0.05 --csv llama.csv > out.txt 2> err.txt ||
+    fail "llama-tiny measured: exit $?: $(cat err.txt)"
+awk -F, '/^#/ { next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+    $c["recompute"] == "gelu" || $c["status"] != "ok" { bad = 1 } END { exit bad }' llama.csv ||
+    fail "a recompute value the Llama cannot run was measured: $(cat llama.csv)"
+grep -q 'no step time to rank' out.txt && fail "rows that did not run: $(cat out.txt)"
 echo "e2e_recommend: ok"
