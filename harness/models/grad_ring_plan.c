@@ -32,8 +32,12 @@ void grad_ring_plan_free(grad_ring_plan *p)
 
 static size_t tensor_len(const grad_ring_plan *p, int t) { return p->t_off[t + 1] - p->t_off[t]; }
 
-/* Buckets from the end of the vector down: whole tensors, at least
- * `least` floats, ended early where an own place begins. */
+/* Buckets from the end of the vector down: whole tensors, closed once
+ * they hold `least` floats (the largest tensor); closed early where an own
+ * place begins, and before a tensor that would take a bucket already half
+ * full past `least`: a bucket is then under 1.5 x `least` (a remainder and
+ * the embedding in one once made ZeRO-2's two slots outgrow the whole
+ * gradient), and a layer's bias still rides with its weight. */
 static void plan_buckets(grad_ring_plan *p, size_t least)
 {
     int open = 0;
@@ -42,6 +46,9 @@ static void plan_buckets(grad_ring_plan *p, size_t least)
             open = 0;
             continue;
         }
+        size_t held = open ? p->hi[p->n_buckets - 1] - p->lo[p->n_buckets - 1] : 0;
+        if (open && 2 * held >= least && held + tensor_len(p, t) > least)
+            open = 0;
         if (!open) {
             p->hi[p->n_buckets] = p->t_off[t + 1];
             open = 1;

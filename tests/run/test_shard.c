@@ -80,6 +80,21 @@ static void test_gradients_need_by_hand(void)
         CHECK(opt.total - grad.total == rows[i].optimizer - rows[i].gradients);
         CHECK(grad.weights == opt.weights && grad.optimizer_state == opt.optimizer_state);
     }
+    /* An untied Llama: the head (the largest tensor) a bucket, then the
+     * blocks' remainder, then the embedding as large as the head. The
+     * remainder and the embedding once shared a bucket of 1.7 heads, and
+     * ZeRO-2's two slots of it outgrew ZeRO-1's whole gradient; no bucket
+     * now passes 1.5 x the largest, and ZeRO-2 holds less. */
+    const char *llamas[] = {"llama-tiny", "llama-cpu"};
+    for (size_t i = 0; i < sizeof llamas / sizeof *llamas; i++) {
+        model_spec s = test_spec(llamas[i]);
+        memory_need whole, opt, grad;
+        model_memory_need(&s, DTYPE_FP32, OPT_ADAMW, 1, 2, 2, &whole);
+        opt = grad = whole;
+        shard_memory_need(&opt, SHARD_OPTIMIZER, 2, &s, OPT_ADAMW);
+        shard_memory_need(&grad, SHARD_GRADIENTS, 2, &s, OPT_ADAMW);
+        CHECK(grad.gradients < opt.gradients && grad.total < opt.total);
+    }
 }
 
 /* mlp:hidden=4,layers=2,classes=3: 55 parameters, which neither 2 nor 3
