@@ -427,6 +427,11 @@ if command -v mpirun >/dev/null 2>&1; then
         check "$ok && [ $took -le 30 ]" "SIGTERM to $target under mpirun: every rank ends (rc $rc after ${took}s)"
         check "grep -q '^accubench: interrupted' dp.err" "SIGTERM to $target: rank 0 says so: $(grep accubench dp.err)"
         check "[ ! -e dp.csv.lock ] && grep -q '^backend,' dp.csv" "SIGTERM to $target: lock gone, CSV whole"
+        # the line counts the rows on disk, as one process's end does (a
+        # row may land between the count and the signal)
+        said=$(sed -n 's/^accubench: interrupted ([A-Z]*) after \([0-9]*\) of [0-9]* configs; the rows measured so far are in dp.csv$/\1/p' dp.err)
+        check "grep -q '^accubench: interrupted ([A-Z]*) before a row was finished$' dp.err || { [ -n \"$said\" ] && [ \$(rows dp.csv) -ge $said ] && [ \$(rows dp.csv) -le \$(($said + 1)) ]; }" \
+            "SIGTERM to $target: rank 0 counts the rows on disk ($(rows dp.csv)): $(grep '^accubench: interrupted' dp.err)"
     done
     # A rank that never answers (SIGSTOP: no signal reaches the program,
     # nothing dies) ends the job after ACCUBENCH_RANK_WAIT_S: rank 0 keeps

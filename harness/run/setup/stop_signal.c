@@ -13,11 +13,32 @@ volatile sig_atomic_t stop_signal;
 static run_outputs *stop_outputs;
 static volatile sig_atomic_t said; /* the interrupted line is out */
 
+/* The rows on disk and the configs planned, as the end of a run says
+ * them (stop_signal_progress). */
+static volatile sig_atomic_t rows_done, configs_planned;
+
 static void put(const char *text)
 {
     if (write(STDERR_FILENO, text, strlen(text)) < 0) {
         /* nothing to do about stderr from a handler */
     }
+}
+
+/* A count in decimal, with write alone: safe in a handler. */
+static void put_count(long n)
+{
+    char digits[24], *p = digits + sizeof digits - 1;
+    *p = '\0';
+    do
+        *--p = (char)('0' + n % 10);
+    while ((n /= 10) > 0 && p > digits);
+    put(p);
+}
+
+void stop_signal_progress(size_t rows, int planned)
+{
+    rows_done = (sig_atomic_t)rows;
+    configs_planned = (sig_atomic_t)planned;
 }
 
 void stop_signal_say(int sig)
@@ -34,12 +55,25 @@ void stop_signal_say(int sig)
     if (sig) {
         put("accubench: interrupted (");
         put(stop_signal_name(sig));
-        put("); the rows measured so far are in ");
+        put(")");
     } else {
         put("accubench: stopped because a rank failed or stopped answering (a line says "
-            "which); the rows measured so far are in ");
+            "which)");
     }
-    put(out->csv_path);
+    if (rows_done) { /* as one process's end says it */
+        put(" after ");
+        put_count(rows_done);
+        put(" of ");
+        put_count(configs_planned);
+        put(" configs; the rows measured so far are in ");
+        put(out->csv_path);
+    } else if (out->existing) { /* a file is written whole once a row is measured */
+        put(" before a row was finished; no row written: ");
+        put(out->csv_path);
+        put(" is as it was");
+    } else {
+        put(" before a row was finished");
+    }
     put("\n");
 }
 

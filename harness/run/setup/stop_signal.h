@@ -27,6 +27,9 @@ void stop_signal_announce(run_outputs *out);
  * once, with the lock let go: what the handler does, and what a rank's
  * watch calls. Safe in a handler. */
 void stop_signal_say(int sig);
+/* The rows on disk so far and the configs planned, for that line to say
+ * (the sweep's writer calls it after each row). */
+void stop_signal_progress(size_t rows, int planned);
 /* Whether that line is out. */
 int stop_signal_said(void);
 

@@ -13,6 +13,7 @@
 #include "memory_fit.h"
 #include "shard_modes.h"
 #include "split_text.h"
+#include "stop_signal.h"
 #include "sweep_state.h"
 #include "row_label.h"
 
@@ -138,6 +139,7 @@ int sweep_row_write(sweep *s, const result_row *r)
         fprintf(stderr, "accubench: %s\n", why);
         return -1;
     }
+    stop_signal_progress(s->csv.count, s->configs_planned); /* for mpirun's handler */
     return device_lost(s, r);
 }
 
