@@ -102,9 +102,9 @@ static int plan_from_arithmetic(const probe_args *a, const char *why_not_opened)
 }
 
 /* Every dtype's answers on the one open backend b (opened in the first it
- * computes in),
- * in the order --dtype named them; a dtype it does not compute in says so
- * and counts as nothing found. The exit status is the worst answer's. */
+ * computes in), in the order --dtype named them; a dtype it does not
+ * compute in says so and counts as nothing found. The exit status is the
+ * worst answer's. */
 static int probe_each_dtype(const probe_args *a, backend *b)
 {
     const run_options *o = a->shared;

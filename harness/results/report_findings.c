@@ -24,11 +24,10 @@
 #include "row_index.h"
 #include "stats.h"
 
-/* The relative gradient error accumulation may show in a dtype before the
- * report calls it wrong (dtype_table.h); fp32's for a name it does not know. */
-/* The tolerance a row's gradient check is held to, the run's own: its
- * dtype's, plus its accumulator's where that rounds (grad_dtype.h; a file
- * from before the column: fp32's, which adds nothing). */
+/* The relative gradient error accumulation may show in a row before the
+ * report calls it wrong, the run's own tolerance: its dtype's (fp32's for
+ * a name it does not know; dtype_table.h), plus its accumulator's where
+ * that rounds (grad_dtype.h; a file from before the column: nothing). */
 static double grad_tolerance(const csv_row *r)
 {
     const dtype_info *di = dtype_info_named(r->dtype);
