@@ -175,25 +175,37 @@ static void test_old_file(void)
     csv_free(&old);
 }
 
-/* A custom shape's name is stored with ';' for its commas: --model's own
- * spelling still finds its rows. */
-static void test_custom_model(void)
+/* `text` written to a temporary CSV (its name into path) and loaded into
+ * *ct and *rows: 0, or -1 (a failed CHECK said why). */
+static int load_text(const char *text, char *path, csv_table *ct, csv_row **cr)
 {
-    char path[] = "/tmp/accubench-frontier-XXXXXX";
+    char why[300];
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     CHECK(f != NULL);
     if (!f)
-        return;
-    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
-          "devices,step_ms_median,mem_need_bytes,status\n"
-          "cpu,x,gpt:d=8;layers=1,fp32,async,sum,4,4,1,1,2.5,1000,ok\n"
-          "cpu,x,S,fp32,async,sum,4,4,1,1,1.5,1000,ok\n", f);
+        return -1;
+    fputs(text, f);
     fclose(f);
+    int rc = csv_load(path, csv_required_columns, ct, cr, why, sizeof why);
+    CHECK(rc == 0);
+    return rc;
+}
+
+/* A custom shape's name is stored with ';' for its commas: --model's own
+ * spelling still finds its rows. */
+static void test_custom_model(void)
+{
+    char path[] = "/tmp/accubench-frontier-XXXXXX", why[300];
     csv_table ct;
     csv_row *cr;
-    char why[300];
-    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    if (load_text(
+            "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+            "devices,step_ms_median,mem_need_bytes,status\n"
+            "cpu,x,gpt:d=8;layers=1,fp32,async,sum,4,4,1,1,2.5,1000,ok\n"
+            "cpu,x,S,fp32,async,sum,4,4,1,1,1.5,1000,ok\n",
+            path, &ct, &cr))
+        return;
     frontier_set s;
     frontier_query q = {.effective = 4, .devices = 1, .cap = 2000, .model = "gpt:d=8,layers=1"};
     CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
@@ -212,22 +224,17 @@ static void test_custom_model(void)
  * from its first arm, and counted among the rows left aside. */
 static void test_second_arm(void)
 {
-    char path[] = "/tmp/accubench-frontier-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
-          "arm,devices,step_ms_median,mem_need_bytes,status\n"
-          "cpu,x,S,fp32,async,sum,64,64,1,1,1,40,3000,ok\n"
-          "cpu,x,S,fp32,async,sum,64,16,4,1,1,50,2000,ok\n"
-          "cpu,x,S,fp32,async,sum,64,16,4,2,1,49,2000,ok\n", f);
-    fclose(f);
+    char path[] = "/tmp/accubench-frontier-XXXXXX", why[300];
     csv_table ct;
     csv_row *cr;
-    char why[300];
-    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    if (load_text(
+            "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+            "arm,devices,step_ms_median,mem_need_bytes,status\n"
+            "cpu,x,S,fp32,async,sum,64,64,1,1,1,40,3000,ok\n"
+            "cpu,x,S,fp32,async,sum,64,16,4,1,1,50,2000,ok\n"
+            "cpu,x,S,fp32,async,sum,64,16,4,2,1,49,2000,ok\n",
+            path, &ct, &cr))
+        return;
     frontier_set s;
     frontier_query q = {.effective = 64, .devices = 1, .cap = 5000};
     CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
@@ -245,22 +252,17 @@ static void test_second_arm(void)
  * time. The verdict follows the rounds, and so does the pick. */
 static void test_rule_over_medians(void)
 {
-    char path[] = "/tmp/accubench-frontier-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    CHECK(f != NULL);
-    if (!f)
-        return;
-    fputs("backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
-          "devices,step_ms_median,mem_need_bytes,status,comparison,rounds,round_ms\n"
-          "cpu,x,S,fp32,async,sum,64,64,1,1,10,3000,ok,c1,5,12.5 12.5 12.4 12.6 12.5\n"
-          "cpu,x,S,fp32,async,sum,64,16,4,1,11,2000,ok,c1,5,10 10 10.1 9.9 10\n"
-          "cpu,x,S,fp32,async,sum,64,8,8,1,30,1000,ok,c1,5,30 30 30 30 30\n", f);
-    fclose(f);
+    char path[] = "/tmp/accubench-frontier-XXXXXX", why[300];
     csv_table ct;
     csv_row *cr;
-    char why[300];
-    CHECK(csv_load(path, csv_required_columns, &ct, &cr, why, sizeof why) == 0);
+    if (load_text(
+            "backend,device,model,dtype,mode,reduction,effective_batch,micro_batch,accum_steps,"
+            "devices,step_ms_median,mem_need_bytes,status,comparison,rounds,round_ms\n"
+            "cpu,x,S,fp32,async,sum,64,64,1,1,10,3000,ok,c1,5,12.5 12.5 12.4 12.6 12.5\n"
+            "cpu,x,S,fp32,async,sum,64,16,4,1,11,2000,ok,c1,5,10 10 10.1 9.9 10\n"
+            "cpu,x,S,fp32,async,sum,64,8,8,1,30,1000,ok,c1,5,30 30 30 30 30\n",
+            path, &ct, &cr))
+        return;
     frontier_set s;
     frontier_query q = {.effective = 64, .devices = 1, .cap = 5000};
     CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
