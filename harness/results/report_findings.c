@@ -24,17 +24,6 @@
 #include "row_index.h"
 #include "stats.h"
 
-/* The relative gradient error accumulation may show in a row before the
- * report calls it wrong, the run's own tolerance: its dtype's (fp32's for
- * a name it does not know; dtype_table.h), plus its accumulator's where
- * that rounds (grad_dtype.h; a file from before the column: nothing). */
-static double grad_tolerance(const csv_row *r)
-{
-    const dtype_info *di = dtype_info_named(r->dtype);
-    int g = *r->grad_dtype ? axis_find(&grad_dtype_axis, r->grad_dtype) : -1;
-    return grad_dtype_tolerance(di ? di : dtype_info_of(DTYPE_FP32), (grad_dtype)g);
-}
-
 /* A host enqueue time this close to the step time means the GPU waited for
  * the host: the step is launch-bound. */
 #define LAUNCH_BOUND_SHARE 0.9
@@ -404,8 +393,8 @@ static const csv_row *worst_grad(const report_input *in, int exact)
             (axis_find(&reduction_axis, r->reduction) < 0
                  ? -1
                  : reduction_exact_named(r->reduction)) == exact &&
-            (!worst || (exact == 1 ? r->grad_rel_err / grad_tolerance(r) >
-                                         worst->grad_rel_err / grad_tolerance(worst)
+            (!worst || (exact == 1 ? r->grad_rel_err / rp_grad_tolerance(r) >
+                                         worst->grad_rel_err / rp_grad_tolerance(worst)
                                    : r->grad_rel_err > worst->grad_rel_err)))
             worst = r;
     }
@@ -435,7 +424,7 @@ static void grad_finding(const report_input *in, doc *d)
                           : "The gradient check (grad_rel_err) was not measured.");
     if (!worst)
         return;
-    double tol = grad_tolerance(worst);
+    double tol = rp_grad_tolerance(worst);
     char held[64]; /* whose tolerance: the dtype's, and a rounding accumulator's */
     int g = *worst->grad_dtype ? axis_find(&grad_dtype_axis, worst->grad_dtype) : -1;
     int rounds = g >= 0 && grad_dtype_info_of((grad_dtype)g)->rounds_bf16;

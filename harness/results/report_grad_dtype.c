@@ -56,11 +56,9 @@ static void series(const report_input *in, const report_group *g, const row_inde
                    table *tb, doc *d)
 {
     const csv_row *first = &in->rows[g->idx[0]];
-    const dtype_info *dt = dtype_info_named(first->dtype);
-    int gd = axis_find(&grad_dtype_axis, first->grad_dtype);
-    if (!dt)
+    if (!dtype_info_named(first->dtype))
         return;
-    double tol = grad_dtype_tolerance(dt, gd);
+    double tol = rp_grad_tolerance(first);
     long long passes_to = 0, fails_at = 0;
     int rows = 0;
     for (size_t i = 0; i < g->n; i++) {

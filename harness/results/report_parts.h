@@ -47,6 +47,10 @@ rp_text rp_pct(double v);            /* "+8.2%" */
 
 /* The naive prediction of a step: K passes at the one-pass time. */
 double rp_naive_ms(const csv_row *r);
+/* The tolerance the run held a row's gradient check to: its dtype's
+ * (fp32's for a name this build does not know), plus its accumulator's
+ * where that rounds (grad_dtype.h; a file from before the column: none). */
+double rp_grad_tolerance(const csv_row *r);
 /* Metadata `key`, or dflt when absent or empty. */
 const char *rp_meta(const csv_table *t, const char *key, const char *dflt);
 /* The execution mode most rows ran in (the sweep's own; the others are the

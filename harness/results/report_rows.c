@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype_table.h"
 #include "grad_dtype.h"
 #include "recompute.h"
 #include "report_parts.h"
@@ -198,6 +199,13 @@ rp_text rp_pct(double v)
 
 /* The naive prediction of a step: K passes at the one-pass time (NAN for
  * a ragged split, split_text.h). */
+double rp_grad_tolerance(const csv_row *r)
+{
+    const dtype_info *di = dtype_info_named(r->dtype);
+    int g = *r->grad_dtype ? axis_find(&grad_dtype_axis, r->grad_dtype) : -1;
+    return grad_dtype_tolerance(di ? di : dtype_info_of(DTYPE_FP32), (grad_dtype)g);
+}
+
 double rp_naive_ms(const csv_row *r)
 {
     return split_naive_ms((long long)r->micro_batch, (long long)r->accum_steps,
