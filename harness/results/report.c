@@ -128,16 +128,6 @@ static int write_report_job(FILE *f, void *ctx, char *why, size_t why_len)
     return 0;
 }
 
-/* Writes one output file whole (atomic_file.h), so a reader never sees
- * half a report. */
-static int write_output(const char *path, out_kind kind, const doc *d, const char *title,
-                        const char *chart_base, const char *chart_prefix, char *why,
-                        size_t why_len)
-{
-    output_job job = {kind, d, title, chart_base, chart_prefix};
-    return atomic_write_file(path, write_report_job, &job, why, why_len);
-}
-
 /* The one error line on stderr; returns the exit code for bad input. */
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 {
@@ -339,10 +329,18 @@ static int report_write(const report_input *in, const report_paths *p)
     doc d = {0};
     if (report_build(in, &d)) {
         fail("out of memory building the report");
-    } else if (write_output(p->md, OUT_MD, &d, p->base, p->base, p->prefix, why, sizeof why) ||
-               write_output(p->html, OUT_HTML, &d, p->base, p->base, p->prefix, why,
-                            sizeof why) ||
-               atomic_write_file(p->json, report_json_write, (void *)in, why, sizeof why)) {
+        doc_free(&d);
+        return rc;
+    }
+    /* The three files as one set (atomic_file.h): a full disk while
+     * writing the last leaves all three as they were, never a new md and
+     * html beside an old json. */
+    output_job md = {OUT_MD, &d, p->base, p->base, p->prefix};
+    output_job html = {OUT_HTML, &d, p->base, p->base, p->prefix};
+    atomic_file_job files[] = {{p->md, write_report_job, &md},
+                               {p->html, write_report_job, &html},
+                               {p->json, report_json_write, (void *)in}};
+    if (atomic_write_files(files, 3, why, sizeof why)) {
         fail("%s", why);
     } else {
         printf("report: wrote %s, %s and %s\n", p->md, p->html, p->json);

@@ -45,14 +45,24 @@ const char *atomic_file_reason(int err)
     return strerror(err);
 }
 
-int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,
-                      size_t why_len)
+/* The temporary's name for path; 0, or -1 with the reason. */
+static int temporary_name(const char *path, char tmp[static ATOMIC_TMP_LEN], char *why,
+                          size_t why_len)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+    if (snprintf(tmp, ATOMIC_TMP_LEN, "%s.tmp.%ld", path, (long)getpid()) >= ATOMIC_TMP_LEN) {
         snprintf(why, why_len, "cannot write %s: the path is too long", path);
         return -1; /* nothing created: a truncated name is never removed */
     }
+    return 0;
+}
+
+/* Writes the whole text of path to its temporary, flushed to the disk.
+ * Returns 0 with the temporary in place, or -1 with nothing left behind. */
+static int write_temporary(const atomic_file_job *job, char tmp[static ATOMIC_TMP_LEN],
+                           char *why, size_t why_len)
+{
+    if (temporary_name(job->path, tmp, why, why_len))
+        return -1;
     /* Created here, never opened through a link or over a planted file. */
     int fd = atomic_file_create(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -65,7 +75,7 @@ int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *wh
         }
         return -1;
     }
-    if (write(f, ctx, why, why_len) != 0) {
+    if (job->write(f, job->ctx, why, why_len) != 0) {
         fclose(f);
         unlink(tmp);
         return -1;
@@ -83,16 +93,49 @@ int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *wh
         err = errno;
     }
     if (failed) {
-        snprintf(why, why_len, "cannot write %s: %s", path, err ? strerror(err) : "write error");
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(why, why_len, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        snprintf(why, why_len, "cannot write %s: %s", job->path,
+                 err ? strerror(err) : "write error");
         unlink(tmp);
         return -1;
     }
     return 0;
+}
+
+int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len)
+{
+    char tmp[ATOMIC_FILES_MAX][ATOMIC_TMP_LEN];
+    if (n < 1 || n > ATOMIC_FILES_MAX) {
+        snprintf(why, why_len, "cannot write %d files as one set (1 to %d)", n,
+                 ATOMIC_FILES_MAX);
+        return -1;
+    }
+    /* Every file written before any is renamed: a full disk or a refused
+     * name in the last leaves all the targets as they were. */
+    for (int i = 0; i < n; i++)
+        if (write_temporary(&jobs[i], tmp[i], why, why_len)) {
+            while (i-- > 0)
+                unlink(tmp[i]);
+            return -1;
+        }
+    for (int i = 0; i < n; i++)
+        if (rename(tmp[i], jobs[i].path) != 0) {
+            /* Renames do not fail on a full disk; this is a folder made
+             * unwritable between the two loops. The earlier files are
+             * already new; the rest stay old, and the line says which. */
+            snprintf(why, why_len, "cannot rename %s to %s: %s%s", tmp[i], jobs[i].path,
+                     strerror(errno), i ? " (the files before it are written)" : "");
+            for (; i < n; i++)
+                unlink(tmp[i]);
+            return -1;
+        }
+    return 0;
+}
+
+int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,
+                      size_t why_len)
+{
+    atomic_file_job job = {path, write, ctx};
+    return atomic_write_files(&job, 1, why, why_len);
 }
 
 /* The pid in NAME if it is BASE.tmp.PID, else 0. */

@@ -18,6 +18,22 @@ typedef int (*atomic_writer)(FILE *f, void *ctx, char *why, size_t why_len);
 int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,
                       size_t why_len);
 
+/* One file of a set written together. */
+typedef struct atomic_file_job {
+    const char *path;
+    atomic_writer write;
+    void *ctx;
+} atomic_file_job;
+
+enum { ATOMIC_FILES_MAX = 8, ATOMIC_TMP_LEN = 4200 };
+
+/* Writes n files (1..ATOMIC_FILES_MAX) as one set: every temporary is
+ * written and flushed before any is renamed, so a failure while writing
+ * (a full disk, a refused name) leaves every target as it was, and the
+ * files of one set never come from two runs. Returns 0, or -1 with a
+ * one-line reason. */
+int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len);
+
 /* Creates path as a new file for writing: O_CREAT|O_EXCL|O_NOFOLLOW, so a
  * symbolic link or any file already at that name is never followed or
  * reused. Returns the descriptor, or -1 with errno (EEXIST, ELOOP). */

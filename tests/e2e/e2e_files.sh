@@ -128,6 +128,25 @@ check '[ $? -eq 0 ] && [ -s new/deeper/given.md ] && [ -s new/deeper/given.html 
 "$ACCUBENCH" report given.csv --no-charts --out afile >out.txt 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q afile err.txt' \
     "report --out FILE refused: $(cat err.txt)"
+# The three report files are one set: a write that fails on the largest
+# (the file-size limit stands in for a full disk) leaves all three as they
+# were, never a new md beside an old json, and no temporary behind.
+sizes=$(wc -c new/deeper/given.md new/deeper/given.html new/deeper/given.json | sort -n | head -n 3 | awk '{print $1}')
+smallest=$(echo "$sizes" | head -n 1) largest=$(echo "$sizes" | tail -n 1)
+limit=$(( (largest - 1) / 512 ))
+if [ $(( limit * 512 )) -gt "$smallest" ]; then
+    mkdir old && for e in md html json; do echo old >old/given.$e; done
+    sh -c 'trap "" XFSZ; ulimit -f "$1"; shift; exec "$0" "$@"' "$ACCUBENCH" "$limit" \
+        report given.csv --no-charts --out old >out.txt 2>err.txt
+    rc=$?
+    check "[ $rc -eq 2 ] && [ \$(wc -l <err.txt) -eq 1 ] && grep -q 'cannot write old/given' err.txt" \
+        "report on a full disk: exit 2, one line (rc $rc): $(cat err.txt)"
+    check '[ "$(cat old/given.md old/given.html old/given.json)" = "$(printf "old\nold\nold")" ]' \
+        "report on a full disk: all three files as they were"
+    check '[ "$(ls old | wc -l)" -eq 3 ]' "report on a full disk: no temporary left: $(ls old)"
+else
+    echo "skipped: the report files are too close in size for a limit between them"
+fi
 mkdir rep && mkfifo rep/given.html
 "$ACCUBENCH" report given.csv --no-charts --out rep >out.txt 2>err.txt
 check '[ $? -eq 2 ] && [ -p rep/given.html ] && [ ! -e rep/given.md ]' \

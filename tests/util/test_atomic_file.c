@@ -92,6 +92,29 @@ int main(void)
     CHECK(strstr(why, "rename") != NULL);
     CHECK(entries() == 2);
 
+    /* A set whose last file fails: the first is not renamed either, so
+     * the two targets stay a matching pair; no temporary is left. */
+    char second[320];
+    snprintf(second, sizeof second, "%s/out.json", dir);
+    CHECK(atomic_write_file(second, write_text, "second json\n", why, sizeof why) == 0);
+    atomic_file_job set[] = {{path, write_text, "third\n"},
+                             {second, write_half_then_fail, "third json, never whole\n"}};
+    CHECK(atomic_write_files(set, 2, why, sizeof why) == -1);
+    read_back(path, text, sizeof text);
+    CHECK(strcmp(text, "second\n") == 0);
+    read_back(second, text, sizeof text);
+    CHECK(strcmp(text, "second json\n") == 0);
+    CHECK(entries() == 3);
+    /* And a set that succeeds renames both. */
+    set[1].write = write_text;
+    CHECK(atomic_write_files(set, 2, why, sizeof why) == 0);
+    read_back(second, text, sizeof text);
+    CHECK(strcmp(text, "third json, never whole\n") == 0);
+    read_back(path, text, sizeof text);
+    CHECK(strcmp(text, "third\n") == 0);
+    CHECK(entries() == 3);
+
+    unlink(second);
     rmdir(sub);
     unlink(path);
     rmdir(dir);
