@@ -21,14 +21,17 @@
  * the true ratio at some look far more often than 1 time in 20: with no
  * threshold in the way, an A/A pair is called apart in 26% of runs. So the
  * interval is widened until it holds at PAIRED_LEVEL over all the looks
- * together: 1.55 is the 95th percentile, over 200,000 simulated A/A runs
- * with normal noise, of the largest |trimmed mean| / half-width seen at
- * any look (tests/util/test_paired.c checks the rate both ways). Fewer
- * looks (a fixed --rounds N, a first look at 10) make it wider than need
- * be, never too narrow. Change the looks and the widening together. */
+ * together: the 95th percentile, over simulated A/A runs with normal
+ * noise, of the largest |trimmed mean| / half-width seen at any look, is
+ * 1.553 to 1.558 (six sets of 200,000 runs), so 1.56: rounded up, since a
+ * widening rounded down to 1.55 missed at some look in 5.09% of runs, not
+ * 5% (tests/util/test_paired.c computes the percentile and checks the
+ * rate both ways). Fewer looks (a fixed --rounds N, a first look at 10)
+ * make it wider than need be, never too narrow. Change the looks and the
+ * widening together. */
 #define PAIRED_FIRST_LOOK 5
 #define PAIRED_LAST_LOOK 40
-#define PAIRED_LOOKS_WIDENING 1.55
+#define PAIRED_LOOKS_WIDENING 1.56
 
 /* x over ref: the point estimate and its interval, from `rounds` pairs. */
 typedef struct paired_ratio {
