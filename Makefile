@@ -13,6 +13,8 @@
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
+#   make rule-check the comparison rule on simulated rounds: its verdicts, and
+#                   whether each interval holds at its level (RULE_RUNS a cell)
 #   make check-gpu  the GPU box's one-call check (CHECK_OUT=DIR; QUICK=1: under 4 minutes;
 #                   CHECK_GPU_REHEARSE=1: its stages on the CPU, where no GPU is)
 #   make readme-figures  README.md's table and chart, from a real CPU run
@@ -83,7 +85,8 @@ export CUDA_HOME
 KNOBS := CSV PROFILE DP_PROFILE DP_DEVICES DP_RANKS MPIRUN CHECK_OUT QUICK CHECK_GPU_REHEARSE \
          PASSES_ARGS \
          NSYS SCALE_ROWS PYTHON PEER_DDP_PROFILE PEER_RATIO_ARGS PEER_RATIO_GPT \
-         PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS BASE BASE_BIN RUNS
+         PEER_RATIO_GPT_MODES T TEST_BUILD_JOBS FUZZ_SECONDS FUZZ_RUNS BASE BASE_BIN RUNS \
+         RULE_RUNS
 knob = '$(subst ','\'',$(value $(1)))'
 # A newline in a knob's text would end the recipe line it is passed on
 # (make runs each line of a recipe as a command of its own): refused.
@@ -362,7 +365,21 @@ $(GEMM_BENCH): $(BUILD)/obj/bench/gemm_bench/main.o $(CORE_LIB)
 gemm-bench: $(GEMM_BENCH)
 .PHONY: gemm-bench
 e2e-test: $(GEMM_BENCH)
-# The sanitized e2e pass runs it too, built the same way.
+# build/rule-check: the comparison rule (harness/util/paired.c) on
+# simulated rounds, stopped as the rounds stop; `make rule-check` prints
+# its table and checks the rule's claims against it.
+RULE_CHECK := $(BUILD)/rule-check
+all: $(RULE_CHECK)
+$(BUILD)/obj/bench/rule_check/%.o: ROOM_INC := $(INC_all)
+$(RULE_CHECK): $(BUILD)/obj/bench/rule_check/main.o $(CORE_LIB)
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+-include $(BUILD)/obj/bench/rule_check/main.d
+rule-check: $(RULE_CHECK)
+	$(Q)$(RULE_CHECK) --check $(if $(RULE_RUNS),--runs $(call knob,RULE_RUNS))
+.PHONY: rule-check
+e2e-test: $(RULE_CHECK)
+# The sanitized e2e pass runs these too, built the same way.
 ASAN_PASSES := $(BUILD)/asan/cpu-passes
 $(ASAN_PASSES): $(BUILD)/asan/obj/bench/cpu_passes/main.o $(BUILD)/asan/libaccubench-e2e.a
 	@$(if $(Q),echo "  LD    $@")
@@ -374,6 +391,12 @@ $(ASAN_GEMM_BENCH): $(BUILD)/asan/obj/bench/gemm_bench/main.o $(BUILD)/asan/liba
 	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
 -include $(BUILD)/asan/obj/bench/gemm_bench/main.d
 asan-e2e: $(ASAN_GEMM_BENCH)
+ASAN_RULE_CHECK := $(BUILD)/asan/rule-check
+$(ASAN_RULE_CHECK): $(BUILD)/asan/obj/bench/rule_check/main.o $(BUILD)/asan/libaccubench-e2e.a
+	@$(if $(Q),echo "  LD    $@")
+	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
+-include $(BUILD)/asan/obj/bench/rule_check/main.d
+asan-e2e: $(ASAN_RULE_CHECK)
 
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/ROOM/test_*.c (the rooms mirror the source), each a
@@ -495,7 +518,7 @@ ifeq ($(origin TEST_BUILD_JOBS),undefined)
 TEST_BUILD_JOBS := $(shell nproc 2>/dev/null || echo 2)
 endif
 TEST_PASSES := unit-test e2e-test asan-test asan-e2e fuzz-test
-test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) $(ASAN_GEMM_BENCH) fuzz-build
+test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) $(ASAN_GEMM_BENCH) $(ASAN_RULE_CHECK) fuzz-build
 test:
 	$(Q)$(MAKE) --no-print-directory -j$(call knob,TEST_BUILD_JOBS) test-build
 	$(Q)$(MAKE) --no-print-directory -k -j$(words $(TEST_PASSES)) --output-sync=target $(TEST_PASSES)

@@ -1,8 +1,11 @@
 /* "The A/A check": each config a run timed twice (`--micro 16,16`: arms 1
  * and 2 of one comparison), arm 2 over arm 1 by the rule, and whether the
  * rule held. A config against itself must never come out faster or
- * slower, so the pair is the run's own evidence that its verdicts can be
- * read on this machine (docs/measuring.md, "The A/A check"). */
+ * slower, so the pair is the run's own evidence that the rounds favour
+ * neither arm on this machine (an order or a warm cache that would). The
+ * interval's level it cannot show: the threshold, more than the interval,
+ * keeps a pair from being called apart; build/rule-check shows the level
+ * (docs/measuring.md, "The A/A check"). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -181,6 +181,26 @@ paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b)
     return ratio_of_intervals(a->median, alo, ahi, b->median, blo, bhi);
 }
 
+int paired_kept_rounds(const int *disturbed, int rounds, int *kept)
+{
+    int clean = 0, n = 0;
+    for (int k = 0; k < rounds; k++)
+        clean += !disturbed[k];
+    for (int k = 0; k < rounds; k++) {
+        kept[k] = clean < PAIRED_FIRST_LOOK || !disturbed[k];
+        n += kept[k];
+    }
+    return n;
+}
+
+int paired_first_look(const int *disturbed, const int *kept, int rounds)
+{
+    for (int k = 0; k < rounds; k++)
+        if (kept[k] && disturbed[k])
+            return PAIRED_FIRST_LOOK_DISTURBED;
+    return PAIRED_FIRST_LOOK;
+}
+
 paired_verdict paired_judge(const paired_ratio *p, double threshold)
 {
     if (!(p->lo > 0) || !(p->hi >= p->lo))

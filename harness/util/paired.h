@@ -32,6 +32,21 @@
 #define PAIRED_FIRST_LOOK 5
 #define PAIRED_LAST_LOOK 40
 #define PAIRED_LOOKS_WIDENING 1.56
+/* The first look where a kept round was disturbed (too few clean ones to
+ * drop them): under a load that comes and goes faster than a round, a
+ * slice's share of it differs from its partner's, and 5 such rounds called
+ * an A/A pair 0.73x apart in one of 10 runs beside two busy loops on 2
+ * cores. */
+#define PAIRED_FIRST_LOOK_DISTURBED 10
+
+/* The rounds a figure uses: the clean ones where PAIRED_FIRST_LOOK of the
+ * `rounds` are clean (disturbed[k] 0), every round otherwise. kept[k]
+ * marks them; returns their count. */
+int paired_kept_rounds(const int *disturbed, int rounds, int *kept);
+
+/* The kept rounds before the rule may look: PAIRED_FIRST_LOOK, or
+ * PAIRED_FIRST_LOOK_DISTURBED where a kept round was disturbed. */
+int paired_first_look(const int *disturbed, const int *kept, int rounds);
 
 /* x over ref: the point estimate and its interval, from `rounds` pairs. */
 typedef struct paired_ratio {

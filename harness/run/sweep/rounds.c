@@ -243,20 +243,10 @@ static void judge_round(rounds_state *st, int k, const cpu_sample *a, int a_ok)
     st->disturbed[k] = st->s->comm ? dp_agree_root_int(st->s->comm, disturbed) : disturbed;
 }
 
-/* The rounds a figure uses: the clean ones where ROUNDS_MIN are clean,
- * every round otherwise. Returns their count; kept[k] marks them. */
+/* The rounds a figure uses (paired_kept_rounds). */
 static int kept_rounds(const rounds_state *st, int kept[ROUNDS_MAX])
 {
-    int clean = 0;
-    for (int k = 0; k < st->rounds; k++)
-        clean += !st->disturbed[k];
-    int all = clean < ROUNDS_MIN;
-    int n = 0;
-    for (int k = 0; k < st->rounds; k++) {
-        kept[k] = all || !st->disturbed[k];
-        n += kept[k];
-    }
-    return n;
+    return paired_kept_rounds(st->disturbed, st->rounds, kept);
 }
 
 /* Member i against its reference over the kept rounds. */
@@ -279,11 +269,8 @@ static paired_ratio member_ratio(const rounds_state *st, size_t i, const int kep
  * within the threshold. */
 static int decided(const rounds_state *st)
 {
-    int kept[ROUNDS_MAX], disturbed = 0;
-    int n = kept_rounds(st, kept);
-    for (int k = 0; k < st->rounds; k++)
-        disturbed |= kept[k] && st->disturbed[k];
-    if (n < (disturbed ? ROUNDS_MIN_DISTURBED : ROUNDS_MIN))
+    int kept[ROUNDS_MAX];
+    if (kept_rounds(st, kept) < paired_first_look(st->disturbed, kept, st->rounds))
         return 0;
     for (size_t i = 0; i < st->n; i++) {
         if (!st->mem[i].live || st->tm[i].ref == i)

@@ -24,13 +24,9 @@
 #include "step.h"
 #include "sweep_state.h"
 
-/* Rounds before a comparison may be called decided; twice as many where
- * the rounds it keeps were disturbed (too few clean ones to drop them):
- * under a load that comes and goes faster than a round, a slice's share of
- * it differs from its partner's, and 5 such rounds called an A/A pair
- * 0.73x apart in one of 10 runs beside two busy loops on 2 cores. */
+/* Rounds before a comparison may be called decided (twice as many where
+ * the rounds it keeps were disturbed: paired_first_look). */
 #define ROUNDS_MIN PAIRED_FIRST_LOOK /* the interval holds over looks from it */
-#define ROUNDS_MIN_DISTURBED 10
 /* A slice is this share of a config's --budget-s (one step at least), so
  * that the budget holds about 1/ROUNDS_SLICE_SHARE rounds. */
 #define ROUNDS_SLICE_SHARE 0.05

@@ -13,23 +13,30 @@
  * sign-test interval of A's median (the row's step_ms_ci) holds the true
  * median, and the mean kept rounds at the stop.
  *
- * Build and run (about 20 s of one core at the default 4000 runs a cell):
- *   cc -O2 -std=c11 -Iharness/util -o /tmp/paired_mc scripts/paired_mc.c \
- *      harness/util/paired.c harness/util/stats.c harness/util/ratio_text.c -lm
- *   /tmp/paired_mc [runs] [seed] [docs]   (docs: measuring.md's table alone)
+ *   rule-check [--runs N] [--seed N] [--docs] [--check]
+ *
+ * --runs: runs a cell (default 4000: about 20 s of one core); --docs:
+ * docs/measuring.md's looks table alone; --check: exit 1, with a FAILED
+ * line each, where a cell the rule makes a claim for contradicts it (the
+ * interval holds the true ratio at the stop at PAIRED_LEVEL, a ratio
+ * within the threshold is called apart no more often than the interval
+ * misses, the median's interval holds at its 93.75% floor), each allowed
+ * three standard errors of the runs. The cases with each arm's own slow
+ * state across rounds are shown, not checked: the interval assumes
+ * independent rounds. `make rule-check` runs it.
  * The seed fixes every draw: the same seed, the same table. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "paired.h"
+#include "parse.h"
 #include "rng.h"
 #include "stats.h"
 
-/* rounds.c's constants (rounds.h, options.h), restated here so that this
- * file builds from harness/util alone. */
-#define MC_MIN PAIRED_FIRST_LOOK
-#define MC_MIN_DISTURBED 10
+/* rounds.c's budget rules, in rounds: the rounds the budget holds, and
+ * the stretch past it while too few are clean (ROUNDS_BUDGET_STRETCH). */
 #define MC_MAX PAIRED_LAST_LOOK
 #define MC_STRETCH 3
 
@@ -114,19 +121,18 @@ static void draw_run(rng *r, const noise *nz, double ratio, double *a, double *b
     }
 }
 
-/* rounds.c's kept_rounds: the clean rounds where MC_MIN are clean. */
+/* The kept rounds of the first `rounds` (paired_kept_rounds, as
+ * rounds.c keeps them) into a, b. */
 static int kept_of(const int *flagged, int rounds, double *a, double *b, const double *ra,
-                   const double *rb, int *any_flagged)
+                   const double *rb, int *first_look)
 {
-    int clean = 0, n = 0;
+    int kept[MC_MAX], n = 0;
+    paired_kept_rounds(flagged, rounds, kept);
+    *first_look = paired_first_look(flagged, kept, rounds);
     for (int k = 0; k < rounds; k++)
-        clean += !flagged[k];
-    *any_flagged = 0;
-    for (int k = 0; k < rounds; k++)
-        if (clean < MC_MIN || !flagged[k]) {
+        if (kept[k]) {
             a[n] = ra[k];
             b[n++] = rb[k];
-            *any_flagged |= flagged[k];
         }
     return n;
 }
@@ -144,25 +150,25 @@ static void one_run(rng *r, const noise *nz, double ratio, double true_median_a,
     paired_ratio p = {0};
     int rounds = 0, n = 0;
     for (rounds = 1; rounds <= MC_MAX; rounds++) {
-        int any;
-        n = kept_of(flagged, rounds, a, b, ra, rb, &any);
+        int first_look;
+        n = kept_of(flagged, rounds, a, b, ra, rb, &first_look);
         int clean = 0;
         for (int k = 0; k < rounds; k++)
             clean += !flagged[k];
-        if (n >= (any ? MC_MIN_DISTURBED : MC_MIN)) {
+        if (n >= first_look) {
             paired_ratio_of(b, a, (size_t)n, &p);
             paired_verdict v = paired_judge(&p, PAIRED_THRESHOLD);
             if (v != PAIRED_UNDECIDED && v != PAIRED_UNKNOWN)
                 break;
         }
-        if ((rounds >= nz->budget && clean >= MC_MIN) ||
-            (rounds >= MC_STRETCH * nz->budget && n >= MC_MIN))
+        if ((rounds >= nz->budget && clean >= PAIRED_FIRST_LOOK) ||
+            (rounds >= MC_STRETCH * nz->budget && n >= PAIRED_FIRST_LOOK))
             break;
     }
     if (rounds > MC_MAX)
         rounds = MC_MAX;
-    int any;
-    n = kept_of(flagged, rounds, a, b, ra, rb, &any);
+    int first_look;
+    n = kept_of(flagged, rounds, a, b, ra, rb, &first_look);
     paired_ratio_of(b, a, (size_t)n, &p);
     switch (paired_judge(&p, PAIRED_THRESHOLD)) {
     case PAIRED_FASTER: t->faster++; break;
@@ -221,7 +227,7 @@ static void docs_table(long runs, uint64_t seed)
             paired_ratio p;
             paired_verdict v = PAIRED_UNDECIDED;
             int n;
-            for (n = MC_MIN; n <= MC_MAX; n++) {
+            for (n = PAIRED_FIRST_LOOK; n <= MC_MAX; n++) {
                 paired_ratio_of(x, ref, (size_t)n, &p);
                 v = paired_judge(&p, PAIRED_THRESHOLD);
                 if (v != PAIRED_UNDECIDED)
@@ -237,12 +243,71 @@ static void docs_table(long runs, uint64_t seed)
     printf("\n");
 }
 
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rule-check [--runs N] [--seed N] [--docs] [--check]\n");
+}
+
+static int bad_usage(const char *why)
+{
+    fprintf(stderr, "rule-check: %s\n", why);
+    usage(stderr);
+    return 2;
+}
+
+/* One cell against the rule's claims; prints a FAILED line for each it
+ * contradicts. Returns the number contradicted. */
+static int check_cell(const noise *nz, double ratio, const tally *t)
+{
+    if (nz->ar_rho != 0) /* rounds not independent: no claim */
+        return 0;
+    double n = (double)t->runs, slack = 3 * sqrt(0.05 * 0.95 / n);
+    double covered = t->covered / n, apart = (t->faster + t->slower) / n;
+    int failed = 0;
+    if (covered < PAIRED_LEVEL - slack)
+        failed += printf("FAILED: %s at %.2f: the interval held the true ratio in %.2f%% of "
+                         "runs, under %.0f%%\n", nz->name, ratio, 100 * covered,
+                         100 * PAIRED_LEVEL) > 0;
+    if (fabs(log(ratio)) <= log1p(PAIRED_THRESHOLD) && apart > 1 - PAIRED_LEVEL + slack)
+        failed += printf("FAILED: %s at %.2f, within the threshold: called apart in %.2f%% "
+                         "of runs\n", nz->name, ratio, 100 * apart) > 0;
+    if (nz->drift == 0 && t->median_covered / n < 0.9375 - slack)
+        failed += printf("FAILED: %s at %.2f: the median's interval held in %.2f%% of runs\n",
+                         nz->name, ratio, 100 * t->median_covered / n) > 0;
+    return failed;
+}
+
 int main(int argc, char **argv)
 {
-    long runs = argc > 1 ? atol(argv[1]) : 4000;
-    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
-    docs_table(runs * 5, seed);
-    if (argc > 3) /* "docs": that table alone */
+    long long runs = 4000, seed = 1;
+    int docs_only = 0, check = 0;
+    char why[256];
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--docs")) {
+            docs_only = 1;
+        } else if (!strcmp(argv[i], "--check")) {
+            check = 1;
+        } else if (!strcmp(argv[i], "--runs") || !strcmp(argv[i], "--seed")) {
+            int is_runs = argv[i][2] == 'r';
+            if (i + 1 >= argc) {
+                snprintf(why, sizeof why, "%s needs a value", argv[i]);
+                return bad_usage(why);
+            }
+            if (parse_int(argv[i], argv[i + 1], is_runs ? 10 : 0, is_runs ? 10000000 : INT64_MAX,
+                          is_runs ? &runs : &seed, why, sizeof why))
+                return bad_usage(why);
+            i++;
+        } else {
+            snprintf(why, sizeof why, "unknown argument '%s'", argv[i]);
+            return bad_usage(why);
+        }
+    }
+    const uint64_t seed_u = (uint64_t)seed;
+    docs_table(runs * 5, seed_u);
+    if (docs_only)
         return 0;
     const noise cases[] = {
         {"normal 1%", 0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0},
@@ -260,14 +325,15 @@ int main(int argc, char **argv)
         {"1%+AR(.6) 2%", 0.01, 0.05, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0.6, 0.02},
     };
     const double ratios[] = {1.00, 1.01, 1.02, 1.03, 1.05, 1.10};
-    printf("runs a cell %ld, seed %llu, threshold %g%%, widening %g\n", runs,
-           (unsigned long long)seed, PAIRED_THRESHOLD * 100, PAIRED_LOOKS_WIDENING);
+    int failed = 0;
+    printf("runs a cell %lld, seed %llu, threshold %g%%, widening %g\n", runs,
+           (unsigned long long)seed_u, PAIRED_THRESHOLD * 100, PAIRED_LOOKS_WIDENING);
     printf("%-18s %5s %7s %7s %7s %7s %8s %8s %6s\n", "noise", "ratio", "faster", "slower",
            "same", "open", "covered", "med.cov", "rounds");
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        double med = true_median(&cases[c], seed ^ 0x5eed);
+        double med = true_median(&cases[c], seed_u ^ 0x5eed);
         for (size_t i = 0; i < sizeof ratios / sizeof *ratios; i++) {
-            rng r = {seed * 1000003u + c * 101 + i};
+            rng r = {seed_u * 1000003u + c * 101 + i};
             tally t = {0};
             for (long k = 0; k < runs; k++)
                 one_run(&r, &cases[c], ratios[i], med, &t);
@@ -280,7 +346,12 @@ int main(int argc, char **argv)
                    cases[c].name, ratios[i], 100 * t.faster / n, 100 * t.slower / n,
                    100 * t.same / n, 100 * t.open / n, 100 * t.covered / n, med_cov,
                    t.rounds / n);
+            if (check)
+                failed += check_cell(&cases[c], ratios[i], &t);
         }
     }
-    return 0;
+    if (check)
+        printf("%s\n", failed ? "the simulated runs contradict the rule's claims"
+                              : "every claim of the rule held");
+    return failed ? 1 : 0;
 }
