@@ -126,7 +126,18 @@ int tensor_add(model_tensor *out, int max, int count, const char *name, size_t o
         t->rows = rows;
         t->cols = cols;
         t->torch_is_transpose = torch_is_transpose;
+        t->vector = 0;
         t->grad_twice = 0;
+    }
+    return count + 1;
+}
+
+int tensor_add_vector(model_tensor *out, int max, int count, const char *name, size_t offset,
+                      int64_t n)
+{
+    if (out && count < max) {
+        tensor_add(out, max, count, name, offset, n, 1, 0);
+        out[count].vector = 1;
     }
     return count + 1;
 }
@@ -138,7 +149,7 @@ int linear_tensors(model_tensor *out, int max, int count, const char *prefix,
     snprintf(name, sizeof name, "%s.weight", prefix);
     count = tensor_add(out, max, count, name, l->w_off, l->out, l->in, 0);
     snprintf(name, sizeof name, "%s.bias", prefix);
-    return tensor_add(out, max, count, name, l->b_off, l->out, 1, 0);
+    return tensor_add_vector(out, max, count, name, l->b_off, l->out);
 }
 
 /* Normal(0, std) by Box-Muller. */

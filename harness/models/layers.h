@@ -89,6 +89,12 @@ void layout_destroy(model *m);
  * kind's `tensors`); returns count + 1. */
 int tensor_add(model_tensor *out, int max, int count, const char *name, size_t offset,
                int64_t rows, int64_t cols, int torch_is_transpose);
+/* The same for a vector of n floats (PyTorch's shape [n]). */
+int tensor_add_vector(model_tensor *out, int max, int count, const char *name, size_t offset,
+                      int64_t n);
+/* In a kind's table of tensors, the cols of a vector: a matrix's cols may
+ * be 1 too. */
+#define TENSOR_VECTOR 0
 /* A linear layer's two entries: "PREFIX.weight" [out, in] and
  * "PREFIX.bias" [out]. Returns count + 2. */
 int linear_tensors(model_tensor *out, int max, int count, const char *prefix,

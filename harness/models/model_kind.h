@@ -117,12 +117,14 @@ typedef struct micro_batch_view {
 
 /* One parameter tensor as PyTorch names and shapes it, for the window dump
  * (docs/dump.md). The floats at `offset` of the parameter vector are a
- * column-major [rows x cols] matrix (cols = 1 for a vector). PyTorch's
+ * column-major [rows x cols] matrix, or a vector of rows floats. PyTorch's
  * tensor is that matrix as a row-major [rows, cols] array (an nn.Linear
  * weight [out, in]: the dump transposes the memory), or, when
  * `torch_is_transpose` is set, as a row-major [cols, rows] array (an
  * nn.Embedding weight [vocab, d] stored one token per column: the dump
- * writes the memory as it is). Vectors are written with shape [rows]. */
+ * writes the memory as it is). Vectors are written with shape [rows]: a
+ * vector is said so (`vector`), never read from cols = 1, since a matrix
+ * may have one column (nn.Linear(1, n)'s weight is [n, 1]). */
 #define MODEL_TENSOR_NAME 64
 
 typedef struct model_tensor {
@@ -130,6 +132,7 @@ typedef struct model_tensor {
     size_t offset;
     int64_t rows, cols;
     int torch_is_transpose;
+    int vector; /* a bias or a norm's gain: [rows] (cols is 1) */
     /* Its gradient is written twice in one backward (a tied weight: the
      * GPT's token embedding, by the LM head and by the embedding): ZeRO-2
      * keeps it in a place of its own for the whole backward (grad_ring.h). */

@@ -146,7 +146,8 @@ static void check_dump(const char *shape, int effective, int micro, const char *
     step_runner_free(&run);
 
     char dir[400], path[600];
-    snprintf(dir, sizeof dir, "%s/%s", root, s.kind->name);
+    static int dumps; /* a folder each: one kind may be dumped at two shapes */
+    snprintf(dir, sizeof dir, "%s/%s.%d", root, s.kind->name, dumps++);
     CHECK(dump_check_target(dir, why, sizeof why) == 0);
     dump_window w = {.m = &m, .data = &d, .n_data = 1, .sp = &sp, .dtype = DTYPE_FP32,
                      .reduction = REDUCTION_SUM, .optimizer = OPT_ADAMW, .seed = 5,
@@ -426,6 +427,30 @@ int main(void)
         {"transformer.ln_f.bias", 1, 8, 0},
     };
     check_dump("gpt:d=8,layers=2,heads=2,seq=5,vocab=13", 5, 2, "2, 2, 1", gpt, 9);
+    /* A layer of one input (or one output) is still a matrix: nn.Linear(1, 3)
+     * holds a [3, 1] weight, and load_state_dict refuses a [3] in its place. */
+    static const expect narrow[] = {
+        {"layers.0.weight", 2, 1, 1}, {"layers.0.bias", 1, 1, 0},
+        {"layers.1.weight", 2, 3, 1}, {"layers.1.bias", 1, 3, 0},
+    };
+    check_dump("mlp:hidden=1,layers=1,classes=3", 5, 2, "2, 2, 1", narrow, 4);
+    static const expect linear[] = {{"linear.weight", 2, 3, 1}, {"linear.bias", 1, 3, 0}};
+    check_dump("linear:in=1,classes=3", 5, 2, "2, 2, 1", linear, 2);
+    static const expect gpt1[] = {
+        {"transformer.h.0.attn.c_attn.weight", 2, 3, 1},
+        {"transformer.h.0.attn.c_proj.weight", 2, 1, 1},
+        {"transformer.h.0.mlp.c_fc.weight", 2, 4, 1},
+        {"transformer.h.0.mlp.c_proj.weight", 2, 1, 4},
+        {"transformer.h.0.ln_1.weight", 1, 1, 0},
+    };
+    check_dump("gpt:d=1,layers=1,heads=1,seq=3,vocab=5", 3, 2, "2, 1", gpt1, 5);
+    static const expect llama1[] = {
+        {"model.layers.0.mlp.gate_proj.weight", 2, 1, 4},
+        {"model.layers.0.mlp.down_proj.weight", 2, 4, 1},
+        {"model.layers.0.input_layernorm.weight", 1, 4, 0},
+    };
+    check_dump("llama:d=4,layers=1,heads=2,kv_heads=1,ffn=1,seq=3,vocab=5,tied=0", 3, 2, "2, 1",
+               llama1, 3);
     test_failed_dump_leaves_nothing();
     test_noise_windows();
     CHECK(check_remove_tree(root) == 0);

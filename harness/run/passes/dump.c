@@ -118,7 +118,7 @@ static int write_array(dump_job *j, const char *file, npy_dtype type, const int6
  * vector's layout) in that shape's row-major order, into out. */
 static int torch_shape(const model_tensor *t, int64_t *shape)
 {
-    if (t->cols == 1) {
+    if (t->vector) {
         shape[0] = t->rows;
         return 1;
     }
