@@ -12,8 +12,8 @@ out=$1 bin=$2
 say() { echo "check_gpu_cupti_cost: $*"; }
 cfg="--backend cuda --model S --effective 64 --micro 16 --mode async --trace-steps 0 --budget-s 1 --noise-windows 0 --quiet"
 # shellcheck disable=SC2086 # cfg is a list of options
-"$bin" run $cfg --csv "$out/cupti-on.csv" >"$out/cupti-on.log" 2>&1 &&
-    "$bin" run $cfg --no-cupti --csv "$out/cupti-off.csv" >"$out/cupti-off.log" 2>&1 ||
+"$bin" run $cfg --csv "$out/cupti-on.csv" --replace >"$out/cupti-on.log" 2>&1 &&
+    "$bin" run $cfg --no-cupti --csv "$out/cupti-off.csv" --replace >"$out/cupti-off.log" 2>&1 ||
     { say "a run failed; see $out/cupti-on.log, $out/cupti-off.log"; exit 1; }
 median() {
     grep -v '^#' "$1" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

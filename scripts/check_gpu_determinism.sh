@@ -18,7 +18,7 @@ for i in 1 2; do
     rm -rf "$out/det-$i"
     "$bin" run --backend "$backend" --model "$model" --dtype "$dtype" --effective 16 --micro 4 \
         --warmup 0 --steps 1 --trace-steps 0 --noise-windows 0 --quiet \
-        --csv "$out/det-$i.csv" \
+        --csv "$out/det-$i.csv" --replace \
         --dump "$out/det-$i" >"$out/det-$i.log" 2>&1 ||
         { say "run $i failed:"; tail -n 5 "$out/det-$i.log"; exit 1; }
 done

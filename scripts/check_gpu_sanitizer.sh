@@ -28,12 +28,14 @@ run() {
         tail -n 10 "$out/sanitizer-$name.log" | sed 's/^/    /'
     fi
 }
-gpt="$build/accubench run --backend $backend --model gpt-tiny --dtype fp32 --effective 4 --micro 2 --warmup 0 --steps 1 --trace-steps 0 --noise-windows 2 --no-cupti --quiet --csv $out/sanitizer-gpt.csv"
+gpt="$build/accubench run --backend $backend --model gpt-tiny --dtype fp32 --effective 4 --micro 2 --warmup 0 --steps 1 --trace-steps 0 --noise-windows 2 --no-cupti --quiet"
+# Each run its own CSV, replaced: a run refuses to write over an existing
+# one, which a tool's second run (or a rerun of the stage) would meet.
 # shellcheck disable=SC2086 # the command lines are meant to split
-run gpt-memcheck memcheck $gpt
+run gpt-memcheck memcheck $gpt --csv "$out/sanitizer-gpt-memcheck.csv" --replace
 if [ "$quick" != 1 ]; then
-    run gpt-racecheck racecheck $gpt
-    run gpt-initcheck initcheck $gpt
+    run gpt-racecheck racecheck $gpt --csv "$out/sanitizer-gpt-racecheck.csv" --replace
+    run gpt-initcheck initcheck $gpt --csv "$out/sanitizer-gpt-initcheck.csv" --replace
     run check-memcheck memcheck "$build/gpu-check" $check_dev --dtype fp32
 fi
 if [ "$status" = 0 ]; then say "PASS:$ran"; else say "FAIL:$ran"; fi

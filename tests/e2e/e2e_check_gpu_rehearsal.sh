@@ -67,4 +67,23 @@ CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg3 CHECK_ONLY=
     >stdout3 2>&1 && { cat stdout3; fail "a sanitizer report passed"; }
 grep -q "^  sanitizer    FAIL     exit 1" stdout3 || { cat stdout3; fail "no FAIL line for the sanitizer"; }
 tail -n 1 stdout3 | grep -q "FAILED: sanitizer$" || { cat stdout3; fail "the last line of a failed check"; }
+
+# A sanitizer that reports nothing: each of its runs (the full stage's
+# four, the same GPT run under three tools) must run as asked, into its
+# own CSV. Then a rerun of single stages into the same CHECK_OUT, as a
+# stage that failed is rerun: no run may refuse a CSV the first one left.
+cat >clean-sanitizer <<'STUB'
+#!/bin/sh
+shift 4 # --tool NAME --error-exitcode N
+exec "$@"
+STUB
+chmod +x clean-sanitizer
+for i in 1 2; do
+    CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 BUILD="$build" CHECK_OUT=cg4 \
+        CHECK_ONLY=sanitizer,determinism,noise CHECK_SANITIZER="$PWD/clean-sanitizer" \
+        timeout 120 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout4 2>&1 ||
+        { cat stdout4 cg4/sanitizer.log; fail "run $i of the sanitizer, determinism and noise stages failed"; }
+    grep -q "^check_gpu_sanitizer: PASS: gpt-memcheck:ok gpt-racecheck:ok gpt-initcheck:ok check-memcheck:ok$" \
+        cg4/sanitizer.log || { cat cg4/sanitizer.log; fail "run $i: not every sanitizer run passed"; }
+done
 echo "ok: the check-gpu rehearsal printed its table"
