@@ -29,9 +29,10 @@
 #                          no graph mode, no kernel counts
 #                          (tests/e2e/e2e_check_gpu_rehearsal.sh)
 #
-# Without a GPU (nvidia-smi -L lists none) and without the rehearsal asked
-# for, there is nothing to check: one line says so and how to rehearse,
-# before anything is built or written, exit 2.
+# Without a GPU (nvidia-smi -L lists none, and no /dev/nvidia0 stands in
+# for a missing nvidia-smi) and without the rehearsal asked for, there is
+# nothing to check: one line says so and how to rehearse, before anything
+# is built or written, exit 2.
 # Exit status: 0 when no stage failed (skipped ones do not fail), 1 otherwise;
 # 2 bad input (a knob that is not 0 or 1) or no GPU.
 set -u
@@ -44,13 +45,25 @@ quick=${CHECK_QUICK:-0}
 knob_bit QUICK "$quick"
 rehearse=${CHECK_GPU_REHEARSE:-0}
 knob_bit CHECK_GPU_REHEARSE "$rehearse"
+# The GPUs here: nvidia-smi's list, else the driver's device nodes (a
+# container may be given the GPUs without the driver's tools; the stages
+# then say what works).
+gpu_count() {
+    n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    if [ "$n" -eq 0 ]; then
+        for node in /dev/nvidia[0-9]*; do
+            [ -e "$node" ] && n=$((n + 1))
+        done
+    fi
+    echo "$n"
+}
 if [ "$rehearse" = 1 ]; then
     backend=cpu
-elif nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+elif [ "$(gpu_count)" -gt 0 ]; then
     backend=cuda
 else
     # Every stage would fail alike, each saying the same: one line instead.
-    echo "check-gpu: no GPU here (nvidia-smi -L lists none): nothing to check;" \
+    echo "check-gpu: no GPU here (nvidia-smi -L lists none, no /dev/nvidia0): nothing to check;" \
          "CHECK_GPU_REHEARSE=1 rehearses this script on the CPU backend" >&2
     exit 2
 fi
@@ -296,7 +309,7 @@ mpirun=${CHECK_MPIRUN:-mpirun}
 if [ "$backend" = cpu ]; then
     dp_ranks=2 dp_launch="$mpirun --oversubscribe -np 2"
 else
-    dp_ranks=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    dp_ranks=$(gpu_count)
     [ "$dp_ranks" -ge 1 ] 2>/dev/null || dp_ranks=1
     if [ "$dp_ranks" = 1 ]; then dp_launch=""; else dp_launch="$mpirun -np $dp_ranks"; fi
 fi
