@@ -170,6 +170,12 @@ int main()
     bad |= run<float, 256>(256, 1, 33, 1, 11);
     bad |= run<bf16_bits, 256>(200, 1, 33, 1, 12);
     bad |= run<float, 64>(64, 1, 1, 1, 13);
+    /* the tensor cores' 32 and 128 buckets over several tiles (their
+     * shapes above fit in one) and over several (sequence, head) units;
+     * GPT-2's 12 heads of 64 side by side in bf16 */
+    bad |= run<bf16_bits, 32>(32, 3, 100, 2, 14);
+    bad |= run<bf16_bits, 128>(128, 2, 130, 1, 15);
+    bad |= run<bf16_bits, 64>(64, 12, 70, 1, 16);
     printf(bad ? "flash_emulation: FAIL\n" : "flash_emulation: all ok\n");
     return bad;
 }
