@@ -143,6 +143,14 @@ static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
 static int cu_download(backend *b, void *dst, const void *src, size_t bytes)
 {
     cuda_impl *c = cuda_of(b);
+    /* A copy into pageable memory returns only once the stream has
+     * reached it: where a poll is set (a peer rank may never arrive), the
+     * stream is waited for by polling first, so the copy cannot block. */
+    if (c->wait_poll) {
+        int rc = cuda_wait_for(b, NULL);
+        if (rc)
+            return rc;
+    }
     CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream));
     return cuda_wait_for(b, NULL);
 }
