@@ -55,6 +55,9 @@ typedef struct nccl_impl {
      * stopped or hung rank never fails, so NCCL reports nothing): MPI's
      * limit under mpirun; 0 (for ever) alone, where no peer can stop. */
     double wait_limit_s;
+    /* The engine this one was split from (NULL: the world): its poll is
+     * the backend's again once this one is destroyed. */
+    comm *parent;
 } nccl_impl;
 
 static nccl_impl *impl_of(comm *c) { return c->impl; }
@@ -151,8 +154,11 @@ static cudaError_t wait_event(comm *c, cudaEvent_t ev)
 static void nccl_destroy(comm *c)
 {
     nccl_impl *p = impl_of(c);
+    /* A split's engine hands the waits back to the one it came from, which
+     * goes on running collectives (the sweep splits one for every device
+     * count): cleared, they would no longer see a dead or stopped peer. */
     if (p->events_made)
-        cuda_backend_set_wait_poll(c->b, NULL, NULL);
+        cuda_backend_set_wait_poll(c->b, p->parent ? nccl_poll : NULL, p->parent);
     if (p->nc)
         ncclCommDestroy(p->nc);
     if (p->events_made) {
@@ -456,8 +462,10 @@ static int join(comm *c)
     return BK_OK;
 }
 
-/* An NCCL engine over the ranks of the host engine `host` (taken over). */
-static int nccl_over(comm *host, comm **out)
+/* An NCCL engine over the ranks of the host engine `host` (taken over),
+ * split from `parent` (NULL: the world), whose peers it waits for as
+ * long. */
+static int nccl_over(comm *host, comm *parent, comm **out)
 {
     *out = NULL;
     backend *b = host->b;
@@ -471,6 +479,8 @@ static int nccl_over(comm *host, comm **out)
         return BK_OOM;
     }
     p->host = host;
+    p->parent = parent;
+    p->wait_limit_s = parent ? impl_of(parent)->wait_limit_s : 0;
     c->ops = &nccl_ops;
     c->impl = p;
     c->name = "nccl";
@@ -498,7 +508,7 @@ static int nccl_split(comm *c, int size, comm **out)
     comm *h = impl_of(c)->host, *sub = NULL;
     *out = NULL;
     int rc = h->ops->split(h, size, &sub);
-    return rc || !sub ? rc : nccl_over(sub, out);
+    return rc || !sub ? rc : nccl_over(sub, c, out);
 }
 
 #ifdef ACCUBENCH_HAVE_MPI
@@ -511,7 +521,7 @@ int nccl_comm_world(backend *b, comm **out, char *why, size_t why_len)
     else
         rc = mpi_comm_over(b, MPI_COMM_WORLD, &host);
     if (!rc)
-        rc = nccl_over(host, out);
+        rc = nccl_over(host, NULL, out);
     if (!rc)
         impl_of(*out)->wait_limit_s = mpi_wait_limit();
     if (rc)
@@ -525,7 +535,7 @@ int nccl_comm_solo(backend *b, comm **out, char *why, size_t why_len)
     comm *host = NULL;
     int rc = nccl_solo_host_create(b, &host);
     if (!rc)
-        rc = nccl_over(host, out);
+        rc = nccl_over(host, NULL, out);
     if (rc)
         snprintf(why, why_len, "%s", b->error);
     return rc;
