@@ -273,28 +273,6 @@ fi
 # Run twice, compare the window's gradient tensor by tensor, bit for bit.
 stage determinism 60 sh "$here/check_gpu_determinism.sh" "$out" "$bin" "$backend" "$det_model" \
     "$sweep_dtype"
-# What the CUPTI collector's subscription costs the timed passes.
-if [ "$backend" = cpu ]; then
-    wanted cupti-cost && skip cupti-cost "the cpu backend has no CUPTI"
-else
-    stage cupti-cost 60 sh "$here/check_gpu_cupti_cost.sh" "$out" "$bin"
-fi
-# Memory, race and initialisation checking where compute-sanitizer is.
-sanitizer=${CHECK_SANITIZER:-}
-if [ -z "$sanitizer" ] && [ "$backend" != cpu ]; then
-    sanitizer=$(command -v compute-sanitizer 2>/dev/null ||
-        { [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" ] &&
-          echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; })
-fi
-if [ -n "$sanitizer" ]; then
-    stage sanitizer 120 sh "$here/check_gpu_sanitizer.sh" "$out" "$build" "$backend" \
-        "$sanitizer" "$quick"
-elif [ "$backend" = cpu ]; then
-    wanted sanitizer && skip sanitizer "CPU rehearsal (CHECK_SANITIZER=PATH to run one)"
-else
-    wanted sanitizer && skip sanitizer "compute-sanitizer not found (PATH, ${CUDA_HOME:-/usr/local/cuda}/bin)"
-fi
-
 # Data parallel: the all-reduce engine of the backend (NCCL on the GPU, MPI
 # on the CPU rehearsal) on every GPU the box has (one GPU is still a real
 # NCCL communicator), in every sync mode and every shard value (ZeRO-1's
@@ -302,6 +280,8 @@ fi
 # rank each is NCCL's own call over one rank), each config's gradient and
 # weights checked across the ranks. Without MPI (no mpirun, or a build
 # without it) there are no ranks: skipped, the rest of the check stands.
+# Before the CUPTI cost and the sanitizer, whose times on a GPU are the
+# least known: a budget they overrun no longer leaves NCCL unrun.
 mpirun=${CHECK_MPIRUN:-mpirun}
 # One GPU: NCCL's one-rank communicator in this process, no launcher and
 # no MPI needed (kernels/nccl/nccl_solo_host.c); several, or the CPU
@@ -329,6 +309,28 @@ else
         --shard none,optimizer,gradients $nw \
         --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv" --replace
 fi
+# What the CUPTI collector's subscription costs the timed passes.
+if [ "$backend" = cpu ]; then
+    wanted cupti-cost && skip cupti-cost "the cpu backend has no CUPTI"
+else
+    stage cupti-cost 60 sh "$here/check_gpu_cupti_cost.sh" "$out" "$bin"
+fi
+# Memory, race and initialisation checking where compute-sanitizer is.
+sanitizer=${CHECK_SANITIZER:-}
+if [ -z "$sanitizer" ] && [ "$backend" != cpu ]; then
+    sanitizer=$(command -v compute-sanitizer 2>/dev/null ||
+        { [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" ] &&
+          echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer"; })
+fi
+if [ -n "$sanitizer" ]; then
+    stage sanitizer 120 sh "$here/check_gpu_sanitizer.sh" "$out" "$build" "$backend" \
+        "$sanitizer" "$quick"
+elif [ "$backend" = cpu ]; then
+    wanted sanitizer && skip sanitizer "CPU rehearsal (CHECK_SANITIZER=PATH to run one)"
+else
+    wanted sanitizer && skip sanitizer "compute-sanitizer not found (PATH, ${CUDA_HOME:-/usr/local/cuda}/bin)"
+fi
+
 # The kernel counts need CUPTI on a GPU: not part of a CPU rehearsal.
 if [ "$backend" = cpu ]; then
     wanted kernels && skip kernels "CPU rehearsal (CUPTI and ncu count GPU kernels)"
