@@ -185,6 +185,14 @@ else
 fi
 
 # ---------------------------------------------------------------- build
+# The toolkit: CUDA_HOME's nvcc, else the one on PATH (an image may put it
+# elsewhere). Without it the build leaves the CUDA backend out, and the
+# whole call would end at the missing gpu-check.
+if [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && command -v nvcc >/dev/null 2>&1; then
+    CUDA_HOME=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+    export CUDA_HOME
+    say "CUDA_HOME=$CUDA_HOME (the nvcc on PATH; none in the CUDA_HOME given)"
+fi
 if [ "${CHECK_SKIP_BUILD:-0}" != 1 ]; then
     # WERROR=0: the GPU box's host compiler may be newer than ours and warn
     # where ours does not; one warning must not cost the whole call.

@@ -86,4 +86,14 @@ for i in 1 2; do
     grep -q "^check_gpu_sanitizer: PASS: gpt-memcheck:ok gpt-racecheck:ok gpt-initcheck:ok check-memcheck:ok$" \
         cg4/sanitizer.log || { cat cg4/sanitizer.log; fail "run $i: not every sanitizer run passed"; }
 done
+
+# No nvcc under CUDA_HOME but one on PATH: the build is pointed at it.
+mkdir -p tk/bin
+printf '#!/bin/sh\nexit 0\n' >tk/bin/nvcc
+chmod +x tk/bin/nvcc
+PATH="$PWD/tk/bin:$PATH" CUDA_HOME="$PWD/no-toolkit" CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 \
+    BUILD="$build" CHECK_OUT=cg5 CHECK_ONLY=noise timeout 60 \
+    sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout5 2>&1 || { cat stdout5; fail "the noise stage alone"; }
+grep -q "^check-gpu: CUDA_HOME=$PWD/tk (the nvcc on PATH" stdout5 ||
+    { cat stdout5; fail "the nvcc on PATH was not taken"; }
 echo "ok: the check-gpu rehearsal printed its table"
