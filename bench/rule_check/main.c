@@ -52,7 +52,7 @@ typedef struct noise {
     double p_flag;   /* a round the CPU sampling flags, and its own load */
     double flag_load;
     double tail_df;  /* > 0: the arms' noise Student's t on that df */
-    int budget;      /* rounds the budget holds (40: no budget) */
+    int budget;      /* rounds the budget holds (0: no budget, the 40 rounds) */
     /* each arm's own slow state (AR(1) across rounds, this correlation
      * and spread): the rounds no longer independent, which the interval
      * assumes they are; here to show what that costs, not as a case the
@@ -161,8 +161,9 @@ static void one_run(rng *r, const noise *nz, double ratio, double true_median_a,
             if (v != PAIRED_UNDECIDED && v != PAIRED_UNKNOWN)
                 break;
         }
-        if ((rounds >= nz->budget && clean >= PAIRED_FIRST_LOOK) ||
-            (rounds >= MC_STRETCH * nz->budget && n >= PAIRED_FIRST_LOOK))
+        int budget = nz->budget > 0 ? nz->budget : MC_MAX;
+        if ((rounds >= budget && clean >= PAIRED_FIRST_LOOK) ||
+            (rounds >= MC_STRETCH * budget && n >= PAIRED_FIRST_LOOK))
             break;
     }
     if (rounds > MC_MAX)
@@ -310,19 +311,24 @@ int main(int argc, char **argv)
     if (docs_only)
         return 0;
     const noise cases[] = {
-        {"normal 1%", 0.01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0},
-        {"normal 3%", 0.03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0},
-        {"normal 5%", 0.05, 0, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0, 0},
-        {"3%+load10%+drift", 0.03, 0.10, 0, 0.15, 0, 0, 0, 0, 0, 0, 40, 0, 0},
-        {"3%+load leak 20%", 0.03, 0.10, 0.2, 0.15, 0, 0, 0, 0, 0, 0, 40, 0, 0},
-        {"2%+outliers 5%", 0.02, 0.05, 0, 0.1, 0.05, 0.1, 0.6, 0, 0, 0, 40, 0, 0},
-        {"2%+outliers 15%", 0.02, 0.05, 0, 0.1, 0.15, 0.1, 0.6, 0, 0, 0, 40, 0, 0},
-        {"t3 tails 3%", 0.03, 0.05, 0, 0, 0, 0, 0, 0, 0, 3, 40, 0, 0},
-        {"flagged 30%", 0.02, 0.05, 0, 0.1, 0, 0, 0, 0.3, 0.3, 0, 40, 0, 0},
-        {"flagged 60%", 0.02, 0.05, 0, 0.1, 0, 0, 0, 0.6, 0.3, 0, 40, 0, 0},
-        {"2%+out 5%, bud 20", 0.02, 0.05, 0, 0.1, 0.05, 0.1, 0.6, 0, 0, 0, 20, 0, 0},
-        {"3%, budget 20", 0.03, 0.05, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0},
-        {"1%+AR(.6) 2%", 0.01, 0.05, 0, 0, 0, 0, 0, 0, 0, 0, 40, 0.6, 0.02},
+        {.name = "normal 1%", .sd = 0.01},
+        {.name = "normal 3%", .sd = 0.03},
+        {.name = "normal 5%", .sd = 0.05},
+        {.name = "3%+load10%+drift", .sd = 0.03, .shared = 0.10, .drift = 0.15},
+        {.name = "3%+load leak 20%", .sd = 0.03, .shared = 0.10, .leak = 0.2, .drift = 0.15},
+        {.name = "2%+outliers 5%", .sd = 0.02, .shared = 0.05, .drift = 0.1, .p_out = 0.05,
+         .out_lo = 0.1, .out_hi = 0.6},
+        {.name = "2%+outliers 15%", .sd = 0.02, .shared = 0.05, .drift = 0.1, .p_out = 0.15,
+         .out_lo = 0.1, .out_hi = 0.6},
+        {.name = "t3 tails 3%", .sd = 0.03, .shared = 0.05, .tail_df = 3},
+        {.name = "flagged 30%", .sd = 0.02, .shared = 0.05, .drift = 0.1, .p_flag = 0.3,
+         .flag_load = 0.3},
+        {.name = "flagged 60%", .sd = 0.02, .shared = 0.05, .drift = 0.1, .p_flag = 0.6,
+         .flag_load = 0.3},
+        {.name = "2%+out 5%, bud 20", .sd = 0.02, .shared = 0.05, .drift = 0.1, .p_out = 0.05,
+         .out_lo = 0.1, .out_hi = 0.6, .budget = 20},
+        {.name = "3%, budget 20", .sd = 0.03, .shared = 0.05, .budget = 20},
+        {.name = "1%+AR(.6) 2%", .sd = 0.01, .shared = 0.05, .ar_rho = 0.6, .ar_sd = 0.02},
     };
     const double ratios[] = {1.00, 1.01, 1.02, 1.03, 1.05, 1.10};
     int failed = 0;
