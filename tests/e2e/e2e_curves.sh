@@ -232,4 +232,23 @@ check '[ $? -eq 0 ]' "an A/A run with curves exits 0: $(tail -n 3 aa.txt)"
 check '[ "$(col arm aa.csv | sort | tr "\n" " ")" = "1 2 " ]' "both arms timed"
 check '[ "$(col arm aa.curves.csv | sort -u | tr "\n" " ")" = "1 " ]' \
     "the curves are the first arm's alone: $(col arm aa.curves.csv | sort | uniq -c | tr "\n" " ")"
+# A comparison timed in rounds trains every member's curve before its
+# first row is written: a write that fails between its rows (the file-size
+# limit stands in for a full disk, room for two rows: one or two and never
+# three, whatever their notes' lengths) keeps the curves of the rows on
+# disk, not of the rows that were lost.
+split3="--backend cpu --reduction sum --optimizer sgd --lr 1 --warmup 0 --trace-steps 0 \
+    --budget-s 0.1 --min-samples 3 --effective 8 --micro 2,4,8 --model tiny --train-steps 2"
+"$ACCUBENCH" run $split3 --csv whole.csv --quiet >out.txt 2>err.txt
+head_bytes=$(grep -e '^#' -e '^backend,' whole.csv | wc -c)
+row_bytes=$(( ($(wc -c <whole.csv) - head_bytes) / 3 ))
+sh -c 'trap "" XFSZ; ulimit -f "$1"; shift; exec "$0" "$@"' "$ACCUBENCH" \
+    $(( (head_bytes + row_bytes * 2) / 512 )) run $split3 --csv cut.csv --quiet >out.txt 2>err.txt
+rc=$?
+on_disk=$(col micro_batch cut.csv | sort -n | tr '\n' ' ')
+curved=$(col micro_batch cut.curves.csv | sort -nu | tr '\n' ' ')
+check "[ $rc -eq 2 ] && [ -n '$on_disk' ] && [ '$on_disk' != '2 4 8 ' ]" \
+    "the write fails after a row (rc $rc, rows of micro $on_disk): $(cat err.txt)"
+check "[ '$curved' = '$on_disk' ]" \
+    "the curves on disk are those of the rows on disk: curves of micro $curved, rows of $on_disk"
 exit $fail

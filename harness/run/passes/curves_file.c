@@ -349,6 +349,15 @@ static void put_summaries(const curves_file *c, FILE *f)
     }
 }
 
+/* The curves of the rows written, alone: what the file and the summary
+ * lines are made of (gaps are measured between curves on disk only). */
+static curves_file written_only(const curves_file *c)
+{
+    curves_file view = *c;
+    view.count = c->rows;
+    return view;
+}
+
 /* The whole file, for atomic_write_file: the earlier run's rows and
  * summaries as they were (--append), then this run's. */
 static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
@@ -374,15 +383,35 @@ int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
         snprintf(why, why_len, "out of memory for the loss curves of %s", c->path);
         return -1;
     }
-    c->unwritten++;
     return 0;
 }
 
-int curves_flush(curves_file *c, char *why, size_t why_len)
+/* Moves the waiting curves of `row`'s config to the end of the written
+ * ones, keeping the order of each. */
+static void take_row(curves_file *c, const result_row *row)
 {
+    for (int i = c->rows; i < c->count; i++) {
+        if (!result_same_config(&c->curves[i].key, row))
+            continue;
+        curve k = c->curves[i];
+        memmove(&c->curves[c->rows + 1], &c->curves[c->rows],
+                (size_t)(i - c->rows) * sizeof *c->curves);
+        c->curves[c->rows++] = k;
+        c->unwritten++;
+    }
+}
+
+int curves_written(const curves_file *c)
+{
+    return c->rows;
+}
+
+int curves_flush(curves_file *c, const result_row *row, char *why, size_t why_len)
+{
+    take_row(c, row);
     if (!c->unwritten && !c->replaced)
         return 0;
-    if (!c->count && !c->earlier) { /* the replaced run's curves, and none of this run's */
+    if (!c->rows && !c->earlier) { /* the replaced run's curves, and none of this run's */
         if (unlink(c->path) && errno != ENOENT) {
             snprintf(why, why_len, "cannot remove the replaced run's loss curves %s: %s",
                      c->path, strerror(errno));
@@ -392,7 +421,8 @@ int curves_flush(curves_file *c, char *why, size_t why_len)
         return 0;
     }
     /* Written whole or not at all, while the run holds the file's lock. */
-    int rc = atomic_write_file(c->path, write_curves, c, why, why_len);
+    curves_file view = written_only(c);
+    int rc = atomic_write_file(c->path, write_curves, &view, why, why_len);
     if (!rc)
         c->unwritten = 0, c->replaced = 0;
     return rc;
@@ -400,8 +430,10 @@ int curves_flush(curves_file *c, char *why, size_t why_len)
 
 void curves_close(curves_file *c, FILE *echo)
 {
-    if (echo)
-        put_summaries(c, echo);
+    if (echo) {
+        curves_file view = written_only(c);
+        put_summaries(&view, echo);
+    }
     for (int i = 0; i < c->count; i++) {
         free(c->curves[i].loss);
         free(c->curves[i].noise);

@@ -31,8 +31,13 @@ typedef struct curves_file {
     int steps;
     curve *curves;
     int count, capacity;
+    /* curves[0..rows) are those of rows written to the CSV, in the order
+     * written, and the only ones the file gets; the rest wait for theirs
+     * (a comparison timed in rounds trains every member's curve before
+     * its first row is written) */
+    int rows;
     char *earlier; /* --append: the file's rows and summaries as they were */
-    int unwritten; /* curves kept since the file was last written */
+    int unwritten; /* curves of written rows the file does not hold yet */
     int replaced;  /* --replace: the file holds the replaced run's curves,
                     * which the first flush rewrites (or removes) */
 } curves_file;
@@ -55,14 +60,18 @@ int curves_open(curves_file *c, const char *path, int steps, int append, int rep
 int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
                const double *loss, const double *noise, const double *noise_err, char *why,
                size_t why_len);
-/* After a row is written: the file rewritten whole with every curve kept
- * (atomic_file.h), when one was added since or the file holds a replaced
- * run's (then removed where this run has none yet). So the curves on disk
- * are those of the rows on disk: a run stopped between a curve and its row
- * leaves both files as they were. 0, or -1 with the reason. */
-int curves_flush(curves_file *c, char *why, size_t why_len);
-/* The summary line of each series to `echo` (when not NULL), and the curves
- * freed. */
+/* After `row` is written: its curves join those of the rows written
+ * before it, and the file is rewritten whole with them (atomic_file.h),
+ * when it gained one or holds a replaced run's (then removed where this
+ * run has none yet). The curves of rows not written yet stay out. So the
+ * curves on disk are those of the rows on disk: a run stopped between a
+ * curve and its row (a signal, a full disk) leaves both files as they
+ * were. 0, or -1 with the reason. */
+int curves_flush(curves_file *c, const result_row *row, char *why, size_t why_len);
+/* The curves of the rows written (curves_flush). */
+int curves_written(const curves_file *c);
+/* The summary line of each series written to `echo` (when not NULL), and
+ * the curves freed. */
 void curves_close(curves_file *c, FILE *echo);
 
 #endif

@@ -392,7 +392,7 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
      * are on disk: the file is finished as usual, and the run fails (1) */
     int write_failed = sweep_with_progress(s, o) && !s->lost;
     if (s->curves) { /* each curve was written as it ended */
-        if (!s->quiet && s->curves->count)
+        if (!s->quiet && curves_written(s->curves))
             printf("loss curves: %s\n", curves.path);
         curves_close(s->curves, s->quiet ? NULL : stdout);
     }

@@ -135,7 +135,7 @@ int sweep_row_write(sweep *s, const result_row *r)
         console_table_row(stdout, r, said);
     }
     if (csv_writer_append(&s->csv, r, why, sizeof why) ||
-        (s->curves && curves_flush(s->curves, why, sizeof why))) {
+        (s->curves && curves_flush(s->curves, r, why, sizeof why))) {
         fprintf(stderr, "accubench: %s\n", why);
         return -1;
     }
