@@ -132,6 +132,18 @@ if [ -f "$curves_csv" ] && [ -x "$bin" ]; then
         rm -f -- "$work/in.goodput_curves.csv"
 fi
 
+# Whether gnuplot's file is whole: it exits 0 when a write of it fails (a
+# full disk cuts a PNG short and leaves an SVG or a reason empty), and a
+# cut file must not replace a chart drawn before. A PNG ends with its IEND
+# chunk, an SVG with its closing tag, a reason with its newline.
+whole() {
+    case $1 in
+        *.png) [ "$(tail -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 49454e44ae426082 ] ;;
+        *.svg) tail -c 16 "$1" | grep -q '</svg>' ;;
+        *) [ -s "$1" ] && [ "$(tail -c 1 "$1" | od -An -tx1 | tr -d ' ')" = 0a ] ;;
+    esac
+}
+
 # A chart with nothing to draw exits 3 with its reason in chart.NAME.why:
 # no placeholder is made, an older chart of that name is removed, and the
 # reason lands at OUT.NAME.why for the report to give.
@@ -145,7 +157,18 @@ for name in $charts; do
         2>"$work/chart.$name.err"
     rc=$?
     grep -v '^Warning: empty [xy]2\{0,1\} range \[.*\], adjusting to' "$work/chart.$name.err" >&2
-    if [ "$rc" = 0 ] && mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
+    # what the outcome delivers: a chart's two files, or a reason alone
+    # (beside the empty file its refusal left open)
+    cut=""
+    case $rc in 0) made="png svg" ;; 3) made="why" ;; *) made="" ;; esac
+    for ext in $made; do
+        f="$work/chart.$name.$ext"
+        if [ -f "$f" ] && ! whole "$f"; then cut="$cut $name.$ext"; fi
+    done
+    if [ -n "$cut" ]; then
+        echo "plots: $name failed: cut short in writing (a full disk?):$cut" >&2
+        failed=1
+    elif [ "$rc" = 0 ] && mv -f -- "$work/chart.$name.png" "$out.$name.png" &&
         mv -f -- "$work/chart.$name.svg" "$out.$name.svg"; then
         rm -f -- "$out.$name.why"
         printf 'plots: wrote %s %s\n' "$out.$name.png" "$out.$name.svg"

@@ -215,4 +215,23 @@ if command -v localedef >/dev/null 2>&1 && [ -r /usr/share/i18n/locales/de_DE ] 
 else
     echo "e2e_plots: the de_DE part skipped (no localedef or no de_DE source)"
 fi
+# A write that fails (the file-size limit stands in for a full disk):
+# gnuplot exits 0 with its files cut short. Each such chart fails with one
+# line, plots.sh exits 1, and the charts drawn before stay whole.
+mkdir -p full && cp abc.csv abc.wallclock.png abc.wallclock.svg full/
+sh -c 'trap "" XFSZ; ulimit -f 8; exec sh "$0" "$1"' "$root/scripts/plots.sh" full/abc.csv \
+    > plots.log 2> plots.err
+rc=$?
+[ "$rc" -eq 1 ] || { cat plots.log plots.err; fail "charts cut short: exit 1 (got $rc)"; }
+grep -q '^plots: wallclock failed: cut short in writing' plots.err ||
+    { cat plots.err; fail "the cut chart is not said"; }
+cmp -s full/abc.wallclock.png abc.wallclock.png && cmp -s full/abc.wallclock.svg abc.wallclock.svg ||
+    fail "a cut chart replaced the one drawn before"
+for f in full/*.png full/*.svg full/*.why; do
+    # a whole PNG ends with its IEND chunk
+    [ ! -e "$f" ] || { case $f in
+        *.png) is_png "$f" && [ "$(tail -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 49454e44ae426082 ] ;;
+        *.svg) is_svg "$f" ;; *) [ -s "$f" ] ;; esac; } ||
+        fail "$f: a cut file left in place"
+done
 echo "e2e_plots: ok ($(echo $charts))"
