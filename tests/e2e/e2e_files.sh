@@ -258,6 +258,12 @@ check '[ "$(cat pipe.rc)" -eq 141 ] && grep -q "interrupted (SIGPIPE: the reader
     "SIGPIPE: exit 141, saying so (got $(cat pipe.rc)): $(cat pipe.err)"
 check '[ ! -e pipe.csv.lock ] && grep -q "^# unfinished: interrupted (SIGPIPE" pipe.csv' \
     "SIGPIPE: the lock let go, the CSV whole and unfinished: $(ls pipe*)"
+# a reader gone before the end's lines (--quiet writes only the last one)
+# stops nothing: every row written, the lock let go, exit 0
+{ "$ACCUBENCH" run $quick --csv endpipe.csv --quiet 2>endpipe.err; echo $? >endpipe.rc; } | true
+check '[ "$(cat endpipe.rc)" -eq 0 ] && [ ! -e endpipe.csv.lock ] && [ "$(rows endpipe.csv)" -eq 2 ] &&
+    ! grep -q unfinished endpipe.csv' \
+    "a reader gone by the end: exit 0 (got $(cat endpipe.rc)), no lock: $(ls endpipe*) $(cat endpipe.err)"
 
 # ---- 5. the file says it is unfinished, and its readers say so too
 check 'grep -q "^# unfinished: interrupted (SIGTERM) after [0-9]* of 7 configs" term.csv' \

@@ -90,19 +90,17 @@ const char *stop_signal_name(int sig)
                             : "SIGINT";
 }
 
-static struct sigaction old_int, old_term, old_pipe;
+static struct sigaction old_int, old_term;
 
 void stop_signal_restore(void)
 {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    /* once its reader is gone, the end's lines (the summary, where the
-     * rows are) would kill the run before it lets its lock go: they fail
-     * quietly instead */
-    if (stop_signal == SIGPIPE)
-        signal(SIGPIPE, SIG_IGN);
-    else
-        sigaction(SIGPIPE, &old_pipe, NULL);
+    /* The end's lines (where the rows are, the summary) come after this:
+     * a reader gone by then, whether during the sweep (its stop) or only
+     * at its end (`run --quiet | head -0`, `run | head -n 30`), would kill
+     * the run before it lets its lock go. They fail quietly instead. */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 /* The handlers run on a stack of their own, not on the stack of the code
@@ -131,8 +129,9 @@ void stop_signal_install(void)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     /* `run ... | head`: the reader leaving killed the sweep mid-config,
-     * unsaid; now it stops as Ctrl-C does, its rows kept, the CSV whole */
-    sigaction(SIGPIPE, &sa, &old_pipe);
+     * unsaid; now it stops as Ctrl-C does, its rows kept, the CSV whole.
+     * Not put back after (stop_signal_restore). */
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 void stop_signal_announce(run_outputs *out)

@@ -17,7 +17,8 @@ extern volatile sig_atomic_t stop_signal;
 void stop_signal_install(void);
 /* The signal's name as the "interrupted (...)" lines give it. */
 const char *stop_signal_name(int sig);
-/* Puts the handlers back as they were. */
+/* Puts the handlers back as they were, but for SIGPIPE's: ignored, so
+ * that the end's lines to a reader gone fail quietly. */
 void stop_signal_restore(void);
 /* The outputs a handler releases and names (NULL: none, the end of the
  * run says it instead). */
