@@ -110,8 +110,8 @@ void usage_run(FILE *f)
     print_presets(f);
     fputs("\nexit status: 0 a config ran and none failed; 1 a config failed or none ran, the "
           "device\n  was lost, the peak GEMM was not measured or --dump/--trace not written; 2 "
-          "input\n  refused or the CSV not written; 130/143/141 interrupted (SIGINT, SIGTERM, "
-          "SIGPIPE:\n  the rows measured kept; docs/running.md)\n", f);
+          "input\n  refused or the CSV not written; 130/143/129/141 interrupted (SIGINT, SIGTERM, "
+          "SIGHUP,\n  SIGPIPE: the rows measured kept; docs/running.md)\n", f);
 }
 
 void usage_all(FILE *f)

@@ -5,8 +5,8 @@
 # the path untouched); --out folders created alike by run and report; no
 # results/ made when --csv names the file; two runs never overwrite each
 # other (fresh default names, a lock on --csv); after a failed write the
-# count printed is the file's; SIGTERM stops like Ctrl-C; temporaries of
-# killed runs are cleaned up.
+# count printed is the file's; SIGTERM and SIGHUP stop like Ctrl-C;
+# temporaries of killed runs are cleaned up.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -250,6 +250,21 @@ check 'grep -q "interrupted (SIGTERM)" term.txt' "SIGTERM: says so: $(tail -n 2 
 check '[ "$(rows term.csv)" -ge 2 ]' "SIGTERM: the rows measured are kept"
 check '[ -z "$(ls | grep "^term.csv.tmp.[0-9]*$" | grep -v "tmp.$$\$")" ]' \
     "SIGTERM: no temporary left: $(ls)"
+# SIGHUP (its terminal closed) as SIGTERM: exit 129, said, the lock let go
+"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
+    --max-noise 0.001 --trace-steps 0 --rounds off --csv hup.csv >hup.txt 2>&1 &
+pid=$!
+for i in $(seq 1 1800); do
+    [ -f hup.csv ] && [ "$(rows hup.csv)" -ge 1 ] && break
+    sleep 0.1
+done
+kill -HUP $pid
+wait $pid
+rc=$?
+check "[ $rc -eq 129 ] && grep -q 'interrupted (SIGHUP' hup.txt" \
+    "SIGHUP: exit 129, saying so (got $rc): $(tail -n 1 hup.txt)"
+check '[ ! -e hup.csv.lock ] && [ "$(rows hup.csv)" -ge 1 ] && grep -q "^# unfinished: interrupted (SIGHUP" hup.csv' \
+    "SIGHUP: the rows kept, the lock let go, the CSV unfinished: $(ls hup*)"
 # SIGPIPE (`run | head`: the reader went away) as SIGINT: it says so on
 # stderr, lets its lock go, and the CSV says it is unfinished
 { "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \

@@ -86,16 +86,18 @@ static void on_stop_signal(int sig)
 const char *stop_signal_name(int sig)
 {
     return sig == SIGTERM ? "SIGTERM"
+           : sig == SIGHUP ? "SIGHUP: its terminal went away"
            : sig == SIGPIPE ? "SIGPIPE: the reader of its output went away"
                             : "SIGINT";
 }
 
-static struct sigaction old_int, old_term;
+static struct sigaction old_int, old_term, old_hup;
 
 void stop_signal_restore(void)
 {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
     /* The end's lines (where the rows are, the summary) come after this:
      * a reader gone by then, whether during the sweep (its stop) or only
      * at its end (`run --quiet | head -0`, `run | head -n 30`), would kill
@@ -128,6 +130,9 @@ void stop_signal_install(void)
     sa.sa_flags = SA_ONSTACK;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    /* a closed terminal or a dropped ssh session: killed, it left its
+     * lock and its `# unfinished` line unsaid; now it stops as SIGTERM */
+    sigaction(SIGHUP, &sa, &old_hup);
     /* `run ... | head`: the reader leaving killed the sweep mid-config,
      * unsaid; now it stops as Ctrl-C does, its rows kept, the CSV whole.
      * Not put back after (stop_signal_restore). */

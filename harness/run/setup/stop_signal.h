@@ -1,7 +1,7 @@
-/* SIGINT, SIGTERM and SIGPIPE (`run | head`: its reader went away)
- * during a sweep: the configs stop and the rows measured so far stay on
- * disk. Under mpirun, rank 0's handler also lets
- * the CSV's lock go and says where the rows are, because mpirun follows
+/* SIGINT, SIGTERM, SIGHUP (its terminal closed) and SIGPIPE (`run |
+ * head`: its reader went away) during a sweep: the configs stop and the
+ * rows measured so far stay on disk. Under mpirun, rank 0's handler also
+ * lets the CSV's lock go and says where the rows are, because mpirun follows
  * its SIGTERM with SIGKILL before a busy rank reaches its next check. */
 #ifndef ACCUBENCH_STOP_SIGNAL_H
 #define ACCUBENCH_STOP_SIGNAL_H
@@ -13,7 +13,8 @@
 /* The signal that stopped the sweep, or 0. */
 extern volatile sig_atomic_t stop_signal;
 
-/* Catches SIGINT, SIGTERM and SIGPIPE, keeping the handlers they had. */
+/* Catches SIGINT, SIGTERM, SIGHUP and SIGPIPE, keeping the handlers they
+ * had. */
 void stop_signal_install(void);
 /* The signal's name as the "interrupted (...)" lines give it. */
 const char *stop_signal_name(int sig);

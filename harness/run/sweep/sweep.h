@@ -24,8 +24,9 @@ typedef struct sweep_device {
 
 /* Exit codes: 0 every config ran (oom/skipped rows included), 1 a config
  * failed or its gradient check did (or --trace was not written), 2 bad
- * input or a failed write, 130 when interrupted by SIGINT or SIGTERM (the
- * rows measured so far stay on disk). The output paths are checked
+ * input or a failed write, 128 + the signal when interrupted by SIGINT,
+ * SIGTERM, SIGHUP or SIGPIPE (130, 143, 129, 141: the rows measured so far
+ * stay on disk). The output paths are checked
  * (run_outputs.h) before anything is measured. */
 int sweep_run(const run_options *o, const sweep_device *dev, const run_context *ctx);
 
