@@ -393,10 +393,11 @@ if command -v mpirun >/dev/null 2>&1; then
     # start_job: a 2-rank sweep in the background ($mp: mpirun's pid), once
     # its CSV exists and rank 1 runs, plus a second into it.
     start_job() {
-        rm -f dp.csv dp.csv.lock
+        rm -f dp.csv dp.csv.lock dp.curves.csv dp.curves.csv.lock
+        # shellcheck disable=SC2086 # $job_args: words
         mpirun --oversubscribe -np 2 "$ACCUBENCH" run --backend cpu --model tiny \
             --effective 1024 --micro pow2 --budget-s 0.5 --max-noise 0.001 --trace-steps 0 \
-            --csv dp.csv >dp.out 2>dp.err &
+            --csv dp.csv ${job_args:-} >dp.out 2>dp.err &
         mp=$!
         n=0
         while { [ ! -e dp.csv ] || [ -z "$(rank_pid $mp 1)" ]; } && [ $n -lt 600 ]; do
@@ -433,6 +434,17 @@ if command -v mpirun >/dev/null 2>&1; then
         check "grep -q '^accubench: interrupted ([A-Z]*) before a row was finished$' dp.err || { [ -n \"$said\" ] && [ \$(rows dp.csv) -ge $said ] && [ \$(rows dp.csv) -le \$(($said + 1)) ]; }" \
             "SIGTERM to $target: rank 0 counts the rows on disk ($(rows dp.csv)): $(grep '^accubench: interrupted' dp.err)"
     done
+    # SIGHUP to rank 0 of a run with loss curves: exit 129, and the curves
+    # file's lock goes with the CSV's (rank 0's handler lets both go)
+    job_args="--train-steps 2"
+    start_job
+    kill -HUP "$(rank_pid $mp 0)"
+    end_job
+    job_args=""
+    check "[ $rc -eq 129 ] && grep -q '^accubench: interrupted (SIGHUP' dp.err" \
+        "SIGHUP to rank 0 under mpirun: exit 129, said (rc $rc): $(grep accubench dp.err)"
+    check "[ ! -e dp.csv.lock ] && [ ! -e dp.curves.csv.lock ]" \
+        "SIGHUP to rank 0: both locks gone: $(ls dp*)"
     # A rank that never answers (SIGSTOP: no signal reaches the program,
     # nothing dies) ends the job after ACCUBENCH_RANK_WAIT_S: rank 0 keeps
     # its rows when the other is stopped; rank 1 ends it when rank 0 is.

@@ -47,11 +47,11 @@ void stop_signal_say(int sig)
     if (said || !out)
         return;
     said = 1;
-    if (out->lock.fd >= 0) {
-        unlink(out->lock.path);
-        close(out->lock.fd);
-        out->lock.fd = -1;
-    }
+    /* the CSV's lock and the curves file's (--train-steps) alike: the
+     * run's end that lets both go is never reached (unlink and close
+     * alone, safe here) */
+    csv_lock_release(&out->lock);
+    csv_lock_release(&out->curves_lock);
     if (sig) {
         put("accubench: interrupted (");
         put(stop_signal_name(sig));
