@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,23 @@ const char *atomic_file_reason(int err)
     if (err == EPERM)
         return "not a regular file of its own (refused: it would be written through)";
     return strerror(err);
+}
+
+/* The signals that stop a program from outside (Ctrl-C, kill, a closed
+ * terminal), held back while a temporary exists: a program that takes them
+ * by default (report, plan) died mid-write and left PATH.tmp.PID, half a
+ * file, beside the target. Held, such a signal ends it just after the
+ * rename or the removal; a handler (run's) runs then, its flag seen as
+ * before. A write takes milliseconds: nothing waits long. */
+static void hold_stop_signals(sigset_t *old)
+{
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigaddset(&stops, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &stops, old);
 }
 
 /* The temporary's name for path; 0, or -1 with the reason. */
@@ -101,7 +119,8 @@ static int write_temporary(const atomic_file_job *job, char tmp[static ATOMIC_TM
     return 0;
 }
 
-int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len)
+/* atomic_write_files with the stop signals already held. */
+static int write_set(const atomic_file_job *jobs, int n, char *why, size_t why_len)
 {
     char tmp[ATOMIC_FILES_MAX][ATOMIC_TMP_LEN];
     if (n < 1 || n > ATOMIC_FILES_MAX) {
@@ -129,6 +148,15 @@ int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why
             return -1;
         }
     return 0;
+}
+
+int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len)
+{
+    sigset_t old;
+    hold_stop_signals(&old);
+    int rc = write_set(jobs, n, why, why_len);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
 int atomic_write_file(const char *path, atomic_writer write, void *ctx, char *why,

@@ -2,7 +2,9 @@
  * the target (PATH.tmp.PID: same folder, so the rename cannot cross file
  * systems), is flushed to the disk, and is renamed over the target. A
  * reader sees the old file or the new one, never half of either; on any
- * failure the temporary is removed and the target is left as it was. */
+ * failure the temporary is removed and the target is left as it was. A
+ * stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) is held while the
+ * temporary exists, so none leaves one behind. */
 #ifndef ACCUBENCH_ATOMIC_FILE_H
 #define ACCUBENCH_ATOMIC_FILE_H
 

@@ -1,9 +1,11 @@
 /* Files are written whole or not at all: the target holds the old content
  * or the new, and no temporary is left beside it either way. */
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -38,6 +40,21 @@ static void read_back(const char *path, char *out, size_t cap)
     size_t n = fread(out, 1, cap - 1, f);
     out[n] = '\0';
     fclose(f);
+}
+
+/* Writes half its text, is sent SIGTERM (a kill, Ctrl-C) as it writes,
+ * then writes the rest. */
+static int write_half_then_signalled(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    const char *text = ctx;
+    size_t half = strlen(text) / 2;
+    fwrite(text, 1, half, f);
+    fflush(f);
+    kill(getpid(), SIGTERM);
+    fputs(text + half, f);
+    return 0;
 }
 
 /* Entries in the folder other than . and .. */
@@ -75,6 +92,24 @@ int main(void)
     CHECK(strcmp(text, "second\n") == 0);
     CHECK(entries() == 1);
 
+    /* A stop signal mid-write (a program that takes it by default, as
+     * report does): it ends the program only once the file is whole, and
+     * no temporary, half a file, is left beside it. */
+    pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        signal(SIGTERM, SIG_DFL);
+        atomic_write_file(path, write_half_then_signalled, "fourth, whole or not at all\n", why,
+                          sizeof why);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    read_back(path, text, sizeof text);
+    CHECK(strcmp(text, "fourth, whole or not at all\n") == 0);
+    CHECK(entries() == 1);
+
     /* No such folder: a reason naming the file, nothing created. */
     char missing[400];
     snprintf(missing, sizeof missing, "%s/no-such-folder/out.csv", dir);
@@ -101,7 +136,7 @@ int main(void)
                              {second, write_half_then_fail, "third json, never whole\n"}};
     CHECK(atomic_write_files(set, 2, why, sizeof why) == -1);
     read_back(path, text, sizeof text);
-    CHECK(strcmp(text, "second\n") == 0);
+    CHECK(strcmp(text, "fourth, whole or not at all\n") == 0);
     read_back(second, text, sizeof text);
     CHECK(strcmp(text, "second json\n") == 0);
     CHECK(entries() == 3);
