@@ -223,6 +223,15 @@ cp kept.curves.csv orphan.curves.csv
 check '[ $? -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "orphan.curves.csv holds an earlier run.s loss curves, which a report would read as this run.s" err.txt &&
     [ ! -e orphan.csv ] && cmp -s orphan.curves.csv kept.curves.csv' \
     "curves without their CSV are refused, nothing written: $(cat err.txt)"
+# NAME and NAME.csv share NAME.curves.csv: a run on one never writes or
+# removes the curves of the other (--replace on NAME took NAME.csv's away)
+cp kept.csv share.csv && cp kept.curves.csv share.curves.csv && cp kept.csv share
+for args in "--csv share --replace" "--csv share --append --train-steps 2"; do
+    "$ACCUBENCH" run $bare --micro 2 $args >out.txt 2>err.txt
+    check '[ $? -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "share.curves.csv is the loss curves file of share.csv too" err.txt &&
+        cmp -s share.curves.csv kept.curves.csv && cmp -s share kept.csv' \
+        "$args: refused, share.csv's curves kept: $(cat err.txt)"
+done
 # a micro-batch named twice (an A/A check): its second arm times the step
 # and trains no curve of its own (it would be its first arm's again)
 "$ACCUBENCH" run --backend cpu --reduction sum --optimizer sgd --lr 1 --steps 1 --warmup 0 \

@@ -70,6 +70,27 @@ static int holds_curves(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
+/* NAME.csv and NAME have one curves file, NAME.curves.csv, which the
+ * readers of both take as their own: a run that would write or remove it
+ * where the other name holds something would give that CSV this run's
+ * curves, or take its own away (the refusal below once said "--replace
+ * to remove them" of the other CSV's curves). 0, or -1 with the reason. */
+static int curves_shared(const char *csv, const char *curves, char *why, size_t n)
+{
+    char other[sizeof ((run_outputs *)0)->csv_path];
+    size_t len = strlen(csv);
+    if (len > 4 && !strcmp(csv + len - 4, ".csv"))
+        snprintf(other, sizeof other, "%.*s", (int)(len - 4), csv);
+    else
+        snprintf(other, sizeof other, "%s.csv", csv);
+    struct stat st;
+    if (stat(other, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return 0;
+    snprintf(why, n, "%s is the loss curves file of %s too (NAME and NAME.csv share it): "
+             "give this run another --csv", curves, other);
+    return -1;
+}
+
 /* A run that trains no curves (no --train-steps) beside an earlier run's:
  * with --append they are the earlier rows' and stay; with --replace they
  * go with the rows they belong to (reserved here, replaced at the first
@@ -82,6 +103,8 @@ static int reserve_earlier_curves(const run_options *o, run_outputs *out, char *
     csv_existing want = options_csv_existing(o);
     if (!holds_curves(path) || want == CSV_APPEND)
         return 0;
+    if (curves_shared(out->csv_path, path, why, n))
+        return -1;
     if (want != CSV_REPLACE) {
         snprintf(why, n, "%s holds an earlier run's loss curves, which a report would read as "
                  "this run's: --replace to remove them, or another --csv", path);
@@ -119,7 +142,8 @@ static int reserve_curves(const run_options *o, run_outputs *out, char *why, siz
         return -1;
     }
     if (output_path_check("the loss curves", path, OUTPUT_FILE, why, n) ||
-        csv_lock_take(&out->curves_lock, path, why, n))
+        csv_lock_take(&out->curves_lock, path, why, n) ||
+        curves_shared(out->csv_path, path, why, n))
         return -1;
     if (holds_curves(path)) {
         csv_existing want = options_csv_existing(o);
