@@ -223,6 +223,15 @@ cp kept.curves.csv orphan.curves.csv
 check '[ $? -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "orphan.curves.csv holds an earlier run.s loss curves, which a report would read as this run.s" err.txt &&
     [ ! -e orphan.csv ] && cmp -s orphan.curves.csv kept.curves.csv' \
     "curves without their CSV are refused, nothing written: $(cat err.txt)"
+# --replace whose curves cannot be written (the file-size limit, room for
+# the CSV's row and not its long curve): the replaced run's curves do not
+# stay beside this run's row, to be read as its own
+cp kept.csv gone.csv && cp kept.curves.csv gone.curves.csv
+sh -c 'trap "" XFSZ; ulimit -f 24; exec "$0" "$@"' "$ACCUBENCH" run $bare --micro 8 \
+    --train-steps 300 --csv gone.csv --replace >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ "$(col micro_batch gone.csv)" = 8 ] && [ ! -e gone.curves.csv ] &&
+    grep -q "cannot write gone.curves.csv: .*the replaced run.s curves there are removed" err.txt' \
+    "a failed curves write after --replace's first row removes the replaced curves: $(ls gone*) $(cat err.txt)"
 # NAME and NAME.csv share NAME.curves.csv: a run on one never writes or
 # removes the curves of the other (--replace on NAME took NAME.csv's away)
 cp kept.csv share.csv && cp kept.curves.csv share.curves.csv && cp kept.csv share

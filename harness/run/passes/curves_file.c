@@ -423,8 +423,16 @@ int curves_flush(curves_file *c, const result_row *row, char *why, size_t why_le
     /* Written whole or not at all, while the run holds the file's lock. */
     curves_file view = written_only(c);
     int rc = atomic_write_file(c->path, write_curves, &view, why, why_len);
-    if (!rc)
+    if (!rc) {
         c->unwritten = 0, c->replaced = 0;
+    } else if (c->replaced && unlink(c->path) == 0) {
+        /* The CSV holds this run's rows now: the replaced run's curves
+         * left beside them (a full disk) would read as theirs. Removing
+         * takes no room. */
+        size_t used = strlen(why);
+        snprintf(why + used, why_len - used, "; the replaced run's curves there are removed");
+        c->replaced = 0;
+    }
     return rc;
 }
 

@@ -66,7 +66,8 @@ int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
  * run has none yet). The curves of rows not written yet stay out. So the
  * curves on disk are those of the rows on disk: a run stopped between a
  * curve and its row (a signal, a full disk) leaves both files as they
- * were. 0, or -1 with the reason. */
+ * were; a write that fails over a replaced run's curves removes them, so
+ * they never stand beside this run's rows. 0, or -1 with the reason. */
 int curves_flush(curves_file *c, const result_row *row, char *why, size_t why_len);
 /* The curves of the rows written (curves_flush). */
 int curves_written(const curves_file *c);
