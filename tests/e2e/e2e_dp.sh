@@ -205,6 +205,22 @@ rc=$?
 awk -F, '/^#/{next} !h{h=1;next} {n++} END{exit n != 1}' failing/f.csv 2>/dev/null ||
     { echo "FAILED: the row measured before the failure is not in the CSV"; fail=1; }
 
+# Rank 0's write that fails (the file-size limit, on rank 0 alone, stands
+# in for a full disk: room for the first rows, not all) ends the job at
+# once, exit 2: the other ranks, gone on to the next config, once waited
+# for it until their limit ran out.
+mkdir full
+full="run $quick --effective 8,16,32,64 --micro 2,4 --csv full/f.csv --quiet"
+t0=$(date +%s)
+ACCUBENCH_RANK_WAIT_S=30 timeout 120 $MPIRUN -np 1 \
+    sh -c 'trap "" XFSZ; ulimit -f 12; exec "$0" "$@"' "$ACCUBENCH" $full : \
+    -np 1 "$ACCUBENCH" $full >full.log 2>&1
+rc=$?
+took=$(($(date +%s) - t0))
+[ "$rc" -eq 2 ] && [ "$took" -le 25 ] && grep -q '^accubench: cannot write full/f.csv' full.log ||
+    { echo "FAILED: a failed write on rank 0: exit 2 at once (got $rc after ${took}s):"; grep accubench full.log; fail=1; }
+[ ! -e full/f.csv.lock ] || { echo "FAILED: a failed write on rank 0 left the lock"; fail=1; }
+
 # Bad inputs: one line each, exit 2.
 expect_error() {
     pattern=$1; shift

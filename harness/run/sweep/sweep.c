@@ -157,7 +157,11 @@ static int sweep_configs(sweep *s, const run_options *o)
     if (!write_failed && !stop_signal && block.n)
         write_failed = sweep_block_run(s, &p, &block);
     config_block_free(&block);
-    leave(s, &p, CONFIG_MODEL);
+    /* A failed write ends the job (end_ranks): the other ranks have gone
+     * on to the next config, whose collectives no barrier of leave() here
+     * would meet, and rank 0 would wait in it for them. */
+    if (!(write_failed && s->world && !s->lost))
+        leave(s, &p, CONFIG_MODEL);
     range_pop();
     return write_failed;
 }
@@ -414,8 +418,8 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
     run_outputs_close(out, 0);
     if (stop_signal) /* the shell's code for death by that signal: 130, 143 */
         return end_ranks(s, 128 + stop_signal);
-    if (write_failed)
-        return 2;
+    if (write_failed) /* the other ranks, a config on, wait for this one */
+        return end_ranks(s, 2);
     return s->failures || s->lost || nothing_ran ? 1 : 0;
 }
 
