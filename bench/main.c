@@ -9,6 +9,7 @@
  * --backend against it, opens the backend and its activity collector, and
  * hands them to the sweep. Every option is a row of a table (run's in
  * harness/run/setup/options.c, plan's in plan.c); usage.c prints them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,23 @@ static int check_csv(int argc, char **argv)
     return 0;
 }
 
+/* plan's and compare's answer is their stdout: written to a file on a
+ * full disk it was cut short and the command exited 0 (scripts/plots.sh
+ * charts plan's table from such a file). A stream that could not be
+ * written is one line and exit 2, but for a reader gone (EPIPE: the
+ * reader of a pipe chose to stop). */
+static int stdout_kept(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    if (errno == EPIPE)
+        return rc;
+    fprintf(stderr, "accubench: cannot write the output (stdout): %s\n",
+            errno ? strerror(errno) : "a write failed");
+    return rc > 2 ? rc : 2;
+}
+
 int main(int argc, char **argv)
 {
     program = argv[0];
@@ -282,11 +300,11 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "plan") == 0)
-        return plan_main(argc - 1, argv + 1, usage_edit);
+        return stdout_kept(plan_main(argc - 1, argv + 1, usage_edit));
     if (strcmp(cmd, "report") == 0)
         return report_main(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0)
-        return compare_main(argc - 1, argv + 1);
+        return stdout_kept(compare_main(argc - 1, argv + 1));
     char why[300];
     snprintf(why, sizeof why, "unknown command '%s'", cmd);
     nearest_suggest(why, sizeof why, cmd, USAGE_COMMANDS);

@@ -160,4 +160,9 @@ for args in "missing.csv base.csv" "base.csv notes.csv" "nocols.csv base.csv" "b
     [ "$(wc -l < err.txt)" = 1 ] && grep -q '^accubench: ' err.txt ||
         fail "compare $args: want one 'accubench: ' line, got: $(cat err.txt)"
 done
+# its answer written nowhere (a full disk: /dev/full): one line, exit 2,
+# never a verdict of 0 for an answer cut short
+"$ACCUBENCH" compare base.csv base.csv > /dev/full 2> err.txt; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < err.txt)" = 1 ] && grep -q 'cannot write the output (stdout): No space left' err.txt ||
+    fail "compare into a full disk: exit $rc, want 2 and one line: $(cat err.txt)"
 echo "e2e_compare: ok"

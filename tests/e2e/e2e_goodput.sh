@@ -307,4 +307,10 @@ rc=$?
 check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "train-steps" err.txt' \
     "--lr-grid without --train-steps: one line, exit 2 (rc $rc: $(cat err.txt))"
 check '[ ! -e bad.csv ]' "nothing written for bad input"
+# the table into a full disk (/dev/full): scripts/plots.sh charts it from
+# a file, which a cut table with exit 0 would have left half-drawn
+"$ACCUBENCH" plan --time-to-target g.csv --table >/dev/full 2>err.txt
+rc=$?
+check '[ $rc -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "cannot write the output (stdout): No space left" err.txt' \
+    "a table that cannot be written: one line, exit 2 (rc $rc: $(cat err.txt))"
 exit $fail
