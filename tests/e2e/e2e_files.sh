@@ -225,6 +225,17 @@ done
 check 'cmp -s given.csv replace.csv && grep -q "as it was" err.txt' \
     "--replace whose first write failed left the file as it was: $(cat err.txt)"
 
+# A --dump whose files cannot be written (room for the CSV, not for a
+# 16 KiB tensor): exit 1, the row kept, one line naming the file by the
+# folder asked for (not its temporary, removed), nothing of the dump left
+sh -c 'trap "" XFSZ; ulimit -f 32; exec "$0" "$@"' "$ACCUBENCH" \
+    run --backend cpu --model tiny --effective 16 --micro 16 --budget-s 0.05 --min-samples 3 \
+    --trace-steps 0 --csv dumped.csv --dump dumped >out.txt 2>err.txt
+rc=$?
+check "[ $rc -eq 1 ] && [ \$(rows dumped.csv) -eq 1 ] && grep -q 'accubench: --dump: .*cannot write dumped/.*npy: File too large; nothing of it kept' err.txt &&
+       ! grep -q 'dumped.tmp' err.txt && [ -z \"\$(ls | grep '^dumped\$\|^dumped.tmp')\" ]" \
+    "a dump that cannot be written: exit 1 (got $rc), said by its own name, nothing left: $(ls | grep dumped) $(grep dump err.txt)"
+
 # ---- 4. SIGTERM as SIGINT: rows kept (each config timed alone: --rounds off writes its row as it ends), exit 143 (128 + SIGTERM), no temporary; a dead
 # run's temporary is removed by the next run, a live one's is not
 sh -c 'exit 0' & dead=$!

@@ -406,7 +406,15 @@ int dump_write(const char *dir, const dump_window *w, const dump_window *noise,
         rc = 1;
     }
     if (rc) {
-        snprintf(why, n, "%s", j.why);
+        /* The reason names the file by the folder asked for: its
+         * temporary (DIR.tmp.PID) is removed here, and a name that no
+         * longer exists would say nothing to the reader. */
+        const char *at = strstr(j.why, tmp);
+        if (at)
+            snprintf(why, n, "%.*s%s%s; nothing of it kept", (int)(at - j.why), j.why, target,
+                     at + strlen(tmp));
+        else
+            snprintf(why, n, "%s; nothing of it kept", j.why);
         remove_tree(tmp);
     }
     free(j.tensors);
