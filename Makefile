@@ -670,7 +670,8 @@ readme-figures: $(BIN)
 .PHONY: readme-figures
 
 # ------------------------------------------------- charts and reports
-# CSV=FILE picks the run; without it, the newest results/*.csv (named).
+# CSV=FILE picks the run; without it, the newest results/*.csv with rows,
+# its loss-curves file aside (scripts/pick_csv.sh; named).
 # Charts (PNG + SVG) and the report land next to the CSV. CSV is a knob
 # (above): its text is a name, never code.
 plots: $(BIN)

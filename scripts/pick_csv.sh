@@ -1,17 +1,26 @@
 #!/bin/sh
 # Prints the CSV to chart or report: the one given, else the newest
-# results/*.csv under the repo root (and says so on stderr). With none,
+# results/*.csv with rows under the repo root, loss-curves files aside (and
+# says so on stderr). With none,
 # one error line and exit 2. Used by scripts/plots.sh and `make report`.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 csv=${1:-}
+# has_rows FILE: a line past the header that is not a # comment (a run
+# stopped before its first row leaves the header alone)
+has_rows() { grep -v '^#' "$1" 2>/dev/null | tail -n +2 | grep -q .; }
 if [ -z "$csv" ]; then
-    csv=$(ls -t "$root"/results/*.csv 2>/dev/null | head -n 1)
+    # the newest run's CSV: not a loss-curves file beside one (NAME.curves.csv,
+    # rewritten after its rows), not one with no row yet
+    csv=$(ls -t "$root"/results/*.csv 2>/dev/null | while IFS= read -r f; do
+        case $f in *.curves.csv) continue ;; esac
+        has_rows "$f" && { echo "$f"; break; }
+    done)
     if [ -z "$csv" ]; then
-        echo "accubench: no CSV given and none in $root/results/ (use CSV=FILE)" >&2
+        echo "accubench: no CSV given and none with rows in $root/results/ (use CSV=FILE)" >&2
         exit 2
     fi
-    echo "using $csv (the newest in results/)" >&2
+    echo "using $csv (the newest with rows in results/)" >&2
 fi
 if [ ! -r "$csv" ]; then
     echo "accubench: cannot read $csv" >&2
