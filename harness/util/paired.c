@@ -304,6 +304,10 @@ void paired_ratio_text(const paired_ratio *pr, char *out, size_t len)
     if (v == PAIRED_UNDECIDED && n > 0) {
         if (ratio_in_band(&p, PAIRED_THRESHOLD))
             snprintf(out + n, len - (size_t)n, "; the ratio itself is within the threshold");
+        else if (more > PAIRED_LAST_LOOK) /* advice no run can follow: --rounds stops there */
+            snprintf(out + n, len - (size_t)n, "; at this spread about %zu rounds would, more "
+                     "than the %d a comparison runs (a longer --budget-s gives each round "
+                     "more steps, less spread)", more, PAIRED_LAST_LOOK);
         else if (more)
             snprintf(out + n, len - (size_t)n, "; about %zu rounds would likely separate them "
                      "at this spread", more);

@@ -209,6 +209,12 @@ static void test_each_outcome_its_words(void)
                        "rounds; threshold 2%); about ") != NULL);
     CHECK(strstr(text, "rounds would likely separate them at this spread") != NULL);
     CHECK(!strstr(text, "same") && !strstr(text, "indistinguishable"));
+    /* rounds past the last look: no run could follow the advice */
+    paired_ratio wide = {.rounds = 10, .ratio = 1.05, .lo = 0.95, .hi = 1.16};
+    CHECK(paired_rounds_to_separate(&wide, PAIRED_THRESHOLD) > PAIRED_LAST_LOOK);
+    paired_ratio_text(&wide, text, sizeof text);
+    CHECK(!strstr(text, "would likely separate"));
+    CHECK(strstr(text, "rounds would, more than the 40 a comparison runs") != NULL);
     /* undecided with the ratio itself inside the band, paired or apart */
     paired_ratio inside = {.rounds = 5, .ratio = 1.01, .lo = 0.97, .hi = 1.05};
     paired_ratio_text(&inside, text, sizeof text);
