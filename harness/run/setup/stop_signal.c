@@ -131,8 +131,12 @@ void stop_signal_install(void)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     /* a closed terminal or a dropped ssh session: killed, it left its
-     * lock and its `# unfinished` line unsaid; now it stops as SIGTERM */
-    sigaction(SIGHUP, &sa, &old_hup);
+     * lock and its `# unfinished` line unsaid; now it stops as SIGTERM.
+     * But where SIGHUP came ignored (nohup, a session that asked for its
+     * jobs to outlive it), the run is to go on, as it did. */
+    sigaction(SIGHUP, NULL, &old_hup);
+    if (old_hup.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
     /* `run ... | head`: the reader leaving killed the sweep mid-config,
      * unsaid; now it stops as Ctrl-C does, its rows kept, the CSV whole.
      * Not put back after (stop_signal_restore). */

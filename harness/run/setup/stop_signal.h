@@ -13,8 +13,8 @@
 /* The signal that stopped the sweep, or 0. */
 extern volatile sig_atomic_t stop_signal;
 
-/* Catches SIGINT, SIGTERM, SIGHUP and SIGPIPE, keeping the handlers they
- * had. */
+/* Catches SIGINT, SIGTERM, SIGHUP (unless it came ignored: nohup) and
+ * SIGPIPE, keeping the handlers they had. */
 void stop_signal_install(void);
 /* The signal's name as the "interrupted (...)" lines give it. */
 const char *stop_signal_name(int sig);
