@@ -401,7 +401,9 @@ int dump_write(const char *dir, const dump_window *w, const dump_window *noise,
     if (!rc)
         rc = write_files(&j);
     if (!rc && rename(tmp, target) != 0) {
-        snprintf(j.why, sizeof j.why, "cannot rename %s to %s: %s", tmp, target,
+        /* Not "rename TMP to DIR": the line below names paths under TMP
+         * by DIR, which would make it "rename DIR to DIR". */
+        snprintf(j.why, sizeof j.why, "cannot move the dump's temporary folder to %s: %s", target,
                  strerror(errno));
         rc = 1;
     }
