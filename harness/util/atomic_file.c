@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,20 +48,112 @@ const char *atomic_file_reason(int err)
 }
 
 /* The signals that stop a program from outside (Ctrl-C, kill, a closed
- * terminal), held back while a temporary exists: a program that takes them
- * by default (report, plan) died mid-write and left PATH.tmp.PID, half a
- * file, beside the target. Held, such a signal ends it just after the
- * rename or the removal; a handler (run's) runs then, its flag seen as
- * before. A write takes milliseconds: nothing waits long. */
-static void hold_stop_signals(sigset_t *old)
+ * terminal, the quit key). One left to its default action (report, plan,
+ * gpu-check) killed a program mid-write and left PATH.tmp.PID, half a
+ * file, beside the target. For the time of a set such a signal is caught,
+ * process-wide: a signal mask holds it for the calling thread alone, and
+ * another thread that does not block it (Open MPI's, under mpirun) takes
+ * it and dies of it as before. While the temporaries are written, the
+ * signal gives their writing up at once: they are removed and it ends the
+ * program, the targets as they were (a report of 10^5 rows writes for
+ * seconds: too long to make a person wait). While they are renamed (a few
+ * microseconds) it is held and ends the program once the set is whole, so
+ * a set is never left half old and half new. A signal the program handles
+ * itself (run's, which only notes it) is left alone: its handler runs as
+ * the signal comes (under mpirun before the SIGKILL that follows it), and
+ * the write goes on. An ignored one stays ignored. */
+static const int STOP_SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+enum { N_STOPS = sizeof STOP_SIGNALS / sizeof *STOP_SIGNALS };
+
+enum { SET_IDLE, SET_WRITING, SET_RENAMING, SET_GIVEN_UP };
+static atomic_int set_phase = SET_IDLE;
+static atomic_int set_held;                      /* a signal held while renaming */
+static char set_tmp[ATOMIC_FILES_MAX][ATOMIC_TMP_LEN]; /* the set's temporaries... */
+static atomic_int set_tmps;                            /* ...that may exist */
+static pthread_mutex_t set_lock = PTHREAD_MUTEX_INITIALIZER; /* one set at a time */
+
+/* Ends the program by sig, as its default action does: sig is blocked
+ * while this handler runs, so it is delivered as the handler returns. */
+static void end_by(int sig)
 {
-    sigset_t stops;
-    sigemptyset(&stops);
-    sigaddset(&stops, SIGINT);
-    sigaddset(&stops, SIGTERM);
-    sigaddset(&stops, SIGHUP);
-    sigaddset(&stops, SIGQUIT);
-    pthread_sigmask(SIG_BLOCK, &stops, old);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+/* Only calls safe in a handler (unlink, sigaction, raise) and lock-free
+ * atomics: it may run on any thread, in the middle of the writer. */
+static void on_stop_signal(int sig)
+{
+    int phase = SET_WRITING;
+    if (atomic_compare_exchange_strong(&set_phase, &phase, SET_GIVEN_UP)) {
+        for (int i = 0, n = atomic_load(&set_tmps); i < n; i++)
+            unlink(set_tmp[i]);
+        end_by(sig);
+    } else if (phase == SET_RENAMING) {
+        int none = 0;
+        atomic_compare_exchange_strong(&set_held, &none, sig);
+        if (atomic_load(&set_phase) == SET_IDLE) /* the set ended as it was held: */
+            end_by(sig);                         /* its end may not have seen it */
+    } else if (phase == SET_IDLE) {
+        end_by(sig); /* delivered as the set ended: its default action is back */
+    }
+    /* SET_GIVEN_UP: another stop signal is ending the program already */
+}
+
+typedef struct stop_hold {
+    struct sigaction old[N_STOPS];
+    int caught[N_STOPS];
+} stop_hold;
+
+/* Takes the set's place (set_lock) and catches the stop signals left to
+ * their default action. */
+static void hold_stop_signals(stop_hold *h)
+{
+    pthread_mutex_lock(&set_lock);
+    atomic_store(&set_tmps, 0);
+    atomic_store(&set_held, 0);
+    atomic_store(&set_phase, SET_WRITING); /* before the handler can run */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < N_STOPS; i++)
+        sigaddset(&sa.sa_mask, STOP_SIGNALS[i]);
+    for (int i = 0; i < N_STOPS; i++) {
+        h->caught[i] = sigaction(STOP_SIGNALS[i], NULL, &h->old[i]) == 0 &&
+                       !(h->old[i].sa_flags & SA_SIGINFO) && h->old[i].sa_handler == SIG_DFL;
+        if (h->caught[i])
+            sigaction(STOP_SIGNALS[i], &sa, NULL);
+    }
+}
+
+/* The writing done: 0 to go on to the renames, -1 where a stop signal on
+ * another thread gave the set up (it is ending the program). */
+static int start_renaming(void)
+{
+    int phase = SET_WRITING;
+    return atomic_compare_exchange_strong(&set_phase, &phase, SET_RENAMING) ? 0 : -1;
+}
+
+/* The defaults back; a signal held while renaming ends the program now. */
+static void release_stop_signals(stop_hold *h)
+{
+    for (int i = 0; i < N_STOPS; i++)
+        if (h->caught[i])
+            sigaction(STOP_SIGNALS[i], &h->old[i], NULL);
+    int given_up = atomic_load(&set_phase) == SET_GIVEN_UP;
+    if (!given_up)
+        atomic_store(&set_phase, SET_IDLE);
+    int sig = atomic_exchange(&set_held, 0);
+    pthread_mutex_unlock(&set_lock);
+    if (sig)
+        raise(sig);
+    while (given_up) /* the signal that gave the set up ends the program */
+        pause();
 }
 
 /* The temporary's name for path; 0, or -1 with the reason. */
@@ -74,13 +167,11 @@ static int temporary_name(const char *path, char tmp[static ATOMIC_TMP_LEN], cha
     return 0;
 }
 
-/* Writes the whole text of path to its temporary, flushed to the disk.
+/* Writes the whole text of path to its temporary tmp, flushed to the disk.
  * Returns 0 with the temporary in place, or -1 with nothing left behind. */
-static int write_temporary(const atomic_file_job *job, char tmp[static ATOMIC_TMP_LEN],
+static int write_temporary(const atomic_file_job *job, const char tmp[static ATOMIC_TMP_LEN],
                            char *why, size_t why_len)
 {
-    if (temporary_name(job->path, tmp, why, why_len))
-        return -1;
     /* Created here, never opened through a link or over a planted file. */
     int fd = atomic_file_create(tmp);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
@@ -119,23 +210,31 @@ static int write_temporary(const atomic_file_job *job, char tmp[static ATOMIC_TM
     return 0;
 }
 
-/* atomic_write_files with the stop signals already held. */
+/* atomic_write_files, the stop signals caught (hold_stop_signals). */
 static int write_set(const atomic_file_job *jobs, int n, char *why, size_t why_len)
 {
-    char tmp[ATOMIC_FILES_MAX][ATOMIC_TMP_LEN];
-    if (n < 1 || n > ATOMIC_FILES_MAX) {
-        snprintf(why, why_len, "cannot write %d files as one set (1 to %d)", n,
-                 ATOMIC_FILES_MAX);
-        return -1;
-    }
+    char (*tmp)[ATOMIC_TMP_LEN] = set_tmp;
     /* Every file written before any is renamed: a full disk or a refused
      * name in the last leaves all the targets as they were. */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (temporary_name(jobs[i].path, tmp[i], why, why_len)) {
+            while (i-- > 0)
+                unlink(tmp[i]);
+            return -1;
+        }
+        atomic_store(&set_tmps, i + 1); /* named before it is made */
         if (write_temporary(&jobs[i], tmp[i], why, why_len)) {
             while (i-- > 0)
                 unlink(tmp[i]);
             return -1;
         }
+    }
+    if (start_renaming()) {
+        for (int i = 0; i < n; i++)
+            unlink(tmp[i]);
+        snprintf(why, why_len, "cannot write %s: stopped by a signal", jobs[0].path);
+        return -1;
+    }
     for (int i = 0; i < n; i++)
         if (rename(tmp[i], jobs[i].path) != 0) {
             /* Renames do not fail on a full disk; this is a folder made
@@ -152,10 +251,15 @@ static int write_set(const atomic_file_job *jobs, int n, char *why, size_t why_l
 
 int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len)
 {
-    sigset_t old;
-    hold_stop_signals(&old);
+    if (n < 1 || n > ATOMIC_FILES_MAX) {
+        snprintf(why, why_len, "cannot write %d files as one set (1 to %d)", n,
+                 ATOMIC_FILES_MAX);
+        return -1;
+    }
+    stop_hold h;
+    hold_stop_signals(&h);
     int rc = write_set(jobs, n, why, why_len);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    release_stop_signals(&h);
     return rc;
 }
 

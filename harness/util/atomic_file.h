@@ -3,8 +3,11 @@
  * systems), is flushed to the disk, and is renamed over the target. A
  * reader sees the old file or the new one, never half of either; on any
  * failure the temporary is removed and the target is left as it was. A
- * stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) is held while the
- * temporary exists, so none leaves one behind. */
+ * stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) that would end the
+ * program leaves none behind, on whichever thread it lands: while the
+ * temporaries are written it ends the program at once, removing them;
+ * while they are renamed it is held until the set is whole. One the
+ * program handles runs its handler as it comes, and the write goes on. */
 #ifndef ACCUBENCH_ATOMIC_FILE_H
 #define ACCUBENCH_ATOMIC_FILE_H
 
@@ -33,7 +36,7 @@ enum { ATOMIC_FILES_MAX = 8, ATOMIC_TMP_LEN = 4200 };
  * written and flushed before any is renamed, so a failure while writing
  * (a full disk, a refused name) leaves every target as it was, and the
  * files of one set never come from two runs. Returns 0, or -1 with a
- * one-line reason. */
+ * one-line reason. One set at a time: a writer must not write another. */
 int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len);
 
 /* Creates path as a new file for writing: O_CREAT|O_EXCL|O_NOFOLLOW, so a

@@ -1,6 +1,8 @@
 /* Files are written whole or not at all: the target holds the old content
  * or the new, and no temporary is left beside it either way. */
 #include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,21 +44,6 @@ static void read_back(const char *path, char *out, size_t cap)
     fclose(f);
 }
 
-/* Writes half its text, is sent SIGTERM (a kill, Ctrl-C) as it writes,
- * then writes the rest. */
-static int write_half_then_signalled(FILE *f, void *ctx, char *why, size_t why_len)
-{
-    (void)why;
-    (void)why_len;
-    const char *text = ctx;
-    size_t half = strlen(text) / 2;
-    fwrite(text, 1, half, f);
-    fflush(f);
-    kill(getpid(), SIGTERM);
-    fputs(text + half, f);
-    return 0;
-}
-
 /* Entries in the folder other than . and .. */
 static int entries(void)
 {
@@ -67,6 +54,142 @@ static int entries(void)
     if (d)
         closedir(d);
     return n;
+}
+
+/* Set where a writer went on after the signal it sent itself. */
+static char outlived[320];
+
+/* Writes half its text, is sent SIGTERM (a kill, Ctrl-C) as it writes,
+ * marks that it went on, then writes the rest. */
+static int write_half_then_signalled(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    const char *text = ctx;
+    size_t half = strlen(text) / 2;
+    fwrite(text, 1, half, f);
+    fflush(f);
+    kill(getpid(), SIGTERM);
+    close(open(outlived, O_WRONLY | O_CREAT, 0600));
+    fputs(text + half, f);
+    return 0;
+}
+
+/* The same, its writing going on for a while after the signal (a long
+ * write), and no mark. */
+static int write_half_then_signalled_slowly(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    const char *text = ctx;
+    size_t half = strlen(text) / 2;
+    fwrite(text, 1, half, f);
+    fflush(f);
+    kill(getpid(), SIGTERM);
+    usleep(300 * 1000);
+    fputs(text + half, f);
+    return 0;
+}
+
+static volatile sig_atomic_t noted;
+static void note(int sig) { noted = sig; }
+
+/* Sent SIGTERM as it writes, where the program handles it: marks whether
+ * the handler ran then, not once the file was written. */
+static int write_signalled_and_noted(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    kill(getpid(), SIGTERM);
+    if (noted)
+        close(open(outlived, O_WRONLY | O_CREAT, 0600));
+    fputs(ctx, f);
+    return 0;
+}
+
+static void *sleep_on(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* Runs fn in a child; its wait status. */
+static int in_child(void (*fn)(const char *), const char *path)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        fn(path);
+        _exit(0);
+    }
+    int status = -1;
+    if (child < 0 || waitpid(child, &status, 0) != child)
+        return -1;
+    return status;
+}
+
+static void write_signalled(const char *path)
+{
+    char why[400];
+    signal(SIGTERM, SIG_DFL);
+    atomic_write_file(path, write_half_then_signalled, "never whole\n", why, sizeof why);
+}
+
+/* A second thread takes the signal, as Open MPI's threads do under
+ * mpirun: the calling thread blocks it. */
+static void write_signalled_beside_a_thread(const char *path)
+{
+    char why[400];
+    signal(SIGTERM, SIG_DFL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, sleep_on, NULL))
+        _exit(5);
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &term, NULL);
+    atomic_write_file(path, write_half_then_signalled_slowly, "never whole\n", why, sizeof why);
+}
+
+static void write_signalled_where_handled(const char *path)
+{
+    char why[400];
+    signal(SIGTERM, note);
+    if (atomic_write_file(path, write_signalled_and_noted, "fourth, with its signal noted\n",
+                          why, sizeof why))
+        _exit(4);
+}
+
+/* Stop signals mid-write. Where one ends the program (report's, by
+ * default) it ends it at once, on whichever thread it lands, and leaves
+ * the target as it was and no temporary, half a file, beside it. Where
+ * the program handles it (run's), the handler runs as it comes (under
+ * mpirun its SIGKILL follows at once) and the file is written whole. */
+static void test_stop_signals(const char *path)
+{
+    char text[64];
+    int status = in_child(write_signalled, path);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CHECK(access(outlived, F_OK) != 0); /* ended at once, not after the write */
+    read_back(path, text, sizeof text);
+    CHECK(strcmp(text, "second\n") == 0);
+    CHECK(entries() == 1);
+
+    status = in_child(write_signalled_beside_a_thread, path);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    read_back(path, text, sizeof text);
+    CHECK(strcmp(text, "second\n") == 0);
+    CHECK(entries() == 1);
+
+    unlink(outlived);
+    status = in_child(write_signalled_where_handled, path);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(access(outlived, F_OK) == 0); /* the handler ran mid-write */
+    unlink(outlived);
+    read_back(path, text, sizeof text);
+    CHECK(strcmp(text, "fourth, with its signal noted\n") == 0);
+    CHECK(entries() == 1);
 }
 
 int main(void)
@@ -92,23 +215,8 @@ int main(void)
     CHECK(strcmp(text, "second\n") == 0);
     CHECK(entries() == 1);
 
-    /* A stop signal mid-write (a program that takes it by default, as
-     * report does): it ends the program only once the file is whole, and
-     * no temporary, half a file, is left beside it. */
-    pid_t child = fork();
-    CHECK(child >= 0);
-    if (child == 0) {
-        signal(SIGTERM, SIG_DFL);
-        atomic_write_file(path, write_half_then_signalled, "fourth, whole or not at all\n", why,
-                          sizeof why);
-        _exit(0);
-    }
-    int status = 0;
-    CHECK(waitpid(child, &status, 0) == child);
-    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-    read_back(path, text, sizeof text);
-    CHECK(strcmp(text, "fourth, whole or not at all\n") == 0);
-    CHECK(entries() == 1);
+    snprintf(outlived, sizeof outlived, "%s.outlived", dir);
+    test_stop_signals(path);
 
     /* No such folder: a reason naming the file, nothing created. */
     char missing[400];
@@ -136,7 +244,7 @@ int main(void)
                              {second, write_half_then_fail, "third json, never whole\n"}};
     CHECK(atomic_write_files(set, 2, why, sizeof why) == -1);
     read_back(path, text, sizeof text);
-    CHECK(strcmp(text, "fourth, whole or not at all\n") == 0);
+    CHECK(strcmp(text, "fourth, with its signal noted\n") == 0);
     read_back(second, text, sizeof text);
     CHECK(strcmp(text, "second json\n") == 0);
     CHECK(entries() == 3);
