@@ -188,8 +188,12 @@ fi
 # The toolkit: CUDA_HOME's nvcc, else the one on PATH (an image may put it
 # elsewhere). Without it the build leaves the CUDA backend out, and the
 # whole call would end at the missing gpu-check.
+# A link on PATH (/usr/bin/nvcc to a toolkit's bin/nvcc) is followed: the
+# toolkit's headers and libraries are beside the nvcc it names, not the link.
 if [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && command -v nvcc >/dev/null 2>&1; then
-    CUDA_HOME=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+    nvcc_at=$(command -v nvcc)
+    nvcc_at=$(readlink -f "$nvcc_at" 2>/dev/null || echo "$nvcc_at")
+    CUDA_HOME=$(cd "$(dirname "$nvcc_at")/.." && pwd)
     export CUDA_HOME
     say "CUDA_HOME=$CUDA_HOME (the nvcc on PATH; none in the CUDA_HOME given)"
 fi

@@ -96,4 +96,13 @@ PATH="$PWD/tk/bin:$PATH" CUDA_HOME="$PWD/no-toolkit" CHECK_GPU_REHEARSE=1 CHECK_
     sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout5 2>&1 || { cat stdout5; fail "the noise stage alone"; }
 grep -q "^check-gpu: CUDA_HOME=$PWD/tk (the nvcc on PATH" stdout5 ||
     { cat stdout5; fail "the nvcc on PATH was not taken"; }
+# The nvcc on PATH a link to the toolkit's (/usr/bin/nvcc, say): the
+# toolkit is where the link leads, not the link's folder.
+mkdir -p links
+ln -sf "$PWD/tk/bin/nvcc" links/nvcc
+PATH="$PWD/links:$PATH" CUDA_HOME="$PWD/no-toolkit" CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 \
+    BUILD="$build" CHECK_OUT=cg6 CHECK_ONLY=noise timeout 60 \
+    sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout6 2>&1 || { cat stdout6; fail "the noise stage alone, nvcc a link"; }
+grep -q "^check-gpu: CUDA_HOME=$PWD/tk (the nvcc on PATH" stdout6 ||
+    { cat stdout6; fail "the link to nvcc on PATH was not followed to its toolkit"; }
 echo "ok: the check-gpu rehearsal printed its table"
