@@ -4,7 +4,7 @@
 # within the threshold is not called apart more often than the interval
 # misses). A fixed seed: the same draws every time, so the test cannot
 # flake; a rule that breaks a claim by more than three standard errors of
-# these runs fails it (a widening of 1.0 fails 16 cells). Bad input is
+# these runs fails it (a widening of 1.0 fails 23 cells here). Bad input is
 # refused with one line and exit 2.
 set -u
 check=$(dirname "${ACCUBENCH:?}")/rule-check

@@ -159,8 +159,9 @@ static int sweep_configs(sweep *s, const run_options *o)
     config_block_free(&block);
     /* A failed write ends the job (end_ranks): the other ranks have gone
      * on to the next config, whose collectives no barrier of leave() here
-     * would meet, and rank 0 would wait in it for them. */
-    if (!(write_failed && s->world && !s->lost))
+     * would meet, and rank 0 would wait in it for them. One rank (NCCL's
+     * world of one, in process) waits for no one: it leaves as always. */
+    if (!(write_failed && s->world && s->world->size > 1 && !s->lost))
         leave(s, &p, CONFIG_MODEL);
     range_pop();
     return write_failed;
@@ -416,7 +417,7 @@ static int sweep_written(sweep *s, const run_options *o, const sweep_device *dev
         config_watch_free(s->watch);
     s->watch = NULL;
     run_outputs_close(out, 0);
-    if (stop_signal) /* the shell's code for death by that signal: 130, 143 */
+    if (stop_signal) /* the shell's code for death by that signal: 130, 143, 129 */
         return end_ranks(s, 128 + stop_signal);
     if (write_failed) /* the other ranks, a config on, wait for this one */
         return end_ranks(s, 2);
