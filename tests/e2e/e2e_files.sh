@@ -243,13 +243,22 @@ wait $dead
 echo partial > "term.csv.tmp.$dead"
 echo live > "term.csv.tmp.$$"
 echo other > "other.csv.tmp.$dead"
-"$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
-    --max-noise 0.001 --trace-steps 0 --rounds off --csv term.csv >term.txt 2>&1 &
-pid=$!
-for i in $(seq 1 1800); do # up to 180 s: a loaded or sanitized build is slow
-    [ -f term.csv ] && [ "$(rows term.csv)" -ge 2 ] && break
-    sleep 0.1
-done
+# long_run NAME ROWS [PREFIX...]: a 7-config run writing NAME.csv (stdout and
+# stderr in NAME.txt), in the background as $pid, run through PREFIX
+# where given; once its first ROWS rows are in (up to 180 s: a loaded or
+# sanitized build is slow), it returns.
+long_run() {
+    name=$1 want=$2
+    shift 2
+    "$@" "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
+        --max-noise 0.001 --trace-steps 0 --rounds off --csv "$name.csv" >"$name.txt" 2>&1 &
+    pid=$!
+    for i in $(seq 1 1800); do
+        [ -f "$name.csv" ] && [ "$(rows "$name.csv")" -ge "$want" ] && break
+        sleep 0.1
+    done
+}
+long_run term 2
 check "[ ! -e term.csv.tmp.$dead ]" "the dead run's temporary is removed"
 check "[ -e term.csv.tmp.$$ ] && [ -e other.csv.tmp.$dead ]" \
     "a live run's temporary and other files are left alone"
@@ -268,13 +277,7 @@ sigign=$(awk '/^SigIgn:/ { print $2 }' /proc/$$/status 2>/dev/null)
 if [ -n "$sigign" ] && [ $(( 0x${sigign#"${sigign%?}"} & 1 )) -eq 1 ]; then
     echo "skipped: SIGHUP stops a run: this script runs with SIGHUP ignored"
 else
-    "$ACCUBENCH" run --backend cpu --model tiny --effective 64 --micro pow2 --budget-s 0.5 \
-        --max-noise 0.001 --trace-steps 0 --rounds off --csv hup.csv >hup.txt 2>&1 &
-    pid=$!
-    for i in $(seq 1 1800); do
-        [ -f hup.csv ] && [ "$(rows hup.csv)" -ge 1 ] && break
-        sleep 0.1
-    done
+    long_run hup 1
     kill -HUP $pid
     wait $pid
     rc=$?
@@ -285,14 +288,7 @@ else
 fi
 # SIGHUP that came ignored (nohup: the run is to outlive its terminal)
 # stays ignored: every row measured, exit 0
-sh -c 'trap "" HUP; exec "$0" "$@"' "$ACCUBENCH" run --backend cpu --model tiny --effective 64 \
-    --micro pow2 --budget-s 0.5 --max-noise 0.001 --trace-steps 0 --rounds off --csv nohup.csv \
-    >nohup.txt 2>&1 &
-pid=$!
-for i in $(seq 1 1800); do
-    [ -f nohup.csv ] && [ "$(rows nohup.csv)" -ge 1 ] && break
-    sleep 0.1
-done
+long_run nohup 1 sh -c 'trap "" HUP; exec "$0" "$@"'
 kill -HUP $pid
 wait $pid
 rc=$?
