@@ -250,6 +250,11 @@ $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: ROOM_INC := $(IN
 # on the GPU: -std=c11 turns contraction off, and the fused attention's
 # products then ran a multiply and an add for each term.
 $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += -ffp-contract=fast
+# cpu_lanes.h passes 64-byte vectors by value between inline functions of
+# one file: GCC's note that such an ABI changed in GCC 4.6 concerns calls
+# across files built by two compilers, which never happen here.
+$(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += \
+    $(shell $(CC) -Werror -Wno-psabi -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-psabi)
 $(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
 
 # The tree the program was built from: where it finds its profiles and
