@@ -60,7 +60,10 @@ static int cu_alloc(backend *b, size_t bytes, void **out)
         /* The alloc-async mode's pool keeps what it once held: give that
          * back (once its frees have run) and try again before saying OOM. */
         (void)cudaGetLastError();
-        if (cudaStreamSynchronize(c->stream) == cudaSuccess && trim_pool(c) == cudaSuccess)
+        int rc = cuda_wait_for(b, NULL); /* polled where a peer may never arrive */
+        if (rc)
+            return rc;
+        if (trim_pool(c) == cudaSuccess)
             e = cudaMalloc(out, bytes ? bytes : 1);
     }
     if (e != cudaSuccess) {
@@ -126,14 +129,22 @@ static int cu_upload(backend *b, void *dst, const void *src, size_t bytes)
                  "upload inside a graph capture: upload before the replay instead");
         return BK_UNSUPPORTED;
     }
+    int rc;
     if (bytes > CUDA_UPLOAD_SLOT_BYTES) {
+        /* A copy from pageable memory syncs the stream before it starts:
+         * where a poll is set (a peer rank may never arrive), the stream
+         * is waited for by polling first, as cu_download does. */
+        if (c->wait_poll && (rc = cuda_wait_for(b, NULL)))
+            return rc;
         CUDA_CHECK(b, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, c->stream));
         return BK_OK;
     }
     int i = c->upload_next;
     c->upload_next = (i + 1) % CUDA_UPLOAD_SLOTS;
     unsigned char *slot = c->upload_ring + (size_t)i * CUDA_UPLOAD_SLOT_BYTES;
-    CUDA_CHECK(b, cudaEventSynchronize(c->upload_done[i]));
+    /* the slot's last copy done (polled where a poll is set) */
+    if ((rc = cuda_wait_for(b, c->upload_done[i])))
+        return rc;
     memcpy(slot, src, bytes);
     CUDA_CHECK(b, cudaMemcpyAsync(dst, slot, bytes, cudaMemcpyHostToDevice, c->stream));
     CUDA_CHECK(b, cudaEventRecord(c->upload_done[i], c->stream));
