@@ -60,35 +60,34 @@ static int entries(void)
 static char outlived[320];
 
 /* Writes half its text, is sent SIGTERM (a kill, Ctrl-C) as it writes,
- * marks that it went on, then writes the rest. */
-static int write_half_then_signalled(FILE *f, void *ctx, char *why, size_t why_len)
+ * then either marks that it went on (outlived) or goes on writing for a
+ * while (a long write), and writes the rest. */
+static int half_then_signalled(FILE *f, const char *text, int slowly)
 {
-    (void)why;
-    (void)why_len;
-    const char *text = ctx;
     size_t half = strlen(text) / 2;
     fwrite(text, 1, half, f);
     fflush(f);
     kill(getpid(), SIGTERM);
-    close(open(outlived, O_WRONLY | O_CREAT, 0600));
+    if (slowly)
+        usleep(300 * 1000);
+    else
+        close(open(outlived, O_WRONLY | O_CREAT, 0600));
     fputs(text + half, f);
     return 0;
 }
 
-/* The same, its writing going on for a while after the signal (a long
- * write), and no mark. */
+static int write_half_then_signalled(FILE *f, void *ctx, char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    return half_then_signalled(f, ctx, 0);
+}
+
 static int write_half_then_signalled_slowly(FILE *f, void *ctx, char *why, size_t why_len)
 {
     (void)why;
     (void)why_len;
-    const char *text = ctx;
-    size_t half = strlen(text) / 2;
-    fwrite(text, 1, half, f);
-    fflush(f);
-    kill(getpid(), SIGTERM);
-    usleep(300 * 1000);
-    fputs(text + half, f);
-    return 0;
+    return half_then_signalled(f, ctx, 1);
 }
 
 static volatile sig_atomic_t noted;
