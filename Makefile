@@ -342,66 +342,49 @@ check-gpu:
 	$(Q)CHECK_OUT=$(call knob,CHECK_OUT) CHECK_QUICK=$(call knob,QUICK) BUILD='$(BUILD)' \
 	    CHECK_GPU_REHEARSE=$(call knob,CHECK_GPU_REHEARSE) sh scripts/check_gpu.sh
 
-# ------------------------------------------------------------ CPU passes
+# ------------------------------------------------------------ CPU programs
+# $(call small_program,DIR,NAME): bench/DIR/main.c linked against the core
+# as $(BUILD)/NAME, and against the sanitized library as $(BUILD)/asan/NAME
+# for the sanitized e2e pass; `make` builds the first, the e2e tests need
+# both.
+define small_program
+all: $(BUILD)/$(2)
+$(BUILD)/obj/bench/$(1)/%.o: ROOM_INC := $(INC_all)
+$(BUILD)/$(2): $(BUILD)/obj/bench/$(1)/main.o $(CORE_LIB)
+	@$$(if $$(Q),echo "  LD    $$@")
+	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
+$(BUILD)/asan/$(2): $(BUILD)/asan/obj/bench/$(1)/main.o $(BUILD)/asan/libaccubench-e2e.a
+	@$$(if $$(Q),echo "  LD    $$@")
+	$$(Q)$$(CC) $$(ASAN_CFLAGS) -o $$@ $$^ $$(LDLIBS)
+-include $(BUILD)/obj/bench/$(1)/main.d $(BUILD)/asan/obj/bench/$(1)/main.d
+e2e-test: $(BUILD)/$(2)
+asan-e2e: $(BUILD)/asan/$(2)
+endef
+
 # build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
 # against the peak GEMM rate measured in it) and its step pass by pass.
 # `make passes` runs it (PASSES_ARGS=... for another model or split).
 PASSES := $(BUILD)/cpu-passes
 PASSES_ARGS ?=
-all: $(PASSES)
-$(BUILD)/obj/bench/cpu_passes/%.o: ROOM_INC := $(INC_all)
-$(PASSES): $(BUILD)/obj/bench/cpu_passes/main.o $(CORE_LIB)
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
--include $(BUILD)/obj/bench/cpu_passes/main.d $(BUILD)/asan/obj/bench/cpu_passes/main.d
+$(eval $(call small_program,cpu_passes,cpu-passes))
 passes: $(PASSES)
 	$(Q)$(call knob_words,PASSES_ARGS) $(PASSES) "$$@"
 .PHONY: passes
-e2e-test: $(PASSES)
 # build/gemm-bench: the CPU backend's GEMM shape by shape (median of
 # --reps calls); bench/peers/peer_gemm.py runs it beside torch.mm.
 GEMM_BENCH := $(BUILD)/gemm-bench
-all: $(GEMM_BENCH)
-$(BUILD)/obj/bench/gemm_bench/%.o: ROOM_INC := $(INC_all)
-$(GEMM_BENCH): $(BUILD)/obj/bench/gemm_bench/main.o $(CORE_LIB)
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
--include $(BUILD)/obj/bench/gemm_bench/main.d
+$(eval $(call small_program,gemm_bench,gemm-bench))
 gemm-bench: $(GEMM_BENCH)
 .PHONY: gemm-bench
-e2e-test: $(GEMM_BENCH)
 # build/rule-check: the comparison rule (harness/util/paired.c) on
 # simulated rounds, stopped as the rounds stop; `make rule-check` prints
 # its table and checks the rule's claims against it.
 RULE_CHECK := $(BUILD)/rule-check
-all: $(RULE_CHECK)
-$(BUILD)/obj/bench/rule_check/%.o: ROOM_INC := $(INC_all)
-$(RULE_CHECK): $(BUILD)/obj/bench/rule_check/main.o $(CORE_LIB)
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
--include $(BUILD)/obj/bench/rule_check/main.d
+$(eval $(call small_program,rule_check,rule-check))
 rule-check: $(RULE_CHECK)
 	$(Q)$(RULE_CHECK) --check $(if $(RULE_RUNS),--runs $(call knob,RULE_RUNS))
 .PHONY: rule-check
-e2e-test: $(RULE_CHECK)
-# The sanitized e2e pass runs these too, built the same way.
-ASAN_PASSES := $(BUILD)/asan/cpu-passes
-$(ASAN_PASSES): $(BUILD)/asan/obj/bench/cpu_passes/main.o $(BUILD)/asan/libaccubench-e2e.a
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
-asan-e2e: $(ASAN_PASSES)
-ASAN_GEMM_BENCH := $(BUILD)/asan/gemm-bench
-$(ASAN_GEMM_BENCH): $(BUILD)/asan/obj/bench/gemm_bench/main.o $(BUILD)/asan/libaccubench-e2e.a
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
--include $(BUILD)/asan/obj/bench/gemm_bench/main.d
-asan-e2e: $(ASAN_GEMM_BENCH)
-ASAN_RULE_CHECK := $(BUILD)/asan/rule-check
-$(ASAN_RULE_CHECK): $(BUILD)/asan/obj/bench/rule_check/main.o $(BUILD)/asan/libaccubench-e2e.a
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS)
--include $(BUILD)/asan/obj/bench/rule_check/main.d
-asan-e2e: $(ASAN_RULE_CHECK)
+ASAN_PROGRAMS := $(BUILD)/asan/cpu-passes $(BUILD)/asan/gemm-bench $(BUILD)/asan/rule-check
 
 # ---------------------------------------------------------------- tests
 # Unit tests: tests/ROOM/test_*.c (the rooms mirror the source), each a
@@ -523,7 +506,7 @@ ifeq ($(origin TEST_BUILD_JOBS),undefined)
 TEST_BUILD_JOBS := $(shell nproc 2>/dev/null || echo 2)
 endif
 TEST_PASSES := unit-test e2e-test asan-test asan-e2e fuzz-test
-test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PASSES) $(ASAN_GEMM_BENCH) $(ASAN_RULE_CHECK) fuzz-build
+test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PROGRAMS) fuzz-build
 test:
 	$(Q)$(MAKE) --no-print-directory -j$(call knob,TEST_BUILD_JOBS) test-build
 	$(Q)$(MAKE) --no-print-directory -k -j$(words $(TEST_PASSES)) --output-sync=target $(TEST_PASSES)
