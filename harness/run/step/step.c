@@ -208,6 +208,10 @@ int step_runner_init_dp(step_runner *s, model *m, dataset *d, const split *sp,
     /* The need counts it (MEMORY_NEED_LOSS_SUM_BYTES): it is held under the
      * cap with the activations, and a cap of exactly the need must hold both. */
     int rc = bk_alloc(b, MEMORY_NEED_LOSS_SUM_BYTES, (void **)&s->loss_sum);
+    /* Zeroed now: a lone pass (step_single_pass, the --max-step-s probe)
+     * adds into it before any window has started one. */
+    if (!rc)
+        rc = bk_zero(b, s->loss_sum, MEMORY_NEED_LOSS_SUM_BYTES);
     if (!rc)
         rc = dataset_set_split(d, sp->micro, r);
     if (!rc && mode_info_of(mode)->activations == BK_ALLOC_HELD)
