@@ -1,7 +1,7 @@
 /* gpu-check: the CUDA backend against the CPU reference.
  *
  *   gpu-check [--dtype LIST] [--csv FILE [--replace]] [--device NAME] [--seed N] [--real-shapes]
- *             | --help
+ *             [--no-timer-check] | --help
  *
  * For each dtype, op by op on fresh random inputs (the GEMM in every
  * transpose, bias+GELU, GELU backward, the bias gradient, softmax
@@ -51,9 +51,10 @@
 #include "plural.h"
 
 /* Every check of one dtype on an open device (with `real`, only those at
- * GPT-2 small's sizes). */
+ * GPT-2 small's sizes; without `timer`, no timer against the host clock). */
 static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long seed,
-                        const float *ref_grads, float ref_loss, size_t n_params, int real)
+                        const float *ref_grads, float ref_loss, size_t n_params, int real,
+                        int timer)
 {
     sides x = {.b = {cpu, dev}, .st = {STORAGE_F32, dev->compute_storage}, .dt = dt,
                .r = {seed * 0x9e3779b97f4a7c15ull + (uint64_t)dt}};
@@ -67,7 +68,8 @@ static void check_dtype(backend *cpu, backend *dev, dtype dt, unsigned long long
     check_gpt_model(cpu, dev, dt);
     check_llama_model(cpu, dev, dt);
     check_modes(dev, dt);
-    check_timing(dev, dt);
+    if (timer)
+        check_timing(dev, dt);
     /* The probe runs the device out of memory on purpose: never where that
      * memory is the host's. */
     if (!(dev->caps & BK_CAP_SHARES_HOST_MEMORY) && dt == DTYPE_BF16)
@@ -94,6 +96,7 @@ typedef struct check_args {
     uint64_t seed;
     int real;                    /* --real-shapes */
     int replace;                 /* --replace */
+    int no_timer;                /* --no-timer-check */
 } check_args;
 
 static int set_dtypes(void *target, const option_def *d, const char *value, char *why,
@@ -153,6 +156,10 @@ static const option_def CHECK_OPTIONS[] = {
     {.key = "real-shapes", .type = OPTION_FLAG, .offset = offsetof(check_args, real),
      .def = "no", .shown = "", .help = "only the checks at GPT-2 small's sizes (the ops, "
      "gpt-small at one sequence, a 12-layer GPT) against the CPU"},
+    {.key = "no-timer-check", .type = OPTION_FLAG, .offset = offsetof(check_args, no_timer),
+     .def = "no", .shown = "", .help = "leave out the device timer against the host clock "
+     "(under a sanitizer or a profiler the host pays for every launch, and its clock runs "
+     "long)"},
 };
 static const option_table check_table = {
     CHECK_OPTIONS, (int)(sizeof CHECK_OPTIONS / sizeof CHECK_OPTIONS[0])};
@@ -173,7 +180,7 @@ static void usage(FILE *f)
     char names[128];
     backend_names(names, sizeof names, "|", 0);
     fprintf(f, "usage: gpu-check [--dtype LIST] [--csv FILE [--replace]] [--device %s] [--seed N] "
-               "[--real-shapes]\n",
+               "[--real-shapes] [--no-timer-check]\n",
             names);
 }
 
@@ -296,7 +303,7 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        check_dtype(cpu, dev, dts[i], seed, ref_grads, ref_loss, n_params, real);
+        check_dtype(cpu, dev, dts[i], seed, ref_grads, ref_loss, n_params, real, !c.no_timer);
         dev->ops->destroy(dev);
     }
     cpu->ops->destroy(cpu);
