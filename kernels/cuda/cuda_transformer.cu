@@ -9,11 +9,15 @@
  * sums differs from the CPU's. Sums over columns are deterministic two-pass
  * reductions (LayerNorm's parameter gradients, like the bias gradient) or a
  * fixed loop (the position embedding's gradient); the token embedding's
- * gradient adds with fp32 atomics, since any token may repeat anywhere in a
- * micro-batch.
+ * gradient adds each token's columns in the positions' order (a token may
+ * repeat anywhere in a micro-batch: the block of its first position adds
+ * them all), the CPU's order.
  *
  * Every op issues its kernels on the backend's compute stream and returns
  * without waiting. */
+#include <limits.h>
+#include <stdio.h>
+
 #include "cuda_check.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
@@ -181,9 +185,10 @@ static int launch_embedding_backward(backend *b, const int *tokens, const void *
                                      float *dwte, float *dwpe, int dim, int t, int batch)
 {
     cudaStream_t st = cuda_of(b)->stream;
-    size_t n = (size_t)dim * (size_t)t * (size_t)batch;
-    embedding_dwte_kernel<T><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>(
-        tokens, (const T *)dout, dwte, dim, n);
+    /* one block per position (cuda_embedding_backward: count fits an int) */
+    int count = t * batch;
+    embedding_dwte_kernel<T><<<(unsigned)count, EMB_THREADS, 0, st>>>(tokens, (const T *)dout,
+                                                                      dwte, dim, count);
     CUDA_CHECK_LAUNCH(b, "embedding_dwte_kernel");
     if (!dwpe) /* no position table */
         return BK_OK;
@@ -200,6 +205,11 @@ extern "C" int cuda_embedding_backward(backend *b, storage s, const int *tokens,
 {
     if (dim <= 0 || t <= 0 || batch <= 0)
         return BK_OK;
+    if ((size_t)t * (size_t)batch > (size_t)INT_MAX) { /* a block per position */
+        snprintf(b->error, sizeof b->error, "embedding backward: %d x %d positions is more "
+                 "than one launch's %d blocks", batch, t, INT_MAX);
+        return BK_UNSUPPORTED;
+    }
     return s == STORAGE_BF16
                ? launch_embedding_backward<bf16_bits>(b, tokens, dout, dwte, dwpe, dim, t,
                                                       batch)

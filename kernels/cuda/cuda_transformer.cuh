@@ -225,17 +225,37 @@ __global__ void embedding_forward_kernel(const int *tokens, const float *wte,
     }
 }
 
-/* dwte[:, tokens[c]] += dout[:, c]: a token may repeat anywhere, so the
- * adds are atomic (their order, and so the last bits, may vary from run to
- * run). */
+/* dwte[:, tokens[c]] += dout[:, c], in the order of the positions c, as
+ * the CPU adds them: the same sums to the bit, and the same from run to
+ * run (atomic adds, in the scheduler's order, made the execution modes'
+ * weights differ in their last bits, which AdamW and tf32's rounding then
+ * grew). One block per position; a token may repeat anywhere, so only the
+ * block of its first position works: it walks the later positions in
+ * order and adds each of the token's columns, each thread its own
+ * elements of the row, with no other block touching that row. The blocks
+ * of the other positions see an earlier match and return. Scans of
+ * EMB_THREADS tokens at a time, skipped whole when none matches. */
+#define EMB_THREADS 256
 template <typename T>
-__global__ void embedding_dwte_kernel(const int *tokens, const T *dout, float *dwte, int dim,
-                                      size_t n)
+__global__ void __launch_bounds__(EMB_THREADS)
+    embedding_dwte_kernel(const int *tokens, const T *dout, float *dwte, int dim, int count)
 {
-    GRID_STRIDE(idx, n)
-    {
-        size_t c = idx / (size_t)dim, r = idx - c * (size_t)dim;
-        atomicAdd(&dwte[(size_t)tokens[c] * (size_t)dim + r], load(dout, idx));
+    const int c = (int)blockIdx.x, tok = tokens[c];
+    for (int base = 0; base < c; base += EMB_THREADS) {
+        int j = base + (int)threadIdx.x;
+        if (__syncthreads_or(j < c && tokens[j] == tok))
+            return; /* every thread of the block alike */
+    }
+    float *row = dwte + (size_t)tok * (size_t)dim;
+    for (int base = c; base < count; base += EMB_THREADS) {
+        int j = base + (int)threadIdx.x;
+        if (!__syncthreads_or(j < count && tokens[j] == tok))
+            continue;
+        int end = min(base + EMB_THREADS, count);
+        for (int q = base; q < end; q++)
+            if (tokens[q] == tok)
+                for (int r = (int)threadIdx.x; r < dim; r += EMB_THREADS)
+                    row[r] += load(dout, (size_t)q * (size_t)dim + (size_t)r);
     }
 }
 

@@ -83,6 +83,19 @@ static uint64_t emu_slots[EMU_MAX_THREADS];
 static pthread_mutex_t emu_atomic_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static inline void __syncthreads() { pthread_barrier_wait(&emu_block_bar); }
+/* A barrier that also tells every thread whether any thread's predicate
+ * held: each thread's slot written before it, all read after, and a second
+ * barrier before any slot is reused. */
+static inline int __syncthreads_or(int predicate)
+{
+    emu_slots[emu_tid] = predicate != 0;
+    __syncthreads();
+    int any = 0;
+    for (unsigned t = 0; t < blockDim.x * blockDim.y * blockDim.z; t++)
+        any |= emu_slots[t] != 0;
+    __syncthreads();
+    return any;
+}
 
 template <typename T> static inline T emu_shfl_xor(unsigned mask, T v, int off)
 {
