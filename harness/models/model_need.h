@@ -29,6 +29,12 @@ typedef struct memory_need {
  * integer. */
 #define MEMORY_NEED_MAX ((size_t)INT64_MAX)
 
+/* The share of a device's memory a need may take: the rest is left for
+ * what the need does not count (the program, its libraries, the
+ * allocator's rounding). memory_fit.h judges configs by it; the gradient
+ * check sizes its reference's pieces by it. */
+#define MEMORY_FIT_USABLE_SHARE 0.9
+
 /* The step's loss sum on the device: one float. */
 #define MEMORY_NEED_LOSS_SUM_BYTES sizeof(float)
 

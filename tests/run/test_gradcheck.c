@@ -10,6 +10,7 @@
 #include "dispatch.h"
 #include "gradcheck.h"
 #include "mlp.h"
+#include "model_need.h"
 #include "step.h"
 #include "test_spec.h"
 
@@ -203,6 +204,47 @@ static void test_wrong_reductions(void)
     teardown(&f);
 }
 
+/* The memory the check took beyond what was held before it, at micro 1 of
+ * E 16. */
+static size_t check_extra_bytes(fixture *f)
+{
+    size_t before = f->b->mem_in_use;
+    f->b->mem_peak = before;
+    double err = window_error(f, 1, REDUCTION_SUM, NULL, NULL);
+    CHECK(err >= 0 && err < 1e-5); /* whatever the pieces, the same answer */
+    return f->b->mem_peak - before;
+}
+
+/* The reference's pieces: the micro-batch where the device's memory is the
+ * host's or capped; on a device of its own (posed here by the CPU backend
+ * without its shared-memory capability), as many examples as its free
+ * memory holds activations for, up to the whole batch. */
+static void test_reference_pieces(void)
+{
+    fixture f;
+    setup(&f, 16);
+    const size_t step_acts = activations_bytes(&f.m.spec, STORAGE_F32, 1);
+    const size_t all = activations_bytes(&f.m.spec, STORAGE_F32, 16);
+    const size_t eight = activations_bytes(&f.m.spec, STORAGE_F32, 8);
+    size_t shared = check_extra_bytes(&f); /* the CPU: pieces of the micro-batch */
+    CHECK(shared < step_acts + 64);
+    f.b->caps &= ~BK_CAP_SHARES_HOST_MEMORY;
+    f.b->mem_total = (size_t)1 << 30;
+    size_t own = check_extra_bytes(&f);
+    CHECK(own >= all); /* one piece of 16 */
+    /* Room for 8 examples' activations beside what is held, not for 16. */
+    size_t held = f.b->mem_in_use + step_acts + 64;
+    f.b->mem_total = (size_t)((double)(held + eight) / MEMORY_FIT_USABLE_SHARE) + 1;
+    size_t half = check_extra_bytes(&f);
+    CHECK(half >= eight && half < all);
+    /* A --mem-cap: the check stays inside the step's memory. */
+    f.b->mem_total = (size_t)1 << 30;
+    f.b->mem_cap = (size_t)1 << 29;
+    CHECK(check_extra_bytes(&f) == shared);
+    f.b->mem_cap = 0;
+    teardown(&f);
+}
+
 static void test_relative_error(void)
 {
     CHECK(relative_error((float[]){1, 2}, (float[]){1, 2}, 2) == 0.0);
@@ -215,5 +257,6 @@ int main(void)
     test_float64_reference();
     test_every_split();
     test_wrong_reductions();
+    test_reference_pieces();
     return check_finish("test_gradcheck");
 }

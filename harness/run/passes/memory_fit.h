@@ -14,9 +14,7 @@
 #include <stdint.h>
 
 #include "backend.h"
-
-/* The share of the device's memory a config's need may take. */
-#define MEMORY_FIT_USABLE_SHARE 0.9
+#include "model_need.h" /* MEMORY_FIT_USABLE_SHARE */
 
 /* 1 where `need` bytes of a model of `params` parameters fit on b; else 0,
  * with the reason in why (the need, the host copies, the usable share). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dispatch.h"
+#include "model_need.h"
 
 double relative_error(const float *a, const float *b, size_t n)
 {
@@ -19,24 +20,57 @@ double relative_error(const float *a, const float *b, size_t n)
     return sqrt(diff / ref);
 }
 
+/* The reference's pieces: the config's micro-batch, so that the check
+ * needs no device memory beyond the step's and fits wherever the step does
+ * (under a --mem-cap, and where the device's memory is the host's). On a
+ * device of its own with no cap, as many examples as its free memory holds
+ * the activations of (by the need's arithmetic, the usable share of
+ * model_need.h), up to the whole batch: every piece costs a download of the
+ * whole gradient and a pass over it in double on the host, which at
+ * micro-batch 1 of E 256 on a 134M-parameter model was 256 pieces and a
+ * minute on an H200, where one piece takes a second. */
+static int reference_chunk(const step_runner *s, int batch)
+{
+    const backend *b = s->m->b;
+    int micro = s->sp.micro;
+    if ((b->caps & BK_CAP_SHARES_HOST_MEMORY) || b->mem_cap || !b->mem_total)
+        return micro;
+    size_t usable = (size_t)(MEMORY_FIT_USABLE_SHARE * (double)b->mem_total);
+    size_t room = usable > b->mem_in_use ? usable - b->mem_in_use : 0;
+    for (int p = batch; p > micro; p = (p + 1) / 2) {
+        memory_need need;
+        model_memory_need(&s->m->spec, b->dtype, OPT_SGD, p, p, 0, &need);
+        if (!need.saturated && need.activations <= room)
+            return p;
+    }
+    return micro;
+}
+
 /* The reference into full: every example of the batch with the full
- * batch's normalisation, in pieces of at most the config's micro-batch
- * (each from zeroed gradients, so no accumulation on the device is
- * trusted), summed on the host in double. The pieces run in the runner's
- * own activations where it holds them: the check needs no device memory
- * beyond the step's, so it fits wherever the step does. BK_* status. */
+ * batch's normalisation, in pieces (reference_chunk; each from zeroed
+ * gradients, so no accumulation on the device is trusted), summed on the
+ * host in double. Pieces of the micro-batch run in the runner's own
+ * activations where it holds them; larger ones in their own, and where
+ * those cannot be had after all (BK_OOM), in pieces of the micro-batch.
+ * BK_* status. */
 static int full_batch_reference(step_runner *s, float *full, float *piece, double *sum)
 {
     model *m = s->m;
     backend *b = m->b;
     size_t n = m->n_params, bytes = n * sizeof(float);
-    int chunk = s->sp.micro, rc = BK_OK;
+    micro_batch_view all = dataset_full_batch(s->d, 0, s->sp.micro);
+    int chunk = reference_chunk(s, all.count), rc = BK_OK;
     activations own = {0}, *acts = &s->acts;
     if (acts->capacity < chunk) {
         rc = activations_create(m, chunk, BK_ALLOC_HELD, &own);
-        acts = &own;
+        if (rc == BK_OOM && chunk > s->sp.micro) {
+            chunk = s->sp.micro;
+            rc = acts->capacity < chunk ? activations_create(m, chunk, BK_ALLOC_HELD, &own)
+                                        : BK_OK;
+        }
+        if (own.capacity)
+            acts = &own;
     }
-    micro_batch_view all = dataset_full_batch(s->d, 0, s->sp.micro);
     for (size_t i = 0; i < n; i++)
         sum[i] = 0;
     for (int first = 0; !rc && first < all.count; first += chunk) {
