@@ -1,6 +1,6 @@
 #!/bin/sh
-# check-gpu's frontier stage: profiles/frontier-gpu (GPT-2 small and medium
-# at 64 sequences a step, every recompute value) on the GPU, or, in a CPU
+# check-gpu's frontier stage: profiles/frontier-gpu on GPT-2 small alone
+# (64 sequences a step, every recompute value) on the GPU, or, in a CPU
 # rehearsal, profiles/frontier on tiny shapes; then plan --recommend from
 # its rows for each model under CAP, into OUT/frontier-plan.txt (the last
 # table prints it). Exit: 0, or the run's or a plan's status when it is 2
@@ -15,18 +15,19 @@ if [ "$backend" = cpu ]; then
     set -- --profile frontier --model tiny,gpt-tiny --effective 16 --micro 4,16
     effective=16 models="tiny gpt-tiny"
 else
-    set -- --profile frontier-gpu
-    effective=64 models="gpt-small gpt-medium"
+    set -- --profile frontier-gpu --model gpt-small
+    effective=64 models="gpt-small"
 fi
-# A budget the stage can meet inside check-gpu's 150 s: the profile's 18
-# configs (2 models x 3 splits x 3 recompute values) at 0.5 s of timed
-# steps each, warm-up at most half of that, 9 s; each config's checks
-# (the full-batch reference, the peak probe beside it) and set-up, about
-# 2 s on an H200 for gpt-medium at 64 sequences, 36 s: about 50 s with no
-# noise pass, whose windows the frontier does not read (the profile says
-# so too). The profile alone keeps its 1 s a config for a real frontier.
+# A budget the stage can meet inside check-gpu's 150 s: 0.5 s of timed
+# steps a config, and no noise pass, whose windows the frontier does not
+# read (the profile says so too). On an H200 the profile's two models, 18
+# configs, wrote no row in 82 s (rows are written as a model's rounds
+# end): their set-up, checks and rounds cost several seconds a config, a
+# gpt-medium step about three of gpt-small's. So gpt-small alone, nine
+# configs; the profile alone keeps both models and 1 s a config for a
+# real frontier.
 "$bin" run --backend "$backend" "$@" --budget-s 0.5 --max-samples 30 --noise-windows 0 \
-    --csv "$out/frontier.csv" --replace --quiet
+    --csv "$out/frontier.csv" --replace
 rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || exit "$rc"
 : >"$out/frontier-plan.txt"
