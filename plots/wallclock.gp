@@ -75,9 +75,8 @@ set y2tics 0, 10, 100
 set format x "%g"
 untraced = ""
 do for [j=1:ns] { if (busy_of(j) == 0) { untraced = untraced.(strlen(untraced) ? ", " : " ").s_name(word(series, j)) } }
-if (!host_is_device && strlen(untraced) > 0) {
-    set label 92 "GPU busy % not measured for:".untraced @note_at
-}
+# The notes under the chart share note_at's one line, in one label.
+notes = !host_is_device && strlen(untraced) > 0 ? "GPU busy % not measured for:".untraced : ""
 
 # Only the clauses with data (gnuplot 5.4 runs an empty `for [i=1:0]` once),
 # so the key lists only what is drawn.
@@ -119,8 +118,9 @@ lines = step_lines.(n_ci > 0 ? ", ".ci_bars : "").(n_ratio > 0 ? ", ".ratio_labe
         .(n_mfu > 0 ? ", ".mfu_lines : "").(n_busy > 0 ? ", ".busy_lines : "")
 if (n_ratio > 0) {
     set offsets graph 0.06, graph 0.10, 0, 0 # room for the labels at the ends
-    set label 93 "labels: paired ratio to the largest split, 95% interval over interleaved rounds" @note_at
+    notes = notes.(strlen(notes) ? "; " : "")."labels: paired ratio to the largest split, 95% interval over interleaved rounds"
 }
+if (strlen(notes) > 0) { set label 92 notes @note_at }
 
 if (ns == 0) {
     missing_why = no_rows_why

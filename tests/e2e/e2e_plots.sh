@@ -18,8 +18,22 @@ is_svg() {
         tail -c 20 "$1" | grep -q '</svg>'
 }
 
-for f in abc default cpu_notrace; do
-    cp "$root/tests/fixtures/$f.csv" .
+# Two non-empty texts drawn at one spot of an SVG (gnuplot puts each in a
+# group translated to where it is drawn): one line per such spot.
+overlaps() {
+    awk '/<g transform="translate\(/ { match($0, /translate\([^)]*\)/); at = substr($0, RSTART, RLENGTH) }
+        /<text>/ && at != "" {
+            t = $0; sub(/.*<text>/, "", t); sub(/<\/text>.*/, "", t); gsub(/<[^>]*>/, "", t)
+            if (t != "") { if (at in seen) print at ": " seen[at] " | " t; else seen[at] = t }
+            at = ""
+        }' "$1"
+}
+
+# measured/h200_sweep.csv: a real run (make check-gpu's sweep on an H200),
+# kept as written: the GPU's own metadata, rounds and untraced rows.
+cp "$root/tests/fixtures/measured/h200_sweep.csv" .
+for f in abc default cpu_notrace h200_sweep; do
+    [ -e "$f.csv" ] || cp "$root/tests/fixtures/$f.csv" .
     sh "$root/scripts/plots.sh" "$f.csv" > plots.log 2> plots.err || {
         cat plots.log plots.err; fail "plots.sh failed on $f.csv"; }
     # gnuplot warnings mean a chart drew less than it meant to
@@ -32,6 +46,8 @@ for f in abc default cpu_notrace; do
         fi
         is_png "$f.$c.png" || fail "$f.$c.png is not a PNG"
         is_svg "$f.$c.svg" || fail "$f.$c.svg is not an SVG"
+        spots=$(overlaps "$f.$c.svg")
+        [ -z "$spots" ] || fail "$f.$c.svg draws texts over each other: $spots"
     done
 done
 # The GPU-shaped fixture draws its wall-clock, throughput, dispatches,
@@ -56,6 +72,10 @@ grep -q 'only one execution mode' cpu_notrace.modes.why ||
     fail "the modes chart of a one-mode run does not say so"
 grep -q 'GPU busy % not measured for: M' default.wallclock.svg ||
     fail "the wall-clock chart does not name the model without busy %"
+# Both notes under the chart of a GPU run timed in rounds, neither over
+# the other (the overlap check above).
+grep -q 'GPU busy % not measured for: S, M, L; labels: paired ratio' h200_sweep.wallclock.svg ||
+    fail "the H200 run's wall-clock chart lacks its two notes"
 grep -q 'not run: L 1x256 async: skipped; L 256x1 async: oom' default.wallclock.svg ||
     fail "the wall-clock chart does not list the configs that did not run"
 
