@@ -2,7 +2,8 @@
 # The GPU box's one call (make check-gpu): build, check the CUDA backend
 # against the CPU reference, run the abc profile in every mode, a short
 # bf16 sweep over S, M and L, a short one of GPT-2 small at its context of
-# 1024, the noise pass against the CPU's, data parallel over NCCL on every
+# 1024, its kernels' device time on both attention arrangements, the noise
+# pass against the CPU's, data parallel over NCCL on every
 # GPU (under mpirun) with every shard value, and the memory-time frontier
 # (profiles/frontier-gpu, plan --recommend), then print
 # a compact table last: every stage, pass, FAIL or skipped, with its figure.
@@ -132,6 +133,8 @@ figure() {
             printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"]
             if ($col["mfu_datasheet_pct"] != "") printf ", %.1f%% of the datasheet", $col["mfu_datasheet_pct"] }' ;;
     attention) attention_figure ;;
+    hot-kernels) sed -n 's/^\([a-z]*\) attention:$/\1/p; s/^  \([0-9.]* ms\) of device time.*/\1/p' \
+        "$out/hot-kernels.txt" | paste -d' ' - - | paste -sd';' - | sed 's/;/; /g' ;;
     esac
 }
 
@@ -257,6 +260,12 @@ else other_attention=ACCUBENCH_CUDA_ATTENTION=fused; fi
 stage attention 60 env "$other_attention" "$bin" run --backend "$backend" --dtype "$sweep_dtype" \
     --model "$gpt_model" $nw --effective 16 --micro 8 --budget-s 0.5 --min-samples 3 \
     --max-samples 50 --trace-steps 0 --csv "$out/gpt-attention-$sweep_dtype.csv" --replace
+
+# Where one micro-batch's time goes, kernel by kernel, on both attention
+# arrangements (a traced step each): what the attention stage's ratio is
+# made of.
+stage hot-kernels 60 sh "$here/check_gpu_hot_kernels.sh" "$out" "$bin" "$backend" "$gpt_model" \
+    "$sweep_dtype" "$other_attention"
 
 # The noise pass on this backend against the CPU's, gpt-tiny fp32: the
 # same code above the backend table, the norms summed on the device here
@@ -480,6 +489,10 @@ table() {
         echo "== frontier: plan --recommend from frontier.csv (each model's ranking, head)"
         grep -E '^(plan --recommend|rank| +1 |left out|      )' "$out/frontier-plan.txt" |
             head -n 24 | sed 's/^/  /'
+    fi
+    if [ -s "$out/hot-kernels.txt" ]; then
+        echo "== hot kernels: one micro-batch of $gpt_model at micro 8, a traced step's device time by kernel"
+        sed 's/^/  /' "$out/hot-kernels.txt"
     fi
     if [ -f "$out/kernels.log" ]; then
         echo "== kernels per step (scripts/check_gpu_kernels.sh; all of it in $out/kernels.log)"

@@ -32,7 +32,9 @@ sed -n '/^== check-gpu/,$p' stdout >table
 for want in "== correctness" "fp32   32x1" "gpt fp32  16x1" "0 failed" "A 64x1" "alloc-async" \
     "MFU" "gpt-tiny fp32" "micro   8 x 2" "sync/async:  micro 1" \
     "== data parallel, tiny at effective 256 (2 launched; all-reduce by mpi)" \
-    "2    overlap  none            8x16" "2    overlap  gradients       8x16" "weights equal"; do
+    "2    overlap  none            8x16" "2    overlap  gradients       8x16" "weights equal" \
+    "== hot kernels: one micro-batch of gpt-tiny at micro 8" "  fused attention:" \
+    "  unfused attention:" "ms of device time in"; do
     grep -q -- "$want" table || { cat stdout; fail "the table lacks '$want'"; }
 done
 tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "the last line"; }
@@ -42,6 +44,7 @@ for want in "== stages: pass, FAIL or skipped" "gpu-check    pass     .* checks,
     "real-shapes  skipped  CPU rehearsal" "abc-modes    pass" "gpt-sweep    pass" \
     "attention    pass     .*fused [0-9.]* ms, unfused [0-9.]* ms a step at micro 8: fused/unfused [0-9.]*x" \
     "noise        pass     .*B_simple .* on cpu, .* on cpu: agree" \
+    "hot-kernels  pass     .*fused [0-9.]* ms; unfused [0-9.]* ms" \
     "peak         skipped  no datasheet figure" "determinism  pass" \
     "cupti-cost   skipped  the cpu backend has no CUPTI" "sanitizer    skipped  CPU rehearsal" \
     "dp           pass" "kernels      skipped  CPU rehearsal"; do
