@@ -2,6 +2,7 @@
  * the known-wrong reductions do not; and a float64 reference agrees with
  * the fp32 full-batch gradient. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,21 @@ static size_t check_extra_bytes(fixture *f)
     return f->b->mem_peak - before;
 }
 
+/* A device whose allocations of `oom_from` bytes and more fail as out of
+ * memory, though the arithmetic said they fit (another process's memory,
+ * the allocator's rounding). */
+static backend_ops oom_ops;
+static const backend_ops *real_ops;
+static size_t oom_from;
+static int alloc_or_oom(backend *b, size_t bytes, void **out)
+{
+    if (bytes >= oom_from) {
+        snprintf(b->error, sizeof b->error, "out of memory (the test's)");
+        return BK_OOM;
+    }
+    return real_ops->alloc(b, bytes, out);
+}
+
 /* The reference's pieces: the micro-batch where the device's memory is the
  * host's or capped; on a device of its own (posed here by the CPU backend
  * without its shared-memory capability), as many examples as its free
@@ -237,6 +253,16 @@ static void test_reference_pieces(void)
     f.b->mem_total = (size_t)((double)(held + eight) / MEMORY_FIT_USABLE_SHARE) + 1;
     size_t half = check_extra_bytes(&f);
     CHECK(half >= eight && half < all);
+    /* Room by the arithmetic, none in fact: the larger pieces' activations
+     * fail, and the check runs in pieces of the micro-batch instead. */
+    real_ops = f.b->ops;
+    oom_ops = *real_ops;
+    oom_ops.alloc = alloc_or_oom;
+    oom_from = step_acts + 1; /* no buffer of one example's activations is as large */
+    f.b->mem_total = (size_t)1 << 30;
+    f.b->ops = &oom_ops;
+    CHECK(check_extra_bytes(&f) < all);
+    f.b->ops = real_ops;
     /* A --mem-cap: the check stays inside the step's memory. */
     f.b->mem_total = (size_t)1 << 30;
     f.b->mem_cap = (size_t)1 << 29;
