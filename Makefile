@@ -33,6 +33,17 @@
 #        ACCUBENCH_NO_INSTALL=1 (never apt-get),
 #        WERROR=0 (warnings stay warnings: a newer host compiler than ours
 #        may warn where ours does not; the GPU scripts build with it).
+#
+# The rules are in five fragments, each included once below, where its
+# place in the order is what make's immediate assignments need:
+#   mk/cuda.mk      the CUDA backend, the NCCL engine and the GPU check
+#   mk/programs.mk  the small CPU programs (cpu-passes, gemm-bench, rule-check)
+#   mk/tests.mk     the unit, e2e and sanitized tests, and the CUDA probes
+#   mk/fuzz.mk      the libFuzzer targets
+#   mk/run.mk       the targets that run the program: sweeps, charts,
+#                   reports, the peers, nsys
+# This file keeps what they all share: the knobs and their checks, the
+# flags and the rooms, the core library and the program.
 
 # make runs in the tree: the recipes name the tree's scripts and build
 # folder by paths relative to where make runs, so `make -f TREE/Makefile`
@@ -172,42 +183,18 @@ CORE_SRC := $(foreach r,$(ROOMS),$(wildcard harness/$(r)/*.c)) $(wildcard kernel
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_LIB := $(BUILD)/libaccubench.a
 
-# The CUDA backend and the CUPTI collector, built only where nvcc is.
-CUDA_CU  := $(wildcard kernels/cuda/*.cu)
-CUDA_C   := $(wildcard kernels/cuda/*.c)
-CUDA_OBJ := $(CUDA_CU:%.cu=$(BUILD)/obj/%.o) $(CUDA_C:%.c=$(BUILD)/obj/%.o)
-CUDA_LIB := $(BUILD)/libaccubench_cuda.a
-CUDA_LIBDIRS := -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/extras/CUPTI/lib64 \
-                -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/extras/CUPTI/lib64
-# cupti.h: in the toolkit's include/ (packaged toolkits), or in
-# extras/CUPTI/include (the runfile installer's layout).
-CUPTI_INC := $(firstword $(foreach d,$(CUDA_HOME)/include $(CUDA_HOME)/extras/CUPTI/include,\
-                 $(if $(wildcard $(d)/cupti.h),$(d))))
-# `make print-VAR` prints what make made of VAR (the paths above, the
-# flags): how the tests see the build's choices without a toolkit.
+# `make print-VAR` prints what make made of VAR (the CUDA paths of
+# mk/cuda.mk, the flags): how the tests see the build's choices without a
+# toolkit.
 print-%:
 	@echo '$($*)'
-# cuBLAS and cuBLASLt are not linked: the backend opens them when it
-# starts (kernels/cuda/cublas_load.h), so that no other start pays for them.
-CUDA_LDLIBS  := $(CUDA_LIBDIRS) -lcupti -lcudart -lstdc++ -lrt -ldl
-NVCCFLAGS := -std=c++17 -O3 -g $(NVCC_GENCODE) -Xcompiler -Wall,-Wextra$(if $(WERROR_FLAG),$(comma)-Werror) \
-             $(if $(WERROR_FLAG),-Werror all-warnings) $(INC_kernels) -Ikernels/cuda
-
-ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(CUDA_CU)),)
-BACKEND_LIBS := $(CUDA_LIB) $(CORE_LIB)
-BACKEND_LDLIBS := $(CUDA_LDLIBS)
-CUDA_DEFINE := -DACCUBENCH_HAVE_CUDA=1
-else
-BACKEND_LIBS := $(CORE_LIB)
-BACKEND_LDLIBS :=
-CUDA_DEFINE :=
-endif
 
 # Data parallel: the MPI engine (and MPI's start) where mpicc is, the NCCL
 # engine where CUDA and NCCL are, MPI or not (one rank alone needs no
 # launcher: kernels/nccl/nccl_solo_host.c; its world under mpirun needs
 # MPI); only their own files see mpi.h and nccl.h, and only the program's
 # files know whether they are in.
+# The NCCL half is in mk/cuda.mk: it needs the CUDA backend's choice.
 DP_OBJ :=
 DP_DEFINE :=
 DP_LDLIBS :=
@@ -218,22 +205,10 @@ DP_LDLIBS += $(MPI_LIBS)
 $(BUILD)/obj/kernels/mpi/%.o: ROOM_INC := $(INC_kernels) -Ikernels/mpi
 $(BUILD)/obj/kernels/mpi/%.o: CPPFLAGS += $(MPI_CFLAGS)
 endif
-ifneq ($(and $(filter 1,$(HAVE_NCCL)),$(CUDA_DEFINE)),)
-DP_OBJ    += $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/nccl/*.c))
-DP_DEFINE += -DACCUBENCH_HAVE_NCCL=1
-DP_LDLIBS += -L$(NCCL_LIBDIR) -Wl,-rpath,$(NCCL_LIBDIR) $(NCCL_LINK)
-$(BUILD)/obj/kernels/nccl/%.o: ROOM_INC := $(INC_kernels) -Ikernels/nccl -Ikernels/mpi -Ikernels/cuda
-# NCCL_INC is empty where nccl.h is in the compiler's own /usr/include
-# (Debian's libnccl-dev): naming a system folder again with -isystem
-# reorders the search. MPI's flags and define only where MPI is.
-$(BUILD)/obj/kernels/nccl/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include \
-    $(if $(NCCL_INC),-isystem $(NCCL_INC)) \
-    $(if $(filter 1,$(HAVE_MPI)),$(MPI_CFLAGS) -DACCUBENCH_HAVE_MPI=1)
-endif
 
 BIN := $(BUILD)/accubench
 
-.PHONY: all bench bench-full regress bench-dp test unit-test asan-test asan-e2e e2e-test plots report check-gpu nsys peers peers-ddp peer-ratio clean
+.PHONY: all clean
 all: $(BIN)
 
 $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
@@ -255,7 +230,11 @@ $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += -ffp-c
 # across files built by two compilers, which never happen here.
 $(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += \
     $(shell $(CC) -Werror -Wno-psabi -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-psabi)
-$(BUILD)/obj/kernels/cuda/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cuda
+
+# The CUDA backend, the NCCL engine and the GPU check: after the rooms
+# (its objects' include lists) and before the program, whose link line
+# and flags name what it chose.
+include mk/cuda.mk
 
 # The tree the program was built from: where it finds its profiles and
 # scripts when it has been copied away from them (harness/util/repo_path.c).
@@ -269,21 +248,7 @@ endif
 # library links alone into the unit tests.
 $(BUILD)/obj/bench/%.o: CPPFLAGS += $(CUDA_DEFINE) $(DP_DEFINE) -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
 
-# -MMD -MP as for the C objects: an edit of a header a kernel includes
-# (elementwise.h's math, backend.h's struct layout) rebuilds that kernel.
-$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu $(BUILD)/config.mk
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  NVCC  $<")
-	$(Q)$(NVCC) $(NVCCFLAGS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
-
-# CUDA/CUPTI C sources see the CUDA headers; the core never does.
-$(BUILD)/obj/kernels/cuda/%.o: CPPFLAGS += -isystem $(CUDA_HOME)/include \
-    $(if $(CUPTI_INC),-isystem $(CUPTI_INC))
-
 $(CORE_LIB): $(CORE_OBJ)
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-$(CUDA_LIB): $(CUDA_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 BENCH_OBJ := $(BUILD)/obj/bench/main.o $(BUILD)/obj/bench/backend_registry.o \
@@ -314,396 +279,14 @@ else
 	@echo "note: built without MPI (mpicc not found): one process, --devices 1"
 endif
 
-# ------------------------------------------------------------ GPU check
-# build/gpu-check (only where the CUDA backend is built): the CUDA backend
-# op by op against the CPU reference. `make check-gpu` is the GPU box's one
-# call: build, gpu-check, the sweeps, a compact table (scripts/check_gpu.sh),
-# results in CHECK_OUT. It never installs packages.
-GPU_CHECK := $(BUILD)/gpu-check
-CHECK_OUT ?= results/check-gpu
-QUICK     ?= 0
-# Without a GPU the check says so in one line; this rehearses it on the CPU.
-CHECK_GPU_REHEARSE ?= 0
-ifneq ($(CUDA_DEFINE),)
-all: $(GPU_CHECK)
-GPU_CHECK_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/gpu_check/*.c))
-$(GPU_CHECK_OBJ): $(BUILD)/bench-flags
-# gpu-check opens its device from the program's backend table.
-$(GPU_CHECK_OBJ): ROOM_INC += -Ibench
-$(GPU_CHECK): $(GPU_CHECK_OBJ) $(BUILD)/obj/bench/backend_registry.o $(DP_OBJ) $(BACKEND_LIBS)
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(DP_LDLIBS) $(BACKEND_LDLIBS)
--include $(GPU_CHECK_OBJ:.o=.d)
-endif
-ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
-export ACCUBENCH_NO_INSTALL := 1
-endif
-check-gpu:
-	$(Q)CHECK_OUT=$(call knob,CHECK_OUT) CHECK_QUICK=$(call knob,QUICK) BUILD='$(BUILD)' \
-	    CHECK_GPU_REHEARSE=$(call knob,CHECK_GPU_REHEARSE) sh scripts/check_gpu.sh
-
-# ------------------------------------------------------------ CPU programs
-# $(call small_program,DIR,NAME): bench/DIR/main.c linked against the core
-# as $(BUILD)/NAME, and against the sanitized library as $(BUILD)/asan/NAME
-# for the sanitized e2e pass; `make` builds the first, the e2e tests need
-# both.
-define small_program
-all: $(BUILD)/$(2)
-$(BUILD)/obj/bench/$(1)/%.o: ROOM_INC := $(INC_all)
-$(BUILD)/$(2): $(BUILD)/obj/bench/$(1)/main.o $(CORE_LIB)
-	@$$(if $$(Q),echo "  LD    $$@")
-	$$(Q)$$(CC) $$(CFLAGS) -o $$@ $$^ $$(LDLIBS)
-$(BUILD)/asan/$(2): $(BUILD)/asan/obj/bench/$(1)/main.o $(BUILD)/asan/libaccubench-e2e.a
-	@$$(if $$(Q),echo "  LD    $$@")
-	$$(Q)$$(CC) $$(ASAN_CFLAGS) -o $$@ $$^ $$(LDLIBS)
--include $(BUILD)/obj/bench/$(1)/main.d $(BUILD)/asan/obj/bench/$(1)/main.d
-e2e-test: $(BUILD)/$(2)
-asan-e2e: $(BUILD)/asan/$(2)
-endef
-
-# build/cpu-passes: the CPU backend's MFU at S 256x1 (three runs, each
-# against the peak GEMM rate measured in it) and its step pass by pass.
-# `make passes` runs it (PASSES_ARGS=... for another model or split).
-PASSES := $(BUILD)/cpu-passes
-PASSES_ARGS ?=
-$(eval $(call small_program,cpu_passes,cpu-passes))
-passes: $(PASSES)
-	$(Q)$(call knob_words,PASSES_ARGS) $(PASSES) "$$@"
-.PHONY: passes
-# build/gemm-bench: the CPU backend's GEMM shape by shape (median of
-# --reps calls); bench/peers/peer_gemm.py runs it beside torch.mm.
-GEMM_BENCH := $(BUILD)/gemm-bench
-$(eval $(call small_program,gemm_bench,gemm-bench))
-gemm-bench: $(GEMM_BENCH)
-.PHONY: gemm-bench
-# build/rule-check: the comparison rule (harness/util/paired.c) on
-# simulated rounds, stopped as the rounds stop; `make rule-check` prints
-# its table and checks the rule's claims against it.
-RULE_CHECK := $(BUILD)/rule-check
-$(eval $(call small_program,rule_check,rule-check))
-rule-check: $(RULE_CHECK)
-	$(Q)$(RULE_CHECK) --check $(if $(RULE_RUNS),--runs $(call knob,RULE_RUNS))
-.PHONY: rule-check
-ASAN_PROGRAMS := $(BUILD)/asan/cpu-passes $(BUILD)/asan/gemm-bench $(BUILD)/asan/rule-check
-
-# ---------------------------------------------------------------- tests
-# Unit tests: tests/ROOM/test_*.c (the rooms mirror the source), each a
-# program linked against the core, built flat into $(BUILD)/tests. Each
-# sees tests/ (check.h, test_spec.h) and its own room's folder.
-# T=PATTERN runs only the unit and e2e tests whose path holds PATTERN.
-T ?=
-UNIT_SRC  := $(wildcard tests/*/test_*.c)
-UNIT_BIN  := $(addprefix $(BUILD)/tests/,$(notdir $(UNIT_SRC:.c=)))
-ASAN_BUILD := $(BUILD)/asan
-ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-# At -O1, as ASan's documentation advises: the same checks for a third
-# less compiling than -O3 (the sanitized tests' times are the program's
-# budgets, hardly its speed).
-ASAN_CFLAGS = $(filter-out -O%,$(CFLAGS)) $(if $(filter 1,$(DEBUG)),-O0,-O1) $(ASAN_FLAGS)
-ASAN_OBJ  := $(CORE_SRC:%.c=$(ASAN_BUILD)/obj/%.o)
-ASAN_BIN  := $(addprefix $(ASAN_BUILD)/tests/,$(notdir $(UNIT_SRC:.c=)))
-# Helper libraries some tests load (the NVTX injection recorder).
-TEST_SO   := $(patsubst %.c,$(BUILD)/tests/%.so,$(notdir $(wildcard tests/*/lib*.c)))
-
-# One plain and one sanitized build rule per test source.
-define unit_test_rule
-$(BUILD)/tests/$(notdir $(1:.c=)): $(1) $$(CORE_LIB)
-	@mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(INC_all) -Itests -I$(dir $(1)) $$(CFLAGS) -o $$@ $$< $$(CORE_LIB) $$(LDLIBS)
-$(ASAN_BUILD)/tests/$(notdir $(1:.c=)): $(1) $$(ASAN_BUILD)/libaccubench.a
-	@mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(INC_all) -Itests -I$(dir $(1)) $$(ASAN_CFLAGS) -o $$@ $$< $$(ASAN_BUILD)/libaccubench.a $$(LDLIBS)
-endef
-$(foreach s,$(UNIT_SRC),$(eval $(call unit_test_rule,$(s))))
-
-define test_so_rule
-$(BUILD)/tests/$(notdir $(1:.c=.so)): $(1)
-	@mkdir -p $$(dir $$@)
-	$$(Q)$$(CC) $$(CPPFLAGS) $$(INC_all) $$(CFLAGS) -fPIC -shared -o $$@ $$<
-endef
-$(foreach s,$(wildcard tests/*/lib*.c),$(eval $(call test_so_rule,$(s))))
-
-$(ASAN_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(ROOM_INC) $(ASAN_CFLAGS) -c $< -o $@
-
-$(ASAN_BUILD)/libaccubench.a: $(ASAN_OBJ)
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-# The sanitized programs the e2e pass runs: the harness sanitized, the CPU
-# backend as the plain build compiled it. Sanitized, the backend's loops
-# (the model's compute, 5-10x slower) were 60% of the pass's time, and
-# they repeat what the sanitized unit tests check shape by shape
-# (test_gemm*, test_attention, test_transformer_ops, test_llama ...); a
-# buffer the harness allocates still has ASan's redzones, and the
-# harness's own reads and writes of it are checked. cpu_onednn.c stays
-# sanitized: so built, it leaves oneDNN unloaded (LeakSanitizer's tracer
-# crashes at exit with oneDNN loaded).
-ASAN_E2E_LIB   := $(ASAN_BUILD)/libaccubench-e2e.a
-ASAN_E2E_PLAIN := $(filter-out %/cpu_onednn.o,$(filter $(BUILD)/obj/kernels/cpu/%,$(CORE_OBJ)))
-$(ASAN_E2E_LIB): $(filter-out $(ASAN_E2E_PLAIN:$(BUILD)/obj/%=$(ASAN_BUILD)/obj/%),$(ASAN_OBJ)) \
-                 $(ASAN_E2E_PLAIN)
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-# Each pass keeps its tests' times from its last run (TEST_TIMES), so the
-# next one starts the slowest first (tests/run_tests.sh).
-unit-test: $(UNIT_BIN) $(TEST_SO)
-	$(Q)T=$(call knob,T) TEST_TIMES=$(BUILD)/tests/times.unit sh tests/run_unit.sh $(BUILD)/tests $(UNIT_BIN)
-
-asan-test: $(ASAN_BIN) $(TEST_SO)
-	$(Q)ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 T=$(call knob,T) \
-	    TEST_TIMES=$(ASAN_BUILD)/times.unit sh tests/run_unit.sh $(BUILD)/tests $(ASAN_BIN)
-
-# ACCUBENCH_BUILD: the build the program came from, whose objects a test of
-# the build rules (e2e_nvcc_deps.sh) inspects instead of building its own.
-# PYTHON: the python the PyTorch peer's and Hugging Face's checks run
-# under (they skip, saying so, where it has no torch).
-e2e-test: $(BIN) $(TEST_SO)
-	$(Q)ACCUBENCH_BUILD=$(BUILD) TEST_TIMES=$(BUILD)/tests/times.e2e T=$(call knob,T) \
-	    PYTHON=$(call knob,PYTHON) \
-	    sh tests/run_e2e.sh $(BIN) $(BUILD)/tests
-
-# The whole program under ASan + UBSan, CPU backend only (CUDA's runtime
-# and ASan's shadow memory do not mix), and the e2e tests against it. The
-# sanitizers log to files, so a report fails the pass even where a test
-# does not look at the exit status.
-ASAN_PROG      := $(ASAN_BUILD)/accubench
-ASAN_BENCH_OBJ := $(BENCH_OBJ:$(BUILD)/obj/%=$(ASAN_BUILD)/obj/%)
-ASAN_REPORTS   := $(ASAN_BUILD)/reports
-$(ASAN_BENCH_OBJ): CPPFLAGS += -DACCUBENCH_GIT_REV=\"$(GIT_REV)\"
-$(ASAN_BENCH_OBJ): $(BUILD)/bench-flags
-# With the MPI engine where MPI is (never NCCL: no CUDA here), so the
-# data-parallel tests run sanitized too.
-ASAN_DP_OBJ    :=
-ASAN_DP_LDLIBS :=
-ifeq ($(HAVE_MPI),1)
-ASAN_DP_OBJ    := $(patsubst %.c,$(ASAN_BUILD)/obj/%.o,$(wildcard kernels/mpi/*.c))
-ASAN_DP_LDLIBS := $(MPI_LIBS)
-$(ASAN_DP_OBJ): ROOM_INC := $(INC_kernels) -Ikernels/mpi
-$(ASAN_DP_OBJ): CPPFLAGS += $(MPI_CFLAGS)
-$(ASAN_BENCH_OBJ): CPPFLAGS += -DACCUBENCH_HAVE_MPI=1
-endif
-$(ASAN_PROG): $(ASAN_BENCH_OBJ) $(ASAN_DP_OBJ) $(ASAN_E2E_LIB)
-	@$(if $(Q),echo "  LD    $@")
-	$(Q)$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LDLIBS) $(ASAN_DP_LDLIBS)
-
-asan-e2e: $(ASAN_PROG) $(TEST_SO)
-	$(Q)rm -rf $(ASAN_REPORTS) && mkdir -p $(ASAN_REPORTS)
-	$(Q)ASAN_OPTIONS=detect_leaks=1:log_path=$(abspath $(ASAN_REPORTS))/asan \
-	    UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(ASAN_REPORTS))/ubsan \
-	    TEST_TIMES=$(ASAN_BUILD)/times.e2e T=$(call knob,T) \
-	    sh tests/run_e2e.sh $(ASAN_PROG) $(BUILD)/tests program; rc=$$?; \
-	    if [ -n "$$(ls $(ASAN_REPORTS))" ]; then \
-	        echo "asan-e2e: sanitizer reports:"; cat $(ASAN_REPORTS)/*; exit 1; fi; exit $$rc
-
-# make test builds everything its passes need at once, TEST_BUILD_JOBS
-# compiles at a time (default: the cores), then runs the five passes side
-# by side (each pass also runs its tests TEST_JOBS at a time), each pass's
-# output printed whole as it ends, and every pass to its end (-k) even when
-# one fails. Most e2e time is the program's own timed loops and waits, not
-# CPU, so passes overlap well even on two cores.
-ifeq ($(origin TEST_BUILD_JOBS),undefined)
-TEST_BUILD_JOBS := $(shell nproc 2>/dev/null || echo 2)
-endif
-TEST_PASSES := unit-test e2e-test asan-test asan-e2e fuzz-test
-test-build: all $(UNIT_BIN) $(TEST_SO) $(ASAN_BIN) $(ASAN_PROG) $(ASAN_PROGRAMS) fuzz-build
-test:
-	$(Q)$(MAKE) --no-print-directory -j$(call knob,TEST_BUILD_JOBS) test-build
-	$(Q)$(MAKE) --no-print-directory -k -j$(words $(TEST_PASSES)) --output-sync=target $(TEST_PASSES)
-.PHONY: test-build
-
-# ------------------------------------------------------------- fuzzing
-# libFuzzer targets (tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME)
-# for the readers of files a user hands us: the profile parser and the CSV
-# reader, built with clang, ASan and UBSan. `make fuzz` runs each for
-# FUZZ_SECONDS and prints its executions; `make test` runs each over its
-# corpus and FUZZ_RUNS mutations (scripts/fuzz.sh). Where no clang links
-# -fsanitize=fuzzer, both say so and skip.
-FUZZ_SECONDS ?= 60
-FUZZ_RUNS    ?= 10000
-FUZZ_BUILD   := $(BUILD)/fuzz
-FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_BIN     := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
-# Only the core files the targets use (scripts/fuzz_members.sh names them,
-# from the plain core library the parent make built first, for the
-# sub-make that builds the targets), else all of them.
-ifdef FUZZ_MEMBERS_MK
-include $(FUZZ_MEMBERS_MK)
-FUZZ_OBJ     := $(foreach n,$(FUZZ_MEMBERS),$(filter %/$(n).c,$(CORE_SRC)))
-FUZZ_OBJ     := $(FUZZ_OBJ:%.c=$(FUZZ_BUILD)/obj/%.o)
-else
-FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/obj/%.o)
-endif
-# The first clang that links a fuzzer (evaluated only when fuzzing).
-FUZZ_CC ?= $(shell for c in clang clang-19 clang-18 clang-17 clang-16 clang-15 clang-14; do     printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' | \
-    $$c -x c - -fsanitize=fuzzer -o /dev/null >/dev/null 2>&1 && { echo $$c; break; }; done)
-FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -pthread -fno-omit-frame-pointer \
-               -fsanitize=address,undefined -fno-sanitize-recover=all
-
-$(FUZZ_BUILD)/obj/%.o: %.c $(BUILD)/config.mk
-	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(INC_all) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-
-$(FUZZ_BUILD)/libaccubench.a: $(FUZZ_OBJ)
-	$(Q)rm -f $@ && ar rcs $@ $^
-
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_input.h $(FUZZ_BUILD)/libaccubench.a
-	@$(if $(Q),echo "  FUZZ  $@")
-	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(INC_all) -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer \
-	    -o $@ $< $(FUZZ_BUILD)/libaccubench.a $(LDLIBS)
-
-.PHONY: fuzz fuzz-test fuzz-build
-$(FUZZ_BUILD)/members.mk: $(FUZZ_SRC) tests/fuzz/fuzz_input.h scripts/fuzz_members.sh $(CORE_LIB)
-	@mkdir -p $(dir $@)
-	$(Q)sh scripts/fuzz_members.sh $(FUZZ_BUILD)/members $(CORE_LIB) \
-	    "$(CC) $(CPPFLAGS) $(INC_all) -Itests/fuzz $(CFLAGS)" "$(LDLIBS)" $(FUZZ_SRC) >$@.tmp && \
-	    mv $@.tmp $@
-FUZZ_MAKE = $(MAKE) -s --no-print-directory FUZZ_MEMBERS_MK=$(FUZZ_BUILD)/members.mk $(FUZZ_BIN)
-fuzz-build: $(CORE_LIB)
-	$(Q)if [ -n "$(FUZZ_CC)" ]; then $(MAKE) -s --no-print-directory $(FUZZ_BUILD)/members.mk && \
-	    $(FUZZ_MAKE); fi
-fuzz fuzz-test: $(CORE_LIB)
-	$(Q)if [ -z "$(FUZZ_CC)" ]; then \
-	    echo "$@: skipped: no clang that links -fsanitize=fuzzer (install clang, or FUZZ_CC=...)"; \
-	else $(MAKE) -s --no-print-directory $(FUZZ_BUILD)/members.mk && $(FUZZ_MAKE) && \
-	    sh scripts/fuzz.sh $(FUZZ_BUILD) $(if $(filter fuzz,$@),seconds $(call knob,FUZZ_SECONDS),runs $(call knob,FUZZ_RUNS)) \
-	        $(FUZZ_BIN); fi
-
-# ------------------------------------------------ trace: CUPTI probe, nsys
-# The CUPTI collector alone, linked where nvcc and CUPTI are; run by
-# tests/e2e/e2e_cupti_absent.sh (it must fail cleanly where there is no GPU).
-ifneq ($(and $(filter 1,$(HAVE_NVCC)),$(CUPTI_INC)),)
-CUPTI_PROBE := $(BUILD)/tests/cupti_probe
-$(CUPTI_PROBE): tests/trace/cupti_probe.c $(BUILD)/obj/kernels/cuda/cupti_collector.o $(CORE_LIB)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(INC_all) -isystem $(CUDA_HOME)/include -isystem $(CUPTI_INC) $(CFLAGS) -o $@ $^ \
-	    $(LDLIBS) $(CUDA_LIBDIRS) -lcupti
-e2e-test: $(CUPTI_PROBE)
-test-build: $(CUPTI_PROBE)
-endif
-
-# The cuBLAS loader alone, linked where nvcc is; run by
-# tests/e2e/e2e_cublas_load.sh (no GPU needed: it asks for versions).
-ifeq ($(HAVE_NVCC),1)
-CUBLAS_PROBE := $(BUILD)/tests/cublas_load_probe
-$(CUBLAS_PROBE): tests/kernels/cublas_load_probe.c $(BUILD)/obj/kernels/cuda/cublas_load.o
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) -Ikernels/cuda -isystem $(CUDA_HOME)/include $(CFLAGS) -o $@ $^ -ldl
-e2e-test: $(CUBLAS_PROBE)
-test-build: $(CUBLAS_PROBE)
-endif
-
-# The abc profile under Nsight Systems, collector off (nsys wants to be
-# CUPTI's only subscriber); capture from the first cudaProfilerStart (the
-# first timed pass) to the end. docs/nsight-systems.md says how to read it.
-NSYS ?= nsys
-nsys: $(BIN)
-	$(Q)nsys=$(call knob,NSYS); if ! command -v "$$nsys" >/dev/null 2>&1; then \
-	    echo "make nsys: $$nsys not found. Install Nsight Systems (the CUDA toolkit's"; \
-	    echo "  nsight-systems package, or https://developer.nvidia.com/nsight-systems)"; \
-	    echo "  and put nsys on PATH, or run: make nsys NSYS=/path/to/nsys"; exit 1; fi
-	$(Q)mkdir -p results
-	$(call knob,NSYS) profile -t cuda,nvtx,cublas --capture-range=cudaProfilerApi \
-	    --capture-range-end=none --force-overwrite=true -o results/accubench-abc \
-	    $(BIN) run --profile abc --backend cuda --no-cupti --trace-steps 0 --out results
-	@echo "open results/accubench-abc.nsys-rep in Nsight Systems (docs/nsight-systems.md)"
-
-# -------------------------------------------------------------- running
-# The sweep, then its charts and report (scripts/bench.sh). Without PROFILE
-# the profile is sized for what runs it: default where a GPU answers, cpu
-# otherwise (it says which); bench-full runs the default anywhere.
-bench: $(BIN)
-	$(Q)sh scripts/bench.sh $(BIN) $(call knob,PROFILE) results
-
-bench-full: $(BIN)
-	$(Q)sh scripts/bench.sh $(BIN) default results
-
-# Is this tree slower than revision BASE? Both built, the same profile
-# (PROFILE, default abc) run RUNS times each in ABBA order, then compare
-# over the runs (scripts/regress.sh). BASE_BIN=PROGRAM: against a program
-# already built.
-BASE ?=
-BASE_BIN ?=
-RUNS ?= 3
-regress: $(BIN)
-	$(Q)sh scripts/regress.sh $(BIN) $(call knob,BASE) $(call knob,RUNS) $(call knob,PROFILE) \
-	    results/regress-$$(date +%Y%m%d-%H%M%S) $(call knob,BASE_BIN)
-
-# Data parallel on the CPU backend: the ranks share the cores
-# (scripts/bench_dp.sh).
-DP_RANKS ?= 2
-MPIRUN   ?= mpirun
-# The profile and the device counts it runs at (a sharded one needs ranks:
-# DP_DEVICES=2 for profiles/frontier-dp); none given: 1..DP_RANKS.
-DP_PROFILE ?= dp
-DP_DEVICES ?=
-bench-dp: $(BIN)
-	$(Q)sh scripts/bench_dp.sh $(BIN) results $(call knob,MPIRUN) $(call knob,DP_RANKS) \
-	    $(call knob,DP_PROFILE) $(call knob,DP_DEVICES)
-
-# README.md's table and chart, from a real run: the abc profile on the CPU
-# backend (a minute or two on two cores), its console table into
-# docs/img/abc-console.txt and its wall-clock chart into
-# docs/img/abc-wallclock.png. The CSV and the other charts stay in
-# $(BUILD)/readme. Paste the table into README.md when it changed.
-README_RUN := $(BUILD)/readme
-readme-figures: $(BIN)
-	$(Q)rm -rf $(README_RUN) && mkdir -p $(README_RUN) docs/img
-	$(Q)$(BIN) run --backend cpu --profile abc --csv $(README_RUN)/abc.csv \
-	    >$(README_RUN)/console.txt
-	$(Q)sed -n '/^model /,/^  ratio /p' $(README_RUN)/console.txt >docs/img/abc-console.txt
-	$(Q)sh scripts/plots.sh $(README_RUN)/abc.csv $(README_RUN)/abc >/dev/null
-	$(Q)cp $(README_RUN)/abc.wallclock.png docs/img/abc-wallclock.png
-	@echo "docs/img/abc-console.txt and docs/img/abc-wallclock.png from $(README_RUN)/abc.csv"
-.PHONY: readme-figures
-
-# ------------------------------------------------- charts and reports
-# CSV=FILE picks the run; without it, the newest results/*.csv with rows,
-# its loss-curves file aside (scripts/pick_csv.sh; named).
-# Charts (PNG + SVG) and the report land next to the CSV. CSV is a knob
-# (above): its text is a name, never code.
-plots: $(BIN)
-	$(Q)sh scripts/plots.sh $(call knob,CSV)
-
-report: $(BIN)
-	$(Q)csv=$$(sh scripts/pick_csv.sh $(call knob,CSV)) && $(BIN) report "$$csv"
-
-# report and compare on generated CSVs of 10^4, 10^5 and 10^6 rows (or
-# SCALE_ROWS="N ..."): wall time and peak memory of each.
-.PHONY: bench-report-scale
-bench-report-scale: $(BIN)
-	$(Q)$(call knob_words,SCALE_ROWS) sh scripts/bench_report_scale.sh $(BIN) "$$@"
-
-# ------------------------------------------------- the PyTorch peer
-# bench/peers/torch_accum.py beside accubench (scripts/peers.sh); without
-# PyTorch it says how to install it and fails. peer-ratio: accubench CPU
-# against each PyTorch mode on the A/B/C splits, interleaved, 3 repeats;
-# then the GPT (profiles/gpt-cpu's shape, E = 16 at 16x1, 4x4 and 1x16)
-# against the peer's nanoGPT-style eager step with fused AdamW.
-# PEER_RATIO_ARGS goes to both (e.g. --torch-env OMP_WAIT_POLICY=PASSIVE).
-PYTHON ?= python3
-peers: $(BIN)
-	$(Q)PYTHON=$(call knob,PYTHON) sh scripts/peers.sh $(BIN) results
-
-# peers-ddp: data parallel, both sides on DP_RANKS ranks on the CPU
-# (scripts/peers_ddp.sh): accubench in every sync mode, the peer's DDP with
-# and without no_sync, into one CSV, then the report.
-PEER_DDP_PROFILE ?= dp
-peers-ddp: $(BIN)
-	$(Q)PYTHON=$(call knob,PYTHON) MPIRUN=$(call knob,MPIRUN) sh scripts/peers_ddp.sh $(BIN) \
-	    results $(call knob,PEER_DDP_PROFILE) $(call knob,DP_RANKS)
-
-PEER_RATIO_GPT ?= gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
-PEER_RATIO_GPT_MODES ?= eager-fused
-peer-ratio: $(BIN)
-	$(Q)if ! $(call knob,PYTHON) -c "import torch" >/dev/null 2>&1; then \
-	    echo "make peer-ratio: PyTorch is not installed: pip install torch"; exit 1; fi
-	$(Q)$(call knob_words,PEER_RATIO_ARGS) \
-	    $(call knob,PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) "$$@"
-	$(Q)$(call knob_words,PEER_RATIO_ARGS) \
-	    $(call knob,PYTHON) bench/peers/peer_ratio.py --accubench $(BIN) \
-	    --model $(call knob,PEER_RATIO_GPT) --effective 16 --micro 16,4,1 \
-	    --mode $(call knob,PEER_RATIO_GPT_MODES) --out results/peer-ratio-gpt "$$@"
+# After the program, in the order these rules always had: the small
+# programs add to all after the GPU check does, and mk/tests.mk names their
+# sanitized builds (ASAN_PROGRAMS) in test-build's prerequisites, which
+# make expands as it reads them.
+include mk/programs.mk
+include mk/tests.mk
+include mk/fuzz.mk
+include mk/run.mk
 
 clean:
 	rm -rf $(BUILD)

@@ -119,7 +119,7 @@ fi
 # package, else the CUDA toolkit's copy, else the system's (Debian's
 # libnccl-dev: /usr/include/nccl.h and the library in the multiarch
 # folder). Needs nvcc, not MPI: one rank alone needs no launcher, and only
-# its world under mpirun needs MPI (the Makefile builds that part where MPI
+# its world under mpirun needs MPI (mk/cuda.mk builds that part where MPI
 # is). Each candidate is a header folder and a library folder.
 nccl_inc="" nccl_lib=""
 multiarch=$($CC -print-multiarch 2>/dev/null)
@@ -146,7 +146,7 @@ EOF_NCCL
 if [ -n "$nccl_inc" ] && { [ -x "$NVCC" ] || command -v "$NVCC" >/dev/null 2>&1; }; then
     echo "HAVE_NCCL := 1"
     # the compiler searches /usr/include already: naming it again with
-    # -isystem would reorder the search (the Makefile adds none when empty)
+    # -isystem would reorder the search (mk/cuda.mk adds none when empty)
     if [ "$nccl_inc" = /usr/include ]; then echo "NCCL_INC :="; else echo "NCCL_INC := $nccl_inc"; fi
     echo "NCCL_LIBDIR := $nccl_lib"
     # the pip package ships libnccl.so.2 only

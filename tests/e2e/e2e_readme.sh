@@ -2,7 +2,8 @@
 # README.md stays a front door that tells the truth: at most 150 lines; the
 # test command CI runs (.ci/run reads the marker); every link into the tree
 # (docs/, the chart) names a file that exists, in README.md and in docs/;
-# every `make TARGET` it shows is a target of the Makefile; and the console
+# every `make TARGET` it shows is a target of the Makefile or of one of its
+# fragments (mk/*.mk); and the console
 # table it shows is the one `make readme-figures` saved from a real run.
 set -u
 root=$ACCUBENCH_ROOT
@@ -40,8 +41,8 @@ done
 
 # Every make target the README names (the word after `make`, in code).
 for t in $(grep -o '\bmake [a-z][a-z-]*' "$readme" | sed 's/^make //' | sort -u); do
-    grep -Eq "^([^:=#]* )?$t( [^:=]*)?:" "$root/Makefile" ||
-        bad "README.md names 'make $t', which the Makefile does not have"
+    grep -Eq "^([^:=#]* )?$t( [^:=]*)?:" "$root/Makefile" "$root"/mk/*.mk ||
+        bad "README.md names 'make $t', which neither the Makefile nor mk/*.mk has"
 done
 
 # The table under <!-- readme-table: FILE --> is FILE, whole.

@@ -2,7 +2,7 @@
  * no driver) create() must fail with a reason that names the CUPTI call;
  * where it can, start() and stop() must work and deliver no device work.
  * Prints one line; exit 0 on either clean outcome. Built only where nvcc is
- * (see the Makefile's trace block), run by tests/e2e_cupti_absent.sh. */
+ * (see the CUDA probes in mk/tests.mk), run by tests/e2e_cupti_absent.sh. */
 #include <stdio.h>
 #include <string.h>
 
