@@ -13,7 +13,12 @@ export ACCUBENCH_NO_INSTALL=1
 out=$1 bin=$2 backend=$3 model=$4 dtype=$5 other=$6
 here=$(cd "$(dirname "$0")" && pwd)
 say() { echo "check_gpu_hot_kernels: $*"; }
-: >"$out/hot-kernels.txt.tmp"
+# The table prints hot-kernels.txt where it is: an earlier run's must not
+# stand for this one, and a failed run leaves no part of one.
+rm -f "$out/hot-kernels.txt"
+tmp=$out/hot-kernels.txt.tmp
+trap 'rm -f "$tmp"' EXIT
+: >"$tmp"
 for arm in default other; do
     if [ "$arm" = default ]; then setting=""; else setting=$other; fi
     # shellcheck disable=SC2086 # an empty setting is no argument
@@ -22,10 +27,10 @@ for arm in default other; do
         --trace "$out/hot-$arm.json" --csv "$out/hot-$arm.csv" --replace --quiet \
         >"$out/hot-$arm.log" 2>&1 || { say "the $arm run failed:"; tail -n 5 "$out/hot-$arm.log"; exit 1; }
     attention=$(sed -n 's/^# attention: //p' "$out/hot-$arm.csv" | head -n 1 | cut -d' ' -f1)
-    echo "${attention:-$arm} attention:" >>"$out/hot-kernels.txt.tmp"
+    echo "${attention:-$arm} attention:" >>"$tmp"
     sh "$here/trace_top.sh" "$out/hot-$arm.json" 8 >"$out/hot-$arm.top" ||
         { say "no kernels in the $arm run's trace"; exit 1; }
-    sed 's/^/  /' "$out/hot-$arm.top" >>"$out/hot-kernels.txt.tmp"
+    sed 's/^/  /' "$out/hot-$arm.top" >>"$tmp"
 done
-mv "$out/hot-kernels.txt.tmp" "$out/hot-kernels.txt"
+mv "$tmp" "$out/hot-kernels.txt"
 cat "$out/hot-kernels.txt"

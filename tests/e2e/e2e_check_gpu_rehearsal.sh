@@ -38,6 +38,13 @@ for want in "== correctness" "fp32   32x1" "gpt fp32  16x1" "0 failed" "A 64x1" 
     grep -q -- "$want" table || { cat stdout; fail "the table lacks '$want'"; }
 done
 tail -n 1 stdout | grep -q "^== [0-9]*s; results in cg$" || { cat stdout; fail "the last line"; }
+# A hot-kernels rerun that fails leaves no table for the last table to
+# print: neither the earlier run's nor a part of its own.
+[ -s cg/hot-kernels.txt ] || fail "no cg/hot-kernels.txt after the rehearsal"
+sh "$ACCUBENCH_ROOT/scripts/check_gpu_hot_kernels.sh" cg /bin/false cpu gpt-tiny fp32 X=1 \
+    >hot.out 2>&1 && fail "a failing hot-kernels run passed"
+[ ! -e cg/hot-kernels.txt ] && [ ! -e cg/hot-kernels.txt.tmp ] ||
+    fail "a failed hot-kernels run left a table behind"
 # The stage table: every stage with its status and figure, skipped ones
 # with their one-line reason.
 for want in "== stages: pass, FAIL or skipped" "gpu-check    pass     .* checks, 0 failed" \
