@@ -11,6 +11,9 @@ set -u
 export ACCUBENCH_NO_INSTALL=1
 [ $# -eq 4 ] || { echo "usage: $0 OUT_DIR ACCUBENCH BACKEND CAP" >&2; exit 2; }
 out=$1 bin=$2 backend=$3 cap=$4
+# The last table prints frontier-plan.txt wherever it is: an earlier run's
+# must not stand for this one if this one fails before its plans.
+rm -f "$out/frontier-plan.txt"
 if [ "$backend" = cpu ]; then
     set -- --profile frontier --model tiny,gpt-tiny --effective 16 --micro 4,16
     effective=16 models="tiny gpt-tiny"

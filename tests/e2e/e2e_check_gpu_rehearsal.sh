@@ -45,6 +45,11 @@ sh "$ACCUBENCH_ROOT/scripts/check_gpu_hot_kernels.sh" cg /bin/false cpu gpt-tiny
     >hot.out 2>&1 && fail "a failing hot-kernels run passed"
 [ ! -e cg/hot-kernels.txt ] && [ ! -e cg/hot-kernels.txt.tmp ] ||
     fail "a failed hot-kernels run left a table behind"
+# The same for the frontier's plans: a run refused (exit 2) leaves none.
+[ -s cg/frontier-plan.txt ] || fail "no cg/frontier-plan.txt after the rehearsal"
+printf '#!/bin/sh\nexit 2\n' >refusing && chmod +x refusing
+sh "$ACCUBENCH_ROOT/scripts/check_gpu_frontier.sh" cg "$PWD/refusing" cpu 15M >frontier.out 2>&1
+[ $? -eq 2 ] && [ ! -e cg/frontier-plan.txt ] || fail "a refused frontier run left the last plans"
 # The stage table: every stage with its status and figure, skipped ones
 # with their one-line reason.
 for want in "== stages: pass, FAIL or skipped" "gpu-check    pass     .* checks, 0 failed" \
