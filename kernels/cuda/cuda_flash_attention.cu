@@ -11,25 +11,27 @@
  * head): its q, k, v and dy tiles are staged in shared memory, and the
  * outputs accumulate in fp32 whatever the storage. The tile products run
  * two ways:
- *   - bf16 on the tensor cores (cuda_flash_mma.cuh): the tiles staged in
- *     bf16 as the storage holds them, WMMA's m16n16k16 in bf16 with fp32
- *     accumulators, each warp of 8 a strip of a product's 16 x 16 tiles
- *     (so that a fragment loaded from shared memory serves several
- *     mmas). The scores, the softmax's statistics and the lse are fp32;
- *     P and dS are rounded to bf16 as they become operands, as
- *     FlashAttention-2 rounds them. The forward's output stays in an fp32
- *     shared-memory tile (the online softmax rescales it by row; a
- *     fragment's layout is opaque), the backward's dQ, dK and dV in
- *     accumulator fragments;
+ *   - bf16 on the tensor cores (cuda_flash_tc.cuh), head dims up to 128:
+ *     4 warps a block, 16 queries (or keys) a warp, every product on
+ *     mma.sync m16n8k16 in bf16 with fp32 accumulators, its operands
+ *     gathered from the bf16 tiles by ldmatrix, its result left in the
+ *     warp's registers in PTX's documented layout: the online softmax
+ *     runs there, and P and dS (rounded to bf16, as FlashAttention-2
+ *     rounds them) are the next product's operands straight from there.
+ *     The scores, the softmax's statistics and the lse are fp32. An
+ *     earlier arrangement on WMMA, whose fragment layout is opaque, sent
+ *     every [64 x 64] score tile and the forward's output through shared
+ *     memory and measured 1.38x slower than the unfused path on an H200
+ *     (GPT-2 small, bf16, micro 8);
  *   - fp32 on the CUDA cores (fmaf), the tiles in fp32, a 16 x 16 grid of
  *     threads each a (B/16) x (B/16) piece in registers: exact to fp32,
  *     as gpu-check holds fp32 to the CPU's op (tensor cores would round
  *     fp32's q, k, v and dy, far past its 1e-5). The op is given the
  *     storage, not the dtype, so the tf32 dtype (fp32 storage) runs here
- *     too.
- * Neither has run on a GPU yet (tests/kernels/flash_emulation.cc runs both
- * on the host); whether fused or unfused is the default is for the
- * measured ratio of check-gpu's `attention` stage to decide.
+ *     too, and so does bf16 at head dim 256.
+ * tests/kernels/flash_emulation.cc runs both on the host; whether fused or
+ * unfused is the default is for the measured ratio of check-gpu's
+ * `attention` stage to decide.
  *
  * Forward: per query tile, the key tiles up to its diagonal one, with the
  * online softmax (running max m and sum l per row, the output rescaled when
@@ -54,6 +56,7 @@
  * Head dims are templated in buckets (32, 64, 80, 128, 256); a smaller one
  * runs in the next bucket up, its tiles zero past hd (zeros add nothing to
  * a score; the columns past hd are never written). */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cuda_flash_attention.cuh"
@@ -88,14 +91,26 @@ static int fa_smem_fits(backend *b, size_t bytes, const char *name)
 template <typename T, int HD>
 static int fa_prepare(backend *b)
 {
-    const size_t fwd = (size_t)fa_tiles<T, HD>::FWD_BYTES;
-    const size_t bwd = (size_t)fa_tiles<T, HD>::BWD_BYTES;
     int rc;
-    if ((rc = fa_allow_smem(b, flash_forward_kernel<T, HD>, fwd)) ||
-        (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD>, bwd)))
-        return rc;
-    return fa_allow_smem(b, flash_backward_dkv_kernel<T, HD>, bwd);
+    if constexpr (fa_path<T, HD>::TC) {
+        using F = fa_tc_tiles<HD>;
+        if ((rc = fa_allow_smem(b, flash_tc_forward_kernel<HD>, F::FWD_BYTES)) ||
+            (rc = fa_allow_smem(b, flash_tc_backward_dq_kernel<HD>, F::BWD_BYTES)))
+            return rc;
+        return fa_allow_smem(b, flash_tc_backward_dkv_kernel<HD>, F::BWD_BYTES);
+    } else {
+        using F = fa_tiles<HD>;
+        if ((rc = fa_allow_smem(b, flash_forward_kernel<T, HD>, F::FWD_BYTES)) ||
+            (rc = fa_allow_smem(b, flash_backward_dq_kernel<T, HD>, F::BWD_BYTES)))
+            return rc;
+        return fa_allow_smem(b, flash_backward_dkv_kernel<T, HD>, F::BWD_BYTES);
+    }
 }
+
+/* Whether the tensor-core kernels may stage a buffer's rows 16 bytes at a
+ * time: hd a multiple of 8 (so every row of every head starts on 16
+ * bytes, ld being a multiple of hd) and the buffer 16-byte aligned. */
+static bool fa_vec(int hd, const void *p) { return hd % 8 == 0 && (uintptr_t)p % 16 == 0; }
 
 /* n thread blocks, or the reason a grid cannot hold them. */
 static int fa_blocks(backend *b, size_t n, unsigned *blocks)
@@ -121,15 +136,22 @@ template <typename T, int HD>
 static int fa_forward(backend *b, const void *qkv, void *y, float *lse, float scale, int hd,
                       int heads, int t, int batch)
 {
-    using F = fa_tiles<T, HD>;
-    const size_t bytes = (size_t)F::FWD_BYTES;
+    constexpr bool TC = fa_path<T, HD>::TC;
+    const int tile = fa_path<T, HD>::tiles::B;
+    const size_t bytes = (size_t)fa_path<T, HD>::tiles::FWD_BYTES;
     int tiles, rc;
     unsigned blocks;
-    if ((rc = fa_grid(b, t, F::B, heads, batch, &tiles, &blocks)) ||
-        (rc = fa_smem_fits(b, bytes, "flash_forward_kernel")))
+    if ((rc = fa_grid(b, t, tile, heads, batch, &tiles, &blocks)) ||
+        (rc = fa_smem_fits(b, bytes, "the forward's kernel")))
         return rc;
-    flash_forward_kernel<T, HD><<<blocks, FA_THREADS, bytes, cuda_of(b)->stream>>>(
-        (const T *)qkv, (T *)y, lse, scale, hd, heads, t, tiles);
+    cudaStream_t st = cuda_of(b)->stream;
+    if constexpr (TC)
+        flash_tc_forward_kernel<HD><<<blocks, FA_TC_THREADS, bytes, st>>>(
+            (const bf16_bits *)qkv, (bf16_bits *)y, lse, scale, hd, heads, t, tiles,
+            fa_vec(hd, qkv));
+    else
+        flash_forward_kernel<T, HD><<<blocks, FA_THREADS, bytes, st>>>(
+            (const T *)qkv, (T *)y, lse, scale, hd, heads, t, tiles);
     CUDA_CHECK_LAUNCH(b, "flash_forward_kernel");
     return BK_OK;
 }
@@ -139,14 +161,15 @@ static int fa_backward(backend *b, const void *qkv, const void *y, const float *
                        const void *dy, void *dqkv, float scale, int hd, int heads, int t,
                        int batch)
 {
-    using F = fa_tiles<T, HD>;
-    const size_t bytes = (size_t)F::BWD_BYTES;
+    constexpr bool TC = fa_path<T, HD>::TC;
+    const int tile = fa_path<T, HD>::tiles::B;
+    const size_t bytes = (size_t)fa_path<T, HD>::tiles::BWD_BYTES;
     const size_t rows = (size_t)t * (size_t)batch * (size_t)heads;
     const size_t warps = FA_THREADS / 32;
     cudaStream_t st = cuda_of(b)->stream;
     int tiles, rc;
     unsigned blocks, d_blocks;
-    if ((rc = fa_grid(b, t, F::B, heads, batch, &tiles, &blocks)) ||
+    if ((rc = fa_grid(b, t, tile, heads, batch, &tiles, &blocks)) ||
         (rc = fa_blocks(b, (rows + warps - 1) / warps, &d_blocks)) ||
         (rc = fa_smem_fits(b, bytes, "the backward's kernels")))
         return rc;
@@ -155,11 +178,20 @@ static int fa_backward(backend *b, const void *qkv, const void *y, const float *
     flash_backward_d_kernel<T>
         <<<d_blocks, FA_THREADS, 0, st>>>((const T *)y, g, dx, hd, heads, rows);
     CUDA_CHECK_LAUNCH(b, "flash_backward_d_kernel");
-    flash_backward_dkv_kernel<T, HD>
-        <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
-    CUDA_CHECK_LAUNCH(b, "flash_backward_dkv_kernel");
-    flash_backward_dq_kernel<T, HD>
-        <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
+    if constexpr (TC) {
+        const bool vec = fa_vec(hd, qkv) && fa_vec(hd, dy);
+        flash_tc_backward_dkv_kernel<HD>
+            <<<blocks, FA_TC_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles, vec);
+        CUDA_CHECK_LAUNCH(b, "flash_backward_dkv_kernel");
+        flash_tc_backward_dq_kernel<HD>
+            <<<blocks, FA_TC_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles, vec);
+    } else {
+        flash_backward_dkv_kernel<T, HD>
+            <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
+        CUDA_CHECK_LAUNCH(b, "flash_backward_dkv_kernel");
+        flash_backward_dq_kernel<T, HD>
+            <<<blocks, FA_THREADS, bytes, st>>>(x, lse, g, dx, scale, hd, heads, t, tiles);
+    }
     CUDA_CHECK_LAUNCH(b, "flash_backward_dq_kernel");
     return BK_OK;
 }

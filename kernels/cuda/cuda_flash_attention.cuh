@@ -13,61 +13,35 @@
 
 /* The kernels' shared memory. A macro so that the host emulation of these
  * kernels (tests/kernels/flash_emulation.cc) can hand each block its own.
- * Aligned to 32 bytes, as WMMA's tiles must be (a float's 4 is all the
- * declaration would otherwise promise). */
+ * Aligned to 16 bytes, as the tensor-core kernels' 16-byte stores and
+ * ldmatrix rows need (a float's 4 is all the declaration would otherwise
+ * promise). */
 #ifndef FA_SHARED
-#define FA_SHARED(name) extern __shared__ __align__(32) float name[]
+#define FA_SHARED(name) extern __shared__ __align__(16) float name[]
 #endif
 
 #define FA_THREADS 256 /* a 16 x 16 grid for the tile products; 8 warps */
 
-#include "cuda_flash_mma.cuh"
-
-/* Whether a storage's kernels run their products on the tensor cores:
- * bf16's, whose values WMMA's bf16 fragments take as they are. fp32's
- * stay on the CUDA cores (fmaf), as exact as the CPU's op, which
- * gpu-check holds them to. */
-template <typename T> struct fa_tc {
-    static constexpr bool on = false;
-};
-template <> struct fa_tc<bf16_bits> {
-    static constexpr bool on = true;
-};
-
-/* Queries (and keys) a tile: 64 up to hd 128; 32 at 256, so that the
- * backward's tiles stay within an H200's 227 KiB of shared memory a block.
- * The q, k, v and dy tiles hold E: fp32 on the CUDA cores, their rows
- * padded by one float (16 threads reading a column of a row-major tile
- * then hit 16 banks); bf16 on the tensor cores, padded by 8 (WMMA's bf16
- * row strides are multiples of 8 elements, and the 16 bytes of each of 8
- * rows a fragment load reads at once then fall in 8 different groups of 4
- * banks). The tensor cores' fp32 tiles (the scores, the
- * forward's output, the backward's staging of dq, dk, dv) are padded by 4
- * floats, their bf16 P and dS by 8; every tile starts 32 bytes aligned. */
-template <typename T, int HD> struct fa_tiles {
-    static constexpr bool TC = fa_tc<T>::on;
-    using E = typename std::conditional<TC, fa_bf16, float>::type;
+/* The CUDA cores' kernels (fmaf, fp32 tiles): fp32 storage (exact to fp32,
+ * as gpu-check holds fp32 to the CPU's op: tensor cores would round q, k,
+ * v and dy far past its 1e-5), and bf16 past the tensor-core kernels' head
+ * dims (cuda_flash_tc.cuh, included at the end). Queries (and keys) a
+ * tile: 64 up to hd 128; 32 at 256, so that the backward's tiles stay
+ * within an H200's 227 KiB of shared memory a block. A tile's rows are
+ * padded by one float, so that 16 threads reading a column of a
+ * row-major tile hit 16 banks. */
+template <int HD> struct fa_tiles {
     static constexpr int B = HD <= 128 ? 64 : 32;
-    static constexpr int LDH = HD + (TC ? 8 : 1); /* a row of an E [B x HD] tile */
-    static constexpr int LDB = B + (TC ? 4 : 1);  /* a row of an fp32 [B x B] tile */
-    static constexpr int LDP = B + 8;             /* a row of a bf16 [B x B] tile */
-    static constexpr int LDO = HD + 4;            /* a row of an fp32 [B x HD] tile */
-    static constexpr int R = B / 16;              /* a thread's rows of a tile product */
-    static constexpr int CB = B / 16;             /* its columns of a [B x B] product */
-    static constexpr int CH = HD / 16;            /* its columns of a [B x HD] product */
-    /* bytes of the tiles: an operand (q, k, v, dy), the scores (and dP),
-     * on the tensor cores P (and dS) in bf16 and the forward's output
-     * (a fragment cannot be rescaled by row) */
-    static constexpr int OPND = B * LDH * (int)sizeof(E), SCORES = B * LDB * 4;
-    static constexpr int PROBS = TC ? B * LDP * 2 : 0, OUT = TC ? B * LDO * 4 : 0;
-    /* the forward's q, k, v, output, scores and P and three row arrays; the
-     * backward's q, dy, k, v, scores, dscores, P and dS and two row arrays */
-    static constexpr int FWD_BYTES = 3 * OPND + OUT + SCORES + PROBS + 3 * B * 4;
-    static constexpr int BWD_BYTES = 4 * OPND + 2 * SCORES + 2 * PROBS + 2 * B * 4;
-    static_assert(!TC || (OPND % 32 == 0 && SCORES % 32 == 0 && PROBS % 32 == 0 &&
-                          OUT % 32 == 0), "a tensor-core tile is not 32-byte aligned");
-    /* the backward stages dk and dv in fp32 where its operand tiles were */
-    static_assert(!TC || 2 * OUT <= 4 * OPND, "the backward's staging does not fit");
+    static constexpr int LDH = HD + 1; /* a row of a [B x HD] tile */
+    static constexpr int LDB = B + 1;  /* a row of a [B x B] tile */
+    static constexpr int R = B / 16;   /* a thread's rows of a tile product */
+    static constexpr int CB = B / 16;  /* its columns of a [B x B] product */
+    static constexpr int CH = HD / 16; /* its columns of a [B x HD] product */
+    static constexpr int OPND = B * LDH * 4, SCORES = B * LDB * 4;
+    /* the forward's q, k, v, scores and three row arrays; the backward's
+     * q, dy, k, v, scores, dscores and two row arrays */
+    static constexpr int FWD_BYTES = 3 * OPND + SCORES + 3 * B * 4;
+    static constexpr int BWD_BYTES = 4 * OPND + 2 * SCORES + 2 * B * 4;
 };
 
 /* Shared memory handed out in order, a tile at a time. */
@@ -119,29 +93,17 @@ __device__ __forceinline__ void tile_store(float *dst, int ld, const float (&acc
             dst[(ty + 16 * r) * ld + tx + 16 * c] = acc[r][c];
 }
 
-/* An element of a tile: fp32 from fp32 storage; bf16 from bf16, its bits
- * as they are. */
-__device__ __forceinline__ void fa_put(float *dst, const float *src, size_t i, bool real)
-{
-    *dst = real ? src[i] : 0.0f;
-}
-__device__ __forceinline__ void fa_put(fa_bf16 *dst, const bf16_bits *src, size_t i, bool real)
-{
-    *dst = fa_bf16_of_bits(real ? src[i] : (unsigned short)0);
-}
-
 /* Rows row0 .. row0 + B of one head's part (element (i, e) at
  * src[i * ld + e], e < hd) into a row-major [B x HD] tile (row stride LD);
  * zero past row t and past column hd. Consecutive threads read
  * consecutive elements of a row. */
-template <typename T, int HD, int B, int LD, typename E>
-__device__ __forceinline__ void load_tile(E *dst, const T *src, size_t ld, int row0, int t,
+template <typename T, int HD, int B, int LD>
+__device__ __forceinline__ void load_tile(float *dst, const T *src, size_t ld, int row0, int t,
                                           int hd)
 {
     for (int idx = (int)threadIdx.x; idx < B * HD; idx += FA_THREADS) {
         const int i = idx / HD, e = idx % HD;
-        fa_put(dst + i * LD + e, src, (size_t)(row0 + i) * ld + (size_t)e,
-               row0 + i < t && e < hd);
+        dst[i * LD + e] = row0 + i < t && e < hd ? load(src, (size_t)(row0 + i) * ld + e) : 0.0f;
     }
 }
 
@@ -212,15 +174,12 @@ __global__ void __launch_bounds__(FA_THREADS)
     flash_forward_kernel(const T *qkv, T *y, float *lse, float scale, int hd, int heads, int t,
                          int tiles)
 {
-    using F = fa_tiles<T, HD>;
-    using E = typename F::E;
-    constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB, LDP = F::LDP, LDO = F::LDO;
+    using F = fa_tiles<HD>;
+    constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB;
     FA_SHARED(smem);
     fa_carve c{(char *)smem};
-    E *qs = c.take<E>(F::OPND), *ks = c.take<E>(F::OPND), *vs = c.take<E>(F::OPND);
-    float *os = c.take<float>(F::OUT); /* the tensor cores' output tile */
-    float *ss = c.take<float>(F::SCORES);
-    fa_bf16 *ps = c.take<fa_bf16>(F::PROBS); /* the tensor cores' P */
+    float *qs = c.take<float>(F::OPND), *ks = c.take<float>(F::OPND);
+    float *vs = c.take<float>(F::OPND), *ss = c.take<float>(F::SCORES);
     float *row_m = c.take<float>(B * 4), *row_l = c.take<float>(B * 4);
     float *row_a = c.take<float>(B * 4);
     const fa_unit u = fa_unit_of(heads, tiles, true);
@@ -233,29 +192,19 @@ __global__ void __launch_bounds__(FA_THREADS)
         row_m[i] = -INFINITY;
         row_l[i] = 0.0f;
     }
-    if (F::TC)
-        for (int idx = (int)threadIdx.x; idx < B * LDO; idx += FA_THREADS)
-            os[idx] = 0.0f;
     float acc[F::R][F::CH] = {};
     for (int kb = 0; kb <= u.tile; kb++) {
         const int k0 = kb * B;
         load_tile<T, HD, B, LDH>(ks, q + d, ld, k0, t, hd);
         load_tile<T, HD, B, LDH>(vs, q + 2 * d, ld, k0, t, hd);
         __syncthreads();
-        if constexpr (F::TC) { /* Q K^T */
-            fa_mma_tiles<fa_wmma::row_major, fa_wmma::col_major, B, B, HD>(ss, LDB, qs, LDH, ks,
-                                                                          LDH, false);
-        } else {
-            float s[F::R][F::CB] = {};
-            tile_product<F::R, F::CB, HD>(s, qs, LDH, 1, ks, 1, LDH);
-            tile_store<F::R, F::CB>(ss, LDB, s);
-        }
+        float s[F::R][F::CB] = {};
+        tile_product<F::R, F::CB, HD>(s, qs, LDH, 1, ks, 1, LDH); /* Q K^T */
+        tile_store<F::R, F::CB>(ss, LDB, s);
         __syncthreads();
         /* A warp a row: the row's new max, its probabilities against it,
          * and the factor its earlier sum and output shrink by. A row that
-         * sees no key yet (or none: past t) keeps max -inf and adds 0.
-         * The tensor cores take P rounded to bf16 (as FlashAttention-2
-         * does); the row sum, and so the lse, is of the fp32 P. */
+         * sees no key yet (or none: past t) keeps max -inf and adds 0. */
         for (int i = warp; i < B; i += FA_THREADS / 32) {
             float *row = ss + i * LDB;
             float mx = -INFINITY;
@@ -266,13 +215,8 @@ __global__ void __launch_bounds__(FA_THREADS)
             const float m_old = row_m[i], m_new = fmaxf(m_old, mx);
             float sum = 0.0f;
             for (int j = lane; j < B; j += 32) {
-                const float p = fa_seen(q0 + i, k0 + j, t) ? ew_exp(row[j] * scale - m_new)
-                                                           : 0.0f;
-                if (F::TC)
-                    ps[i * LDP + j] = fa_to_bf16(p);
-                else
-                    row[j] = p;
-                sum += p;
+                row[j] = fa_seen(q0 + i, k0 + j, t) ? ew_exp(row[j] * scale - m_new) : 0.0f;
+                sum += row[j];
             }
             sum = warp_sum(sum);
             if (lane == 0) {
@@ -284,26 +228,16 @@ __global__ void __launch_bounds__(FA_THREADS)
             }
         }
         __syncthreads();
-        if constexpr (F::TC) {
-            /* the rescale in shared memory, where the rows are (a
-             * fragment's element order is not given) */
-            for (int idx = (int)threadIdx.x; idx < B * HD; idx += FA_THREADS)
-                os[idx / HD * LDO + idx % HD] *= row_a[idx / HD];
-            __syncthreads();
-            fa_mma_tiles<fa_wmma::row_major, fa_wmma::row_major, B, HD, B>(os, LDO, ps, LDP, vs,
-                                                                          LDH, true); /* += P V */
-        } else {
-            const int ty = (int)threadIdx.x / 16;
+        const int ty = (int)threadIdx.x / 16;
 #pragma unroll
-            for (int r = 0; r < F::R; r++) {
-                const float a = row_a[ty + 16 * r];
+        for (int r = 0; r < F::R; r++) {
+            const float a = row_a[ty + 16 * r];
 #pragma unroll
-                for (int c = 0; c < F::CH; c++)
-                    acc[r][c] *= a;
-            }
-            tile_product<F::R, F::CH, B>(acc, ss, LDB, 1, vs, LDH, 1); /* += P V */
+            for (int c = 0; c < F::CH; c++)
+                acc[r][c] *= a;
         }
-        __syncthreads(); /* before the next key tile overwrites ks, vs, ss and ps */
+        tile_product<F::R, F::CH, B>(acc, ss, LDB, 1, vs, LDH, 1); /* += P V */
+        __syncthreads(); /* before the next key tile overwrites ks, vs and ss */
     }
     /* 1 / l per row; every real row saw key 0, so l >= 1 there */
     for (int i = (int)threadIdx.x; i < B; i += FA_THREADS) {
@@ -312,89 +246,65 @@ __global__ void __launch_bounds__(FA_THREADS)
         row_a[i] = q0 + i < t ? 1.0f / row_l[i] : 0.0f;
     }
     __syncthreads();
-    T *yu = y + u.seq * (size_t)t * d + (size_t)u.h * (size_t)hd;
-    if constexpr (F::TC)
-        store_tile<T, HD, B, LDO>(yu, d, os, q0, t, hd, row_a);
-    else
-        rows_store<T, F::R, F::CH>(yu, d, q0, t, hd, acc, row_a);
+    rows_store<T, F::R, F::CH>(y + u.seq * (size_t)t * d + (size_t)u.h * (size_t)hd, d, q0, t,
+                               hd, acc, row_a);
 }
 
 /* --------------------------------------------------------------- backward */
 
 /* The backward's shared memory, carved the same way by its kernels. */
-template <typename T, int HD> struct fa_bwd_smem {
-    using F = fa_tiles<T, HD>;
-    using E = typename F::E;
-    E *qs, *dys, *ks, *vs;
-    float *ss, *dps, *row_lse, *row_d;
-    fa_bf16 *ps, *dss; /* the tensor cores' P and dS */
-    float *stage;      /* fp32 [B x LDO] tiles for dq, dk, dv, over qs.. once free */
+template <int HD> struct fa_bwd_smem {
+    using F = fa_tiles<HD>;
+    float *qs, *dys, *ks, *vs, *ss, *dps, *row_lse, *row_d;
     __device__ __forceinline__ explicit fa_bwd_smem(float *smem)
     {
         fa_carve c{(char *)smem};
-        stage = smem;
-        qs = c.take<E>(F::OPND);
-        dys = c.take<E>(F::OPND);
-        ks = c.take<E>(F::OPND);
-        vs = c.take<E>(F::OPND);
+        qs = c.take<float>(F::OPND);
+        dys = c.take<float>(F::OPND);
+        ks = c.take<float>(F::OPND);
+        vs = c.take<float>(F::OPND);
         ss = c.take<float>(F::SCORES);
         dps = c.take<float>(F::SCORES);
-        ps = c.take<fa_bf16>(F::PROBS);
-        dss = c.take<fa_bf16>(F::PROBS);
         row_lse = c.take<float>(F::B * 4);
         row_d = c.take<float>(F::B * 4);
     }
 };
 
 /* The tiles both backward loops make for one (query tile, key tile):
- * S = Q K^T and dP = dY V^T into ss and dps; then P (again, from the lse)
- * and dS = P (dP - D) scale, in fp32: into ss and dps on the CUDA cores,
- * rounded to bf16 (as FlashAttention-2 rounds them) into ps and dss on the
- * tensor cores, whose operands they are. */
-template <typename T, int HD>
-__device__ __forceinline__ void scores_and_dscores(const fa_bwd_smem<T, HD> &m, float scale,
+ * S = Q K^T and dP = dY V^T; then P (again, from the lse) into ss and
+ * dS = P (dP - D) scale into dps. */
+template <int HD>
+__device__ __forceinline__ void scores_and_dscores(const fa_bwd_smem<HD> &m, float scale,
                                                    int q0, int k0, int t)
 {
-    using F = fa_tiles<T, HD>;
-    constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB, LDP = F::LDP;
-    if constexpr (F::TC) {
-        using fa_wmma::row_major, fa_wmma::col_major;
-        fa_mma_tiles<row_major, col_major, B, B, HD>(m.ss, LDB, m.qs, LDH, m.ks, LDH, false);
-        fa_mma_tiles<row_major, col_major, B, B, HD>(m.dps, LDB, m.dys, LDH, m.vs, LDH, false);
-    } else {
-        float s[F::R][F::CB] = {};
-        tile_product<F::R, F::CB, HD>(s, m.qs, LDH, 1, m.ks, 1, LDH);
-        tile_store<F::R, F::CB>(m.ss, LDB, s);
-        float s2[F::R][F::CB] = {};
-        tile_product<F::R, F::CB, HD>(s2, m.dys, LDH, 1, m.vs, 1, LDH);
-        tile_store<F::R, F::CB>(m.dps, LDB, s2);
-    }
+    using F = fa_tiles<HD>;
+    constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB;
+    float s[F::R][F::CB] = {};
+    tile_product<F::R, F::CB, HD>(s, m.qs, LDH, 1, m.ks, 1, LDH);
+    tile_store<F::R, F::CB>(m.ss, LDB, s);
+    float s2[F::R][F::CB] = {};
+    tile_product<F::R, F::CB, HD>(s2, m.dys, LDH, 1, m.vs, 1, LDH);
+    tile_store<F::R, F::CB>(m.dps, LDB, s2);
     __syncthreads();
     for (int idx = (int)threadIdx.x; idx < B * B; idx += FA_THREADS) {
         const int i = idx / B, j = idx % B;
         const float p = fa_seen(q0 + i, k0 + j, t)
                             ? ew_exp(m.ss[i * LDB + j] * scale - m.row_lse[i])
                             : 0.0f;
-        const float dsv = p * (m.dps[i * LDB + j] - m.row_d[i]) * scale;
-        if (F::TC) {
-            m.ps[i * LDP + j] = fa_to_bf16(p);
-            m.dss[i * LDP + j] = fa_to_bf16(dsv);
-        } else {
-            m.ss[i * LDB + j] = p;
-            m.dps[i * LDB + j] = dsv;
-        }
+        m.ss[i * LDB + j] = p;
+        m.dps[i * LDB + j] = p * (m.dps[i * LDB + j] - m.row_d[i]) * scale;
     }
     __syncthreads();
 }
 
 /* The rows of a query tile: q and dy tiles, the lse and D of each (0 past
- * t). D is read from the dq slots (see the top). */
+ * t). D is read from the dq slots (see cuda_flash_attention.cu). */
 template <typename T, int HD>
-__device__ __forceinline__ void load_query_tile(const fa_bwd_smem<T, HD> &m, const T *q,
+__device__ __forceinline__ void load_query_tile(const fa_bwd_smem<HD> &m, const T *q,
                                                 const T *dy, const float *lse, const T *dq,
                                                 size_t ld, size_t d, int q0, int t, int hd)
 {
-    constexpr int B = fa_tiles<T, HD>::B, LDH = fa_tiles<T, HD>::LDH;
+    constexpr int B = fa_tiles<HD>::B, LDH = fa_tiles<HD>::LDH;
     load_tile<T, HD, B, LDH>(m.qs, q, ld, q0, t, hd);
     load_tile<T, HD, B, LDH>(m.dys, dy, d, q0, t, hd);
     for (int i = (int)threadIdx.x; i < B; i += FA_THREADS) {
@@ -434,10 +344,10 @@ __global__ void __launch_bounds__(FA_THREADS)
     flash_backward_dq_kernel(const T *qkv, const float *lse, const T *dy, T *dqkv, float scale,
                              int hd, int heads, int t, int tiles)
 {
-    using F = fa_tiles<T, HD>;
+    using F = fa_tiles<HD>;
     constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB;
     FA_SHARED(smem);
-    const fa_bwd_smem<T, HD> m(smem);
+    const fa_bwd_smem<HD> m(smem);
     const fa_unit u = fa_unit_of(heads, tiles, true);
     const size_t d = (size_t)heads * (size_t)hd, ld = 3 * d;
     const size_t at = u.seq * (size_t)t * ld + (size_t)u.h * (size_t)hd;
@@ -448,29 +358,16 @@ __global__ void __launch_bounds__(FA_THREADS)
     load_query_tile<T, HD>(m, q, dy + u.seq * (size_t)t * d + (size_t)u.h * (size_t)hd,
                            lse + u.unit * (size_t)t, dq, ld, d, q0, t, hd);
     float acc[F::R][F::CH] = {};
-    fa_acc_tiles<B, HD> tc_acc; /* the tensor cores' acc */
-    if (F::TC)
-        tc_acc.zero();
     for (int kb = 0; kb <= u.tile; kb++) {
         const int k0 = kb * B;
         load_tile<T, HD, B, LDH>(m.ks, q + d, ld, k0, t, hd);
         load_tile<T, HD, B, LDH>(m.vs, q + 2 * d, ld, k0, t, hd);
         __syncthreads();
-        scores_and_dscores<T, HD>(m, scale, q0, k0, t);
-        if constexpr (F::TC) /* += dS K */
-            tc_acc.template add<fa_wmma::row_major, fa_wmma::row_major, B>(m.dss, F::LDP, m.ks,
-                                                                           LDH);
-        else
-            tile_product<F::R, F::CH, B>(acc, m.dps, LDB, 1, m.ks, LDH, 1); /* += dS K */
+        scores_and_dscores<HD>(m, scale, q0, k0, t);
+        tile_product<F::R, F::CH, B>(acc, m.dps, LDB, 1, m.ks, LDH, 1); /* += dS K */
         __syncthreads(); /* before the next key tile overwrites ks, vs, ss and dps */
     }
-    if constexpr (F::TC) {
-        tc_acc.store(m.stage, F::LDO); /* free now: the loop's last barrier is behind */
-        __syncthreads();
-        store_tile<T, HD, B, F::LDO>(dq, ld, m.stage, q0, t, hd, nullptr);
-    } else {
-        rows_store<T, F::R, F::CH>(dq, ld, q0, t, hd, acc, nullptr);
-    }
+    rows_store<T, F::R, F::CH>(dq, ld, q0, t, hd, acc, nullptr);
 }
 
 /* Kernel 2: a block per key tile, over the query tiles from its diagonal
@@ -480,10 +377,10 @@ __global__ void __launch_bounds__(FA_THREADS)
     flash_backward_dkv_kernel(const T *qkv, const float *lse, const T *dy, T *dqkv,
                               float scale, int hd, int heads, int t, int tiles)
 {
-    using F = fa_tiles<T, HD>;
+    using F = fa_tiles<HD>;
     constexpr int B = F::B, LDH = F::LDH, LDB = F::LDB;
     FA_SHARED(smem);
-    const fa_bwd_smem<T, HD> m(smem);
+    const fa_bwd_smem<HD> m(smem);
     /* the first key tiles see the most queries: they go first */
     const fa_unit u = fa_unit_of(heads, tiles, false);
     const size_t d = (size_t)heads * (size_t)hd, ld = 3 * d;
@@ -496,40 +393,28 @@ __global__ void __launch_bounds__(FA_THREADS)
     load_tile<T, HD, B, LDH>(m.ks, q + d, ld, k0, t, hd);
     load_tile<T, HD, B, LDH>(m.vs, q + 2 * d, ld, k0, t, hd);
     float dk[F::R][F::CH] = {}, dv[F::R][F::CH] = {};
-    fa_acc_tiles<B, HD> tc_dk, tc_dv; /* the tensor cores' dk and dv */
-    if (F::TC) {
-        tc_dk.zero();
-        tc_dv.zero();
-    }
     for (int qb = u.tile; qb < tiles; qb++) {
         const int q0 = qb * B;
         load_query_tile<T, HD>(m, q, dyu, lseu, dq, ld, d, q0, t, hd);
         __syncthreads();
-        scores_and_dscores<T, HD>(m, scale, q0, k0, t);
+        scores_and_dscores<HD>(m, scale, q0, k0, t);
         /* rows of these products are keys: A(j, i) = tile[i * LDB + j] */
-        if constexpr (F::TC) {
-            using fa_wmma::row_major, fa_wmma::col_major;
-            tc_dv.template add<col_major, row_major, B>(m.ps, F::LDP, m.dys, LDH);  /* += P^T dY */
-            tc_dk.template add<col_major, row_major, B>(m.dss, F::LDP, m.qs, LDH); /* += dS^T Q */
-        } else {
-            tile_product<F::R, F::CH, B>(dv, m.ss, 1, LDB, m.dys, LDH, 1);  /* += P^T dY */
-            tile_product<F::R, F::CH, B>(dk, m.dps, 1, LDB, m.qs, LDH, 1); /* += dS^T Q */
-        }
+        tile_product<F::R, F::CH, B>(dv, m.ss, 1, LDB, m.dys, LDH, 1);  /* += P^T dY */
+        tile_product<F::R, F::CH, B>(dk, m.dps, 1, LDB, m.qs, LDH, 1); /* += dS^T Q */
         __syncthreads(); /* before the next query tile overwrites qs, dys, ss and dps */
     }
-    if constexpr (F::TC) {
-        /* through the operand tiles, free now: the loop's last barrier is
-         * behind */
-        float *dks = m.stage, *dvs = m.stage + B * F::LDO;
-        tc_dk.store(dks, F::LDO);
-        tc_dv.store(dvs, F::LDO);
-        __syncthreads();
-        store_tile<T, HD, B, F::LDO>(dq + d, ld, dks, k0, t, hd, nullptr);
-        store_tile<T, HD, B, F::LDO>(dq + 2 * d, ld, dvs, k0, t, hd, nullptr);
-    } else {
-        rows_store<T, F::R, F::CH>(dq + d, ld, k0, t, hd, dk, nullptr);
-        rows_store<T, F::R, F::CH>(dq + 2 * d, ld, k0, t, hd, dv, nullptr);
-    }
+    rows_store<T, F::R, F::CH>(dq + d, ld, k0, t, hd, dk, nullptr);
+    rows_store<T, F::R, F::CH>(dq + 2 * d, ld, k0, t, hd, dv, nullptr);
 }
+
+#include "cuda_flash_tc.cuh"
+
+/* Which kernels a storage and head-dim bucket run: bf16's up to 128 on
+ * the tensor cores (cuda_flash_tc.cuh), the rest on the CUDA cores; and
+ * the tile sizes of those kernels. */
+template <typename T, int HD> struct fa_path {
+    static constexpr bool TC = std::is_same<T, bf16_bits>::value && HD <= 128;
+    using tiles = typename std::conditional<TC, fa_tc_tiles<HD>, fa_tiles<HD>>::type;
+};
 
 #endif

@@ -16,18 +16,11 @@ if [ -z "$emu_cxx" ]; then
     echo "SKIP: no C++ compiler (CXX, c++, g++)"
     exit 0
 fi
-# -O0: the sanitized builds compile in half the time, and the runs are
-# the barriers' (the system's) time whatever the optimisation.
-san="-O0 -fsanitize=address,undefined -fno-sanitize-recover=all"
-printf 'int main() { return 0; }\n' >probe.cc
-if ! "$emu_cxx" $san probe.cc -o probe >/dev/null 2>&1 || ! ./probe; then
-    echo "note: $emu_cxx has no ASan and UBSan here: the kernels run unsanitized"
-    san=""
-fi
+emu_sanitizers
 
 progs="columns reductions updates maps"
 for p in $progs; do
-    (emu_build "${p}_emulation.cc" "$p" "$san" || exit 1
+    (emu_build "${p}_emulation.cc" "$p" "$emu_san" || exit 1
      ASAN_OPTIONS=detect_leaks=0 "./$p" >"$p.txt" 2>&1) >"$p.build.out" 2>&1 &
 done
 wait
