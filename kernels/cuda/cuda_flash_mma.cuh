@@ -1,7 +1,7 @@
-/* The tensor-core pieces of the bf16 fused attention (cuda_flash_tc.cuh):
- * PTX's warp-wide mma.sync m16n8k16 (bf16 operands, fp32 accumulators)
- * and ldmatrix, which gathers its operands from shared memory, and the
- * two warp products built from them. The fragments' layouts are PTX's
+/* The PTX pieces of the bf16 fused attention (cuda_flash_tc.cuh): the
+ * warp-wide mma.sync m16n8k16 (bf16 operands, fp32 accumulators) and
+ * ldmatrix, which gathers its operands from shared memory, the two warp
+ * products built from them, cp.async and the special-function unit's ex2. The fragments' layouts are PTX's
  * documented ones, so that a product's result stays in registers with a
  * known owner: the softmax runs on the scores where the mma left them, and
  * P (and dS) feed the next product from those registers, as
@@ -13,8 +13,9 @@
  *   C (16 x 8, f32):  c[0..1] = C(g, 2c..2c+1), c[2..3] = C(g+8, 2c..)
  *
  * a register holding two bf16, the lower column (or row, for B) in its low
- * half. tests/kernels/mma_emulation.h stands in for fa_mma and the two
- * ldmatrix calls on the host (FA_MMA_EMULATED), from the layouts above. */
+ * half. tests/kernels/mma_emulation.h stands in for all of the calls
+ * below on the host (FA_MMA_EMULATED): the warp's ones from the layouts
+ * above, cp.async as copies made when their group is waited for. */
 #ifndef ACCUBENCH_CUDA_FLASH_MMA_CUH
 #define ACCUBENCH_CUDA_FLASH_MMA_CUH
 
@@ -49,6 +50,34 @@ __device__ __forceinline__ void fa_ldsm_x4_t(unsigned (&r)[4], const unsigned sh
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(at));
+}
+
+/* 2^x on the special-function unit (ex2.approx: about 2 ulp, 0 at -inf):
+ * one instruction where elementwise.h's exact-to-the-CPU ew_exp is about
+ * 25, which would make the exponentials, not the tensor cores, bound the
+ * kernels; what it feeds is rounded to bf16 (2^-9) anyway. */
+__device__ __forceinline__ float fa_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+    return y;
+}
+
+/* cp.async: 16 bytes from global to shared memory without passing
+ * through registers (.cg: cached in L2 only), in flight while the thread
+ * goes on; fa_cp_commit closes the thread's group of copies so far, and
+ * fa_cp_wait<N> waits until at most N of its groups are still in flight.
+ * Each thread waits for its own copies: a barrier after the wait publishes
+ * them to the block. Both addresses 16-byte aligned. */
+__device__ __forceinline__ void fa_cp16(void *dst, const void *src)
+{
+    const unsigned at = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(src) : "memory");
+}
+__device__ __forceinline__ void fa_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void fa_cp_wait()
+{
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
 /* lo and hi rounded to bf16 (to nearest even), lo in the low half */

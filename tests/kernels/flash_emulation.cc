@@ -9,7 +9,9 @@
  * fails. bf16 up to head dim 128 runs the tensor-core kernels
  * (cuda_flash_tc.cuh: mma.sync and ldmatrix, emulated by mma_emulation.h
  * from PTX's fragment layouts, which also checks ldmatrix's row
- * addresses), their 16-byte staging and their element-wise one; fp32, and
+ * addresses; cp.async as copies made only when their group is waited
+ * for, so a tile read too early reads stale or NaN), their 16-byte
+ * staging and their element-wise one; fp32, and
  * bf16 at 256, the CUDA cores' fmaf.
  *
  * What it shows: the kernels' indexing, causal masks, tile ranges, online

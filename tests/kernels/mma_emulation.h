@@ -15,7 +15,7 @@
  * rounding each; the device's order within a k step is not given, so a
  * last bit may differ. ldmatrix checks what the device needs of a row's
  * address, and aborts with the reason otherwise: 16-byte aligned from the
- * base of the block's shared memory, and inside it. */
+ * base of the block's shared memory, and inside it. cp.async is below. */
 #ifndef ACCUBENCH_MMA_EMULATION_H
 #define ACCUBENCH_MMA_EMULATION_H
 
@@ -100,6 +100,49 @@ static inline void emu_ldsm(unsigned (&r)[4], const unsigned short *row, bool tr
 }
 static inline void fa_ldsm_x4(unsigned (&r)[4], const unsigned short *row) { emu_ldsm(r, row, false); }
 static inline void fa_ldsm_x4_t(unsigned (&r)[4], const unsigned short *row) { emu_ldsm(r, row, true); }
+
+/* cp.async: each thread's copies queued in order, grouped by its commits,
+ * and made only when a wait lets their group land; so a tile read before
+ * its wait and barrier is read as it was (NaN, or the tile before), and
+ * the results show it. */
+struct emu_copy {
+    void *dst;
+    const void *src;
+};
+static thread_local std::vector<emu_copy> emu_cp_queued;
+static thread_local std::vector<size_t> emu_cp_group_ends; /* into emu_cp_queued */
+
+static inline void fa_cp16(void *dst, const void *src)
+{
+    const long off = (long)((const char *)dst - (const char *)emu_smem);
+    const char *why = nullptr;
+    if (off % 16 || (uintptr_t)src % 16)
+        why = "an address is not 16-byte aligned";
+    else if (off < 0 || off + 16 > (long)(emu_smem_floats * sizeof(float)))
+        why = "the destination is outside shared memory";
+    if (why) {
+        fprintf(stderr, "cp.async emulation: %s (shared offset %ld bytes)\n", why, off);
+        abort();
+    }
+    emu_cp_queued.push_back({dst, src});
+}
+static inline void fa_cp_commit() { emu_cp_group_ends.push_back(emu_cp_queued.size()); }
+template <int N> static inline void fa_cp_wait()
+{
+    const size_t groups = emu_cp_group_ends.size();
+    if (groups <= (size_t)N)
+        return;
+    const size_t landed = emu_cp_group_ends[groups - N - 1]; /* copies in the landed groups */
+    for (size_t i = 0; i < landed; i++)
+        memcpy(emu_cp_queued[i].dst, emu_cp_queued[i].src, 16);
+    emu_cp_queued.erase(emu_cp_queued.begin(), emu_cp_queued.begin() + (long)landed);
+    emu_cp_group_ends.erase(emu_cp_group_ends.begin(),
+                            emu_cp_group_ends.begin() + (long)(groups - N));
+    for (size_t &end : emu_cp_group_ends)
+        end -= landed;
+}
+
+static inline float fa_exp2(float x) { return exp2f(x); }
 
 static inline unsigned fa_pack_bf16(float lo, float hi)
 {
