@@ -1,11 +1,11 @@
 /* The PTX pieces of the bf16 fused attention (cuda_flash_tc.cuh): the
  * warp-wide mma.sync m16n8k16 (bf16 operands, fp32 accumulators) and
  * ldmatrix, which gathers its operands from shared memory, the two warp
- * products built from them, cp.async and the special-function unit's ex2. The fragments' layouts are PTX's
- * documented ones, so that a product's result stays in registers with a
- * known owner: the softmax runs on the scores where the mma left them, and
- * P (and dS) feed the next product from those registers, as
- * FlashAttention-2 arranges it. g = lane / 4 and c = lane % 4 below.
+ * products built from them, cp.async and the special-function unit's
+ * ex2. The fragments' layouts are PTX's documented ones, so that a
+ * product's result stays in registers with a known owner: the softmax
+ * runs on the scores where the mma left them, and P (and dS) feed the
+ * next product from those registers, as FlashAttention-2 arranges it. g = lane / 4 and c = lane % 4 below.
  *
  *   A (16 x 16, row): a[0] = A(g, 2c..2c+1), a[1] = A(g+8, 2c..),
  *                     a[2] = A(g, 2c+8..), a[3] = A(g+8, 2c+8..)
