@@ -1,14 +1,14 @@
 /* The bf16 fused attention on the tensor cores (included by
- * cuda_flash_attention.cuh, whose shared-memory carving, causal mask,
- * grid order and D slot it shares; what the kernels compute is at the top
- * of cuda_flash_attention.cu), arranged as FlashAttention-2 arranges it:
- * a block of 4 warps owns a tile of 64 queries (or keys), each warp 16 of
- * them; the operand tiles (q, k, v, dy) sit in shared memory as the
- * storage holds them, row-major, and every product runs on mma.sync
- * (cuda_flash_mma.cuh) with its result left in the warp's registers: the forward's scores, their online softmax and the
- * output; the backward's scores, P, dP and dS, and its dq, dk, dv. No
- * [64 x 64] tile goes to shared memory, and a key tile costs a block two
- * barriers.
+ * cuda_flash_attention.cuh, whose shared-memory carving, causal mask, grid
+ * order and D slot it shares; what the kernels compute is at the top of
+ * cuda_flash_attention.cu), arranged as FlashAttention-2 arranges it: a
+ * block of 4 warps owns a tile of 64 queries (or keys), each warp 16 of
+ * them; the operand tiles (q, k, v, dy) sit in shared memory as the storage
+ * holds them, row-major, and every product runs on mma.sync
+ * (cuda_flash_mma.cuh) with its result left in the warp's registers: the
+ * forward's scores, their online softmax and the output; the backward's
+ * scores, P, dP and dS, and its dq, dk, dv. No [64 x 64] tile goes to
+ * shared memory, and a key tile costs a block two barriers.
  *
  * The tiles a loop walks through (the forward's and dq's key tiles, dk
  * and dv's query tiles) are double-buffered: the next one's copies are in
