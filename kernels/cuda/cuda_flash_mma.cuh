@@ -72,7 +72,8 @@ __device__ __forceinline__ float fa_exp2(float x)
 __device__ __forceinline__ void fa_cp16(void *dst, const void *src)
 {
     const unsigned at = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(src) : "memory");
+    const size_t from = __cvta_generic_to_global(src);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(at), "l"(from) : "memory");
 }
 __device__ __forceinline__ void fa_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 template <int N> __device__ __forceinline__ void fa_cp_wait()
