@@ -84,13 +84,16 @@ grep -q "^  sanitizer    FAIL     exit 1" stdout3 || { cat stdout3; fail "no FAI
 tail -n 1 stdout3 | grep -q "FAILED: sanitizer$" || { cat stdout3; fail "the last line of a failed check"; }
 
 # A sanitizer that reports nothing: each of its runs (the full stage's
-# four, the same GPT run under three tools) must run as asked, into its
-# own CSV. Then a rerun of single stages into the same CHECK_OUT, as a
-# stage that failed is rerun: no run may refuse a CSV the first one left.
-cat >clean-sanitizer <<'STUB'
+# seven: gpu-check, and two GPT runs under three tools each) must run as
+# asked, into its own CSV, the bf16 one alone on the CUDA backend's fused
+# attention (the log the stub keeps says which setting each run saw).
+# Then a rerun of single stages into the same CHECK_OUT, as a stage that
+# failed is rerun: no run may refuse a CSV the first one left.
+cat >clean-sanitizer <<STUB
 #!/bin/sh
+echo "\$2 \${ACCUBENCH_CUDA_ATTENTION:-default} \$*" >>"$PWD/sanitizer-runs.txt"
 shift 4 # --tool NAME --error-exitcode N
-exec "$@"
+exec "\$@"
 STUB
 chmod +x clean-sanitizer
 for i in 1 2; do
@@ -98,9 +101,18 @@ for i in 1 2; do
         CHECK_ONLY=sanitizer,determinism,noise CHECK_SANITIZER="$PWD/clean-sanitizer" \
         timeout 120 sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout4 2>&1 ||
         { cat stdout4 cg4/sanitizer.log; fail "run $i of the sanitizer, determinism and noise stages failed"; }
-    grep -q "^check_gpu_sanitizer: PASS: gpt-memcheck:ok gpt-racecheck:ok gpt-initcheck:ok check-memcheck:ok$" \
+    grep -q "^check_gpu_sanitizer: PASS: gpt-memcheck:ok fused-memcheck:ok fused-racecheck:ok fused-initcheck:ok gpt-racecheck:ok gpt-initcheck:ok check-memcheck:ok$" \
         cg4/sanitizer.log || { cat cg4/sanitizer.log; fail "run $i: not every sanitizer run passed"; }
 done
+[ "$(grep -c ' fused .*--dtype bf16' sanitizer-runs.txt)" -eq 6 ] &&
+    [ "$(grep -c ' fused ' sanitizer-runs.txt)" -eq 6 ] ||
+    { cat sanitizer-runs.txt; fail "the fused setting did not reach the bf16 runs alone"; }
+# determinism ran on both attention arrangements, each named as its CSV
+# names it
+grep -q "^check_gpu_determinism: fused attention: [1-9][0-9]* tensors identical; differ: none$" \
+    cg4/determinism.log &&
+    grep -q "^check_gpu_determinism: unfused attention: [1-9][0-9]* tensors identical; differ: none$" \
+        cg4/determinism.log || { cat cg4/determinism.log; fail "determinism: not both arrangements"; }
 
 # No nvcc under CUDA_HOME but one on PATH: the build is pointed at it.
 mkdir -p tk/bin
