@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced by the tests that run the CUDA backend's kernels on the host
 # (e2e_cuda_flash_emulated.sh, e2e_cuda_kernels_emulated.sh): emu_cxx is
 # the C++17 compiler (CXX, else c++ or g++), empty where there is none;
