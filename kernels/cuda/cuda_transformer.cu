@@ -10,8 +10,8 @@
  * reductions (LayerNorm's parameter gradients, like the bias gradient) or a
  * fixed loop (the position embedding's gradient); the token embedding's
  * gradient adds each token's columns in the positions' order (a token may
- * repeat anywhere in a micro-batch: the block of its first position adds
- * them all), the CPU's order.
+ * repeat anywhere in a micro-batch: one block owns each token's row and
+ * adds them all), the CPU's order.
  *
  * Every op issues its kernels on the backend's compute stream and returns
  * without waiting. */
@@ -185,10 +185,15 @@ static int launch_embedding_backward(backend *b, const int *tokens, const void *
                                      float *dwte, float *dwpe, int dim, int t, int batch)
 {
     cudaStream_t st = cuda_of(b)->stream;
-    /* one block per position (cuda_embedding_backward: count fits an int) */
+    /* cuda_embedding_backward: count fits an int. Owners of the token rows:
+     * enough blocks that each adds few columns (at 8 an SM, about 8 of the
+     * 8192 positions of 8 sequences of 1024), no more than the positions. */
     int count = t * batch;
-    embedding_dwte_kernel<T><<<(unsigned)count, EMB_THREADS, 0, st>>>(tokens, (const T *)dout,
-                                                                      dwte, dim, count);
+    unsigned owners = (unsigned)cuda_of(b)->sm_count * 8u;
+    if (owners > (unsigned)count)
+        owners = (unsigned)count;
+    embedding_dwte_kernel<T><<<owners, EMB_THREADS, 0, st>>>(tokens, (const T *)dout, dwte, dim,
+                                                             count);
     CUDA_CHECK_LAUNCH(b, "embedding_dwte_kernel");
     if (!dwpe) /* no position table */
         return BK_OK;
@@ -205,9 +210,10 @@ extern "C" int cuda_embedding_backward(backend *b, storage s, const int *tokens,
 {
     if (dim <= 0 || t <= 0 || batch <= 0)
         return BK_OK;
-    if ((size_t)t * (size_t)batch > (size_t)INT_MAX) { /* a block per position */
+    /* the kernel counts positions in an int, a chunk past the last */
+    if ((size_t)t * (size_t)batch > (size_t)INT_MAX - EMB_THREADS) {
         snprintf(b->error, sizeof b->error, "embedding backward: %d x %d positions is more "
-                 "than one launch's %d blocks", batch, t, INT_MAX);
+                 "than the kernel's %d", batch, t, INT_MAX - EMB_THREADS);
         return BK_UNSUPPORTED;
     }
     return s == STORAGE_BF16
