@@ -185,15 +185,20 @@ static int launch_embedding_backward(backend *b, const int *tokens, const void *
                                      float *dwte, float *dwpe, int dim, int t, int batch)
 {
     cudaStream_t st = cuda_of(b)->stream;
-    /* cuda_embedding_backward: count fits an int. Owners of the token rows:
-     * enough blocks that each adds few columns (at 8 an SM, about 8 of the
-     * 8192 positions of 8 sequences of 1024), no more than the positions. */
+    /* cuda_embedding_backward: count fits an int. Slices of EMB_THREADS
+     * elements across the rows, and owners of the token rows: about 8
+     * blocks an SM in all, each adding few columns (about 24 of the 8192
+     * positions of 8 sequences of 1024 at dim 768), no more than the
+     * positions. */
     int count = t * batch;
-    unsigned owners = (unsigned)cuda_of(b)->sm_count * 8u;
+    unsigned slices = (unsigned)((dim + EMB_THREADS - 1) / EMB_THREADS);
+    unsigned owners = (unsigned)cuda_of(b)->sm_count * 8u / slices;
     if (owners > (unsigned)count)
         owners = (unsigned)count;
-    embedding_dwte_kernel<T><<<owners, EMB_THREADS, 0, st>>>(tokens, (const T *)dout, dwte, dim,
-                                                             count);
+    if (owners == 0)
+        owners = 1;
+    embedding_dwte_kernel<T><<<dim3(owners, slices), EMB_THREADS, 0, st>>>(
+        tokens, (const T *)dout, dwte, dim, count);
     CUDA_CHECK_LAUNCH(b, "embedding_dwte_kernel");
     if (!dwpe) /* no position table */
         return BK_OK;

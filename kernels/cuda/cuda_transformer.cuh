@@ -229,41 +229,83 @@ __global__ void embedding_forward_kernel(const int *tokens, const float *wte,
  * the CPU adds them: the same sums to the bit, and the same from run to
  * run (atomic adds, in the scheduler's order, made the execution modes'
  * weights differ in their last bits, which AdamW and tf32's rounding then
- * grew). Block b of the grid's G owns the rows of the tokens tok with
- * tok % G == b: no other block touches them. It walks the positions in
- * chunks of EMB_THREADS (skipping a chunk that holds none of its tokens)
- * and adds each of its positions' columns to its token's row, in position
- * order, each thread its own elements of the row. Linear in the positions:
- * each block reads the token list once (G x count ints, from L2), where a
- * block per position that first scanned the earlier positions for its
- * token was quadratic, about 5-10 ms a micro-batch of 64 sequences of 1024
- * tokens, a cost that grew with the micro-batch the tool compares. */
+ * grew). The grid is owners x slices: block (b, y) owns elements y *
+ * EMB_THREADS + tid of the rows of the tokens tok with tok % owners == b,
+ * a thread an element, so no two threads touch one element. The block
+ * walks the positions in chunks of EMB_THREADS, lists its own in order
+ * (a warp's ballot, then the warps' counts), and each thread adds its
+ * element of their columns in that order into a register, which goes back
+ * to the row when the token changes (then the next token's row is read):
+ * ((row + d1) + d2) + ..., the CPU's sums.
+ *
+ * Why so: a token's sum is a chain, one add after another, and the data
+ * make one token common (the padding after each document, token 0: about
+ * half of every micro-batch, 4096 of the 8192 positions of 8 sequences of
+ * 1024). A chain through memory, a load and a store of the row for each
+ * position, costs a memory latency a link, milliseconds a micro-batch. In
+ * a register it costs an add a link, the columns' loads EMB_BATCH at a
+ * time in flight ahead of it. And each block reads the token list once
+ * (owners x slices x count ints from L2): linear in the positions. */
 #define EMB_THREADS 256
+#define EMB_WARPS (EMB_THREADS / 32)
+#define EMB_BATCH 16 /* columns' loads in flight a thread */
 template <typename T>
 __global__ void __launch_bounds__(EMB_THREADS)
     embedding_dwte_kernel(const int *tokens, const T *dout, float *dwte, int dim, int count)
 {
-    BLOCK_SHARED(int, chunk, [EMB_THREADS]);
+    BLOCK_SHARED(int, list_pos, [EMB_THREADS]);
+    BLOCK_SHARED(int, list_tok, [EMB_THREADS]);
+    BLOCK_SHARED(int, warp_count, [EMB_WARPS]);
     const unsigned owner = blockIdx.x, owners = gridDim.x;
+    const int lane = (int)threadIdx.x % 32, warp = (int)threadIdx.x / 32;
+    const int r = (int)(blockIdx.y * EMB_THREADS + threadIdx.x);
+    const bool has_r = r < dim;
+    int cur = -1;    /* the token whose element acc holds */
+    float acc = 0.0f;
     for (int base = 0; base < count; base += EMB_THREADS) {
+        /* this chunk's positions of the block's tokens, in order */
         const int j = base + (int)threadIdx.x;
         const int tok = j < count ? tokens[j] : -1;
-        chunk[threadIdx.x] = tok;
-        /* the barrier also publishes chunk[] */
-        if (!__syncthreads_or(tok >= 0 && (unsigned)tok % owners == owner))
-            continue; /* every thread of the block alike; nobody reads chunk[] */
-        const int end = min(EMB_THREADS, count - base);
-        for (int q = 0; q < end; q++) {
-            const int tq = chunk[q];
-            if ((unsigned)tq % owners != owner)
-                continue;
-            float *row = dwte + (size_t)tq * (size_t)dim;
-            const size_t col = (size_t)(base + q) * (size_t)dim;
-            for (int r = (int)threadIdx.x; r < dim; r += EMB_THREADS)
-                row[r] += load(dout, col + (size_t)r);
+        const bool mine = tok >= 0 && (unsigned)tok % owners == owner;
+        const unsigned bits = __ballot_sync(0xffffffffu, mine);
+        if (lane == 0)
+            warp_count[warp] = __popc(bits);
+        __syncthreads();
+        int at = __popc(bits & ((1u << lane) - 1u)), listed = 0;
+        for (int w = 0; w < EMB_WARPS; w++) {
+            at += w < warp ? warp_count[w] : 0;
+            listed += warp_count[w];
         }
-        __syncthreads(); /* every read of chunk[] before the next chunk's stores */
+        if (mine) {
+            list_pos[at] = j;
+            list_tok[at] = tok;
+        }
+        __syncthreads();
+        for (int i = 0; i < listed; i += EMB_BATCH) {
+            float col[EMB_BATCH];
+#pragma unroll
+            for (int u = 0; u < EMB_BATCH; u++)
+                col[u] = has_r && i + u < listed
+                             ? load(dout, (size_t)list_pos[i + u] * (size_t)dim + (size_t)r)
+                             : 0.0f;
+#pragma unroll
+            for (int u = 0; u < EMB_BATCH; u++) {
+                if (i + u >= listed)
+                    break; /* every thread of the block alike */
+                const int tq = list_tok[i + u];
+                if (tq != cur) {
+                    if (has_r && cur >= 0)
+                        dwte[(size_t)cur * (size_t)dim + (size_t)r] = acc;
+                    cur = tq;
+                    acc = has_r ? dwte[(size_t)cur * (size_t)dim + (size_t)r] : 0.0f;
+                }
+                acc += col[u];
+            }
+        }
+        __syncthreads(); /* every read of the lists before the next chunk's */
     }
+    if (has_r && cur >= 0)
+        dwte[(size_t)cur * (size_t)dim + (size_t)r] = acc;
 }
 
 /* dwpe[:, i] += sum_q dout[:, q * t + i]: one thread per element of dwpe,

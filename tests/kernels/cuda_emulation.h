@@ -2,8 +2,9 @@
  * use, on the host, so that their very source runs where no GPU is: each CUDA thread a pthread,
  * a block's threads all at once (so a missing barrier shows as a race),
  * the blocks of a launch one after the other. __syncthreads is a barrier
- * of the block; a warp's shuffle an exchange through memory between two
- * barriers of its 32 (full-warp masks only: the kernels use no other);
+ * of the block; a warp's shuffle or ballot an exchange through memory
+ * between two barriers of its 32 (full-warp masks only: the kernels use
+ * no other);
  * atomicAdd a mutex. Shared memory, the dynamic (emu_smem) and the static
  * (cuda_device.cuh's BLOCK_SHARED), is fresh for every block and filled
  * with 0xff bytes first: NaN read as fp32, as either bf16 half and as
@@ -113,6 +114,24 @@ template <typename T> static inline T emu_shfl_xor(unsigned mask, T v, int off)
     return r;
 }
 #define __shfl_xor_sync(mask, v, off) emu_shfl_xor(mask, v, off)
+
+/* Each lane's predicate, a bit a lane, through the same exchange. */
+static inline unsigned __ballot_sync(unsigned mask, int predicate)
+{
+    if (mask != 0xffffffffu) {
+        fprintf(stderr, "cuda emulation: a ballot of part of a warp (mask %#x)\n", mask);
+        abort();
+    }
+    const unsigned w = emu_tid / 32;
+    emu_slots[emu_tid] = predicate != 0;
+    pthread_barrier_wait(&emu_warp_bar[w]);
+    unsigned bits = 0;
+    for (unsigned lane = 0; lane < 32; lane++)
+        bits |= (emu_slots[w * 32 + lane] != 0 ? 1u : 0u) << lane;
+    pthread_barrier_wait(&emu_warp_bar[w]);
+    return bits;
+}
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
 
 static inline float atomicAdd(float *p, float v)
 {

@@ -193,12 +193,14 @@ template <class T> static int embeddings(int dim, int t, int batch, int vocab, b
     });
     const int count = t * batch;
     /* The owners of the token rows: one block, a few (a token's positions
-     * in several blocks' hands would race), and a block a position. */
+     * in several blocks' hands would race), and a block a position; each
+     * with a slice of EMB_THREADS elements of the rows a block. */
     std::vector<std::vector<float>> dwtes;
+    const unsigned slices = (unsigned)((dim + EMB_THREADS - 1) / EMB_THREADS);
     for (unsigned owners : {1u, 3u, (unsigned)count}) {
         dwtes.push_back(gte.x);
         float *d = dwtes.back().data();
-        emu_launch(owners, EMB_THREADS, 0,
+        emu_launch(dim3(owners, slices), EMB_THREADS, 0,
                    [&] { embedding_dwte_kernel<T>(tok.data(), dout.x.data(), d, dim, count); });
     }
     emu_launch(grid_for((size_t)dim * t, cap), EW_THREADS, 0, [&] {
@@ -279,8 +281,11 @@ template <class T> static int all(unsigned cap)
     bad |= activations<T>(300, 7, dim3(2, 3), cap);
     bad |= embeddings<T>(24, 5, 3, 4, true, cap);
     bad |= embeddings<T>(7, 3, 2, 3, false, cap);
-    /* 300 positions: the scans pass a block's EMB_THREADS */
+    /* 300 positions: the scans pass a block's EMB_THREADS, and one
+     * owner's list its EMB_BATCH */
     bad |= embeddings<T>(5, 100, 3, 40, true, cap);
+    /* rows over two slices of EMB_THREADS, the second part-filled */
+    bad |= embeddings<T>(300, 9, 3, 5, false, cap);
     bad |= permute<T, unsigned short>(3, 2, 5, 2, 3, cap);
     bad |= permute<T, unsigned>(8, 3, 4, 1, 2, cap);
     bad |= permute<T, int4>(16, 2, 3, 2, 1, cap);
