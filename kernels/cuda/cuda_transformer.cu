@@ -103,12 +103,16 @@ template <typename T>
 static void launch_causal_softmax_forward(const backend *b, cudaStream_t st, const void *scores,
                                           void *probs, float scale, int t, size_t ncols)
 {
+    constexpr int V = 16 / sizeof(T);
     unsigned g = row_blocks(b, ncols);
-    if (rows_vectorisable<T>((size_t)t, scores, probs))
-        causal_softmax_forward_kernel<T, 16 / sizeof(T)><<<g, ROW_THREADS, 0, st>>>(
-            (const T *)scores, (T *)probs, scale, t, ncols);
-    else
+    if (!rows_vectorisable<T>((size_t)t, scores, probs))
         causal_softmax_forward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)scores, (T *)probs, scale, t, ncols);
+    else if (!with_softmax_regs(causal_softmax_regs(t, V), [&](auto nv) {
+                 causal_softmax_forward_regs_kernel<T, V, decltype(nv)::value>
+                     <<<g, ROW_THREADS, 0, st>>>((const T *)scores, (T *)probs, scale, t, ncols);
+             }))
+        causal_softmax_forward_kernel<T, V><<<g, ROW_THREADS, 0, st>>>(
             (const T *)scores, (T *)probs, scale, t, ncols);
 }
 
@@ -132,13 +136,18 @@ static void launch_causal_softmax_backward(const backend *b, cudaStream_t st, co
                                            const void *dprobs, void *dscores, float scale,
                                            int t, size_t ncols)
 {
+    constexpr int V = 16 / sizeof(T);
     unsigned g = row_blocks(b, ncols);
-    if (rows_vectorisable<T>((size_t)t, probs, dprobs) &&
-        rows_vectorisable<T>((size_t)t, dscores, dscores))
-        causal_softmax_backward_kernel<T, 16 / sizeof(T)><<<g, ROW_THREADS, 0, st>>>(
-            (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
-    else
+    if (!rows_vectorisable<T>((size_t)t, probs, dprobs) ||
+        !rows_vectorisable<T>((size_t)t, dscores, dscores))
         causal_softmax_backward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
+            (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
+    else if (!with_softmax_regs(causal_softmax_regs(t, V), [&](auto nv) {
+                 causal_softmax_backward_regs_kernel<T, V, decltype(nv)::value>
+                     <<<g, ROW_THREADS, 0, st>>>((const T *)probs, (const T *)dprobs,
+                                                 (T *)dscores, scale, t, ncols);
+             }))
+        causal_softmax_backward_kernel<T, V><<<g, ROW_THREADS, 0, st>>>(
             (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
 }
 

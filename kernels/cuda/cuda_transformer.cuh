@@ -6,6 +6,8 @@
 #ifndef ACCUBENCH_CUDA_TRANSFORMER_CUH
 #define ACCUBENCH_CUDA_TRANSFORMER_CUH
 
+#include <type_traits>
+
 #include "cuda_device.cuh"
 
 /* Kernels with a warp per column: four warps a block. */
@@ -205,6 +207,140 @@ __global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, 
                 pv[k] = ew_causal_softmax_dscore(pv[k], dv[k], dot, scale, j + k, i);
             store_vec<T, V>(dscores, off + j, pv);
         }
+    }
+}
+
+/* The column held in registers, NV vectors of V a lane (t <= 32 V NV):
+ * every load of a column issued at once, then the max (no exponential),
+ * the exponentials once each (ew_causal_softmax_exp: the CPU's terms to
+ * the bit) and their sum, and the probabilities from the registers. The
+ * loop kernel above reads the column twice and makes each exponential
+ * twice, once inside online_add's branch, and its warp_online ten more a
+ * column: at GPT-2 small's 1024 keys it is bound by issue at about 2.5
+ * times the memory's time. For t up to 32 V 8 (2048 keys in bf16, 1024
+ * in fp32): causal_softmax_regs picks NV. Vectors wholly above the
+ * diagonal are neither read nor computed, only zeroed. */
+template <typename T, int V, int NV>
+__global__ void causal_softmax_forward_regs_kernel(const T *scores, T *probs, float scale,
+                                                   int t, size_t ncols)
+{
+    const int lane = threadIdx.x & 31;
+    FOR_EACH_WARP_COLUMN(col, ncols)
+    {
+        const int i = (int)(col % (size_t)t);
+        const T *s = scores + col * (size_t)t;
+        T *p = probs + col * (size_t)t;
+        float x[NV][V];
+#pragma unroll
+        for (int n = 0; n < NV; n++) {
+            const int j = (n * 32 + lane) * V;
+            if (j <= i)
+                load_vec<T, V>(s, j, x[n]);
+            else /* never read: initialised for the compilers' sake */
+                for (int k = 0; k < V; k++)
+                    x[n][k] = 0.0f;
+        }
+        float maxv = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < NV; n++)
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                if ((n * 32 + lane) * V + k <= i)
+                    maxv = fmaxf(maxv, x[n][k] * scale);
+        maxv = warp_max(maxv);
+        float sum = 0.0f;
+#pragma unroll
+        for (int n = 0; n < NV; n++)
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                if ((n * 32 + lane) * V + k <= i) {
+                    x[n][k] = ew_causal_softmax_exp(x[n][k], scale, maxv);
+                    sum += x[n][k];
+                }
+        const float inv_sum = 1.0f / warp_sum(sum);
+#pragma unroll
+        for (int n = 0; n < NV; n++) {
+            const int j = (n * 32 + lane) * V;
+            if (j >= t)
+                continue;
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                x[n][k] = j + k <= i ? ew_causal_softmax_prob(x[n][k], inv_sum, j + k, i) : 0.0f;
+            store_vec<T, V>(p, j, x[n]);
+        }
+    }
+}
+
+/* The backward's column in registers likewise: probs and dprobs read once
+ * (the loop kernel above reads them twice, and above the diagonal too),
+ * then the dot product, in the loop kernel's order, and dscores written
+ * from the registers. Every load of a column precedes its stores, so
+ * dscores may alias dprobs. */
+template <typename T, int V, int NV>
+__global__ void causal_softmax_backward_regs_kernel(const T *probs, const T *dprobs,
+                                                    T *dscores, float scale, int t,
+                                                    size_t ncols)
+{
+    const int lane = threadIdx.x & 31;
+    FOR_EACH_WARP_COLUMN(col, ncols)
+    {
+        const int i = (int)(col % (size_t)t);
+        const size_t off = col * (size_t)t;
+        float pv[NV][V], dv[NV][V];
+#pragma unroll
+        for (int n = 0; n < NV; n++) {
+            const int j = (n * 32 + lane) * V;
+            if (j <= i) {
+                load_vec<T, V>(probs, off + j, pv[n]);
+                load_vec<T, V>(dprobs, off + j, dv[n]);
+            } else { /* never read: initialised for the compilers' sake */
+                for (int k = 0; k < V; k++)
+                    pv[n][k] = dv[n][k] = 0.0f;
+            }
+        }
+        float dot = 0.0f;
+#pragma unroll
+        for (int n = 0; n < NV; n++)
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                if ((n * 32 + lane) * V + k <= i)
+                    dot += pv[n][k] * dv[n][k];
+        dot = warp_sum(dot);
+#pragma unroll
+        for (int n = 0; n < NV; n++) {
+            const int j = (n * 32 + lane) * V;
+            if (j >= t)
+                continue;
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                pv[n][k] = j + k <= i
+                               ? ew_causal_softmax_dscore(pv[n][k], dv[n][k], dot, scale, j + k, i)
+                               : 0.0f;
+            store_vec<T, V>(dscores, off + j, pv[n]);
+        }
+    }
+}
+
+/* The registers' vectors a lane for t keys of V a load: the fewest of 1,
+ * 2, 4 and 8 that hold the column, or 0 past 8 (the loop kernels then). */
+__host__ __device__ inline int causal_softmax_regs(int t, int v)
+{
+    for (int nv = 1; nv <= 8; nv *= 2)
+        if (t <= 32 * v * nv)
+            return nv;
+    return 0;
+}
+
+/* f(std::integral_constant<int, nv>{}) for nv from causal_softmax_regs;
+ * false where the column does not fit the registers (nv 0). */
+template <typename F> inline bool with_softmax_regs(int nv, F f)
+{
+    switch (nv) {
+    case 1: f(std::integral_constant<int, 1>{}); return true;
+    case 2: f(std::integral_constant<int, 2>{}); return true;
+    case 4: f(std::integral_constant<int, 4>{}); return true;
+    case 8: f(std::integral_constant<int, 8>{}); return true;
+    default: return false;
     }
 }
 

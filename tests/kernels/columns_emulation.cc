@@ -192,10 +192,12 @@ static int rmsnorm(int dim, int rows, int chunks_want, unsigned cap, unsigned se
 /* ----------------------------------------------------- causal softmax */
 
 /* count blocks of t x t scores; V elements a load (1, or 16 bytes'
- * worth); the backward writing over dprobs where in_place. */
+ * worth); the backward writing over dprobs where in_place; the loop
+ * kernels, or with regs the register ones at causal_softmax_regs's
+ * vectors a lane (the launch's choice). */
 template <class T, int V>
-static int causal_softmax(int t, int count, float scale, bool in_place, unsigned cap,
-                          unsigned seed)
+static int causal_softmax(int t, int count, float scale, bool in_place, bool regs,
+                          unsigned cap, unsigned seed)
 {
     const size_t ncols = (size_t)count * t, n = ncols * t;
     std::mt19937 rng(seed);
@@ -214,13 +216,26 @@ static int causal_softmax(int t, int count, float scale, bool in_place, unsigned
         need_aligned(ds);
     }
     const unsigned g = col_blocks(ncols, ROW_WARPS, cap);
-    emu_launch(g, ROW_THREADS, 0, [&] {
-        causal_softmax_forward_kernel<T, V>(s.data(), p.data(), scale, t, ncols);
-    });
+    const int nv = regs ? causal_softmax_regs(t, V) : 0;
+    if (!with_softmax_regs(nv, [&](auto n) {
+            emu_launch(g, ROW_THREADS, 0, [&] {
+                causal_softmax_forward_regs_kernel<T, V, decltype(n)::value>(s.data(), p.data(),
+                                                                             scale, t, ncols);
+            });
+        }))
+        emu_launch(g, ROW_THREADS, 0, [&] {
+            causal_softmax_forward_kernel<T, V>(s.data(), p.data(), scale, t, ncols);
+        });
     const std::vector<double> pd = widen(p); /* the backward reads what the forward wrote */
-    emu_launch(g, ROW_THREADS, 0, [&] {
-        causal_softmax_backward_kernel<T, V>(p.data(), dp.data(), ds, scale, t, ncols);
-    });
+    if (!with_softmax_regs(nv, [&](auto n) {
+            emu_launch(g, ROW_THREADS, 0, [&] {
+                causal_softmax_backward_regs_kernel<T, V, decltype(n)::value>(
+                    p.data(), dp.data(), ds, scale, t, ncols);
+            });
+        }))
+        emu_launch(g, ROW_THREADS, 0, [&] {
+            causal_softmax_backward_kernel<T, V>(p.data(), dp.data(), ds, scale, t, ncols);
+        });
 
     std::vector<double> rp(n, 0), rds(n, 0);
     for (size_t c = 0; c < ncols; c++) {
@@ -239,21 +254,26 @@ static int causal_softmax(int t, int count, float scale, bool in_place, unsigned
             rds[c * t + j] = scale * pc[j] * (gc[j] - dot);
     }
     char shape[120];
-    snprintf(shape, sizeof shape, "softmax   %s t %3d count %d V %d scale %5.2f%s grid %2u",
-             storage_name<T>(), t, count, V, scale, in_place ? " in place" : "", g);
+    snprintf(shape, sizeof shape, "softmax   %s t %3d count %d V %d%s scale %5.2f%s grid %2u",
+             storage_name<T>(), t, count, V, nv ? " regs" : "", scale,
+             in_place ? " in place" : "", g);
     return judge(shape, {{"probs", rel(pd, rp)}, {"dscores", rel(widen(in_place ? dp : dsbuf), rds)}},
                  sizeof(T) == 4 ? 1e-5 : 1e-2);
 }
 
-/* Both paths where the rows allow 16 bytes a load, else the one. */
+/* Every path the rows allow: an element a load; 16 bytes a load, in the
+ * loop kernels and, where the column fits, the register ones. */
 template <class T>
 static int causal_softmax_all(int t, int count, float scale, bool in_place, unsigned cap,
                               unsigned seed)
 {
     constexpr int V = 16 / sizeof(T);
-    int bad = causal_softmax<T, 1>(t, count, scale, in_place, cap, seed);
-    if (t % V == 0)
-        bad |= causal_softmax<T, V>(t, count, scale, in_place, cap, seed);
+    int bad = causal_softmax<T, 1>(t, count, scale, in_place, false, cap, seed);
+    if (t % V == 0) {
+        bad |= causal_softmax<T, V>(t, count, scale, in_place, false, cap, seed);
+        if (causal_softmax_regs(t, V))
+            bad |= causal_softmax<T, V>(t, count, scale, in_place, true, cap, seed);
+    }
     return bad;
 }
 
@@ -281,6 +301,9 @@ int main()
         bad |= causal_softmax_all<bf16_bits>(t, 2, 0.125f, false, 16, 11 + t);
     }
     bad |= causal_softmax_all<bf16_bits>(264, 1, 0.125f, false, 16, 12);
+    /* the register kernels' widest: 8 vectors a lane in fp32, 4 in bf16 */
+    bad |= causal_softmax_all<float>(520, 1, 0.125f, false, 16, 13);
+    bad |= causal_softmax_all<bf16_bits>(520, 1, 0.125f, true, 16, 14);
     bad |= causal_softmax_all<float>(40, 3, -0.7f, true, 3, 20);
     bad |= causal_softmax_all<bf16_bits>(48, 1, 1.0f, true, 1, 21);
     printf(bad ? "columns_emulation: FAIL\n" : "columns_emulation: all ok\n");
