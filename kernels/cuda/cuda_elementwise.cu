@@ -18,6 +18,15 @@ template <typename T>
 static int launch_bias_gelu(backend *b, void *z, const float *bias, void *h, int rows,
                             int cols, int gelu)
 {
+    constexpr int V = 16 / sizeof(T);
+    if (rows_vectorisable<T>((size_t)rows, z, gelu ? h : z)) {
+        size_t n = (size_t)rows * (size_t)cols;
+        bias_gelu_vec_kernel<T, V>
+            <<<blocks_for(b, n / V, EW_THREADS), EW_THREADS, 0, cuda_of(b)->stream>>>(
+                (T *)z, bias, (T *)h, rows, n, gelu);
+        CUDA_CHECK_LAUNCH(b, "bias_gelu_vec_kernel");
+        return BK_OK;
+    }
     unsigned gx = blocks_for(b, (size_t)rows, EW_THREADS);
     unsigned total = blocks_for(b, (size_t)rows * (size_t)cols, EW_THREADS);
     unsigned gy = total / gx ? total / gx : 1;
@@ -61,19 +70,29 @@ extern "C" int cuda_gelu_forward(backend *b, storage s, const void *z, void *h, 
     return BK_OK;
 }
 
+/* 16 bytes a lane where n and the buffers allow (gelu_backward_vec_kernel). */
+template <typename T>
+static void launch_gelu_backward(backend *b, const void *z, const void *dh, void *dz, size_t n)
+{
+    constexpr int V = 16 / sizeof(T);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (rows_vectorisable<T>(n, z, dh) && rows_vectorisable<T>(n, dz, dz))
+        gelu_backward_vec_kernel<T, V><<<blocks_for(b, n / V, EW_THREADS), EW_THREADS, 0, st>>>(
+            (const T *)z, (const T *)dh, (T *)dz, n);
+    else
+        gelu_backward_kernel<T><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>(
+            (const T *)z, (const T *)dh, (T *)dz, n);
+}
+
 extern "C" int cuda_gelu_backward(backend *b, storage s, const void *z, const void *dh,
                                   void *dz, size_t n)
 {
     if (n == 0)
         return BK_OK;
-    unsigned g = blocks_for(b, n, EW_THREADS);
-    cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        gelu_backward_kernel<bf16_bits><<<g, EW_THREADS, 0, st>>>(
-            (const bf16_bits *)z, (const bf16_bits *)dh, (bf16_bits *)dz, n);
+        launch_gelu_backward<bf16_bits>(b, z, dh, dz, n);
     else
-        gelu_backward_kernel<float><<<g, EW_THREADS, 0, st>>>(
-            (const float *)z, (const float *)dh, (float *)dz, n);
+        launch_gelu_backward<float>(b, z, dh, dz, n);
     CUDA_CHECK_LAUNCH(b, "gelu_backward_kernel");
     return BK_OK;
 }
