@@ -238,17 +238,26 @@ extern "C" int cuda_embedding_backward(backend *b, storage s, const int *tokens,
 
 /* ------------------------------------------------------------ residual */
 
+template <typename T> static void launch_add(backend *b, void *y, const void *x, size_t n)
+{
+    constexpr int V = 16 / sizeof(T);
+    cudaStream_t st = cuda_of(b)->stream;
+    if (rows_vectorisable<T>(n, y, x))
+        add_vec_kernel<T, V><<<blocks_for(b, n / V, EW_THREADS), EW_THREADS, 0, st>>>(
+            (T *)y, (const T *)x, n);
+    else
+        add_kernel<T><<<blocks_for(b, n, EW_THREADS), EW_THREADS, 0, st>>>((T *)y,
+                                                                          (const T *)x, n);
+}
+
 extern "C" int cuda_add(backend *b, storage s, void *y, const void *x, size_t n)
 {
     if (n == 0)
         return BK_OK;
-    unsigned g = blocks_for(b, n, EW_THREADS);
-    cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        add_kernel<bf16_bits><<<g, EW_THREADS, 0, st>>>((bf16_bits *)y, (const bf16_bits *)x,
-                                                        n);
+        launch_add<bf16_bits>(b, y, x, n);
     else
-        add_kernel<float><<<g, EW_THREADS, 0, st>>>((float *)y, (const float *)x, n);
+        launch_add<float>(b, y, x, n);
     CUDA_CHECK_LAUNCH(b, "add_kernel");
     return BK_OK;
 }

@@ -154,11 +154,15 @@ template <class T> static int activations(int rows, int cols, dim3 bg, unsigned 
      * backward in place too; else the element-wise results stand in */
     constexpr int V = 16 / sizeof(T);
     const bool vec = rows % V == 0;
-    std::vector<T> zbv = z.x, hv = nans<T>(n), dzv = dh.x;
+    std::vector<T> zbv = z.x, hv = nans<T>(n), dzv = dh.x, yv = up.x, yyv = up.x;
     if (vec) {
         need_aligned(zbv.data());
         need_aligned(hv.data());
         need_aligned(dzv.data());
+        need_aligned(yv.data());
+        need_aligned(yyv.data());
+        emu_launch(g, EW_THREADS, 0, [&] { add_vec_kernel<T, V>(yv.data(), x.x.data(), n); });
+        emu_launch(g, EW_THREADS, 0, [&] { add_vec_kernel<T, V>(yyv.data(), yyv.data(), n); });
         emu_launch(g, EW_THREADS, 0, [&] {
             bias_gelu_vec_kernel<T, V>(zbv.data(), bias.x.data(), hv.data(), rows, n, 1);
         });
@@ -188,7 +192,9 @@ template <class T> static int activations(int rows, int cols, dim3 bg, unsigned 
     if (vec)
         errs.insert(errs.end(), {{"bias vec", e(zbv, rz)},
                                  {"gelu vec", e(hv, rh)},
-                                 {"gelu_bwd vec", e(dzv, rdz)}});
+                                 {"gelu_bwd vec", e(dzv, rdz)},
+                                 {"add vec", e(yv, ry)},
+                                 {"add self vec", e(yyv, ryy)}});
     return judge(shape, errs, 0);
 }
 
