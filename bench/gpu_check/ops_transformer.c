@@ -382,7 +382,8 @@ void check_transformer_ops(sides *x)
     check_causal_softmax_backward(x, 37, 5, 0.5f, 1);
     check_embedding(x, 768, 512, 128, 4, 50);
     check_embedding(x, 64, 16, 33, 3, 1);
-    check_add(x, 100003);
+    check_add(x, 100003); /* an element a thread */
+    check_add(x, 98304);  /* 16 bytes a lane */
 }
 
 /* GPT-2 small's sizes: the causal softmax at T = 1024 over its 12 heads,
