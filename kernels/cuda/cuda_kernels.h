@@ -38,8 +38,8 @@ static inline unsigned blocks_for(const backend *b, size_t n, int threads)
  * bound, and what they read at once is what keeps the memory busy (at two
  * blocks an SM, 512 threads with a few 2-byte bf16 loads each in flight
  * through a 0.6 us latency, about 1 TB/s of an H200's 4.8 by Little's law;
- * the partial sums, chunks x features floats, stay small). Returns the chunk count (1: no second
- * pass) and the columns of each in *chunk_cols. */
+ * the partial sums, chunks x features floats, stay small). Returns the
+ * chunk count (1: no second pass) and the columns of each in *chunk_cols. */
 static inline int reduce_chunks(const cuda_impl *c, unsigned gx, long cols, int lanes,
                                 size_t partial_floats, int *chunk_cols)
 {
