@@ -63,7 +63,7 @@ check '[ "$(meta peak_gemm_memory_fp32 | sed "s/ .*//")" = "$(peak_bytes "$(meta
 check '[ -n "$(meta peak_gemm_tflops)" ] && [ -n "$(meta peak_gemm_tflops_fp32)" ]' "both rates"
 check 'meta attention | grep -q "^unfused" && meta attention_fp32 | grep -q "^fused"' \
     "each dtype's attention: '$(meta attention)', fp32 '$(meta attention_fp32)'"
-check 'meta library | grep -q "(bf16 GEMM: " && ! meta library_fp32 | grep -q "bf16"' \
+check 'meta library | grep -q "(bf16 GEMM: " && ! meta library_fp32 | grep -q "(bf16 GEMM"' \
     "each dtype's library: '$(meta library)', fp32 '$(meta library_fp32)'"
 check 'grep -q "peak GEMM .* fp32: " run.txt && grep -q "peak GEMM .* bf16: " run.txt' \
     "both peaks said: $(grep "peak GEMM" run.txt | tr '\n' ' ')"
