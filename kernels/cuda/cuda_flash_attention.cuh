@@ -148,9 +148,15 @@ __device__ __forceinline__ float unstash_f32(const bf16_bits *slot)
     return __uint_as_float((unsigned)slot[0] | ((unsigned)slot[1] << 16));
 }
 
-/* Where one (sequence, head) of a grid's block is. Blocks go by tile
- * within a unit, the last tiles (most work: every key below them in the
- * forward) first, so that the short ones fill in behind. */
+/* Where one (sequence, head) of a grid's block is. The grid is tile-major:
+ * block b is unit b % units and the (b / units)-th tile in the order
+ * asked for, the heaviest first where last_first (the last query tiles see
+ * every key below them), so every unit's heaviest tile is dispatched
+ * before any unit's next one and the short ones fill in behind. Numbered
+ * unit-major instead (all of a unit's tiles, then the next unit's), the
+ * last units' heaviest tiles started near the launch's end: by a
+ * simulation of GPT-2 small's 1,536 blocks a layer on 132 SMs, a makespan
+ * 1.17-1.24 times the ideal, against 1.01-1.09 tile-major. */
 struct fa_unit {
     size_t seq, unit; /* unit = seq * heads + h */
     int h, tile;
@@ -159,9 +165,10 @@ struct fa_unit {
 __device__ __forceinline__ fa_unit fa_unit_of(int heads, int tiles, bool last_first)
 {
     fa_unit u;
-    u.unit = blockIdx.x / (unsigned)tiles;
-    const int in_unit = (int)(blockIdx.x % (unsigned)tiles);
-    u.tile = last_first ? tiles - 1 - in_unit : in_unit;
+    const unsigned units = gridDim.x / (unsigned)tiles;
+    u.unit = blockIdx.x % units;
+    const int rank = (int)(blockIdx.x / units);
+    u.tile = last_first ? tiles - 1 - rank : rank;
     u.h = (int)(u.unit % (size_t)heads);
     u.seq = u.unit / (size_t)heads;
     return u;
