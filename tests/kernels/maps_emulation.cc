@@ -150,8 +150,8 @@ template <class T> static int activations(int rows, int cols, dim3 bg, unsigned 
     std::vector<T> y = up.x, yy = up.x;
     emu_launch(g, EW_THREADS, 0, [&] { add_kernel<T>(y.data(), x.x.data(), n); });
     emu_launch(g, EW_THREADS, 0, [&] { add_kernel<T>(yy.data(), yy.data(), n); });
-    /* 16 bytes a lane where the rows allow it (the launches' choice), the
-     * backward in place too; else the element-wise results stand in */
+    /* 16 bytes a lane where the rows are whole vectors (the launches'
+     * choice), the backward and the add in place too; judged only there */
     constexpr int V = 16 / sizeof(T);
     const bool vec = rows % V == 0;
     std::vector<T> zbv = z.x, hv = nans<T>(n), dzv = dh.x, yv = up.x, yyv = up.x;
