@@ -9,6 +9,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include <type_traits>
+
 #include "elementwise.h"
 
 /* A block's statically sized shared array: BLOCK_SHARED(float, part,
@@ -115,6 +117,40 @@ __device__ __forceinline__ float warp_sum(float x)
     for (int off = 16; off > 0; off >>= 1)
         x += __shfl_xor_sync(0xffffffffu, x, off);
     return x;
+}
+
+/* Kernels with a warp per column: four warps a block. */
+#define ROW_THREADS 128
+#define ROW_WARPS (ROW_THREADS / 32)
+
+#define FOR_EACH_WARP_COLUMN(col, ncols)                                          \
+    for (size_t col = (size_t)blockIdx.x * ROW_WARPS + threadIdx.x / 32; col < (ncols); \
+         col += (size_t)gridDim.x * ROW_WARPS)
+
+/* A column held in a warp's registers, NV vectors of V a lane (lane l's
+ * n-th vector starts at element (32 n + l) V): the fewest of 1, 2, 4 and
+ * 8 that hold n elements, or 0 past 8 (a loop kernel then). Powers of two
+ * keep the kernels' instantiations few; a vector wholly past the column is
+ * predicated off. */
+__host__ __device__ inline int column_regs(int n, int v)
+{
+    for (int nv = 1; nv <= 8; nv *= 2)
+        if (n <= 32 * v * nv)
+            return nv;
+    return 0;
+}
+
+/* f(std::integral_constant<int, nv>{}) for nv from column_regs; false
+ * where the column does not fit the registers (nv 0). */
+template <typename F> inline bool with_column_regs(int nv, F f)
+{
+    switch (nv) {
+    case 1: f(std::integral_constant<int, 1>{}); return true;
+    case 2: f(std::integral_constant<int, 2>{}); return true;
+    case 4: f(std::integral_constant<int, 4>{}); return true;
+    case 8: f(std::integral_constant<int, 8>{}); return true;
+    default: return false;
+    }
 }
 
 /* A grid-stride loop's block, and the loop. */

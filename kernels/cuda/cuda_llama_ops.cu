@@ -13,23 +13,38 @@
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
 #include "cuda_llama_ops.cuh"
+#include "cuda_norm_regs.cuh"
 #include "elementwise.h"
 
 /* -------------------------------------------------------------- RMSNorm */
+
+template <typename T>
+static void launch_rmsnorm_forward(const backend *b, cudaStream_t st, const void *x,
+                                   const float *gamma, void *y, float *rstd, int dim, int rows)
+{
+    constexpr int V = 16 / sizeof(T);
+    unsigned g = blocks_for(b, (size_t)rows, ROW_WARPS);
+    if (!rows_vectorisable<T>((size_t)dim, x, y) ||
+        !rows_vectorisable<float>((size_t)dim, gamma, gamma) ||
+        !with_column_regs(column_regs(dim, V), [&](auto nv) {
+            norm_forward_regs_kernel<T, V, decltype(nv)::value, false>
+                <<<g, ROW_THREADS, 0, st>>>((const T *)x, gamma, NULL, (T *)y, NULL, rstd, dim,
+                                            (size_t)rows);
+        }))
+        rmsnorm_forward_kernel<T><<<g, ROW_THREADS, 0, st>>>((const T *)x, gamma, (T *)y, rstd,
+                                                             dim, (size_t)rows);
+}
 
 extern "C" int cuda_rmsnorm_forward(backend *b, storage s, const void *x, const float *gamma,
                                     void *y, float *rstd, int dim, int rows)
 {
     if (dim <= 0 || rows <= 0)
         return BK_OK;
-    unsigned g = blocks_for(b, (size_t)rows, RMS_WARPS);
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        rmsnorm_forward_kernel<bf16_bits><<<g, RMS_THREADS, 0, st>>>(
-            (const bf16_bits *)x, gamma, (bf16_bits *)y, rstd, dim, (size_t)rows);
+        launch_rmsnorm_forward<bf16_bits>(b, st, x, gamma, y, rstd, dim, rows);
     else
-        rmsnorm_forward_kernel<float><<<g, RMS_THREADS, 0, st>>>(
-            (const float *)x, gamma, (float *)y, rstd, dim, (size_t)rows);
+        launch_rmsnorm_forward<float>(b, st, x, gamma, y, rstd, dim, rows);
     CUDA_CHECK_LAUNCH(b, "rmsnorm_forward_kernel");
     return BK_OK;
 }
@@ -40,8 +55,17 @@ static int launch_rmsnorm_backward(backend *b, const void *dy, const void *x,
                                    float *dgamma, int dim, int rows)
 {
     cuda_impl *c = cuda_of(b);
-    rmsnorm_dx_kernel<T><<<blocks_for(b, (size_t)rows, RMS_WARPS), RMS_THREADS, 0, c->stream>>>(
-        (const T *)dy, (const T *)x, gamma, rstd, dx, dim, (size_t)rows);
+    constexpr int V = 16 / sizeof(T);
+    unsigned g = blocks_for(b, (size_t)rows, ROW_WARPS);
+    if (!rows_vectorisable<T>((size_t)dim, dy, x) ||
+        !rows_vectorisable<float>((size_t)dim, gamma, dx) ||
+        !with_column_regs(column_regs(dim, V), [&](auto nv) {
+            norm_dx_regs_kernel<T, V, decltype(nv)::value, false>
+                <<<g, ROW_THREADS, 0, c->stream>>>((const T *)dy, (const T *)x, gamma, NULL,
+                                                   rstd, dx, dim, (size_t)rows);
+        }))
+        rmsnorm_dx_kernel<T><<<g, ROW_THREADS, 0, c->stream>>>((const T *)dy, (const T *)x, gamma,
+                                                               rstd, dx, dim, (size_t)rows);
     CUDA_CHECK_LAUNCH(b, "rmsnorm_dx_kernel");
 
     unsigned gx = (unsigned)((dim + RG_FEATURES - 1) / RG_FEATURES);

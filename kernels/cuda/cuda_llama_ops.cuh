@@ -8,10 +8,6 @@
 
 #include "cuda_device.cuh"
 
-/* Kernels with a warp per column: four warps a block. */
-#define RMS_THREADS 128
-#define RMS_WARPS (RMS_THREADS / 32)
-
 /* -------------------------------------------------------------- RMSNorm */
 
 template <typename T>
@@ -19,8 +15,8 @@ __global__ void rmsnorm_forward_kernel(const T *x, const float *gamma, T *y, flo
                                        int dim, size_t rows)
 {
     const int lane = threadIdx.x & 31;
-    for (size_t col = (size_t)blockIdx.x * RMS_WARPS + threadIdx.x / 32; col < rows;
-         col += (size_t)gridDim.x * RMS_WARPS) {
+    FOR_EACH_WARP_COLUMN(col, rows)
+    {
         const T *xc = x + col * (size_t)dim;
         T *yc = y + col * (size_t)dim;
         float sq = 0.0f;
@@ -41,8 +37,8 @@ __global__ void rmsnorm_dx_kernel(const T *dy, const T *x, const float *gamma,
                                   const float *rstd, float *dx, int dim, size_t rows)
 {
     const int lane = threadIdx.x & 31;
-    for (size_t col = (size_t)blockIdx.x * RMS_WARPS + threadIdx.x / 32; col < rows;
-         col += (size_t)gridDim.x * RMS_WARPS) {
+    FOR_EACH_WARP_COLUMN(col, rows)
+    {
         size_t off = col * (size_t)dim;
         const float rs = rstd[col];
         float gx_sum = 0.0f;

@@ -21,6 +21,7 @@
 #include "cuda_check.h"
 #include "cuda_internal.h"
 #include "cuda_kernels.h"
+#include "cuda_norm_regs.cuh"
 #include "cuda_transformer.cuh"
 #include "elementwise.h"
 
@@ -31,20 +32,34 @@ static unsigned row_blocks(const backend *b, size_t ncols)
 
 /* ------------------------------------------------------------ LayerNorm */
 
+template <typename T>
+static void launch_layernorm_forward(const backend *b, cudaStream_t st, const void *x,
+                                     const float *gamma, const float *beta, void *y,
+                                     float *mean, float *rstd, int dim, int rows)
+{
+    constexpr int V = 16 / sizeof(T);
+    unsigned g = row_blocks(b, (size_t)rows);
+    if (!rows_vectorisable<T>((size_t)dim, x, y) ||
+        !rows_vectorisable<float>((size_t)dim, gamma, beta) ||
+        !with_column_regs(column_regs(dim, V), [&](auto nv) {
+            norm_forward_regs_kernel<T, V, decltype(nv)::value, true><<<g, ROW_THREADS, 0, st>>>(
+                (const T *)x, gamma, beta, (T *)y, mean, rstd, dim, (size_t)rows);
+        }))
+        layernorm_forward_kernel<T><<<g, ROW_THREADS, 0, st>>>((const T *)x, gamma, beta, (T *)y,
+                                                               mean, rstd, dim, (size_t)rows);
+}
+
 extern "C" int cuda_layernorm_forward(backend *b, storage s, const void *x,
                                       const float *gamma, const float *beta, void *y,
                                       float *mean, float *rstd, int dim, int rows)
 {
     if (dim <= 0 || rows <= 0)
         return BK_OK;
-    unsigned g = row_blocks(b, (size_t)rows);
     cudaStream_t st = cuda_of(b)->stream;
     if (s == STORAGE_BF16)
-        layernorm_forward_kernel<bf16_bits><<<g, ROW_THREADS, 0, st>>>(
-            (const bf16_bits *)x, gamma, beta, (bf16_bits *)y, mean, rstd, dim, (size_t)rows);
+        launch_layernorm_forward<bf16_bits>(b, st, x, gamma, beta, y, mean, rstd, dim, rows);
     else
-        layernorm_forward_kernel<float><<<g, ROW_THREADS, 0, st>>>(
-            (const float *)x, gamma, beta, (float *)y, mean, rstd, dim, (size_t)rows);
+        launch_layernorm_forward<float>(b, st, x, gamma, beta, y, mean, rstd, dim, rows);
     CUDA_CHECK_LAUNCH(b, "layernorm_forward_kernel");
     return BK_OK;
 }
@@ -56,8 +71,16 @@ static int launch_layernorm_backward(backend *b, const void *dy, const void *x,
                                      float *dbeta, int dim, int rows)
 {
     cuda_impl *c = cuda_of(b);
-    layernorm_dx_kernel<T><<<row_blocks(b, (size_t)rows), ROW_THREADS, 0, c->stream>>>(
-        (const T *)dy, (const T *)x, gamma, mean, rstd, dx, dim, (size_t)rows);
+    constexpr int V = 16 / sizeof(T);
+    unsigned g = row_blocks(b, (size_t)rows);
+    if (!rows_vectorisable<T>((size_t)dim, dy, x) ||
+        !rows_vectorisable<float>((size_t)dim, gamma, dx) ||
+        !with_column_regs(column_regs(dim, V), [&](auto nv) {
+            norm_dx_regs_kernel<T, V, decltype(nv)::value, true><<<g, ROW_THREADS, 0, c->stream>>>(
+                (const T *)dy, (const T *)x, gamma, mean, rstd, dx, dim, (size_t)rows);
+        }))
+        layernorm_dx_kernel<T><<<g, ROW_THREADS, 0, c->stream>>>(
+            (const T *)dy, (const T *)x, gamma, mean, rstd, dx, dim, (size_t)rows);
     CUDA_CHECK_LAUNCH(b, "layernorm_dx_kernel");
 
     unsigned gx = (unsigned)((dim + LP_FEATURES - 1) / LP_FEATURES);
@@ -108,7 +131,7 @@ static void launch_causal_softmax_forward(const backend *b, cudaStream_t st, con
     if (!rows_vectorisable<T>((size_t)t, scores, probs))
         causal_softmax_forward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
             (const T *)scores, (T *)probs, scale, t, ncols);
-    else if (!with_softmax_regs(causal_softmax_regs(t, V), [&](auto nv) {
+    else if (!with_column_regs(column_regs(t, V), [&](auto nv) {
                  causal_softmax_forward_regs_kernel<T, V, decltype(nv)::value>
                      <<<g, ROW_THREADS, 0, st>>>((const T *)scores, (T *)probs, scale, t, ncols);
              }))
@@ -142,7 +165,7 @@ static void launch_causal_softmax_backward(const backend *b, cudaStream_t st, co
         !rows_vectorisable<T>((size_t)t, dscores, dscores))
         causal_softmax_backward_kernel<T, 1><<<g, ROW_THREADS, 0, st>>>(
             (const T *)probs, (const T *)dprobs, (T *)dscores, scale, t, ncols);
-    else if (!with_softmax_regs(causal_softmax_regs(t, V), [&](auto nv) {
+    else if (!with_column_regs(column_regs(t, V), [&](auto nv) {
                  causal_softmax_backward_regs_kernel<T, V, decltype(nv)::value>
                      <<<g, ROW_THREADS, 0, st>>>((const T *)probs, (const T *)dprobs,
                                                  (T *)dscores, scale, t, ncols);

@@ -6,17 +6,7 @@
 #ifndef ACCUBENCH_CUDA_TRANSFORMER_CUH
 #define ACCUBENCH_CUDA_TRANSFORMER_CUH
 
-#include <type_traits>
-
 #include "cuda_device.cuh"
-
-/* Kernels with a warp per column: four warps a block. */
-#define ROW_THREADS 128
-#define ROW_WARPS (ROW_THREADS / 32)
-
-#define FOR_EACH_WARP_COLUMN(col, ncols)                                          \
-    for (size_t col = (size_t)blockIdx.x * ROW_WARPS + threadIdx.x / 32; col < (ncols); \
-         col += (size_t)gridDim.x * ROW_WARPS)
 
 /* ------------------------------------------------------------ LayerNorm */
 
@@ -218,7 +208,7 @@ __global__ void causal_softmax_backward_kernel(const T *probs, const T *dprobs, 
  * twice, once inside online_add's branch, and its warp_online ten more a
  * column: at GPT-2 small's 1024 keys it is bound by issue at about 2.5
  * times the memory's time. For t up to 32 V 8 (2048 keys in bf16, 1024
- * in fp32): causal_softmax_regs picks NV. Vectors wholly above the
+ * in fp32): column_regs picks NV. Vectors wholly above the
  * diagonal are neither read nor computed, only zeroed. */
 template <typename T, int V, int NV>
 __global__ void causal_softmax_forward_regs_kernel(const T *scores, T *probs, float scale,
@@ -321,28 +311,6 @@ __global__ void causal_softmax_backward_regs_kernel(const T *probs, const T *dpr
     }
 }
 
-/* The registers' vectors a lane for t keys of V a load: the fewest of 1,
- * 2, 4 and 8 that hold the column, or 0 past 8 (the loop kernels then). */
-__host__ __device__ inline int causal_softmax_regs(int t, int v)
-{
-    for (int nv = 1; nv <= 8; nv *= 2)
-        if (t <= 32 * v * nv)
-            return nv;
-    return 0;
-}
-
-/* f(std::integral_constant<int, nv>{}) for nv from causal_softmax_regs;
- * false where the column does not fit the registers (nv 0). */
-template <typename F> inline bool with_softmax_regs(int nv, F f)
-{
-    switch (nv) {
-    case 1: f(std::integral_constant<int, 1>{}); return true;
-    case 2: f(std::integral_constant<int, 2>{}); return true;
-    case 4: f(std::integral_constant<int, 4>{}); return true;
-    case 8: f(std::integral_constant<int, 8>{}); return true;
-    default: return false;
-    }
-}
 
 /* ----------------------------------------------------------- embeddings */
 

@@ -1,5 +1,5 @@
 /* The CUDA backend's per-column kernels, their very source
- * (kernels/cuda/cuda_transformer.cuh, cuda_llama_ops.cuh), run on the host
+ * (kernels/cuda/cuda_transformer.cuh, cuda_llama_ops.cuh, cuda_norm_regs.cuh), run on the host
  * by cuda_emulation.h against float64 written here from the definitions:
  * LayerNorm and RMSNorm forward and backward (a warp a column; the
  * parameters' gradients reduced across a block in shared memory, in one
@@ -23,6 +23,7 @@
 #include "elementwise.h"
 
 #include "cuda_llama_ops.cuh"
+#include "cuda_norm_regs.cuh"
 #include "cuda_transformer.cuh"
 
 #include "emulation_check.h"
@@ -55,9 +56,13 @@ static std::vector<double> dbl(const std::vector<float> &x) { return widen(x); }
 
 /* ---------------------------------------------------------- LayerNorm */
 
+/* With regs the register kernels (cuda_norm_regs.cuh) at column_regs's
+ * vectors a lane make y, the statistics and dx, else the loop kernels. */
 template <class T>
-static int layernorm(int dim, int rows, int chunks_want, unsigned cap, unsigned seed)
+static int layernorm(int dim, int rows, int chunks_want, unsigned cap, bool regs, unsigned seed)
 {
+    constexpr int V = 16 / sizeof(T);
+    const int nv = regs ? column_regs(dim, V) : 0;
     const size_t n = (size_t)dim * rows;
     std::mt19937 rng(seed);
     std::vector<T> x(n), dy(n);
@@ -72,12 +77,22 @@ static int layernorm(int dim, int rows, int chunks_want, unsigned cap, unsigned 
     std::vector<float> mean(rows, NAN), rstd(rows, NAN), dx = dx0, dg = dg0, db = db0;
     const unsigned g = col_blocks(rows, ROW_WARPS, cap);
     emu_launch(g, ROW_THREADS, 0, [&] {
-        layernorm_forward_kernel<T>(x.data(), gamma.data(), beta.data(), y.data(), mean.data(),
-                                    rstd.data(), dim, (size_t)rows);
+        if (!with_column_regs(nv, [&](auto c) {
+                norm_forward_regs_kernel<T, V, decltype(c)::value, true>(
+                    x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), dim,
+                    (size_t)rows);
+            }))
+            layernorm_forward_kernel<T>(x.data(), gamma.data(), beta.data(), y.data(),
+                                        mean.data(), rstd.data(), dim, (size_t)rows);
     });
     emu_launch(g, ROW_THREADS, 0, [&] {
-        layernorm_dx_kernel<T>(dy.data(), x.data(), gamma.data(), mean.data(), rstd.data(),
-                               dx.data(), dim, (size_t)rows);
+        if (!with_column_regs(nv, [&](auto c) {
+                norm_dx_regs_kernel<T, V, decltype(c)::value, true>(
+                    dy.data(), x.data(), gamma.data(), mean.data(), rstd.data(), dx.data(), dim,
+                    (size_t)rows);
+            }))
+            layernorm_dx_kernel<T>(dy.data(), x.data(), gamma.data(), mean.data(), rstd.data(),
+                                   dx.data(), dim, (size_t)rows);
     });
     int chunk_cols, chunks = chunk_split(rows, chunks_want, &chunk_cols);
     std::vector<float> partial(2 * (size_t)chunks * dim, NAN);
@@ -118,8 +133,8 @@ static int layernorm(int dim, int rows, int chunks_want, unsigned cap, unsigned 
         }
     }
     char shape[120];
-    snprintf(shape, sizeof shape, "layernorm %s dim %3d rows %2d chunks %d grid %2u",
-             storage_name<T>(), dim, rows, chunks, g);
+    snprintf(shape, sizeof shape, "layernorm %s dim %4d rows %2d chunks %d grid %2u%s",
+             storage_name<T>(), dim, rows, chunks, g, nv ? " regs" : "");
     return judge(shape,
                  {{"y", rel(widen(y), ry)}, {"mean", rel(dbl(mean), rm)},
                   {"rstd", rel(dbl(rstd), rr)}, {"dx", rel(dbl(dx), rdx)},
@@ -130,8 +145,10 @@ static int layernorm(int dim, int rows, int chunks_want, unsigned cap, unsigned 
 /* ------------------------------------------------------------ RMSNorm */
 
 template <class T>
-static int rmsnorm(int dim, int rows, int chunks_want, unsigned cap, unsigned seed)
+static int rmsnorm(int dim, int rows, int chunks_want, unsigned cap, bool regs, unsigned seed)
 {
+    constexpr int V = 16 / sizeof(T);
+    const int nv = regs ? column_regs(dim, V) : 0;
     const size_t n = (size_t)dim * rows;
     std::mt19937 rng(seed);
     std::vector<T> x(n), dy(n);
@@ -143,14 +160,24 @@ static int rmsnorm(int dim, int rows, int chunks_want, unsigned cap, unsigned se
 
     std::vector<T> y = nans<T>(n);
     std::vector<float> rstd(rows, NAN), dx = dx0, dg = dg0;
-    const unsigned g = col_blocks(rows, RMS_WARPS, cap);
-    emu_launch(g, RMS_THREADS, 0, [&] {
-        rmsnorm_forward_kernel<T>(x.data(), gamma.data(), y.data(), rstd.data(), dim,
-                                  (size_t)rows);
+    const unsigned g = col_blocks(rows, ROW_WARPS, cap);
+    emu_launch(g, ROW_THREADS, 0, [&] {
+        if (!with_column_regs(nv, [&](auto c) {
+                norm_forward_regs_kernel<T, V, decltype(c)::value, false>(
+                    x.data(), gamma.data(), nullptr, y.data(), nullptr, rstd.data(), dim,
+                    (size_t)rows);
+            }))
+            rmsnorm_forward_kernel<T>(x.data(), gamma.data(), y.data(), rstd.data(), dim,
+                                      (size_t)rows);
     });
-    emu_launch(g, RMS_THREADS, 0, [&] {
-        rmsnorm_dx_kernel<T>(dy.data(), x.data(), gamma.data(), rstd.data(), dx.data(), dim,
-                             (size_t)rows);
+    emu_launch(g, ROW_THREADS, 0, [&] {
+        if (!with_column_regs(nv, [&](auto c) {
+                norm_dx_regs_kernel<T, V, decltype(c)::value, false>(
+                    dy.data(), x.data(), gamma.data(), nullptr, rstd.data(), dx.data(), dim,
+                    (size_t)rows);
+            }))
+            rmsnorm_dx_kernel<T>(dy.data(), x.data(), gamma.data(), rstd.data(), dx.data(), dim,
+                                 (size_t)rows);
     });
     int chunk_cols, chunks = chunk_split(rows, chunks_want, &chunk_cols);
     std::vector<float> partial((size_t)chunks * dim, NAN);
@@ -181,19 +208,33 @@ static int rmsnorm(int dim, int rows, int chunks_want, unsigned cap, unsigned se
             rdx[(size_t)c * dim + i] += rs * (gc[i] * gamma[i] - xc[i] * rs * gxm);
     }
     char shape[120];
-    snprintf(shape, sizeof shape, "rmsnorm   %s dim %3d rows %2d chunks %d grid %2u",
-             storage_name<T>(), dim, rows, chunks, g);
+    snprintf(shape, sizeof shape, "rmsnorm   %s dim %4d rows %2d chunks %d grid %2u%s",
+             storage_name<T>(), dim, rows, chunks, g, nv ? " regs" : "");
     return judge(shape,
                  {{"y", rel(widen(y), ry)}, {"rstd", rel(dbl(rstd), rr)},
                   {"dx", rel(dbl(dx), rdx)}, {"dgamma", rel(dbl(dg), rdg)}},
                  sizeof(T) == 4 ? 1e-5 : 1e-2);
 }
 
+/* Both norms, the loop kernels and, where the features are whole 16-byte
+ * vectors that the registers hold, the register ones. */
+template <class T>
+static int norms_all(int dim, int rows, int chunks_want, unsigned cap, unsigned seed)
+{
+    constexpr int V = 16 / sizeof(T);
+    int bad = layernorm<T>(dim, rows, chunks_want, cap, false, seed) |
+              rmsnorm<T>(dim, rows, chunks_want, cap, false, seed + 1);
+    if (dim % V == 0 && column_regs(dim, V))
+        bad |= layernorm<T>(dim, rows, chunks_want, cap, true, seed) |
+               rmsnorm<T>(dim, rows, chunks_want, cap, true, seed + 1);
+    return bad;
+}
+
 /* ----------------------------------------------------- causal softmax */
 
 /* count blocks of t x t scores; V elements a load (1, or 16 bytes'
  * worth); the backward writing over dprobs where in_place; the loop
- * kernels, or with regs the register ones at causal_softmax_regs's
+ * kernels, or with regs the register ones at column_regs's
  * vectors a lane (the launch's choice). */
 template <class T, int V>
 static int causal_softmax(int t, int count, float scale, bool in_place, bool regs,
@@ -216,8 +257,8 @@ static int causal_softmax(int t, int count, float scale, bool in_place, bool reg
         need_aligned(ds);
     }
     const unsigned g = col_blocks(ncols, ROW_WARPS, cap);
-    const int nv = regs ? causal_softmax_regs(t, V) : 0;
-    if (!with_softmax_regs(nv, [&](auto n) {
+    const int nv = regs ? column_regs(t, V) : 0;
+    if (!with_column_regs(nv, [&](auto n) {
             emu_launch(g, ROW_THREADS, 0, [&] {
                 causal_softmax_forward_regs_kernel<T, V, decltype(n)::value>(s.data(), p.data(),
                                                                              scale, t, ncols);
@@ -227,7 +268,7 @@ static int causal_softmax(int t, int count, float scale, bool in_place, bool reg
             causal_softmax_forward_kernel<T, V>(s.data(), p.data(), scale, t, ncols);
         });
     const std::vector<double> pd = widen(p); /* the backward reads what the forward wrote */
-    if (!with_softmax_regs(nv, [&](auto n) {
+    if (!with_column_regs(nv, [&](auto n) {
             emu_launch(g, ROW_THREADS, 0, [&] {
                 causal_softmax_backward_regs_kernel<T, V, decltype(n)::value>(
                     p.data(), dp.data(), ds, scale, t, ncols);
@@ -271,7 +312,7 @@ static int causal_softmax_all(int t, int count, float scale, bool in_place, unsi
     int bad = causal_softmax<T, 1>(t, count, scale, in_place, false, cap, seed);
     if (t % V == 0) {
         bad |= causal_softmax<T, V>(t, count, scale, in_place, false, cap, seed);
-        if (causal_softmax_regs(t, V))
+        if (column_regs(t, V))
             bad |= causal_softmax<T, V>(t, count, scale, in_place, true, cap, seed);
     }
     return bad;
@@ -285,13 +326,12 @@ int main()
      * one warp, one past it, several turns; fewer columns than a block's
      * 4 warps, more than the grid's; one chunk, chunks of fewer columns
      * than the reduction's 8 lanes, and a last chunk short */
-    const int shapes[][4] = {{7, 3, 1, 16},  {32, 5, 2, 1},  {33, 37, 10, 3},
-                             {100, 9, 3, 2}, {300, 6, 1, 16}, {64, 70, 4, 4}};
+    const int shapes[][4] = {{7, 3, 1, 16},  {32, 5, 2, 1},   {33, 37, 10, 3},
+                             {100, 9, 3, 2}, {300, 6, 1, 16}, {64, 70, 4, 4},
+                             {768, 5, 2, 2}, {2048, 3, 1, 1}};
     for (auto &sh : shapes) {
-        bad |= layernorm<float>(sh[0], sh[1], sh[2], sh[3], 1 + sh[0]);
-        bad |= layernorm<bf16_bits>(sh[0], sh[1], sh[2], sh[3], 2 + sh[0]);
-        bad |= rmsnorm<float>(sh[0], sh[1], sh[2], sh[3], 3 + sh[0]);
-        bad |= rmsnorm<bf16_bits>(sh[0], sh[1], sh[2], sh[3], 4 + sh[0]);
+        bad |= norms_all<float>(sh[0], sh[1], sh[2], sh[3], 1 + sh[0]);
+        bad |= norms_all<bf16_bits>(sh[0], sh[1], sh[2], sh[3], 3 + sh[0]);
     }
     /* t: one key, fewer than a 16-byte load, a load, not a multiple of
      * 8, past a warp's turn of loads (32 x 4 in fp32, 32 x 8 in bf16) */
