@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "paired.h"
+#include "result_row.h"
 #include "round_steps.h"
 #include "stats.h"
 
@@ -82,11 +84,60 @@ static void test_untold_is_nan(void)
     CHECK(round_steps_pool(v, at, 1, none, pool) == 0);
 }
 
+/* The verdict the rounds stop on is the one their round_ms gives the
+ * summary and the report: 32 simulated rounds (a true 1.03 at 1% noise,
+ * 48 ms steps) whose lower bound is 1.0200001 on full precision,
+ * "slower", and 1.0199954 on round_ms's 5 digits, "not yet separated".
+ * Held as written, both read the same figures. */
+static void test_judged_as_written(void)
+{
+    static const double ref[32] = {
+        47.836840291564336, 49.769914563552085, 45.337217942833803, 48.437580863172045,
+        47.830903503604979, 48.240709728859883, 46.861170960488749, 50.38298799325316,
+        47.649380539260711, 42.392656553976678, 52.760500142896724, 46.861213286040538,
+        48.458772714618199, 50.057636199942181, 42.361035331428994, 47.948599680746689,
+        47.218583012065842, 50.614424964702849, 49.527290839106954, 47.895581102463687,
+        51.558553769393328, 49.256388828208593, 47.253530475070995, 44.791968385264198,
+        49.251523732971599, 44.279550460983295, 45.929822888354337, 47.13510013920952,
+        47.554246084864481, 49.752948413208799, 50.110075899858934, 50.733183156382843};
+    static const double x[32] = {
+        49.995286456966426, 51.311135689880473, 47.095332452377967, 49.791548150757237,
+        48.320466946033029, 48.670315748981054, 47.683420565742217, 51.696943279862268,
+        49.94182410042599, 43.349246216972581, 52.882953779452514, 47.727895308405436,
+        49.802472755207489, 50.826283926492387, 44.418233693794484, 50.086284798013764,
+        48.168671419555402, 51.875876181405722, 51.862731875217548, 49.533047002690445,
+        52.531658922837281, 50.369477009835663, 48.564705302905054, 45.870911243725281,
+        50.269909705080245, 45.989243943668548, 47.017113579672731, 49.055911143797076,
+        48.157343458065043, 51.910136779645271, 51.178697700041781, 53.606475555073537};
+    double ref_held[32], x_held[32], ref_read[32], x_read[32];
+    int kept[32];
+    for (int k = 0; k < 32; k++) {
+        ref_held[k] = round_as_written(ref[k]);
+        x_held[k] = round_as_written(x[k]);
+        kept[k] = 1;
+    }
+    char text[RESULT_TEXT_LEN];
+    round_text(ref_held, 32, kept, text, sizeof text);
+    CHECK(round_ms_parse(text, ref_read, 32) == 32);
+    round_text(x_held, 32, kept, text, sizeof text);
+    CHECK(round_ms_parse(text, x_read, 32) == 32);
+    paired_ratio full, held, read;
+    paired_ratio_of(x, ref, 32, &full);
+    paired_ratio_of(x_held, ref_held, 32, &held);
+    paired_ratio_of(x_read, ref_read, 32, &read);
+    CHECK(held.lo == read.lo && held.hi == read.hi && held.ratio == read.ratio);
+    CHECK(paired_judge(&held, PAIRED_THRESHOLD) == paired_judge(&read, PAIRED_THRESHOLD));
+    /* the case is the one it says: full precision judged otherwise */
+    CHECK(paired_judge(&full, PAIRED_THRESHOLD) == PAIRED_SLOWER);
+    CHECK(paired_judge(&read, PAIRED_THRESHOLD) == PAIRED_UNDECIDED);
+}
+
 int main(void)
 {
     test_a_stalled_step_stays_one_step();
     test_only_the_kept_rounds();
     test_a_part_stays_under_its_step();
     test_untold_is_nan();
+    test_judged_as_written();
     return check_finish("test_round_steps");
 }

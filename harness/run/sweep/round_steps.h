@@ -31,4 +31,13 @@ double round_steps_median(const double *v, const size_t *at, int rounds, const i
  * median single pass), in round order, 5 digits, into out. */
 void round_text(const double *per_round, int rounds, const int *kept, char *out, size_t len);
 
+/* v as round_text writes it and round_ms_parse reads it back. The rounds
+ * judge and stop on their round figures as written, so that the row's
+ * vs_ref, the run's summary and the report (both from round_ms) draw one
+ * verdict: at the round the rounds stop, an interval's edge lies just
+ * past the threshold, and judged on full precision while the summary read
+ * 5 digits, one stopped "slower" at 1.0200001 that the summary called not
+ * yet separated at 1.0199954. */
+double round_as_written(double v);
+
 #endif

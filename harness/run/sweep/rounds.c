@@ -222,7 +222,8 @@ static void slice(rounds_state *st, size_t i, int k)
         tm->slice_steps = want < 1 ? 1 : want > 1000 ? 1000 : (int)want;
         return;
     }
-    tm->round_ms[k] = stats_median(keep, t.timed);
+    /* as round_ms will hold it: every verdict on the rounds reads these digits */
+    tm->round_ms[k] = round_as_written(stats_median(keep, t.timed));
     tm->at[k + 1] = tm->at[k] + t.timed;
     timing_add(&tm->sum, &t);
     tm->slices++;
