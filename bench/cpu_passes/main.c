@@ -326,10 +326,12 @@ static int timed_runs(step_runner *s, const options *o, double flops, double *pe
         double mfu = 100.0 * tflops / *peak;
         lo = r == 0 || mfu < lo ? mfu : lo;
         hi = r == 0 || mfu > hi ? mfu : hi;
+        char noise[32] = "-"; /* --steps 1: one sample has no noise (stats.h) */
+        if (!isnan(t.step.noise_pct))
+            snprintf(noise, sizeof noise, "%.1f%%", t.step.noise_pct);
         printf("run %d: peak GEMM %dx%dx%d %.3f TFLOP/s; step %.3f ms (p10 %.3f, p90 %.3f, "
-               "noise %.1f%%); %.3f TFLOP/s; MFU %.1f%%\n",
-               r + 1, n, n, n, *peak, t.step.median, t.step.p10, t.step.p90, t.step.noise_pct,
-               tflops, mfu);
+               "noise %s); %.3f TFLOP/s; MFU %.1f%%\n",
+               r + 1, n, n, n, *peak, t.step.median, t.step.p10, t.step.p90, noise, tflops, mfu);
         if (mfu > 100) /* the peak was slowed by something else: no figure */
             printf("  run %d is disturbed: MFU over 100%% cannot be true; its peak GEMM ran "
                    "slow (something else had the cores)\n", r + 1);

@@ -95,7 +95,9 @@ int timing_stats_of(const double *values, size_t n, timing_stats *out)
         sorted[i] = fabs(sorted[i] - out->median);
     qsort(sorted, n, sizeof *sorted, stats_compare_doubles);
     double mad = percentile_sorted(sorted, n, 50);
-    out->noise_pct = out->median > 0 ? 100.0 * 1.4826 * mad / out->median : 0.0;
+    /* one sample has no spread to measure: its 0 would read as a quiet
+     * step and meet any noise target (unmeasured, as NAN, instead) */
+    out->noise_pct = n < 2 ? NAN : out->median > 0 ? 100.0 * 1.4826 * mad / out->median : 0.0;
     free(sorted);
     return 0;
 }

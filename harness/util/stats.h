@@ -10,7 +10,8 @@ typedef struct timing_stats {
     /* Relative noise in percent: 1.4826 x the median absolute deviation over
      * the median, the standard deviation's robust estimate. A shared machine
      * preempts a step now and then; one such outlier should not keep a
-     * well-behaved config from ever meeting its noise target. */
+     * well-behaved config from ever meeting its noise target. NAN from one
+     * sample, which has no spread to measure. */
     double noise_pct;
     /* A distribution-free confidence interval of the median (order
      * statistics; median_ci_sorted), at MEDIAN_CI_LEVEL where the samples

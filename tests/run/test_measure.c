@@ -2,6 +2,7 @@
  * script of step times: the noise target is judged on exactly the samples
  * the row reports, and a row over the target says so in its note. The peak
  * GEMM is warmed up for PEAK_GEMM_WARMUP_MS before it is timed. */
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
@@ -221,6 +222,16 @@ int main(void)
     run_script(&s, steady, 6, 4, 4, 2.0, &t, &r);
     CHECK(t.stopped_by == MEASURE_STOP_SAMPLE_CAP && t.step.samples == 4);
     CHECK(strstr(r.note, "within the 2% target"));
+
+    /* --min-samples 1: one sample has no spread, so it never meets the
+     * target alone (it stopped there at a "noise 0%"); two do. */
+    run_script(&s, steady, 6, 1, 1000, 2.0, &t, &r);
+    CHECK(t.stopped_by == MEASURE_STOP_NOISE && t.step.samples == 2);
+    /* --max-samples 1: its noise is unmeasured, and the note says so */
+    run_script(&s, steady, 6, 1, 1, 2.0, &t, &r);
+    CHECK(t.step.samples == 1 && !t.noise_met && isnan(t.step.noise_pct) &&
+          isnan(r.step_noise_pct));
+    CHECK(strstr(r.note, "no noise from 1 sample") != NULL);
     test_budget_stop(&s);
 
     /* A fixed count: every step counted, no target; the note names the

@@ -40,11 +40,12 @@ static int create_timers(backend *b, timer_pair *t, int n)
     return BK_OK;
 }
 
-/* The noise target, judged on samples[0..n). */
+/* The noise target, judged on samples[0..n): two at least, whatever
+ * --min-samples says, since one sample's noise is unmeasured (stats.h). */
 static int noise_met(const measure_options *o, const double *samples, size_t n)
 {
     timing_stats st;
-    return (int)n >= o->min_samples && timing_stats_of(samples, n, &st) == 0 &&
+    return (int)n >= o->min_samples && n >= 2 && timing_stats_of(samples, n, &st) == 0 &&
            st.noise_pct <= o->max_noise_pct;
 }
 

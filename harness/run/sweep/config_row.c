@@ -55,6 +55,9 @@ static void note_stop(result_row *r, const step_timing *t, const measure_options
     if (n < (size_t)mo->min_samples)
         snprintf(noise, sizeof noise, "%zu %s, fewer than min-samples %d", n,
                  plural((long long)n, "sample", "samples"), mo->min_samples);
+    else if (isnan(t->step.noise_pct)) /* one sample: no spread to give */
+        snprintf(noise, sizeof noise, "no noise from %zu %s", n,
+                 plural((long long)n, "sample", "samples"));
     else
         snprintf(noise, sizeof noise, "noise %.3g%% %s the %g%% target after %zu %s",
                  t->step.noise_pct, t->noise_met ? "within" : "over", mo->max_noise_pct, n,
