@@ -103,16 +103,44 @@ static const char *split_check(const csv_table *t, size_t row, const csv_row *r,
     return NULL;
 }
 
+/* The split's own sizes: every writer gives each row its effective batch,
+ * micro-batch and K, whatever its status, so an empty cell is an edit; read
+ * as the unmeasured -1 it would print a "4x-1" split and a naive time of
+ * -K x pass_ms. Checked where the file has the column. */
+static const char *split_sizes_check(const csv_table *t, size_t row, const csv_row *r,
+                                     char *why, size_t why_len)
+{
+    static const struct {
+        const char *name;
+        size_t at;
+    } sizes[] = {{"effective_batch", offsetof(csv_row, effective_batch)},
+                 {"micro_batch", offsetof(csv_row, micro_batch)},
+                 {"accum_steps", offsetof(csv_row, accum_steps)}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int col = csv_column(t, sizes[i].name);
+        if (col < 0 || *(const int64_t *)((const char *)r + sizes[i].at) >= 0)
+            continue;
+        snprintf(why, why_len, "%s:%d: column %s is empty (every row names its split: the row "
+                 "was edited or damaged) (field %d of the row)", t->path, t->line[row],
+                 sizes[i].name, col + 1);
+        return why;
+    }
+    return NULL;
+}
+
 /* The figures of one row that bound one another, each where the file
- * measures it: a median inside its own 95% interval and its p10..p90; a
- * status a run writes (ok, oom, skipped, error); accum_steps the split's
- * own (ceil(E / (micro x devices))); a step time over at least one
- * sample. NULL, or the one-line refusal in why ("FILE:LINE: ... (the row
- * was edited or damaged)"), the cells as the file writes them. */
+ * measures it: the split's sizes given; a median inside its own 95%
+ * interval and its p10..p90; a status a run writes (ok, oom, skipped,
+ * error); accum_steps the split's own (ceil(E / (micro x devices))); a step
+ * time over at least one sample. NULL, or the one-line refusal in why
+ * ("FILE:LINE: ... (the row was edited or damaged)"), the cells as the file
+ * writes them. */
 static const char *row_check(const csv_table *t, size_t row, const csv_row *r, char *why,
                              size_t why_len)
 {
-    const char *bad = median_bands_check(t, row, r, why, why_len);
+    const char *bad = split_sizes_check(t, row, r, why, why_len);
+    if (!bad)
+        bad = median_bands_check(t, row, r, why, why_len);
     if (!bad)
         bad = status_check(t, row, r, why, why_len);
     if (!bad)

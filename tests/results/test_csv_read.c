@@ -141,7 +141,10 @@ static void test_writer_round_trip(void)
 {
     result_row in[2];
     csv_row *out = NULL;
-    result_row_clear(&in[1]); /* the second row: nothing measured */
+    result_row_clear(&in[1]); /* the second row: nothing measured but its split, */
+    in[1].effective_batch = 8;  /* which every row names (csv_rows.c) */
+    in[1].micro_batch = 4;
+    in[1].accum_steps = 2;
     int k = 0;
 #define SET_TEXT(name) snprintf(in[0].name, RESULT_TEXT_LEN, "t_%s", #name);
 #define SET_INT(name) in[0].name = 1000 + k;
@@ -186,7 +189,7 @@ static void test_writer_round_trip(void)
 #define SAME_TEXT(name) CHECK(!strcmp(out[0].name, in[0].name) && !strcmp(out[1].name, ""));
 /* arm: a row without it has one arm (csv_read.h) */
 #define SAME_INT(name)                                                                        \
-    CHECK(out[0].name == in[0].name && out[1].name == (strcmp(#name, "arm") ? -1 : 1));
+    CHECK(out[0].name == in[0].name && out[1].name == (strcmp(#name, "arm") ? in[1].name : 1));
 #define SAME_REAL(name) CHECK(out[0].name == in[0].name && isnan(out[1].name));
 #define SAME(name, type, pass, role) SAME_##type(name)
     RESULT_COLUMNS(SAME)
@@ -261,6 +264,14 @@ int main(void)
                "devices (that takes 2");
     expect_bad(SPLIT "cpu,x,S,fp32,async,sum,8,4,2,1,ok,5,0\n",
                ":2: a step time of 5 ms over 0 samples");
+    /* a split size left empty: read as unmeasured, it printed "4x-1" */
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,,4,2,1,ok,5,10\n",
+               ":2: column effective_batch is empty (every row names its split");
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,8,,2,1,ok,5,10\n",
+               ":2: column micro_batch is empty");
+    expect_bad(SPLIT "cpu,x,S,fp32,async,sum,8,4,,1,oom,,\n",
+               ":2: column accum_steps is empty (every row names its split: the row was "
+               "edited or damaged) (field 9 of the row)");
     /* what runs write reads: a ragged split (E = 10 of 4: 4+4+2), E = 11
      * over 2 devices of micro 2 (the ranks take 6 and 5: K = 3), a row
      * that did not run, a file without the devices column */
