@@ -63,18 +63,35 @@ static int set_all(run_options *o, const char *const (*kv)[2], size_t n, char *w
     return 0;
 }
 
-/* The weights alone (fp32 master, gradients, optimizer state, the compute
- * copy): a cap below them fits nothing, whatever the split. */
-static int weights_fit(const run_options *o, uint64_t cap, dtype dt, int effective)
+/* The weights alone in dt (fp32 master, gradients, optimizer state, the
+ * compute copy). */
+static size_t state_bytes(const run_options *o, dtype dt, int effective)
 {
     memory_need need;
     model_memory_need(&o->models[0], dt, o->optimizer.kind, 1, effective, o->buffers, &need);
-    size_t weights = need.weights + need.master_copy + need.gradients + need.optimizer_state;
+    return need.weights + need.master_copy + need.gradients + need.optimizer_state;
+}
+
+/* A cap below the weights alone fits nothing, whatever the split; the
+ * dtypes measured differ in it (bf16 adds its compute copy), so the cap
+ * is held to the least of them: held to the first listed, --dtype
+ * bf16,fp32 refused a cap fp32's candidates fit, which --dtype fp32,bf16
+ * measured and ranked. */
+static int weights_fit(const run_options *o, uint64_t cap, const dtype *list, int n,
+                       int effective)
+{
+    dtype least = list[0];
+    size_t weights = state_bytes(o, least, effective);
+    for (int i = 1; i < n; i++)
+        if (state_bytes(o, list[i], effective) < weights) {
+            least = list[i];
+            weights = state_bytes(o, least, effective);
+        }
     if (cap >= weights)
         return 1;
     fprintf(stderr, "accubench: --mem-cap %llu bytes is below what the weights alone need: "
                     "%zu bytes (model %s in %s: weights, gradients and %s state)\n",
-            (unsigned long long)cap, weights, o->models[0].name, dtype_name(dt),
+            (unsigned long long)cap, weights, o->models[0].name, dtype_name(least),
             optimizer_name(o->optimizer.kind));
     return 0;
 }
@@ -168,8 +185,8 @@ static int measure_each_dtype(run_options *o, uint64_t cap, int dtype_given)
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
-    int rc = weights_fit(o, cap, list[0], o->effective[0]) ? measure_dtypes(o, entry, b, list, n)
-                                                            : 2;
+    int rc = weights_fit(o, cap, list, n, o->effective[0]) ? measure_dtypes(o, entry, b, list, n)
+                                                         : 2;
     b->ops->destroy(b);
     if (rc == 2 || rc > 128)
         return rc; /* said: the cap, the sweep's bad input, or the interruption */

@@ -108,6 +108,16 @@ else
     grep -q '^left out:' out.txt || fail "exit 1 without saying why each was left out"
 fi
 
+# The weights-alone check holds the cap to the dtype of least state, in
+# whatever order --dtype lists them: tiny's fp32 state (149788 bytes) and
+# a micro-batch fit 160000, its bf16 state (168508, the compute copy
+# beside it) does not; --dtype bf16,fp32 once refused the cap outright.
+"$ACCUBENCH" plan --recommend --effective 2 --model tiny --dtype bf16,fp32 --mem-cap 160000 \
+    --budget-s 0.05 --csv order.csv > out.txt 2> err.txt; rc=$?
+[ "$rc" = 0 ] || { cat out.txt err.txt; fail "--dtype bf16,fp32 under fp32's fit exited $rc"; }
+grep -Eq '^ +1 +[0-9]+x[0-9]+ fp32 .* recommended$' out.txt ||
+    fail "no fp32 candidate recommended with bf16 listed first: $(cat out.txt)"
+
 # The frontier profile's rows (shrunk to small models), planned from: each
 # recompute value is a candidate of its own.
 "$ACCUBENCH" run --profile frontier --model tiny,gpt-tiny --effective 16 --micro 4,16 \
