@@ -139,29 +139,24 @@ static int ranking(FILE *out, const frontier_set *s, const csv_row *rows, int w)
 /* The pick stated by the rule: it clears the next candidate, or it ties
  * with the candidates the rule does not separate from it (named, each with
  * what the rule makes of it, the one needing the least memory said: the
- * tie-break a person would want). */
+ * tie-break a person would want). The ties are printed as they are named,
+ * not gathered in a buffer first: a measuring run ties ten and more, each
+ * name some 60 characters with its words, and a buffer cut the list short
+ * mid-name under a count that promised them all. */
 static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
 {
     const frontier_item *best = &s->items[s->best];
-    char name[LABEL_LEN], tied_names[600] = "";
-    size_t used = 0;
+    char name[LABEL_LEN];
     int next = -1, least_i;
     for (size_t i = (size_t)s->best + 1; i < s->n && next < 0; i++)
         if (s->items[i].verdict == FR_FITS)
             next = (int)i;
     int *tied_i = malloc((s->n ? s->n : 1) * sizeof *tied_i);
     int tied = tied_i ? frontier_tied(s, rows, tied_i, &least_i) : 0;
-    for (int j = 0; j < tied; j++) {
-        label(s, rows, &s->items[tied_i[j]], name);
-        if (used < sizeof tied_names)
-            used += (size_t)snprintf(tied_names + used, sizeof tied_names - used, "%s%s (%s)",
-                                     used ? ", " : "", name,
-                                     frontier_tie_words(s, rows, tied_i[j]).s);
-    }
-    free(tied_i);
     label(s, rows, best, name);
     if (next < 0) {
         fprintf(out, "pick: %s, the only candidate within the cap\n", name);
+        free(tied_i);
         return;
     }
     if (!tied) {
@@ -174,9 +169,15 @@ static void pick(FILE *out, const frontier_set *s, const csv_row *rows)
         char apart[200];
         paired_pooled_remark(&p, n->step_ms_median / b->step_ms_median, apart, sizeof apart);
         fprintf(out, "pick: %s; it clears the next, %s: %s%s\n", name, next_name, ratio, apart);
+        free(tied_i);
         return;
     }
-    fprintf(out, "pick: %s, not separated by the rule from %d: %s", name, tied, tied_names);
+    fprintf(out, "pick: %s, not separated by the rule from %d: ", name, tied);
+    for (int j = 0; j < tied; j++) {
+        label(s, rows, &s->items[tied_i[j]], name);
+        fprintf(out, "%s%s (%s)", j ? ", " : "", name, frontier_tie_words(s, rows, tied_i[j]).s);
+    }
+    free(tied_i);
     if (least_i != s->best) {
         const frontier_item *least = &s->items[least_i];
         label(s, rows, least, name);

@@ -286,6 +286,53 @@ static void test_rule_over_medians(void)
     unlink(path);
 }
 
+/* A pick tied with many candidates names every one of them: a measuring
+ * run's sweep (every split, recompute value and dtype) ties ten and more,
+ * and the line once cut its list short mid-name under the count. */
+static void test_many_ties(void)
+{
+    char path[] = "/tmp/accubench-frontier-XXXXXX", why[300];
+    static char csv[4096], text[16384];
+    size_t used = (size_t)snprintf(csv, sizeof csv,
+                                   "backend,device,model,dtype,recompute,mode,reduction,"
+                                   "effective_batch,micro_batch,accum_steps,devices,"
+                                   "step_ms_median,step_ms_ci_lo,step_ms_ci_hi,"
+                                   "mem_need_bytes,status\n");
+    static const char *const rc[] = {"none", "gelu", "block"};
+    for (int m = 64, i = 0; m >= 8; m /= 2)
+        for (int r = 0; r < 3; r++, i++)
+            used += (size_t)snprintf(csv + used, sizeof csv - used,
+                                     "cpu,x,S,fp32,%s,async,sum,64,%d,%d,1,%.2f,9,12,1000,ok\n",
+                                     rc[r], m, 64 / m, 10 + 0.01 * i);
+    csv_table ct;
+    csv_row *cr;
+    if (load_text(csv, path, &ct, &cr))
+        return;
+    frontier_set s;
+    frontier_query q = {.effective = 64, .devices = 1, .cap = 5000};
+    CHECK(frontier_build(&ct, cr, &q, &s, why, sizeof why) == 0);
+    CHECK(s.n == 12 && s.best == 0);
+    frontier_free(&s);
+    FILE *out = tmpfile();
+    recommend_request req = {.csv_path = path, .q = q};
+    CHECK(out && recommend_print(out, &ct, cr, &req) == 0);
+    if (out) {
+        rewind(out);
+        text[fread(text, 1, sizeof text - 1, out)] = '\0';
+        fclose(out);
+    }
+    const char *line = strstr(text, "pick: 64x1 fp32 recompute=none shard=none, not separated "
+                                    "by the rule from 11: ");
+    CHECK(line != NULL);
+    /* the last tie (8x8 with block recompute, slowest) is named whole */
+    const char *end = line ? strchr(line, '\n') : NULL;
+    const char *last = line ? strstr(line, "8x8 fp32 recompute=block shard=none (") : NULL;
+    CHECK(last && end && last < end);
+    free(cr);
+    csv_free(&ct);
+    unlink(path);
+}
+
 int main(void)
 {
     char why[300];
@@ -297,6 +344,7 @@ int main(void)
     test_custom_model();
     test_second_arm();
     test_rule_over_medians();
+    test_many_ties();
     free(rows);
     csv_free(&t);
     return check_finish("test_frontier");
