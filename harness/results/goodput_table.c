@@ -50,9 +50,14 @@ static int row_of(const csv_row *r, const read_curve *k, long long e)
            r->arm == k->arm;
 }
 
+/* Memory per device as plan --recommend and the report's frontier hold it
+ * to the cap (frontier.c): the measured peak where the row has one, else
+ * the exact need. Held to the need alone, --goal time timed an E at a
+ * split --goal step, on the same file and cap, called over the cap. */
 static int fits(const csv_row *r, int64_t cap)
 {
-    return cap < 0 || (r->mem_need_bytes >= 0 && r->mem_need_bytes <= cap);
+    int64_t mem = r->mem_peak_bytes > 0 ? r->mem_peak_bytes : r->mem_need_bytes;
+    return cap < 0 || (mem >= 0 && mem <= cap);
 }
 
 /* The fastest split at e within the cap, by median step time. */

@@ -286,6 +286,13 @@ static void test_none_or_one_timed(void)
     CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 && strstr(why, "within the cap"));
     CHECK(!strcmp(goodput_untimed_why(&s->p[0]), "has no timed split within the cap"));
     goodput_free(s, n);
+    /* a measured peak over the cap is over it, whatever the need says,
+     * as plan --recommend --goal step holds the same row */
+    req.mem_cap = 1500, rows[0].mem_peak_bytes = 2000;
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    CHECK(!s->p[0].fast && !(s->p[0].time_s > 0));
+    goodput_free(s, n);
+    rows[0].mem_peak_bytes = 0;
     req.mem_cap = -1;
     CHECK(goodput_build(&ct, rows, 0, &req, &s, &n) == 0 && n == 1);
     CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 &&
