@@ -7,6 +7,7 @@
 
 #include "atomic_file.h"
 #include "split_text.h"
+#include "stats.h"
 
 void csv_writer_init(csv_writer *w, const char *path)
 {
@@ -91,7 +92,7 @@ static void put_int(FILE *f, int64_t v)
 static void put_real(FILE *f, double v)
 {
     if (!isnan(v) && !isinf(v))
-        fprintf(f, "%.6g", v);
+        fprintf(f, "%.*g", STATS_CSV_DIGITS, v);
 }
 
 void csv_write_row(FILE *f, const result_row *r)

@@ -205,12 +205,14 @@ paired_verdict paired_judge(const paired_ratio *p, double threshold)
 {
     if (!(p->lo > 0) || !(p->hi >= p->lo))
         return PAIRED_UNKNOWN;
+    double lo = stats_as_written(p->lo, STATS_CSV_DIGITS);
+    double hi = stats_as_written(p->hi, STATS_CSV_DIGITS);
     double up = 1 + threshold, down = 1 / up;
-    if (p->lo > up)
+    if (lo > up)
         return PAIRED_SLOWER;
-    if (p->hi < down)
+    if (hi < down)
         return PAIRED_FASTER;
-    if (p->lo >= down && p->hi <= up)
+    if (lo >= down && hi <= up)
         return PAIRED_EQUAL;
     return PAIRED_UNDECIDED;
 }

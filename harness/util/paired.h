@@ -123,7 +123,11 @@ paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b);
  * cell is empty or not a list of positive numbers. */
 size_t round_ms_parse(const char *text, double *out, size_t max);
 
-/* The rule: faster or slower only where the interval clears the threshold. */
+/* The rule: faster or slower only where the interval clears the threshold.
+ * The interval is judged as the results CSV writes it (vs_ref_lo..hi, 6
+ * digits), so that a reader of the file that judges those cells draws the
+ * run's verdict: on full precision a lower bound of 1.0200001 was "slower"
+ * in the run and, read back as 1.02, not separated. */
 paired_verdict paired_judge(const paired_ratio *p, double threshold);
 
 /* Neither faster nor slower, with an interval: the same within the

@@ -1,6 +1,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,4 +107,11 @@ double stats_median(const double *v, size_t n)
 {
     timing_stats st;
     return timing_stats_of(v, n, &st) == 0 ? st.median : NAN;
+}
+
+double stats_as_written(double v, int digits)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%.*g", digits, v);
+    return strtod(text, NULL);
 }

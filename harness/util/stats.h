@@ -46,6 +46,15 @@ void median_ci_sorted(const double *sorted, size_t n, double level, double *lo, 
  * that has the interval and the count but not the samples. */
 double median_ci_coverage(size_t n, double level);
 
+/* v as "%.*g" writes it with `digits` significant digits and strtod reads
+ * it back: what a file holds of a figure. A figure that decides something
+ * is judged as written, so that the program and every reader of its file
+ * decide alike. */
+double stats_as_written(double v, int digits);
+
+/* The significant digits of a real in the results CSV (csv_writer.c). */
+#define STATS_CSV_DIGITS 6
+
 /* Percentile p (0..100) of sorted values, linearly interpolated. */
 double percentile_sorted(const double *sorted, size_t n, double p);
 

@@ -147,6 +147,30 @@ static void test_equal_and_undecided(void)
     CHECK(paired_judge(&p, 0.02) == PAIRED_UNKNOWN);
 }
 
+/* The rule judges the interval as the CSV writes it (6 digits), so that
+ * a reader of vs_ref_lo..hi draws the run's verdict: a lower bound of
+ * 1.0200001 is written 1.02, which does not clear 2%; an upper bound of
+ * 0.98039218, just above 1 / 1.02 = 0.98039216, is written 0.980392,
+ * which does. Each judged full and as written, alike. */
+static void test_judged_as_written(void)
+{
+    paired_ratio full = {.rounds = 32, .ratio = 1.03, .lo = 1.0200001, .hi = 1.04};
+    paired_ratio read = full;
+    read.lo = 1.02;
+    CHECK(paired_judge(&full, PAIRED_THRESHOLD) == PAIRED_UNDECIDED);
+    CHECK(paired_judge(&read, PAIRED_THRESHOLD) == PAIRED_UNDECIDED);
+    full = (paired_ratio){.rounds = 32, .ratio = 0.97, .lo = 0.96, .hi = 0.98039218};
+    read = full;
+    read.hi = 0.980392;
+    CHECK(paired_judge(&full, PAIRED_THRESHOLD) == PAIRED_FASTER);
+    CHECK(paired_judge(&read, PAIRED_THRESHOLD) == PAIRED_FASTER);
+    /* clear of the threshold in the sixth digit: judged so */
+    full.hi = 0.980391;
+    CHECK(paired_judge(&full, PAIRED_THRESHOLD) == PAIRED_FASTER);
+    full = (paired_ratio){.rounds = 32, .ratio = 1.03, .lo = 1.02001, .hi = 1.04};
+    CHECK(paired_judge(&full, PAIRED_THRESHOLD) == PAIRED_SLOWER);
+}
+
 /* Missing or non-positive figures are left out of the pairs. */
 static void test_missing_pairs(void)
 {
@@ -299,6 +323,7 @@ int main(void)
     test_looks_keep_the_level();
     test_widening_is_the_percentile();
     test_equal_and_undecided();
+    test_judged_as_written();
     test_missing_pairs();
     test_unpaired();
     test_runs_ratio();

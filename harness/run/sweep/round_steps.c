@@ -3,7 +3,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "stats.h"
 
@@ -44,8 +43,9 @@ double round_steps_median(const double *v, const size_t *at, int rounds, const i
     return stats_median(medians, n);
 }
 
-/* The digits of a round's figure in round_ms (round_text, round_as_written). */
-#define ROUND_FIGURE_FORMAT "%.5g"
+/* The significant digits of a round's figure in round_ms (round_text,
+ * round_as_written). */
+#define ROUND_FIGURE_DIGITS 5
 
 void round_text(const double *per_round, int rounds, const int *kept, char *out, size_t len)
 {
@@ -53,13 +53,8 @@ void round_text(const double *per_round, int rounds, const int *kept, char *out,
     out[0] = '\0';
     for (int k = 0; k < rounds && used < len; k++)
         if (kept[k])
-            used += (size_t)snprintf(out + used, len - used, "%s" ROUND_FIGURE_FORMAT,
-                                     used ? " " : "", per_round[k]);
+            used += (size_t)snprintf(out + used, len - used, "%s%.*g", used ? " " : "",
+                                     ROUND_FIGURE_DIGITS, per_round[k]);
 }
 
-double round_as_written(double v)
-{
-    char text[64];
-    snprintf(text, sizeof text, ROUND_FIGURE_FORMAT, v);
-    return strtod(text, NULL);
-}
+double round_as_written(double v) { return stats_as_written(v, ROUND_FIGURE_DIGITS); }
