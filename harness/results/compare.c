@@ -170,11 +170,13 @@ static void optimizer_of(const csv_table *t, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)strcspn(o, " "), o);
 }
 
-/* Relative noise of one row for the table: half its band, in percent. */
+/* Relative noise of one row for the table: half its band, in percent;
+ * unmeasured under two samples (one sample's interval is the median
+ * itself, a band of 0 that would read as a quiet step). */
 static double noise_pct(const csv_row *r)
 {
     double lo, hi;
-    if (!result_ran(r))
+    if (!result_ran(r) || (r->samples >= 0 && r->samples < 2))
         return NAN;
     band(r, &lo, &hi);
     return (hi - lo) / 2 / r->step_ms_median * 100;
