@@ -194,11 +194,14 @@ done:
 
 void check_llama_ops(sides *x)
 {
-    /* Llama 3 8B's width, and an odd one (a warp's lanes past its end). */
+    /* Llama 3 8B's width and an odd one (a warp's lanes past its end): the
+     * loop kernels; 768, the column in registers (cuda_norm_regs.cuh). */
     check_rmsnorm_forward(x, 4096, 300);
     check_rmsnorm_forward(x, 100, 7);
+    check_rmsnorm_forward(x, 768, 64);
     check_rmsnorm_backward(x, 4096, 300);
     check_rmsnorm_backward(x, 100, 7);
+    check_rmsnorm_backward(x, 768, 64);
     check_swiglu(x, 100003, 0);
     check_swiglu(x, 4096, 1);
     /* Llama 3's head dimension 128 at 2048 positions (the angles' largest),

@@ -372,10 +372,15 @@ void check_transformer_ops(sides *x)
     check_gemm_batched(x, 1, 0, 256, 256, 64, 12, 1, 0.0f);
     check_gemm_batched(x, 0, 0, 64, 256, 256, 12, 1, 0.0f);
     check_gemm_batched(x, 0, 1, 64, 64, 256, 12, 0, 1.0f);
+    /* 768: the column in registers (cuda_norm_regs.cuh) in both dtypes;
+     * 100 in fp32 too; 2050 (not whole 16-byte vectors) and 100 in bf16:
+     * the loop kernels. */
     check_layernorm_forward(x, 768, 300);
     check_layernorm_forward(x, 100, 7);
+    check_layernorm_forward(x, 2050, 9);
     check_layernorm_backward(x, 768, 300); /* the two-pass parameter gradient */
     check_layernorm_backward(x, 100, 7);   /* one pass */
+    check_layernorm_backward(x, 2050, 9);
     check_causal_softmax_forward(x, 256, 24, 0.125f);
     check_causal_softmax_forward(x, 37, 5, 0.5f);
     check_causal_softmax_backward(x, 256, 24, 0.125f, 0);
