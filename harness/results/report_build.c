@@ -175,8 +175,8 @@ static void abc_table(const report_input *in, const report_group *g, doc *d)
         table_add(tb, rp_count(r->kernels_per_step).s);
         /* a share over 100% cannot be true: marked where it stands, the
          * findings and the row's trust say why */
-        table_addf(tb, "%s%s", rp_num(r->gpu_busy_pct, 3).s, r->gpu_busy_pct > 100 ? " (!)" : "");
-        table_addf(tb, "%s%s", rp_num(r->mfu_pct, 3).s, r->mfu_pct > 100 ? " (!)" : "");
+        table_add(tb, rp_share(r->gpu_busy_pct).s);
+        table_add(tb, rp_share(r->mfu_pct).s);
         table_add(tb, r->grad_rel_err == 0 ? "0" : rp_num(r->grad_rel_err, 2).s);
         table_add(tb, rp_bytes(r->mem_need_bytes).s);
         table_add(tb, rp_bytes(r->mem_peak_bytes).s);

@@ -31,18 +31,6 @@
 /* A change in busy % smaller than this many points is not worth a claim. */
 #define BUSY_DROP_POINTS 5.0
 
-/* The trace pass times its steps apart from the timed pass, one at a time
- * (recording perturbs timing; docs/trace.md): a traced step this many
- * times the timed median is not the step the row reports (ranks waiting
- * on each other, a descheduled core), and its busy share says nothing of
- * the timed steps. */
-#define TRACE_STEP_APART 2.0
-
-static int traced_apart(const csv_row *r)
-{
-    return r->cupti_step_ms > TRACE_STEP_APART * r->step_ms_median;
-}
-
 /* Sentences about one A/B/C table: the range of step times across its splits. */
 static void group_findings(const report_input *in, const report_group *g, doc *d)
 {
@@ -253,7 +241,7 @@ static void busy_finding(const report_input *in, const report_group *g, size_t n
         /* hi has the most passes, so the smallest micro-batch */
         double drop = lo->gpu_busy_pct - hi->gpu_busy_pct;
         const char *who = host_computes_ops(in, lo) ? "Device (CPU backend)" : "GPU";
-        if (traced_apart(lo) || traced_apart(hi)) {
+        if (rp_traced_apart(lo) || rp_traced_apart(hi)) {
             doc_bullet(d,
                        "%s busy time is %s%% of the traced step at micro-batch %lld and %s%% at "
                        "%lld (model %s, from the trace pass), but those traced steps took %s "
@@ -264,7 +252,7 @@ static void busy_finding(const report_input *in, const report_group *g, size_t n
                        rp_num(lo->gpu_busy_pct, 3).s, (long long)lo->micro_batch, lo->model,
                        rp_num(hi->cupti_step_ms, 3).s, rp_num(lo->cupti_step_ms, 3).s,
                        rp_num(hi->step_ms_median, 3).s, rp_num(lo->step_ms_median, 3).s,
-                       TRACE_STEP_APART);
+                       RP_TRACE_STEP_APART);
             return;
         }
         doc_bullet(d,

@@ -44,6 +44,17 @@ rp_text rp_bytes(int64_t b);         /* "1.5 GiB", "-" if unmeasured */
  * rounded: the byte that decides whether it fits is seen. */
 rp_text rp_bytes_beside(int64_t b, int64_t other);
 rp_text rp_pct(double v);            /* "+8.2%" */
+/* A share in % (MFU, busy), three digits, marked " (!)" above 100%: no
+ * step reaches it, so wherever the report prints one it is marked. */
+rp_text rp_share(double pct);
+
+/* The trace pass times its steps apart from the timed pass, one at a time
+ * (recording perturbs timing; docs/trace.md): a traced step this many
+ * times the timed median is not the step the row reports (ranks waiting
+ * on each other, a descheduled core), and its busy share says nothing of
+ * the timed steps. */
+#define RP_TRACE_STEP_APART 2.0
+int rp_traced_apart(const csv_row *r);
 
 /* The naive prediction of a step: K passes at the one-pass time. */
 double rp_naive_ms(const csv_row *r);

@@ -197,6 +197,18 @@ rp_text rp_pct(double v)
     return t;
 }
 
+rp_text rp_share(double pct)
+{
+    rp_text t;
+    snprintf(t.s, sizeof t.s, "%s%s", rp_num(pct, 3).s, pct > 100 ? " (!)" : "");
+    return t;
+}
+
+int rp_traced_apart(const csv_row *r)
+{
+    return r->cupti_step_ms > RP_TRACE_STEP_APART * r->step_ms_median;
+}
+
 /* The naive prediction of a step: K passes at the one-pass time (NAN for
  * a ragged split, split_text.h). */
 double rp_grad_tolerance(const csv_row *r)

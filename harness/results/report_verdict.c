@@ -120,10 +120,12 @@ static void verdict_table(const report_input *in, const size_t abc[3], doc *d)
             table_add(tb, i == 0 ? "1x" : "-");
         else
             table_add(tb, ratio);
-        table_add(tb, rp_num(r->mfu_pct, 3).s);
+        /* marked above 100% as in the splits table: the same figure must
+         * not read as true here and impossible there */
+        table_add(tb, rp_share(r->mfu_pct).s);
         table_add(tb, rp_count(r->dispatches_per_step).s);
         table_add(tb, rp_count(r->kernels_per_step).s);
-        table_add(tb, host_computes(in, r) ? "-" : rp_num(r->gpu_busy_pct, 3).s);
+        table_add(tb, host_computes(in, r) ? "-" : rp_share(r->gpu_busy_pct).s);
         table_add(tb, host_computes(in, r) ? "-" : rp_num(r->idle_ms, 3).s);
         /* no flags column (a file from before it): not known clean */
         table_add(tb, *r->flags ? r->flags : csv_column(in->t, "flags") >= 0 ? "clean" : "-");
@@ -299,11 +301,23 @@ static void why_bullets(const report_input *in, const csv_row *const r[3], doc *
         doc_bullet(d, "C's host enqueue time is %s of its %s ms step: it is launch-bound, the "
                       "GPU waits for the host.",
                    rp_num(r[2]->host_enqueue_ms, 3).s, rp_num(r[2]->step_ms_median, 4).s);
-    if (!host && !isnan(r[0]->gpu_busy_pct) && !isnan(r[2]->gpu_busy_pct))
+    /* A traced step far longer than the timed one (report_parts.h) is not
+     * the step the verdict is about: its busy share is no cause, as the
+     * findings' busy sentence says too. */
+    if (!host && !isnan(r[0]->gpu_busy_pct) && !isnan(r[2]->gpu_busy_pct) &&
+        (rp_traced_apart(r[0]) || rp_traced_apart(r[2])))
+        doc_bullet(d, "Device busy time is not named as a cause: the traced steps of A and C "
+                      "took %s and %s ms against %s and %s ms timed (over %gx), so their busy "
+                      "shares (%s%% and %s%%) are of steps unlike the timed ones.",
+                   rp_num(r[0]->cupti_step_ms, 3).s, rp_num(r[2]->cupti_step_ms, 3).s,
+                   rp_num(r[0]->step_ms_median, 3).s, rp_num(r[2]->step_ms_median, 3).s,
+                   RP_TRACE_STEP_APART, rp_num(r[0]->gpu_busy_pct, 3).s,
+                   rp_num(r[2]->gpu_busy_pct, 3).s);
+    else if (!host && !isnan(r[0]->gpu_busy_pct) && !isnan(r[2]->gpu_busy_pct))
         doc_bullet(d, "Device busy %s%% of A's step, %s%% of C's (trace pass)%s",
                    rp_num(r[0]->gpu_busy_pct, 3).s, rp_num(r[2]->gpu_busy_pct, 3).s,
                    isnan(r[2]->idle_ms) ? "."
-                                        : "; C's device sits idle for that share of its step.");
+                                        : "; C's device sits idle for the rest of its step.");
     gemm_bullets(r, d);
     sync_bullet(r, host, d);
     not_measured(r, host, d);

@@ -16,6 +16,11 @@ static char tmpdir[] = "/tmp/accubench-report-busy-XXXXXX";
     "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
     "accum_steps,status,step_ms_median,cupti_step_ms,gpu_busy_pct\n"
 
+/* HEADER with the traced step's idle time */
+#define HEADER_IDLE                                                                         \
+    "# device: x\nbackend,device,model,dtype,mode,reduction,effective_batch,micro_batch,"   \
+    "accum_steps,status,step_ms_median,cupti_step_ms,gpu_busy_pct,idle_ms\n"
+
 /* The report of `rows` (after HEADER), its Markdown. */
 static const char *report_of(const char *name, const char *rows)
 {
@@ -41,6 +46,34 @@ static void test_traced_steps_alike(void)
     CHECK(md && !strstr(md, "those traced steps took"));
 }
 
+/* The A/B/C verdict's why holds to the same rule: a traced C far longer
+ * than its timed step is no cause, and its busy share no idle time. */
+static void test_verdict_traced_apart(void)
+{
+    const char *md = report_of("abc_apart",
+                               "cuda,x,S,bf16,async,sum,64,64,1,ok,0.23,0.24,53.9\n"
+                               "cuda,x,S,bf16,async,sum,64,16,4,ok,0.58,0.60,29.6\n"
+                               "cuda,x,S,bf16,async,sum,64,8,8,ok,0.94,2.90,13.4\n");
+    CHECK(md && strstr(md, "Device busy time is not named as a cause: the traced steps of A "
+                           "and C took 0.240 and 2.90 ms against 0.230 and 0.940 ms timed"));
+    CHECK(md && !strstr(md, "Device busy 53.9% of A's step"));
+}
+
+/* A share no step reaches is marked in the A/B/C table as in the splits
+ * table, so that one figure never reads as true in one and impossible in
+ * the other. */
+static void test_verdict_marks_impossible_share(void)
+{
+    const char *md = test_report_rows(tmpdir, "abc_share", HEADER_IDLE,
+                                      "cuda,x,S,bf16,async,sum,64,64,1,ok,0.23,0.24,104.5,0\n"
+                                      "cuda,x,S,bf16,async,sum,64,16,4,ok,0.58,0.60,29.6,0.42\n"
+                                      "cuda,x,S,bf16,async,sum,64,8,8,ok,0.94,0.97,13.4,0.84\n");
+    const char *abc = md ? strstr(md, "| A ") : NULL;
+    const char *end = abc ? strchr(abc, '\n') : NULL;
+    CHECK(abc && end && strstr(abc, "104 (!)") && strstr(abc, "104 (!)") < end);
+    CHECK(md && strstr(md, "C's device sits idle for the rest of its step."));
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -49,6 +82,8 @@ int main(void)
     }
     test_traced_steps_apart();
     test_traced_steps_alike();
+    test_verdict_traced_apart();
+    test_verdict_marks_impossible_share();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_busy");
 }
