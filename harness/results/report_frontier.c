@@ -153,6 +153,7 @@ void report_frontier(const report_input *in, doc *d)
     const char *own = csv_meta_get(in->t, "backend");
     int n = set_keys(in, own && *own ? own : NULL, keys, &more);
     int shown = 0;
+    const char *inexact = NULL; /* a reduction that kept rows off every front */
     for (int k = 0; k < n; k++) {
         frontier_query q = {keys[k].effective, keys[k].devices, in->mem_cap, keys[k].model,
                             own && *own ? own : NULL};
@@ -161,8 +162,11 @@ void report_frontier(const report_input *in, doc *d)
         if (frontier_build(in->t, in->rows, &q, &s, why, sizeof why))
             continue;
         int clean = 0;
-        for (size_t i = 0; i < s.n; i++)
+        for (size_t i = 0; i < s.n; i++) {
             clean += s.items[i].verdict == FR_FITS || s.items[i].verdict == FR_OVER_CAP;
+            if (s.items[i].verdict == FR_INEXACT && !inexact)
+                inexact = in->rows[s.items[i].row].reduction;
+        }
         if (clean) {
             shown++;
             doc_heading(d, 3, "Model %s, effective batch %lld, %lld %s", keys[k].model,
@@ -177,7 +181,15 @@ void report_frontier(const report_input *in, doc *d)
         doc_para(d, "%zu rows of further model x effective batch x device counts are not shown.",
                  more);
     if (!shown) {
-        doc_para(d, "Nothing to set against a cap: no row ran with a memory figure.");
+        /* rows that ran with their memory, but of a reduction that is not
+         * the full batch's gradient (or one this build does not know, from
+         * another version), are left out for that, not for their memory */
+        if (inexact)
+            doc_para(d, "Nothing to set against a cap: the rows that ran are of a reduction "
+                        "this build does not hold exact (%s), and a gradient that may not be "
+                        "the full batch's is no way to the batch.", inexact);
+        else
+            doc_para(d, "Nothing to set against a cap: no row ran with a memory figure.");
         return;
     }
     report_chart(in, d, "frontier", "Step time against memory per device, each configuration "
