@@ -152,14 +152,17 @@ void doc_write_md(const doc *d, FILE *f, const char *chart_base)
             md_escape(f, b->text);
             fputs("\n\n", f);
             break;
-        case DOC_PARA:
-            fprintf(f, "%s\n\n", b->text);
+        case DOC_PARA: /* no HTML from the CSV's text (md_put_text) */
+            md_put_text(f, b->text);
+            fputs("\n\n", f);
             break;
         case DOC_BULLET:
-            fprintf(f, "- %s\n", b->text);
+            fputs("- ", f);
+            md_put_text(f, b->text);
+            fputc('\n', f);
             break;
         case DOC_TABLE:
-            table_write_md(b->tab, f);
+            table_write_md_no_html(b->tab, f);
             fputc('\n', f);
             break;
         case DOC_CHART:

@@ -114,13 +114,33 @@ static void pad(FILE *f, size_t n)
     fwrite(spaces, 1, n, f);
 }
 
-void table_write_md(const table *t, FILE *f)
+void md_put_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        if (*s == '<')
+            fputs("&lt;", f);
+        else if (*s == '&')
+            fputs("&amp;", f);
+        else
+            fputc(*s, f);
+}
+
+size_t md_text_len(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '<' ? 4 : *s == '&' ? 5 : 1;
+    return n;
+}
+
+static void write_md(const table *t, FILE *f, int no_html)
 {
     size_t rows = rows_of(t) + (t->count % (t->cols ? t->cols : 1) ? 1 : 0);
     size_t width[32] = {0};
     for (size_t r = 0; r < rows; r++)
         for (size_t c = 0; c < t->cols; c++) {
-            size_t w = strlen(cell(t, r, c));
+            const char *text = cell(t, r, c);
+            size_t w = no_html ? md_text_len(text) : strlen(text);
             if (w > width[c])
                 width[c] = w;
         }
@@ -130,11 +150,14 @@ void table_write_md(const table *t, FILE *f)
     for (size_t r = 0; r < rows; r++) {
         for (size_t c = 0; c < t->cols; c++) {
             const char *text = cell(t, r, c);
-            size_t len = strlen(text);
+            size_t len = no_html ? md_text_len(text) : strlen(text);
             fputs("| ", f);
             if (t->align[c] == 'r')
                 pad(f, width[c] - len);
-            fputs(text, f);
+            if (no_html)
+                md_put_text(f, text);
+            else
+                fputs(text, f);
             if (t->align[c] != 'r')
                 pad(f, width[c] - len);
             fputc(' ', f);
@@ -151,6 +174,9 @@ void table_write_md(const table *t, FILE *f)
         }
     }
 }
+
+void table_write_md(const table *t, FILE *f) { write_md(t, f, 0); }
+void table_write_md_no_html(const table *t, FILE *f) { write_md(t, f, 1); }
 
 const char *fmt_sig(char *buf, size_t len, double v, int sig)
 {

@@ -26,8 +26,19 @@ void table_free(table *t);
 void table_add(table *t, const char *text);
 void table_addf(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* As Markdown: as it is for a terminal (compare), or with no HTML in it
+ * (the report's file, which a Markdown viewer renders): text from a CSV
+ * (a model's or a host's name) cannot open a tag there (md_put_text). */
 void table_write_md(const table *t, FILE *f);
+void table_write_md_no_html(const table *t, FILE *f);
 void table_write_html(const table *t, FILE *f);
+
+/* s with the two characters that open HTML in Markdown, '<' (a tag) and
+ * '&' (an entity), written as entities, which every viewer shows as the
+ * characters; the rest, the report's own Markdown among it, as it is.
+ * md_text_len: the length it writes. */
+void md_put_text(FILE *f, const char *s);
+size_t md_text_len(const char *s);
 
 /* v with `sig` significant digits in plain notation (no exponent between
  * 1e-3 and 1e12), "-" when v is NAN (not measured). Returns buf. */
