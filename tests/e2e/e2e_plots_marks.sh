@@ -95,6 +95,19 @@ check '[ "$(grep -c "1.50x \[1.40..1.60\]" aa.wallclock.svg)" = 3 ] && ! grep -q
 check '[ "$(grep -c ">16x4<" aa.frontier.svg)" = "$(grep -c ">16x4<" abc.frontier.svg)" ]' \
     "the frontier draws an A/A pair's second arm"
 
+# An MFU over 100% cannot be true: the wall-clock chart's right axis
+# reaches it (its [0:100] cut the point off the top, unsaid), and its
+# note says so; abc.csv with one row's MFU at 123.4.
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "mfu_pct") c = i; print; next }
+    !n++ { $c = 123.4 } { print }' abc.csv >over.csv
+y2=$(gnuplot -e "csv='over.csv'; out='over'" "$root/plots/wallclock.gp" \
+    -e 'print sprintf("%g %g", GPVAL_Y2_MAX, GPVAL_DATA_Y2_MAX)' 2>&1)
+check 'echo "$y2" | awk "NF != 2 || \$2 < 123 || \$1 < \$2 { exit 1 }"' \
+    "the wall-clock chart's right axis (max, data max: $y2) does not reach an MFU of 123.4"
+check 'grep -q "a share of 123% cannot be true" over.wallclock.svg' \
+    "the wall-clock chart does not say an MFU over 100% cannot be true"
+check '! grep -q "cannot be true" abc.wallclock.svg' "a chart under 100% says a share cannot be true"
+
 # A chart draws one effective batch: where the CSV holds others, its title
 # says so (the report beside it may open with another E's verdict).
 # (the copy at 128 keeps its micro-batch: twice the accumulation steps)
