@@ -73,12 +73,14 @@ static double true_noise(const eta_costs *c, const eta_item *it, int *windows)
     return *windows * window_s;
 }
 
-/* The gradient check's host work: the window's download and the K
- * pieces' of the full-batch reference, each summed over every parameter
- * (the noise pass's host work per pass). */
+/* The gradient check's host work: the window's download and the K + 1
+ * pieces' of the full-batch reference (shifted half a micro-batch; K at
+ * micro-batch 1), each summed over every parameter (the noise pass's host
+ * work per pass). */
 static double true_check_host(const eta_item *it)
 {
-    return (it->accum + 1) * HOST_PER_FLOP * it->flops / (it->micro * it->accum);
+    int pieces = it->accum + (it->micro >= 2);
+    return (1 + pieces) * HOST_PER_FLOP * it->flops / (it->micro * it->accum);
 }
 
 /* A config's time less its noise pass, before the 1.3 the model leaves out. */

@@ -271,6 +271,46 @@ static void test_reference_pieces(void)
     teardown(&f);
 }
 
+/* A model that reads every micro-batch's labels from the batch's start
+ * (the slice's offset dropped): an error that depends on which examples a
+ * micro-batch holds. The check sees it on every split of more than one
+ * example, one micro-batch included; with the micro-batch's own slices
+ * for the reference's pieces it read 1e-8 over it. */
+static backend_ops slice_ops;
+static const int *batch_labels;
+static int xent_from_batch_start(backend *b, storage s, const void *logits, void *dlogits,
+                                 const int *labels, const int *valid, const float *scale,
+                                 float *loss_sum, int classes, int batch)
+{
+    (void)labels;
+    return real_ops->softmax_xent(b, s, logits, dlogits, batch_labels, valid, scale, loss_sum,
+                                  classes, batch);
+}
+
+static void test_split_dependent_error(void)
+{
+    fixture f;
+    setup(&f, 16);
+    real_ops = f.b->ops;
+    slice_ops = *real_ops;
+    slice_ops.softmax_xent = xent_from_batch_start;
+    batch_labels = f.d.buf[0].labels;
+    f.b->ops = &slice_ops;
+    for (int micro = 2; micro <= 16; micro *= 2) {
+        double err = window_error(&f, micro, REDUCTION_SUM, NULL, NULL);
+        CHECK(err > 1e-3);
+        if (!(err > 1e-3))
+            fprintf(stderr, "E=16 micro=%d: labels from the batch's start read %.3g\n", micro,
+                    err);
+    }
+    f.b->ops = real_ops;
+    teardown(&f);
+    CHECK(gradcheck_first_piece(4, 4, 16) == 2);  /* shifted by half a micro-batch */
+    CHECK(gradcheck_first_piece(16, 16, 16) == 8); /* one micro-batch: two pieces */
+    CHECK(gradcheck_first_piece(1, 1, 16) == 1);   /* one example a micro-batch */
+    CHECK(gradcheck_first_piece(8, 2, 16) == 8);   /* larger pieces cross them anyway */
+}
+
 static void test_relative_error(void)
 {
     CHECK(relative_error((float[]){1, 2}, (float[]){1, 2}, 2) == 0.0);
@@ -284,5 +324,6 @@ int main(void)
     test_every_split();
     test_wrong_reductions();
     test_reference_pieces();
+    test_split_dependent_error();
     return check_finish("test_gradcheck");
 }

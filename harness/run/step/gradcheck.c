@@ -46,8 +46,14 @@ static int reference_chunk(const step_runner *s, int batch)
     return micro;
 }
 
+int gradcheck_first_piece(int chunk, int micro, int count)
+{
+    return chunk == micro && micro >= 2 && count >= 2 ? micro / 2 : chunk;
+}
+
 /* The reference into full: every example of the batch with the full
- * batch's normalisation, in pieces (reference_chunk; each from zeroed
+ * batch's normalisation, in pieces (reference_chunk, the first cut by
+ * gradcheck_first_piece; each from zeroed
  * gradients, so no accumulation on the device is trusted), summed on the
  * host in double. Pieces of the micro-batch run in the runner's own
  * activations where it holds them; larger ones in their own, and where
@@ -73,10 +79,11 @@ static int full_batch_reference(step_runner *s, float *full, float *piece, doubl
     }
     for (size_t i = 0; i < n; i++)
         sum[i] = 0;
-    for (int first = 0; !rc && first < all.count; first += chunk) {
+    for (int first = 0, len = gradcheck_first_piece(chunk, s->sp.micro, all.count);
+         !rc && first < all.count; first += len, len = chunk) {
         micro_batch_view v = all;
         v.first = first;
-        v.count = all.count - first < chunk ? all.count - first : chunk;
+        v.count = all.count - first < len ? all.count - first : len;
         if ((rc = model_zero_grads(m, s->loss_sum)) || (rc = model_forward(m, acts, &v, s->loss_sum)) ||
             (rc = model_backward(m, acts, &v)) || (rc = bk_download(b, piece, m->grads, bytes)))
             break;

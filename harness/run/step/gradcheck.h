@@ -1,6 +1,7 @@
 /* The correctness check of a config: the gradient accumulated over one
  * window against the full-batch gradient of the same examples from the
- * same weights, computed apart: in pieces of at most a micro-batch, each
+ * same weights, computed apart: in pieces of at most a micro-batch (not
+ * the micro-batches themselves: gradcheck_first_piece), each
  * from zeroed gradients with the whole batch's normalisation, summed on the
  * host in double. It needs no device memory beyond the step's own. */
 #ifndef ACCUBENCH_GRADCHECK_H
@@ -13,6 +14,17 @@
  * device that is the host's memory it comes beside the step's own
  * (memory_fit.h). */
 #define GRAD_CHECK_HOST_BYTES_PER_PARAM (3 * sizeof(float) + sizeof(double))
+
+/* The reference's first piece, of `count` examples cut in pieces of
+ * `chunk` for a window of micro-batches of `micro`: pieces the size of the
+ * micro-batch start half of one late (the first half as long), so that
+ * every piece holds examples of two micro-batches. On the micro-batch's
+ * own boundaries an error that depends on which examples a micro-batch
+ * holds (a slice's labels read from the batch's start) was made alike in
+ * both and the check read 1e-8 over it; at one micro-batch the reference
+ * was the window itself. Micro-batches of one example stay one a piece
+ * (two would take twice the step's activations). */
+int gradcheck_first_piece(int chunk, int micro, int count);
 
 /* ||a - b|| / ||b|| in double; 0 when both are zero. */
 double relative_error(const float *a, const float *b, size_t n);

@@ -157,13 +157,16 @@ static int takes_first_arm_checks(const eta_item *x)
 
 /* The host's seconds in config x's gradient check at a noise pass's host
  * rate (noise_host_rate, learnt once): it downloads the gradient of the
- * window and of each of the K pieces of the full-batch reference and sums
- * them over every parameter in double, the noise pass's work per pass: on
- * 2 cores model M's check at K = 16 took 18 s where its two steps were 7.
- * 0 before a noise pass has run. */
+ * window and of each piece of the full-batch reference (K + 1 of them,
+ * shifted half a micro-batch from the window's: gradcheck.h; K where the
+ * micro-batch is one example) and sums them over every parameter in
+ * double, the noise pass's work per pass: on 2 cores model M's check at
+ * K = 16 took 18 s where its two steps were 7. 0 before a noise pass has
+ * run. */
 static double check_host_s(const eta_item *x, double host_rate)
 {
-    return takes_first_arm_checks(x) ? 0 : (x->accum + 1) * host_rate * eta_example_flops(x);
+    int pieces = x->accum + (x->micro >= 2);
+    return takes_first_arm_checks(x) ? 0 : (1 + pieces) * host_rate * eta_example_flops(x);
 }
 
 double eta_noise_s(const eta *e, int i, double pass_ms)
