@@ -41,9 +41,12 @@ gemm-bench: $(GEMM_BENCH)
 # build/rule-check: the comparison rule (harness/util/paired.c) on
 # simulated rounds, stopped as the rounds stop; `make rule-check` prints
 # its table and checks the rule's claims against it.
+# RULE_RUNS is a knob: whether it is given is asked of its text
+# ($(value)), since $(if $(RULE_RUNS)) would expand it as make code
+# (RULE_RUNS='$(shell ...)' ran, even under make -n).
 RULE_CHECK := $(BUILD)/rule-check
 $(eval $(call small_program,rule_check,rule-check))
 rule-check: $(RULE_CHECK)
-	$(Q)$(RULE_CHECK) --check $(if $(RULE_RUNS),--runs $(call knob,RULE_RUNS))
+	$(Q)$(RULE_CHECK) --check $(if $(value RULE_RUNS),--runs $(call knob,RULE_RUNS))
 .PHONY: rule-check
 ASAN_PROGRAMS := $(BUILD)/asan/cpu-passes $(BUILD)/asan/gemm-bench $(BUILD)/asan/rule-check

@@ -25,4 +25,11 @@ for bad in "--runs 0" "--runs" "--seed -1" "--runs x" "--bogus"; do
     [ "$rc" -eq 2 ] || fail "'$bad': exit $rc, want 2"
     [ "$(head -1 err.txt | grep -c '^rule-check: ')" -eq 1 ] || fail "'$bad': $(cat err.txt)"
 done
+# make rule-check RULE_RUNS=...: the knob's text is data, never make code
+# (a $(shell ...) in it ran even under make -n), and given, it is passed.
+root=${ACCUBENCH_ROOT:?}
+make -s -n -C "$root" rule-check RULE_RUNS="\$(shell touch $PWD/PWNED)" >make.out 2>&1
+[ ! -e PWNED ] || fail "make rule-check RULE_RUNS='\$(shell touch ...)' ran the command"
+grep -qF -- "--runs '\$(shell touch $PWD/PWNED)'" make.out ||
+    fail "RULE_RUNS='\$(shell ...)' was not passed as its text: $(cat make.out)"
 echo "ok: the rule held its claims on simulated rounds; bad input refused"
