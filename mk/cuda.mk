@@ -92,6 +92,12 @@ endif
 ifneq ($(filter check-gpu,$(MAKECMDGOALS)),)
 export ACCUBENCH_NO_INSTALL := 1
 endif
+# The script's own settings (CHECK_ONLY, CHECK_SKIP_BUILD, CHECK_BUDGET_S,
+# CHECK_SANITIZER) are knobs too, passed whether given to make or in the
+# environment: given to make they were unexported with the rest, and
+# `make check-gpu CHECK_ONLY=sweep` ran the whole check.
 check-gpu:
 	$(Q)CHECK_OUT=$(call knob,CHECK_OUT) CHECK_QUICK=$(call knob,QUICK) BUILD='$(BUILD)' \
-	    CHECK_GPU_REHEARSE=$(call knob,CHECK_GPU_REHEARSE) sh scripts/check_gpu.sh
+	    CHECK_GPU_REHEARSE=$(call knob,CHECK_GPU_REHEARSE) CHECK_ONLY=$(call knob,CHECK_ONLY) \
+	    CHECK_SKIP_BUILD=$(call knob,CHECK_SKIP_BUILD) CHECK_BUDGET_S=$(call knob,CHECK_BUDGET_S) \
+	    CHECK_SANITIZER=$(call knob,CHECK_SANITIZER) sh scripts/check_gpu.sh

@@ -46,6 +46,10 @@ quick=${CHECK_QUICK:-0}
 knob_bit QUICK "$quick"
 rehearse=${CHECK_GPU_REHEARSE:-0}
 knob_bit CHECK_GPU_REHEARSE "$rehearse"
+knob_bit CHECK_SKIP_BUILD "${CHECK_SKIP_BUILD:-0}"
+# a number before it reaches $((...)), where sh would read other text as
+# an expression (bash: as code)
+[ -z "${CHECK_BUDGET_S:-}" ] || knob_count CHECK_BUDGET_S "$CHECK_BUDGET_S"
 # The GPUs here: nvidia-smi's list, else the driver's device nodes (a
 # container may be given the GPUs without the driver's tools; the stages
 # then say what works).
