@@ -14,16 +14,18 @@ if [ -z "$csv" ]; then
     # rewritten after its rows), not one with no row yet
     csv=$(ls -t "$root"/results/*.csv 2>/dev/null | while IFS= read -r f; do
         case $f in *.curves.csv) continue ;; esac
-        has_rows "$f" && { echo "$f"; break; }
+        has_rows "$f" && { printf '%s\n' "$f"; break; }
     done)
     if [ -z "$csv" ]; then
         echo "accubench: no CSV given and none with rows in $root/results/ (use CSV=FILE)" >&2
         exit 2
     fi
-    echo "using $csv (the newest with rows in results/)" >&2
+    printf 'using %s (the newest with rows in results/)\n' "$csv" >&2
 fi
 if [ ! -r "$csv" ]; then
-    echo "accubench: cannot read $csv" >&2
+    printf 'accubench: cannot read %s\n' "$csv" >&2
     exit 2
 fi
-echo "$csv"
+# printf, not echo: sh's echo reads a backslash in the name as an escape
+# ('a\tb.csv' came out with a tab) and a name of -n as its option.
+printf '%s\n' "$csv"

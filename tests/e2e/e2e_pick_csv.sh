@@ -25,4 +25,11 @@ grep -q "the newest with rows" err.txt || fail "not said: $(cat err.txt)"
 
 out=$(sh tree/scripts/pick_csv.sh given.csv 2>err.txt); rc=$?
 [ "$rc" -eq 2 ] && grep -q "cannot read given.csv" err.txt || fail "a missing CSV given: exit $rc"
-echo "ok: the newest CSV with rows, curves and empty files aside"
+# A name given is printed as it is: a backslash is no escape, -n no option
+# (echo made 'a\tb.csv' a name with a tab, and -n nothing at all).
+for name in 'back\tslash.csv' '-n' '-e'; do
+    cp "tree/results/run one.csv" "./$name"
+    out=$(sh tree/scripts/pick_csv.sh "$name" 2>err.txt) || fail "'$name': exit $?: $(cat err.txt)"
+    [ "$out" = "$name" ] || fail "'$name' given, '$out' printed"
+done
+echo "ok: the newest CSV with rows, curves and empty files aside; a name given, as it is"
