@@ -21,8 +21,16 @@ set xtics rotate by -45 font ",9" nomirror
 set bmargin 11  # room for the slanted config labels above the notes
 set key outside right top
 
-traced = ok.";forward_ms!="
+# A bar needs every part and the traced step (busy + idle): a row without
+# gpu_busy_ms or idle_ms (a file from before a column) is no bar, rather
+# than a NaN that failed the chart (STATS_max undefined).
+traced = ok.";forward_ms!=;backward_ms!=;optimizer_ms!=;gpu_busy_ms!=;idle_ms!="
 untraced = distinct("model", ok.";forward_ms=")
+do for [c in "gpu_busy_ms idle_ms"] {
+    do for [m in distinct("model", ok.";forward_ms!=;".c."=")] {
+        if (strstrt(" ".untraced." ", " ".m." ") == 0) { untraced = untraced.(strlen(untraced) ? " " : "").m }
+    }
+}
 if (strlen(untraced) > 0) { set label 92 "no trace pass for: ".untraced @note_at }
 
 # busy + idle is the traced step (cupti_step_ms, as the trace pass writes
@@ -37,7 +45,7 @@ tic = 'sprintf("%s %s %s ms", strcol("model"), strcol("split"), ms_text(column("
 
 if (count("forward_ms", traced) == 0) {
     missing_why = words(models) == 0 ? no_rows_why : \
-                  "forward_ms, backward_ms, optimizer_ms, idle_ms are empty in this CSV:\n". \
+                  "forward_ms, backward_ms, optimizer_ms, gpu_busy_ms, idle_ms are empty in this CSV:\n". \
                   "the split comes from the trace pass (CUPTI on a GPU, the CPU backend\n". \
                   "records its own), which --trace-steps 0 leaves out"
     @nothing_to_draw

@@ -19,11 +19,17 @@ if (strlen(one_split_note) > 0) { @one_split_note }
 # through both. At most max_series (common.gp): once full, no more passes
 # over the file.
 series = ""
+blank(v) = v eq "-" ? "" : v
 do for [m in models] {
     if (words(series) < max_series) {
-        do for [d in distinct("devices", ok.";model=".m)] {
+        # "-" too for rows whose devices is empty (a file from before the
+        # column, which reads as unmeasured): without it such a CSV had no
+        # series, and the chart said it had no ok rows
+        ds = distinct("devices", ok.";model=".m)
+        if (count("step_ms_median", ok.";model=".m.";devices=") > 0) { ds = "- ".ds }
+        do for [d in ds] {
             if (words(series) < max_series) {
-                at = ok.";model=".m.";devices=".d
+                at = ok.";model=".m.";devices=".blank(d)
                 ss = distinct("sync", at)
                 if (count("step_ms_median", at.";sync=") > 0) { ss = "- ".ss }
                 do for [sy in ss] {
@@ -42,8 +48,7 @@ do for [m in models] {
 }
 ns = words(series)
 part(s, k) = word(system("echo ".q(s)." | tr '|' ' '"), k)
-blank(v) = v eq "-" ? "" : v
-s_rows(s) = ok.";model=".part(s, 1).";devices=".part(s, 2).";sync=".blank(part(s, 3)).";recompute=".blank(part(s, 4))
+s_rows(s) = ok.";model=".part(s, 1).";devices=".blank(part(s, 2)).";sync=".blank(part(s, 3)).";recompute=".blank(part(s, 4))
 dp_run = strstrt(series, "|-|") == 0 || words(distinct("devices", ok)) > 1
 rc_run = words(distinct("recompute", ok)) > 1
 s_name(s) = model_label(part(s, 1)).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : ""). \
