@@ -30,6 +30,9 @@ have_numpy() {
     return 1
 }
 have_mpi() { command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; }
+# pgrep: the tests find a rank of an mpirun job by its parent
+# (e2e_hardening.sh); procps is not in a minimal Debian image.
+have_pgrep() { command -v pgrep >/dev/null 2>&1; }
 # A clang that links libFuzzer: the fuzz targets `make test` runs.
 have_libfuzzer() {
     printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d && n; }\n' |
@@ -42,6 +45,7 @@ have_onednn || missing="$missing libdnnl-dev"
 have_gnuplot || missing="$missing gnuplot-nox"
 have_numpy || missing="$missing python3-numpy"
 have_mpi || missing="$missing openmpi-bin libopenmpi-dev"
+have_pgrep || missing="$missing procps"
 have_libfuzzer || missing="$missing clang libclang-rt-dev"
 
 if [ -n "$missing" ]; then
