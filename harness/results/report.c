@@ -27,6 +27,25 @@
 #include "parse.h"
 #include "repo_path.h"
 
+/* PATH without its empty and relative entries, for the chart script and
+ * the programs it runs (awk, gnuplot, this one): with "." or "" on PATH,
+ * an `sh` or a `gnuplot` in the folder the report was asked from ran in
+ * their place. */
+static void path_absolute_only(void)
+{
+    const char *path = getenv("PATH");
+    char *kept = path ? malloc(strlen(path) + 1) : NULL, *copy = path ? strdup(path) : NULL;
+    if (kept && copy) {
+        size_t used = 0;
+        for (char *save = NULL, *e = strtok_r(copy, ":", &save); e; e = strtok_r(NULL, ":", &save))
+            if (e[0] == '/')
+                used += (size_t)sprintf(kept + used, "%s%s", used ? ":" : "", e);
+        setenv("PATH", used ? kept : "/usr/bin:/bin", 1);
+    }
+    free(kept);
+    free(copy);
+}
+
 /* A memory cap as `accubench run --mem-cap` takes it (parse_bytes: K, M,
  * G, T suffixes); "0" is no cap, as in backend.h. Sets *cap to -1 for none. */
 static int mem_cap_parse(const char *what, const char *s, int64_t *cap, char *why,
@@ -91,7 +110,8 @@ static int render_charts(const char *csv, const char *prefix, int64_t cap, doubl
             self[len] = '\0';
             setenv("ACCUBENCH_BIN", self, 1);
         }
-        execlp("sh", "sh", script, csv, prefix, (char *)NULL);
+        path_absolute_only();
+        execl("/bin/sh", "sh", script, csv, prefix, (char *)NULL);
         _exit(127);
     }
     int status;

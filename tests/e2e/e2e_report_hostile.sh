@@ -56,6 +56,18 @@ check "[ $rc -eq 143 ] && [ \$(find killed -name '*.png' | wc -l) -le \$(( at_ki
 check '[ -z "$(find killed -name ".plots.*")" ] && [ ! -e killed/plain.md ]' \
     "report killed while charting: a private folder or a report was left: $(ls -a killed | tr '\n' ' ')"
 
+# "." on PATH: an sh, a gnuplot and an awk in the folder the report is
+# asked from run nothing; the charts are drawn by the real ones.
+mkdir -p dot
+for tool in sh gnuplot awk; do
+    printf '#!/bin/sh\ntouch "%s/PWNED_by_%s"\nexit 1\n' "$PWD" "$tool" >"dot/$tool"
+    chmod +x "dot/$tool"
+done
+cp plain.csv dot/plain.csv
+(cd dot && PATH=".:$PATH" "$ACCUBENCH" report plain.csv >log.txt 2>err.txt)
+check "[ \$? -eq 0 ] && [ ! -s dot/err.txt ] && [ \"\$(grep -c '<svg' dot/plain.html)\" -ge 4 ]" \
+    "report with . on PATH: $(cat dot/err.txt)"
+
 pwned=$(find . -name 'PWNED*' | tr '\n' ' ')
 check '[ -z "$pwned" ]' "a name was run as code: $pwned"
 exit $fail
