@@ -34,6 +34,9 @@ static const char *const COLUMN[C_COUNT] = {
  * matches its header's count fits. */
 #define MAX_FIELDS 64
 
+/* What spreadsheets put before the first byte of a UTF-8 file. */
+static const char UTF8_BOM[] = "\xEF\xBB\xBF";
+
 /* The largest step a curve can log: past it a row is damage, not a run. */
 #define MAX_STEP 10000000
 
@@ -205,7 +208,18 @@ static int add_row(curves_table *t, size_t *cap, char **f, const int *at, const 
         c = &t->c[t->n++];
         *c = k;
     }
-    if (step >= c->steps) {
+    /* the run writes each curve's steps in order from 0: a step past the
+     * next one is a row lost or moved, refused here, before its arrays
+     * grow to it (a row at step 9999999 took 240 MB a curve to refuse) */
+    if (step > c->steps) {
+        say(r->why, r->why_len, "%s:%d: the curve of %s E=%lld %lldx%lld (%s, lr %g) has no "
+            "row for step %d but one for step %ld: a run writes each curve's steps in order "
+            "(a row lost, moved or edited?)", r->path, r->line, c->model, c->effective_batch,
+            c->micro_batch, c->accum_steps, c->reverse ? "reverse" : "forward", c->lr,
+            c->steps, step);
+        return -1;
+    }
+    if (step == c->steps) {
         size_t len = (size_t)(step + 1) * sizeof(double);
         double *g = realloc(c->loss, len);
         if (g)
@@ -333,6 +347,10 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
          * last cell with it, which a text column would take as a value */
         int unended = len > 0 && line[len - 1] != '\n';
         line[strcspn(line, "\r\n")] = '\0';
+        /* a spreadsheet's byte order mark, skipped as the results CSV's
+         * reader skips it: read as text it hid the first column's name */
+        if (r.line == 1 && !strncmp(line, UTF8_BOM, 3))
+            memmove(line, line + 3, strlen(line + 3) + 1);
         int steps = summary_steps(line);
         if (steps > 0) {
             if (unsummed_line && check_run_steps(&r, out, steps)) {
@@ -354,9 +372,20 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
             }
             for (int c = 0; c < C_COUNT; c++) {
                 at[c] = -1;
-                for (size_t i = 0; i < n; i++)
-                    if (!strcmp(field[i], COLUMN[c]))
-                        at[c] = (int)i;
+                for (size_t i = 0; i < n && !rc; i++) {
+                    if (strcmp(field[i], COLUMN[c]))
+                        continue;
+                    /* the results CSV refuses a name twice too: the last
+                     * copy was read, unsaid */
+                    if (at[c] >= 0) {
+                        say(why, why_len, "%s:%d: not a curves file (column %s is named twice: "
+                            "fields %d and %zu)", path, r.line, COLUMN[c], at[c] + 1, i + 1);
+                        rc = -1;
+                    }
+                    at[c] = (int)i;
+                }
+                if (rc)
+                    break;
                 if (at[c] < 0 && c < C_FIRST_OPTIONAL) {
                     say(why, why_len, "%s: not a curves file (no %s column)", path, COLUMN[c]);
                     rc = -1;

@@ -81,10 +81,11 @@ refused_at() {
 # rather than read as a curve that diverged, or smoothed across the hole
 damaged hole "awk -F, -v OFS=, 'NR == 5 { \$13 = \"\" } 1'"
 damaged gap "awk 'NR != 5'"
-for name in hole gap; do
-    refused_at $name "a hole in a curve" \
-        "the curve of tiny E=8 .* has no loss at step 2 but one at step 3: a diverged curve stays empty from there"
-done
+refused_at hole "a hole in a curve" \
+    "the curve of tiny E=8 .* has no loss at step 2 but one at step 3: a diverged curve stays empty from there"
+# a step's row gone: refused at the row after it, before the curve's
+# arrays grow to that step
+refused "a step's row gone" gap "5: the curve of tiny E=8 1x8 (forward, lr 0.001) has no row for step 2 but one for step 3"
 # a step written twice (its row copied, with another loss): the later
 # row would win unsaid
 damaged twice "awk -F, -v OFS=, '{ print } NR == 5 { \$13 = 0.5; print }'"
