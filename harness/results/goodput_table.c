@@ -142,9 +142,12 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
             if (!(hi[j] >= c->lr))
                 hi[j] = c->lr;
         }
+        /* the rates compared over the steps both curves ran: runs of
+         * another --train-steps appended to one file, the longer curve's
+         * final loss won for its length, not its rate */
         int h = goodput_smooth_half(c->effective_batch);
-        double fc = final_loss(c->loss, c->steps, h),
-               fk = final_loss(kept[j]->loss, kept[j]->steps, h);
+        int both = c->steps < kept[j]->steps ? c->steps : kept[j]->steps;
+        double fc = final_loss(c->loss, both, h), fk = final_loss(kept[j]->loss, both, h);
         if (fc < fk || (isnan(fk) && !isnan(fc)))
             kept[j] = c;
     }

@@ -374,6 +374,39 @@ static void test_best_rate_at_grid_edge(void)
     free(ct.c);
 }
 
+/* Rates of one E from runs of another --train-steps (appended to one
+ * file) compare over the steps both ran: 0.01 falls faster and is ahead
+ * at every step of its 4, the 0.001 curve ran 10 and ends lower; the
+ * longer curve's final loss won the grid for its length. */
+static void test_rates_over_common_steps(void)
+{
+    static double fast[4], slow[10];
+    curves_table ct = {.c = calloc(2, sizeof(read_curve)), .n = 2};
+    for (int i = 0; i < 2; i++) {
+        read_curve *c = &ct.c[i];
+        strcpy(c->backend, "cpu"), strcpy(c->model, "tiny"), strcpy(c->dtype, "fp32");
+        strcpy(c->mode, "async"), strcpy(c->reduction, "sum"), strcpy(c->recompute, "none");
+        c->effective_batch = 256, c->micro_batch = 128, c->accum_steps = 2;
+        c->devices = 1, c->arm = 1;
+    }
+    ct.c[0].lr = 0.001, ct.c[0].steps = 10, ct.c[0].loss = slow;
+    ct.c[1].lr = 0.01, ct.c[1].steps = 4, ct.c[1].loss = fast;
+    for (int t = 0; t < 10; t++)
+        slow[t] = 4 - 0.1 * t;
+    for (int t = 0; t < 4; t++)
+        fast[t] = 4 - 0.3 * t;
+    csv_row rows[] = {series_row(256, 128, NAN, NAN)};
+    goodput_request req = {.target = 3.5, .mem_cap = -1};
+    goodput_series *s;
+    size_t n;
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].lrs == 2 && s->p[0].lr == 0.01);
+        goodput_free(s, n);
+    }
+    free(ct.c);
+}
+
 /* The noise scale along a curve in plain decimals, as the rest of the
  * line: an error of 254 is "254", never "2.5e+02" beside "221". */
 static void test_noise_text_plain(void)
@@ -442,6 +475,7 @@ static void test_tables_keep_their_columns(void)
 
 int main(void)
 {
+    test_rates_over_common_steps();
     test_interpolation();
     test_exact_points();
     test_fit_errors();
