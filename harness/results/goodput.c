@@ -55,6 +55,13 @@ double final_loss(const double *loss, int n, int half)
     return sum / (n - from);
 }
 
+int smooth_whole_steps(int n, int half)
+{
+    /* a curve shorter than a whole window has none: every step of it is
+     * read, its final loss the mean of them all */
+    return n - 1 - 2 * half >= 0 ? n - half : n > 0 ? n : 0;
+}
+
 /* The fit's standard errors (goodput.h) from its residual sum of squares:
  * var(E_min) = s2 / Sxx, var(S_min) = s2 (1/n + mx^2 / Sxx), their
  * covariance -mx s2 / Sxx, and B_crit = E_min / S_min's relative variance

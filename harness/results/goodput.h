@@ -55,6 +55,13 @@ void smooth_curve(const double *loss, int n, int half, double *out);
  * diverged (its last step is empty). */
 double final_loss(const double *loss, int n, int half);
 
+/* The steps of a smoothed curve that steps to target reads: up to its
+ * last whole window (the final loss's, at step n - 1 - half), all n where
+ * the curve is shorter than a whole window. The narrowed windows after it
+ * are a few losses or one: a single lucky window there crossed a target
+ * the final loss lies above. */
+int smooth_whole_steps(int n, int half);
+
 typedef enum goodput_fit_status {
     GOODPUT_FIT_OK = 0,     /* the relation fits these points */
     GOODPUT_FIT_TOO_FEW,    /* fewer than GOODPUT_MIN_POINTS */

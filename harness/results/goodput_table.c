@@ -187,7 +187,7 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
             return -1;
         }
         smooth_curve(kept[j]->loss, kept[j]->steps, h, smooth);
-        p->steps = steps_to_target(smooth, kept[j]->steps, s->target);
+        p->steps = steps_to_target(smooth, smooth_whole_steps(kept[j]->steps, h), s->target);
         p->sets_target = !s->target_given && p->final == s->target;
         free(smooth);
         if (isnan(s->start_loss) || kept[j]->loss[0] < s->start_loss)

@@ -263,6 +263,53 @@ static void test_cover_by_round_or_step(void)
     free(ct.c);
 }
 
+/* The narrowed windows at a curve's end are a few losses or one: a curve
+ * flat at 2 with one lucky last window (its final loss 1.99) does not
+ * reach a target of 1.9 there, and an E whose own final loss is the
+ * default target still reaches it, at its last whole window (a curve
+ * shorter than one is read whole). */
+static void test_lucky_last_window(void)
+{
+    CHECK(smooth_whole_steps(64, 16) == 48 && smooth_whole_steps(64, 0) == 64);
+    CHECK(smooth_whole_steps(10, 16) == 10 && smooth_whole_steps(1, 16) == 1);
+    CHECK(smooth_whole_steps(33, 16) == 17 && smooth_whole_steps(32, 16) == 32);
+    static double flat[64], falling[64], short_curve[10];
+    for (int t = 0; t < 64; t++) {
+        flat[t] = 2 + (t % 2 ? 0.05 : -0.05);
+        falling[t] = 4 - 0.05 * t;
+    }
+    flat[0] = 3, flat[1] = 2.5, flat[63] = 1.8; /* it starts above its final loss */
+    for (int t = 0; t < 10; t++)
+        short_curve[t] = 3 - 0.1 * t;
+    curves_table ct;
+    three_curves(&ct);
+    ct.c[0].effective_batch = 8, ct.c[0].micro_batch = 4, ct.c[0].accum_steps = 2;
+    ct.c[0].steps = 64, ct.c[0].loss = flat;
+    ct.c[1].steps = 64, ct.c[1].loss = falling;
+    goodput_request req = {.target = 1.9, .mem_cap = -1};
+    goodput_series *s;
+    size_t n;
+    CHECK(goodput_build(&ct, NULL, 0, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].e == 8 && s->p[0].final > req.target);
+        CHECK(isnan(s->p[0].steps)); /* it was 62.25, from the last window alone */
+        goodput_free(s, n);
+    }
+    req.target = NAN; /* the highest final loss: E = 8's own, at step 63 - 16 */
+    CHECK(goodput_build(&ct, NULL, 0, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].sets_target && s->p[0].steps <= 47 && s->p[0].steps > 0);
+        goodput_free(s, n);
+    }
+    ct.c[0].steps = 10, ct.c[0].loss = short_curve; /* shorter than a window of E = 8 */
+    CHECK(goodput_build(&ct, NULL, 0, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(s->p[0].sets_target && s->p[0].steps > 0 && s->p[0].steps <= 9);
+        goodput_free(s, n);
+    }
+    free(ct.c);
+}
+
 /* Nothing to be least among, and nothing timed at all: one timed E is
  * no least; no row, a target no curve reaches, or one met at the start
  * give plan's one line (and its exit 1), each saying which. */
@@ -483,6 +530,7 @@ int main(void)
     test_least_and_its_ties();
     test_rows_pooled_as_correlated();
     test_none_or_one_timed();
+    test_lucky_last_window();
     test_cover_by_round_or_step();
     test_best_rate_at_grid_edge();
     test_noise_text_plain();
