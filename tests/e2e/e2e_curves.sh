@@ -135,6 +135,18 @@ check 'grep -q "no noise scale: the |G|^2 estimate is not positive" swamped.csv'
 "$ACCUBENCH" report swamped.csv >/dev/null 2>err.txt
 check '[ $? -eq 0 ]' "the report reads it: $(cat err.txt)"
 
+# The noise along a curve runs the windows the row's pass ran: at
+# micro-batch 1 with padding some windows hold one valid item and do not
+# enter the estimate (noise_windows counts those that do), and step 0's
+# figure is still the row's own (it was another over fewer windows).
+"$ACCUBENCH" run --backend cpu --model tiny --effective 3 --micro 1 --noise-windows 8 \
+    --train-steps 2 --steps 3 --warmup 0 --trace-steps 0 --csv sparse.csv >/dev/null 2>err.txt
+row_b=$(col grad_noise_scale sparse.csv)
+step0_b=$(awk -F, '!/^#/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    if ($c["order"] == "forward" && $c["step"] == 0) print $c["grad_noise_scale"] }' sparse.curves.csv)
+check '[ -n "$row_b" ] && [ "$(col noise_windows sparse.csv)" -lt 8 ] && [ "$row_b" = "$step0_b" ]' \
+    "step 0's noise scale is the row's ($row_b over $(col noise_windows sparse.csv) of 8 windows): $step0_b $(cat err.txt)"
+
 # The curves file is never overwritten unasked, and is written whole.
 # $bare where a line names its own split or steps (an option named twice is refused)
 bare="--backend cpu --model tiny --effective 8 --noise-windows 0 --budget-s 0.05 --trace-steps 0"

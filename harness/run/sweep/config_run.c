@@ -211,7 +211,7 @@ static int check_gradient(sweep *s, model *m, dataset *d, const config *c,
      * check) would train its first's curve again, the same weights, the
      * same examples: it times the step, and trains none */
     if (!rc && c->train_steps > 0 && !RESULT_SECOND_ARM(c)) {
-        rc = train_curves_config(s, m, c, r);
+        rc = train_curves_config(s, m, c, r, pass.windows_complete);
         if (rc == BK_OOM && !ranks) { /* a device too full for the curves: as the noise pass */
             row_note(r, "no loss curve: out of memory for its pass (%s)", s->b->error);
             rc = model_reset(m);

@@ -138,7 +138,8 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
     return rc ? rc : reset;
 }
 
-int train_curves_config(sweep *s, model *m, const config *c, const result_row *r)
+int train_curves_config(sweep *s, model *m, const config *c, const result_row *r,
+                        int noise_windows)
 {
     const split *sp = &c->sp;
     size_t n = (size_t)c->train_steps;
@@ -167,8 +168,11 @@ int train_curves_config(sweep *s, model *m, const config *c, const result_row *r
     /* As many windows at each point as the row's own pass ran (it stops
      * early when its share of the budget is spent: a slow or loaded
      * machine): one estimator along the curve, and step 0's figure the
-     * row's. */
-    int windows = r->noise_windows > 0 ? (int)r->noise_windows : c->noise_windows;
+     * row's. The windows run, not the row's noise_windows: those count the
+     * usable ones alone (two small batches with valid items), and the
+     * first that many of the windows run hold fewer usable where one was
+     * not (micro-batch 1 with padding). */
+    int windows = noise_windows > 0 ? noise_windows : c->noise_windows;
     for (int i = 0; i < n_lr && !rc && !interrupted; i++) {
         m->opt.lr = (float)lrs[i];
         for (int reverse = 0; reverse <= exact && !rc && !interrupted; reverse++) {

@@ -59,8 +59,11 @@ int train_curve_run(model *m, const split *sp, const curve_run *o, double *loss)
 
 /* The config's curves (both orders for the correct reduction) into
  * s->curves (none on a rank that does not write), trained outside the
- * memory cap: a check, not the step. BK_* status (BK_OOM: the device
- * itself is too full for them). */
-int train_curves_config(sweep *s, model *m, const config *c, const result_row *r);
+ * memory cap: a check, not the step. noise_windows: the windows the
+ * row's noise pass ran to their end (noise_row_pass's windows_complete),
+ * which the noise along each forward curve runs too (0: --noise-windows).
+ * BK_* status (BK_OOM: the device itself is too full for them). */
+int train_curves_config(sweep *s, model *m, const config *c, const result_row *r,
+                        int noise_windows);
 
 #endif
