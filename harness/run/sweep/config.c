@@ -252,6 +252,16 @@ int config_fingerprint(const run_options *o, int data_parallel)
                      (int)c.recompute, (int)c.grad_dtype, (int)c.optimizer, c.buffers,
                      (unsigned long long)c.seed, c.noise_windows, c.train_steps,
                      (double)o->optimizer.lr);
+        n = (int)strlen(text);
+        /* how it is timed too: every step, warm-up and trace step is a
+         * collective, so ranks counting other steps (--steps, --warmup,
+         * --rounds, a budget that sizes the rounds' slices) pair one
+         * step's collectives with another's and crash or hang */
+        if (n < (int)sizeof text)
+            snprintf(text + n, sizeof text - (size_t)n, "|%d %d %d %d %d %d|%.9g %.9g %.9g",
+                     c.budget.warmup, c.budget.steps, c.budget.min_samples,
+                     c.budget.max_samples, c.budget.trace_steps, c.budget.rounds,
+                     c.budget.budget_s, c.budget.max_noise_pct, c.budget.max_step_s);
         for (const char *p = text; *p; p++)
             h = (h ^ (unsigned char)*p) * 16777619u;
     }

@@ -126,7 +126,8 @@ void config_on_model(const config *c, model *m);
 /* How many configs the iterator will give, from its start. */
 int config_count(const run_options *o, int data_parallel);
 /* A hash of every config the iterator will give (each one's model, split,
- * axes' values, seed, checks and learning rate): ranks started with other
+ * axes' values, seed, checks, learning rate and timing budget: the steps
+ * counted, the rounds, the trace pass): ranks started with other
  * options give another (--mem-cap and the outputs aside). */
 int config_fingerprint(const run_options *o, int data_parallel);
 
