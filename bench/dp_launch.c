@@ -173,6 +173,30 @@ static int read_wait_limit(char *why, size_t why_len)
     return 0;
 }
 
+/* Why this rank cannot run under mpirun (too few ranks for --devices, a
+ * bad ACCUBENCH_RANK_WAIT_S, --dump), into why; 0 when it can. Read from
+ * this rank's own options and environment, which a wrapper may give each
+ * rank apart. */
+static int refusal(const run_options *o, const mpi_launch *l, const char *cmdline, int most,
+                   char *why, size_t why_len)
+{
+    if (most > l->size) {
+        snprintf(why, why_len, "--devices %d needs %d ranks but mpirun started %d: run it as  "
+                 "mpirun -np %d %s", most, most, l->size, most, cmdline);
+        return 1;
+    }
+    if (read_wait_limit(why, why_len))
+        return 1;
+    if (o->dump_dir[0]) {
+        /* The dump is one process's window, checked against one process's
+         * full batch: under mpirun every rank would write it. */
+        snprintf(why, why_len, "--dump %s writes one process's window: run it without mpirun",
+                 o->dump_dir);
+        return 1;
+    }
+    return 0;
+}
+
 /* Started under mpirun: joins the ranks, refuses what one rank per device
  * cannot do (too few ranks for --devices, --dump), and sets this rank up.
  * Returns the exit code; MPI is finalized again on a refusal. */
@@ -180,32 +204,22 @@ static int join_ranks(int *argc, char ***argv, run_options *o, const char *cmdli
                       dp_launch *out)
 {
     mpi_launch l;
-    char why[300];
+    char why[2400];
     if (mpi_launch_init(argc, argv, &l, why, sizeof why)) {
         fprintf(stderr, "accubench: %s\n", why);
         return 2;
     }
     *out = (dp_launch){.launched = 1, .rank = l.rank, .size = l.size,
                        .local_rank = l.local_rank, .local_size = l.local_size};
-    if (most > l.size) {
-        if (l.rank == 0)
-            fprintf(stderr, "accubench: --devices %d needs %d ranks but mpirun started %d: run "
-                    "it as  mpirun -np %d %s\n", most, most, l.size, most, cmdline);
-        mpi_launch_finalize();
-        return 2;
-    }
-    if (read_wait_limit(why, sizeof why)) {
-        if (l.rank == 0)
+    /* Every rank refuses, or none: a rank that finalized alone would leave
+     * the others waiting in their first collective for ever. The first
+     * rank that refuses says why, once. */
+    int first = mpi_launch_first_refusal(refusal(o, &l, cmdline, most, why, sizeof why));
+    if (first >= 0) {
+        if (l.rank == first && first == 0)
             fprintf(stderr, "accubench: %s\n", why);
-        mpi_launch_finalize();
-        return 2;
-    }
-    if (o->dump_dir[0]) {
-        /* The dump is one process's window, checked against one process's
-         * full batch: under mpirun every rank would write it. */
-        if (l.rank == 0)
-            fprintf(stderr, "accubench: --dump %s writes one process's window: run it without "
-                    "mpirun\n", o->dump_dir);
+        else if (l.rank == first)
+            fprintf(stderr, "accubench: rank %d of %d: %s\n", l.rank, l.size, why);
         mpi_launch_finalize();
         return 2;
     }

@@ -404,6 +404,21 @@ int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t 
     return 0;
 }
 
+int mpi_launch_first_refusal(int refused)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int mine = refused ? rank : size, first = mine;
+    MPI_Request r;
+    /* watched as every wait is: a rank stopped before it gets here ends
+     * the job after the wait limit rather than never */
+    if (MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD, &r) != MPI_SUCCESS ||
+        mpi_wait_watched(&r) != MPI_SUCCESS)
+        return refused ? rank : -1; /* MPI's own errors end the job (MPI_ERRORS_ARE_FATAL) */
+    return first < size ? first : -1;
+}
+
 void mpi_launch_finalize(void)
 {
     mpi_stop_close();

@@ -21,6 +21,9 @@ int mpi_launch_init(int *argc, char ***argv, mpi_launch *out, char *why, size_t 
 /* How long a rank waits for the others in one collective before it calls
  * them lost and ends the job (seconds; 0: for ever; 600 unless set). */
 void mpi_launch_wait_limit(double seconds);
+/* The lowest rank whose `refused` is nonzero, on every rank; -1 when
+ * none refused. Every rank calls it, before any other collective. */
+int mpi_launch_first_refusal(int refused);
 /* MPI_Finalize, once every communicator is destroyed. */
 void mpi_launch_finalize(void);
 /* Ends every rank with exit status `code` (a rank that cannot go on

@@ -250,6 +250,31 @@ expect_error "--devices 4 needs 4 ranks but mpirun started 2" \
 expect_error "the ranks were started with other sweeps" \
     $MPIRUN -np 1 "$ACCUBENCH" run $quick --effective 16 --out bad : \
     -np 1 "$ACCUBENCH" run $quick --effective 32 --out bad
+# ... and ranks that count other steps: every step, warm-up step, round
+# and trace step is a collective, so a rank told --steps 3, --warmup 2,
+# --rounds 2 or --trace-steps 1 beside rank 0's paired one step's
+# collectives with another's (a crash in MPI, heap corruption, a hang)
+timed="--backend cpu --model tiny --budget-s 0.05 --out bad"
+for other in "--steps 6 --warmup 1 --trace-steps 0" "--steps 5 --warmup 2 --trace-steps 0" \
+    "--steps 5 --warmup 1 --trace-steps 1" "--steps 5 --warmup 1 --trace-steps 0 --rounds 2"; do
+    expect_error "the ranks were started with other sweeps" \
+        timeout 120 $MPIRUN -np 1 "$ACCUBENCH" run $timed --steps 5 --warmup 1 --trace-steps 0 : \
+        -np 1 "$ACCUBENCH" run $timed $other
+done
+# a dtype rank 0 runs and another rank's backend refuses: the same line,
+# not rank 0 waiting for ever on a rank that left
+expect_error "the ranks were started with other sweeps" \
+    timeout 120 $MPIRUN -np 1 "$ACCUBENCH" run $quick --out bad : \
+    -np 1 "$ACCUBENCH" run $quick --dtype fp32,tf32 --out bad
+# what one rank alone refuses before the sweep (--dump, --devices past the
+# ranks): every rank ends, that rank says why in one line; rank 0 waited
+# in MPI_Comm_dup for ever for a rank that had finalized
+expect_error "^accubench: rank 1 of 2: --dump bad/d writes one process's window" \
+    timeout 120 $MPIRUN -np 1 "$ACCUBENCH" run $quick --out bad : \
+    -np 1 "$ACCUBENCH" run $quick --dump bad/d --out bad
+expect_error "^accubench: rank 1 of 2: --devices 3 needs 3 ranks but mpirun started 2" \
+    timeout 120 $MPIRUN -np 1 "$ACCUBENCH" run $quick --out bad : \
+    -np 1 "$ACCUBENCH" run $quick --devices 3 --out bad
 expect_error "takes --bw and --latency-us together" "$ACCUBENCH" plan --fit two/x.csv --bw 10
 expect_error "nosuch.csv" "$ACCUBENCH" plan --fit nosuch.csv
 [ -z "$(ls bad)" ] || { echo "FAILED: bad inputs left files: $(ls bad)"; fail=1; }

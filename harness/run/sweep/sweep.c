@@ -183,6 +183,28 @@ static int backend_can_run(const run_options *o, backend *b, char *why, size_t l
     return 1;
 }
 
+/* backend_can_run on every rank, after they agreed on their options: all
+ * of them refuse, or none (a rank refusing alone would leave the others
+ * waiting for it; one GPU of a box may lack what another has). Rank 0
+ * says why where it refuses, else each rank that does. */
+static int sweep_can_run(const sweep *s, const run_options *o, char *why, size_t len)
+{
+    int can = backend_can_run(o, s->b, why, len);
+    if (!s->world) {
+        if (!can)
+            fprintf(stderr, "accubench: %s\n", why);
+        return can;
+    }
+    int root_can = dp_agree_root_int(s->world, can);
+    if (dp_agree_all(s->world, can))
+        return 1;
+    if (!can && s->writer)
+        fprintf(stderr, "accubench: %s\n", why);
+    else if (!can && root_can)
+        fprintf(stderr, "accubench: rank %d of %d: %s\n", s->world->rank, s->world->size, why);
+    return 0;
+}
+
 /* The CSV's metadata: the run, the device, the choices made for it. 0, or
  * -1 with the reason when the first of it could not be written. */
 static int write_metadata(sweep *s, const run_options *o, const sweep_device *dev,
@@ -428,12 +450,6 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
 {
     char why[400];
     backend *b = dev->b;
-    if (!backend_can_run(o, b, why, sizeof why)) {
-        /* Every rank has the same backend and options: each refuses alike. */
-        if (!dev->world || dev->world->rank == 0)
-            fprintf(stderr, "accubench: %s\n", why);
-        return 2;
-    }
     sweep s = {.b = b, .col = dev->col, .mem_cap = o->mem_cap, .dump_dir = o->dump_dir,
                .trace_path = o->trace_path, .quiet = o->quiet,
                .several_dtypes = o->n_dtypes > 1, .stop = &stop_signal,
@@ -451,6 +467,10 @@ int sweep_run(const run_options *o, const sweep_device *dev, const run_context *
         sweep_ranks_share_pids(s.world);
     if (s.world && !sweep_ranks_agree(&s, o))
         return end_ranks(&s, 2);
+    if (!sweep_can_run(&s, o, why, sizeof why)) {
+        stop_signal_restore();
+        return 2;
+    }
     if (s.world && s.world->ops->watch)
         s.world->ops->watch(s.world, &stop_signal, s.writer ? stop_signal_say : NULL);
     if (!s.writer) {
