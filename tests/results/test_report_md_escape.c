@@ -15,18 +15,24 @@
 #include "report_doc.h"
 #include "table.h"
 
+/* d's Markdown (d freed). */
+static char *md_of(doc *d)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    doc_write_md(d, f, "run");
+    fclose(f);
+    doc_free(d);
+    return buf;
+}
+
 /* The Markdown of a one-heading document. */
 static char *heading_md(int level, const char *text)
 {
     doc d = {0};
     doc_heading(&d, level, "model %s", text);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    doc_write_md(&d, f, "run");
-    fclose(f);
-    doc_free(&d);
-    return buf;
+    return md_of(&d);
 }
 
 static void expect(int level, const char *text, const char *md)
@@ -50,13 +56,7 @@ static char *body_md(const char *text)
         table_add(t, text);
         table_add(t, "1.5");
     }
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    doc_write_md(&d, f, "run");
-    fclose(f);
-    doc_free(&d);
-    return buf;
+    return md_of(&d);
 }
 
 static void test_body_has_no_html(void)
