@@ -85,7 +85,8 @@ static void pooled_noise(const csv_row *rows, size_t n, const read_curve *k,
         for (size_t j = 0; j < s->n && !in; j++)
             in = row_of(r, k, s->p[j].e);
         if (in)
-            noise_pool_add(&pool, r->grad_noise_scale, r->grad_noise_scale_err);
+            noise_pool_add(&pool, r->grad_noise_scale, r->grad_noise_scale_err,
+                           (long)r->noise_windows);
     }
     noise_pool_result(&pool, &s->b_simple, &s->b_simple_err);
     s->b_simple_rows = pool.n;

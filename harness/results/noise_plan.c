@@ -9,6 +9,7 @@
 #include "noise_pool.h"
 #include "reduction.h"
 #include "row_index.h"
+#include "stats.h"
 
 /* A row whose noise scale a report may use: ran ok, an exact reduction,
  * an estimate the pool takes, a config's first arm of its first row (its
@@ -59,7 +60,8 @@ int noise_series_pools(const csv_row *rows, size_t n, size_t *head, noise_pool *
         if (!noise_usable(&rows[i]) || row_index_add(&splits, i) != i)
             continue;
         size_t h = row_index_add(&ix, i);
-        noise_pool_add(&pool[h], rows[i].grad_noise_scale, rows[i].grad_noise_scale_err);
+        noise_pool_add(&pool[h], rows[i].grad_noise_scale, rows[i].grad_noise_scale_err,
+                       (long)rows[i].noise_windows);
     }
     for (size_t i = 0; i < n; i++) {
         size_t h = row_index_find(&ix, &rows[i]);
@@ -78,15 +80,20 @@ const char *noise_pooled_text(const noise_pool *p, char *out, size_t len)
     return out;
 }
 
-const char *noise_scale_verdict(double effective, double b, double err)
+double noise_interval_errors(long windows)
 {
-    double spread = 2 * (err > 0 ? err : 0);
+    return windows >= 2 ? stats_t_975((int)(windows < 100000 ? windows - 1 : 99999)) : 2.0;
+}
+
+const char *noise_scale_verdict(double effective, double b, double err, long windows)
+{
+    double spread = noise_interval_errors(windows) * (err > 0 ? err : 0);
     if (effective > b + spread)
         return "past it: a larger E buys little per step";
     if (effective < b - spread)
         return "below it: a larger E still buys nearly as much per step";
-    return b - spread > 0 ? "within two errors of it: this estimate cannot say which side E is on"
-                          : "undetermined: the estimate is within two errors of 0";
+    return b - spread > 0 ? "within its 95% interval: this estimate cannot say which side E is on"
+                          : "undetermined: its 95% interval reaches 0";
 }
 
 int noise_plan_main(FILE *out, const char *csv_path)
@@ -126,7 +133,7 @@ int noise_plan_main(FILE *out, const char *csv_path)
         fprintf(out, "%s E=%lld: E is %.2g times the measured noise scale (B_simple %.3g +- "
                 "%.2g examples, %s); %s\n", r->model, (long long)r->effective_batch,
                 (double)r->effective_batch / b, b, err, from,
-                noise_scale_verdict((double)r->effective_batch, b, err));
+                noise_scale_verdict((double)r->effective_batch, b, err, pool[i].windows));
         lines++;
     }
     if (lines)

@@ -30,15 +30,17 @@
 typedef struct noise_pool {
     double w, wb, werr; /* sums of w_i, w_i b_i and w_i err_i (w_i = 1/err_i^2) */
     size_t n;           /* estimates taken */
+    long windows;       /* the fewest windows behind one (0: a row did not say) */
 } noise_pool;
 
 /* Whether noise_pool_add takes the estimate b +- err: 1 where both are
  * positive and finite. */
 int noise_pool_takes(double b, double err);
 
-/* Takes one row's estimate b +- err; one noise_pool_takes refuses is
- * left out. */
-void noise_pool_add(noise_pool *p, double b, double err);
+/* Takes one row's estimate b +- err from `windows` windows (its
+ * noise_windows; <= 0 where the file has none); one noise_pool_takes
+ * refuses is left out. */
+void noise_pool_add(noise_pool *p, double b, double err, long windows);
 
 /* The pooled estimate and its error (both NAN when none was taken). */
 void noise_pool_result(const noise_pool *p, double *b, double *err);

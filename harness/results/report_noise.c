@@ -57,7 +57,7 @@ void report_noise(const report_input *in, const report_group *g, size_t ng, doc 
                    "B_simple = %s +- %s examples; %s", r->model, (long long)r->effective_batch,
                    from ? from : rp_split(r).s, rp_num((double)r->effective_batch / b, 2).s,
                    rp_num(b, 3).s, rp_num(err, 2).s,
-                   noise_scale_verdict((double)r->effective_batch, b, err));
+                   noise_scale_verdict((double)r->effective_batch, b, err, p->windows));
     }
     free(head);
     free(pool);

@@ -8,19 +8,6 @@
 #include "ratio_text.h"
 #include "stats.h"
 
-/* Student's t at 97.5% (a two-sided 95% interval) for df degrees of
- * freedom: the table to 30, then the first two terms of its expansion in
- * 1 / df about z = 1.959964, z + (z^3 + z) / 4df + (5z^5 + 16z^3 + 3z) /
- * 96df^2 (within 1e-4 from 31 on; the first term alone was 0.003 low). */
-static double t_975(int df)
-{
-    static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
-                                   2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-                                   2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
-                                   2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
-    return df <= 30 ? table[df] : 1.959964 + 2.372271 / df + 2.822499 / ((double)df * df);
-}
-
 int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *out)
 {
     out->rounds = 0;
@@ -59,7 +46,7 @@ int paired_ratio_of(const double *x, const double *ref, size_t n, paired_ratio *
         double wmean = wsum / (double)m;
         double wvar = (wsq - (double)m * wmean * wmean) / (double)(m - 1);
         double se = sqrt((wvar > 0 ? wvar : 0) * (double)(m - 1) / ((double)h * (double)(h - 1)));
-        double half = PAIRED_LOOKS_WIDENING * t_975((int)h - 1) * se;
+        double half = PAIRED_LOOKS_WIDENING * stats_t_975((int)h - 1) * se;
         out->lo = exp(tmean - half);
         out->hi = exp(tmean + half);
     }
@@ -104,7 +91,7 @@ int paired_runs_ratio(const double *base, size_t nb, const double *now, size_t n
         se = sqrt(v * (1.0 / (double)kb + 1.0 / (double)kn));
         df = (double)(kb > 1 ? kb : kn) - 1;
     }
-    double half = t_975(df < 1 ? 1 : (int)floor(df)) * se; /* whole df: the wider t */
+    double half = stats_t_975(df < 1 ? 1 : (int)floor(df)) * se; /* whole df: the wider t */
     out->rounds = kb + kn;
     out->ratio = exp(mn - mb);
     out->lo = exp(mn - mb - half);

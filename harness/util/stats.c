@@ -115,3 +115,14 @@ double stats_as_written(double v, int digits)
     snprintf(text, sizeof text, "%.*g", digits, v);
     return strtod(text, NULL);
 }
+
+/* z + (z^3 + z) / 4df + (5z^5 + 16z^3 + 3z) / 96df^2 past the table (the
+ * first term alone was 0.003 low). */
+double stats_t_975(int df)
+{
+    static const double table[] = {0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365,
+                                   2.306,  2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+                                   2.120,  2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+                                   2.064,  2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    return df <= 30 ? table[df] : 1.959964 + 2.372271 / df + 2.822499 / ((double)df * df);
+}

@@ -305,14 +305,23 @@ static void test_rounds_disagree(void)
     CHECK(c && !strstr(c, "lies outside it"));
 }
 
-/* E against the noise scale: a side only where two errors leave it there */
+/* E against the noise scale: a side only where its 95% interval leaves E
+ * there, Student's t for the windows less one (2 errors where the count
+ * is unknown) */
 static void test_noise_verdict(void)
 {
-    CHECK(!strncmp(noise_scale_verdict(64, 20, 5), "past it", 7));
-    CHECK(!strncmp(noise_scale_verdict(8, 68.3, 10), "below it", 8));
-    CHECK(!strncmp(noise_scale_verdict(64, 50, 10), "within two errors", 17));
-    CHECK(!strncmp(noise_scale_verdict(8, 68.3, 73), "undetermined", 12)); /* 68.3 +- 73 */
-    CHECK(!strncmp(noise_scale_verdict(64, 20, 0), "past it", 7));
+    CHECK(!strncmp(noise_scale_verdict(64, 20, 5, 8), "past it", 7));
+    CHECK(!strncmp(noise_scale_verdict(8, 68.3, 10, 8), "below it", 8));
+    CHECK(!strncmp(noise_scale_verdict(64, 50, 10, 0), "within its 95% interval", 23));
+    CHECK(!strncmp(noise_scale_verdict(8, 68.3, 73, 0), "undetermined", 12)); /* 68.3 +- 73 */
+    CHECK(!strncmp(noise_scale_verdict(64, 20, 0, 4), "past it", 7));
+    /* 64 against 40 +- 10: past two errors, inside 3.18 (4 windows) */
+    CHECK(!strncmp(noise_scale_verdict(64, 40, 10, 0), "past it", 7));
+    CHECK(!strncmp(noise_scale_verdict(64, 40, 10, 4), "within its 95% interval", 23));
+    CHECK(!strncmp(noise_scale_verdict(64, 40, 10, 32), "past it", 7));
+    CHECK_NEAR(noise_interval_errors(2), 12.706, 1e-9);
+    CHECK_NEAR(noise_interval_errors(4), 3.182, 1e-9);
+    CHECK(noise_interval_errors(0) == 2 && noise_interval_errors(1) == 2);
 }
 
 /* The report of three rows (A, B, C: median, interval), timed apart. */
