@@ -219,13 +219,17 @@ static int starts_shape(const char *item)
 
 int model_spec_list_parse(const char *list, model_spec *out, int max, char *why, size_t n)
 {
-    char copy[1024], *items[64];
+    /* As many pieces as the text can hold (each a character and a comma):
+     * a shape is up to MODEL_MAX_DIMS pieces, so the limits are the text's
+     * length and `max` models, never a count of pieces (nine llama: shapes
+     * are 72 of them). */
+    char copy[1024], *items[sizeof copy / 2];
     if (strlen(list) >= sizeof copy) {
         snprintf(why, n, "model list is longer than %zu characters", sizeof copy - 1);
         return -1;
     }
     snprintf(copy, sizeof copy, "%s", list);
-    int count = split_list("model", copy, items, 64, why, n);
+    int count = split_list("model", copy, items, (int)(sizeof items / sizeof items[0]), why, n);
     if (count < 0)
         return -1;
     int specs = 0;

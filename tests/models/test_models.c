@@ -9,6 +9,7 @@
 #include "cpu_backend.h"
 #include "dispatch.h"
 #include "gradcheck.h"
+#include "llama.h"
 #include "mlp.h"
 #include "options.h"
 #include "registry.h"
@@ -215,6 +216,18 @@ static void test_lists(void)
           strstr(why, "more than 2 models"));
     CHECK(model_spec_list_parse("S,mlp:hidden=8,layers=0,classes=2", s, 4, why, sizeof why) == -1 &&
           strstr(why, "layers must be between"));
+    /* Nine Llama shapes are 72 comma pieces: within the 32 models a list
+     * holds, so they are nine models, not "more than 64 items". */
+    {
+        char list[1024] = "";
+        model_spec many[OPT_MAX_LIST];
+        for (int i = 1; i <= 9; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list),
+                     "%sllama:d=8,layers=%d,heads=2,kv_heads=1,ffn=4,seq=4,vocab=8,tied=0",
+                     i > 1 ? "," : "", i);
+        CHECK(model_spec_list_parse(list, many, OPT_MAX_LIST, why, sizeof why) == 9);
+        CHECK(many[8].dims[LLAMA_LAYERS] == 9);
+    }
 
     /* Through the options, as the command line and the profiles set it. */
     run_options o;
