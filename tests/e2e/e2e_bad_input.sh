@@ -63,6 +63,10 @@ printf 'effective = 16\nmicro = 4\nwibble = 3\n' > unknown.profile
 run "unknown.profile:3: unknown option 'wibble'" run --out out --profile ./unknown.profile
 printf 'effective = 16\nmicro = 4\n# a second look\neffective = 32\n' > twice.profile
 run "twice.profile:4: effective is set again (first on line 1): give it once" run --out out --profile ./twice.profile
+# an option's whole reason, as on the command line (a 300-byte buffer
+# cut the unknown model's list of names mid-word)
+printf 'model = tiny, S\n' > long.profile
+run "long.profile:1: unknown model ' S' .*did you mean 'S'? (see accubench help run)$" run --out out --profile ./long.profile
 printf '# nothing set\n\n' > empty.profile
 run "profile ./empty.profile sets no option" run --out out --profile ./empty.profile
 # an option named twice on the command line (the last would win without

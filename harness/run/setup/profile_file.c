@@ -111,7 +111,7 @@ static int profile_line(run_options *o, profile_keys *keys, char *start, const c
         return -1;
     }
     *eq = '\0';
-    char *key = trim_blanks(text), *value = trim_blanks(eq + 1), reason[300];
+    char *key = trim_blanks(text), *value = trim_blanks(eq + 1), reason[1024];
     if (!*key || !*value) {
         snprintf(why, n, "%s:%d: expected 'key = value'", path, lineno);
         return -1;
