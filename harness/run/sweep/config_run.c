@@ -79,12 +79,16 @@ static void dump_first(sweep *s, model *m, dataset *d, const config *c, const re
         nw.noise = &fields;
         int rc = dump_write(s->dump_dir, &w, no_noise ? NULL : &nw, no_noise, why, sizeof why);
         noise_dump_free(&nd);
+        /* mid-config, the terminal's status line is up: a line written now
+         * would be glued to its end (as before a table row, sweep_row.c) */
+        progress_clear(s->progress);
         if (rc == 0) {
             if (!s->quiet)
                 printf("window dump: %s\n", s->dump_dir);
             return;
         }
     }
+    progress_clear(s->progress);
     fprintf(stderr, "accubench: --dump: %s\n", why);
     s->failures++;
 }
