@@ -15,8 +15,19 @@
 #define LEGEND_MAX 32
 static char legend[LEGEND_MAX][RESULT_TEXT_LEN];
 static int legend_count;
+/* The model column's width, set by console_table_header (one run): a
+ * preset longer than 10 (llama3.2-1b) was shown "llama3#1" with a legend
+ * line, as a custom shape is. */
+static int model_column = CONSOLE_MODEL_WIDTH;
 
-static int model_width(void);
+static int model_width(void) { return model_column; }
+
+void console_model_width(const char *name, int *width)
+{
+    int n = (int)strlen(name);
+    if (!strchr(name, ':') && n > *width)
+        *width = n;
+}
 
 static size_t kind_length(const char *name)
 {
@@ -133,7 +144,7 @@ typedef struct console_column {
 } console_column;
 
 static const console_column SHOWN[] = {
-    {"model", "model", -10, NULL, console_model_name},
+    {"model", "model", 0, NULL, console_model_name}, /* model_width() */
     {"mode", "mode", -11, "%s", NULL},
     {"reduction", "reduction", -13, "%s", NULL},
     {"effective_batch", "E", 5, "%lld", NULL},
@@ -148,9 +159,10 @@ static const console_column SHOWN[] = {
 };
 #define N_SHOWN (sizeof SHOWN / sizeof SHOWN[0])
 
-static int model_width(void)
+/* Column i's printf width: negative left-aligned. */
+static int column_width(size_t i)
 {
-    return -SHOWN[0].width;
+    return i == 0 ? -model_width() : SHOWN[i].width;
 }
 
 static void cell_text(const console_column *s, const result_row *r, char *out, size_t len)
@@ -170,11 +182,12 @@ static void cell_text(const console_column *s, const result_row *r, char *out, s
         snprintf(out, len, s->format, result_number(r, c));
 }
 
-void console_table_header(FILE *f)
+void console_table_header(FILE *f, int width)
 {
     legend_count = 0;
+    model_column = width > CONSOLE_MODEL_WIDTH ? width : CONSOLE_MODEL_WIDTH;
     for (size_t i = 0; i < N_SHOWN; i++)
-        fprintf(f, "%*s ", SHOWN[i].width, SHOWN[i].header);
+        fprintf(f, "%*s ", column_width(i), SHOWN[i].header);
     fprintf(f, "%s\n", "status");
 }
 
@@ -243,12 +256,12 @@ void console_table_row(FILE *f, const result_row *r, const char *levers)
         const result_column *c = result_column_find(SHOWN[i].column);
         int config = c && strcmp(c->pass, "config") == 0;
         if (!ran && !config) { /* the step's "-", then straight to the status */
-            at = cell_at(f, at, stop, SHOWN[i].width, "-");
+            at = cell_at(f, at, stop, column_width(i), "-");
             break;
         }
         cell_text(&SHOWN[i], r, text, sizeof text);
-        at = cell_at(f, at, stop, SHOWN[i].width, text);
-        stop += abs(SHOWN[i].width) + 1;
+        at = cell_at(f, at, stop, column_width(i), text);
+        stop += abs(column_width(i)) + 1;
     }
     char note[RESULT_TEXT_LEN * 2];
     snprintf(note, sizeof note, "%s%s%s", levers, *levers && *r->note ? "; " : "", r->note);

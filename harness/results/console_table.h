@@ -14,8 +14,18 @@
 
 #define CONSOLE_WIDTH 120
 
-/* The header line; it starts a run's table (the legend starts afresh). */
-void console_table_header(FILE *f);
+/* The model column's least width. */
+#define CONSOLE_MODEL_WIDTH 10
+
+/* The header line; it starts a run's table (the legend starts afresh).
+ * model_width: the model column's, CONSOLE_MODEL_WIDTH or the longest
+ * name of the run that is no custom shape (console_model_width): a
+ * preset is shown as it is, only a shape ("kind:...") past it goes to
+ * the legend. */
+void console_table_header(FILE *f, int model_width);
+/* Folds one model name of the run into *width (start at
+ * CONSOLE_MODEL_WIDTH): a name without ':' widens it to its length. */
+void console_model_width(const char *name, int *width);
 /* r's line; `levers` (what sets the row apart beyond the columns shown:
  * "recompute block", "" for none) leads its note. */
 void console_table_row(FILE *f, const result_row *r, const char *levers);

@@ -129,7 +129,7 @@ static void test_console_table(void)
     r.step_ms_median = 12.3456, r.step_ms_p10 = 12.0, r.step_ms_p90 = 13.25;
     r.step_noise_pct = 0.73, r.samples_per_s = 5184.21, r.mfu_pct = 12.34;
     r.grad_rel_err = 1.5e-7;
-    console_table_header(f);
+    console_table_header(f, CONSOLE_MODEL_WIDTH);
     console_table_row(f, &r, "");
     r.micro_batch = 24, r.accum_steps = 3;
     strcpy(r.mode, "alloc-async");
@@ -195,7 +195,7 @@ static void test_console_width(void)
     r.devices = 16;
     r.step_ms_median = 123456.789, r.step_noise_pct = 100.0, r.samples_per_s = 331.8;
     r.tokens_per_s = 21234567.0, r.mfu_pct = 101.2, r.grad_rel_err = 0.333;
-    console_table_header(f);
+    console_table_header(f, CONSOLE_MODEL_WIDTH);
     console_table_row(f, &r, "");
     console_table_row(f, &r, ""); /* the legend once */
     strcpy(r.model, "mlp:hidden=4096,layers=16,classes=1000");
@@ -249,7 +249,7 @@ static void test_console_wide_split(void)
     r.arm = 2, r.devices = 1;
     r.step_ms_median = 0.082, r.step_noise_pct = 1.2, r.samples_per_s = 158400;
     r.mfu_pct = 19.3, r.grad_rel_err = 5.3e-8;
-    console_table_header(f);
+    console_table_header(f, CONSOLE_MODEL_WIDTH);
     console_table_row(f, &r, "");
     strcpy(r.sync, "overlap");
     console_table_row(f, &r, "");
@@ -265,6 +265,45 @@ static void test_console_wide_split(void)
     CHECK(full && strstr(full, "overlap K=5: 3x4+1 (arm 2)"));
     if (row && (int)(strstr(row, " ok") + 1 - row) != status_at)
         fprintf(stderr, "  the status is not under its header:\n%s", text);
+    free(text);
+}
+
+/* A preset longer than the least model column (llama3.2-1b) is shown as
+ * it is, its row in line with the header; a custom shape past that width
+ * still goes to the legend. (It was "llama3#1" with a legend line, as a
+ * shape is.) */
+static void test_console_preset_whole(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    int width = CONSOLE_MODEL_WIDTH;
+    const char *shape = "llama:d=64,layers=2,heads=4,kv_heads=1,ffn=176,seq=32,vocab=512,tied=1";
+    console_model_width("tiny", &width);
+    console_model_width("llama3.2-1b", &width);
+    console_model_width(shape, &width);
+    CHECK(width == 11);
+    result_row r;
+    result_row_clear(&r);
+    strcpy(r.model, "llama3.2-1b");
+    strcpy(r.mode, "async");
+    strcpy(r.reduction, "sum");
+    strcpy(r.status, "ok");
+    r.effective_batch = 8, r.micro_batch = 8, r.accum_steps = 1, r.devices = 1;
+    r.step_ms_median = 12.5, r.step_noise_pct = 1.2, r.samples_per_s = 640;
+    console_table_header(f, width);
+    console_table_row(f, &r, "");
+    strcpy(r.model, shape);
+    console_table_row(f, &r, "");
+    fclose(f);
+    const char *row = text ? strchr(text, '\n') + 1 : NULL;
+    CHECK(row && !strncmp(row, "llama3.2-1b async ", 18));
+    CHECK(text && !strstr(text, "llama3#") && strstr(text, "\nllama#1 = llama:d=64,"));
+    int status_at = text ? (int)(strstr(text, "status") - text) : -1;
+    CHECK(row && (int)(strstr(row, " ok") + 1 - row) == status_at);
     free(text);
 }
 
@@ -309,5 +348,6 @@ int main(void)
     test_console_table();
     test_console_width();
     test_console_wide_split();
+    test_console_preset_whole();
     return check_finish("test_results");
 }

@@ -380,7 +380,10 @@ static void start_measuring(sweep *s, const run_options *o, const char *dtype_no
         printf("%s\n", left_out);
     if (!s->quiet) {
         printf("results: %s\n", path);
-        console_table_header(stdout);
+        int width = CONSOLE_MODEL_WIDTH;
+        for (int i = 0; i < o->n_models; i++)
+            console_model_width(o->models[i].name, &width);
+        console_table_header(stdout, width);
     }
 }
 
