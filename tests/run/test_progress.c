@@ -180,6 +180,29 @@ int main(void)
     CHECK(other != NULL && strstr(other, " left\n") != NULL);
     fclose(f);
 
+    /* A guess whose ends round alike is one figure, not "0 s to 0 s". */
+    eta_item tiny[2] = {{.flops = 1e3, .micro = 1, .accum = 1},
+                        {.flops = 1e3, .micro = 1, .accum = 1}};
+    for (int i = 0; i < 2; i++)
+        tiny[i].step_ms = tiny[i].wall_s = tiny[i].noise_s = NAN;
+    eta quick = {.items = tiny, .n = 2, .c = {.budget_s = 0.001, .warmup = 0, .min_samples = 1,
+                                               .max_samples = 1}};
+    eta_record_probe(&quick, 0, 0.001);
+    eta_record_probe(&quick, 1, 0.001);
+    f = tmpfile();
+    CHECK(f != NULL);
+    CHECK(progress_start(&p, f, 2, 10) == 0);
+    progress_set_eta(&p, &quick);
+    progress_config(&p, "S fp32 1x1 async sum");
+    progress_stop(&p);
+    out = slurp(f);
+    first = strstr(out, "config 1 of 2 (S fp32 1x1 async sum); 0 s so far, about 0 s left (a "
+                        "guess until a config has finished)");
+    CHECK(first != NULL);
+    if (!first)
+        fprintf(stderr, "  the line: %s\n", out);
+    fclose(f);
+
     /* No stream (--quiet): every call is a no-op. */
     CHECK(progress_start(&p, NULL, 3, 0.1) == 0);
     progress_config(&p, "x");

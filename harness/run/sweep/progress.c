@@ -72,8 +72,12 @@ static void config_text(const progress *p, uint64_t now, char *out, size_t len)
         char most[32]; /* nothing of this machine's pace learnt yet (eta.h) */
         progress_duration(costed, left, sizeof left);
         progress_duration(ETA_GUESS_SPAN * costed, most, sizeof most);
-        snprintf(out + used, len - (size_t)used,
-                 ", about %s to %s left (a guess until a config has finished)", left, most);
+        if (!strcmp(left, most)) /* "about 1 s to 1 s": one figure at that rounding */
+            snprintf(out + used, len - (size_t)used,
+                     ", about %s left (a guess until a config has finished)", left);
+        else
+            snprintf(out + used, len - (size_t)used,
+                     ", about %s to %s left (a guess until a config has finished)", left, most);
     } else if (!isnan(costed) && used < (int)len) {
         progress_duration(costed, left, sizeof left);
         snprintf(out + used, len - (size_t)used, ", about %s left", left);
