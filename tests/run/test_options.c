@@ -338,8 +338,31 @@ static void test_takes_list(void)
         CHECK(!option_takes_list(&run_option_table, single[i]));
 }
 
+/* --lr-grid's rates as the curves train them, in a float: a rate that is
+ * inf or 0 there was taken (fuzz_parse: 1e39, 6.7e51, 1e-46), and one
+ * above --lr's bound of 10 too. */
+static void test_lr_grid_bounds(void)
+{
+    lr_grid g;
+    CHECK(lr_grid_parse("0.05,0.1,10", &g, why, sizeof why) == 0 && g.n == 3 && g.lr[2] == 10);
+    CHECK(lr_grid_parse("1e-30", &g, why, sizeof why) == 0 && g.n == 1);
+    const char *bad[] = {"1e39", "6666666666666666666666666666666666666666666666666666",
+                         "1e-46", "10.5", "0.1,1e300", "0", "-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = '\0';
+        CHECK(lr_grid_parse(bad[i], &g, why, sizeof why) == -1);
+        CHECK(strstr(why, "--lr-grid") != NULL);
+    }
+    run_options o;
+    options_defaults(&o);
+    CHECK(options_set(&o, "lr-grid", "1e39", why, sizeof why) == -1);
+    CHECK(options_set(&o, "lr", "10", why, sizeof why) == 0 && o.optimizer.lr == 10);
+    CHECK(options_set(&o, "lr", "10.5", why, sizeof why) == -1);
+}
+
 int main(void)
 {
+    test_lr_grid_bounds();
     test_takes_list();
     test_table_keys();
     test_table_defaults();

@@ -31,9 +31,11 @@ int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len)
     for (int i = 0; i < count; i++) {
         if (parse_real("--lr-grid", items[i], -1e300, 1e300, &g->lr[i], why, why_len))
             return -1;
-        if (!(g->lr[i] > 0)) {
-            snprintf(why, why_len, "--lr-grid: every learning rate must be above 0, got '%s'",
-                     items[i]);
+        /* the curves train at (float)rate: one that is 0 or inf there is
+         * refused, as --lr refuses one above LR_MAX */
+        if (!((float)g->lr[i] > 0) || g->lr[i] > LR_MAX) {
+            snprintf(why, why_len, "--lr-grid: every learning rate must be above 0 and at "
+                     "most %d, got '%s'", LR_MAX, items[i]);
             return -1;
         }
     }

@@ -11,6 +11,9 @@
 #include <stddef.h>
 
 #define LR_GRID_MAX 16
+/* The largest learning rate, --lr's and each of the grid's: the optimizer
+ * takes a float, and 1e39 (inf as a float) or 1e-50 (0) is no rate. */
+#define LR_MAX 10
 
 typedef struct lr_grid {
     double lr[LR_GRID_MAX]; /* the listed rates */
@@ -19,8 +22,8 @@ typedef struct lr_grid {
 } lr_grid;
 
 /* Parses "sqrt" or a comma list of positive rates. 0, or -1 with one line
- * in why (an empty list or item, a rate not a number or not above 0,
- * more than LR_GRID_MAX). */
+ * in why (an empty list or item, a rate not a number, not above 0 as a
+ * float or above LR_MAX, more than LR_GRID_MAX). */
 int lr_grid_parse(const char *text, lr_grid *g, char *why, size_t why_len);
 
 /* Whether a and b are one rate as the curves file names it (a float, in

@@ -438,7 +438,7 @@ static const option_def RUN_OPTIONS[] = {
      .help = "what each rank keeps: optimizer = its slice of the AdamW state (ZeRO-1), "
              "gradients = and of the gradient (ZeRO-2); under mpirun"},
     {.key = "lr", .arg = "X", .type = OPTION_FLOAT, .offset = AT(optimizer.lr), .lo = 0,
-     .hi = 10, .def = "0.001", .help = "the learning rate"},
+     .hi = LR_MAX, .def = "0.001", .help = "the learning rate"},
     {CUSTOM_ROW("backend", "NAME", set_backend), .def = "auto", .tag = RUN_TAG_BACKEND,
      .help = "the device to run on"},
     {INT_ROW("steps", "N", steps, 1, 1000000), .shown = "adaptive",
