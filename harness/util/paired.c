@@ -119,7 +119,8 @@ size_t round_ms_parse(const char *p, double *out, size_t max)
     while (p && *p && n < max) {
         char *end;
         double v = strtod(p, &end);
-        if (end == p || !(v > 0))
+        /* a round's time is finite: strtod's inf (inf, 1e999) is none */
+        if (end == p || !(v > 0) || !isfinite(v))
             return 0;
         out[n++] = v;
         p = end;

@@ -120,7 +120,7 @@ typedef struct timed_figures {
 paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b);
 
 /* The numbers of a round_ms cell into out[0..max); their count, 0 when the
- * cell is empty or not a list of positive numbers. */
+ * cell is empty or not a list of positive finite numbers. */
 size_t round_ms_parse(const char *text, double *out, size_t max);
 
 /* The rule: faster or slower only where the interval clears the threshold.

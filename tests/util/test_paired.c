@@ -315,8 +315,21 @@ static void test_too_few_draws(void)
                        "steps a side timed apart)"));
 }
 
+/* A round_ms cell is positive finite times: one of inf (strtod reads
+ * "inf" and "3e10000" so; fuzz_parse) is not a list of rounds, and a
+ * paired ratio over it would be inf or NaN. */
+static void test_round_ms_finite(void)
+{
+    double v[8];
+    CHECK(round_ms_parse("12.5 13 12.75", v, 8) == 3 && v[2] == 12.75);
+    const char *bad[] = {"3e10000", "12.5 inf 13", "infinity", "1 -inf", "nan 2", "0 1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(round_ms_parse(bad[i], v, 8) == 0);
+}
+
 int main(void)
 {
+    test_round_ms_finite();
     test_too_few_draws();
     test_common_disturbance_cancels();
     test_aa_is_never_separated();
