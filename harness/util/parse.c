@@ -65,7 +65,9 @@ int parse_real(const char *what, const char *s, double min, double max, double *
 static int fraction_bytes(const char *number, unsigned shift, uint64_t *out)
 {
     char *end;
-    if (!shift || !isdigit((unsigned char)*number))
+    /* decimal, as parse_real is: strtod's hex (0x1.8K) is no size anyone
+     * types, and parse_int refuses 0x2G */
+    if (!shift || !isdigit((unsigned char)*number) || strpbrk(number, "xX"))
         return -1;
     errno = 0;
     double v = strtod(number, &end);
