@@ -5,8 +5,9 @@
 
 # ------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz_NAME.c, seeds in tests/fuzz/corpus/NAME)
-# for the readers of files a user hands us: the profile parser and the CSV
-# reader, built with clang, ASan and UBSan. `make fuzz` runs each for
+# for the readers of files and text a user hands us: the profile parser,
+# the CSV and curves readers, the --model list, run's command line and the
+# number, size and list parsers, built with clang, ASan and UBSan. `make fuzz` runs each for
 # FUZZ_SECONDS and prints its executions; `make test` runs each over its
 # corpus and FUZZ_RUNS mutations (scripts/fuzz.sh). Where no clang links
 # -fsanitize=fuzzer, both say so and skip.

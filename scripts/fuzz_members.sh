@@ -22,5 +22,7 @@ for target in "$@"; do
     # the map's "Archive member included" lines: LIB(NAME.o), the
     # reference that pulled it on the same line or the next
     sed -n "s|^$lib(\\([^)]*\\)\\.o).*|\\1|p" "$work/$name.map"
-done | sort -u | tr '\n' ' ' | sed 's/^/FUZZ_MEMBERS := /; s/ $//'
+done >"$work/members.txt" # not piped: a target that does not build stops here (set -e),
+                          # not later as a link error for want of the members it hid
+sort -u "$work/members.txt" | tr '\n' ' ' | sed 's/^/FUZZ_MEMBERS := /; s/ $//'
 echo
