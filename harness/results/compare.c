@@ -27,10 +27,9 @@
 
 /* The band a run's step time is known to within: the 95% interval of its
  * median (step_ms_ci_lo..hi) where the file has one; else, for files from
- * before those columns, from p10 to p90 of the
- * steps, widened to median +- step_noise_pct where the run reported more
- * noise than its spread shows. Missing numbers shrink the band to the median
- * (min_diff still applies then). */
+ * before those columns, from p10 to p90 of the steps, widened to median
+ * +- step_noise_pct where the run reported more noise than its spread
+ * shows. Missing numbers shrink the band to the median (min_diff still). */
 static void band(const csv_row *r, double *lo, double *hi)
 {
     if (r->step_ms_ci_hi > 0 && r->step_ms_ci_lo <= r->step_ms_ci_hi) {
@@ -171,8 +170,7 @@ static void optimizer_of(const csv_table *t, char *out, size_t len)
 }
 
 /* Relative noise of one row for the table: half its band, in percent;
- * unmeasured under two samples (one sample's interval is the median
- * itself, a band of 0 that would read as a quiet step). */
+ * unmeasured under two samples (one's band is 0, no quiet step). */
 static double noise_pct(const csv_row *r)
 {
     double lo, hi;
