@@ -185,35 +185,22 @@ static int gpt_tensors(const model_spec *s, model_tensor *out, int max)
     if (out && max > 0) /* the LM head writes its gradient first, the embedding last */
         out[0].grad_twice = 1;
     n = tensor_add(out, max, n, "transformer.wpe.weight", l.wpe, d, l.seq, 1);
-    for (int i = 0; i < l.layers; i++) {
-        size_t base = l.layer0 + (size_t)i * l.layer_size;
-        const struct {
-            const char *name;
-            size_t off;
-            int64_t rows, cols;
-        } block[] = {
-            {"ln_1.weight", l.ln1_g, d, TENSOR_VECTOR},
-            {"ln_1.bias", l.ln1_b, d, TENSOR_VECTOR},
-            {"attn.c_attn.weight", l.qkv_w, 3 * d, d},
-            {"attn.c_attn.bias", l.qkv_b, 3 * d, TENSOR_VECTOR},
-            {"attn.c_proj.weight", l.proj_w, d, d},
-            {"attn.c_proj.bias", l.proj_b, d, TENSOR_VECTOR},
-            {"ln_2.weight", l.ln2_g, d, TENSOR_VECTOR},
-            {"ln_2.bias", l.ln2_b, d, TENSOR_VECTOR},
-            {"mlp.c_fc.weight", l.fc_w, 4 * d, d},
-            {"mlp.c_fc.bias", l.fc_b, 4 * d, TENSOR_VECTOR},
-            {"mlp.c_proj.weight", l.fcp_w, d, 4 * d},
-            {"mlp.c_proj.bias", l.fcp_b, d, TENSOR_VECTOR},
-        };
-        for (size_t k = 0; k < sizeof block / sizeof block[0]; k++) {
-            char name[MODEL_TENSOR_NAME];
-            snprintf(name, sizeof name, "transformer.h.%d.%s", i, block[k].name);
-            size_t off = base + block[k].off;
-            n = block[k].cols == TENSOR_VECTOR
-                    ? tensor_add_vector(out, max, n, name, off, block[k].rows)
-                    : tensor_add(out, max, n, name, off, block[k].rows, block[k].cols, 0);
-        }
-    }
+    const block_tensor block[] = {
+        {"ln_1.weight", l.ln1_g, d, TENSOR_VECTOR},
+        {"ln_1.bias", l.ln1_b, d, TENSOR_VECTOR},
+        {"attn.c_attn.weight", l.qkv_w, 3 * d, d},
+        {"attn.c_attn.bias", l.qkv_b, 3 * d, TENSOR_VECTOR},
+        {"attn.c_proj.weight", l.proj_w, d, d},
+        {"attn.c_proj.bias", l.proj_b, d, TENSOR_VECTOR},
+        {"ln_2.weight", l.ln2_g, d, TENSOR_VECTOR},
+        {"ln_2.bias", l.ln2_b, d, TENSOR_VECTOR},
+        {"mlp.c_fc.weight", l.fc_w, 4 * d, d},
+        {"mlp.c_fc.bias", l.fc_b, 4 * d, TENSOR_VECTOR},
+        {"mlp.c_proj.weight", l.fcp_w, d, 4 * d},
+        {"mlp.c_proj.bias", l.fcp_b, d, TENSOR_VECTOR},
+    };
+    n = block_tensors(out, max, n, "transformer.h", l.layers, l.layer0, l.layer_size, block,
+                      (int)(sizeof block / sizeof block[0]));
     n = tensor_add_vector(out, max, n, "transformer.ln_f.weight", l.lnf_g, d);
     n = tensor_add_vector(out, max, n, "transformer.ln_f.bias", l.lnf_b, d);
     return n;

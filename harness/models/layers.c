@@ -142,6 +142,21 @@ int tensor_add_vector(model_tensor *out, int max, int count, const char *name, s
     return count + 1;
 }
 
+int block_tensors(model_tensor *out, int max, int count, const char *prefix, int layers,
+                  size_t layer0, size_t layer_size, const block_tensor *block, int n)
+{
+    for (int i = 0; i < layers; i++)
+        for (int k = 0; k < n; k++) {
+            char name[MODEL_TENSOR_NAME];
+            snprintf(name, sizeof name, "%s.%d.%s", prefix, i, block[k].name);
+            size_t off = layer0 + (size_t)i * layer_size + block[k].off;
+            count = block[k].cols == TENSOR_VECTOR
+                        ? tensor_add_vector(out, max, count, name, off, block[k].rows)
+                        : tensor_add(out, max, count, name, off, block[k].rows, block[k].cols, 0);
+        }
+    return count;
+}
+
 int linear_tensors(model_tensor *out, int max, int count, const char *prefix,
                    const linear_layer *l)
 {

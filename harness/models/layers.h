@@ -95,6 +95,19 @@ int tensor_add_vector(model_tensor *out, int max, int count, const char *name, s
 /* In a kind's table of tensors, the cols of a vector: a matrix's cols may
  * be 1 too. */
 #define TENSOR_VECTOR 0
+/* One tensor of a decoder block: its name after "PREFIX.LAYER.", its
+ * offset in the block, its rows, and its cols (TENSOR_VECTOR for a
+ * vector). */
+typedef struct {
+    const char *name;
+    size_t off;
+    int64_t rows, cols;
+} block_tensor;
+/* Every layer's entries of a block table, "PREFIX.I.NAME" at
+ * layer0 + I layer_size + off, layer by layer in the table's order.
+ * Returns count + layers n. */
+int block_tensors(model_tensor *out, int max, int count, const char *prefix, int layers,
+                  size_t layer0, size_t layer_size, const block_tensor *block, int n);
 /* A linear layer's two entries: "PREFIX.weight" [out, in] and
  * "PREFIX.bias" [out]. Returns count + 2. */
 int linear_tensors(model_tensor *out, int max, int count, const char *prefix,

@@ -195,32 +195,19 @@ static int llama_tensors(const model_spec *s, model_tensor *out, int max)
     n = tensor_add(out, max, n, "model.embed_tokens.weight", l.embed, d, l.vocab, 1);
     if (l.tied && out && max > 0) /* the LM head writes its gradient first, the embedding last */
         out[0].grad_twice = 1;
-    for (int i = 0; i < l.layers; i++) {
-        size_t base = l.layer0 + (size_t)i * l.layer_size;
-        const struct {
-            const char *name;
-            size_t off;
-            int64_t rows, cols;
-        } block[] = {
-            {"input_layernorm.weight", l.norm1, d, TENSOR_VECTOR},
-            {"self_attn.q_proj.weight", l.q_w, d, d},
-            {"self_attn.k_proj.weight", l.k_w, kv, d},
-            {"self_attn.v_proj.weight", l.v_w, kv, d},
-            {"self_attn.o_proj.weight", l.o_w, d, d},
-            {"post_attention_layernorm.weight", l.norm2, d, TENSOR_VECTOR},
-            {"mlp.gate_proj.weight", l.gate_w, f, d},
-            {"mlp.up_proj.weight", l.up_w, f, d},
-            {"mlp.down_proj.weight", l.down_w, d, f},
-        };
-        for (size_t k = 0; k < sizeof block / sizeof block[0]; k++) {
-            char name[MODEL_TENSOR_NAME];
-            snprintf(name, sizeof name, "model.layers.%d.%s", i, block[k].name);
-            size_t off = base + block[k].off;
-            n = block[k].cols == TENSOR_VECTOR
-                    ? tensor_add_vector(out, max, n, name, off, block[k].rows)
-                    : tensor_add(out, max, n, name, off, block[k].rows, block[k].cols, 0);
-        }
-    }
+    const block_tensor block[] = {
+        {"input_layernorm.weight", l.norm1, d, TENSOR_VECTOR},
+        {"self_attn.q_proj.weight", l.q_w, d, d},
+        {"self_attn.k_proj.weight", l.k_w, kv, d},
+        {"self_attn.v_proj.weight", l.v_w, kv, d},
+        {"self_attn.o_proj.weight", l.o_w, d, d},
+        {"post_attention_layernorm.weight", l.norm2, d, TENSOR_VECTOR},
+        {"mlp.gate_proj.weight", l.gate_w, f, d},
+        {"mlp.up_proj.weight", l.up_w, f, d},
+        {"mlp.down_proj.weight", l.down_w, d, f},
+    };
+    n = block_tensors(out, max, n, "model.layers", l.layers, l.layer0, l.layer_size, block,
+                      (int)(sizeof block / sizeof block[0]));
     n = tensor_add_vector(out, max, n, "model.norm.weight", l.norm_f, d);
     if (!l.tied)
         n = tensor_add(out, max, n, "lm_head.weight", l.head, d, l.vocab, 1);
