@@ -94,6 +94,15 @@ static int train_steps(step_runner *run, const split *sp, const curve_run *o, do
         if (!rc)
             rc = window_loss(m, run->d, run->next_buffer, sp, &acts, dev_loss, &loss[t]);
         if (!rc && diverged(loss, t)) {
+            /* A diverged curve's readers know it by its empty last step
+             * (final_loss): the step it diverged at keeps its loss, to show
+             * how it left, and the steps after it are empty. At the last
+             * step none follows, so that step is emptied itself: kept, the
+             * curve read as trained on, and its final loss, past three
+             * times its start, became the default target (every E met it
+             * at step 0). */
+            if (t == steps - 1)
+                loss[t] = NAN;
             t++;
             break;
         }

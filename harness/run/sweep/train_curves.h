@@ -7,7 +7,8 @@
  * of the whole window: the same measurement for every config, so that the
  * curves differ only by what the updates did. A curve that diverges (its
  * loss not finite or three times where it started) stops there: its
- * remaining steps are NAN (empty in the CSV).
+ * remaining steps are NAN (empty in the CSV), and where it diverged at
+ * its last step that step too, so that a diverged curve ends empty.
  * The file and its summary: curves_file.h.
  *
  * Every config of the correct reduction runs twice: with its micro-batches
