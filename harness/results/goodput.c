@@ -9,7 +9,10 @@ double steps_to_target(const double *loss, int n, double target)
     for (int t = 0; t < n; t++) {
         if (!isfinite(loss[t]))
             return NAN; /* diverged before reaching it */
-        if (loss[t] > target)
+        /* not "loss > target": a target that is not a number (the default
+         * where every curve diverged, none having a final loss to set it)
+         * is reached by none, where that test met it at step 0 */
+        if (!(loss[t] <= target))
             continue;
         if (t == 0)
             return 0;

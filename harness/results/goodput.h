@@ -29,7 +29,7 @@
  * (step 0 when the first loss already is; 1 when step 1's is: no
  * training takes a fraction of a step). NAN when the curve never
  * reaches it in its n steps, or leaves the numbers first (a diverged
- * step is NAN: nothing after it counts). */
+ * step is NAN: nothing after it counts), and for a target that is NAN. */
 double steps_to_target(const double *loss, int n, double target);
 
 /* A curve's losses are each one window's mean loss: noisy as 1/sqrt(the

@@ -20,8 +20,12 @@ static void print_series(FILE *out, const goodput_series *s)
 {
     char name[600];
     goodput_series_name(s, name, sizeof name);
-    fprintf(out, "%s: target loss %.4g (%s)\n", name, s->target,
-            s->target_given ? "--target-loss" : "the highest final loss among the E");
+    const char *none = goodput_no_target_why(s);
+    if (none)
+        fprintf(out, "%s: no target loss (%s)\n", name, none);
+    else
+        fprintf(out, "%s: target loss %.4g (%s)\n", name, s->target,
+                s->target_given ? "--target-loss" : "the highest final loss among the E");
     fprintf(out, "  time to target = steps x the fastest split's median step time within the cap; "
                  "its interval is the step time's alone (95%%, or less where the step was timed "
                  "5 times or in 5 rounds or fewer, said beside it): the steps, from one curve "
@@ -34,8 +38,12 @@ static void print_series(FILE *out, const goodput_series *s)
                     p->lrs > 1 ? " (best final loss of the grid" : "", p->lr_edge ? ", " : "",
                     goodput_lr_edge_word(p), p->lrs > 1 ? ")" : "");
         if (isnan(p->steps)) {
-            fprintf(out, ": does not reach the target in %d steps (final loss %.4g)\n",
-                    p->curve_steps, p->final);
+            if (isnan(p->final)) /* no final loss: "final loss nan" said nothing */
+                fprintf(out, ": does not reach the target in %d steps (its curve diverged)\n",
+                        p->curve_steps);
+            else
+                fprintf(out, ": does not reach the target in %d steps (final loss %.4g)\n",
+                        p->curve_steps, p->final);
             continue;
         }
         if (p->steps == 0) {
@@ -126,8 +134,9 @@ static int print_rank(FILE *out, const goodput_series *s)
     char name[600];
     goodput_series_name(s, name, sizeof name);
     char at_start[600];
-    if (!goodput_at_start_text(s, at_start, sizeof at_start)) {
-        fprintf(out, "%s: no ranking by time to target: %s\n", name, at_start);
+    const char *none = goodput_no_target_why(s);
+    if (none || !goodput_at_start_text(s, at_start, sizeof at_start)) {
+        fprintf(out, "%s: no ranking by time to target: %s\n", name, none ? none : at_start);
         return 0;
     }
     size_t order[256], n = 0;

@@ -310,6 +310,12 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len)
              rp_levers_of(k->recompute, k->grad_dtype, NULL, k->shard).s);
 }
 
+const char *goodput_no_target_why(const goodput_series *s)
+{
+    return isnan(s->target) ? "every E's curve diverged, so none has a final loss to set it"
+                            : NULL;
+}
+
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len)
 {
     out[0] = '\0';
@@ -372,7 +378,10 @@ int goodput_none_timed_text(const goodput_series *s, size_t n, char *out, size_t
     char target[64] = "its target loss";
     if (n == 1)
         snprintf(target, sizeof target, "the target loss %.4g", s[0].target);
-    if (!reached && !at_start)
+    if (!reached && !at_start && isnan(lowest)) /* not "the lowest final loss is nan" */
+        snprintf(out, len, "every effective batch's curve diverged (none has a final loss): "
+                 "no time to target");
+    else if (!reached && !at_start)
         snprintf(out, len, "no effective batch reaches %s in its curve (the lowest final loss "
                  "is %.4g): no time to target", target, lowest);
     else if (!reached)

@@ -72,6 +72,11 @@ void goodput_free(goodput_series *s, size_t n);
 /* "gpt-tiny (cpu, fp32, eager)": the series' name for a heading or a line. */
 void goodput_series_name(const goodput_series *s, char *out, size_t len);
 
+/* Where the series has no target: none was given and every E's curve
+ * diverged, so none has a final loss to be the default. Why, in words for
+ * plan and the report alike, or NULL where it has one. */
+const char *goodput_no_target_why(const goodput_series *s);
+
 /* Where the target is at or above a curve's starting loss (at_start),
  * why no time to target is compared, in words for plan and the report
  * alike: 0 and the text, or -1 (out "") where every point had to train. */

@@ -144,9 +144,14 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     char name[600];
     goodput_series_name(s, name, sizeof name);
     doc_heading(d, 3, "%s", name);
-    doc_para(d, "Target loss %s (%s).", rp_num(s->target, 4).s,
-             s->target_given ? "--target-loss"
-                             : "the highest final loss among the E, so that every E reaches it");
+    const char *none = goodput_no_target_why(s);
+    if (none)
+        doc_para(d, "No target loss (%s).", none);
+    else
+        doc_para(d, "Target loss %s (%s).", rp_num(s->target, 4).s,
+                 s->target_given ? "--target-loss"
+                                 : "the highest final loss among the E, so that every E "
+                                   "reaches it");
     /* the step times' interval as they have it: 95%, or [min, max] of a
      * few steps or rounds, which covers less (the time column says so) */
     double lo = NAN, hi = NAN;

@@ -164,6 +164,21 @@ check '[ $rc -eq 1 ] && [ $(grep -c "does not reach the target in 30 steps" far.
 check '[ $(wc -l <err.txt) -eq 1 ] && grep -q "no effective batch reaches the target loss 1e-09 in its curve" err.txt' \
     "and one line why: $(cat err.txt)"
 check 'grep -q "no fit: the fit needs at least three" far.txt' "and no fit from no points"
+# every curve diverged (empty from step 3): no final loss sets a default
+# target, so none is reached, rather than a target of nan met at step 0
+awk -F, 'BEGIN { OFS = "," } /^#/ { print; next }
+    !h { print; h = 1; for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { if ($c["step"] >= 3) $c["loss"] = ""; print }' g.curves.csv >gone.curves.csv
+cp g.csv gone.csv
+"$ACCUBENCH" plan --time-to-target gone.csv >gone.txt 2>err.txt
+rc=$?
+check '[ $rc -eq 1 ] && grep -q ": no target loss (every E.s curve diverged, so none has a final loss to set it)$" gone.txt && [ $(grep -c "does not reach the target in 30 steps (its curve diverged)$" gone.txt) -eq 3 ] && ! grep -q "at step 0" gone.txt && ! grep -qi "nan" gone.txt err.txt' \
+    "every curve diverged: no target, none reached, exit 1 (rc $rc): $(cat gone.txt err.txt)"
+check '[ $(wc -l <err.txt) -eq 1 ] && grep -q "every effective batch.s curve diverged (none has a final loss): no time to target" err.txt' \
+    "and one line why: $(cat err.txt)"
+"$ACCUBENCH" plan --recommend --goal time --from gone.csv >gone_rank.txt 2>err.txt
+check '[ $? -eq 1 ] && grep -q ": no ranking by time to target: every E.s curve diverged" gone_rank.txt' \
+    "--goal time ranks nothing: $(cat gone_rank.txt err.txt)"
 # curves without a timed row of their E (the main CSV's rows gone): each E
 # says so, one line sums it up, exit 1
 { grep "^#" g.csv; grep -m1 "^backend," g.csv; } >untimed.csv

@@ -362,6 +362,42 @@ static void test_none_or_one_timed(void)
     free(ct.c);
 }
 
+/* Every curve diverged: none has a final loss, so no default target is
+ * set, and a target that is not a number is reached by none. It was met
+ * at step 0 by every curve ("loss > nan" is false), and plan and the
+ * report said the target loss nan lay at or above every starting loss. */
+static void test_every_curve_diverged(void)
+{
+    const double loss[] = {4, 3, 2, 1};
+    CHECK(isnan(steps_to_target(loss, 4, NAN)));
+    curves_table ct;
+    three_curves(&ct);
+    for (size_t i = 0; i < ct.n; i++)
+        for (int t = 2 + (int)i; t < ct.c[i].steps; t++)
+            ct.c[i].loss[t] = NAN; /* diverged at step 1 + i */
+    csv_row rows[] = {series_row(256, 128, NAN, NAN)};
+    goodput_request req = {.target = NAN, .mem_cap = -1};
+    goodput_series *s;
+    size_t n;
+    char why[600];
+    CHECK(goodput_build(&ct, rows, 1, &req, &s, &n) == 0 && n == 1);
+    if (n == 1) {
+        CHECK(isnan(s->target) && s->at_start == 0);
+        for (size_t j = 0; j < s->n; j++)
+            CHECK(isnan(s->p[j].steps) && isnan(s->p[j].final) && !(s->p[j].time_s > 0));
+        CHECK(goodput_no_target_why(s) && strstr(goodput_no_target_why(s), "diverged"));
+        CHECK(goodput_at_start_text(s, why, sizeof why) == -1);
+        CHECK(goodput_none_timed_text(s, n, why, sizeof why) == 0 &&
+              strstr(why, "every effective batch's curve diverged") && !strstr(why, "nan"));
+        goodput_free(s, n);
+    }
+    /* the curves' own, given back for the tests after */
+    for (size_t i = 0; i < ct.n; i++)
+        for (int t = 0; t < ct.c[i].steps; t++)
+            ct.c[i].loss[t] = 4 - t * ((int)i + 1) * 0.1;
+    free(ct.c);
+}
+
 /* A best rate at an edge of its grid brackets nothing: the point says
  * which edge, and one line names every such E for plan and the report;
  * a best rate between two others, or a single rate, is no edge. Three
@@ -530,6 +566,7 @@ int main(void)
     test_least_and_its_ties();
     test_rows_pooled_as_correlated();
     test_none_or_one_timed();
+    test_every_curve_diverged();
     test_lucky_last_window();
     test_cover_by_round_or_step();
     test_best_rate_at_grid_edge();
