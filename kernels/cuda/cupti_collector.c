@@ -29,6 +29,7 @@
 #include "backend.h"
 #include "collector.h"
 #include "cupti_collector.h"
+#include "cupti_names.h"
 #include "trace.h"
 
 /* 8 MiB buffers (CUPTI's suggestion is a few MiB), 8-byte aligned as the
@@ -108,18 +109,6 @@ static const char *sync_name(CUpti_ActivitySynchronizationType t)
     }
 }
 
-/* A runtime or driver call that launches device work: the kernel launches
- * and graph launches (host functions launch no device work). */
-static int is_launch(const char *name)
-{
-    if (strncmp(name, "cudaLaunchHostFunc", 18) == 0 ||
-        strncmp(name, "cuLaunchHostFunc", 16) == 0)
-        return 0;
-    return strncmp(name, "cudaLaunch", 10) == 0 || strncmp(name, "cuLaunch", 8) == 0 ||
-           strncmp(name, "cudaGraphLaunch", 15) == 0 ||
-           strncmp(name, "cuGraphLaunch", 13) == 0;
-}
-
 /* The API name without CUPTI's version suffix ("cudaLaunchKernel_v7000"). */
 static void api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, char *out,
                      size_t len)
@@ -132,9 +121,7 @@ static void api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, char *o
         return;
     }
     snprintf(out, len, "%s", name);
-    char *v = strstr(out, "_v");
-    if (v && v[2] >= '0' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2))
-        *v = '\0';
+    cupti_name_trim(out);
 }
 
 /* Stages one record (g.lock held). */
@@ -175,7 +162,7 @@ static void stage(const CUpti_Activity *a)
         api_name(a->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API
                                                          : CUPTI_CB_DOMAIN_DRIVER_API,
                  api->cbid, buf, sizeof buf);
-        kind = is_launch(buf) ? TRACE_LAUNCH : TRACE_RUNTIME;
+        kind = cupti_is_launch(buf) ? TRACE_LAUNCH : TRACE_RUNTIME;
         name = buf;
         start = api->start, end = api->end, stream = api->threadId;
         corr = api->correlationId;
