@@ -9,7 +9,11 @@
 #include "cuda_internal.h"
 
 /* The errors that leave the context unusable: every later call in this
- * process returns them again, so nothing more can run here. */
+ * process returns them again, so nothing more can run here. Every error
+ * driver_types.h documents as "the process must be terminated and
+ * relaunched" is here (tests/e2e/e2e_cuda_sticky_errors.sh holds the list
+ * to the toolkit's): a fault that the GPU's error containment catches
+ * (Hopper and later) is cudaErrorContained, not an illegal address. */
 static int sticky(cudaError_t e)
 {
     switch (e) {
@@ -23,6 +27,12 @@ static int sticky(cudaError_t e)
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
     case cudaErrorECCUncorrectable:
+    case cudaErrorMpsClientTerminated:
+#if CUDART_VERSION >= 12080 /* all three in the 12.8 headers and later */
+    case cudaErrorContained:
+    case cudaErrorTensorMemoryLeak:
+    case cudaErrorExternalDevice:
+#endif
         return 1;
     default:
         return 0;
