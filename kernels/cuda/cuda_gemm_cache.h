@@ -81,23 +81,40 @@ static inline gemm_key gemm_key_of(const gemm_desc *g, int compute)
     return k;
 }
 
-/* FNV-1a over the key's bytes. The struct has no padding (sixteen ints,
- * then the int64 strides at an 8-byte boundary), and gemm_key_of zeroes
- * it whole anyway. */
+/* The key's fields as one list, for the hash and the comparison. They read
+ * the fields, never the struct's bytes: the struct has padding (fifteen
+ * ints, then 4 bytes before the int64 strides' 8-byte boundary), and a
+ * padding byte's value is not a field's, nor kept by a copy of the struct
+ * (the table's own copies, a key returned by value), so bytes could make
+ * one shape two keys: a plan chosen and kept again at every call. A field
+ * added to gemm_key is added here too. */
+#define GEMM_KEY_FIELDS(X)                                                    \
+    X(trans_a) X(trans_b) X(m) X(n) X(k) X(lda) X(ldb) X(ldc) X(ab_storage)   \
+    X(c_storage) X(compute) X(align_a) X(align_b) X(align_c) X(batch)         \
+    X(stride_a) X(stride_b) X(stride_c)
+
+/* FNV-1a over the fields' values, each widened to 64 bits. */
 static inline uint64_t gemm_key_hash(const gemm_key *k)
 {
-    const unsigned char *p = (const unsigned char *)k;
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < sizeof *k; i++) {
-        h ^= p[i];
-        h *= 1099511628211ull;
+#define GEMM_KEY_HASH_(f)                                                     \
+    {                                                                         \
+        uint64_t v_ = (uint64_t)k->f;                                         \
+        for (int i_ = 0; i_ < 8; i_++, v_ >>= 8) {                            \
+            h ^= v_ & 0xffu;                                                  \
+            h *= 1099511628211ull;                                            \
+        }                                                                     \
     }
+    GEMM_KEY_FIELDS(GEMM_KEY_HASH_)
+#undef GEMM_KEY_HASH_
     return h;
 }
 
 static inline int gemm_key_equal(const gemm_key *a, const gemm_key *b)
 {
-    return memcmp(a, b, sizeof *a) == 0;
+#define GEMM_KEY_SAME_(f) &&a->f == b->f
+    return 1 GEMM_KEY_FIELDS(GEMM_KEY_SAME_);
+#undef GEMM_KEY_SAME_
 }
 
 /* Open addressing, linear probing, capacity a power of two, at most half

@@ -135,6 +135,37 @@ static void test_batch_key(void)
     CHECK(!gemm_key_equal(&heads, &more));
 }
 
+/* A key is its fields, not the struct's bytes: a copy made field by field
+ * into memory holding other bytes (as a copy of the struct may leave its
+ * padding) is the same key, with the same hash, and is found. */
+static void test_key_padding(void)
+{
+    gemm_desc g = {.trans_b = 1, .m = 768, .n = 8192, .k = 3072, .lda = 768, .ldb = 8192,
+                   .ldc = 768, .a = (void *)(uintptr_t)0x1000, .b = (void *)(uintptr_t)0x2008,
+                   .c = (void *)(uintptr_t)0x3000, .ab_storage = STORAGE_BF16,
+                   .c_storage = STORAGE_F32, .batch = 4, .stride_a = 64, .stride_b = 128,
+                   .stride_c = 4096};
+    gemm_key k = gemm_key_of(&g, 2), copy;
+    memset(&copy, 0xa5, sizeof copy);
+    copy.trans_a = k.trans_a, copy.trans_b = k.trans_b;
+    copy.m = k.m, copy.n = k.n, copy.k = k.k;
+    copy.lda = k.lda, copy.ldb = k.ldb, copy.ldc = k.ldc;
+    copy.ab_storage = k.ab_storage, copy.c_storage = k.c_storage, copy.compute = k.compute;
+    copy.align_a = k.align_a, copy.align_b = k.align_b, copy.align_c = k.align_c;
+    copy.batch = k.batch;
+    copy.stride_a = k.stride_a, copy.stride_b = k.stride_b, copy.stride_c = k.stride_c;
+    CHECK(gemm_key_equal(&k, &copy));
+    CHECK(gemm_key_hash(&k) == gemm_key_hash(&copy));
+    gemm_table t = {0};
+    static int value;
+    CHECK(gemm_table_insert(&t, &k, &value) == 0);
+    CHECK(gemm_table_find(&t, &copy) == &value);
+    copy.ldc = 1024; /* one field differs: another shape */
+    CHECK(!gemm_key_equal(&k, &copy));
+    CHECK(gemm_table_find(&t, &copy) == NULL);
+    gemm_table_clear(&t, NULL, NULL);
+}
+
 /* A rank's GPU is its index on the node; an index past the node's GPUs is
  * refused with one line (two ranks would share a GPU), never wrapped. */
 static void test_device_index(void)
@@ -155,5 +186,6 @@ int main(void)
     test_alignment();
     test_table();
     test_batch_key();
+    test_key_padding();
     return check_finish("test_cuda_host");
 }
