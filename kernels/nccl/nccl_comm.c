@@ -439,9 +439,12 @@ static int make_device_side(comm *c)
         for (int j = 0; j < 2; j++)
             CU_TRY(c->b, cudaEventCreate(&p->stall[i][j]));
     }
-    /* The barrier's operand: its sum is never read, so never reset. */
+    /* The barrier's operand: its sum is never read, so never reset. Zeroed
+     * on the side stream its collectives run on: a plain cudaMemset runs
+     * on the legacy default stream, which a non-blocking stream does not
+     * wait for, so the first barrier could read it before it is set. */
     CU_TRY(c->b, cudaMalloc((void **)&p->arrival, sizeof *p->arrival));
-    CU_TRY(c->b, cudaMemset(p->arrival, 0, sizeof *p->arrival));
+    CU_TRY(c->b, cudaMemsetAsync(p->arrival, 0, sizeof *p->arrival, p->side));
     p->events_made = 1;
     return BK_OK;
 }
