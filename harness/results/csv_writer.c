@@ -128,12 +128,27 @@ static int write_csv(FILE *f, void *ctx, char *why, size_t why_len)
     return 0;
 }
 
-int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
+/* The CSV and the files of `with`, one set (atomic_write_files). */
+static int flush_with(csv_writer *w, const atomic_file_job *with, int n_with, char *why,
+                      size_t why_len)
 {
-    if (atomic_write_file(w->path, write_csv, w, why, why_len))
+    atomic_file_job jobs[ATOMIC_FILES_MAX] = {{w->path, write_csv, w}};
+    if (n_with < 0 || n_with > ATOMIC_FILES_MAX - 1) {
+        snprintf(why, why_len, "cannot write %s with %d files beside it (at most %d)", w->path,
+                 n_with, ATOMIC_FILES_MAX - 1);
+        return -1;
+    }
+    for (int i = 0; i < n_with; i++)
+        jobs[1 + i] = with[i];
+    if (atomic_write_files(jobs, 1 + n_with, why, why_len))
         return -1;
     w->written = 1;
     return 0;
+}
+
+int csv_writer_flush(csv_writer *w, char *why, size_t why_len)
+{
+    return flush_with(w, NULL, 0, why, why_len);
 }
 
 /* A ragged split is spelled out in the note as the console and the report
@@ -152,6 +167,12 @@ static void note_split(result_row *r)
 
 int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len)
 {
+    return csv_writer_append_with(w, r, NULL, 0, why, why_len);
+}
+
+int csv_writer_append_with(csv_writer *w, const result_row *r, const atomic_file_job *with,
+                           int n_with, char *why, size_t why_len)
+{
     if (w->count == w->capacity) {
         size_t cap = w->capacity ? 2 * w->capacity : 32;
         result_row *grown = realloc(w->rows, cap * sizeof *grown);
@@ -164,7 +185,7 @@ int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_
     }
     w->rows[w->count] = *r;
     note_split(&w->rows[w->count++]);
-    return csv_writer_flush(w, why, why_len);
+    return flush_with(w, with, n_with, why, why_len);
 }
 
 long csv_rows_on_disk(const char *path)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "atomic_file.h"
 #include "result_row.h"
 
 #define CSV_MAX_META 48
@@ -55,6 +56,14 @@ int csv_writer_flush(csv_writer *w, char *why, size_t why_len);
 /* Adds a row (a ragged split spelled out at the front of its note) and
  * flushes. */
 int csv_writer_append(csv_writer *w, const result_row *r, char *why, size_t why_len);
+
+/* csv_writer_append, with the files of `with` (n_with of them, at most
+ * ATOMIC_FILES_MAX - 1) written in the same set as the CSV: a file that
+ * must hold what the rows on disk hold (the loss curves of --train-steps)
+ * is renamed with the CSV or not at all, so a disk that fills while it is
+ * written leaves both as they were, never a row without its curves. */
+int csv_writer_append_with(csv_writer *w, const result_row *r, const atomic_file_job *with,
+                           int n_with, char *why, size_t why_len);
 
 /* The rows the file at path holds now, read back: what a run reports after
  * a failed write, rather than the rows it meant to write. -1 when the file

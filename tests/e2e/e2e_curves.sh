@@ -236,14 +236,25 @@ check '[ $? -eq 2 ] && [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "orphan.curves.c
     [ ! -e orphan.csv ] && cmp -s orphan.curves.csv kept.curves.csv' \
     "curves without their CSV are refused, nothing written: $(cat err.txt)"
 # --replace whose curves cannot be written (the file-size limit, room for
-# the CSV's row and not its long curve): the replaced run's curves do not
-# stay beside this run's row, to be read as its own
+# the CSV's row and not its long curve): the row and its curves are one
+# set, so both files stay as they were, the replaced run's rows beside
+# their own curves
 cp kept.csv gone.csv && cp kept.curves.csv gone.curves.csv
 sh -c 'trap "" XFSZ; ulimit -f 24; exec "$0" "$@"' "$ACCUBENCH" run $bare --micro 8 \
     --train-steps 300 --csv gone.csv --replace >out.txt 2>err.txt
-check '[ $? -eq 2 ] && [ "$(col micro_batch gone.csv)" = 8 ] && [ ! -e gone.curves.csv ] &&
-    grep -q "cannot write gone.curves.csv: .*the replaced run.s curves there are removed" err.txt' \
-    "a failed curves write after --replace's first row removes the replaced curves: $(ls gone*) $(cat err.txt)"
+check '[ $? -eq 2 ] && cmp -s gone.csv kept.csv && cmp -s gone.curves.csv kept.curves.csv &&
+    grep -q "cannot write gone.curves.csv: File too large" err.txt && [ -z "$(ls | grep tmp)" ]' \
+    "a failed curves write after --replace's first row keeps both files as they were: $(ls gone*) $(cat err.txt)"
+# a run whose second curve finds no room: its row is not kept either, so
+# every row on disk has its curve (the row alone would read as a config
+# that trained none), and the run says only the curves on disk
+sh -c 'trap "" XFSZ; ulimit -f 20; exec "$0" "$@"' "$ACCUBENCH" run $bare --micro 2,4,8 \
+    --train-steps 50 --rounds off --csv full.csv >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ "$(col micro_batch full.csv)" = 2 ] &&
+    [ "$(col micro_batch full.curves.csv | sort -u)" = 2 ] &&
+    grep -q "cannot write full.curves.csv: File too large" err.txt &&
+    grep -q "^accubench: 1 of the 2 rows measured is in full.csv" err.txt' \
+    "a row is on disk with its curve or not at all: $(col micro_batch full.csv | tr '\n' ' ') / $(col micro_batch full.curves.csv | sort -u | tr '\n' ' ') $(cat err.txt)"
 # NAME and NAME.csv share NAME.curves.csv: a run on one never writes or
 # removes the curves of the other (--replace on NAME took NAME.csv's away)
 cp kept.csv share.csv && cp kept.curves.csv share.curves.csv && cp kept.csv share

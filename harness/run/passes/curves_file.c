@@ -364,7 +364,8 @@ static int write_curves(FILE *f, void *ctx, char *why, size_t why_len)
 {
     (void)why;
     (void)why_len;
-    const curves_file *c = ctx;
+    curves_file view = written_only(ctx);
+    const curves_file *c = &view;
     fputs(CURVES_COMMENT, f);
     fputs(CURVES_HEADER, f);
     if (c->earlier)
@@ -387,9 +388,10 @@ int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
 }
 
 /* Moves the waiting curves of `row`'s config to the end of the written
- * ones, keeping the order of each. */
-static void take_row(curves_file *c, const result_row *row)
+ * ones, keeping the order of each; how many it moved. */
+static int take_row(curves_file *c, const result_row *row)
 {
+    int moved = 0;
     for (int i = c->rows; i < c->count; i++) {
         if (!result_same_config(&c->curves[i].key, row))
             continue;
@@ -398,7 +400,9 @@ static void take_row(curves_file *c, const result_row *row)
                 (size_t)(i - c->rows) * sizeof *c->curves);
         c->curves[c->rows++] = k;
         c->unwritten++;
+        moved++;
     }
+    return moved;
 }
 
 int curves_written(const curves_file *c)
@@ -406,34 +410,40 @@ int curves_written(const curves_file *c)
     return c->rows;
 }
 
-int curves_flush(curves_file *c, const result_row *row, char *why, size_t why_len)
+/* The replaced run's curves, and none of this run's yet: the file goes
+ * once the row that replaces their rows is on disk. */
+static int only_replaced(const curves_file *c)
 {
-    take_row(c, row);
-    if (!c->unwritten && !c->replaced)
+    return c->replaced && !c->rows && !c->earlier;
+}
+
+int curves_row_job(curves_file *c, const result_row *row, atomic_file_job *job)
+{
+    c->taking = take_row(c, row);
+    if ((!c->unwritten && !c->replaced) || only_replaced(c))
         return 0;
-    if (!c->rows && !c->earlier) { /* the replaced run's curves, and none of this run's */
-        if (unlink(c->path) && errno != ENOENT) {
-            snprintf(why, why_len, "cannot remove the replaced run's loss curves %s: %s",
-                     c->path, strerror(errno));
-            return -1;
-        }
-        c->replaced = 0;
+    /* Written whole with the CSV, while the run holds the file's lock;
+     * write_curves writes the curves of the rows written alone. */
+    *job = (atomic_file_job){c->path, write_curves, c};
+    return 1;
+}
+
+int curves_row_done(curves_file *c, int written, char *why, size_t why_len)
+{
+    int taken = c->taking;
+    c->taking = 0;
+    if (!written) { /* take_row put them first among the waiting: back */
+        c->rows -= taken;
+        c->unwritten -= taken;
         return 0;
     }
-    /* Written whole or not at all, while the run holds the file's lock. */
-    curves_file view = written_only(c);
-    int rc = atomic_write_file(c->path, write_curves, &view, why, why_len);
-    if (!rc) {
-        c->unwritten = 0, c->replaced = 0;
-    } else if (c->replaced && unlink(c->path) == 0) {
-        /* The CSV holds this run's rows now: the replaced run's curves
-         * left beside them (a full disk) would read as theirs. Removing
-         * takes no room. */
-        size_t used = strlen(why);
-        snprintf(why + used, why_len - used, "; the replaced run's curves there are removed");
-        c->replaced = 0;
+    if (only_replaced(c) && unlink(c->path) && errno != ENOENT) {
+        snprintf(why, why_len, "cannot remove the replaced run's loss curves %s: %s", c->path,
+                 strerror(errno));
+        return -1;
     }
-    return rc;
+    c->unwritten = 0, c->replaced = 0;
+    return 0;
 }
 
 void curves_close(curves_file *c, FILE *echo)

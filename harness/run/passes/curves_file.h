@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "atomic_file.h"
 #include "result_row.h"
 
 /* The digits the curves file names a rate by (a float's: "0.0015", not
@@ -38,6 +39,7 @@ typedef struct curves_file {
     int rows;
     char *earlier; /* --append: the file's rows and summaries as they were */
     int unwritten; /* curves of written rows the file does not hold yet */
+    int taking;    /* the curves of the row being written (curves_row_job) */
     int replaced;  /* --replace: the file holds the replaced run's curves,
                     * which the first flush rewrites (or removes) */
 } curves_file;
@@ -60,16 +62,21 @@ int curves_open(curves_file *c, const char *path, int steps, int append, int rep
 int curves_add(curves_file *c, const result_row *key, int reverse, double lr,
                const double *loss, const double *noise, const double *noise_err, char *why,
                size_t why_len);
-/* After `row` is written: its curves join those of the rows written
- * before it, and the file is rewritten whole with them (atomic_file.h),
- * when it gained one or holds a replaced run's (then removed where this
- * run has none yet). The curves of rows not written yet stay out. So the
- * curves on disk are those of the rows on disk: a run stopped between a
- * curve and its row (a signal, a full disk) leaves both files as they
- * were; a write that fails over a replaced run's curves removes them, so
- * they never stand beside this run's rows. 0, or -1 with the reason. */
-int curves_flush(curves_file *c, const result_row *row, char *why, size_t why_len);
-/* The curves of the rows written (curves_flush). */
+/* The curves file's part in the write of `row`, which writes both files
+ * as one set (csv_writer_append_with): its curves join those of the rows
+ * written before it. 1 with *job set when the file is rewritten whole
+ * with them (it gained one, or holds a replaced run's curves and this
+ * run has some), 0 when it stays as it is. The curves of rows not written
+ * yet stay out. Then curves_row_done. */
+int curves_row_job(curves_file *c, const result_row *row, atomic_file_job *job);
+/* After the set: `written` 0 (a full disk: neither file changed), and the
+ * row's curves wait again, so that the file, curves_written and the
+ * summary lines say only what is on disk; 1, and where the file holds a
+ * replaced run's curves and this run has none yet, they are removed (the
+ * rows they belong to are gone). So the curves on disk are those of the
+ * rows on disk. 0, or -1 with the reason (the removal failed). */
+int curves_row_done(curves_file *c, int written, char *why, size_t why_len);
+/* The curves of the rows written (curves_row_done). */
 int curves_written(const curves_file *c);
 /* The summary line of each series written to `echo` (when not NULL), and
  * the curves freed. */

@@ -134,8 +134,12 @@ int sweep_row_write(sweep *s, const result_row *r)
                  levers);
         console_table_row(stdout, r, said);
     }
-    if (csv_writer_append(&s->csv, r, why, sizeof why) ||
-        (s->curves && curves_flush(s->curves, r, why, sizeof why))) {
+    /* The row and its curves (--train-steps) are one set: both on disk,
+     * or neither (a full disk), never a row whose curve is missing. */
+    atomic_file_job curves_job = {0};
+    int with_curves = s->curves && curves_row_job(s->curves, r, &curves_job);
+    int failed = csv_writer_append_with(&s->csv, r, &curves_job, with_curves, why, sizeof why);
+    if ((s->curves && curves_row_done(s->curves, !failed, why, sizeof why)) || failed) {
         fprintf(stderr, "accubench: %s\n", why);
         return -1;
     }
