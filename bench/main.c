@@ -21,6 +21,7 @@
 #include "csv_read.h"
 #include "dp_launch.h"
 #include "dump.h"
+#include "io_setup.h"
 #include "nearest.h"
 #include "options.h"
 #include "plan.h"
@@ -247,9 +248,9 @@ static int check_csv(int argc, char **argv)
 
 /* plan's and compare's answer is their stdout: written to a file on a
  * full disk it was cut short and the command exited 0 (scripts/plots.sh
- * charts plan's table from such a file). A stream that could not be
- * written is one line and exit 2, but for a reader gone (EPIPE: the
- * reader of a pipe chose to stop). */
+ * charts plan's table from such a file). So is the help's and the
+ * version's. A stream that could not be written is one line and exit 2,
+ * but for a reader gone (EPIPE: the reader of a pipe chose to stop). */
 static int stdout_kept(int rc)
 {
     errno = 0;
@@ -264,6 +265,7 @@ static int stdout_kept(int rc)
 
 int main(int argc, char **argv)
 {
+    io_setup(); /* before anything opens a file */
     program = argv[0];
     if (argc < 2) {
         usage_all(stderr);
@@ -273,7 +275,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
         (strcmp(cmd, "help") == 0 && argc == 2)) {
         usage_all(stdout);
-        return 0;
+        return stdout_kept(0);
     }
     if (strcmp(cmd, "help") == 0 && argc > 3) { /* the rest would go unread */
         fprintf(stderr, "accubench: help takes one command, got '%s' and then '%s' "
@@ -281,10 +283,10 @@ int main(int argc, char **argv)
         return 2;
     }
     if (strcmp(cmd, "help") == 0)
-        return usage_help_command(argv[2]);
+        return stdout_kept(usage_help_command(argv[2]));
     if (strcmp(cmd, "--version") == 0) {
         printf("accubench %s (%s)\n", ACCUBENCH_VERSION, ACCUBENCH_GIT_REV);
-        return 0;
+        return stdout_kept(0);
     }
     /* hidden: what the tests compare the help with */
     if (strcmp(cmd, "--list-options") == 0)

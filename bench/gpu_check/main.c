@@ -45,6 +45,7 @@
 #include "cpu_backend.h"
 #include "dedupe.h"
 #include "gpu_check.h"
+#include "io_setup.h"
 #include "nearest.h"
 #include "option_table.h"
 #include "parse.h"
@@ -255,6 +256,7 @@ static int open_device(const backend_entry *device, dtype dt, backend **dev, cha
 
 int main(int argc, char **argv)
 {
+    io_setup(); /* before the CSV's lock is opened */
     check_args c;
     char why[320];
     int parsed = parse_check_args(argc, argv, &c);
