@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -13,7 +14,13 @@
 
 int atomic_file_create(const char *path)
 {
-    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    /* The kernel's EPERM (a folder made immutable, chattr +i, mid-run) is
+     * not the lock's refusal, which atomic_file_reason() words as one: it
+     * said "not a regular file of its own" of a name nothing was at. */
+    if (fd < 0 && errno == EPERM)
+        errno = EACCES;
+    return fd;
 }
 
 int atomic_file_open_lock(const char *path)
@@ -163,6 +170,38 @@ static int temporary_name(const char *path, char tmp[static ATOMIC_TMP_LEN], cha
     if (snprintf(tmp, ATOMIC_TMP_LEN, "%s.tmp.%ld", path, (long)getpid()) >= ATOMIC_TMP_LEN) {
         snprintf(why, why_len, "cannot write %s: the path is too long", path);
         return -1; /* nothing created: a truncated name is never removed */
+    }
+    return 0;
+}
+
+int atomic_file_temporary_fits(const char *path, const char *folder, char *why, size_t why_len)
+{
+    char target[ATOMIC_TMP_LEN], tmp[ATOMIC_TMP_LEN];
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') /* a folder's (--dump DIR/): DIR.tmp.PID */
+        len--;
+    if (len >= sizeof target) {
+        snprintf(why, why_len, "the path is too long: %zu bytes, at most %d", len, PATH_MAX - 1);
+        return -1;
+    }
+    memcpy(target, path, len);
+    target[len] = '\0';
+    if (temporary_name(target, tmp, why, why_len))
+        return -1;
+    const char *slash = strrchr(tmp, '/'), *name = slash ? slash + 1 : tmp;
+    errno = 0;
+    long name_max = pathconf(folder, _PC_NAME_MAX); /* -1 and errno 0: no limit */
+    if (name_max > 0 && (long)strlen(name) > name_max) {
+        /* the name is in the line already: the suffix alone */
+        snprintf(why, why_len, "the name is too long: with its temporary's suffix (%s) it is "
+                 "%zu bytes, over the %ld a name takes on its file system",
+                 name + strlen(name) - (strlen(tmp) - strlen(target)), strlen(name), name_max);
+        return -1;
+    }
+    if (strlen(tmp) >= PATH_MAX) {
+        snprintf(why, why_len, "the path is too long: its temporary is %zu bytes, at most %d",
+                 strlen(tmp), PATH_MAX - 1);
+        return -1;
     }
     return 0;
 }

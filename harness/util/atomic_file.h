@@ -39,6 +39,14 @@ enum { ATOMIC_FILES_MAX = 8, ATOMIC_TMP_LEN = 4200 };
  * one-line reason. One set at a time: a writer must not write another. */
 int atomic_write_files(const atomic_file_job *jobs, int n, char *why, size_t why_len);
 
+/* Whether the temporary of `path` (PATH.tmp.PID, this process's pid) is a
+ * name the file system of `folder`, path's folder, takes: its last part
+ * at most NAME_MAX bytes (pathconf: 255 on most) and the whole under
+ * PATH_MAX. A target whose name fits with no room for the suffix was
+ * refused only at its first write, after a run had measured. 0, or -1
+ * with a reason naming both limits. */
+int atomic_file_temporary_fits(const char *path, const char *folder, char *why, size_t why_len);
+
 /* Creates path as a new file for writing: O_CREAT|O_EXCL|O_NOFOLLOW, so a
  * symbolic link or any file already at that name is never followed or
  * reused. Returns the descriptor, or -1 with errno (EEXIST, ELOOP). */

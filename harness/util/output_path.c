@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
+
 #define PATH_CAP 4096
 
 /* What a path is, in the words of the refusal. */
@@ -46,6 +48,15 @@ static void folder_of(const char *path, char *out, size_t cap)
 int output_path_folder_takes_new(const char *what, const char *path, const char *folder,
                                  char *why, size_t n)
 {
+    /* A file (or a dump's folder) is written as PATH.tmp.PID beside it:
+     * that name must fit too, or the first write after the measuring
+     * fails (a folder asked for as itself, --out, has none). */
+    char reason[600];
+    if (strcmp(path, folder) != 0 &&
+        atomic_file_temporary_fits(path, folder, reason, sizeof reason)) {
+        snprintf(why, n, "%s %s: %s", what, path, reason);
+        return -1;
+    }
     struct stat st;
     if (stat(folder, &st) != 0) {
         snprintf(why, n, "%s %s: folder %s %s", what, path, folder,

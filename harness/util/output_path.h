@@ -27,9 +27,11 @@ int output_path_check(const char *what, const char *path, output_kind kind, char
                       size_t why_len);
 
 /* Whether `folder` takes a new entry, tried by creating a file in it and
- * removing it (root passes access() on /proc, where nothing can be made).
- * 0, or -1 with a reason naming `what` and `path` (the output that would
- * land there). */
+ * removing it (root passes access() on /proc, where nothing can be made),
+ * and, where `path` is not the folder itself, whether the name of path's
+ * temporary fits its file system (atomic_file_temporary_fits). 0, or -1
+ * with a reason naming `what` and `path` (the output that would land
+ * there). */
 int output_path_folder_takes_new(const char *what, const char *path, const char *folder,
                                  char *why, size_t why_len);
 

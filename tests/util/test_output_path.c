@@ -183,6 +183,32 @@ static void test_rows_on_disk(void)
     CHECK(chdir(cwd) == 0);
 }
 
+/* A name that fits its file system, and whose temporary (NAME.tmp.PID)
+ * does not, is refused before a run measures: it was refused only at the
+ * first write (the loss curves' NAME.curves.csv after the first row). */
+static void test_temporary_fits(void)
+{
+    char path[4400], why[600];
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    CHECK(name_max > 20 && name_max < 4000);
+    int base = snprintf(path, sizeof path, "%s/", dir);
+    memset(path + base, 'n', (size_t)name_max - 4);
+    snprintf(path + base + name_max - 4, sizeof path - (size_t)(base + name_max - 4), ".csv");
+    CHECK(output_path_check("--csv", path, OUTPUT_FILE, why, sizeof why) == -1);
+    CHECK(strstr(why, "the name is too long: with its temporary's suffix (.tmp.") != NULL);
+    CHECK(!exists(path));
+    /* a folder's temporary (--dump DIR/) is DIR.tmp.PID, its slash aside */
+    snprintf(path + base + name_max - 4, sizeof path - (size_t)(base + name_max - 4), "/");
+    CHECK(output_path_folder_takes_new("--dump", path, dir, why, sizeof why) == -1);
+    /* with room for the suffix: taken */
+    snprintf(path + base + name_max - 16, sizeof path - (size_t)(base + name_max - 16), ".csv");
+    CHECK(output_path_check("--csv", path, OUTPUT_FILE, why, sizeof why) == 0);
+    snprintf(path + base + name_max - 16, sizeof path - (size_t)(base + name_max - 16), "/");
+    CHECK(output_path_folder_takes_new("--dump", path, dir, why, sizeof why) == 0);
+    /* a folder asked for as itself (--out) writes no temporary of its own */
+    CHECK(output_path_folder_takes_new("--out", dir, dir, why, sizeof why) == 0);
+}
+
 int main(void)
 {
     CHECK(mkdtemp(dir) != NULL);
@@ -191,6 +217,7 @@ int main(void)
     test_claim();
     test_stale();
     test_rows_on_disk();
+    test_temporary_fits();
     CHECK(check_remove_tree(dir) == 0);
     return check_finish("test_output_path");
 }
