@@ -58,17 +58,12 @@ bench-dp: $(BIN)
 # README.md's table and chart, from a real run: the abc profile on the CPU
 # backend (a minute or two on two cores), its console table into
 # docs/img/abc-console.txt and its wall-clock chart into
-# docs/img/abc-wallclock.png. The CSV and the other charts stay in
-# $(BUILD)/readme. Paste the table into README.md when it changed.
+# docs/img/abc-wallclock.png, both or neither (scripts/readme_figures.sh).
+# The CSV and the other charts stay in $(BUILD)/readme. Paste the table
+# into README.md when it changed.
 README_RUN := $(BUILD)/readme
 readme-figures: $(BIN)
-	$(Q)rm -rf $(README_RUN) && mkdir -p $(README_RUN) docs/img
-	$(Q)$(BIN) run --backend cpu --profile abc --csv $(README_RUN)/abc.csv \
-	    >$(README_RUN)/console.txt
-	$(Q)sed -n '/^model /,/^  ratio /p' $(README_RUN)/console.txt >docs/img/abc-console.txt
-	$(Q)sh scripts/plots.sh $(README_RUN)/abc.csv $(README_RUN)/abc >/dev/null
-	$(Q)cp $(README_RUN)/abc.wallclock.png docs/img/abc-wallclock.png
-	@echo "docs/img/abc-console.txt and docs/img/abc-wallclock.png from $(README_RUN)/abc.csv"
+	$(Q)sh scripts/readme_figures.sh $(BIN) $(README_RUN) docs/img
 .PHONY: readme-figures
 
 # ------------------------------------------------- charts and reports
