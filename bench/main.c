@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "backend_registry.h"
@@ -246,21 +248,51 @@ static int check_csv(int argc, char **argv)
     return 0;
 }
 
-/* plan's and compare's answer is their stdout: written to a file on a
- * full disk it was cut short and the command exited 0 (scripts/plots.sh
- * charts plan's table from such a file). So is the help's and the
- * version's. A stream that could not be written is one line and exit 2,
- * but for a reader gone (EPIPE: the reader of a pipe chose to stop). */
-static int stdout_kept(int rc)
+/* Whether stdout took everything written to it: 0, or the errno of the
+ * failure (-1 where none was set). A reader gone (EPIPE: the reader of a
+ * pipe chose to stop) is no failure. An earlier write's error leaves no
+ * errno behind, only the stream's error flag: on a pipe or a socket that
+ * is a reader gone too (`run | head -n 30`, SIGPIPE ignored by then). */
+static int stdout_failed(void)
 {
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
-        return rc;
-    if (errno == EPIPE)
+        return 0;
+    int e = errno;
+    struct stat st;
+    if (e == EPIPE || (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) ||
+                                                          S_ISSOCK(st.st_mode))))
+        return 0;
+    return e ? e : -1;
+}
+
+/* plan's and compare's answer is their stdout: written to a file on a
+ * full disk it was cut short and the command exited 0 (scripts/plots.sh
+ * charts plan's table from such a file). So is the help's and the
+ * version's. A stream that could not be written is one line and exit 2. */
+static int stdout_kept(int rc)
+{
+    int e = stdout_failed();
+    if (!e)
         return rc;
     fprintf(stderr, "accubench: cannot write the output (stdout): %s\n",
-            errno ? strerror(errno) : "a write failed");
+            e > 0 ? strerror(e) : "a write failed");
     return rc > 2 ? rc : 2;
+}
+
+/* run's answer is its CSV; the console table beside it is what a user
+ * reads. Lost to a full disk, it was lost in silence with exit 0: one
+ * line says so, and the status is 1 (it measured, the answer is not
+ * whole), as for a trace not written; the rows stay in the CSV. A run
+ * its reader left (141, SIGPIPE) has said so already. */
+static int run_stdout_kept(int rc)
+{
+    int e = rc == 141 ? 0 : stdout_failed();
+    if (!e)
+        return rc;
+    fprintf(stderr, "accubench: the console table could not be written (stdout): %s; the "
+                    "rows measured are in the CSV\n", e > 0 ? strerror(e) : "a write failed");
+    return rc ? rc : 1;
 }
 
 int main(int argc, char **argv)
@@ -300,7 +332,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "--check-csv") == 0)
         return check_csv(argc, argv);
     if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 1, argv + 1);
+        return run_stdout_kept(cmd_run(argc - 1, argv + 1));
     if (strcmp(cmd, "plan") == 0)
         return stdout_kept(plan_main(argc - 1, argv + 1, usage_edit));
     if (strcmp(cmd, "report") == 0)

@@ -40,6 +40,16 @@ for args in --help "help run" --version; do
         "$args to a full disk: one line, exit 2: $(cat err.txt)"
 done
 
+# run's console table to a full disk: lost in silence with exit 0 before;
+# one line and exit 1 now (it measured, the answer is not whole), the rows
+# in the CSV. A reader gone after the last row (a pipe) is no failure.
+"$ACCUBENCH" run $bare --micro 2,8 --csv console.csv >/dev/full 2>err.txt
+check '[ $? -eq 1 ] && grep -q "the console table could not be written (stdout)" err.txt &&
+       [ "$(rows console.csv)" -eq 2 ]' "run's table to a full disk: exit 1, one line: $(cat err.txt)"
+"$ACCUBENCH" run $bare --micro 2,8 --csv piped.csv 2>err.txt | head -n 1 >/dev/null
+check '! grep -q "console table could not" err.txt' \
+    "a reader gone is not a table lost to a full disk: $(cat err.txt)"
+
 # ---- 3. the folder made immutable (chattr +i) after the first row: the
 # write fails with the kernel's reason, not a refusal of something planted
 # at the temporary's name, and the rows measured stay
