@@ -22,7 +22,8 @@
 #   CHECK_BUDGET_S=N       seconds for everything (default 540, QUICK 220);
 #                          each stage's limit shrinks to what is left, and a
 #                          stage with no time left fails as "budget spent"
-#   CHECK_ONLY=a,b         only these stages (the build too, unless skipped)
+#   CHECK_ONLY=a,b         only these stages (the build too, unless skipped);
+#                          the others' files in CHECK_OUT are kept, and read
 #   CHECK_SANITIZER=PATH   compute-sanitizer (default: on PATH or in CUDA_HOME)
 #   CHECK_GPU_REHEARSE=1   (make check-gpu CHECK_GPU_REHEARSE=1) a rehearsal
 #                          on a machine without a GPU: the same stages on
@@ -34,6 +35,8 @@
 # for a missing nvidia-smi) and without the rehearsal asked for, there is
 # nothing to check: one line says so and how to rehearse, before anything
 # is built or written, exit 2.
+# A TERM, INT or HUP stops the stage running, prints the table with what
+# ran, and ends the check as the signal would (143, 130, 129).
 # Exit status: 0 when no stage failed (skipped ones do not fail), 1 otherwise;
 # 2 bad input (a knob that is not 0 or 1) or no GPU.
 set -u
@@ -50,11 +53,17 @@ knob_bit CHECK_SKIP_BUILD "${CHECK_SKIP_BUILD:-0}"
 # a number before it reaches $((...)), where sh would read other text as
 # an expression (bash: as code)
 [ -z "${CHECK_BUDGET_S:-}" ] || knob_count CHECK_BUDGET_S "$CHECK_BUDGET_S"
+# nvidia-smi ARGS, bounded: on a GPU in a bad state (an Xid, a device
+# the driver lost) or a box without persistence mode it can take minutes,
+# and the check would spend its whole call before its first stage, with
+# no table. 20 s is ample where the driver answers.
+smi_s=20
+smi() { timeout -k 2 "$smi_s" nvidia-smi "$@"; }
 # The GPUs here: nvidia-smi's list, else the driver's device nodes (a
 # container may be given the GPUs without the driver's tools; the stages
-# then say what works).
+# then say what works). Counted once: each nvidia-smi costs seconds.
 gpu_count() {
-    n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    n=$(smi -L 2>/dev/null | grep -c '^GPU')
     if [ "$n" -eq 0 ]; then
         for node in /dev/nvidia[0-9]*; do
             [ -e "$node" ] && n=$((n + 1))
@@ -63,14 +72,23 @@ gpu_count() {
     echo "$n"
 }
 if [ "$rehearse" = 1 ]; then
-    backend=cpu
-elif [ "$(gpu_count)" -gt 0 ]; then
-    backend=cuda
+    backend=cpu gpus=0
 else
-    # Every stage would fail alike, each saying the same: one line instead.
-    echo "check-gpu: no GPU here (nvidia-smi -L lists none, no /dev/nvidia0): nothing to check;" \
-         "CHECK_GPU_REHEARSE=1 rehearses this script on the CPU backend" >&2
-    exit 2
+    s_smi=$(date +%s)
+    gpus=$(gpu_count)
+    # One that did not answer is asked nothing more (each ask its 20 s).
+    if [ $(($(date +%s) - s_smi)) -ge "$smi_s" ]; then
+        smi() { return 1; }
+        echo "check-gpu: nvidia-smi -L did not answer in ${smi_s}s; the GPUs counted from /dev/nvidia*" >&2
+    fi
+    if [ "$gpus" -gt 0 ]; then
+        backend=cuda
+    else
+        # Every stage would fail alike, each saying the same: one line instead.
+        echo "check-gpu: no GPU here (nvidia-smi -L lists none, no /dev/nvidia0): nothing to check;" \
+             "CHECK_GPU_REHEARSE=1 rehearses this script on the CPU backend" >&2
+        exit 2
+    fi
 fi
 # The whole check, build included, inside one 10-minute call (QUICK: 4).
 if [ "$quick" = 1 ]; then budget=${CHECK_BUDGET_S:-220}; else budget=${CHECK_BUDGET_S:-540}; fi
@@ -78,23 +96,53 @@ only=${CHECK_ONLY:-}
 mkdir -p -- "$out" || exit 1
 : >"$out/stages.txt"
 t0=$(date +%s)
-failed=""
+failed="" gpu_state=""
 
 say() { echo "check-gpu: $*"; }
 elapsed() { echo $(($(date +%s) - t0)); }
-# result NAME STATUS FIGURE: one line of the last table (stages.txt).
-result() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$out/stages.txt"; }
+# result NAME STATUS FIGURE: one line of the last table (stages.txt); a
+# tab or a newline in the figure (a log's line) would break its columns.
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "$(printf '%s' "$3" | tr '\t\n' '  ')" >>"$out/stages.txt"; }
 # skip NAME REASON: a stage that cannot run here; it does not fail the check.
-skip() { say "$1: skipped: $2"; result "$1" skipped "$2"; }
+skip() { clear_outputs "$1"; say "$1: skipped: $2"; result "$1" skipped "$2"; }
 wanted() { [ -z "$only" ] || case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+# clear_outputs NAME: the files stage NAME writes, removed before it runs
+# or is skipped. The table reads whatever it finds in CHECK_OUT, and an
+# earlier call's files (results/ stays on the device machine between
+# calls) would stand in this call's table for a stage that was skipped
+# (QUICK after a full check) or died before it wrote. A stage that
+# CHECK_ONLY leaves out keeps its files: a rerun of one stage is read
+# beside the rest.
+clear_outputs() {
+    case $1 in
+    gpu-check | real-shapes | abc-modes | graph-ratio | dp) set -- "$1" "$1.csv" ;;
+    sweep) set -- "$1" "sweep-$sweep_dtype.csv" ;;
+    gpt-sweep) set -- "$1" "gpt-$sweep_dtype.csv" ;;
+    attention) set -- "$1" "gpt-attention-$sweep_dtype.csv" ;;
+    hot-kernels) set -- "$1" hot-kernels.txt ;;
+    noise) set -- "$1" noise-dev.csv noise-cpu.csv ;;
+    cupti-cost) set -- "$1" cupti-on.csv cupti-off.csv ;;
+    frontier) set -- "$1" frontier.csv frontier-plan.txt ;;
+    *) set -- "$1" ;;
+    esac
+    rm -f -- "$out/$1.log"
+    shift
+    for f in "$@"; do rm -f -- "$out/$f"; done
+}
+# last_line FILE: its last line that is not blank, cut to a table's width.
+last_line() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | sed 's/^[[:space:]]*//' | cut -c1-160; }
+# The stage running now: its timeout's process, name and start.
+stage_pid="" stage_name="" s0=0
 # stage NAME SECONDS CMD...: runs CMD with a time limit, output to NAME.log,
-# and records pass or FAIL (the figure: what figure_NAME makes of the log,
-# else the seconds it took). The limit shrinks to what is left of the
-# whole check's budget.
+# and records pass or FAIL (the figure: what figure makes of the log, else
+# the seconds it took; a failure without one carries the log's last line,
+# its reason). The limit shrinks to what is left of the whole check's
+# budget.
 stage() {
     name=$1 limit=$2
     shift 2
     [ "$name" = build ] || wanted "$name" || return 0
+    clear_outputs "$name"
     left=$((budget - $(elapsed)))
     [ "$left" -lt "$limit" ] && limit=$left
     if [ "$limit" -lt 5 ]; then
@@ -105,8 +153,14 @@ stage() {
     fi
     say "$name ($(elapsed)s so far, at most ${limit}s)"
     s0=$(date +%s)
-    timeout -k 10 "$limit" "$@" >"$out/$name.log" 2>&1
+    # Started in the background and waited for, so that a signal to the
+    # check runs its handler (below) at once, not after the stage's limit.
+    # CHECK_STAGE_S: the limit, for a stage script that shares it out.
+    CHECK_STAGE_S=$limit timeout -k 10 "$limit" "$@" >"$out/$name.log" 2>&1 </dev/null &
+    stage_pid=$! stage_name=$name
+    wait "$stage_pid"
     rc=$?
+    stage_pid=""
     took="$(($(date +%s) - s0))s"
     fig=$(figure "$name" 2>/dev/null)
     if [ "$rc" -ne 0 ]; then
@@ -117,57 +171,33 @@ stage() {
         [ "$rc" -eq 137 ] && why="timed out after ${limit}s, killed 10 s after" && say "$name: $why"
         say "$name: exit $rc; the log ends:"
         tail -n 15 "$out/$name.log" | sed 's/^/    /'
+        [ -n "$fig" ] || fig=$(last_line "$out/$name.log")
         result "$name" FAIL "$why, $took${fig:+; $fig}"
     else
         result "$name" pass "$took${fig:+; $fig}"
     fi
     return "$rc"
 }
-
-# figure NAME: the one figure a stage's table line carries, from its log
-# or CSV (nothing where there is none).
-figure() {
-    case $1 in
-    gpu-check | real-shapes) sed -n 's/^gpu-check: \([0-9]* checks, [0-9]* failed\)$/\1/p' "$out/$1.log" ;;
-    noise) sed -n 's/^noise: //p' "$out/noise.log" ;;
-    kernels) grep -E '^check_gpu_kernels: (PASS|FAIL)' "$out/kernels.log" | tail -n 1 | sed 's/^check_gpu_kernels: //' ;;
-    gpt-sweep) csv_rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["status"] == "ok" && $col["micro_batch"] == 8 {
-            printf "micro 8: %.1f%% of the measured peak", $col["mfu_pct"]
-            if ($col["mfu_datasheet_pct"] != "") printf ", %.1f%% of the datasheet", $col["mfu_datasheet_pct"] }' ;;
-    attention) attention_figure ;;
-    hot-kernels) sed -n 's/^\([a-z]*\) attention:$/\1/p; s/^  \([0-9.]* ms\) of device time.*/\1/p' \
-        "$out/hot-kernels.txt" | paste -d' ' - - | paste -sd';' - | sed 's/;/; /g' ;;
-    esac
+# A signal to the check (the call's own time limit, a ^C, a closed
+# terminal): the stage running now is in a process group of its own
+# (timeout's), which that signal never reaches; it would run on, on the
+# GPU, for the rest of its limit, and the table would never be printed.
+# The stage is stopped (timeout passes the TERM to its group, and kills it
+# 10 s later), then the table printed with what ran, and the check ends
+# as the signal would have ended it.
+interrupted() {
+    trap '' TERM INT HUP
+    say "interrupted by SIG$1"
+    if [ -n "$stage_pid" ]; then
+        kill -TERM "$stage_pid" 2>/dev/null
+        wait "$stage_pid"
+        failed="$failed $stage_name"
+        result "$stage_name" FAIL "interrupted by SIG$1 after $(($(date +%s) - s0))s"
+    fi
+    table | tee "$out/summary.txt"
+    exit "$2"
 }
-
-# "fused 38.1 ms, unfused 8.2 ms a step at micro 8: fused/unfused 4.65x":
-# the micro-8 rows of gpt-sweep (the default arrangement) and of the
-# attention stage (the other), each named by its CSV's # attention: line.
-attention_figure() {
-    for f in "$out/gpt-$sweep_dtype.csv" "$out/gpt-attention-$sweep_dtype.csv"; do
-        printf '%s ' "$(meta "$f" attention | cut -d' ' -f1)"
-        csv_rows "$f" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-            $col["status"] == "ok" && $col["micro_batch"] == 8 { ms = $col["step_ms_median"] }
-            END { print ms == "" ? "-" : ms }'
-    done | awk '{ name[NR] = $1; ms[NR] = $2; t[$1] = $2 }
-        END {
-            if (NR < 2 || ms[1] == "-" || ms[2] == "-") exit
-            printf "%s %.1f ms, %s %.1f ms a step at micro 8", name[1], ms[1], name[2], ms[2]
-            if (("fused" in t) && ("unfused" in t) && t["unfused"] > 0)
-                printf ": fused/unfused %.2fx", t["fused"] / t["unfused"]
-        }'
-}
-
-# The data rows of a results CSV with its header, '#' lines dropped; a
-# missing file gives nothing (its stage already said why).
-csv_rows() {
-    [ -f "$1" ] && grep -v '^#' "$1"
-    return 0
-}
-# meta FILE KEY: the value of a "# KEY: value" line.
-meta() { [ -f "$1" ] && sed -n "s/^# $2: //p" "$1" | head -n 1; }
+. "$here/check_gpu_table.sh"
 
 if [ "$backend" = cpu ]; then
     models_s=tiny models_sweep=tiny sweep_dtype=fp32
@@ -193,6 +223,10 @@ else
     dp_micro=8,32 dp_sync=micro,window,overlap
 fi
 
+trap 'interrupted TERM 143' TERM
+trap 'interrupted INT 130' INT
+trap 'interrupted HUP 129' HUP
+
 # ---------------------------------------------------------------- build
 # The toolkit: CUDA_HOME's nvcc, else the one on PATH (an image may put it
 # elsewhere). Without it the build leaves the CUDA backend out, and the
@@ -208,9 +242,9 @@ if [ ! -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ] && command -v nvcc >/dev/nu
 fi
 if [ "${CHECK_SKIP_BUILD:-0}" != 1 ]; then
     # WERROR=0: the GPU box's host compiler may be newer than ours and warn
-    # where ours does not; one warning must not cost the whole call.
-    stage build 240 "${MAKE:-make}" -j"$(nproc 2>/dev/null || echo 8)" \
-        BUILD="$build" WERROR=0 all || {
+    # where ours does not; one warning must not cost the whole call. Its
+    # config.mk made again first (check_gpu_build.sh says why).
+    stage build 240 sh "$here/check_gpu_build.sh" "$build" "$(nproc 2>/dev/null || echo 8)" || {
         say "the build failed; nothing else can run"
         cut -f1-3 "$out/stages.txt" | sed 's/\t/  /g'
         exit 1
@@ -221,9 +255,33 @@ if [ ! -x "$bin" ] || [ ! -x "$build/gpu-check" ]; then
     say "$build/accubench or $build/gpu-check is missing (was nvcc found? see $out/build.log)"
     exit 1
 fi
-command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1
-# Every execution mode the backend can run, from the program's own table.
-modes=$("$bin" --list-modes "$backend" 2>>"$out/build.log" | paste -sd, -)
+if [ "$backend" = cuda ] && command -v nvidia-smi >/dev/null 2>&1; then
+    smi -q >"$out/nvidia-smi.txt" 2>&1
+    # The GPU as the check begins, for the table's head: another process's
+    # memory or work explains an out-of-memory failure, a low peak, noise.
+    # shellcheck disable=SC2034 # the table (check_gpu_table.sh) prints it
+    gpu_state=$(smi --query-gpu=index,memory.used,memory.total,utilization.gpu \
+        --format=csv,noheader,nounits 2>/dev/null | awk -F', *' 'NF == 4 {
+            printf "%sGPU %s: %s of %s MiB in use, %s%% busy", sep, $1, $2, $3, $4; sep = "; " }')
+fi
+# Every execution mode the backend can run, from the program's own table,
+# which opens the device: the check's first touch of it. Where it does not
+# open (a driver older than the toolkit, a GPU another process holds in
+# exclusive mode, CUDA_VISIBLE_DEVICES naming none) every stage would fail
+# alike, one after another: one line instead, and the table. Bounded, as
+# a driver that lost its GPU can hang the first call into it.
+timeout -k 5 60 "$bin" --list-modes "$backend" >"$out/modes.txt" 2>"$out/device.log" </dev/null
+rc=$?
+modes=$(paste -sd, "$out/modes.txt")
+if [ "$rc" -ne 0 ] || [ -z "$modes" ]; then
+    why=$(last_line "$out/device.log")
+    [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="no answer in 60 s${why:+: $why}"
+    failed="$failed device"
+    say "the $backend device does not open: ${why:-exit $rc, no mode listed}"
+    result device FAIL "${why:-accubench --list-modes $backend: exit $rc, no mode listed}"
+    table | tee "$out/summary.txt"
+    exit 1
+fi
 
 # ------------------------------------------------------------ the stages
 # shellcheck disable=SC2086 # the argument lists are meant to split
@@ -317,7 +375,14 @@ mpirun=${CHECK_MPIRUN:-mpirun}
 if [ "$backend" = cpu ]; then
     dp_ranks=2 dp_launch="$mpirun --oversubscribe -np 2"
 else
-    dp_ranks=$(gpu_count)
+    # CUDA_VISIBLE_DEVICES, where set, hides from CUDA GPUs that nvidia-smi
+    # still lists: a rank for each listed GPU would find none of its own
+    # past the visible ones, and refuse to start.
+    dp_ranks=$gpus
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        visible=$(printf '%s\n' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c '[^[:space:]]')
+        [ "$visible" -lt "$dp_ranks" ] && dp_ranks=$visible
+    fi
     [ "$dp_ranks" -ge 1 ] 2>/dev/null || dp_ranks=1
     if [ "$dp_ranks" = 1 ]; then dp_launch=""; else dp_launch="$mpirun -np $dp_ranks"; fi
 fi
@@ -396,121 +461,8 @@ else
 fi
 
 # ------------------------------------------------------------- the table
-# The table: awk reads each CSV's columns by their header names.
-table() {
-    echo
-    echo "== check-gpu: $(head -n 1 "$out/gpu-check.log" 2>/dev/null | sed 's/^gpu-check: //')"
-    echo "== correctness: relative L2 error against the CPU, by dtype and split"
-    if [ -f "$out/gpu-check.csv" ]; then
-        grep -v '^#' "$out/gpu-check.csv" | awk -F, '
-            NR == 1 { next }
-            $1 ~ /^(gpt )?(forward\+backward|window)$/ {
-                key = ($1 ~ /^gpt/ ? "gpt " : "") $2; if (!(key in row)) { order[++n] = key; row[key] = sprintf("  %-5s", key) }
-                row[key] = row[key] sprintf("  %s %.1e%s", $3, $4, $6 == "ok" ? "" : "!")
-            }
-            $6 != "ok" { nbad++; bad = bad sprintf("    FAIL %s %s %s: error %s (tol %s) %s\n", $1, $2, $3, $4, $5, $7) }
-            END {
-                for (i = 1; i <= n; i++) print row[order[i]]
-                printf "  %d checks, %d failed\n", NR - 1, nbad
-                printf "%s", bad
-            }'
-    else
-        echo "  (no gpu-check.csv)"
-    fi
 
-    echo "== step time, ms (median): abc on $models_s, effective 64"
-    rows "$out/abc-modes.csv" | awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        {
-            m = $col["mode"]; u = $col["micro_batch"]
-            if (!(m in seen)) { seen[m] = 1; order[++n] = m }
-            v = $col["status"] == "ok" ? sprintf("%.3f", $col["step_ms_median"]) : $col["status"]
-            t[m, u] = v
-        }
-        END {
-            printf "  %-12s %10s %10s %10s\n", "mode", "A 64x1", "B 16x4", "C 8x8"
-            for (i = 1; i <= n; i++) {
-                m = order[i]
-                printf "  %-12s %10s %10s %10s\n", m, t[m, 64], t[m, 16], t[m, 8]
-            }
-        }'
-
-    echo "== $sweep_dtype sweep, effective 256: MFU at the largest micro-batch that ran"
-    rows "$out/sweep-$sweep_dtype.csv" | awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["status"] == "ok" {
-            m = $col["model"]; u = $col["micro_batch"] + 0
-            if (!(m in best)) order[++n] = m
-            if (!(m in best) || u > best[m]) {
-                best[m] = u
-                line[m] = sprintf("  %-5s micro %4d x %-4d %8.3f ms  %8.3g TFLOP/s  MFU %5.1f%%",
-                    m, u, $col["accum_steps"], $col["step_ms_median"], $col["tflops"], $col["mfu_pct"])
-            }
-        }
-        $col["status"] != "ok" { other = other sprintf("  %s micro %s: %s %s\n", $col["model"],
-                                 $col["micro_batch"], $col["status"], $col["note"]) }
-        END { for (i = 1; i <= n; i++) print line[order[i]]; printf "%s", other }'
-
-    echo "== $gpt_model $sweep_dtype, 16 sequences a step: step time, sequences/s, MFU (measured peak; datasheet)"
-    rows "$out/gpt-$sweep_dtype.csv" | awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["status"] == "ok" {
-            d = $col["mfu_datasheet_pct"]
-            printf "  micro %3d x %-3d %10.3f ms %10.1f seq/s  MFU %5.1f%%  %s\n", $col["micro_batch"],
-                $col["accum_steps"], $col["step_ms_median"], $col["samples_per_s"], $col["mfu_pct"],
-                d == "" ? "(no datasheet figure)" : sprintf("%5.1f%% of the datasheet", d)
-        }
-        $col["status"] != "ok" { printf "  micro %s: %s %s\n", $col["micro_batch"], $col["status"], $col["note"] }'
-
-    echo "== graph / async step time on $models_s (effective 64), micro 1..8"
-    rows "$out/graph-ratio.csv" | awk -F, -v modes="$ratio_modes" '
-        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        $col["status"] == "ok" { t[$col["mode"], $col["micro_batch"]] = $col["step_ms_median"] }
-        END {
-            split(modes, m, ",")
-            line = sprintf("  %s/%s:", m[2], m[1])
-            for (u = 1; u <= 8; u *= 2) {
-                a = t[m[1], u]; g = t[m[2], u]
-                line = line sprintf("  micro %d %s", u, a > 0 && g > 0 ? sprintf("%.2f", g / a) : "-")
-            }
-            print line
-        }'
-    echo "== data parallel, $models_s at effective 256 ($(sed -n 's/^# ranks: //p' "$out/dp.csv" 2>/dev/null))"
-    rows "$out/dp.csv" | awk -F, '
-        NR == 1 {
-            for (i = 1; i <= NF; i++) col[$i] = i
-            printf "  %-4s %-8s %-10s %9s %10s %10s %10s %9s  %s\n", "dev", "sync", "shard",
-                   "micro x K", "step ms", "all-red.", "exposed", "busbw", "checks"
-            next
-        }
-        {
-            ok = $col["status"] == "ok"
-            printf "  %-4s %-8s %-10s %9s %10s %10s %10s %9s  %s\n", $col["devices"], $col["sync"],
-                   $col["shard"], $col["micro_batch"] "x" $col["accum_steps"],
-                   ok ? sprintf("%.3f", $col["step_ms_median"]) : "-", $col["allreduce_calls_per_step"],
-                   ok ? sprintf("%.3f", $col["comm_exposed_ms"]) : "-",
-                   $col["busbw_gbps"] == "" ? "-" : sprintf("%.1f", $col["busbw_gbps"]),
-                   ok ? sprintf("grad %.1e, weights equal", $col["grad_rel_err"]) : $col["status"] ": " $col["note"]
-        }'
-    if [ -s "$out/frontier-plan.txt" ]; then
-        echo "== frontier: plan --recommend from frontier.csv (each model's ranking, head)"
-        grep -E '^(plan --recommend|rank| +1 |left out|      )' "$out/frontier-plan.txt" |
-            head -n 24 | sed 's/^/  /'
-    fi
-    if [ -s "$out/hot-kernels.txt" ]; then
-        echo "== hot kernels: one micro-batch of $gpt_model at micro 8, a traced step's device time by kernel"
-        sed 's/^/  /' "$out/hot-kernels.txt"
-    fi
-    if [ -f "$out/kernels.log" ]; then
-        echo "== kernels per step (scripts/check_gpu_kernels.sh; all of it in $out/kernels.log)"
-        tail -n 4 "$out/kernels.log" | sed 's/^/  /'
-    fi
-    echo "== stages: pass, FAIL or skipped, and each one's figure"
-    awk -F'\t' '{ printf "  %-12s %-8s %s\n", $1, $2, $3 }' "$out/stages.txt"
-    echo "== $(elapsed)s; results in $out${failed:+; FAILED:$failed}"
-}
-
-rows() { csv_rows "$1"; }
-
+# The stages are over: a signal now ends the check as it would any program.
+trap - TERM INT HUP
 table | tee "$out/summary.txt"
 [ -z "$failed" ]

@@ -16,10 +16,15 @@ out=$1 build=$2 backend=$3 tool=$4 quick=$5
 say() { echo "check_gpu_sanitizer: $*"; }
 if [ "$backend" = cpu ]; then check_dev="--device cpu"; else check_dev=""; fi
 status=0 ran=""
-# run NAME TOOL CMD...
+t0=$(date +%s)
+# run NAME TOOL CMD...; each start said, with what ran before it: a stage
+# cut short by its limit (a sanitizer 10-50x slower than planned) ends its
+# log, and its line in the last table, on the run it stopped and the runs
+# that finished.
 run() {
     name=$1 which=$2
     shift 2
+    say "$name: started at $(($(date +%s) - t0))s; so far:${ran:- nothing}"
     "$tool" --tool "$which" --error-exitcode 9 "$@" >"$out/sanitizer-$name.log" 2>&1
     rc=$?
     if [ "$rc" -eq 0 ]; then
