@@ -148,10 +148,14 @@ if [ "$backend" = cpu ]; then
     say "CPU rehearsal: no GPU kernels for ncu to count"
     finish "$cupti_said; no ncu on the CPU"
 fi
-if ! command -v ncu >/dev/null 2>&1; then
+# On PATH, else the toolkit's own (a CUDA install links bin/ncu to its
+# nsight-compute without putting it on PATH), as compute-sanitizer is found.
+ncu=$(command -v ncu 2>/dev/null ||
+    { [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ncu" ] && echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu"; })
+if [ -z "$ncu" ]; then
     say "ncu not found: independent count skipped (Nsight Compute ships with the CUDA" \
         "toolkit as nsight-compute; put ncu on PATH)"
-    finish "$cupti_said; ncu skipped: not on PATH"
+    finish "$cupti_said; ncu skipped: not on PATH or in ${CUDA_HOME:-/usr/local/cuda}/bin"
 fi
 # What the stage has left, less a margin for the count and the kill.
 ncu_s=$((limit - ($(date +%s) - t0) - 10))
@@ -161,7 +165,7 @@ fi
 [ "$ncu_s" -gt 45 ] && ncu_s=45
 # --clock-control none: by default ncu locks the clocks to base, which
 # changes what the run does (and would fail a check that compares rates).
-bounded "$ncu_s" ncu --clock-control none --nvtx --nvtx-include "accubench@timed step/" \
+bounded "$ncu_s" "$ncu" --clock-control none --nvtx --nvtx-include "accubench@timed step/" \
     --metrics gpu__time_duration.sum \
     --csv --print-units base \
     "$bin" run $cfg --warmup 0 --steps 1 --trace-steps 0 --no-cupti \

@@ -79,6 +79,16 @@ NCU=perm CHECK_ONLY=kernels CHECK_OUT=cg3 check >out3 2>&1 ||
 grep -q "^  kernels      pass     .*ncu skipped: no access to the GPU's counters (ERR_NVGPUCTRPERM)" out3 ||
     { cat out3; fail "the kernels line does not say ncu had no access"; }
 
+# ncu not on PATH but in the toolkit (CUDA_HOME/bin/ncu, as a CUDA install
+# has it): found there, as compute-sanitizer is, not "skipped: not on PATH".
+mkdir -p smi-only cudahome/bin
+cp bin/nvidia-smi smi-only/ && cp bin/ncu cudahome/bin/ncu && printf '#!/bin/sh\n' >cudahome/bin/nvcc
+chmod +x cudahome/bin/*
+NCU=perm CHECK_ONLY=kernels CHECK_OUT=cg3b PATH="$PWD/smi-only:$PATH" CUDA_HOME="$PWD/cudahome" \
+    CHECK_SKIP_BUILD=1 BUILD="$PWD/b" timeout 120 sh "$script" >out3b 2>&1
+grep -q "^  kernels      pass     .*ncu skipped: no access to the GPU's counters" out3b ||
+    { cat out3b; fail "the toolkit's ncu (CUDA_HOME/bin) was not found"; }
+
 # ncu that does not finish in what the stage has left: skipped, saying
 # so, within the stage's limit (31 s: about 21 s for ncu), and no ncu left.
 rm -f ncu.pid
