@@ -118,15 +118,18 @@ do for [j=1:ns] { n_ci = n_ci + (ci_of(j) > 0); n_ratio = n_ratio + (ratio_of(j)
 ci_bars = 'for [j=1:ns] rows(s_rows(word(series, j))) \
     using (column("accum_steps")):(column("step_ms_median")):(ci_of(j) > 0 ? column("step_ms_ci_lo") : NaN):(ci_of(j) > 0 ? column("step_ms_ci_hi") : NaN) \
     with yerrorbars lw 1 pt 7 ps 0.9 lc rgb s_color(j) notitle'
-ratio_text(r, lo, hi) = r == 1 && lo == 1 ? "ref" : sprintf("%.2fx [%.2f..%.2f]", r, lo, hi)
+# Each label as the report and the run's summary print the same ratio (the
+# one format, ratio.awk's last column), "ref" at the reference itself.
+ratio_rows(w) = rows(w)." | awk -f ".q(here.'/ratio.awk')
+ratio_label(r, lo) = r == 1 && lo == 1 ? "ref" : strcol("ratio")
 # In a dense sweep a label is wider than the gap to the next split: every
 # other K (by its power of two) puts its label a line higher, so that
 # neighbours never share a line.
 dense = words(distinct("accum_steps", ok)) > 5
 lifted(k) = dense && int(floor(log(k) / log(2) + 0.5)) % 2 == 1
 ratio_row(j, k, up) = ratio_of(j) > 0 && lifted(k) == up
-ratio_labels_at(up, line) = 'for [j=1:ns] rows(s_rows(word(series, j))) \
-    using (column("accum_steps")):(column("step_ms_median")):(ratio_row(j, column("accum_steps"), '.up.') ? ratio_text(column("vs_ref"), column("vs_ref_lo"), column("vs_ref_hi")) : "") \
+ratio_labels_at(up, line) = 'for [j=1:ns] ratio_rows(s_rows(word(series, j))) \
+    using (column("accum_steps")):(column("step_ms_median")):(ratio_row(j, column("accum_steps"), '.up.') ? ratio_label(column("vs_ref"), column("vs_ref_lo")) : "") \
     with labels offset 0, '.line.' font ",8" tc rgb s_color(j) notitle'
 ratio_labels = ratio_labels_at(0, "1.2").(dense ? ", ".ratio_labels_at(1, "2.3") : "")
 lines = step_lines.(n_ci > 0 ? ", ".ci_bars : "").(n_ratio > 0 ? ", ".ratio_labels : "") \

@@ -4,6 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stats.h"
+
+/* A figure as the results CSV writes it (vs_ref..vs_ref_hi: 6 digits),
+ * which is what a chart or any reader of the file formats: on full
+ * precision an upper bound of 1.3949991 printed "1.393x [1.392..1.395]"
+ * in the report while its cell, 1.395, printed "1.39x [1.39..1.40]" on the
+ * chart. The rule judges the written figure too (paired_judge). */
+static double written(double v)
+{
+    return isfinite(v) ? stats_as_written(v, STATS_CSV_DIGITS) : v;
+}
+
 /* The decimals that give a ratio of this size about three digits; within
  * 10% of 1, a tenth of a percent: the rule's threshold is 2%, and a ratio
  * near it is read against it (1.015 is not 1.02). */
@@ -51,6 +63,7 @@ static int resolves_more(double lo, double hi, int decimals)
 
 int ratio_decimals(double ratio, double lo, double hi)
 {
+    ratio = written(ratio), lo = written(lo), hi = written(hi);
     int interval = !isnan(lo) && !isnan(hi);
     int base = base_decimals(ratio), d = base;
     while (d < base + 2 && (!interval || resolves_more(lo, hi, d)) &&
@@ -79,6 +92,7 @@ void ratio_text(char *out, size_t len, double ratio, double lo, double hi)
         return;
     }
     int d = ratio_decimals(ratio, lo, hi);
+    ratio = written(ratio), lo = written(lo), hi = written(hi);
     if (interval)
         snprintf(out, len, "%.*fx [%.*f..%.*f]", d, ratio, d, lo, d, hi);
     else

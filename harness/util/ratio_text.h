@@ -13,7 +13,9 @@
  * fewer would print a figure that is not 1 as "1.00" (a ratio of 1.004,
  * a bound of 0.998 under an interval that does straddle 1) or the two
  * bounds of an interval as one number, while the interval spans under
- * ten units of the last decimal (more would print noise). */
+ * ten units of the last decimal (more would print noise). Each figure as
+ * the results CSV writes it (6 digits): the text of a figure is the text
+ * of its cell, whoever formats it (plots/ratio.awk, for the charts). */
 void ratio_text(char *out, size_t len, double ratio, double lo, double hi);
 
 /* The decimals ratio_text gives ratio, lo and hi: for a figure printed

@@ -50,6 +50,13 @@ int main(void)
     /* no decimals the interval cannot back: an A/A pair over 40 rounds */
     CHECK(text_is(0.99998, 0.97763, 1.02285, "1.000x [0.978..1.023]"));
     CHECK(text_is(1.00004, NAN, NAN, "1.00004x")); /* no interval: not 1 */
+    /* the figure as the CSV writes it (6 digits), which a chart formats
+     * from the file: a run's C over A in full precision and as its
+     * vs_ref..vs_ref_hi cells read the same */
+    CHECK(text_is(1.3933223242853585, 1.3916475206213823, 1.394999143522439,
+                  "1.39x [1.39..1.40]"));
+    CHECK(text_is(1.39332, 1.39165, 1.395, "1.39x [1.39..1.40]"));
+    CHECK(ratio_decimals(1.3933223242853585, 1.3916475206213823, 1.394999143522439) == 2);
     /* read back: on the right side of 1, and bounds apart, wherever they are */
     const double cases[][3] = {{1.003, 1.001, 1.006}, {0.997, 0.994, 0.999},
                                {1.02, 1.0149, 1.0151}, {1.5, 1.4999, 1.5002}};
