@@ -58,6 +58,15 @@ sel = "effective_batch=".E.";mode=".mode.";reduction=".reduction
 # by peers.gp alone.
 own_backend = meta("backend")
 if (strlen(own_backend) > 0) { sel = sel.";backend=".own_backend }
+# One dtype: the first that ran here (the report's reference dtype). A line
+# per model through both dtypes of a --dtype fp32,bf16 run zig-zagged
+# between them at every K, with two "ref" labels; dtype is a key column,
+# and the report never puts two dtypes in one ratio. The title says which
+# others ran (dtype_text). A file without the column reads "" and keeps
+# every row.
+dtype_drawn = first_distinct("dtype", "status=ok;".sel, 1)
+dtype_sel = ";dtype=".dtype_drawn
+sel = sel.dtype_sel
 # The rows a chart draws: those that ran, and of a config timed twice (an
 # A/A check, --micro 16,16) its first arm only: the second is the same
 # point again, and its ratio is the A/A line of the summary and the report.
@@ -86,7 +95,14 @@ models_note = models_left_out <= 0 ? "" : \
 no_rows_why = (count("model", "status=ok") == 0) ? "no config ran in this CSV (no row with status ok)" \
               : "no ok rows at effective batch ".E." in mode ".mode." in this CSV"
 
-device = meta("device"); dtype = meta("dtype")
+device = meta("device"); dtypes_all = meta("dtype")
+other_dtypes = ""
+do for [t in distinct("dtype", "status=ok;effective_batch=".E)] {
+    if (t ne dtype_drawn) { other_dtypes = other_dtypes.(strlen(other_dtypes) ? ", " : "").t }
+}
+# the dtype a chart of `ok` rows draws, and the others the file ran
+dtype = strlen(dtype_drawn) == 0 ? dtypes_all : \
+        dtype_drawn.(strlen(other_dtypes) ? " (".other_dtypes." also run, not drawn here)" : "")
 # A chart draws one effective batch; where the CSV holds others the title
 # says so ("effective batch 64 (16, 256 also run, not drawn here)"): the report
 # beside it may open with another E's verdict.

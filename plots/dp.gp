@@ -12,7 +12,7 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 # listed (the CSV's # shard: line; a file from before the shard column has
 # none to pick), since another value's bars would land on its twin's. The
 # frontier chart holds the shard values.
-base = ran.";effective_batch=".E.";mode=".mode.";reduction=".reduction.";sync!="
+base = ran.";effective_batch=".E.";mode=".mode.";reduction=".reduction.dtype_sel.";sync!="
 shard = first_listed(meta("shard"))
 if (strlen(shard) > 0) { base = base.";shard=".shard }
 if (!exists("model")) { model = common("model", base) }

@@ -93,7 +93,7 @@ do for [ext in "png svg"] {
         target = of_series(p, 9) + 0
         if (panels == 1) {
             set title sprintf("The curves behind time to target: %s, each E at its best rate\n%s, %s; dashed: the target loss %.4g", \
-                              model_label(of_series(p, 2)), device, dtype, target)
+                              model_label(of_series(p, 2)), device, dtypes_all, target)
             set bmargin 8
         } else {
             set title sprintf("%s: %s; target loss %.4g", model_label(of_series(p, 2)), series_text(table, p), target)

@@ -8,7 +8,7 @@ chart = "modes"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
 # Every mode, not only the one the other charts show.
-base = ran.";effective_batch=".E.";reduction=".reduction.(strlen(own_backend) > 0 ? ";backend=".own_backend : "")
+base = ran.";effective_batch=".E.";reduction=".reduction.dtype_sel.(strlen(own_backend) > 0 ? ";backend=".own_backend : "")
 # The model with the most modes measured, unless one was named.
 if (!exists("model")) { model = most("model", "mode", base) }
 here_rows = base.";model=".model

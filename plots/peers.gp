@@ -10,7 +10,7 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
 peers = meta("peers")
 own = own_backend
-base = ran.";effective_batch=".E.";reduction=".reduction
+base = ran.";effective_batch=".E.";reduction=".reduction.dtype_sel
 if (!exists("model")) {
     model = (strlen(peers) > 0) ? word(distinct("model", base.";backend=".word(peers, 1)), 1) : ""
 }

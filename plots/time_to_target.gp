@@ -92,7 +92,7 @@ cover_text = cover_lo >= 95 - 1e-6 ? "95% interval" : \
              cover_lo == cover_hi ? sprintf("a %.3g%% interval: the step timed 5 times (or rounds) or fewer", cover_lo) : \
              sprintf("intervals of %.3g..%.3g%%: below 95%% where the step was timed 5 times (or rounds) or fewer", cover_lo, cover_hi)
 set title "Is E right? Time to a target loss against the effective batch\n". \
-          sprintf("%s, %s%s\n", device, dtype, left_out_text). \
+          sprintf("%s, %s%s\n", device, dtypes_all, left_out_text). \
           "points: steps x the fastest split's step time (".cover_text.")\n". \
           "dashed: predicted from B_simple; ring: least time"
 set key below left Left reverse maxcols 2

@@ -95,6 +95,37 @@ check '[ "$(grep -c "1.50x \[1.40..1.60\]" aa.wallclock.svg)" = 3 ] && ! grep -q
 check '[ "$(grep -c ">16x4<" aa.frontier.svg)" = "$(grep -c ">16x4<" abc.frontier.svg)" ]' \
     "the frontier draws an A/A pair's second arm"
 
+# A ratio label reads as the report prints the same ratio (the one format,
+# ratio_text.c, through plots/ratio.awk): the chart's own "%.2f" wrote the
+# report's 1.089x [1.089..1.089] as 1.09x [1.09..1.09] and 1.004x as 1.00x.
+# abc.csv timed in 5 rounds, each split a constant multiple of 64x1 a round,
+# its vs_ref cells that multiple.
+awk -F, -v OFS=, '/^#/ { print; next }
+    !h { h = 1; for (i = 1; i <= NF; i++) if ($i == "micro_batch") m = i
+         print $0, "comparison", "rounds", "round_ms", "vs_ref", "vs_ref_lo", "vs_ref_hi"; next }
+    { f = $m == 64 ? 1 : $m == 24 ? 1.004 : $m == 16 ? 1.0893 : 1.37
+      s = ""; split("0.2 0.25 0.5 0.2 0.25", a, " ")
+      for (k = 1; k <= 5; k++) s = s (k > 1 ? " " : "") sprintf("%.6g", a[k] * f)
+      print $0, "c1", 5, s, f, f, f }' abc.csv >ratios.csv
+sh "$root/scripts/plots.sh" ratios.csv >plots.out 2>&1 || { echo "FAILED: plots.sh on ratios.csv: $(cat plots.out)"; fail=1; }
+"$ACCUBENCH" report ratios.csv --no-charts >/dev/null 2>&1 || { echo "FAILED: report of ratios.csv"; fail=1; }
+# the report's "vs K=1" cells and the chart's labels, each sorted
+sed -n '/^## Splits of each/,/^## [^S]/p' ratios.md | grep -o '[0-9.]*x \[[0-9.]*\.\.[0-9.]*\]' | sort >report.txt
+grep -o '>[0-9.]*x \[[0-9.]*\.\.[0-9.]*\]<' ratios.wallclock.svg | tr -d '<>' | sort >chart.txt
+check '[ "$(wc -l <chart.txt)" = 3 ] && cmp -s report.txt chart.txt && grep -qx "1.089x \[1.089..1.089\]" chart.txt' \
+    "the wall-clock labels are not the report's ratios: chart $(tr '\n' ' ' <chart.txt), report $(tr '\n' ' ' <report.txt)"
+
+# One dtype a chart: ratios.csv again in fp32 (each step 2.5 times as long)
+# drew one line per model through both dtypes, zig-zagging at every K with
+# two "ref" labels; the first dtype is drawn, the title names the other.
+awk -F, -v OFS=, '/^#/ { print; next } !h { h = 1; for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    { print; $c["dtype"] = "fp32"; $c["step_ms_median"] = $c["step_ms_median"] * 2.5; n = split($c["round_ms"], a, " ")
+      s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? " " : "") a[k] * 2.5; $c["round_ms"] = s; $c["comparison"] = "c2"; print }' \
+    ratios.csv >dtypes.csv
+gnuplot -e "csv='dtypes.csv'" "$root/plots/wallclock.gp" 2>gp.err || { echo "FAILED: wallclock.gp on dtypes.csv: $(cat gp.err)"; fail=1; }
+check '[ "$(grep -c ">ref<" dtypes.wallclock.svg)" = 1 ] && grep -q "bf16 (fp32 also run, not drawn here)" dtypes.wallclock.svg' \
+    "a chart of two dtypes: $(grep -c ">ref<" dtypes.wallclock.svg) ref labels, title $(grep -o "fixture[^<]*" dtypes.wallclock.svg | head -1)"
+
 # An MFU over 100% cannot be true: the wall-clock chart's right axis
 # reaches it (its [0:100] cut the point off the top, unsaid), and its
 # note says so; abc.csv with one row's MFU at 123.4.
