@@ -178,6 +178,14 @@ static void json_verdicts(FILE *f, const report_input *in, const abc_verdict *v,
         json_string(f, a->dtype);
         fputs(", \"backend\": ", f);
         json_string(f, a->backend);
+        /* the rest of the series' keys (one device: no sync, no shard), as
+         * its rows give them, so that two verdicts apart only in these are
+         * told apart */
+        static const char *const rest[] = {"reduction", "recompute", "grad_dtype"};
+        for (size_t k = 0; k < sizeof rest / sizeof *rest; k++) {
+            fprintf(f, ", \"%s\": ", rest[k]);
+            json_field(f, a, (int)(result_column_find(rest[k]) - result_columns));
+        }
         fprintf(f, ", \"rows\": [%zu, %zu, %zu], \"splits\": [", v[i].row[0], v[i].row[1],
                 v[i].row[2]);
         for (int k = 0; k < 3; k++) {

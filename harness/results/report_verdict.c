@@ -343,9 +343,12 @@ static void flags_bullet(const csv_row *const r[3], doc *d)
 static void verdict_one(const report_input *in, const abc_verdict *v, doc *d)
 {
     const csv_row *r[3] = {&in->rows[v->row[0]], &in->rows[v->row[1]], &in->rows[v->row[2]]};
-    doc_heading(d, 3, "Model %s at effective batch %lld: A = %s, B = %s, C = %s (%s, %s, %s)",
+    /* every key of the series (rp_series): two series apart only in their
+     * reduction or a lever (--recompute none,gelu) read as one heading
+     * twice above two different verdicts */
+    doc_heading(d, 3, "Model %s at effective batch %lld: A = %s, B = %s, C = %s (%s)",
                 r[0]->model, (long long)r[0]->effective_batch, rp_split(r[0]).s,
-                rp_split(r[1]).s, rp_split(r[2]).s, r[0]->mode, r[0]->dtype, r[0]->backend);
+                rp_split(r[1]).s, rp_split(r[2]).s, rp_series(r[0]).s);
     verdict_table(in, v->row, d);
     if (!v->ran) {
         char limits[400] = "";

@@ -186,6 +186,7 @@ static void test_verdicts(void)
     CHECK(strstr(md, "Verdict: A (64x1) is the fastest; C against B: slower."));
     CHECK(strstr(json, "\"verdicts\": [\n    {\"model\": \"S\", \"effective_batch\": 64, "
                        "\"mode\": \"async\", \"dtype\": \"fp32\", \"backend\": \"cpu\", "
+                       "\"reduction\": \"sum\", \"recompute\": null, \"grad_dtype\": null, "
                        "\"rows\": [0, 1, 2], \"splits\": [\"64x1\", \"16x4\", \"8x8\"], "
                        "\"ran\": true, \"b_vs_a\": {\"ratio\": "));
     CHECK(strstr(json, "\"paired_rounds\": 5, \"verdict\": \"slower\"}, \"c_vs_a\": "));
@@ -226,6 +227,38 @@ static void test_verdicts(void)
     CHECK(j && strstr(j, "\"verdicts\": [],\n  \"aa_checks\": []\n}\n"));
 }
 
+/* Two A/B/C series apart only in what the backward recomputes: each
+ * verdict says which it is, in the Markdown's heading (the splits tables'
+ * words) and in its JSON record; both read as one series twice. */
+static void test_verdicts_told_apart(void)
+{
+#define LEVER_HEADER                                                                       \
+    "# device: x\nbackend,device,model,dtype,recompute,mode,reduction,effective_batch,"     \
+    "micro_batch,accum_steps,arm,status,step_ms_median,step_ms_ci_lo,step_ms_ci_hi,"        \
+    "samples,comparison,rounds,round_ms\n"
+    const char *text = test_report_rows(
+        tmpdir, "levers", LEVER_HEADER,
+        "cpu,x,S,fp32,none,async,sum,64,64,1,1,ok,40,39,41,50,c1,5,40 41 40.5 39.8 40.2\n"
+        "cpu,x,S,fp32,none,async,sum,64,16,4,1,ok,50,49,51,50,c1,5,50 51 50.5 49.8 50.2\n"
+        "cpu,x,S,fp32,none,async,sum,64,8,8,1,ok,60,59,61,50,c1,5,60 61 60.5 59.8 60.2\n"
+        "cpu,x,S,fp32,gelu,async,sum,64,64,1,1,ok,44,43,45,50,c1,5,44 45 44.5 43.8 44.2\n"
+        "cpu,x,S,fp32,gelu,async,sum,64,16,4,1,ok,45,44,46,50,c1,5,45 46 45.5 44.8 45.2\n"
+        "cpu,x,S,fp32,gelu,async,sum,64,8,8,1,ok,46,45,47,50,c1,5,46 47 46.5 45.8 46.2\n");
+#undef LEVER_HEADER
+    CHECK(text && strstr(text, "### Model S at effective batch 64: A = 64x1, B = 16x4, C = 8x8 "
+                               "(async, sum reduction, fp32, cpu)\n"));
+    CHECK(text && strstr(text, "### Model S at effective batch 64: A = 64x1, B = 16x4, C = 8x8 "
+                               "(async, sum reduction, fp32, cpu, recompute gelu)\n"));
+    char path[300];
+    snprintf(path, sizeof path, "%s/levers.json", tmpdir);
+    const char *json = test_slurp(path);
+    /* grad_dtype null, as in the rows: the file has no such column */
+    CHECK(json && strstr(json, "\"recompute\": \"none\", \"grad_dtype\": null, "
+                               "\"rows\": [0, 1, 2]"));
+    CHECK(json && strstr(json, "\"recompute\": \"gelu\", \"grad_dtype\": null, "
+                               "\"rows\": [3, 4, 5]"));
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -235,6 +268,7 @@ int main(void)
     test_columns();
     test_dtype_twins();
     test_verdicts();
+    test_verdicts_told_apart();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_json");
 }
