@@ -1,7 +1,7 @@
 /* The report's content: the environment, the A/B/C table of every
- * effective batch, the memory-cap advice, the configs that did not run and
- * the charts, with the sentences of report_findings.c on top (see
- * report.h). */
+ * effective batch, the configs that did not run and the charts (the
+ * memory-cap advice in report_memory.c), with the sentences of
+ * report_findings.c on top (see report.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +11,6 @@
 #include "key_cells.h"
 #include "plural.h"
 #include "ratio_text.h"
-#include "reduction.h"
 #include "report_parts.h"
 #include "row_compare.h"
 #include "report_verdict.h"
@@ -262,85 +261,6 @@ static void not_run(const report_input *in, doc *d)
     }
 }
 
-static void memory(const report_input *in, const report_group *g, size_t ng, const char *mode,
-                   doc *d)
-{
-    doc_heading(d, 2, "The fastest split under a memory cap");
-    int any = 0;
-    for (size_t i = 0; i < in->t->rows; i++)
-        any |= in->rows[i].mem_need_bytes >= 0;
-    if (!any) {
-        doc_para(d, "The CSV has no memory figures (mem_need_bytes is empty): no advice.");
-        return;
-    }
-    if (in->mem_cap < 0)
-        doc_para(d, "No memory cap given (report --mem-cap BYTES, or the run's mem_cap_bytes): "
-                    "the fastest split of each effective batch and what it needs.");
-    else
-        doc_para(d, "Cap: %s (%lld bytes, from %s). Per effective batch and model, the fastest "
-                    "split whose memory need fits, beside the fastest split regardless of memory.",
-                 rp_bytes(in->mem_cap).s, (long long)in->mem_cap, in->mem_cap_from);
-    static const char *const head[] = {"E", "model", "fastest that fits", "step ms",
-                                       "needs", "fastest overall", "step ms", NULL};
-    table *tb = doc_table(d, "rllrrlr", head);
-    if (!tb)
-        return;
-    for (size_t k = 0; k < ng; k++) {
-        const csv_row *fit = NULL, *fast = NULL;
-        for (size_t j = 0; j < g[k].n; j++) {
-            const csv_row *r = &in->rows[g[k].idx[j]];
-            /* a known-wrong reduction is no way to the batch: its rows (a
-             * curves sweep's demonstrations) stood here as more "fastest"
-             * splits of the same model and E, their reduction unnamed (a
-             * name this build does not know, an older file's, stays) */
-            if (!result_ran_once(r) || strcmp(r->mode, mode) ||
-                (axis_find(&reduction_axis, r->reduction) >= 0 &&
-                 !reduction_exact_named(r->reduction)))
-                continue;
-            if (!fast || r->step_ms_median < fast->step_ms_median)
-                fast = r;
-            int fits = in->mem_cap < 0 ||
-                       (r->mem_need_bytes >= 0 && r->mem_need_bytes <= in->mem_cap);
-            if (fits && (!fit || r->step_ms_median < fit->step_ms_median))
-                fit = r;
-        }
-        if (!fast)
-            continue;
-        /* The model with its levers (recompute, sync, shard): the groups
-         * of one model at one E are told apart by them. */
-        char model[RESULT_TEXT_LEN * 2 + sizeof(rp_text)];
-        snprintf(model, sizeof model, "%s (%s)%s", fast->model, fast->dtype, rp_levers(fast).s);
-        table_addf(tb, "%lld", (long long)fast->effective_batch);
-        table_add(tb, model);
-        table_add(tb, fit ? rp_split(fit).s : "none fits");
-        table_add(tb, fit ? rp_num(fit->step_ms_median, 4).s : "-");
-        table_add(tb, fit ? rp_bytes_beside(fit->mem_need_bytes, in->mem_cap).s : "-");
-        table_add(tb, rp_split(fast).s);
-        table_add(tb, rp_num(fast->step_ms_median, 4).s);
-        if (in->mem_cap >= 0 && fit && fit != fast) {
-            /* A lower median is faster only where the rule says so. */
-            char ratio[300];
-            row_ratio_text(fit, fast, ratio, sizeof ratio);
-            char other[600];
-            paired_verdict v = row_verdict(fit, fast);
-            if (v == PAIRED_FASTER)
-                snprintf(other, sizeof other, "%s would take %s ms but needs %s: %s",
-                         rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
-                         rp_bytes_beside(fast->mem_need_bytes, in->mem_cap).s, ratio);
-            else
-                snprintf(other, sizeof other, "%s (%s ms, needs %s) is by the rule %s: %s",
-                         rp_split(fast).s, rp_num(fast->step_ms_median, 4).s,
-                         rp_bytes_beside(fast->mem_need_bytes, in->mem_cap).s,
-                         paired_verdict_against(v, PAIRED_THRESHOLD, "it").s, ratio);
-            doc_bullet(d, "Under the %s cap, model %s at effective batch %lld runs fastest as %s "
-                          "(%s ms, needs %s); %s.",
-                       rp_bytes(in->mem_cap).s, model, (long long)fast->effective_batch,
-                       rp_split(fit).s, rp_num(fit->step_ms_median, 4).s,
-                       rp_bytes_beside(fit->mem_need_bytes, in->mem_cap).s, other);
-        }
-    }
-}
-
 static void charts(const report_input *in, doc *d)
 {
     static const char *const chart[][2] = {
@@ -403,7 +323,7 @@ int report_build(const report_input *in, doc *d)
     report_grad_dtype(in, g, ng, d);
     report_curves(in, d);
     report_goodput(in, d);
-    memory(in, g, ng, mode, d);
+    report_memory(in, g, ng, d);
     report_frontier(in, d);
     not_run(in, d);
     charts(in, d);

@@ -137,6 +137,11 @@ void report_curves(const report_input *in, doc *d);
  * when there is none. */
 void report_goodput(const report_input *in, doc *d);
 
+/* "The fastest split under a memory cap": per effective batch, model,
+ * dtype and lever, the fastest config that fits beside the fastest overall,
+ * in whichever execution mode ran it (report_memory.c). */
+void report_memory(const report_input *in, const report_group *g, size_t ng, doc *d);
+
 /* "Within a memory cap": the frontier of each model, effective batch and
  * device count, the recommendation under the cap, and the frontier chart
  * (report_frontier.c). */
