@@ -25,28 +25,13 @@
 #include "stats.h"
 #include "table.h"
 
-/* The band a run's step time is known to within: the 95% interval of its
- * median (step_ms_ci_lo..hi) where the file has one; else, for files from
- * before those columns, from p10 to p90 of the steps, widened to median
- * +- step_noise_pct where the run reported more noise than its spread
- * shows. Missing numbers shrink the band to the median (min_diff still). */
+/* The band a run's step time is known to within: the rule's own
+ * (figures_band, paired.h), so that a verdict here is the report's and
+ * the planner's of the same two rows. */
 static void band(const csv_row *r, double *lo, double *hi)
 {
-    if (r->step_ms_ci_hi > 0 && r->step_ms_ci_lo <= r->step_ms_ci_hi) {
-        /* the median's own interval, where the run measured one: two
-         * configs differ only when their intervals separate */
-        *lo = r->step_ms_ci_lo;
-        *hi = r->step_ms_ci_hi;
-        return;
-    }
-    double m = r->step_ms_median;
-    double n = isnan(r->step_noise_pct) ? 0 : r->step_noise_pct / 100.0;
-    *lo = m * (1 - n);
-    *hi = m * (1 + n);
-    if (!isnan(r->step_ms_p10) && r->step_ms_p10 < *lo)
-        *lo = r->step_ms_p10;
-    if (!isnan(r->step_ms_p90) && r->step_ms_p90 > *hi)
-        *hi = r->step_ms_p90;
+    timed_figures f = row_figures(r);
+    figures_band(&f, lo, hi);
 }
 
 /* Each side's step times of one config over its runs (compare_runs.h):
@@ -71,14 +56,11 @@ static paired_ratio compare_ratio(const csv_row *base, const csv_row *now,
         *over_runs = runs_unit;
     if (runs_unit)
         return p;
-    p = row_ratio(base, now);
-    if (!p.rounds) { /* timed apart: each run's own band, as below */
-        double blo, bhi, nlo, nhi;
-        band(base, &blo, &bhi);
-        band(now, &nlo, &nhi);
-        p = ratio_of_intervals(base->step_ms_median, blo, bhi, now->step_ms_median, nlo, nhi);
-    }
-    return p;
+    /* paired per round, else timed apart through each run's band; none
+     * over fewer draws than the rule compares by, as the run's summary
+     * and the report give the same two rows (compare printed an interval
+     * of 0% at one step) */
+    return row_ratio(base, now);
 }
 
 /* A ratio's verdict as the rule names it; PAIRED_UNKNOWN for the others. */
@@ -119,7 +101,10 @@ static verdict compare_rows_over(const csv_row *base, const csv_row *now,
     if (!base_ok || !now_ok)
         return base_ok ? VERDICT_FAILED : now_ok ? VERDICT_FIXED : VERDICT_NOT_RUN;
     paired_ratio p = compare_ratio(base, now, runs, NULL);
-    if (!p.rounds && least_coverage(base, now) < least_verdict_coverage() - 1e-9)
+    /* timed apart with no interval to judge by (a side of too few steps,
+     * or of no measured spread): no evidence either way */
+    if (!p.rounds &&
+        (least_coverage(base, now) < least_verdict_coverage() - 1e-9 || isnan(p.lo)))
         return VERDICT_TOO_FEW;
     switch (paired_judge(&p, min_diff)) {
     case PAIRED_SLOWER: return VERDICT_SLOWER;
@@ -343,7 +328,7 @@ static void add_pair(comparison *cmp, const csv_row *b, const csv_row *n, double
         double cover = least_coverage(b, n);
         /* timed apart from fewer than 6 steps or rounds: the level the
          * bands hold, beside the ratio drawn from them */
-        if (!p.rounds && cover < MEDIAN_CI_LEVEL - 1e-9) {
+        if (!p.rounds && !isnan(p.lo) && cover < MEDIAN_CI_LEVEL - 1e-9) {
             size_t used = strlen(ratio);
             snprintf(ratio + used, sizeof ratio - used, " (%.3g%%)", 100 * cover);
             cmp->short_level++;

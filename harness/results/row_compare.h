@@ -12,6 +12,9 @@
 #include "csv_read.h"
 #include "paired.h"
 
+/* A row's timed figures as the rule reads them (paired.h). */
+timed_figures row_figures(const csv_row *r);
+
 /* b's step time over a's, with its interval: paired per round where they
  * were timed together, else from their intervals (the widest ratio they
  * allow). NAN figures where either has no step time. */

@@ -139,18 +139,36 @@ static int same_rounds(const timed_figures *a, const timed_figures *b)
            !strcmp(a->comparison, b->comparison) && a->rounds > 0 && a->rounds == b->rounds;
 }
 
-/* The median's interval, or for a file from before those its p10..p90
- * band (wider, so the safer side); none (NAN) over too few draws. */
-static void figures_band(const timed_figures *f, double *lo, double *hi)
+void figures_band(const timed_figures *f, double *lo, double *hi)
+{
+    if (f->ci_hi > 0 && f->ci_lo <= f->ci_hi) {
+        *lo = f->ci_lo;
+        *hi = f->ci_hi;
+        return;
+    }
+    if (isnan(f->noise_pct) && isnan(f->p10) && isnan(f->p90)) {
+        *lo = *hi = NAN; /* no spread measured: a median alone is no band */
+        return;
+    }
+    double m = f->median, n = isnan(f->noise_pct) ? 0 : f->noise_pct / 100;
+    *lo = m * (1 - n);
+    *hi = m * (1 + n);
+    if (!isnan(f->p10) && f->p10 < *lo)
+        *lo = f->p10;
+    if (!isnan(f->p90) && f->p90 > *hi)
+        *hi = f->p90;
+}
+
+/* A band over fewer draws than the rule compares by (FIGURES_MIN_DRAWS)
+ * is none (NAN): it covers the median too seldom. */
+static void figures_band_judged(const timed_figures *f, double *lo, double *hi)
 {
     long long draws = f->rounds > 0 ? f->rounds : f->samples;
     if (draws > 0 && draws < FIGURES_MIN_DRAWS) {
         *lo = *hi = NAN;
         return;
     }
-    int ci = f->ci_hi > 0 && f->ci_lo <= f->ci_hi;
-    *lo = ci ? f->ci_lo : f->p10;
-    *hi = ci ? f->ci_hi : f->p90;
+    figures_band(f, lo, hi);
 }
 
 paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b)
@@ -164,8 +182,8 @@ paired_ratio figures_ratio(const timed_figures *a, const timed_figures *b)
             return p;
     }
     double alo, ahi, blo, bhi;
-    figures_band(a, &alo, &ahi);
-    figures_band(b, &blo, &bhi);
+    figures_band_judged(a, &alo, &ahi);
+    figures_band_judged(b, &blo, &bhi);
     return ratio_of_intervals(a->median, alo, ahi, b->median, blo, bhi);
 }
 

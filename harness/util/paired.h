@@ -97,14 +97,25 @@ size_t paired_log_moments(const double *v, size_t n, double *mean, double *var);
 /* One config's timed figures as a comparison reads them (a CSV row's or a
  * result row's): the interleaved comparison it was timed in ("" or NULL:
  * timed alone), its kept rounds' medians (space-separated), the steps it
- * timed, its median with the median's interval, and p10..p90 for a file
- * from before the intervals. */
+ * timed, its median with the median's interval, and p10..p90 and the
+ * relative noise in % (NAN: not measured) for a file from before the
+ * intervals. */
 typedef struct timed_figures {
     const char *comparison;
     long long rounds, samples; /* -1 (or 0) where not recorded */
     const char *round_ms;
-    double median, ci_lo, ci_hi, p10, p90;
+    double median, ci_lo, ci_hi, p10, p90, noise_pct;
 } timed_figures;
+
+/* The band a figure timed apart is known to within: its median's 95%
+ * interval where it has one; else, for a file from before those, p10..p90
+ * of its steps widened to median +- noise_pct where the run reported more
+ * noise than that; none (NAN) where no spread was measured. The
+ * one band of the rule: compare drew its verdicts from a band of its own
+ * (widened) while the report and plan --recommend read p10..p90 alone, so
+ * the same two rows of an older file were "slower" in one and "not yet
+ * separated" in the other. */
+void figures_band(const timed_figures *f, double *lo, double *hi);
 
 /* The fewest draws (rounds where the figure was timed in rounds, else
  * steps) whose median's interval the rule compares by: the [min, max] of

@@ -74,7 +74,7 @@ static void test_differ(void)
     c.step_ms_p90 = 12;
     CHECK(row_verdict(&a, &c) == PAIRED_UNDECIDED);
     e.step_ms_median = 11;
-    e.step_ms_ci_lo = e.step_ms_ci_hi = e.step_ms_p10 = e.step_ms_p90 = NAN;
+    e.step_ms_ci_lo = e.step_ms_ci_hi = e.step_ms_p10 = e.step_ms_p90 = e.step_noise_pct = NAN;
     CHECK(row_verdict(&a, &e) == PAIRED_UNKNOWN);
     /* timed in the same rounds: paired per round, so a drift that moved
      * both (the overlapping intervals) does not hide a steady 1.2x */
@@ -114,6 +114,20 @@ static void test_compare(void)
     CHECK(compare_rows(&b, &n, 0.01) == VERDICT_NOT_SEPARATED);
     n.step_ms_ci_lo = n.step_ms_ci_hi = b.step_ms_ci_lo = b.step_ms_ci_hi = NAN;
     CHECK(compare_rows(&b, &n, 0.01) == VERDICT_NOT_SEPARATED); /* the old bands overlap */
+
+    /* A file from before the intervals, the same two rows in compare and
+     * in the report (row_verdict: the A/B/C, plan --recommend): one band,
+     * p10..p90 widened to the run's noise. The report read p10..p90 alone
+     * and called 16x4 slower, 1.050x [1.030..1.071], where compare, from
+     * the widened band, said not yet separated, 1.050x [0.990..1.116]. */
+    b.step_ms_median = 10, b.step_ms_p10 = 9.9, b.step_ms_p90 = 10.1, b.step_noise_pct = 5;
+    n.step_ms_median = 10.5, n.step_ms_p10 = 10.4, n.step_ms_p90 = 10.6, n.step_noise_pct = 0.5;
+    b.samples = n.samples = 20;
+    paired_ratio p = row_ratio(&b, &n);
+    CHECK_NEAR(p.lo, 10.4 / 10.5, 1e-12);
+    CHECK_NEAR(p.hi, 10.6 / 9.5, 1e-12);
+    CHECK(row_verdict(&b, &n) == PAIRED_UNDECIDED);
+    CHECK(compare_rows(&b, &n, 0.02) == VERDICT_NOT_SEPARATED);
 }
 
 static char dir[] = "/tmp/accubench-verdict-XXXXXX";
