@@ -1,6 +1,7 @@
 /* The lines a run ends on: one series gives its fastest, slowest and their
  * ratio as before; several (two models) give each series its own, and no
- * line sets one model's step against another's. */
+ * line sets one model's step against another's; a known-wrong reduction
+ * is never the fastest or slowest. */
 #include <string.h>
 
 #include "check.h"
@@ -177,5 +178,18 @@ int main(void)
     strcpy(dp.sync, "window");
     row_label_of(&dp, label, sizeof label);
     CHECK(!strcmp(label, "S fp32 16x4 (arm 2) async sum sync window"));
+
+    /* a known-wrong reduction is no way to the batch: the fastest and the
+     * slowest are of the exact one, as the report's fastest split and
+     * plan --recommend name them (64x1 mean-of-means was crowned here) */
+    result_row red[] = {row("tiny", 64, 30.0), row("tiny", 64, 29.5), row("tiny", 8, 90.0),
+                        row("tiny", 8, 95.0)};
+    strcpy(red[1].reduction, "mean-of-means");
+    strcpy(red[3].reduction, "mean-of-means");
+    out = summary_of(red, 4);
+    CHECK(strstr(out, "\n  fastest  tiny fp32 64x1 async sum: 30.00 ms") != NULL);
+    CHECK(strstr(out, "\n  slowest  tiny fp32 8x8 async sum: 90.00 ms") != NULL);
+    CHECK(strstr(out, "mean-of-means") == NULL);
+    CHECK(strstr(out, "summary: 4 of 4 configs ran\n") == out); /* each still counted */
     return check_finish("test_run_summary");
 }

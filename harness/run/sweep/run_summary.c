@@ -5,6 +5,7 @@
 #include "ci_level.h"
 #include "console_table.h"
 #include "paired.h"
+#include "reduction.h"
 #include "split_text.h"
 #include "table.h"
 #include "row_flags.h"
@@ -50,12 +51,24 @@ void run_summary_none(const result_row *rows, size_t n, const char *csv_path, ch
         snprintf(out + used, len - (size_t)used, " (each row's note in %s says why)", csv_path);
 }
 
+/* A row the fastest and slowest are picked from: it ran, as its config's
+ * first arm (its second has a line of its own), in a reduction that
+ * reaches the batch. A known-wrong one (a curves sweep's demonstration) is
+ * no way to it: crowned here "fastest" at 64x1 mean-of-means, while the
+ * report's fastest split and plan --recommend, which leave such rows out,
+ * named 64x1 sum. */
+static int ranked(const result_row *r)
+{
+    return ran(r) && !RESULT_SECOND_ARM(r) && reduction_exact_named(r->reduction);
+}
+
 static timed_figures result_row_figures(const result_row *r)
 {
     return (timed_figures){.comparison = r->comparison, .rounds = r->rounds,
                            .samples = r->samples, .round_ms = r->round_ms, .median = r->step_ms_median,
                            .ci_lo = r->step_ms_ci_lo, .ci_hi = r->step_ms_ci_hi,
-                           .p10 = r->step_ms_p10, .p90 = r->step_ms_p90};
+                           .p10 = r->step_ms_p10, .p90 = r->step_ms_p90,
+                           .noise_pct = r->step_noise_pct};
 }
 
 static void config_line(FILE *f, const char *what, const result_row *r)
@@ -103,7 +116,7 @@ static void series_lines(FILE *f, const result_row *rows, size_t n, size_t first
     const result_row *fast = NULL, *slow = NULL;
     for (size_t i = first; i < n; i++) {
         const result_row *r = &rows[i];
-        if (!ran(r) || RESULT_SECOND_ARM(r) || !same_series(r, &rows[first]))
+        if (!ranked(r) || !same_series(r, &rows[first]))
             continue;
         if (!fast || r->step_ms_median < fast->step_ms_median)
             fast = r;
@@ -154,18 +167,17 @@ static void aa_lines(FILE *f, const result_row *rows, size_t n, size_t first,
     }
 }
 
-/* The first row of each series that ran, in the order they ran; returns
+/* The first ranked row of each series, in the order they ran; returns
  * how many (at most `cap` are kept). */
 static size_t series_starts(const result_row *rows, size_t n, size_t *starts, size_t cap)
 {
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!ran(&rows[i]) || RESULT_SECOND_ARM(&rows[i]))
+        if (!ranked(&rows[i]))
             continue;
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = ran(&rows[j]) && !RESULT_SECOND_ARM(&rows[j]) &&
-                   same_series(&rows[j], &rows[i]);
+            seen = ranked(&rows[j]) && same_series(&rows[j], &rows[i]);
         if (!seen && count++ < cap)
             starts[count - 1] = i;
     }
