@@ -1,21 +1,27 @@
 /* cpu-passes: the CPU backend's step pass by pass, and its MFU.
  *
  *   cpu-passes [--model NAME] [--effective N] [--micro N] [--runs N]
- *              [--steps N] [--optimizer-at step|backward] | --help
+ *              [--steps N] [--optimizer-at step|backward] [--dtype D] | --help
  *
  * Each run measures the peak GEMM rate as `accubench run` does
  * (measure_peak_gemm), then times `steps` whole optimizer steps of the
  * model at the split (measure_steps, after a warm-up) and prints the
  * median step and the MFU: the step's GEMM FLOPs per second over the peak
  * measured in the same run, the number `accubench run` prints in its mfu%
- * column. After the runs, `steps` more steps are recorded op by op (the
- * per-dispatch records of the trace pass: on the CPU a dispatch is the
- * work itself) and each op is printed with its calls and milliseconds per
- * step and its share of the step; "host" is the step's time outside every
- * op. The GEMMs' share is also given as a rate against the peak.
+ * column. Then `steps` more steps are timed one by one in the process's
+ * CPU time: with ACCUBENCH_CPU_THREADS=1 the step's own work, which a core
+ * taken by other processes does not lengthen where it lengthens the
+ * wall-clock step (on more threads, every thread's time, their polling
+ * between loops included). After that, `steps` more are recorded op by op
+ * (the per-dispatch records of the trace pass: on the CPU a dispatch is
+ * the work itself) and each op is printed with its calls and milliseconds
+ * per step and its share of the step; "host" is the step's time outside
+ * every op. The GEMMs' share is also given as a rate against the peak.
  *
- * Defaults: model S at 256 x 1, three runs of 20 steps: S's largest
+ * Defaults: model S at 256 x 1, three runs of 20 steps, fp32: S's largest
  * micro-batch, the configuration whose MFU the CPU backend is judged by.
+ * --dtype bf16 runs the model in bf16 storage, as `accubench run --dtype
+ * bf16` does, the peak GEMM timed in bf16 too.
  *
  * Exit status: 0; 1 when a run failed; 2 on bad usage. */
 #include <math.h>
@@ -23,9 +29,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "args.h"
 #include "cpu_backend.h"
+#include "cpu_parallel.h"
 #include "dataset.h"
 #include "dispatch.h"
 #include "measure.h"
@@ -36,6 +44,7 @@
 #include "registry.h"
 #include "split.h"
 #include "split_text.h"
+#include "stats.h"
 #include "step.h"
 #include "trace.h"
 
@@ -46,10 +55,12 @@ typedef struct options {
     model_spec model;
     int effective, micro, runs, steps;
     optimizer_at at;
+    dtype dt;
 } options;
 
 /* What the command line sets: cpu-passes' own keys, and run's rows for
- * --model and --optimizer-at (run.*), so they mean what they mean there. */
+ * --model, --optimizer-at and --dtype (run.*), so they mean what they mean
+ * there. */
 typedef struct passes_args {
     int effective, micro, runs, steps;
     run_options run;
@@ -68,14 +79,15 @@ static const option_def PASSES_OPTIONS[] = {
 };
 static const option_table passes_table = {
     PASSES_OPTIONS, (int)(sizeof PASSES_OPTIONS / sizeof PASSES_OPTIONS[0])};
-static const char *const SHARED[] = {"model", "optimizer-at"};
+static const char *const SHARED[] = {"model", "optimizer-at", "dtype"};
+#define N_SHARED ((int)(sizeof SHARED / sizeof SHARED[0]))
 
 static void passes_usage(FILE *f)
 {
     char places[64];
     axis_names(&optimizer_at_axis, places, sizeof places, "|"); /* step|backward */
     fprintf(f, "usage: cpu-passes [--model NAME] [--effective N] [--micro N] [--runs N] "
-               "[--steps N] [--optimizer-at %s]\n", places);
+               "[--steps N] [--optimizer-at %s] [--dtype D]\n", places);
 }
 
 /* run's defaults where cpu-passes' differ: one model, S; the optimizer per
@@ -90,8 +102,8 @@ static void passes_defaults(passes_args *a)
         fprintf(stderr, "cpu-passes: %s\n", why);
 }
 
-/* run's rows with cpu-passes' own defaults: one model; the optimizer at
- * passes_defaults' place. */
+/* run's rows with cpu-passes' own defaults: one model; one dtype; the
+ * optimizer at passes_defaults' place. */
 static void shared_defaults(const option_def *d, char *help, size_t help_len, char *shown,
                             size_t shown_len)
 {
@@ -102,6 +114,8 @@ static void shared_defaults(const option_def *d, char *help, size_t help_len, ch
         snprintf(all, sizeof all, "%s", help);
         snprintf(help, help_len, "one model: %s", all);
     }
+    if (strcmp(d->key, "dtype") == 0) /* run's list, one here */
+        snprintf(help, help_len, "one dtype: fp32 or bf16 on the CPU, or auto (fp32)");
     if (d->tag == RUN_TAG_AUTO_OPTIMIZER_AT)
         snprintf(shown, shown_len, "%s, as accubench run on the CPU",
                  optimizer_at_name(defaults.run.optimizer.at));
@@ -112,7 +126,7 @@ static void passes_help(void)
     passes_usage(stdout);
     printf("\n");
     option_usage(stdout, &passes_table, NULL);
-    option_shared shared = {&run_option_table, SHARED, 2, NULL};
+    option_shared shared = {&run_option_table, SHARED, N_SHARED, NULL};
     option_usage_shared(stdout, &shared, shared_defaults);
 }
 
@@ -131,11 +145,14 @@ static int passes_is_flag(const char *key)
 
 static int passes_is_known(const char *key)
 {
-    return option_find(&passes_table, key) || !strcmp(key, SHARED[0]) ||
-           !strcmp(key, SHARED[1]);
+    for (int i = 0; i < N_SHARED; i++)
+        if (!strcmp(key, SHARED[i]))
+            return 1;
+    return option_find(&passes_table, key) != NULL;
 }
 
-/* cpu-passes' own rows only: it takes one --model where run takes a list. */
+/* cpu-passes' own rows only: it takes one --model (and one --dtype) where
+ * run takes a list. */
 static int passes_takes_list(const char *key)
 {
     return option_takes_list(&passes_table, key);
@@ -147,8 +164,12 @@ static int finish_options(const passes_args *in, options *o)
     char why[320];
     if (in->run.n_models != 1)
         return passes_bad_usage("--model: cpu-passes takes one model");
+    if (in->run.n_dtypes != 1)
+        return passes_bad_usage("--dtype: cpu-passes takes one dtype");
+    /* auto is the CPU's own, fp32 (the backend's reference). */
+    dtype dt = in->run.dtypes[0] == DTYPE_AUTO ? DTYPE_FP32 : in->run.dtypes[0];
     *o = (options){in->run.models[0], in->effective, in->micro ? in->micro : in->effective,
-                   in->runs, in->steps, in->run.optimizer.at};
+                   in->runs, in->steps, in->run.optimizer.at, dt};
     if (o->micro > o->effective) {
         snprintf(why, sizeof why, "--micro %d is larger than --effective %d", o->micro,
                  o->effective);
@@ -163,7 +184,7 @@ static int parse_options(int argc, char **argv, options *o)
     char why[320];
     passes_args in;
     passes_defaults(&in);
-    option_shared shared = {&run_option_table, SHARED, 2, &in.run};
+    option_shared shared = {&run_option_table, SHARED, N_SHARED, &in.run};
     args a;
     args_init(&a, argc, argv, passes_is_flag);
     a.is_known = passes_is_known;
@@ -343,8 +364,42 @@ static int timed_runs(step_runner *s, const options *o, double flops, double *pe
     return 0;
 }
 
+static double process_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Times `steps` steps one by one in the process's CPU time and prints
+ * their p10 and median. */
+static int cpu_time_steps(step_runner *s, int steps)
+{
+    backend *b = s->m->b;
+    double *ms = malloc((size_t)steps * sizeof *ms);
+    if (!ms) {
+        snprintf(b->error, sizeof b->error, "out of host memory for the step times");
+        return BK_OOM;
+    }
+    int rc = 0;
+    for (int i = 0; i < steps && !rc; i++) {
+        double start = process_cpu_ms();
+        rc = step_run(s);
+        if (!rc)
+            rc = b->ops->sync(b);
+        ms[i] = process_cpu_ms() - start;
+    }
+    timing_stats t;
+    if (!rc && timing_stats_of(ms, (size_t)steps, &t) == 0)
+        printf("CPU time a step over %d steps: p10 %.3f ms, median %.3f ms (the process's, on "
+               "%d thread%s)\n", steps, t.p10, t.median, cpu_parallel_threads(),
+               cpu_parallel_threads() == 1 ? "" : "s");
+    free(ms);
+    return rc;
+}
+
 /* The model, its data and a step runner for o's split: the timed runs,
- * then the op-by-op breakdown. */
+ * the steps' CPU time, then the op-by-op breakdown. */
 static int run(const options *o, backend *b)
 {
     optimizer_config opt = {OPT_ADAMW, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.01f, o->at};
@@ -373,11 +428,13 @@ static int run(const options *o, backend *b)
     /* a ragged split as the rest of the program writes it: "K=2: 3+1" */
     char split[64];
     split_text(split, sizeof split, sp.micro, sp.accum, sp.last);
-    printf("model %s, effective batch %d as %s, %.3f GFLOP a step, %s, optimizer at %s\n",
-           o->model.name, o->effective, split, flops / 1e9, b->library,
+    printf("model %s, effective batch %d as %s, %.3f GFLOP a step, %s, %s, optimizer at %s\n",
+           o->model.name, o->effective, split, flops / 1e9, dtype_name(o->dt), b->library,
            optimizer_at_name(o->at));
     if (!rc)
         rc = timed_runs(&s, o, flops, &peak);
+    if (!rc)
+        rc = cpu_time_steps(&s, o->steps);
     if (!rc)
         rc = breakdown(&s, o->steps, flops, peak);
     if (rc)
@@ -397,9 +454,10 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : 2;
     backend *b;
     char why[320];
-    if (cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) != BK_OK) {
+    rc = cpu_backend_create(o.dt, &b, why, sizeof why);
+    if (rc != BK_OK) {
         fprintf(stderr, "cpu-passes: %s\n", why);
-        return 1;
+        return rc == BK_UNSUPPORTED ? 2 : 1; /* a dtype the CPU does not compute in */
     }
     rc = run(&o, b);
     b->ops->destroy(b);
