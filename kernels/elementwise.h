@@ -296,10 +296,14 @@ EW_FN float ew_swiglu_dup(float gate, float dh)
  * and the GPU hold the same float: their powf differ by up to 4 ulp
  * (CUDA's bound), and the angle multiplies that by the position, 1e-4
  * radians at position 2047, ten times the fp32 check's tolerance. */
+EW_FN float ew_rotary_inv_freq(int e, int hd, float theta)
+{
+    return (float)(1.0 / pow((double)theta, (double)(2 * e) / (double)hd));
+}
+
 EW_FN float ew_rotary_angle(int pos, int e, int hd, float theta)
 {
-    float inv_freq = (float)(1.0 / pow((double)theta, (double)(2 * e) / (double)hd));
-    return (float)pos * inv_freq;
+    return (float)pos * ew_rotary_inv_freq(e, hd, theta);
 }
 
 /* (a, b) = (a cos - b sin, b cos + a sin): the forward with sin, the

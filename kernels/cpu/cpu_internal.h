@@ -36,10 +36,11 @@ size_t cpu_column_chunk(int rows);
  * sum over columns (a norm's gain gradient) runs on. */
 void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx);
 
-/* A bf16 chunk's fp32 scratch of n floats, or NULL with *out_of_memory
- * set (atomically: the op's chunks run on several threads); and the op's
- * status after its chunks: BK_OOM with the reason in b->error where one
- * set the flag (cpu_transformer.c). */
+/* A chunk's fp32 scratch of n floats (a bf16 column converted, the
+ * rotary's turns), or NULL with *out_of_memory set (atomically: the op's
+ * chunks run on several threads); and the op's status after its chunks:
+ * BK_OOM with the reason in b->error where one set the flag
+ * (cpu_transformer.c). */
 float *cpu_chunk_scratch(int *out_of_memory, size_t n);
 int cpu_chunk_status(backend *b, int out_of_memory, const char *op);
 

@@ -55,7 +55,7 @@ void cpu_parallel_features(size_t dim, size_t cols, cpu_range_fn fn, void *ctx)
                      (PARALLEL_MIN_ELEMS + per_block - 1) / per_block, feature_blocks, &l);
 }
 
-/* A bf16 chunk's fp32 scratch of n floats, or NULL with the op's flag set. */
+/* A chunk's fp32 scratch of n floats, or NULL with the op's flag set. */
 float *cpu_chunk_scratch(int *out_of_memory, size_t n)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);
@@ -69,8 +69,7 @@ int cpu_chunk_status(backend *b, int out_of_memory, const char *op)
 {
     if (!out_of_memory)
         return BK_OK;
-    snprintf(b->error, sizeof b->error, "%s: out of host memory for a bf16 column's scratch",
-             op);
+    snprintf(b->error, sizeof b->error, "%s: out of host memory for a chunk's scratch", op);
     return BK_OOM;
 }
 

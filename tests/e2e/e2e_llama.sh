@@ -4,7 +4,8 @@
 # the block recomputed and not; the recomputation needs less memory and
 # credits the same FLOPs; 2 ranks shard it (ZeRO-1 and 2) with the same
 # weights on every rank; --dump writes Hugging Face's names, and the
-# manifest the shape with the rotary base and the norms' epsilon.
+# manifest the shape with the rotary base and the norms' epsilon; the
+# gradient is the same bits on any number of threads.
 set -u
 . "$(dirname "$0")/mpi_env.sh"
 fail=0
@@ -44,5 +45,23 @@ check 'grep -q "\"kv_heads\": 2, \"ffn\": 24, \"seq\": 8, \"vocab\": 64, \"tied\
 for f in param.model.embed_tokens.weight.npy grad.model.layers.1.self_attn.k_proj.weight.npy \
     param.model.layers.0.mlp.down_proj.weight.npy grad.model.norm.weight.npy param.lm_head.weight.npy; do
     check "[ -f ldump/$f ]" "ldump/$f written: $(ls ldump | head -5)"
+done
+# The same gradient, bit for bit, on 1 thread and on 3: 16 sequences of 64
+# (1024 columns of 128) cut every op between threads, in fp32 and in bf16.
+# Through the portable GEMM, the same whatever library this host has:
+# with OpenBLAS (what the sanitized build runs) the weight gradients differ
+# in their last bits between thread counts (docs/cpu-backend.md).
+wide=llama:d=128,layers=1,heads=4,kv_heads=2,ffn=128,seq=64,vocab=256,tied=0
+for dt in fp32 bf16; do
+    for th in 1 3; do
+        ACCUBENCH_CPU_GEMM=portable ACCUBENCH_CPU_THREADS=$th \
+            "$ACCUBENCH" run --backend cpu --model $wide --dtype $dt \
+            --effective 16 --micro 16 --steps 2 --budget-s 0.05 --warmup 1 --trace-steps 0 \
+            --quiet --csv "det_${dt}_$th.csv" --dump "det_${dt}_$th" >/dev/null 2>err.txt
+        check '[ $? -eq 0 ] && ls det_${dt}_$th/grad.*.npy >/dev/null 2>&1' \
+            "$wide $dt on $th threads, dumped: $(cat err.txt)"
+    done
+    differ=$(for f in det_${dt}_1/grad.*.npy; do cmp -s "$f" "det_${dt}_3/${f##*/}" || echo "${f##*/}"; done)
+    check '[ -z "$differ" ]' "$dt: the gradient differs between 1 and 3 threads: $differ"
 done
 exit $fail

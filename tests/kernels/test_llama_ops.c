@@ -182,10 +182,11 @@ static double dot(const float *a, const float *b, size_t n)
     return s;
 }
 
-static void test_rotary(backend *b, int heads, int hd, int t, int batch, int extra_rows,
+/* cols columns of sequences of t: a whole number of sequences, or not. */
+static void test_rotary(backend *b, int heads, int hd, int t, int cols, int extra_rows,
                         float theta)
 {
-    int ld = heads * hd + extra_rows, cols = t * batch;
+    int ld = heads * hd + extra_rows;
     size_t n = (size_t)ld * cols;
     float *x = randoms(n, -1, 1), *x0 = malloc(n * sizeof *x0), *y = randoms(n, -1, 1);
     float *y0 = malloc(n * sizeof *y0);
@@ -289,9 +290,12 @@ int main(void)
     test_swiglu(b, 1000);
     test_swiglu(b, 300007); /* split between threads */
     test_rotary_by_hand(b);
-    test_rotary(b, 3, 8, 5, 2, 0, 10000.0f);
-    test_rotary(b, 4, 6, 7, 3, 9, 500000.0f); /* rows past the heads: the qkv's k and v */
-    test_rotary(b, 8, 64, 64, 4, 0, 500000.0f); /* split between threads */
+    test_rotary(b, 3, 8, 5, 2 * 5, 0, 10000.0f);
+    test_rotary(b, 4, 6, 7, 3 * 7, 9, 500000.0f); /* rows past the heads: the qkv's k and v */
+    test_rotary(b, 8, 64, 64, 4 * 64, 0, 500000.0f); /* split between threads (by position) */
+    test_rotary(b, 2, 40, 9, 13, 3, 10000.0f);  /* a sequence and 4 positions of the next */
+    test_rotary(b, 2, 36, 50, 30, 0, 10000.0f); /* fewer columns than positions */
+    test_rotary(b, 2, 32, 16, 16 * 300, 0, 500000.0f); /* few positions, many sequences */
     test_repeat_kv(b, 4, 2, 3, 7);
     test_repeat_kv(b, 3, 1, 4, 5); /* multi-query: one kv head */
     test_repeat_kv(b, 5, 3, 1, 4); /* group 1: a plain copy */
