@@ -335,8 +335,10 @@ struct backend {
     /* Bytes the device can hold (0 = unknown) and the soft cap the user set
      * (0 = none): an allocation that would pass the cap fails with BK_OOM. */
     size_t mem_total, mem_cap;
-    /* Allocation accounting, kept by the harness wrappers (dispatch.h). */
-    size_t mem_in_use, mem_peak;
+    /* Allocation accounting, kept by the harness wrappers (dispatch.h).
+     * mem_apart: the part of mem_in_use held outside the cap
+     * (bk_alloc_apart), which the cap does not count. */
+    size_t mem_in_use, mem_peak, mem_apart;
     /* Counted by the harness wrappers: every op issued on the device. */
     uint64_t dispatches;
     /* When set, each dispatched op is recorded with its start and end

@@ -37,14 +37,16 @@ static inline int bk_use_dtype(backend *b, dtype dt)
 }
 
 /* Allocates from the allocator `from` names (see bk_allocator), inside the
- * memory cap, and keeps the accounting. */
+ * memory cap, and keeps the accounting. What is held apart from the cap
+ * (bk_alloc_apart) does not count against it. */
 static inline int bk_alloc_from(backend *b, bk_allocator from, size_t bytes, void **out)
 {
     *out = NULL;
-    if (b->mem_cap && b->mem_in_use + bytes > b->mem_cap) {
+    size_t counted = b->mem_in_use - b->mem_apart;
+    if (b->mem_cap && counted + bytes > b->mem_cap) {
         snprintf(b->error, sizeof b->error,
                  "allocation of %zu bytes would pass the memory cap of %zu bytes (%zu in use "
-                 "already)", bytes, b->mem_cap, b->mem_in_use);
+                 "already)", bytes, b->mem_cap, counted);
         return BK_OOM;
     }
     int rc = from == BK_ALLOC_HELD ? b->ops->alloc(b, bytes, out)
@@ -77,6 +79,33 @@ static inline int bk_alloc(backend *b, size_t bytes, void **out)
 static inline void bk_free(backend *b, void *p, size_t bytes)
 {
     bk_free_from(b, BK_ALLOC_HELD, p, bytes);
+}
+
+/* Allocates outside the memory cap for as long as it is held: what a check
+ * makes beside the step and the need never counts (ZeRO-2's whole gradient
+ * for the gradient check). Setting the cap aside for the call alone would
+ * not do: held, its bytes would still count against the cap for every
+ * allocation under it that follows (the check's reference making its
+ * activations, where the mode makes them per micro-batch), and a config
+ * that fits its cap would fail its check. It counts in mem_in_use and the
+ * peak like any other (its caller sets the peak right on its free). */
+static inline int bk_alloc_apart(backend *b, size_t bytes, void **out)
+{
+    size_t cap = b->mem_cap;
+    b->mem_cap = 0;
+    int rc = bk_alloc(b, bytes, out);
+    b->mem_cap = cap;
+    if (rc == BK_OK)
+        b->mem_apart += bytes;
+    return rc;
+}
+
+static inline void bk_free_apart(backend *b, void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    bk_free(b, p, bytes);
+    b->mem_apart -= bytes;
 }
 
 /* A window for what the device holds (see backend_ops.held_reset). */

@@ -49,7 +49,7 @@ void grad_ring_destroy(model *m)
         bk_free(b, r->slot[i], r->plan.slot_floats * sizeof(float));
     bk_free(b, r->own, r->plan.own_floats * sizeof(float));
     bk_free(b, r->acc, m->slice.len * sizeof(float));
-    bk_free(b, r->whole, m->slice.padded * sizeof(float));
+    bk_free_apart(b, r->whole, m->slice.padded * sizeof(float));
     grad_ring_plan_free(&r->plan);
     free(r->own_state);
     free(r);
@@ -296,11 +296,10 @@ int model_grads_whole(model *m)
     if (!r || m->grads_whole)
         return BK_OK;
     backend *b = m->b;
-    size_t bytes = m->slice.padded * sizeof(float), cap = b->mem_cap;
+    size_t bytes = m->slice.padded * sizeof(float);
     r->peak_before = b->mem_peak;
-    b->mem_cap = 0; /* the check's: outside the cap, and (on its free) the row's peak */
-    int rc = bk_alloc(b, bytes, (void **)&r->whole);
-    b->mem_cap = cap;
+    /* the check's: outside the cap while held, and (on its free) the row's peak */
+    int rc = bk_alloc_apart(b, bytes, (void **)&r->whole);
     if (!rc)
         rc = bk_zero(b, r->whole, bytes);
     if (rc)
@@ -321,7 +320,7 @@ void model_grads_sliced(model *m)
     size_t bytes = m->slice.padded * sizeof(float);
     /* Every peak since it was made counted it: the peak without it. */
     size_t peak = b->mem_peak - bytes;
-    bk_free(b, r->whole, bytes);
+    bk_free_apart(b, r->whole, bytes);
     r->whole = NULL;
     b->mem_peak = peak > r->peak_before ? peak : r->peak_before;
     m->grads = r->acc;

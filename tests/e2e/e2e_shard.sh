@@ -6,8 +6,9 @@
 # and their bytes (the padded vector where they move whole: the MLP's
 # parameter count is odd); one rank's memory need, falling from none to
 # optimizer by what the slices save, and below optimizer's for gradients
-# (the gradient a slice and a ring of buckets), the peak too; the
-# collectives as ranges in the trace; and the refusals: a sharded run
+# (the gradient a slice and a ring of buckets), the peak too; ZeRO-2 in
+# the alloc modes under a cap of exactly its need (ok; a byte less, oom);
+# the collectives as ranges in the trace; and the refusals: a sharded run
 # without mpirun, an unknown value.
 set -u
 fail=0
@@ -82,6 +83,24 @@ check_rows() { # CSV, the rows it must hold
 }
 check_rows rows.csv 12 || fail=1
 check_rows gpt.csv 6 || fail=1
+
+# ZeRO-2 under a cap of exactly its own need, where the mode makes the
+# activations per micro-batch (alloc, alloc-async): the gradient check's
+# whole gradient is held outside the cap, so the check's reference still
+# has the cap's every byte for its activations (it once counted against
+# the cap and failed the config on every rank); a byte less is an oom row.
+need=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+    $c["shard"] == "gradients" && $c["sync"] == "window" && $c["micro_batch"] == 2 { print $c["mem_need_bytes"] }' rows.csv)
+for cap in "$need" "$((need - 1))"; do
+    $MPIRUN -np 2 "$ACCUBENCH" run ${rows%% --shard *} --model $model --effective 16 --micro 2 \
+        --sync window --shard gradients --mode alloc,alloc-async --noise-windows 0 --mem-cap "$cap" \
+        --csv "cap$cap.csv" >"cap$cap.log" 2>&1
+    want=ok; [ "$cap" = "$need" ] || want=oom
+    got=$(awk -F, '/^#/ { next } !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next }
+        { printf "%s ", $c["status"] }' "cap$cap.csv" 2>/dev/null)
+    [ "$got" = "$want $want " ] ||
+        { echo "FAILED: ZeRO-2, alloc modes, --mem-cap $cap (need $need): rows '$got', expected $want"; cat "cap$cap.log"; fail=1; }
+done
 
 # The trace of a sharded config: its collectives as named ranges.
 mpirun --oversubscribe -np 2 "$ACCUBENCH" run $quick --trace-steps 1 --trace shard.json \

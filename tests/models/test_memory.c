@@ -164,6 +164,37 @@ static void test_cap(void)
     b->ops->destroy(b);
 }
 
+/* Held apart from the cap (a check's buffer beside the step): made past
+ * the cap, and while held the cap still gives its every byte to what is
+ * allocated under it; in use (and the peak) count it like any other. */
+static void test_apart(void)
+{
+    backend *b;
+    char why[320];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    if (!b)
+        return;
+    b->mem_cap = 1000;
+    void *step, *check, *more;
+    CHECK(bk_alloc(b, 700, &step) == BK_OK);
+    CHECK(bk_alloc_apart(b, 800, &check) == BK_OK);
+    CHECK(b->mem_in_use == 1500 && b->mem_apart == 800 && b->mem_cap == 1000);
+    CHECK(bk_alloc(b, 300, &more) == BK_OK); /* the cap's last bytes */
+    CHECK(b->mem_in_use == 1800 && b->mem_peak == 1800);
+    void *over;
+    CHECK(bk_alloc(b, 1, &over) == BK_OOM);
+    CHECK(strstr(b->error, "(1000 in use already)") != NULL);
+    bk_free(b, more, 300);
+    bk_free_apart(b, check, 800);
+    CHECK(b->mem_in_use == 700 && b->mem_apart == 0);
+    CHECK(bk_alloc(b, 301, &over) == BK_OOM); /* its bytes gone, the cap as it was */
+    bk_free_apart(b, NULL, 5); /* freeing nothing changes nothing */
+    CHECK(b->mem_apart == 0);
+    bk_free(b, step, 700);
+    CHECK(b->mem_in_use == 0);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
     test_need_by_hand();
@@ -173,5 +204,6 @@ int main(void)
             test_need_matches_allocations(dt, OPT_SGD);
         }
     test_cap();
+    test_apart();
     return check_finish("test_memory");
 }

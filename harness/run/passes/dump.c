@@ -180,16 +180,18 @@ static int read_window(dump_job *j, int i, void *x, int *labels, int *mask)
     size_t items = e * (size_t)j->in.loss_items, at = (size_t)i * e;
     float *staging = NULL;
     int rc = BK_OK;
-    /* the data's own storage: made in its dtype, whatever the backend's now */
+    /* the data's own storage: made in its dtype, whatever the backend's now;
+     * its fp32 copy is the dump's, outside the cap as every check's memory
+     * is (beside the config's need under a cap of exactly it, it would not
+     * fit, and a run at the planner's answer would lose its dump) */
     if (j->in.kind != INPUT_TOKENS && d->x_storage != STORAGE_F32 &&
-        !(rc = bk_alloc(b, nx * sizeof(float), (void **)&staging)))
+        !(rc = bk_alloc_apart(b, nx * sizeof(float), (void **)&staging)))
         rc = b->ops->to_f32(b, ib->x, d->x_storage, staging, nx);
     /* 4 bytes an input either way: an fp32 feature or an int32 token id */
     if (!rc)
         rc = bk_download(b, (char *)x + at * (size_t)j->in.width * 4,
                          staging ? staging : ib->x, nx * 4);
-    if (staging)
-        bk_free(b, staging, nx * sizeof(float));
+    bk_free_apart(b, staging, nx * sizeof(float));
     if (!rc)
         rc = bk_download(b, labels + at * (size_t)j->in.loss_items, ib->labels,
                          items * sizeof(int));
