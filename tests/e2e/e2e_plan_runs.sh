@@ -3,13 +3,15 @@
 # --find-max-micro (the MLP and the GPT, with and without recompute, on one
 # rank and on two) runs as `ok` with the same --mem-cap, its gradient check
 # and noise scale outside the cap, and under a cap of exactly its need too
-# (its step peaks at the need), and what the process held (mem_held_bytes)
-# is at least the need. Under mpirun a cap between the
-# sharded and the whole per-rank need runs the sharded configs and holds the
-# unsharded one to its need (an oom row, without running it), and the sweep
-# goes on; ranks with caps of their own run one path, in interleaved rounds
-# too, the loss curves outside the cap. Where the GPU is not here, the
-# planner answers for it from the exact need, to the byte.
+# (its step peaks at the need; its loss curves and --dump outside the cap),
+# and what the process held (mem_held_bytes) is at least the need; several
+# recompute values in one sweep are each held to their own need. Under
+# mpirun a cap between the sharded and the whole per-rank need runs the
+# sharded configs and holds the unsharded one to its need (an oom row,
+# without running it), and the sweep goes on; ranks with caps of their
+# own run one path, in interleaved rounds too, the loss curves outside the
+# cap. Where the GPU is not here, the planner answers for it from the
+# exact need, to the byte.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -84,6 +86,30 @@ done
     --micro "$micro_tiny" --train-steps 3 --csv curved.csv > /dev/null 2> err.txt
 check '[ "$(col curved.csv status)" = ok ] && [ "$(grep -vc "^#" curved.curves.csv)" -eq 7 ]' \
     "micro $micro_tiny under a cap of its need $need_tiny with --train-steps 3: $(col curved.csv status): $(col curved.csv note) $(cat err.txt)"
+# So is --dump: in bf16 the MLP's inputs are read back through an fp32
+# copy, the dump's own, made outside the cap (under it, beside a need of
+# exactly the cap, it did not fit and the dump was lost, exit 1)
+"$ACCUBENCH" plan --find-max-micro --backend cpu --model tiny --dtype bf16 --mem-cap 400K \
+    --effective 108 > plan_bf16.txt 2>&1
+micro=$(sed -n 's/^largest micro-batch: *\([0-9]*\).*/\1/p' plan_bf16.txt)
+need=$(sed -n 's/^memory need: *\([0-9]*\) bytes.*/\1/p' plan_bf16.txt)
+"$ACCUBENCH" run $bare --noise-windows 0 --model tiny --dtype bf16 --mem-cap "$need" \
+    --effective 108 --micro "$micro" --dump dumped --csv dumped.csv > /dev/null 2> err.txt
+rc=$?
+check '[ $rc -eq 0 ] && [ "$(col dumped.csv status)" = ok ] && [ -f dumped/manifest.json ]' \
+    "bf16 micro $micro under a cap of its need $need with --dump: exit $rc, $(col dumped.csv status) $(cat err.txt)"
+
+# Several recompute values in one sweep, each held to its own answer:
+# under a cap where block fits micro-batch 1 and none does not, block's
+# row runs and none's is an oom row that says its need (the model was once
+# judged by the first value's need alone, not made, and both were oom).
+"$ACCUBENCH" plan --find-max-micro --backend cpu --model gpt-tiny --effective 4 --max-micro 1 \
+    --recompute block --mem-cap 1G > plan_block.txt 2>&1
+need=$(sed -n 's/^memory need: *\([0-9]*\) bytes.*/\1/p' plan_block.txt)
+"$ACCUBENCH" run $bare --noise-windows 0 --model gpt-tiny --effective 4 --micro 1 \
+    --recompute none,block --mem-cap "$need" --csv both.csv > /dev/null 2> err.txt
+check '[ "$(col both.csv status | tr "\n" " ")" = "oom ok " ] && grep -q "over the cap of $need" both.csv' \
+    "none and block under block's need $need: $(col both.csv status | tr '\n' ' ') $(col both.csv note) $(cat err.txt)"
 
 # ZeRO judged per rank: S is 85.5 MB a rank whole, 64.5 MB with the
 # optimizer state sharded, 62.4 MB with the gradient too (two ranks).

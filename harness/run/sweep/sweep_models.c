@@ -11,11 +11,11 @@
 #include "dp_check.h"
 #include "sweep_row.h"
 
-/* The weights, gradients and optimizer state alone: if these do not fit,
- * no split of the model can. Under mpirun, as one rank keeps them where
- * the run shards them: the least any device count and shard value of the
- * run needs a rank (each row is then held to its own need). */
-static int model_fits(const sweep *s, const run_options *o, const config *c)
+/* Whether the least a row of config c's recompute value needs fits: its
+ * state with one example's activations and data. Under mpirun, as one rank
+ * keeps them where the run shards them: the least any device count and
+ * shard value of the run needs a rank. */
+static int recompute_fits(const sweep *s, const run_options *o, const config *c)
 {
     result_row r;
     config one = *c;
@@ -36,6 +36,26 @@ static int model_fits(const sweep *s, const run_options *o, const config *c)
             if (sweep_row_fits(s, &r))
                 return 1;
         }
+    return 0;
+}
+
+/* If not even the least any row of the model needs fits, no split of it
+ * can, and it is not made (each row made is then held to its own need).
+ * The least over every recompute value the run has and the kind runs: the
+ * activations differ with it, and c is only the first (under `none`, a
+ * model whose `block` rows fit was not made for them, and they were oom
+ * rows that said nothing). */
+static int model_fits(const sweep *s, const run_options *o, const config *c)
+{
+    config one = *c;
+    char why[200];
+    for (int i = 0; i < (o->n_recomputes ? o->n_recomputes : 1); i++) {
+        if (o->n_recomputes)
+            one.recompute = o->recomputes[i];
+        model_spec spec = config_model_spec(&one);
+        if (model_can_recompute(&spec, why, sizeof why) && recompute_fits(s, o, &one))
+            return 1;
+    }
     return 0;
 }
 

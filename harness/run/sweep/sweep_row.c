@@ -174,7 +174,7 @@ int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row 
         row_status_said(r, p->model_rc[c->dtype], p->model_why[c->dtype]);
     else if (p->data_rc[c->dtype])
         row_status_from(r, p->data_rc[c->dtype], s->b);
-    else if (!fits_every_rank(s, r) || !p->m[c->dtype].b) /* no model: its state alone does not fit */
+    else if (!fits_every_rank(s, r) || !p->m[c->dtype].b) /* no model: not even its least row fits */
         snprintf(r->status, sizeof r->status, "%s", STATUS_OOM);
     else
         return 1;
