@@ -14,6 +14,7 @@
 
 #include "paired.h"
 #include "ratio_text.h"
+#include "reduction.h"
 #include "report_parts.h"
 #include "row_compare.h"
 #include "row_index.h"
@@ -83,11 +84,14 @@ static void pair_row(table *tb, const csv_row *ref, const csv_row *r, const dtyp
     table_addf(tb, "%lld", (long long)r->effective_batch);
     table_add(tb, rp_split(r).s);
     /* its levers beside the mode: under mpirun one split runs on several
-     * device counts, syncs and shards, each a line that must say which */
-    char devices[48] = "";
+     * device counts, syncs and shards, and a run of --reduction several
+     * reductions, each a line that must say which */
+    char devices[48] = "", red[RESULT_TEXT_LEN + 16] = "";
     if (r->devices > 1)
         snprintf(devices, sizeof devices, ", %lld devices", (long long)r->devices);
-    table_addf(tb, "%s%s%s", r->mode, devices, rp_levers(r).s);
+    if (r->reduction[0] && strcmp(r->reduction, reduction_name(REDUCTION_SUM)))
+        snprintf(red, sizeof red, ", %s reduction", r->reduction);
+    table_addf(tb, "%s%s%s%s", r->mode, red, devices, rp_levers(r).s);
     table_add(tb, r->dtype);
     table_add(tb, rp_num(ref->step_ms_median, 4).s);
     table_add(tb, rp_num(r->step_ms_median, 4).s);

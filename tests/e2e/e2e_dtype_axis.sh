@@ -118,6 +118,16 @@ check 'grep -q "^| gpt-tiny .*| bf16 .*| apart " apart.md && grep -q "(0 paired 
 check 'grep -q "^- bf16 against fp32 over 1 config (0 paired in the same rounds): .*not yet separated in 0, no interval in 1\.$" few.md' \
     "too few steps counted apart from not yet separated: $(grep "^- bf16 against" few.md) $(cat err.txt)"
 
+# two reductions: the dtype table's lines say which is which (they read
+# alike, "tiny 16x1 async" twice)
+"$ACCUBENCH" run --backend cpu --model tiny --effective 16 --micro 16 --dtype fp32,bf16 \
+    --reduction sum,mean-of-means --noise-windows 0 --trace-steps 0 --budget-s 0.05 \
+    --csv red.csv --quiet >/dev/null 2>&1
+"$ACCUBENCH" report red.csv --no-charts >/dev/null 2>err.txt
+check '[ "$(grep -c "^| tiny .*| async  *| bf16 " red.md)" -eq 1 ] &&
+       [ "$(grep -c "^| tiny .*| async, mean-of-means reduction *| bf16 " red.md)" -eq 1 ]' \
+    "each reduction named in the dtype table: $(sed -n '/One dtype against/,/^## What/p' red.md)"
+
 # A dtype whose model does not fit the cap is that dtype's rows alone: S's
 # state is 84 MB in fp32 and 94 MB with bf16's copy of the weights, so a
 # 90 MB cap makes no bf16 model; the fp32 rows still run.
