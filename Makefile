@@ -10,6 +10,8 @@
 #   make test       every test; the unit and e2e tests again under ASan + UBSan;
 #                   the fuzz targets over their corpus
 #   make fuzz       the fuzz targets, FUZZ_SECONDS each
+#   make tsan-test  the unit tests under ThreadSanitizer (tsan-e2e: the e2e
+#                   scripts that start the program); not part of make test
 #   make plots      charts from a CSV (CSV=FILE, default: newest in results/)
 #   make report     Markdown + HTML report from a CSV (same CSV= rule)
 #   make bench-report-scale  report and compare at 10^4..10^6 rows: time, memory
@@ -34,12 +36,13 @@
 #        WERROR=0 (warnings stay warnings: a newer host compiler than ours
 #        may warn where ours does not; the GPU scripts build with it).
 #
-# The rules are in five fragments, each included once below, where its
+# The rules are in six fragments, each included once below, where its
 # place in the order is what make's immediate assignments need:
 #   mk/cuda.mk      the CUDA backend, the NCCL engine and the GPU check
 #   mk/programs.mk  the small CPU programs (cpu-passes, gemm-bench, rule-check)
 #   mk/tests.mk     the unit, e2e and sanitized tests, and the CUDA probes
 #   mk/fuzz.mk      the libFuzzer targets
+#   mk/tsan.mk      the ThreadSanitizer build and its two passes
 #   mk/run.mk       the targets that run the program: sweeps, charts,
 #                   reports, the peers, nsys
 # This file keeps what they all share: the knobs and their checks, the
@@ -217,18 +220,20 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 	$(Q)$(CC) $(CPPFLAGS) $(ROOM_INC) $(CFLAGS) -c $< -o $@
 
 # Each object sees its own room's include list (above); the same for the
-# sanitizer build.
+# sanitizer builds.
 ROOM_INC := $(INC_all)
-$(foreach r,$(ROOMS),$(eval $(BUILD)/obj/harness/$(r)/%.o $(BUILD)/asan/obj/harness/$(r)/%.o: ROOM_INC := $$(INC_$(r))))
-$(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: ROOM_INC := $(INC_kernels) -Ikernels/cpu
+$(foreach r,$(ROOMS),$(eval $(BUILD)/obj/harness/$(r)/%.o $(BUILD)/asan/obj/harness/$(r)/%.o \
+    $(BUILD)/tsan/obj/harness/$(r)/%.o: ROOM_INC := $$(INC_$(r))))
+CPU_OBJ_DIRS := $(BUILD)/obj/kernels/cpu $(BUILD)/asan/obj/kernels/cpu $(BUILD)/tsan/obj/kernels/cpu
+$(CPU_OBJ_DIRS:=/%.o): ROOM_INC := $(INC_kernels) -Ikernels/cpu
 # In the CPU kernels a * b + c is one fused multiply-add, as nvcc makes it
 # on the GPU: -std=c11 turns contraction off, and the fused attention's
 # products then ran a multiply and an add for each term.
-$(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += -ffp-contract=fast
+$(CPU_OBJ_DIRS:=/%.o): CFLAGS += -ffp-contract=fast
 # cpu_lanes.h passes 64-byte vectors by value between inline functions of
 # one file: GCC's note that such an ABI changed in GCC 4.6 concerns calls
 # across files built by two compilers, which never happen here.
-$(BUILD)/obj/kernels/cpu/%.o $(BUILD)/asan/obj/kernels/cpu/%.o: CFLAGS += \
+$(CPU_OBJ_DIRS:=/%.o): CFLAGS += \
     $(shell $(CC) -Werror -Wno-psabi -E -x c /dev/null >/dev/null 2>&1 && echo -Wno-psabi)
 
 # The CUDA backend, the NCCL engine and the GPU check: after the rooms
@@ -240,8 +245,8 @@ include mk/cuda.mk
 # scripts when it has been copied away from them (harness/util/repo_path.c).
 # A folder whose name a C string cannot hold as written is not named.
 ifeq ($(or $(findstring ',$(CURDIR)),$(findstring ",$(CURDIR)),$(findstring \,$(CURDIR)),$(word 2,$(CURDIR))),)
-$(BUILD)/obj/harness/util/repo_path.o $(BUILD)/asan/obj/harness/util/repo_path.o: \
-    CPPFLAGS += -DACCUBENCH_BUILD_ROOT='"$(CURDIR)"'
+$(BUILD)/obj/harness/util/repo_path.o $(BUILD)/asan/obj/harness/util/repo_path.o \
+    $(BUILD)/tsan/obj/harness/util/repo_path.o: CPPFLAGS += -DACCUBENCH_BUILD_ROOT='"$(CURDIR)"'
 endif
 
 # Only the program's own files know whether CUDA is built in, so the core
@@ -286,6 +291,7 @@ endif
 include mk/programs.mk
 include mk/tests.mk
 include mk/fuzz.mk
+include mk/tsan.mk
 include mk/run.mk
 
 clean:

@@ -19,8 +19,10 @@ static inline float elem(const float *x, int ld, int trans, int row, int col)
 
 /* The tile gets an FMA (AVX) clone picked at load time by a CPU feature
  * check; the default clone runs anywhere. (Not "arch=haswell": that clone
- * is picked only on an Intel Haswell, never on a Zen.) */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+ * is picked only on an Intel Haswell, never on a Zen.) None under
+ * ThreadSanitizer: see CPU_HOT (cpu_internal.h). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define GEMM_HOT __attribute__((target_clones("fma", "default")))
 #else
 #define GEMM_HOT

@@ -12,8 +12,12 @@
  * time by the CPU's x86-64 level (a feature check, not a CPU model); the
  * default clone runs anywhere. The GELU and softmax loops need the level's
  * integer vectors too: with AVX alone (no AVX2) gcc leaves their exp's
- * exponent shift scalar and does not vectorise them. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__)
+ * exponent shift scalar and does not vectorise them. No clones under
+ * ThreadSanitizer: gcc instruments the resolver that picks one, and the
+ * loader runs it before the TSan runtime is relocated (a SIGSEGV before
+ * main). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && \
+    !defined(__SANITIZE_THREAD__)
 #define CPU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define CPU_HOT
