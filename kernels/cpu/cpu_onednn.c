@@ -122,6 +122,10 @@ int cpu_onednn_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
     /* OpenMP's thread count is each thread's own: set once on every
      * thread that calls, the caller's and the pool's, so that oneDNN never
      * starts a team of its own inside a block. */
+    /* k = 0 is C = beta C, which oneDNN 2.6 skips (C comes back as it
+     * was): declined, so that the caller's portable GEMM scales it. */
+    if (k == 0)
+        return -1;
     hold_one_thread();
     /* oneDNN is row-major: column-major C = op(A) op(B) is row-major
      * C^T = op(B)^T op(A)^T, the same memory with the operands swapped. */
@@ -139,7 +143,7 @@ int cpu_onednn_gemm_bf16(int trans_a, int trans_b, int m, int n, int k, float al
                          const unsigned short *a, int lda, const unsigned short *b, int ldb,
                          float beta, float *c, int ldc)
 {
-    if (!cpu_onednn_has_gemm_bf16())
+    if (!cpu_onednn_has_gemm_bf16() || k == 0) /* k = 0: as cpu_onednn_sgemm */
         return -1;
     hold_one_thread();
     /* Row-major, as dnnl_sgemm: the operands swapped (cpu_onednn_sgemm). */

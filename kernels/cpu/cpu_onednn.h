@@ -11,7 +11,8 @@ const char *cpu_onednn_load(void);
 
 /* C = alpha op(A) op(B) + beta C, column-major, on the calling thread
  * alone. 0, or -1 where oneDNN refused the call (out of memory for its
- * packed panels): C is then as it was. */
+ * packed panels) or k is 0 (oneDNN skips C = beta C): C is then as it
+ * was, for the caller's other GEMM. */
 int cpu_onednn_sgemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                      const float *a, int lda, const float *b, int ldb, float beta, float *c,
                      int ldc);

@@ -96,6 +96,12 @@ static void check_gemm(gemm_fn fn)
                 CHECK(max_error(fn, ta, tb, m, n, k, 0.5f, 1.0f) < 1e-4 * sqrt(k));
                 CHECK(max_error(fn, ta, tb, m, n, k, -2.0f, 0.25f) < 2e-4 * sqrt(k));
             }
+    /* k = 0: no product, C = beta C (oneDNN 2.6 left C as it was) */
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            CHECK(max_error(fn, ta, tb, 7, 5, 0, 1.0f, 0.5f) < 1e-6);
+            CHECK(max_error(fn, ta, tb, 260, 150, 0, 1.0f, 0.25f) < 1e-6);
+        }
     CHECK(beta0_overwrites(fn, 33, 9));
     CHECK(beta0_overwrites(fn, 37, 9));
     CHECK(beta0_overwrites(fn, 37, 300)); /* cut by columns */
