@@ -302,8 +302,15 @@ int model_grads_whole(model *m)
     int rc = bk_alloc_apart(b, bytes, (void **)&r->whole);
     if (!rc)
         rc = bk_zero(b, r->whole, bytes);
-    if (rc)
+    if (rc) {
+        /* Made but not zeroed: freed, and the peak as it was. Kept, the
+         * next call (the model's next check) made another over it, the
+         * first lost and its bytes counted in use for good. */
+        bk_free_apart(b, r->whole, bytes);
+        r->whole = NULL;
+        b->mem_peak = r->peak_before;
         return rc;
+    }
     m->grads = r->whole;
     m->grads_len = m->slice.padded;
     m->grads_from = 0;

@@ -326,6 +326,44 @@ static void test_ring_windows(void)
     b->ops->destroy(b);
 }
 
+static int fail_zero(backend *b, void *dst, size_t bytes)
+{
+    (void)dst;
+    (void)bytes;
+    snprintf(b->error, sizeof b->error, "zero refused (the test's)");
+    return BK_ERROR;
+}
+
+/* The check's whole gradient, where its zeroing fails: nothing kept, so a
+ * second call does not make another over the first (lost, its bytes in
+ * use for good), and the accounting and the peak are as they were. */
+static void test_whole_fails(void)
+{
+    backend *b = cpu();
+    if (!b)
+        return;
+    model_spec p = test_spec(SHAPE);
+    optimizer_config opt = adamw_or(OPT_ADAMW);
+    model m;
+    CHECK(model_create(b, &p, &opt, 1, &m) == BK_OK);
+    CHECK(model_shard_state(&m, 1, 3, shard_info_of(SHARD_GRADIENTS)->gradient_slice) == BK_OK);
+    size_t in_use = b->mem_in_use, peak = b->mem_peak;
+    const backend_ops *ops = b->ops;
+    backend_ops failing = *ops;
+    failing.zero = fail_zero;
+    b->ops = &failing;
+    CHECK(model_grads_whole(&m) == BK_ERROR);
+    CHECK(model_grads_whole(&m) == BK_ERROR);
+    b->ops = ops;
+    CHECK(!m.grads_whole && b->mem_in_use == in_use && b->mem_apart == 0 &&
+          b->mem_peak == peak);
+    CHECK(model_grads_whole(&m) == BK_OK);
+    model_grads_sliced(&m);
+    model_destroy(&m);
+    CHECK(b->mem_in_use == 0 && b->mem_apart == 0);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
     test_need_by_hand();
@@ -339,5 +377,6 @@ int main(void)
     test_ring_windows();
     test_slice_update();
     test_schedule();
+    test_whole_fails();
     return check_finish("test_shard");
 }
