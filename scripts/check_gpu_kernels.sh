@@ -86,6 +86,8 @@ cfg="--backend $backend --model $model --effective 64 --micro 16 --mode async --
 # ---- 1. CUPTI
 cupti_s=40
 [ $((limit / 2)) -lt "$cupti_s" ] && cupti_s=$((limit / 2))
+# timeout reads 0 as no limit at all: a stage given under 2 s runs 1
+[ "$cupti_s" -ge 1 ] || cupti_s=1
 bounded "$cupti_s" "$bin" run $cfg --warmup 1 --steps 3 --trace-steps 3 \
     --trace "$out/kernels_step.json" --csv "$out/kernels_cupti.csv" --replace --quiet \
     >"$out/kernels_cupti.log" 2>&1

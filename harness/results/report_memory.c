@@ -91,9 +91,17 @@ void report_memory(const report_input *in, const report_group *g, size_t ng, doc
     doc_heading(d, 2, "The fastest split under a memory cap");
     size_t n = in->t->rows;
     int any = 0, modes = 0;
+    /* the modes of the rows the table names: a first row that did not run
+     * (an oom row of sync before async's), or of a known-wrong reduction,
+     * is no mode of the table's, and named async beside every split */
+    const csv_row *first = NULL;
     for (size_t i = 0; i < n; i++) {
         any |= in->rows[i].mem_need_bytes >= 0;
-        modes |= candidate(&in->rows[i]) && strcmp(in->rows[i].mode, in->rows[0].mode);
+        if (!candidate(&in->rows[i]))
+            continue;
+        if (!first)
+            first = &in->rows[i];
+        modes |= strcmp(in->rows[i].mode, first->mode) != 0;
     }
     if (!any) {
         doc_para(d, "The CSV has no memory figures (mem_need_bytes is empty): no advice.");

@@ -56,6 +56,17 @@ static void test_every_mode(void)
     CHECK(section(md, text, sizeof text) != NULL);
     CHECK(strstr(text, "|  64 | S (fp32) | 64x1              |   40.00 |"));
     CHECK(!strstr(text, "whichever"));
+
+    /* the file's first row did not run, in another mode: the table's rows
+     * are of one mode still, and name none */
+    md = test_report_rows(tmpdir, "first-oom", HEADER,
+                          "cpu,x,S,fp32,sync,sum,64,64,1,oom,,,,,3000000\n"
+                          "cpu,x,S,fp32,async,sum,64,64,1,ok,40,39,41,50,3000000\n"
+                          "cpu,x,S,fp32,async,sum,64,16,4,ok,50,49,51,50,1000000\n");
+    CHECK(section(md, text, sizeof text) != NULL);
+    CHECK(strstr(text, "|  64 | S (fp32) | 64x1              |   40.00 |"));
+    CHECK(!strstr(text, "whichever"));
+    CHECK(!strstr(text, "64x1 async"));
 }
 
 int main(void)
