@@ -180,7 +180,7 @@ int atomic_file_temporary_fits(const char *path, const char *folder, char *why, 
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/') /* a folder's (--dump DIR/): DIR.tmp.PID */
         len--;
-    if (len >= sizeof target) {
+    if (len >= PATH_MAX || len >= sizeof target) { /* the limit the line names */
         snprintf(why, why_len, "the path is too long: %zu bytes, at most %d", len, PATH_MAX - 1);
         return -1;
     }
