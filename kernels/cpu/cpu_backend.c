@@ -43,9 +43,18 @@ static int cpu_alloc(backend *b, size_t bytes, void **out)
                  bytes, b->mem_total);
         return BK_OOM;
     }
-    /* 64-byte alignment for vector loads; aligned_alloc wants a multiple. */
-    size_t rounded = (bytes + 63) & ~(size_t)63;
-    *out = aligned_alloc(64, rounded ? rounded : 64);
+    /* Page-aligned (aligned_alloc wants a multiple of it): a buffer's place
+     * within its page is then the same in every runner, so two runners of
+     * one config hold their buffers alike. At the 64 bytes vector loads
+     * need, the heap put the small model's buffers at offsets that differed
+     * runner to runner, and the tiny model's A/A pair (two runners of one
+     * config, interleaved) measured up to 8% apart in every round: a bias
+     * of the placement (loads and stores of two buffers aliasing in their
+     * low 12 bits, likely) that the paired interval cannot see. 3 of 16
+     * A/A runs apart by more than 1% at 64 bytes, 0 of 18 at a page
+     * (docs/measuring.md). A large buffer is mapped, page-aligned anyway. */
+    size_t rounded = (bytes + 4095) & ~(size_t)4095;
+    *out = aligned_alloc(4096, rounded ? rounded : 4096);
     if (!*out) {
         snprintf(b->error, sizeof b->error, "out of host memory allocating %zu bytes", bytes);
         return BK_OOM;

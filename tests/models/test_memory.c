@@ -6,6 +6,7 @@
  * step's loss sum) are built and stepped under a cap of exactly it, and the cap
  * that dispatch.h enforces for every backend (how --mem-cap emulates a
  * smaller GPU). */
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -195,6 +196,28 @@ static void test_apart(void)
     b->ops->destroy(b);
 }
 
+/* The CPU's buffers are page-aligned, small ones too: where a buffer sits
+ * in its page is then the same in every runner (cpu_alloc says why), so
+ * the A/A pair of a small model holds its buffers alike. */
+static void test_page_aligned(void)
+{
+    backend *b;
+    char why[320];
+    CHECK(cpu_backend_create(DTYPE_FP32, &b, why, sizeof why) == BK_OK);
+    if (!b)
+        return;
+    static const size_t sizes[] = {1, 100, 4095, 4097, 70000, 1 << 20};
+    void *p[sizeof sizes / sizeof *sizes];
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        CHECK(bk_alloc(b, sizes[i], &p[i]) == BK_OK);
+        CHECK(((uintptr_t)p[i] & 4095) == 0);
+    }
+    CHECK(b->mem_in_use == 1 + 100 + 4095 + 4097 + 70000 + (1 << 20)); /* bytes asked for */
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        bk_free(b, p[i], sizes[i]);
+    b->ops->destroy(b);
+}
+
 int main(void)
 {
     test_need_by_hand();
@@ -205,5 +228,6 @@ int main(void)
         }
     test_cap();
     test_apart();
+    test_page_aligned();
     return check_finish("test_memory");
 }
