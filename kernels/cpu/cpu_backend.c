@@ -43,16 +43,9 @@ static int cpu_alloc(backend *b, size_t bytes, void **out)
                  bytes, b->mem_total);
         return BK_OOM;
     }
-    /* Page-aligned (aligned_alloc wants a multiple of it): a buffer's place
-     * within its page is then the same in every runner, so two runners of
-     * one config hold their buffers alike. At the 64 bytes vector loads
-     * need, the heap put the small model's buffers at offsets that differed
-     * runner to runner, and the tiny model's A/A pair (two runners of one
-     * config, interleaved) measured up to 8% apart in every round: a bias
-     * of the placement (loads and stores of two buffers aliasing in their
-     * low 12 bits, likely) that the paired interval cannot see. 3 of 16
-     * A/A runs apart by more than 1% at 64 bytes, 0 of 18 at a page
-     * (docs/measuring.md). A large buffer is mapped, page-aligned anyway. */
+    /* Page-aligned, not just 64 bytes: a buffer's place in its page is the
+     * same in every runner, where the heap's offsets gave an A/A pair a bias
+     * of up to 8% that no paired interval sees (docs/measuring.md). */
     size_t rounded = (bytes + 4095) & ~(size_t)4095;
     *out = aligned_alloc(4096, rounded ? rounded : 4096);
     if (!*out) {
