@@ -122,9 +122,10 @@ typedef struct backend_ops {
     /* Optional (NULL where not measured): what the device really holds,
      * beside the bytes the harness allocated (mem_in_use, mem_peak).
      * held_reset starts a window; held_peak gives the most held since (the
-     * CPU: the process's resident high-water mark; CUDA: the device's
-     * memory in use when asked, the context, cuBLAS's workspace and the
-     * pool's reserve with it). */
+     * CPU: the process's resident high-water mark; CUDA: the most memory
+     * the device had in use, the context, cuBLAS's workspace and the
+     * pool's reserve with it, read at the window's allocation tops and
+     * bounded by the pool's own high-water mark: kernels/cuda/cuda_held.h). */
     int (*held_reset)(backend *b);
     int (*held_peak)(backend *b, size_t *bytes);
 

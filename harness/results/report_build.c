@@ -195,8 +195,8 @@ static void abc_tables(const report_input *in, const report_group *g, size_t ng,
                 "100%%, which no step reaches), the gradient error "
                 "against the full batch, and memory three ways: the exact need, the step's "
                 "measured peak of what the harness allocated, and what the device held "
-                "(mem_held_bytes: the process's resident peak on the CPU, the device's memory "
-                "in use on a GPU). '-' is not measured.");
+                "(mem_held_bytes: the process's resident peak on the CPU, the device's peak of "
+                "memory in use on a GPU). '-' is not measured.");
     for (size_t k = 0; k < ng; k++)
         if (g[k].n)
             abc_table(in, &g[k], d);

@@ -7,13 +7,8 @@
  * timer_elapsed_ms, which exist to wait. The element-wise kernels live in
  * cuda_elementwise.cu, the GEMMs in cuda_gemm.cu, the error messages in
  * cuda_errors.cu, graph capture and the profiler's range in
- * cuda_graphs.cu.
- *
- * Memory: alloc is cudaMalloc; a failure returns BK_OOM and the sweep goes
- * on. alloc_transient serves the `alloc` execution modes from the allocator
- * the call names: cudaMalloc/cudaFree (BK_ALLOC_PLAIN) or the stream-ordered
- * cudaMallocAsync/cudaFreeAsync on the device's default pool, which keeps
- * freed memory for reuse (BK_ALLOC_STREAM_ORDERED). */
+ * cuda_graphs.cu, the allocators and what the device held at most in
+ * cuda_memory.cu. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,83 +26,7 @@ struct bk_timer {
     cudaEvent_t event;
 };
 
-/* ------------------------------------------------------------- memory */
-
-/* Allocation failures name the size, so that an OOM row says what failed. */
-static int alloc_failed(backend *b, const char *call, size_t bytes, cudaError_t e)
-{
-    int rc = cuda_fail(b, __FILE__, __LINE__, call, e);
-    if (rc == BK_OOM)
-        snprintf(b->error, sizeof b->error, "device out of memory: %s of %zu bytes failed",
-                 call, bytes);
-    return rc;
-}
-
-/* Hands the stream-ordered pool's free blocks back to the device. */
-static cudaError_t trim_pool(const cuda_impl *c)
-{
-    cudaMemPool_t pool;
-    cudaError_t e = cudaDeviceGetDefaultMemPool(&pool, c->device);
-    return e == cudaSuccess ? cudaMemPoolTrimTo(pool, 0) : e;
-}
-
-static int cu_alloc(backend *b, size_t bytes, void **out)
-{
-    cuda_impl *c = cuda_of(b);
-    *out = NULL;
-    cudaError_t e = cudaMalloc(out, bytes ? bytes : 1);
-    if (e == cudaErrorMemoryAllocation && c->mempools) {
-        /* The alloc-async mode's pool keeps what it once held: give that
-         * back (once its frees have run) and try again before saying OOM. */
-        (void)cudaGetLastError();
-        int rc = cuda_wait_for(b, NULL); /* polled where a peer may never arrive */
-        if (rc)
-            return rc;
-        if (trim_pool(c) == cudaSuccess)
-            e = cudaMalloc(out, bytes ? bytes : 1);
-    }
-    if (e != cudaSuccess) {
-        *out = NULL;
-        return alloc_failed(b, "cudaMalloc", bytes, e);
-    }
-    return BK_OK;
-}
-
-static void cu_free(backend *b, void *p)
-{
-    (void)b;
-    if (p)
-        (void)cudaFree(p);
-}
-
-static int cu_alloc_transient(backend *b, bk_allocator from, size_t bytes, void **out)
-{
-    cuda_impl *c = cuda_of(b);
-    if (from != BK_ALLOC_STREAM_ORDERED)
-        return cu_alloc(b, bytes, out);
-    *out = NULL;
-    if (!c->mempools) {
-        snprintf(b->error, sizeof b->error,
-                 "this device has no stream-ordered allocator (cudaMallocAsync)");
-        return BK_UNSUPPORTED;
-    }
-    cudaError_t e = cudaMallocAsync(out, bytes ? bytes : 1, c->stream);
-    if (e != cudaSuccess) {
-        *out = NULL;
-        return alloc_failed(b, "cudaMallocAsync", bytes, e);
-    }
-    return BK_OK;
-}
-
-static void cu_free_transient(backend *b, bk_allocator from, void *p)
-{
-    if (!p)
-        return;
-    if (from == BK_ALLOC_STREAM_ORDERED)
-        (void)cudaFreeAsync(p, cuda_of(b)->stream);
-    else
-        (void)cudaFree(p);
-}
+/* ------------------------------------------------------- transfers */
 
 /* The source may be reused as soon as this returns. A small upload (the
  * optimizer's per-step numbers) is copied into a pinned slot and sent from
@@ -169,18 +88,6 @@ static int cu_download(backend *b, void *dst, const void *src, size_t bytes)
 static int cu_zero(backend *b, void *dst, size_t bytes)
 {
     CUDA_CHECK(b, cudaMemsetAsync(dst, 0, bytes, cuda_of(b)->stream));
-    return BK_OK;
-}
-
-/* What the device holds when asked: its memory in use, every allocation
- * of this process (the context, cuBLAS's workspace, the pool's reserve)
- * and of any other. No window to open: the pool keeps what a step took,
- * so asked after the timed steps it reads their peak. */
-static int cu_held_peak(backend *b, size_t *bytes)
-{
-    size_t free_bytes = 0, total = 0;
-    CUDA_CHECK(b, cudaMemGetInfo(&free_bytes, &total));
-    *bytes = total - free_bytes;
     return BK_OK;
 }
 
@@ -273,7 +180,7 @@ static void cu_destroy(backend *b)
         if (c->stream)
             (void)cudaStreamDestroy(c->stream);
         if (c->mempools)
-            (void)trim_pool(c);
+            (void)cuda_trim_pool(c);
         (void)cudaGetLastError();
         free(c);
     }
@@ -290,14 +197,15 @@ static backend_ops cuda_ops_table(int fused)
     memset(&o, 0, sizeof o);
     o.destroy = cu_destroy;
     o.use_dtype = cuda_use_dtype;
-    o.alloc = cu_alloc;
-    o.free = cu_free;
-    o.alloc_transient = cu_alloc_transient;
-    o.free_transient = cu_free_transient;
+    o.alloc = cuda_alloc;
+    o.free = cuda_free;
+    o.alloc_transient = cuda_alloc_transient;
+    o.free_transient = cuda_free_transient;
     o.upload = cu_upload;
     o.download = cu_download;
     o.zero = cu_zero;
-    o.held_peak = cu_held_peak;
+    o.held_reset = cuda_memory_held_reset;
+    o.held_peak = cuda_memory_held_peak;
     o.gemm = cuda_gemm;
     o.bias_gelu_forward = cuda_bias_gelu_forward;
     o.gelu_forward = cuda_gelu_forward;

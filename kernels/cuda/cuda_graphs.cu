@@ -9,7 +9,12 @@
 /* ------------------------------------------------------------- graphs */
 
 /* Thread-local capture: calls that are illegal during a capture fail only
- * on this thread, and a collector thread (CUPTI) is left alone. */
+ * on this thread, and a collector thread (CUPTI) is left alone. A kernel
+ * first launched inside the capture (SGD's update: the eager window before
+ * it runs no optimizer step) is loaded there under lazy loading; drivers
+ * of CUDA 12.3 and later load kernels during a capture, and CUDA 13's
+ * runtime runs on no older driver, so nothing is loaded ahead. gpu-check
+ * captures the graph mode with SGD, which a GPU box confirms. */
 int cuda_graph_begin(backend *b)
 {
     CUDA_CHECK(b, cudaStreamBeginCapture(cuda_of(b)->stream,

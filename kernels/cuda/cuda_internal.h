@@ -5,13 +5,21 @@
 
 #include "cuda_check.h"
 
+extern "C" {
+#include "cuda_held.h"
+}
+
 struct cuda_gemm_cache; /* cuda_gemm.cu */
 
 /* cuBLAS's recommendation for Hopper is 32 MiB; shared by cuBLAS and
  * cuBLASLt (both run on the one stream, so never at the same time). */
 #define CUDA_GEMM_WORKSPACE_BYTES ((size_t)32 << 20)
 /* Partial sums of the bias-gradient and LayerNorm parameter-gradient
- * reductions (see cuda_elementwise.cu, cuda_transformer.cu). */
+ * reductions and of the noise pass's sum of squares, and the
+ * cross-entropy's per-example losses before their sum (see
+ * cuda_elementwise.cu, cuda_transformer.cu, cuda_reduce.cu). Allocated
+ * once as the backend starts, outside the memory need, so that no step
+ * allocates for a reduction. */
 #define CUDA_REDUCE_SCRATCH_FLOATS ((size_t)1 << 20)
 
 /* The LM head's chunk on a GPU (backend.head_chunk_bytes). No chunk's
@@ -49,6 +57,7 @@ typedef struct cuda_impl {
      * its datasheet row, and its compute capability, for bf16's GEMMs. */
     char device_name[256];
     int cc_major;
+    cuda_held held; /* the most the device held in the window (cuda_memory.cu) */
 } cuda_impl;
 
 static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
@@ -56,6 +65,15 @@ static inline cuda_impl *cuda_of(backend *b) { return (cuda_impl *)b->impl; }
 extern "C" {
 /* cuda_wait.cu: waits for ev, or for the stream when ev is NULL (BK_*) */
 int cuda_wait_for(backend *b, cudaEvent_t ev);
+
+/* cuda_memory.cu: the allocators, the pool's trim, the most held */
+int cuda_alloc(backend *b, size_t bytes, void **out);
+void cuda_free(backend *b, void *p);
+int cuda_alloc_transient(backend *b, bk_allocator from, size_t bytes, void **out);
+void cuda_free_transient(backend *b, bk_allocator from, void *p);
+cudaError_t cuda_trim_pool(const cuda_impl *c); /* its free blocks back to the device */
+int cuda_memory_held_reset(backend *b);
+int cuda_memory_held_peak(backend *b, size_t *bytes);
 
 /* cuda_dtype.cu: backend_ops.use_dtype */
 int cuda_use_dtype(backend *b, dtype dt, char *why, size_t why_len);
@@ -83,8 +101,10 @@ int cuda_sgd(backend *b, float *w, const float *g, size_t n, float lr,
 int cuda_convert(backend *b, const float *src, void *dst, storage dst_storage, size_t n);
 int cuda_to_f32(backend *b, const void *src, storage src_storage, float *dst, size_t n);
 
-/* cuda_reduce.cu: the noise pass's reductions */
+/* cuda_reduce.cu: the noise pass's reductions; the cross-entropy's loss
+ * sum (*loss_sum += the n losses, in a fixed order) */
 int cuda_sum_squares(backend *b, const float *x, size_t n, double *out);
+int cuda_loss_sum(backend *b, const float *losses, int n, float *loss_sum);
 int cuda_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
 int cuda_round_bf16(backend *b, float *x, size_t n);
 
