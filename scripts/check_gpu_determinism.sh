@@ -1,10 +1,12 @@
 #!/bin/sh
 # Run twice, compare bit for bit: the same config's window gradient
-# (accubench run --dump) from two processes, tensor by tensor, on each
-# attention arrangement (the default and OTHER, an ACCUBENCH_*_ATTENTION=...
-# setting: the fused kernels have no atomics either). No op may differ:
-# every reduction, the token embedding's gradient too, adds in a fixed
-# order on every backend. A tensor that differs fails the check, by name.
+# (accubench run --dump) from two processes, tensor by tensor, and the
+# window's loss sum (the manifest's, printed to a float's every bit), on
+# each attention arrangement (the default and OTHER, an
+# ACCUBENCH_*_ATTENTION=... setting: the fused kernels have no atomics
+# either). No op may differ: every reduction, the token embedding's
+# gradient and the cross-entropy's loss sum too, adds in a fixed order on
+# every backend. A tensor that differs fails the check, by name.
 # Usage: scripts/check_gpu_determinism.sh OUT_DIR ACCUBENCH BACKEND MODEL DTYPE OTHER
 set -u
 export ACCUBENCH_NO_INSTALL=1
@@ -34,6 +36,10 @@ for arm in default other; do
         here="$here $name"
     done
     [ "$same" -gt 0 ] || [ -n "$here" ] || { say "no gradient tensors in $out/det-$arm-1"; exit 1; }
+    loss1=$(grep -o '"loss_sum": [^,]*' "$out/det-$arm-1/manifest.json" 2>/dev/null)
+    loss2=$(grep -o '"loss_sum": [^,]*' "$out/det-$arm-2/manifest.json" 2>/dev/null)
+    [ -n "$loss1" ] || { say "no loss_sum in $out/det-$arm-1/manifest.json"; exit 1; }
+    [ "$loss1" = "$loss2" ] || here="$here loss_sum(${loss1#*: } ${loss2#*: })"
     say "${attention:-$arm} attention: $same tensors identical; differ:${here:- none}"
     [ -z "$here" ] || differ="$differ ${attention:-$arm}:$(echo $here | tr ' ' ',')"
 done
@@ -41,4 +47,4 @@ if [ -n "$differ" ]; then
     say "FAIL: not deterministic:$differ"
     exit 1
 fi
-say "PASS: every tensor identical, on both attention arrangements"
+say "PASS: every tensor and the loss sum identical, on both attention arrangements"

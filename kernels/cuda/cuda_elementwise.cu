@@ -137,35 +137,49 @@ extern "C" int cuda_bias_grad(backend *b, storage s, const void *dz, float *db, 
 template <typename T>
 static void launch_softmax_xent(cudaStream_t st, unsigned grid, const void *logits,
                                 void *dlogits, const int *labels, const int *valid,
-                                const float *scale, float *loss_sum, int classes, int batch)
+                                const float *scale, float *losses, int classes, int batch)
 {
     constexpr int V = 16 / sizeof(T);
     if (rows_vectorisable<T>((size_t)classes, logits, dlogits))
         softmax_xent_kernel<T, V><<<grid, SX_THREADS, 0, st>>>(
-            (const T *)logits, (T *)dlogits, labels, valid, scale, loss_sum, classes, batch);
+            (const T *)logits, (T *)dlogits, labels, valid, scale, losses, classes, batch);
     else
         softmax_xent_kernel<T, 1><<<grid, SX_THREADS, 0, st>>>(
-            (const T *)logits, (T *)dlogits, labels, valid, scale, loss_sum, classes, batch);
+            (const T *)logits, (T *)dlogits, labels, valid, scale, losses, classes, batch);
 }
 
+/* The examples' losses go through the reduction scratch, one float each,
+ * and are added to *loss_sum in a fixed order (cuda_loss_sum): the scratch
+ * is the backend's own, allocated as it starts, so the step's memory need
+ * gains nothing. A batch of more examples than it holds is taken in
+ * slices of as many, each slice's sum added in turn. */
 extern "C" int cuda_softmax_xent(backend *b, storage s, const void *logits, void *dlogits,
                                  const int *labels, const int *valid, const float *scale,
                                  float *loss_sum, int classes, int batch)
 {
-    if (batch <= 0)
-        return BK_OK;
-    unsigned grid = (unsigned)((batch + SX_WARPS - 1) / SX_WARPS);
-    unsigned cap = (unsigned)cuda_of(b)->sm_count * 16;
-    if (grid > cap)
-        grid = cap;
-    cudaStream_t st = cuda_of(b)->stream;
-    if (s == STORAGE_BF16)
-        launch_softmax_xent<bf16_bits>(st, grid, logits, dlogits, labels, valid, scale,
-                                       loss_sum, classes, batch);
-    else
-        launch_softmax_xent<float>(st, grid, logits, dlogits, labels, valid, scale, loss_sum,
-                                   classes, batch);
-    CUDA_CHECK_LAUNCH(b, "softmax_xent_kernel");
+    cuda_impl *c = cuda_of(b);
+    const size_t es = s == STORAGE_BF16 ? sizeof(bf16_bits) : sizeof(float);
+    const long most = (long)CUDA_REDUCE_SCRATCH_FLOATS;
+    for (long first = 0; first < batch; first += most) {
+        int n = (int)(batch - first < most ? batch - first : most);
+        size_t at = (size_t)first * (size_t)classes * es;
+        unsigned grid = (unsigned)((n + SX_WARPS - 1) / SX_WARPS);
+        unsigned cap = (unsigned)c->sm_count * 16;
+        if (grid > cap)
+            grid = cap;
+        const char *l = (const char *)logits + at;
+        char *dl = (char *)dlogits + at;
+        if (s == STORAGE_BF16)
+            launch_softmax_xent<bf16_bits>(c->stream, grid, l, dl, labels + first,
+                                           valid + first, scale, c->reduce_scratch, classes, n);
+        else
+            launch_softmax_xent<float>(c->stream, grid, l, dl, labels + first, valid + first,
+                                       scale, c->reduce_scratch, classes, n);
+        CUDA_CHECK_LAUNCH(b, "softmax_xent_kernel");
+        int rc = cuda_loss_sum(b, c->reduce_scratch, n, loss_sum);
+        if (rc)
+            return rc;
+    }
     return BK_OK;
 }
 

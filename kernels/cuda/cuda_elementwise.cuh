@@ -151,21 +151,21 @@ __global__ void bias_grad_finish_kernel(const float *partial, float *db, int row
  * same kernel that computes the loss (the LM head's cross-entropy and its
  * backward are one pass over the logits). The per-element ew_exp and
  * formulas are the CPU's; the order of the sum and its rescaling differ.
- * The loss is reduced per block and added to *loss_sum with one atomic per
- * block. */
+ * Each example's loss goes to losses[j] (0 for padding), and
+ * loss_sum_kernel (cuda_reduce.cuh) adds them in a fixed order. Not an
+ * atomic add per block: that sums in the order the blocks finish, and the
+ * loss's last bits would change from run to run. */
 #define SX_THREADS 128
 #define SX_WARPS (SX_THREADS / 32)
 #define SX_UNROLL 4
 
 template <typename T, int V>
 __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labels,
-                                    const int *valid, const float *scale,
-                                    float *loss_sum, int classes, int batch)
+                                    const int *valid, const float *scale, float *losses,
+                                    int classes, int batch)
 {
-    BLOCK_SHARED(float, warp_loss, [SX_WARPS]);
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
     const float sc = *scale;
-    float loss = 0.0f; /* lane 0's: the sum of its warp's examples */
 
     for (int j = blockIdx.x * SX_WARPS + warp; j < batch; j += gridDim.x * SX_WARPS) {
         const T *l = logits + (size_t)j * (size_t)classes;
@@ -176,6 +176,8 @@ __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labe
                 x[k] = 0.0f;
             for (int c = lane * V; c < classes; c += 32 * V)
                 store_vec<T, V>(dl, c, x);
+            if (lane == 0)
+                losses[j] = 0.0f;
             continue;
         }
         int label = labels[j];
@@ -226,17 +228,7 @@ __global__ void softmax_xent_kernel(const T *logits, T *dlogits, const int *labe
             store_vec<T, V>(dl, c, x);
         }
         if (lane == 0)
-            loss += log_sum + maxv - load(l, label);
-    }
-
-    if (lane == 0)
-        warp_loss[warp] = loss;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        float total = 0.0f;
-        for (int w = 0; w < SX_WARPS; w++)
-            total += warp_loss[w];
-        atomicAdd(loss_sum, total);
+            losses[j] = log_sum + maxv - load(l, label);
     }
 }
 

@@ -10,6 +10,10 @@
  * depends on n alone, never on the SM count, so the order is the same on
  * any device. No atomics: their order is the scheduler's.
  *
+ * The cross-entropy's loss sum is reduced here too, for the same reason:
+ * its examples' losses added by one block in a fixed order, never by
+ * atomics.
+ *
  * Beside axpy, the other pass over a whole gradient vector: the bf16
  * accumulator's rounding (round_bf16). */
 #include "cuda_check.h"
@@ -32,6 +36,18 @@ extern "C" int cuda_sum_squares(backend *b, const float *x, size_t n, double *ou
     CUDA_CHECK_LAUNCH(b, "sum_squares_partial");
     sum_partials<<<1, SQ_THREADS, 0, c->stream>>>(partial, (int)blocks, out);
     CUDA_CHECK_LAUNCH(b, "sum_partials");
+    return BK_OK;
+}
+
+/* The cross-entropy's per-example losses, added to *loss_sum in a fixed
+ * order (loss_sum_kernel): deterministic, as the determinism stage of
+ * check-gpu and the loss columns of two runs expect. */
+extern "C" int cuda_loss_sum(backend *b, const float *losses, int n, float *loss_sum)
+{
+    if (n <= 0)
+        return BK_OK;
+    loss_sum_kernel<<<1, SQ_THREADS, 0, cuda_of(b)->stream>>>(losses, n, loss_sum);
+    CUDA_CHECK_LAUNCH(b, "loss_sum_kernel");
     return BK_OK;
 }
 

@@ -1,8 +1,9 @@
 /* The kernels of the CUDA backend's noise-pass reductions (the sum of
- * squares, axpy) and of the bf16 accumulator's rounding (the launches,
- * and what the kernels compute, in cuda_reduce.cu). Device code alone, so
- * that the host emulation (tests/kernels/cuda_emulation.h) runs these very
- * kernels where no GPU is. */
+ * squares, axpy), of the cross-entropy's loss sum and of the bf16
+ * accumulator's rounding (the launches, and what the kernels compute, in
+ * cuda_reduce.cu). Device code alone, so that the host emulation
+ * (tests/kernels/cuda_emulation.h) runs these very kernels where no GPU
+ * is. */
 #ifndef ACCUBENCH_CUDA_REDUCE_CUH
 #define ACCUBENCH_CUDA_REDUCE_CUH
 
@@ -78,6 +79,23 @@ __global__ void __launch_bounds__(SQ_THREADS)
     acc = block_sum(acc);
     if (threadIdx.x == 0)
         *out = acc;
+}
+
+/* *loss_sum += the sum of n examples' losses (softmax_xent_kernel's, one
+ * float each), in an order that n alone fixes: thread t adds losses t,
+ * t + SQ_THREADS, ... in double, then block_sum's tree. One block, so no
+ * part of the order is the scheduler's, and the loss repeats to the bit
+ * on any device and any grid the cross-entropy ran on. What is added to
+ * *loss_sum is one float a call, as the CPU backend adds its own. */
+__global__ void __launch_bounds__(SQ_THREADS)
+    loss_sum_kernel(const float *losses, int n, float *loss_sum)
+{
+    double acc = 0;
+    for (int i = threadIdx.x; i < n; i += SQ_THREADS)
+        acc += losses[i];
+    acc = block_sum(acc);
+    if (threadIdx.x == 0)
+        *loss_sum += (float)acc;
 }
 
 /* y += alpha x, 16 bytes a turn where both are aligned. */

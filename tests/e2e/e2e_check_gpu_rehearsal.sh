@@ -108,11 +108,13 @@ done
     [ "$(grep -c ' fused ' sanitizer-runs.txt)" -eq 6 ] ||
     { cat sanitizer-runs.txt; fail "the fused setting did not reach the bf16 runs alone"; }
 # determinism ran on both attention arrangements, each named as its CSV
-# names it
+# names it, the loss sums compared with the tensors
 grep -q "^check_gpu_determinism: fused attention: [1-9][0-9]* tensors identical; differ: none$" \
     cg4/determinism.log &&
     grep -q "^check_gpu_determinism: unfused attention: [1-9][0-9]* tensors identical; differ: none$" \
         cg4/determinism.log || { cat cg4/determinism.log; fail "determinism: not both arrangements"; }
+grep -q "^check_gpu_determinism: PASS: every tensor and the loss sum identical" cg4/determinism.log ||
+    { cat cg4/determinism.log; fail "determinism: the loss sums not compared"; }
 
 # No nvcc under CUDA_HOME but one on PATH: the build is pointed at it.
 mkdir -p tk/bin

@@ -1,7 +1,10 @@
 /* The CUDA that the backend's kernels (the .cuh files of kernels/cuda/)
  * use, on the host, so that their very source runs where no GPU is: each CUDA thread a pthread,
  * a block's threads all at once (so a missing barrier shows as a race),
- * the blocks of a launch one after the other. __syncthreads is a barrier
+ * the blocks of a launch one after the other: in their index order, or
+ * shuffled after emu_block_order(seed), as a GPU may run them, so that a
+ * result that hangs on the blocks' order (an atomic sum's) differs between
+ * two orders. __syncthreads is a barrier
  * of the block; a warp's shuffle or ballot an exchange through memory
  * between two barriers of its 32 (full-warp masks only: the kernels use
  * no other);
@@ -31,6 +34,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #define __device__
@@ -163,9 +168,15 @@ static inline void *emu_shared_take(size_t bytes, size_t align)
     type(&name) dims = *(type(*) dims)emu_shared_take(sizeof(type dims), alignof(type))
 
 /* ---- launches: blockDim's threads, which take the blocks in turn */
+
+/* The order the launches that follow run their blocks in: 0, the index
+ * order; any other seed, the shuffle drawn from it. */
+static unsigned emu_block_seed;
+static inline void emu_block_order(unsigned seed) { emu_block_seed = seed; }
+
 template <class F> struct emu_launch_ctx {
     F *body;
-    unsigned blocks;
+    std::vector<unsigned> *order; /* the blocks' linear indices, in the order they run */
     std::vector<float> *smem;
 };
 template <class F> struct emu_thread_arg {
@@ -179,7 +190,7 @@ template <class F> static void *emu_thread_main(void *p)
     threadIdx.x = a->tid % blockDim.x;
     threadIdx.y = a->tid / blockDim.x % blockDim.y;
     threadIdx.z = a->tid / (blockDim.x * blockDim.y);
-    for (unsigned b = 0; b < a->ctx->blocks; b++) {
+    for (unsigned b : *a->ctx->order) {
         if (a->tid == 0) {
             blockIdx.x = b % gridDim.x;
             blockIdx.y = b / gridDim.x % gridDim.y;
@@ -211,7 +222,11 @@ template <class F> static void emu_launch(dim3 grid, dim3 block, size_t bytes, F
     gridDim = grid;
     pthread_barrier_init(&emu_block_bar, nullptr, threads);
     std::vector<float> smem((bytes + sizeof(float) - 1) / sizeof(float));
-    emu_launch_ctx<F> ctx = {&body, grid.x * grid.y * grid.z, &smem};
+    std::vector<unsigned> order(grid.x * grid.y * grid.z);
+    std::iota(order.begin(), order.end(), 0u);
+    if (emu_block_seed)
+        std::shuffle(order.begin(), order.end(), std::mt19937(emu_block_seed));
+    emu_launch_ctx<F> ctx = {&body, &order, &smem};
     std::vector<pthread_t> th(threads);
     std::vector<emu_thread_arg<F>> args(threads);
     for (unsigned t = 0; t < threads; t++) {

@@ -3,7 +3,9 @@
  * cuda_emulation.h against float64 written here from the definitions:
  * the LM head's softmax cross-entropy (a warp an example, 16-byte rows
  * and element by element, the unrolled loads and the tail after them,
- * padding examples, the loss added once a block with atomicAdd), the bias
+ * padding examples, each example's loss, then their sum in a fixed order:
+ * to the bit against that order, and the same bits with the blocks run in
+ * other orders and on one block), the bias
  * gradient (a block's column sums in shared memory, in one pass or in
  * chunks and a second), and the noise pass's sum of squares (a block's
  * tree in double, then one block over the partials; 16-byte loads and the
@@ -12,6 +14,7 @@
  * Built and run by e2e_cuda_kernels_emulated.sh. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <algorithm>
 #include <random>
@@ -28,8 +31,48 @@
 
 /* ------------------------------------------------ softmax cross-entropy */
 
+/* *loss_sum's value after loss_sum_kernel, by its order written out here:
+ * thread t's losses t, t + SQ_THREADS, ... in double, block_sum's tree,
+ * one float added. */
+static float fixed_order_loss(float start, const std::vector<float> &losses)
+{
+    std::vector<double> acc(SQ_THREADS, 0.0);
+    for (size_t i = 0; i < losses.size(); i++)
+        acc[i % SQ_THREADS] += losses[i];
+    for (int w = SQ_THREADS / 2; w > 0; w >>= 1)
+        for (int t = 0; t < w; t++)
+            acc[t] += acc[t + w];
+    float r = start;
+    r += (float)acc[0];
+    return r;
+}
+
+/* One cross-entropy as cuda_softmax_xent issues it: the examples' losses
+ * into `losses`, then their sum added to *loss. Blocks in the order
+ * emu_block_order's seed says. */
+template <class T, int V>
+static void run_xent(const std::vector<T> &logits, std::vector<T> &dl, const int *labels,
+                     const int *valid, float scale, std::vector<float> &losses, float *loss,
+                     int classes, int batch, unsigned grid, unsigned order)
+{
+    emu_block_order(order);
+    emu_launch(grid, SX_THREADS, 0, [&] {
+        softmax_xent_kernel<T, V>(logits.data(), dl.data(), labels, valid, &scale,
+                                  losses.data(), classes, batch);
+    });
+    emu_launch(1, SQ_THREADS, 0, [&] { loss_sum_kernel(losses.data(), batch, loss); });
+    emu_block_order(0);
+}
+
+static int same_bits(float a, float b) { return __float_as_uint(a) == __float_as_uint(b); }
+
 /* batch examples of `classes` logits, V a load; every third example
- * padding; grid blocks of SX_WARPS examples (the loop wraps when fewer). */
+ * padding; grid blocks of SX_WARPS examples (the loop wraps when fewer).
+ * Against float64 (dlogits, each example's loss, the loss); the loss to
+ * the bit against its fixed order from the kernel's own losses; and run
+ * again with the blocks shuffled and on one block, the loss and the
+ * gradient the same to the bit (an atomic add per block gave a sum in the
+ * order the blocks ran). */
 template <class T, int V>
 static int softmax_xent(int classes, int batch, unsigned grid, unsigned seed)
 {
@@ -50,16 +93,15 @@ static int softmax_xent(int classes, int batch, unsigned grid, unsigned seed)
     const float scale = 0.37f, loss0 = 1.5f;
     float loss = loss0;
     std::vector<T> dl = nans<T>(n);
+    std::vector<float> losses = nans<float>(batch);
     if (V > 1) {
         need_aligned(logits.data());
         need_aligned(dl.data());
     }
-    emu_launch(grid, SX_THREADS, 0, [&] {
-        softmax_xent_kernel<T, V>(logits.data(), dl.data(), labels.data(), valid.data(), &scale,
-                                  &loss, classes, batch);
-    });
+    run_xent<T, V>(logits, dl, labels.data(), valid.data(), scale, losses, &loss, classes,
+                   batch, grid, 0);
 
-    std::vector<double> rdl(n, 0);
+    std::vector<double> rdl(n, 0), rlosses(batch, 0);
     double rloss = loss0;
     for (int j = 0; j < batch; j++) {
         if (!valid[j])
@@ -69,14 +111,30 @@ static int softmax_xent(int classes, int batch, unsigned grid, unsigned seed)
         for (int c = 0; c < classes; c++)
             sum += exp(x[c] - mx);
         double lse = mx + log(sum);
-        rloss += lse - x[labels[j]];
+        rlosses[j] = lse - x[labels[j]];
+        rloss += rlosses[j];
         for (int c = 0; c < classes; c++)
             rdl[(size_t)j * classes + c] = (exp(x[c] - lse) - (c == labels[j])) * scale;
     }
+    int bad = !same_bits(loss, fixed_order_loss(loss0, losses));
+    const unsigned grids[] = {grid, 1};
+    for (unsigned order = 1; order <= 2 && !bad; order++) {
+        float again = loss0;
+        std::vector<T> dl2 = nans<T>(n);
+        std::vector<float> losses2 = nans<float>(batch);
+        run_xent<T, V>(logits, dl2, labels.data(), valid.data(), scale, losses2, &again, classes,
+                       batch, grids[order - 1], 7 * order);
+        bad |= !same_bits(again, loss) ||
+               memcmp(dl2.data(), dl.data(), n * sizeof(T)) != 0;
+    }
     char shape[120];
-    snprintf(shape, sizeof shape, "xent      %s classes %4d batch %2d V %d grid %u",
-             storage_name<T>(), classes, batch, V, grid);
-    return judge(shape, {{"dlogits", rel(widen(dl), rdl)}, {"loss", rel({loss}, {rloss})}},
+    snprintf(shape, sizeof shape, "xent      %s classes %4d batch %3d V %d grid %3u%s",
+             storage_name<T>(), classes, batch, V, grid,
+             bad ? " (the loss not the same to the bit)" : "");
+    return judge(shape,
+                 {{"dlogits", rel(widen(dl), rdl)},
+                  {"losses", rel(widen(losses), rlosses)},
+                  {"loss", bad ? NAN : rel({loss}, {rloss})}},
                  sizeof(T) == 4 ? 1e-5 : 1e-2);
 }
 
@@ -172,8 +230,11 @@ int main()
     int bad = 0;
     /* classes: fewer than a warp, one past it, a warp's turn of 16-byte
      * loads, past SX_UNROLL turns of them with a tail; batches of fewer
-     * examples than a block's warps and of more than the grid's */
-    const int xent_shapes[][2] = {{7, 3}, {33, 5}, {32, 9}, {100, 4}, {1000, 6}, {1032, 3}};
+     * examples than a block's warps, of more than the grid's, and of more
+     * than the loss sum's threads (each thread then adds several, and
+     * many blocks would add in a scheduler's order) */
+    const int xent_shapes[][2] = {{7, 3},    {33, 5},   {32, 9},  {100, 4},
+                                  {1000, 6}, {1032, 3}, {7, 700}, {40, 300}};
     for (auto &s : xent_shapes) {
         bad |= softmax_xent_all<float>(s[0], s[1], 1 + s[0]);
         bad |= softmax_xent_all<bf16_bits>(s[0], s[1], 2 + s[0]);
