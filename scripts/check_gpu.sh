@@ -35,8 +35,9 @@
 # for a missing nvidia-smi) and without the rehearsal asked for, there is
 # nothing to check: one line says so and how to rehearse, before anything
 # is built or written, exit 2.
-# A TERM, INT or HUP stops the stage running, prints the table with what
-# ran, and ends the check as the signal would (143, 130, 129).
+# A TERM, INT or HUP stops the stage running (or nvidia-smi's report, or
+# the device's first open), prints the table with what ran, and ends the
+# check as the signal would (143, 130, 129).
 # Exit status: 0 when no stage failed (skipped ones do not fail), 1 otherwise;
 # 2 bad input (a knob that is not 0 or 1) or no GPU.
 set -u
@@ -57,7 +58,7 @@ knob_bit CHECK_SKIP_BUILD "${CHECK_SKIP_BUILD:-0}"
 # the driver lost) or a box without persistence mode it can take minutes,
 # and the check would spend its whole call before its first stage, with
 # no table. 20 s is ample where the driver answers.
-smi_s=20
+smi_s=20 smi_answers=1
 smi() { timeout -k 2 "$smi_s" nvidia-smi "$@"; }
 # The GPUs here: nvidia-smi's list, else the driver's device nodes (a
 # container may be given the GPUs without the driver's tools; the stages
@@ -78,7 +79,7 @@ else
     gpus=$(gpu_count)
     # One that did not answer is asked nothing more (each ask its 20 s).
     if [ $(($(date +%s) - s_smi)) -ge "$smi_s" ]; then
-        smi() { return 1; }
+        smi_answers=0
         echo "check-gpu: nvidia-smi -L did not answer in ${smi_s}s; the GPUs counted from /dev/nvidia*" >&2
     fi
     if [ "$gpus" -gt 0 ]; then
@@ -129,6 +130,10 @@ clear_outputs() {
     shift
     for f in "$@"; do rm -f -- "$out/$f"; done
 }
+# positive TEXT: TEXT is a number above 0 (check_gpu_awk.sh's isnum,
+# sourced with the table below).
+# shellcheck disable=SC2154 # check_awk
+positive() { LC_ALL=C awk -v v="$1" "$check_awk"'BEGIN { exit !(isnum(v) && v + 0 > 0) }'; }
 # last_line FILE: its last line that is not blank, cut to a table's width.
 last_line() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | sed 's/^[[:space:]]*//' | cut -c1-160; }
 # The stage running now: its timeout's process, name and start.
@@ -177,6 +182,29 @@ stage() {
         result "$name" pass "$took${fig:+; $fig}"
     fi
     return "$rc"
+}
+# waited NAME SECONDS OUT ERR CMD...: a step of the check's own that is
+# no stage (nvidia-smi's report, the device's first open), run as a stage
+# is run: under timeout in the background and waited for, so that a
+# signal stops it at once, and the table (the handler below) names NAME
+# as the step it interrupted, instead of waiting out its limit in the
+# foreground. Its output to the files OUT and ERR (- : into OUT),
+# redirected here: a redirection of the call would be the handler's
+# output too.
+waited() {
+    w_name=$1 w_s=$2 w_out=$3 w_err=$4
+    shift 4
+    s0=$(date +%s)
+    if [ "$w_err" = - ]; then
+        timeout -k 5 "$w_s" "$@" >"$w_out" 2>&1 </dev/null &
+    else
+        timeout -k 5 "$w_s" "$@" >"$w_out" 2>"$w_err" </dev/null &
+    fi
+    stage_pid=$! stage_name=$w_name
+    wait "$stage_pid"
+    w_rc=$?
+    stage_pid=""
+    return "$w_rc"
 }
 # A signal to the check (the call's own time limit, a ^C, a closed
 # terminal): the stage running now is in a process group of its own
@@ -255,22 +283,32 @@ if [ ! -x "$bin" ] || [ ! -x "$build/gpu-check" ]; then
     say "$build/accubench or $build/gpu-check is missing (was nvcc found? see $out/build.log)"
     exit 1
 fi
-if [ "$backend" = cuda ] && command -v nvidia-smi >/dev/null 2>&1; then
-    smi -q >"$out/nvidia-smi.txt" 2>&1
-    # The GPU as the check begins, for the table's head: another process's
-    # memory or work explains an out-of-memory failure, a low peak, noise.
-    # shellcheck disable=SC2034 # the table (check_gpu_table.sh) prints it
-    gpu_state=$(smi --query-gpu=index,memory.used,memory.total,utilization.gpu \
-        --format=csv,noheader,nounits 2>/dev/null | awk -F', *' 'NF == 4 {
-            printf "%sGPU %s: %s of %s MiB in use, %s%% busy", sep, $1, $2, $3, $4; sep = "; " }')
+if [ "$backend" = cuda ] && [ "$smi_answers" = 1 ] && command -v nvidia-smi >/dev/null 2>&1; then
+    waited nvidia-smi "$smi_s" "$out/nvidia-smi.txt" - nvidia-smi -q
+    rc=$?
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+        # asked nothing more: its next answer would cost another 20 s
+        say "nvidia-smi -q did not answer in ${smi_s}s (a GPU in a bad state?); no GPU state in the table"
+    else
+        # The GPU as the check begins, for the table's head: another
+        # process's memory or work explains an out-of-memory failure, a low
+        # peak, noise.
+        waited nvidia-smi "$smi_s" "$out/gpu-state.txt" /dev/null \
+            nvidia-smi --query-gpu=index,memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits
+        # shellcheck disable=SC2034 # the table (check_gpu_table.sh) prints it
+        gpu_state=$(awk -F', *' 'NF == 4 {
+            printf "%sGPU %s: %s of %s MiB in use, %s%% busy", sep, $1, $2, $3, $4; sep = "; " }' "$out/gpu-state.txt")
+    fi
 fi
 # Every execution mode the backend can run, from the program's own table,
 # which opens the device: the check's first touch of it. Where it does not
 # open (a driver older than the toolkit, a GPU another process holds in
 # exclusive mode, CUDA_VISIBLE_DEVICES naming none) every stage would fail
 # alike, one after another: one line instead, and the table. Bounded, as
-# a driver that lost its GPU can hang the first call into it.
-timeout -k 5 60 "$bin" --list-modes "$backend" >"$out/modes.txt" 2>"$out/device.log" </dev/null
+# a driver that lost its GPU can hang the first call into it, and waited
+# for in the background: a signal meanwhile ends it and prints the table
+# at once (its device line: interrupted), not up to a minute later.
+waited device 60 "$out/modes.txt" "$out/device.log" "$bin" --list-modes "$backend"
 rc=$?
 modes=$(paste -sd, "$out/modes.txt")
 if [ "$rc" -ne 0 ] || [ -z "$modes" ]; then
@@ -342,10 +380,12 @@ stage noise 60 sh "$here/check_gpu_noise.sh" "$out" "$bin" "$backend" 8
 if wanted peak; then
     peak=$(meta "$out/gpt-$sweep_dtype.csv" peak_gemm_tflops)
     sheet=$(meta "$out/gpt-$sweep_dtype.csv" datasheet_tflops)
-    if [ -z "$peak" ]; then
+    # A figure only from numbers: the CSV's "%.4g" writes an infinite rate
+    # (a GEMM timed at 0 s) as "inf", which gawk reads as 0, mawk as itself.
+    if ! positive "$peak"; then
         failed="$failed peak"
-        result peak FAIL "no peak_gemm_tflops in gpt-$sweep_dtype.csv"
-    elif [ -z "$sheet" ] || [ "$sheet" = 0 ]; then
+        result peak FAIL "no peak_gemm_tflops in gpt-$sweep_dtype.csv${peak:+ (it reads $peak)}"
+    elif ! positive "$sheet"; then
         skip peak "no datasheet figure for this device (measured $peak TFLOP/s)"
     elif awk -v p="$peak" -v d="$sheet" 'BEGIN { r = p / d; exit !(r >= 0.5 && r <= 1.05) }'; then
         result peak pass "$(awk -v p="$peak" -v d="$sheet" 'BEGIN { printf "%.0f TFLOP/s, %.0f%% of the datasheet %.0f (bound 50-105%%)", p, 100 * p / d, d }')"

@@ -34,6 +34,7 @@
 #                       CPU backend, model tiny, where the trace pass
 #                       records dispatches; no ncu.
 # Usage: scripts/check_gpu_kernels.sh OUT_DIR BUILD_DIR
+# shellcheck disable=SC2154 # check_awk: check_gpu_awk.sh's
 set -u
 # A GPU box has no package access: nothing this runs may try to install.
 export ACCUBENCH_NO_INSTALL=1
@@ -71,7 +72,8 @@ finish() {
     exit "$status"
 }
 [ -x "$bin" ] || { say "no $bin (build first)"; exit 1; }
-command -v python3 >/dev/null 2>&1 || { say "python3 not found"; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/check_gpu_awk.sh"
 
 if [ "${CHECK_GPU_REHEARSE:-0}" = 1 ]; then backend=cpu; else backend=cuda; fi
 if [ "$backend" = cpu ]; then
@@ -101,21 +103,49 @@ if [ "$rc" -ne 0 ]; then
     fi
     exit 1
 fi
-vals=$(python3 - "$out/kernels_cupti.csv" "$out/kernels_step.json" <<'EOF'
-import csv, json, sys
-lines = open(sys.argv[1]).read().splitlines()
-source = next((l.split(":", 1)[1].strip() for l in lines
-               if l.startswith("# trace_source:")), "?")
-row = next(csv.DictReader(l for l in lines if not l.startswith("#")))
-ev = json.load(open(sys.argv[2]))["traceEvents"]
-count = lambda cat: sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == cat)
-val = lambda k: row[k] if row[k] != "" else "nan"
-print(val("kernels_per_step"), val("dispatches_per_step"), val("cupti_dropped") or 0,
-      count("kernel"), count("memset"), count("memcpy"),
-      "cupti" if source.startswith("CUPTI") else
-      "cpu" if source.startswith("the cpu backend") else "none")
-EOF
-) || { say "could not read $out/kernels_cupti.csv"; exit 1; }
+# awk, not python3, which a GPU image may lack. The CSV's first row and
+# its # trace_source: line; the trace file's complete ("X") events of each
+# category, one event a line as the program writes them (an event's name
+# is a JSON string, whose quotes are escaped: no name holds "cat":"kernel"
+# as it stands). A cell that is empty, or no number, is "nan"; a missing
+# column, a file without a row or a trace that is not whole fails the read.
+vals=$(LC_ALL=C awk "$check_awk"'
+function count(line, cat) { return index(line, "\"cat\":\"" cat "\"") > 0 }
+BEGIN {
+    source = "?"
+    while ((getline line < ARGV[1]) > 0)
+        if (index(line, "# trace_source:") == 1) {
+            source = substr(line, 16)
+            sub(/^[ \t]+/, "", source)
+            break
+        }
+    close(ARGV[1])
+    if (!first_row(ARGV[1], 1))
+        exit 1
+    split("kernels_per_step dispatches_per_step cupti_dropped", keys, " ")
+    for (i = 1; i <= 3; i++) {
+        v = value(1, keys[i])
+        if (v == "-")
+            exit 1
+        out = out (isnum(v) ? v : "nan") " "
+    }
+    whole = 0
+    while ((getline line < ARGV[2]) > 0) {
+        if (index(line, "\"traceEvents\":[") > 0)
+            whole = 1
+        if (index(line, "\"ph\":\"X\"") > 0) {
+            k += count(line, "kernel")
+            m += count(line, "memset")
+            c += count(line, "memcpy")
+        }
+        last = line
+    }
+    if (!whole || last != "]}")
+        exit 1
+    print out (k + 0) " " (m + 0) " " (c + 0) " " \
+        (index(source, "CUPTI") == 1 ? "cupti" : index(source, "the cpu backend") == 1 ? "cpu" : "none")
+}' "$out/kernels_cupti.csv" "$out/kernels_step.json") ||
+    { say "could not read $out/kernels_cupti.csv or $out/kernels_step.json"; exit 1; }
 set -- $vals
 cupti=$1 dispatches=$2 dropped=$3 k_json=$4 memsets=$5 memcpys=$6 source=$7
 say "trace pass: kernels/step $cupti (trace file: $k_json kernels, $memsets memsets," \
@@ -134,8 +164,8 @@ elif [ "$dropped" != 0 ]; then
     say "FAIL: the collector dropped $dropped records"
     status=1 bad="the collector dropped $dropped records; "
 fi
-if ! python3 -c "import sys; k,m,c,d=map(float,sys.argv[1:]); sys.exit(0 if k+m+c>=d>0 else 1)" \
-        "$k_json" "$memsets" "$memcpys" "$dispatches"; then
+if ! awk -v k="$k_json" -v m="$memsets" -v c="$memcpys" -v d="$dispatches" "$check_awk"'
+        BEGIN { exit !(isnum(d) && k + m + c >= d + 0 && d + 0 > 0) }'; then
     say "FAIL: kernels + memsets + memcpys ($k_json + $memsets + $memcpys) below the" \
         "dispatch count $dispatches"
     status=1 bad="${bad}device operations below the dispatch count; "
@@ -173,19 +203,57 @@ bounded "$ncu_s" "$ncu" --clock-control none --nvtx --nvtx-include "accubench@ti
     "$bin" run $cfg --warmup 0 --steps 1 --trace-steps 0 --no-cupti \
     --csv "$out/kernels_ncu_run.csv" --replace --quiet >"$out/kernels_ncu.csv" 2>"$out/kernels_ncu.log"
 rc=$?
-ncu_count=$(python3 - "$out/kernels_ncu.csv" <<'EOF'
-import csv, sys
-ids, header = set(), None
-for row in csv.reader(l for l in open(sys.argv[1], errors="replace") if l.startswith('"')):
-    if header is None:
-        if "ID" in row and "Kernel Name" in row:
-            header = row
-        continue
-    if len(row) == len(header):
-        ids.add(row[header.index("ID")])
-print(len(ids))
-EOF
-)
+# The distinct kernel IDs of ncu's CSV: its lines that begin with a quote,
+# the first that names "ID" and "Kernel Name" the header, then each row of
+# the header's width. Every field is quoted, and a kernel's name holds
+# commas (template arguments, a launch's block size): the fields are
+# split as a CSV reader splits them, "" inside a field a quote.
+ncu_count=$(LC_ALL=C awk '
+function fields(line,    n, i, ch, quoted, v) {
+    n = 0
+    v = ""
+    quoted = 0
+    for (i = 1; i <= length(line); i++) {
+        ch = substr(line, i, 1)
+        if (quoted) {
+            if (ch != "\"")
+                v = v ch
+            else if (substr(line, i + 1, 1) == "\"") {
+                v = v ch
+                i++
+            } else
+                quoted = 0
+        } else if (ch == "\"")
+            quoted = 1
+        else if (ch == ",") {
+            f[++n] = v
+            v = ""
+        } else
+            v = v ch
+    }
+    f[++n] = v
+    return n
+}
+/^"/ {
+    sub(/\r$/, "")
+    n = fields($0)
+    if (!width) {
+        id = 0
+        name = 0
+        for (i = n; i >= 1; i--) {
+            if (f[i] == "ID") id = i
+            if (f[i] == "Kernel Name") name = i
+        }
+        if (id && name)
+            width = n
+        next
+    }
+    if (n == width && !(f[id] in seen)) {
+        seen[f[id]] = 1
+        ids++
+    }
+}
+END { print ids + 0 }' "$out/kernels_ncu.csv")
 say "ncu:        kernels in one step $ncu_count (exit $rc; $out/kernels_ncu.csv)"
 if grep -q "ERR_NVGPUCTRPERM" "$out/kernels_ncu.csv" "$out/kernels_ncu.log" 2>/dev/null; then
     say "ncu may not read the GPU's counters here (ERR_NVGPUCTRPERM: run as root, or see"
@@ -200,8 +268,8 @@ if [ "$rc" -ne 0 ] || [ "${ncu_count:-0}" -eq 0 ]; then
     status=1
     finish "${bad}ncu counted nothing (exit $rc); see $out/kernels_ncu.log"
 fi
-if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) == float(sys.argv[2]) else 1)" \
-        "$cupti" "$ncu_count"; then
+if awk -v a="$cupti" -v b="$ncu_count" "$check_awk"'
+        BEGIN { exit !(isnum(a) && isnum(b) && a + 0 == b + 0) }'; then
     finish "${bad}CUPTI $cupti == ncu $ncu_count kernels per step"
 fi
 status=1

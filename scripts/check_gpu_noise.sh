@@ -13,8 +13,11 @@
 # runs must then agree to the bit, and the stage still proves the script.
 # Exit 0 when they agree, 1 when not or a run fails.
 # Usage: scripts/check_gpu_noise.sh OUT_DIR ACCUBENCH BACKEND WINDOWS
+# shellcheck disable=SC2154 # check_awk: check_gpu_awk.sh's
 set -u
 export ACCUBENCH_NO_INSTALL=1
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/check_gpu_awk.sh"
 [ $# -eq 4 ] || { echo "usage: $0 OUT_DIR ACCUBENCH BACKEND WINDOWS" >&2; exit 2; }
 out=$1 bin=$2 backend=$3 windows=$4
 for side in dev cpu; do
@@ -23,27 +26,53 @@ for side in dev cpu; do
         --noise-windows "$windows" --seed 7 --budget-s 100 --steps 1 --warmup 0 \
         --trace-steps 0 --csv "$out/noise-$side.csv" --replace --quiet || exit 1
 done
-python3 - "$out/noise-dev.csv" "$out/noise-cpu.csv" "$backend" <<'PY'
-import csv, sys
-def row(path):
-    return next(csv.DictReader(l for l in open(path) if not l.startswith("#")))
-dev, cpu, name = row(sys.argv[1]), row(sys.argv[2]), sys.argv[3]
-bad = 0
-for r, side in ((dev, name), (cpu, "cpu")):
-    if r["status"] != "ok" or "noise scale from" in r["note"] or r["grad_noise_scale"] == "":
-        print(f"FAIL: the {side} row: status {r['status']}, note '{r['note']}'")
-        bad = 1
-if bad:
-    sys.exit(1)
-same = name == "cpu"  # the rehearsal: one code on one backend, to the bit
-for col, tol in (("grad_sq_micro", 1e-4), ("grad_sq_window", 1e-4), ("grad_noise_scale", 1e-3)):
-    tol = 0.0 if same else tol
-    a, b = float(dev[col]), float(cpu[col])
-    rel = abs(a - b) / abs(b) if b else abs(a)
-    ok = rel <= tol
-    bad |= not ok
-    print(f"{'ok  ' if ok else 'FAIL'} {col:17s} {name} {a:.9g}  cpu {b:.9g}  rel {rel:.2e} (tol {tol:g})")
-print(f"noise: B_simple {float(dev['grad_noise_scale']):.4g} on {name}, "
-      f"{float(cpu['grad_noise_scale']):.4g} on cpu: {'agree' if not bad else 'DIFFER'}")
-sys.exit(bad)
-PY
+# awk, not python3, which a GPU image may lack: the same reading of the
+# two rows and the same double arithmetic (awk's numbers are C doubles,
+# read with strtod as python's float reads them), a line for each column.
+# A cell that is no number (empty: NaN) fails, never reads as 0.
+LC_ALL=C awk -v name="$backend" "$check_awk"'
+function abs(x) { return x < 0 ? -x : x }
+BEGIN {
+    q = "\047"
+    for (s = 1; s <= 2; s++) {
+        side = s == 1 ? name : "cpu"
+        if (!first_row(ARGV[s], s)) {
+            printf "FAIL: the %s CSV %s has no row\n", side, ARGV[s]
+            bad = 1
+            continue
+        }
+        if (value(s, "status") != "ok" || index(value(s, "note"), "noise scale from") ||
+            !isnum(value(s, "grad_noise_scale"))) {
+            printf "FAIL: the %s row: status %s, note %s%s%s\n", side, value(s, "status"), q,
+                value(s, "note"), q
+            bad = 1
+        }
+    }
+    if (bad)
+        exit 1
+    same = name == "cpu" # the rehearsal: one code on one backend, to the bit
+    split("grad_sq_micro grad_sq_window grad_noise_scale", cols, " ")
+    split("1e-4 1e-4 1e-3", tols, " ")
+    for (k = 1; k <= 3; k++) {
+        c = cols[k]
+        tol = same ? 0 : tols[k] + 0
+        a = value(1, c)
+        b = value(2, c)
+        if (!isnum(a) || !isnum(b)) {
+            printf "FAIL %-17s %s %s  cpu %s: not a number\n", c, name, a, b
+            bad = 1
+            continue
+        }
+        a += 0
+        b += 0
+        rel = b != 0 ? abs(a - b) / abs(b) : abs(a)
+        ok = rel <= tol
+        if (!ok)
+            bad = 1
+        printf "%s %-17s %s %.9g  cpu %.9g  rel %.2e (tol %g)\n", ok ? "ok  " : "FAIL", c, name, a, b,
+            rel, tol
+    }
+    printf "noise: B_simple %.4g on %s, %.4g on cpu: %s\n", value(1, "grad_noise_scale"), name,
+        value(2, "grad_noise_scale"), bad ? "DIFFER" : "agree"
+    exit bad
+}' "$out/noise-dev.csv" "$out/noise-cpu.csv"

@@ -117,14 +117,29 @@ grep -q "^check_gpu_determinism: PASS: every tensor and the loss sum identical" 
     { cat cg4/determinism.log; fail "determinism: the loss sums not compared"; }
 
 # No nvcc under CUDA_HOME but one on PATH: the build is pointed at it.
+# No python3 either (a GPU image may have none): the noise stage compares
+# its two rows with awk; a python3 or python that is run says so.
 mkdir -p tk/bin
 printf '#!/bin/sh\nexit 0\n' >tk/bin/nvcc
-chmod +x tk/bin/nvcc
+for py in python3 python; do
+    printf '#!/bin/sh\necho "$0 $*" >>"%s/python-ran"\nexit 127\n' "$PWD" >tk/bin/$py
+done
+chmod +x tk/bin/*
 PATH="$PWD/tk/bin:$PATH" CUDA_HOME="$PWD/no-toolkit" CHECK_GPU_REHEARSE=1 CHECK_SKIP_BUILD=1 \
     BUILD="$build" CHECK_OUT=cg5 CHECK_ONLY=noise timeout 60 \
     sh "$ACCUBENCH_ROOT/scripts/check_gpu.sh" >stdout5 2>&1 || { cat stdout5; fail "the noise stage alone"; }
 grep -q "^check-gpu: CUDA_HOME=$PWD/tk (the nvcc on PATH" stdout5 ||
     { cat stdout5; fail "the nvcc on PATH was not taken"; }
+grep -q "^  noise        pass     .*B_simple [0-9.e+-]* on cpu, [0-9.e+-]* on cpu: agree$" stdout5 &&
+    [ ! -e python-ran ] || { cat stdout5 python-ran; fail "the noise stage without python3"; }
+# The kernels stage by hand on the CPU (the check skips it there): the
+# program's own CSV and trace file read with awk, every dispatch counted.
+PATH="$PWD/tk/bin:$PATH" CHECK_GPU_REHEARSE=1 timeout 60 \
+    sh "$ACCUBENCH_ROOT/scripts/check_gpu_kernels.sh" cgk "$build" >kernels.out 2>&1 ||
+    { cat kernels.out; fail "the kernels stage on the CPU"; }
+grep -q "^check_gpu_kernels: trace pass: kernels/step \([1-9][0-9]*\) (trace file: \1 kernels, 0 memsets, 0 memcpys), dropped records 0, source cpu$" \
+    kernels.out && grep -q "^check_gpu_kernels: PASS: CUPTI [1-9][0-9]* kernels per step, [1-9][0-9]* dispatches" kernels.out &&
+    [ ! -e python-ran ] || { cat kernels.out python-ran; fail "the kernels stage's counts without python3"; }
 # The nvcc on PATH a link to the toolkit's (/usr/bin/nvcc, say): the
 # toolkit is where the link leads, not the link's folder.
 mkdir -p links
