@@ -327,6 +327,8 @@ int main(int argc, char **argv)
         return usage_list("presets", NULL);
     if (strcmp(cmd, "--list-modes") == 0)
         return usage_list("modes", argc > 2 ? argv[2] : NULL);
+    if (strcmp(cmd, "--list-values") == 0)
+        return usage_list("values", argc > 2 ? argv[2] : NULL);
     if (strcmp(cmd, "--list-reductions") == 0)
         return usage_list("reductions", NULL);
     if (strcmp(cmd, "--check-csv") == 0)

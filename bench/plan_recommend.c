@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "axis.h"
 #include "backend_registry.h"
 #include "dispatch.h"
 #include "dtype_table.h"
@@ -19,14 +20,15 @@
 #endif
 
 /* The candidates the measuring run makes, as the values handed to run's
- * options: every micro x K that reaches E, times each value of each lever
- * listed (a lever run takes is one more row here); --shard needs ranks,
- * which this one-device run has not (rank sharded rows with --from). The
- * dtype is one more axis of the same sweep, over every dtype the backend
- * computes in. */
+ * options: every micro x K that reaches E, times every row of each lever
+ * listed (a lever run takes is one more row here; AXIS_ALL, not a list of
+ * its names, so that a row added to the lever's table is a candidate too);
+ * --shard needs ranks, which this one-device run has not (rank sharded
+ * rows with --from). The dtype is one more axis of the same sweep, over
+ * every dtype the backend computes in. */
 static const char *const RECOMMEND_LEVERS[][2] = {
     {"micro", "pow2"},
-    {"recompute", "none,gelu,block"},
+    {"recompute", AXIS_ALL},
 };
 
 /* Brief: a short budget and few samples a config, enough for the median's

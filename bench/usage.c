@@ -168,6 +168,23 @@ static int list_modes(const char *backend_name)
     return 0;
 }
 
+/* Every row of run's axis option `key` (--recompute, --sync, ...), one a
+ * line, in the table's order: what a script or a test loops over rather
+ * than a list of names of its own. */
+static int list_values(const char *key)
+{
+    const option_def *d = key ? option_find(&run_option_table, key) : NULL;
+    const axis_option *ax = d ? d->ctx : NULL;
+    if (!ax) {
+        fprintf(stderr, "accubench: --list-values: '%s' is not an axis of run (one of its "
+                        "options that takes a list of a table's rows)\n", key ? key : "");
+        return 2;
+    }
+    for (int i = 0; i < ax->ax->count; i++)
+        printf("%s\n", axis_name(ax->ax, i));
+    return 0;
+}
+
 int usage_list(const char *what, const char *command)
 {
     if (strcmp(what, "presets") == 0) {
@@ -180,6 +197,8 @@ int usage_list(const char *what, const char *command)
     }
     if (strcmp(what, "modes") == 0) /* the rows a backend can run: check_gpu.sh's */
         return list_modes(command ? command : "auto");
+    if (strcmp(what, "values") == 0)
+        return list_values(command);
     if (strcmp(what, "reductions") == 0) { /* the rows the PyTorch peer runs */
         for (int r = 0; r < REDUCTION_COUNT; r++) {
             char rule[64];

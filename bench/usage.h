@@ -30,7 +30,9 @@ extern const char USAGE_COMMANDS[];
 /* accubench --list-options [COMMAND] / --list-presets: one name a line,
  * what the tests compare the help with; --list-modes [BACKEND]: the
  * execution modes the backend can run (auto: the one run would open), what
- * scripts/check_gpu.sh runs; --list-reductions: each reduction
+ * scripts/check_gpu.sh runs; --list-values KEY: every row of run's axis
+ * option KEY (recompute, sync, ...), what the tests loop over;
+ * --list-reductions: each reduction
  * row as "NAME exact|inexact RULE" (reduction_rule), what the PyTorch peer
  * reads its reductions from. */
 int usage_list(const char *what, const char *command);

@@ -7,7 +7,7 @@
 effective = 64
 micro = 4,16,64
 model = tiny,gpt:d=32,layers=2,heads=2,seq=16,vocab=64
-reduction = sum,mean-of-means,no-scale
+reduction = all
 optimizer = sgd
 lr = 1
 train-steps = 60

@@ -8,7 +8,7 @@ effective = 64
 micro = 4,16,64
 model = gpt-small,gpt-medium
 dtype = bf16
-recompute = none,gelu,block
+recompute = all
 budget-s = 1
 # the frontier ranks time and memory; its rows need no noise scale
 noise-windows = 0

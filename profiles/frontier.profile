@@ -8,7 +8,7 @@
 effective = 16
 micro = 2,8,16
 model = S,gpt:d=128,layers=4,heads=4,seq=64,vocab=2048
-recompute = none,gelu,block
+recompute = all
 budget-s = 1.5
 # the frontier ranks time and memory; its rows need no noise scale
 noise-windows = 0

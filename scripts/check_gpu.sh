@@ -248,7 +248,7 @@ if [ "$quick" = 1 ]; then
     dp_micro=32 dp_sync=window
 else
     abc_micro="" sweep_models=$models_sweep sweep_micro=1,8,64,256 gpt_micro=1,8,16
-    dp_micro=8,32 dp_sync=micro,window,overlap
+    dp_micro=8,32 dp_sync=all
 fi
 
 trap 'interrupted TERM 143' TERM
@@ -439,7 +439,7 @@ else
     # shellcheck disable=SC2086 # dp_launch is a command and its options
     stage dp 90 $dp_launch "$bin" run --backend "$backend" \
         --model "$models_s" --effective 256 --micro "$dp_micro" --sync "$dp_sync" \
-        --shard none,optimizer,gradients $nw \
+        --shard all $nw \
         --budget-s 0.3 --max-samples 100 --trace-steps 0 --csv "$out/dp.csv" --replace
 fi
 # What the CUPTI collector's subscription costs the timed passes.

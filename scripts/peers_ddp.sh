@@ -33,7 +33,7 @@ if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_RO
 mkdir -p "$out" || exit 1
 csv="$out/peers-ddp-$stem-$(date +%Y%m%d-%H%M%S).csv"
 "$mpirun" -np "$ranks" "$bin" run --profile "$profile" --backend cpu --devices "$ranks" \
-    --sync micro,window,overlap --trace-steps 0 --csv "$csv" --quiet || exit 1
+    --sync all --trace-steps 0 --csv "$csv" --quiet || exit 1
 # The peer runs each sync DDP has (micro, overlap) in its CPU modes.
 "$py" -m torch.distributed.run --nproc_per_node "$ranks" --standalone \
     "$root/bench/peers/torch_accum.py" --profile "$profile" --device cpu \

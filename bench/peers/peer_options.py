@@ -98,6 +98,22 @@ def items(text):
     return out
 
 
+# What a list of an axis's values says to mean every row of its table, as
+# accubench reads it (AXIS_ALL, harness/util/axis.h).
+AXIS_ALL = "all"
+
+
+def axis_items(key, text, known):
+    """An axis's comma list, or AXIS_ALL alone: every name of `known` (the
+    program's table, in its order)."""
+    if text.strip() == AXIS_ALL:
+        return list(known)
+    out = items(text)
+    if AXIS_ALL in out:
+        raise BadInput("--%s '%s': %s names every value and stands alone" % (key, text, AXIS_ALL))
+    return out
+
+
 def model_items(text):
     """A comma list of models as model_spec_list_parse reads it
     (harness/models/registry.c): a key=value item with no ':' continues

@@ -34,8 +34,8 @@ import peer_reductions  # noqa: E402
 import peer_step  # noqa: E402
 import peer_timing  # noqa: E402
 from peer_options import (  # noqa: E402
-    BadInput, check_micro_fits, int_in, items, micro_list, model_items, parse_args,
-    plural, real_in, settings_of)
+    BadInput, axis_items, check_micro_fits, int_in, items, micro_list, model_items,
+    parse_args, plural, real_in, settings_of)
 
 
 def pick_device(name):
@@ -111,11 +111,11 @@ class Peer:
                            % (self.dtype, ", ".join(peer_step.DTYPES)))
         if self.dtype == "tf32" and device.type != "cuda":
             raise BadInput("dtype tf32 needs a GPU (the CPU runs fp32 or bf16)")
-        self.reductions = items(s["reduction"])
         try:
             known = peer_data.reductions()
         except peer_reductions.TableError as e:
             raise BadInput(str(e))
+        self.reductions = axis_items("reduction", s["reduction"], known)
         for r in self.reductions:
             if r not in known:
                 raise BadInput("unknown reduction '%s' (known: %s)" % (r, ", ".join(known)))

@@ -57,6 +57,15 @@ typedef enum storage {
 
 static inline size_t storage_bytes(storage s) { return s == STORAGE_BF16 ? 2 : 4; }
 
+/* What a run in dt stores its activations and the compute copy of its
+ * weights in: bf16 for bf16, fp32 for the rest (tf32 is fp32 storage with
+ * TF32 GEMMs). The backends and the memory need read it here, so that a
+ * dtype with storage of its own is one line. */
+static inline storage dtype_storage(dtype dt)
+{
+    return dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+}
+
 /* C = alpha * op(A) * op(B) + beta * C, column-major, BLAS semantics.
  * A and B are in ab_storage; C in c_storage (weight gradients accumulate in
  * fp32 with beta = 1 while A and B may be bf16). */

@@ -113,18 +113,16 @@ static size_t activations_need(const model_spec *s, storage st, int capacity, in
 void model_memory_need(const model_spec *s, dtype dt, optimizer_kind opt, int micro_batch,
                        int effective_batch, int input_buffers, memory_need *n)
 {
-    storage st = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+    storage st = dtype_storage(dt);
     size_t params = model_param_count(s);
     input_spec in;
     model_input(s, &in);
     memset(n, 0, sizeof *n);
     int *sat = &n->saturated;
     n->weights = need_mul(params, sizeof(float), sat);
-    n->master_copy = dt == DTYPE_BF16 ? need_mul(params, storage_bytes(st), sat) : 0;
+    n->master_copy = st != STORAGE_F32 ? need_mul(params, storage_bytes(st), sat) : 0;
     n->gradients = n->weights;
-    n->optimizer_state =
-        opt == OPT_ADAMW ? need_add(need_mul(2, n->weights, sat), sizeof(adamw_hparams), sat)
-                         : 0;
+    n->optimizer_state = optimizer_state_bytes(opt, n->weights, sat);
     n->activations = activations_need(s, st, micro_batch, sat);
     n->inputs = need_mul(input_buffer_bytes(&in, st, effective_batch), (size_t)input_buffers, sat);
     n->loss_sum = MEMORY_NEED_LOSS_SUM_BYTES;

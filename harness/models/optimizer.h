@@ -4,6 +4,8 @@
 #ifndef ACCUBENCH_OPTIMIZER_H
 #define ACCUBENCH_OPTIMIZER_H
 
+#include <stddef.h>
+
 #include "axis.h"
 
 typedef enum optimizer_kind { OPT_ADAMW = 0, OPT_SGD = 1, OPT_COUNT } optimizer_kind;
@@ -17,6 +19,15 @@ typedef enum optimizer_kind { OPT_ADAMW = 0, OPT_SGD = 1, OPT_COUNT } optimizer_
  *   graph runs at `step`. */
 typedef enum optimizer_at { OPT_AT_STEP = 0, OPT_AT_BACKWARD = 1, OPT_AT_COUNT } optimizer_at;
 
+/* An optimizer's row: its name, and the state it keeps beside the
+ * weights, which the memory need counts from here (model_memory_need,
+ * and a shard's slice of it: shard_memory_need). */
+typedef struct optimizer_info {
+    axis_row head;
+    int moments;          /* fp32 values kept per weight (AdamW's m and v: 2) */
+    size_t hparams_bytes; /* the step's numbers, kept on the device where moments are */
+} optimizer_info;
+
 typedef struct optimizer_config {
     optimizer_kind kind;
     float lr, beta1, beta2, eps, weight_decay;
@@ -29,6 +40,14 @@ typedef struct optimizer_config {
 extern const axis optimizer_axis;
 extern const axis optimizer_at_axis;
 #define optimizer_name(k) axis_name(&optimizer_axis, (k))
+
+/* The row of kind k; k must be a valid kind. */
+const optimizer_info *optimizer_info_of(optimizer_kind k);
+
+/* The bytes of state k keeps for weights of weight_bytes (fp32): its
+ * moments and their step's numbers, 0 for an optimizer with none;
+ * MEMORY_NEED_MAX with *saturated set where that would pass it. */
+size_t optimizer_state_bytes(optimizer_kind k, size_t weight_bytes, int *saturated);
 #define optimizer_at_name(a) axis_name(&optimizer_at_axis, (a))
 
 #endif

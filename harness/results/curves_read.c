@@ -312,6 +312,39 @@ static int check_run_steps(const row_at *r, const curves_table *t, int steps)
     return 0;
 }
 
+/* The header row (field, n of them): where each column of COLUMN stands
+ * in at (-1 for an optional one the file is from before). 0, or -1 with
+ * the refusal in r->why: too many columns, a name twice, a needed one
+ * missing. */
+static int take_header(const row_at *r, char **field, size_t n, int *at)
+{
+    if (n > MAX_FIELDS) {
+        say(r->why, r->why_len, "%s:%d: not a curves file (%zu columns; at most %d)", r->path,
+            r->line, n, MAX_FIELDS);
+        return -1;
+    }
+    for (int c = 0; c < C_COUNT; c++) {
+        at[c] = -1;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(field[i], COLUMN[c]))
+                continue;
+            /* the results CSV refuses a name twice too: the last copy was
+             * read, unsaid */
+            if (at[c] >= 0) {
+                say(r->why, r->why_len, "%s:%d: not a curves file (column %s is named twice: "
+                    "fields %d and %zu)", r->path, r->line, COLUMN[c], at[c] + 1, i + 1);
+                return -1;
+            }
+            at[c] = (int)i;
+        }
+        if (at[c] < 0 && c < C_FIRST_OPTIONAL) {
+            say(r->why, r->why_len, "%s: not a curves file (no %s column)", r->path, COLUMN[c]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
@@ -364,35 +397,7 @@ int curves_read(const char *path, curves_table *out, char *why, size_t why_len)
             continue;
         size_t n = split_quoted(line, field);
         if (!header) {
-            if (n > MAX_FIELDS) {
-                say(why, why_len, "%s:%d: not a curves file (%zu columns; at most %d)", path,
-                    r.line, n, MAX_FIELDS);
-                rc = -1;
-                break;
-            }
-            for (int c = 0; c < C_COUNT; c++) {
-                at[c] = -1;
-                for (size_t i = 0; i < n && !rc; i++) {
-                    if (strcmp(field[i], COLUMN[c]))
-                        continue;
-                    /* the results CSV refuses a name twice too: the last
-                     * copy was read, unsaid */
-                    if (at[c] >= 0) {
-                        say(why, why_len, "%s:%d: not a curves file (column %s is named twice: "
-                            "fields %d and %zu)", path, r.line, COLUMN[c], at[c] + 1, i + 1);
-                        rc = -1;
-                    }
-                    at[c] = (int)i;
-                }
-                if (rc)
-                    break;
-                if (at[c] < 0 && c < C_FIRST_OPTIONAL) {
-                    say(why, why_len, "%s: not a curves file (no %s column)", path, COLUMN[c]);
-                    rc = -1;
-                    break;
-                }
-            }
-            if (rc)
+            if ((rc = take_header(&r, field, n, at)))
                 break;
             header = 1;
             columns = n;

@@ -6,16 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recompute.h"
 #include "reduction.h"
 #include "row_compare.h"
+#include "shard.h"
 #include "split_text.h"
 
-/* A lever's value in row i: its column's cell, "none" where the file has
- * no such column (it ran before the lever existed) or the cell is empty. */
-static const char *lever(const csv_table *t, size_t i, int col)
+/* A lever's value in row i: its column's cell, or its table's default
+ * (`off`) where the file has no such column (it ran before the lever
+ * existed) or the cell is empty. */
+static const char *lever(const csv_table *t, size_t i, int col, const char *off)
 {
     const char *v = csv_cell(t, i, col);
-    return *v ? v : "none";
+    return *v ? v : off;
 }
 
 /* Memory per device: the measured peak where there is one. */
@@ -181,8 +184,8 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
             continue;
         frontier_item *it = &out->items[out->n++];
         it->row = i;
-        it->recompute = lever(t, i, rc_col);
-        it->shard = lever(t, i, sh_col);
+        it->recompute = lever(t, i, rc_col, recompute_name(RECOMPUTE_NONE));
+        it->shard = lever(t, i, sh_col, shard_name(SHARD_NONE));
         it->step_ms = result_ran(r) ? r->step_ms_median : NAN;
         item_memory(r, it);
         it->verdict = verdict_of(r, it, q->cap);

@@ -8,7 +8,7 @@
  * Memory per device is the measured peak (mem_peak_bytes) where the row
  * has one, the exact need (mem_need_bytes) otherwise; each item says which.
  * The recompute and shard columns are read by name: a file without them
- * ran with neither lever, and reads as "none" for each. */
+ * ran with neither lever, and reads as each one's default (none). */
 #ifndef ACCUBENCH_FRONTIER_H
 #define ACCUBENCH_FRONTIER_H
 
@@ -31,7 +31,7 @@ typedef enum frontier_verdict {
 
 typedef struct frontier_item {
     size_t row;            /* index into the rows */
-    const char *recompute; /* the lever's value; "none" where the file has no column */
+    const char *recompute; /* the lever's value; its default where the file has no column */
     const char *shard;
     double step_ms;        /* the median step time; NAN when it did not run */
     int64_t mem;           /* bytes per device; -1 when unknown */

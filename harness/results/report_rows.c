@@ -9,6 +9,7 @@
 #include "recompute.h"
 #include "report_parts.h"
 #include "row_index.h"
+#include "shard.h"
 #include "split_text.h"
 
 /* Order of the leaders: effective batch ascending, then file order. */
@@ -132,10 +133,10 @@ rp_text rp_levers_of(const char *recompute, const char *grad_dtype, const char *
     rp_text t;
     int recomputes = recompute && *recompute && strcmp(recompute, recompute_name(RECOMPUTE_NONE));
     int grad = grad_dtype && *grad_dtype && strcmp(grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
-    /* sync is empty for one process; shard "none" (or empty, in a file
+    /* sync is empty for one process; shard's default (or empty, in a file
      * from before it) is the unsharded step */
     int synced = sync && *sync;
-    int sharded = shard && *shard && strcmp(shard, "none");
+    int sharded = shard && *shard && strcmp(shard, shard_name(SHARD_NONE));
     snprintf(t.s, sizeof t.s, "%s%s%s%s%s%s%s%s%s", recomputes ? ", recompute " : "",
              recomputes ? recompute : "", grad ? ", gradient accumulated in " : "",
              grad ? grad_dtype : "", synced ? ", " : "", synced ? sync : "",

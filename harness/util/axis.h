@@ -22,6 +22,12 @@ typedef struct axis {
     int count;
 } axis;
 
+/* What a list of an axis's values says to mean every row of its table,
+ * in the table's order: a profile or a script that sweeps a whole axis
+ * names none of its values, so a row added to the table is in it. No row
+ * takes this name (tests/util/test_axis.c). */
+#define AXIS_ALL "all"
+
 /* The descriptor of a static table whose rows begin with an axis_row. */
 #define AXIS_OF(what, table) \
     {(what), (table), sizeof (table)[0], (int)(sizeof (table) / sizeof (table)[0])}

@@ -169,7 +169,7 @@ const char *option_help_text(const option_def *d, option_usage_edit edit, char *
                              size_t len)
 {
     char help[600] = "", table[512], shown[300];
-    const char *from_table = d->help_fn ? d->help_fn(table, sizeof table) : NULL;
+    const char *from_table = d->help_fn ? d->help_fn(d, table, sizeof table) : NULL;
     snprintf(help, sizeof help, "%s%s%s", from_table ? from_table : "",
              from_table && d->help ? ": " : "", d->help ? d->help : "");
     snprintf(shown, sizeof shown, "%s", d->shown ? d->shown : d->def ? d->def : "");

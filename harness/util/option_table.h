@@ -38,8 +38,9 @@ struct option_def {
     const char *shown; /* the default as the usage says it, where def is NULL or
                         * says too little ("adaptive"); NULL: def */
     const char *help;  /* what it does, one sentence (the usage wraps it) */
-    /* Help made from a table (the names of an axis), written before help. */
-    const char *(*help_fn)(char *out, size_t len);
+    /* Help made from a table (the names of an axis: the row's ctx), written
+     * before help. */
+    const char *(*help_fn)(const option_def *d, char *out, size_t len);
     option_set_fn set; /* OPTION_CUSTOM */
     const void *ctx;   /* what set() needs besides the row (an axis) */
     /* The values it takes, for "did you mean" (a comma or '|' list). */

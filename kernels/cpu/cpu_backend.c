@@ -559,7 +559,7 @@ static int cpu_use_dtype(backend *b, dtype dt, char *why, size_t why_len)
         return BK_ERROR;
     b->ops = ops;
     b->dtype = dt;
-    b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+    b->compute_storage = dtype_storage(dt);
     /* After the fp32 library's words, so that its core stays the word
      * after "core " (the CSV's blas_core). */
     if (dt == DTYPE_BF16)

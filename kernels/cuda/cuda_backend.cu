@@ -458,7 +458,7 @@ extern "C" void cuda_backend_outline(dtype dt, backend *out)
     out->name = "cuda";
     out->caps = 0; /* kernels run after their launch returns, in device memory */
     out->dtype = dt;
-    out->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+    out->compute_storage = dtype_storage(dt);
     out->head_chunk_bytes = CUDA_HEAD_CHUNK_BYTES; /* the memory need follows it */
 }
 

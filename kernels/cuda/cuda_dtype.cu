@@ -20,7 +20,7 @@ extern "C" int cuda_use_dtype(backend *b, dtype dt, char *why, size_t why_len)
         return BK_UNSUPPORTED;
     }
     b->dtype = dt;
-    b->compute_storage = dt == DTYPE_BF16 ? STORAGE_BF16 : STORAGE_F32;
+    b->compute_storage = dtype_storage(dt);
     b->datasheet_tflops = cuda_datasheet_tflops(c->device_name, dt);
     return BK_OK;
 }

@@ -62,10 +62,32 @@ echo "$check_model" | grep -q -- "--model LIST one model: " &&
 grep -q "needs one --model NAME" err.txt ||
     { echo "FAILED: plan --find-max-micro without --model: $(cat err.txt)"; fail=1; }
 
-# Each axis's entry names every value its parser knows (the error says which).
-for axis in mode reduction sync optimizer dtype optimizer-at; do
-    "$ACCUBENCH" run --$axis no-such-value >/dev/null 2>err.txt
-    known=$(sed -n 's/.*(known: \([^)]*\)).*/\1/p' err.txt | tr ',' ' ')
+# The names an unknown value's refusal gives (the parser's own list).
+known_of() {
+    "$ACCUBENCH" run --$1 no-such-value >/dev/null 2>err.txt
+    sed -n 's/.*(known: \([^)]*\)).*/\1/p' err.txt | tr ',' ' '
+}
+# Every axis of run (each key --list-values answers, so no list of axes
+# here): its entry and its refusal of an unknown value name every row of
+# its table.
+axes=0
+for k in $keys; do
+    values=$("$ACCUBENCH" --list-values "$k" 2>/dev/null) || continue
+    axes=$((axes + 1))
+    known=$(known_of "$k")
+    [ -n "$values" ] && [ "$(echo $known)" = "$(echo $values)" ] ||
+        { echo "FAILED: --$k no-such-value names '$known'; its table: '$(echo $values)'"; fail=1; }
+    for v in $values; do
+        entry run.txt "$k" | grep -q -- "$v" ||
+            { echo "FAILED: --$k's help lacks '$v': $(entry run.txt "$k")"; fail=1; }
+    done
+done
+[ "$axes" -ge 7 ] || { echo "FAILED: --list-values answered for $axes keys of run"; fail=1; }
+"$ACCUBENCH" --list-values lr >/dev/null 2>&1 && { echo "FAILED: --list-values lr answered"; fail=1; }
+# The options that take one row of a table: their entry names every value
+# the parser knows.
+for axis in optimizer optimizer-at; do
+    known=$(known_of "$axis")
     [ -n "$known" ] || { echo "FAILED: --$axis no-such-value does not list the names"; fail=1; }
     for name in $known; do
         entry run.txt "$axis" | grep -q -- "$name" ||

@@ -70,7 +70,8 @@ mkdir out
 rc=$?
 check '[ $rc -eq 2 ] && [ "$(wc -l <stderr.txt)" -eq 1 ] && [ -z "$(ls out)" ]' \
     "unknown value: exit $rc, $(cat stderr.txt)"
-check 'grep -qF "unknown recompute '"'blocks'"' (known: none, gelu, block)" stderr.txt' \
+known=$("$ACCUBENCH" --list-values recompute | paste -sd, - | sed 's/,/, /g')
+check 'grep -qF "unknown recompute '"'blocks'"' (known: $known)" stderr.txt' \
     "the known values named: $(cat stderr.txt)"
 
 # plan --find-max-micro: an answer per value under a cap; block's

@@ -118,6 +118,7 @@ rc=$?
     { echo "FAILED: --shard gradients on one device: exit $rc"; cat one.err; fail=1; }
 "$ACCUBENCH" run $quick --shard zero3 >bad.out 2>bad.err
 rc=$?
-[ $rc -eq 2 ] && grep -q "unknown shard 'zero3' (known: none, optimizer, gradients)" bad.err ||
+known=$("$ACCUBENCH" --list-values shard | paste -sd, - | sed 's/,/, /g')
+[ $rc -eq 2 ] && grep -qF "unknown shard 'zero3' (known: $known)" bad.err ||
     { echo "FAILED: --shard zero3: exit $rc"; cat bad.err; fail=1; }
 exit $fail

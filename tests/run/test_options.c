@@ -338,6 +338,36 @@ static void test_takes_list(void)
         CHECK(!option_takes_list(&run_option_table, single[i]));
 }
 
+/* Every axis-valued key takes `all` alone: each row of its table, in the
+ * table's order; among other names it is refused, and the list before
+ * stays. Looped over the option table: a new axis is checked here too. */
+static void test_axis_all(void)
+{
+    int axes = 0;
+    for (int i = 0; i < run_option_table.count; i++) {
+        const option_def *d = &run_option_table.defs[i];
+        const axis_option *ax = d->ctx;
+        if (!ax)
+            continue;
+        axes++;
+        run_options o;
+        options_defaults(&o);
+        CHECK(strstr(d->arg, AXIS_ALL) != NULL); /* the usage says so */
+        CHECK(options_set(&o, d->key, AXIS_ALL, why, sizeof why) == 0);
+        const int *list = (const int *)(const void *)((const char *)&o + ax->list);
+        int count = *(const int *)(const void *)((const char *)&o + ax->count);
+        CHECK(count == ax->ax->count);
+        for (int r = 0; r < count; r++)
+            CHECK(list[r] == r);
+        char mixed[128];
+        snprintf(mixed, sizeof mixed, "%s,%s", axis_name(ax->ax, 0), AXIS_ALL);
+        CHECK(options_set(&o, d->key, mixed, why, sizeof why) == -1 &&
+              strstr(why, "stands alone") != NULL);
+        CHECK(*(const int *)(const void *)((const char *)&o + ax->count) == count);
+    }
+    CHECK(axes >= 7); /* dtype, mode, reduction, recompute, grad-dtype, sync, shard */
+}
+
 /* --lr-grid's rates as the curves train them, in a float: a rate that is
  * inf or 0 there was taken (fuzz_parse: 1e39, 6.7e51, 1e-46), and one
  * above --lr's bound of 10 too. */
@@ -363,6 +393,7 @@ static void test_lr_grid_bounds(void)
 int main(void)
 {
     test_lr_grid_bounds();
+    test_axis_all();
     test_takes_list();
     test_table_keys();
     test_table_defaults();

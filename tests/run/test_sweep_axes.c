@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "result_row.h"
 
 static void set(run_options *o, const char *key, const char *value)
 {
@@ -124,9 +125,27 @@ static void test_options(void)
     }
 }
 
+/* Each axis's value is a KEY column of the result row: compare matches
+ * rows on it, the report groups a series by it, and the CSV's
+ * `# config_key:` line names it. */
+static void test_key_column(void)
+{
+    for (int a = 0; a < sweep_axes_n; a++) {
+        int found = 0;
+        for (int i = 0; i < result_column_count; i++)
+            if (result_columns[i].offset == sweep_axes[a].column) {
+                found++;
+                CHECK(result_columns[i].role == RESULT_KEY &&
+                      result_columns[i].type == RESULT_IS_TEXT);
+            }
+        CHECK(found == 1);
+    }
+}
+
 int main(void)
 {
     test_options();
+    test_key_column();
     test_nesting();
     test_off();
     return check_finish("test_sweep_axes");

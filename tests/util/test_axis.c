@@ -29,6 +29,7 @@ static void check_axis(const axis *a)
         CHECK(strstr(list, r->name) != NULL);
         for (int j = 0; j < i; j++)
             CHECK(strcmp(axis_name(a, j), r->name) != 0);
+        CHECK(strcmp(r->name, AXIS_ALL) != 0); /* a list's word for every row */
         char line[512], want[512];
         axis_describe(a, &i, 1, line, sizeof line);
         snprintf(want, sizeof want, "%s (%s)", r->name, r->description);

@@ -4,6 +4,7 @@
 
 #include "dispatch.h"
 #include "memory_fit.h"
+#include "optimizer.h"
 #include "plural.h"
 #include "report_parts.h"
 #include "split.h"
@@ -127,7 +128,7 @@ void probe_print(FILE *f, const char *model_name, const probe_request *req,
                  const probe_result *r, size_t mem_cap)
 {
     fprintf(f, "model:              %s (%s, %s)\n", model_name, dtype_name(req->dtype),
-            req->optimizer == OPT_ADAMW ? "adamw" : "sgd");
+            optimizer_name(req->optimizer));
     if (mem_cap)
         fprintf(f, "memory cap:         %zu bytes (%s)\n", mem_cap, rp_bytes((int64_t)mem_cap).s);
     else

@@ -93,28 +93,47 @@ static void unknown_value(const char *key, const char *item, const char *known, 
     nearest_suggest(why, n, item, known);
 }
 
+/* The rows a list names (AXIS_ALL alone: every row of the table, in its
+ * order), into got; their count, or -1 with the reason. got holds
+ * OPT_MAX_LIST: a larger count is returned for the caller to refuse. */
+static int axis_list_items(const axis *ax, const char *key, const char *value, int *got,
+                           char *why, size_t n)
+{
+    if (strcmp(value, AXIS_ALL) == 0) {
+        for (int i = 0; i < ax->count && i < OPT_MAX_LIST; i++)
+            got[i] = i;
+        return ax->count;
+    }
+    char *copy, *items[OPT_MAX_LIST];
+    int count = split_value(key, value, &copy, items, why, n);
+    for (int i = 0; i < count; i++)
+        if (strcmp(items[i], AXIS_ALL) == 0) {
+            snprintf(why, n, "--%s '%s': %s names every value and stands alone", key, value,
+                     AXIS_ALL);
+            count = -1;
+        } else if ((got[i] = axis_find(ax, items[i])) < 0) {
+            char known[512];
+            unknown_value(key, items[i], names_of(ax, known, sizeof known), why, n);
+            count = -1;
+        }
+    free(copy);
+    return count;
+}
+
 /* Every axis enum is an int-sized value (checked below). */
 static int set_axis_list(void *target, const option_def *d, const char *value, char *why,
                          size_t n)
 {
     const axis_option *ax = d->ctx;
     run_options *o = target;
-    char *copy, *items[OPT_MAX_LIST];
-    int got[OPT_MAX_LIST], count = split_value(d->key, value, &copy, items, why, n);
-    for (int i = 0; i < count; i++)
-        if ((got[i] = axis_find(ax->ax, items[i])) < 0) {
-            char known[512];
-            unknown_value(d->key, items[i], names_of(ax->ax, known, sizeof known), why, n);
-            count = -1; /* the list before stays */
-        }
-    free(copy);
+    int got[OPT_MAX_LIST], count = axis_list_items(ax->ax, d->key, value, got, why, n);
     if (count < 0)
-        return -1;
-    dedupe_list(o, d->key, value, got, &count, sizeof got[0], same_bytes4);
+        return -1; /* the list before stays */
     if (count > ax->cap) {
         snprintf(why, n, "--%s names more than %d entries", d->key, ax->cap);
         return -1;
     }
+    dedupe_list(o, d->key, value, got, &count, sizeof got[0], same_bytes4);
     memcpy((char *)o + ax->list, got, (size_t)count * sizeof got[0]);
     *(int *)(void *)((char *)o + ax->count) = count;
     return 0;
@@ -337,56 +356,44 @@ static const char *one_of(char *out, size_t n, const char *head, const char *nam
     return out;
 }
 
-static const char *model_help(char *out, size_t n)
+/* The help of every list axis: the names of its table's rows (the row's
+ * ctx), so that a new axis's row needs no function of its own. */
+static const char *axis_list_help(const option_def *d, char *out, size_t n)
 {
+    return names_of(((const axis_option *)d->ctx)->ax, out, n);
+}
+static const char *model_help(const option_def *d, char *out, size_t n)
+{
+    (void)d;
     snprintf(out, n, "%s", model_names());
     return out;
 }
-static const char *dtype_help(char *out, size_t n)
+static const char *dtype_help(const option_def *d, char *out, size_t n)
 {
     char names[160];
     snprintf(out, n, "%s, or auto alone: each config runs in each dtype, compared in the "
-             "same rounds", names_of(&dtype_axis, names, sizeof names));
+             "same rounds", axis_list_help(d, names, sizeof names));
     return out;
 }
-static const char *mode_help(char *out, size_t n)
-{
-    return names_of(&mode_axis, out, n);
-}
 /* Which reductions are right comes from the table's `exact` column. */
-static const char *reduction_help(char *out, size_t n)
+static const char *reduction_help(const option_def *d, char *out, size_t n)
 {
     char names[256], exact[256];
-    snprintf(out, n, "%s: %s; the others are known bugs",
-             names_of(&reduction_axis, names, sizeof names),
+    snprintf(out, n, "%s: %s; the others are known bugs", axis_list_help(d, names, sizeof names),
              reduction_exact_list(exact, sizeof exact));
     return out;
 }
-static const char *optimizer_help(char *out, size_t n)
+static const char *optimizer_help(const option_def *d, char *out, size_t n)
 {
     char names[160];
+    (void)d;
     return one_of(out, n, "", names_of(&optimizer_axis, names, sizeof names));
 }
-static const char *optimizer_at_help(char *out, size_t n)
+static const char *optimizer_at_help(const option_def *d, char *out, size_t n)
 {
     char names[160];
+    (void)d;
     return one_of(out, n, "auto|", names_of(&optimizer_at_axis, names, sizeof names));
-}
-static const char *sync_help(char *out, size_t n)
-{
-    return names_of(&sync_axis, out, n);
-}
-static const char *recompute_help(char *out, size_t n)
-{
-    return names_of(&recompute_axis, out, n);
-}
-static const char *shard_help(char *out, size_t n)
-{
-    return names_of(&shard_axis, out, n);
-}
-static const char *grad_dtype_help(char *out, size_t n)
-{
-    return names_of(&grad_dtype_axis, out, n);
 }
 
 #define AT(field) offsetof(run_options, field)
@@ -398,8 +405,8 @@ static const char *grad_dtype_help(char *out, size_t n)
                           .size = sizeof(((run_options *)0)->f)
 #define LIST_ROW(k, a, f, n_) .key = k, .arg = a, .type = OPTION_CUSTOM, .set = set_int_list, \
                               .offset = AT(f), .size = AT(n_), .min = 1
-#define AXIS_ROW(k, a, ax, h) .key = k, .arg = a, .type = OPTION_CUSTOM, .set = set_axis_list, \
-                              .ctx = &ax, .help_fn = h
+#define AXIS_ROW(k, a, ax, h) .key = k, .arg = a "|" AXIS_ALL, .type = OPTION_CUSTOM, \
+                              .set = set_axis_list, .ctx = &ax, .help_fn = h
 #define CUSTOM_ROW(k, a, fn) .key = k, .arg = a, .type = OPTION_CUSTOM, .set = fn
 
 /* Every option of `accubench run`, in the order --help lists them; the
@@ -413,14 +420,14 @@ static const option_def RUN_OPTIONS[] = {
      .help = "micro-batch sizes; pow2 = every power of two up to E, and E; a size over an E is "
              "left out at that E"},
     {CUSTOM_ROW("model", "LIST", set_model), .help_fn = model_help, .def = "S"},
-    {CUSTOM_ROW("dtype", "auto|LIST", set_dtype), .ctx = &options_dtypes,
+    {CUSTOM_ROW("dtype", "auto|LIST|" AXIS_ALL, set_dtype), .ctx = &options_dtypes,
      .help_fn = dtype_help, .def = "auto", .tag = RUN_TAG_AUTO_DTYPE},
-    {AXIS_ROW("mode", "LIST", options_modes, mode_help), .def = "async"},
+    {AXIS_ROW("mode", "LIST", options_modes, axis_list_help), .def = "async"},
     {AXIS_ROW("reduction", "LIST", options_reductions, reduction_help), .def = "sum"},
-    {AXIS_ROW("recompute", "LIST", options_recomputes, recompute_help), .def = "none",
+    {AXIS_ROW("recompute", "LIST", options_recomputes, axis_list_help), .def = "none",
      .help = "what the backward recomputes instead of keeping: the GELU's output, or each "
              "block's forward (docs/recompute.md)"},
-    {AXIS_ROW("grad-dtype", "LIST", options_grad_dtypes, grad_dtype_help), .def = "fp32",
+    {AXIS_ROW("grad-dtype", "LIST", options_grad_dtypes, axis_list_help), .def = "fp32",
      .help = "what the accumulated gradient is held in between micro-batches: bf16 rounds "
              "it to bf16 after each one, emulated on fp32 storage (the memory need stays "
              "fp32's; one device only; docs/grad-dtype.md)"},
@@ -432,9 +439,9 @@ static const option_def RUN_OPTIONS[] = {
     {LIST_ROW("devices", "LIST", devices, n_devices), .max = MAX_DEVICES,
      .shown = "every rank launched",
      .help = "data parallel, under mpirun: each count on that many ranks"},
-    {AXIS_ROW("sync", "LIST", options_syncs, sync_help), .def = "window",
+    {AXIS_ROW("sync", "LIST", options_syncs, axis_list_help), .def = "window",
      .help = "when the gradient all-reduce runs"},
-    {AXIS_ROW("shard", "LIST", options_shards, shard_help), .def = "none",
+    {AXIS_ROW("shard", "LIST", options_shards, axis_list_help), .def = "none",
      .help = "what each rank keeps: optimizer = its slice of the AdamW state (ZeRO-1), "
              "gradients = and of the gradient (ZeRO-2); under mpirun"},
     {.key = "lr", .arg = "X", .type = OPTION_FLOAT, .offset = AT(optimizer.lr), .lo = 0,

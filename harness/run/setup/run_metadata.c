@@ -38,6 +38,12 @@ static void write_caps(csv_writer *w, unsigned caps)
     csv_writer_meta(w, BACKEND_CAPS_KEY, "%s", used ? text : "none");
 }
 
+const char *run_metadata_attention(const backend *b)
+{
+    return b->ops->attention_forward ? "fused (one op a pass, no scores stored)"
+                                     : "unfused (permutes, strided-batched GEMMs, causal softmax)";
+}
+
 void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
                         const run_context *ctx, const char *note)
 {
@@ -54,9 +60,7 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     write_caps(w, b->caps);
     csv_writer_meta(w, "device", "%s", b->device);
     csv_writer_meta(w, "library", "%s", b->library);
-    csv_writer_meta(w, "attention", "%s", b->ops->attention_forward
-                    ? "fused (one op a pass, no scores stored)"
-                    : "unfused (permutes, strided-batched GEMMs, causal softmax)");
+    csv_writer_meta(w, "attention", "%s", run_metadata_attention(b));
     csv_writer_meta(w, "blas_core", "%s", "n/a");
     const char *core = strstr(b->library, "core ");
     if (core)

@@ -1,35 +1,12 @@
-/* The shard modes, one row each (see shard_modes.h). */
+/* The shard modes' schedule and memory need (see shard_modes.h). */
 #include "shard_modes.h"
 
 #include <stdio.h>
 
 #include "grad_ring.h"
-#include "optimizer_hparams.h"
+#include "optimizer.h"
 #include "shard_slice.h"
 #include "sync_modes.h"
-
-/* Each row: name and description, the optimizer state in slices, the
- * accumulated gradient in slices. */
-static const shard_info SHARDS[] = {
-    [SHARD_NONE]      = {{"none", "every rank keeps the whole state; the gradient is "
-                                  "all-reduced"},
-                         0, 0},
-    [SHARD_OPTIMIZER] = {{"optimizer", "ZeRO-1: each rank keeps its slice of the AdamW "
-                                       "moments; the gradient is reduce-scattered as --sync "
-                                       "says, the slice updated, the weights all-gathered"},
-                         1, 0},
-    [SHARD_GRADIENTS] = {{"gradients", "ZeRO-2: the accumulated gradient in slices too, so "
-                                       "it is reduce-scattered after every micro-batch "
-                                       "whatever --sync says"},
-                         1, 1},
-};
-
-const axis shard_axis = AXIS_OF("shard", SHARDS);
-
-const shard_info *shard_info_of(shard_mode s)
-{
-    return (const shard_info *)axis_row_at(&shard_axis, s);
-}
 
 int shard_reduces_after(shard_mode sh, int sync, int k, int accum)
 {
@@ -53,8 +30,7 @@ void shard_memory_need(memory_need *n, shard_mode sh, int ranks, const model_spe
      * (grad_ring.h, from the same plan as grad_ring_create allocates). */
     size_t ring = si->gradient_slice ? grad_ring_floats(s) : 0;
     n->gradients = (si->gradient_slice ? sl.len + ring : sl.padded) * sizeof(float);
-    n->optimizer_state = opt == OPT_ADAMW ? 2 * sl.len * sizeof(float) + sizeof(adamw_hparams)
-                                          : 0;
+    n->optimizer_state = optimizer_state_bytes(opt, sl.len * sizeof(float), &n->saturated);
     memory_need_total(n);
     if (ring >= MEMORY_NEED_MAX / sizeof(float)) { /* no plan (host memory): no figure */
         n->saturated = 1;

@@ -26,12 +26,17 @@ void row_label_levers(const result_row *r, char *out, size_t len)
                                      levers[i].word, levers[i].value);
 }
 
-void row_label_of(const result_row *r, char *out, size_t len)
+void row_label_named(const result_row *r, const char *model, char *out, size_t len)
 {
     char split[64], levers[RESULT_TEXT_LEN];
     split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
                    (long long)r->last_micro_batch, (long long)r->arm);
     row_label_levers(r, levers, sizeof levers);
-    snprintf(out, len, "%s %s %s %s %s%s%s%s%s", r->model, r->dtype, split, r->mode,
+    snprintf(out, len, "%s %s %s %s %s%s%s%s%s", model, r->dtype, split, r->mode,
              r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers);
+}
+
+void row_label_of(const result_row *r, char *out, size_t len)
+{
+    row_label_named(r, r->model, out, len);
 }

@@ -16,5 +16,8 @@ void row_label_levers(const result_row *r, char *out, size_t len);
  * r is for, its split as the table writes it (split_text.h: never 8x2 for
  * 8+4), the sync and the levers. */
 void row_label_of(const result_row *r, char *out, size_t len);
+/* The same with the model named `model` (the console table's spelling of
+ * a long custom shape: the run's summary lines up under the table). */
+void row_label_named(const result_row *r, const char *model, char *out, size_t len);
 
 #endif

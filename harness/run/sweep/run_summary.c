@@ -73,18 +73,14 @@ static timed_figures result_row_figures(const result_row *r)
 
 static void config_line(FILE *f, const char *what, const result_row *r)
 {
-    /* the table's spelling of the model and split, so the line fits it */
-    char model[RESULT_TEXT_LEN], split[64];
+    /* the table's spelling of the model, so the line fits it */
+    char model[RESULT_TEXT_LEN], label[RESULT_TEXT_LEN * 4];
     console_model_name(r, model, sizeof model);
-    split_arm_text(split, sizeof split, (long long)r->micro_batch, (long long)r->accum_steps,
-                   (long long)r->last_micro_batch, (long long)r->arm);
-    char levers[RESULT_TEXT_LEN]; /* what sets the row apart beyond the columns */
-    row_label_levers(r, levers, sizeof levers);
+    row_label_named(r, model, label, sizeof label);
     /* four significant digits, trailing zeros kept: "0.1708..0.1960",
      * as the report prints them, not "0.1708..0.196" */
     char ms[3][32];
-    fprintf(f, "  %-8s %s %s %s %s %s%s%s%s%s: %s ms", what, model, r->dtype, split, r->mode,
-            r->reduction, r->sync[0] ? " sync " : "", r->sync, levers[0] ? " " : "", levers,
+    fprintf(f, "  %-8s %s: %s ms", what, label,
             fmt_sig(ms[0], sizeof ms[0], r->step_ms_median, 4));
     char level[16]; /* 95%, or less for [min, max] of 5 draws or fewer */
     if (r->step_ms_ci_hi > 0)

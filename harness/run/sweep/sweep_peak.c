@@ -5,6 +5,7 @@
 
 #include "dispatch.h"
 #include "measure.h"
+#include "run_metadata.h"
 
 /* One line of dtype i of n: NAME, or NAME_DTYPE for all but the last. */
 #define META(key, ...)                                                                  \
@@ -39,9 +40,7 @@ static void peak_of(sweep *s, const run_options *o, dtype dt, int last, const ch
     else
         META("datasheet_tflops", "%s", "");
     /* the plain ones replace run_metadata.c's, written in the first dtype */
-    META("attention", "%s", b->ops->attention_forward
-                                ? "fused (one op a pass, no scores stored)"
-                                : "unfused (permutes, strided-batched GEMMs, causal softmax)");
+    META("attention", "%s", run_metadata_attention(b));
     META("library", "%s", b->library);
     if (!last) /* the plain one is the run's (sweep.c) */
         META("dtype_choice", "%s", note ? note : "");

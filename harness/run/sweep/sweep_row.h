@@ -18,16 +18,6 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c);
 int sweep_row_fits(const sweep *s, result_row *r);
 /* The progress line of the config r is for. */
 void sweep_row_progress(sweep *s, const result_row *r);
-/* The levers that set r apart where they are not the default, as
- * "recompute block shard optimizer grad bf16" ("" for none): the one
- * spelling of the progress line, the console table's note and the run's
- * summary, so that rows that differ only in a lever read apart. */
-void sweep_row_levers(const result_row *r, char *out, size_t len);
-/* "gpt-tiny fp32 K=2: 8+4 async sum recompute block grad bf16": the config
- * r is for, its split as the table writes it (split_text.h: never 8x2 for
- * 8+4), the sync and the levers; the progress line and the trace file's
- * label, so that both name the config the row does. */
-void sweep_row_label(const result_row *r, char *out, size_t len);
 /* The config columns of r for c and its progress line; 1 when c can run,
  * 0 when r is final (skipped, oom, or its data could not be made). */
 int sweep_row_start(sweep *s, const sweep_place *p, const config *c, result_row *r);
