@@ -33,7 +33,9 @@ static void print_series(FILE *out, const goodput_series *s)
     for (size_t j = 0; j < s->n; j++) {
         const goodput_point *p = &s->p[j];
         fprintf(out, "  E=%lld", p->e);
-        if (!isnan(p->lr))
+        if (goodput_no_best_lr_why(p))
+            fprintf(out, " no best lr of the %d trained (%s)", p->lrs, goodput_no_best_lr_why(p));
+        else if (!isnan(p->lr))
             fprintf(out, " lr %.3g%s%s%s%s", p->lr,
                     p->lrs > 1 ? " (best final loss of the grid" : "", p->lr_edge ? ", " : "",
                     goodput_lr_edge_word(p), p->lrs > 1 ? ")" : "");

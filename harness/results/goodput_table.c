@@ -92,6 +92,19 @@ static void pooled_noise(const csv_row *rows, size_t n, const read_curve *k,
     s->b_simple_rows = pool.n;
 }
 
+/* Whether some curve of the series at e has a final loss over its own
+ * steps (did not diverge). */
+static int any_rate_finished(const curves_table *ct, const read_curve *key, long long e)
+{
+    for (size_t i = 0; i < ct->n; i++) {
+        const read_curve *c = &ct->c[i];
+        if (counted(c) && same_series(c, key) && c->effective_batch == e &&
+            isfinite(final_loss(c->loss, c->steps, goodput_smooth_half(e))))
+            return 1;
+    }
+    return 0;
+}
+
 /* Per E, the curve kept: of the learning rates trained there, the one with
  * the lowest final loss (a diverged curve has none and loses); of the
  * splits, which train alike up to rounding, the first in the file. */
@@ -181,6 +194,15 @@ static int add_points(const curves_table *ct, const read_curve *key, goodput_ser
         p->lr_edge = p->lrs < 2 ? 0 : p->lr == hi[j] ? 1 : p->lr == lo[j] ? -1 : 0;
         int h = goodput_smooth_half(p->e);
         p->final = final_loss(kept[j]->loss, kept[j]->steps, h);
+        if (p->lrs > 1 && isnan(p->final)) {
+            /* the curve kept diverged: of a grid whose every rate did, the
+             * first in the file stood in as "best" (and at an edge of the
+             * grid), naming a rate nothing ranked */
+            p->no_best = any_rate_finished(ct, key, p->e) ? GOODPUT_LEADER_DIVERGED
+                                                           : GOODPUT_ALL_DIVERGED;
+            p->lr = NAN;
+            p->lr_edge = 0;
+        }
         p->curve_steps = kept[j]->steps;
         double *smooth = malloc((size_t)kept[j]->steps * sizeof *smooth);
         if (!smooth) {
@@ -314,6 +336,16 @@ const char *goodput_no_target_why(const goodput_series *s)
 {
     return isnan(s->target) ? "every E's curve diverged, so none has a final loss to set it"
                             : NULL;
+}
+
+const char *goodput_no_best_lr_why(const goodput_point *p)
+{
+    return p->no_best == GOODPUT_ALL_DIVERGED
+               ? "every rate of its grid diverged, so none has a final loss to rank the rates by"
+           : p->no_best == GOODPUT_LEADER_DIVERGED
+               ? "the rate ahead over the steps its curves share diverged later in its own "
+                 "curve, so the loss it led by is not there to rank it by"
+               : NULL;
 }
 
 int goodput_at_start_text(const goodput_series *s, char *out, size_t len)

@@ -22,6 +22,10 @@ typedef struct goodput_point {
     int lr_edge;            /* where lr lies in that grid: +1 its largest, -1 its smallest,
                              * 0 between them (or one rate alone): a best rate at an edge
                              * brackets nothing, and one beyond it may train faster */
+    int no_best;            /* of a grid (lrs > 1), no rate is best: GOODPUT_ALL_DIVERGED,
+                             * or GOODPUT_LEADER_DIVERGED (the rate ahead over the steps
+                             * its curves share diverged later); lr is then NAN, lr_edge 0,
+                             * and goodput_no_best_lr_why says why. 0: lr is the best */
     double final;           /* the kept curve's final loss */
     int curve_steps;        /* its length */
     double steps;           /* interpolated steps to the target; NAN: not reached */
@@ -39,6 +43,9 @@ typedef struct goodput_point {
     double pred_steps_se;            /* its error (goodput_predicted_se) */
     const read_curve *curve;         /* the curve kept */
 } goodput_point;
+
+/* Why a grid names no best rate (goodput_point.no_best). */
+enum { GOODPUT_ALL_DIVERGED = 1, GOODPUT_LEADER_DIVERGED = 2 };
 
 typedef struct goodput_series {
     const read_curve *key;  /* a curve of the series, for its name */
@@ -76,6 +83,13 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len);
  * diverged, so none has a final loss to be the default. Why, in words for
  * plan and the report alike, or NULL where it has one. */
 const char *goodput_no_target_why(const goodput_series *s);
+
+/* Where a point's grid names no best rate (no_best), why, in words for
+ * plan and the report alike ("every rate of its grid diverged ..."), or
+ * NULL where lr is the best (or the one rate trained). A rate whose own
+ * curve diverged is no best rate, whatever it led by: the loss it would
+ * be chosen for is not there. */
+const char *goodput_no_best_lr_why(const goodput_point *p);
 
 /* Where the target is at or above a curve's starting loss (at_start),
  * why no time to target is compared, in words for plan and the report

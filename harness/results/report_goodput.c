@@ -20,7 +20,9 @@ static void point_row(table *tb, const goodput_series *s, size_t j)
                (int)j != s->best        ? ""
                : goodput_tied_count(s) ? " (least time by its median)"
                                          : " (least time)");
-    if (isnan(p->lr))
+    if (goodput_no_best_lr_why(p)) /* the bullet under the table says why */
+        table_addf(tb, "none best of %d", p->lrs);
+    else if (isnan(p->lr))
         table_add(tb, "-");
     else
         table_addf(tb, "%s%s%s%s%s", rp_num(p->lr, 3).s, p->lrs > 1 ? " (best of grid" : "",
@@ -179,6 +181,10 @@ static void series_part(const report_input *in, const goodput_series *s, doc *d)
     char at_start[600], edge[1200];
     if (!goodput_at_start_text(s, at_start, sizeof at_start))
         doc_bullet(d, "No time to target: %s.", at_start);
+    for (size_t j = 0; j < s->n; j++)
+        if (goodput_no_best_lr_why(&s->p[j]))
+            doc_bullet(d, "No best learning rate at E = %lld (%d trained): %s.", s->p[j].e,
+                       s->p[j].lrs, goodput_no_best_lr_why(&s->p[j]));
     if (!goodput_lr_edge_text(s, edge, sizeof edge))
         doc_bullet(d, "T%s.", edge + 1); /* "the best rate ..." as a sentence */
     fit_bullets(s, d);

@@ -310,6 +310,21 @@ check 'grep -q "^- No fit: the fit needs at least three effective batches" two.m
 resid=$(awk -F'|' '$2 ~ /^ *(8|16)( \(least time( by its median)?\))? *$/ && $4 ~ /^ *[0-9.]+ *$/ { gsub(/ /, "", $7); printf "%s ", $7 }' two.md)
 check '[ "$resid" = "- - " ]' "two E: no residual from a line through two points: '$resid'"
 
+# a grid whose every rate diverges names no best rate: plan and the
+# report say why instead, and no rate is called best or at an edge
+# (AdamW at 5 and 8 leaves the numbers within two steps)
+"$ACCUBENCH" run --backend cpu --model tiny --steps 3 --warmup 0 --trace-steps 0 --budget-s 0.2 \
+    --min-samples 3 --noise-windows 0 --train-steps 20 --micro 8 --effective 8,16 \
+    --lr-grid 5,8 --csv wild.csv >/dev/null 2>err.txt
+check '[ $? -eq 0 ]' "a diverging grid runs: $(cat err.txt)"
+"$ACCUBENCH" plan --time-to-target wild.csv >wild.txt 2>err.txt
+check '[ $(grep -c "^  E=[0-9]* no best lr of the 2 trained (every rate of its grid diverged" wild.txt) -eq 2 ] &&
+    ! grep -q "best final loss\|best rate" wild.txt' "plan: no best rate of a diverged grid: $(cat wild.txt)"
+"$ACCUBENCH" report wild.csv --no-charts >/dev/null 2>err.txt
+check '[ $(grep -c "^|  *[0-9]* | none best of 2 |" wild.md) -eq 2 ] &&
+    [ $(grep -c "^- No best learning rate at E = [0-9]* (2 trained): every rate of its grid diverged" wild.md) -eq 2 ] &&
+    ! grep -q "best of grid\|best rate of" wild.md' "report: no best rate of a diverged grid: $(grep -A 6 "^No target" wild.md)"
+
 # bad --lr-grid: one line, exit 2
 for bad in "" "0.1,0" "0.1,-2" "fast" "0.1,,0.2"; do
     "$ACCUBENCH" run $common --effective 8 --lr-grid "$bad" --csv bad.csv >out.txt 2>err.txt
