@@ -260,7 +260,13 @@ static void busy_finding(const report_input *in, const report_group *g, size_t n
                    "(model %s, from the trace pass): %s",
                    who, rp_num(hi->gpu_busy_pct, 3).s, (long long)hi->micro_batch,
                    rp_num(lo->gpu_busy_pct, 3).s, (long long)lo->micro_batch, lo->model,
-                   drop >= BUSY_DROP_POINTS
+                   drop >= BUSY_DROP_POINTS && host_computes_ops(in, lo)
+                       /* no device waits where the host computes each op: the
+                        * A/B/C verdict says so, and this must not say otherwise */
+                       ? "smaller micro-batches leave more of the step between operations, "
+                         "which on this backend is the host's own work, not a device left "
+                         "idle."
+                   : drop >= BUSY_DROP_POINTS
                        ? "smaller micro-batches leave the device idle for more of the step."
                    : drop <= -BUSY_DROP_POINTS
                        ? "the device is busier at the smaller micro-batch."

@@ -46,6 +46,23 @@ static void test_traced_steps_alike(void)
     CHECK(md && !strstr(md, "those traced steps took"));
 }
 
+/* On a backend whose host computes each operation (the CPU), a busy
+ * share that falls with the micro-batch is the host's own work between
+ * operations: the A/B/C verdict names no device idle time there, and the
+ * finding said "smaller micro-batches leave the device idle". */
+static void test_host_computes_no_idle_device(void)
+{
+    const char *md = report_of("host", "cpu,x,tiny,fp32,async,sum,16,2,8,ok,0.078,0.080,83.7\n"
+                                       "cpu,x,tiny,fp32,async,sum,16,16,1,ok,0.056,0.058,93.3\n");
+    CHECK(md && strstr(md, "busy time is 83.7% of the step at micro-batch 2 and 93.3% at 16"));
+    CHECK(md && strstr(md, "which on this backend is the host's own work, not a device left "
+                           "idle."));
+    CHECK(md && !strstr(md, "leave the device idle"));
+    md = report_of("gpu", "cuda,x,tiny,fp32,async,sum,16,2,8,ok,0.078,0.080,83.7\n"
+                          "cuda,x,tiny,fp32,async,sum,16,16,1,ok,0.056,0.058,93.3\n");
+    CHECK(md && strstr(md, "smaller micro-batches leave the device idle for more of the step."));
+}
+
 /* The A/B/C verdict's why holds to the same rule: a traced C far longer
  * than its timed step is no cause, and its busy share no idle time. */
 static void test_verdict_traced_apart(void)
@@ -82,6 +99,7 @@ int main(void)
     }
     test_traced_steps_apart();
     test_traced_steps_alike();
+    test_host_computes_no_idle_device();
     test_verdict_traced_apart();
     test_verdict_marks_impossible_share();
     CHECK(check_remove_tree(tmpdir) == 0);
