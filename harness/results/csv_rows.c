@@ -229,6 +229,20 @@ int csv_result_rows(const csv_table *t, const char *const *required,
     return 0;
 }
 
+void csv_row_of_result(const result_row *r, csv_row *out)
+{
+#define OF_TEXT(name) out->name = r->name;
+#define OF_INT(name) out->name = r->name;
+#define OF_REAL(name) out->name = r->name;
+#define OF_FIELD(name, type, pass, role) OF_##type(name)
+    RESULT_COLUMNS(OF_FIELD)
+#undef OF_FIELD
+#undef OF_TEXT
+#undef OF_INT
+#undef OF_REAL
+    out->repeat = 0;
+}
+
 int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against, char *said,
                      size_t said_len)
 {

@@ -21,6 +21,12 @@
 int csv_result_rows(const csv_table *t, const char *const *required,
                     csv_row **out, char *why, size_t why_len);
 
+/* A run's own row as a reader's row, its text by reference into r (valid
+ * while r is): so that the run's summary states what the report will,
+ * through the report's own sentences (aa_check.h), before the file is
+ * read back. Not a repeat. */
+void csv_row_of_result(const result_row *r, csv_row *out);
+
 /* Key columns a file has no column for, read as the value every row had
  * before the column was written: recompute none (the planner reads it so
  * too), grad_dtype fp32, devices 1. (sync and shard are empty for one process: a file

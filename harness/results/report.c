@@ -22,6 +22,7 @@
 #include "args.h"
 #include "atomic_file.h"
 #include "csv_load.h"
+#include "csv_rows.h"
 #include "option_table.h"
 #include "output_path.h"
 #include "parse.h"
@@ -250,6 +251,12 @@ static int load_report_input(const char *csv, const char *cap_text, report_input
     }
     if (csv_load(csv, csv_required_columns, t, rows, why, why_len))
         return -1;
+    /* a file from before a key column reads as every row then ran (as
+     * compare reads it): RUN.json's rows and verdicts give recompute
+     * "none" and grad_dtype "fp32", the values a run writes today, where
+     * they said null, "not measured", of settings that had one value */
+    char filled[200];
+    csv_key_defaults(t, *rows, NULL, filled, sizeof filled);
     in->t = t;
     in->rows = *rows;
     /* the curves beside it are input too: a damaged one is refused as
@@ -364,7 +371,7 @@ static int report_write(const report_input *in, const report_paths *p)
         fail("%s", why);
     } else {
         printf("report: wrote %s, %s and %s\n", p->md, p->html, p->json);
-        rc = 0;
+        rc = report_console(in, stdout) ? fail("out of memory printing the verdicts") : 0;
     }
     doc_free(&d);
     return rc;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "csv_read.h"
 #include "curves_read.h"
@@ -35,6 +36,12 @@ typedef struct report_input {
 /* Builds the report's document from the numbers. Returns 0, or -1 when out
  * of memory. */
 int report_build(const report_input *in, doc *d);
+
+/* What the report says on the console once written (report_console.c):
+ * its A/B/C verdicts and A/A checks in its own words, then a line per A/A
+ * pair the rule called apart (aa_check.h's AA_FAILED_LEAD), last.
+ * Returns 0, or -1 when out of memory. */
+int report_console(const report_input *in, FILE *f);
 
 /* The record of in (a report_input *) as JSON into f, RUN.json beside the
  * report (report_json.c): an atomic_writer (atomic_file.h). Returns 0. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa_check.h"
 #include "paired.h"
 #include "report_parts.h"
 #include "row_compare.h"
@@ -62,6 +63,25 @@ size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t
     return n;
 }
 
+int aa_group_held(const report_input *in, const report_group *group, size_t failed[2])
+{
+    size_t(*pairs)[2] = malloc((group->n ? group->n : 1) * sizeof *pairs);
+    if (!pairs)
+        return -2;
+    size_t n = aa_pairs(in, group, 1, pairs);
+    int held = -1;
+    for (size_t i = 0; i < n && held; i++) {
+        const csv_row *one = &in->rows[pairs[i][0]], *two = &in->rows[pairs[i][1]];
+        if (row_verdict(one, two) == PAIRED_UNKNOWN)
+            continue;
+        held = !aa_failed(one, two);
+        failed[0] = pairs[i][0];
+        failed[1] = pairs[i][1];
+    }
+    free(pairs);
+    return held;
+}
+
 void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
 {
     size_t(*pairs)[2] = malloc((in->t->rows ? in->t->rows : 1) * sizeof *pairs);
@@ -77,11 +97,15 @@ void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
     }
     for (size_t i = 0; i < n; i++) {
         const csv_row *one = &in->rows[pairs[i][0]], *two = &in->rows[pairs[i][1]];
-        paired_ratio p = row_ratio(one, two);
-        char ratio[400];
-        paired_aa_text(&p, ratio, sizeof ratio);
-        doc_bullet(d, "%s, E = %lld, %s (%s): arm 2 / arm 1 = %s.", two->model,
-                   (long long)two->effective_batch, rp_split(one).s, rp_series(two).s, ratio);
+        char text[2400];
+        aa_sentence(one, two, text, sizeof text);
+        doc_bullet(d, "%s", text);
+        /* a failed pair says what it means for the verdicts and how to
+         * check them again, in the line the console ends on */
+        if (aa_failed(one, two)) {
+            aa_failed_line(in->rows, in->t->rows, one, two, text, sizeof text);
+            doc_bullet(d, "%s", text);
+        }
     }
     free(pairs);
 }

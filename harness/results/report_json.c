@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa_check.h"
 #include "paired.h"
 #include "report_parts.h"
 #include "report_verdict.h"
@@ -206,7 +207,10 @@ static void json_verdicts(FILE *f, const report_input *in, const abc_verdict *v,
             json_string(f, abc_name(v[i].fastest));
         else
             fputs("null", f);
-        fputs("}", f);
+        /* its series' A/A check, so that a program reading the verdict
+         * sees the bias the report and the console warn of */
+        fprintf(f, ", \"aa_rule_held\": %s}", v[i].aa_held < 0 ? "null"
+                                              : v[i].aa_held ? "true" : "false");
     }
     fputs(n ? "\n  ]" : "]", f);
 }
@@ -228,8 +232,17 @@ static void json_aa(FILE *f, const report_input *in, const size_t (*pairs)[2], s
         json_string(f, rp_split(one).s);
         fputs(", ", f);
         json_comparison(f, "arm2_vs_arm1", &p);
-        fprintf(f, ", \"rule_held\": %s}", v == PAIRED_UNKNOWN ? "null"
+        fprintf(f, ", \"rule_held\": %s, \"recheck\": ", v == PAIRED_UNKNOWN ? "null"
                                             : paired_not_separated(v) ? "true" : "false");
+        /* the command the report's and the console's failed line give */
+        if (aa_failed(one, two)) {
+            char command[1400];
+            aa_recheck_command(in->rows, in->t->rows, one, command, sizeof command);
+            json_string(f, command);
+        } else {
+            fputs("null", f);
+        }
+        fputs("}", f);
     }
     fputs(n ? "\n  ]" : "]", f);
 }

@@ -79,6 +79,12 @@ void report_aa(const report_input *in, const report_group *g, size_t ng, doc *d)
  * that ran with its arm 1, in group order, into pairs (room for
  * in->t->rows of them); their count. RUN.json's aa_checks read them too. */
 size_t aa_pairs(const report_input *in, const report_group *g, size_t ng, size_t (*pairs)[2]);
+/* The A/A pairs of one group (a series: rows equal in every KEY column)
+ * by the rule: 1 where each held, 0 where one was called apart (its arm
+ * 1's and arm 2's rows into failed), -1 where the series has none with an
+ * interval; -2 when out of memory. What the A/B/C verdict of that series
+ * says beside it, in the report and in RUN.json. */
+int aa_group_held(const report_input *in, const report_group *group, size_t failed[2]);
 
 /* "One dtype against another": each config in another dtype against its
  * twin in the file's first, paired per round where timed together

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa_check.h"
 #include "backend_caps_meta.h"
 #include "ci_level.h"
 #include "ratio_text.h"
@@ -75,7 +76,15 @@ int abc_verdicts(const report_input *in, const report_group *g, size_t ng, const
             continue;
         if (!*out && !(*out = calloc(ng, sizeof **out)))
             return -1;
-        (*out)[(*n)++] = verdict_of(in, abc);
+        abc_verdict *v = &(*out)[(*n)++];
+        *v = verdict_of(in, abc);
+        v->aa_held = aa_group_held(in, &g[k], v->aa_pair);
+        if (v->aa_held < -1) {
+            free(*out);
+            *out = NULL;
+            *n = 0;
+            return -1;
+        }
     }
     return 0;
 }
@@ -139,10 +148,35 @@ static paired_words against_a(paired_verdict v)
     return paired_verdict_against(v, PAIRED_THRESHOLD, "A");
 }
 
-/* "B (16x4) against A: 1.84x [1.65..1.92], slower (paired over 5
- * interleaved rounds)", then which is fastest, as the rule decides. */
-static void ratio_bullet(const csv_row *const r[3], const abc_verdict *v, doc *d)
+void abc_heading(const report_input *in, const abc_verdict *v, char *out, size_t len)
 {
+    const csv_row *r[3] = {&in->rows[v->row[0]], &in->rows[v->row[1]], &in->rows[v->row[2]]};
+    /* every key of the series (rp_series): two series apart only in their
+     * reduction or a lever (--recompute none,gelu) read as one heading
+     * twice above two different verdicts */
+    snprintf(out, len, "Model %s at effective batch %lld: A = %s, B = %s, C = %s (%s)",
+             r[0]->model, (long long)r[0]->effective_batch, rp_split(r[0]).s, rp_split(r[1]).s,
+             rp_split(r[2]).s, rp_series(r[0]).s);
+}
+
+/* "B (16x4) against A: 1.84x [1.65..1.92], slower (paired over 5
+ * interleaved rounds)", then which is fastest, as the rule decides; or
+ * which of the three did not run. */
+void abc_sentences(const report_input *in, const abc_verdict *v, abc_emit emit, void *ctx)
+{
+    const csv_row *r[3] = {&in->rows[v->row[0]], &in->rows[v->row[1]], &in->rows[v->row[2]]};
+    char text[1000];
+    if (!v->ran) {
+        char limits[400] = "";
+        size_t used = 0;
+        for (int i = 0; i < 3; i++)
+            if (!result_ran(r[i]) && used < sizeof limits)
+                used += (size_t)snprintf(limits + used, sizeof limits - used, "%s%s did not "
+                                         "run (%s)", used ? "; " : "", NAME[i], r[i]->status);
+        snprintf(text, sizeof text, "No verdict: %s.", limits);
+        emit(ctx, text);
+        return;
+    }
     for (int i = 1; i < 3; i++) {
         char ratio[300], apart[200];
         row_ratio_text(r[0], r[i], ratio, sizeof ratio);
@@ -150,25 +184,41 @@ static void ratio_bullet(const csv_row *const r[3], const abc_verdict *v, doc *d
          * otherwise, the bullet gives both rather than let them contradict */
         paired_pooled_remark(&v->over_a[i], r[i]->step_ms_median / r[0]->step_ms_median, apart,
                              sizeof apart);
-        doc_bullet(d, "%s (%s) against A: %s%s.", NAME[i], rp_split(r[i]).s, ratio, apart);
+        snprintf(text, sizeof text, "%s (%s) against A: %s%s.", NAME[i], rp_split(r[i]).s,
+                 ratio, apart);
+        emit(ctx, text);
     }
     const char *bc = paired_verdict_words(v->c_against_b, PAIRED_THRESHOLD).s;
     char flops[80] = ""; /* none where the file has no FLOPs column */
     if (r[0]->flops_per_step > 0)
         snprintf(flops, sizeof flops, " (%s FLOPs)", rp_num(r[0]->flops_per_step, 3).s);
     if (v->fastest == 0)
-        doc_bullet(d, "Verdict: A (%s) is the fastest; C against B: %s. The arithmetic per step "
-                      "is the same%s.", rp_split(r[0]).s, bc, flops);
+        snprintf(text, sizeof text, "Verdict: A (%s) is the fastest; C against B: %s. The "
+                 "arithmetic per step is the same%s.", rp_split(r[0]).s, bc, flops);
     else {
         /* B or C crowned (faster than A and than the other), or none */
         char crowned[96] = "";
         if (v->fastest > 0)
             snprintf(crowned, sizeof crowned, "%s (%s) is the fastest; ", NAME[v->fastest],
                      rp_split(r[v->fastest]).s);
-        doc_bullet(d, "Verdict: %sB is %s and C is %s; C against B: %s. The arithmetic per "
-                      "step is the same%s.", crowned, against_a(v->against_a[1]).s,
-                   against_a(v->against_a[2]).s, bc, flops);
+        snprintf(text, sizeof text, "Verdict: %sB is %s and C is %s; C against B: %s. The "
+                 "arithmetic per step is the same%s.", crowned, against_a(v->against_a[1]).s,
+                 against_a(v->against_a[2]).s, bc, flops);
     }
+    emit(ctx, text);
+}
+
+/* A sentence as a bullet of the report, and what the Markdown adds after
+ * it where a split did not run (the table above has its figures). */
+typedef struct bullet_to {
+    doc *d;
+    const char *after;
+} bullet_to;
+
+static void emit_bullet(void *ctx, const char *sentence)
+{
+    const bullet_to *b = ctx;
+    doc_bullet(b->d, "%s%s", sentence, b->after);
 }
 
 /* The costliest GEMM shape of a row's counting pass: gemm_shapes up to
@@ -343,24 +393,22 @@ static void flags_bullet(const csv_row *const r[3], doc *d)
 static void verdict_one(const report_input *in, const abc_verdict *v, doc *d)
 {
     const csv_row *r[3] = {&in->rows[v->row[0]], &in->rows[v->row[1]], &in->rows[v->row[2]]};
-    /* every key of the series (rp_series): two series apart only in their
-     * reduction or a lever (--recompute none,gelu) read as one heading
-     * twice above two different verdicts */
-    doc_heading(d, 3, "Model %s at effective batch %lld: A = %s, B = %s, C = %s (%s)",
-                r[0]->model, (long long)r[0]->effective_batch, rp_split(r[0]).s,
-                rp_split(r[1]).s, rp_split(r[2]).s, rp_series(r[0]).s);
+    char heading[800];
+    abc_heading(in, v, heading, sizeof heading);
+    doc_heading(d, 3, "%s", heading);
     verdict_table(in, v->row, d);
-    if (!v->ran) {
-        char limits[400] = "";
-        size_t used = 0;
-        for (int i = 0; i < 3; i++)
-            if (!result_ran(r[i]) && used < sizeof limits)
-                used += (size_t)snprintf(limits + used, sizeof limits - used, "%s%s did not "
-                                         "run (%s)", used ? "; " : "", NAME[i], r[i]->status);
-        doc_bullet(d, "No verdict: %s. The figures that were measured are above.", limits);
+    bullet_to to = {d, v->ran ? "" : " The figures that were measured are above."};
+    abc_sentences(in, v, emit_bullet, &to);
+    if (!v->ran)
         return;
+    /* the series' own A/A pair called apart: said beside the verdict it
+     * may bias, in the words of the A/A section and the console */
+    if (v->aa_held == 0) {
+        char failed[2400];
+        aa_failed_line(in->rows, in->t->rows, &in->rows[v->aa_pair[0]],
+                       &in->rows[v->aa_pair[1]], failed, sizeof failed);
+        doc_bullet(d, "%s", failed);
     }
-    ratio_bullet(r, v, d);
     flags_bullet(r, d);
     why_bullets(in, r, d);
 }

@@ -27,6 +27,9 @@ typedef struct abc_verdict {
     paired_verdict c_against_b;
     int fastest;                   /* 0, 1, 2: A, B or C, faster than both others by the
                                       rule; -1 where the rule crowns none */
+    int aa_held;                   /* the series' A/A pairs (aa_series_held): 1 all held,
+                                      0 one failed (aa_pair), -1 none */
+    size_t aa_pair[2];             /* the failed pair's arm 1 and arm 2 rows */
 } abc_verdict;
 
 /* "A", "B", "C". */
@@ -37,6 +40,18 @@ const char *abc_name(int i);
  * NULL and 0 where there is none. -1 when out of memory. */
 int abc_verdicts(const report_input *in, const report_group *g, size_t ng, const char *mode,
                  abc_verdict **out, size_t *n);
+
+/* The verdict's heading: "Model S at effective batch 64: A = 64x1, B =
+ * 16x4, C = 8x8 (async, sum reduction, fp32, cpu)", into out. */
+void abc_heading(const report_input *in, const abc_verdict *v, char *out, size_t len);
+
+/* The verdict's own sentences, one call of emit each, as the report's
+ * bullets state them: B against A, C against A, then which is fastest;
+ * where one of the three did not run, "No verdict: C did not run (oom)."
+ * The report and the console of `accubench report` both print these, so
+ * that the lines a user watches are the report's, word for word. */
+typedef void (*abc_emit)(void *ctx, const char *sentence);
+void abc_sentences(const report_input *in, const abc_verdict *v, abc_emit emit, void *ctx);
 
 /* "The A/B/C verdict": one part per series of the main mode that the rule
  * picks three splits from; nothing when none. */

@@ -348,5 +348,5 @@ void paired_aa_text(const paired_ratio *p, char *out, size_t len)
     else
         snprintf(out + n, len - (size_t)n,
                  "; the rule FAILED: it called a config apart from itself, so this run's "
-                 "verdicts near the threshold are in doubt (run it again)");
+                 "verdicts may carry a bias");
 }

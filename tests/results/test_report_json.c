@@ -186,16 +186,18 @@ static void test_verdicts(void)
     CHECK(strstr(md, "Verdict: A (64x1) is the fastest; C against B: slower."));
     CHECK(strstr(json, "\"verdicts\": [\n    {\"model\": \"S\", \"effective_batch\": 64, "
                        "\"mode\": \"async\", \"dtype\": \"fp32\", \"backend\": \"cpu\", "
-                       "\"reduction\": \"sum\", \"recompute\": null, \"grad_dtype\": null, "
+                       "\"reduction\": \"sum\", \"recompute\": \"none\", \"grad_dtype\": \"fp32\", "
                        "\"rows\": [0, 1, 2], \"splits\": [\"64x1\", \"16x4\", \"8x8\"], "
                        "\"ran\": true, \"b_vs_a\": {\"ratio\": "));
     CHECK(strstr(json, "\"paired_rounds\": 5, \"verdict\": \"slower\"}, \"c_vs_a\": "));
     CHECK(strstr(json, "\"c_vs_b\": {\"ratio\": 1.19"));
-    CHECK(strstr(json, "\"verdict\": \"slower\"}, \"fastest\": \"A\"}\n  ]"));
+    /* its series' A/A pair held: the verdict says so beside it */
+    CHECK(strstr(json, "\"verdict\": \"slower\"}, \"fastest\": \"A\", \"aa_rule_held\": true}\n  ]"));
     CHECK(strstr(json, "\"aa_checks\": [\n    {\"rows\": [1, 3], \"model\": \"S\", "
                        "\"effective_batch\": 64, \"split\": \"16x4\", \"arm2_vs_arm1\": "
                        "{\"ratio\": 1."));
-    CHECK(strstr(json, "\"verdict\": \"the same within 2%\"}, \"rule_held\": true}"));
+    CHECK(strstr(json, "\"verdict\": \"the same within 2%\"}, \"rule_held\": true, "
+                       "\"recheck\": null}"));
     /* the last row is 64x1 run again: marked, and the verdict read the first */
     CHECK(strstr(json, "\"step_ms_median\": 10, ") && strstr(json, "\"repeat\": true}\n  ]"));
     CHECK(strstr(json, "\"repeat\": false}"));
@@ -206,7 +208,8 @@ static void test_verdicts(void)
         "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,c1,5,50 51 50.5 49.8 50.2\n"
         "cpu,x,S,fp32,async,sum,64,16,4,1,ok,40,39,41,10,50,c1,5,40 41 40.5 39.8 40.2\n"
         "cpu,x,S,fp32,async,sum,64,8,8,1,ok,45,44,46,6,50,c1,5,45 46 45.5 44.8 45.2\n");
-    CHECK(j && strstr(j, "\"fastest\": \"B\"}") && strstr(j, "\"aa_checks\": []"));
+    CHECK(j && strstr(j, "\"fastest\": \"B\", \"aa_rule_held\": null}") &&
+          strstr(j, "\"aa_checks\": []"));
     snprintf(path, sizeof path, "%s/b.md", tmpdir);
     text = test_slurp(path);
     CHECK(text && strstr(text, "Verdict: B (16x4) is the fastest; B is faster than A and C is "
@@ -220,7 +223,36 @@ static void test_verdicts(void)
         "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,c1,5,50 51 50.5 49.8 50.2\n"
         "cpu,x,S,fp32,async,sum,64,16,4,1,ok,40,39,41,10,50,c1,5,40 41 40.5 39.8 40.2\n"
         "cpu,x,S,fp32,async,sum,64,8,8,1,oom,,,,,,,,\n");
-    CHECK(j && strstr(j, "\"ran\": false, \"fastest\": null}") && !strstr(j, "b_vs_a"));
+    CHECK(j && strstr(j, "\"ran\": false, \"fastest\": null, \"aa_rule_held\": null}") &&
+          !strstr(j, "b_vs_a"));
+
+    /* the A/A pair called apart (arm 2 about 6% slower every round): the
+     * verdict beside it says its series may carry a bias, as the A/A
+     * section does, in one line with the command that checks again, and
+     * the record says both with that command */
+    j = json_of("aa",
+        "cpu,x,S,fp32,async,sum,64,64,1,1,ok,40,39,41,40,50,c1,5,40 41 40.5 39.8 40.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,1,ok,50,49,51,12,50,c1,5,50 51 50.5 49.8 50.2\n"
+        "cpu,x,S,fp32,async,sum,64,16,4,2,ok,53,52,54,12,50,c1,5,53 54.1 53.5 52.8 53.2\n"
+        "cpu,x,S,fp32,async,sum,64,8,8,1,ok,60,59,61,7,50,c1,5,60 61 60.5 59.8 60.2\n");
+    static const char recheck[] = "accubench run --backend cpu --model S --effective 64 "
+                                  "--micro 64,16,16,8 --mode async --dtype fp32";
+    char want[400];
+    snprintf(want, sizeof want, "\"rule_held\": false, \"recheck\": \"%s\"}", recheck);
+    CHECK(j && strstr(j, "\"fastest\": \"A\", \"aa_rule_held\": false}") && strstr(j, want));
+    snprintf(path, sizeof path, "%s/aa.md", tmpdir);
+    text = test_slurp(path);
+    snprintf(want, sizeof want, "may carry a bias of that size; re-check: %s\n", recheck);
+    const char *verdict = text ? strstr(text, "\n- Verdict: A (64x1) is the fastest;") : NULL;
+    const char *failed = verdict ? strstr(verdict, "\n- A/A check FAILED for model S at "
+                                                  "effective batch 64 (16x4; async, sum "
+                                                  "reduction, fp32, cpu): arm 2 / arm 1 = 1.06")
+                                 : NULL;
+    const char *section = text ? strstr(text, "## The A/A check") : NULL;
+    CHECK(failed && section && failed < section && strstr(failed, want));
+    CHECK(section && strstr(section, "; the rule FAILED: it called a config apart from itself, "
+                                     "so this run's verdicts may carry a bias.\n- A/A check "
+                                     "FAILED for model S"));
 
     /* no three splits the rule picks: an empty list */
     j = json_of("none", "cpu,x,S,fp32,async,sum,64,64,1,1,ok,50,49,51,50,50,,,\n");
@@ -252,11 +284,14 @@ static void test_verdicts_told_apart(void)
     char path[300];
     snprintf(path, sizeof path, "%s/levers.json", tmpdir);
     const char *json = test_slurp(path);
-    /* grad_dtype null, as in the rows: the file has no such column */
-    CHECK(json && strstr(json, "\"recompute\": \"none\", \"grad_dtype\": null, "
+    /* grad_dtype "fp32", as in the rows and as the CSV writes it today:
+     * the file predates the column, and every row then held fp32 (null
+     * would read "not measured" of a setting that had one value) */
+    CHECK(json && strstr(json, "\"recompute\": \"none\", \"grad_dtype\": \"fp32\", "
                                "\"rows\": [0, 1, 2]"));
-    CHECK(json && strstr(json, "\"recompute\": \"gelu\", \"grad_dtype\": null, "
+    CHECK(json && strstr(json, "\"recompute\": \"gelu\", \"grad_dtype\": \"fp32\", "
                                "\"rows\": [3, 4, 5]"));
+    CHECK(json && !strstr(json, "\"grad_dtype\": null") && !strstr(json, "\"devices\": null"));
 }
 
 int main(void)

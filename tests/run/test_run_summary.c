@@ -26,6 +26,7 @@ static result_row row(const char *model, int micro, double ms)
 {
     result_row r;
     memset(&r, 0, sizeof r);
+    strcpy(r.backend, "cpu");
     strcpy(r.model, model);
     strcpy(r.dtype, "fp32");
     strcpy(r.mode, "async");
@@ -114,7 +115,9 @@ int main(void)
           strstr(out, " ran (1 timed twice: the A/A check)\n"));
     CHECK(strstr(out, "  fastest  S fp32 16x4 async sum: 53.00 ms") != NULL);
     CHECK(count(out, "slowest") == 0 && count(out, "  ratio  ") == 0);
-    CHECK(count(out, "  A/A      16x4 async sum, arm 2 / arm 1: ") == 1);
+    /* in the report's own sentence (aa_check.h), word for word */
+    CHECK(count(out, "  A/A      S, E = 64, 16x4 (async, sum reduction, fp32, cpu): arm 2 / "
+                     "arm 1 = ") == 1);
     /* beside other configs, a second arm faster than all is still not the
      * fastest: the config is, from its first arm */
     result_row mix[] = {row("S", 64, 30.0), row("S", 64, 29.0), row("S", 8, 90.0)};
@@ -137,7 +140,8 @@ int main(void)
         {"10 10.1 9.9 10 10.05", "10.6 9.7 10.4 9.6 10.5", "not yet separated (paired",
          "; the rule held ("},
         {"10 10.1 9.9 10 10.05", "11 11.1 10.9 11 11.05", "slower (paired",
-         "; the rule FAILED: it called a config apart from itself"},
+         "; the rule FAILED: it called a config apart from itself, so this run's verdicts "
+         "may carry a bias."},
         /* a ratio outside the band, not separated: no count of rounds that
          * "would likely separate" a config from itself */
         {"10 10.1 9.9 10 10.05", "10.9 9.6 10.8 10.3 10.4", "not yet separated (paired",
@@ -153,12 +157,50 @@ int main(void)
         }
         out = summary_of(pair, 2);
         char line[600] = "";
-        const char *aa_line = strstr(out, "  A/A      16x4 async sum, arm 2 / arm 1: ");
+        const char *aa_line = strstr(out, "  A/A      S, E = 64, 16x4 (async, sum reduction, "
+                                          "fp32, cpu): arm 2 / arm 1 = ");
         if (aa_line)
             sscanf(aa_line, "%599[^\n]", line);
         CHECK(strstr(line, aa_rounds[k].words) && strstr(line, aa_rounds[k].outcome));
         CHECK(!strstr(line, "would likely separate"));
+        /* a pair called apart: one line, the summary's last, saying what
+         * it means for the verdicts and the command that checks again */
+        const char *failed = strstr(out, "\nA/A check FAILED for model S at effective batch 64 "
+                                         "(16x4; async, sum reduction, fp32, cpu): arm 2 / arm 1 "
+                                         "= 1.");
+        int apart = strstr(aa_rounds[k].words, "slower") != NULL;
+        CHECK(apart ? failed != NULL : count(out, "FAILED") == 0);
+        if (apart && failed) {
+            CHECK(strstr(failed, ". This model's verdicts at this effective batch may carry a "
+                                 "bias of that size; re-check: accubench run --backend cpu "
+                                 "--model S --effective 64 --micro 16,16 --mode async --dtype "
+                                 "fp32\n") != NULL);
+            CHECK(strchr(failed + 1, '\n')[1] == '\0'); /* the last line */
+            CHECK(count(out, "A/A check FAILED") == 1);
+        }
     }
+    /* a fastest the rule does not separate from another config of its
+     * series is said to be fastest by its median alone, with the nearest;
+     * one the rule separates from every other gets no such line */
+    result_row tie[] = {row("tiny", 64, 10.0), row("tiny", 64, 10.01), row("tiny", 8, 15.0)};
+    strcpy(tie[1].mode, "sync");
+    static const char *const tie_rounds[] = {"10 10.1 9.9 10 10.05", "10.01 10.1 9.92 10.01 10.04",
+                                             "15 15.1 14.9 15 15.05"};
+    for (int i = 0; i < 3; i++) {
+        tie[i].arm = 1, tie[i].rounds = 5;
+        strcpy(tie[i].comparison, "c1");
+        strcpy(tie[i].round_ms, tie_rounds[i]);
+    }
+    out = summary_of(tie, 3);
+    CHECK(strstr(out, "\n  fastest  tiny fp32 64x1 async sum: 10.00 ms") != NULL);
+    CHECK(strstr(out, "\n           fastest by its median alone: the rule does not separate it "
+                      "from 1 other config; the nearest, tiny fp32 64x1 sync sum, over it: 1.00") !=
+          NULL);
+    CHECK(strstr(out, "the same within 2% (paired over 5 interleaved rounds)\n  slowest  ") != NULL);
+    strcpy(tie[1].round_ms, "11 11.1 10.9 11 11.05");
+    tie[1].step_ms_median = 11;
+    CHECK(count(summary_of(tie, 3), "by its median alone") == 0);
+
     /* no A/A line where no config was timed twice */
     CHECK(count(summary_of(two, 5), "A/A") == 0);
     /* the progress line and the trace file name a config as the summary

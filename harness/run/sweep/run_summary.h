@@ -1,7 +1,9 @@
 /* The lines a run ends on: how many rows are flagged; the fastest and
  * slowest configs with their intervals and ratio, for each series (model,
- * effective batch, dtype, device count) where the run has several; and
- * where the CSV is and how to make its report. */
+ * effective batch, dtype, device count) where the run has several, and
+ * each A/A pair in the report's sentence (aa_check.h); where the CSV is
+ * and how to make its report; last, a line per A/A pair the rule called
+ * apart. */
 #ifndef ACCUBENCH_RUN_SUMMARY_H
 #define ACCUBENCH_RUN_SUMMARY_H
 
