@@ -8,8 +8,10 @@
 #include "cpu_backend.h"
 #include "name_list.h"
 #include "nearest.h"
-#ifdef ACCUBENCH_HAVE_CUDA
+/* Its attention setting is in every build; its functions only in one
+ * with CUDA. */
 #include "cuda_backend.h"
+#ifdef ACCUBENCH_HAVE_CUDA
 #include "cupti_collector.h"
 #define CUDA_CREATE cuda_backend_create
 #define CUDA_OUTLINE cuda_backend_outline
@@ -66,7 +68,8 @@ const backend_entry backend_table[] = {
      .comm_world = MPI_WORLD, .comm_absent = MPI_ABSENT, .comm_solo = NULL,
      .auto_optimizer_at = OPT_AT_BACKWARD,
      .auto_optimizer_at_why = "each layer's update then reads its gradient and weights from "
-                              "cache, not from memory"},
+                              "cache, not from memory",
+     .attention_env = CPU_ATTENTION_ENV, .attention_default = CPU_ATTENTION_DEFAULT},
     {.name = "cuda", .label = "CUDA",
      .description = "an NVIDIA GPU: cuBLASLt GEMMs, CUDA kernels, CUPTI activity records",
      .gpu = 1, .auto_dtype = DTYPE_BF16,
@@ -76,7 +79,8 @@ const backend_entry backend_table[] = {
      .collector = CUDA_COLLECTOR,
      .collector_records = "CUPTI activity records", .comm_world = NCCL_WORLD,
      .comm_absent = NCCL_ABSENT, .comm_solo = NCCL_SOLO, .auto_optimizer_at = OPT_AT_STEP,
-     .auto_optimizer_at_why = "one update kernel a step, not one per layer"},
+     .auto_optimizer_at_why = "one update kernel a step, not one per layer",
+     .attention_env = CUDA_ATTENTION_ENV, .attention_default = CUDA_ATTENTION_DEFAULT},
 };
 const size_t backend_table_count = sizeof backend_table / sizeof backend_table[0];
 

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "attention_kind.h"
 #include "backend.h"
 #include "collector.h"
 #include "comm.h"
@@ -52,6 +53,12 @@ typedef struct backend_entry {
     /* Where --optimizer-at auto runs the optimizer (optimizer.h), and why. */
     optimizer_at auto_optimizer_at;
     const char *auto_optimizer_at_why;
+    /* The environment variable that picks the backend's attention
+     * arrangement (attention_kind.h), and the row it runs where that is
+     * unset: the backend's own constants (its header), which its
+     * constructor reads too. NULL: one arrangement, nothing to pick. */
+    const char *attention_env;
+    attention_kind attention_default;
 } backend_entry;
 
 extern const backend_entry backend_table[];

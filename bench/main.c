@@ -329,6 +329,8 @@ int main(int argc, char **argv)
         return usage_list("modes", argc > 2 ? argv[2] : NULL);
     if (strcmp(cmd, "--list-values") == 0)
         return usage_list("values", argc > 2 ? argv[2] : NULL);
+    if (strcmp(cmd, "--list-attention") == 0)
+        return usage_list("attention", argc > 2 ? argv[2] : NULL);
     if (strcmp(cmd, "--list-reductions") == 0)
         return usage_list("reductions", NULL);
     if (strcmp(cmd, "--check-csv") == 0)

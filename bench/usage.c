@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "attention_kind.h"
 #include "backend_registry.h"
 #include "compare.h"
 #include "modes.h"
@@ -168,6 +169,27 @@ static int list_modes(const char *backend_name)
     return 0;
 }
 
+/* The settings that run the backend's attention in each arrangement but
+ * its default, "VAR=NAME" one a line (none where it has one arrangement):
+ * what scripts/check_gpu.sh times beside the default, learnt from the
+ * backend's row rather than from names of the script's own. Nothing is
+ * opened: the setting is the row's, a device or not. */
+static int list_attention(const char *name)
+{
+    const backend_entry *e = name ? backend_find(name) : NULL;
+    if (!e) {
+        char known[128];
+        backend_names(known, sizeof known, ", ", 0);
+        fprintf(stderr, "accubench: --list-attention: unknown backend '%s' (known: %s)\n",
+                name ? name : "", known);
+        return 2;
+    }
+    for (int k = 0; e->attention_env && k < attention_axis.count; k++)
+        if (k != e->attention_default)
+            printf("%s=%s\n", e->attention_env, attention_name(k));
+    return 0;
+}
+
 /* Every row of run's axis option `key` (--recompute, --sync, ...), one a
  * line, in the table's order: what a script or a test loops over rather
  * than a list of names of its own. */
@@ -199,6 +221,8 @@ int usage_list(const char *what, const char *command)
         return list_modes(command ? command : "auto");
     if (strcmp(what, "values") == 0)
         return list_values(command);
+    if (strcmp(what, "attention") == 0)
+        return list_attention(command);
     if (strcmp(what, "reductions") == 0) { /* the rows the PyTorch peer runs */
         for (int r = 0; r < REDUCTION_COUNT; r++) {
             char rule[64];

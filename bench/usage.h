@@ -32,6 +32,8 @@ extern const char USAGE_COMMANDS[];
  * execution modes the backend can run (auto: the one run would open), what
  * scripts/check_gpu.sh runs; --list-values KEY: every row of run's axis
  * option KEY (recompute, sync, ...), what the tests loop over;
+ * --list-attention BACKEND: "VAR=NAME" for each attention arrangement but
+ * the backend's default, what check_gpu.sh runs beside the default;
  * --list-reductions: each reduction
  * row as "NAME exact|inexact RULE" (reduction_rule), what the PyTorch peer
  * reads its reductions from. */

@@ -355,13 +355,18 @@ stage gpt-sweep 90 "$bin" run --backend "$backend" --dtype "$sweep_dtype" --mode
     --trace-steps 0 --csv "$out/gpt-$sweep_dtype.csv" --replace
 
 # The other attention arrangement at the benchmark point (micro 8 of 16),
-# timed beside gpt-sweep's row of the default: on CUDA the fused op (the
-# default is unfused), on the CPU the unfused path (its default is fused).
-if [ "$backend" = cpu ]; then other_attention=ACCUBENCH_CPU_ATTENTION=unfused
-else other_attention=ACCUBENCH_CUDA_ATTENTION=fused; fi
-stage attention 60 env "$other_attention" "$bin" run --backend "$backend" --dtype "$sweep_dtype" \
-    --model "$gpt_model" $nw --effective 16 --micro 8 --budget-s 0.5 --min-samples 3 \
-    --max-samples 50 --trace-steps 0 --csv "$out/gpt-attention-$sweep_dtype.csv" --replace
+# timed beside gpt-sweep's row of the default: on CUDA the fused op, on
+# the CPU the unfused path. Its setting (VAR=NAME) is the program's, from
+# the backend's row, so that a default changed there is followed here
+# (it opens nothing, so it needs no bound).
+other_attention=$("$bin" --list-attention "$backend" 2>/dev/null | head -n 1)
+if [ -z "$other_attention" ]; then
+    wanted attention && skip attention "accubench --list-attention $backend names no other arrangement"
+else
+    stage attention 60 env "$other_attention" "$bin" run --backend "$backend" --dtype "$sweep_dtype" \
+        --model "$gpt_model" $nw --effective 16 --micro 8 --budget-s 0.5 --min-samples 3 \
+        --max-samples 50 --trace-steps 0 --csv "$out/gpt-attention-$sweep_dtype.csv" --replace
+fi
 
 # Where one micro-batch's time goes, kernel by kernel, on both attention
 # arrangements (a traced step each): what the attention stage's ratio is

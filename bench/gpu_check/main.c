@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "attention_kind.h"
 #include "backend_registry.h"
 #include "cpu_backend.h"
 #include "dedupe.h"
@@ -239,18 +240,21 @@ static int parse_check_args(int argc, char **argv, check_args *c)
  * backend_create's code. */
 static int open_device(const backend_entry *device, dtype dt, backend **dev, char *why, size_t why_len)
 {
-    const char *env = getenv("ACCUBENCH_CUDA_ATTENTION");
+    const char *var = device->attention_env;
+    attention_kind asked;
     int rc = backend_create(device, dt, dev, why, why_len);
-    if (rc == BK_OK || !env || strcmp(env, "fused") != 0)
+    if (rc == BK_OK || !var ||
+        attention_from_env(var, device->attention_default, &asked, NULL, 0) ||
+        asked != ATTENTION_FUSED)
         return rc;
     char fused_why[1024];
     snprintf(fused_why, sizeof fused_why, "%s", why);
-    setenv("ACCUBENCH_CUDA_ATTENTION", "unfused", 1);
+    setenv(var, attention_name(ATTENTION_UNFUSED), 1);
     rc = backend_create(device, dt, dev, why, why_len);
     if (rc == BK_OK) /* the device is there: the fused start alone failed */
         record("open fused attention", dt, "", NAN, 0, fused_why);
     else
-        setenv("ACCUBENCH_CUDA_ATTENTION", "fused", 1);
+        setenv(var, attention_name(ATTENTION_FUSED), 1);
     return rc;
 }
 
@@ -276,7 +280,8 @@ int main(int argc, char **argv)
     /* The device's fused attention in its table, whatever the default: the
      * checks run both arrangements themselves (the unfused one is that
      * table without the fused entries). */
-    setenv("ACCUBENCH_CUDA_ATTENTION", "fused", 1);
+    if (device->attention_env)
+        setenv(device->attention_env, attention_name(ATTENTION_FUSED), 1);
     backend *cpu = NULL;
     if (cpu_backend_create(DTYPE_FP32, &cpu, why, sizeof why) != BK_OK) {
         fprintf(stderr, "gpu-check: %s\n", why);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention_kind.h"
 #include "dataset.h"
 #include "dispatch.h"
 #include "gpu_check.h"
@@ -222,12 +223,15 @@ done:
 /* Where the device fuses attention (the windows above ran its fused op),
  * the whole batch and one split again on its unfused path (the ops table
  * without the fused entries, as ACCUBENCH_CUDA_ATTENTION=unfused gives
- * it): rows "<prefix>forward+backward", "<prefix>loss", "<prefix>window". */
+ * it): rows "<model>unfused forward+backward", "... loss", "... window",
+ * the word the attention table's. */
 static void unfused_windows(backend *cpu, backend *dev, dtype dt, const char *shape,
-                            int effective, const int *micros, const char *prefix)
+                            int effective, const int *micros, const char *model)
 {
     if (!dev->ops->attention_forward)
         return;
+    char prefix[40];
+    snprintf(prefix, sizeof prefix, "%s%s ", model, attention_name(ATTENTION_UNFUSED));
     const backend_ops *ops = dev->ops;
     backend_ops unfused = *ops;
     unfused.attention_forward = NULL;
@@ -251,7 +255,7 @@ void check_gpt_model(backend *cpu, backend *dev, dtype dt)
         decoder_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros + 1, 2, prefix,
                         r);
     }
-    unfused_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, "gpt unfused ");
+    unfused_windows(cpu, dev, dt, GPT_CHECK_SHAPE, GPT_CHECK_EFFECTIVE, micros, "gpt ");
 }
 
 /* A small Llama per dtype: rows "llama forward+backward", "llama window",
@@ -264,8 +268,7 @@ void check_llama_model(backend *cpu, backend *dev, dtype dt)
                     RECOMPUTE_NONE);
     decoder_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros + 1, 2,
                     "llama recompute block ", RECOMPUTE_BLOCK);
-    unfused_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros,
-                    "llama unfused ");
+    unfused_windows(cpu, dev, dt, LLAMA_CHECK_SHAPE, LLAMA_CHECK_EFFECTIVE, micros, "llama ");
 }
 
 /* GPT-2 small itself, one sequence of 1024 (its causal softmax at T = 1024,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "attention_kind.h"
 #include "dispatch.h"
 #include "gpu_check.h"
 
@@ -145,7 +146,10 @@ static void att_alloc(scratch *sc, att_shape a, att_out *o)
 static void check_attention(sides *x, att_shape a)
 {
     const char *check = "attention";
-    char split[24];
+    /* each path's rows named by the attention table's words */
+    const char *fused = attention_name(ATTENTION_FUSED);
+    const char *unfused = attention_name(ATTENTION_UNFUSED);
+    char split[24], path_check[48];
     snprintf(split, sizeof split, "%dx%dx%dx%d", a.hd, a.heads, a.t, a.batch);
     size_t n = cols_of(a), d = d_of(a);
     scratch sc = {.b = {x->b[CPU], x->b[DEV]}};
@@ -166,14 +170,15 @@ static void check_attention(sides *x, att_shape a)
         goto done;
     }
     TRY(x->b[CPU], run_fused(&sc, CPU, x->st[CPU], a, qkv, dy, NULL, &want));
+    check = path_check;
     if (x->b[DEV]->ops->attention_forward) {
-        check = "attention fused";
+        snprintf(path_check, sizeof path_check, "attention %s", fused);
         TRY(x->b[DEV], run_fused(&sc, DEV, x->st[DEV], a, qkv, dy, &want, &got));
-        judge(x, "fused", split, a, &got, &want, 1, part_got, part_want);
+        judge(x, fused, split, a, &got, &want, 1, part_got, part_want);
     }
-    check = "attention unfused";
+    snprintf(path_check, sizeof path_check, "attention %s", unfused);
     TRY(x->b[DEV], run_unfused(&sc, DEV, x->st[DEV], a, qkv, dy, &got));
-    judge(x, "unfused", split, a, &got, &want, 0, part_got, part_want);
+    judge(x, unfused, split, a, &got, &want, 0, part_got, part_want);
 done:
     scratch_free(&sc);
 }

@@ -4,7 +4,6 @@
  * optimizer state: docs/cpu-backend.md); the per-element math comes from
  * elementwise.h, the GEMM from cpu_gemm.c and cpu_gemm_bf16.c. Every op runs to completion
  * before it returns, so sync() has nothing to wait for. */
-#include <pthread.h>
 #include <stdio.h>
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
@@ -419,7 +418,9 @@ static int cpu_sync(backend *b)
 
 static int cpu_use_dtype(backend *b, dtype dt, char *why, size_t why_len);
 
-static const backend_ops cpu_ops = {
+/* Every op, the fused attention's among them; which table a backend runs
+ * is cpu_attention_choice.c's. */
+const backend_ops cpu_ops_all = {
     .use_dtype = cpu_use_dtype,
     .destroy = cpu_destroy,
     .alloc = cpu_alloc,
@@ -470,38 +471,6 @@ static const backend_ops cpu_ops = {
     /* No graphs, no external profiler bracket on the CPU. */
 };
 
-/* ACCUBENCH_CPU_ATTENTION=unfused runs attention as a backend without the
- * fused op does (the permutes, strided-batched products and causal
- * softmax that CUDA runs), to compare the two arrangements on one
- * machine; fused, or unset, the fused op. */
-#define ATTENTION_ENV "ACCUBENCH_CPU_ATTENTION"
-
-static backend_ops cpu_ops_unfused;
-static pthread_once_t unfused_once = PTHREAD_ONCE_INIT;
-
-static void make_unfused(void)
-{
-    cpu_ops_unfused = cpu_ops;
-    cpu_ops_unfused.attention_forward = NULL;
-    cpu_ops_unfused.attention_backward = NULL;
-}
-
-/* The ops table ACCUBENCH_CPU_ATTENTION asks for, or NULL with a one-line
- * reason where it names neither arrangement. */
-static const backend_ops *ops_for_attention(char *why, size_t why_len)
-{
-    const char *env = getenv(ATTENTION_ENV);
-    if (!env || !strcmp(env, "fused"))
-        return &cpu_ops;
-    if (!strcmp(env, "unfused")) {
-        pthread_once(&unfused_once, make_unfused);
-        return &cpu_ops_unfused;
-    }
-    snprintf(why, why_len, ATTENTION_ENV "='%s': needs fused or unfused (unset it for the "
-             "fused op)", env);
-    return NULL;
-}
-
 static void cpu_device_name(char *out, size_t len)
 {
     char model[96] = "unknown CPU";
@@ -529,20 +498,6 @@ size_t cpu_host_memory_bytes(void)
     return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
 }
 
-/* The fused attention (cpu_attention.c) reads and writes fp32 alone; a
- * bf16 run takes the unfused path CUDA takes (permutes, strided-batched
- * bf16 products, the causal softmax), whatever ACCUBENCH_CPU_ATTENTION
- * says. */
-static const backend_ops *ops_for(dtype dt, char *why, size_t why_len)
-{
-    const backend_ops *ops = ops_for_attention(why, why_len);
-    if (ops && dt == DTYPE_BF16) {
-        pthread_once(&unfused_once, make_unfused);
-        return &cpu_ops_unfused;
-    }
-    return ops;
-}
-
 /* Switches b to dt (backend_ops.use_dtype): its ops table (bf16 runs
  * attention unfused) and its library's words, which name the bf16 GEMM's
  * kernels beside the fp32 library's. */
@@ -554,7 +509,7 @@ static int cpu_use_dtype(backend *b, dtype dt, char *why, size_t why_len)
                  dtype_name(dt));
         return BK_UNSUPPORTED;
     }
-    const backend_ops *ops = ops_for(dt, why, why_len);
+    const backend_ops *ops = cpu_ops_for(dt, why, why_len);
     if (!ops)
         return BK_ERROR;
     b->ops = ops;

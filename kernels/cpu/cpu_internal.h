@@ -1,5 +1,6 @@
-/* What the CPU backend's files share: the fused attention's storage check
- * and the threshold of its parallel loops. Seen only by kernels/cpu/. */
+/* What the CPU backend's files share: its ops, their tables, the fused
+ * attention's storage check and the threshold of its parallel loops. Seen
+ * only by kernels/cpu/. */
 #ifndef ACCUBENCH_CPU_INTERNAL_H
 #define ACCUBENCH_CPU_INTERNAL_H
 
@@ -50,7 +51,7 @@ int cpu_chunk_status(backend *b, int out_of_memory, const char *op);
 
 /* BK_OK for fp32 storage; else BK_UNSUPPORTED with the reason in b->error:
  * the fused attention reads and writes fp32 alone (a bf16 backend's table
- * leaves it out, cpu_backend.c). */
+ * leaves it out, cpu_attention_choice.c). */
 int cpu_f32_only(backend *b, storage s);
 
 /* The transformer ops (cpu_layernorm.c, cpu_transformer.c), with
@@ -99,6 +100,14 @@ int cpu_repeat_kv_backward(backend *b, storage s, const void *ddst, int ld_dst, 
 int cpu_sum_squares(backend *b, const float *x, size_t n, double *out);
 int cpu_axpy(backend *b, float *y, float alpha, const float *x, size_t n);
 int cpu_round_bf16(backend *b, float *x, size_t n);
+/* Every op of the CPU backend, the fused attention's among them
+ * (cpu_backend.c). */
+extern const backend_ops cpu_ops_all;
+/* The ops table a CPU backend in dt runs: cpu_ops_all, or it without the
+ * fused attention where CPU_ATTENTION_ENV asks for the unfused path or dt
+ * is bf16; NULL with the one-line reason where the variable names no
+ * arrangement (cpu_attention_choice.c). */
+const backend_ops *cpu_ops_for(dtype dt, char *why, size_t why_len);
 /* The fused attention (cpu_attention.c). */
 int cpu_attention_forward(backend *b, storage s, const void *qkv, void *y, float *lse,
                           float scale, int hd, int heads, int t, int batch);

@@ -256,27 +256,15 @@ static backend_ops cuda_ops_table(int fused)
 static const backend_ops cuda_ops_fused = cuda_ops_table(1);
 static const backend_ops cuda_ops_unfused = cuda_ops_table(0);
 
-/* ACCUBENCH_CUDA_ATTENTION picks attention's arrangement: unfused (the
- * default: the permutes, strided-batched GEMMs on the tensor cores and the
- * causal softmax) or fused (cuda_flash_attention.cu: no scores kept, so
- * more sequences fit, but its products run on the CUDA cores and are
- * predicted slower than the unfused path's tensor-core GEMMs until they
- * move there: docs/cuda-backend.md). The words are the CPU backend's. */
-#define ATTENTION_ENV "ACCUBENCH_CUDA_ATTENTION"
-
-/* The ops table ACCUBENCH_CUDA_ATTENTION asks for, or NULL with a one-line
- * reason where it names neither arrangement. */
+/* The ops table CUDA_ATTENTION_ENV asks for (cuda_backend.h), or NULL
+ * with the one-line reason (when why is not NULL) where it names no
+ * arrangement. */
 static const backend_ops *ops_for_attention(char *why, size_t why_len)
 {
-    const char *env = getenv(ATTENTION_ENV);
-    if (!env || !strcmp(env, "unfused"))
-        return &cuda_ops_unfused;
-    if (!strcmp(env, "fused"))
-        return &cuda_ops_fused;
-    if (why)
-        snprintf(why, why_len, ATTENTION_ENV "='%s': needs fused or unfused (unset it for the "
-                 "unfused path, this backend's default)", env);
-    return NULL;
+    attention_kind k;
+    if (attention_from_env(CUDA_ATTENTION_ENV, CUDA_ATTENTION_DEFAULT, &k, why, why_len))
+        return NULL;
+    return k == ATTENTION_FUSED ? &cuda_ops_fused : &cuda_ops_unfused;
 }
 
 /* Whether the failure means there is no GPU here at all rather than one
@@ -446,7 +434,7 @@ extern "C" int cuda_backend_refuses(char *why, size_t why_len)
     return ops_for_attention(why, why_len) ? 0 : -1;
 }
 
-/* The ops table is the one ACCUBENCH_CUDA_ATTENTION names, so that a plan
+/* The ops table is the one CUDA_ATTENTION_ENV names, so that a plan
  * for a GPU that is not here charges the arrangement a run would take
  * (unfused: the scores; fused: the log-sum-exps). A value naming neither
  * never gets here: cuda_backend_create refuses it first, device or not. */

@@ -1,6 +1,7 @@
-/* The CUDA backend's constructor, for the program's backend table
- * (bench/backend_registry.c). Defined only where the CUDA backend is built
- * (ACCUBENCH_HAVE_CUDA). */
+/* The CUDA backend's constructor and its attention setting, for the
+ * program's backend table (bench/backend_registry.c). The functions are
+ * defined only where the CUDA backend is built (ACCUBENCH_HAVE_CUDA); the
+ * setting is known to every build, as the table's row states it. */
 #ifndef ACCUBENCH_CUDA_BACKEND_H
 #define ACCUBENCH_CUDA_BACKEND_H
 
@@ -12,14 +13,25 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#include "attention_kind.h"
 #include "backend.h"
+
+/* The variable that picks CUDA's attention arrangement (attention_kind.h),
+ * and the one it runs unset: unfused, the permutes, strided-batched GEMMs
+ * on the tensor cores and the causal softmax. The fused op
+ * (cuda_flash_attention.cu) keeps no scores, so more sequences fit, but
+ * its products run on the CUDA cores and are predicted slower than the
+ * unfused path's tensor-core GEMMs until they move there
+ * (docs/cuda-backend.md). */
+#define CUDA_ATTENTION_ENV "ACCUBENCH_CUDA_ATTENTION"
+#define CUDA_ATTENTION_DEFAULT ATTENTION_UNFUSED
 
 /* BK_OK and a ready backend on device 0, or an error with a one-line reason
  * in `why` (no usable device, a driver too old, ...). */
 int cuda_backend_create(dtype dt, backend **out, char *why, size_t why_len);
 
-/* Non-zero, with the one-line reason, where ACCUBENCH_CUDA_ATTENTION names
- * neither arrangement (fused, unfused): bad input, device or not. */
+/* Non-zero, with the one-line reason, where CUDA_ATTENTION_ENV names no
+ * arrangement: bad input, device or not. */
 int cuda_backend_refuses(char *why, size_t why_len);
 
 /* The backend as the arithmetic sees it, without a device: its ops table,

@@ -59,6 +59,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cuda_backend.h"
 #include "cuda_flash_attention.cuh"
 #include "cuda_kernels.h"
 
@@ -83,8 +84,9 @@ static int fa_smem_fits(backend *b, size_t bytes, const char *name)
         return BK_OK;
     snprintf(b->error, sizeof b->error,
              "fused attention: %s needs %zu bytes of shared memory a block, the device has %d "
-             "(ACCUBENCH_CUDA_ATTENTION=unfused runs without it)",
-             name, bytes, cuda_of(b)->smem_optin);
+             "(%s=%s runs without it)",
+             name, bytes, cuda_of(b)->smem_optin, CUDA_ATTENTION_ENV,
+             attention_name(ATTENTION_UNFUSED));
     return BK_UNSUPPORTED;
 }
 
@@ -203,14 +205,14 @@ static int fa_bucket(backend *b, storage s, int hd)
     static const int buckets[] = {32, 64, 80, 128, 256};
     if (s == STORAGE_BF16 && hd < 2) {
         snprintf(b->error, sizeof b->error, "fused attention on cuda: head dim 1 in bf16 "
-                 "(ACCUBENCH_CUDA_ATTENTION=unfused runs it)");
+                 "(%s=%s runs it)", CUDA_ATTENTION_ENV, attention_name(ATTENTION_UNFUSED));
         return 0;
     }
     for (int i = 0; i < (int)(sizeof buckets / sizeof buckets[0]); i++)
         if (hd <= buckets[i])
             return buckets[i];
     snprintf(b->error, sizeof b->error, "fused attention on cuda takes head dims up to 256, "
-             "not %d (ACCUBENCH_CUDA_ATTENTION=unfused runs it)", hd);
+             "not %d (%s=%s runs it)", hd, CUDA_ATTENTION_ENV, attention_name(ATTENTION_UNFUSED));
     return 0;
 }
 

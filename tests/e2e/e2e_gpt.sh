@@ -5,7 +5,8 @@
 # shapes are refused in one line; plan --find-max-micro probes GPT shapes;
 # --dump refuses a taken directory before measuring, and the dump it writes
 # holds up in NumPy (tests/run/dump_check.py; skipped where numpy is absent);
-# ACCUBENCH_CPU_ATTENTION=unfused runs the unfused attention.
+# ACCUBENCH_CPU_ATTENTION=unfused runs the unfused attention, and
+# --list-attention names each backend's other arrangement.
 set -u
 fail=0
 check() { if ! eval "$1"; then echo "FAILED: $2"; fail=1; fi; }
@@ -46,6 +47,16 @@ ACCUBENCH_CPU_ATTENTION=flash "$ACCUBENCH" run --backend cpu --model gpt-tiny --
     --csv flash.csv >/dev/null 2>err.txt
 check '[ $? -eq 2 ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "ACCUBENCH_CPU_ATTENTION=.flash." err.txt && [ ! -e flash.csv ]' \
     "ACCUBENCH_CPU_ATTENTION=flash: one line, exit 2, no CSV: $(cat err.txt)"
+# The setting of each arrangement a backend does not run by default, as
+# the program states it for check_gpu.sh (the CPU's is the unfused run
+# above); an unknown backend is refused in one line.
+check '[ "$("$ACCUBENCH" --list-attention cpu)" = ACCUBENCH_CPU_ATTENTION=unfused ]' \
+    "--list-attention cpu: $("$ACCUBENCH" --list-attention cpu 2>&1)"
+check '[ "$("$ACCUBENCH" --list-attention cuda)" = ACCUBENCH_CUDA_ATTENTION=fused ]' \
+    "--list-attention cuda: $("$ACCUBENCH" --list-attention cuda 2>&1)"
+"$ACCUBENCH" --list-attention gpu >out.txt 2>err.txt
+check '[ $? -eq 2 ] && [ ! -s out.txt ] && [ $(wc -l <err.txt) -eq 1 ] && grep -q "unknown backend .gpu." err.txt' \
+    "--list-attention gpu: one line, exit 2: $(cat err.txt)"
 
 # The report gives the GPT's throughput in tokens/s, the CSV's figure.
 "$ACCUBENCH" report gpt.csv --no-charts >/dev/null 2>err.txt

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attention_kind.h"
 #include "check.h"
 #include "dtype_table.h"
 #include "grad_dtype.h"
@@ -62,7 +63,7 @@ int main(void)
 {
     const axis *axes[] = {&mode_axis, &sync_axis, &shard_axis, &reduction_axis, &dtype_axis,
                           &optimizer_axis, &optimizer_at_axis, &recompute_axis,
-                          &grad_dtype_axis};
+                          &grad_dtype_axis, &attention_axis};
     for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
         check_axis(axes[i]);
     test_describe_two();

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attention_kind.h"
 #include "backend_caps_meta.h"
 #include "version.h"
 
@@ -38,16 +39,17 @@ static void write_caps(csv_writer *w, unsigned caps)
     csv_writer_meta(w, BACKEND_CAPS_KEY, "%s", used ? text : "none");
 }
 
-const char *run_metadata_attention(const backend *b)
+const char *run_metadata_attention(const backend *b, char *out, size_t len)
 {
-    return b->ops->attention_forward ? "fused (one op a pass, no scores stored)"
-                                     : "unfused (permutes, strided-batched GEMMs, causal softmax)";
+    attention_kind k = b->ops->attention_forward ? ATTENTION_FUSED : ATTENTION_UNFUSED;
+    axis_describe(&attention_axis, &k, 1, out, len);
+    return out;
 }
 
 void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
                         const run_context *ctx, const char *note)
 {
-    char date[32], host[128] = "unknown", cols[1024], modes[1024];
+    char date[32], host[128] = "unknown", cols[1024], modes[1024], attention[128];
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     gethostname(host, sizeof host);
@@ -60,7 +62,7 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
     write_caps(w, b->caps);
     csv_writer_meta(w, "device", "%s", b->device);
     csv_writer_meta(w, "library", "%s", b->library);
-    csv_writer_meta(w, "attention", "%s", run_metadata_attention(b));
+    csv_writer_meta(w, "attention", "%s", run_metadata_attention(b, attention, sizeof attention));
     csv_writer_meta(w, "blas_core", "%s", "n/a");
     const char *core = strstr(b->library, "core ");
     if (core)

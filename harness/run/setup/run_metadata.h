@@ -14,10 +14,11 @@ typedef struct run_context {
     const char *command_line;
 } run_context;
 
-/* The CSV's `# attention:` value: the arrangement b's ops table runs
- * (its fused op, or the unfused path where the table has none), the
- * same words for the run's line and for each dtype's (sweep_peak.c). */
-const char *run_metadata_attention(const backend *b);
+/* The CSV's `# attention:` value, into out: the row of the attention
+ * table (attention_kind.h) b's ops table runs (its fused op, or the
+ * unfused path where the table has none), "NAME (description)", the same
+ * words for the run's line and for each dtype's (sweep_peak.c). */
+const char *run_metadata_attention(const backend *b, char *out, size_t len);
 
 /* note: how the backend was chosen ("" when it was named). */
 void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,

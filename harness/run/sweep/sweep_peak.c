@@ -40,7 +40,8 @@ static void peak_of(sweep *s, const run_options *o, dtype dt, int last, const ch
     else
         META("datasheet_tflops", "%s", "");
     /* the plain ones replace run_metadata.c's, written in the first dtype */
-    META("attention", "%s", run_metadata_attention(b));
+    char attention[128];
+    META("attention", "%s", run_metadata_attention(b, attention, sizeof attention));
     META("library", "%s", b->library);
     if (!last) /* the plain one is the run's (sweep.c) */
         META("dtype_choice", "%s", note ? note : "");
