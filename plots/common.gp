@@ -23,8 +23,13 @@ sq(s) = (strstrt(s, "'") == 0) ? s : \
 q(s) = "'".sq(s)."'"
 # The scripts' own folder, so that pick.awk is found from any working folder.
 here = system("dirname ".q(ARG0))
-pick(w) = sprintf("awk -f %s -f %s -v want=%s ", q(here.'/split.awk'), q(here.'/pick.awk'), w)
+pick(w) = sprintf("awk -f %s -f %s -f %s -v want=%s ", q(here.'/split.awk'), q(here.'/levers.awk'), \
+                  q(here.'/pick.awk'), w)
 meta(k) = system(pick("meta")."-v key=".q(k)." ".q(csv))
+# The levers a label names and their defaults, as the run's table has them
+# (plots/levers.awk reads it; "" from a file before the line: the levers
+# it ran with).
+lever_line = meta("levers")
 distinct(c, w) = system(pick("distinct")."-v col=".c." -v where=".q(w)." ".q(csv))
 first_distinct(c, w, n) = system(pick("distinct")."-v max=".n." -v col=".c." -v where=".q(w)." ".q(csv))
 ndistinct(c, w) = int(system(pick("ndistinct")."-v col=".c." -v where=".q(w)." ".q(csv)))
@@ -170,7 +175,8 @@ long_names_note = strlen(long_names) == 0 ? "" : \
 # A time in ms as a person reads it: three digits, never an exponent
 # (2780, not 2.78e+03).
 ms_text(x) = x >= 1000 ? sprintf("%.0f", x) : sprintf("%.3g", x)
-series_text(table, s) = series_text_or(system(pick("series")."-v where=".q(sprintf("series=%d", s + 0))." ".q(table)), s)
+series_text(table, s) = series_text_or(system(pick("series")."-v levers=".q(lever_line)." -v where=". \
+                                               q(sprintf("series=%d", s + 0))." ".q(table)), s)
 series_text_or(t, s) = strlen(t) > 0 ? t : sprintf("series %d", s + 0)
 
 # Tics at 1, 2, 5 x 10^n for log-scaled milliseconds: gnuplot labels only

@@ -28,21 +28,24 @@ have = system(sprintf("test -r %s && grep -q '^backend,model' %s && echo yes", q
 # each curve's first run, and only that run's rows are kept, as the readers
 # do (harness/results/curves_read.c).
 clean = "awk 'FNR == 1 { pass++; run = 0; rows = 0 } /^# curves .* steps=[0-9]+:/ { run += rows > 0; rows = 0; next } /^#/ { next } { while (match($0, /\"[^\"]*\"/)) { q = substr($0, RSTART + 1, RLENGTH - 2); gsub(/,/, \";\", q); $0 = substr($0, 1, RSTART - 1) q substr($0, RSTART + RLENGTH) } n = split($0, f, \",\"); if (f[1] == \"backend\") { if (pass == 2) print; next } if (f[16] == 2) next; rows++; k = \"\"; for (i = 1; i <= n; i++) if (i != 12 && i != 13 && i != 18 && i != 19) k = k \",\" f[i]; if (pass == 1) { if (!(k in first)) first[k] = run } else if (first[k] == run) print }' ".q(curves)." ".q(curves)." 2>/dev/null"
-# A series: model, dtype, mode, effective batch, devices, sync ("-": none),
-# recompute, shard, learning rate and the gradient's accumulator ("-": a
-# file without them; --lr-grid trains each config at several rates), so
-# that each line of a panel is one config.
+# A series: model, effective batch, devices, sync ("-": none), learning
+# rate ("-": a file without it; --lr-grid trains each config at several
+# rates), dtype, mode and each lever's cell (the CSV's `# levers:` line,
+# plots/levers.awk, by the header's names in `at`; empty in a file from
+# before the column), so that each line of a panel is one config.
 dash_if_empty(c) = sprintf("($%d == \"\" ? \"-\" : $%d)", c, c)
-series_cols = "$6 \" \" $9 \" \" ".dash_if_empty(10)." \" \" ".dash_if_empty(14)." \" \" ".dash_if_empty(15). \
-              " \" \" ".dash_if_empty(17)." \" \" $3 \" \" $4 \" \" ".dash_if_empty(20)
-key = "$2 \" \" ".series_cols
+series_cols = "$6 \" \" $9 \" \" ".dash_if_empty(10)." \" \" ".dash_if_empty(17)." \" \" $3 \" \" $4"
+key = "$2 \" \" ".series_cols." levers_key(at)"
 # awk over the clean rows (header excluded), each row's panel in pn (its
 # series' place in the file, from 1), with -v p=PANEL: a panel is named by
 # its number, so no model name passes through gnuplot's words.
-# (-v wr=: the known-wrong reductions, below.)
+# (-v wr=: the known-wrong reductions, below.) levers.awk's functions come
+# first in each program: awk takes a program's text or its files, not both.
 wrong = ""
-numbered = "NR > 1 { k = ".key."; if (!(k in id)) id[k] = ++np; pn = id[k] } "
-on_rows_then(prog, p, post) = system(clean." | awk -F, -v p=".sprintf("%d", p)." -v wr=".q(wrong)." ".q(numbered."NR > 1 && ".prog).post)
+lever_lib = system("cat ".q(here.'/levers.awk'))."\n"
+numbered = lever_lib."NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; levers_read(levers) } ". \
+           "NR > 1 { k = ".key."; if (!(k in id)) id[k] = ++np; pn = id[k] } "
+on_rows_then(prog, p, post) = system(clean." | awk -F, -v p=".sprintf("%d", p)." -v wr=".q(wrong)." -v levers=".q(lever_line)." ".q(numbered."NR > 1 && ".prog).post)
 on_rows(prog, p) = on_rows_then(prog, p, "")
 panels = (have eq "yes") ? int(on_rows("0 { } END { print np + 0 }", 0)) : 0
 # The known-wrong reductions, in the order the file's summary lines name
@@ -69,6 +72,9 @@ if (n == 0) {
 # leaves it diverged).
 in_panel = "pn == p"
 series_of(p) = on_rows(in_panel." { print ".series_cols."; exit }", p)
+# The panel's levers as its title says them: ", gradient in bf16|, recompute
+# none, shard optimizer", those of the series' key (keyed) after the bar.
+levers_of(p) = on_rows(in_panel." { print levers_said(at, \", \", \"unkeyed\") \"|\" levers_said(at, \", \", \"keyed\"); exit }", p)
 model_of(p) = on_rows(in_panel." { print $2; exit }", p)
 lines_of(p) = on_rows_then(in_panel." && $11 == \"forward\" && $12 == 0 { r = 0; n = split(wr, w, \" \"); for (i = 1; i <= n; i++) if (w[i] == $5) r = i; print r, $7, $5 \":\" $7 }", p, \
                            " | sort -k1,1n -k2,2n | awk '{ print $3 }' | tr '\\n' ' '")
@@ -96,7 +102,7 @@ colour(s) = word("#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7
                  words(micros[1:strstrt(" ".micros." ", " ".mb(s)." ")]) % 8 + 1)
 # A line's rows: the header (for columnheaders) and the curve.
 curve(p, s) = "< ".clean." | awk -F, -v p=".sprintf("%d", p)." -v r=".q(red(s))." -v u=".q(mb(s))." ". \
-              q(numbered."NR == 1 || (".in_panel." && $5 == r && $7 == u && $11 == \"forward\")")
+              "-v levers=".q(lever_line)." ".q(numbered."NR == 1 || (".in_panel." && $5 == r && $7 == u && $11 == \"forward\")")
 
 # One column up to three panels; past that two, each panel shorter.
 cols = n > 3 ? 2 : 1
@@ -119,18 +125,16 @@ do for [ext in "png svg"] {
         styles."; a line that leaves the chart diverged"
     do for [i=1:n] {
         sr = series_of(i)
+        lv = levers_of(i)
         lines = lines_of(i)
         micros = micros_of(i)
         top = top_of(i) + 0
         # the model on a line of its own: a custom shape's name is long, and
         # on one line with the rest the title ran off the chart's left edge
-        set title sprintf("model %s\n%s, %s%s, effective batch %s, %s device(s)%s%s%s, %s steps", \
-                          model_of(i), word(sr, 7), word(sr, 8), \
-                          word(sr, 9) ne "-" && word(sr, 9) ne "fp32" ? ", gradient in ".word(sr, 9) : "", \
+        set title sprintf("model %s\n%s, %s%s, effective batch %s, %s device(s)%s%s, %s steps", \
+                          model_of(i), word(sr, 5), word(sr, 6), lv[1:strstrt(lv, "|") - 1], \
                           word(sr, 1), word(sr, 2), word(sr, 3) ne "-" ? ", sync ".word(sr, 3) : "", \
-                          word(sr, 4) ne "-" ? ", recompute ".word(sr, 4) : "", \
-                          word(sr, 5) ne "-" ? ", shard ".word(sr, 5) : "", \
-                          steps_of(i)).(word(sr, 6) ne "-" ? ", lr ".word(sr, 6) : "")
+                          lv[strstrt(lv, "|") + 1:], steps_of(i)).(word(sr, 4) ne "-" ? ", lr ".word(sr, 4) : "")
         set xlabel "optimizer step"
         set ylabel "window loss before the step"
         set yrange [0:(top > 0 ? top : 1)]

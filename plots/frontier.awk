@@ -1,7 +1,7 @@
 # frontier.awk: the points of plots/frontier.gp from accubench CSV rows (the
 # header and the rows pick.awk chose), by column name.
 #
-#   awk -f split.awk -f frontier.awk -v want=WHAT [FILE]
+#   awk -f split.awk -f levers.awk -f frontier.awk -v want=WHAT [-v levers=LINE] [FILE]
 #
 # WHAT:
 #   points  mem_mib,step_ms,lo,hi,label,clean: one line per row with a memory
@@ -15,7 +15,9 @@
 #           accubench report --mem-cap hands down), else the file's
 #           `# mem_cap_bytes:` line; nothing for none (0 is none)
 # Memory per device is mem_peak_bytes where measured, else mem_need_bytes.
-# A file without the recompute and shard columns ran with neither ("none").
+# A point's label: its split, the levers that set it apart (LINE: the CSV's
+# `# levers:` line, levers.awk; a file without a lever's column ran without
+# it) and its sync.
 # POSIX awk only.
 function whole(s) { return s ~ /^[0-9]+$/ && s + 0 > 0 }
 function cap_bytes() {
@@ -33,6 +35,7 @@ BEGIN { FS = "," }
     header = 1
     sub(/\r$/, "")
     for (i = 1; i <= NF; i++) col[$i] = i
+    levers_read(levers)
     next
 }
 {
@@ -44,8 +47,6 @@ BEGIN { FS = "," }
     need = ("mem_need_bytes" in col) ? $(col["mem_need_bytes"]) : ""
     mem = (peak != "" && peak + 0 > 0) ? peak : need
     if (mem == "" || mem + 0 <= 0) next
-    rc = ("recompute" in col) ? $(col["recompute"]) : ""
-    sh = ("shard" in col) ? $(col["shard"]) : ""
     sy = ("sync" in col) ? $(col["sync"]) : "" # data parallel: when it all-reduced
     n++
     m[n] = mem / 1048576; t[n] = $(col["step_ms_median"]) + 0
@@ -55,9 +56,7 @@ BEGIN { FS = "," }
     clean[n] = fl == "" ? 1 : 0
     label[n] = split_text($(col["micro_batch"]), $(col["accum_steps"]), \
                           ("last_micro_batch" in col) ? $(col["last_micro_batch"]) : "") \
-               (rc != "" && rc != "none" ? " recompute " rc : "") \
-               (sh != "" && sh != "none" ? " shard " sh : "") \
-               (sy != "" ? " sync " sy : "")
+               levers_said(col, " ", "") (sy != "" ? " sync " sy : "")
     dt[n] = $(col["dtype"])
     if (!(dt[n] in seen_dt)) { seen_dt[dt[n]] = 1; n_dt++ }
 }

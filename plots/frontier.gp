@@ -1,8 +1,9 @@
 # frontier.gp: the memory-time frontier at the fixed effective batch: each
-# configuration (micro x K, and the recompute and shard levers where the
-# CSV has them) a point at its memory per device and its step time with
-# the median's 95% interval, the Pareto front drawn through the ones no
-# other beats at once in memory and time, and the memory cap as a line.
+# configuration (micro x K, and the levers that set it apart, as the CSV's
+# `# levers:` line names them) a point at its memory per device and its
+# step time with the median's 95% interval, the Pareto front drawn through
+# the ones no other beats at once in memory and time, and the memory cap
+# as a line.
 # Memory is the measured peak (mem_peak_bytes) where a row has one, the
 # exact need (mem_need_bytes) otherwise. The cap: $ACCUBENCH_MEM_CAP in
 # bytes (accubench report --mem-cap sets it), else the run's mem_cap_bytes.
@@ -14,7 +15,8 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (!exists("model")) { model = common("model", ok) }
 devices = common("devices", ok.";model=".model)
 here_rows = ok.";model=".model.";devices=".devices
-fr(w) = "awk -f ".q(here.'/split.awk')." -f ".q(here.'/frontier.awk')." -v want=".w
+fr(w) = "awk -f ".q(here.'/split.awk')." -f ".q(here.'/levers.awk')." -f ".q(here.'/frontier.awk'). \
+        " -v levers=".q(lever_line)." -v want=".w
 src(w) = "< ".pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w)
 ask(w) = system(pick("rows")."-v where=".q(here_rows)." ".q(csv)." | ".fr(w))
 npoints = int(ask("count"))

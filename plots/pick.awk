@@ -1,6 +1,7 @@
 # pick.awk: what the chart scripts ask of an accubench CSV, by column name.
 #
-#   awk -f pick.awk -v want=WHAT [-v where=FILTER] [-v col=NAME] [-v key=K] FILE.csv
+#   awk -f split.awk -f levers.awk -f pick.awk -v want=WHAT [-v where=FILTER] [-v col=NAME]
+#       [-v key=K] [-v levers=LINE] FILE.csv
 #
 # FILTER is `name=value` or `name!=value` terms joined by `;` ("status=ok;
 # effective_batch=256"); `name!=` means "not empty", i.e. measured. A value
@@ -30,7 +31,9 @@
 #             --table or --curve-table, FILTER "series=N") apart from
 #             another of its model, from its first matching row's key
 #             columns: "async, cpu, fp32, 2 devices, sync window", the
-#             defaults left unsaid; nothing from a table older than them
+#             defaults left unsaid; nothing from a table older than them.
+#             Its levers are those of LINE, the `# levers:` line of the CSV
+#             the table is of (levers.awk; the file's own where not given)
 # A row equal to an earlier one in every column the `# config_key:` line
 # names is its config run again (--append), whatever FILTER says of the
 # earlier one: every WHAT reads a config's first row only, as the report,
@@ -45,11 +48,7 @@ function series_key(    t) {
     t = $(colnum["mode"]) ", " $(colnum["backend"]) ", " $(colnum["dtype"])
     if ($(colnum["devices"]) + 0 > 1) t = t ", " ($(colnum["devices"]) + 0) " devices"
     if ($(colnum["sync"]) != "") t = t ", sync " $(colnum["sync"])
-    if ($(colnum["recompute"]) != "" && $(colnum["recompute"]) != "none") t = t ", recompute " $(colnum["recompute"])
-    if ($(colnum["shard"]) != "" && $(colnum["shard"]) != "none") t = t ", shard " $(colnum["shard"])
-    if (("grad_dtype" in colnum) && $(colnum["grad_dtype"]) != "" && $(colnum["grad_dtype"]) != "fp32")
-        t = t ", gradient in " $(colnum["grad_dtype"])
-    return t
+    return t levers_said(colnum, ", ", "")
 }
 function parse_where(    n, piece, i, eq, ne, name, at) {
     n = split(where, piece, ";")
@@ -76,6 +75,11 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
         sub(/[ \t\r]+$/, "", line)
         nkey = split(line, keyname, " ")
     }
+    line = $0
+    if (!header && sub(/^#[ \t]*levers:[ \t]*/, "", line)) {
+        sub(/[ \t\r]+$/, "", line)
+        file_levers = line
+    }
     if (want == "meta" && !header) {
         line = substr($0, 2)
         sub(/^[ \t]+/, "", line)
@@ -93,6 +97,7 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
     sub(/\r$/, "")
     for (i = 1; i <= NF; i++) colnum[$i] = i
     for (i = 1; i <= nkey; i++) if (!(keyname[i] in colnum)) nkey = 0 # not this header's line
+    levers_read(levers != "" ? levers : file_levers)
     parse_where()
     if (want == "rows") print $0 ",split"
     next

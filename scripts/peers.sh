@@ -19,8 +19,8 @@ mkdir -p "$out" || exit 1
 csv="$out/peers-abc-$(date +%Y%m%d-%H%M%S).csv"
 "$bin" run --profile abc --backend auto --csv "$csv" --quiet || exit 1
 # The peer runs where accubench ran, in the run's dtype.
-backend=$(awk -f "$root/plots/split.awk" -f "$root/plots/pick.awk" -v want=meta -v key=backend "$csv")
-dtype=$(awk -f "$root/plots/split.awk" -f "$root/plots/pick.awk" -v want=meta -v key=dtype "$csv")
+backend=$(awk -f "$root/plots/split.awk" -f "$root/plots/levers.awk" -f "$root/plots/pick.awk" -v want=meta -v key=backend "$csv")
+dtype=$(awk -f "$root/plots/split.awk" -f "$root/plots/levers.awk" -f "$root/plots/pick.awk" -v want=meta -v key=dtype "$csv")
 case $backend in
     cuda) device=cuda ;;
     *) device=cpu ;;

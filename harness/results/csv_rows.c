@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "csv_values.h"
-#include "grad_dtype.h"
-#include "recompute.h"
+#include "levers.h"
 
 /* The bands a median lies in by construction (stats.c, the peer's
  * peer_timing.py): order statistics of the same samples. */
@@ -246,27 +245,23 @@ void csv_row_of_result(const result_row *r, csv_row *out)
 int csv_key_defaults(const csv_table *t, csv_row *rows, const csv_table *against, char *said,
                      size_t said_len)
 {
-    static const struct {
-        const char *column, *text; /* the default as the CSV writes it */
-        int64_t number;            /* or, for an INT column, as a number */
-        const axis *ax;            /* or its axis's row `number`, by name */
-    } defaults[] = {{"recompute", NULL, RECOMPUTE_NONE, &recompute_axis},
-                    {"grad_dtype", NULL, GRAD_DTYPE_FP32, &grad_dtype_axis},
-                    {"devices", "1", 1, NULL}};
     int filled = 0;
     said[0] = '\0';
-    for (size_t d = 0; d < sizeof defaults / sizeof defaults[0]; d++) {
-        const result_column *c = result_column_find(defaults[d].column);
+    /* each lever, then devices */
+    for (int d = 0; d <= LEVER_COUNT; d++) {
+        const lever *l = d < LEVER_COUNT ? &levers[d] : NULL;
+        if (l && l->ranks_only) /* its empty cell is a one-process row already */
+            continue;
+        const result_column *c = result_column_find(l ? l->column : "devices");
         if (!c || csv_column(t, c->name) >= 0)
             continue;
-        const char *text = defaults[d].ax ? axis_name(defaults[d].ax, (int)defaults[d].number)
-                                          : defaults[d].text;
+        const char *text = l ? lever_off_name(l) : "1"; /* as the CSV writes it */
         for (size_t i = 0; i < t->rows; i++) {
             char *field = (char *)&rows[i] + csv_row_offset[c - result_columns];
             if (c->type == RESULT_IS_TEXT)
                 *(const char **)field = text;
             else if (c->type == RESULT_IS_INT)
-                *(int64_t *)field = defaults[d].number;
+                *(int64_t *)field = 1; /* devices */
         }
         if (against && csv_column(against, c->name) < 0)
             continue;

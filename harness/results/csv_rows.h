@@ -28,9 +28,10 @@ int csv_result_rows(const csv_table *t, const char *const *required,
 void csv_row_of_result(const result_row *r, csv_row *out);
 
 /* Key columns a file has no column for, read as the value every row had
- * before the column was written: recompute none (the planner reads it so
- * too), grad_dtype fp32, devices 1. (sync and shard are empty for one process: a file
- * without them reads so already.) Sets the field in every row; writes the
+ * before the column was written: each lever's default (levers.h: recompute
+ * none, as the planner reads it too, grad_dtype fp32), devices 1. (sync
+ * and shard are empty for one process: a file without them reads so
+ * already.) Sets the field in every row; writes the
  * columns filled that `against` has (any, when NULL) into `said`
  * ("recompute=none, devices=1"; "" when none) and returns their count:
  * what a reader comparing the two files should be told. */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,27 @@ static read_curve *curve_of(curves_table *t, const read_curve *k)
             return c;
     }
     return NULL;
+}
+
+lever_values read_curve_levers(const read_curve *k)
+{
+    /* the fields the lever columns are read into (add_row), by the names
+     * the results CSV gives them; tests/results/test_levers.c holds every
+     * lever to one */
+    static const struct {
+        const char *column;
+        size_t at;
+    } text[] = {{"recompute", offsetof(read_curve, recompute)},
+                {"shard", offsetof(read_curve, shard)},
+                {"grad_dtype", offsetof(read_curve, grad_dtype)}};
+    lever_values lv;
+    for (int i = 0; i < LEVER_COUNT; i++) {
+        lv.v[i] = NULL; /* a lever the curves file has no column for: not given */
+        for (size_t c = 0; c < sizeof text / sizeof text[0]; c++)
+            if (!strcmp(text[c].column, levers[i].column))
+                lv.v[i] = (const char *)k + text[c].at;
+    }
+    return lv;
 }
 
 /* Where the row being read is, for the refusals. */

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "levers.h"
+
 #define CURVE_TEXT 256
 
 /* How each run's summary lines begin, one per series after the run's rows:
@@ -41,6 +43,9 @@ typedef struct curves_table {
     size_t rewritten; /* configs' curves a later run wrote again (the first
                        * read), not counting their reverse-order twins */
 } curves_table;
+
+/* Curve k's value of each lever ("" for a file from before its column). */
+lever_values read_curve_levers(const read_curve *k);
 
 /* The curves file beside a main CSV: NAME.curves.csv for NAME.csv. */
 void curves_path_beside(const char *main_csv, char *out, size_t len);

@@ -6,20 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recompute.h"
 #include "reduction.h"
 #include "row_compare.h"
-#include "shard.h"
 #include "split_text.h"
-
-/* A lever's value in row i: its column's cell, or its table's default
- * (`off`) where the file has no such column (it ran before the lever
- * existed) or the cell is empty. */
-static const char *lever(const csv_table *t, size_t i, int col, const char *off)
-{
-    const char *v = csv_cell(t, i, col);
-    return *v ? v : off;
-}
 
 /* Memory per device: the measured peak where there is one. */
 static void item_memory(const csv_row *r, frontier_item *it)
@@ -143,7 +132,8 @@ static void mixed(const csv_row *rows, frontier_set *s)
         s->mixed_mode |= strcmp(a->mode, b->mode) != 0;
         s->mixed_sync |= strcmp(a->sync, b->sync) != 0;
         s->mixed_reduction |= strcmp(a->reduction, b->reduction) != 0;
-        s->mixed_grad_dtype |= strcmp(a->grad_dtype, b->grad_dtype) != 0;
+        for (int l = 0; l < LEVER_COUNT; l++)
+            s->mixed_lever[l] |= strcmp(s->items[0].lever[l], s->items[i].lever[l]) != 0;
     }
 }
 
@@ -177,15 +167,15 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    int rc_col = csv_column(t, "recompute"), sh_col = csv_column(t, "shard");
     for (size_t i = 0; i < t->rows; i++) {
         const csv_row *r = &rows[i];
         if (!query_takes_row(r, q, out))
             continue;
         frontier_item *it = &out->items[out->n++];
         it->row = i;
-        it->recompute = lever(t, i, rc_col, recompute_name(RECOMPUTE_NONE));
-        it->shard = lever(t, i, sh_col, shard_name(SHARD_NONE));
+        /* a file from before a lever's column ran without it */
+        for (int l = 0; l < LEVER_COUNT; l++)
+            it->lever[l] = lever_or_off(&levers[l], lever_in_csv(&levers[l], r));
         it->step_ms = result_ran(r) ? r->step_ms_median : NAN;
         item_memory(r, it);
         it->verdict = verdict_of(r, it, q->cap);
@@ -211,6 +201,17 @@ void frontier_free(frontier_set *s)
     s->n = 0;
 }
 
+/* " column=value" for each lever whose keyed is `keyed`: a keyed one
+ * always, another where the set holds more than one value of it. */
+static int put_levers(const frontier_set *s, const frontier_item *it, int keyed, char *out,
+                      size_t len, int n)
+{
+    for (int l = 0; l < LEVER_COUNT && n >= 0 && (size_t)n < len; l++)
+        if (levers[l].keyed == keyed && (keyed || s->mixed_lever[l]))
+            n += snprintf(out + n, len - (size_t)n, " %s=%s", levers[l].column, it->lever[l]);
+    return n;
+}
+
 void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
                     char *out, size_t len)
 {
@@ -218,18 +219,17 @@ void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_i
     char sp[64];
     split_text(sp, sizeof sp, (long long)r->micro_batch, (long long)r->accum_steps,
                (long long)(r->last_micro_batch > 0 ? r->last_micro_batch : r->micro_batch));
-    int n = snprintf(out, len, "%s %s recompute=%s shard=%s", sp, r->dtype, it->recompute,
-                     it->shard);
+    int n = snprintf(out, len, "%s %s", sp, r->dtype);
+    n = put_levers(s, it, 1, out, len, n);
     if (s->mixed_mode && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, " mode=%s", r->mode);
     if (s->mixed_sync && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, " sync=%s", *r->sync ? r->sync : "none");
     if (s->mixed_reduction && n >= 0 && (size_t)n < len)
         n += snprintf(out + n, len - (size_t)n, " reduction=%s", r->reduction);
-    /* A bf16 accumulator emulated on fp32 storage needs the same memory
-     * as fp32's: only its label tells the two apart. */
-    if (s->mixed_grad_dtype && n >= 0 && (size_t)n < len)
-        snprintf(out + n, len - (size_t)n, " grad_dtype=%s", *r->grad_dtype ? r->grad_dtype : "fp32");
+    /* A lever that changes no memory (a bf16 accumulator emulated on fp32
+     * storage needs fp32's) is told apart by the label alone. */
+    put_levers(s, it, 0, out, len, n);
 }
 
 int frontier_differ(const csv_row *rows, const frontier_item *a, const frontier_item *b)

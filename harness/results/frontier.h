@@ -7,8 +7,8 @@
  *
  * Memory per device is the measured peak (mem_peak_bytes) where the row
  * has one, the exact need (mem_need_bytes) otherwise; each item says which.
- * The recompute and shard columns are read by name: a file without them
- * ran with neither lever, and reads as each one's default (none). */
+ * The levers (levers.h) are read by name: a file without a lever's column
+ * ran without it, and reads as its default. */
 #ifndef ACCUBENCH_FRONTIER_H
 #define ACCUBENCH_FRONTIER_H
 
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "csv_read.h"
+#include "levers.h"
 #include "paired.h"
 
 /* Why an item is or is not a candidate, in the order they are tested. */
@@ -31,8 +32,9 @@ typedef enum frontier_verdict {
 
 typedef struct frontier_item {
     size_t row;            /* index into the rows */
-    const char *recompute; /* the lever's value; its default where the file has no column */
-    const char *shard;
+    /* each lever's value, in levers[] order; its default where the file
+     * has no column or the cell is empty */
+    const char *lever[LEVER_COUNT];
     double step_ms;        /* the median step time; NAN when it did not run */
     int64_t mem;           /* bytes per device; -1 when unknown */
     int mem_measured;      /* 1: the measured peak; 0: the exact need */
@@ -67,7 +69,7 @@ typedef struct frontier_set {
     int best;               /* the recommended item, -1 when none fits */
     int64_t floor;          /* the smallest need of any item, -1 when none is known */
     /* the label must name them */
-    int mixed_mode, mixed_sync, mixed_reduction, mixed_grad_dtype;
+    int mixed_mode, mixed_sync, mixed_reduction, mixed_lever[LEVER_COUNT];
 } frontier_set;
 
 /* Builds the set. Returns 0; -1 with a one-line reason when the query
@@ -77,9 +79,10 @@ int frontier_build(const csv_table *t, const csv_row *rows, const frontier_query
                    frontier_set *out, char *why, size_t why_len);
 void frontier_free(frontier_set *s);
 
-/* "16x16 fp32 recompute=none shard=none" (and the mode, sync and
- * reduction when they vary): how the plan, the report and the chart name
- * an item. No commas. */
+/* "16x16 fp32 recompute=none shard=none" (the levers of the config's key,
+ * levers.h's keyed, and the mode, sync, reduction and other levers when
+ * they vary): how the plan, the report and the chart name an item. No
+ * commas. */
 void frontier_label(const frontier_set *s, const csv_row *rows, const frontier_item *it,
                     char *out, size_t len);
 

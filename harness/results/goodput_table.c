@@ -329,7 +329,7 @@ void goodput_series_name(const goodput_series *s, char *out, size_t len)
     /* the levers where they are not the plain run's, as the report names
      * them: two series of one model and mode differ in one of them */
     snprintf(out, len, "%s (%s, %s, %s%s%s)", k->model, k->backend, k->dtype, k->mode, devices,
-             rp_levers_of(k->recompute, k->grad_dtype, NULL, k->shard).s);
+             rp_levers_of(read_curve_levers(k), NULL).s);
 }
 
 const char *goodput_no_target_why(const goodput_series *s)

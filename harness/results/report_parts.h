@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "levers.h"
 #include "paired.h"
 #include "report.h"
 
@@ -31,10 +32,9 @@ rp_text rp_split(const csv_row *r); /* split_text: "16x4", "K=3: 24+24+16" */
  * zero1": the levers that set a series apart where they are not the
  * default ("" for none). */
 rp_text rp_levers(const csv_row *r);
-/* The same from the four lever cells (NULL or "" each: not given), for a
- * series read from elsewhere than a row (a curve's key). */
-rp_text rp_levers_of(const char *recompute, const char *grad_dtype, const char *sync,
-                     const char *shard);
+/* The same from each lever's value and the sync (NULL or "" each: not
+ * given), for a series read from elsewhere than a row (a curve's key). */
+rp_text rp_levers_of(lever_values lv, const char *sync);
 /* "async, sum reduction, fp32, cpu, 2 devices, window sync": every key
  * column of a series but its model and effective batch, so that no two
  * series of a file read alike where a sentence names one. */

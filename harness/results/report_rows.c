@@ -6,10 +6,9 @@
 
 #include "dtype_table.h"
 #include "grad_dtype.h"
-#include "recompute.h"
+#include "levers.h"
 #include "report_parts.h"
 #include "row_index.h"
-#include "shard.h"
 #include "split_text.h"
 
 /* Order of the leaders: effective batch ascending, then file order. */
@@ -127,26 +126,33 @@ rp_text rp_split(const csv_row *r)
     return t;
 }
 
-rp_text rp_levers_of(const char *recompute, const char *grad_dtype, const char *sync,
-                     const char *shard)
+/* ", PHRASE VALUE" for each lever that sets the row apart whose
+ * ranks_only is `ranks`. */
+static size_t put_levers(char *out, size_t len, size_t used, const lever_values *lv, int ranks)
+{
+    for (int i = 0; i < LEVER_COUNT && used < len; i++)
+        if (levers[i].ranks_only == ranks && lever_set(&levers[i], lv->v[i]))
+            used += (size_t)snprintf(out + used, len - used, ", %s %s", levers[i].phrase,
+                                     lv->v[i]);
+    return used;
+}
+
+rp_text rp_levers_of(lever_values lv, const char *sync)
 {
     rp_text t;
-    int recomputes = recompute && *recompute && strcmp(recompute, recompute_name(RECOMPUTE_NONE));
-    int grad = grad_dtype && *grad_dtype && strcmp(grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
-    /* sync is empty for one process; shard's default (or empty, in a file
-     * from before it) is the unsharded step */
-    int synced = sync && *sync;
-    int sharded = shard && *shard && strcmp(shard, shard_name(SHARD_NONE));
-    snprintf(t.s, sizeof t.s, "%s%s%s%s%s%s%s%s%s", recomputes ? ", recompute " : "",
-             recomputes ? recompute : "", grad ? ", gradient accumulated in " : "",
-             grad ? grad_dtype : "", synced ? ", " : "", synced ? sync : "",
-             synced ? " sync" : "", sharded ? ", shard " : "", sharded ? shard : "");
+    t.s[0] = '\0';
+    /* the one-process levers, then the data-parallel part: the sync (empty
+     * for one process) and the levers that vary only with ranks */
+    size_t used = put_levers(t.s, sizeof t.s, 0, &lv, 0);
+    if (sync && *sync && used < sizeof t.s)
+        used += (size_t)snprintf(t.s + used, sizeof t.s - used, ", %s sync", sync);
+    put_levers(t.s, sizeof t.s, used, &lv, 1);
     return t;
 }
 
 rp_text rp_levers(const csv_row *r)
 {
-    return rp_levers_of(r->recompute, r->grad_dtype, r->sync, r->shard);
+    return rp_levers_of(lever_values_of_csv(r), r->sync);
 }
 
 rp_text rp_series(const csv_row *r)

@@ -145,7 +145,8 @@ check '! grep -q "run again not drawn" again.curves.svg' \
     "the curves chart leaves the main CSV's rows to the charts of them"
 # the charts of the main CSV read a config's first row too: the CSV's
 # `# config_key:` line names the columns that make a config
-pick() { awk -f "$ACCUBENCH_ROOT/plots/split.awk" -f "$ACCUBENCH_ROOT/plots/pick.awk" "$@"; }
+pick() { awk -f "$ACCUBENCH_ROOT/plots/split.awk" -f "$ACCUBENCH_ROOT/plots/levers.awk" \
+    -f "$ACCUBENCH_ROOT/plots/pick.awk" "$@"; }
 check '[ "$(pick -v want=rows -v where=status=ok again.csv | wc -l)" -eq 2 ] &&
     [ "$(pick -v want=repeats again.csv)" -eq 1 ] && [ "$(pick -v want=count -v col=model again.csv)" -eq 1 ]' \
     "pick.awk reads the first row of a config run again: $(pick -v want=rows again.csv | cut -c1-80)"

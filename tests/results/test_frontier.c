@@ -31,8 +31,8 @@ static const frontier_item *find(const frontier_set *s, int micro, const char *r
     for (size_t i = 0; i < s->n; i++) {
         const frontier_item *it = &s->items[i];
         const csv_row *r = &rows[it->row];
-        if (r->micro_batch == micro && !strcmp(it->recompute, rc) && !strcmp(it->shard, sh) &&
-            !strcmp(r->reduction, red))
+        if (r->micro_batch == micro && !strcmp(it->lever[LEVER_RECOMPUTE], rc) &&
+            !strcmp(it->lever[LEVER_SHARD], sh) && !strcmp(r->reduction, red))
             return it;
     }
     return NULL;
@@ -47,7 +47,7 @@ static void test_ranking(void)
     CHECK(s.n == 9 && s.other_effective == 2 && s.other_devices == 3);
     /* the fastest of all (256x1, 60 ms) needs 110 MB at its measured peak */
     const frontier_item *fastest = &s.items[0];
-    CHECK(rows[fastest->row].micro_batch == 256 && !strcmp(fastest->recompute, "none"));
+    CHECK(rows[fastest->row].micro_batch == 256 && !strcmp(fastest->lever[LEVER_RECOMPUTE], "none"));
     CHECK(fastest->verdict == FR_OVER_CAP && fastest->mem_measured &&
           fastest->over == 110000000 - CAP);
     /* the recommendation: the fastest clean, exact one within the cap */
@@ -83,7 +83,7 @@ static void test_shard(void)
     char why[300];
     frontier_query q = {.effective = 256, .devices = 2, .cap = CAP};
     CHECK(frontier_build(&t, rows, &q, &s, why, sizeof why) == 0);
-    CHECK(s.n == 3 && s.best == 1 && !strcmp(s.items[1].shard, "optimizer"));
+    CHECK(s.n == 3 && s.best == 1 && !strcmp(s.items[1].lever[LEVER_SHARD], "optimizer"));
     CHECK(s.items[0].verdict == FR_OVER_CAP && s.items[0].over == 100000000 - CAP);
     frontier_free(&s);
 }
@@ -169,7 +169,8 @@ static void test_old_file(void)
     frontier_set s;
     frontier_query q = {.effective = 64, .devices = 1, .cap = -1};
     CHECK(frontier_build(&old, old_rows, &q, &s, why, sizeof why) == 0);
-    CHECK(s.n > 0 && !strcmp(s.items[0].recompute, "none") && !strcmp(s.items[0].shard, "none"));
+    CHECK(s.n > 0 && !strcmp(s.items[0].lever[LEVER_RECOMPUTE], "none") &&
+          !strcmp(s.items[0].lever[LEVER_SHARD], "none"));
     frontier_free(&s);
     free(old_rows);
     csv_free(&old);

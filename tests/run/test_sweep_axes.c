@@ -2,7 +2,8 @@
  * alone: every row, whatever its axis, is an option of `accubench run`,
  * nests inside the one before it, takes its values from its option list
  * in order, and falls back to its `off` value where the list is empty or
- * it needs ranks the run lacks. A new axis is held to this by its row. */
+ * it needs ranks the run lacks (a lever's, levers.h, from its row there).
+ * A new axis is held to this by its row. */
 #include <string.h>
 
 #include "check.h"
@@ -44,7 +45,7 @@ static void one_split(run_options *o, int lengths[SWEEP_AXES_MAX])
         const sweep_axis *ax = &sweep_axes[a];
         const axis *table = ax->option->ax;
         CHECK(table && table->count >= 1 && ax->option->cap >= 2);
-        CHECK(ax->off >= 0 && ax->off < table->count);
+        CHECK(sweep_axis_off(ax) >= 0 && sweep_axis_off(ax) < table->count);
         lengths[a] = table->count >= 2 ? 2 : 1;
         for (int i = 0; i < lengths[a]; i++)
             values_of(o, a)[i] = lengths[a] - 1 - i;
@@ -91,20 +92,20 @@ static void test_off(void)
         int n = 0;
         config_iter_start(&it, &o, 1);
         while (config_next(&it, &c))
-            n += value_in(&c, a) == sweep_axes[a].off;
+            n += value_in(&c, a) == sweep_axis_off(&sweep_axes[a]);
         CHECK(n == config_count(&o, 1) && n > 0);
 
         one_split(&o, lengths);
         int expected = 1;
         for (int b = 0; b < sweep_axes_n; b++)
-            expected *= sweep_axes[b].ranks_only ? 1 : lengths[b];
-        int ranks_only = sweep_axes[a].ranks_only;
+            expected *= sweep_axis_ranks_only(&sweep_axes[b]) ? 1 : lengths[b];
+        int ranks_only = sweep_axis_ranks_only(&sweep_axes[a]);
         config_iter_start(&it, &o, 0);
         n = 0;
         while (config_next(&it, &c)) {
             n++;
             if (ranks_only)
-                CHECK(value_in(&c, a) == sweep_axes[a].off && !c.data_parallel);
+                CHECK(value_in(&c, a) == sweep_axis_off(&sweep_axes[a]) && !c.data_parallel);
         }
         CHECK(n == expected);
     }
@@ -142,10 +143,36 @@ static void test_key_column(void)
     }
 }
 
+/* Each lever (levers.h) is one axis of the sweep, its row pointing at the
+ * lever's: the same table and column, so that the value a config takes
+ * where the axis does not vary is the default its labels leave unsaid. */
+static void test_levers(void)
+{
+    for (int i = 0; i < LEVER_COUNT; i++) {
+        int found = 0;
+        for (int a = 0; a < sweep_axes_n; a++) {
+            const sweep_axis *ax = &sweep_axes[a];
+            if (ax->lever != &levers[i])
+                continue;
+            found++;
+            CHECK(ax->option->ax == levers[i].ax);
+            CHECK(ax->column == result_column_find(levers[i].column)->offset);
+            CHECK(sweep_axis_off(ax) == levers[i].off &&
+                  sweep_axis_ranks_only(ax) == levers[i].ranks_only);
+        }
+        CHECK(found == 1);
+    }
+    /* and no other axis is one of their tables */
+    for (int a = 0; a < sweep_axes_n; a++)
+        for (int i = 0; i < LEVER_COUNT && !sweep_axes[a].lever; i++)
+            CHECK(sweep_axes[a].option->ax != levers[i].ax);
+}
+
 int main(void)
 {
     test_options();
     test_key_column();
+    test_levers();
     test_nesting();
     test_off();
     return check_finish("test_sweep_axes");

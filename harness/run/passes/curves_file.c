@@ -11,7 +11,7 @@
 #include "atomic_file.h"
 #include "curves_read.h"
 #include "grad_dtype.h"
-#include "recompute.h"
+#include "levers.h"
 #include "reduction.h"
 
 /* The columns of a curves file, after its first comment line. */
@@ -296,28 +296,39 @@ static void put_gap(FILE *out, const char *name, double g)
         fprintf(out, " gap_%s=%.3g", name, g);
 }
 
+/* " column=value" for each lever a summary line names: one that sets the
+ * series apart, and one that varies only with ranks wherever the series
+ * has ranks, as its sync is (" shard=none" on a data-parallel line). */
+static void lever_keys(const result_row *key, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < LEVER_COUNT && used < len; i++) {
+        const lever *l = &levers[i];
+        const char *v = lever_in_result(l, key);
+        if (lever_set(l, v) || (l->ranks_only && *v))
+            used += (size_t)snprintf(out + used, len - used, " %s=%s", l->column, v);
+    }
+}
+
 /* One series' line: "# curves SERIES steps=N: gap_correct_splits=...
  * gap_rounding=... gap_WRONG=..." with the gaps measured. */
 static void summary_line(const curves_file *c, const curve *k, FILE *out)
 {
     double g[2 + REDUCTION_COUNT];
     series_gaps(c, k, g);
-    int recomputes = strcmp(k->key.recompute, recompute_name(RECOMPUTE_NONE)) != 0;
-    /* the accumulator where it is not the fp32 every run had before it
-     * was a lever: the line reads as it did for those */
-    int grad = k->key.grad_dtype[0] && strcmp(k->key.grad_dtype, grad_dtype_name(GRAD_DTYPE_FP32));
+    char keys[LEVER_COUNT * (RESULT_TEXT_LEN + 16)];
+    lever_keys(&k->key, keys, sizeof keys);
     /* the rate where curves ran at more than one (--lr-grid) */
     char lr[48] = "";
     for (int i = 0; i < c->count && !lr[0]; i++)
         if (c->curves[i].lr != k->lr)
             snprintf(lr, sizeof lr, " lr=%.*g", LR_CURVE_DIGITS, k->lr);
-    fprintf(out, CURVES_SUMMARY_PREFIX "%s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s%s%s%s%s%s "
+    fprintf(out, CURVES_SUMMARY_PREFIX "%s %s %s %s effective_batch=%lld devices=%lld%s%s%s%s "
                  "steps=%d:",
             k->key.backend, k->key.model, k->key.dtype, k->key.mode,
             (long long)k->key.effective_batch, (long long)k->key.devices,
-            k->key.sync[0] ? " sync=" : "", k->key.sync, recomputes ? " recompute=" : "",
-            recomputes ? k->key.recompute : "", k->key.shard[0] ? " shard=" : "", k->key.shard,
-            grad ? " grad_dtype=" : "", grad ? k->key.grad_dtype : "", lr, c->steps);
+            k->key.sync[0] ? " sync=" : "", k->key.sync, keys, lr, c->steps);
     put_gap(out, "correct_splits", g[0]);
     put_gap(out, "rounding", g[1]);
     /* each known-wrong row's gap, by its name: the report and the chart

@@ -7,6 +7,7 @@
 
 #include "attention_kind.h"
 #include "backend_caps_meta.h"
+#include "levers.h"
 #include "version.h"
 
 static void list_columns(char *out, size_t n, const char *pass)
@@ -107,5 +108,10 @@ void run_metadata_write(csv_writer *w, const run_options *o, const backend *b,
      * reader here, read its first row only (plots/pick.awk). */
     result_key_names(cols, sizeof cols, " ");
     csv_writer_meta(w, "config_key", "%s", cols);
+    /* The levers, their defaults and the charts' words for them: the
+     * chart scripts label a row by these (plots/levers.awk), not by a list
+     * of their own. */
+    levers_meta(cols, sizeof cols);
+    csv_writer_meta(w, LEVERS_META_KEY, "%s", cols);
 }
 

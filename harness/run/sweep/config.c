@@ -15,13 +15,23 @@ const sweep_axis sweep_axes[] = {
     {SWEEP_AXIS(options_modes, mode, mode), .off = MODE_ASYNC},
     {SWEEP_AXIS(options_reductions, reduction, reduction), .off = REDUCTION_SUM},
     {SWEEP_AXIS(options_syncs, sync, sync), .off = SYNC_WINDOW, .ranks_only = 1},
-    {SWEEP_AXIS(options_shards, shard, shard), .off = SHARD_NONE, .ranks_only = 1},
-    {SWEEP_AXIS(options_recomputes, recompute, recompute), .off = RECOMPUTE_NONE},
-    {SWEEP_AXIS(options_grad_dtypes, grad_dtype, grad_dtype), .off = GRAD_DTYPE_FP32},
+    {SWEEP_AXIS(options_shards, shard, shard), .lever = &levers[LEVER_SHARD]},
+    {SWEEP_AXIS(options_recomputes, recompute, recompute), .lever = &levers[LEVER_RECOMPUTE]},
+    {SWEEP_AXIS(options_grad_dtypes, grad_dtype, grad_dtype), .lever = &levers[LEVER_GRAD_DTYPE]},
 };
 const int sweep_axes_n = (int)(sizeof sweep_axes / sizeof sweep_axes[0]);
 _Static_assert(sizeof sweep_axes / sizeof sweep_axes[0] <= SWEEP_AXES_MAX,
                "config_iter keeps a place on each row axis");
+
+int sweep_axis_off(const sweep_axis *ax)
+{
+    return ax->lever ? ax->lever->off : ax->off;
+}
+
+int sweep_axis_ranks_only(const sweep_axis *ax)
+{
+    return ax->lever ? ax->lever->ranks_only : ax->ranks_only;
+}
 
 /* The configs have ranks: each device count, each value of an axis that
  * varies only with ranks (sync, shard). */
@@ -55,7 +65,7 @@ static int axis_varies(const config_iter *it, int a)
 {
     int count;
     axis_values(it, a, &count);
-    return count > 0 && (!sweep_axes[a].ranks_only || has_ranks(it));
+    return count > 0 && (!sweep_axis_ranks_only(&sweep_axes[a]) || has_ranks(it));
 }
 
 static int axis_count(const config_iter *it, int a)
@@ -184,7 +194,7 @@ static void fill(const config_iter *it, config *c)
         const int *values = axis_values(it, a, &count);
         *(int *)(void *)((char *)c + sweep_axes[a].field) = axis_varies(it, a)
                                                                 ? values[it->row[a]]
-                                                                : sweep_axes[a].off;
+                                                                : sweep_axis_off(&sweep_axes[a]);
     }
     c->optimizer = o->optimizer.kind;
     c->buffers = o->buffers;

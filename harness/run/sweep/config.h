@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "dtype_table.h"
+#include "levers.h"
 #include "model_kind.h"
 #include "modes.h"
 #include "options.h"
@@ -83,10 +84,16 @@ typedef struct sweep_axis {
     /* A config's value where the axis does not vary: its list is empty
      * (options made by hand, a test's), or it varies only where the run
      * has ranks (ranks_only) and these configs have none (its column is
-     * then empty). */
+     * then empty). A lever's are its row's in levers[] (levers.h: the
+     * default its labels leave unsaid), read through sweep_axis_off and
+     * sweep_axis_ranks_only; another axis has them here. */
+    const lever *lever;
     int off;
     int ranks_only;
 } sweep_axis;
+
+int sweep_axis_off(const sweep_axis *ax);
+int sweep_axis_ranks_only(const sweep_axis *ax);
 
 #define SWEEP_AXES_MAX 12
 extern const sweep_axis sweep_axes[];

@@ -34,7 +34,7 @@ void sweep_row_fill(result_row *r, const sweep *s, const config *c)
         const sweep_axis *ax = &sweep_axes[a];
         int value = *(const int *)(const void *)((const char *)c + ax->field);
         snprintf((char *)r + ax->column, RESULT_TEXT_LEN, "%s",
-                 ax->ranks_only && !c->data_parallel ? "" : axis_name(ax->option->ax, value));
+                 sweep_axis_ranks_only(ax) && !c->data_parallel ? "" : axis_name(ax->option->ax, value));
     }
     r->params = (int64_t)model_param_count(ms);
     r->effective_batch = sp->global;
