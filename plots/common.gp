@@ -77,15 +77,22 @@ sel = sel.dtype_sel
 # point again, and its ratio is the A/A line of the summary and the report.
 ran = "status=ok;arm!=2"
 ok = ran.";".sel
-# One recompute value for the charts of a line per model (throughput,
-# dispatches): the first in the CSV, the sweep's first (its default where
-# it ran that; "" in a file from before the column: every row). The
-# wall-clock chart draws each value as a line of its own; these say which
-# one they show.
-one_recompute = first_distinct("recompute", ok, 1)
-ok_one_recompute = ok.";recompute=".one_recompute
-one_recompute_note = words(distinct("recompute", ok)) < 2 ? "" : \
-    "set label 95 'recompute ".one_recompute." only (the wall-clock chart draws every value)' at screen 0.99, 0.025 right font ',9' tc rgb '#444444'"
+# The levers beside accumulation (recompute, shard, the gradient's dtype:
+# the CSV's `# levers:` line names them) in sets, one word each
+# (pick.awk's lever_sets: a FILTER of their columns), and the words that
+# tell a set apart from the others of w's rows.
+lever_sets(w) = system(pick("lever_sets")."-v where=".q(w)." ".q(csv))
+lever_title(w, k) = system(pick("lever_title")."-v where=".q(w)." -v key=".q(k)." ".q(csv))
+# One set for the charts of a line per model (throughput, dispatches) and
+# the data-parallel bars: the first in the CSV (the sweep's first values;
+# "-", every row, in a file from before the levers). The wall-clock chart
+# draws each set as a line of its own; these say which one they show.
+ok_lever_sets = lever_sets(ok)
+one_levers = word(ok_lever_sets." -", 1)
+with_levers(w, set) = w.(set eq "-" ? "" : ";".set)
+ok_one_levers = with_levers(ok, one_levers)
+one_levers_note = words(ok_lever_sets) < 2 ? "" : \
+    "set label 95 '".lever_title(ok, one_levers)[2:]." only (the wall-clock chart draws every value)' at screen 0.99, 0.025 right font ',9' tc rgb '#444444'"
 # A chart draws at most max_series lines: each is a pass over the file (and
 # a key entry), so a CSV of a thousand models costs what one of twelve
 # does; the models past them are named as a count under the chart.

@@ -9,7 +9,7 @@ load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
 if (strlen(one_split_note) > 0) { @one_split_note }
-if (strlen(one_recompute_note) > 0) { @one_recompute_note }
+if (strlen(one_levers_note) > 0) { @one_levers_note }
 
 set title (host_is_device ? "Operations dispatched" : "Kernels (dispatches)")." per optimizer step vs accumulation steps\n".subtitle
 set xlabel "accumulation steps per optimizer step (log2 scale)"
@@ -34,11 +34,11 @@ if (host_is_device) {
 
 # Build the plot from the clauses that have data (gnuplot 5.4 runs an empty
 # `for [i=1:0]` plot clause once and warns).
-disp_lines = 'for [i=1:words(disp_models)] rows(ok_one_recompute.";model=".word(disp_models, i)) \
+disp_lines = 'for [i=1:words(disp_models)] rows(ok_one_levers.";model=".word(disp_models, i)) \
     using (column("accum_steps")):(column("dispatches_per_step")) \
     with linespoints lw 2 pt 7 ps 0.9 lc rgb model_color(model_index(word(disp_models, i))) \
     title model_label(word(disp_models, i))." dispatched"'
-kern_lines = 'for [i=1:words(kern_models)] rows(ok_one_recompute.";model=".word(kern_models, i)) \
+kern_lines = 'for [i=1:words(kern_models)] rows(ok_one_levers.";model=".word(kern_models, i)) \
     using (column("accum_steps")):(column("kernels_per_step")) \
     with linespoints lw 1.5 dt 2 pt 6 ps 0.9 lc rgb model_color(model_index(word(kern_models, i))) \
     title model_label(word(kern_models, i))." traced kernels"'

@@ -8,13 +8,14 @@
 chart = "dp"
 load system(sprintf("dirname '%s'", ARG0)).'/common.gp'
 
-# Rows with an all-reduce: sync is set; one shard value, the first the run
-# listed (the CSV's # shard: line; a file from before the shard column has
-# none to pick), since another value's bars would land on its twin's. The
-# frontier chart holds the shard values.
-base = ran.";effective_batch=".E.";mode=".mode.";reduction=".reduction.dtype_sel.";sync!="
-shard = first_listed(meta("shard"))
-if (strlen(shard) > 0) { base = base.";shard=".shard }
+# Rows with an all-reduce: sync is set; one set of lever values (shard,
+# recompute, the gradient's dtype: common.gp's lever_sets), the first in
+# the CSV, since another set's bars would land on its twin's. The frontier
+# chart holds the shard values.
+all_base = ran.";effective_batch=".E.";mode=".mode.";reduction=".reduction.dtype_sel.";sync!="
+dp_levers = word(lever_sets(all_base)." -", 1)
+base = with_levers(all_base, dp_levers)
+dp_levers_said = lever_title(all_base, dp_levers)
 if (!exists("model")) { model = common("model", base) }
 here_rows = base.";model=".model
 # The sync modes in the run's order (the CSV's rows follow it), a colour
@@ -45,7 +46,7 @@ gidx(d, mb) = words((" ".groups." ")[1:strstrt(" ".groups." ", sprintf(" %d:%d "
 
 set title "Data parallel: compute and exposed communication per step".model_part(model, base)."\n". \
           sprintf("%s, %s, %s over all devices, %s", device, dtype, E_text, mode)
-set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode".(strlen(shard) > 0 ? "; shard ".shard : "")
+set xlabel "devices x accumulation steps K (micro-batch per device); one bar per sync mode".(strlen(dp_levers_said) > 0 ? ";".dp_levers_said : "")
 set ylabel "wall-clock per optimizer step (ms, median and its 95% interval)"
 set style fill solid 0.9 border rgb "#ffffff"
 set key outside right top

@@ -27,6 +27,16 @@
 #             not ok, joined by "; " (so a chart can say what is missing);
 #             the first six, then "and N more"
 #   repeats   how many matching rows are a config run again (below)
+#   lever_sets the distinct sets of lever values (levers.awk) of matching
+#             rows, in file order (with -v max=N: the first N), each one
+#             word: a FILTER of every lever column the file has,
+#             "recompute=gelu;shard=;grad_dtype=fp32"; "-" for a file with
+#             none of them. A chart draws rows of one set at a time: two
+#             sets are two configs, never one line through both.
+#   lever_title the words that say set KEY (one of lever_sets') among the
+#             sets of matching rows: " TITLE VALUE" for each lever whose
+#             value differs among them ("-" for an empty cell) or is not
+#             its default; nothing for defaults alone in one set
 #   series    what sets a series of a goodput table (plan --time-to-target
 #             --table or --curve-table, FILTER "series=N") apart from
 #             another of its model, from its first matching row's key
@@ -49,6 +59,14 @@ function series_key(    t) {
     if ($(colnum["devices"]) + 0 > 1) t = t ", " ($(colnum["devices"]) + 0) " devices"
     if ($(colnum["sync"]) != "") t = t ", sync " $(colnum["sync"])
     return t levers_said(colnum, ", ", "")
+}
+# The current row's lever_sets word.
+function lever_fragment(    i, f) {
+    f = ""
+    for (i = 1; i <= nlever; i++)
+        if (lever_col[i] in colnum)
+            f = f (f == "" ? "" : ";") lever_col[i] "=" $(colnum[lever_col[i]])
+    return f == "" ? "-" : f
 }
 function parse_where(    n, piece, i, eq, ne, name, at) {
     n = split(where, piece, ";")
@@ -150,6 +168,19 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
             if (!have || v > hi) hi = v
             have = 1
         }
+    } else if (want == "lever_sets") {
+        c = lever_fragment()
+        if (!(c in seen)) {
+            seen[c] = 1
+            if (max == "" || nd < max + 0) list = list (list == "" ? "" : " ") c
+            nd++
+        }
+    } else if (want == "lever_title") {
+        for (i = 1; i <= nlever; i++)
+            if ((lever_col[i] in colnum) && !((i, $(colnum[lever_col[i]])) in lever_seen)) {
+                lever_seen[i, $(colnum[lever_col[i]])] = 1
+                lever_kinds[i]++
+            }
     } else if (want == "series") {
         if (!said++ && ("mode" in colnum) && $(colnum["mode"]) != "") print series_key()
     } else if (want == "notrun") {
@@ -164,7 +195,20 @@ function parse_where(    n, piece, i, eq, ne, name, at) {
 END {
     if (want == "count") print n + 0
     else if (want == "repeats") print repeats + 0
-    else if (want == "distinct") print list
+    else if (want == "distinct" || want == "lever_sets") print list
+    else if (want == "lever_title") {
+        n = split(key, kv, ";")
+        for (i = 1; i <= n; i++) {
+            eq = index(kv[i], "=")
+            key_value[substr(kv[i], 1, eq - 1)] = substr(kv[i], eq + 1)
+        }
+        t = ""
+        for (i = 1; i <= nlever; i++)
+            if ((lever_col[i] in key_value) &&
+                (lever_kinds[i] > 1 || lever_set(i, key_value[lever_col[i]])))
+                t = t " " lever_title[i] " " (key_value[lever_col[i]] == "" ? "-" : key_value[lever_col[i]])
+        print t
+    }
     else if (want == "ndistinct") print nd + 0
     else if (want == "most") print best
     else if (want == "notrun") print list (nr > 6 ? sprintf("; and %d more", nr - 6) : "")

@@ -12,11 +12,12 @@ if (strlen(models_note) > 0) { @models_note }
 if (strlen(long_names_note) > 0) { @long_names_note }
 if (strlen(one_split_note) > 0) { @one_split_note }
 
-# The series: model|devices|sync|recompute, "-" for an empty sync (a single
-# process) or recompute (a file from before the column); "|": a custom
-# model's name holds ":" and ";". A series is one line: configs that differ
-# in what the backward recomputes are lines of their own, never one line
-# through both. At most max_series (common.gp): once full, no more passes
+# The series: model|devices|sync|levers, "-" for an empty sync (a single
+# process) or no lever column (a file from before them); levers: a set of
+# lever values (common.gp's lever_sets); "|": a custom model's name holds
+# ":" and ";". A series is one line: configs that differ in a lever (what
+# the backward recomputes, the shard, the gradient's dtype) are lines of
+# their own, never one line through both. At most max_series (common.gp): once full, no more passes
 # over the file.
 series = ""
 blank(v) = v eq "-" ? "" : v
@@ -35,10 +36,8 @@ do for [m in models] {
                 do for [sy in ss] {
                     if (words(series) < max_series) {
                         at_sync = at.";sync=".(sy eq "-" ? "" : sy)
-                        rcs = distinct("recompute", at_sync)
-                        if (count("step_ms_median", at_sync.";recompute=") > 0) { rcs = "- ".rcs }
-                        do for [rc in rcs] {
-                            if (words(series) < max_series) { series = series." ".m."|".d."|".sy."|".rc }
+                        do for [ls in lever_sets(at_sync)] {
+                            if (words(series) < max_series) { series = series." ".m."|".d."|".sy."|".ls }
                         }
                     }
                 }
@@ -48,11 +47,10 @@ do for [m in models] {
 }
 ns = words(series)
 part(s, k) = word(system("echo ".q(s)." | tr '|' ' '"), k)
-s_rows(s) = ok.";model=".part(s, 1).";devices=".blank(part(s, 2)).";sync=".blank(part(s, 3)).";recompute=".blank(part(s, 4))
+s_rows(s) = with_levers(ok.";model=".part(s, 1).";devices=".blank(part(s, 2)).";sync=".blank(part(s, 3)), part(s, 4))
 dp_run = strstrt(series, "|-|") == 0 || words(distinct("devices", ok)) > 1
-rc_run = words(distinct("recompute", ok)) > 1
 s_name(s) = model_label(part(s, 1)).(dp_run ? sprintf(" %s dev%s", part(s, 2), part(s, 3) eq "-" ? "" : " ".part(s, 3)) : ""). \
-            (rc_run ? " recompute ".part(s, 4) : "")
+            lever_title(ok, part(s, 4))
 s_color(j) = word("#1f77b4 #d62728 #2ca02c #9467bd #ff7f0e #8c564b #17becf #7f7f7f", (j - 1) % 8 + 1)
 mfu_of(j) = count("mfu_pct", s_rows(word(series, j)))
 busy_of(j) = host_is_device ? 0 : count("gpu_busy_pct", s_rows(word(series, j)))

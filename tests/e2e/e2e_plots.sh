@@ -151,13 +151,34 @@ grep -q "gpt#1 = gpt:d=32;layers=2;heads=4;seq=16;vocab=64" mixed/mixed.throughp
 # their own on the wall-clock chart, each named, not one line through all.
 mkdir -p rc && cp "$root/tests/fixtures/frontier.csv" rc/
 sh "$root/scripts/plots.sh" rc/frontier.csv > rc.log 2>&1 || { cat rc.log; fail "plots.sh on frontier.csv"; }
+# (The fixture's shard varies too, so each line names its shard.)
 for v in none gelu block; do
-    grep -q "recompute $v step ms" rc/frontier.wallclock.svg ||
+    grep -q "S 1 dev recompute $v shard none step ms" rc/frontier.wallclock.svg ||
         fail "the wall-clock chart has no line of its own for recompute $v"
 done
+# ... as do configs that differ only in their shard, on two devices
+for v in none optimizer gradients; do
+    grep -q "S 2 dev window recompute none shard $v step ms" rc/frontier.wallclock.svg ||
+        fail "the wall-clock chart has no line of its own for shard $v"
+done
 # ... and the charts of a line per model take one value, and say which
-grep -q "recompute none only" rc/frontier.throughput.svg ||
+grep -q "recompute none shard none only" rc/frontier.throughput.svg ||
     fail "the throughput chart does not say which recompute value it draws"
+# Every lever, not recompute alone: the gradient's dtype swept beside it
+# gives a line for each pair (a lever the charts named by hand was one
+# line zig-zagging through both dtypes).
+mkdir -p gd && (cd gd && "$root/build/accubench" run --backend cpu --model tiny --effective 16 --micro 4,16 \
+    --grad-dtype all --recompute none,gelu --budget-s 0.05 --max-samples 5 --trace-steps 0 \
+    --noise-windows 0 --csv gd.csv --replace > run.log 2>&1) || { cat gd/run.log; fail "the grad-dtype sweep"; }
+sh "$root/scripts/plots.sh" gd/gd.csv > gd.log 2>&1 || { cat gd.log; fail "plots.sh on the grad-dtype sweep"; }
+for rc in none gelu; do
+    for g in fp32 bf16; do
+        grep -q "tiny recompute $rc gradient in $g step ms" gd/gd.wallclock.svg ||
+            fail "the wall-clock chart has no line of its own for recompute $rc, gradient in $g"
+    done
+done
+grep -q "recompute none gradient in fp32 only" gd/gd.throughput.svg ||
+    fail "the throughput chart does not say which set of levers it draws"
 
 # Errors: no CSV at all, an unreadable CSV.
 mkdir -p empty && cp -r "$root/scripts" "$root/plots" empty/
