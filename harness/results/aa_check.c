@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "levers.h"
 #include "paired.h"
+#include "reduction.h"
 #include "report_parts.h"
 #include "row_compare.h"
 #include "row_index.h"
@@ -75,18 +77,16 @@ void aa_recheck_command(const csv_row *rows, size_t n, const csv_row *one, char 
     put_option(out, len, &used, "--micro", micro);
     put_option(out, len, &used, "--mode", one->mode);
     put_option(out, len, &used, "--dtype", one->dtype);
-    /* the levers where the series set one other than the default */
-    static const struct {
-        const char *option, *dflt;
-        size_t at;
-    } levers[] = {{"--reduction", "sum", offsetof(csv_row, reduction)},
-                  {"--recompute", "none", offsetof(csv_row, recompute)},
-                  {"--grad-dtype", "fp32", offsetof(csv_row, grad_dtype)},
-                  {"--sync", "", offsetof(csv_row, sync)},
-                  {"--shard", "none", offsetof(csv_row, shard)}};
-    for (size_t k = 0; k < sizeof levers / sizeof *levers; k++) {
-        const char *v = *(const char *const *)(const void *)((const char *)one + levers[k].at);
-        if (v && *v && strcmp(v, levers[k].dflt))
+    /* the reduction and the sync where the series set them, and every
+     * lever (levers.h) the series set other than its default */
+    if (one->reduction && *one->reduction &&
+        strcmp(one->reduction, reduction_name(REDUCTION_SUM)) != 0)
+        put_option(out, len, &used, "--reduction", one->reduction);
+    if (one->sync && *one->sync)
+        put_option(out, len, &used, "--sync", one->sync);
+    for (int k = 0; k < LEVER_COUNT; k++) {
+        const char *v = lever_in_csv(&levers[k], one);
+        if (lever_set(&levers[k], v))
             put_option(out, len, &used, levers[k].option, v);
     }
     if (one->devices > 1) {

@@ -12,12 +12,13 @@
 const lever levers[LEVER_COUNT] = {
     [LEVER_RECOMPUTE] = {.column = "recompute", .ax = &recompute_axis, .off = RECOMPUTE_NONE,
                          .keyed = 1, .word = "recompute", .phrase = "recompute",
-                         .title = "recompute"},
+                         .title = "recompute", .option = "--recompute"},
     [LEVER_SHARD] = {.column = "shard", .ax = &shard_axis, .off = SHARD_NONE, .ranks_only = 1,
-                     .keyed = 1, .word = "shard", .phrase = "shard", .title = "shard"},
+                     .keyed = 1, .word = "shard", .phrase = "shard", .title = "shard",
+                     .option = "--shard"},
     [LEVER_GRAD_DTYPE] = {.column = "grad_dtype", .ax = &grad_dtype_axis, .off = GRAD_DTYPE_FP32,
                           .word = "grad", .phrase = "gradient accumulated in",
-                          .title = "gradient in"},
+                          .title = "gradient in", .option = "--grad-dtype"},
 };
 
 const char *lever_off_name(const lever *l)

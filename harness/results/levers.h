@@ -31,6 +31,7 @@ typedef struct lever {
     const char *word;   /* the run's short label: "grad bf16" */
     const char *phrase; /* the report's: "gradient accumulated in bf16" */
     const char *title;  /* the charts' (through `# levers:`): "gradient in bf16" */
+    const char *option; /* accubench run's option that sets it: "--grad-dtype" */
 } lever;
 
 enum { LEVER_RECOMPUTE, LEVER_SHARD, LEVER_GRAD_DTYPE, LEVER_COUNT };

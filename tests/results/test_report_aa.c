@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aa_check.h"
 #include "check.h"
 #include "test_report_rows.h"
 
@@ -98,6 +99,32 @@ static void test_none(void)
     CHECK(md && !strstr(md, "A/A"));
 }
 
+/* The re-check command names every lever the series set (levers.h's
+ * table), the reduction and the sync, and the ranks: each one the run's
+ * option, so that the pair is timed again as it ran. */
+static void test_recheck_names_levers(void)
+{
+    csv_row r;
+    memset(&r, 0, sizeof r);
+    r.backend = "cpu", r.model = "S", r.mode = "async", r.dtype = "fp32", r.status = "ok";
+    r.reduction = "mean-of-means", r.recompute = "gelu", r.shard = "optimizer";
+    r.grad_dtype = "bf16", r.sync = "window", r.flags = "", r.note = "";
+    r.effective_batch = 64, r.micro_batch = 8, r.accum_steps = 4, r.devices = 2, r.arm = 1;
+    r.step_ms_median = 10;
+    char cmd[600];
+    aa_recheck_command(&r, 1, &r, cmd, sizeof cmd);
+    CHECK(strcmp(cmd, "mpirun -np 2 accubench run --backend cpu --model S --effective 64 "
+                      "--micro 8 --mode async --dtype fp32 --reduction mean-of-means --sync "
+                      "window --recompute gelu --shard optimizer --grad-dtype bf16 "
+                      "--devices 2") == 0);
+    /* at their defaults, no lever is named */
+    r.reduction = "sum", r.recompute = "none", r.shard = "none", r.grad_dtype = "fp32";
+    r.sync = "", r.devices = 1;
+    aa_recheck_command(&r, 1, &r, cmd, sizeof cmd);
+    CHECK(strcmp(cmd, "accubench run --backend cpu --model S --effective 64 --micro 8 "
+                      "--mode async --dtype fp32") == 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir)) {
@@ -110,6 +137,7 @@ int main(void)
     test_findings_read_each_config_once();
     test_second_arm_not_run();
     test_none();
+    test_recheck_names_levers();
     CHECK(check_remove_tree(tmpdir) == 0);
     return check_finish("test_report_aa");
 }
